@@ -1,0 +1,56 @@
+# Chakshu. `make run` starts it (sandbox mode with no GitHub App configured);
+# `make test` runs every test. Both install what they need on a fresh machine.
+SHELL := /bin/bash
+GO ?= go
+export GOFLAGS := -buildvcs=false
+# Two cores here: keep the build from thrashing.
+GOPAR ?= 2
+
+.PHONY: run build test test-go test-frontend generate check-generate vet bench fuzz soak deps frontend clean
+
+run: build
+	./bin/chakshu all
+
+build: deps frontend
+	$(GO) build -p $(GOPAR) -o bin/chakshu ./cmd/chakshu
+	$(GO) build -p $(GOPAR) -o bin/chakshu-action ./cmd/chakshu-action
+
+deps:
+	@scripts/deps.sh
+
+# The portal's production build, embedded by `chakshu web`.
+frontend:
+	@if [ -f frontend/package.json ]; then scripts/frontend.sh build; fi
+
+test: deps vet test-go test-frontend
+
+test-go:
+	$(GO) test -p $(GOPAR) -race -timeout 25m ./...
+
+test-frontend:
+	@if [ -f frontend/package.json ]; then scripts/frontend.sh test; fi
+
+vet:
+	$(GO) vet ./...
+
+generate:
+	scripts/generate.sh
+
+# Fails when `make generate` changes committed files.
+check-generate: generate
+	@if [ -n "$$(git status --porcelain -- ent schema graph frontend/src/gql internal/ghsim/spec 2>/dev/null)" ]; then \
+		echo "make generate changed committed files:"; git status --short -- ent schema graph frontend/src/gql internal/ghsim/spec; \
+		git --no-pager diff --stat; exit 1; fi
+
+bench:
+	$(GO) test -p 1 -run '^$$' -bench . -benchtime 1x ./... | scripts/benchfilter.sh
+
+FUZZTIME ?= 30s
+fuzz:
+	scripts/fuzz.sh $(FUZZTIME)
+
+soak:
+	CHAKSHU_SOAK=full $(GO) test -p 1 -timeout 60m -run 'Soak|Crash|Fault' -v ./internal/e2e/...
+
+clean:
+	rm -rf bin

@@ -1,0 +1,138 @@
+// Command chakshu runs Chakshu: web, worker, or both.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/chakshu-dev/chakshu/internal/app"
+	"github.com/chakshu-dev/chakshu/internal/config"
+	"github.com/chakshu-dev/chakshu/internal/store"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if errors.Is(err, errUsage) {
+			os.Exit(2)
+		}
+		fmt.Fprintln(os.Stderr, "chakshu:", err)
+		os.Exit(1)
+	}
+}
+
+var errUsage = errors.New("usage")
+
+type command struct {
+	name, summary, help string
+	run                 func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+func commands() []command {
+	return []command{
+		{"all", "run web and worker in one process (the embedded default)",
+			"Runs the webhook intake, runner API, GraphQL and portal together with the worker.\nWith no GitHub App configured it starts in sandbox mode.", processCmd(app.ModeAll)},
+		{"web", "run the HTTP side: webhooks, runner API, model gateway, GraphQL, portal",
+			"Serves HTTP on CHAKSHU_ADDR. Stores webhooks; never handles them inline.", processCmd(app.ModeWeb)},
+		{"worker", "run the background side: webhooks, dispatch, publishing, sweeps, sync",
+			"Handles stored webhooks, dispatches runs, publishes results. Serves no HTTP.", processCmd(app.ModeWorker)},
+		{"migrate", "bring the database to the current schema and exit",
+			"Additive migration of SQLite or PostgreSQL (CHAKSHU_DATABASE_URL). Also run at every start.", migrateCmd},
+		{"version", "print the version", "", func(_ context.Context, _ []string, stdout, _ io.Writer) error {
+			fmt.Fprintln(stdout, "chakshu", app.Version)
+			return nil
+		}},
+	}
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "Usage: chakshu <command> [--help]\n\nCommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+}
+
+func settingsHelp(w io.Writer) {
+	fmt.Fprintln(w, "\nSettings (environment variables, or NAME=value lines in CHAKSHU_CONFIG_FILE):")
+	for _, s := range config.Settings {
+		fmt.Fprintf(w, "  %s\n      %s (default: %s)\n", s.Name, s.Meaning, s.Default)
+	}
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stdout)
+		if len(args) == 0 {
+			return errUsage
+		}
+		return nil
+	}
+	for _, c := range commands() {
+		if c.name != args[0] {
+			continue
+		}
+		fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+		fs.SetOutput(stderr)
+		fs.Usage = func() {
+			fmt.Fprintf(stdout, "Usage: chakshu %s\n\n%s\n", c.name, c.summary)
+			if c.help != "" {
+				fmt.Fprintln(stdout, c.help)
+			}
+			if c.name != "version" {
+				settingsHelp(stdout)
+			}
+		}
+		if err := fs.Parse(args[1:]); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil
+			}
+			return errUsage
+		}
+		return c.run(ctx, fs.Args(), stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "chakshu: unknown command %q\n", args[0])
+	usage(stderr)
+	return errUsage
+}
+
+func loadConfig() (*config.Config, error) {
+	look, err := config.FromEnv()
+	if err != nil {
+		return nil, err
+	}
+	return config.Load(look)
+}
+
+func processCmd(mode app.Mode) func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return func(ctx context.Context, _ []string, _, stderr io.Writer) error {
+		cfg, err := loadConfig()
+		if err != nil {
+			return err
+		}
+		return app.Run(ctx, app.Options{Mode: mode, Config: cfg, Stderr: stderr})
+	}
+}
+
+func migrateCmd(ctx context.Context, _ []string, stdout, _ io.Writer) error {
+	cfg, err := loadConfig()
+	if err != nil {
+		return err
+	}
+	db, err := store.Open(ctx, store.Options{DatabaseURL: cfg.DatabaseURL, DataDir: cfg.DataDir})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := db.Migrate(ctx); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "database is at the current schema")
+	return nil
+}

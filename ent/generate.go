@@ -1,0 +1,3 @@
+package ent
+
+//go:generate go run -mod=mod entc.go

@@ -1,0 +1,41 @@
+package schema
+
+import (
+	"entgo.io/contrib/entgql"
+	"entgo.io/ent"
+	"entgo.io/ent/schema"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+)
+
+// ConnectorCredential is a secret a connector uses, encrypted with CHAKSHU_SECRET_KEY (AES-GCM).
+type ConnectorCredential struct{ ent.Schema }
+
+// Mixin of the ConnectorCredential.
+func (ConnectorCredential) Mixin() []ent.Mixin { return []ent.Mixin{TimeMixin{}} }
+
+// Fields of the ConnectorCredential.
+func (ConnectorCredential) Fields() []ent.Field {
+	return []ent.Field{
+		field.String("connector").Comment("connector name, e.g. http"),
+		field.String("name").Comment("credential name the reviewer.yaml refers to"),
+		field.Bytes("ciphertext").Sensitive(),
+		field.String("created_by").Default(""),
+	}
+}
+
+// Edges of the ConnectorCredential.
+func (ConnectorCredential) Edges() []ent.Edge {
+	return []ent.Edge{edge.From("installation", Installation.Type).Ref("credentials").Unique().Required()}
+}
+
+// Indexes of the ConnectorCredential.
+func (ConnectorCredential) Indexes() []ent.Index {
+	return []ent.Index{index.Fields("connector", "name").Edges("installation").Unique()}
+}
+
+// Annotations of the ConnectorCredential.
+func (ConnectorCredential) Annotations() []schema.Annotation {
+	return []schema.Annotation{entgql.Skip(entgql.SkipAll)}
+}

@@ -1,0 +1,45 @@
+package schema
+
+import (
+	"entgo.io/contrib/entgql"
+	"entgo.io/ent"
+	"entgo.io/ent/schema"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+)
+
+// Installation is one installation of the GitHub App on an account (org or user).
+type Installation struct{ ent.Schema }
+
+// Mixin of the Installation.
+func (Installation) Mixin() []ent.Mixin { return []ent.Mixin{TimeMixin{}} }
+
+// Fields of the Installation.
+func (Installation) Fields() []ent.Field {
+	return []ent.Field{
+		field.Int64("github_id").Unique().Comment("GitHub's installation id"),
+		field.String("account_login"),
+		field.String("account_type").Default("Organization"),
+		field.String("reviewers_repo").Default("").
+			Comment("owner/name of the reviewers repository; empty means <account>/chakshu-reviewers"),
+		field.Bool("suspended").Default(false),
+		field.Time("last_sync_at").Optional().Nillable(),
+		field.String("last_sync_commit").Default(""),
+		field.Text("last_sync_error").Default(""),
+	}
+}
+
+// Edges of the Installation.
+func (Installation) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.To("repositories", Repository.Type),
+		edge.To("reviewers", Reviewer.Type),
+		edge.To("learnings", ReviewLearning.Type),
+		edge.To("credentials", ConnectorCredential.Type).Annotations(entgql.Skip(entgql.SkipAll)),
+	}
+}
+
+// Annotations of the Installation.
+func (Installation) Annotations() []schema.Annotation {
+	return []schema.Annotation{entgql.QueryField(), entgql.RelayConnection()}
+}

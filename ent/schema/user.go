@@ -1,0 +1,34 @@
+package schema
+
+import (
+	"entgo.io/contrib/entgql"
+	"entgo.io/ent"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+)
+
+// User is a person who signed in to the portal with GitHub.
+type User struct{ ent.Schema }
+
+// Mixin of the User.
+func (User) Mixin() []ent.Mixin { return []ent.Mixin{TimeMixin{}} }
+
+// Fields of the User.
+func (User) Fields() []ent.Field {
+	return []ent.Field{
+		field.Int64("github_id").Unique(),
+		field.String("login").Unique(),
+		field.String("name").Default(""),
+		field.String("avatar_url").Default(""),
+		field.Bool("is_admin").Default(false),
+		field.Time("last_login_at").Optional().Nillable(),
+		field.JSON("repo_access", []int64{}).Optional().Annotations(entgql.Skip(entgql.SkipAll)).
+			Comment("GitHub ids of repositories the user can read, cached"),
+		field.Time("repo_access_refreshed_at").Optional().Nillable().Annotations(entgql.Skip(entgql.SkipAll)),
+	}
+}
+
+// Edges of the User.
+func (User) Edges() []ent.Edge {
+	return []ent.Edge{edge.To("api_tokens", APIToken.Type)}
+}

@@ -1,0 +1,344 @@
+// Package config reads Chakshu's settings (DESIGN §12) from the environment or
+// a config file, validates them, and says which one is wrong in one line.
+package config
+
+import (
+	"bufio"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config holds every setting of every process. Each field names its variable.
+type Config struct {
+	// Addr is the listen address of web and all (CHAKSHU_ADDR).
+	Addr string
+	// PublicURL is where GitHub and runners reach Chakshu (CHAKSHU_PUBLIC_URL).
+	PublicURL string
+	// DataDir holds the SQLite file and local state (CHAKSHU_DATA_DIR).
+	DataDir string
+	// DatabaseURL selects PostgreSQL when set (CHAKSHU_DATABASE_URL).
+	DatabaseURL string
+
+	// AppID and AppSlug identify the GitHub App (CHAKSHU_APP_ID, CHAKSHU_APP_SLUG).
+	AppID   int64
+	AppSlug string
+	// PrivateKey is the App's PEM key (CHAKSHU_PRIVATE_KEY or CHAKSHU_PRIVATE_KEY_FILE).
+	PrivateKey []byte
+	// WebhookSecrets are accepted webhook secrets, newest first (CHAKSHU_WEBHOOK_SECRET, comma-separated).
+	WebhookSecrets []string
+	// GitHubURL and GitHubGraphQLURL are the API base URLs (CHAKSHU_GITHUB_URL, CHAKSHU_GITHUB_GRAPHQL_URL).
+	GitHubURL        string
+	GitHubGraphQLURL string
+	// OAuthClientID and OAuthClientSecret are the portal login (CHAKSHU_OAUTH_CLIENT_ID, CHAKSHU_OAUTH_CLIENT_SECRET).
+	OAuthClientID     string
+	OAuthClientSecret string
+	// OIDCIssuer and OIDCAudience verify Actions tokens (CHAKSHU_OIDC_ISSUER, CHAKSHU_OIDC_AUDIENCE).
+	OIDCIssuer   string
+	OIDCAudience string
+	// SecretKey is 32 bytes for sessions and stored credentials (CHAKSHU_SECRET_KEY, base64).
+	SecretKey []byte
+	// ModelURL and ModelAPIKey are the model gateway's upstream (CHAKSHU_MODEL_URL, CHAKSHU_MODEL_API_KEY).
+	ModelURL    string
+	ModelAPIKey string
+	// Admins are GitHub logins with admin rights (CHAKSHU_ADMINS, comma-separated).
+	Admins []string
+	// LogLevel and LogFormat shape the logs (CHAKSHU_LOG_LEVEL, CHAKSHU_LOG_FORMAT).
+	LogLevel  string
+	LogFormat string
+
+	// Sandbox is true when no GitHub App is configured: the simulator and the
+	// scripted model stand in for GitHub and Anthropic.
+	Sandbox bool
+
+	// Worker timings (CHAKSHU_HEARTBEAT_INTERVAL, CHAKSHU_DEAD_WORKER_AFTER,
+	// CHAKSHU_RUN_REPORT_TIMEOUT, CHAKSHU_POLL_INTERVAL). Tests shorten them.
+	HeartbeatInterval time.Duration
+	DeadWorkerAfter   time.Duration
+	RunReportTimeout  time.Duration
+	PollInterval      time.Duration
+}
+
+// Settings lists every variable Load reads, for --help.
+var Settings = []struct{ Name, Meaning, Default string }{
+	{"CHAKSHU_ADDR", "listen address of web / all", "127.0.0.1:8080"},
+	{"CHAKSHU_PUBLIC_URL", "URL GitHub and runners reach Chakshu at", "http://<CHAKSHU_ADDR>"},
+	{"CHAKSHU_DATA_DIR", "where the SQLite file and local state live", "./data"},
+	{"CHAKSHU_DATABASE_URL", "postgres://… for PostgreSQL; unset → SQLite in the data dir", "unset"},
+	{"CHAKSHU_APP_ID, CHAKSHU_APP_SLUG", "the GitHub App", "unset → sandbox"},
+	{"CHAKSHU_PRIVATE_KEY / CHAKSHU_PRIVATE_KEY_FILE", "the App's PEM key", "unset → sandbox"},
+	{"CHAKSHU_WEBHOOK_SECRET", "comma-separated webhook secrets (rotation)", "sandbox: sandbox-secret"},
+	{"CHAKSHU_GITHUB_URL, CHAKSHU_GITHUB_GRAPHQL_URL", "API base URLs (GitHub Enterprise Server)", "GitHub.com"},
+	{"CHAKSHU_OAUTH_CLIENT_ID, CHAKSHU_OAUTH_CLIENT_SECRET", "portal login", "unset → sandbox login"},
+	{"CHAKSHU_OIDC_ISSUER, CHAKSHU_OIDC_AUDIENCE", "Actions token issuer and audience", "GitHub's issuer; the public URL"},
+	{"CHAKSHU_SECRET_KEY", "32-byte key (base64) for sessions and credentials", "sandbox: generated into the data dir"},
+	{"CHAKSHU_MODEL_URL, CHAKSHU_MODEL_API_KEY", "upstream of the model gateway", "Anthropic; sandbox: the scripted model"},
+	{"CHAKSHU_ADMINS", "comma-separated GitHub logins with admin rights", "sandbox: the sandbox user"},
+	{"CHAKSHU_LOG_LEVEL, CHAKSHU_LOG_FORMAT", "debug…error; json or text", "info; json off a terminal"},
+	{"CHAKSHU_CONFIG_FILE", "a file of NAME=value lines setting the same names (the environment wins)", "unset"},
+}
+
+// Defaults.
+const (
+	DefaultAddr       = "127.0.0.1:8080"
+	DefaultGitHubURL  = "https://api.github.com/"
+	DefaultGraphQLURL = "https://api.github.com/graphql"
+	DefaultOIDCIssuer = "https://token.actions.githubusercontent.com"
+	DefaultModelURL   = "https://api.anthropic.com"
+	SandboxSecret     = "sandbox-secret"
+	SandboxUser       = "sandbox-admin"
+)
+
+// Lookup finds a setting by name, like os.LookupEnv.
+type Lookup func(name string) (string, bool)
+
+// FromEnv reads the process environment, and CHAKSHU_CONFIG_FILE when set
+// (the environment wins over the file).
+func FromEnv() (Lookup, error) {
+	file := map[string]string{}
+	if p := os.Getenv("CHAKSHU_CONFIG_FILE"); p != "" {
+		var err error
+		if file, err = readFile(p); err != nil {
+			return nil, err
+		}
+	}
+	return func(n string) (string, bool) {
+		if v, ok := os.LookupEnv(n); ok {
+			return v, true
+		}
+		v, ok := file[n]
+		return v, ok
+	}, nil
+}
+
+func readFile(p string) (map[string]string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, fmt.Errorf("CHAKSHU_CONFIG_FILE: %w", err)
+	}
+	defer f.Close()
+	m := map[string]string{}
+	s := bufio.NewScanner(f)
+	for n := 1; s.Scan(); n++ {
+		line := strings.TrimSpace(s.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok || !strings.HasPrefix(strings.TrimSpace(k), "CHAKSHU_") {
+			return nil, fmt.Errorf("CHAKSHU_CONFIG_FILE: line %d: want CHAKSHU_NAME=value", n)
+		}
+		m[strings.TrimSpace(k)] = strings.Trim(strings.TrimSpace(v), `"'`)
+	}
+	return m, s.Err()
+}
+
+// Load reads and validates the settings. The error names the bad setting.
+func Load(look Lookup) (*Config, error) {
+	get := func(n, def string) string {
+		if v, ok := look(n); ok && strings.TrimSpace(v) != "" {
+			return strings.TrimSpace(v)
+		}
+		return def
+	}
+	c := &Config{
+		Addr:              get("CHAKSHU_ADDR", DefaultAddr),
+		DataDir:           get("CHAKSHU_DATA_DIR", "./data"),
+		DatabaseURL:       get("CHAKSHU_DATABASE_URL", ""),
+		AppSlug:           get("CHAKSHU_APP_SLUG", ""),
+		GitHubURL:         get("CHAKSHU_GITHUB_URL", DefaultGitHubURL),
+		GitHubGraphQLURL:  get("CHAKSHU_GITHUB_GRAPHQL_URL", ""),
+		OAuthClientID:     get("CHAKSHU_OAUTH_CLIENT_ID", ""),
+		OAuthClientSecret: get("CHAKSHU_OAUTH_CLIENT_SECRET", ""),
+		OIDCIssuer:        get("CHAKSHU_OIDC_ISSUER", DefaultOIDCIssuer),
+		ModelURL:          get("CHAKSHU_MODEL_URL", DefaultModelURL),
+		ModelAPIKey:       get("CHAKSHU_MODEL_API_KEY", ""),
+		LogLevel:          strings.ToLower(get("CHAKSHU_LOG_LEVEL", "info")),
+		LogFormat:         strings.ToLower(get("CHAKSHU_LOG_FORMAT", "")),
+	}
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		return nil, fmt.Errorf("CHAKSHU_ADDR: want host:port, got %q", c.Addr)
+	}
+	c.PublicURL = strings.TrimRight(get("CHAKSHU_PUBLIC_URL", "http://"+c.Addr), "/")
+	if err := checkURL("CHAKSHU_PUBLIC_URL", c.PublicURL); err != nil {
+		return nil, err
+	}
+	c.OIDCAudience = get("CHAKSHU_OIDC_AUDIENCE", c.PublicURL)
+	if c.DatabaseURL != "" && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
+		return nil, errors.New("CHAKSHU_DATABASE_URL: want a postgres:// URL")
+	}
+	if v := get("CHAKSHU_APP_ID", ""); v != "" {
+		id, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || id <= 0 {
+			return nil, fmt.Errorf("CHAKSHU_APP_ID: want a positive number, got %q", v)
+		}
+		c.AppID = id
+	}
+	key := get("CHAKSHU_PRIVATE_KEY", "")
+	if f := get("CHAKSHU_PRIVATE_KEY_FILE", ""); f != "" {
+		if key != "" {
+			return nil, errors.New("CHAKSHU_PRIVATE_KEY_FILE: set it or CHAKSHU_PRIVATE_KEY, not both")
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("CHAKSHU_PRIVATE_KEY_FILE: %w", err)
+		}
+		key = string(b)
+	}
+	if key != "" {
+		key = strings.ReplaceAll(key, `\n`, "\n")
+		if !strings.Contains(key, "PRIVATE KEY-----") {
+			return nil, errors.New("CHAKSHU_PRIVATE_KEY: not a PEM private key")
+		}
+		c.PrivateKey = []byte(key)
+	}
+	switch {
+	case c.AppID == 0 && len(c.PrivateKey) == 0:
+		c.Sandbox = true
+	case c.AppID == 0:
+		return nil, errors.New("CHAKSHU_APP_ID: required when a private key is set")
+	case len(c.PrivateKey) == 0:
+		return nil, errors.New("CHAKSHU_PRIVATE_KEY: required when CHAKSHU_APP_ID is set")
+	case c.AppSlug == "":
+		return nil, errors.New("CHAKSHU_APP_SLUG: required when CHAKSHU_APP_ID is set")
+	}
+	if c.Sandbox && c.AppSlug == "" {
+		c.AppSlug = "chakshu"
+	}
+	for _, s := range strings.Split(get("CHAKSHU_WEBHOOK_SECRET", ""), ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			c.WebhookSecrets = append(c.WebhookSecrets, s)
+		}
+	}
+	if len(c.WebhookSecrets) == 0 {
+		if !c.Sandbox {
+			return nil, errors.New("CHAKSHU_WEBHOOK_SECRET: required when a GitHub App is configured")
+		}
+		c.WebhookSecrets = []string{SandboxSecret}
+	}
+	if !strings.HasSuffix(c.GitHubURL, "/") {
+		c.GitHubURL += "/"
+	}
+	if err := checkURL("CHAKSHU_GITHUB_URL", c.GitHubURL); err != nil {
+		return nil, err
+	}
+	if c.GitHubGraphQLURL == "" {
+		if c.GitHubURL == DefaultGitHubURL {
+			c.GitHubGraphQLURL = DefaultGraphQLURL
+		} else { // GitHub Enterprise Server: https://host/api/v3/ → https://host/api/graphql
+			c.GitHubGraphQLURL = strings.TrimSuffix(strings.TrimSuffix(c.GitHubURL, "/"), "/v3") + "/graphql"
+		}
+	}
+	if (c.OAuthClientID == "") != (c.OAuthClientSecret == "") {
+		return nil, errors.New("CHAKSHU_OAUTH_CLIENT_SECRET: set both CHAKSHU_OAUTH_CLIENT_ID and CHAKSHU_OAUTH_CLIENT_SECRET, or neither")
+	}
+	if err := checkURL("CHAKSHU_MODEL_URL", c.ModelURL); err != nil {
+		return nil, err
+	}
+	if !c.Sandbox && c.ModelAPIKey == "" && c.ModelURL == DefaultModelURL {
+		return nil, errors.New("CHAKSHU_MODEL_API_KEY: required to reach Anthropic")
+	}
+	if v := get("CHAKSHU_SECRET_KEY", ""); v != "" {
+		b, err := base64.StdEncoding.DecodeString(v)
+		if err != nil || len(b) != 32 {
+			return nil, errors.New("CHAKSHU_SECRET_KEY: want 32 bytes, base64-encoded (openssl rand -base64 32)")
+		}
+		c.SecretKey = b
+	} else if !c.Sandbox {
+		return nil, errors.New("CHAKSHU_SECRET_KEY: required when a GitHub App is configured (openssl rand -base64 32)")
+	}
+	for _, a := range strings.Split(get("CHAKSHU_ADMINS", ""), ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			c.Admins = append(c.Admins, a)
+		}
+	}
+	if c.Sandbox && len(c.Admins) == 0 {
+		c.Admins = []string{SandboxUser}
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		return nil, fmt.Errorf("CHAKSHU_LOG_LEVEL: want debug, info, warn or error, got %q", c.LogLevel)
+	}
+	switch c.LogFormat {
+	case "", "json", "text":
+	default:
+		return nil, fmt.Errorf("CHAKSHU_LOG_FORMAT: want json or text, got %q", c.LogFormat)
+	}
+	durs := []struct {
+		name string
+		dst  *time.Duration
+		def  time.Duration
+	}{
+		{"CHAKSHU_HEARTBEAT_INTERVAL", &c.HeartbeatInterval, 20 * time.Second},
+		{"CHAKSHU_DEAD_WORKER_AFTER", &c.DeadWorkerAfter, 90 * time.Second},
+		{"CHAKSHU_RUN_REPORT_TIMEOUT", &c.RunReportTimeout, 45 * time.Minute},
+		{"CHAKSHU_POLL_INTERVAL", &c.PollInterval, time.Second},
+	}
+	for _, d := range durs {
+		*d.dst = d.def
+		if v := get(d.name, ""); v != "" {
+			x, err := time.ParseDuration(v)
+			if err != nil || x <= 0 {
+				return nil, fmt.Errorf("%s: want a duration such as 20s, got %q", d.name, v)
+			}
+			*d.dst = x
+		}
+	}
+	return c, nil
+}
+
+func checkURL(name, v string) error {
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%s: want an http(s) URL, got %q", name, v)
+	}
+	return nil
+}
+
+// EnsureSecretKey fills SecretKey in sandbox mode from a key file in the data
+// dir, generating it on first start.
+func (c *Config) EnsureSecretKey() error {
+	if len(c.SecretKey) == 32 {
+		return nil
+	}
+	p := filepath.Join(c.DataDir, "secret.key")
+	if b, err := os.ReadFile(p); err == nil {
+		k, err := base64.StdEncoding.DecodeString(strings.TrimSpace(string(b)))
+		if err == nil && len(k) == 32 {
+			c.SecretKey = k
+			return nil
+		}
+		return fmt.Errorf("%s: not a base64 32-byte key", p)
+	}
+	k := make([]byte, 32)
+	if _, err := rand.Read(k); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
+		return err
+	}
+	if err := os.WriteFile(p, []byte(base64.StdEncoding.EncodeToString(k)+"\n"), 0o600); err != nil {
+		return err
+	}
+	c.SecretKey = k
+	return nil
+}
+
+// IsAdmin reports whether login is a configured admin.
+func (c *Config) IsAdmin(login string) bool {
+	for _, a := range c.Admins {
+		if strings.EqualFold(a, login) {
+			return true
+		}
+	}
+	return false
+}

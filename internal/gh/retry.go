@@ -1,0 +1,146 @@
+package gh
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// RetryPolicy shapes retries of GitHub calls (DESIGN §3): 5xx, 429, secondary
+// rate limits and network errors, 3 attempts in all, honouring Retry-After and
+// x-ratelimit-reset.
+type RetryPolicy struct {
+	// Attempts in all, including the first; default 3.
+	Attempts int
+	// BaseDelay before the second attempt, doubling after; default 1s.
+	BaseDelay time.Duration
+	// MaxDelay caps any single wait, including a server-asked one; default 60s.
+	MaxDelay time.Duration
+}
+
+func (p RetryPolicy) withDefaults() RetryPolicy {
+	if p.Attempts <= 0 {
+		p.Attempts = 3
+	}
+	if p.BaseDelay <= 0 {
+		p.BaseDelay = time.Second
+	}
+	if p.MaxDelay <= 0 {
+		p.MaxDelay = 60 * time.Second
+	}
+	return p
+}
+
+// RetryTransport retries what GitHub asks to be retried.
+type RetryTransport struct {
+	Base   http.RoundTripper
+	Policy RetryPolicy
+	// Sleep waits; tests may replace it. nil means a context-aware timer.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// RoundTrip implements http.RoundTripper.
+func (t *RetryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	p := t.Policy.withDefaults()
+	var body []byte
+	if req.Body != nil && req.GetBody == nil {
+		b, err := io.ReadAll(io.LimitReader(req.Body, 64<<20))
+		req.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		body = b
+	}
+	var resp *http.Response
+	var err error
+	for attempt := 1; ; attempt++ {
+		r := req.Clone(req.Context())
+		switch {
+		case body != nil:
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		case req.GetBody != nil && attempt > 1:
+			if r.Body, err = req.GetBody(); err != nil {
+				return nil, err
+			}
+		}
+		resp, err = t.Base.RoundTrip(r)
+		wait, retry := t.shouldRetry(resp, err, attempt, p)
+		if !retry || attempt >= p.Attempts {
+			return resp, err
+		}
+		if resp != nil {
+			io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20)) //nolint:errcheck
+			resp.Body.Close()
+		}
+		sleep := t.Sleep
+		if sleep == nil {
+			sleep = sleepCtx
+		}
+		if serr := sleep(req.Context(), wait); serr != nil {
+			return nil, serr
+		}
+	}
+}
+
+func (t *RetryTransport) shouldRetry(resp *http.Response, err error, attempt int, p RetryPolicy) (time.Duration, bool) {
+	backoff := p.BaseDelay << (attempt - 1)
+	if backoff > p.MaxDelay {
+		backoff = p.MaxDelay
+	}
+	if err != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return 0, false
+		}
+		return backoff, true
+	}
+	switch {
+	case resp.StatusCode >= 500:
+		return serverWait(resp, backoff, p.MaxDelay), true
+	case resp.StatusCode == http.StatusTooManyRequests:
+		return serverWait(resp, backoff, p.MaxDelay), true
+	case resp.StatusCode == http.StatusForbidden &&
+		(resp.Header.Get("Retry-After") != "" || resp.Header.Get("X-Ratelimit-Remaining") == "0"):
+		return serverWait(resp, backoff, p.MaxDelay), true
+	}
+	return 0, false
+}
+
+// serverWait is what the server asked for (Retry-After seconds, or the
+// rate-limit reset time), else the backoff; capped at max.
+func serverWait(resp *http.Response, backoff, max time.Duration) time.Duration {
+	d := backoff
+	if v := resp.Header.Get("Retry-After"); v != "" {
+		if s, err := strconv.Atoi(v); err == nil && s >= 0 {
+			d = time.Duration(s) * time.Second
+		}
+	} else if resp.Header.Get("X-Ratelimit-Remaining") == "0" {
+		if v, err := strconv.ParseInt(resp.Header.Get("X-Ratelimit-Reset"), 10, 64); err == nil {
+			d = time.Until(time.Unix(v, 0)) + time.Second
+		}
+	}
+	if d < 0 {
+		d = 0
+	}
+	if d > max {
+		d = max
+	}
+	return d
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

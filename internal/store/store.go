@@ -1,0 +1,185 @@
+// Package store opens Chakshu's database (SQLite by default, PostgreSQL when
+// configured) as an ent client and brings it to the current schema.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	_ "modernc.org/sqlite"              // registers the "sqlite" driver
+
+	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/ent/migrate"
+)
+
+// DB is an open database: the ent client plus the raw handle and its dialect,
+// for the few queries ent cannot express (queue claims, aggregates).
+type DB struct {
+	*ent.Client
+	SQL     *sql.DB
+	Dialect string // dialect.SQLite or dialect.Postgres
+	// URL is the PostgreSQL URL, empty on SQLite; used for LISTEN/NOTIFY.
+	URL string
+}
+
+// Postgres reports whether the database is PostgreSQL.
+func (db *DB) Postgres() bool { return db.Dialect == dialect.Postgres }
+
+// Options says which database to open.
+type Options struct {
+	// DatabaseURL is a postgres:// URL; empty means SQLite in DataDir.
+	DatabaseURL string
+	// DataDir holds chakshu.db when DatabaseURL is empty.
+	DataDir string
+	// MaxOpenConns caps the pool (PostgreSQL); 0 means 20.
+	MaxOpenConns int
+}
+
+// Open opens the database. It does not migrate; call Migrate.
+func Open(ctx context.Context, o Options) (*DB, error) {
+	if o.DatabaseURL != "" {
+		return openPostgres(ctx, o)
+	}
+	return openSQLite(ctx, o.DataDir)
+}
+
+// SQLiteDSN is the DSN for a SQLite file with the pragmas Chakshu needs.
+func SQLiteDSN(path string) string {
+	return "file:" + path + "?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+}
+
+func openSQLite(ctx context.Context, dir string) (*DB, error) {
+	if dir == "" {
+		dir = "./data"
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data dir: %w", err)
+	}
+	db, err := sql.Open("sqlite", SQLiteDSN(filepath.Join(dir, "chakshu.db")))
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite: %w", err)
+	}
+	// One writer at a time is SQLite's rule; a small pool keeps readers concurrent
+	// while busy_timeout and immediate transactions serialise writers.
+	db.SetMaxOpenConns(8)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open sqlite: %w", err)
+	}
+	drv := entsql.OpenDB(dialect.SQLite, db)
+	return &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: db, Dialect: dialect.SQLite}, nil
+}
+
+func openPostgres(ctx context.Context, o Options) (*DB, error) {
+	u, err := url.Parse(o.DatabaseURL)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		return nil, fmt.Errorf("CHAKSHU_DATABASE_URL must be a postgres:// URL")
+	}
+	db, err := sql.Open("pgx", o.DatabaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("open postgres: %w", err)
+	}
+	n := o.MaxOpenConns
+	if n <= 0 {
+		n = 20
+	}
+	db.SetMaxOpenConns(n)
+	db.SetMaxIdleConns(n)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := db.PingContext(pctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open postgres at %s: %w", redactURL(u), err)
+	}
+	drv := entsql.OpenDB(dialect.Postgres, db)
+	return &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: db, Dialect: dialect.Postgres, URL: o.DatabaseURL}, nil
+}
+
+func redactURL(u *url.URL) string {
+	c := *u
+	if c.User != nil {
+		c.User = url.User(c.User.Username())
+	}
+	return c.String()
+}
+
+// migrateLockKey is the PostgreSQL advisory lock that serialises migrations
+// when several processes start at once.
+const migrateLockKey = 0x6368616b736875 // "chakshu"
+
+// Migrate brings the database to the current schema. It is additive: tables,
+// columns and indexes are created; nothing is dropped, so data survives upgrades
+// and an older binary can still read a newer database during a rolling deploy.
+func (db *DB) Migrate(ctx context.Context) error {
+	if db.Postgres() {
+		conn, err := db.SQL.Conn(ctx)
+		if err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+		defer conn.Close()
+		if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock($1)", migrateLockKey); err != nil {
+			return fmt.Errorf("migrate: lock: %w", err)
+		}
+		defer conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", migrateLockKey) //nolint:errcheck
+	}
+	if err := db.Schema.Create(ctx, migrate.WithDropColumn(false), migrate.WithDropIndex(false)); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	return nil
+}
+
+// Ping checks the database answers (readiness).
+func (db *DB) Ping(ctx context.Context) error { return db.SQL.PingContext(ctx) }
+
+// Close closes the client and the pool.
+func (db *DB) Close() error { return db.Client.Close() }
+
+// Rebind turns ?-placeholders into $n for PostgreSQL, for hand-written SQL.
+func (db *DB) Rebind(q string) string {
+	if !db.Postgres() {
+		return q
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range q {
+		if r == '?' {
+			n++
+			fmt.Fprintf(&b, "$%d", n)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// WithTx runs fn in a transaction, committing when it returns nil.
+func (db *DB) WithTx(ctx context.Context, fn func(tx *ent.Tx) error) error {
+	tx, err := db.Tx(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			tx.Rollback() //nolint:errcheck
+			panic(v)
+		}
+	}()
+	if err := fn(tx); err != nil {
+		if rerr := tx.Rollback(); rerr != nil {
+			err = fmt.Errorf("%w: rolling back: %v", err, rerr)
+		}
+		return err
+	}
+	return tx.Commit()
+}

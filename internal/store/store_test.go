@@ -1,0 +1,58 @@
+package store_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/internal/store/storetest"
+)
+
+func seedRepoReviewer(t *testing.T, ctx context.Context, db *store.DB) (*ent.Repository, *ent.Reviewer) {
+	t.Helper()
+	inst := db.Installation.Create().SetGithubID(1).SetAccountLogin("acme").SaveX(ctx)
+	repo := db.Repository.Create().SetGithubID(10).SetOwner("acme").SetName("api").SetFullName("acme/api").SetInstallation(inst).SaveX(ctx)
+	rv := db.Reviewer.Create().SetName("security").SetInstallation(inst).SaveX(ctx)
+	return repo, rv
+}
+
+// The partial unique index refuses a second active review run for the same PR,
+// reviewer and head SHA, and allows one again once the first is finished.
+func TestActiveRunUniqueness(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		repo, rv := seedRepoReviewer(t, ctx, db)
+		mk := func() (*ent.Run, error) {
+			return db.Run.Create().SetRepository(repo).SetReviewer(rv).SetPrNumber(7).
+				SetHeadSha("abc").SetTrigger(run.TriggerComment).Save(ctx)
+		}
+		first, err := mk()
+		if err != nil {
+			t.Fatalf("first run: %v", err)
+		}
+		if _, err := mk(); !ent.IsConstraintError(err) {
+			t.Fatalf("second active run: got %v, want a constraint error", err)
+		}
+		db.Run.UpdateOne(first).SetStatus(run.StatusSucceeded).ExecX(ctx)
+		if _, err := mk(); err != nil {
+			t.Fatalf("run after the first finished: %v", err)
+		}
+	})
+}
+
+// Migrate twice is a no-op and keeps data (the additive upgrade path).
+func TestMigrateKeepsData(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		repo, _ := seedRepoReviewer(t, ctx, db)
+		if err := db.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		got := db.Repository.GetX(ctx, repo.ID)
+		if got.FullName != "acme/api" {
+			t.Fatalf("repository after migrate: %q", got.FullName)
+		}
+	})
+}
