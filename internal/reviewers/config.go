@@ -1,0 +1,121 @@
+// Package reviewers holds reviewer configuration (reviewer.yaml), per-repo
+// configuration (.github/chakshu.yml), reviewer sync from the reviewers repo,
+// picking reviewers for a trigger, and review learnings (DESIGN §7).
+package reviewers
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/internal/findings"
+)
+
+// Config is a parsed reviewer.yaml. It is stored as JSON on the reviewer row.
+type Config struct {
+	Description string `yaml:"description" json:"description"`
+	// Model is the Anthropic model id.
+	Model string `yaml:"model" json:"model"`
+	// MaxCostUSD caps one run's model spend.
+	MaxCostUSD float64 `yaml:"max_cost_usd" json:"max_cost_usd"`
+	// MaxTurns caps the agent's turns.
+	MaxTurns int `yaml:"max_turns" json:"max_turns"`
+	// MinSeverity drops findings below it.
+	MinSeverity findings.Severity `yaml:"min_severity" json:"min_severity"`
+	// MaxFindings caps posted findings per run.
+	MaxFindings int `yaml:"max_findings" json:"max_findings"`
+	// FailCheckOn is a severity, or "never".
+	FailCheckOn string `yaml:"fail_check_on" json:"fail_check_on"`
+	// Auto says when the reviewer runs without being asked.
+	Auto Auto `yaml:"auto" json:"auto"`
+	// RequestAs is "team:<slug>" or "user:<login>": a review request for it triggers the reviewer.
+	RequestAs string `yaml:"request_as" json:"request_as"`
+	// Connectors the reviewer may use ("github", "http").
+	Connectors []string `yaml:"connectors" json:"connectors"`
+	// HTTP declares the endpoints of the http connector.
+	HTTP []HTTPEndpoint `yaml:"http" json:"http"`
+}
+
+// Auto configures automatic reviews.
+type Auto struct {
+	// Events among opened, ready_for_review, synchronize; empty means never.
+	Events []string `yaml:"events" json:"events"`
+	// Repos are globs of owner/name; empty means every repository.
+	Repos []string `yaml:"repos" json:"repos"`
+	// Paths are globs; the PR must touch a matching file. Empty means any.
+	Paths []string `yaml:"paths" json:"paths"`
+	// Drafts: whether draft PRs are reviewed automatically.
+	Drafts bool `yaml:"drafts" json:"drafts"`
+}
+
+// HTTPEndpoint is one GET endpoint of the http connector.
+type HTTPEndpoint struct {
+	Name        string `yaml:"name" json:"name"`
+	Description string `yaml:"description" json:"description"`
+	// URL is a template with {param} placeholders, e.g. https://jira.example.com/rest/api/2/issue/{key}.
+	URL string `yaml:"url" json:"url"`
+	// Params maps each placeholder to a regular expression its value must match.
+	Params map[string]string `yaml:"params" json:"params"`
+	// Header is the header the credential goes in, e.g. Authorization.
+	Header string `yaml:"header" json:"header"`
+	// Credential names a stored connector credential.
+	Credential string `yaml:"credential" json:"credential"`
+}
+
+// Defaults are the values of keys a reviewer.yaml leaves out.
+func Defaults() Config {
+	return Config{
+		Model:       "claude-sonnet-4-5",
+		MaxCostUSD:  2.0,
+		MaxTurns:    40,
+		MinSeverity: findings.Nit,
+		MaxFindings: 20,
+		FailCheckOn: string(findings.Blocker),
+	}
+}
+
+// FromEnt returns the config in force for a stored reviewer.
+func FromEnt(r *ent.Reviewer) (Config, error) {
+	c := Defaults()
+	if len(r.Config) == 0 {
+		return c, nil
+	}
+	b, err := json.Marshal(r.Config)
+	if err != nil {
+		return c, err
+	}
+	if err := json.Unmarshal(b, &c); err != nil {
+		return c, fmt.Errorf("reviewer %s: stored config: %w", r.Name, err)
+	}
+	return c, nil
+}
+
+// ToMap turns c into the JSON map stored on the reviewer row.
+func (c Config) ToMap() map[string]any {
+	b, _ := json.Marshal(c)
+	var m map[string]any
+	json.Unmarshal(b, &m) //nolint:errcheck
+	return m
+}
+
+// RepoConfig is a parsed .github/chakshu.yml, read from the default branch only.
+type RepoConfig struct {
+	// Reviewers run on a bare "review" command.
+	Reviewers []string `yaml:"reviewers" json:"reviewers"`
+	// Auto overrides the reviewers' auto settings for this repo when set.
+	Auto *RepoAuto `yaml:"auto" json:"auto"`
+	// Instructions are owner-trusted policy put in the prompt.
+	Instructions string `yaml:"instructions" json:"instructions"`
+	// PathFilters are globs dropped from what the agent is shown (advisory).
+	PathFilters []string `yaml:"path_filters" json:"path_filters"`
+}
+
+// RepoAuto is the per-repo auto review switch.
+type RepoAuto struct {
+	// Enabled turns automatic reviews on or off for this repository.
+	Enabled *bool `yaml:"enabled" json:"enabled"`
+	// Reviewers limits auto reviews to these reviewers; empty means each reviewer's own auto setting.
+	Reviewers []string `yaml:"reviewers" json:"reviewers"`
+	// Drafts overrides whether drafts are reviewed automatically.
+	Drafts *bool `yaml:"drafts" json:"drafts"`
+}

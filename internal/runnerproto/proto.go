@@ -1,0 +1,175 @@
+// Package runnerproto is the wire contract between Chakshu's runner API
+// (server side) and chakshu-action (runner side), under /api/runner/v1/.
+// action/openapi.yaml describes the same shapes for people.
+package runnerproto
+
+import "encoding/json"
+
+// Paths of the runner API. {id} is the run id.
+const (
+	PathJob    = "/api/runner/v1/job"
+	PathResult = "/api/runner/v1/runs/{id}/result"
+	PathTool   = "/api/runner/v1/runs/{id}/tools/{tool}" // tool is "<connector>.<tool>"
+	PathModel  = "/api/runner/v1/runs/{id}/model"        // Anthropic base URL; the SDK appends /v1/messages
+)
+
+// JobRequest is the body of POST /job (the OIDC token travels as the bearer).
+type JobRequest struct {
+	// RunID is the Chakshu run id the workflow was dispatched with.
+	RunID int64 `json:"run_id"`
+}
+
+// Job is everything the runner needs for one run.
+type Job struct {
+	RunID      int64  `json:"run_id"`
+	Kind       string `json:"kind"` // review or reply
+	Reviewer   string `json:"reviewer"`
+	Repository string `json:"repository"` // owner/name
+	PR         PR     `json:"pr"`
+
+	// System and Prompt are the rendered prompts; untrusted PR data in Prompt
+	// is fenced.
+	System string `json:"system"`
+	Prompt string `json:"prompt"`
+
+	// Diff is the unified diff under review: the whole PR, or only the
+	// changes since IncrementalSince.
+	Diff             string `json:"diff"`
+	IncrementalSince string `json:"incremental_since,omitempty"`
+	// Files lists every file the PR touches, minus path_filters.
+	Files []string `json:"files"`
+	// FilteredFiles were dropped by path_filters (advisory).
+	FilteredFiles []string `json:"filtered_files,omitempty"`
+
+	ClaudeMD     string     `json:"claude_md"`
+	Skills       []Skill    `json:"skills"`
+	Instructions string     `json:"instructions,omitempty"`
+	Learnings    []Learning `json:"learnings,omitempty"`
+	Tools        []ToolDef  `json:"tools,omitempty"`
+
+	Model       string  `json:"model"`
+	MaxCostUSD  float64 `json:"max_cost_usd"`
+	MaxTurns    int     `json:"max_turns"`
+	WallSeconds int     `json:"wall_seconds"`
+
+	// RunToken authenticates the runner's later calls for this run only.
+	RunToken string `json:"run_token"`
+	// ResultURL, ToolURL (with {tool}) and ModelURL are absolute.
+	ResultURL string `json:"result_url"`
+	ToolURL   string `json:"tool_url"`
+	ModelURL  string `json:"model_url"`
+
+	// Reply is set for reply runs.
+	Reply *Reply `json:"reply,omitempty"`
+}
+
+// PR is pull request metadata. Title and Body are untrusted.
+type PR struct {
+	Number  int    `json:"number"`
+	Title   string `json:"title"`
+	Body    string `json:"body"`
+	URL     string `json:"url"`
+	Author  string `json:"author"`
+	HeadSHA string `json:"head_sha"`
+	BaseSHA string `json:"base_sha"`
+	HeadRef string `json:"head_ref"`
+	BaseRef string `json:"base_ref"`
+}
+
+// Skill is one reviewer skill; the prompt lists names and descriptions and the
+// Skill tool loads Content on demand.
+type Skill struct {
+	Name        string            `json:"name"`
+	Description string            `json:"description"`
+	Content     string            `json:"content"`
+	Files       map[string]string `json:"files,omitempty"` // other files beside SKILL.md, by relative path
+}
+
+// Learning is a review learning that matched a changed file.
+type Learning struct {
+	ID        int    `json:"id"`
+	Glob      string `json:"glob"`
+	Directive string `json:"directive"`
+}
+
+// ToolDef is one connector tool the agent may call. Name is "<connector>.<tool>".
+type ToolDef struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"input_schema"`
+}
+
+// Reply carries a reply run's thread.
+type Reply struct {
+	Finding  ReplyFinding `json:"finding"`
+	Thread   []Comment    `json:"thread"` // oldest first; untrusted
+	Excerpt  string       `json:"excerpt"`  // the file around the lines, line-numbered
+	Path     string       `json:"path"`
+	Line     int          `json:"line"`
+	Remember string       `json:"remember,omitempty"` // a learning stored from this reply
+}
+
+// ReplyFinding is the finding the thread is about.
+type ReplyFinding struct {
+	Severity string `json:"severity"`
+	Category string `json:"category"`
+	Title    string `json:"title"`
+	Body     string `json:"body"`
+}
+
+// Comment is one comment of a thread.
+type Comment struct {
+	Author string `json:"author"`
+	Body   string `json:"body"`
+	Bot    bool   `json:"bot,omitempty"`
+}
+
+// Report is the body of POST /runs/{id}/result: a result, or the reason the
+// run failed. Exactly one of Result and Failure is set.
+type Report struct {
+	// Result is findings.Result (review) or findings.ReplyResult (reply) JSON.
+	Result  json.RawMessage `json:"result,omitempty"`
+	Failure *Failure        `json:"failure,omitempty"`
+	Stats   Stats           `json:"stats"`
+}
+
+// Failure says why the runner could not produce a result.
+type Failure struct {
+	// Reason is a short safe sentence.
+	Reason string `json:"reason"`
+	// Detail is for operators; the server redacts it again.
+	Detail string `json:"detail,omitempty"`
+}
+
+// Stats are the runner's own figures; cost and tokens are metered by the gateway.
+type Stats struct {
+	Turns      int      `json:"turns"`
+	ToolCalls  int      `json:"tool_calls"`
+	DurationMS int64    `json:"duration_ms"`
+	FilesRead  []string `json:"files_read,omitempty"`
+}
+
+// ReportAck answers a report.
+type ReportAck struct {
+	Status string `json:"status"` // accepted, or already_accepted for a repeat
+}
+
+// ToolRequest is the body of POST /runs/{id}/tools/{tool}.
+type ToolRequest struct {
+	Input json.RawMessage `json:"input"`
+}
+
+// ToolResponse answers a tool call. Output is size-capped and redacted.
+type ToolResponse struct {
+	Output    json.RawMessage `json:"output,omitempty"`
+	Error     string          `json:"error,omitempty"`
+	Truncated bool            `json:"truncated,omitempty"`
+}
+
+// Error is the one JSON error shape of every Chakshu HTTP API.
+type Error struct {
+	Error struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
