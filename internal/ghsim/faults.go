@@ -1,0 +1,156 @@
+package ghsim
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// FaultKind is what an injected fault does.
+type FaultKind int
+
+const (
+	// FaultServerError answers Status (default 502) with GitHub's error JSON.
+	FaultServerError FaultKind = iota + 1
+	// FaultRateLimit answers 429 with Retry-After.
+	FaultRateLimit
+	// FaultSecondaryRateLimit answers 403 with the secondary rate limit
+	// message and Retry-After, as GitHub does.
+	FaultSecondaryRateLimit
+	// FaultPrimaryRateLimit answers 403 with X-RateLimit-Remaining: 0 and a reset time.
+	FaultPrimaryRateLimit
+	// FaultLatency delays the request by Latency, then serves it.
+	FaultLatency
+	// FaultDrop hijacks the connection and closes it without an answer.
+	FaultDrop
+)
+
+// Fault describes injected failures for matching requests.
+type Fault struct {
+	// Match selects requests by endpoint key ("POST /repos/{owner}/{repo}/check-runs",
+	// "POST /graphql"); "*" matches any run of characters ("* /repos/*/pulls/*").
+	Match string
+	Kind  FaultKind
+	// Rate is the probability (0..1] a matching request fails; 0 means 1.
+	Rate float64
+	// Times caps how many requests fail; 0 means unlimited.
+	Times int
+	// Status for FaultServerError (default 502).
+	Status int
+	// RetryAfter seconds for the rate limit kinds (default 1).
+	RetryAfter int
+	// Latency for FaultLatency.
+	Latency time.Duration
+}
+
+type faultRule struct {
+	Fault
+	hits int
+}
+
+// InjectFault adds a fault rule; rules are checked in order and the first
+// that fires wins. Deterministic for a given Options.Seed and request order.
+func (s *Sim) InjectFault(f Fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults = append(s.faults, &faultRule{Fault: f})
+}
+
+// ClearFaults removes every fault rule.
+func (s *Sim) ClearFaults() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults = nil
+}
+
+// FaultHits reports how many times rule i (in InjectFault order) fired.
+func (s *Sim) FaultHits(i int) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.faults[i].hits
+}
+
+func globMatch(pattern, s string) bool {
+	if pattern == "*" {
+		return true
+	}
+	parts := strings.Split(pattern, "*")
+	if len(parts) == 1 {
+		return pattern == s
+	}
+	if !strings.HasPrefix(s, parts[0]) {
+		return false
+	}
+	s = s[len(parts[0]):]
+	for i := 1; i < len(parts)-1; i++ {
+		j := strings.Index(s, parts[i])
+		if j < 0 {
+			return false
+		}
+		s = s[j+len(parts[i]):]
+	}
+	return strings.HasSuffix(s, parts[len(parts)-1])
+}
+
+// applyFault fires the first matching rule; it returns true when the
+// request was answered (or dropped).
+func (s *Sim) applyFault(w http.ResponseWriter, r *http.Request, key string) bool {
+	s.mu.Lock()
+	var fired *faultRule
+	for _, f := range s.faults {
+		if !globMatch(f.Match, key) || (f.Times > 0 && f.hits >= f.Times) {
+			continue
+		}
+		if f.Rate > 0 && f.Rate < 1 && s.rng.Float64() >= f.Rate {
+			continue
+		}
+		f.hits++
+		fired = f
+		break
+	}
+	s.mu.Unlock()
+	if fired == nil {
+		return false
+	}
+	retry := fired.RetryAfter
+	if retry == 0 {
+		retry = 1
+	}
+	switch fired.Kind {
+	case FaultLatency:
+		time.Sleep(fired.Latency)
+		return false
+	case FaultDrop:
+		if hj, ok := w.(http.Hijacker); ok {
+			if conn, _, err := hj.Hijack(); err == nil {
+				conn.Close()
+				return true
+			}
+		}
+		panic(http.ErrAbortHandler)
+	case FaultRateLimit:
+		w.Header().Set("Retry-After", strconv.Itoa(retry))
+		writeJSON(w, http.StatusTooManyRequests, obj{"message": "API rate limit exceeded", "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api", "status": "429"})
+	case FaultSecondaryRateLimit:
+		w.Header().Set("Retry-After", strconv.Itoa(retry))
+		w.Header().Set("X-RateLimit-Limit", "5000")
+		w.Header().Set("X-RateLimit-Remaining", "4990")
+		w.Header().Set("X-RateLimit-Reset", strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10))
+		writeJSON(w, http.StatusForbidden, obj{"message": "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID SIM.",
+			"documentation_url": "https://docs.github.com/free-pro-team@latest/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits", "status": "403"})
+	case FaultPrimaryRateLimit:
+		w.Header().Set("X-RateLimit-Limit", "5000")
+		w.Header().Set("X-RateLimit-Remaining", "0")
+		w.Header().Set("X-RateLimit-Used", "5000")
+		w.Header().Set("X-RateLimit-Reset", strconv.FormatInt(time.Now().Add(time.Duration(retry)*time.Second).Unix(), 10))
+		writeJSON(w, http.StatusForbidden, obj{"message": "API rate limit exceeded for installation ID 1.", "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api", "status": "403"})
+	default:
+		st := fired.Status
+		if st == 0 {
+			st = http.StatusBadGateway
+		}
+		writeJSON(w, st, obj{"message": "Server Error", "status": strconv.Itoa(st)})
+	}
+	return true
+}

@@ -1,0 +1,7 @@
+package ghsim
+
+import "net/http"
+
+func (s *Sim) serveGraphQL(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, obj{"errors": []any{obj{"message": "not yet"}}})
+}

@@ -1,0 +1,817 @@
+package ghsim
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+func pullKey(repoName string, n int) string { return strings.ToLower(repoName) + "#" + strconv.Itoa(n) }
+
+func (s *Sim) mustPull(repoName string, n int) (*repo, *pull) {
+	r := s.mustRepo(repoName)
+	p := s.pulls[pullKey(r.fullName(), n)]
+	if p == nil {
+		panic(fmt.Sprintf("ghsim: no pull request %s#%d", repoName, n))
+	}
+	return r, p
+}
+
+func (s *Sim) sortedPulls(r *repo) []*pull {
+	var out []*pull
+	for _, p := range s.pulls {
+		if p.repo == r.fullName() {
+			out = append(out, p)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].number < out[j].number })
+	return out
+}
+
+func (s *Sim) baseSHA(r *repo, p *pull) string {
+	if sha := r.branches[p.baseRef]; sha != "" {
+		return sha
+	}
+	return p.baseSHA
+}
+
+// pullDiff is the PR's diff: merge base of base and head, to head.
+func (s *Sim) pullDiff(r *repo, p *pull) []*fileDiff {
+	mb := mergeBase(r, s.baseSHA(r, p), p.headSHA)
+	var base map[string]string
+	if c := r.commits[mb]; c != nil {
+		base = c.files
+	}
+	return diffTrees(base, r.commits[p.headSHA].files)
+}
+
+// OpenPR opens a pull request from headBranch into baseBranch by author and
+// sends pull_request opened. Returns its number.
+func (s *Sim) OpenPR(repoName, headBranch, baseBranch, title, body, author string, draft bool) int {
+	s.mu.Lock()
+	r := s.mustRepo(repoName)
+	head, ok := r.branches[headBranch]
+	if !ok {
+		s.mu.Unlock()
+		panic("ghsim: no branch " + headBranch)
+	}
+	s.ensureAccount(author, "User")
+	r.nextNumber++
+	now := s.now()
+	p := &pull{number: r.nextNumber, id: s.id(), repo: r.fullName(), title: title, body: body, author: author, headRef: headBranch,
+		baseRef: baseBranch, headSHA: head, baseSHA: r.branches[baseBranch], draft: draft, state: "open", created: now, updated: now}
+	s.pulls[pullKey(r.fullName(), p.number)] = p
+	s.emitPull(r, p, "opened", author, nil)
+	s.mu.Unlock()
+	s.flush()
+	return p.number
+}
+
+// ClosePR closes the pull request and sends pull_request closed.
+func (s *Sim) ClosePR(repoName string, n int, actor string) {
+	s.mu.Lock()
+	r, p := s.mustPull(repoName, n)
+	p.state = "closed"
+	p.closed = s.now()
+	p.updated = p.closed
+	s.emitPull(r, p, "closed", actor, nil)
+	s.mu.Unlock()
+	s.flush()
+}
+
+// ReadyForReview marks a draft ready and sends pull_request ready_for_review.
+func (s *Sim) ReadyForReview(repoName string, n int, actor string) {
+	s.mu.Lock()
+	r, p := s.mustPull(repoName, n)
+	p.draft = false
+	p.updated = s.now()
+	s.emitPull(r, p, "ready_for_review", actor, nil)
+	s.mu.Unlock()
+	s.flush()
+}
+
+// AddLabel labels the pull request and sends pull_request labeled.
+func (s *Sim) AddLabel(repoName string, n int, label, actor string) {
+	s.mu.Lock()
+	r, p := s.mustPull(repoName, n)
+	if !slices.Contains(p.labels, label) {
+		p.labels = append(p.labels, label)
+	}
+	p.updated = s.now()
+	s.emitPull(r, p, "labeled", actor, obj{"label": s.labelJSON(r, label)})
+	s.mu.Unlock()
+	s.flush()
+}
+
+// RequestReviewers requests reviews from users and teams (slugs of the
+// repo owner's teams) and sends one pull_request review_requested each.
+func (s *Sim) RequestReviewers(repoName string, n int, actor string, users, teams []string) {
+	s.mu.Lock()
+	r, p := s.mustPull(repoName, n)
+	s.requestReviewers(r, p, actor, users, teams)
+	s.mu.Unlock()
+	s.flush()
+}
+
+func (s *Sim) requestReviewers(r *repo, p *pull, actor string, users, teams []string) {
+	for _, u := range users {
+		a := s.ensureAccount(u, "User")
+		if !slices.Contains(p.reqUsers, a.login) {
+			p.reqUsers = append(p.reqUsers, a.login)
+		}
+		s.emitPull(r, p, "review_requested", actor, obj{"requested_reviewer": s.userJSON(a)})
+	}
+	for _, t := range teams {
+		tm := s.teams[strings.ToLower(r.owner+"/"+t)]
+		if tm == nil {
+			continue
+		}
+		if !slices.Contains(p.reqTeams, tm.slug) {
+			p.reqTeams = append(p.reqTeams, tm.slug)
+		}
+		s.emitPull(r, p, "review_requested", actor, obj{"requested_team": s.teamJSON(tm)})
+	}
+	p.updated = s.now()
+}
+
+// Comment posts an issue comment on the pull request as author and sends
+// issue_comment created. Returns the comment id.
+func (s *Sim) Comment(repoName string, n int, author, body string) int64 {
+	s.mu.Lock()
+	r, p := s.mustPull(repoName, n)
+	c := s.addIssueComment(r, p, author, body)
+	s.mu.Unlock()
+	s.flush()
+	return c.id
+}
+
+func (s *Sim) addIssueComment(r *repo, p *pull, author, body string) *issueComment {
+	s.ensureAccount(author, "User")
+	c := &issueComment{id: s.id(), body: body, author: author, created: s.now(), updated: s.now()}
+	p.issueComments = append(p.issueComments, c)
+	s.emit("issue_comment", s.instID(r), obj{
+		"action": "created", "issue": s.issueJSON(r, p), "comment": s.issueCommentJSON(r, p, c),
+		"repository": s.repoJSON(r), "sender": s.userByLogin(author),
+	})
+	return c
+}
+
+// ReplyToReviewComment replies in the thread of review comment commentID as
+// author and sends pull_request_review_comment created. Returns the reply id.
+func (s *Sim) ReplyToReviewComment(repoName string, n int, commentID int64, author, body string) int64 {
+	s.mu.Lock()
+	r, p := s.mustPull(repoName, n)
+	c, err := s.addReply(r, p, commentID, author, body)
+	s.mu.Unlock()
+	if err != nil {
+		panic(err)
+	}
+	s.flush()
+	return c.id
+}
+
+func (s *Sim) addReply(r *repo, p *pull, commentID int64, author, body string) (*reviewComment, error) {
+	var parent *reviewComment
+	for _, c := range p.reviewComments {
+		if c.id == commentID {
+			parent = c
+		}
+	}
+	if parent == nil {
+		return nil, fmt.Errorf("ghsim: no review comment %d on %s#%d", commentID, r.fullName(), p.number)
+	}
+	root := parent
+	if parent.inReplyTo != 0 {
+		for _, c := range p.reviewComments {
+			if c.id == parent.inReplyTo {
+				root = c
+			}
+		}
+	}
+	s.ensureAccount(author, "User")
+	rv := &review{id: s.id(), author: author, state: "COMMENTED", event: "COMMENT", commitID: p.headSHA, at: s.now()}
+	p.reviews = append(p.reviews, rv)
+	c := &reviewComment{id: s.id(), reviewID: rv.id, author: author, body: body, path: root.path, line: root.line,
+		originalLine: root.originalLine, startLine: root.startLine, originalStart: root.originalStart, side: root.side,
+		startSide: root.startSide, commitID: root.commitID, originalCommit: root.originalCommit, diffHunk: root.diffHunk,
+		inReplyTo: root.id, threadID: root.threadID, created: s.now(), updated: s.now()}
+	p.reviewComments = append(p.reviewComments, c)
+	for _, t := range p.threads {
+		if t.id == root.threadID {
+			t.comments = append(t.comments, c.id)
+		}
+	}
+	s.emit("pull_request_review_comment", s.instID(r), obj{
+		"action": "created", "comment": s.reviewCommentJSON(r, p, c), "pull_request": s.pullJSON(r, p, false),
+		"repository": s.repoJSON(r), "sender": s.userByLogin(author),
+	})
+	return c, nil
+}
+
+// ReviewCommentInput is one inline comment of a review (REST field names).
+type ReviewCommentInput struct {
+	Path      string `json:"path"`
+	Line      int    `json:"line,omitempty"`
+	Side      string `json:"side,omitempty"`
+	StartLine int    `json:"start_line,omitempty"`
+	StartSide string `json:"start_side,omitempty"`
+	Position  int    `json:"position,omitempty"`
+	Body      string `json:"body"`
+}
+
+// createReview validates and records a review. It returns a GitHub error
+// message when the review is rejected (every comment must be on the diff).
+func (s *Sim) createReview(r *repo, p *pull, author, body, event, commitID string, comments []ReviewCommentInput) (*review, string) {
+	if commitID == "" {
+		commitID = p.headSHA
+	}
+	if _, ok := r.commits[commitID]; !ok {
+		return nil, "No commit found for SHA: " + commitID
+	}
+	state := map[string]string{"COMMENT": "COMMENTED", "APPROVE": "APPROVED", "REQUEST_CHANGES": "CHANGES_REQUESTED", "": "PENDING"}[event]
+	if state == "" {
+		return nil, "Unprocessable Entity"
+	}
+	if (event == "COMMENT" || event == "REQUEST_CHANGES") && body == "" && len(comments) == 0 {
+		return nil, "Review Comment is missing"
+	}
+	// Diff of the commit the review is on.
+	pc := *p
+	pc.headSHA = commitID
+	files := map[string]*fileDiff{}
+	for _, fd := range s.pullDiff(r, &pc) {
+		files[fd.path] = fd
+	}
+	for _, c := range comments {
+		fd := files[c.Path]
+		if fd == nil {
+			return nil, "Path could not be resolved"
+		}
+		side := firstNonEmpty(c.Side, "RIGHT")
+		lines := fd.right
+		if side == "LEFT" {
+			lines = fd.left
+		}
+		if c.Line == 0 && c.Position == 0 {
+			return nil, "Pull request review thread line must be part of the diff"
+		}
+		if c.Line != 0 && !lines[c.Line] {
+			return nil, "Pull request review thread line must be part of the diff and Pull request review thread diff hunk can't be blank"
+		}
+		if c.StartLine != 0 {
+			sl := fd.right
+			if firstNonEmpty(c.StartSide, side) == "LEFT" {
+				sl = fd.left
+			}
+			if !sl[c.StartLine] || c.StartLine >= c.Line && side == firstNonEmpty(c.StartSide, side) {
+				return nil, "Pull request review thread start line must be part of the same hunk as the line."
+			}
+		}
+	}
+	rv := &review{id: s.id(), author: author, body: body, state: state, event: event, commitID: commitID, at: s.now()}
+	p.reviews = append(p.reviews, rv)
+	for _, c := range comments {
+		side := firstNonEmpty(c.Side, "RIGHT")
+		line := c.Line
+		fd := files[c.Path]
+		if line == 0 { // legacy position: the n-th line of the patch
+			line = positionToLine(fd, c.Position)
+		}
+		key := [2]int{1, line}
+		if side == "LEFT" {
+			key = [2]int{0, line}
+		}
+		rc := &reviewComment{id: s.id(), reviewID: rv.id, author: author, body: c.Body, path: c.Path, line: line, originalLine: line,
+			startLine: c.StartLine, originalStart: c.StartLine, side: side, commitID: commitID, originalCommit: commitID,
+			diffHunk: fd.hunkOf[key], created: s.now(), updated: s.now()}
+		if c.StartLine != 0 {
+			rc.startSide = firstNonEmpty(c.StartSide, side)
+		}
+		t := &thread{id: s.id(), rootID: rc.id, comments: []int64{rc.id}, path: c.Path}
+		rc.threadID = t.id
+		p.threads = append(p.threads, t)
+		p.reviewComments = append(p.reviewComments, rc)
+	}
+	if state != "PENDING" {
+		s.emit("pull_request_review", s.instID(r), obj{
+			"action": "submitted", "review": s.reviewJSON(r, p, rv), "pull_request": s.pullJSON(r, p, false),
+			"repository": s.repoJSON(r), "sender": s.userByLogin(author),
+		})
+		// Reviewing clears the author's pending request.
+		p.reqUsers = slices.DeleteFunc(p.reqUsers, func(u string) bool { return strings.EqualFold(u, author) })
+	}
+	return rv, ""
+}
+
+func positionToLine(fd *fileDiff, pos int) int {
+	lines := strings.Split(fd.patch, "\n")
+	newLine := 0
+	for i, l := range lines {
+		if strings.HasPrefix(l, "@@") {
+			var a, b, c, d int
+			if n, _ := fmt.Sscanf(l, "@@ -%d,%d +%d,%d @@", &a, &b, &c, &d); n == 4 {
+				newLine = c - 1
+			} else if n, _ := fmt.Sscanf(l, "@@ -%d +%d,%d @@", &a, &c, &d); n == 3 {
+				newLine = c - 1
+			}
+			continue
+		}
+		if !strings.HasPrefix(l, "-") {
+			newLine++
+		}
+		if i == pos {
+			return newLine
+		}
+	}
+	return newLine
+}
+
+// pullMoved handles a push to a PR's head: synchronize webhook and thread
+// positions (isOutdated).
+func (s *Sim) pullMoved(r *repo, p *pull, before, after string) {
+	oldHead := p.headSHA
+	p.headSHA = after
+	p.updated = s.now()
+	s.emitPull(r, p, "synchronize", p.author, obj{"before": before, "after": after})
+	files := map[string]*fileDiff{}
+	for _, fd := range s.pullDiff(r, p) {
+		files[fd.path] = fd
+	}
+	_ = oldHead
+	byID := map[int64]*reviewComment{}
+	for _, c := range p.reviewComments {
+		byID[c.id] = c
+	}
+	newFiles := r.commits[after].files
+	for _, t := range p.threads {
+		root := byID[t.rootID]
+		if t.outdated || root == nil || root.line == 0 {
+			continue
+		}
+		oldFiles := r.commits[root.commitID].files
+		outdated := false
+		newLine, newStart := root.line, root.startLine
+		if root.side == "LEFT" {
+			outdated = files[root.path] == nil || !files[root.path].left[root.line]
+		} else {
+			var ok bool
+			newLine, ok = mapLine(oldFiles[root.path], newFiles[root.path], root.line)
+			if _, exists := newFiles[root.path]; !exists || !ok {
+				outdated = true
+			}
+			if !outdated && root.startLine != 0 {
+				newStart, ok = mapLine(oldFiles[root.path], newFiles[root.path], root.startLine)
+				outdated = !ok
+			}
+			if fd := files[root.path]; !outdated && (fd == nil || !fd.right[newLine]) {
+				outdated = true
+			}
+		}
+		for _, id := range t.comments {
+			c := byID[id]
+			if outdated {
+				c.line, c.startLine = 0, 0
+			} else {
+				c.line, c.startLine, c.commitID = newLine, newStart, after
+			}
+		}
+		t.outdated = outdated
+	}
+}
+
+// instID is the installation (of the webhook app) covering r, or 0.
+func (s *Sim) instID(r *repo) int64 {
+	if in := s.installationFor(r); in != nil {
+		return in.id
+	}
+	return 0
+}
+
+func (s *Sim) emitPull(r *repo, p *pull, action, actor string, extra obj) {
+	payload := obj{"action": action, "number": p.number, "pull_request": s.pullJSON(r, p, true), "repository": s.repoJSON(r),
+		"sender": s.userByLogin(firstNonEmpty(actor, p.author))}
+	for k, v := range extra {
+		payload[k] = v
+	}
+	s.emit("pull_request", s.instID(r), payload)
+}
+
+func (s *Sim) issueJSON(r *repo, p *pull) obj {
+	u := s.api("/repos/%s/issues/%d", r.fullName(), p.number)
+	labels := []any{}
+	for _, l := range p.labels {
+		labels = append(labels, s.labelJSON(r, l))
+	}
+	htmlURL := s.html("/%s/pull/%d", r.fullName(), p.number)
+	return obj{
+		"url": u, "repository_url": s.api("/repos/%s", r.fullName()), "labels_url": u + "/labels{/name}", "comments_url": u + "/comments",
+		"events_url": u + "/events", "html_url": htmlURL, "id": p.id + 1, "node_id": nodeID("PR", p.id), "number": p.number,
+		"title": p.title, "user": s.userByLogin(p.author), "labels": labels, "state": p.state, "locked": false, "assignee": nil,
+		"assignees": []any{}, "milestone": nil, "comments": len(p.issueComments), "created_at": ts(p.created), "updated_at": ts(p.updated),
+		"closed_at": ts(p.closed), "author_association": s.association(r, p.author), "active_lock_reason": nil, "draft": p.draft,
+		"body": nullIfEmpty(p.body), "reactions": s.reactions(u), "timeline_url": u + "/timeline", "performed_via_github_app": nil,
+		"state_reason": nil,
+		"pull_request": obj{"url": s.api("/repos/%s/pulls/%d", r.fullName(), p.number), "html_url": htmlURL,
+			"diff_url": htmlURL + ".diff", "patch_url": htmlURL + ".patch", "merged_at": nil},
+	}
+}
+
+// ---- REST handlers ----
+
+func (c *reqCtx) pull() (*repo, *pull) {
+	r := c.repo()
+	if r == nil {
+		return nil, nil
+	}
+	n, _ := strconv.Atoi(firstNonEmpty(c.v("pull_number"), c.v("issue_number")))
+	p := c.s.pulls[pullKey(r.fullName(), n)]
+	if p == nil {
+		c.notFound()
+		return nil, nil
+	}
+	return r, p
+}
+
+func hGetPull(c *reqCtx) {
+	r, p := c.pull()
+	if p == nil {
+		return
+	}
+	accept := c.r.Header.Get("Accept")
+	switch {
+	case strings.Contains(accept, "diff"), strings.Contains(accept, "patch"):
+		c.w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		c.w.WriteHeader(http.StatusOK)
+		_, _ = c.w.Write([]byte(unifiedDiff(c.s.pullDiff(r, p))))
+	default:
+		c.json(http.StatusOK, c.s.pullJSON(r, p, true))
+	}
+}
+
+func hListPulls(c *reqCtx) {
+	r := c.repo()
+	if r == nil {
+		return
+	}
+	state := firstNonEmpty(c.r.URL.Query().Get("state"), "open")
+	var items []any
+	for _, p := range c.s.sortedPulls(r) {
+		if state == "all" || p.state == state {
+			if h := c.r.URL.Query().Get("head"); h != "" && !strings.HasSuffix(h, ":"+p.headRef) && h != p.headRef {
+				continue
+			}
+			items = append(items, c.s.pullJSON(r, p, false))
+		}
+	}
+	slices.Reverse(items)
+	c.json(http.StatusOK, c.paginate(items))
+}
+
+func hPullFiles(c *reqCtx) {
+	r, p := c.pull()
+	if p == nil {
+		return
+	}
+	c.json(http.StatusOK, c.paginate(c.s.filesJSON(r, p.headSHA, c.s.pullDiff(r, p))))
+}
+
+func hPullCommits(c *reqCtx) {
+	r, p := c.pull()
+	if p == nil {
+		return
+	}
+	var items []any
+	for _, cm := range commitsBetween(r, mergeBase(r, c.s.baseSHA(r, p), p.headSHA), p.headSHA) {
+		items = append(items, c.s.commitJSON(r, cm, false))
+	}
+	c.json(http.StatusOK, c.paginate(items))
+}
+
+func hListIssueComments(c *reqCtx) {
+	r, p := c.pull()
+	if p == nil {
+		return
+	}
+	var items []any
+	for _, ic := range p.issueComments {
+		items = append(items, c.s.issueCommentJSON(r, p, ic))
+	}
+	c.json(http.StatusOK, c.paginate(items))
+}
+
+func hCreateIssueComment(c *reqCtx) {
+	r, p := c.pull()
+	if p == nil {
+		return
+	}
+	if !c.s.hasPerm(c.tok, r, "issues", "write") && !c.need(r, "pull_requests", "write") {
+		return
+	}
+	var in struct {
+		Body string `json:"body"`
+	}
+	if !c.decode(&in) {
+		return
+	}
+	if in.Body == "" {
+		c.fail(http.StatusUnprocessableEntity, "Validation Failed", obj{"resource": "IssueComment", "code": "missing_field", "field": "body"})
+		return
+	}
+	ic := c.s.addIssueComment(r, p, c.actor().login, in.Body)
+	c.json(http.StatusCreated, c.s.issueCommentJSON(r, p, ic))
+}
+
+func (c *reqCtx) findIssueComment() (*repo, *pull, *issueComment) {
+	r := c.repo()
+	if r == nil {
+		return nil, nil, nil
+	}
+	id, _ := strconv.ParseInt(c.v("comment_id"), 10, 64)
+	for _, p := range c.s.sortedPulls(r) {
+		for _, ic := range p.issueComments {
+			if ic.id == id {
+				return r, p, ic
+			}
+		}
+	}
+	c.notFound()
+	return nil, nil, nil
+}
+
+func hGetIssueComment(c *reqCtx) {
+	r, p, ic := c.findIssueComment()
+	if ic != nil {
+		c.json(http.StatusOK, c.s.issueCommentJSON(r, p, ic))
+	}
+}
+
+func hUpdateIssueComment(c *reqCtx) {
+	r, p, ic := c.findIssueComment()
+	if ic == nil || !c.need(r, "issues", "write") {
+		return
+	}
+	var in struct {
+		Body string `json:"body"`
+	}
+	if !c.decode(&in) {
+		return
+	}
+	ic.body = in.Body
+	ic.updated = c.s.now()
+	c.json(http.StatusOK, c.s.issueCommentJSON(r, p, ic))
+}
+
+func hCreateReview(c *reqCtx) {
+	r, p := c.pull()
+	if p == nil || !c.need(r, "pull_requests", "write") {
+		return
+	}
+	var in struct {
+		CommitID string               `json:"commit_id"`
+		Body     string               `json:"body"`
+		Event    string               `json:"event"`
+		Comments []ReviewCommentInput `json:"comments"`
+	}
+	if !c.decode(&in) {
+		return
+	}
+	rv, msg := c.s.createReview(r, p, c.actor().login, in.Body, in.Event, in.CommitID, in.Comments)
+	if rv == nil {
+		c.fail(http.StatusUnprocessableEntity, "Unprocessable Entity", msg)
+		return
+	}
+	c.json(http.StatusOK, c.s.reviewJSON(r, p, rv))
+}
+
+func hListReviews(c *reqCtx) {
+	r, p := c.pull()
+	if p == nil {
+		return
+	}
+	var items []any
+	for _, rv := range p.reviews {
+		items = append(items, c.s.reviewJSON(r, p, rv))
+	}
+	c.json(http.StatusOK, c.paginate(items))
+}
+
+func hListReviewComments(c *reqCtx) {
+	r, p := c.pull()
+	if p == nil {
+		return
+	}
+	var items []any
+	for _, rc := range p.reviewComments {
+		items = append(items, c.s.reviewCommentJSON(r, p, rc))
+	}
+	c.json(http.StatusOK, c.paginate(items))
+}
+
+func hReplyReviewComment(c *reqCtx) {
+	r, p := c.pull()
+	if p == nil || !c.need(r, "pull_requests", "write") {
+		return
+	}
+	var in struct {
+		Body string `json:"body"`
+	}
+	if !c.decode(&in) {
+		return
+	}
+	id, _ := strconv.ParseInt(c.v("comment_id"), 10, 64)
+	rc, err := c.s.addReply(r, p, id, c.actor().login, in.Body)
+	if err != nil {
+		c.notFound()
+		return
+	}
+	c.json(http.StatusCreated, c.s.reviewCommentJSON(r, p, rc))
+}
+
+// hCreateReviewComment is the single-comment endpoint: a reply when
+// in_reply_to is set, else a one-comment review.
+func hCreateReviewComment(c *reqCtx) {
+	r, p := c.pull()
+	if p == nil || !c.need(r, "pull_requests", "write") {
+		return
+	}
+	var in struct {
+		ReviewCommentInput
+		CommitID  string `json:"commit_id"`
+		InReplyTo int64  `json:"in_reply_to"`
+	}
+	if !c.decode(&in) {
+		return
+	}
+	if in.InReplyTo != 0 {
+		rc, err := c.s.addReply(r, p, in.InReplyTo, c.actor().login, in.Body)
+		if err != nil {
+			c.notFound()
+			return
+		}
+		c.json(http.StatusCreated, c.s.reviewCommentJSON(r, p, rc))
+		return
+	}
+	rv, msg := c.s.createReview(r, p, c.actor().login, "", "COMMENT", in.CommitID, []ReviewCommentInput{in.ReviewCommentInput})
+	if rv == nil {
+		c.fail(http.StatusUnprocessableEntity, "Validation Failed", obj{"resource": "PullRequestReviewComment", "code": "custom", "field": "pull_request_review_thread.line", "message": msg})
+		return
+	}
+	last := p.reviewComments[len(p.reviewComments)-1]
+	c.json(http.StatusCreated, c.s.reviewCommentJSON(r, p, last))
+}
+
+func hGetReviewComment(c *reqCtx) {
+	r := c.repo()
+	if r == nil {
+		return
+	}
+	id, _ := strconv.ParseInt(c.v("comment_id"), 10, 64)
+	for _, p := range c.s.sortedPulls(r) {
+		for _, rc := range p.reviewComments {
+			if rc.id == id {
+				c.json(http.StatusOK, c.s.reviewCommentJSON(r, p, rc))
+				return
+			}
+		}
+	}
+	c.notFound()
+}
+
+func hRequestReviewers(c *reqCtx) {
+	r, p := c.pull()
+	if p == nil || !c.need(r, "pull_requests", "write") {
+		return
+	}
+	var in struct {
+		Reviewers     []string `json:"reviewers"`
+		TeamReviewers []string `json:"team_reviewers"`
+	}
+	if !c.decode(&in) {
+		return
+	}
+	c.s.requestReviewers(r, p, c.actor().login, in.Reviewers, in.TeamReviewers)
+	c.json(http.StatusCreated, c.s.pullJSON(r, p, false))
+}
+
+func hRemoveRequestedReviewers(c *reqCtx) {
+	r, p := c.pull()
+	if p == nil || !c.need(r, "pull_requests", "write") {
+		return
+	}
+	var in struct {
+		Reviewers     []string `json:"reviewers"`
+		TeamReviewers []string `json:"team_reviewers"`
+	}
+	if !c.decode(&in) {
+		return
+	}
+	for _, u := range in.Reviewers {
+		p.reqUsers = slices.DeleteFunc(p.reqUsers, func(x string) bool { return strings.EqualFold(x, u) })
+		c.s.emitPull(r, p, "review_request_removed", c.actor().login, obj{"requested_reviewer": c.s.userByLogin(u)})
+	}
+	for _, t := range in.TeamReviewers {
+		p.reqTeams = slices.DeleteFunc(p.reqTeams, func(x string) bool { return strings.EqualFold(x, t) })
+		if tm := c.s.teams[strings.ToLower(r.owner+"/"+t)]; tm != nil {
+			c.s.emitPull(r, p, "review_request_removed", c.actor().login, obj{"requested_team": c.s.teamJSON(tm)})
+		}
+	}
+	c.json(http.StatusOK, c.s.pullJSON(r, p, false))
+}
+
+func hListRequestedReviewers(c *reqCtx) {
+	r, p := c.pull()
+	if p == nil {
+		return
+	}
+	m := c.s.pullJSON(r, p, false)
+	c.json(http.StatusOK, obj{"users": m["requested_reviewers"], "teams": m["requested_teams"]})
+}
+
+func hAddLabels(c *reqCtx) {
+	r, p := c.pull()
+	if p == nil || !c.need(r, "issues", "write") {
+		return
+	}
+	var in struct {
+		Labels []string `json:"labels"`
+	}
+	if !c.decode(&in) {
+		return
+	}
+	var out []any
+	for _, l := range in.Labels {
+		if !slices.Contains(p.labels, l) {
+			p.labels = append(p.labels, l)
+			c.s.emitPull(r, p, "labeled", c.actor().login, obj{"label": c.s.labelJSON(r, l)})
+		}
+	}
+	for _, l := range p.labels {
+		out = append(out, c.s.labelJSON(r, l))
+	}
+	c.json(http.StatusOK, out)
+}
+
+func hRemoveLabel(c *reqCtx) {
+	r, p := c.pull()
+	if p == nil || !c.need(r, "issues", "write") {
+		return
+	}
+	name := c.v("name")
+	if !slices.Contains(p.labels, name) {
+		c.fail(http.StatusNotFound, "Label does not exist")
+		return
+	}
+	p.labels = slices.DeleteFunc(p.labels, func(x string) bool { return x == name })
+	c.s.emitPull(r, p, "unlabeled", c.actor().login, obj{"label": c.s.labelJSON(r, name)})
+	out := []any{}
+	for _, l := range p.labels {
+		out = append(out, c.s.labelJSON(r, l))
+	}
+	c.json(http.StatusOK, out)
+}
+
+// paginate cuts items to the requested page and sets GitHub's Link header.
+func (c *reqCtx) paginate(items []any) []any {
+	q := c.r.URL.Query()
+	per, _ := strconv.Atoi(q.Get("per_page"))
+	if per <= 0 {
+		per = 30
+	}
+	if per > 100 {
+		per = 100
+	}
+	page, _ := strconv.Atoi(q.Get("page"))
+	if page <= 0 {
+		page = 1
+	}
+	last := (len(items) + per - 1) / per
+	if last == 0 {
+		last = 1
+	}
+	link := func(n int, rel string) string {
+		u := *c.r.URL
+		qq := u.Query()
+		qq.Set("page", strconv.Itoa(n))
+		qq.Set("per_page", strconv.Itoa(per))
+		u.RawQuery = qq.Encode()
+		return fmt.Sprintf("<%s%s>; rel=%q", c.s.base, u.RequestURI(), rel)
+	}
+	var links []string
+	if page < last {
+		links = append(links, link(page+1, "next"), link(last, "last"))
+	}
+	if page > 1 {
+		links = append(links, link(page-1, "prev"), link(1, "first"))
+	}
+	if len(links) > 0 {
+		c.w.Header().Set("Link", strings.Join(links, ", "))
+	}
+	from := (page - 1) * per
+	if from >= len(items) {
+		return []any{}
+	}
+	return items[from:min(len(items), from+per)]
+}

@@ -1,0 +1,396 @@
+// Package ghsim is an in-process, stateful GitHub simulator served over real
+// HTTP on 127.0.0.1. Chakshu's production clients (go-github, githubv4,
+// ghinstallation, go-oidc, x/oauth2) talk to it unchanged with only base URLs
+// switched. See API.md beside this file.
+package ghsim
+
+import (
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/json"
+	"fmt"
+	"io"
+	mrand "math/rand"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// APIPrefix is the path of the REST API under the simulator's root, as on
+// GitHub Enterprise Server. URL() includes it.
+const APIPrefix = "/api/v3"
+
+// Options configure a simulator. The zero value is usable.
+type Options struct {
+	// Seed makes fault injection (and generated ids' order) deterministic.
+	Seed int64
+	// AsyncWebhooks delivers webhooks from a goroutine instead of before the
+	// call that caused them returns. Synchronous is the default.
+	AsyncWebhooks bool
+	// Validate checks every REST request and response against GitHub's
+	// OpenAPI description and every GraphQL document against GitHub's
+	// schema; failures are recorded (ValidationErrors) and reported to
+	// OnValidationError. NewForTest turns it on.
+	Validate bool
+	// OnValidationError is called with each validation failure.
+	OnValidationError func(error)
+	// Logf, when set, receives one line per request and delivery.
+	Logf func(format string, args ...any)
+	// WebhookClient delivers webhooks; nil means a client with a 10 s timeout.
+	WebhookClient *http.Client
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Sim is a running simulator. All methods are safe for concurrent use.
+type Sim struct {
+	opts Options
+	srv  *httptest.Server
+	base string // http://127.0.0.1:PORT
+
+	routes []*route
+
+	mu         sync.Mutex
+	nextID     int64
+	accounts   map[string]*account // by lower login
+	teams      map[string]*team    // "org/slug"
+	apps       map[int64]*app
+	installs   map[int64]*installation
+	tokens     map[string]*accessToken
+	repos      map[string]*repo // lower "owner/name"
+	pulls      map[string]*pull // "owner/name#n"
+	checks     map[int64]*checkRun
+	runs       map[int64]*workflowRun
+	oauth      map[string]*oauthCode
+	hook       *webhookConfig
+	pending    []*Delivery
+	deliveries []*Delivery
+	oauthLogin string
+	calls      map[string]int
+	valErrs    []string
+	faults     []*faultRule
+	rng        *mrand.Rand
+	oidcKey    *rsa.PrivateKey
+	onDisp     []func(WorkflowRun)
+	deliverMu  sync.Mutex // serialises synchronous deliveries
+	deliverWG  sync.WaitGroup
+	closed     bool
+}
+
+// New starts a simulator on 127.0.0.1:0.
+func New(opts Options) *Sim {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.WebhookClient == nil {
+		opts.WebhookClient = &http.Client{Timeout: 10 * time.Second}
+	}
+	s := &Sim{
+		opts:     opts,
+		nextID:   1000,
+		accounts: map[string]*account{},
+		teams:    map[string]*team{},
+		apps:     map[int64]*app{},
+		installs: map[int64]*installation{},
+		tokens:   map[string]*accessToken{},
+		repos:    map[string]*repo{},
+		pulls:    map[string]*pull{},
+		checks:   map[int64]*checkRun{},
+		runs:     map[int64]*workflowRun{},
+		oauth:    map[string]*oauthCode{},
+		calls:    map[string]int{},
+		rng:      mrand.New(mrand.NewSource(opts.Seed)),
+		oidcKey:  sharedKey(0),
+	}
+	s.registerRoutes()
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
+	s.base = s.srv.URL
+	return s
+}
+
+// NewForTest starts a validating simulator that closes when t ends and fails
+// t for every validation error (an unknown endpoint, a request or response
+// that does not match GitHub's description, an invalid GraphQL document).
+func NewForTest(t testing.TB, opts ...Options) *Sim {
+	t.Helper()
+	var o Options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	o.Validate = true
+	prev := o.OnValidationError
+	o.OnValidationError = func(err error) {
+		t.Errorf("ghsim: %v", err)
+		if prev != nil {
+			prev(err)
+		}
+	}
+	if o.Logf == nil {
+		o.Logf = func(string, ...any) {}
+	}
+	s := New(o)
+	t.Cleanup(s.Close)
+	return s
+}
+
+// URL is the REST API base, with a trailing slash: http://127.0.0.1:PORT/api/v3/.
+func (s *Sim) URL() string { return s.base + APIPrefix + "/" }
+
+// GraphQLURL is the GraphQL endpoint: http://127.0.0.1:PORT/api/graphql.
+func (s *Sim) GraphQLURL() string { return s.base + "/api/graphql" }
+
+// IssuerURL is the Actions OIDC issuer: http://127.0.0.1:PORT/oidc.
+func (s *Sim) IssuerURL() string { return s.base + "/oidc" }
+
+// WebURL is the root of the simulator's "github.com" side (OAuth, HTML pages):
+// http://127.0.0.1:PORT.
+func (s *Sim) WebURL() string { return s.base }
+
+// Close stops the server and waits for asynchronous deliveries.
+func (s *Sim) Close() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	s.mu.Unlock()
+	s.deliverWG.Wait()
+	s.srv.CloseClientConnections()
+	s.srv.Close()
+}
+
+func (s *Sim) now() time.Time { return s.opts.Now().UTC().Truncate(time.Second) }
+
+func (s *Sim) id() int64 {
+	s.nextID++
+	return s.nextID
+}
+
+func (s *Sim) logf(format string, args ...any) {
+	if s.opts.Logf != nil {
+		s.opts.Logf(format, args...)
+	}
+}
+
+// sharedKeys caches RSA keys: generating one costs ~50 ms on these cores and
+// every sim needs a few.
+var (
+	keyMu   sync.Mutex
+	keyPool = map[int]*rsa.PrivateKey{}
+)
+
+func sharedKey(i int) *rsa.PrivateKey {
+	keyMu.Lock()
+	defer keyMu.Unlock()
+	if k, ok := keyPool[i]; ok {
+		return k
+	}
+	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		panic(err)
+	}
+	keyPool[i] = k
+	return k
+}
+
+// route is one endpoint: method and a path template in OpenAPI form.
+type route struct {
+	method   string
+	template string // e.g. /repos/{owner}/{repo}/pulls/{pull_number}
+	segs     []string
+	literal  int
+	auth     authKind
+	h        func(*reqCtx)
+	api      bool // under APIPrefix and described by GitHub's OpenAPI document
+}
+
+type authKind int
+
+const (
+	authInstallation authKind = iota // installation or user token
+	authApp                          // app JWT
+	authNone
+)
+
+func (s *Sim) handle(method, template string, auth authKind, h func(*reqCtx)) {
+	r := &route{method: method, template: template, auth: auth, h: h, api: true}
+	r.segs = strings.Split(strings.Trim(template, "/"), "/")
+	for _, sg := range r.segs {
+		if !strings.HasPrefix(sg, "{") {
+			r.literal++
+		}
+	}
+	s.routes = append(s.routes, r)
+}
+
+// match finds the most specific route for a path below APIPrefix.
+func (s *Sim) match(method, path string) (*route, map[string]string, bool) {
+	segs := strings.Split(strings.Trim(path, "/"), "/")
+	var best *route
+	var bestVars map[string]string
+	methodMismatch := false
+	for _, r := range s.routes {
+		vars, ok := matchSegs(r.segs, segs)
+		if !ok {
+			continue
+		}
+		if r.method != method {
+			methodMismatch = true
+			continue
+		}
+		if best == nil || r.literal > best.literal {
+			best, bestVars = r, vars
+		}
+	}
+	return best, bestVars, methodMismatch
+}
+
+func matchSegs(tpl, segs []string) (map[string]string, bool) {
+	vars := map[string]string{}
+	for i, t := range tpl {
+		if strings.HasPrefix(t, "{") && strings.HasSuffix(t, "...}") {
+			vars[strings.TrimSuffix(t[1:], "...}")] = strings.Join(segs[i:], "/")
+			return vars, i < len(segs)
+		}
+		if i >= len(segs) {
+			return nil, false
+		}
+		if strings.HasPrefix(t, "{") {
+			if segs[i] == "" {
+				return nil, false
+			}
+			vars[t[1:len(t)-1]] = segs[i]
+			continue
+		}
+		if t != segs[i] {
+			return nil, false
+		}
+	}
+	return vars, len(tpl) == len(segs)
+}
+
+// Routes lists the REST operations the simulator serves, as "METHOD
+// /template" in OpenAPI form. The spec generator extracts these from GitHub's
+// description.
+func Routes() []string {
+	s := &Sim{}
+	s.registerRoutes()
+	var out []string
+	for _, r := range s.routes {
+		t := strings.ReplaceAll(r.template, "...}", "}")
+		out = append(out, r.method+" "+t)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// reqCtx is one request being served.
+type reqCtx struct {
+	s     *Sim
+	w     http.ResponseWriter
+	r     *http.Request
+	vars  map[string]string
+	tok   *accessToken // installation or user token
+	app   *app         // app JWT
+	route *route
+}
+
+func (c *reqCtx) v(name string) string { return c.vars[name] }
+
+// json writes v with status.
+func (c *reqCtx) json(status int, v any) {
+	c.w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	c.w.WriteHeader(status)
+	_ = json.NewEncoder(c.w).Encode(v)
+}
+
+// fail writes GitHub's error shape.
+func (c *reqCtx) fail(status int, msg string, errs ...any) {
+	body := map[string]any{"message": msg, "documentation_url": "https://docs.github.com/rest", "status": fmt.Sprint(status)}
+	if len(errs) > 0 {
+		body["errors"] = errs
+	}
+	c.json(status, body)
+}
+
+func (c *reqCtx) notFound() { c.fail(http.StatusNotFound, "Not Found") }
+
+// decode reads a JSON body (at most 10 MB).
+func (c *reqCtx) decode(v any) bool {
+	data, err := io.ReadAll(io.LimitReader(c.r.Body, 10<<20))
+	if err != nil {
+		c.fail(http.StatusBadRequest, "Problems parsing JSON")
+		return false
+	}
+	if len(strings.TrimSpace(string(data))) == 0 {
+		return true
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		c.fail(http.StatusBadRequest, "Problems parsing JSON")
+		return false
+	}
+	return true
+}
+
+// Calls returns how many requests each endpoint received, keyed "METHOD
+// /template" (OpenAPI form, e.g. "GET /repos/{owner}/{repo}/pulls/{pull_number}"),
+// plus "POST /graphql" and the non-API pages by their paths.
+func (s *Sim) Calls() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]int, len(s.calls))
+	for k, v := range s.calls {
+		out[k] = v
+	}
+	return out
+}
+
+// CallCount is Calls()[key].
+func (s *Sim) CallCount(key string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls[key]
+}
+
+// TotalCalls sums the calls whose key starts with prefix ("" for all,
+// "GET " for every GET).
+func (s *Sim) TotalCalls(prefix string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for k, v := range s.calls {
+		if strings.HasPrefix(k, prefix) {
+			n += v
+		}
+	}
+	return n
+}
+
+// ResetCalls zeroes the counters.
+func (s *Sim) ResetCalls() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls = map[string]int{}
+}
+
+// ValidationErrors returns every validation failure recorded so far.
+func (s *Sim) ValidationErrors() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.valErrs...)
+}
+
+func (s *Sim) validationError(err error) {
+	s.mu.Lock()
+	s.valErrs = append(s.valErrs, err.Error())
+	s.mu.Unlock()
+	s.logf("ghsim: validation: %v", err)
+	if s.opts.OnValidationError != nil {
+		s.opts.OnValidationError(err)
+	}
+}

@@ -1,0 +1,262 @@
+package ghsim
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+type webhookConfig struct {
+	url     string
+	secrets []string
+}
+
+// Delivery is one webhook delivery (or redelivery).
+type Delivery struct {
+	// ID is the X-GitHub-Delivery uuid; a redelivery keeps it.
+	ID string
+	// Event is X-GitHub-Event (pull_request, issue_comment…).
+	Event string
+	// Action is the payload's "action", if any.
+	Action string
+	// InstallationID is the payload's installation.id (0 if none).
+	InstallationID int64
+	// Payload is the exact body sent.
+	Payload []byte
+	// Headers are the request headers sent.
+	Headers http.Header
+	// Status is the receiver's HTTP status (0 if not sent or failed).
+	Status int
+	// Err is the transport error, if any.
+	Err string
+	// Redelivery is true for a Redeliver.
+	Redelivery bool
+	// At is when it was sent.
+	At time.Time
+}
+
+// SetWebhook points the app's webhook at url. The first secret signs
+// X-Hub-Signature-256 (and X-Hub-Signature). An empty url stops deliveries
+// (events are still recorded with Status 0).
+func (s *Sim) SetWebhook(url string, secrets ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hook = &webhookConfig{url: url, secrets: secrets}
+}
+
+// emit queues an event; the caller flushes after releasing s.mu.
+func (s *Sim) emit(event string, instID int64, payload obj) {
+	if instID != 0 {
+		if in := s.installs[instID]; in != nil {
+			payload["installation"] = obj{"id": in.id, "node_id": nodeID("MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9u", in.id)}
+			if event == "installation" || event == "installation_repositories" {
+				payload["installation"] = s.installationJSON(in)
+			}
+		}
+	}
+	if org := s.orgOf(payload); org != nil {
+		payload["organization"] = org
+	}
+	body, err := json.Marshal(payload)
+	if err != nil {
+		panic(err)
+	}
+	action, _ := payload["action"].(string)
+	d := &Delivery{ID: newUUID(), Event: event, Action: action, InstallationID: instID, Payload: body}
+	s.pending = append(s.pending, d)
+}
+
+func (s *Sim) orgOf(payload obj) any {
+	repoObj, ok := payload["repository"].(obj)
+	if !ok {
+		return nil
+	}
+	owner, _ := repoObj["owner"].(obj)
+	if owner == nil || owner["type"] != "Organization" {
+		return nil
+	}
+	login := owner["login"].(string)
+	a := s.accounts[strings.ToLower(login)]
+	u := s.api("/orgs/%s", login)
+	return obj{"login": a.login, "id": a.id, "node_id": owner["node_id"], "url": u, "repos_url": u + "/repos", "events_url": u + "/events",
+		"hooks_url": u + "/hooks", "issues_url": u + "/issues", "members_url": u + "/members{/member}",
+		"public_members_url": u + "/public_members{/member}", "avatar_url": owner["avatar_url"], "description": nil}
+}
+
+// flush delivers the queued events.
+func (s *Sim) flush() {
+	s.mu.Lock()
+	pending := s.pending
+	s.pending = nil
+	s.mu.Unlock()
+	s.deliver(pending)
+}
+
+func (s *Sim) deliver(ds []*Delivery) {
+	if len(ds) == 0 {
+		return
+	}
+	s.mu.Lock()
+	hook := s.hook
+	appID := int64(0)
+	for id := range s.apps {
+		if appID == 0 || id < appID {
+			appID = id
+		}
+	}
+	s.mu.Unlock()
+	send := func() {
+		s.deliverMu.Lock()
+		defer s.deliverMu.Unlock()
+		for _, d := range ds {
+			s.send(hook, appID, d)
+		}
+	}
+	if s.opts.AsyncWebhooks {
+		s.deliverWG.Add(1)
+		go func() {
+			defer s.deliverWG.Done()
+			send()
+		}()
+		return
+	}
+	send()
+}
+
+func (s *Sim) send(hook *webhookConfig, appID int64, d *Delivery) {
+	if s.opts.Validate {
+		s.validateWebhook(d)
+	}
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("User-Agent", "GitHub-Hookshot/sim")
+	h.Set("X-GitHub-Event", d.Event)
+	h.Set("X-GitHub-Delivery", d.ID)
+	h.Set("X-GitHub-Hook-ID", "1")
+	h.Set("X-GitHub-Hook-Installation-Target-ID", strconv.FormatInt(appID, 10))
+	h.Set("X-GitHub-Hook-Installation-Target-Type", "integration")
+	if hook != nil && len(hook.secrets) > 0 {
+		m := hmac.New(sha256.New, []byte(hook.secrets[0]))
+		m.Write(d.Payload)
+		h.Set("X-Hub-Signature-256", "sha256="+hex.EncodeToString(m.Sum(nil)))
+		m1 := hmac.New(sha1.New, []byte(hook.secrets[0]))
+		m1.Write(d.Payload)
+		h.Set("X-Hub-Signature", "sha1="+hex.EncodeToString(m1.Sum(nil)))
+	}
+	d.Headers = h
+	d.At = s.now()
+	if hook != nil && hook.url != "" {
+		req, err := http.NewRequest(http.MethodPost, hook.url, bytes.NewReader(d.Payload))
+		if err == nil {
+			req.Header = h.Clone()
+			resp, err2 := s.opts.WebhookClient.Do(req)
+			if err2 != nil {
+				err = err2
+			} else {
+				_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+				resp.Body.Close()
+				d.Status = resp.StatusCode
+			}
+		}
+		if err != nil {
+			d.Err = err.Error()
+		}
+	}
+	s.logf("ghsim: webhook %s.%s %s → %d %s", d.Event, d.Action, d.ID, d.Status, d.Err)
+	s.mu.Lock()
+	s.deliveries = append(s.deliveries, d)
+	s.mu.Unlock()
+}
+
+// Deliveries returns every delivery made so far (copies), oldest first.
+func (s *Sim) Deliveries() []Delivery {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Delivery, len(s.deliveries))
+	for i, d := range s.deliveries {
+		out[i] = *d
+	}
+	return out
+}
+
+// DeliveriesOf returns the deliveries of one event (and action, if given).
+func (s *Sim) DeliveriesOf(event string, action ...string) []Delivery {
+	var out []Delivery
+	for _, d := range s.Deliveries() {
+		if d.Event == event && (len(action) == 0 || d.Action == action[0]) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// WaitDeliveries waits until asynchronous deliveries queued so far are sent.
+func (s *Sim) WaitDeliveries() { s.deliverWG.Wait() }
+
+// Redeliver sends delivery id again with the same X-GitHub-Delivery.
+func (s *Sim) Redeliver(id string) error {
+	s.mu.Lock()
+	var orig *Delivery
+	for _, d := range s.deliveries {
+		if d.ID == id {
+			orig = d
+		}
+	}
+	s.mu.Unlock()
+	if orig == nil {
+		return fmt.Errorf("ghsim: no delivery %s", id)
+	}
+	d := &Delivery{ID: orig.ID, Event: orig.Event, Action: orig.Action, InstallationID: orig.InstallationID, Payload: orig.Payload, Redelivery: true}
+	s.deliver([]*Delivery{d})
+	return nil
+}
+
+func newUUID() string {
+	b := []byte(randHex(16))
+	return fmt.Sprintf("%s-%s-4%s-a%s-%s", b[0:8], b[8:12], b[13:16], b[17:20], b[20:32])
+}
+
+// emitPush queues a push event.
+func (s *Sim) emitPush(r *repo, branch, before string, c *commit, forced, created bool) {
+	pusher := s.ensureAccount(firstNonEmpty(c.author, r.owner), "User")
+	shas, _ := trees(c.files)
+	var base map[string]string
+	if len(c.parents) > 0 {
+		base = r.commits[c.parents[0]].files
+	}
+	added, removed, modified := []string{}, []string{}, []string{}
+	for _, fd := range diffTrees(base, c.files) {
+		switch fd.status {
+		case "added":
+			added = append(added, fd.path)
+		case "removed":
+			removed = append(removed, fd.path)
+		default:
+			modified = append(modified, fd.path)
+		}
+	}
+	who := obj{"name": pusher.name, "email": pusher.email, "username": pusher.login}
+	hc := obj{"id": c.sha, "tree_id": shas[""], "distinct": true, "message": c.message, "timestamp": ts(c.at),
+		"url": s.html("/%s/commit/%s", r.fullName(), c.sha), "author": who, "committer": who,
+		"added": added, "removed": removed, "modified": modified}
+	repoObj := s.repoJSON(r)
+	repoObj["pushed_at"] = r.pushed.Unix()
+	repoObj["created_at"] = r.created.Unix()
+	repoObj["stargazers"] = 0
+	repoObj["master_branch"] = r.defaultBranch
+	s.emit("push", s.instID(r), obj{
+		"ref": "refs/heads/" + branch, "before": before, "after": c.sha, "created": created, "deleted": false, "forced": forced,
+		"base_ref": nil, "compare": s.html("/%s/compare/%s...%s", r.fullName(), before[:12], c.sha[:12]),
+		"commits": []any{hc}, "head_commit": hc, "repository": repoObj,
+		"pusher": obj{"name": pusher.login, "email": pusher.email}, "sender": s.userJSON(pusher),
+	})
+}
