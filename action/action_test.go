@@ -1,0 +1,139 @@
+package action
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"gopkg.in/yaml.v3"
+)
+
+type workflowFile struct {
+	On          map[string]yaml.Node `yaml:"on"`
+	Permissions map[string]string    `yaml:"permissions"`
+	Jobs        map[string]struct {
+		Permissions map[string]string `yaml:"permissions"`
+		Steps       []struct {
+			Name string            `yaml:"name"`
+			Uses string            `yaml:"uses"`
+			Run  string            `yaml:"run"`
+			With map[string]string `yaml:"with"`
+		} `yaml:"steps"`
+	} `yaml:"jobs"`
+}
+
+func TestWorkflowTemplateSecurity(t *testing.T) {
+	var wf workflowFile
+	if err := yaml.Unmarshal([]byte(WorkflowTemplate), &wf); err != nil {
+		t.Fatalf("parse workflow: %v", err)
+	}
+	var triggers []string
+	for k := range wf.On {
+		triggers = append(triggers, k)
+	}
+	if diff := cmp.Diff([]string{"workflow_dispatch"}, triggers); diff != "" {
+		t.Fatalf("triggers (-want +got):\n%s", diff)
+	}
+	var inputs struct {
+		Inputs map[string]any `yaml:"inputs"`
+	}
+	node := wf.On["workflow_dispatch"]
+	if err := node.Decode(&inputs); err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range []string{"run_id", "pr_number", "head_sha"} {
+		if _, ok := inputs.Inputs[in]; !ok {
+			t.Errorf("workflow_dispatch input %s missing", in)
+		}
+	}
+	if diff := cmp.Diff(map[string]string{"id-token": "write", "contents": "read"}, wf.Permissions); diff != "" {
+		t.Fatalf("permissions (-want +got):\n%s", diff)
+	}
+	if len(wf.Jobs) != 1 {
+		t.Fatalf("want one job, got %d", len(wf.Jobs))
+	}
+	for name, job := range wf.Jobs {
+		if job.Permissions != nil {
+			t.Errorf("job %s widens permissions: %v", name, job.Permissions)
+		}
+		var checkout, action, verify bool
+		for _, s := range job.Steps {
+			// Inputs must reach shell scripts through env, never by interpolation.
+			if strings.Contains(s.Run, "${{") {
+				t.Errorf("step %q interpolates an expression into a script", s.Name)
+			}
+			switch {
+			case strings.HasPrefix(s.Uses, "actions/checkout@"):
+				checkout = true
+				if s.With["persist-credentials"] != "false" {
+					t.Errorf("checkout persists credentials: %v", s.With)
+				}
+				if s.With["ref"] != "refs/pull/${{ inputs.pr_number }}/head" {
+					t.Errorf("checkout ref = %q, want the base repository's pull ref", s.With["ref"])
+				}
+				if _, ok := s.With["token"]; ok {
+					t.Errorf("checkout is given a token")
+				}
+			case strings.Contains(s.Uses, "/action@"):
+				action = true
+				if s.With["chakshu-url"] != "${{ vars.CHAKSHU_URL }}" {
+					t.Errorf("action chakshu-url = %q", s.With["chakshu-url"])
+				}
+			case strings.Contains(s.Run, "git rev-parse HEAD") && strings.Contains(s.Run, "HEAD_SHA"):
+				verify = true
+			}
+			if s.Uses != "" && !strings.Contains(s.Uses, "chakshu") && !regexp.MustCompile(`@[0-9a-f]{40}$`).MatchString(s.Uses) {
+				t.Errorf("third-party action %s is not pinned to a commit", s.Uses)
+			}
+			for k, v := range s.With {
+				if strings.Contains(v, "secrets.") {
+					t.Errorf("step %q passes a secret in %s", s.Name, k)
+				}
+			}
+		}
+		if !checkout || !action || !verify {
+			t.Errorf("job %s: checkout=%v verify=%v action=%v; want all", name, checkout, verify, action)
+		}
+	}
+	if strings.Contains(WorkflowTemplate, "secrets.") || strings.Contains(WorkflowTemplate, "GITHUB_TOKEN") {
+		t.Error("the workflow must not reference secrets or GITHUB_TOKEN")
+	}
+}
+
+func TestActionYAML(t *testing.T) {
+	var a struct {
+		Runs struct {
+			Using string `yaml:"using"`
+			Steps []struct {
+				Uses string            `yaml:"uses"`
+				Run  string            `yaml:"run"`
+				With map[string]string `yaml:"with"`
+			} `yaml:"steps"`
+		} `yaml:"runs"`
+	}
+	if err := yaml.Unmarshal([]byte(ActionYAML), &a); err != nil {
+		t.Fatalf("parse action.yml: %v", err)
+	}
+	if a.Runs.Using != "composite" {
+		t.Fatalf("using = %q, want composite", a.Runs.Using)
+	}
+	var goVersion, builds bool
+	for _, s := range a.Runs.Steps {
+		if strings.HasPrefix(s.Uses, "actions/setup-go@") {
+			goVersion = regexp.MustCompile(`^\d+\.\d+\.\d+$`).MatchString(s.With["go-version"]) && s.With["cache"] == "true"
+			if !regexp.MustCompile(`@[0-9a-f]{40}$`).MatchString(s.Uses) {
+				t.Errorf("setup-go not pinned to a commit: %s", s.Uses)
+			}
+		}
+		if strings.Contains(s.Run, "go build") && strings.Contains(s.Run, "./cmd/chakshu-action") {
+			builds = true
+		}
+		if strings.Contains(s.Run, "${{") {
+			t.Errorf("step interpolates an expression into a script: %q", s.Run)
+		}
+	}
+	if !goVersion || !builds {
+		t.Fatalf("pinned go version with cache = %v, builds chakshu-action = %v", goVersion, builds)
+	}
+}

@@ -1,0 +1,413 @@
+// Package agent runs the read-only review agent: a loop over the Anthropic
+// Messages API (through Chakshu's model gateway, authenticated with the run
+// token) with the tools of action/tools, bounded by the job's cost cap, turn
+// limit and wall time.
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+
+	"github.com/chakshu-dev/chakshu/action/tools"
+	"github.com/chakshu-dev/chakshu/internal/redact"
+	"github.com/chakshu-dev/chakshu/internal/runnerproto"
+)
+
+// Failure reasons: short safe sentences for the run, the check and the log.
+const (
+	ReasonCostCap       = "cost cap reached"
+	ReasonMaxTurns      = "max turns reached without a result"
+	ReasonWallTime      = "wall time reached without a result"
+	ReasonGateway       = "the model gateway failed"
+	ReasonMalformed     = "the model's output was malformed too often"
+	ReasonInvalidResult = "the model did not produce a valid result"
+)
+
+// CodeCostCap is the error code the model gateway answers once a run has
+// spent its cap (runnerproto.Error shape).
+const CodeCostCap = "cost_cap_reached"
+
+// Defaults for limits the job leaves at zero.
+const (
+	DefaultMaxTurns     = 40
+	DefaultWall         = 20 * time.Minute
+	DefaultMaxTokens    = 8192
+	DefaultMaxMalformed = 5
+	DefaultMaxRefusals  = 3
+)
+
+// Config configures one agent run.
+type Config struct {
+	// Job is the job from Chakshu.
+	Job *runnerproto.Job
+	// Tools is the tool set over the workspace.
+	Tools *tools.Set
+	// Log is the Actions log; every tool call is printed to it.
+	Log io.Writer
+	// HTTPClient reaches the model gateway; nil means http.DefaultClient.
+	HTTPClient *http.Client
+	// MaxTokens per model answer (default 8192).
+	MaxTokens int64
+	// MaxMalformed bounds malformed model output (default 5).
+	MaxMalformed int
+	// MaxRefusals bounds refused submissions (default 3).
+	MaxRefusals int
+	// MaxRetries is the SDK's retry count for transient errors (default 2).
+	MaxRetries *int
+}
+
+// Usage counts tokens as the gateway reported them.
+type Usage struct {
+	Input, Output, CacheWrite, CacheRead int64
+}
+
+// Outcome is what a run produced.
+type Outcome struct {
+	// Result is the accepted result JSON; nil on failure.
+	Result json.RawMessage
+	// Failure says why there is no result.
+	Failure *runnerproto.Failure
+	// Turns is the number of model calls made.
+	Turns     int
+	ToolCalls int
+	Usage     Usage
+	// CostUSD is the runner's estimate; the gateway meters the real cost.
+	CostUSD float64
+}
+
+// Run runs the agent until it submits a result or hits a limit.
+func Run(ctx context.Context, cfg Config) *Outcome {
+	a, err := newRun(cfg)
+	if err != nil {
+		return &Outcome{Failure: &runnerproto.Failure{Reason: ReasonGateway, Detail: redact.Error(err)}}
+	}
+	return a.loop(ctx)
+}
+
+type run struct {
+	cfg      Config
+	job      *runnerproto.Job
+	client   anthropic.Client
+	log      io.Writer
+	out      *Outcome
+	system   []anthropic.TextBlockParam
+	tools    []anthropic.ToolUnionParam
+	messages []anthropic.MessageParam
+	submit   string
+	maxTurns int
+	wall     time.Duration
+	lastMark int // index of the message holding the rolling cache breakpoint
+}
+
+func newRun(cfg Config) (*run, error) {
+	job := cfg.Job
+	if job == nil || cfg.Tools == nil {
+		return nil, errors.New("agent: job and tools are required")
+	}
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = http.DefaultClient
+	}
+	if cfg.MaxTokens == 0 {
+		cfg.MaxTokens = DefaultMaxTokens
+	}
+	if cfg.MaxMalformed == 0 {
+		cfg.MaxMalformed = DefaultMaxMalformed
+	}
+	if cfg.MaxRefusals == 0 {
+		cfg.MaxRefusals = DefaultMaxRefusals
+	}
+	retries := 2
+	if cfg.MaxRetries != nil {
+		retries = *cfg.MaxRetries
+	}
+	r := &run{cfg: cfg, job: job, log: cfg.Log, out: &Outcome{}, submit: cfg.Tools.SubmitName(), lastMark: -1}
+	r.maxTurns = job.MaxTurns
+	if r.maxTurns <= 0 {
+		r.maxTurns = DefaultMaxTurns
+	}
+	r.wall = time.Duration(job.WallSeconds) * time.Second
+	if r.wall <= 0 {
+		r.wall = DefaultWall
+	}
+	r.client = anthropic.NewClient(
+		option.WithoutEnvironmentDefaults(),
+		option.WithBaseURL(job.ModelURL),
+		option.WithAPIKey(job.RunToken),
+		option.WithHTTPClient(cfg.HTTPClient),
+		option.WithMaxRetries(retries),
+	)
+	suffix, err := SystemSuffix(job.ClaudeMD, job.Skills, r.submit)
+	if err != nil {
+		return nil, err
+	}
+	// The stable prefix (tools, then system) carries cache breakpoints.
+	r.system = []anthropic.TextBlockParam{{Text: job.System}, {Text: suffix}}
+	if strings.TrimSpace(job.System) == "" {
+		r.system = r.system[1:]
+	}
+	r.system[len(r.system)-1].CacheControl = anthropic.NewCacheControlEphemeralParam()
+	for _, d := range cfg.Tools.Defs() {
+		tp, err := toolParam(d)
+		if err != nil {
+			return nil, err
+		}
+		r.tools = append(r.tools, anthropic.ToolUnionParam{OfTool: tp})
+	}
+	if n := len(r.tools); n > 0 {
+		r.tools[n-1].OfTool.CacheControl = anthropic.NewCacheControlEphemeralParam()
+	}
+	r.messages = []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock(job.Prompt))}
+	return r, nil
+}
+
+func toolParam(d tools.Def) (*anthropic.ToolParam, error) {
+	var schema map[string]any
+	if err := json.Unmarshal(d.InputSchema, &schema); err != nil {
+		return nil, fmt.Errorf("tool %s: input schema: %w", d.Name, err)
+	}
+	in := anthropic.ToolInputSchemaParam{Properties: schema["properties"], ExtraFields: map[string]any{}}
+	if req, ok := schema["required"].([]any); ok {
+		for _, x := range req {
+			if s, ok := x.(string); ok {
+				in.Required = append(in.Required, s)
+			}
+		}
+	}
+	for k, v := range schema {
+		if k != "properties" && k != "required" && k != "type" {
+			in.ExtraFields[k] = v
+		}
+	}
+	tp := &anthropic.ToolParam{Name: d.Name, InputSchema: in}
+	if d.Description != "" {
+		tp.Description = anthropic.String(d.Description)
+	}
+	return tp, nil
+}
+
+func (r *run) fail(reason string, detail error) *Outcome {
+	r.out.Failure = &runnerproto.Failure{Reason: reason}
+	if detail != nil {
+		r.out.Failure.Detail = redact.Error(detail)
+	}
+	fmt.Fprintf(r.log, "✗ stopped: %s\n", reason)
+	return r.out
+}
+
+// loop is the conversation. Every exit returns r.out.
+func (r *run) loop(parent context.Context) *Outcome {
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(parent, r.wall)
+	defer cancel()
+	softDeadline := start.Add(r.wall * 85 / 100)
+
+	final := ""      // why the model was told to submit at once, if it was
+	costCap := false // the gateway refused a request at the cap
+	malformed, refusals := 0, 0
+	for {
+		if r.out.Turns >= r.maxTurns {
+			return r.fail(ReasonMaxTurns, nil)
+		}
+		if final == "" {
+			switch {
+			case r.out.Turns == r.maxTurns-1:
+				final = finalTurnText
+			case time.Now().After(softDeadline):
+				final = wallTimeText
+			}
+			if final != "" {
+				r.appendText(fmt.Sprintf(final, r.submit))
+			}
+		}
+		params := anthropic.MessageNewParams{
+			Model:     anthropic.Model(r.job.Model),
+			MaxTokens: r.cfg.MaxTokens,
+			System:    r.system,
+			Tools:     r.tools,
+			Messages:  r.markCache(),
+		}
+		if final != "" {
+			params.ToolChoice = anthropic.ToolChoiceUnionParam{OfTool: &anthropic.ToolChoiceToolParam{Name: r.submit}}
+		}
+		r.out.Turns++
+		msg, err := r.client.Messages.New(ctx, params)
+		if err != nil {
+			switch {
+			case ctx.Err() != nil && parent.Err() == nil:
+				return r.fail(ReasonWallTime, err)
+			case isCostCap(err) && !costCap && r.out.Turns < r.maxTurns:
+				costCap = true
+				if final == "" {
+					final = costCapText
+					r.appendText(fmt.Sprintf(costCapText, r.submit))
+				}
+				fmt.Fprintf(r.log, "! cost cap reached after %d model calls; asking for the result at once\n", r.out.Turns)
+				continue
+			case isCostCap(err):
+				return r.fail(ReasonCostCap, err)
+			default:
+				return r.fail(ReasonGateway, err)
+			}
+		}
+		r.account(msg.Usage)
+		r.messages = append(r.messages, msg.ToParam())
+		var results []anthropic.ContentBlockParamUnion
+		for _, b := range msg.Content {
+			switch b.Type {
+			case "text":
+				if t := strings.TrimSpace(b.Text); t != "" {
+					fmt.Fprintf(r.log, "  model: %s\n", oneLine(redact.String(t), 300))
+				}
+			case "tool_use":
+				r.out.ToolCalls++
+				res := r.cfg.Tools.Call(ctx, b.Name, b.Input)
+				r.logCall(b.Name, b.Input, res)
+				if res.Submitted != nil {
+					r.out.Result = res.Submitted
+					fmt.Fprintf(r.log, "✓ result submitted after %d model calls and %d tool calls (est. $%.4f)\n", r.out.Turns, r.out.ToolCalls, r.out.CostUSD)
+					return r.out
+				}
+				if res.Malformed {
+					malformed++
+				}
+				if res.Refused {
+					refusals++
+				}
+				results = append(results, anthropic.NewToolResultBlock(b.ID, res.Output, res.IsError))
+			}
+		}
+		switch {
+		case refusals > r.cfg.MaxRefusals:
+			return r.fail(ReasonInvalidResult, fmt.Errorf("%d submissions refused", refusals))
+		case malformed > r.cfg.MaxMalformed:
+			return r.fail(ReasonMalformed, fmt.Errorf("%d malformed tool calls", malformed))
+		case costCap:
+			// The one request allowed past the cap did not submit.
+			return r.fail(ReasonCostCap, errors.New("no result after the cost cap"))
+		}
+		if len(results) == 0 {
+			malformed++
+			if malformed > r.cfg.MaxMalformed {
+				return r.fail(ReasonMalformed, fmt.Errorf("answer without a tool call (stop reason %s)", msg.StopReason))
+			}
+			r.messages = append(r.messages, anthropic.NewUserMessage(anthropic.NewTextBlock(fmt.Sprintf(noToolText, r.submit))))
+			continue
+		}
+		r.messages = append(r.messages, anthropic.NewUserMessage(results...))
+		final = "" // a new user turn: the limits are checked again for it
+	}
+}
+
+// appendText adds an instruction to the pending user message.
+func (r *run) appendText(t string) {
+	last := &r.messages[len(r.messages)-1]
+	if last.OfUser == nil {
+		r.messages = append(r.messages, anthropic.NewUserMessage(anthropic.NewTextBlock(t)))
+		return
+	}
+	last.OfUser.Content = append(last.OfUser.Content, anthropic.NewTextBlock(t))
+}
+
+// markCache moves the rolling cache breakpoint to the last block of the last
+// user message, so each turn reads the previous turn's prefix from cache.
+func (r *run) markCache() []anthropic.MessageParam {
+	if r.lastMark >= 0 {
+		setCache(&r.messages[r.lastMark], false)
+	}
+	r.lastMark = len(r.messages) - 1
+	setCache(&r.messages[r.lastMark], true)
+	return r.messages
+}
+
+func setCache(m *anthropic.MessageParam, on bool) {
+	if m.OfUser == nil || len(m.OfUser.Content) == 0 {
+		return
+	}
+	cc := anthropic.CacheControlEphemeralParam{}
+	if on {
+		cc = anthropic.NewCacheControlEphemeralParam()
+	}
+	b := &m.OfUser.Content[len(m.OfUser.Content)-1]
+	switch {
+	case b.OfText != nil:
+		b.OfText.CacheControl = cc
+	case b.OfToolResult != nil:
+		b.OfToolResult.CacheControl = cc
+	}
+}
+
+func isCostCap(err error) bool {
+	var apiErr *anthropic.Error
+	if !errors.As(err, &apiErr) {
+		return false
+	}
+	var e runnerproto.Error
+	if json.Unmarshal([]byte(apiErr.RawJSON()), &e) == nil && e.Error.Code == CodeCostCap {
+		return true
+	}
+	return strings.Contains(apiErr.RawJSON(), `"`+CodeCostCap+`"`)
+}
+
+func (r *run) account(u anthropic.Usage) {
+	r.out.Usage.Input += u.InputTokens
+	r.out.Usage.Output += u.OutputTokens
+	r.out.Usage.CacheWrite += u.CacheCreationInputTokens
+	r.out.Usage.CacheRead += u.CacheReadInputTokens
+	r.out.CostUSD = EstimateCost(r.job.Model, r.out.Usage)
+}
+
+func (r *run) logCall(name string, input json.RawMessage, res tools.Result) {
+	status := "ok"
+	switch {
+	case res.Submitted != nil:
+		status = "accepted"
+	case res.IsError:
+		status = "error: " + oneLine(res.Output, 160)
+	}
+	args := oneLine(redact.String(string(input)), 300)
+	if name == r.submit && len(input) > 300 {
+		args = fmt.Sprintf("(%d bytes of result JSON)", len(input))
+	}
+	fmt.Fprintf(r.log, "→ [%d/%d] %s %s — %d bytes, %s · est. $%.4f\n",
+		r.out.Turns, r.maxTurns, oneLine(name, 80), args, len(res.Output), status, r.out.CostUSD)
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		cut := n
+		for cut > 0 && s[cut]&0xC0 == 0x80 {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}
+
+// Price per million tokens, by model family; the gateway's meter is the
+// authority, this is only the running estimate printed in the log.
+type price struct{ in, out float64 }
+
+// EstimateCost estimates the cost in USD of usage on model.
+func EstimateCost(model string, u Usage) float64 {
+	p := price{3, 15}
+	switch m := strings.ToLower(model); {
+	case strings.Contains(m, "opus"):
+		p = price{5, 25}
+	case strings.Contains(m, "haiku"):
+		p = price{1, 5}
+	}
+	return (float64(u.Input)*p.in + float64(u.CacheWrite)*p.in*1.25 + float64(u.CacheRead)*p.in*0.1 + float64(u.Output)*p.out) / 1e6
+}

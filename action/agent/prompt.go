@@ -1,0 +1,41 @@
+package agent
+
+import (
+	_ "embed"
+	"fmt"
+	"strings"
+	"text/template"
+
+	"github.com/chakshu-dev/chakshu/internal/runnerproto"
+)
+
+//go:embed system.tmpl
+var systemTemplate string
+
+var systemTmpl = template.Must(template.New("system").Parse(systemTemplate))
+
+// SystemSuffix renders the part of the system prompt chakshu-action adds to
+// the job's: the reviewer's rules, the skill list (names and descriptions
+// only) and how to finish.
+func SystemSuffix(rules string, skills []runnerproto.Skill, submit string) (string, error) {
+	type skill struct{ Name, Description string }
+	var ss []skill
+	for _, s := range skills {
+		desc := strings.Join(strings.Fields(s.Description), " ")
+		ss = append(ss, skill{s.Name, desc})
+	}
+	var b strings.Builder
+	err := systemTmpl.Execute(&b, map[string]any{"Rules": strings.TrimSpace(rules), "Skills": ss, "Submit": submit})
+	if err != nil {
+		return "", fmt.Errorf("render system prompt: %w", err)
+	}
+	return b.String(), nil
+}
+
+// Instructions the runner adds to the conversation.
+const (
+	finalTurnText = "This is your last turn: call %s now with your result so far. No other tool can be called."
+	costCapText   = "The run has reached its cost cap: call %s now with your result so far. No other tool can be called."
+	wallTimeText  = "The run is almost out of time: call %s now with your result so far. No other tool can be called."
+	noToolText    = "Text answers are not read. Call a tool, or call %s to finish."
+)

@@ -1,0 +1,365 @@
+// Package runner is chakshu-action's main flow: get the workflow's OIDC
+// token, fetch the job from Chakshu, drop the runner's GitHub credentials
+// from the environment, check the checkout, build the sanitised workspace,
+// run the agent, write the job summary and report the result. It runs
+// in-process too (the sandbox's simulated Actions runner calls Run): it
+// never exits the process and touches the process environment only through
+// Config.
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/chakshu-dev/chakshu/action/agent"
+	"github.com/chakshu-dev/chakshu/action/tools"
+	"github.com/chakshu-dev/chakshu/action/workspace"
+	"github.com/chakshu-dev/chakshu/internal/redact"
+	"github.com/chakshu-dev/chakshu/internal/runnerproto"
+)
+
+// Environment variables the runner reads and then removes before the agent
+// starts.
+const (
+	EnvIDTokenURL   = "ACTIONS_ID_TOKEN_REQUEST_URL"
+	EnvIDTokenToken = "ACTIONS_ID_TOKEN_REQUEST_TOKEN"
+	EnvGitHubToken  = "GITHUB_TOKEN"
+)
+
+// RemovedEnv lists the variables removed before the agent starts.
+var RemovedEnv = []string{EnvIDTokenURL, EnvIDTokenToken, EnvGitHubToken}
+
+// Failure reasons of the runner's own steps.
+const (
+	ReasonHeadMoved = "the checkout is not at the pull request's head commit"
+	ReasonWorkspace = "the workspace could not be built"
+	ReasonBadJob    = "the job from Chakshu could not be used"
+)
+
+// ErrRunFailed is returned (wrapped) when the run reported a failure.
+var ErrRunFailed = errors.New("review failed")
+
+// Config configures one run.
+type Config struct {
+	// ServerURL is Chakshu's base URL.
+	ServerURL string
+	// Audience of the OIDC token; defaults to ServerURL.
+	Audience string
+	// RunID is the Chakshu run the workflow was dispatched for.
+	RunID int64
+	// CheckoutDir holds the pull request's head commit.
+	CheckoutDir string
+	// WorkDir is where the workspace is created (RUNNER_TEMP).
+	WorkDir string
+	// Lookup reads the environment (os.LookupEnv in the action).
+	Lookup func(string) (string, bool)
+	// Unsetenv removes a variable (os.Unsetenv in the action; the sandbox
+	// passes its own so the process environment is left alone).
+	Unsetenv func(string) error
+	// Stdout is the Actions log.
+	Stdout io.Writer
+	// SummaryPath is $GITHUB_STEP_SUMMARY ("" to skip).
+	SummaryPath string
+	// HTTPClient reaches the OIDC endpoint and Chakshu; nil means a client
+	// with a 2-minute timeout.
+	HTTPClient *http.Client
+	// CheckHead verifies the checkout is at sha; nil means GitHead.
+	CheckHead func(dir, sha string) error
+	// ReportAttempts and ReportBackoff bound the result report's retries
+	// (defaults 5 and 2s, doubling).
+	ReportAttempts int
+	ReportBackoff  time.Duration
+	// Agent tunes the agent (its Job, Tools, Log and HTTPClient are set here).
+	Agent agent.Config
+}
+
+// Run does one run. It returns an error when the run did not produce a
+// result (after reporting why, when it could).
+func Run(ctx context.Context, cfg Config) error {
+	if cfg.Stdout == nil {
+		cfg.Stdout = io.Discard
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = &http.Client{Timeout: 2 * time.Minute}
+	}
+	if cfg.CheckHead == nil {
+		cfg.CheckHead = GitHead
+	}
+	if cfg.Audience == "" {
+		cfg.Audience = cfg.ServerURL
+	}
+	if cfg.ReportAttempts == 0 {
+		cfg.ReportAttempts = 5
+	}
+	if cfg.ReportBackoff == 0 {
+		cfg.ReportBackoff = 2 * time.Second
+	}
+	if cfg.Lookup == nil || cfg.Unsetenv == nil {
+		return errors.New("runner: Lookup and Unsetenv are required")
+	}
+	if cfg.ServerURL == "" || cfg.RunID <= 0 {
+		return errors.New("runner: the Chakshu URL and the run id are required")
+	}
+	log := cfg.Stdout
+	start := time.Now()
+
+	// Read the credentials, then remove them at once: nothing later, the
+	// agent least of all, can find them in the environment.
+	idURL, _ := cfg.Lookup(EnvIDTokenURL)
+	idToken, _ := cfg.Lookup(EnvIDTokenToken)
+	for _, k := range RemovedEnv {
+		if err := cfg.Unsetenv(k); err != nil {
+			return fmt.Errorf("remove %s from the environment: %w", k, err)
+		}
+	}
+	if idURL == "" || idToken == "" {
+		fmt.Fprintln(log, "::error::No OIDC token available: the workflow needs `permissions: id-token: write`.")
+		return errors.New("runner: ACTIONS_ID_TOKEN_REQUEST_URL/TOKEN not set")
+	}
+	fmt.Fprintf(log, "::add-mask::%s\n", idToken)
+	oidc, err := requestOIDC(ctx, cfg.HTTPClient, idURL, idToken, cfg.Audience)
+	if err != nil {
+		fmt.Fprintln(log, "::error::Could not get an OIDC token from GitHub Actions.")
+		return err
+	}
+	fmt.Fprintf(log, "::add-mask::%s\n", oidc)
+	job, err := fetchJob(ctx, cfg.HTTPClient, cfg.ServerURL, oidc, cfg.RunID)
+	if err != nil {
+		fmt.Fprintf(log, "::error::%s\n", safeLine(err))
+		return err
+	}
+	fmt.Fprintf(log, "::add-mask::%s\n", job.RunToken)
+	fmt.Fprintf(log, "Chakshu run %d: %s reviewer %q on %s#%d at %s\n", job.RunID, job.Kind, job.Reviewer, job.Repository, job.PR.Number, job.PR.HeadSHA)
+
+	r := &report{cfg: cfg, job: job, start: start}
+	if job.RunID != cfg.RunID || job.RunToken == "" || job.ResultURL == "" || job.ModelURL == "" {
+		return r.failure(ctx, ReasonBadJob, fmt.Errorf("job for run %d: missing fields", job.RunID), nil)
+	}
+	if err := cfg.CheckHead(cfg.CheckoutDir, job.PR.HeadSHA); err != nil {
+		return r.failure(ctx, ReasonHeadMoved, err, nil)
+	}
+	wsDir, err := os.MkdirTemp(cfg.WorkDir, "chakshu-workspace-")
+	if err != nil {
+		return r.failure(ctx, ReasonWorkspace, err, nil)
+	}
+	defer os.RemoveAll(wsDir)
+	rep, err := workspace.Build(workspace.Config{Checkout: cfg.CheckoutDir, Dir: wsDir, Rules: job.ClaudeMD, Skills: job.Skills})
+	if err != nil {
+		return r.failure(ctx, ReasonWorkspace, err, nil)
+	}
+	fmt.Fprintf(log, "Workspace: %d files copied; %d paths left out\n", rep.Files, len(rep.Removed))
+	for _, rm := range rep.Removed {
+		fmt.Fprintf(log, "  left out %s (%s)\n", rm.Path, rm.Reason)
+	}
+	fsys, err := tools.OpenFS(wsDir)
+	if err != nil {
+		return r.failure(ctx, ReasonWorkspace, err, nil)
+	}
+	defer fsys.Close()
+	set, err := tools.New(tools.Config{FS: fsys, Kind: job.Kind, Skills: job.Skills, Connectors: job.Tools,
+		ToolURL: job.ToolURL, RunToken: job.RunToken, HTTPClient: cfg.HTTPClient})
+	if err != nil {
+		return r.failure(ctx, ReasonBadJob, err, nil)
+	}
+	ac := cfg.Agent
+	ac.Job, ac.Tools, ac.Log = job, set, log
+	if ac.HTTPClient == nil {
+		ac.HTTPClient = cfg.HTTPClient
+	}
+	out := agent.Run(ctx, ac)
+	r.set = set
+	r.out = out
+	if out.Failure != nil {
+		return r.failure(ctx, out.Failure.Reason, errors.New(out.Failure.Detail), out)
+	}
+	writeSummary(cfg.SummaryPath, job, out, set, nil, time.Since(start))
+	if err := r.send(ctx, runnerproto.Report{Result: out.Result, Stats: r.stats()}); err != nil {
+		fmt.Fprintln(log, "::error::The result could not be delivered to Chakshu.")
+		return err
+	}
+	fmt.Fprintln(log, "Result delivered to Chakshu.")
+	return nil
+}
+
+// report sends the run's outcome.
+type report struct {
+	cfg   Config
+	job   *runnerproto.Job
+	start time.Time
+	set   *tools.Set
+	out   *agent.Outcome
+}
+
+func (r *report) stats() runnerproto.Stats {
+	s := runnerproto.Stats{DurationMS: time.Since(r.start).Milliseconds()}
+	if r.out != nil {
+		s.Turns, s.ToolCalls = r.out.Turns, r.out.ToolCalls
+	}
+	if r.set != nil {
+		s.FilesRead = r.set.FilesRead()
+	}
+	return s
+}
+
+// failure reports a failed run and returns the error Run ends with.
+func (r *report) failure(ctx context.Context, reason string, detail error, out *agent.Outcome) error {
+	fmt.Fprintf(r.cfg.Stdout, "::error::Chakshu review failed: %s\n", reason)
+	writeSummary(r.cfg.SummaryPath, r.job, out, r.set, &reason, time.Since(r.start))
+	f := &runnerproto.Failure{Reason: reason}
+	if detail != nil {
+		f.Detail = redact.String(detail.Error())
+	}
+	if err := r.send(ctx, runnerproto.Report{Failure: f, Stats: r.stats()}); err != nil {
+		fmt.Fprintln(r.cfg.Stdout, "::error::The failure could not be delivered to Chakshu.")
+		return fmt.Errorf("%w: %s (and reporting it failed: %v)", ErrRunFailed, reason, err)
+	}
+	return fmt.Errorf("%w: %s", ErrRunFailed, reason)
+}
+
+// send posts the report, retrying network errors, 429 and 5xx with backoff.
+// The server treats a repeat as already accepted, so retrying is safe.
+func (r *report) send(ctx context.Context, rep runnerproto.Report) error {
+	body, err := json.Marshal(rep)
+	if err != nil {
+		return fmt.Errorf("encode report: %w", err)
+	}
+	backoff := r.cfg.ReportBackoff
+	var last error
+	for attempt := 1; attempt <= r.cfg.ReportAttempts; attempt++ {
+		var retry bool
+		retry, last = r.post(ctx, body)
+		if last == nil {
+			return nil
+		}
+		if !retry || attempt == r.cfg.ReportAttempts {
+			break
+		}
+		fmt.Fprintf(r.cfg.Stdout, "Reporting to Chakshu failed (%s); retrying in %s\n", safeLine(last), backoff)
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("report result: %w", ctx.Err())
+		case <-time.After(backoff):
+		}
+		backoff *= 2
+	}
+	return fmt.Errorf("report result: %w", last)
+}
+
+func (r *report) post(ctx context.Context, body []byte) (retry bool, err error) {
+	resp, err := doJSON(ctx, r.cfg.HTTPClient, r.job.ResultURL, r.job.RunToken, body)
+	if err != nil {
+		return ctx.Err() == nil, err
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode == http.StatusOK || resp.StatusCode == http.StatusAccepted {
+		var ack runnerproto.ReportAck
+		_ = json.Unmarshal(raw, &ack)
+		return false, nil
+	}
+	return resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500, apiErr("report", resp.StatusCode, raw)
+}
+
+func doJSON(ctx context.Context, hc *http.Client, target, bearer string, body []byte) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+bearer)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	return hc.Do(req)
+}
+
+// apiErr turns a Chakshu error answer into an error with its safe message.
+func apiErr(what string, status int, raw []byte) error {
+	var e runnerproto.Error
+	if json.Unmarshal(raw, &e) == nil && e.Error.Code != "" {
+		return fmt.Errorf("%s: Chakshu answered %d %s: %s", what, status, e.Error.Code, e.Error.Message)
+	}
+	return fmt.Errorf("%s: Chakshu answered HTTP %d", what, status)
+}
+
+// requestOIDC gets the workflow's OIDC token for audience.
+func requestOIDC(ctx context.Context, hc *http.Client, reqURL, bearer, audience string) (string, error) {
+	sep := "&"
+	if !strings.Contains(reqURL, "?") {
+		sep = "?"
+	}
+	u := reqURL + sep + "audience=" + url.QueryEscape(audience)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return "", fmt.Errorf("oidc request: %w", err)
+	}
+	req.Header.Set("Authorization", "Bearer "+bearer)
+	req.Header.Set("Accept", "application/json")
+	resp, err := hc.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("oidc request: %s", redact.Error(err))
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("oidc request: HTTP %d", resp.StatusCode)
+	}
+	var v struct {
+		Value string `json:"value"`
+	}
+	if err := json.Unmarshal(raw, &v); err != nil || v.Value == "" {
+		return "", errors.New("oidc request: no token in the answer")
+	}
+	return v.Value, nil
+}
+
+// fetchJob asks Chakshu for the run's job, retrying network errors and 5xx.
+func fetchJob(ctx context.Context, hc *http.Client, server, oidc string, runID int64) (*runnerproto.Job, error) {
+	body, _ := json.Marshal(runnerproto.JobRequest{RunID: runID})
+	jobURL := strings.TrimRight(server, "/") + runnerproto.PathJob
+	var last error
+	for attempt := range 3 {
+		if attempt > 0 {
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(time.Duration(attempt) * time.Second):
+			}
+		}
+		resp, err := doJSON(ctx, hc, jobURL, oidc, body)
+		if err != nil {
+			last = fmt.Errorf("fetch job: could not reach Chakshu: %s", redact.Error(err))
+			continue
+		}
+		raw, err := io.ReadAll(io.LimitReader(resp.Body, 32<<20))
+		resp.Body.Close()
+		if err != nil {
+			last = fmt.Errorf("fetch job: %w", err)
+			continue
+		}
+		if resp.StatusCode != http.StatusOK {
+			last = apiErr("fetch job", resp.StatusCode, raw)
+			if resp.StatusCode >= 500 {
+				continue
+			}
+			return nil, last
+		}
+		var job runnerproto.Job
+		if err := json.Unmarshal(raw, &job); err != nil {
+			return nil, fmt.Errorf("fetch job: invalid answer: %w", err)
+		}
+		return &job, nil
+	}
+	return nil, last
+}
+
+func safeLine(err error) string {
+	return strings.Join(strings.Fields(redact.Error(err)), " ")
+}

@@ -1,0 +1,95 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// Limits of the Glob tool.
+const GlobMaxResults = 1000
+
+// GlobInput is the Glob tool's input.
+type GlobInput struct {
+	Pattern string `json:"pattern"`
+	Path    string `json:"path,omitempty"`
+}
+
+const globSchema = `{"type":"object","properties":{
+"pattern":{"type":"string","description":"Glob pattern with ** for any depth, e.g. \"**/*.go\" or \"src/**/*.{ts,tsx}\"."},
+"path":{"type":"string","description":"Directory to search in, relative to the repository root (default: the root)."}},
+"required":["pattern"],"additionalProperties":false}`
+
+// Glob lists files matching a doublestar pattern, sorted, capped. Symlinked
+// directories are not followed.
+func (f *FS) Glob(in GlobInput) (string, error) {
+	if in.Pattern == "" {
+		return "", errors.New("pattern is required")
+	}
+	pat, err := CleanRel(in.Pattern)
+	if err != nil {
+		return "", fmt.Errorf("pattern: %w", err)
+	}
+	if strings.HasSuffix(in.Pattern, "/") {
+		pat += "/"
+	}
+	if !doublestar.ValidatePattern(pat) {
+		return "", fmt.Errorf("pattern: %q is not a valid glob", in.Pattern)
+	}
+	base := "."
+	if in.Path != "" {
+		_, real, err := f.Resolve(in.Path)
+		if err != nil {
+			return "", err
+		}
+		base = f.relOf(real)
+	}
+	fsys := f.root.FS()
+	if base != "." {
+		if fsys, err = fs.Sub(fsys, base); err != nil {
+			return "", fmt.Errorf("%s: not a directory", base)
+		}
+	}
+	var out []string
+	err = doublestar.GlobWalk(fsys, pat, func(p string, d fs.DirEntry) error {
+		if d.Type()&fs.ModeSymlink != 0 {
+			// Listed only if it resolves inside the workspace.
+			if _, _, err := f.Resolve(joinRel(base, p)); err != nil {
+				return nil
+			}
+		}
+		out = append(out, joinRel(base, p))
+		return nil
+	}, doublestar.WithNoFollow(), doublestar.WithFilesOnly())
+	if err != nil {
+		return "", fmt.Errorf("glob failed: %v", err)
+	}
+	total := len(out)
+	if total == 0 {
+		return "No files matched.\n", nil
+	}
+	slices.Sort(out)
+	out = out[:min(total, GlobMaxResults)]
+	var b strings.Builder
+	for _, p := range out {
+		b.WriteString(p)
+		b.WriteByte('\n')
+	}
+	if total > len(out) {
+		fmt.Fprintf(&b, "(%d files matched; showing %d — narrow the pattern)\n", total, len(out))
+	} else {
+		fmt.Fprintf(&b, "(%d files)\n", total)
+	}
+	return b.String(), nil
+}
+
+func joinRel(base, p string) string {
+	if base == "." {
+		return p
+	}
+	return base + "/" + p
+}

@@ -1,0 +1,53 @@
+// Command chakshu-action runs one Chakshu review on a GitHub Actions runner:
+// it is what action/action.yml builds and starts. Settings come from the
+// step's environment: CHAKSHU_URL, CHAKSHU_AUDIENCE (optional),
+// CHAKSHU_RUN_ID, CHAKSHU_CHECKOUT, and the runner's own RUNNER_TEMP,
+// GITHUB_STEP_SUMMARY and ACTIONS_ID_TOKEN_REQUEST_*.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+
+	"github.com/chakshu-dev/chakshu/action/runner"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx)
+	stop()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "chakshu-action: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context) error {
+	runID, err := strconv.ParseInt(os.Getenv("CHAKSHU_RUN_ID"), 10, 64)
+	if err != nil || runID <= 0 {
+		return fmt.Errorf("CHAKSHU_RUN_ID must be a run id, got %q", os.Getenv("CHAKSHU_RUN_ID"))
+	}
+	checkout := os.Getenv("CHAKSHU_CHECKOUT")
+	if checkout == "" {
+		checkout = os.Getenv("GITHUB_WORKSPACE")
+	}
+	work := os.Getenv("RUNNER_TEMP")
+	if work == "" {
+		work = os.TempDir()
+	}
+	return runner.Run(ctx, runner.Config{
+		ServerURL:   os.Getenv("CHAKSHU_URL"),
+		Audience:    os.Getenv("CHAKSHU_AUDIENCE"),
+		RunID:       runID,
+		CheckoutDir: checkout,
+		WorkDir:     work,
+		Lookup:      os.LookupEnv,
+		Unsetenv:    os.Unsetenv,
+		Stdout:      os.Stdout,
+		SummaryPath: os.Getenv("GITHUB_STEP_SUMMARY"),
+	})
+}
