@@ -184,7 +184,7 @@ func (s *Sim) Install(appID int64, accountLogin string, repos []string, perms ma
 	}
 	s.emit("installation", in.id, map[string]any{
 		"action": "created", "installation": s.installationJSON(in), "repositories": list,
-		"requester": nil, "sender": s.userJSON(s.firstAdmin(acct)),
+		"sender": s.userJSON(s.firstAdmin(acct)),
 	})
 	s.mu.Unlock()
 	s.flush()
@@ -260,7 +260,7 @@ func (s *Sim) changeInstallationRepos(instID int64, action string, repos []strin
 	}
 	s.emit("installation_repositories", in.id, map[string]any{
 		"action": action, "installation": s.installationJSON(in), "repository_selection": "selected",
-		"repositories_added": added, "repositories_removed": removed, "requester": nil,
+		"repositories_added": added, "repositories_removed": removed,
 		"sender": s.userJSON(s.firstAdmin(s.accounts[strings.ToLower(in.account)])),
 	})
 	s.mu.Unlock()

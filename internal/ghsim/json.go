@@ -66,7 +66,6 @@ func (s *Sim) userJSON(a *account) any {
 		"followers_url": u + "/followers", "following_url": u + "/following{/other_user}", "gists_url": u + "/gists{/gist_id}",
 		"starred_url": u + "/starred{/owner}{/repo}", "subscriptions_url": u + "/subscriptions", "organizations_url": u + "/orgs",
 		"repos_url": u + "/repos", "events_url": u + "/events{/privacy}", "received_events_url": u + "/received_events",
-		"user_view_type": "public",
 	}
 }
 
@@ -154,12 +153,20 @@ func (s *Sim) installationJSON(in *installation) obj {
 	}
 	return obj{
 		"id": in.id, "node_id": nodeID("MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9u", in.id), "app_id": in.appID, "app_slug": a.slug, "client_id": a.clientID,
-		"target_id": acct.id, "target_type": acct.typ, "account": s.userJSON(acct), "repository_selection": sel,
+		"target_id": acct.id, "target_type": acct.typ, "account": s.installAccountJSON(acct), "repository_selection": sel,
 		"access_tokens_url": s.api("/app/installations/%d/access_tokens", in.id), "repositories_url": s.api("/installation/repositories"),
 		"html_url": s.html("/organizations/%s/settings/installations/%d", acct.login, in.id), "events": appEvents(),
 		"permissions": in.perms, "created_at": ts(in.created), "updated_at": ts(in.created), "single_file_name": nil,
 		"has_multiple_single_files": false, "single_file_paths": []string{}, "suspended_by": nil, "suspended_at": nil,
 	}
+}
+
+// installAccountJSON: GitHub's description of installations says the
+// account is allOf(simple-user, enterprise), so it carries both sets of fields.
+func (s *Sim) installAccountJSON(a *account) obj {
+	m := s.userJSON(a).(obj)
+	m["name"], m["slug"], m["created_at"], m["updated_at"] = a.name, a.login, ts(time.Unix(1600000000, 0)), ts(time.Unix(1600000000, 0))
+	return m
 }
 
 func appEvents() []string {

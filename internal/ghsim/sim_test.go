@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -262,7 +263,11 @@ func TestPullRequestReviewFlow(t *testing.T) {
 	if err != nil || len(comments) != 3 || comments[0].GetBody() != suggestion || comments[1].GetStartLine() != 3 {
 		t.Fatalf("comments = %v %v", comments, err)
 	}
-	reply, _, err := rest.PullRequests.CreateCommentInReplyTo(ctx, "acme", "widget", n, "thanks", comments[0].GetID())
+	// go-github's CreateCommentInReplyTo posts a body GitHub's description
+	// rejects (no commit_id/path); the replies endpoint is the documented one.
+	req, _ := rest.NewRequest(ctx, "POST", fmt.Sprintf("repos/acme/widget/pulls/%d/comments/%d/replies", n, comments[0].GetID()), map[string]string{"body": "thanks"})
+	reply := new(github.PullRequestComment)
+	_, err = rest.Do(req, reply)
 	if err != nil || reply.GetInReplyTo() != comments[0].GetID() {
 		t.Fatalf("reply = %v %v", reply, err)
 	}

@@ -66,6 +66,19 @@ func (s *Sim) emit(event string, instID int64, payload obj) {
 	if org := s.orgOf(payload); org != nil {
 		payload["organization"] = org
 	}
+	hookShape(payload)
+	if in, ok := payload["installation"].(obj); ok && (event == "installation" || event == "installation_repositories") {
+		delete(in, "node_id")
+		delete(in, "client_id")
+		if acct, ok := in["account"].(obj); ok {
+			for _, k := range []string{"name", "slug", "created_at", "updated_at"} {
+				delete(acct, k)
+			}
+		}
+	}
+	if rv, ok := payload["review"].(obj); ok {
+		rv["state"] = strings.ToLower(rv["state"].(string))
+	}
 	body, err := json.Marshal(payload)
 	if err != nil {
 		panic(err)
@@ -90,6 +103,35 @@ func (s *Sim) orgOf(payload obj) any {
 	return obj{"login": a.login, "id": a.id, "node_id": owner["node_id"], "url": u, "repos_url": u + "/repos", "events_url": u + "/events",
 		"hooks_url": u + "/hooks", "issues_url": u + "/issues", "members_url": u + "/members{/member}",
 		"public_members_url": u + "/public_members{/member}", "avatar_url": owner["avatar_url"], "description": nil}
+}
+
+// hookShape adjusts REST shapes to the webhook payload shapes where the two
+// differ: repositories carry custom_properties, teams carry no type.
+func hookShape(v any) { hookShapeIn(v, "") }
+
+func hookShapeIn(v any, parent string) {
+	switch x := v.(type) {
+	case obj:
+		if _, ok := x["full_name"]; ok && x["owner"] != nil && parent != "workflow_run" {
+			if _, has := x["custom_properties"]; !has {
+				x["custom_properties"] = obj{}
+			}
+		}
+		if _, ok := x["members_url"]; ok && x["slug"] != nil {
+			delete(x, "type")
+		}
+		for k, e := range x {
+			if k == "repository" || k == "head_repository" {
+				hookShapeIn(e, parent)
+			} else {
+				hookShapeIn(e, k)
+			}
+		}
+	case []any:
+		for _, e := range x {
+			hookShapeIn(e, parent)
+		}
+	}
 }
 
 // flush delivers the queued events.
