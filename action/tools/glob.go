@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"slices"
 	"strings"
 
@@ -57,8 +58,12 @@ func (f *FS) Glob(in GlobInput) (string, error) {
 	var out []string
 	err = doublestar.GlobWalk(fsys, pat, func(p string, d fs.DirEntry) error {
 		if d.Type()&fs.ModeSymlink != 0 {
-			// Listed only if it resolves inside the workspace.
-			if _, _, err := f.Resolve(joinRel(base, p)); err != nil {
+			// Listed only if it resolves to a file inside the workspace.
+			_, real, err := f.Resolve(joinRel(base, p))
+			if err != nil {
+				return nil
+			}
+			if st, err := os.Stat(real); err != nil || st.IsDir() {
 				return nil
 			}
 		}
