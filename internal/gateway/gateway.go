@@ -1,0 +1,258 @@
+// Package gateway is Chakshu's model gateway (DESIGN §2.7): it forwards a
+// runner's Anthropic Messages request to the configured upstream with
+// Chakshu's own key, meters the answer's usage against the run, and refuses
+// once the run's cost cap is reached — except one final request, flagged by
+// the runner, so the agent can still hand in its result.
+//
+// The caller (the runner API) authenticates the run token; the gateway only
+// sees an authenticated, running run.
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/redact"
+	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/server"
+)
+
+// HeaderFinal flags the one request the runner may make past the cost cap.
+const HeaderFinal = "X-Chakshu-Final"
+
+// Error codes the gateway answers with (runnerproto.Error shape).
+const (
+	CodeCostCap      = "cost_cap_reached"
+	CodeBadRequest   = "bad_request"
+	CodeTooLarge     = "request_too_large"
+	CodeStreaming    = "streaming_unsupported"
+	CodeModel        = "model_not_allowed"
+	CodeUpstream     = "upstream_error"
+	CodeInternal     = "internal"
+	defaultVersion   = "2023-06-01"
+	defaultUpstream  = "https://api.anthropic.com"
+	defaultReqLimit  = 8 << 20
+	defaultRespLimit = 8 << 20
+)
+
+// Config builds a Gateway.
+type Config struct {
+	// DB stores the run's figures.
+	DB *ent.Client
+	// Log receives operator detail.
+	Log *slog.Logger
+	// UpstreamURL is the Anthropic API base (CHAKSHU_MODEL_URL); the gateway
+	// appends /v1/messages. Empty means https://api.anthropic.com.
+	UpstreamURL string
+	// APIKey is Chakshu's key for the upstream (CHAKSHU_MODEL_API_KEY).
+	APIKey string
+	// Pricing prices usage; nil means DefaultPricing.
+	Pricing Pricing
+	// HTTPClient calls the upstream; nil means a client with a 10 minute timeout.
+	HTTPClient *http.Client
+	// MaxRequestBytes and MaxResponseBytes cap bodies; 0 means 8 MiB each.
+	MaxRequestBytes, MaxResponseBytes int64
+}
+
+// Gateway forwards and meters model requests.
+type Gateway struct {
+	cfg      Config
+	endpoint string
+}
+
+// New validates cfg.
+func New(cfg Config) (*Gateway, error) {
+	if cfg.DB == nil {
+		return nil, errors.New("gateway: DB is required")
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.UpstreamURL == "" {
+		cfg.UpstreamURL = defaultUpstream
+	}
+	u, err := url.Parse(cfg.UpstreamURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("gateway: CHAKSHU_MODEL_URL %q is not an http(s) URL", cfg.UpstreamURL)
+	}
+	if cfg.Pricing == nil {
+		cfg.Pricing = DefaultPricing()
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = &http.Client{Timeout: 10 * time.Minute}
+	}
+	if cfg.MaxRequestBytes <= 0 {
+		cfg.MaxRequestBytes = defaultReqLimit
+	}
+	if cfg.MaxResponseBytes <= 0 {
+		cfg.MaxResponseBytes = defaultRespLimit
+	}
+	return &Gateway{cfg: cfg, endpoint: strings.TrimRight(cfg.UpstreamURL, "/") + "/v1/messages"}, nil
+}
+
+// request is the part of a Messages request the gateway looks at.
+type request struct {
+	Model  string `json:"model"`
+	Stream bool   `json:"stream"`
+}
+
+// answer is the part of a Messages answer the gateway looks at.
+type answer struct {
+	Model string `json:"model"`
+	Usage *Usage `json:"usage"`
+}
+
+// Serve forwards one Messages request of run rn (authenticated and running).
+func (g *Gateway) Serve(w http.ResponseWriter, r *http.Request, rn *ent.Run) {
+	ctx := r.Context()
+	log := g.cfg.Log.With("run_id", rn.ID)
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.cfg.MaxRequestBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			server.WriteError(w, http.StatusRequestEntityTooLarge, CodeTooLarge,
+				fmt.Sprintf("model request is larger than %d bytes", g.cfg.MaxRequestBytes))
+			return
+		}
+		server.WriteError(w, http.StatusBadRequest, CodeBadRequest, "could not read the request body")
+		return
+	}
+	var req request
+	if err := json.Unmarshal(body, &req); err != nil {
+		server.WriteError(w, http.StatusBadRequest, CodeBadRequest, "the request body is not a JSON Messages request")
+		return
+	}
+	if req.Stream {
+		server.WriteError(w, http.StatusBadRequest, CodeStreaming, "streaming is not supported by the model gateway; send stream: false")
+		return
+	}
+	if rn.Model != "" && req.Model != rn.Model {
+		server.WriteError(w, http.StatusBadRequest, CodeModel, fmt.Sprintf("this run may only use model %q", rn.Model))
+		return
+	}
+	price, ok := g.cfg.Pricing.Lookup(req.Model)
+	if !ok {
+		log.Warn("model has no price", "model", req.Model)
+		server.WriteError(w, http.StatusBadRequest, CodeModel, "the model has no price in Chakshu's pricing table")
+		return
+	}
+	final := r.Header.Get(HeaderFinal) == "1"
+	if allowed, err := g.admit(ctx, rn.ID, final); err != nil {
+		log.Error("gateway admit", "err", redact.Error(err))
+		server.WriteError(w, http.StatusInternalServerError, CodeInternal, "internal error")
+		return
+	} else if !allowed {
+		server.WriteError(w, http.StatusTooManyRequests, CodeCostCap,
+			"the run reached its cost cap; submit the result now (one final request flagged X-Chakshu-Final: 1 is allowed)")
+		return
+	}
+
+	up, err := http.NewRequestWithContext(ctx, http.MethodPost, g.endpoint, bytes.NewReader(body))
+	if err != nil {
+		server.WriteError(w, http.StatusInternalServerError, CodeInternal, "internal error")
+		return
+	}
+	up.Header.Set("Content-Type", "application/json")
+	up.Header.Set("Accept", "application/json")
+	up.Header.Set("x-api-key", g.cfg.APIKey)
+	v := r.Header.Get("anthropic-version")
+	if v == "" {
+		v = defaultVersion
+	}
+	up.Header.Set("anthropic-version", v)
+	if b := r.Header.Get("anthropic-beta"); b != "" {
+		up.Header.Set("anthropic-beta", b)
+	}
+	resp, err := g.cfg.HTTPClient.Do(up)
+	if err != nil {
+		log.Warn("model upstream", "err", redact.Error(err))
+		server.WriteError(w, http.StatusBadGateway, CodeUpstream, "the model upstream could not be reached")
+		return
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(io.LimitReader(resp.Body, g.cfg.MaxResponseBytes+1))
+	if err != nil {
+		log.Warn("model upstream read", "err", redact.Error(err))
+		server.WriteError(w, http.StatusBadGateway, CodeUpstream, "the model upstream answer could not be read")
+		return
+	}
+	if int64(len(out)) > g.cfg.MaxResponseBytes {
+		server.WriteError(w, http.StatusBadGateway, CodeUpstream, "the model upstream answer is too large")
+		return
+	}
+	if resp.StatusCode/100 == 2 {
+		var a answer
+		if err := json.Unmarshal(out, &a); err != nil || a.Usage == nil {
+			log.Warn("model answer without usage", "status", resp.StatusCode)
+		} else if err := g.meter(ctx, rn, *a.Usage, price.Cost(*a.Usage)); err != nil {
+			log.Error("meter model usage", "err", redact.Error(err))
+		}
+	} else {
+		log.Warn("model upstream refused", "status", resp.StatusCode, "body", redact.String(string(out[:min(len(out), 500)])))
+	}
+	for _, h := range []string{"Content-Type", "request-id", "retry-after", "anthropic-ratelimit-requests-remaining"} {
+		if v := resp.Header.Get(h); v != "" {
+			w.Header().Set(h, v)
+		}
+	}
+	w.WriteHeader(resp.StatusCode)
+	w.Write(out) //nolint:errcheck
+}
+
+// admit says whether a request of run id may go out: always under the cap;
+// at or past the cap only the first request flagged final.
+func (g *Gateway) admit(ctx context.Context, id int, final bool) (bool, error) {
+	rn, err := g.cfg.DB.Run.Query().Where(run.ID(id)).
+		Select(run.FieldCostUsd, run.FieldMaxCostUsd).Only(ctx)
+	if err != nil {
+		return false, fmt.Errorf("load run: %w", err)
+	}
+	if rn.MaxCostUsd <= 0 || rn.CostUsd < rn.MaxCostUsd {
+		return true, nil
+	}
+	if !final {
+		return false, nil
+	}
+	n, err := g.cfg.DB.Run.Update().Where(run.ID(id), run.ModelFinalUsed(false)).SetModelFinalUsed(true).Save(ctx)
+	if err != nil {
+		return false, fmt.Errorf("spend final request: %w", err)
+	}
+	return n == 1, nil
+}
+
+// meter adds u and its cost to run rn in one atomic update, and notes on the
+// timeline when this answer took the run to its cap.
+func (g *Gateway) meter(ctx context.Context, rn *ent.Run, u Usage, cost float64) error {
+	err := g.cfg.DB.Run.Update().Where(run.ID(rn.ID)).
+		AddCostUsd(cost).AddInputTokens(u.InputTokens).AddOutputTokens(u.OutputTokens).
+		AddCacheReadTokens(u.CacheReadInputTokens).AddCacheWriteTokens(u.CacheCreationInputTokens).
+		Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("add usage: %w", err)
+	}
+	if rn.MaxCostUsd <= 0 {
+		return nil
+	}
+	now, err := g.cfg.DB.Run.Query().Where(run.ID(rn.ID)).Select(run.FieldCostUsd).Only(ctx)
+	if err != nil {
+		return fmt.Errorf("reload cost: %w", err)
+	}
+	if now.CostUsd >= rn.MaxCostUsd && now.CostUsd-cost < rn.MaxCostUsd {
+		msg := fmt.Sprintf("Reached the cost cap of $%.2f; the agent was asked for its result.", rn.MaxCostUsd)
+		if err := runs.Note(ctx, g.cfg.DB, rn.ID, msg, ""); err != nil {
+			return fmt.Errorf("note cost cap: %w", err)
+		}
+	}
+	return nil
+}
