@@ -1,9 +1,736 @@
 package ghsim
 
-import "net/http"
+import (
+	_ "embed"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
 
-func (s *Sim) serveGraphQL(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, obj{"errors": []any{obj{"message": "not yet"}}})
+	"github.com/vektah/gqlparser/v2"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/parser"
+	"github.com/vektah/gqlparser/v2/validator"
+)
+
+//go:embed spec/schema.graphql
+var graphQLSchemaSrc string
+
+var (
+	gqlOnce   sync.Once
+	gqlSchema *ast.Schema
+	gqlErr    error
+)
+
+// loadGraphQLSchema parses GitHub's schema once per process. The published
+// file defines a few fields twice, which gqlparser's LoadSchema refuses, so
+// duplicates are dropped before validation.
+func loadGraphQLSchema() (*ast.Schema, error) {
+	gqlOnce.Do(func() {
+		doc, err := parser.ParseSchemas(validator.Prelude, &ast.Source{Name: "github.graphql", Input: graphQLSchemaSrc})
+		if err != nil {
+			gqlErr = fmt.Errorf("parse GitHub's GraphQL schema: %w", err)
+			return
+		}
+		dedupe := func(defs ast.DefinitionList) {
+			for _, d := range defs {
+				seen := map[string]bool{}
+				kept := d.Fields[:0]
+				for _, f := range d.Fields {
+					if !seen[f.Name] {
+						seen[f.Name] = true
+						kept = append(kept, f)
+					}
+				}
+				d.Fields = kept
+			}
+		}
+		dedupe(doc.Definitions)
+		dedupe(doc.Extensions)
+		gqlSchema, gqlErr = validator.ValidateSchemaDocument(doc)
+		if gqlErr != nil {
+			gqlErr = fmt.Errorf("validate GitHub's GraphQL schema: %w", gqlErr)
+		}
+	})
+	return gqlSchema, gqlErr
 }
 
-func validateGraphQLDoc(q string) error { return nil }
+func validateGraphQLDoc(q string) error {
+	schema, err := loadGraphQLSchema()
+	if err != nil {
+		return err
+	}
+	if _, errs := gqlparser.LoadQuery(schema, q); len(errs) > 0 {
+		return errs
+	}
+	return nil
+}
+
+type gqlRequest struct {
+	Query         string         `json:"query"`
+	Variables     map[string]any `json:"variables"`
+	OperationName string         `json:"operationName"`
+}
+
+func (s *Sim) serveGraphQL(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		writeJSON(w, http.StatusNotFound, obj{"message": "Not Found"})
+		return
+	}
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	var req gqlRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		writeJSON(w, http.StatusBadRequest, obj{"message": "Problems parsing JSON", "documentation_url": "https://docs.github.com/graphql"})
+		return
+	}
+	f := strings.Fields(r.Header.Get("Authorization"))
+	s.mu.Lock()
+	var tok *accessToken
+	if len(f) == 2 {
+		tok = s.tokens[f[1]]
+	}
+	if tok == nil || s.now().After(tok.expires) {
+		s.mu.Unlock()
+		writeJSON(w, http.StatusUnauthorized, obj{"message": "Bad credentials", "documentation_url": "https://docs.github.com/graphql"})
+		return
+	}
+	s.mu.Unlock()
+	schema, err := loadGraphQLSchema()
+	if err != nil {
+		s.validationError(err)
+		writeJSON(w, http.StatusInternalServerError, obj{"message": "schema unavailable"})
+		return
+	}
+	doc, errs := gqlparser.LoadQuery(schema, req.Query)
+	if len(errs) > 0 {
+		if s.opts.Validate {
+			s.validationError(fmt.Errorf("GraphQL document does not validate against GitHub's schema: %v\n%s", errs, req.Query))
+		}
+		writeJSON(w, http.StatusOK, obj{"errors": errs})
+		return
+	}
+	op := doc.Operations.ForName(req.OperationName)
+	if op == nil && len(doc.Operations) > 0 {
+		op = doc.Operations[0]
+	}
+	vars, err := validator.VariableValues(schema, op, req.Variables)
+	if err != nil {
+		if s.opts.Validate {
+			s.validationError(fmt.Errorf("GraphQL variables do not validate against GitHub's schema: %v", err))
+		}
+		writeJSON(w, http.StatusOK, obj{"errors": []any{obj{"message": err.Error()}}})
+		return
+	}
+	ex := &gqlExec{s: s, tok: tok, vars: vars}
+	s.mu.Lock()
+	var root gqlObject = &gqlQuery{ex}
+	if op.Operation == ast.Mutation {
+		root = &gqlMutation{ex}
+	}
+	data := ex.selectOn(root, op.SelectionSet)
+	pending := s.pending
+	s.pending = nil
+	s.mu.Unlock()
+	resp := obj{"data": data}
+	if len(ex.errors) > 0 {
+		resp["errors"] = ex.errors
+	}
+	writeJSON(w, http.StatusOK, resp)
+	s.deliver(pending)
+}
+
+// gqlObject is a GraphQL object the executor can read fields of.
+type gqlObject interface {
+	typename() string
+	field(name string, args map[string]any) (any, bool)
+}
+
+type gqlExec struct {
+	s      *Sim
+	tok    *accessToken
+	vars   map[string]any
+	errors []any
+}
+
+// selectOn evaluates a selection set on o.
+func (ex *gqlExec) selectOn(o gqlObject, set ast.SelectionSet) obj {
+	out := obj{}
+	for _, sel := range set {
+		switch x := sel.(type) {
+		case *ast.Field:
+			key := x.Alias
+			if key == "" {
+				key = x.Name
+			}
+			if x.Name == "__typename" {
+				out[key] = o.typename()
+				continue
+			}
+			v, ok := o.field(x.Name, x.ArgumentMap(ex.vars))
+			if !ok {
+				ex.s.validationError(fmt.Errorf("GraphQL field %s.%s is valid but not simulated by ghsim", o.typename(), x.Name))
+				out[key] = nil
+				continue
+			}
+			out[key] = ex.value(v, x.SelectionSet)
+		case *ast.InlineFragment:
+			if x.TypeCondition == "" || x.TypeCondition == o.typename() || implements(o.typename(), x.TypeCondition) {
+				for k, v := range ex.selectOn(o, x.SelectionSet) {
+					out[k] = v
+				}
+			}
+		case *ast.FragmentSpread:
+			if x.Definition != nil && (x.Definition.TypeCondition == o.typename() || implements(o.typename(), x.Definition.TypeCondition)) {
+				for k, v := range ex.selectOn(o, x.Definition.SelectionSet) {
+					out[k] = v
+				}
+			}
+		}
+	}
+	return out
+}
+
+func implements(typ, iface string) bool {
+	schema, _ := loadGraphQLSchema()
+	for _, d := range schema.GetImplements(schema.Types[typ]) {
+		if d.Name == iface {
+			return true
+		}
+	}
+	return false
+}
+
+func (ex *gqlExec) value(v any, set ast.SelectionSet) any {
+	switch x := v.(type) {
+	case gqlObject:
+		if x == nil {
+			return nil
+		}
+		return ex.selectOn(x, set)
+	case []gqlObject:
+		out := []any{}
+		for _, o := range x {
+			out = append(out, ex.selectOn(o, set))
+		}
+		return out
+	case []edge:
+		out := []any{}
+		for _, e := range x {
+			out = append(out, ex.selectOn(e, set))
+		}
+		return out
+	default:
+		return v
+	}
+}
+
+func (ex *gqlExec) fail(msg string, typ string) {
+	ex.errors = append(ex.errors, obj{"type": typ, "message": msg})
+}
+
+// ---- Query and Mutation ----
+
+type gqlQuery struct{ ex *gqlExec }
+
+func (q *gqlQuery) typename() string { return "Query" }
+func (q *gqlQuery) field(name string, args map[string]any) (any, bool) {
+	s := q.ex.s
+	switch name {
+	case "repository":
+		r := s.repos[strings.ToLower(fmt.Sprint(args["owner"])+"/"+fmt.Sprint(args["name"]))]
+		if r == nil || !s.canSee(q.ex.tok, r) {
+			q.ex.fail(fmt.Sprintf("Could not resolve to a Repository with the name '%v/%v'.", args["owner"], args["name"]), "NOT_FOUND")
+			return nilObject(), true
+		}
+		return &gqlRepo{q.ex, r}, true
+	case "viewer":
+		var a *account
+		if q.ex.tok.user != "" {
+			a = s.accounts[strings.ToLower(q.ex.tok.user)]
+		} else {
+			a = s.botOf(s.installs[q.ex.tok.inst].appID)
+		}
+		return &gqlActor{q.ex, a}, true
+	case "node":
+		return q.ex.node(fmt.Sprint(args["id"])), true
+	case "nodes":
+		var out []gqlObject
+		ids, _ := args["ids"].([]any)
+		for _, id := range ids {
+			out = append(out, q.ex.node(fmt.Sprint(id)))
+		}
+		return out, true
+	case "rateLimit":
+		return gqlMap{"RateLimit", obj{"limit": 5000, "remaining": 4999, "cost": 1, "used": 1, "nodeCount": 100, "resetAt": ts(s.now().Add(3600e9))}}, true
+	}
+	return nil, false
+}
+
+// nilObject is a typed nil for "null" results.
+func nilObject() gqlObject { return nil }
+
+func (ex *gqlExec) node(id string) gqlObject {
+	prefix, n, ok := parseNodeID(id)
+	if !ok {
+		ex.fail(fmt.Sprintf("Could not resolve to a node with the global id of '%s'", id), "NOT_FOUND")
+		return nil
+	}
+	for _, p := range ex.s.pulls {
+		r := ex.s.mustRepo(p.repo)
+		if !ex.s.canSee(ex.tok, r) {
+			continue
+		}
+		switch prefix {
+		case "PR":
+			if p.id == n {
+				return &gqlPull{ex, r, p}
+			}
+		case "PRRT":
+			for _, t := range p.threads {
+				if t.id == n {
+					return &gqlThread{ex, r, p, t}
+				}
+			}
+		case "PRRC":
+			for _, c := range p.reviewComments {
+				if c.id == n {
+					return &gqlComment{ex, r, p, c}
+				}
+			}
+		}
+	}
+	ex.fail(fmt.Sprintf("Could not resolve to a node with the global id of '%s'", id), "NOT_FOUND")
+	return nil
+}
+
+type gqlMutation struct{ ex *gqlExec }
+
+func (m *gqlMutation) typename() string { return "Mutation" }
+func (m *gqlMutation) field(name string, args map[string]any) (any, bool) {
+	switch name {
+	case "resolveReviewThread", "unresolveReviewThread":
+		input, _ := args["input"].(map[string]any)
+		id := fmt.Sprint(input["threadId"])
+		o := m.ex.node(id)
+		t, ok := o.(*gqlThread)
+		if !ok {
+			return nilObject(), true
+		}
+		if m.ex.tok.inst != 0 && !m.ex.s.hasPerm(m.ex.tok, t.r, "pull_requests", "write") {
+			m.ex.fail("Resource not accessible by integration", "FORBIDDEN")
+			return nilObject(), true
+		}
+		resolve := name == "resolveReviewThread"
+		actor := m.ex.s.actorLogin(m.ex.tok)
+		t.t.resolved = resolve
+		t.t.resolvedBy = ""
+		if resolve {
+			t.t.resolvedBy = actor
+		}
+		action := "resolved"
+		if !resolve {
+			action = "unresolved"
+		}
+		m.ex.s.emitThread(t.r, t.p, t.t, action, actor)
+		return gqlMap{"ResolveReviewThreadPayload", obj{"thread": t, "clientMutationId": input["clientMutationId"]}}, true
+	}
+	return nil, false
+}
+
+func (s *Sim) actorLogin(t *accessToken) string {
+	if t.user != "" {
+		return t.user
+	}
+	return s.botOf(s.installs[t.inst].appID).login
+}
+
+// emitThread queues pull_request_review_thread resolved/unresolved.
+func (s *Sim) emitThread(r *repo, p *pull, t *thread, action, actor string) {
+	var comments []any
+	for _, id := range t.comments {
+		for _, c := range p.reviewComments {
+			if c.id == id {
+				comments = append(comments, s.reviewCommentJSON(r, p, c))
+			}
+		}
+	}
+	s.emit("pull_request_review_thread", s.instID(r), obj{
+		"action": action, "thread": obj{"node_id": nodeID("PRRT", t.id), "comments": comments},
+		"pull_request": s.pullJSON(r, p, false), "repository": s.repoJSON(r), "sender": s.userByLogin(actor),
+	})
+}
+
+// gqlMap is a plain object whose fields are in a map.
+type gqlMap struct {
+	name   string
+	fields obj
+}
+
+func (m gqlMap) typename() string { return m.name }
+func (m gqlMap) field(name string, _ map[string]any) (any, bool) {
+	v, ok := m.fields[name]
+	return v, ok
+}
+
+// ---- Repository, PullRequest ----
+
+type gqlRepo struct {
+	ex *gqlExec
+	r  *repo
+}
+
+func (g *gqlRepo) typename() string { return "Repository" }
+func (g *gqlRepo) field(name string, args map[string]any) (any, bool) {
+	s := g.ex.s
+	switch name {
+	case "id":
+		return nodeID("R", g.r.id), true
+	case "databaseId":
+		return g.r.id, true
+	case "name":
+		return g.r.name, true
+	case "nameWithOwner":
+		return g.r.fullName(), true
+	case "isPrivate":
+		return g.r.private, true
+	case "url":
+		return s.html("/%s", g.r.fullName()), true
+	case "owner":
+		return &gqlActor{g.ex, s.accounts[strings.ToLower(g.r.owner)]}, true
+	case "defaultBranchRef":
+		return gqlMap{"Ref", obj{"name": g.r.defaultBranch, "id": nodeID("REF", g.r.id), "prefix": "refs/heads/",
+			"target": gqlMap{"Commit", obj{"oid": g.r.branches[g.r.defaultBranch]}}}}, true
+	case "pullRequest":
+		n, _ := toInt(args["number"])
+		p := s.pulls[pullKey(g.r.fullName(), n)]
+		if p == nil {
+			g.ex.fail(fmt.Sprintf("Could not resolve to a PullRequest with the number of %d.", n), "NOT_FOUND")
+			return nilObject(), true
+		}
+		return &gqlPull{g.ex, g.r, p}, true
+	}
+	return nil, false
+}
+
+func toInt(v any) (int, bool) {
+	switch x := v.(type) {
+	case int:
+		return x, true
+	case int64:
+		return int(x), true
+	case float64:
+		return int(x), true
+	case json.Number:
+		n, err := x.Int64()
+		return int(n), err == nil
+	case string:
+		n, err := strconv.Atoi(x)
+		return n, err == nil
+	}
+	return 0, false
+}
+
+type gqlPull struct {
+	ex *gqlExec
+	r  *repo
+	p  *pull
+}
+
+func (g *gqlPull) typename() string { return "PullRequest" }
+func (g *gqlPull) field(name string, args map[string]any) (any, bool) {
+	s := g.ex.s
+	p := g.p
+	switch name {
+	case "id":
+		return nodeID("PR", p.id), true
+	case "databaseId", "fullDatabaseId":
+		if name == "fullDatabaseId" {
+			return strconv.FormatInt(p.id, 10), true
+		}
+		return p.id, true
+	case "number":
+		return p.number, true
+	case "title":
+		return p.title, true
+	case "body":
+		return p.body, true
+	case "url":
+		return s.html("/%s/pull/%d", g.r.fullName(), p.number), true
+	case "state":
+		return strings.ToUpper(p.state), true
+	case "isDraft":
+		return p.draft, true
+	case "headRefOid":
+		return p.headSHA, true
+	case "baseRefOid":
+		return s.baseSHA(g.r, p), true
+	case "headRefName":
+		return p.headRef, true
+	case "baseRefName":
+		return p.baseRef, true
+	case "author":
+		return &gqlActor{g.ex, s.ensureAccount(p.author, "User")}, true
+	case "repository":
+		return &gqlRepo{g.ex, g.r}, true
+	case "reviewThreads":
+		var items []gqlObject
+		for _, t := range p.threads {
+			items = append(items, &gqlThread{g.ex, g.r, p, t})
+		}
+		return g.ex.connection("PullRequestReviewThreadConnection", items, args), true
+	}
+	return nil, false
+}
+
+// connection pages items Relay-style (first/after, last/before).
+func (ex *gqlExec) connection(typ string, items []gqlObject, args map[string]any) gqlObject {
+	from, to := 0, len(items)
+	if a, ok := args["after"].(string); ok && a != "" {
+		if n, ok := decodeCursor(a); ok {
+			from = n + 1
+		}
+	}
+	if b, ok := args["before"].(string); ok && b != "" {
+		if n, ok := decodeCursor(b); ok {
+			to = n
+		}
+	}
+	from, to = min(from, len(items)), max(min(to, len(items)), 0)
+	if from > to {
+		from = to
+	}
+	if f, ok := toInt(args["first"]); ok && args["first"] != nil && from+f < to {
+		to = from + f
+	}
+	if l, ok := toInt(args["last"]); ok && args["last"] != nil && to-l > from {
+		from = to - l
+	}
+	page := items[from:to]
+	var edges []edge
+	for i, it := range page {
+		edges = append(edges, edge{cursor: encodeCursor(from + i), node: it})
+	}
+	var start, end any
+	if len(page) > 0 {
+		start, end = encodeCursor(from), encodeCursor(to-1)
+	}
+	return gqlMap{typ, obj{
+		"totalCount": len(items), "nodes": page, "edges": edges,
+		"pageInfo": gqlMap{"PageInfo", obj{"hasNextPage": to < len(items), "hasPreviousPage": from > 0, "startCursor": start, "endCursor": end}},
+	}}
+}
+
+type edge struct {
+	cursor string
+	node   gqlObject
+}
+
+func (e edge) typename() string { return "Edge" }
+func (e edge) field(name string, _ map[string]any) (any, bool) {
+	switch name {
+	case "cursor":
+		return e.cursor, true
+	case "node":
+		return e.node, true
+	}
+	return nil, false
+}
+
+func encodeCursor(i int) string {
+	return base64.StdEncoding.EncodeToString([]byte("cursor:v2:" + strconv.Itoa(i)))
+}
+
+func decodeCursor(c string) (int, bool) {
+	b, err := base64.StdEncoding.DecodeString(c)
+	if err != nil || !strings.HasPrefix(string(b), "cursor:v2:") {
+		return 0, false
+	}
+	n, err := strconv.Atoi(strings.TrimPrefix(string(b), "cursor:v2:"))
+	return n, err == nil
+}
+
+// ---- threads and comments ----
+
+type gqlThread struct {
+	ex *gqlExec
+	r  *repo
+	p  *pull
+	t  *thread
+}
+
+func (g *gqlThread) typename() string { return "PullRequestReviewThread" }
+
+func (g *gqlThread) root() *reviewComment {
+	for _, c := range g.p.reviewComments {
+		if c.id == g.t.rootID {
+			return c
+		}
+	}
+	return nil
+}
+
+func (g *gqlThread) field(name string, args map[string]any) (any, bool) {
+	root := g.root()
+	intOrNil := func(n int) any {
+		if n == 0 {
+			return nil
+		}
+		return n
+	}
+	switch name {
+	case "id":
+		return nodeID("PRRT", g.t.id), true
+	case "isResolved":
+		return g.t.resolved, true
+	case "isOutdated":
+		return g.t.outdated, true
+	case "isCollapsed":
+		return g.t.resolved, true
+	case "path":
+		return g.t.path, true
+	case "line":
+		return intOrNil(root.line), true
+	case "originalLine":
+		return intOrNil(root.originalLine), true
+	case "startLine":
+		return intOrNil(root.startLine), true
+	case "originalStartLine":
+		return intOrNil(root.originalStart), true
+	case "diffSide":
+		return root.side, true
+	case "startDiffSide":
+		if root.startSide == "" {
+			return nil, true
+		}
+		return root.startSide, true
+	case "subjectType":
+		return "LINE", true
+	case "viewerCanResolve":
+		return !g.t.resolved, true
+	case "viewerCanUnresolve":
+		return g.t.resolved, true
+	case "viewerCanReply":
+		return true, true
+	case "resolvedBy":
+		if g.t.resolvedBy == "" {
+			return nilObject(), true
+		}
+		return &gqlActor{g.ex, g.ex.s.ensureAccount(g.t.resolvedBy, "User")}, true
+	case "pullRequest":
+		return &gqlPull{g.ex, g.r, g.p}, true
+	case "repository":
+		return &gqlRepo{g.ex, g.r}, true
+	case "comments":
+		var items []gqlObject
+		for _, id := range g.t.comments {
+			for _, c := range g.p.reviewComments {
+				if c.id == id {
+					items = append(items, &gqlComment{g.ex, g.r, g.p, c})
+				}
+			}
+		}
+		return g.ex.connection("PullRequestReviewCommentConnection", items, args), true
+	}
+	return nil, false
+}
+
+type gqlComment struct {
+	ex *gqlExec
+	r  *repo
+	p  *pull
+	c  *reviewComment
+}
+
+func (g *gqlComment) typename() string { return "PullRequestReviewComment" }
+func (g *gqlComment) field(name string, _ map[string]any) (any, bool) {
+	s := g.ex.s
+	c := g.c
+	switch name {
+	case "id":
+		return nodeID("PRRC", c.id), true
+	case "databaseId":
+		return c.id, true
+	case "fullDatabaseId":
+		return strconv.FormatInt(c.id, 10), true
+	case "body":
+		return c.body, true
+	case "bodyText":
+		return c.body, true
+	case "path":
+		return c.path, true
+	case "url":
+		return s.html("/%s/pull/%d#discussion_r%d", g.r.fullName(), g.p.number, c.id), true
+	case "createdAt":
+		return ts(c.created), true
+	case "updatedAt":
+		return ts(c.updated), true
+	case "outdated":
+		return c.line == 0, true
+	case "line":
+		if c.line == 0 {
+			return nil, true
+		}
+		return c.line, true
+	case "originalLine":
+		return c.originalLine, true
+	case "diffHunk":
+		return c.diffHunk, true
+	case "state":
+		return "SUBMITTED", true
+	case "author":
+		return &gqlActor{g.ex, s.ensureAccount(c.author, "User")}, true
+	case "commit":
+		return gqlMap{"Commit", obj{"oid": c.commitID}}, true
+	case "originalCommit":
+		return gqlMap{"Commit", obj{"oid": c.originalCommit}}, true
+	case "replyTo":
+		if c.inReplyTo == 0 {
+			return nilObject(), true
+		}
+		for _, o := range g.p.reviewComments {
+			if o.id == c.inReplyTo {
+				return &gqlComment{g.ex, g.r, g.p, o}, true
+			}
+		}
+		return nilObject(), true
+	case "pullRequest":
+		return &gqlPull{g.ex, g.r, g.p}, true
+	case "pullRequestReview":
+		return gqlMap{"PullRequestReview", obj{"id": nodeID("PRR", c.reviewID), "databaseId": c.reviewID, "fullDatabaseId": strconv.FormatInt(c.reviewID, 10)}}, true
+	}
+	return nil, false
+}
+
+type gqlActor struct {
+	ex *gqlExec
+	a  *account
+}
+
+func (g *gqlActor) typename() string {
+	if g.a.typ == "Organization" {
+		return "Organization"
+	}
+	return g.a.typ
+}
+
+func (g *gqlActor) field(name string, _ map[string]any) (any, bool) {
+	switch name {
+	case "login":
+		return g.a.login, true
+	case "id":
+		return nodeID(map[string]string{"User": "U", "Bot": "BOT", "Organization": "O"}[g.a.typ], g.a.id), true
+	case "databaseId":
+		return g.a.id, true
+	case "url":
+		return g.ex.s.html("/%s", g.a.login), true
+	case "avatarUrl":
+		return g.ex.s.base + "/avatars/" + g.a.login, true
+	case "name":
+		return g.a.name, true
+	}
+	return nil, false
+}

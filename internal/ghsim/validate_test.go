@@ -60,7 +60,7 @@ func TestValidationPassesProductionClient(t *testing.T) {
 	s.CreateRepo("acme", "widget", map[string]string{"a.go": "package a\n"})
 	appID, _ := s.CreateApp("chakshu")
 	inst := s.Install(appID, "acme", nil, nil)
-	c := gh.NewREST(&http.Client{Transport: &tokenTransport{s.InstallationToken(inst)}}, s.URL())
+	c := gh.NewREST(httpClientWithToken(s.InstallationToken(inst)), s.URL())
 	if _, _, err := c.Repositories.Get(context.Background(), "acme", "widget"); err != nil {
 		t.Fatal(err)
 	}
@@ -75,4 +75,8 @@ func (t *tokenTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "token "+t.tok)
 	return http.DefaultTransport.RoundTrip(r)
+}
+
+func httpClientWithToken(tok string) *http.Client {
+	return &http.Client{Transport: &tokenTransport{tok}}
 }
