@@ -1,0 +1,150 @@
+package publish
+
+import (
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// Everything the agent wrote is data. Before it goes into a PR comment it is
+// length-capped, cannot open or close an HTML comment (so it can neither hide
+// text nor forge or break Chakshu's hidden markers), cannot start raw HTML or
+// load an image, cannot mention a user or team, and cannot leave a code fence
+// open that would swallow what Chakshu appends after it.
+
+// zwsp is a zero-width space: it breaks a markdown construct without changing
+// what a reader sees.
+const zwsp = "\u200b"
+
+var (
+	// A mention: @ at the start or after a character that is not part of a
+	// word (an e-mail address is not a mention), followed by a login or
+	// org/team character. Inside code it would not ping, but code spans are
+	// not tracked here, so it is broken there too (invisibly).
+	mentionRE = regexp.MustCompile(`(^|[^A-Za-z0-9_])@([A-Za-z0-9])`)
+	// The start of raw HTML: a tag, a closing tag, a comment, a processing
+	// instruction or a declaration.
+	tagRE = regexp.MustCompile(`<([A-Za-z/!?])`)
+)
+
+// capBytes cuts s to at most max bytes on a rune boundary, marking the cut.
+func capBytes(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	const mark = " …(cut)"
+	cut := max - len(mark)
+	if cut < 0 {
+		cut = 0
+	}
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + mark
+}
+
+// neutralise breaks mentions, HTML comments and tags, comment closers and
+// images in s.
+func neutralise(s string) string {
+	s = strings.ToValidUTF8(s, "�")
+	s = strings.ReplaceAll(s, "\u0000", "")
+	s = tagRE.ReplaceAllString(s, "<"+zwsp+"$1")
+	s = strings.ReplaceAll(s, "-->", "--"+zwsp+">")
+	s = strings.ReplaceAll(s, "--!>", "--!"+zwsp+">")
+	s = strings.ReplaceAll(s, "![", "!"+zwsp+"[")
+	// Twice: the regexp does not see overlapping matches such as "@a @b".
+	for range 2 {
+		s = mentionRE.ReplaceAllString(s, "$1@"+zwsp+"$2")
+	}
+	return s
+}
+
+// Markdown makes agent markdown (a summary, a finding's reasoning) safe to
+// embed: capped to max bytes, neutralised, and with any code fence it left
+// open closed again.
+func Markdown(s string, max int) string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	s = neutralise(capBytes(strings.TrimSpace(s), max))
+	return closeFences(s)
+}
+
+// Line makes agent text safe as one line of markdown (a title): newlines fold
+// to spaces and emphasis markers cannot break the bold around it.
+func Line(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	s = strings.ReplaceAll(s, "*", `\*`)
+	s = strings.ReplaceAll(s, "_", `\_`)
+	return neutralise(capBytes(s, max))
+}
+
+// closeFences appends a closing fence when s ends inside a fenced code block,
+// so what follows s is not rendered as code.
+func closeFences(s string) string {
+	var open string // the opening fence run; empty outside a fence
+	for _, ln := range strings.Split(s, "\n") {
+		t := strings.TrimLeft(ln, " ")
+		if len(ln)-len(t) > 3 {
+			continue // indented code, not a fence
+		}
+		run := fenceRun(t)
+		switch {
+		case open == "" && run != "":
+			if run[0] == '`' && strings.Contains(t[len(run):], "`") {
+				continue // a backtick fence's info string has no backtick: this is inline code
+			}
+			open = run
+		case open != "" && run != "" && run[0] == open[0] && len(run) >= len(open) && strings.TrimSpace(t[len(run):]) == "":
+			open = ""
+		}
+	}
+	if open != "" {
+		return s + "\n" + open
+	}
+	return s
+}
+
+// fenceRun returns the run of three or more backticks or tildes t starts with.
+func fenceRun(t string) string {
+	if t == "" || (t[0] != '`' && t[0] != '~') {
+		return ""
+	}
+	n := 0
+	for n < len(t) && t[n] == t[0] {
+		n++
+	}
+	if n < 3 {
+		return ""
+	}
+	return t[:n]
+}
+
+// Fence returns a backtick fence longer than any backtick run in code, so
+// code cannot close the block it is shown in.
+func Fence(code string) string {
+	longest, cur := 0, 0
+	for i := 0; i < len(code); i++ {
+		if code[i] == '`' {
+			cur++
+			longest = max(longest, cur)
+		} else {
+			cur = 0
+		}
+	}
+	return strings.Repeat("`", max(3, longest+1))
+}
+
+// safeName keeps a config-controlled name (reviewer, login) to characters
+// that cannot break a marker or markdown.
+func safeName(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			b.WriteRune(r)
+		}
+		if b.Len() >= 100 {
+			break
+		}
+	}
+	return b.String()
+}
