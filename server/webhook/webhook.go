@@ -1,0 +1,261 @@
+// Package webhook is Chakshu's GitHub webhook intake (DESIGN §3): it checks the
+// signature, stores the delivery under its unique delivery ID and answers 202.
+// Nothing else happens in the request; the worker handles stored events
+// (worker/events). A 202 means the event is committed to the database.
+package webhook
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/ent/webhookevent"
+	"github.com/chakshu-dev/chakshu/internal/notify"
+	"github.com/chakshu-dev/chakshu/internal/redact"
+	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/server"
+)
+
+// Route is where GitHub posts webhooks.
+const Route = "POST /webhooks/github"
+
+// MaxBody is the largest payload GitHub sends (25 MB).
+const MaxBody = 25 << 20
+
+// Config builds a Handler.
+type Config struct {
+	DB *store.DB
+	// Secrets are the accepted webhook secrets (rotation: a delivery signed
+	// with any of them is accepted). At least one is required.
+	Secrets []string
+	Log     *slog.Logger
+	// Bus is told (TopicEvents) when an event was stored; nil skips the wake-up.
+	Bus notify.Bus
+	// Metrics registers the intake counters; nil leaves them unregistered.
+	Metrics Registerer
+	// MaxBody overrides the body cap (tests); 0 means MaxBody.
+	MaxBody int64
+	// Batch groups concurrent stores into one transaction (group commit). Zero
+	// values pick the default for the database: on for SQLite, off for PostgreSQL.
+	Batch BatchConfig
+}
+
+// Handler is the intake http.Handler.
+type Handler struct {
+	cfg     Config
+	secrets [][]byte
+	metrics *metrics
+	store   func(ctx context.Context, e *Event) (stored bool, err error)
+	batcher *batcher
+}
+
+var _ http.Handler = (*Handler)(nil)
+
+// New validates cfg and returns the handler. Close it to stop its batcher.
+func New(cfg Config) (*Handler, error) {
+	if cfg.DB == nil || cfg.Log == nil {
+		return nil, errors.New("webhook: DB and Log are required")
+	}
+	h := &Handler{cfg: cfg}
+	for _, s := range cfg.Secrets {
+		if s = strings.TrimSpace(s); s != "" {
+			h.secrets = append(h.secrets, []byte(s))
+		}
+	}
+	if len(h.secrets) == 0 {
+		return nil, errors.New("webhook: at least one webhook secret is required (CHAKSHU_WEBHOOK_SECRET)")
+	}
+	if h.cfg.MaxBody <= 0 {
+		h.cfg.MaxBody = MaxBody
+	}
+	h.metrics = newMetrics(cfg.Metrics)
+	h.store = func(ctx context.Context, e *Event) (bool, error) { return insert(ctx, cfg.DB, e) }
+	if cfg.Batch.enabled(cfg.DB) {
+		h.batcher = newBatcher(cfg.DB, cfg.Bus, cfg.Batch.MaxSize)
+		h.store = h.batcher.store
+	}
+	return h, nil
+}
+
+// Close stops the batcher, if any, after the stores in flight.
+func (h *Handler) Close() {
+	if h.batcher != nil {
+		h.batcher.close()
+	}
+}
+
+// Event is one delivery as stored.
+type Event struct {
+	DeliveryID     string
+	Event          string
+	Action         string
+	InstallationID int64
+	Repository     string
+	Payload        []byte
+	// Failed is set for a payload the worker can never handle (not JSON);
+	// it is stored as failed with Reason.
+	Failed bool
+	Reason string
+}
+
+// ServeHTTP implements the intake.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.cfg.MaxBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			h.metrics.rejected.WithLabelValues("too_large").Inc()
+			server.WriteError(w, http.StatusRequestEntityTooLarge, "too_large", "The payload is over the 25 MB limit.")
+			return
+		}
+		h.metrics.rejected.WithLabelValues("read").Inc()
+		server.WriteError(w, http.StatusBadRequest, "invalid", "The request body could not be read.")
+		return
+	}
+	if !h.verify(r.Header.Get("X-Hub-Signature-256"), body) {
+		h.metrics.rejected.WithLabelValues("signature").Inc()
+		h.cfg.Log.Warn("webhook signature mismatch", "delivery_id", safeHeader(r.Header.Get("X-GitHub-Delivery")))
+		server.WriteError(w, http.StatusUnauthorized, "unauthorized", "The signature does not match.")
+		return
+	}
+	delivery, event := safeHeader(r.Header.Get("X-GitHub-Delivery")), safeHeader(r.Header.Get("X-GitHub-Event"))
+	if delivery == "" || event == "" {
+		h.metrics.rejected.WithLabelValues("headers").Inc()
+		server.WriteError(w, http.StatusBadRequest, "invalid", "X-GitHub-Delivery and X-GitHub-Event are required.")
+		return
+	}
+	e := &Event{DeliveryID: delivery, Event: event, Payload: body}
+	describe(e)
+	stored, err := h.store(r.Context(), e)
+	if err != nil {
+		h.metrics.rejected.WithLabelValues("store").Inc()
+		h.cfg.Log.Error("webhook store", "delivery_id", delivery, "event", event, "err", redact.Error(err))
+		server.WriteError(w, http.StatusServiceUnavailable, "unavailable", "The event could not be stored; please redeliver.")
+		return
+	}
+	if !stored {
+		h.metrics.duplicates.Inc()
+	} else {
+		h.metrics.received.WithLabelValues(event).Inc()
+		if e.Failed {
+			h.cfg.Log.Warn("webhook payload stored as failed", "delivery_id", delivery, "event", event, "reason", e.Reason)
+		} else if h.cfg.Bus != nil && h.batcher == nil {
+			h.cfg.Bus.Notify(r.Context(), notify.TopicEvents) //nolint:errcheck // the worker also polls
+		}
+	}
+	w.WriteHeader(http.StatusAccepted)
+}
+
+// verify checks "sha256=<hex>" against every secret in constant time.
+func (h *Handler) verify(header string, body []byte) bool {
+	hexSig, ok := strings.CutPrefix(header, "sha256=")
+	if !ok {
+		return false
+	}
+	got, err := hex.DecodeString(hexSig)
+	if err != nil || len(got) != sha256.Size {
+		return false
+	}
+	match := false
+	for _, s := range h.secrets {
+		m := hmac.New(sha256.New, s)
+		m.Write(body)
+		if hmac.Equal(m.Sum(nil), got) {
+			match = true // keep going: the time taken does not say which secret matched
+		}
+	}
+	return match
+}
+
+// describe fills the fields the portal filters on, or marks the event failed.
+func describe(e *Event) {
+	var p struct {
+		Action       string `json:"action"`
+		Installation *struct {
+			ID int64 `json:"id"`
+		} `json:"installation"`
+		Repository *struct {
+			FullName string `json:"full_name"`
+		} `json:"repository"`
+	}
+	if err := json.Unmarshal(e.Payload, &p); err != nil {
+		e.Failed = true
+		e.Reason = fmt.Sprintf("The payload is not valid JSON (%s); it cannot be handled.", jsonProblem(err))
+		return
+	}
+	e.Action = clip(p.Action, 100)
+	if p.Installation != nil {
+		e.InstallationID = p.Installation.ID
+	}
+	if p.Repository != nil {
+		e.Repository = clip(p.Repository.FullName, 200)
+	}
+}
+
+func jsonProblem(err error) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Sprintf("syntax error at byte %d", se.Offset)
+	case errors.As(err, &te):
+		return fmt.Sprintf("field %q has the wrong type", te.Field)
+	default:
+		return clip(err.Error(), 200)
+	}
+}
+
+// safeHeader keeps a header value short and printable.
+func safeHeader(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > 100 {
+		return ""
+	}
+	for _, r := range s {
+		if r < 0x20 || r > 0x7e {
+			return ""
+		}
+	}
+	return s
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// insert stores e in its own statement; stored is false for a redelivery.
+func insert(ctx context.Context, db *store.DB, e *Event) (bool, error) {
+	return insertWith(ctx, db.WebhookEvent, e)
+}
+
+// insertWith stores e with c (the client's or a transaction's); an existing
+// delivery ID stores nothing (ON CONFLICT DO NOTHING) and reports false.
+func insertWith(ctx context.Context, c *ent.WebhookEventClient, e *Event) (bool, error) {
+	cr := c.Create().SetDeliveryID(e.DeliveryID).SetEvent(e.Event).SetAction(e.Action).
+		SetInstallationID(e.InstallationID).SetRepository(e.Repository).SetPayload(e.Payload)
+	if e.Failed {
+		cr.SetStatus(webhookevent.StatusFailed).SetLastError(e.Reason).SetHandledAt(time.Now())
+	}
+	_, err := cr.OnConflictColumns(webhookevent.FieldDeliveryID).DoNothing().ID(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("store webhook event: %w", err)
+	}
+	return true, nil
+}
