@@ -1,0 +1,228 @@
+package connectors
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"regexp"
+	"strings"
+
+	"github.com/google/go-github/v88/github"
+
+	"github.com/chakshu-dev/chakshu/ent/installation"
+	"github.com/chakshu-dev/chakshu/ent/repository"
+	"github.com/chakshu-dev/chakshu/internal/runnerproto"
+)
+
+var (
+	repoName   = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}$`)
+	gitRef     = regexp.MustCompile(`^[A-Za-z0-9_./-]{1,200}$`)
+	qualifiers = regexp.MustCompile(`(?i)(^|\s|\()-?(repo|org|user|owner|in:owner)\s*:`)
+)
+
+const (
+	maxFileText    = 48 << 10
+	maxIssueText   = 8 << 10
+	maxCommentText = 2 << 10
+	maxComments    = 30
+	maxSearchHits  = 20
+)
+
+func schema(s string) json.RawMessage { return json.RawMessage(s) }
+
+func (r *Registry) githubTools() []tool {
+	return []tool{
+		{def: runnerproto.ToolDef{
+			Name:        "github.get_file",
+			Description: "Read a file (or list a directory) of another repository of this GitHub installation at a ref. Read-only.",
+			InputSchema: schema(`{"type":"object","properties":{"repo":{"type":"string","description":"owner/name"},"path":{"type":"string"},"ref":{"type":"string","description":"branch, tag or commit; default branch when empty"}},"required":["repo","path"],"additionalProperties":false}`),
+		}, run: r.githubGetFile},
+		{def: runnerproto.ToolDef{
+			Name:        "github.get_issue",
+			Description: "Get an issue or pull request of a repository of this GitHub installation, with its first comments. Read-only.",
+			InputSchema: schema(`{"type":"object","properties":{"repo":{"type":"string","description":"owner/name"},"number":{"type":"integer","minimum":1}},"required":["repo","number"],"additionalProperties":false}`),
+		}, run: r.githubGetIssue},
+		{def: runnerproto.ToolDef{
+			Name:        "github.search_issues",
+			Description: "Search issues and pull requests of one repository of this GitHub installation (GitHub search syntax without repo/org/user qualifiers).",
+			InputSchema: schema(`{"type":"object","properties":{"repo":{"type":"string","description":"owner/name; the reviewed repository when empty"},"query":{"type":"string"}},"required":["query"],"additionalProperties":false}`),
+		}, run: r.githubSearchIssues},
+	}
+}
+
+// sameInstallation checks that repo is a repository of s's installation that
+// Chakshu knows and returns its owner and name; a public repository elsewhere
+// is refused even though an installation token could read it.
+func (r *Registry) sameInstallation(ctx context.Context, s Scope, repo string) (owner, name string, err error) {
+	if repo == "" {
+		repo = s.Repo
+	}
+	if !repoName.MatchString(repo) {
+		return "", "", toolErr("repo must be owner/name")
+	}
+	ok, err := r.cfg.DB.Repository.Query().Where(
+		repository.FullNameEqualFold(repo), repository.Removed(false),
+		repository.HasInstallationWith(installation.ID(s.InstallationID))).Exist(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	if !ok {
+		return "", "", toolErr("repository %s is not one of this installation's repositories", repo)
+	}
+	owner, name, _ = strings.Cut(repo, "/")
+	return owner, name, nil
+}
+
+func (r *Registry) client(s Scope) (*github.Client, error) {
+	in, err := r.cfg.GitHub.Installation(s.GitHubInstallationID)
+	if err != nil {
+		return nil, err
+	}
+	return in.REST, nil
+}
+
+// ghErr turns GitHub's 404 and 403 into answers the agent can act on.
+func ghErr(err error, what string) error {
+	var ge *github.ErrorResponse
+	if errors.As(err, &ge) && ge.Response != nil {
+		switch ge.Response.StatusCode {
+		case http.StatusNotFound:
+			return toolErr("%s was not found", what)
+		case http.StatusForbidden, http.StatusUnauthorized:
+			return toolErr("Chakshu may not read %s", what)
+		case http.StatusUnprocessableEntity:
+			return toolErr("GitHub refused the request for %s", what)
+		}
+	}
+	return err
+}
+
+func (r *Registry) githubGetFile(ctx context.Context, s Scope, input json.RawMessage) (any, error) {
+	var in struct{ Repo, Path, Ref string }
+	if err := decodeInput(input, &in); err != nil {
+		return nil, err
+	}
+	owner, name, err := r.sameInstallation(ctx, s, in.Repo)
+	if err != nil {
+		return nil, err
+	}
+	p := strings.Trim(in.Path, "/")
+	if p == "" || strings.Contains(p, "..") || len(p) > 1000 {
+		return nil, toolErr("path must be a relative path without ..")
+	}
+	if in.Ref != "" && !gitRef.MatchString(in.Ref) {
+		return nil, toolErr("ref must be a branch, tag or commit")
+	}
+	c, err := r.client(s)
+	if err != nil {
+		return nil, err
+	}
+	f, dir, _, err := c.Repositories.GetContents(ctx, owner, name, p, &github.RepositoryContentGetOptions{Ref: in.Ref})
+	if err != nil {
+		return nil, ghErr(err, owner+"/"+name+":"+p)
+	}
+	if f == nil {
+		entries := make([]map[string]string, 0, len(dir))
+		for _, d := range dir {
+			entries = append(entries, map[string]string{"name": d.GetName(), "type": d.GetType()})
+		}
+		return map[string]any{"repo": owner + "/" + name, "path": p, "ref": in.Ref, "entries": entries}, nil
+	}
+	text, err := f.GetContent()
+	if err != nil {
+		return nil, toolErr("the file could not be decoded")
+	}
+	text, cut := capText(text, maxFileText)
+	return map[string]any{"repo": owner + "/" + name, "path": p, "ref": in.Ref, "size": f.GetSize(),
+		"content": text, "truncated": cut}, nil
+}
+
+func (r *Registry) githubGetIssue(ctx context.Context, s Scope, input json.RawMessage) (any, error) {
+	var in struct {
+		Repo   string
+		Number int
+	}
+	if err := decodeInput(input, &in); err != nil {
+		return nil, err
+	}
+	if in.Number < 1 {
+		return nil, toolErr("number must be 1 or more")
+	}
+	owner, name, err := r.sameInstallation(ctx, s, in.Repo)
+	if err != nil {
+		return nil, err
+	}
+	c, err := r.client(s)
+	if err != nil {
+		return nil, err
+	}
+	is, _, err := c.Issues.Get(ctx, owner, name, in.Number)
+	if err != nil {
+		return nil, ghErr(err, "that issue")
+	}
+	body, _ := capText(is.GetBody(), maxIssueText)
+	out := map[string]any{
+		"repo": owner + "/" + name, "number": is.GetNumber(), "title": is.GetTitle(), "state": is.GetState(),
+		"author": is.GetUser().GetLogin(), "body": body, "url": is.GetHTMLURL(),
+		"pull_request": is.IsPullRequest(), "labels": labelNames(is.Labels),
+	}
+	if is.IsPullRequest() {
+		if pr, _, err := c.PullRequests.Get(ctx, owner, name, in.Number); err == nil {
+			out["merged"] = pr.GetMerged()
+			out["head_ref"] = pr.GetHead().GetRef()
+			out["base_ref"] = pr.GetBase().GetRef()
+		}
+	}
+	cs, _, err := c.Issues.ListComments(ctx, owner, name, in.Number, &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: maxComments}})
+	if err != nil {
+		return nil, ghErr(err, "the comments of that issue")
+	}
+	comments := make([]map[string]string, 0, len(cs))
+	for _, cm := range cs {
+		b, _ := capText(cm.GetBody(), maxCommentText)
+		comments = append(comments, map[string]string{"author": cm.GetUser().GetLogin(), "body": b})
+	}
+	out["comments"] = comments
+	return out, nil
+}
+
+func labelNames(ls []*github.Label) []string {
+	out := make([]string, 0, len(ls))
+	for _, l := range ls {
+		out = append(out, l.GetName())
+	}
+	return out
+}
+
+func (r *Registry) githubSearchIssues(ctx context.Context, s Scope, input json.RawMessage) (any, error) {
+	var in struct{ Repo, Query string }
+	if err := decodeInput(input, &in); err != nil {
+		return nil, err
+	}
+	q := strings.TrimSpace(in.Query)
+	if q == "" || len(q) > 256 {
+		return nil, toolErr("query must be 1 to 256 characters")
+	}
+	if qualifiers.MatchString(q) {
+		return nil, toolErr("query may not name repositories, organisations or users; pass repo instead")
+	}
+	owner, name, err := r.sameInstallation(ctx, s, in.Repo)
+	if err != nil {
+		return nil, err
+	}
+	c, err := r.client(s)
+	if err != nil {
+		return nil, err
+	}
+	res, _, err := c.Search.Issues(ctx, q+" repo:"+owner+"/"+name, &github.SearchOptions{ListOptions: github.ListOptions{PerPage: maxSearchHits}})
+	if err != nil {
+		return nil, ghErr(err, "that search")
+	}
+	hits := make([]map[string]any, 0, len(res.Issues))
+	for _, is := range res.Issues {
+		hits = append(hits, map[string]any{"number": is.GetNumber(), "title": is.GetTitle(), "state": is.GetState(),
+			"pull_request": is.IsPullRequest(), "url": is.GetHTMLURL()})
+	}
+	return map[string]any{"repo": owner + "/" + name, "total": res.GetTotal(), "items": hits}, nil
+}

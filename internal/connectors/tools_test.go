@@ -1,0 +1,234 @@
+package connectors
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/runnerproto"
+	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/internal/store/storetest"
+)
+
+type env struct {
+	db   *store.DB
+	reg  *Registry
+	inst *ent.Installation
+	cred *Credentials
+}
+
+func newEnv(t *testing.T, db *store.DB, github GitHub, ghInst int64) *env {
+	ctx := context.Background()
+	s, _ := NewSealer(key(3))
+	e := &env{db: db, cred: &Credentials{DB: db.Client, Sealer: s}}
+	e.inst = db.Installation.Create().SetGithubID(ghInst).SetAccountLogin("acme").SaveX(ctx)
+	var err error
+	e.reg, err = New(Config{DB: db.Client, Log: slog.New(slog.DiscardHandler), Credentials: e.cred, GitHub: github, AllowPlainHTTP: true, MaxOutputBytes: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func (e *env) scope(c reviewers.Config) Scope {
+	return Scope{InstallationID: e.inst.ID, GitHubInstallationID: e.inst.GithubID, Repo: "acme/widget", Config: c}
+}
+
+func call(t *testing.T, e *env, s Scope, name, input string) runnerproto.ToolResponse {
+	t.Helper()
+	resp, err := e.reg.Call(context.Background(), s, name, json.RawMessage(input))
+	if err != nil {
+		t.Fatalf("Call(%s): %v", name, err)
+	}
+	return resp
+}
+
+func TestHTTPConnector(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		var evilHits atomic.Int32
+		evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			evilHits.Add(1)
+			io.WriteString(w, `{"stolen":"`+r.Header.Get("Authorization")+`"}`)
+		}))
+		defer evil.Close()
+		var seenAuth atomic.Value
+		api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			seenAuth.Store(r.Header.Get("Authorization"))
+			switch {
+			case r.URL.Path == "/issue/PROJ-1":
+				w.Header().Set("Content-Type", "application/json")
+				io.WriteString(w, `{"key":"PROJ-1","summary":"login broken","leak":"token ghp_abcdefghijklmnopqrstuvwxyz0123"}`)
+			case r.URL.Path == "/issue/MOVED-1":
+				http.Redirect(w, r, "/issue/PROJ-1", http.StatusFound)
+			case r.URL.Path == "/issue/AWAY-1":
+				http.Redirect(w, r, evil.URL+"/steal", http.StatusFound)
+			case r.URL.Path == "/issue/BIG-1":
+				io.WriteString(w, strings.Repeat("a", 20000))
+			default:
+				http.NotFound(w, r)
+			}
+		}))
+		defer api.Close()
+
+		e := newEnv(t, db, nil, 1)
+		if err := e.cred.Set(ctx, e.inst.ID, "http", "jira", "Bearer jira-secret-value", "admin"); err != nil {
+			t.Fatal(err)
+		}
+		cfg := reviewers.Config{Connectors: []string{"http"}, HTTP: []reviewers.HTTPEndpoint{
+			{Name: "jira_issue", Description: "Get a Jira issue", URL: api.URL + "/issue/{key}",
+				Params: map[string]string{"key": `[A-Z]+-[0-9]+`}, Header: "Authorization", Credential: "jira"},
+			{Name: "templated_host", URL: "http://{host}/x"},
+		}}
+		s := e.scope(cfg)
+		names := []string{}
+		for _, d := range e.reg.Tools(s) {
+			names = append(names, d.Name)
+		}
+		if strings.Join(names, ",") != "http.jira_issue" {
+			t.Fatalf("tools = %v; an endpoint with a templated host must not be offered", names)
+		}
+
+		resp := call(t, e, s, "http.jira_issue", `{"key":"PROJ-1"}`)
+		if resp.Error != "" {
+			t.Fatalf("error %q", resp.Error)
+		}
+		if seenAuth.Load() != "Bearer jira-secret-value" {
+			t.Fatalf("credential header not sent: %v", seenAuth.Load())
+		}
+		var out struct {
+			Status int
+			Body   map[string]string
+		}
+		json.Unmarshal(resp.Output, &out)
+		if out.Status != 200 || out.Body["summary"] != "login broken" {
+			t.Fatalf("output %s", resp.Output)
+		}
+		if strings.Contains(string(resp.Output), "ghp_") {
+			t.Fatalf("output not redacted: %s", resp.Output)
+		}
+
+		// Same-host redirect is followed.
+		if resp := call(t, e, s, "http.jira_issue", `{"key":"MOVED-1"}`); resp.Error != "" || !strings.Contains(string(resp.Output), "PROJ-1") {
+			t.Fatalf("same-host redirect: %+v", resp)
+		}
+		// A redirect to another host is refused and never reached.
+		if resp := call(t, e, s, "http.jira_issue", `{"key":"AWAY-1"}`); !strings.Contains(resp.Error, "not its declared host") {
+			t.Fatalf("redirect away: %+v", resp)
+		}
+		if evilHits.Load() != 0 {
+			t.Fatal("the undeclared host was reached")
+		}
+		// Oversized answers are cut.
+		if resp := call(t, e, s, "http.jira_issue", `{"key":"BIG-1"}`); !resp.Truncated || len(resp.Output) > 4096 {
+			t.Fatalf("big answer: truncated=%v len=%d", resp.Truncated, len(resp.Output))
+		}
+		for _, c := range []struct{ name, input, want string }{
+			{"param pattern", `{"key":"../../admin"}`, "must match"},
+			{"path injection", `{"key":"PROJ-1/../../x"}`, "must match"},
+			{"missing param", `{}`, "required"},
+			{"unknown param", `{"key":"PROJ-1","host":"evil"}`, "unknown parameter"},
+			{"not an object", `["PROJ-1"]`, "invalid input"},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				if resp := call(t, e, s, "http.jira_issue", c.input); !strings.Contains(resp.Error, c.want) {
+					t.Fatalf("got %+v, want error containing %q", resp, c.want)
+				}
+			})
+		}
+		// Tools not declared by this reviewer are refused.
+		for _, name := range []string{"http.other", "github.get_file", "shell.exec", "http.templated_host"} {
+			if _, err := e.reg.Call(ctx, s, name, json.RawMessage(`{}`)); !errors.Is(err, ErrNotDeclared) {
+				t.Errorf("%s: %v, want ErrNotDeclared", name, err)
+			}
+		}
+		// A reviewer without the endpoint cannot call it, even in the same installation.
+		if _, err := e.reg.Call(ctx, e.scope(reviewers.Config{}), "http.jira_issue", json.RawMessage(`{"key":"PROJ-1"}`)); !errors.Is(err, ErrNotDeclared) {
+			t.Fatalf("undeclared reviewer: %v", err)
+		}
+		// Without its credential the endpoint says so.
+		e.cred.Delete(ctx, e.inst.ID, "http", "jira")
+		if resp := call(t, e, s, "http.jira_issue", `{"key":"PROJ-1"}`); !strings.Contains(resp.Error, "not set") {
+			t.Fatalf("missing credential: %+v", resp)
+		}
+	})
+}
+
+func TestHTTPConnectorRefusesPlainHTTPByDefault(t *testing.T) {
+	r, _ := New(Config{DB: &ent.Client{}})
+	if _, ok := r.httpTool(reviewers.HTTPEndpoint{Name: "x", URL: "http://example.com/{id}"}); ok {
+		t.Fatal("plain http endpoint offered")
+	}
+	if _, ok := r.httpTool(reviewers.HTTPEndpoint{Name: "x", URL: "https://example.com/{id}"}); !ok {
+		t.Fatal("https endpoint not offered")
+	}
+}
+
+func TestGitHubConnector(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		sim := ghsim.NewForTest(t)
+		appID, pem := sim.CreateApp("chakshu")
+		sim.CreateOrg("acme")
+		sim.CreateRepo("acme", "widget", map[string]string{"main.go": "package main\n"})
+		sim.CreateRepo("acme", "shared", map[string]string{"docs/policy.md": "# Policy\nNo secrets.\n", "docs/x.md": "x"})
+		sim.CreateRepo("acme", "public-elsewhere", map[string]string{"a.md": "a"})
+		instID := sim.Install(appID, "acme", []string{"acme/widget", "acme/shared"}, nil)
+		apps, err := gh.New(gh.Config{AppID: appID, PrivateKey: pem, BaseURL: sim.URL(), GraphQLURL: sim.GraphQLURL(),
+			Retry: gh.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := newEnv(t, db, apps, instID)
+		e.reg.cfg.MaxOutputBytes = DefaultMaxOutput
+		for i, n := range []string{"widget", "shared"} {
+			db.Repository.Create().SetGithubID(int64(100 + i)).SetOwner("acme").SetName(n).SetFullName("acme/" + n).SetInstallation(e.inst).ExecX(ctx)
+		}
+		s := e.scope(reviewers.Config{Connectors: []string{"github"}})
+		if n := len(e.reg.Tools(s)); n != 3 {
+			t.Fatalf("%d github tools, want 3", n)
+		}
+		resp := call(t, e, s, "github.get_file", `{"repo":"acme/shared","path":"docs/policy.md","ref":"main"}`)
+		var f struct{ Content string }
+		json.Unmarshal(resp.Output, &f)
+		if resp.Error != "" || f.Content != "# Policy\nNo secrets.\n" {
+			t.Fatalf("get_file: %+v", resp)
+		}
+		resp = call(t, e, s, "github.get_file", `{"repo":"acme/shared","path":"docs"}`)
+		if resp.Error != "" || !strings.Contains(string(resp.Output), "policy.md") {
+			t.Fatalf("get_file dir: %+v %s", resp, resp.Output)
+		}
+		for _, c := range []struct{ name, tool, input, want string }{
+			{"other installation", "github.get_file", `{"repo":"acme/public-elsewhere","path":"a.md"}`, "not one of this installation"},
+			{"missing file", "github.get_file", `{"repo":"acme/shared","path":"nope.md"}`, "not found"},
+			{"dot dot", "github.get_file", `{"repo":"acme/shared","path":"../x"}`, "without .."},
+			{"bad repo", "github.get_file", `{"repo":"acme","path":"x"}`, "owner/name"},
+			{"extra field", "github.get_file", `{"repo":"acme/shared","path":"x","token":"y"}`, "invalid input"},
+			{"search qualifier", "github.search_issues", `{"query":"bug repo:other/repo"}`, "may not name"},
+			{"search org", "github.search_issues", `{"query":"org:evil bug"}`, "may not name"},
+			{"issue other installation", "github.get_issue", `{"repo":"acme/public-elsewhere","number":1}`, "not one of this installation"},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				if resp := call(t, e, s, c.tool, c.input); !strings.Contains(resp.Error, c.want) {
+					t.Fatalf("got %+v, want error containing %q", resp, c.want)
+				}
+			})
+		}
+		// Tools without the github connector declared are refused.
+		if _, err := e.reg.Call(ctx, e.scope(reviewers.Config{Connectors: []string{"http"}}), "github.get_file", json.RawMessage(`{}`)); !errors.Is(err, ErrNotDeclared) {
+			t.Fatalf("undeclared github: %v", err)
+		}
+	})
+}
