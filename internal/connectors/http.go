@@ -101,7 +101,9 @@ func (r *Registry) httpTool(ep reviewers.HTTPEndpoint) (tool, bool) {
 	}
 	return tool{
 		def: runnerproto.ToolDef{Name: "http." + ep.Name, Description: desc, InputSchema: sch},
-		run: func(ctx context.Context, s Scope, input json.RawMessage) (any, error) { return r.httpCall(ctx, s, e, input) },
+		run: func(ctx context.Context, s Scope, input json.RawMessage) (any, error) {
+			return r.httpCall(ctx, s, e, input)
+		},
 	}, true
 }
 
