@@ -260,7 +260,7 @@ func (s *Sim) changeInstallationRepos(instID int64, action string, repos []strin
 	}
 	s.emit("installation_repositories", in.id, map[string]any{
 		"action": action, "installation": s.installationJSON(in), "repository_selection": "selected",
-		"repositories_added": added, "repositories_removed": removed,
+		"repositories_added": added, "repositories_removed": removed, "requester": nil,
 		"sender": s.userJSON(s.firstAdmin(s.accounts[strings.ToLower(in.account)])),
 	})
 	s.mu.Unlock()

@@ -180,11 +180,32 @@ func (s *Sim) RerequestCheckRun(id int64, actor string) {
 		s.mu.Unlock()
 		panic(fmt.Sprintf("ghsim: no check run %d", id))
 	}
+	if cr.status != "completed" {
+		s.mu.Unlock()
+		panic("ghsim: only a completed check run can be re-requested")
+	}
 	r := s.mustRepo(cr.repo)
-	s.emit("check_run", s.instID(r), obj{"action": "rerequested", "check_run": s.checkRunJSON(r, cr), "repository": s.repoJSON(r),
+	s.emit("check_run", s.instID(r), obj{"action": "rerequested", "check_run": s.checkRunHookJSON(r, cr), "repository": s.repoJSON(r),
 		"sender": s.userByLogin(actor)})
 	s.mu.Unlock()
 	s.flush()
+}
+
+// checkRunHookJSON is the check run shape of check_run webhooks.
+func (s *Sim) checkRunHookJSON(r *repo, cr *checkRun) obj {
+	m := s.checkRunJSON(r, cr)
+	if cr.detailsURL == "" {
+		m["details_url"] = m["html_url"]
+	}
+	if app, ok := m["app"].(obj); ok {
+		delete(app, "installations_count")
+		delete(app, "client_id")
+	}
+	prs := m["pull_requests"]
+	m["check_suite"] = obj{"id": cr.id + 500000, "node_id": nodeID("CS", cr.id), "head_branch": nil, "head_sha": cr.headSHA,
+		"status": cr.status, "conclusion": nullIfEmpty(cr.conclusion), "url": s.api("/repos/%s/check-suites/%d", r.fullName(), cr.id+500000),
+		"before": nil, "after": cr.headSHA, "pull_requests": prs, "app": m["app"], "created_at": ts(cr.started), "updated_at": ts(cr.started)}
+	return m
 }
 
 // ---- workflow runs ----

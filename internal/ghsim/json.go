@@ -217,7 +217,7 @@ func (s *Sim) labelJSON(r *repo, name string) obj {
 		r.labels[name] = id
 	}
 	return obj{"id": id, "node_id": nodeID("LA", id), "url": s.api("/repos/%s/labels/%s", r.fullName(), name), "name": name,
-		"description": nil, "color": "ededed", "default": false}
+		"description": "", "color": "ededed", "default": false}
 }
 
 func (s *Sim) commitRefJSON(r *repo, ref, sha string) obj {

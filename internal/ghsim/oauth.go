@@ -147,7 +147,7 @@ func hGetAuthUser(c *reqCtx) {
 	a := c.s.accounts[strings.ToLower(c.tok.user)]
 	m := c.s.publicUserJSON(a)
 	for k, v := range (obj{"private_gists": 0, "total_private_repos": 0, "owned_private_repos": 0, "disk_usage": 0, "collaborators": 0,
-		"two_factor_authentication": true}) {
+		"two_factor_authentication": true, "user_view_type": "private"}) {
 		m[k] = v
 	}
 	c.json(http.StatusOK, m)

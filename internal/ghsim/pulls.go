@@ -1,6 +1,7 @@
 package ghsim
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -735,11 +736,19 @@ func hAddLabels(c *reqCtx) {
 	if p == nil || !c.need(r, "issues", "write") {
 		return
 	}
+	// GitHub documents {"labels": [...]} and still accepts a bare array.
+	var raw json.RawMessage
+	if !c.decode(&raw) {
+		return
+	}
 	var in struct {
 		Labels []string `json:"labels"`
 	}
-	if !c.decode(&in) {
-		return
+	if err := json.Unmarshal(raw, &in); err != nil {
+		if err := json.Unmarshal(raw, &in.Labels); err != nil {
+			c.fail(http.StatusUnprocessableEntity, "Invalid request.")
+			return
+		}
 	}
 	var out []any
 	for _, l := range in.Labels {

@@ -173,7 +173,7 @@ func (s *Sim) publicUserJSON(a *account) obj {
 	m := s.userJSON(a).(obj)
 	for k, v := range (obj{"name": a.name, "company": nil, "blog": "", "location": nil, "email": a.email, "hireable": nil, "bio": nil,
 		"public_repos": 0, "public_gists": 0, "followers": 0, "following": 0, "created_at": ts(time.Unix(1600000000, 0)),
-		"updated_at": ts(time.Unix(1600000000, 0)), "twitter_username": nil}) {
+		"updated_at": ts(time.Unix(1600000000, 0)), "twitter_username": nil, "user_view_type": "public"}) {
 		m[k] = v
 	}
 	return m

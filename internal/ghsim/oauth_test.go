@@ -1,0 +1,123 @@
+package ghsim_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"testing"
+	"time"
+
+	"golang.org/x/oauth2"
+
+	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/ghsim"
+)
+
+func TestOAuthWebFlow(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.sim.CreateRepo("acme", "hidden", map[string]string{"a": "b\n"})
+	f.sim.AddInstallationRepos(f.instID, "acme/hidden")
+	id, secret := f.sim.AppClientCredentials(f.appID)
+	conf := &oauth2.Config{ClientID: id, ClientSecret: secret, RedirectURL: "http://127.0.0.1:1/callback",
+		Endpoint: oauth2.Endpoint{AuthURL: f.sim.WebURL() + "/login/oauth/authorize", TokenURL: f.sim.WebURL() + "/login/oauth/access_token"}}
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := noFollow.Get(conf.AuthCodeURL("st4te") + "&login=alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	loc, _ := url.Parse(resp.Header.Get("Location"))
+	if resp.StatusCode != http.StatusFound || loc.Query().Get("state") != "st4te" || loc.Query().Get("code") == "" {
+		t.Fatalf("authorize: %d %s", resp.StatusCode, loc)
+	}
+	tok, err := conf.Exchange(ctx, loc.Query().Get("code"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conf.Exchange(ctx, loc.Query().Get("code")); err == nil {
+		t.Error("a code was accepted twice")
+	}
+	rest := gh.NewREST(conf.Client(ctx, tok), f.sim.URL())
+	u, _, err := rest.Users.Get(ctx, "")
+	if err != nil || u.GetLogin() != "alice" {
+		t.Fatalf("user = %v %v", u, err)
+	}
+	insts, _, err := rest.Apps.ListUserInstallations(ctx, nil)
+	if err != nil || len(insts) != 1 {
+		t.Fatalf("installations = %v %v", insts, err)
+	}
+	repos, _, err := rest.Apps.ListUserRepos(ctx, insts[0].GetID(), nil)
+	// alice can write acme/widget but has no access to acme/hidden.
+	if err != nil || repos.GetTotalCount() != 1 || repos.Repositories[0].GetFullName() != "acme/widget" || !repos.Repositories[0].GetPermissions().GetPush() {
+		t.Fatalf("repos = %+v %v", repos, err)
+	}
+	if h := f.hooks.of("installation_repositories", "added"); len(h) != 1 {
+		t.Errorf("installation_repositories hooks = %d", len(h))
+	}
+}
+
+func TestManifestConversion(t *testing.T) {
+	s := ghsim.NewForTest(t)
+	resp, err := http.Post(s.URL()+"app-manifests/abc123/conversions", "application/json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+}
+
+func TestFaultsAreDeterministic(t *testing.T) {
+	outcomes := func() []int {
+		s := ghsim.NewForTest(t, ghsim.Options{Seed: 42})
+		s.CreateRepo("acme", "widget", map[string]string{"a": "b\n"})
+		appID, _ := s.CreateApp("chakshu")
+		tok := s.InstallationToken(s.Install(appID, "acme", nil, nil))
+		s.InjectFault(ghsim.Fault{Match: "GET /repos/{owner}/{repo}", Kind: ghsim.FaultRateLimit, Rate: 0.5, RetryAfter: 7})
+		var out []int
+		for i := 0; i < 20; i++ {
+			req, _ := http.NewRequest("GET", s.URL()+"repos/acme/widget", nil)
+			req.Header.Set("Authorization", "token "+tok)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode == 429 && resp.Header.Get("Retry-After") != "7" {
+				t.Errorf("Retry-After = %q", resp.Header.Get("Retry-After"))
+			}
+			out = append(out, resp.StatusCode)
+		}
+		return out
+	}
+	a, b := outcomes(), outcomes()
+	n429 := 0
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("runs differ: %v vs %v", a, b)
+		}
+		if a[i] == 429 {
+			n429++
+		}
+	}
+	if n429 == 0 || n429 == len(a) {
+		t.Errorf("rate 0.5 gave %d/20 failures", n429)
+	}
+}
+
+func TestFaultLatency(t *testing.T) {
+	s := ghsim.NewForTest(t)
+	s.InjectFault(ghsim.Fault{Match: "GET /oidc*", Kind: ghsim.FaultLatency, Latency: 50 * time.Millisecond})
+	s.InjectFault(ghsim.Fault{Match: "POST /graphql", Kind: ghsim.FaultLatency, Latency: 80 * time.Millisecond})
+	start := time.Now()
+	resp, err := http.Post(s.GraphQLURL(), "application/json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if d := time.Since(start); d < 80*time.Millisecond {
+		t.Errorf("latency %v", d)
+	}
+}
