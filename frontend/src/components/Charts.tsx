@@ -1,0 +1,72 @@
+// Small hand-drawn SVG charts (no chart library: the bundle stays small).
+import { formatCost } from '../lib/format';
+
+export interface Point {
+  key: string;
+  label: string;
+  value: number;
+}
+
+/** Column chart over time (one column per day or week). */
+export function ColumnChart({ points, title, format = formatCost }: { points: Point[]; title: string; format?: (v: number) => string }) {
+  const W = 640;
+  const H = 200;
+  const pad = { l: 48, r: 8, t: 10, b: 28 };
+  const max = Math.max(...points.map((p) => p.value), 0) || 1;
+  const n = Math.max(points.length, 1);
+  const slot = (W - pad.l - pad.r) / n;
+  const bw = Math.max(1, Math.min(40, slot * 0.75));
+  const y = (v: number) => pad.t + (H - pad.t - pad.b) * (1 - v / max);
+  const ticks = [0, max / 2, max];
+  const labelEvery = Math.ceil(n / 8);
+  return (
+    <figure className="chart">
+      <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={title}>
+        <title>{title}</title>
+        {ticks.map((t) => (
+          <g key={t}>
+            <line x1={pad.l} x2={W - pad.r} y1={y(t)} y2={y(t)} className="grid" />
+            <text x={pad.l - 6} y={y(t) + 4} textAnchor="end" className="axis">
+              {format(t)}
+            </text>
+          </g>
+        ))}
+        {points.map((p, i) => {
+          const x = pad.l + slot * i + (slot - bw) / 2;
+          return (
+            <g key={p.key}>
+              <rect x={x} y={y(p.value)} width={bw} height={Math.max(0, H - pad.b - y(p.value))} className="bar">
+                <title>{`${p.label}: ${format(p.value)}`}</title>
+              </rect>
+              {i % labelEvery === 0 && (
+                <text x={x + bw / 2} y={H - 10} textAnchor="middle" className="axis">
+                  {p.label}
+                </text>
+              )}
+            </g>
+          );
+        })}
+      </svg>
+    </figure>
+  );
+}
+
+/** Ranked horizontal bars (reviewers, repositories). */
+export function BarList({ points, title, format = formatCost }: { points: Point[]; title: string; format?: (v: number) => string }) {
+  const max = Math.max(...points.map((p) => p.value), 0) || 1;
+  return (
+    <ul className="barlist" aria-label={title}>
+      {points.map((p) => (
+        <li key={p.key}>
+          <span className="barlist-label truncate" title={p.label}>
+            {p.label}
+          </span>
+          <svg viewBox="0 0 100 10" preserveAspectRatio="none" aria-hidden="true" className="barlist-bar">
+            <rect x="0" y="0" height="10" width={Math.max(0.5, (100 * p.value) / max)} className="bar" />
+          </svg>
+          <span className="num">{format(p.value)}</span>
+        </li>
+      ))}
+    </ul>
+  );
+}

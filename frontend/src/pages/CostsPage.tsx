@@ -1,0 +1,237 @@
+// Costs: spend over time, by reviewer and repository, and the costliest PRs.
+import { useMemo } from 'react';
+import { useQuery } from 'urql';
+import { graphql } from '../gql';
+import { BarList, ColumnChart, type Point } from '../components/Charts';
+import { Empty, ErrorState, Loading } from '../components/States';
+import { dayEnd, dayStart, formatCost, formatCount, formatDuration, isoDay } from '../lib/format';
+import { useUrlState } from '../lib/url';
+
+const CostsPageQuery = graphql(`
+  query CostsPage($from: Time!, $to: Time!, $series: CostGroupBy!) {
+    series: costSummary(from: $from, to: $to, groupBy: $series) {
+      total {
+        costUsd
+        runs
+        succeededRuns
+        failedRuns
+        inputTokens
+        outputTokens
+        cacheReadTokens
+        cacheWriteTokens
+        costPerFinding
+        p50DurationMs
+        p95DurationMs
+        findings {
+          total
+        }
+      }
+      buckets {
+        key
+        start
+        costUsd
+        runs
+      }
+    }
+    byReviewer: costSummary(from: $from, to: $to, groupBy: REVIEWER) {
+      buckets {
+        key
+        costUsd
+        runs
+        costPerFinding
+        findings {
+          total
+        }
+      }
+    }
+    byRepository: costSummary(from: $from, to: $to, groupBy: REPOSITORY) {
+      buckets {
+        key
+        costUsd
+        runs
+        costPerFinding
+        findings {
+          total
+        }
+      }
+    }
+    expensivePullRequests(from: $from, to: $to, limit: 10) {
+      repository {
+        id
+        fullName
+      }
+      prNumber
+      prTitle
+      prURL
+      costUsd
+      runs
+      findings
+    }
+  }
+`);
+
+const PRESETS = [7, 30, 90] as const;
+
+/** The period from the URL (YYYY-MM-DD, inclusive), defaulting to the last 30 days. */
+export function period(fromDay: string, toDay: string, today = new Date()) {
+  const to = toDay && dayStart(toDay) ? toDay : isoDay(today);
+  let from = fromDay && dayStart(fromDay) ? fromDay : '';
+  if (!from) {
+    const d = new Date(dayStart(to)!);
+    d.setDate(d.getDate() - 29);
+    from = isoDay(d);
+  }
+  if (from > to) from = to;
+  const days = Math.round((Date.parse(dayEnd(to)!) - Date.parse(dayStart(from)!)) / 86400000);
+  return { from, to, fromISO: dayStart(from)!, toISO: dayEnd(to)!, days, series: days > 92 ? ('WEEK' as const) : ('DAY' as const) };
+}
+
+/** One point per day (or week) of the period, zero where there were no runs. */
+export function fillSeries(buckets: { key: string; costUsd: number }[], from: string, to: string, weekly: boolean): Point[] {
+  const byKey = new Map(buckets.map((b) => [b.key, b.costUsd]));
+  if (weekly) return buckets.map((b) => ({ key: b.key, label: b.key.slice(5), value: b.costUsd }));
+  const out: Point[] = [];
+  const d = new Date(dayStart(from)!);
+  const end = dayStart(to)!;
+  for (let i = 0; i < 400 && d.toISOString() <= end; i++) {
+    const key = isoDay(d);
+    out.push({ key, label: key.slice(5), value: byKey.get(key) ?? 0 });
+    d.setDate(d.getDate() + 1);
+  }
+  return out;
+}
+
+export default function CostsPage() {
+  const [q, set] = useUrlState(['from', 'to'] as const);
+  const p = period(q.from, q.to);
+  const variables = useMemo(() => ({ from: p.fromISO, to: p.toISO, series: p.series }), [p.fromISO, p.toISO, p.series]);
+  const [res, reexecute] = useQuery({ query: CostsPageQuery, variables });
+  const d = res.data;
+  const total = d?.series.total;
+
+  const preset = (days: number) => {
+    const to = new Date();
+    const from = new Date();
+    from.setDate(from.getDate() - (days - 1));
+    set({ from: isoDay(from), to: isoDay(to) });
+  };
+
+  return (
+    <div className="page">
+      <div className="page-head">
+        <h1>Costs</h1>
+      </div>
+      <form className="filters" aria-label="Period" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          From
+          <input type="date" name="from" value={p.from} max={p.to} onChange={(e) => e.target.value && set({ from: e.target.value })} />
+        </label>
+        <label>
+          To
+          <input type="date" name="to" value={p.to} min={p.from} onChange={(e) => e.target.value && set({ to: e.target.value })} />
+        </label>
+        <div className="presets" role="group" aria-label="Quick periods">
+          {PRESETS.map((n) => (
+            <button key={n} type="button" onClick={() => preset(n)} aria-pressed={p.days === n && p.to === isoDay(new Date())}>
+              {n} days
+            </button>
+          ))}
+        </div>
+      </form>
+      {res.error && !d ? (
+        <ErrorState error={res.error} retry={() => reexecute({ requestPolicy: 'network-only' })} />
+      ) : !d || !total ? (
+        <Loading label="Adding up costs…" />
+      ) : total.runs === 0 ? (
+        <Empty title="No runs in this period">Pick a longer period, or come back after some reviews.</Empty>
+      ) : (
+        <>
+          <dl className="totals">
+            <div>
+              <dt>Total cost</dt>
+              <dd>{formatCost(total.costUsd)}</dd>
+            </div>
+            <div>
+              <dt>Runs</dt>
+              <dd>
+                {total.runs} <span className="muted">({total.failedRuns} failed)</span>
+              </dd>
+            </div>
+            <div>
+              <dt>Findings</dt>
+              <dd>{total.findings.total}</dd>
+            </div>
+            <div>
+              <dt>Cost per finding</dt>
+              <dd>{total.costPerFinding == null ? '—' : formatCost(total.costPerFinding)}</dd>
+            </div>
+            <div>
+              <dt>Tokens</dt>
+              <dd>{formatCount(total.inputTokens + total.outputTokens + total.cacheReadTokens + total.cacheWriteTokens)}</dd>
+            </div>
+            <div>
+              <dt>Duration p50 / p95</dt>
+              <dd>
+                {formatDuration(total.p50DurationMs)} / {formatDuration(total.p95DurationMs)}
+              </dd>
+            </div>
+          </dl>
+          <section>
+            <h2>Cost by {p.series === 'WEEK' ? 'week' : 'day'}</h2>
+            <ColumnChart title={`Cost by ${p.series === 'WEEK' ? 'week' : 'day'}`} points={fillSeries(d.series.buckets, p.from, p.to, p.series === 'WEEK')} />
+          </section>
+          <div className="cols">
+            <section>
+              <h2>By reviewer</h2>
+              <BarList title="Cost by reviewer" points={d.byReviewer.buckets.slice(0, 15).map((b) => ({ key: b.key, label: `${b.key} (${b.runs} runs)`, value: b.costUsd }))} />
+            </section>
+            <section>
+              <h2>By repository</h2>
+              <BarList title="Cost by repository" points={d.byRepository.buckets.slice(0, 15).map((b) => ({ key: b.key, label: `${b.key} (${b.runs} runs)`, value: b.costUsd }))} />
+            </section>
+          </div>
+          <section>
+            <h2>Most expensive pull requests</h2>
+            <div className="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Pull request</th>
+                    <th scope="col" className="num">
+                      Cost
+                    </th>
+                    <th scope="col" className="num">
+                      Runs
+                    </th>
+                    <th scope="col" className="num">
+                      Findings
+                    </th>
+                    <th scope="col" className="num">
+                      Per finding
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {d.expensivePullRequests.map((pr) => (
+                    <tr key={pr.prURL}>
+                      <td>
+                        <a href={pr.prURL} target="_blank" rel="noreferrer">
+                          {pr.repository.fullName}#{pr.prNumber}
+                        </a>
+                        <div className="sub truncate">{pr.prTitle}</div>
+                      </td>
+                      <td className="num">{formatCost(pr.costUsd)}</td>
+                      <td className="num">{pr.runs}</td>
+                      <td className="num">{pr.findings}</td>
+                      <td className="num">{pr.findings ? formatCost(pr.costUsd / pr.findings) : '—'}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </section>
+        </>
+      )}
+    </div>
+  );
+}
