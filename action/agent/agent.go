@@ -144,7 +144,8 @@ func newRun(cfg Config) (*run, error) {
 	r.client = anthropic.NewClient(
 		option.WithoutEnvironmentDefaults(),
 		option.WithBaseURL(job.ModelURL),
-		option.WithAPIKey(job.RunToken),
+		option.WithAPIKey(job.RunToken), // sent as Authorization: Bearer by this SDK version
+		option.WithHeader("x-api-key", job.RunToken),
 		option.WithHTTPClient(cfg.HTTPClient),
 		option.WithMaxRetries(retries),
 	)

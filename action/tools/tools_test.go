@@ -67,7 +67,7 @@ func TestResolve(t *testing.T) {
 	fsys := openFS(t, fixture)
 	cases := []struct {
 		name, in, rel string
-		bad         bool
+		bad           bool
 	}{
 		{"plain", "main.go", "main.go", false},
 		{"dot slash", "./pkg/a/a.go", "pkg/a/a.go", false},
@@ -278,7 +278,7 @@ func TestSetCall(t *testing.T) {
 	ctx := context.Background()
 	cases := []struct {
 		name, tool, input, want string
-		isErr, malformed       bool
+		isErr, malformed        bool
 	}{
 		{"read", "Read", `{"file_path":"main.go"}`, "package main", false, false},
 		{"unknown field", "Read", `{"file_path":"main.go","x":1}`, "unknown field", true, true},

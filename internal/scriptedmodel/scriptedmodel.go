@@ -141,7 +141,7 @@ func parse(req *request) (*conversation, error) {
 	}
 	c := &conversation{req: req, system: systemText(req.System), tools: map[string]bool{}, called: map[string]int{}, lastErrors: map[string]bool{}}
 	for _, t := range req.Tools {
-		if !regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`).MatchString(t.Name) {
+		if !toolNameRE.MatchString(t.Name) {
 			return nil, fmt.Errorf("tools: name %q does not match ^[a-zA-Z0-9_-]{1,128}$", t.Name)
 		}
 		if c.tools[t.Name] {
@@ -426,3 +426,5 @@ func skillNames(system string) []string {
 	}
 	return out
 }
+
+var toolNameRE = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,128}$`)
