@@ -277,4 +277,3 @@ func (f *fakeChakshu) handleResult(w http.ResponseWriter, r *http.Request) {
 	f.mu.Unlock()
 	_ = json.NewEncoder(w).Encode(runnerproto.ReportAck{Status: "accepted"})
 }
-
