@@ -147,20 +147,12 @@ func (s *Sim) deliver(ds []*Delivery) {
 	if len(ds) == 0 {
 		return
 	}
-	s.mu.Lock()
-	hook := s.hook
-	appID := int64(0)
-	for id := range s.apps {
-		if appID == 0 || id < appID {
-			appID = id
-		}
-	}
-	s.mu.Unlock()
+	hook, appID := s.hookTarget()
 	send := func() {
 		s.deliverMu.Lock()
 		defer s.deliverMu.Unlock()
 		for _, d := range ds {
-			s.send(hook, appID, d)
+			s.send(hook, appID, d, s.opts.Validate)
 		}
 	}
 	if s.opts.AsyncWebhooks {
@@ -174,8 +166,20 @@ func (s *Sim) deliver(ds []*Delivery) {
 	send()
 }
 
-func (s *Sim) send(hook *webhookConfig, appID int64, d *Delivery) {
-	if s.opts.Validate {
+func (s *Sim) hookTarget() (*webhookConfig, int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	appID := int64(0)
+	for id := range s.apps {
+		if appID == 0 || id < appID {
+			appID = id
+		}
+	}
+	return s.hook, appID
+}
+
+func (s *Sim) send(hook *webhookConfig, appID int64, d *Delivery, validate bool) {
+	if validate {
 		s.validateWebhook(d)
 	}
 	h := http.Header{}
@@ -301,4 +305,23 @@ func (s *Sim) emitPush(r *repo, branch, before string, c *commit, forced, create
 		"commits": []any{hc}, "head_commit": hc, "repository": repoObj,
 		"pusher": obj{"name": pusher.login, "email": pusher.email}, "sender": s.userJSON(pusher),
 	})
+}
+
+// DeliverPayload sends an arbitrary payload (e.g. one of GitHub's examples
+// from internal/ghsim/examples) as event, signed and recorded like any
+// other delivery, and returns the delivery. Its payload is not validated.
+func (s *Sim) DeliverPayload(event string, payload []byte) Delivery {
+	var a struct {
+		Action       string `json:"action"`
+		Installation struct {
+			ID int64 `json:"id"`
+		} `json:"installation"`
+	}
+	_ = json.Unmarshal(payload, &a)
+	d := &Delivery{ID: newUUID(), Event: event, Action: a.Action, InstallationID: a.Installation.ID, Payload: payload}
+	hook, appID := s.hookTarget()
+	s.deliverMu.Lock()
+	defer s.deliverMu.Unlock()
+	s.send(hook, appID, d, false)
+	return *d
 }

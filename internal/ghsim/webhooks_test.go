@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-github/v88/github"
 
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/examples"
 )
 
 // TestEveryWebhookMatchesGitHubSchemas drives every state change that sends
@@ -84,5 +85,19 @@ func TestAsyncWebhooks(t *testing.T) {
 	s.WaitDeliveries()
 	if len(sink.of("push", "")) != 1 || len(sink.of("installation", "created")) != 1 {
 		t.Fatalf("deliveries = %v", s.Deliveries())
+	}
+}
+
+func TestDeliverGitHubExample(t *testing.T) {
+	s := ghsim.NewForTest(t)
+	sink := newHookSink(t, "k")
+	s.SetWebhook(sink.srv.URL, "k")
+	ex, err := examples.Of("issue_comment", "created")
+	if err != nil || len(ex) == 0 {
+		t.Fatal(err)
+	}
+	d := s.DeliverPayload("issue_comment", ex[0].Payload)
+	if d.Status != 202 || len(sink.of("issue_comment", "created")) != 1 {
+		t.Fatalf("delivery = %+v", d)
 	}
 }

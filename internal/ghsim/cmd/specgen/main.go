@@ -31,7 +31,42 @@ func run(dir string) error {
 	if err := copyFile(filepath.Join(mods, "graphql-schema", "schema.graphql"), filepath.Join(dir, "schema.graphql")); err != nil {
 		return err
 	}
-	return copyFile(filepath.Join(mods, "webhooks-schemas", "schema.json"), filepath.Join(dir, "webhooks-schema.json"))
+	if err := copyFile(filepath.Join(mods, "webhooks-schemas", "schema.json"), filepath.Join(dir, "webhooks-schema.json")); err != nil {
+		return err
+	}
+	return webhookExamples(filepath.Join(mods, "webhooks-examples", "api.github.com", "index.json"), filepath.Join(dir, "..", "examples", "webhooks-examples.json"))
+}
+
+// exampleEvents are the events Chakshu subscribes to (plus ping).
+var exampleEvents = map[string]bool{
+	"check_run": true, "installation": true, "installation_repositories": true, "issue_comment": true, "ping": true,
+	"pull_request": true, "pull_request_review": true, "pull_request_review_comment": true, "pull_request_review_thread": true,
+	"push": true, "workflow_run": true,
+}
+
+func webhookExamples(from, to string) error {
+	raw, err := os.ReadFile(from)
+	if err != nil {
+		return fmt.Errorf("read %s (run npm ci in internal/ghsim/spec): %w", from, err)
+	}
+	var list []struct {
+		Name     string            `json:"name"`
+		Examples []json.RawMessage `json:"examples"`
+	}
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return fmt.Errorf("parse %s: %w", from, err)
+	}
+	out := map[string][]json.RawMessage{}
+	for _, e := range list {
+		if exampleEvents[e.Name] {
+			out[e.Name] = e.Examples
+		}
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, append(b, '\n'), 0o644)
 }
 
 func copyFile(from, to string) error {
