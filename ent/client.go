@@ -60,8 +60,6 @@ type Client struct {
 	WebhookEvent *WebhookEventClient
 	// Worker is the client for interacting with the Worker builders.
 	Worker *WorkerClient
-	// additional fields for node api
-	tables tables
 }
 
 // NewClient creates a new client configured with the given options.

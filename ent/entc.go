@@ -21,7 +21,7 @@ func main() {
 		log.Fatalf("creating entgql extension: %v", err)
 	}
 	opts := []entc.Option{entc.Extensions(ex)}
-	cfg := &gen.Config{Features: []gen.Feature{gen.FeatureVersionedMigration, gen.FeatureLock, gen.FeatureExecQuery, gen.FeatureUpsert, gen.FeatureModifier}}
+	cfg := &gen.Config{Features: []gen.Feature{gen.FeatureVersionedMigration, gen.FeatureLock, gen.FeatureExecQuery, gen.FeatureUpsert, gen.FeatureModifier, gen.FeatureGlobalID}}
 	if err := entc.Generate("./schema", cfg, opts...); err != nil {
 		log.Fatalf("running ent codegen: %v", err)
 	}

@@ -458,6 +458,11 @@ func (_q *InstallationQuery) collectField(ctx context.Context, oneNode bool, opC
 				selectedFields = append(selectedFields, installation.FieldLastSyncError)
 				fieldSeen[installation.FieldLastSyncError] = struct{}{}
 			}
+		case "syncRequestedAt":
+			if _, ok := fieldSeen[installation.FieldSyncRequestedAt]; !ok {
+				selectedFields = append(selectedFields, installation.FieldSyncRequestedAt)
+				fieldSeen[installation.FieldSyncRequestedAt] = struct{}{}
+			}
 		case "id":
 		case "__typename":
 		default:
@@ -1422,6 +1427,11 @@ func (_q *RunQuery) collectField(ctx context.Context, oneNode bool, opCtx *graph
 			if _, ok := fieldSeen[run.FieldCheckRunID]; !ok {
 				selectedFields = append(selectedFields, run.FieldCheckRunID)
 				fieldSeen[run.FieldCheckRunID] = struct{}{}
+			}
+		case "checkCompleted":
+			if _, ok := fieldSeen[run.FieldCheckCompleted]; !ok {
+				selectedFields = append(selectedFields, run.FieldCheckCompleted)
+				fieldSeen[run.FieldCheckCompleted] = struct{}{}
 			}
 		case "actionsRunID":
 			if _, ok := fieldSeen[run.FieldActionsRunID]; !ok {

@@ -1537,6 +1537,18 @@ type InstallationWhereInput struct {
 	LastSyncErrorEqualFold    *string  `json:"lastSyncErrorEqualFold,omitempty"`
 	LastSyncErrorContainsFold *string  `json:"lastSyncErrorContainsFold,omitempty"`
 
+	// "sync_requested_at" field predicates.
+	SyncRequestedAt       *time.Time  `json:"syncRequestedAt,omitempty"`
+	SyncRequestedAtNEQ    *time.Time  `json:"syncRequestedAtNEQ,omitempty"`
+	SyncRequestedAtIn     []time.Time `json:"syncRequestedAtIn,omitempty"`
+	SyncRequestedAtNotIn  []time.Time `json:"syncRequestedAtNotIn,omitempty"`
+	SyncRequestedAtGT     *time.Time  `json:"syncRequestedAtGT,omitempty"`
+	SyncRequestedAtGTE    *time.Time  `json:"syncRequestedAtGTE,omitempty"`
+	SyncRequestedAtLT     *time.Time  `json:"syncRequestedAtLT,omitempty"`
+	SyncRequestedAtLTE    *time.Time  `json:"syncRequestedAtLTE,omitempty"`
+	SyncRequestedAtIsNil  bool        `json:"syncRequestedAtIsNil,omitempty"`
+	SyncRequestedAtNotNil bool        `json:"syncRequestedAtNotNil,omitempty"`
+
 	// "repositories" edge predicates.
 	HasRepositories     *bool                   `json:"hasRepositories,omitempty"`
 	HasRepositoriesWith []*RepositoryWhereInput `json:"hasRepositoriesWith,omitempty"`
@@ -1947,6 +1959,36 @@ func (i *InstallationWhereInput) P() (predicate.Installation, error) {
 	}
 	if i.LastSyncErrorContainsFold != nil {
 		predicates = append(predicates, installation.LastSyncErrorContainsFold(*i.LastSyncErrorContainsFold))
+	}
+	if i.SyncRequestedAt != nil {
+		predicates = append(predicates, installation.SyncRequestedAtEQ(*i.SyncRequestedAt))
+	}
+	if i.SyncRequestedAtNEQ != nil {
+		predicates = append(predicates, installation.SyncRequestedAtNEQ(*i.SyncRequestedAtNEQ))
+	}
+	if len(i.SyncRequestedAtIn) > 0 {
+		predicates = append(predicates, installation.SyncRequestedAtIn(i.SyncRequestedAtIn...))
+	}
+	if len(i.SyncRequestedAtNotIn) > 0 {
+		predicates = append(predicates, installation.SyncRequestedAtNotIn(i.SyncRequestedAtNotIn...))
+	}
+	if i.SyncRequestedAtGT != nil {
+		predicates = append(predicates, installation.SyncRequestedAtGT(*i.SyncRequestedAtGT))
+	}
+	if i.SyncRequestedAtGTE != nil {
+		predicates = append(predicates, installation.SyncRequestedAtGTE(*i.SyncRequestedAtGTE))
+	}
+	if i.SyncRequestedAtLT != nil {
+		predicates = append(predicates, installation.SyncRequestedAtLT(*i.SyncRequestedAtLT))
+	}
+	if i.SyncRequestedAtLTE != nil {
+		predicates = append(predicates, installation.SyncRequestedAtLTE(*i.SyncRequestedAtLTE))
+	}
+	if i.SyncRequestedAtIsNil {
+		predicates = append(predicates, installation.SyncRequestedAtIsNil())
+	}
+	if i.SyncRequestedAtNotNil {
+		predicates = append(predicates, installation.SyncRequestedAtNotNil())
 	}
 
 	if i.HasRepositories != nil {
@@ -4138,6 +4180,10 @@ type RunWhereInput struct {
 	CheckRunIDLT    *int64  `json:"checkRunIDLT,omitempty"`
 	CheckRunIDLTE   *int64  `json:"checkRunIDLTE,omitempty"`
 
+	// "check_completed" field predicates.
+	CheckCompleted    *bool `json:"checkCompleted,omitempty"`
+	CheckCompletedNEQ *bool `json:"checkCompletedNEQ,omitempty"`
+
 	// "actions_run_id" field predicates.
 	ActionsRunID      *int64  `json:"actionsRunID,omitempty"`
 	ActionsRunIDNEQ   *int64  `json:"actionsRunIDNEQ,omitempty"`
@@ -4359,21 +4405,6 @@ type RunWhereInput struct {
 	FailureReasonHasSuffix    *string  `json:"failureReasonHasSuffix,omitempty"`
 	FailureReasonEqualFold    *string  `json:"failureReasonEqualFold,omitempty"`
 	FailureReasonContainsFold *string  `json:"failureReasonContainsFold,omitempty"`
-
-	// "failure_detail" field predicates.
-	FailureDetail             *string  `json:"failureDetail,omitempty"`
-	FailureDetailNEQ          *string  `json:"failureDetailNEQ,omitempty"`
-	FailureDetailIn           []string `json:"failureDetailIn,omitempty"`
-	FailureDetailNotIn        []string `json:"failureDetailNotIn,omitempty"`
-	FailureDetailGT           *string  `json:"failureDetailGT,omitempty"`
-	FailureDetailGTE          *string  `json:"failureDetailGTE,omitempty"`
-	FailureDetailLT           *string  `json:"failureDetailLT,omitempty"`
-	FailureDetailLTE          *string  `json:"failureDetailLTE,omitempty"`
-	FailureDetailContains     *string  `json:"failureDetailContains,omitempty"`
-	FailureDetailHasPrefix    *string  `json:"failureDetailHasPrefix,omitempty"`
-	FailureDetailHasSuffix    *string  `json:"failureDetailHasSuffix,omitempty"`
-	FailureDetailEqualFold    *string  `json:"failureDetailEqualFold,omitempty"`
-	FailureDetailContainsFold *string  `json:"failureDetailContainsFold,omitempty"`
 
 	// "findings_blocker" field predicates.
 	FindingsBlocker      *int  `json:"findingsBlocker,omitempty"`
@@ -5267,6 +5298,12 @@ func (i *RunWhereInput) P() (predicate.Run, error) {
 	if i.CheckRunIDLTE != nil {
 		predicates = append(predicates, run.CheckRunIDLTE(*i.CheckRunIDLTE))
 	}
+	if i.CheckCompleted != nil {
+		predicates = append(predicates, run.CheckCompletedEQ(*i.CheckCompleted))
+	}
+	if i.CheckCompletedNEQ != nil {
+		predicates = append(predicates, run.CheckCompletedNEQ(*i.CheckCompletedNEQ))
+	}
 	if i.ActionsRunID != nil {
 		predicates = append(predicates, run.ActionsRunIDEQ(*i.ActionsRunID))
 	}
@@ -5819,45 +5856,6 @@ func (i *RunWhereInput) P() (predicate.Run, error) {
 	if i.FailureReasonContainsFold != nil {
 		predicates = append(predicates, run.FailureReasonContainsFold(*i.FailureReasonContainsFold))
 	}
-	if i.FailureDetail != nil {
-		predicates = append(predicates, run.FailureDetailEQ(*i.FailureDetail))
-	}
-	if i.FailureDetailNEQ != nil {
-		predicates = append(predicates, run.FailureDetailNEQ(*i.FailureDetailNEQ))
-	}
-	if len(i.FailureDetailIn) > 0 {
-		predicates = append(predicates, run.FailureDetailIn(i.FailureDetailIn...))
-	}
-	if len(i.FailureDetailNotIn) > 0 {
-		predicates = append(predicates, run.FailureDetailNotIn(i.FailureDetailNotIn...))
-	}
-	if i.FailureDetailGT != nil {
-		predicates = append(predicates, run.FailureDetailGT(*i.FailureDetailGT))
-	}
-	if i.FailureDetailGTE != nil {
-		predicates = append(predicates, run.FailureDetailGTE(*i.FailureDetailGTE))
-	}
-	if i.FailureDetailLT != nil {
-		predicates = append(predicates, run.FailureDetailLT(*i.FailureDetailLT))
-	}
-	if i.FailureDetailLTE != nil {
-		predicates = append(predicates, run.FailureDetailLTE(*i.FailureDetailLTE))
-	}
-	if i.FailureDetailContains != nil {
-		predicates = append(predicates, run.FailureDetailContains(*i.FailureDetailContains))
-	}
-	if i.FailureDetailHasPrefix != nil {
-		predicates = append(predicates, run.FailureDetailHasPrefix(*i.FailureDetailHasPrefix))
-	}
-	if i.FailureDetailHasSuffix != nil {
-		predicates = append(predicates, run.FailureDetailHasSuffix(*i.FailureDetailHasSuffix))
-	}
-	if i.FailureDetailEqualFold != nil {
-		predicates = append(predicates, run.FailureDetailEqualFold(*i.FailureDetailEqualFold))
-	}
-	if i.FailureDetailContainsFold != nil {
-		predicates = append(predicates, run.FailureDetailContainsFold(*i.FailureDetailContainsFold))
-	}
 	if i.FindingsBlocker != nil {
 		predicates = append(predicates, run.FindingsBlockerEQ(*i.FindingsBlocker))
 	}
@@ -6385,21 +6383,6 @@ type RunEventWhereInput struct {
 	MessageEqualFold    *string  `json:"messageEqualFold,omitempty"`
 	MessageContainsFold *string  `json:"messageContainsFold,omitempty"`
 
-	// "detail" field predicates.
-	Detail             *string  `json:"detail,omitempty"`
-	DetailNEQ          *string  `json:"detailNEQ,omitempty"`
-	DetailIn           []string `json:"detailIn,omitempty"`
-	DetailNotIn        []string `json:"detailNotIn,omitempty"`
-	DetailGT           *string  `json:"detailGT,omitempty"`
-	DetailGTE          *string  `json:"detailGTE,omitempty"`
-	DetailLT           *string  `json:"detailLT,omitempty"`
-	DetailLTE          *string  `json:"detailLTE,omitempty"`
-	DetailContains     *string  `json:"detailContains,omitempty"`
-	DetailHasPrefix    *string  `json:"detailHasPrefix,omitempty"`
-	DetailHasSuffix    *string  `json:"detailHasSuffix,omitempty"`
-	DetailEqualFold    *string  `json:"detailEqualFold,omitempty"`
-	DetailContainsFold *string  `json:"detailContainsFold,omitempty"`
-
 	// "run" edge predicates.
 	HasRun     *bool            `json:"hasRun,omitempty"`
 	HasRunWith []*RunWhereInput `json:"hasRunWith,omitempty"`
@@ -6640,45 +6623,6 @@ func (i *RunEventWhereInput) P() (predicate.RunEvent, error) {
 	}
 	if i.MessageContainsFold != nil {
 		predicates = append(predicates, runevent.MessageContainsFold(*i.MessageContainsFold))
-	}
-	if i.Detail != nil {
-		predicates = append(predicates, runevent.DetailEQ(*i.Detail))
-	}
-	if i.DetailNEQ != nil {
-		predicates = append(predicates, runevent.DetailNEQ(*i.DetailNEQ))
-	}
-	if len(i.DetailIn) > 0 {
-		predicates = append(predicates, runevent.DetailIn(i.DetailIn...))
-	}
-	if len(i.DetailNotIn) > 0 {
-		predicates = append(predicates, runevent.DetailNotIn(i.DetailNotIn...))
-	}
-	if i.DetailGT != nil {
-		predicates = append(predicates, runevent.DetailGT(*i.DetailGT))
-	}
-	if i.DetailGTE != nil {
-		predicates = append(predicates, runevent.DetailGTE(*i.DetailGTE))
-	}
-	if i.DetailLT != nil {
-		predicates = append(predicates, runevent.DetailLT(*i.DetailLT))
-	}
-	if i.DetailLTE != nil {
-		predicates = append(predicates, runevent.DetailLTE(*i.DetailLTE))
-	}
-	if i.DetailContains != nil {
-		predicates = append(predicates, runevent.DetailContains(*i.DetailContains))
-	}
-	if i.DetailHasPrefix != nil {
-		predicates = append(predicates, runevent.DetailHasPrefix(*i.DetailHasPrefix))
-	}
-	if i.DetailHasSuffix != nil {
-		predicates = append(predicates, runevent.DetailHasSuffix(*i.DetailHasSuffix))
-	}
-	if i.DetailEqualFold != nil {
-		predicates = append(predicates, runevent.DetailEqualFold(*i.DetailEqualFold))
-	}
-	if i.DetailContainsFold != nil {
-		predicates = append(predicates, runevent.DetailContainsFold(*i.DetailContainsFold))
 	}
 
 	if i.HasRun != nil {
@@ -7274,21 +7218,6 @@ type WebhookEventWhereInput struct {
 	AttemptsLT    *int  `json:"attemptsLT,omitempty"`
 	AttemptsLTE   *int  `json:"attemptsLTE,omitempty"`
 
-	// "last_error" field predicates.
-	LastError             *string  `json:"lastError,omitempty"`
-	LastErrorNEQ          *string  `json:"lastErrorNEQ,omitempty"`
-	LastErrorIn           []string `json:"lastErrorIn,omitempty"`
-	LastErrorNotIn        []string `json:"lastErrorNotIn,omitempty"`
-	LastErrorGT           *string  `json:"lastErrorGT,omitempty"`
-	LastErrorGTE          *string  `json:"lastErrorGTE,omitempty"`
-	LastErrorLT           *string  `json:"lastErrorLT,omitempty"`
-	LastErrorLTE          *string  `json:"lastErrorLTE,omitempty"`
-	LastErrorContains     *string  `json:"lastErrorContains,omitempty"`
-	LastErrorHasPrefix    *string  `json:"lastErrorHasPrefix,omitempty"`
-	LastErrorHasSuffix    *string  `json:"lastErrorHasSuffix,omitempty"`
-	LastErrorEqualFold    *string  `json:"lastErrorEqualFold,omitempty"`
-	LastErrorContainsFold *string  `json:"lastErrorContainsFold,omitempty"`
-
 	// "lease_owner" field predicates.
 	LeaseOwner             *string  `json:"leaseOwner,omitempty"`
 	LeaseOwnerNEQ          *string  `json:"leaseOwnerNEQ,omitempty"`
@@ -7661,45 +7590,6 @@ func (i *WebhookEventWhereInput) P() (predicate.WebhookEvent, error) {
 	}
 	if i.AttemptsLTE != nil {
 		predicates = append(predicates, webhookevent.AttemptsLTE(*i.AttemptsLTE))
-	}
-	if i.LastError != nil {
-		predicates = append(predicates, webhookevent.LastErrorEQ(*i.LastError))
-	}
-	if i.LastErrorNEQ != nil {
-		predicates = append(predicates, webhookevent.LastErrorNEQ(*i.LastErrorNEQ))
-	}
-	if len(i.LastErrorIn) > 0 {
-		predicates = append(predicates, webhookevent.LastErrorIn(i.LastErrorIn...))
-	}
-	if len(i.LastErrorNotIn) > 0 {
-		predicates = append(predicates, webhookevent.LastErrorNotIn(i.LastErrorNotIn...))
-	}
-	if i.LastErrorGT != nil {
-		predicates = append(predicates, webhookevent.LastErrorGT(*i.LastErrorGT))
-	}
-	if i.LastErrorGTE != nil {
-		predicates = append(predicates, webhookevent.LastErrorGTE(*i.LastErrorGTE))
-	}
-	if i.LastErrorLT != nil {
-		predicates = append(predicates, webhookevent.LastErrorLT(*i.LastErrorLT))
-	}
-	if i.LastErrorLTE != nil {
-		predicates = append(predicates, webhookevent.LastErrorLTE(*i.LastErrorLTE))
-	}
-	if i.LastErrorContains != nil {
-		predicates = append(predicates, webhookevent.LastErrorContains(*i.LastErrorContains))
-	}
-	if i.LastErrorHasPrefix != nil {
-		predicates = append(predicates, webhookevent.LastErrorHasPrefix(*i.LastErrorHasPrefix))
-	}
-	if i.LastErrorHasSuffix != nil {
-		predicates = append(predicates, webhookevent.LastErrorHasSuffix(*i.LastErrorHasSuffix))
-	}
-	if i.LastErrorEqualFold != nil {
-		predicates = append(predicates, webhookevent.LastErrorEqualFold(*i.LastErrorEqualFold))
-	}
-	if i.LastErrorContainsFold != nil {
-		predicates = append(predicates, webhookevent.LastErrorContainsFold(*i.LastErrorContainsFold))
 	}
 	if i.LeaseOwner != nil {
 		predicates = append(predicates, webhookevent.LeaseOwnerEQ(*i.LeaseOwner))

@@ -37,6 +37,8 @@ type Installation struct {
 	LastSyncCommit string `json:"last_sync_commit,omitempty"`
 	// LastSyncError holds the value of the "last_sync_error" field.
 	LastSyncError string `json:"last_sync_error,omitempty"`
+	// a reviewers sync was requested (push, start, on demand) and no worker has claimed it yet
+	SyncRequestedAt *time.Time `json:"sync_requested_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the InstallationQuery when eager-loading is set.
 	Edges        InstallationEdges `json:"edges"`
@@ -112,7 +114,7 @@ func (*Installation) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullInt64)
 		case installation.FieldAccountLogin, installation.FieldAccountType, installation.FieldReviewersRepo, installation.FieldLastSyncCommit, installation.FieldLastSyncError:
 			values[i] = new(sql.NullString)
-		case installation.FieldCreatedAt, installation.FieldUpdatedAt, installation.FieldLastSyncAt:
+		case installation.FieldCreatedAt, installation.FieldUpdatedAt, installation.FieldLastSyncAt, installation.FieldSyncRequestedAt:
 			values[i] = new(sql.NullTime)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -195,6 +197,13 @@ func (_m *Installation) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field last_sync_error", values[i])
 			} else if value.Valid {
 				_m.LastSyncError = value.String
+			}
+		case installation.FieldSyncRequestedAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field sync_requested_at", values[i])
+			} else if value.Valid {
+				_m.SyncRequestedAt = new(time.Time)
+				*_m.SyncRequestedAt = value.Time
 			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
@@ -283,6 +292,11 @@ func (_m *Installation) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("last_sync_error=")
 	builder.WriteString(_m.LastSyncError)
+	builder.WriteString(", ")
+	if v := _m.SyncRequestedAt; v != nil {
+		builder.WriteString("sync_requested_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
 	builder.WriteByte(')')
 	return builder.String()
 }

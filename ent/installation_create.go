@@ -150,6 +150,20 @@ func (_c *InstallationCreate) SetNillableLastSyncError(v *string) *InstallationC
 	return _c
 }
 
+// SetSyncRequestedAt sets the "sync_requested_at" field.
+func (_c *InstallationCreate) SetSyncRequestedAt(v time.Time) *InstallationCreate {
+	_c.mutation.SetSyncRequestedAt(v)
+	return _c
+}
+
+// SetNillableSyncRequestedAt sets the "sync_requested_at" field if the given value is not nil.
+func (_c *InstallationCreate) SetNillableSyncRequestedAt(v *time.Time) *InstallationCreate {
+	if v != nil {
+		_c.SetSyncRequestedAt(*v)
+	}
+	return _c
+}
+
 // AddRepositoryIDs adds the "repositories" edge to the Repository entity by IDs.
 func (_c *InstallationCreate) AddRepositoryIDs(ids ...int) *InstallationCreate {
 	_c.mutation.AddRepositoryIDs(ids...)
@@ -370,6 +384,10 @@ func (_c *InstallationCreate) createSpec() (*Installation, *sqlgraph.CreateSpec)
 	if value, ok := _c.mutation.LastSyncError(); ok {
 		_spec.SetField(installation.FieldLastSyncError, field.TypeString, value)
 		_node.LastSyncError = value
+	}
+	if value, ok := _c.mutation.SyncRequestedAt(); ok {
+		_spec.SetField(installation.FieldSyncRequestedAt, field.TypeTime, value)
+		_node.SyncRequestedAt = &value
 	}
 	if nodes := _c.mutation.RepositoriesIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -607,6 +625,24 @@ func (u *InstallationUpsert) UpdateLastSyncError() *InstallationUpsert {
 	return u
 }
 
+// SetSyncRequestedAt sets the "sync_requested_at" field.
+func (u *InstallationUpsert) SetSyncRequestedAt(v time.Time) *InstallationUpsert {
+	u.Set(installation.FieldSyncRequestedAt, v)
+	return u
+}
+
+// UpdateSyncRequestedAt sets the "sync_requested_at" field to the value that was provided on create.
+func (u *InstallationUpsert) UpdateSyncRequestedAt() *InstallationUpsert {
+	u.SetExcluded(installation.FieldSyncRequestedAt)
+	return u
+}
+
+// ClearSyncRequestedAt clears the value of the "sync_requested_at" field.
+func (u *InstallationUpsert) ClearSyncRequestedAt() *InstallationUpsert {
+	u.SetNull(installation.FieldSyncRequestedAt)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create.
 // Using this option is equivalent to using:
 //
@@ -789,6 +825,27 @@ func (u *InstallationUpsertOne) SetLastSyncError(v string) *InstallationUpsertOn
 func (u *InstallationUpsertOne) UpdateLastSyncError() *InstallationUpsertOne {
 	return u.Update(func(s *InstallationUpsert) {
 		s.UpdateLastSyncError()
+	})
+}
+
+// SetSyncRequestedAt sets the "sync_requested_at" field.
+func (u *InstallationUpsertOne) SetSyncRequestedAt(v time.Time) *InstallationUpsertOne {
+	return u.Update(func(s *InstallationUpsert) {
+		s.SetSyncRequestedAt(v)
+	})
+}
+
+// UpdateSyncRequestedAt sets the "sync_requested_at" field to the value that was provided on create.
+func (u *InstallationUpsertOne) UpdateSyncRequestedAt() *InstallationUpsertOne {
+	return u.Update(func(s *InstallationUpsert) {
+		s.UpdateSyncRequestedAt()
+	})
+}
+
+// ClearSyncRequestedAt clears the value of the "sync_requested_at" field.
+func (u *InstallationUpsertOne) ClearSyncRequestedAt() *InstallationUpsertOne {
+	return u.Update(func(s *InstallationUpsert) {
+		s.ClearSyncRequestedAt()
 	})
 }
 
@@ -1140,6 +1197,27 @@ func (u *InstallationUpsertBulk) SetLastSyncError(v string) *InstallationUpsertB
 func (u *InstallationUpsertBulk) UpdateLastSyncError() *InstallationUpsertBulk {
 	return u.Update(func(s *InstallationUpsert) {
 		s.UpdateLastSyncError()
+	})
+}
+
+// SetSyncRequestedAt sets the "sync_requested_at" field.
+func (u *InstallationUpsertBulk) SetSyncRequestedAt(v time.Time) *InstallationUpsertBulk {
+	return u.Update(func(s *InstallationUpsert) {
+		s.SetSyncRequestedAt(v)
+	})
+}
+
+// UpdateSyncRequestedAt sets the "sync_requested_at" field to the value that was provided on create.
+func (u *InstallationUpsertBulk) UpdateSyncRequestedAt() *InstallationUpsertBulk {
+	return u.Update(func(s *InstallationUpsert) {
+		s.UpdateSyncRequestedAt()
+	})
+}
+
+// ClearSyncRequestedAt clears the value of the "sync_requested_at" field.
+func (u *InstallationUpsertBulk) ClearSyncRequestedAt() *InstallationUpsertBulk {
+	return u.Update(func(s *InstallationUpsert) {
+		s.ClearSyncRequestedAt()
 	})
 }
 

@@ -164,6 +164,26 @@ func (_u *InstallationUpdate) SetNillableLastSyncError(v *string) *InstallationU
 	return _u
 }
 
+// SetSyncRequestedAt sets the "sync_requested_at" field.
+func (_u *InstallationUpdate) SetSyncRequestedAt(v time.Time) *InstallationUpdate {
+	_u.mutation.SetSyncRequestedAt(v)
+	return _u
+}
+
+// SetNillableSyncRequestedAt sets the "sync_requested_at" field if the given value is not nil.
+func (_u *InstallationUpdate) SetNillableSyncRequestedAt(v *time.Time) *InstallationUpdate {
+	if v != nil {
+		_u.SetSyncRequestedAt(*v)
+	}
+	return _u
+}
+
+// ClearSyncRequestedAt clears the value of the "sync_requested_at" field.
+func (_u *InstallationUpdate) ClearSyncRequestedAt() *InstallationUpdate {
+	_u.mutation.ClearSyncRequestedAt()
+	return _u
+}
+
 // AddRepositoryIDs adds the "repositories" edge to the Repository entity by IDs.
 func (_u *InstallationUpdate) AddRepositoryIDs(ids ...int) *InstallationUpdate {
 	_u.mutation.AddRepositoryIDs(ids...)
@@ -396,6 +416,12 @@ func (_u *InstallationUpdate) sqlSave(ctx context.Context) (_node int, err error
 	}
 	if value, ok := _u.mutation.LastSyncError(); ok {
 		_spec.SetField(installation.FieldLastSyncError, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.SyncRequestedAt(); ok {
+		_spec.SetField(installation.FieldSyncRequestedAt, field.TypeTime, value)
+	}
+	if _u.mutation.SyncRequestedAtCleared() {
+		_spec.ClearField(installation.FieldSyncRequestedAt, field.TypeTime)
 	}
 	if _u.mutation.RepositoriesCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -730,6 +756,26 @@ func (_u *InstallationUpdateOne) SetNillableLastSyncError(v *string) *Installati
 	return _u
 }
 
+// SetSyncRequestedAt sets the "sync_requested_at" field.
+func (_u *InstallationUpdateOne) SetSyncRequestedAt(v time.Time) *InstallationUpdateOne {
+	_u.mutation.SetSyncRequestedAt(v)
+	return _u
+}
+
+// SetNillableSyncRequestedAt sets the "sync_requested_at" field if the given value is not nil.
+func (_u *InstallationUpdateOne) SetNillableSyncRequestedAt(v *time.Time) *InstallationUpdateOne {
+	if v != nil {
+		_u.SetSyncRequestedAt(*v)
+	}
+	return _u
+}
+
+// ClearSyncRequestedAt clears the value of the "sync_requested_at" field.
+func (_u *InstallationUpdateOne) ClearSyncRequestedAt() *InstallationUpdateOne {
+	_u.mutation.ClearSyncRequestedAt()
+	return _u
+}
+
 // AddRepositoryIDs adds the "repositories" edge to the Repository entity by IDs.
 func (_u *InstallationUpdateOne) AddRepositoryIDs(ids ...int) *InstallationUpdateOne {
 	_u.mutation.AddRepositoryIDs(ids...)
@@ -992,6 +1038,12 @@ func (_u *InstallationUpdateOne) sqlSave(ctx context.Context) (_node *Installati
 	}
 	if value, ok := _u.mutation.LastSyncError(); ok {
 		_spec.SetField(installation.FieldLastSyncError, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.SyncRequestedAt(); ok {
+		_spec.SetField(installation.FieldSyncRequestedAt, field.TypeTime, value)
+	}
+	if _u.mutation.SyncRequestedAtCleared() {
+		_spec.ClearField(installation.FieldSyncRequestedAt, field.TypeTime)
 	}
 	if _u.mutation.RepositoriesCleared() {
 		edge := &sqlgraph.EdgeSpec{

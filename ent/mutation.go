@@ -3081,6 +3081,7 @@ type InstallationMutation struct {
 	last_sync_at        *time.Time
 	last_sync_commit    *string
 	last_sync_error     *string
+	sync_requested_at   *time.Time
 	clearedFields       map[string]struct{}
 	repositories        map[int]struct{}
 	removedrepositories map[int]struct{}
@@ -3590,6 +3591,55 @@ func (m *InstallationMutation) ResetLastSyncError() {
 	m.last_sync_error = nil
 }
 
+// SetSyncRequestedAt sets the "sync_requested_at" field.
+func (m *InstallationMutation) SetSyncRequestedAt(t time.Time) {
+	m.sync_requested_at = &t
+}
+
+// SyncRequestedAt returns the value of the "sync_requested_at" field in the mutation.
+func (m *InstallationMutation) SyncRequestedAt() (r time.Time, exists bool) {
+	v := m.sync_requested_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSyncRequestedAt returns the old "sync_requested_at" field's value of the Installation entity.
+// If the Installation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InstallationMutation) OldSyncRequestedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSyncRequestedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSyncRequestedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSyncRequestedAt: %w", err)
+	}
+	return oldValue.SyncRequestedAt, nil
+}
+
+// ClearSyncRequestedAt clears the value of the "sync_requested_at" field.
+func (m *InstallationMutation) ClearSyncRequestedAt() {
+	m.sync_requested_at = nil
+	m.clearedFields[installation.FieldSyncRequestedAt] = struct{}{}
+}
+
+// SyncRequestedAtCleared returns if the "sync_requested_at" field was cleared in this mutation.
+func (m *InstallationMutation) SyncRequestedAtCleared() bool {
+	_, ok := m.clearedFields[installation.FieldSyncRequestedAt]
+	return ok
+}
+
+// ResetSyncRequestedAt resets all changes to the "sync_requested_at" field.
+func (m *InstallationMutation) ResetSyncRequestedAt() {
+	m.sync_requested_at = nil
+	delete(m.clearedFields, installation.FieldSyncRequestedAt)
+}
+
 // AddRepositoryIDs adds the "repositories" edge to the Repository entity by ids.
 func (m *InstallationMutation) AddRepositoryIDs(ids ...int) {
 	if m.repositories == nil {
@@ -3840,7 +3890,7 @@ func (m *InstallationMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *InstallationMutation) Fields() []string {
-	fields := make([]string, 0, 10)
+	fields := make([]string, 0, 11)
 	if m.created_at != nil {
 		fields = append(fields, installation.FieldCreatedAt)
 	}
@@ -3871,6 +3921,9 @@ func (m *InstallationMutation) Fields() []string {
 	if m.last_sync_error != nil {
 		fields = append(fields, installation.FieldLastSyncError)
 	}
+	if m.sync_requested_at != nil {
+		fields = append(fields, installation.FieldSyncRequestedAt)
+	}
 	return fields
 }
 
@@ -3899,6 +3952,8 @@ func (m *InstallationMutation) Field(name string) (ent.Value, bool) {
 		return m.LastSyncCommit()
 	case installation.FieldLastSyncError:
 		return m.LastSyncError()
+	case installation.FieldSyncRequestedAt:
+		return m.SyncRequestedAt()
 	}
 	return nil, false
 }
@@ -3928,6 +3983,8 @@ func (m *InstallationMutation) OldField(ctx context.Context, name string) (ent.V
 		return m.OldLastSyncCommit(ctx)
 	case installation.FieldLastSyncError:
 		return m.OldLastSyncError(ctx)
+	case installation.FieldSyncRequestedAt:
+		return m.OldSyncRequestedAt(ctx)
 	}
 	return nil, fmt.Errorf("unknown Installation field %s", name)
 }
@@ -4007,6 +4064,13 @@ func (m *InstallationMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetLastSyncError(v)
 		return nil
+	case installation.FieldSyncRequestedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSyncRequestedAt(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Installation field %s", name)
 }
@@ -4055,6 +4119,9 @@ func (m *InstallationMutation) ClearedFields() []string {
 	if m.FieldCleared(installation.FieldLastSyncAt) {
 		fields = append(fields, installation.FieldLastSyncAt)
 	}
+	if m.FieldCleared(installation.FieldSyncRequestedAt) {
+		fields = append(fields, installation.FieldSyncRequestedAt)
+	}
 	return fields
 }
 
@@ -4071,6 +4138,9 @@ func (m *InstallationMutation) ClearField(name string) error {
 	switch name {
 	case installation.FieldLastSyncAt:
 		m.ClearLastSyncAt()
+		return nil
+	case installation.FieldSyncRequestedAt:
+		m.ClearSyncRequestedAt()
 		return nil
 	}
 	return fmt.Errorf("unknown Installation nullable field %s", name)
@@ -4109,6 +4179,9 @@ func (m *InstallationMutation) ResetField(name string) error {
 		return nil
 	case installation.FieldLastSyncError:
 		m.ResetLastSyncError()
+		return nil
+	case installation.FieldSyncRequestedAt:
+		m.ResetSyncRequestedAt()
 		return nil
 	}
 	return fmt.Errorf("unknown Installation field %s", name)
@@ -7834,10 +7907,13 @@ type RunMutation struct {
 	addmax_cost_usd           *float64
 	check_run_id              *int64
 	addcheck_run_id           *int64
+	check_completed           *bool
 	actions_run_id            *int64
 	addactions_run_id         *int64
 	actions_run_url           *string
 	run_token_hash            *string
+	result_hash               *string
+	model_final_used          *bool
 	lease_owner               *string
 	heartbeat_at              *time.Time
 	attempts                  *int
@@ -7863,6 +7939,8 @@ type RunMutation struct {
 	addduration_ms            *int64
 	summary                   *string
 	checked                   *map[string]interface{}
+	filtered_files            *[]string
+	appendfiltered_files      []string
 	result_json               *string
 	failure_reason            *string
 	failure_detail            *string
@@ -8793,6 +8871,42 @@ func (m *RunMutation) ResetCheckRunID() {
 	m.addcheck_run_id = nil
 }
 
+// SetCheckCompleted sets the "check_completed" field.
+func (m *RunMutation) SetCheckCompleted(b bool) {
+	m.check_completed = &b
+}
+
+// CheckCompleted returns the value of the "check_completed" field in the mutation.
+func (m *RunMutation) CheckCompleted() (r bool, exists bool) {
+	v := m.check_completed
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCheckCompleted returns the old "check_completed" field's value of the Run entity.
+// If the Run object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RunMutation) OldCheckCompleted(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCheckCompleted is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCheckCompleted requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCheckCompleted: %w", err)
+	}
+	return oldValue.CheckCompleted, nil
+}
+
+// ResetCheckCompleted resets all changes to the "check_completed" field.
+func (m *RunMutation) ResetCheckCompleted() {
+	m.check_completed = nil
+}
+
 // SetActionsRunID sets the "actions_run_id" field.
 func (m *RunMutation) SetActionsRunID(i int64) {
 	m.actions_run_id = &i
@@ -8919,6 +9033,78 @@ func (m *RunMutation) OldRunTokenHash(ctx context.Context) (v string, err error)
 // ResetRunTokenHash resets all changes to the "run_token_hash" field.
 func (m *RunMutation) ResetRunTokenHash() {
 	m.run_token_hash = nil
+}
+
+// SetResultHash sets the "result_hash" field.
+func (m *RunMutation) SetResultHash(s string) {
+	m.result_hash = &s
+}
+
+// ResultHash returns the value of the "result_hash" field in the mutation.
+func (m *RunMutation) ResultHash() (r string, exists bool) {
+	v := m.result_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldResultHash returns the old "result_hash" field's value of the Run entity.
+// If the Run object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RunMutation) OldResultHash(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldResultHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldResultHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldResultHash: %w", err)
+	}
+	return oldValue.ResultHash, nil
+}
+
+// ResetResultHash resets all changes to the "result_hash" field.
+func (m *RunMutation) ResetResultHash() {
+	m.result_hash = nil
+}
+
+// SetModelFinalUsed sets the "model_final_used" field.
+func (m *RunMutation) SetModelFinalUsed(b bool) {
+	m.model_final_used = &b
+}
+
+// ModelFinalUsed returns the value of the "model_final_used" field in the mutation.
+func (m *RunMutation) ModelFinalUsed() (r bool, exists bool) {
+	v := m.model_final_used
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldModelFinalUsed returns the old "model_final_used" field's value of the Run entity.
+// If the Run object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RunMutation) OldModelFinalUsed(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldModelFinalUsed is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldModelFinalUsed requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldModelFinalUsed: %w", err)
+	}
+	return oldValue.ModelFinalUsed, nil
+}
+
+// ResetModelFinalUsed resets all changes to the "model_final_used" field.
+func (m *RunMutation) ResetModelFinalUsed() {
+	m.model_final_used = nil
 }
 
 // SetLeaseOwner sets the "lease_owner" field.
@@ -9782,6 +9968,71 @@ func (m *RunMutation) CheckedCleared() bool {
 func (m *RunMutation) ResetChecked() {
 	m.checked = nil
 	delete(m.clearedFields, run.FieldChecked)
+}
+
+// SetFilteredFiles sets the "filtered_files" field.
+func (m *RunMutation) SetFilteredFiles(s []string) {
+	m.filtered_files = &s
+	m.appendfiltered_files = nil
+}
+
+// FilteredFiles returns the value of the "filtered_files" field in the mutation.
+func (m *RunMutation) FilteredFiles() (r []string, exists bool) {
+	v := m.filtered_files
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFilteredFiles returns the old "filtered_files" field's value of the Run entity.
+// If the Run object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RunMutation) OldFilteredFiles(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFilteredFiles is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFilteredFiles requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFilteredFiles: %w", err)
+	}
+	return oldValue.FilteredFiles, nil
+}
+
+// AppendFilteredFiles adds s to the "filtered_files" field.
+func (m *RunMutation) AppendFilteredFiles(s []string) {
+	m.appendfiltered_files = append(m.appendfiltered_files, s...)
+}
+
+// AppendedFilteredFiles returns the list of values that were appended to the "filtered_files" field in this mutation.
+func (m *RunMutation) AppendedFilteredFiles() ([]string, bool) {
+	if len(m.appendfiltered_files) == 0 {
+		return nil, false
+	}
+	return m.appendfiltered_files, true
+}
+
+// ClearFilteredFiles clears the value of the "filtered_files" field.
+func (m *RunMutation) ClearFilteredFiles() {
+	m.filtered_files = nil
+	m.appendfiltered_files = nil
+	m.clearedFields[run.FieldFilteredFiles] = struct{}{}
+}
+
+// FilteredFilesCleared returns if the "filtered_files" field was cleared in this mutation.
+func (m *RunMutation) FilteredFilesCleared() bool {
+	_, ok := m.clearedFields[run.FieldFilteredFiles]
+	return ok
+}
+
+// ResetFilteredFiles resets all changes to the "filtered_files" field.
+func (m *RunMutation) ResetFilteredFiles() {
+	m.filtered_files = nil
+	m.appendfiltered_files = nil
+	delete(m.clearedFields, run.FieldFilteredFiles)
 }
 
 // SetResultJSON sets the "result_json" field.
@@ -11067,7 +11318,7 @@ func (m *RunMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *RunMutation) Fields() []string {
-	fields := make([]string, 0, 60)
+	fields := make([]string, 0, 64)
 	if m.created_at != nil {
 		fields = append(fields, run.FieldCreatedAt)
 	}
@@ -11128,6 +11379,9 @@ func (m *RunMutation) Fields() []string {
 	if m.check_run_id != nil {
 		fields = append(fields, run.FieldCheckRunID)
 	}
+	if m.check_completed != nil {
+		fields = append(fields, run.FieldCheckCompleted)
+	}
 	if m.actions_run_id != nil {
 		fields = append(fields, run.FieldActionsRunID)
 	}
@@ -11136,6 +11390,12 @@ func (m *RunMutation) Fields() []string {
 	}
 	if m.run_token_hash != nil {
 		fields = append(fields, run.FieldRunTokenHash)
+	}
+	if m.result_hash != nil {
+		fields = append(fields, run.FieldResultHash)
+	}
+	if m.model_final_used != nil {
+		fields = append(fields, run.FieldModelFinalUsed)
 	}
 	if m.lease_owner != nil {
 		fields = append(fields, run.FieldLeaseOwner)
@@ -11187,6 +11447,9 @@ func (m *RunMutation) Fields() []string {
 	}
 	if m.checked != nil {
 		fields = append(fields, run.FieldChecked)
+	}
+	if m.filtered_files != nil {
+		fields = append(fields, run.FieldFilteredFiles)
 	}
 	if m.result_json != nil {
 		fields = append(fields, run.FieldResultJSON)
@@ -11296,12 +11559,18 @@ func (m *RunMutation) Field(name string) (ent.Value, bool) {
 		return m.MaxCostUsd()
 	case run.FieldCheckRunID:
 		return m.CheckRunID()
+	case run.FieldCheckCompleted:
+		return m.CheckCompleted()
 	case run.FieldActionsRunID:
 		return m.ActionsRunID()
 	case run.FieldActionsRunURL:
 		return m.ActionsRunURL()
 	case run.FieldRunTokenHash:
 		return m.RunTokenHash()
+	case run.FieldResultHash:
+		return m.ResultHash()
+	case run.FieldModelFinalUsed:
+		return m.ModelFinalUsed()
 	case run.FieldLeaseOwner:
 		return m.LeaseOwner()
 	case run.FieldHeartbeatAt:
@@ -11336,6 +11605,8 @@ func (m *RunMutation) Field(name string) (ent.Value, bool) {
 		return m.Summary()
 	case run.FieldChecked:
 		return m.Checked()
+	case run.FieldFilteredFiles:
+		return m.FilteredFiles()
 	case run.FieldResultJSON:
 		return m.ResultJSON()
 	case run.FieldFailureReason:
@@ -11425,12 +11696,18 @@ func (m *RunMutation) OldField(ctx context.Context, name string) (ent.Value, err
 		return m.OldMaxCostUsd(ctx)
 	case run.FieldCheckRunID:
 		return m.OldCheckRunID(ctx)
+	case run.FieldCheckCompleted:
+		return m.OldCheckCompleted(ctx)
 	case run.FieldActionsRunID:
 		return m.OldActionsRunID(ctx)
 	case run.FieldActionsRunURL:
 		return m.OldActionsRunURL(ctx)
 	case run.FieldRunTokenHash:
 		return m.OldRunTokenHash(ctx)
+	case run.FieldResultHash:
+		return m.OldResultHash(ctx)
+	case run.FieldModelFinalUsed:
+		return m.OldModelFinalUsed(ctx)
 	case run.FieldLeaseOwner:
 		return m.OldLeaseOwner(ctx)
 	case run.FieldHeartbeatAt:
@@ -11465,6 +11742,8 @@ func (m *RunMutation) OldField(ctx context.Context, name string) (ent.Value, err
 		return m.OldSummary(ctx)
 	case run.FieldChecked:
 		return m.OldChecked(ctx)
+	case run.FieldFilteredFiles:
+		return m.OldFilteredFiles(ctx)
 	case run.FieldResultJSON:
 		return m.OldResultJSON(ctx)
 	case run.FieldFailureReason:
@@ -11654,6 +11933,13 @@ func (m *RunMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetCheckRunID(v)
 		return nil
+	case run.FieldCheckCompleted:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCheckCompleted(v)
+		return nil
 	case run.FieldActionsRunID:
 		v, ok := value.(int64)
 		if !ok {
@@ -11674,6 +11960,20 @@ func (m *RunMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetRunTokenHash(v)
+		return nil
+	case run.FieldResultHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetResultHash(v)
+		return nil
+	case run.FieldModelFinalUsed:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetModelFinalUsed(v)
 		return nil
 	case run.FieldLeaseOwner:
 		v, ok := value.(string)
@@ -11793,6 +12093,13 @@ func (m *RunMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetChecked(v)
+		return nil
+	case run.FieldFilteredFiles:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFilteredFiles(v)
 		return nil
 	case run.FieldResultJSON:
 		v, ok := value.(string)
@@ -12312,6 +12619,9 @@ func (m *RunMutation) ClearedFields() []string {
 	if m.FieldCleared(run.FieldChecked) {
 		fields = append(fields, run.FieldChecked)
 	}
+	if m.FieldCleared(run.FieldFilteredFiles) {
+		fields = append(fields, run.FieldFilteredFiles)
+	}
 	if m.FieldCleared(run.FieldLearningsUsed) {
 		fields = append(fields, run.FieldLearningsUsed)
 	}
@@ -12352,6 +12662,9 @@ func (m *RunMutation) ClearField(name string) error {
 		return nil
 	case run.FieldChecked:
 		m.ClearChecked()
+		return nil
+	case run.FieldFilteredFiles:
+		m.ClearFilteredFiles()
 		return nil
 	case run.FieldLearningsUsed:
 		m.ClearLearningsUsed()
@@ -12427,6 +12740,9 @@ func (m *RunMutation) ResetField(name string) error {
 	case run.FieldCheckRunID:
 		m.ResetCheckRunID()
 		return nil
+	case run.FieldCheckCompleted:
+		m.ResetCheckCompleted()
+		return nil
 	case run.FieldActionsRunID:
 		m.ResetActionsRunID()
 		return nil
@@ -12435,6 +12751,12 @@ func (m *RunMutation) ResetField(name string) error {
 		return nil
 	case run.FieldRunTokenHash:
 		m.ResetRunTokenHash()
+		return nil
+	case run.FieldResultHash:
+		m.ResetResultHash()
+		return nil
+	case run.FieldModelFinalUsed:
+		m.ResetModelFinalUsed()
 		return nil
 	case run.FieldLeaseOwner:
 		m.ResetLeaseOwner()
@@ -12486,6 +12808,9 @@ func (m *RunMutation) ResetField(name string) error {
 		return nil
 	case run.FieldChecked:
 		m.ResetChecked()
+		return nil
+	case run.FieldFilteredFiles:
+		m.ResetFilteredFiles()
 		return nil
 	case run.FieldResultJSON:
 		m.ResetResultJSON()

@@ -60,12 +60,18 @@ type Run struct {
 	MaxCostUsd float64 `json:"max_cost_usd,omitempty"`
 	// CheckRunID holds the value of the "check_run_id" field.
 	CheckRunID int64 `json:"check_run_id,omitempty"`
+	// the check run was completed on GitHub
+	CheckCompleted bool `json:"check_completed,omitempty"`
 	// ActionsRunID holds the value of the "actions_run_id" field.
 	ActionsRunID int64 `json:"actions_run_id,omitempty"`
 	// ActionsRunURL holds the value of the "actions_run_url" field.
 	ActionsRunURL string `json:"actions_run_url,omitempty"`
 	// RunTokenHash holds the value of the "run_token_hash" field.
 	RunTokenHash string `json:"-"`
+	// receipt of the accepted report: hash of the run token hash and the report body; lets an identical repeat be acknowledged
+	ResultHash string `json:"-"`
+	// the one model request allowed past the cost cap (X-Chakshu-Final) was spent
+	ModelFinalUsed bool `json:"model_final_used,omitempty"`
 	// LeaseOwner holds the value of the "lease_owner" field.
 	LeaseOwner string `json:"lease_owner,omitempty"`
 	// HeartbeatAt holds the value of the "heartbeat_at" field.
@@ -100,6 +106,8 @@ type Run struct {
 	Summary string `json:"summary,omitempty"`
 	// what the agent read and which skills it used
 	Checked map[string]interface{} `json:"checked,omitempty"`
+	// files of the PR dropped by path_filters (set with the job); the review's coverage line counts them
+	FilteredFiles []string `json:"filtered_files,omitempty"`
 	// the result as the runner reported it
 	ResultJSON string `json:"result_json,omitempty"`
 	// safe sentence, fit for public surfaces
@@ -213,15 +221,15 @@ func (*Run) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case run.FieldChecked, run.FieldLearningsUsed:
+		case run.FieldChecked, run.FieldFilteredFiles, run.FieldLearningsUsed:
 			values[i] = new([]byte)
-		case run.FieldFromFork:
+		case run.FieldCheckCompleted, run.FieldModelFinalUsed, run.FieldFromFork:
 			values[i] = new(sql.NullBool)
 		case run.FieldMaxCostUsd, run.FieldCostUsd:
 			values[i] = new(sql.NullFloat64)
 		case run.FieldID, run.FieldPrNumber, run.FieldCheckRunID, run.FieldActionsRunID, run.FieldAttempts, run.FieldInputTokens, run.FieldOutputTokens, run.FieldCacheReadTokens, run.FieldCacheWriteTokens, run.FieldTurns, run.FieldDurationMs, run.FieldFindingsBlocker, run.FieldFindingsMajor, run.FieldFindingsMinor, run.FieldFindingsNit, run.FieldFindingsPosted, run.FieldFindingsDropped, run.FieldReviewID, run.FieldChangedFiles, run.FieldAdditions, run.FieldDeletions, run.FieldBehindBy, run.FieldAheadBy, run.FieldReplyToCommentID, run.FieldThreadRootCommentID, run.FieldReplyCommentID:
 			values[i] = new(sql.NullInt64)
-		case run.FieldKind, run.FieldStatus, run.FieldTrigger, run.FieldPrTitle, run.FieldPrURL, run.FieldHeadSha, run.FieldHeadRef, run.FieldBaseSha, run.FieldBaseRef, run.FieldIncrementalSince, run.FieldFullReviewReason, run.FieldRequester, run.FieldNote, run.FieldRequestTarget, run.FieldModel, run.FieldActionsRunURL, run.FieldRunTokenHash, run.FieldLeaseOwner, run.FieldSummary, run.FieldResultJSON, run.FieldFailureReason, run.FieldFailureDetail:
+		case run.FieldKind, run.FieldStatus, run.FieldTrigger, run.FieldPrTitle, run.FieldPrURL, run.FieldHeadSha, run.FieldHeadRef, run.FieldBaseSha, run.FieldBaseRef, run.FieldIncrementalSince, run.FieldFullReviewReason, run.FieldRequester, run.FieldNote, run.FieldRequestTarget, run.FieldModel, run.FieldActionsRunURL, run.FieldRunTokenHash, run.FieldResultHash, run.FieldLeaseOwner, run.FieldSummary, run.FieldResultJSON, run.FieldFailureReason, run.FieldFailureDetail:
 			values[i] = new(sql.NullString)
 		case run.FieldCreatedAt, run.FieldUpdatedAt, run.FieldHeartbeatAt, run.FieldNextAttemptAt, run.FieldDispatchedAt, run.FieldStartedAt, run.FieldReportedAt, run.FieldFinishedAt:
 			values[i] = new(sql.NullTime)
@@ -370,6 +378,12 @@ func (_m *Run) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.CheckRunID = value.Int64
 			}
+		case run.FieldCheckCompleted:
+			if value, ok := values[i].(*sql.NullBool); !ok {
+				return fmt.Errorf("unexpected type %T for field check_completed", values[i])
+			} else if value.Valid {
+				_m.CheckCompleted = value.Bool
+			}
 		case run.FieldActionsRunID:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for field actions_run_id", values[i])
@@ -387,6 +401,18 @@ func (_m *Run) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field run_token_hash", values[i])
 			} else if value.Valid {
 				_m.RunTokenHash = value.String
+			}
+		case run.FieldResultHash:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field result_hash", values[i])
+			} else if value.Valid {
+				_m.ResultHash = value.String
+			}
+		case run.FieldModelFinalUsed:
+			if value, ok := values[i].(*sql.NullBool); !ok {
+				return fmt.Errorf("unexpected type %T for field model_final_used", values[i])
+			} else if value.Valid {
+				_m.ModelFinalUsed = value.Bool
 			}
 		case run.FieldLeaseOwner:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -496,6 +522,14 @@ func (_m *Run) assignValues(columns []string, values []any) error {
 			} else if value != nil && len(*value) > 0 {
 				if err := json.Unmarshal(*value, &_m.Checked); err != nil {
 					return fmt.Errorf("unmarshal field checked: %w", err)
+				}
+			}
+		case run.FieldFilteredFiles:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field filtered_files", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.FilteredFiles); err != nil {
+					return fmt.Errorf("unmarshal field filtered_files: %w", err)
 				}
 			}
 		case run.FieldResultJSON:
@@ -751,6 +785,9 @@ func (_m *Run) String() string {
 	builder.WriteString("check_run_id=")
 	builder.WriteString(fmt.Sprintf("%v", _m.CheckRunID))
 	builder.WriteString(", ")
+	builder.WriteString("check_completed=")
+	builder.WriteString(fmt.Sprintf("%v", _m.CheckCompleted))
+	builder.WriteString(", ")
 	builder.WriteString("actions_run_id=")
 	builder.WriteString(fmt.Sprintf("%v", _m.ActionsRunID))
 	builder.WriteString(", ")
@@ -758,6 +795,11 @@ func (_m *Run) String() string {
 	builder.WriteString(_m.ActionsRunURL)
 	builder.WriteString(", ")
 	builder.WriteString("run_token_hash=<sensitive>")
+	builder.WriteString(", ")
+	builder.WriteString("result_hash=<sensitive>")
+	builder.WriteString(", ")
+	builder.WriteString("model_final_used=")
+	builder.WriteString(fmt.Sprintf("%v", _m.ModelFinalUsed))
 	builder.WriteString(", ")
 	builder.WriteString("lease_owner=")
 	builder.WriteString(_m.LeaseOwner)
@@ -821,6 +863,9 @@ func (_m *Run) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("checked=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Checked))
+	builder.WriteString(", ")
+	builder.WriteString("filtered_files=")
+	builder.WriteString(fmt.Sprintf("%v", _m.FilteredFiles))
 	builder.WriteString(", ")
 	builder.WriteString("result_json=")
 	builder.WriteString(_m.ResultJSON)

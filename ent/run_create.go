@@ -282,6 +282,20 @@ func (_c *RunCreate) SetNillableCheckRunID(v *int64) *RunCreate {
 	return _c
 }
 
+// SetCheckCompleted sets the "check_completed" field.
+func (_c *RunCreate) SetCheckCompleted(v bool) *RunCreate {
+	_c.mutation.SetCheckCompleted(v)
+	return _c
+}
+
+// SetNillableCheckCompleted sets the "check_completed" field if the given value is not nil.
+func (_c *RunCreate) SetNillableCheckCompleted(v *bool) *RunCreate {
+	if v != nil {
+		_c.SetCheckCompleted(*v)
+	}
+	return _c
+}
+
 // SetActionsRunID sets the "actions_run_id" field.
 func (_c *RunCreate) SetActionsRunID(v int64) *RunCreate {
 	_c.mutation.SetActionsRunID(v)
@@ -320,6 +334,34 @@ func (_c *RunCreate) SetRunTokenHash(v string) *RunCreate {
 func (_c *RunCreate) SetNillableRunTokenHash(v *string) *RunCreate {
 	if v != nil {
 		_c.SetRunTokenHash(*v)
+	}
+	return _c
+}
+
+// SetResultHash sets the "result_hash" field.
+func (_c *RunCreate) SetResultHash(v string) *RunCreate {
+	_c.mutation.SetResultHash(v)
+	return _c
+}
+
+// SetNillableResultHash sets the "result_hash" field if the given value is not nil.
+func (_c *RunCreate) SetNillableResultHash(v *string) *RunCreate {
+	if v != nil {
+		_c.SetResultHash(*v)
+	}
+	return _c
+}
+
+// SetModelFinalUsed sets the "model_final_used" field.
+func (_c *RunCreate) SetModelFinalUsed(v bool) *RunCreate {
+	_c.mutation.SetModelFinalUsed(v)
+	return _c
+}
+
+// SetNillableModelFinalUsed sets the "model_final_used" field if the given value is not nil.
+func (_c *RunCreate) SetNillableModelFinalUsed(v *bool) *RunCreate {
+	if v != nil {
+		_c.SetModelFinalUsed(*v)
 	}
 	return _c
 }
@@ -551,6 +593,12 @@ func (_c *RunCreate) SetNillableSummary(v *string) *RunCreate {
 // SetChecked sets the "checked" field.
 func (_c *RunCreate) SetChecked(v map[string]interface{}) *RunCreate {
 	_c.mutation.SetChecked(v)
+	return _c
+}
+
+// SetFilteredFiles sets the "filtered_files" field.
+func (_c *RunCreate) SetFilteredFiles(v []string) *RunCreate {
+	_c.mutation.SetFilteredFiles(v)
 	return _c
 }
 
@@ -981,6 +1029,10 @@ func (_c *RunCreate) defaults() {
 		v := run.DefaultCheckRunID
 		_c.mutation.SetCheckRunID(v)
 	}
+	if _, ok := _c.mutation.CheckCompleted(); !ok {
+		v := run.DefaultCheckCompleted
+		_c.mutation.SetCheckCompleted(v)
+	}
 	if _, ok := _c.mutation.ActionsRunID(); !ok {
 		v := run.DefaultActionsRunID
 		_c.mutation.SetActionsRunID(v)
@@ -992,6 +1044,14 @@ func (_c *RunCreate) defaults() {
 	if _, ok := _c.mutation.RunTokenHash(); !ok {
 		v := run.DefaultRunTokenHash
 		_c.mutation.SetRunTokenHash(v)
+	}
+	if _, ok := _c.mutation.ResultHash(); !ok {
+		v := run.DefaultResultHash
+		_c.mutation.SetResultHash(v)
+	}
+	if _, ok := _c.mutation.ModelFinalUsed(); !ok {
+		v := run.DefaultModelFinalUsed
+		_c.mutation.SetModelFinalUsed(v)
 	}
 	if _, ok := _c.mutation.LeaseOwner(); !ok {
 		v := run.DefaultLeaseOwner
@@ -1184,6 +1244,9 @@ func (_c *RunCreate) check() error {
 	if _, ok := _c.mutation.CheckRunID(); !ok {
 		return &ValidationError{Name: "check_run_id", err: errors.New(`ent: missing required field "Run.check_run_id"`)}
 	}
+	if _, ok := _c.mutation.CheckCompleted(); !ok {
+		return &ValidationError{Name: "check_completed", err: errors.New(`ent: missing required field "Run.check_completed"`)}
+	}
 	if _, ok := _c.mutation.ActionsRunID(); !ok {
 		return &ValidationError{Name: "actions_run_id", err: errors.New(`ent: missing required field "Run.actions_run_id"`)}
 	}
@@ -1192,6 +1255,12 @@ func (_c *RunCreate) check() error {
 	}
 	if _, ok := _c.mutation.RunTokenHash(); !ok {
 		return &ValidationError{Name: "run_token_hash", err: errors.New(`ent: missing required field "Run.run_token_hash"`)}
+	}
+	if _, ok := _c.mutation.ResultHash(); !ok {
+		return &ValidationError{Name: "result_hash", err: errors.New(`ent: missing required field "Run.result_hash"`)}
+	}
+	if _, ok := _c.mutation.ModelFinalUsed(); !ok {
+		return &ValidationError{Name: "model_final_used", err: errors.New(`ent: missing required field "Run.model_final_used"`)}
 	}
 	if _, ok := _c.mutation.LeaseOwner(); !ok {
 		return &ValidationError{Name: "lease_owner", err: errors.New(`ent: missing required field "Run.lease_owner"`)}
@@ -1390,6 +1459,10 @@ func (_c *RunCreate) createSpec() (*Run, *sqlgraph.CreateSpec) {
 		_spec.SetField(run.FieldCheckRunID, field.TypeInt64, value)
 		_node.CheckRunID = value
 	}
+	if value, ok := _c.mutation.CheckCompleted(); ok {
+		_spec.SetField(run.FieldCheckCompleted, field.TypeBool, value)
+		_node.CheckCompleted = value
+	}
 	if value, ok := _c.mutation.ActionsRunID(); ok {
 		_spec.SetField(run.FieldActionsRunID, field.TypeInt64, value)
 		_node.ActionsRunID = value
@@ -1401,6 +1474,14 @@ func (_c *RunCreate) createSpec() (*Run, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.RunTokenHash(); ok {
 		_spec.SetField(run.FieldRunTokenHash, field.TypeString, value)
 		_node.RunTokenHash = value
+	}
+	if value, ok := _c.mutation.ResultHash(); ok {
+		_spec.SetField(run.FieldResultHash, field.TypeString, value)
+		_node.ResultHash = value
+	}
+	if value, ok := _c.mutation.ModelFinalUsed(); ok {
+		_spec.SetField(run.FieldModelFinalUsed, field.TypeBool, value)
+		_node.ModelFinalUsed = value
 	}
 	if value, ok := _c.mutation.LeaseOwner(); ok {
 		_spec.SetField(run.FieldLeaseOwner, field.TypeString, value)
@@ -1469,6 +1550,10 @@ func (_c *RunCreate) createSpec() (*Run, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Checked(); ok {
 		_spec.SetField(run.FieldChecked, field.TypeJSON, value)
 		_node.Checked = value
+	}
+	if value, ok := _c.mutation.FilteredFiles(); ok {
+		_spec.SetField(run.FieldFilteredFiles, field.TypeJSON, value)
+		_node.FilteredFiles = value
 	}
 	if value, ok := _c.mutation.ResultJSON(); ok {
 		_spec.SetField(run.FieldResultJSON, field.TypeString, value)
@@ -1914,6 +1999,18 @@ func (u *RunUpsert) AddCheckRunID(v int64) *RunUpsert {
 	return u
 }
 
+// SetCheckCompleted sets the "check_completed" field.
+func (u *RunUpsert) SetCheckCompleted(v bool) *RunUpsert {
+	u.Set(run.FieldCheckCompleted, v)
+	return u
+}
+
+// UpdateCheckCompleted sets the "check_completed" field to the value that was provided on create.
+func (u *RunUpsert) UpdateCheckCompleted() *RunUpsert {
+	u.SetExcluded(run.FieldCheckCompleted)
+	return u
+}
+
 // SetActionsRunID sets the "actions_run_id" field.
 func (u *RunUpsert) SetActionsRunID(v int64) *RunUpsert {
 	u.Set(run.FieldActionsRunID, v)
@@ -1953,6 +2050,30 @@ func (u *RunUpsert) SetRunTokenHash(v string) *RunUpsert {
 // UpdateRunTokenHash sets the "run_token_hash" field to the value that was provided on create.
 func (u *RunUpsert) UpdateRunTokenHash() *RunUpsert {
 	u.SetExcluded(run.FieldRunTokenHash)
+	return u
+}
+
+// SetResultHash sets the "result_hash" field.
+func (u *RunUpsert) SetResultHash(v string) *RunUpsert {
+	u.Set(run.FieldResultHash, v)
+	return u
+}
+
+// UpdateResultHash sets the "result_hash" field to the value that was provided on create.
+func (u *RunUpsert) UpdateResultHash() *RunUpsert {
+	u.SetExcluded(run.FieldResultHash)
+	return u
+}
+
+// SetModelFinalUsed sets the "model_final_used" field.
+func (u *RunUpsert) SetModelFinalUsed(v bool) *RunUpsert {
+	u.Set(run.FieldModelFinalUsed, v)
+	return u
+}
+
+// UpdateModelFinalUsed sets the "model_final_used" field to the value that was provided on create.
+func (u *RunUpsert) UpdateModelFinalUsed() *RunUpsert {
+	u.SetExcluded(run.FieldModelFinalUsed)
 	return u
 }
 
@@ -2247,6 +2368,24 @@ func (u *RunUpsert) UpdateChecked() *RunUpsert {
 // ClearChecked clears the value of the "checked" field.
 func (u *RunUpsert) ClearChecked() *RunUpsert {
 	u.SetNull(run.FieldChecked)
+	return u
+}
+
+// SetFilteredFiles sets the "filtered_files" field.
+func (u *RunUpsert) SetFilteredFiles(v []string) *RunUpsert {
+	u.Set(run.FieldFilteredFiles, v)
+	return u
+}
+
+// UpdateFilteredFiles sets the "filtered_files" field to the value that was provided on create.
+func (u *RunUpsert) UpdateFilteredFiles() *RunUpsert {
+	u.SetExcluded(run.FieldFilteredFiles)
+	return u
+}
+
+// ClearFilteredFiles clears the value of the "filtered_files" field.
+func (u *RunUpsert) ClearFilteredFiles() *RunUpsert {
+	u.SetNull(run.FieldFilteredFiles)
 	return u
 }
 
@@ -2924,6 +3063,20 @@ func (u *RunUpsertOne) UpdateCheckRunID() *RunUpsertOne {
 	})
 }
 
+// SetCheckCompleted sets the "check_completed" field.
+func (u *RunUpsertOne) SetCheckCompleted(v bool) *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.SetCheckCompleted(v)
+	})
+}
+
+// UpdateCheckCompleted sets the "check_completed" field to the value that was provided on create.
+func (u *RunUpsertOne) UpdateCheckCompleted() *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.UpdateCheckCompleted()
+	})
+}
+
 // SetActionsRunID sets the "actions_run_id" field.
 func (u *RunUpsertOne) SetActionsRunID(v int64) *RunUpsertOne {
 	return u.Update(func(s *RunUpsert) {
@@ -2970,6 +3123,34 @@ func (u *RunUpsertOne) SetRunTokenHash(v string) *RunUpsertOne {
 func (u *RunUpsertOne) UpdateRunTokenHash() *RunUpsertOne {
 	return u.Update(func(s *RunUpsert) {
 		s.UpdateRunTokenHash()
+	})
+}
+
+// SetResultHash sets the "result_hash" field.
+func (u *RunUpsertOne) SetResultHash(v string) *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.SetResultHash(v)
+	})
+}
+
+// UpdateResultHash sets the "result_hash" field to the value that was provided on create.
+func (u *RunUpsertOne) UpdateResultHash() *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.UpdateResultHash()
+	})
+}
+
+// SetModelFinalUsed sets the "model_final_used" field.
+func (u *RunUpsertOne) SetModelFinalUsed(v bool) *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.SetModelFinalUsed(v)
+	})
+}
+
+// UpdateModelFinalUsed sets the "model_final_used" field to the value that was provided on create.
+func (u *RunUpsertOne) UpdateModelFinalUsed() *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.UpdateModelFinalUsed()
 	})
 }
 
@@ -3313,6 +3494,27 @@ func (u *RunUpsertOne) UpdateChecked() *RunUpsertOne {
 func (u *RunUpsertOne) ClearChecked() *RunUpsertOne {
 	return u.Update(func(s *RunUpsert) {
 		s.ClearChecked()
+	})
+}
+
+// SetFilteredFiles sets the "filtered_files" field.
+func (u *RunUpsertOne) SetFilteredFiles(v []string) *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.SetFilteredFiles(v)
+	})
+}
+
+// UpdateFilteredFiles sets the "filtered_files" field to the value that was provided on create.
+func (u *RunUpsertOne) UpdateFilteredFiles() *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.UpdateFilteredFiles()
+	})
+}
+
+// ClearFilteredFiles clears the value of the "filtered_files" field.
+func (u *RunUpsertOne) ClearFilteredFiles() *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.ClearFilteredFiles()
 	})
 }
 
@@ -4213,6 +4415,20 @@ func (u *RunUpsertBulk) UpdateCheckRunID() *RunUpsertBulk {
 	})
 }
 
+// SetCheckCompleted sets the "check_completed" field.
+func (u *RunUpsertBulk) SetCheckCompleted(v bool) *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.SetCheckCompleted(v)
+	})
+}
+
+// UpdateCheckCompleted sets the "check_completed" field to the value that was provided on create.
+func (u *RunUpsertBulk) UpdateCheckCompleted() *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.UpdateCheckCompleted()
+	})
+}
+
 // SetActionsRunID sets the "actions_run_id" field.
 func (u *RunUpsertBulk) SetActionsRunID(v int64) *RunUpsertBulk {
 	return u.Update(func(s *RunUpsert) {
@@ -4259,6 +4475,34 @@ func (u *RunUpsertBulk) SetRunTokenHash(v string) *RunUpsertBulk {
 func (u *RunUpsertBulk) UpdateRunTokenHash() *RunUpsertBulk {
 	return u.Update(func(s *RunUpsert) {
 		s.UpdateRunTokenHash()
+	})
+}
+
+// SetResultHash sets the "result_hash" field.
+func (u *RunUpsertBulk) SetResultHash(v string) *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.SetResultHash(v)
+	})
+}
+
+// UpdateResultHash sets the "result_hash" field to the value that was provided on create.
+func (u *RunUpsertBulk) UpdateResultHash() *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.UpdateResultHash()
+	})
+}
+
+// SetModelFinalUsed sets the "model_final_used" field.
+func (u *RunUpsertBulk) SetModelFinalUsed(v bool) *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.SetModelFinalUsed(v)
+	})
+}
+
+// UpdateModelFinalUsed sets the "model_final_used" field to the value that was provided on create.
+func (u *RunUpsertBulk) UpdateModelFinalUsed() *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.UpdateModelFinalUsed()
 	})
 }
 
@@ -4602,6 +4846,27 @@ func (u *RunUpsertBulk) UpdateChecked() *RunUpsertBulk {
 func (u *RunUpsertBulk) ClearChecked() *RunUpsertBulk {
 	return u.Update(func(s *RunUpsert) {
 		s.ClearChecked()
+	})
+}
+
+// SetFilteredFiles sets the "filtered_files" field.
+func (u *RunUpsertBulk) SetFilteredFiles(v []string) *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.SetFilteredFiles(v)
+	})
+}
+
+// UpdateFilteredFiles sets the "filtered_files" field to the value that was provided on create.
+func (u *RunUpsertBulk) UpdateFilteredFiles() *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.UpdateFilteredFiles()
+	})
+}
+
+// ClearFilteredFiles clears the value of the "filtered_files" field.
+func (u *RunUpsertBulk) ClearFilteredFiles() *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.ClearFilteredFiles()
 	})
 }
 

@@ -313,6 +313,20 @@ func (_u *RunUpdate) AddCheckRunID(v int64) *RunUpdate {
 	return _u
 }
 
+// SetCheckCompleted sets the "check_completed" field.
+func (_u *RunUpdate) SetCheckCompleted(v bool) *RunUpdate {
+	_u.mutation.SetCheckCompleted(v)
+	return _u
+}
+
+// SetNillableCheckCompleted sets the "check_completed" field if the given value is not nil.
+func (_u *RunUpdate) SetNillableCheckCompleted(v *bool) *RunUpdate {
+	if v != nil {
+		_u.SetCheckCompleted(*v)
+	}
+	return _u
+}
+
 // SetActionsRunID sets the "actions_run_id" field.
 func (_u *RunUpdate) SetActionsRunID(v int64) *RunUpdate {
 	_u.mutation.ResetActionsRunID()
@@ -358,6 +372,34 @@ func (_u *RunUpdate) SetRunTokenHash(v string) *RunUpdate {
 func (_u *RunUpdate) SetNillableRunTokenHash(v *string) *RunUpdate {
 	if v != nil {
 		_u.SetRunTokenHash(*v)
+	}
+	return _u
+}
+
+// SetResultHash sets the "result_hash" field.
+func (_u *RunUpdate) SetResultHash(v string) *RunUpdate {
+	_u.mutation.SetResultHash(v)
+	return _u
+}
+
+// SetNillableResultHash sets the "result_hash" field if the given value is not nil.
+func (_u *RunUpdate) SetNillableResultHash(v *string) *RunUpdate {
+	if v != nil {
+		_u.SetResultHash(*v)
+	}
+	return _u
+}
+
+// SetModelFinalUsed sets the "model_final_used" field.
+func (_u *RunUpdate) SetModelFinalUsed(v bool) *RunUpdate {
+	_u.mutation.SetModelFinalUsed(v)
+	return _u
+}
+
+// SetNillableModelFinalUsed sets the "model_final_used" field if the given value is not nil.
+func (_u *RunUpdate) SetNillableModelFinalUsed(v *bool) *RunUpdate {
+	if v != nil {
+		_u.SetModelFinalUsed(*v)
 	}
 	return _u
 }
@@ -687,6 +729,24 @@ func (_u *RunUpdate) SetChecked(v map[string]interface{}) *RunUpdate {
 // ClearChecked clears the value of the "checked" field.
 func (_u *RunUpdate) ClearChecked() *RunUpdate {
 	_u.mutation.ClearChecked()
+	return _u
+}
+
+// SetFilteredFiles sets the "filtered_files" field.
+func (_u *RunUpdate) SetFilteredFiles(v []string) *RunUpdate {
+	_u.mutation.SetFilteredFiles(v)
+	return _u
+}
+
+// AppendFilteredFiles appends value to the "filtered_files" field.
+func (_u *RunUpdate) AppendFilteredFiles(v []string) *RunUpdate {
+	_u.mutation.AppendFilteredFiles(v)
+	return _u
+}
+
+// ClearFilteredFiles clears the value of the "filtered_files" field.
+func (_u *RunUpdate) ClearFilteredFiles() *RunUpdate {
+	_u.mutation.ClearFilteredFiles()
 	return _u
 }
 
@@ -1342,6 +1402,9 @@ func (_u *RunUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.AddedCheckRunID(); ok {
 		_spec.AddField(run.FieldCheckRunID, field.TypeInt64, value)
 	}
+	if value, ok := _u.mutation.CheckCompleted(); ok {
+		_spec.SetField(run.FieldCheckCompleted, field.TypeBool, value)
+	}
 	if value, ok := _u.mutation.ActionsRunID(); ok {
 		_spec.SetField(run.FieldActionsRunID, field.TypeInt64, value)
 	}
@@ -1353,6 +1416,12 @@ func (_u *RunUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.RunTokenHash(); ok {
 		_spec.SetField(run.FieldRunTokenHash, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.ResultHash(); ok {
+		_spec.SetField(run.FieldResultHash, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.ModelFinalUsed(); ok {
+		_spec.SetField(run.FieldModelFinalUsed, field.TypeBool, value)
 	}
 	if value, ok := _u.mutation.LeaseOwner(); ok {
 		_spec.SetField(run.FieldLeaseOwner, field.TypeString, value)
@@ -1449,6 +1518,17 @@ func (_u *RunUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.CheckedCleared() {
 		_spec.ClearField(run.FieldChecked, field.TypeJSON)
+	}
+	if value, ok := _u.mutation.FilteredFiles(); ok {
+		_spec.SetField(run.FieldFilteredFiles, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedFilteredFiles(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, run.FieldFilteredFiles, value)
+		})
+	}
+	if _u.mutation.FilteredFilesCleared() {
+		_spec.ClearField(run.FieldFilteredFiles, field.TypeJSON)
 	}
 	if value, ok := _u.mutation.ResultJSON(); ok {
 		_spec.SetField(run.FieldResultJSON, field.TypeString, value)
@@ -2015,6 +2095,20 @@ func (_u *RunUpdateOne) AddCheckRunID(v int64) *RunUpdateOne {
 	return _u
 }
 
+// SetCheckCompleted sets the "check_completed" field.
+func (_u *RunUpdateOne) SetCheckCompleted(v bool) *RunUpdateOne {
+	_u.mutation.SetCheckCompleted(v)
+	return _u
+}
+
+// SetNillableCheckCompleted sets the "check_completed" field if the given value is not nil.
+func (_u *RunUpdateOne) SetNillableCheckCompleted(v *bool) *RunUpdateOne {
+	if v != nil {
+		_u.SetCheckCompleted(*v)
+	}
+	return _u
+}
+
 // SetActionsRunID sets the "actions_run_id" field.
 func (_u *RunUpdateOne) SetActionsRunID(v int64) *RunUpdateOne {
 	_u.mutation.ResetActionsRunID()
@@ -2060,6 +2154,34 @@ func (_u *RunUpdateOne) SetRunTokenHash(v string) *RunUpdateOne {
 func (_u *RunUpdateOne) SetNillableRunTokenHash(v *string) *RunUpdateOne {
 	if v != nil {
 		_u.SetRunTokenHash(*v)
+	}
+	return _u
+}
+
+// SetResultHash sets the "result_hash" field.
+func (_u *RunUpdateOne) SetResultHash(v string) *RunUpdateOne {
+	_u.mutation.SetResultHash(v)
+	return _u
+}
+
+// SetNillableResultHash sets the "result_hash" field if the given value is not nil.
+func (_u *RunUpdateOne) SetNillableResultHash(v *string) *RunUpdateOne {
+	if v != nil {
+		_u.SetResultHash(*v)
+	}
+	return _u
+}
+
+// SetModelFinalUsed sets the "model_final_used" field.
+func (_u *RunUpdateOne) SetModelFinalUsed(v bool) *RunUpdateOne {
+	_u.mutation.SetModelFinalUsed(v)
+	return _u
+}
+
+// SetNillableModelFinalUsed sets the "model_final_used" field if the given value is not nil.
+func (_u *RunUpdateOne) SetNillableModelFinalUsed(v *bool) *RunUpdateOne {
+	if v != nil {
+		_u.SetModelFinalUsed(*v)
 	}
 	return _u
 }
@@ -2389,6 +2511,24 @@ func (_u *RunUpdateOne) SetChecked(v map[string]interface{}) *RunUpdateOne {
 // ClearChecked clears the value of the "checked" field.
 func (_u *RunUpdateOne) ClearChecked() *RunUpdateOne {
 	_u.mutation.ClearChecked()
+	return _u
+}
+
+// SetFilteredFiles sets the "filtered_files" field.
+func (_u *RunUpdateOne) SetFilteredFiles(v []string) *RunUpdateOne {
+	_u.mutation.SetFilteredFiles(v)
+	return _u
+}
+
+// AppendFilteredFiles appends value to the "filtered_files" field.
+func (_u *RunUpdateOne) AppendFilteredFiles(v []string) *RunUpdateOne {
+	_u.mutation.AppendFilteredFiles(v)
+	return _u
+}
+
+// ClearFilteredFiles clears the value of the "filtered_files" field.
+func (_u *RunUpdateOne) ClearFilteredFiles() *RunUpdateOne {
+	_u.mutation.ClearFilteredFiles()
 	return _u
 }
 
@@ -3074,6 +3214,9 @@ func (_u *RunUpdateOne) sqlSave(ctx context.Context) (_node *Run, err error) {
 	if value, ok := _u.mutation.AddedCheckRunID(); ok {
 		_spec.AddField(run.FieldCheckRunID, field.TypeInt64, value)
 	}
+	if value, ok := _u.mutation.CheckCompleted(); ok {
+		_spec.SetField(run.FieldCheckCompleted, field.TypeBool, value)
+	}
 	if value, ok := _u.mutation.ActionsRunID(); ok {
 		_spec.SetField(run.FieldActionsRunID, field.TypeInt64, value)
 	}
@@ -3085,6 +3228,12 @@ func (_u *RunUpdateOne) sqlSave(ctx context.Context) (_node *Run, err error) {
 	}
 	if value, ok := _u.mutation.RunTokenHash(); ok {
 		_spec.SetField(run.FieldRunTokenHash, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.ResultHash(); ok {
+		_spec.SetField(run.FieldResultHash, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.ModelFinalUsed(); ok {
+		_spec.SetField(run.FieldModelFinalUsed, field.TypeBool, value)
 	}
 	if value, ok := _u.mutation.LeaseOwner(); ok {
 		_spec.SetField(run.FieldLeaseOwner, field.TypeString, value)
@@ -3181,6 +3330,17 @@ func (_u *RunUpdateOne) sqlSave(ctx context.Context) (_node *Run, err error) {
 	}
 	if _u.mutation.CheckedCleared() {
 		_spec.ClearField(run.FieldChecked, field.TypeJSON)
+	}
+	if value, ok := _u.mutation.FilteredFiles(); ok {
+		_spec.SetField(run.FieldFilteredFiles, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedFilteredFiles(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, run.FieldFilteredFiles, value)
+		})
+	}
+	if _u.mutation.FilteredFilesCleared() {
+		_spec.ClearField(run.FieldFilteredFiles, field.TypeJSON)
 	}
 	if value, ok := _u.mutation.ResultJSON(); ok {
 		_spec.SetField(run.FieldResultJSON, field.TypeString, value)

@@ -34,6 +34,8 @@ const (
 	FieldLastSyncCommit = "last_sync_commit"
 	// FieldLastSyncError holds the string denoting the last_sync_error field in the database.
 	FieldLastSyncError = "last_sync_error"
+	// FieldSyncRequestedAt holds the string denoting the sync_requested_at field in the database.
+	FieldSyncRequestedAt = "sync_requested_at"
 	// EdgeRepositories holds the string denoting the repositories edge name in mutations.
 	EdgeRepositories = "repositories"
 	// EdgeReviewers holds the string denoting the reviewers edge name in mutations.
@@ -87,6 +89,7 @@ var Columns = []string{
 	FieldLastSyncAt,
 	FieldLastSyncCommit,
 	FieldLastSyncError,
+	FieldSyncRequestedAt,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -174,6 +177,11 @@ func ByLastSyncCommit(opts ...sql.OrderTermOption) OrderOption {
 // ByLastSyncError orders the results by the last_sync_error field.
 func ByLastSyncError(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldLastSyncError, opts...).ToFunc()
+}
+
+// BySyncRequestedAt orders the results by the sync_requested_at field.
+func BySyncRequestedAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldSyncRequestedAt, opts...).ToFunc()
 }
 
 // ByRepositoriesCount orders the results by repositories count.

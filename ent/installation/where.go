@@ -105,6 +105,11 @@ func LastSyncError(v string) predicate.Installation {
 	return predicate.Installation(sql.FieldEQ(FieldLastSyncError, v))
 }
 
+// SyncRequestedAt applies equality check predicate on the "sync_requested_at" field. It's identical to SyncRequestedAtEQ.
+func SyncRequestedAt(v time.Time) predicate.Installation {
+	return predicate.Installation(sql.FieldEQ(FieldSyncRequestedAt, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.Installation {
 	return predicate.Installation(sql.FieldEQ(FieldCreatedAt, v))
@@ -608,6 +613,56 @@ func LastSyncErrorEqualFold(v string) predicate.Installation {
 // LastSyncErrorContainsFold applies the ContainsFold predicate on the "last_sync_error" field.
 func LastSyncErrorContainsFold(v string) predicate.Installation {
 	return predicate.Installation(sql.FieldContainsFold(FieldLastSyncError, v))
+}
+
+// SyncRequestedAtEQ applies the EQ predicate on the "sync_requested_at" field.
+func SyncRequestedAtEQ(v time.Time) predicate.Installation {
+	return predicate.Installation(sql.FieldEQ(FieldSyncRequestedAt, v))
+}
+
+// SyncRequestedAtNEQ applies the NEQ predicate on the "sync_requested_at" field.
+func SyncRequestedAtNEQ(v time.Time) predicate.Installation {
+	return predicate.Installation(sql.FieldNEQ(FieldSyncRequestedAt, v))
+}
+
+// SyncRequestedAtIn applies the In predicate on the "sync_requested_at" field.
+func SyncRequestedAtIn(vs ...time.Time) predicate.Installation {
+	return predicate.Installation(sql.FieldIn(FieldSyncRequestedAt, vs...))
+}
+
+// SyncRequestedAtNotIn applies the NotIn predicate on the "sync_requested_at" field.
+func SyncRequestedAtNotIn(vs ...time.Time) predicate.Installation {
+	return predicate.Installation(sql.FieldNotIn(FieldSyncRequestedAt, vs...))
+}
+
+// SyncRequestedAtGT applies the GT predicate on the "sync_requested_at" field.
+func SyncRequestedAtGT(v time.Time) predicate.Installation {
+	return predicate.Installation(sql.FieldGT(FieldSyncRequestedAt, v))
+}
+
+// SyncRequestedAtGTE applies the GTE predicate on the "sync_requested_at" field.
+func SyncRequestedAtGTE(v time.Time) predicate.Installation {
+	return predicate.Installation(sql.FieldGTE(FieldSyncRequestedAt, v))
+}
+
+// SyncRequestedAtLT applies the LT predicate on the "sync_requested_at" field.
+func SyncRequestedAtLT(v time.Time) predicate.Installation {
+	return predicate.Installation(sql.FieldLT(FieldSyncRequestedAt, v))
+}
+
+// SyncRequestedAtLTE applies the LTE predicate on the "sync_requested_at" field.
+func SyncRequestedAtLTE(v time.Time) predicate.Installation {
+	return predicate.Installation(sql.FieldLTE(FieldSyncRequestedAt, v))
+}
+
+// SyncRequestedAtIsNil applies the IsNil predicate on the "sync_requested_at" field.
+func SyncRequestedAtIsNil() predicate.Installation {
+	return predicate.Installation(sql.FieldIsNull(FieldSyncRequestedAt))
+}
+
+// SyncRequestedAtNotNil applies the NotNil predicate on the "sync_requested_at" field.
+func SyncRequestedAtNotNil() predicate.Installation {
+	return predicate.Installation(sql.FieldNotNull(FieldSyncRequestedAt))
 }
 
 // HasRepositories applies the HasEdge predicate on the "repositories" edge.

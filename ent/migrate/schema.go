@@ -132,6 +132,7 @@ var (
 		{Name: "last_sync_at", Type: field.TypeTime, Nullable: true},
 		{Name: "last_sync_commit", Type: field.TypeString, Default: ""},
 		{Name: "last_sync_error", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "sync_requested_at", Type: field.TypeTime, Nullable: true},
 	}
 	// InstallationsTable holds the schema information for the "installations" table.
 	InstallationsTable = &schema.Table{
@@ -269,9 +270,12 @@ var (
 		{Name: "model", Type: field.TypeString, Default: ""},
 		{Name: "max_cost_usd", Type: field.TypeFloat64, Default: 0},
 		{Name: "check_run_id", Type: field.TypeInt64, Default: 0},
+		{Name: "check_completed", Type: field.TypeBool, Default: false},
 		{Name: "actions_run_id", Type: field.TypeInt64, Default: 0},
 		{Name: "actions_run_url", Type: field.TypeString, Default: ""},
 		{Name: "run_token_hash", Type: field.TypeString, Default: ""},
+		{Name: "result_hash", Type: field.TypeString, Default: ""},
+		{Name: "model_final_used", Type: field.TypeBool, Default: false},
 		{Name: "lease_owner", Type: field.TypeString, Default: ""},
 		{Name: "heartbeat_at", Type: field.TypeTime, Nullable: true},
 		{Name: "attempts", Type: field.TypeInt, Default: 0},
@@ -289,6 +293,7 @@ var (
 		{Name: "duration_ms", Type: field.TypeInt64, Default: 0},
 		{Name: "summary", Type: field.TypeString, Size: 2147483647, Default: ""},
 		{Name: "checked", Type: field.TypeJSON, Nullable: true},
+		{Name: "filtered_files", Type: field.TypeJSON, Nullable: true},
 		{Name: "result_json", Type: field.TypeString, Size: 2147483647, Default: ""},
 		{Name: "failure_reason", Type: field.TypeString, Default: ""},
 		{Name: "failure_detail", Type: field.TypeString, Size: 2147483647, Default: ""},
@@ -320,13 +325,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "runs_repositories_runs",
-				Columns:    []*schema.Column{RunsColumns[61]},
+				Columns:    []*schema.Column{RunsColumns[65]},
 				RefColumns: []*schema.Column{RepositoriesColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "runs_reviewers_runs",
-				Columns:    []*schema.Column{RunsColumns[62]},
+				Columns:    []*schema.Column{RunsColumns[66]},
 				RefColumns: []*schema.Column{ReviewersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -335,12 +340,12 @@ var (
 			{
 				Name:    "run_status_next_attempt_at_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[4], RunsColumns[27], RunsColumns[1]},
+				Columns: []*schema.Column{RunsColumns[4], RunsColumns[30], RunsColumns[1]},
 			},
 			{
 				Name:    "run_lease_owner_status",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[24], RunsColumns[4]},
+				Columns: []*schema.Column{RunsColumns[27], RunsColumns[4]},
 			},
 			{
 				Name:    "run_created_at",
@@ -355,27 +360,42 @@ var (
 			{
 				Name:    "run_pr_number_repository_runs",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[6], RunsColumns[61]},
+				Columns: []*schema.Column{RunsColumns[6], RunsColumns[65]},
 			},
 			{
 				Name:    "run_created_at_repository_runs",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[1], RunsColumns[61]},
+				Columns: []*schema.Column{RunsColumns[1], RunsColumns[65]},
 			},
 			{
 				Name:    "run_created_at_reviewer_runs",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[1], RunsColumns[62]},
+				Columns: []*schema.Column{RunsColumns[1], RunsColumns[66]},
 			},
 			{
 				Name:    "run_actions_run_id",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[21]},
+				Columns: []*schema.Column{RunsColumns[22]},
+			},
+			{
+				Name:    "run_status_created_at_repository_runs",
+				Unique:  false,
+				Columns: []*schema.Column{RunsColumns[4], RunsColumns[1], RunsColumns[65]},
+			},
+			{
+				Name:    "run_status_created_at_reviewer_runs",
+				Unique:  false,
+				Columns: []*schema.Column{RunsColumns[4], RunsColumns[1], RunsColumns[66]},
+			},
+			{
+				Name:    "run_updated_at",
+				Unique:  false,
+				Columns: []*schema.Column{RunsColumns[2]},
 			},
 			{
 				Name:    "run_pr_number_head_sha_kind_repository_runs_reviewer_runs",
 				Unique:  true,
-				Columns: []*schema.Column{RunsColumns[6], RunsColumns[9], RunsColumns[3], RunsColumns[61], RunsColumns[62]},
+				Columns: []*schema.Column{RunsColumns[6], RunsColumns[9], RunsColumns[3], RunsColumns[65], RunsColumns[66]},
 				Annotation: &entsql.IndexAnnotation{
 					Where: "status IN ('queued','dispatched','running','publishing') AND kind = 'review'",
 				},
@@ -383,7 +403,7 @@ var (
 			{
 				Name:    "run_reply_to_comment_id",
 				Unique:  true,
-				Columns: []*schema.Column{RunsColumns[58]},
+				Columns: []*schema.Column{RunsColumns[62]},
 			},
 		},
 	}
@@ -522,13 +542,49 @@ var (
 
 func init() {
 	APITokensTable.ForeignKeys[0].RefTable = UsersTable
+	APITokensTable.Annotation = &entsql.Annotation{
+		IncrementStart: func(i int) *int { return &i }(0),
+	}
 	ConnectorCredentialsTable.ForeignKeys[0].RefTable = InstallationsTable
+	ConnectorCredentialsTable.Annotation = &entsql.Annotation{
+		IncrementStart: func(i int) *int { return &i }(4294967296),
+	}
 	FindingsTable.ForeignKeys[0].RefTable = RunsTable
+	FindingsTable.Annotation = &entsql.Annotation{
+		IncrementStart: func(i int) *int { return &i }(8589934592),
+	}
+	InstallationsTable.Annotation = &entsql.Annotation{
+		IncrementStart: func(i int) *int { return &i }(12884901888),
+	}
 	RepositoriesTable.ForeignKeys[0].RefTable = InstallationsTable
+	RepositoriesTable.Annotation = &entsql.Annotation{
+		IncrementStart: func(i int) *int { return &i }(17179869184),
+	}
 	ReviewLearningsTable.ForeignKeys[0].RefTable = InstallationsTable
 	ReviewLearningsTable.ForeignKeys[1].RefTable = RepositoriesTable
+	ReviewLearningsTable.Annotation = &entsql.Annotation{
+		IncrementStart: func(i int) *int { return &i }(21474836480),
+	}
 	ReviewersTable.ForeignKeys[0].RefTable = InstallationsTable
+	ReviewersTable.Annotation = &entsql.Annotation{
+		IncrementStart: func(i int) *int { return &i }(25769803776),
+	}
 	RunsTable.ForeignKeys[0].RefTable = RepositoriesTable
 	RunsTable.ForeignKeys[1].RefTable = ReviewersTable
+	RunsTable.Annotation = &entsql.Annotation{
+		IncrementStart: func(i int) *int { return &i }(30064771072),
+	}
 	RunEventsTable.ForeignKeys[0].RefTable = RunsTable
+	RunEventsTable.Annotation = &entsql.Annotation{
+		IncrementStart: func(i int) *int { return &i }(34359738368),
+	}
+	UsersTable.Annotation = &entsql.Annotation{
+		IncrementStart: func(i int) *int { return &i }(38654705664),
+	}
+	WebhookEventsTable.Annotation = &entsql.Annotation{
+		IncrementStart: func(i int) *int { return &i }(42949672960),
+	}
+	WorkersTable.Annotation = &entsql.Annotation{
+		IncrementStart: func(i int) *int { return &i }(47244640256),
+	}
 }

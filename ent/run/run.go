@@ -57,12 +57,18 @@ const (
 	FieldMaxCostUsd = "max_cost_usd"
 	// FieldCheckRunID holds the string denoting the check_run_id field in the database.
 	FieldCheckRunID = "check_run_id"
+	// FieldCheckCompleted holds the string denoting the check_completed field in the database.
+	FieldCheckCompleted = "check_completed"
 	// FieldActionsRunID holds the string denoting the actions_run_id field in the database.
 	FieldActionsRunID = "actions_run_id"
 	// FieldActionsRunURL holds the string denoting the actions_run_url field in the database.
 	FieldActionsRunURL = "actions_run_url"
 	// FieldRunTokenHash holds the string denoting the run_token_hash field in the database.
 	FieldRunTokenHash = "run_token_hash"
+	// FieldResultHash holds the string denoting the result_hash field in the database.
+	FieldResultHash = "result_hash"
+	// FieldModelFinalUsed holds the string denoting the model_final_used field in the database.
+	FieldModelFinalUsed = "model_final_used"
 	// FieldLeaseOwner holds the string denoting the lease_owner field in the database.
 	FieldLeaseOwner = "lease_owner"
 	// FieldHeartbeatAt holds the string denoting the heartbeat_at field in the database.
@@ -97,6 +103,8 @@ const (
 	FieldSummary = "summary"
 	// FieldChecked holds the string denoting the checked field in the database.
 	FieldChecked = "checked"
+	// FieldFilteredFiles holds the string denoting the filtered_files field in the database.
+	FieldFilteredFiles = "filtered_files"
 	// FieldResultJSON holds the string denoting the result_json field in the database.
 	FieldResultJSON = "result_json"
 	// FieldFailureReason holds the string denoting the failure_reason field in the database.
@@ -200,9 +208,12 @@ var Columns = []string{
 	FieldModel,
 	FieldMaxCostUsd,
 	FieldCheckRunID,
+	FieldCheckCompleted,
 	FieldActionsRunID,
 	FieldActionsRunURL,
 	FieldRunTokenHash,
+	FieldResultHash,
+	FieldModelFinalUsed,
 	FieldLeaseOwner,
 	FieldHeartbeatAt,
 	FieldAttempts,
@@ -220,6 +231,7 @@ var Columns = []string{
 	FieldDurationMs,
 	FieldSummary,
 	FieldChecked,
+	FieldFilteredFiles,
 	FieldResultJSON,
 	FieldFailureReason,
 	FieldFailureDetail,
@@ -297,12 +309,18 @@ var (
 	DefaultMaxCostUsd float64
 	// DefaultCheckRunID holds the default value on creation for the "check_run_id" field.
 	DefaultCheckRunID int64
+	// DefaultCheckCompleted holds the default value on creation for the "check_completed" field.
+	DefaultCheckCompleted bool
 	// DefaultActionsRunID holds the default value on creation for the "actions_run_id" field.
 	DefaultActionsRunID int64
 	// DefaultActionsRunURL holds the default value on creation for the "actions_run_url" field.
 	DefaultActionsRunURL string
 	// DefaultRunTokenHash holds the default value on creation for the "run_token_hash" field.
 	DefaultRunTokenHash string
+	// DefaultResultHash holds the default value on creation for the "result_hash" field.
+	DefaultResultHash string
+	// DefaultModelFinalUsed holds the default value on creation for the "model_final_used" field.
+	DefaultModelFinalUsed bool
 	// DefaultLeaseOwner holds the default value on creation for the "lease_owner" field.
 	DefaultLeaseOwner string
 	// DefaultAttempts holds the default value on creation for the "attempts" field.
@@ -554,6 +572,11 @@ func ByCheckRunID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldCheckRunID, opts...).ToFunc()
 }
 
+// ByCheckCompleted orders the results by the check_completed field.
+func ByCheckCompleted(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldCheckCompleted, opts...).ToFunc()
+}
+
 // ByActionsRunID orders the results by the actions_run_id field.
 func ByActionsRunID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldActionsRunID, opts...).ToFunc()
@@ -567,6 +590,16 @@ func ByActionsRunURL(opts ...sql.OrderTermOption) OrderOption {
 // ByRunTokenHash orders the results by the run_token_hash field.
 func ByRunTokenHash(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldRunTokenHash, opts...).ToFunc()
+}
+
+// ByResultHash orders the results by the result_hash field.
+func ByResultHash(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldResultHash, opts...).ToFunc()
+}
+
+// ByModelFinalUsed orders the results by the model_final_used field.
+func ByModelFinalUsed(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldModelFinalUsed, opts...).ToFunc()
 }
 
 // ByLeaseOwner orders the results by the lease_owner field.

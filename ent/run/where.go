@@ -140,6 +140,11 @@ func CheckRunID(v int64) predicate.Run {
 	return predicate.Run(sql.FieldEQ(FieldCheckRunID, v))
 }
 
+// CheckCompleted applies equality check predicate on the "check_completed" field. It's identical to CheckCompletedEQ.
+func CheckCompleted(v bool) predicate.Run {
+	return predicate.Run(sql.FieldEQ(FieldCheckCompleted, v))
+}
+
 // ActionsRunID applies equality check predicate on the "actions_run_id" field. It's identical to ActionsRunIDEQ.
 func ActionsRunID(v int64) predicate.Run {
 	return predicate.Run(sql.FieldEQ(FieldActionsRunID, v))
@@ -153,6 +158,16 @@ func ActionsRunURL(v string) predicate.Run {
 // RunTokenHash applies equality check predicate on the "run_token_hash" field. It's identical to RunTokenHashEQ.
 func RunTokenHash(v string) predicate.Run {
 	return predicate.Run(sql.FieldEQ(FieldRunTokenHash, v))
+}
+
+// ResultHash applies equality check predicate on the "result_hash" field. It's identical to ResultHashEQ.
+func ResultHash(v string) predicate.Run {
+	return predicate.Run(sql.FieldEQ(FieldResultHash, v))
+}
+
+// ModelFinalUsed applies equality check predicate on the "model_final_used" field. It's identical to ModelFinalUsedEQ.
+func ModelFinalUsed(v bool) predicate.Run {
+	return predicate.Run(sql.FieldEQ(FieldModelFinalUsed, v))
 }
 
 // LeaseOwner applies equality check predicate on the "lease_owner" field. It's identical to LeaseOwnerEQ.
@@ -1370,6 +1385,16 @@ func CheckRunIDLTE(v int64) predicate.Run {
 	return predicate.Run(sql.FieldLTE(FieldCheckRunID, v))
 }
 
+// CheckCompletedEQ applies the EQ predicate on the "check_completed" field.
+func CheckCompletedEQ(v bool) predicate.Run {
+	return predicate.Run(sql.FieldEQ(FieldCheckCompleted, v))
+}
+
+// CheckCompletedNEQ applies the NEQ predicate on the "check_completed" field.
+func CheckCompletedNEQ(v bool) predicate.Run {
+	return predicate.Run(sql.FieldNEQ(FieldCheckCompleted, v))
+}
+
 // ActionsRunIDEQ applies the EQ predicate on the "actions_run_id" field.
 func ActionsRunIDEQ(v int64) predicate.Run {
 	return predicate.Run(sql.FieldEQ(FieldActionsRunID, v))
@@ -1538,6 +1563,81 @@ func RunTokenHashEqualFold(v string) predicate.Run {
 // RunTokenHashContainsFold applies the ContainsFold predicate on the "run_token_hash" field.
 func RunTokenHashContainsFold(v string) predicate.Run {
 	return predicate.Run(sql.FieldContainsFold(FieldRunTokenHash, v))
+}
+
+// ResultHashEQ applies the EQ predicate on the "result_hash" field.
+func ResultHashEQ(v string) predicate.Run {
+	return predicate.Run(sql.FieldEQ(FieldResultHash, v))
+}
+
+// ResultHashNEQ applies the NEQ predicate on the "result_hash" field.
+func ResultHashNEQ(v string) predicate.Run {
+	return predicate.Run(sql.FieldNEQ(FieldResultHash, v))
+}
+
+// ResultHashIn applies the In predicate on the "result_hash" field.
+func ResultHashIn(vs ...string) predicate.Run {
+	return predicate.Run(sql.FieldIn(FieldResultHash, vs...))
+}
+
+// ResultHashNotIn applies the NotIn predicate on the "result_hash" field.
+func ResultHashNotIn(vs ...string) predicate.Run {
+	return predicate.Run(sql.FieldNotIn(FieldResultHash, vs...))
+}
+
+// ResultHashGT applies the GT predicate on the "result_hash" field.
+func ResultHashGT(v string) predicate.Run {
+	return predicate.Run(sql.FieldGT(FieldResultHash, v))
+}
+
+// ResultHashGTE applies the GTE predicate on the "result_hash" field.
+func ResultHashGTE(v string) predicate.Run {
+	return predicate.Run(sql.FieldGTE(FieldResultHash, v))
+}
+
+// ResultHashLT applies the LT predicate on the "result_hash" field.
+func ResultHashLT(v string) predicate.Run {
+	return predicate.Run(sql.FieldLT(FieldResultHash, v))
+}
+
+// ResultHashLTE applies the LTE predicate on the "result_hash" field.
+func ResultHashLTE(v string) predicate.Run {
+	return predicate.Run(sql.FieldLTE(FieldResultHash, v))
+}
+
+// ResultHashContains applies the Contains predicate on the "result_hash" field.
+func ResultHashContains(v string) predicate.Run {
+	return predicate.Run(sql.FieldContains(FieldResultHash, v))
+}
+
+// ResultHashHasPrefix applies the HasPrefix predicate on the "result_hash" field.
+func ResultHashHasPrefix(v string) predicate.Run {
+	return predicate.Run(sql.FieldHasPrefix(FieldResultHash, v))
+}
+
+// ResultHashHasSuffix applies the HasSuffix predicate on the "result_hash" field.
+func ResultHashHasSuffix(v string) predicate.Run {
+	return predicate.Run(sql.FieldHasSuffix(FieldResultHash, v))
+}
+
+// ResultHashEqualFold applies the EqualFold predicate on the "result_hash" field.
+func ResultHashEqualFold(v string) predicate.Run {
+	return predicate.Run(sql.FieldEqualFold(FieldResultHash, v))
+}
+
+// ResultHashContainsFold applies the ContainsFold predicate on the "result_hash" field.
+func ResultHashContainsFold(v string) predicate.Run {
+	return predicate.Run(sql.FieldContainsFold(FieldResultHash, v))
+}
+
+// ModelFinalUsedEQ applies the EQ predicate on the "model_final_used" field.
+func ModelFinalUsedEQ(v bool) predicate.Run {
+	return predicate.Run(sql.FieldEQ(FieldModelFinalUsed, v))
+}
+
+// ModelFinalUsedNEQ applies the NEQ predicate on the "model_final_used" field.
+func ModelFinalUsedNEQ(v bool) predicate.Run {
+	return predicate.Run(sql.FieldNEQ(FieldModelFinalUsed, v))
 }
 
 // LeaseOwnerEQ applies the EQ predicate on the "lease_owner" field.
@@ -2298,6 +2398,16 @@ func CheckedIsNil() predicate.Run {
 // CheckedNotNil applies the NotNil predicate on the "checked" field.
 func CheckedNotNil() predicate.Run {
 	return predicate.Run(sql.FieldNotNull(FieldChecked))
+}
+
+// FilteredFilesIsNil applies the IsNil predicate on the "filtered_files" field.
+func FilteredFilesIsNil() predicate.Run {
+	return predicate.Run(sql.FieldIsNull(FieldFilteredFiles))
+}
+
+// FilteredFilesNotNil applies the NotNil predicate on the "filtered_files" field.
+func FilteredFilesNotNil() predicate.Run {
+	return predicate.Run(sql.FieldNotNull(FieldFilteredFiles))
 }
 
 // ResultJSONEQ applies the EQ predicate on the "result_json" field.

@@ -34,5 +34,5 @@ func (APIToken) Edges() []ent.Edge {
 
 // Annotations of the APIToken.
 func (APIToken) Annotations() []schema.Annotation {
-	return []schema.Annotation{entgql.RelayConnection()}
+	return []schema.Annotation{entgql.QueryField("apiTokens"), entgql.RelayConnection()}
 }

@@ -26,6 +26,8 @@ func (Installation) Fields() []ent.Field {
 		field.Time("last_sync_at").Optional().Nillable(),
 		field.String("last_sync_commit").Default(""),
 		field.Text("last_sync_error").Default(""),
+		field.Time("sync_requested_at").Optional().Nillable().
+			Comment("a reviewers sync was requested (push, start, on demand) and no worker has claimed it yet"),
 	}
 }
 

@@ -43,9 +43,14 @@ func (Run) Fields() []ent.Field {
 		field.Float("max_cost_usd").Default(0),
 		// Dispatch and Actions.
 		field.Int64("check_run_id").Default(0),
+		field.Bool("check_completed").Default(false).Comment("the check run was completed on GitHub"),
 		field.Int64("actions_run_id").Default(0),
 		field.String("actions_run_url").Default(""),
 		field.String("run_token_hash").Default("").Sensitive().Annotations(entgql.Skip(entgql.SkipAll)),
+		field.String("result_hash").Default("").Sensitive().Annotations(entgql.Skip(entgql.SkipAll)).
+			Comment("receipt of the accepted report: hash of the run token hash and the report body; lets an identical repeat be acknowledged"),
+		field.Bool("model_final_used").Default(false).Annotations(entgql.Skip(entgql.SkipAll)).
+			Comment("the one model request allowed past the cost cap (X-Chakshu-Final) was spent"),
 		// Lease for the worker that holds the run (dispatching or publishing).
 		field.String("lease_owner").Default(""),
 		field.Time("heartbeat_at").Optional().Nillable(),
@@ -66,10 +71,13 @@ func (Run) Fields() []ent.Field {
 		field.Int64("duration_ms").Default(0).Annotations(entgql.OrderField("DURATION")),
 		field.Text("summary").Default(""),
 		field.JSON("checked", map[string]any{}).Optional().Annotations(entgql.Type("Map")).Comment("what the agent read and which skills it used"),
+		field.JSON("filtered_files", []string{}).Optional().Annotations(entgql.Skip(entgql.SkipAll)).
+			Comment("files of the PR dropped by path_filters (set with the job); the review's coverage line counts them"),
 		field.Text("result_json").Default("").Annotations(entgql.Skip(entgql.SkipAll)).
 			Comment("the result as the runner reported it"),
 		field.String("failure_reason").Default("").Comment("safe sentence, fit for public surfaces"),
-		field.Text("failure_detail").Default("").Comment("operator detail, redacted"),
+		field.Text("failure_detail").Default("").Comment("operator detail, redacted").
+			Annotations(entgql.Skip(entgql.SkipWhereInput)),
 		field.Int("findings_blocker").Default(0),
 		field.Int("findings_major").Default(0),
 		field.Int("findings_minor").Default(0),
@@ -116,6 +124,12 @@ func (Run) Indexes() []ent.Index {
 		index.Fields("created_at").Edges("repository"),
 		index.Fields("created_at").Edges("reviewer"),
 		index.Fields("actions_run_id"),
+		// Portal runs page: filtered by status and repository or reviewer, newest first
+		// (the repository/reviewer column in the index spares a row lookup per skipped run).
+		index.Fields("status", "created_at").Edges("repository"),
+		index.Fields("status", "created_at").Edges("reviewer"),
+		// Live updates (runUpdated) poll for runs changed since a time.
+		index.Fields("updated_at"),
 		// No second review run for the same PR, reviewer and head SHA while one is queued or in flight.
 		index.Fields("pr_number", "head_sha", "kind").Edges("repository", "reviewer").Unique().
 			Annotations(entsql.IndexWhere("status IN ('queued','dispatched','running','publishing') AND kind = 'review'")),

@@ -3,6 +3,7 @@ package schema
 import (
 	"time"
 
+	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
@@ -19,7 +20,8 @@ func (RunEvent) Fields() []ent.Field {
 		field.String("from_status").Default(""),
 		field.String("to_status").Default(""),
 		field.String("message").Default("").Comment("safe sentence"),
-		field.Text("detail").Default("").Comment("operator detail, redacted"),
+		field.Text("detail").Default("").Comment("operator detail, redacted").
+			Annotations(entgql.Skip(entgql.SkipWhereInput)),
 	}
 }
 

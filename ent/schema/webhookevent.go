@@ -25,7 +25,7 @@ func (WebhookEvent) Fields() []ent.Field {
 		field.Enum("status").Values("pending", "processing", "done", "failed").Default("pending").
 			Annotations(entgql.OrderField("STATUS")),
 		field.Int("attempts").Default(0),
-		field.Text("last_error").Default("").Comment("redacted"),
+		field.Text("last_error").Default("").Comment("redacted").Annotations(entgql.Skip(entgql.SkipWhereInput)),
 		field.String("lease_owner").Default(""),
 		field.Time("heartbeat_at").Optional().Nillable(),
 		field.Time("next_attempt_at").Optional().Nillable(),

@@ -17,11 +17,12 @@ import (
 
 // Topics.
 const (
-	TopicEvents  = "events"  // a webhook event was stored or requeued
-	TopicRuns    = "runs"    // a run was queued or requeued
-	TopicPublish = "publish" // a run has a result to publish
-	TopicSync    = "sync"    // a reviewers sync was requested
+	TopicEvents     = "events"      // a webhook event was stored or requeued
+	TopicRuns       = "runs"        // a run was queued or requeued
+	TopicPublish    = "publish"     // a run has a result to publish
+	TopicSync       = "sync"        // a reviewers sync was requested
 	TopicRunUpdated = "run_updated" // a run changed (portal live updates)
+	TopicFinish     = "finish"      // a run failed or was cancelled; its check run needs completing
 )
 
 // Bus carries wake-ups.

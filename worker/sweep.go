@@ -1,0 +1,233 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/google/go-github/v88/github"
+
+	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/notify"
+	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/store"
+)
+
+// SweepConfig builds a Sweeper.
+type SweepConfig struct {
+	DB  *store.DB
+	Log *slog.Logger
+	Bus notify.Bus
+	// Interval between sweeps.
+	Interval time.Duration
+	// DeadAfter: a lease not heartbeated for this long belongs to a dead
+	// worker and is taken back (90 s in production).
+	DeadAfter time.Duration
+	// ReportTimeout: a run dispatched this long ago without a result fails (45 min).
+	ReportTimeout time.Duration
+}
+
+// Sweeper requeues the work of dead workers and fails runs that never
+// reported (DESIGN §3).
+type Sweeper struct{ cfg SweepConfig }
+
+var _ Loop = (*Sweeper)(nil)
+
+// NewSweeper validates cfg.
+func NewSweeper(cfg SweepConfig) (*Sweeper, error) {
+	if cfg.DB == nil || cfg.Log == nil || cfg.Bus == nil {
+		return nil, errors.New("sweeper: DB, Log and Bus are required")
+	}
+	if cfg.Interval <= 0 {
+		cfg.Interval = 10 * time.Second
+	}
+	if cfg.DeadAfter <= 0 {
+		cfg.DeadAfter = 90 * time.Second
+	}
+	if cfg.ReportTimeout <= 0 {
+		cfg.ReportTimeout = 45 * time.Minute
+	}
+	return &Sweeper{cfg: cfg}, nil
+}
+
+// Name implements Loop.
+func (s *Sweeper) Name() string { return "sweep" }
+
+// Run implements Loop.
+func (s *Sweeper) Run(ctx context.Context) error {
+	for {
+		if err := s.Sweep(ctx, time.Now()); err != nil && ctx.Err() == nil {
+			s.cfg.Log.Warn("sweep", "err", err)
+		}
+		if !Wait(ctx, nil, s.cfg.Interval) {
+			return nil
+		}
+	}
+}
+
+// SweepResult counts what one sweep did.
+type SweepResult struct {
+	RunsRequeued, EventsRequeued, RunsTimedOut int
+}
+
+// Sweep does one pass.
+func (s *Sweeper) Sweep(ctx context.Context, now time.Time) error {
+	_, err := s.SweepCount(ctx, now)
+	return err
+}
+
+// SweepCount does one pass and says what it did.
+func (s *Sweeper) SweepCount(ctx context.Context, now time.Time) (SweepResult, error) {
+	var res SweepResult
+	db := s.cfg.DB
+	cutoff := now.Add(-s.cfg.DeadAfter)
+	// Runs held by a worker that stopped heartbeating go back to whoever claims next.
+	rr, err := db.SQL.ExecContext(ctx, db.Rebind(`UPDATE runs SET lease_owner = '', next_attempt_at = NULL
+		WHERE lease_owner <> '' AND (heartbeat_at IS NULL OR heartbeat_at < ?) AND status IN ('queued','publishing')`), cutoff)
+	if err != nil {
+		return res, fmt.Errorf("requeue runs: %w", err)
+	}
+	n, _ := rr.RowsAffected()
+	res.RunsRequeued = int(n)
+	// Webhook events likewise.
+	er, err := db.SQL.ExecContext(ctx, db.Rebind(`UPDATE webhook_events SET lease_owner = '', status = 'pending', next_attempt_at = NULL
+		WHERE lease_owner <> '' AND (heartbeat_at IS NULL OR heartbeat_at < ?) AND status IN ('pending','processing')`), cutoff)
+	if err != nil {
+		return res, fmt.Errorf("requeue events: %w", err)
+	}
+	n, _ = er.RowsAffected()
+	res.EventsRequeued = int(n)
+	if res.RunsRequeued > 0 {
+		s.cfg.Log.Warn("requeued runs of a dead worker", "count", res.RunsRequeued)
+		s.cfg.Bus.Notify(ctx, notify.TopicRuns)    //nolint:errcheck
+		s.cfg.Bus.Notify(ctx, notify.TopicPublish) //nolint:errcheck
+	}
+	if res.EventsRequeued > 0 {
+		s.cfg.Log.Warn("requeued webhook events of a dead worker", "count", res.EventsRequeued)
+		s.cfg.Bus.Notify(ctx, notify.TopicEvents) //nolint:errcheck
+	}
+	// Runs that never reported back.
+	stale, err := db.Run.Query().Where(run.StatusIn(run.StatusDispatched, run.StatusRunning),
+		run.DispatchedAtLT(now.Add(-s.cfg.ReportTimeout))).IDs(ctx)
+	if err != nil {
+		return res, fmt.Errorf("find stale runs: %w", err)
+	}
+	for _, id := range stale {
+		reason := fmt.Sprintf("The review did not report back within %s of starting, so Chakshu stopped waiting. Ask again to retry.", human(s.cfg.ReportTimeout))
+		err := runs.Fail(ctx, db.Client, id, reason, "no result reported before the report timeout")
+		if err == nil {
+			res.RunsTimedOut++
+		} else if !errors.Is(err, runs.ErrConflict) {
+			return res, err
+		}
+	}
+	if res.RunsTimedOut > 0 {
+		s.cfg.Bus.Notify(ctx, notify.TopicFinish) //nolint:errcheck
+	}
+	return res, nil
+}
+
+func human(d time.Duration) string {
+	if d == time.Minute {
+		return "1 minute"
+	}
+	if d > time.Minute && d%time.Minute == 0 {
+		return fmt.Sprintf("%d minutes", int(d/time.Minute))
+	}
+	return d.String()
+}
+
+// FinishConfig builds a Finisher.
+type FinishConfig struct {
+	DB           *store.DB
+	Log          *slog.Logger
+	Bus          notify.Bus
+	GitHub       GitHub
+	PollInterval time.Duration
+}
+
+// Finisher completes the check runs of runs that failed or were cancelled,
+// wherever that happened (dispatch, job fetch, runner report, sweeps, the
+// workflow_run event), with the run's safe reason. A run is finished on
+// GitHub exactly once: check_completed records it.
+type Finisher struct{ cfg FinishConfig }
+
+var _ Loop = (*Finisher)(nil)
+
+// NewFinisher validates cfg.
+func NewFinisher(cfg FinishConfig) (*Finisher, error) {
+	if cfg.DB == nil || cfg.Log == nil || cfg.Bus == nil || cfg.GitHub == nil {
+		return nil, errors.New("finisher: DB, Log, Bus and GitHub are required")
+	}
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = time.Second
+	}
+	return &Finisher{cfg: cfg}, nil
+}
+
+// Name implements Loop.
+func (f *Finisher) Name() string { return "finish" }
+
+// Run implements Loop.
+func (f *Finisher) Run(ctx context.Context) error {
+	wake, stop := f.cfg.Bus.Subscribe(notify.TopicFinish)
+	defer stop()
+	for {
+		if err := f.FinishAll(ctx); err != nil && ctx.Err() == nil {
+			f.cfg.Log.Warn("finish", "err", err)
+		}
+		if !Wait(ctx, wake, f.cfg.PollInterval) {
+			return nil
+		}
+	}
+}
+
+// FinishAll completes every pending check of a failed or cancelled run.
+func (f *Finisher) FinishAll(ctx context.Context) error {
+	now := time.Now()
+	pending, err := f.cfg.DB.Run.Query().Where(
+		run.StatusIn(run.StatusFailed, run.StatusCancelled), run.CheckRunIDNEQ(0), run.CheckCompleted(false),
+		run.Or(run.NextAttemptAtIsNil(), run.NextAttemptAtLTE(now)),
+	).WithRepository(func(q *ent.RepositoryQuery) { q.WithInstallation() }).WithReviewer().Limit(50).All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, r := range pending {
+		if err := f.finish(ctx, r); err != nil {
+			f.cfg.Log.Warn("complete check run", "run_id", r.ID, "err", err)
+			// Back off; the run is terminal so next_attempt_at is free to use.
+			f.cfg.DB.Run.UpdateOne(r).SetNextAttemptAt(now.Add(30 * time.Second)).Exec(ctx) //nolint:errcheck
+		}
+	}
+	return nil
+}
+
+func (f *Finisher) finish(ctx context.Context, r *ent.Run) error {
+	repo := r.Edges.Repository
+	inst, err := f.cfg.GitHub.Installation(repo.Edges.Installation.GithubID)
+	if err != nil {
+		return err
+	}
+	conclusion, title := "failure", "The review failed"
+	if r.Status == run.StatusCancelled {
+		conclusion, title = "cancelled", "The review was cancelled"
+	}
+	summary := r.FailureReason
+	if summary == "" {
+		summary = title + "."
+	}
+	_, resp, err := inst.REST.Checks.UpdateCheckRun(ctx, repo.Owner, repo.Name, r.CheckRunID, github.UpdateCheckRunOptions{
+		Name:        CheckName(r.Edges.Reviewer.Name, r.Kind),
+		Status:      github.Ptr("completed"),
+		Conclusion:  &conclusion,
+		CompletedAt: &github.Timestamp{Time: time.Now()},
+		Output:      &github.CheckRunOutput{Title: &title, Summary: &summary},
+	})
+	if err != nil && (resp == nil || resp.StatusCode != 404) {
+		return err
+	}
+	return f.cfg.DB.Run.UpdateOne(r).SetCheckCompleted(true).ClearNextAttemptAt().Exec(ctx)
+}
