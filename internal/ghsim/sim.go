@@ -70,6 +70,8 @@ type Sim struct {
 	pending    []*Delivery
 	deliveries []*Delivery
 	oauthLogin string
+	htmlOnce   sync.Once
+	pages      *http.ServeMux
 	calls      map[string]int
 	valErrs    []string
 	faults     []*faultRule

@@ -1,0 +1,68 @@
+package ghsim_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/google/go-github/v88/github"
+)
+
+func TestPullRequestPage(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	n := openPR(t, f)
+	pr, _, err := f.inst.REST.PullRequests.Get(ctx, "acme", "widget", n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := f.inst.REST.PullRequests.CreateReview(ctx, "acme", "widget", n, &github.PullRequestReviewRequest{
+		Event: github.Ptr("COMMENT"), Body: github.Ptr("Checked main.go"),
+		Comments: []*github.DraftReviewComment{{Path: github.Ptr("main.go"), Line: github.Ptr(4), Body: github.Ptr("**Use a constant**")}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := f.inst.REST.Checks.CreateCheckRun(ctx, "acme", "widget", github.CreateCheckRunOptions{Name: "Chakshu · security",
+		HeadSHA: pr.GetHead().GetSHA(), Conclusion: github.Ptr("success"), Output: &github.CheckRunOutput{Title: github.Ptr("1 finding"), Summary: github.Ptr("summary <b>text</b>")}}); err != nil {
+		t.Fatal(err)
+	}
+	page := get(t, pr.GetHTMLURL())
+	for _, want := range []string{"Say hello", "Checked main.go", "**Use a constant**", "<code>main.go</code> line 4", "Chakshu · security", "1 finding", "summary &lt;b&gt;text&lt;/b&gt;"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	// The comment box posts as the chosen user and delivers the webhook.
+	form := url.Values{"body": {"@chakshu review"}, "as": {"alice"}}
+	resp, err := http.PostForm(pr.GetHTMLURL()+"/comment", form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 { // followed the 303 back to the PR
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	cs := f.sim.IssueComments("acme/widget", n)
+	if len(cs) != 1 || cs[0].Author != "alice" || len(f.hooks.of("issue_comment", "created")) != 1 {
+		t.Fatalf("comments = %v", cs)
+	}
+	if diff := get(t, pr.GetDiffURL()); !strings.HasPrefix(diff, "diff --git") {
+		t.Errorf("diff page = %q", diff)
+	}
+}
+
+func get(t *testing.T, u string) string {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET %s: %d", u, resp.StatusCode)
+	}
+	return string(b)
+}
