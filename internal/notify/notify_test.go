@@ -2,8 +2,8 @@ package notify
 
 import (
 	"context"
-	"log/slog"
 	"io"
+	"log/slog"
 	"testing"
 	"time"
 
