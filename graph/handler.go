@@ -1,0 +1,144 @@
+package graph
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"time"
+
+	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
+	"github.com/99designs/gqlgen/graphql/handler"
+	"github.com/99designs/gqlgen/graphql/handler/extension"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/coder/websocket"
+
+	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/graph/exec"
+	"github.com/chakshu-dev/chakshu/internal/config"
+	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/notify"
+	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/server"
+	"github.com/chakshu-dev/chakshu/server/auth"
+)
+
+// GitHub hands out installation clients (*gh.Apps satisfies it).
+type GitHub interface {
+	Installation(id int64) (*gh.Installation, error)
+}
+
+var _ GitHub = (*gh.Apps)(nil)
+
+// Config builds the GraphQL handler.
+type Config struct {
+	DB  *store.DB
+	Log *slog.Logger
+	// Bus wakes workers (events, sync) and live updates (run_updated).
+	Bus notify.Bus
+	// Config supplies PublicURL, GitHubURL, Admins, SecretKey and DeadWorkerAfter.
+	Config *config.Config
+	// Auth resolves viewers and applies CSRF protection.
+	Auth *auth.Auth
+	// GitHub is used by requestReview and permission checks; nil makes them
+	// answer that GitHub is not configured.
+	GitHub GitHub
+	// MaxComplexity caps a query's complexity (default 20000); MaxDepth its
+	// nesting (default 12); MaxBodyBytes the request size (default 256 KiB).
+	MaxComplexity int
+	MaxDepth      int
+	MaxBodyBytes  int64
+	// PollInterval is the runUpdated safety poll (default 2 s); wake-ups on
+	// notify.TopicRunUpdated deliver changes sooner.
+	PollInterval time.Duration
+
+	// driver, when set, replaces the driver over DB.SQL (tests count statements).
+	driver dialect.Driver
+}
+
+// api holds what resolvers need.
+type api struct {
+	cfg    Config
+	log    *slog.Logger
+	db     *store.DB   // unfiltered: auth lookups, enqueueing, raw aggregates
+	client *ent.Client // filtered per viewer by interceptors (access.go)
+	webURL string      // GitHub's web base, for links and PR URLs
+}
+
+// NewHandler returns the /graphql handler: POST and graphql-ws transports,
+// complexity/depth/page-size limits, mutation transactions, one error shape,
+// all behind auth.Middleware.
+func NewHandler(cfg Config) (http.Handler, error) {
+	if cfg.DB == nil || cfg.Log == nil || cfg.Config == nil || cfg.Auth == nil || cfg.Bus == nil {
+		return nil, errors.New("graph: DB, Log, Config, Auth and Bus are required")
+	}
+	if cfg.MaxComplexity <= 0 {
+		cfg.MaxComplexity = 20000
+	}
+	if cfg.MaxDepth <= 0 {
+		cfg.MaxDepth = 12
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = 256 << 10
+	}
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = 2 * time.Second
+	}
+	drv := cfg.driver
+	if drv == nil {
+		drv = entsql.OpenDB(cfg.DB.Dialect, cfg.DB.SQL)
+	}
+	h := &api{cfg: cfg, log: cfg.Log, db: cfg.DB, client: ent.NewClient(ent.Driver(drv)), webURL: auth.WebURL(cfg.Config.GitHubURL)}
+	h.intercept(h.client)
+
+	ec := exec.Config{Resolvers: &Resolver{h: h}}
+	setComplexity(&ec.Complexity)
+	srv := handler.New(exec.NewExecutableSchema(ec))
+	pub, _ := url.Parse(cfg.Config.PublicURL)
+	origins := []string{}
+	if pub != nil && pub.Host != "" {
+		origins = append(origins, pub.Host)
+	}
+	srv.AddTransport(transport.Websocket{
+		KeepAlivePingInterval: 15 * time.Second,
+		// Browsers may connect only from the request's own host or the public URL's.
+		Implementation: transport.CoderWebsocketImplementation{AcceptOptions: websocket.AcceptOptions{OriginPatterns: origins}},
+		InitFunc: func(ctx context.Context, _ transport.InitPayload) (context.Context, *transport.InitPayload, error) {
+			if auth.FromContext(ctx) == nil {
+				return ctx, nil, errUnauthenticated
+			}
+			return ctx, nil, nil
+		},
+	})
+	srv.AddTransport(transport.POST{})
+	srv.Use(extension.Introspection{})
+	srv.Use(limits{maxDepth: cfg.MaxDepth})
+	srv.Use(extension.FixedComplexityLimit(cfg.MaxComplexity))
+	srv.Use(mutationTx{client: h.client})
+	srv.AroundFields(h.fieldPolicy)
+	srv.SetErrorPresenter(h.presentError)
+	srv.SetRecoverFunc(h.recoverPanic)
+
+	return cfg.Auth.Middleware(h.bodyLimit(h.withAccess(srv))), nil
+}
+
+// bodyLimit refuses request bodies over MaxBodyBytes.
+func (h *api) bodyLimit(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > h.cfg.MaxBodyBytes {
+			writeGraphQLError(w, http.StatusRequestEntityTooLarge, CodeInvalid, "request body too large")
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, h.cfg.MaxBodyBytes)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// writeGraphQLError answers outside gqlgen in the GraphQL error shape.
+func writeGraphQLError(w http.ResponseWriter, status int, code Code, msg string) {
+	server.WriteJSON(w, status, map[string]any{
+		"errors": []map[string]any{{"message": msg, "extensions": map[string]string{"code": string(code)}}},
+	})
+}

@@ -1,0 +1,353 @@
+package graph
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/ent/apitoken"
+	"github.com/chakshu-dev/chakshu/ent/connectorcredential"
+	"github.com/chakshu-dev/chakshu/ent/installation"
+	"github.com/chakshu-dev/chakshu/ent/reviewlearning"
+	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/ent/user"
+	"github.com/chakshu-dev/chakshu/ent/webhookevent"
+	"github.com/chakshu-dev/chakshu/graph/model"
+	"github.com/chakshu-dev/chakshu/internal/connectors"
+	"github.com/chakshu-dev/chakshu/internal/notify"
+	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/server/auth"
+)
+
+// maxTokensPerUser caps active API tokens per user.
+const maxTokensPerUser = 50
+
+// notifyAfterCommit wakes topic once the request's transaction commits.
+func (h *api) notifyAfterCommit(ctx context.Context, topic string) {
+	afterCommit(ctx, func() {
+		if err := h.cfg.Bus.Notify(context.WithoutCancel(ctx), topic); err != nil {
+			h.log.Warn("notify", "topic", topic, "err", err)
+		}
+	})
+}
+
+// requireRepoWrite applies the PR-comment rule: admins, or people with write
+// access to the repository on GitHub (the installation's view of the
+// collaborator's permission).
+func (h *api) requireRepoWrite(ctx context.Context, v *auth.Viewer, repo *ent.Repository) error {
+	if v.Admin {
+		return nil
+	}
+	if h.cfg.GitHub == nil {
+		return forbidden("GitHub is not configured, so write access to %s cannot be checked", repo.FullName)
+	}
+	inst, err := repo.QueryInstallation().Only(allowAllCtx(ctx))
+	if err != nil {
+		return fmt.Errorf("repository installation: %w", err)
+	}
+	ic, err := h.cfg.GitHub.Installation(inst.GithubID)
+	if err != nil {
+		return fmt.Errorf("installation client: %w", err)
+	}
+	perm, resp, err := ic.REST.Repositories.GetPermissionLevel(ctx, repo.Owner, repo.Name, v.User.Login)
+	if resp != nil && (resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusForbidden) {
+		return forbidden("you need write access to %s", repo.FullName)
+	}
+	if err != nil {
+		return fmt.Errorf("check permission on %s: %w", repo.FullName, err)
+	}
+	switch perm.GetPermission() {
+	case "admin", "maintain", "write":
+		return nil
+	}
+	return forbidden("you need write access to %s", repo.FullName)
+}
+
+func (h *api) cancelRun(ctx context.Context, id int) (*ent.Run, error) {
+	v, err := viewer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c := h.clientFrom(ctx)
+	r, err := c.Run.Query().Where(run.ID(id)).WithRepository().Only(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !strings.EqualFold(r.Requester, v.User.Login) {
+		if err := h.requireRepoWrite(ctx, v, r.Edges.Repository); err != nil {
+			return nil, err
+		}
+	}
+	err = runs.Transition(ctx, c, id, runs.Change{
+		From: runs.Active, To: run.StatusCancelled,
+		Message: fmt.Sprintf("Cancelled by %s in the portal.", v.User.Login),
+	})
+	if errors.Is(err, runs.ErrConflict) {
+		return nil, invalid("the run has already finished")
+	}
+	if err != nil {
+		return nil, err
+	}
+	h.notifyAfterCommit(ctx, notify.TopicRunUpdated)
+	return c.Run.Get(ctx, id)
+}
+
+func (h *api) retryWebhookEvent(ctx context.Context, id int) (*ent.WebhookEvent, error) {
+	if err := requireAdmin(ctx); err != nil {
+		return nil, err
+	}
+	c := h.clientFrom(ctx)
+	ev, err := c.WebhookEvent.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	n, err := c.WebhookEvent.Update().Where(webhookevent.ID(id), webhookevent.StatusEQ(webhookevent.StatusFailed)).
+		SetStatus(webhookevent.StatusPending).SetAttempts(0).SetLeaseOwner("").
+		ClearNextAttemptAt().ClearHeartbeatAt().Save(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("retry webhook event %d: %w", id, err)
+	}
+	if n == 0 {
+		return nil, invalid("only failed events can be retried (this one is %s)", ev.Status)
+	}
+	h.notifyAfterCommit(ctx, notify.TopicEvents)
+	return c.WebhookEvent.Get(ctx, id)
+}
+
+func (h *api) syncReviewers(ctx context.Context, installationID *int) (bool, error) {
+	if err := requireAdmin(ctx); err != nil {
+		return false, err
+	}
+	c := h.clientFrom(ctx)
+	u := c.Installation.Update().Where(installation.Suspended(false)).SetSyncRequestedAt(time.Now())
+	if installationID != nil {
+		if _, err := c.Installation.Get(ctx, *installationID); err != nil {
+			return false, err
+		}
+		u.Where(installation.ID(*installationID))
+	}
+	if _, err := u.Save(ctx); err != nil {
+		return false, fmt.Errorf("request reviewer sync: %w", err)
+	}
+	h.notifyAfterCommit(ctx, notify.TopicSync)
+	return true, nil
+}
+
+// learningKey is the dedupe key of a learning: scope, installation, repository, glob, directive.
+func learningKey(scope reviewlearning.Scope, instID, repoID int, glob, directive string) string {
+	s := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%d\x00%d\x00%s\x00%s", scope, instID, repoID, glob, strings.TrimSpace(directive))))
+	return hex.EncodeToString(s[:])
+}
+
+func (h *api) createLearning(ctx context.Context, in model.CreateLearningInput) (*ent.ReviewLearning, error) {
+	v, err := viewer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c := h.clientFrom(ctx)
+	directive := strings.TrimSpace(in.Directive)
+	if directive == "" || len(directive) > 2000 {
+		return nil, invalid("a directive is 1 to 2000 characters")
+	}
+	glob := ""
+	if in.Glob != nil {
+		glob = strings.TrimSpace(*in.Glob)
+	}
+	if glob != "" {
+		if len(glob) > 256 {
+			return nil, invalid("the glob is longer than 256 characters")
+		}
+		if err := reviewers.ValidateGlob(glob); err != nil {
+			return nil, invalid("the glob is not valid")
+		}
+	}
+	var repo *ent.Repository
+	var instID int
+	if in.RepositoryID != nil {
+		if repo, err = c.Repository.Get(ctx, *in.RepositoryID); err != nil {
+			return nil, err
+		}
+		if instID, err = repo.QueryInstallation().OnlyID(allowAllCtx(ctx)); err != nil {
+			return nil, fmt.Errorf("learning installation: %w", err)
+		}
+	}
+	if in.InstallationID != nil {
+		if _, err := c.Installation.Get(ctx, *in.InstallationID); err != nil {
+			return nil, err
+		}
+		if instID != 0 && instID != *in.InstallationID {
+			return nil, invalid("the repository is not in that installation")
+		}
+		instID = *in.InstallationID
+	}
+	repoID := 0
+	switch in.Scope {
+	case reviewlearning.ScopeRepo:
+		if repo == nil {
+			return nil, invalid("a repository learning needs repositoryID")
+		}
+		if err := h.requireRepoWrite(ctx, v, repo); err != nil {
+			return nil, err
+		}
+		repoID = repo.ID
+	case reviewlearning.ScopeInstallation:
+		if instID == 0 {
+			return nil, invalid("an installation learning needs installationID or repositoryID")
+		}
+		if !v.Admin {
+			return nil, forbidden("only admins can add learnings for a whole installation")
+		}
+	default:
+		return nil, invalid("unknown scope")
+	}
+	key := learningKey(in.Scope, instID, repoID, glob, directive)
+	if existing, err := c.ReviewLearning.Query().Where(reviewlearning.DedupeKey(key)).Only(allowAllCtx(ctx)); err == nil {
+		return c.ReviewLearning.UpdateOne(existing).SetEnabled(true).Save(ctx)
+	} else if !ent.IsNotFound(err) {
+		return nil, err
+	}
+	cr := c.ReviewLearning.Create().SetScope(in.Scope).SetGlob(glob).SetDirective(directive).SetDedupeKey(key).
+		SetAuthor(v.User.Login).SetSource("portal").SetInstallationID(instID)
+	if repoID != 0 {
+		cr.SetRepositoryID(repoID)
+	}
+	return cr.Save(ctx)
+}
+
+func (h *api) setLearningEnabled(ctx context.Context, id int, enabled bool) (*ent.ReviewLearning, error) {
+	v, err := viewer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c := h.clientFrom(ctx)
+	l, err := c.ReviewLearning.Query().Where(reviewlearning.ID(id)).WithRepository().Only(ctx)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case v.Admin:
+	case l.Edges.Repository == nil:
+		return nil, forbidden("only admins can change learnings for a whole installation")
+	default:
+		if err := h.requireRepoWrite(ctx, v, l.Edges.Repository); err != nil {
+			return nil, err
+		}
+	}
+	return c.ReviewLearning.UpdateOne(l).SetEnabled(enabled).Save(ctx)
+}
+
+func (h *api) credentials(ctx context.Context) (*connectors.Credentials, error) {
+	s, err := connectors.NewSealer(h.cfg.Config.SecretKey)
+	if err != nil {
+		return nil, err
+	}
+	return &connectors.Credentials{DB: h.clientFrom(ctx), Sealer: s}, nil
+}
+
+func (h *api) setConnectorCredential(ctx context.Context, in model.SetConnectorCredentialInput) (*ent.ConnectorCredential, error) {
+	if err := requireAdmin(ctx); err != nil {
+		return nil, err
+	}
+	v, _ := viewer(ctx)
+	if !connectors.ValidName(in.Connector) || !connectors.ValidName(in.Name) {
+		return nil, invalid("connector and credential names are letters, digits, '.', '_' and '-' (at most 64)")
+	}
+	if in.Secret == "" || len(in.Secret) > connectors.MaxCredentialBytes {
+		return nil, invalid("a credential is 1 to %d bytes", connectors.MaxCredentialBytes)
+	}
+	c := h.clientFrom(ctx)
+	if _, err := c.Installation.Get(ctx, in.InstallationID); err != nil {
+		return nil, err
+	}
+	creds, err := h.credentials(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := creds.Set(ctx, in.InstallationID, in.Connector, in.Name, in.Secret, v.User.Login); err != nil {
+		return nil, err
+	}
+	return h.oneCredential(ctx, in.InstallationID, in.Connector, in.Name)
+}
+
+func (h *api) oneCredential(ctx context.Context, instID int, connector, name string) (*ent.ConnectorCredential, error) {
+	all, err := h.connectorCredentials(ctx, &instID)
+	if err != nil {
+		return nil, err
+	}
+	for _, cc := range all {
+		if cc.Connector == connector && cc.Name == name {
+			return cc, nil
+		}
+	}
+	return nil, errNotFound
+}
+
+func (h *api) deleteConnectorCredential(ctx context.Context, id int) (bool, error) {
+	if err := requireAdmin(ctx); err != nil {
+		return false, err
+	}
+	c := h.clientFrom(ctx)
+	n, err := c.ConnectorCredential.Delete().Where(connectorcredential.ID(id)).Exec(ctx)
+	if err != nil {
+		return false, fmt.Errorf("delete credential %d: %w", id, err)
+	}
+	return n > 0, nil
+}
+
+func (h *api) createAPIToken(ctx context.Context, in model.CreateAPITokenInput) (*model.CreateAPITokenPayload, error) {
+	v, err := viewer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if v.Method != auth.MethodSession {
+		return nil, forbidden("API tokens are created from a signed-in portal session")
+	}
+	name := strings.TrimSpace(in.Name)
+	if name == "" || len(name) > 100 {
+		return nil, invalid("a token name is 1 to 100 characters")
+	}
+	if apitoken.ScopeValidator(in.Scope) != nil {
+		return nil, invalid("scope is read or write")
+	}
+	if in.ExpiresAt != nil && !in.ExpiresAt.After(time.Now()) {
+		return nil, invalid("expiresAt must be in the future")
+	}
+	c := h.clientFrom(ctx)
+	n, err := c.APIToken.Query().Where(apitoken.HasOwnerWith(user.ID(v.User.ID)), apitoken.RevokedAtIsNil()).Count(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if n >= maxTokensPerUser {
+		return nil, invalid("you have %d active tokens; revoke one first", n)
+	}
+	secret := auth.NewToken()
+	t, err := c.APIToken.Create().SetName(name).SetScope(in.Scope).SetTokenHash(auth.HashToken(secret)).
+		SetPrefix(auth.TokenDisplayPrefix(secret)).SetNillableExpiresAt(in.ExpiresAt).SetOwnerID(v.User.ID).Save(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("create api token: %w", err)
+	}
+	return &model.CreateAPITokenPayload{Token: secret, APIToken: t}, nil
+}
+
+func (h *api) revokeAPIToken(ctx context.Context, id int) (*ent.APIToken, error) {
+	if _, err := viewer(ctx); err != nil {
+		return nil, err
+	}
+	c := h.clientFrom(ctx)
+	// The filtered client finds only the viewer's own tokens (admins: any).
+	t, err := c.APIToken.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if t.RevokedAt != nil {
+		return t, nil
+	}
+	return c.APIToken.UpdateOne(t).SetRevokedAt(time.Now()).Save(ctx)
+}

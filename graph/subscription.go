@@ -1,0 +1,74 @@
+package graph
+
+import (
+	"context"
+	"time"
+
+	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/notify"
+)
+
+// runUpdated streams runs the viewer can see as they change: woken by
+// notify.TopicRunUpdated, with a poll every PollInterval as the safety net
+// (writers that do not notify are still seen). A change is a newer updated_at.
+func (h *api) runUpdated(ctx context.Context, ids []int) (<-chan *ent.Run, error) {
+	if _, err := h.access(ctx); err != nil {
+		return nil, err
+	}
+	if len(ids) > MaxPageSize {
+		return nil, invalid("at most %d ids", MaxPageSize)
+	}
+	wake, cancel := h.cfg.Bus.Subscribe(notify.TopicRunUpdated)
+	out := make(chan *ent.Run, 16)
+	// Start a little in the past: a change made just before subscribing is
+	// delivered rather than lost.
+	since := time.Now().Add(-2 * time.Second)
+	go func() {
+		defer cancel()
+		defer close(out)
+		tick := time.NewTicker(h.cfg.PollInterval)
+		defer tick.Stop()
+		seen := map[int]time.Time{}
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-wake:
+			case <-tick.C:
+			}
+			q := h.client.Run.Query().Where(run.UpdatedAtGTE(since)).
+				Order(ent.Asc(run.FieldUpdatedAt), ent.Asc(run.FieldID)).Limit(MaxPageSize)
+			if len(ids) > 0 {
+				q.Where(run.IDIn(ids...))
+			}
+			rs, err := q.All(ctx)
+			if err != nil {
+				if ctx.Err() == nil {
+					h.log.Warn("runUpdated poll", "err", err)
+				}
+				continue
+			}
+			for _, r := range rs {
+				if t, ok := seen[r.ID]; ok && !r.UpdatedAt.After(t) {
+					continue
+				}
+				seen[r.ID] = r.UpdatedAt
+				if r.UpdatedAt.After(since) {
+					since = r.UpdatedAt
+				}
+				select {
+				case out <- r:
+				case <-ctx.Done():
+					return
+				}
+			}
+			for id, t := range seen { // forget what can no longer repeat
+				if t.Before(since) {
+					delete(seen, id)
+				}
+			}
+		}
+	}()
+	return out, nil
+}

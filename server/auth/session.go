@@ -1,0 +1,386 @@
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"html/template"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/google/go-github/v88/github"
+	"github.com/gorilla/csrf"
+	"golang.org/x/oauth2"
+
+	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/ent/installation"
+	"github.com/chakshu-dev/chakshu/ent/user"
+	"github.com/chakshu-dev/chakshu/internal/config"
+	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/server"
+)
+
+// Session values.
+const (
+	keyUserID = "uid"
+	keyToken  = "tok"
+	keyIssued = "iat"
+	keyNonce  = "n"
+)
+
+// maxRepoPages caps how many pages of /user/repos a login reads (100 a page).
+const maxRepoPages = 50
+
+// sessionViewer returns the viewer of a valid, unexpired session cookie, or nil.
+func (a *Auth) sessionViewer(w http.ResponseWriter, r *http.Request) (*Viewer, error) {
+	if _, err := r.Cookie(SessionCookie); err != nil {
+		return nil, nil
+	}
+	s, err := a.sessions.Get(r, SessionCookie)
+	if err != nil || s.IsNew {
+		return nil, nil // tampered, expired or from an old key: anonymous
+	}
+	uid, _ := s.Values[keyUserID].(int)
+	iat, _ := s.Values[keyIssued].(int64)
+	if uid == 0 || a.cfg.Now().Sub(time.Unix(iat, 0)) > a.cfg.SessionMaxAge {
+		return nil, nil
+	}
+	u, err := a.db.User.Get(r.Context(), uid)
+	if ent.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load user %d: %w", uid, err)
+	}
+	tok, _ := s.Values[keyToken].(string)
+	if tok != "" && (u.RepoAccessRefreshedAt == nil || a.cfg.Now().Sub(*u.RepoAccessRefreshedAt) > a.cfg.AccessTTL) {
+		nu, err := a.refreshAccess(r.Context(), u, tok)
+		switch {
+		case errors.Is(err, errTokenRevoked):
+			a.clearSession(w, r)
+			return nil, nil
+		case err != nil: // GitHub is unwell: keep the cached list a little longer
+			a.log.Warn("refresh repository access", "user", u.Login, "err", err)
+		default:
+			u = nu
+		}
+	}
+	return &Viewer{User: u, Admin: a.isAdmin(u), Method: MethodSession, RepoGitHubIDs: u.RepoAccess, oauthToken: tok}, nil
+}
+
+var errTokenRevoked = errors.New("github token revoked")
+
+// githubUser is what login learns about a user from GitHub.
+type githubUser struct {
+	ID        int64
+	Login     string
+	Name      string
+	AvatarURL string
+	Repos     []int64
+	OrgOwner  bool
+}
+
+func (a *Auth) userClient(ctx context.Context, token string) *github.Client {
+	ts := oauth2.StaticTokenSource(&oauth2.Token{AccessToken: token, TokenType: "bearer"})
+	return gh.NewREST(oauth2.NewClient(a.ctxWithHTTP(ctx), ts), a.apiURL)
+}
+
+// fetchUser reads the user, the repositories they can read, and whether they
+// own an organisation Chakshu is installed on.
+func (a *Auth) fetchUser(ctx context.Context, token string) (*githubUser, error) {
+	c := a.userClient(ctx, token)
+	me, resp, err := c.Users.Get(ctx, "")
+	if err != nil {
+		if resp != nil && resp.StatusCode == http.StatusUnauthorized {
+			return nil, errTokenRevoked
+		}
+		return nil, fmt.Errorf("get user: %w", err)
+	}
+	gu := &githubUser{ID: me.GetID(), Login: me.GetLogin(), Name: me.GetName(), AvatarURL: me.GetAvatarURL()}
+	if gu.ID == 0 || gu.Login == "" {
+		return nil, errors.New("get user: no id or login")
+	}
+	if gu.Repos, err = a.fetchRepos(ctx, c); err != nil {
+		return nil, err
+	}
+	gu.OrgOwner = a.ownsInstalledOrg(ctx, c)
+	return gu, nil
+}
+
+func (a *Auth) fetchRepos(ctx context.Context, c *github.Client) ([]int64, error) {
+	opts := &github.RepositoryListByAuthenticatedUserOptions{ListOptions: github.ListOptions{PerPage: 100}}
+	ids := []int64{}
+	for page := 0; page < maxRepoPages; page++ {
+		repos, resp, err := c.Repositories.ListByAuthenticatedUser(ctx, opts)
+		if err != nil {
+			if resp != nil && resp.StatusCode == http.StatusUnauthorized {
+				return nil, errTokenRevoked
+			}
+			return nil, fmt.Errorf("list user repositories: %w", err)
+		}
+		for _, r := range repos {
+			if r.GetID() != 0 {
+				ids = append(ids, r.GetID())
+			}
+		}
+		if resp.NextPage == 0 {
+			break
+		}
+		opts.Page = resp.NextPage
+	}
+	return ids, nil
+}
+
+// ownsInstalledOrg reports whether the user is an admin (owner) of an
+// organisation that has Chakshu installed. Errors mean no.
+func (a *Auth) ownsInstalledOrg(ctx context.Context, c *github.Client) bool {
+	ms, _, err := c.Organizations.ListOrgMemberships(ctx, &github.ListOrgMembershipsOptions{State: "active", ListOptions: github.ListOptions{PerPage: 100}})
+	if err != nil {
+		return false
+	}
+	var owned []string
+	for _, m := range ms {
+		if m.GetRole() == "admin" && m.GetOrganization().GetLogin() != "" {
+			owned = append(owned, m.GetOrganization().GetLogin())
+		}
+	}
+	if len(owned) == 0 {
+		return false
+	}
+	n, err := a.db.Installation.Query().Where(installation.AccountLoginIn(owned...), installation.Suspended(false)).Count(ctx)
+	return err == nil && n > 0
+}
+
+// refreshAccess re-reads the user's readable repositories with their token.
+func (a *Auth) refreshAccess(ctx context.Context, u *ent.User, token string) (*ent.User, error) {
+	c := a.userClient(ctx, token)
+	ids, err := a.fetchRepos(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return a.db.User.UpdateOne(u).SetRepoAccess(ids).SetRepoAccessRefreshedAt(a.cfg.Now()).Save(ctx)
+}
+
+// login starts the OAuth web flow, or offers the sandbox login.
+func (a *Auth) login(w http.ResponseWriter, r *http.Request) {
+	ret := safeReturn(r.URL.Query().Get("return_to"))
+	if a.oauth == nil {
+		if a.SandboxLogin() {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Header().Set("Cache-Control", "no-store")
+			sandboxPage.Execute(w, map[string]any{"CSRF": csrf.TemplateField(r), "Return": ret, "User": config.SandboxUser}) //nolint:errcheck
+			return
+		}
+		server.WriteError(w, http.StatusNotFound, "NOT_FOUND", "login with GitHub is not configured (CHAKSHU_OAUTH_CLIENT_ID)")
+		return
+	}
+	st, _ := a.states.New(r, stateCookie)
+	state := randomString(24)
+	verifier := oauth2.GenerateVerifier()
+	st.Values["state"] = state
+	st.Values["verifier"] = verifier
+	st.Values["return"] = ret
+	if err := st.Save(r, w); err != nil {
+		a.log.Error("save oauth state", "err", err)
+		server.WriteError(w, http.StatusInternalServerError, "INTERNAL", "internal error")
+		return
+	}
+	http.Redirect(w, r, a.oauth.AuthCodeURL(state, oauth2.S256ChallengeOption(verifier)), http.StatusFound)
+}
+
+// callback finishes the OAuth web flow: checks the state, exchanges the code,
+// reads the user and their repositories, and starts a fresh session.
+func (a *Auth) callback(w http.ResponseWriter, r *http.Request) {
+	if a.oauth == nil {
+		server.WriteError(w, http.StatusNotFound, "NOT_FOUND", "login with GitHub is not configured")
+		return
+	}
+	st, err := a.states.Get(r, stateCookie)
+	state, _ := st.Values["state"].(string)
+	verifier, _ := st.Values["verifier"].(string)
+	ret, _ := st.Values["return"].(string)
+	// The state is single-use.
+	st.Options.MaxAge = -1
+	st.Save(r, w) //nolint:errcheck
+	q := r.URL.Query()
+	if err != nil || state == "" || q.Get("state") != state {
+		server.WriteError(w, http.StatusBadRequest, "INVALID", "login expired or was started elsewhere; please sign in again")
+		return
+	}
+	if e := q.Get("error"); e != "" {
+		server.WriteError(w, http.StatusForbidden, "FORBIDDEN", "GitHub did not authorise the login")
+		return
+	}
+	ctx := a.ctxWithHTTP(r.Context())
+	tok, err := a.oauth.Exchange(ctx, q.Get("code"), oauth2.VerifierOption(verifier))
+	if err != nil {
+		a.log.Warn("oauth exchange", "err", err)
+		server.WriteError(w, http.StatusBadGateway, "INTERNAL", "GitHub refused the login; please sign in again")
+		return
+	}
+	gu, err := a.fetchUser(r.Context(), tok.AccessToken)
+	if err != nil {
+		a.log.Warn("oauth user", "err", err)
+		server.WriteError(w, http.StatusBadGateway, "INTERNAL", "could not read your GitHub account; please sign in again")
+		return
+	}
+	u, err := a.upsertUser(r.Context(), gu)
+	if err != nil {
+		a.log.Error("save user", "err", err)
+		server.WriteError(w, http.StatusInternalServerError, "INTERNAL", "internal error")
+		return
+	}
+	if err := a.startSession(w, r, u, tok.AccessToken); err != nil {
+		a.log.Error("start session", "err", err)
+		server.WriteError(w, http.StatusInternalServerError, "INTERNAL", "internal error")
+		return
+	}
+	a.log.Info("signed in", "user", u.Login, "repos", len(gu.Repos))
+	http.Redirect(w, r, ret, http.StatusFound)
+}
+
+func (a *Auth) upsertUser(ctx context.Context, gu *githubUser) (*ent.User, error) {
+	now := a.cfg.Now()
+	id, err := a.db.User.Create().SetGithubID(gu.ID).SetLogin(gu.Login).SetName(gu.Name).
+		SetAvatarURL(gu.AvatarURL).SetIsAdmin(gu.OrgOwner).SetLastLoginAt(now).
+		SetRepoAccess(gu.Repos).SetRepoAccessRefreshedAt(now).
+		OnConflictColumns(user.FieldGithubID).UpdateNewValues().ID(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("upsert user %s: %w", gu.Login, err)
+	}
+	return a.db.User.Get(ctx, id)
+}
+
+// startSession replaces any session with a new one (new nonce: the cookie
+// value changes at every login).
+func (a *Auth) startSession(w http.ResponseWriter, r *http.Request, u *ent.User, token string) error {
+	s, err := a.sessions.New(r, SessionCookie)
+	if s == nil {
+		return fmt.Errorf("new session: %w", err)
+	}
+	s.IsNew = true
+	s.Values = map[any]any{
+		keyUserID: u.ID,
+		keyIssued: a.cfg.Now().Unix(),
+		keyNonce:  randomString(16),
+		keyToken:  token,
+	}
+	return s.Save(r, w)
+}
+
+func (a *Auth) clearSession(w http.ResponseWriter, r *http.Request) {
+	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: a.secure, SameSite: http.SameSiteLaxMode})
+}
+
+// logout ends the session.
+func (a *Auth) logout(w http.ResponseWriter, r *http.Request) {
+	a.clearSession(w, r)
+	if strings.Contains(r.Header.Get("Accept"), "text/html") {
+		http.Redirect(w, r, "/", http.StatusSeeOther)
+		return
+	}
+	server.WriteJSON(w, http.StatusOK, map[string]bool{"ok": true})
+}
+
+// sandbox signs in as the sandbox admin (sandbox mode without OAuth only).
+func (a *Auth) sandbox(w http.ResponseWriter, r *http.Request) {
+	if !a.SandboxLogin() {
+		server.WriteError(w, http.StatusNotFound, "NOT_FOUND", "sandbox login is only available in sandbox mode")
+		return
+	}
+	ctx := r.Context()
+	now := a.cfg.Now()
+	u, err := a.db.User.Query().Where(user.Login(config.SandboxUser)).Only(ctx)
+	if ent.IsNotFound(err) {
+		u, err = a.db.User.Create().SetGithubID(SandboxGitHubID).SetLogin(config.SandboxUser).
+			SetName("Sandbox Admin").SetIsAdmin(true).SetLastLoginAt(now).SetRepoAccessRefreshedAt(now).Save(ctx)
+	} else if err == nil {
+		u, err = a.db.User.UpdateOne(u).SetLastLoginAt(now).Save(ctx)
+	}
+	if err == nil {
+		err = a.startSession(w, r, u, "")
+	}
+	if err != nil {
+		a.log.Error("sandbox login", "err", err)
+		server.WriteError(w, http.StatusInternalServerError, "INTERNAL", "internal error")
+		return
+	}
+	ret := safeReturn(r.FormValue("return_to"))
+	if strings.Contains(r.Header.Get("Accept"), "text/html") {
+		http.Redirect(w, r, ret, http.StatusSeeOther)
+		return
+	}
+	server.WriteJSON(w, http.StatusOK, map[string]any{"ok": true, "returnTo": ret})
+}
+
+// SandboxGitHubID is the GitHub id recorded for the sandbox user (not a real account).
+const SandboxGitHubID = -1
+
+// Me is the body of GET /api/me.
+type Me struct {
+	Authenticated bool    `json:"authenticated"`
+	User          *MeUser `json:"user,omitempty"`
+	// CSRFToken goes in the X-CSRF-Token header of cookie-authenticated POSTs.
+	CSRFToken string `json:"csrfToken"`
+	// Login says which login buttons to show.
+	Login MeLogin `json:"login"`
+}
+
+// MeUser is the signed-in user.
+type MeUser struct {
+	ID        int    `json:"id"`
+	Login     string `json:"login"`
+	Name      string `json:"name"`
+	AvatarURL string `json:"avatarUrl"`
+	IsAdmin   bool   `json:"isAdmin"`
+	// CanWrite is false for read-scoped API tokens.
+	CanWrite bool `json:"canWrite"`
+}
+
+// MeLogin lists the login methods on offer.
+type MeLogin struct {
+	GitHub  bool `json:"github"`
+	Sandbox bool `json:"sandbox"`
+}
+
+func (a *Auth) me(w http.ResponseWriter, r *http.Request) {
+	tok := csrf.Token(r)
+	w.Header().Set(CSRFHeader, tok)
+	w.Header().Set("Cache-Control", "no-store")
+	body := Me{CSRFToken: tok, Login: MeLogin{GitHub: a.oauth != nil, Sandbox: a.SandboxLogin()}}
+	if v := FromContext(r.Context()); v != nil {
+		body.Authenticated = true
+		body.User = &MeUser{ID: v.User.ID, Login: v.User.Login, Name: v.User.Name, AvatarURL: v.User.AvatarURL, IsAdmin: v.Admin, CanWrite: v.CanWrite()}
+	}
+	server.WriteJSON(w, http.StatusOK, body)
+}
+
+// safeReturn keeps redirects on this site: a path starting with one slash.
+func safeReturn(p string) string {
+	if p == "" || !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.HasPrefix(p, "/\\") || strings.ContainsAny(p, "\r\n") {
+		return "/"
+	}
+	return p
+}
+
+func randomString(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand does not fail on supported platforms
+	}
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+var sandboxPage = template.Must(template.New("sandbox").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Sign in · Chakshu sandbox</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body style="font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem">
+<h1>Chakshu sandbox</h1>
+<p>No GitHub OAuth client is configured, so the sandbox signs you in as <strong>{{.User}}</strong> (an admin).</p>
+<form method="post" action="/auth/sandbox">{{.CSRF}}
+<input type="hidden" name="return_to" value="{{.Return}}">
+<button type="submit" autofocus>Sign in as {{.User}}</button></form>
+</body></html>`))

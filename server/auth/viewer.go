@@ -1,0 +1,71 @@
+// Package auth signs people in to the portal (GitHub OAuth web flow, or a
+// one-click sandbox login), keeps them signed in with a gorilla/sessions
+// cookie, protects cookie-authenticated requests against CSRF, and accepts
+// API tokens (Authorization: Bearer chkt_…). Every request it passes on
+// carries its Viewer in the context.
+package auth
+
+import (
+	"context"
+	"slices"
+
+	"github.com/chakshu-dev/chakshu/ent"
+)
+
+// Method is how a viewer authenticated.
+type Method string
+
+// Methods.
+const (
+	MethodSession Method = "session"
+	MethodToken   Method = "token"
+)
+
+// Scopes of API tokens.
+const (
+	ScopeRead  = "read"
+	ScopeWrite = "write"
+)
+
+// Viewer is who a request acts for.
+type Viewer struct {
+	// User is the signed-in user (the token's owner for API tokens).
+	User *ent.User
+	// Admin is true for configured admins (CHAKSHU_ADMINS) and owners of an
+	// installation's organisation (found at login).
+	Admin bool
+	// Method says how the request authenticated.
+	Method Method
+	// Scope is the API token's scope (read or write); empty for sessions.
+	Scope string
+	// TokenID is the API token's id; zero for sessions.
+	TokenID int
+	// RepoGitHubIDs are GitHub ids of the repositories the user can read
+	// (cached at login, refreshed when stale while the session lasts).
+	RepoGitHubIDs []int64
+	// oauthToken is the user's GitHub token (sessions only); never leaves this package.
+	oauthToken string
+}
+
+// CanWrite reports whether the viewer may run mutations: sessions and write tokens.
+func (v *Viewer) CanWrite() bool {
+	return v != nil && (v.Method == MethodSession || v.Scope == ScopeWrite)
+}
+
+// CanReadRepo reports whether the viewer can read the repository with this GitHub id.
+func (v *Viewer) CanReadRepo(githubID int64) bool {
+	return v != nil && (v.Admin || slices.Contains(v.RepoGitHubIDs, githubID))
+}
+
+type viewerKey struct{}
+
+// WithViewer returns ctx carrying v.
+func WithViewer(ctx context.Context, v *Viewer) context.Context {
+	return context.WithValue(ctx, viewerKey{}, v)
+}
+
+// FromContext returns the request's viewer, or nil when anonymous.
+func FromContext(ctx context.Context) *Viewer {
+	v, _ := ctx.Value(viewerKey{}).(*Viewer)
+	return v
+}
