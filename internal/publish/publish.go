@@ -1,0 +1,595 @@
+package publish
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/go-github/v88/github"
+
+	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/ent/finding"
+	"github.com/chakshu-dev/chakshu/ent/repository"
+	"github.com/chakshu-dev/chakshu/ent/reviewlearning"
+	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/diffmap"
+	"github.com/chakshu-dev/chakshu/internal/findings"
+	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/redact"
+	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/store"
+)
+
+// Config builds a Publisher.
+type Config struct {
+	DB *store.DB
+	// GitHub hands out installation clients (*gh.Apps).
+	GitHub Installations
+	// AppSlug is the GitHub App's slug; its bot login is "<slug>[bot]".
+	AppSlug string
+	// PublicURL is where the portal is; run pages are <PublicURL>/runs/<id>.
+	PublicURL string
+	Log       *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Publisher posts run results on GitHub.
+type Publisher struct {
+	cfg Config
+	bot string
+}
+
+// New validates cfg.
+func New(cfg Config) (*Publisher, error) {
+	if cfg.DB == nil || cfg.GitHub == nil {
+		return nil, errors.New("publish: DB and GitHub are required")
+	}
+	if cfg.AppSlug == "" {
+		return nil, errors.New("publish: the app slug is required (threads are recognised by its bot login)")
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	cfg.PublicURL = strings.TrimSuffix(cfg.PublicURL, "/")
+	return &Publisher{cfg: cfg, bot: cfg.AppSlug + "[bot]"}, nil
+}
+
+// BotLogin is the login Chakshu's comments are posted as.
+func (p *Publisher) BotLogin() string { return p.bot }
+
+// isChakshu reports whether a login is Chakshu's. GitHub's REST API names
+// an App's bot "<slug>[bot]"; its GraphQL API names it "<slug>" (a Bot).
+func (p *Publisher) isChakshu(login string, bot bool) bool {
+	return strings.EqualFold(login, p.bot) || (bot && strings.EqualFold(login, p.cfg.AppSlug))
+}
+
+func (p *Publisher) runURL(id int) string { return fmt.Sprintf("%s/runs/%d", p.cfg.PublicURL, id) }
+
+// Safe sentences for public surfaces.
+const (
+	reasonPublish = "Chakshu could not publish this review on GitHub. It can be triggered again."
+	reasonResult  = "Chakshu could not read the reviewer's result."
+	reasonReply   = "Chakshu could not post its answer on GitHub. It can be triggered again."
+)
+
+// Publish publishes run id, which must be in publishing and held by the
+// caller, and moves it to succeeded. On failure it fails the run with a safe
+// reason (and completes the check run saying so), unless ctx ended: then the
+// run stays in publishing for a retry, which posts nothing twice.
+func (p *Publisher) Publish(ctx context.Context, id int) error {
+	r, err := p.cfg.DB.Run.Query().Where(run.ID(id)).
+		WithRepository(func(q *ent.RepositoryQuery) { q.WithInstallation() }).
+		WithReviewer().Only(ctx)
+	if err != nil {
+		return fmt.Errorf("load run %d: %w", id, err)
+	}
+	if r.Status != run.StatusPublishing {
+		return nil // someone else finished it
+	}
+	log := p.cfg.Log.With("run_id", r.ID, "repo", r.Edges.Repository.FullName, "pr", r.PrNumber, "reviewer", r.Edges.Reviewer.Name)
+	reason := reasonPublish
+	if r.Kind == run.KindReply {
+		reason = reasonReply
+		err = p.publishReply(ctx, r, log)
+	} else {
+		err = p.publishReview(ctx, r, log)
+	}
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return err
+	}
+	var re resultError
+	if errors.As(err, &re) {
+		reason = reasonResult
+	}
+	log.Warn("publish failed", "err", redact.Error(err))
+	p.failRun(context.WithoutCancel(ctx), r, reason, err, log)
+	return err
+}
+
+// resultError marks a result that cannot be published as it is.
+type resultError struct{ err error }
+
+func (e resultError) Error() string { return e.err.Error() }
+func (e resultError) Unwrap() error { return e.err }
+
+// failRun completes the check run as failed (best effort) and fails the run.
+func (p *Publisher) failRun(ctx context.Context, r *ent.Run, reason string, cause error, log *slog.Logger) {
+	repo := r.Edges.Repository
+	if r.CheckRunID != 0 {
+		if inst, err := p.cfg.GitHub.Installation(repo.Edges.Installation.GithubID); err == nil {
+			_, _, err := inst.REST.Checks.UpdateCheckRun(ctx, repo.Owner, repo.Name, r.CheckRunID, github.UpdateCheckRunOptions{
+				Name: checkName(r), Status: github.Ptr("completed"), Conclusion: github.Ptr("failure"),
+				CompletedAt: &github.Timestamp{Time: p.cfg.Now()},
+				Output: &github.CheckRunOutput{Title: github.Ptr("Chakshu could not publish"),
+					Summary: github.Ptr(reason + "\n\n[Run #" + strconv.Itoa(r.ID) + " in Chakshu](" + p.runURL(r.ID) + ")")},
+			})
+			if err != nil {
+				log.Warn("complete failed check run", "err", redact.Error(err))
+			}
+		}
+	}
+	if err := runs.Fail(ctx, p.cfg.DB.Client, r.ID, reason, cause.Error()); err != nil && !errors.Is(err, runs.ErrConflict) {
+		log.Warn("fail run", "err", redact.Error(err))
+	}
+}
+
+func checkName(r *ent.Run) string {
+	name := "Chakshu · " + r.Edges.Reviewer.Name
+	if r.Kind == run.KindReply {
+		name += " · reply"
+	}
+	return name
+}
+
+// prState is what publishing learns of the PR on GitHub.
+type prState struct {
+	diff    *diffmap.Map
+	threads []Thread
+	// ownReview is the review this run already posted (a retry after a crash).
+	ownReview *github.PullRequestReview
+	// onPR holds hidden IDs earlier runs posted.
+	onPR map[string]bool
+}
+
+func (p *Publisher) publishReview(ctx context.Context, r *ent.Run, log *slog.Logger) error {
+	repo, rv := r.Edges.Repository, r.Edges.Reviewer
+	res, err := findings.ParseResult([]byte(r.ResultJSON))
+	if err != nil {
+		return resultError{fmt.Errorf("parse result: %w", err)}
+	}
+	cfg, err := reviewers.FromEnt(rv)
+	if err != nil {
+		log.Warn("reviewer config unreadable; using defaults", "err", err)
+	}
+	rules := Rules{MinSeverity: cfg.MinSeverity, MaxFindings: cfg.MaxFindings}
+	inst, err := p.cfg.GitHub.Installation(repo.Edges.Installation.GithubID)
+	if err != nil {
+		return fmt.Errorf("installation client: %w", err)
+	}
+	pr := repoRef{owner: repo.Owner, name: repo.Name, number: r.PrNumber}
+
+	st, err := p.readPR(ctx, inst, r, pr)
+	if err != nil {
+		return err
+	}
+	plan := MakePlan(res.Findings, rules, st.onPR, st.diff)
+	rows, err := p.saveFindings(ctx, r.ID, &plan)
+	if err != nil {
+		return err
+	}
+	learned, err := p.learnings(ctx, r.LearningsUsed)
+	if err != nil {
+		return err
+	}
+	in := ReviewInput{
+		RunID: r.ID, Reviewer: rv.Name, RunURL: p.runURL(r.ID), Summary: res.Summary, Checked: res.Checked,
+		Plan: &plan, Rules: rules, Reported: len(res.Findings), IncrementalSince: r.IncrementalSince,
+		BehindBy: r.BehindBy, BaseRef: r.BaseRef, CostUSD: r.CostUsd, Turns: r.Turns, Learnings: learned,
+		Coverage: Coverage{PRFiles: st.diff.Len(), Read: len(dedupe(res.Checked.Files)), Filtered: len(r.FilteredFiles), Skipped: len(st.diff.Skipped())},
+	}
+
+	review := st.ownReview
+	if review == nil {
+		review, err = p.createReview(ctx, inst.REST, r, pr, &plan, &in, st.diff, log)
+		if err != nil {
+			return err
+		}
+	} else {
+		log.Info("review already posted by an earlier attempt", "review_id", review.GetID())
+	}
+	if err := p.cfg.DB.Run.UpdateOneID(r.ID).SetReviewID(review.GetID()).Exec(ctx); err != nil {
+		return fmt.Errorf("record review id: %w", err)
+	}
+
+	// What actually went out: the review body's markers and the threads of
+	// this run's inline comments (fresh threads only when it posted some).
+	threads := st.threads
+	if st.ownReview != nil || len(plan.Inline()) > 0 {
+		if threads, err = listThreads(ctx, inst.GraphQL, pr); err != nil {
+			return err
+		}
+	}
+	posted := p.reconcile(r, &plan, review, threads)
+
+	resolved := p.tidy(ctx, inst, r, res, threads, log)
+
+	standing := standingItems(&plan)
+	conclusion := "success"
+	if failOn := findings.Severity(cfg.FailCheckOn); failOn.Valid() {
+		for _, it := range standing {
+			if it.Severity.AtLeast(failOn) {
+				conclusion = "failure"
+			}
+		}
+	}
+	now := p.cfg.Now()
+	duration := durationOf(r, now)
+	if r.CheckRunID != 0 {
+		title, summary := RenderCheck(CheckInput{
+			RunID: r.ID, RunURL: p.runURL(r.ID), ReviewURL: review.GetHTMLURL(), Standing: standing,
+			Posted: len(plan.Posted()), OnPR: plan.OnPR, Dropped: plan.BelowMin + plan.LeftOut,
+			FailOn: cfg.FailCheckOn, CostUSD: r.CostUsd, Duration: duration,
+		})
+		_, _, err := inst.REST.Checks.UpdateCheckRun(ctx, pr.owner, pr.name, r.CheckRunID, github.UpdateCheckRunOptions{
+			Name: checkName(r), Status: github.Ptr("completed"), Conclusion: github.Ptr(conclusion),
+			CompletedAt: &github.Timestamp{Time: now},
+			Output:      &github.CheckRunOutput{Title: github.Ptr(title), Summary: github.Ptr(summary)},
+		})
+		if err != nil {
+			return fmt.Errorf("complete check run: %w", err)
+		}
+	}
+	p.removeRequest(ctx, inst.REST, r, pr, log)
+
+	return p.finish(ctx, r, finishInput{
+		plan: &plan, rows: rows, posted: posted, standing: standing, resolved: resolved, res: res,
+		duration: duration, reviewURL: review.GetHTMLURL(),
+	})
+}
+
+// readPR reads the PR's files, reviews and threads and collects the hidden
+// IDs already on it: from the database (earlier runs' posted findings) and
+// from the markers of Chakshu's review bodies and thread comments, so a lost
+// row does not cause a repost.
+func (p *Publisher) readPR(ctx context.Context, inst *gh.Installation, r *ent.Run, pr repoRef) (*prState, error) {
+	files, err := listFiles(ctx, inst.REST, pr)
+	if err != nil {
+		return nil, err
+	}
+	st := &prState{diff: diffmap.New(files), onPR: map[string]bool{}}
+	reviews, err := listReviews(ctx, inst.REST, pr)
+	if err != nil {
+		return nil, err
+	}
+	for _, rv := range reviews {
+		if !p.isChakshu(rv.GetUser().GetLogin(), rv.GetUser().GetType() == "Bot") {
+			continue
+		}
+		m := ParseMarkers(rv.GetBody())
+		if m.Run == r.ID {
+			st.ownReview = rv
+			continue
+		}
+		for _, id := range m.Findings {
+			st.onPR[id] = true
+		}
+	}
+	if st.threads, err = listThreads(ctx, inst.GraphQL, pr); err != nil {
+		return nil, err
+	}
+	for _, t := range st.threads {
+		if !p.isChakshu(t.RootAuthor, t.RootAuthorBot) {
+			continue
+		}
+		if m := ParseMarkers(t.RootBody); m.Run != r.ID {
+			for _, id := range m.Findings {
+				st.onPR[id] = true
+			}
+		}
+	}
+	ids, err := p.cfg.DB.Finding.Query().Where(
+		finding.Posted(true),
+		finding.HasRunWith(run.PrNumber(r.PrNumber), run.IDNEQ(r.ID),
+			run.HasRepositoryWith(repository.ID(r.Edges.Repository.ID))),
+	).Select(finding.FieldHiddenID).Strings(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("findings already posted: %w", err)
+	}
+	for _, id := range ids {
+		st.onPR[id] = true
+	}
+	return st, nil
+}
+
+// saveFindings replaces the run's Finding rows with the plan (nothing posted
+// yet), so every finding is visible even if posting fails. It returns the
+// rows in plan order.
+func (p *Publisher) saveFindings(ctx context.Context, runID int, plan *Plan) ([]*ent.Finding, error) {
+	var rows []*ent.Finding
+	err := p.cfg.DB.WithTx(ctx, func(tx *ent.Tx) error {
+		if _, err := tx.Finding.Delete().Where(finding.HasRunWith(run.ID(runID))).Exec(ctx); err != nil {
+			return err
+		}
+		if len(plan.Items) == 0 {
+			return nil
+		}
+		creates := make([]*ent.FindingCreate, len(plan.Items))
+		for i, it := range plan.Items {
+			c := tx.Finding.Create().SetRunID(runID).SetHiddenID(it.HiddenID).SetPath(it.Path).
+				SetLine(it.Line).SetStartLine(it.StartLine).SetSide(it.Side).SetSeverity(finding.Severity(it.Severity)).
+				SetCategory(it.Category).SetTitle(it.Title).SetBody(it.Body).
+				SetPlacement(finding.Placement(it.Placement)).SetDroppedReason(it.Dropped)
+			if it.Suggestion != nil {
+				c.SetSuggestion(*it.Suggestion)
+			}
+			creates[i] = c
+		}
+		var err error
+		rows, err = tx.Finding.CreateBulk(creates...).Save(ctx)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("save findings: %w", err)
+	}
+	return rows, nil
+}
+
+// learnings loads the learnings the run used, for the review body.
+func (p *Publisher) learnings(ctx context.Context, ids []int) ([]Learning, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	ls, err := p.cfg.DB.ReviewLearning.Query().Where(reviewlearning.IDIn(ids...)).Order(ent.Asc(reviewlearning.FieldID)).All(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("load learnings: %w", err)
+	}
+	out := make([]Learning, 0, len(ls))
+	for _, l := range ls {
+		out = append(out, Learning{Glob: l.Glob, Directive: l.Directive})
+	}
+	return out, nil
+}
+
+// createReview posts the run's one review. If GitHub refuses the inline
+// comments' lines (422), the refused findings move to the body and the
+// review is sent once more; a second refusal fails the run.
+func (p *Publisher) createReview(ctx context.Context, c *github.Client, r *ent.Run, pr repoRef, plan *Plan, in *ReviewInput, diff *diffmap.Map, log *slog.Logger) (*github.PullRequestReview, error) {
+	for attempt := 0; ; attempt++ {
+		req := &github.PullRequestReviewRequest{
+			CommitID: github.Ptr(r.HeadSha),
+			Event:    github.Ptr("COMMENT"),
+			Body:     github.Ptr(RenderReview(*in)),
+		}
+		for _, it := range plan.Inline() {
+			dc := &github.DraftReviewComment{
+				Path: github.Ptr(it.Path), Line: github.Ptr(it.Line), Side: github.Ptr(it.Side),
+				Body: github.Ptr(RenderComment(it, r.ID, r.Edges.Reviewer.Name)),
+			}
+			if it.StartLine > 0 && it.StartLine < it.Line {
+				dc.StartLine, dc.StartSide = github.Ptr(it.StartLine), github.Ptr(it.Side)
+			}
+			req.Comments = append(req.Comments, dc)
+		}
+		review, _, err := c.PullRequests.CreateReview(ctx, pr.owner, pr.name, pr.number, req)
+		if err == nil {
+			return review, nil
+		}
+		if !isUnprocessable(err) || len(req.Comments) == 0 || attempt > 0 {
+			return nil, fmt.Errorf("create review: %w", err)
+		}
+		moved := plan.demote(diff)
+		log.Warn("GitHub refused inline comments; moving them to the review body", "moved", moved, "err", redact.Error(err))
+	}
+}
+
+// reconcile sets each posted item's placement from what is on GitHub: the
+// threads whose first comment carries this run's marker, and the review
+// body's markers. It returns comment and thread ids by hidden ID.
+func (p *Publisher) reconcile(r *ent.Run, plan *Plan, review *github.PullRequestReview, threads []Thread) map[string]Thread {
+	inline := map[string]Thread{}
+	for _, t := range threads {
+		if !p.isChakshu(t.RootAuthor, t.RootAuthorBot) {
+			continue
+		}
+		if m := ParseMarkers(t.RootBody); m.Run == r.ID {
+			for _, id := range m.Findings {
+				inline[id] = t
+			}
+		}
+	}
+	body := map[string]bool{}
+	for _, id := range ParseMarkers(review.GetBody()).Findings {
+		body[id] = true
+	}
+	for i := range plan.Items {
+		it := &plan.Items[i]
+		if !it.Posted() {
+			continue
+		}
+		switch {
+		case inline[it.HiddenID].ID != "":
+			it.Placement = PlaceInline
+		case body[it.HiddenID]:
+			it.Placement = PlaceBody
+		default:
+			it.Placement, it.Dropped = PlaceNone, DropNotOnGitHub
+		}
+	}
+	return inline
+}
+
+// tidy resolves the outdated, unresolved threads this reviewer started whose
+// finding did not come back in this run. Threads people started, threads of
+// other reviewers and current threads are never touched. Failures are logged:
+// the review is out, and the next run tidies again.
+func (p *Publisher) tidy(ctx context.Context, inst *gh.Installation, r *ent.Run, res *findings.Result, threads []Thread, log *slog.Logger) []string {
+	back := map[string]bool{}
+	for i := range res.Findings {
+		back[res.Findings[i].ID()] = true
+	}
+	reviewer := safeName(r.Edges.Reviewer.Name)
+	var resolved []string
+	for _, t := range threads {
+		if t.IsResolved || !t.IsOutdated || !p.isChakshu(t.RootAuthor, t.RootAuthorBot) {
+			continue
+		}
+		m := ParseMarkers(t.RootBody)
+		if len(m.Findings) == 0 || m.Reviewer != reviewer || m.Run == r.ID {
+			continue
+		}
+		came := false
+		for _, id := range m.Findings {
+			came = came || back[id]
+		}
+		if came {
+			continue
+		}
+		if err := resolveThread(ctx, inst.GraphQL, t.ID); err != nil {
+			log.Warn("tidy: resolve thread", "thread", t.ID, "err", redact.Error(err))
+			continue
+		}
+		resolved = append(resolved, t.ID)
+	}
+	return resolved
+}
+
+// standingItems are the findings on the PR after this run: posted now, or
+// already posted by an earlier run and reported again. The check run judges
+// these, so a blocker that stands keeps failing the check on later runs.
+func standingItems(plan *Plan) []*Item {
+	var out []*Item
+	for i := range plan.Items {
+		it := &plan.Items[i]
+		if it.Posted() || it.Dropped == DropOnPR {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+func durationOf(r *ent.Run, now time.Time) time.Duration {
+	start := r.CreatedAt
+	if r.StartedAt != nil {
+		start = *r.StartedAt
+	}
+	if d := now.Sub(start); d > 0 {
+		return d
+	}
+	return 0
+}
+
+// removeRequest clears the pending review request that triggered the run
+// (best effort: GitHub may have cleared it already).
+func (p *Publisher) removeRequest(ctx context.Context, c *github.Client, r *ent.Run, pr repoRef, log *slog.Logger) {
+	if r.Trigger != run.TriggerReviewRequest || r.RequestTarget == "" {
+		return
+	}
+	kind, who, ok := strings.Cut(r.RequestTarget, ":")
+	if !ok || who == "" {
+		return
+	}
+	var req github.ReviewersRequest
+	switch kind {
+	case "team":
+		req.TeamReviewers = []string{who}
+	case "user":
+		req.Reviewers = []string{who}
+	default:
+		return
+	}
+	if _, err := c.PullRequests.RemoveReviewers(ctx, pr.owner, pr.name, pr.number, req); err != nil {
+		log.Warn("remove review request", "target", r.RequestTarget, "err", redact.Error(err))
+	}
+}
+
+type finishInput struct {
+	plan      *Plan
+	rows      []*ent.Finding
+	posted    map[string]Thread
+	standing  []*Item
+	resolved  []string
+	res       *findings.Result
+	duration  time.Duration
+	reviewURL string
+}
+
+// finish records everything in one transaction: the findings' placement and
+// GitHub ids, tidied threads, the run's figures, the learnings' use, and the
+// move to succeeded.
+func (p *Publisher) finish(ctx context.Context, r *ent.Run, in finishInput) error {
+	now := p.cfg.Now()
+	bySev := map[findings.Severity]int{}
+	for _, it := range in.standing {
+		bySev[it.Severity]++
+	}
+	postedN := len(in.plan.Posted())
+	inlineN := len(in.plan.Inline())
+	err := p.cfg.DB.WithTx(ctx, func(tx *ent.Tx) error {
+		for i, it := range in.plan.Items {
+			u := tx.Finding.UpdateOne(in.rows[i]).SetPosted(it.Posted()).
+				SetPlacement(finding.Placement(it.Placement)).SetDroppedReason(it.Dropped)
+			if t, ok := in.posted[it.HiddenID]; ok && it.Placement == PlaceInline {
+				u.SetCommentID(t.RootID).SetThreadID(t.ID)
+				if r.PrURL != "" && t.RootID != 0 {
+					u.SetCommentURL(fmt.Sprintf("%s#discussion_r%d", r.PrURL, t.RootID))
+				}
+			} else if it.Placement == PlaceBody && in.reviewURL != "" {
+				u.SetCommentURL(in.reviewURL)
+			}
+			if err := u.Exec(ctx); err != nil {
+				return fmt.Errorf("record finding: %w", err)
+			}
+		}
+		if len(in.resolved) > 0 {
+			err := tx.Finding.Update().Where(finding.ThreadIDIn(in.resolved...),
+				finding.HasRunWith(run.HasRepositoryWith(repository.ID(r.Edges.Repository.ID)))).
+				SetResolved(true).Exec(ctx)
+			if err != nil {
+				return fmt.Errorf("record resolved threads: %w", err)
+			}
+		}
+		if len(r.LearningsUsed) > 0 {
+			err := tx.ReviewLearning.Update().Where(reviewlearning.IDIn(r.LearningsUsed...)).
+				AddUseCount(1).SetLastUsedAt(now).Exec(ctx)
+			if err != nil {
+				return fmt.Errorf("bump learnings: %w", err)
+			}
+		}
+		msg := fmt.Sprintf("Published: %d %s (%d inline, %d in the review body).", postedN, plural(postedN, "finding", "findings"), inlineN, postedN-inlineN)
+		if len(in.resolved) > 0 {
+			msg += fmt.Sprintf(" Resolved %d outdated %s.", len(in.resolved), plural(len(in.resolved), "thread", "threads"))
+		}
+		return runs.Transition(ctx, tx.Client(), r.ID, runs.Change{
+			From: []run.Status{run.StatusPublishing}, To: run.StatusSucceeded, Message: msg,
+			Set: func(u *ent.RunUpdate) {
+				u.SetFindingsBlocker(bySev[findings.Blocker]).SetFindingsMajor(bySev[findings.Major]).
+					SetFindingsMinor(bySev[findings.Minor]).SetFindingsNit(bySev[findings.Nit]).
+					SetFindingsPosted(postedN).SetFindingsDropped(len(in.plan.Items) - postedN).
+					SetSummary(redact.String(in.res.Summary)).SetCheckCompleted(r.CheckRunID != 0).
+					SetChecked(map[string]any{"files": dedupe(in.res.Checked.Files), "skills": dedupe(in.res.Checked.Skills)})
+				if r.DurationMs == 0 {
+					u.SetDurationMs(in.duration.Milliseconds())
+				}
+			},
+		})
+	})
+	if errors.Is(err, runs.ErrConflict) {
+		return nil // another worker finished it
+	}
+	if err != nil {
+		return fmt.Errorf("finish run: %w", err)
+	}
+	return nil
+}

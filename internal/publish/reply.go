@@ -1,0 +1,174 @@
+package publish
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/google/go-github/v88/github"
+	"github.com/shurcooL/githubv4"
+
+	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/ent/finding"
+	"github.com/chakshu-dev/chakshu/ent/repository"
+	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/findings"
+	"github.com/chakshu-dev/chakshu/internal/runs"
+)
+
+// publishReply posts a reply run's answer in its thread, once: the answer
+// carries the run's reply marker, and the thread is read first. When the
+// agent says the finding was wrong or is fixed and the thread is Chakshu's,
+// the thread is resolved.
+func (p *Publisher) publishReply(ctx context.Context, r *ent.Run, log *slog.Logger) error {
+	repo := r.Edges.Repository
+	res, err := findings.ParseReply([]byte(r.ResultJSON))
+	if err != nil {
+		return resultError{fmt.Errorf("parse reply: %w", err)}
+	}
+	// GitHub's replies endpoint takes the thread's first comment.
+	root := r.ThreadRootCommentID
+	if root == 0 && r.ReplyToCommentID != nil {
+		root = *r.ReplyToCommentID
+	}
+	if root == 0 {
+		return resultError{fmt.Errorf("reply run %d names no comment to answer", r.ID)}
+	}
+	inst, err := p.cfg.GitHub.Installation(repo.Edges.Installation.GithubID)
+	if err != nil {
+		return fmt.Errorf("installation client: %w", err)
+	}
+	pr := repoRef{owner: repo.Owner, name: repo.Name, number: r.PrNumber}
+
+	comments, err := listReviewComments(ctx, inst.REST, pr)
+	if err != nil {
+		return err
+	}
+	byID := make(map[int64]*github.PullRequestComment, len(comments))
+	for _, c := range comments {
+		byID[c.GetID()] = c
+	}
+	if c := byID[root]; c != nil && c.GetInReplyTo() != 0 {
+		root = c.GetInReplyTo() // a reply was named: answer in its thread
+	}
+	rootC := byID[root]
+	var answer *github.PullRequestComment
+	for _, c := range comments {
+		if c.GetInReplyTo() == root && p.isChakshu(c.GetUser().GetLogin(), c.GetUser().GetType() == "Bot") &&
+			ParseMarkers(c.GetBody()).Reply == r.ID {
+			answer = c
+		}
+	}
+	if rootC == nil {
+		return fmt.Errorf("thread comment %d is not on the PR any more", root)
+	}
+	ours := p.isChakshu(rootC.GetUser().GetLogin(), rootC.GetUser().GetType() == "Bot") &&
+		len(ParseMarkers(rootC.GetBody()).Findings) > 0
+	resolve := ours && (res.Verdict == findings.VerdictWrong || res.Verdict == findings.VerdictFixed)
+
+	if answer == nil {
+		body := RenderReply(ReplyInput{RunID: r.ID, Reply: res.Reply, Verdict: res.Verdict, Resolved: resolve})
+		if answer, err = postReply(ctx, inst.REST, pr, root, body); err != nil {
+			return err
+		}
+	} else {
+		log.Info("answer already posted by an earlier attempt", "comment_id", answer.GetID())
+	}
+	if err := p.cfg.DB.Run.UpdateOneID(r.ID).SetReplyCommentID(answer.GetID()).SetThreadRootCommentID(root).Exec(ctx); err != nil {
+		return fmt.Errorf("record reply comment: %w", err)
+	}
+
+	resolvedThread := ""
+	if resolve {
+		tid, done, err := p.threadOf(ctx, inst.GraphQL, pr, root)
+		if err != nil {
+			return err
+		}
+		if tid != "" && !done {
+			if err := resolveThread(ctx, inst.GraphQL, tid); err != nil {
+				return err
+			}
+		}
+		resolvedThread = tid
+	}
+
+	if r.CheckRunID != 0 {
+		summary := fmt.Sprintf("Answered in [the thread](%s).", answer.GetHTMLURL())
+		if resolvedThread != "" {
+			summary += " The thread was resolved."
+		}
+		summary += fmt.Sprintf("\n\nCost $%.2f · [run #%d in Chakshu](%s)", r.CostUsd, r.ID, p.runURL(r.ID))
+		_, _, err := inst.REST.Checks.UpdateCheckRun(ctx, pr.owner, pr.name, r.CheckRunID, github.UpdateCheckRunOptions{
+			Name: checkName(r), Status: github.Ptr("completed"), Conclusion: github.Ptr("success"),
+			CompletedAt: &github.Timestamp{Time: p.cfg.Now()},
+			Output:      &github.CheckRunOutput{Title: github.Ptr("Answered: the finding " + verdictWords(res.Verdict)), Summary: github.Ptr(summary)},
+		})
+		if err != nil {
+			return fmt.Errorf("complete check run: %w", err)
+		}
+	}
+
+	return p.cfg.DB.WithTx(ctx, func(tx *ent.Tx) error {
+		if resolvedThread != "" {
+			err := tx.Finding.Update().Where(finding.ThreadID(resolvedThread),
+				finding.HasRunWith(run.HasRepositoryWith(repository.ID(repo.ID)))).SetResolved(true).Exec(ctx)
+			if err != nil {
+				return fmt.Errorf("record resolved thread: %w", err)
+			}
+		}
+		err := runs.Transition(ctx, tx.Client(), r.ID, runs.Change{
+			From: []run.Status{run.StatusPublishing}, To: run.StatusSucceeded,
+			Message: "Answered in the thread; the finding " + verdictWords(res.Verdict) + ".",
+			Set: func(u *ent.RunUpdate) {
+				u.SetSummary(capBytes(res.Reply, maxReply)).SetCheckCompleted(r.CheckRunID != 0)
+				if r.DurationMs == 0 {
+					u.SetDurationMs(durationOf(r, p.cfg.Now()).Milliseconds())
+				}
+			},
+		})
+		if err == runs.ErrConflict {
+			return nil
+		}
+		return err
+	})
+}
+
+func verdictWords(v findings.Verdict) string {
+	switch v {
+	case findings.VerdictWrong:
+		return "was wrong"
+	case findings.VerdictFixed:
+		return "is fixed"
+	}
+	return "stands"
+}
+
+// threadOf finds the review thread whose first comment is root. done
+// reports it already resolved.
+func (p *Publisher) threadOf(ctx context.Context, gq *githubv4.Client, pr repoRef, root int64) (id string, done bool, err error) {
+	threads, err := listThreads(ctx, gq, pr)
+	if err != nil {
+		return "", false, err
+	}
+	for _, t := range threads {
+		if t.RootID == root {
+			return t.ID, t.IsResolved, nil
+		}
+	}
+	return "", false, nil
+}
+
+// postReply answers in the thread of root through the replies endpoint
+// (go-github's CreateCommentInReplyTo uses the older form with in_reply_to).
+func postReply(ctx context.Context, c *github.Client, pr repoRef, root int64, body string) (*github.PullRequestComment, error) {
+	u := fmt.Sprintf("repos/%s/%s/pulls/%d/comments/%d/replies", pr.owner, pr.name, pr.number, root)
+	req, err := c.NewRequest(ctx, "POST", u, map[string]string{"body": body})
+	if err != nil {
+		return nil, fmt.Errorf("post reply: %w", err)
+	}
+	var out github.PullRequestComment
+	if _, err := c.Do(req, &out); err != nil {
+		return nil, fmt.Errorf("post reply: %w", err)
+	}
+	return &out, nil
+}

@@ -1,0 +1,182 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"entgo.io/ent/dialect/sql"
+
+	"github.com/chakshu-dev/chakshu/ent/predicate"
+	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/notify"
+	"github.com/chakshu-dev/chakshu/internal/redact"
+	"github.com/chakshu-dev/chakshu/internal/store"
+)
+
+// RunPublisher publishes one run that is in publishing and held by the
+// caller (*publish.Publisher). It moves the run on itself.
+type RunPublisher interface {
+	Publish(ctx context.Context, runID int) error
+}
+
+// PublisherConfig builds the publishing loop.
+type PublisherConfig struct {
+	DB        *store.DB
+	Bus       notify.Bus
+	Publisher RunPublisher
+	Log       *slog.Logger
+	// WorkerID is this worker's lease-owner id (worker.Config.ID).
+	WorkerID string
+	// Poll is the safety-net poll between wake-ups; at most 1 s (DESIGN §11).
+	Poll time.Duration
+	// StaleAfter is how old a lease's heartbeat must be before another worker
+	// may take the run over (90 s in production, DESIGN §3).
+	StaleAfter time.Duration
+	// RunTimeout bounds one run's publishing.
+	RunTimeout time.Duration
+	// RetryAfter is how long a run whose publishing hit an error it could not
+	// record waits before it is tried again.
+	RetryAfter time.Duration
+}
+
+// PublishLoop claims runs in publishing and publishes them.
+type PublishLoop struct{ cfg PublisherConfig }
+
+var _ Loop = (*PublishLoop)(nil)
+
+// NewPublishLoop validates cfg.
+func NewPublishLoop(cfg PublisherConfig) (*PublishLoop, error) {
+	if cfg.DB == nil || cfg.Publisher == nil || cfg.WorkerID == "" {
+		return nil, errors.New("publish loop: DB, Publisher and WorkerID are required")
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.Poll <= 0 || cfg.Poll > time.Second {
+		cfg.Poll = time.Second
+	}
+	if cfg.StaleAfter <= 0 {
+		cfg.StaleAfter = 90 * time.Second
+	}
+	if cfg.RunTimeout <= 0 {
+		cfg.RunTimeout = 5 * time.Minute
+	}
+	if cfg.RetryAfter <= 0 {
+		cfg.RetryAfter = 30 * time.Second
+	}
+	return &PublishLoop{cfg: cfg}, nil
+}
+
+// Name implements Loop.
+func (l *PublishLoop) Name() string { return "publish" }
+
+// Run implements Loop: it publishes every claimable run, then waits for a
+// wake-up on notify.TopicPublish or the poll.
+func (l *PublishLoop) Run(ctx context.Context) error {
+	var wake <-chan struct{}
+	if l.cfg.Bus != nil {
+		ch, cancel := l.cfg.Bus.Subscribe(notify.TopicPublish)
+		defer cancel()
+		wake = ch
+	}
+	t := time.NewTicker(l.cfg.Poll)
+	defer t.Stop()
+	for {
+		for ctx.Err() == nil {
+			id, err := l.Claim(ctx, time.Now())
+			if err != nil {
+				if ctx.Err() == nil {
+					l.cfg.Log.Warn("publish: claim", "err", redact.Error(err))
+				}
+				break
+			}
+			if id == 0 {
+				break
+			}
+			l.publish(ctx, id)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-wake:
+		case <-t.C:
+		}
+	}
+}
+
+func (l *PublishLoop) publish(ctx context.Context, id int) {
+	rctx, cancel := context.WithTimeout(ctx, l.cfg.RunTimeout)
+	defer cancel()
+	err := l.cfg.Publisher.Publish(rctx, id)
+	if l.cfg.Bus != nil {
+		l.cfg.Bus.Notify(context.WithoutCancel(ctx), notify.TopicRunUpdated) //nolint:errcheck // a hint
+	}
+	if err == nil || ctx.Err() != nil {
+		return // done, or shutting down: the lease goes stale and another worker takes over
+	}
+	// The publisher could not even record the failure (or the run timed out):
+	// let go of the run and retry it later.
+	n, uerr := l.cfg.DB.Run.Update().
+		Where(run.ID(id), run.StatusEQ(run.StatusPublishing), run.LeaseOwner(l.cfg.WorkerID)).
+		SetLeaseOwner("").SetNextAttemptAt(time.Now().Add(l.cfg.RetryAfter)).AddAttempts(1).
+		Save(context.WithoutCancel(ctx))
+	if uerr != nil {
+		l.cfg.Log.Warn("publish: release run", "run_id", id, "err", redact.Error(uerr))
+	} else if n > 0 {
+		l.cfg.Log.Warn("publish: will retry", "run_id", id, "err", redact.Error(err))
+	}
+}
+
+// claimable selects publishing runs no live worker holds: no lease, a stale
+// heartbeat, or a lease older than the run's arrival in publishing (left over
+// from dispatch), and not waiting for a retry.
+func (l *PublishLoop) claimable(now time.Time) predicate.Run {
+	return run.And(
+		run.StatusEQ(run.StatusPublishing),
+		run.Or(run.NextAttemptAtIsNil(), run.NextAttemptAtLTE(now)),
+		run.Or(
+			run.LeaseOwnerEQ(""),
+			run.HeartbeatAtIsNil(),
+			run.HeartbeatAtLT(now.Add(-l.cfg.StaleAfter)),
+			predicate.Run(func(s *sql.Selector) {
+				s.Where(sql.ColumnsLT(s.C(run.FieldHeartbeatAt), s.C(run.FieldReportedAt)))
+			}),
+		),
+	)
+}
+
+// Claim takes the oldest claimable publishing run with a conditional update,
+// so two workers never hold the same run. It returns 0 when there is none.
+func (l *PublishLoop) Claim(ctx context.Context, now time.Time) (int, error) {
+	ids, err := l.cfg.DB.Run.Query().Where(l.claimable(now)).
+		Order(run.ByReportedAt(), run.ByID()).Limit(5).IDs(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("find runs to publish: %w", err)
+	}
+	for _, id := range ids {
+		n, err := l.cfg.DB.Run.Update().Where(run.ID(id), l.claimable(now)).
+			SetLeaseOwner(l.cfg.WorkerID).SetHeartbeatAt(now).Save(ctx)
+		if err != nil {
+			return 0, fmt.Errorf("claim run %d: %w", id, err)
+		}
+		if n == 1 {
+			return id, nil
+		}
+	}
+	return 0, nil
+}
+
+// Heartbeat refreshes the leases of the publishing runs workerID holds; it
+// is a worker.Config.Heartbeaters entry.
+func (l *PublishLoop) Heartbeat(ctx context.Context, workerID string, now time.Time) error {
+	err := l.cfg.DB.Run.Update().
+		Where(run.LeaseOwner(workerID), run.StatusEQ(run.StatusPublishing)).
+		SetHeartbeatAt(now).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("publish leases: %w", err)
+	}
+	return nil
+}
