@@ -19,8 +19,9 @@ import (
 // the root are refused, and files are opened through an os.Root so a swap
 // between the check and the open cannot escape either.
 type FS struct {
-	dir  string // real (symlink-free) absolute path of the root
-	root *os.Root
+	dir     string // real (symlink-free) absolute path of the root
+	root    *os.Root
+	beneath beneath // fast race-free opens for the Grep walk (Linux)
 }
 
 // ErrOutside is returned for any path that is not inside the workspace.
@@ -40,11 +41,19 @@ func OpenFS(dir string) (*FS, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open workspace: %w", err)
 	}
-	return &FS{dir: real, root: r}, nil
+	b, err := openBeneathRoot(real)
+	if err != nil {
+		r.Close()
+		return nil, fmt.Errorf("open workspace: %w", err)
+	}
+	return &FS{dir: real, root: r, beneath: b}, nil
 }
 
 // Close releases the root.
-func (f *FS) Close() error { return f.root.Close() }
+func (f *FS) Close() error {
+	f.beneath.close()
+	return f.root.Close()
+}
 
 // Dir is the workspace root's real path.
 func (f *FS) Dir() string { return f.dir }

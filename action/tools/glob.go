@@ -3,7 +3,6 @@ package tools
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"slices"
 	"strings"
@@ -26,7 +25,7 @@ const globSchema = `{"type":"object","properties":{
 "required":["pattern"],"additionalProperties":false}`
 
 // Glob lists files matching a doublestar pattern, sorted, capped. Symlinked
-// directories are not followed.
+// directories are not followed; symlinks to files inside are listed.
 func (f *FS) Glob(in GlobInput) (string, error) {
 	if in.Pattern == "" {
 		return "", errors.New("pattern is required")
@@ -49,27 +48,27 @@ func (f *FS) Glob(in GlobInput) (string, error) {
 		}
 		base = f.relOf(real)
 	}
-	fsys := f.root.FS()
-	if base != "." {
-		if fsys, err = fs.Sub(fsys, base); err != nil {
-			return "", fmt.Errorf("%s: not a directory", base)
-		}
-	}
 	var out []string
-	err = doublestar.GlobWalk(fsys, pat, func(p string, d fs.DirEntry) error {
-		if d.Type()&fs.ModeSymlink != 0 {
+	err = f.walkAll(base, func(rel string, symlink bool) {
+		p := rel
+		if base != "." {
+			p = strings.TrimPrefix(rel, base+"/")
+		}
+		if ok, _ := doublestar.Match(pat, p); !ok {
+			return
+		}
+		if symlink {
 			// Listed only if it resolves to a file inside the workspace.
-			_, real, err := f.Resolve(joinRel(base, p))
+			_, real, err := f.Resolve(rel)
 			if err != nil {
-				return nil
+				return
 			}
 			if st, err := os.Stat(real); err != nil || st.IsDir() {
-				return nil
+				return
 			}
 		}
-		out = append(out, joinRel(base, p))
-		return nil
-	}, doublestar.WithNoFollow(), doublestar.WithFilesOnly())
+		out = append(out, rel)
+	})
 	if err != nil {
 		return "", fmt.Errorf("glob failed: %v", err)
 	}
@@ -90,11 +89,4 @@ func (f *FS) Glob(in GlobInput) (string, error) {
 		fmt.Fprintf(&b, "(%d files)\n", total)
 	}
 	return b.String(), nil
-}
-
-func joinRel(base, p string) string {
-	if base == "." {
-		return p
-	}
-	return base + "/" + p
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"regexp"
@@ -200,9 +201,19 @@ func required(re *syntax.Regexp) string {
 // walk lists regular files under base (relative, slash form), depth first.
 // Symlinks are not followed and not searched, like ripgrep's default.
 func (f *FS) walk(base string, emit func(string)) error {
+	return f.walkAll(base, func(rel string, symlink bool) {
+		if !symlink {
+			emit(rel)
+		}
+	})
+}
+
+// walkAll lists regular files and symlinks under base without following
+// any symlink; directories are opened beneath the root, race-free.
+func (f *FS) walkAll(base string, emit func(rel string, symlink bool)) error {
 	var walkDir func(rel string) error
 	walkDir = func(rel string) error {
-		d, err := f.root.Open(rel)
+		d, err := f.openNoSymlinks(rel)
 		if err != nil {
 			return nil // unreadable directories are skipped
 		}
@@ -225,7 +236,9 @@ func (f *FS) walk(base string, emit func(string)) error {
 				}
 				dirs = append(dirs, child)
 			case t.IsRegular():
-				emit(child)
+				emit(child, false)
+			case t&fs.ModeSymlink != 0:
+				emit(child, true)
 			}
 		}
 		for _, c := range dirs {
@@ -292,7 +305,7 @@ type searcher struct {
 // search reads one file (through the root, so nothing outside is opened) and
 // searches it.
 func (s *searcher) search(rel string) (fileHit, bool) {
-	file, err := s.fs.root.Open(rel)
+	file, err := s.fs.openNoSymlinks(rel)
 	if err != nil {
 		return fileHit{}, false
 	}
