@@ -101,6 +101,23 @@ func (s *Sim) FileAt(repoName, ref, path string) (string, bool) {
 	return v, ok
 }
 
+// Files returns every file of repo at ref (branch or sha), e.g. for a
+// simulated runner's checkout. nil if ref is unknown.
+func (s *Sim) Files(repoName, ref string) map[string]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.mustRepo(repoName)
+	c := r.commits[s.resolve(r, ref)]
+	if c == nil {
+		return nil
+	}
+	out := make(map[string]string, len(c.files))
+	for k, v := range c.files {
+		out[k] = v
+	}
+	return out
+}
+
 func (s *Sim) push(repoName, branch string, files map[string]string, msg string, force bool) string {
 	s.mu.Lock()
 	r := s.mustRepo(repoName)

@@ -18,6 +18,7 @@ func (s *Sim) registerRoutes() {
 	s.handle("GET", "/repos/{owner}/{repo}/installation", authApp, hRepoInstallation)
 	s.handle("GET", "/installation/repositories", authInstallation, hInstallationRepos)
 	s.handle("POST", "/app-manifests/{code}/conversions", authNone, hManifestConversion)
+	s.handle("GET", "/rate_limit", authInstallation, hRateLimit)
 	// Users and orgs.
 	s.handle("GET", "/user", authInstallation, hGetAuthUser)
 	s.handle("GET", "/user/installations", authInstallation, hUserInstallations)
@@ -31,6 +32,7 @@ func (s *Sim) registerRoutes() {
 	s.handle("GET", "/repos/{owner}/{repo}/collaborators/{username}/permission", authInstallation, hCollaboratorPermission)
 	s.handle("GET", "/repos/{owner}/{repo}/contents/{path...}", authInstallation, hGetContents)
 	s.handle("GET", "/repos/{owner}/{repo}/git/trees/{tree_sha}", authInstallation, hGetTree)
+	s.handle("GET", "/repos/{owner}/{repo}/git/blobs/{file_sha}", authInstallation, hGetBlob)
 	s.handle("GET", "/repos/{owner}/{repo}/commits/{ref}", authInstallation, hGetCommit)
 	s.handle("GET", "/repos/{owner}/{repo}/compare/{basehead}", authInstallation, hCompare)
 	s.handle("GET", "/repos/{owner}/{repo}/branches/{branch}", authInstallation, hGetBranch)
@@ -49,6 +51,7 @@ func (s *Sim) registerRoutes() {
 	s.handle("POST", "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers", authInstallation, hRequestReviewers)
 	s.handle("DELETE", "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers", authInstallation, hRemoveRequestedReviewers)
 	// Issues (PR conversation).
+	s.handle("GET", "/repos/{owner}/{repo}/issues/{issue_number}", authInstallation, hGetIssue)
 	s.handle("GET", "/repos/{owner}/{repo}/issues/{issue_number}/comments", authInstallation, hListIssueComments)
 	s.handle("POST", "/repos/{owner}/{repo}/issues/{issue_number}/comments", authInstallation, hCreateIssueComment)
 	s.handle("GET", "/repos/{owner}/{repo}/issues/comments/{comment_id}", authInstallation, hGetIssueComment)
@@ -455,4 +458,36 @@ func hCreateReaction(c *reqCtx) {
 	}
 	_ = r
 	c.json(http.StatusCreated, obj{"id": c.s.id(), "node_id": nodeID("REA", 1), "user": c.s.userJSON(c.actor()), "content": in.Content, "created_at": ts(c.s.now())})
+}
+
+func hGetBlob(c *reqCtx) {
+	r := c.repo()
+	if r == nil {
+		return
+	}
+	want := c.v("file_sha")
+	for _, cm := range r.commits {
+		for _, content := range cm.files {
+			if gitBlobSHA(content) == want {
+				c.json(http.StatusOK, obj{"sha": want, "node_id": nodeID("B", int64(len(content))), "size": len(content),
+					"url": c.s.api("/repos/%s/git/blobs/%s", r.fullName(), want), "encoding": "base64",
+					"content": wrap76(base64.StdEncoding.EncodeToString([]byte(content)))})
+				return
+			}
+		}
+	}
+	c.notFound()
+}
+
+func hGetIssue(c *reqCtx) {
+	r, p := c.pull()
+	if p != nil {
+		c.json(http.StatusOK, c.s.issueJSON(r, p))
+	}
+}
+
+func hRateLimit(c *reqCtx) {
+	reset := c.s.now().Add(time.Hour).Unix()
+	core := obj{"limit": 5000, "remaining": 4999, "used": 1, "reset": reset}
+	c.json(http.StatusOK, obj{"resources": obj{"core": core, "graphql": core, "search": core}, "rate": core})
 }

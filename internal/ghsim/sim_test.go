@@ -183,6 +183,17 @@ func TestContentsTreesCompare(t *testing.T) {
 	if err != nil || len(tree.Entries) != 7 { // 4 files + lib, .github, .github/workflows
 		t.Fatalf("tree = %d entries, %v", len(tree.Entries), err)
 	}
+	for _, e := range tree.Entries {
+		if e.GetPath() == "lib/util.go" {
+			blob, _, err := rest.Git.GetBlob(ctx, "acme", "widget", e.GetSHA())
+			if err != nil || blob.GetSize() != len(f.sim.Files("acme/widget", "main")["lib/util.go"]) {
+				t.Fatalf("blob = %v %v", blob, err)
+			}
+		}
+	}
+	if _, _, err := rest.RateLimit.Get(ctx); err != nil {
+		t.Fatal(err)
+	}
 	base := f.sim.BranchSHA("acme/widget", "main")
 	f.sim.CreateBranch("acme/widget", "feature", "main")
 	first := f.sim.Commit("acme/widget", "feature", map[string]string{"main.go": "package main\n\nfunc main() {\n\tprintln(\"hello\")\n}\n"}, "say hello")
@@ -282,6 +293,9 @@ func TestPullRequestReviewFlow(t *testing.T) {
 	}
 	if _, _, err := rest.Issues.CreateComment(ctx, "acme", "widget", n, &github.IssueComment{Body: github.Ptr("queued")}); err != nil {
 		t.Fatal(err)
+	}
+	if is, _, err := rest.Issues.Get(ctx, "acme", "widget", n); err != nil || !is.IsPullRequest() {
+		t.Fatalf("issue = %v %v", is, err)
 	}
 	ics, _, err := rest.Issues.ListComments(ctx, "acme", "widget", n, nil)
 	if err != nil || len(ics) != 2 || ics[1].GetUser().GetType() != "Bot" {

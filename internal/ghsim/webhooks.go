@@ -149,8 +149,6 @@ func (s *Sim) deliver(ds []*Delivery) {
 	}
 	hook, appID := s.hookTarget()
 	send := func() {
-		s.deliverMu.Lock()
-		defer s.deliverMu.Unlock()
 		for _, d := range ds {
 			s.send(hook, appID, d, s.opts.Validate)
 		}
@@ -159,10 +157,15 @@ func (s *Sim) deliver(ds []*Delivery) {
 		s.deliverWG.Add(1)
 		go func() {
 			defer s.deliverWG.Done()
+			// One batch at a time keeps deliveries in the order of the changes.
+			s.deliverMu.Lock()
+			defer s.deliverMu.Unlock()
 			send()
 		}()
 		return
 	}
+	// Synchronous: in the caller's goroutine, holding no lock, so a receiver
+	// may call back into the simulator (even one that sends webhooks).
 	send()
 }
 
@@ -320,8 +323,6 @@ func (s *Sim) DeliverPayload(event string, payload []byte) Delivery {
 	_ = json.Unmarshal(payload, &a)
 	d := &Delivery{ID: newUUID(), Event: event, Action: a.Action, InstallationID: a.Installation.ID, Payload: payload}
 	hook, appID := s.hookTarget()
-	s.deliverMu.Lock()
-	defer s.deliverMu.Unlock()
 	s.send(hook, appID, d, false)
 	return *d
 }

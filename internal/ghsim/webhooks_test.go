@@ -3,6 +3,9 @@ package ghsim_test
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/google/go-github/v88/github"
@@ -99,5 +102,38 @@ func TestDeliverGitHubExample(t *testing.T) {
 	d := s.DeliverPayload("issue_comment", ex[0].Payload)
 	if d.Status != 202 || len(sink.of("issue_comment", "created")) != 1 {
 		t.Fatalf("delivery = %+v", d)
+	}
+}
+
+// A receiver that calls back into the simulator while a synchronous
+// delivery is in flight must not deadlock.
+func TestSyncWebhookReceiverMayCallBack(t *testing.T) {
+	s := ghsim.NewForTest(t)
+	appID, _ := s.CreateApp("chakshu")
+	s.CreateRepo("acme", "widget", map[string]string{"a": "b\n"})
+	s.CreateBranch("acme/widget", "f", "main")
+	s.Commit("acme/widget", "f", map[string]string{"a": "c\n"}, "c")
+	inst := s.Install(appID, "acme", nil, nil)
+	tok := s.InstallationToken(inst)
+	done := make(chan struct{}, 1)
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-GitHub-Event") == "pull_request" {
+			req, _ := http.NewRequest("POST", s.URL()+"repos/acme/widget/issues/1/comments", strings.NewReader(`{"body":"on it"}`))
+			req.Header.Set("Authorization", "token "+tok)
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := http.DefaultClient.Do(req)
+			if err == nil {
+				resp.Body.Close()
+			}
+			done <- struct{}{}
+		}
+		w.WriteHeader(http.StatusAccepted)
+	}))
+	defer recv.Close()
+	s.SetWebhook(recv.URL, "k")
+	s.OpenPR("acme/widget", "f", "main", "t", "", "alice", false)
+	<-done
+	if got := s.DeliveriesOf("issue_comment", "created"); len(got) != 1 {
+		t.Fatalf("issue_comment deliveries = %d", len(got))
 	}
 }
