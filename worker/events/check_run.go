@@ -1,0 +1,64 @@
+package events
+
+import (
+	"context"
+	"strings"
+
+	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/reviewers"
+)
+
+// checkPrefix starts the name of every check run Chakshu creates: "Chakshu · <reviewer>".
+const checkPrefix = "Chakshu · "
+
+// checkRun handles "Re-run" on a Chakshu check: that reviewer again, on the PR's current head.
+func (h *handler) checkRun(ctx context.Context) error {
+	var e checkRunEvent
+	if err := h.decode(&e); err != nil {
+		return err
+	}
+	switch e.Action {
+	case "rerequested":
+		return h.checkRerequested(ctx, &e)
+	default:
+		return nil
+	}
+}
+
+func (h *handler) checkRerequested(ctx context.Context, e *checkRunEvent) error {
+	cr := &e.CheckRun
+	name, ok := strings.CutPrefix(cr.Name, checkPrefix)
+	if !ok || name == "" || strings.Contains(name, " · ") { // not ours, or a reply's check
+		return nil
+	}
+	if slug := cr.App.Slug; slug != "" && !strings.EqualFold(slug, h.cfg.AppSlug) {
+		return nil // another app's check that looks like ours
+	}
+	if len(cr.PullRequests) == 0 {
+		return nil
+	}
+	number := cr.PullRequests[0].Number
+	h.log = h.log.With("pr", number, "reviewer", name)
+	inst, repo, err := h.repoOf(ctx, &e.common)
+	if err != nil {
+		return err
+	}
+	all, err := h.enabledReviewers(ctx, inst)
+	if err != nil {
+		return err
+	}
+	p, err := pick(ctx, all, reviewers.RepoConfig{}, repo.FullName, choice{Names: []string{name}})
+	if err != nil || len(p.Reviewers) == 0 {
+		return err // the reviewer is gone
+	}
+	gc, err := h.client(inst.GithubID)
+	if err != nil {
+		return err
+	}
+	pr, err := getPR(ctx, gc, repo, number)
+	if err != nil || pr.State != "open" {
+		return err
+	}
+	_, err = h.queue(ctx, repo, pr, p.Reviewers, run.TriggerRerequest, e.Sender.Login, "", "")
+	return err
+}

@@ -1,0 +1,293 @@
+// Package events handles stored webhook events (DESIGN §2.1–§2.2, §3, §6, §7):
+// a worker loop claims them oldest first under a lease, runs the handler of
+// the event type, and retries a failing handler with backoff (3 attempts in
+// all) before marking the event failed with its redacted error.
+//
+// Handlers are idempotent, so an event handled again after a crash has no
+// second visible effect: runs are deduplicated by unique indexes, and comments
+// carry hidden markers that are checked before posting again.
+package events
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/ent/webhookevent"
+	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/notify"
+	"github.com/chakshu-dev/chakshu/internal/redact"
+	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/worker"
+)
+
+// GitHub hands out installation clients; *gh.Apps satisfies it.
+type GitHub interface {
+	Installation(id int64) (*gh.Installation, error)
+}
+
+var _ GitHub = (*gh.Apps)(nil)
+
+// Config builds a Loop.
+type Config struct {
+	DB     *store.DB
+	Bus    notify.Bus
+	Log    *slog.Logger
+	GitHub GitHub
+	// AppSlug is the App's slug: commands are "@<slug> …" and its comments are by "<slug>[bot]".
+	AppSlug string
+	// WorkerID is the lease owner: the id of the worker.Worker this loop runs in.
+	WorkerID string
+	// AllowList are GitHub logins who may trigger reviews whatever their repository permission.
+	AllowList []string
+	// RequestSync asks for a sync of an installation's reviewers (by GitHub installation id);
+	// nil only wakes the sync loop (notify.TopicSync).
+	RequestSync func(ctx context.Context, installationID int64) error
+
+	// PollInterval is the safety-net poll (≤ 1 s); 0 means 1 s.
+	PollInterval time.Duration
+	// Backoff is the wait before each retry; nil means 5 s then 30 s.
+	Backoff []time.Duration
+	// MaxAttempts is the number of attempts before an event fails; 0 means 3.
+	MaxAttempts int
+	// StaleAfter is how long an event's lease may go without a heartbeat before
+	// another worker takes it over; 0 means 90 s.
+	StaleAfter time.Duration
+	// Concurrency is how many events this loop handles at once; 0 means 2.
+	Concurrency int
+}
+
+// Loop handles stored webhook events. It implements worker.Loop.
+type Loop struct {
+	cfg   Config
+	allow map[string]bool
+}
+
+var _ worker.Loop = (*Loop)(nil)
+
+// New validates cfg.
+func New(cfg Config) (*Loop, error) {
+	if cfg.DB == nil || cfg.Log == nil || cfg.GitHub == nil {
+		return nil, errors.New("events: DB, Log and GitHub are required")
+	}
+	if cfg.WorkerID == "" || cfg.AppSlug == "" {
+		return nil, errors.New("events: WorkerID and AppSlug are required")
+	}
+	if cfg.PollInterval <= 0 || cfg.PollInterval > time.Second {
+		cfg.PollInterval = time.Second
+	}
+	if cfg.Backoff == nil {
+		cfg.Backoff = []time.Duration{5 * time.Second, 30 * time.Second}
+	}
+	if cfg.MaxAttempts <= 0 {
+		cfg.MaxAttempts = 3
+	}
+	if cfg.StaleAfter <= 0 {
+		cfg.StaleAfter = 90 * time.Second
+	}
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = 2
+	}
+	l := &Loop{cfg: cfg, allow: map[string]bool{}}
+	for _, a := range cfg.AllowList {
+		if a = strings.ToLower(strings.TrimSpace(a)); a != "" {
+			l.allow[a] = true
+		}
+	}
+	return l, nil
+}
+
+// Name implements worker.Loop.
+func (l *Loop) Name() string { return "events" }
+
+// Run handles events until ctx ends, woken by notify.TopicEvents and a poll.
+func (l *Loop) Run(ctx context.Context) error {
+	var wake <-chan struct{}
+	if l.cfg.Bus != nil {
+		ch, stop := l.cfg.Bus.Subscribe(notify.TopicEvents)
+		defer stop()
+		wake = ch
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	kick := make([]chan struct{}, l.cfg.Concurrency)
+	for i := range kick {
+		kick[i] = make(chan struct{}, 1)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				if _, err := l.Drain(ctx); err != nil && ctx.Err() == nil {
+					l.cfg.Log.Warn("events: claim", "err", redact.Error(err))
+				}
+				select {
+				case <-ctx.Done():
+					return
+				case <-kick[i]:
+				}
+			}
+		}()
+	}
+	t := time.NewTicker(l.cfg.PollInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-wake:
+		case <-t.C:
+		}
+		for _, k := range kick {
+			select {
+			case k <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
+// Drain handles due events until none is left, and returns how many it handled.
+func (l *Loop) Drain(ctx context.Context) (int, error) {
+	n := 0
+	for ctx.Err() == nil {
+		id, err := l.claim(ctx)
+		if err != nil {
+			return n, err
+		}
+		if id == 0 {
+			return n, nil
+		}
+		l.process(ctx, id)
+		n++
+	}
+	return n, ctx.Err()
+}
+
+// claim leases the oldest due event (pending and due, or processing under a
+// lease nobody has refreshed for StaleAfter) and returns its id, 0 when none.
+func (l *Loop) claim(ctx context.Context) (int, error) {
+	now := time.Now()
+	stale := now.Add(-l.cfg.StaleAfter)
+	lock := ""
+	if l.cfg.DB.Postgres() {
+		lock = " FOR UPDATE SKIP LOCKED"
+	}
+	const due = `((status = 'pending' AND (next_attempt_at IS NULL OR next_attempt_at <= ?)) OR (status = 'processing' AND heartbeat_at < ?))`
+	q := l.cfg.DB.Rebind(`UPDATE webhook_events SET status = 'processing', lease_owner = ?, heartbeat_at = ?, attempts = attempts + 1
+WHERE id = (SELECT id FROM webhook_events WHERE ` + due + ` ORDER BY received_at, id LIMIT 1` + lock + `)
+AND ` + due + ` RETURNING id`)
+	var id int
+	err := l.cfg.DB.SQL.QueryRowContext(ctx, q, l.cfg.WorkerID, now, now, stale, now, stale).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("claim webhook event: %w", err)
+	}
+	return id, nil
+}
+
+// process runs the handler of event id and records the outcome under the lease.
+func (l *Loop) process(ctx context.Context, id int) {
+	ev, err := l.cfg.DB.WebhookEvent.Get(ctx, id)
+	if err != nil {
+		l.cfg.Log.Warn("events: load", "event_id", id, "err", redact.Error(err))
+		return
+	}
+	log := l.cfg.Log.With("delivery_id", ev.DeliveryID, "event", ev.Event, "action", ev.Action,
+		"installation_id", ev.InstallationID, "repo", ev.Repository)
+	herr := l.handle(ctx, log, ev)
+	if ctx.Err() != nil && herr != nil {
+		return // shutting down: the lease lapses and another worker takes it over
+	}
+	mine := l.cfg.DB.WebhookEvent.Update().Where(webhookevent.ID(id), webhookevent.StatusEQ(webhookevent.StatusProcessing),
+		webhookevent.LeaseOwner(l.cfg.WorkerID)).SetLeaseOwner("")
+	now := time.Now()
+	var perm *permanentError
+	switch {
+	case herr == nil:
+		mine.SetStatus(webhookevent.StatusDone).SetHandledAt(now).SetLastError("")
+		log.Debug("webhook handled")
+	case ev.Attempts >= l.cfg.MaxAttempts || errors.As(herr, &perm):
+		mine.SetStatus(webhookevent.StatusFailed).SetHandledAt(now).SetLastError(redact.String(herr.Error()))
+		log.Error("webhook failed", "attempts", ev.Attempts, "err", redact.Error(herr))
+	default:
+		wait := l.cfg.Backoff[min(ev.Attempts-1, len(l.cfg.Backoff)-1)]
+		mine.SetStatus(webhookevent.StatusPending).SetNextAttemptAt(now.Add(wait)).SetLastError(redact.String(herr.Error()))
+		log.Warn("webhook handler failed; will retry", "attempts", ev.Attempts, "retry_in", wait, "err", redact.Error(herr))
+	}
+	n, err := mine.Save(ctx)
+	switch {
+	case err != nil:
+		log.Warn("events: record outcome", "err", redact.Error(err))
+	case n == 0:
+		log.Warn("events: lease lost before the outcome was recorded")
+	}
+}
+
+// handle runs the event's handler, turning a panic into an error.
+func (l *Loop) handle(ctx context.Context, log *slog.Logger, ev *ent.WebhookEvent) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("handler panic: %v", v)
+		}
+	}()
+	h := &handler{Loop: l, log: log, ev: ev}
+	return h.dispatch(ctx)
+}
+
+// Heartbeat refreshes the leases of the events workerID holds; it is a
+// worker.Config.Heartbeaters entry.
+func (l *Loop) Heartbeat(ctx context.Context, workerID string, now time.Time) error {
+	return Heartbeat(ctx, l.cfg.DB, workerID, now)
+}
+
+// Heartbeat refreshes the leases of the events workerID holds.
+func Heartbeat(ctx context.Context, db *store.DB, workerID string, now time.Time) error {
+	err := db.WebhookEvent.Update().Where(webhookevent.LeaseOwner(workerID), webhookevent.StatusEQ(webhookevent.StatusProcessing)).
+		SetHeartbeatAt(now).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("heartbeat webhook events: %w", err)
+	}
+	return nil
+}
+
+// ErrNotFailed is returned by Retry for an event that is not failed.
+var ErrNotFailed = errors.New("the webhook event is not failed")
+
+// Retry puts a failed event back to pending with fresh attempts (the portal's
+// retry), and wakes the event workers.
+func Retry(ctx context.Context, db *store.DB, bus notify.Bus, id int) error {
+	n, err := db.WebhookEvent.Update().Where(webhookevent.ID(id), webhookevent.StatusEQ(webhookevent.StatusFailed)).
+		SetStatus(webhookevent.StatusPending).SetAttempts(0).SetLeaseOwner("").ClearNextAttemptAt().
+		ClearHandledAt().Save(ctx)
+	if err != nil {
+		return fmt.Errorf("retry webhook event %d: %w", id, err)
+	}
+	if n == 0 {
+		return ErrNotFailed
+	}
+	if bus != nil {
+		bus.Notify(ctx, notify.TopicEvents) //nolint:errcheck // the poll is the safety net
+	}
+	return nil
+}
+
+// Retry is Retry on the loop's database and bus.
+func (l *Loop) Retry(ctx context.Context, id int) error { return Retry(ctx, l.cfg.DB, l.cfg.Bus, id) }
+
+// permanentError is a failure no retry can fix (a payload that does not fit its event).
+type permanentError struct{ err error }
+
+func (e *permanentError) Error() string { return e.err.Error() }
+func (e *permanentError) Unwrap() error { return e.err }
+
+func permanent(format string, args ...any) error {
+	return &permanentError{err: fmt.Errorf(format, args...)}
+}

@@ -1,0 +1,233 @@
+package events_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/ent/webhookevent"
+	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/internal/store/storetest"
+	"github.com/chakshu-dev/chakshu/server/webhook/webhooktest"
+	"github.com/chakshu-dev/chakshu/worker/events"
+)
+
+// deliver posts a signed payload to the intake, as GitHub would.
+func (e *env) deliver(event, delivery string, body []byte) {
+	e.t.Helper()
+	resp, err := http.DefaultClient.Do(webhooktest.Request(e.t, e.intake, secret, event, delivery, body))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		e.t.Fatalf("deliver %s: status %d", event, resp.StatusCode)
+	}
+}
+
+// Every GitHub example payload of the events Chakshu handles goes through the
+// intake and the handlers without error (with reviewers set up for none of
+// their installations, so no handler needs GitHub).
+func TestExamplesHandled(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db, envOpts{})
+		calls := e.sim.TotalCalls("")
+		n := 0
+		for _, ex := range webhooktest.Examples(t, webhooktest.Handled...) {
+			e.deliver(ex.Event, "ex-"+ex.Name(), ex.Payload)
+			n++
+		}
+		e.drain()
+		got := db.WebhookEvent.Query().Where(webhookevent.DeliveryIDHasPrefix("ex-"), webhookevent.StatusEQ(webhookevent.StatusDone)).CountX(context.Background())
+		if got != n {
+			t.Fatalf("%d of %d examples done", got, n)
+		}
+		if c := e.sim.TotalCalls("") - calls; c != 0 {
+			t.Fatalf("handling the examples made %d GitHub calls: %v", c, e.sim.Calls())
+		}
+	})
+}
+
+// Events stored while no worker runs are handled once by the next worker.
+func TestCrashBetweenStoreAndHandle(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		e := newEnv(t, db, envOpts{})
+		rv := e.reviewer("security", nil)
+		n := e.pr("feature", "a.go", false)
+		e.sim.Comment(repoFN, n, "alice", "@chakshu review")
+		// The stored comment waits; a worker that dies after claiming leaves it processing.
+		ev := db.WebhookEvent.Query().Where(webhookevent.Event("issue_comment")).OnlyX(ctx)
+		if ev.Status != webhookevent.StatusPending {
+			t.Fatalf("stored event is %s", ev.Status)
+		}
+		db.WebhookEvent.UpdateOne(ev).SetStatus(webhookevent.StatusProcessing).SetLeaseOwner("dead-worker").
+			SetHeartbeatAt(time.Now().Add(-10 * time.Minute)).SetAttempts(1).ExecX(ctx)
+		// A fresh worker takes it over and handles it once; draining again changes nothing.
+		e.drain()
+		e.drain()
+		runs := db.Run.Query().AllX(ctx)
+		if len(runs) != 1 || runs[0].QueryReviewer().OnlyIDX(ctx) != rv.ID || runs[0].PrNumber != n {
+			t.Fatalf("runs after takeover: %+v", runs)
+		}
+		ev = db.WebhookEvent.GetX(ctx, ev.ID)
+		if ev.Status != webhookevent.StatusDone || ev.Attempts != 2 || ev.LeaseOwner != "" {
+			t.Fatalf("event after takeover: %s attempts %d owner %q", ev.Status, ev.Attempts, ev.LeaseOwner)
+		}
+	})
+}
+
+// A lease refreshed by its worker's heartbeat is not taken over.
+func TestHeartbeatKeepsLease(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		e := newEnv(t, db, envOpts{})
+		e.reviewer("security", nil)
+		n := e.pr("feature", "a.go", false)
+		e.drain()
+		e.sim.Comment(repoFN, n, "alice", "@chakshu review")
+		ev := db.WebhookEvent.Query().Where(webhookevent.Event("issue_comment")).OnlyX(ctx)
+		db.WebhookEvent.UpdateOne(ev).SetStatus(webhookevent.StatusProcessing).SetLeaseOwner("busy-worker").
+			SetHeartbeatAt(time.Now().Add(-10 * time.Minute)).ExecX(ctx)
+		if err := events.Heartbeat(ctx, db, "busy-worker", time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := e.loop.Drain(ctx); got != 0 {
+			t.Fatalf("took over %d events held under a fresh lease", got)
+		}
+		if got := db.WebhookEvent.GetX(ctx, ev.ID).LeaseOwner; got != "busy-worker" {
+			t.Fatalf("lease owner %q", got)
+		}
+	})
+}
+
+// Several workers draining the same events handle each exactly once.
+func TestSeveralWorkers(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		e := newEnv(t, db, envOpts{})
+		for i := range 60 {
+			e.deliver("ping", fmt.Sprintf("p-%d", i), []byte(`{"zen":"Keep it logically awesome."}`))
+		}
+		var wg sync.WaitGroup
+		total := 0
+		var mu sync.Mutex
+		for w := range 4 {
+			l, err := events.New(events.Config{DB: db, Log: discard(), GitHub: e.apps, AppSlug: slug, WorkerID: fmt.Sprintf("w%d", w)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				n, err := l.Drain(ctx)
+				if err != nil {
+					t.Error(err)
+				}
+				mu.Lock()
+				total += n
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+		if total != 60 {
+			t.Fatalf("handled %d, want 60", total)
+		}
+		for _, ev := range db.WebhookEvent.Query().Where(webhookevent.Event("ping")).AllX(ctx) {
+			if ev.Status != webhookevent.StatusDone || ev.Attempts != 1 {
+				t.Fatalf("%s: %s after %d attempts", ev.DeliveryID, ev.Status, ev.Attempts)
+			}
+		}
+	})
+}
+
+// A handler failing three times fails the event with its redacted error;
+// Retry puts it back and it is handled once GitHub answers again.
+func TestFailureRetryAndRetryAfterFailed(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		e := newEnv(t, db, envOpts{})
+		e.reviewer("security", nil)
+		n := e.pr("feature", "a.go", false)
+		e.sim.InjectFault(ghsim.Fault{Match: "GET /repos/{owner}/{repo}/pulls/{pull_number}", Kind: ghsim.FaultServerError, Times: 1000})
+		e.sim.Comment(repoFN, n, "alice", "@chakshu review")
+		if _, err := e.loop.Drain(ctx); err != nil {
+			t.Fatal(err)
+		}
+		ev := db.WebhookEvent.Query().Where(webhookevent.Event("issue_comment")).OnlyX(ctx)
+		if ev.Status != webhookevent.StatusFailed || ev.Attempts != 3 || !strings.Contains(ev.LastError, "502") {
+			t.Fatalf("event %s after %d attempts: %q", ev.Status, ev.Attempts, ev.LastError)
+		}
+		if strings.Contains(ev.LastError, "ghs_") {
+			t.Fatalf("error not redacted: %q", ev.LastError)
+		}
+		if db.Run.Query().CountX(ctx) != 0 {
+			t.Fatal("a failed event queued runs")
+		}
+		if err := events.Retry(ctx, db, e.bus, ev.ID+1000); err != events.ErrNotFailed {
+			t.Fatalf("retry of a missing event: %v", err)
+		}
+		e.sim.ClearFaults()
+		if err := e.loop.Retry(ctx, ev.ID); err != nil {
+			t.Fatal(err)
+		}
+		if got := db.WebhookEvent.GetX(ctx, ev.ID); got.Status != webhookevent.StatusPending || got.Attempts != 0 {
+			t.Fatalf("after retry: %s attempts %d", got.Status, got.Attempts)
+		}
+		e.drain()
+		if db.Run.Query().Where(run.PrNumber(n)).CountX(ctx) != 1 {
+			t.Fatal("the retried event queued no run")
+		}
+	})
+}
+
+// Failed attempts wait for their backoff before the next.
+func TestBackoff(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		e := newEnv(t, db, envOpts{backoff: []time.Duration{time.Hour}})
+		e.reviewer("security", nil)
+		n := e.pr("feature", "a.go", false)
+		e.sim.InjectFault(ghsim.Fault{Match: "GET /repos/{owner}/{repo}/pulls/{pull_number}", Kind: ghsim.FaultServerError, Times: 1000})
+		e.sim.Comment(repoFN, n, "alice", "@chakshu review")
+		if _, err := e.loop.Drain(ctx); err != nil {
+			t.Fatal(err)
+		}
+		ev := db.WebhookEvent.Query().Where(webhookevent.Event("issue_comment")).OnlyX(ctx)
+		if ev.Status != webhookevent.StatusPending || ev.Attempts != 1 || ev.NextAttemptAt == nil || time.Until(*ev.NextAttemptAt) < 50*time.Minute {
+			t.Fatalf("after one failure: %s attempts %d next %v", ev.Status, ev.Attempts, ev.NextAttemptAt)
+		}
+	})
+}
+
+// The loop wakes on the bus: a stored event is handled without waiting for the poll.
+func TestRunWakesOnStore(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx, cancel := context.WithCancel(context.Background())
+		e := newEnv(t, db, envOpts{})
+		done := make(chan error, 1)
+		go func() { done <- e.loop.Run(ctx) }()
+		e.deliver("ping", "wake-1", []byte(`{"zen":"x"}`))
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			ev := db.WebhookEvent.Query().Where(webhookevent.DeliveryID("wake-1")).OnlyX(ctx)
+			if ev.Status == webhookevent.StatusDone {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("event still %s", ev.Status)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	})
+}

@@ -1,0 +1,272 @@
+package events
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/google/go-github/v88/github"
+
+	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/ent/installation"
+	"github.com/chakshu-dev/chakshu/ent/repository"
+	"github.com/chakshu-dev/chakshu/ent/reviewer"
+)
+
+// handler handles one event.
+type handler struct {
+	*Loop
+	log *slog.Logger
+	ev  *ent.WebhookEvent
+}
+
+// dispatch picks the handler of the event type; other events are done, ignored.
+func (h *handler) dispatch(ctx context.Context) error {
+	if needsInstallation(h.ev.Event) && h.ev.InstallationID == 0 {
+		h.log.Debug("event outside an installation: ignored")
+		return nil
+	}
+	switch h.ev.Event {
+	case "issue_comment":
+		return h.issueComment(ctx)
+	case "pull_request":
+		return h.pullRequest(ctx)
+	case "pull_request_review_comment":
+		return h.reviewComment(ctx)
+	case "workflow_run":
+		return h.workflowRun(ctx)
+	case "check_run":
+		return h.checkRun(ctx)
+	case "installation":
+		return h.installation(ctx)
+	case "installation_repositories":
+		return h.installationRepositories(ctx)
+	case "push":
+		return h.push(ctx)
+	default:
+		return nil
+	}
+}
+
+// needsInstallation: events outside an installation (a webhook of a repository
+// or org hook, an example payload) have nothing Chakshu could act on.
+func needsInstallation(event string) bool {
+	return event != "installation" && event != "installation_repositories"
+}
+
+// decode reads the payload into v; a payload that does not fit is permanent.
+func (h *handler) decode(v any) error {
+	if err := json.Unmarshal(h.ev.Payload, v); err != nil {
+		return permanent("decode %s payload: %v", h.ev.Event, err)
+	}
+	return nil
+}
+
+// client returns the REST client of the event's installation.
+func (h *handler) client(installationID int64) (*github.Client, error) {
+	in, err := h.cfg.GitHub.Installation(installationID)
+	if err != nil {
+		return nil, fmt.Errorf("github client for installation %d: %w", installationID, err)
+	}
+	return in.REST, nil
+}
+
+// isBot says whether a GitHub account is a bot (Chakshu included).
+func isBot(u user) bool {
+	return u.Login == "" || u.Type == "Bot" || strings.HasSuffix(strings.ToLower(u.Login), "[bot]")
+}
+
+// botLogin is Chakshu's own login.
+func (h *handler) botLogin() string { return strings.ToLower(h.cfg.AppSlug) + "[bot]" }
+
+// ensureInstallation returns the installation row of GitHub installation id,
+// creating it from what the event says when the installation event was missed.
+func (h *handler) ensureInstallation(ctx context.Context, id int64, owner account) (*ent.Installation, error) {
+	if id == 0 {
+		return nil, permanent("the %s event carries no installation", h.ev.Event)
+	}
+	inst, err := h.cfg.DB.Installation.Query().Where(installation.GithubID(id)).Only(ctx)
+	if err == nil || !ent.IsNotFound(err) {
+		return inst, err
+	}
+	c := h.cfg.DB.Installation.Create().SetGithubID(id).SetAccountLogin(owner.Login)
+	if t := owner.Type; t != "" {
+		c.SetAccountType(t)
+	}
+	if err := c.OnConflictColumns(installation.FieldGithubID).DoNothing().Exec(ctx); err != nil && !isNoRows(err) {
+		return nil, fmt.Errorf("record installation %d: %w", id, err)
+	}
+	return h.cfg.DB.Installation.Query().Where(installation.GithubID(id)).Only(ctx)
+}
+
+// ensureRepo keeps the repository row of r current and returns it.
+func (h *handler) ensureRepo(ctx context.Context, inst *ent.Installation, r *repoPayload) (*ent.Repository, error) {
+	if r == nil || r.ID == 0 {
+		return nil, permanent("the %s event carries no repository", h.ev.Event)
+	}
+	owner, name := splitFullName(r.FullName)
+	if r.Owner.Login != "" {
+		owner = r.Owner.Login
+	}
+	if r.Name != "" {
+		name = r.Name
+	}
+	c := h.cfg.DB.Repository.Create().SetGithubID(r.ID).SetOwner(owner).SetName(name).
+		SetFullName(owner + "/" + name).SetRemoved(false).SetInstallation(inst)
+	up := c.OnConflictColumns(repository.FieldGithubID).UpdateOwner().UpdateName().UpdateFullName().UpdateRemoved()
+	if r.DefaultBranch != "" {
+		c.SetDefaultBranch(r.DefaultBranch)
+		up.UpdateDefaultBranch()
+	}
+	if r.Private != nil {
+		c.SetPrivate(*r.Private)
+		up.UpdatePrivate()
+	}
+	if err := up.Exec(ctx); err != nil {
+		return nil, fmt.Errorf("record repository %s: %w", r.FullName, err)
+	}
+	return h.cfg.DB.Repository.Query().Where(repository.GithubID(r.ID)).WithInstallation().Only(ctx)
+}
+
+// repoOf resolves the installation and repository rows of an event.
+func (h *handler) repoOf(ctx context.Context, c *common) (*ent.Installation, *ent.Repository, error) {
+	if c.Repository == nil {
+		return nil, nil, permanent("the %s event carries no repository", h.ev.Event)
+	}
+	in, err := h.ensureInstallation(ctx, c.Installation.ID, c.Repository.Owner)
+	if err != nil {
+		return nil, nil, err
+	}
+	repo, err := h.ensureRepo(ctx, in, c.Repository)
+	if err != nil {
+		return nil, nil, err
+	}
+	return in, repo, nil
+}
+
+// enabledReviewers are the installation's reviewers in force.
+func (h *handler) enabledReviewers(ctx context.Context, inst *ent.Installation) ([]*ent.Reviewer, error) {
+	rs, err := h.cfg.DB.Reviewer.Query().Where(reviewer.HasInstallationWith(installation.ID(inst.ID)), reviewer.Enabled(true)).
+		Order(ent.Asc(reviewer.FieldName)).All(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list reviewers: %w", err)
+	}
+	return rs, nil
+}
+
+// canWrite says whether login may trigger Chakshu in repo: the allow-list,
+// the repository owner, or a member or collaborator whose permission on the
+// repository is write, maintain or admin.
+func (h *handler) canWrite(ctx context.Context, gc *github.Client, repo *ent.Repository, login, association string) (bool, error) {
+	if h.allow[strings.ToLower(login)] {
+		return true, nil
+	}
+	switch association {
+	case "OWNER":
+		return true, nil
+	case "MEMBER", "COLLABORATOR", "":
+	default:
+		return false, nil // contributors, first-timers and strangers cannot have write access
+	}
+	p, resp, err := gc.Repositories.GetPermissionLevel(ctx, repo.Owner, repo.Name, login)
+	if resp != nil && resp.StatusCode == http.StatusNotFound {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("permission of %s on %s: %w", login, repo.FullName, err)
+	}
+	switch p.GetPermission() {
+	case "admin", "maintain", "write":
+		return true, nil
+	}
+	switch p.GetRoleName() {
+	case "admin", "maintain", "write":
+		return true, nil
+	}
+	return false, nil
+}
+
+// commentOnce posts body (with a hidden marker) on the PR's conversation,
+// unless a retry of this event finds it already posted.
+func (h *handler) commentOnce(ctx context.Context, gc *github.Client, repo *ent.Repository, pr int, marker, body string) error {
+	body = strings.TrimRight(body, "\n") + "\n\n" + marker
+	if h.ev.Attempts > 1 {
+		posted, err := h.issueCommentWith(ctx, gc, repo, pr, marker)
+		if err != nil || posted {
+			return err
+		}
+	}
+	_, _, err := gc.Issues.CreateComment(ctx, repo.Owner, repo.Name, pr, &github.IssueComment{Body: github.Ptr(body)})
+	if err != nil {
+		return fmt.Errorf("comment on %s#%d: %w", repo.FullName, pr, err)
+	}
+	return nil
+}
+
+// issueCommentWith reports whether Chakshu already posted a comment carrying marker on the PR.
+func (h *handler) issueCommentWith(ctx context.Context, gc *github.Client, repo *ent.Repository, pr int, marker string) (bool, error) {
+	opt := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
+	for {
+		cs, resp, err := gc.Issues.ListComments(ctx, repo.Owner, repo.Name, pr, opt)
+		if err != nil {
+			return false, fmt.Errorf("list comments of %s#%d: %w", repo.FullName, pr, err)
+		}
+		for _, c := range cs {
+			if strings.EqualFold(c.GetUser().GetLogin(), h.botLogin()) && strings.Contains(c.GetBody(), marker) {
+				return true, nil
+			}
+		}
+		if resp.NextPage == 0 {
+			return false, nil
+		}
+		opt.Page = resp.NextPage
+	}
+}
+
+// replyOnce answers in a review thread (replies endpoint), unless a retry of
+// this event finds the answer already there.
+func (h *handler) replyOnce(ctx context.Context, gc *github.Client, repo *ent.Repository, pr int, rootID int64, marker, body string) error {
+	body = strings.TrimRight(body, "\n") + "\n\n" + marker
+	if h.ev.Attempts > 1 {
+		opt := &github.PullRequestListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
+		for {
+			cs, resp, err := gc.PullRequests.ListComments(ctx, repo.Owner, repo.Name, pr, opt)
+			if err != nil {
+				return fmt.Errorf("list review comments of %s#%d: %w", repo.FullName, pr, err)
+			}
+			for _, c := range cs {
+				if strings.EqualFold(c.GetUser().GetLogin(), h.botLogin()) && strings.Contains(c.GetBody(), marker) {
+					return nil
+				}
+			}
+			if resp.NextPage == 0 {
+				break
+			}
+			opt.Page = resp.NextPage
+		}
+	}
+	// go-github's CreateCommentInReplyTo sends fields the replies endpoint does not take.
+	req, err := gc.NewRequest(ctx, http.MethodPost, fmt.Sprintf("repos/%s/%s/pulls/%d/comments/%d/replies", repo.Owner, repo.Name, pr, rootID),
+		map[string]string{"body": body})
+	if err != nil {
+		return err
+	}
+	if _, err := gc.Do(req, &github.PullRequestComment{}); err != nil {
+		return fmt.Errorf("reply in %s#%d thread %d: %w", repo.FullName, pr, rootID, err)
+	}
+	return nil
+}
+
+func splitFullName(s string) (string, string) {
+	o, n, _ := strings.Cut(s, "/")
+	return o, n
+}
+
+func isNoRows(err error) bool {
+	return errors.Is(err, sql.ErrNoRows)
+}

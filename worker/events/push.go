@@ -1,0 +1,56 @@
+package events
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/ent/installation"
+	"github.com/chakshu-dev/chakshu/internal/notify"
+)
+
+// push asks for a reviewer sync when the installation's reviewers repository
+// moves on its default branch.
+func (h *handler) push(ctx context.Context) error {
+	var e pushEvent
+	if err := h.decode(&e); err != nil {
+		return err
+	}
+	repo := e.Repository
+	if repo == nil {
+		return nil
+	}
+	branch := repo.DefaultBranch
+	if branch == "" {
+		branch = repo.MasterBranch
+	}
+	if e.Deleted || branch == "" || e.Ref != "refs/heads/"+branch {
+		return nil
+	}
+	inst, err := h.cfg.DB.Installation.Query().Where(installation.GithubID(e.Installation.ID)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	want := inst.ReviewersRepo
+	if want == "" {
+		want = inst.AccountLogin + "/chakshu-reviewers"
+	}
+	if !strings.EqualFold(repo.FullName, want) {
+		return nil
+	}
+	h.log.Info("reviewers repository pushed: sync requested", "commit", e.After)
+	if h.cfg.RequestSync != nil {
+		if err := h.cfg.RequestSync(ctx, inst.GithubID); err != nil {
+			return fmt.Errorf("request reviewer sync: %w", err)
+		}
+		return nil
+	}
+	if h.cfg.Bus != nil {
+		return h.cfg.Bus.Notify(ctx, notify.TopicSync)
+	}
+	return nil
+}

@@ -1,0 +1,116 @@
+package events
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/ent/repository"
+	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/notify"
+	"github.com/chakshu-dev/chakshu/internal/runs"
+)
+
+// workflowPath is the review workflow Chakshu dispatches.
+const workflowPath = ".github/workflows/chakshu.yml"
+
+// runNameRE finds the run id in the workflow's run-name ("Chakshu run 42 (PR #7)"),
+// for a GitHub that did not return the Actions run id at dispatch.
+var runNameRE = regexp.MustCompile(`\bChakshu run ([0-9]{1,18})\b`)
+
+// workflowRun fails the run whose Actions run ended without reporting a result.
+func (h *handler) workflowRun(ctx context.Context) error {
+	var e workflowRunEvent
+	if err := h.decode(&e); err != nil {
+		return err
+	}
+	switch e.Action {
+	case "completed":
+		return h.workflowCompleted(ctx, &e)
+	default:
+		return nil
+	}
+}
+
+func (h *handler) workflowCompleted(ctx context.Context, e *workflowRunEvent) error {
+	wr := &e.WorkflowRun
+	if p := wr.Path; p != "" && !strings.HasPrefix(p, workflowPath) {
+		return nil // another workflow of the repository
+	}
+	if e.Repository == nil {
+		return nil
+	}
+	r, err := h.runOfWorkflow(ctx, e.Repository.ID, wr.ID, wr.DisplayTitle)
+	if err != nil || r == nil {
+		return err
+	}
+	h.log = h.log.With("run_id", r.ID, "pr", r.PrNumber)
+	conclusion := wr.Conclusion
+	reason := actionsEndReason(conclusion)
+	err = runs.Transition(ctx, h.cfg.DB.Client, r.ID, runs.Change{
+		From: []run.Status{run.StatusDispatched, run.StatusRunning}, To: run.StatusFailed,
+		Message: reason, Detail: fmt.Sprintf("workflow_run %d completed with conclusion %q", wr.ID, conclusion),
+		Set: func(u *ent.RunUpdate) {
+			u.SetFailureReason(reason).SetFailureDetail(fmt.Sprintf("Actions conclusion: %s", clip(conclusion, 50)))
+			if r.ActionsRunID == 0 {
+				u.SetActionsRunID(wr.ID).SetActionsRunURL(wr.HTMLURL)
+			}
+		},
+	})
+	if errors.Is(err, runs.ErrConflict) {
+		return nil // it reported (or was settled) first
+	}
+	if err != nil {
+		return err
+	}
+	h.log.Info("run failed: the Actions run ended without a result", "conclusion", conclusion)
+	if h.cfg.Bus != nil {
+		h.cfg.Bus.Notify(ctx, notify.TopicRunUpdated) //nolint:errcheck
+	}
+	return nil
+}
+
+// runOfWorkflow finds the run an Actions run belongs to, in the same repository.
+func (h *handler) runOfWorkflow(ctx context.Context, repoGithubID, actionsRunID int64, title string) (*ent.Run, error) {
+	inRepo := run.HasRepositoryWith(repository.GithubID(repoGithubID))
+	r, err := h.cfg.DB.Run.Query().Where(run.ActionsRunID(actionsRunID), inRepo).First(ctx)
+	if err == nil || !ent.IsNotFound(err) {
+		return r, err
+	}
+	m := runNameRE.FindStringSubmatch(title)
+	if m == nil {
+		return nil, nil
+	}
+	id, _ := strconv.Atoi(m[1])
+	r, err = h.cfg.DB.Run.Query().Where(run.ID(id), inRepo, run.ActionsRunIDIn(0, actionsRunID)).First(ctx)
+	if ent.IsNotFound(err) {
+		return nil, nil
+	}
+	return r, err
+}
+
+// actionsEndReason is the safe sentence for an Actions run that ended without a result.
+func actionsEndReason(conclusion string) string {
+	switch conclusion {
+	case "success":
+		return "The Actions run finished without sending a result."
+	case "cancelled":
+		return "The Actions run was cancelled before it sent a result."
+	case "timed_out":
+		return "The Actions run timed out before it sent a result."
+	case "failure":
+		return "The Actions run failed without sending a result; its log says why."
+	case "startup_failure":
+		return "The Actions run could not start; check the workflow file on the default branch."
+	case "action_required":
+		return "The Actions run is waiting for approval, so the review could not run."
+	case "":
+		return "The Actions run ended without sending a result."
+	default:
+		return fmt.Sprintf("The Actions run ended (%s) without sending a result.", clip(safeMarker(conclusion), 40))
+	}
+}
