@@ -1,0 +1,453 @@
+package runnerapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/google/go-github/v88/github"
+
+	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/ent/repository"
+	"github.com/chakshu-dev/chakshu/ent/reviewer"
+	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/connectors"
+	"github.com/chakshu-dev/chakshu/internal/notify"
+	"github.com/chakshu-dev/chakshu/internal/redact"
+	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/runnerproto"
+	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/server"
+)
+
+const (
+	maxJobRequest = 4 << 10
+	maxPRFiles    = 3000
+)
+
+// jobCtx is what building one job needs.
+type jobCtx struct {
+	rn          *ent.Run
+	repo        *ent.Repository
+	inst        *ent.Installation
+	rv          *ent.Reviewer
+	cfg         reviewers.Config
+	gh          *github.Client
+	owner, name string
+	log         *slog.Logger
+}
+
+// httpErr is an answer the handler gives as is.
+type httpErr struct {
+	status        int
+	code, message string
+	err           error // for the log
+}
+
+func (e *httpErr) Error() string { return e.code + ": " + e.message }
+
+func (a *API) handleJob(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	var req runnerproto.JobRequest
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxJobRequest))
+	if err != nil || json.Unmarshal(body, &req) != nil || req.RunID <= 0 {
+		server.WriteError(w, http.StatusBadRequest, codeBadRequest, "the body must be {\"run_id\": <id>}")
+		return
+	}
+	log := a.log.With("run_id", req.RunID)
+	h := r.Header.Get("Authorization")
+	if len(h) < 8 || !strings.EqualFold(h[:7], "bearer ") {
+		server.WriteError(w, http.StatusUnauthorized, codeUnauthorized, "an Actions OIDC token is required as the bearer")
+		return
+	}
+	raw := strings.TrimSpace(h[7:])
+	v, err := a.oidcVerifier(ctx)
+	if err != nil {
+		log.Error("job: oidc issuer unavailable", "err", redact.Error(err))
+		server.WriteError(w, http.StatusServiceUnavailable, "oidc_unavailable", "Chakshu cannot verify Actions tokens right now; retry later")
+		return
+	}
+	forbid := func(reason string, args ...any) {
+		log.Warn("job: token refused", append([]any{"reason", reason}, args...)...)
+		server.WriteError(w, http.StatusForbidden, codeForbidden, "the token is not valid for this run")
+	}
+	tok, err := v.Verify(ctx, raw)
+	if err != nil {
+		forbid("verify", "err", redact.Error(err))
+		return
+	}
+	var claims actionsClaims
+	if err := tok.Claims(&claims); err != nil {
+		forbid("claims", "err", err)
+		return
+	}
+	rn, err := a.cfg.DB.Run.Query().Where(run.ID(int(req.RunID))).WithReviewer().
+		WithRepository(func(q *ent.RepositoryQuery) { q.WithInstallation() }).Only(ctx)
+	if err != nil {
+		forbid("run", "err", err)
+		return
+	}
+	repo := rn.Edges.Repository
+	log = log.With("repo", repo.FullName, "pr", rn.PrNumber, "reviewer", rn.Edges.Reviewer.Name)
+	if err := checkClaims(claims, rn, repo); err != nil {
+		log.Warn("job: token refused", "reason", "claims", "claim", err.Error())
+		server.WriteError(w, http.StatusForbidden, codeForbidden, "the token is not valid for this run")
+		return
+	}
+	if rn.Status != run.StatusDispatched {
+		log.Warn("job: run not waiting for a runner", "status", rn.Status)
+		server.WriteError(w, http.StatusConflict, codeConflict, "the run is not waiting for a runner: it already started or finished")
+		return
+	}
+	job, err := a.buildJob(ctx, rn, log)
+	if err != nil {
+		var he *httpErr
+		if errors.As(err, &he) {
+			if he.err != nil {
+				log.Warn("job: refused", "code", he.code, "err", redact.Error(he.err))
+			}
+			server.WriteError(w, he.status, he.code, he.message)
+			return
+		}
+		log.Error("job: build", "err", redact.Error(err))
+		server.WriteError(w, http.StatusInternalServerError, codeInternal, "internal error")
+		return
+	}
+	log.Info("job handed to runner", "kind", job.Kind, "incremental_since", job.IncrementalSince, "files", len(job.Files))
+	a.notify(ctx, notify.TopicRunUpdated)
+	server.WriteJSON(w, http.StatusOK, job)
+}
+
+func ghUnavailable(err error) error {
+	return &httpErr{status: http.StatusBadGateway, code: codeUnavailable, message: "GitHub could not be reached; retry later", err: err}
+}
+
+// buildJob gathers everything the runner needs and switches the run to
+// running with a fresh run token (compare-and-set).
+func (a *API) buildJob(ctx context.Context, rn *ent.Run, log *slog.Logger) (*runnerproto.Job, error) {
+	jc := &jobCtx{rn: rn, repo: rn.Edges.Repository, rv: rn.Edges.Reviewer, log: log}
+	jc.inst = jc.repo.Edges.Installation
+	if jc.inst == nil {
+		return nil, errors.New("run's repository has no installation")
+	}
+	jc.owner, jc.name = jc.repo.Owner, jc.repo.Name
+	var err error
+	if jc.cfg, err = reviewers.FromEnt(jc.rv); err != nil {
+		return nil, err
+	}
+	in, err := a.cfg.GitHub.Installation(jc.inst.GithubID)
+	if err != nil {
+		return nil, fmt.Errorf("installation client: %w", err)
+	}
+	jc.gh = in.REST
+
+	pr, _, err := jc.gh.PullRequests.Get(ctx, jc.owner, jc.name, rn.PrNumber)
+	if err != nil {
+		return nil, ghUnavailable(fmt.Errorf("get pull request: %w", err))
+	}
+	if head := pr.GetHead().GetSHA(); head != rn.HeadSha || pr.GetState() != "open" {
+		return nil, a.cancelMoved(ctx, jc, pr)
+	}
+	rc, found, err := reviewers.LoadRepoConfig(ctx, jc.gh, jc.owner, jc.name, jc.repo.DefaultBranch)
+	var pe *reviewers.ParseError
+	switch {
+	case errors.As(err, &pe):
+		log.Warn("job: .github/chakshu.yml does not parse; using defaults", "err", err)
+		rc = reviewers.RepoConfig{}
+	case err != nil:
+		return nil, ghUnavailable(err)
+	case !found:
+		rc = reviewers.RepoConfig{}
+	}
+
+	job := &runnerproto.Job{
+		RunID: int64(rn.ID), Kind: string(rn.Kind), Reviewer: jc.rv.Name, Repository: jc.repo.FullName,
+		PR: runnerproto.PR{Number: rn.PrNumber, Title: pr.GetTitle(), Body: pr.GetBody(), URL: pr.GetHTMLURL(),
+			Author: pr.GetUser().GetLogin(), HeadSHA: pr.GetHead().GetSHA(), BaseSHA: pr.GetBase().GetSHA(),
+			HeadRef: pr.GetHead().GetRef(), BaseRef: pr.GetBase().GetRef()},
+		ClaudeMD: jc.rv.ClaudeMd, Skills: skillsOf(jc.rv), Instructions: rc.Instructions,
+	}
+	pd := promptData{Reviewer: jc.rv.Name, Repository: jc.repo.FullName, PR: job.PR, Instructions: rc.Instructions,
+		MaxFindings: jc.cfg.MaxFindings}
+
+	stats := func(u *ent.RunUpdate) {}
+	var learningFiles []string
+	if rn.Kind == run.KindReply {
+		reply, err := a.replyParts(ctx, jc, pr)
+		if err != nil {
+			return nil, err
+		}
+		job.Reply = reply
+		pd.Reply, pd.Remember = reply, reply.Remember
+		learningFiles = []string{reply.Path}
+	} else {
+		all, err := listFiles(ctx, jc)
+		if err != nil {
+			return nil, ghUnavailable(err)
+		}
+		job.Files, job.FilteredFiles = filterPaths(all, rc.PathFilters)
+		if job.Files == nil {
+			job.Files = []string{}
+		}
+		since, reason, diff, err := a.diffFor(ctx, jc, pr)
+		if err != nil {
+			return nil, ghUnavailable(err)
+		}
+		job.Diff, job.IncrementalSince = filterDiff(diff, job.FilteredFiles), since
+		pd.Files, pd.FilteredFiles, pd.Diff, pd.IncrementalSince, pd.FullReviewReason = job.Files, job.FilteredFiles, job.Diff, since, reason
+		pd.Note = rn.Note
+		learningFiles = all
+		behind, ahead := 0, 0
+		if cmp, _, err := jc.gh.Repositories.CompareCommits(ctx, jc.owner, jc.name, pr.GetBase().GetRef(), rn.HeadSha, &github.ListOptions{PerPage: 1}); err == nil {
+			behind, ahead = cmp.GetBehindBy(), cmp.GetAheadBy()
+		} else {
+			log.Warn("job: compare with base", "err", redact.Error(err))
+		}
+		fromFork := pr.GetHead().GetRepo() == nil || !strings.EqualFold(pr.GetHead().GetRepo().GetFullName(), jc.repo.FullName)
+		filtered := job.FilteredFiles
+		stats = func(u *ent.RunUpdate) {
+			u.SetIncrementalSince(since).SetFullReviewReason(reason).
+				SetChangedFiles(pr.GetChangedFiles()).SetAdditions(pr.GetAdditions()).SetDeletions(pr.GetDeletions()).
+				SetBehindBy(behind).SetAheadBy(ahead).SetFromFork(fromFork).SetFilteredFiles(filtered)
+		}
+	}
+
+	job.Learnings, err = selectLearnings(ctx, a.cfg.DB.Client, jc.inst.ID, jc.repo.ID, learningFiles)
+	if err != nil {
+		return nil, err
+	}
+	pd.Learnings = job.Learnings
+	job.Tools = a.tools.Tools(connectors.Scope{InstallationID: jc.inst.ID, GitHubInstallationID: jc.inst.GithubID,
+		Repo: jc.repo.FullName, Config: jc.cfg})
+	pd.Tools = job.Tools
+
+	job.Model = rn.Model
+	if job.Model == "" {
+		job.Model = jc.cfg.Model
+	}
+	job.MaxCostUSD = rn.MaxCostUsd
+	if job.MaxCostUSD <= 0 {
+		job.MaxCostUSD = jc.cfg.MaxCostUSD
+	}
+	job.MaxTurns, job.WallSeconds = jc.cfg.MaxTurns, a.cfg.ReviewWallSeconds
+	if rn.Kind == run.KindReply {
+		job.MaxCostUSD = min(job.MaxCostUSD, a.cfg.ReplyMaxCostUSD)
+		job.MaxTurns = min(job.MaxTurns, a.cfg.ReplyMaxTurns)
+		job.WallSeconds = a.cfg.ReplyWallSeconds
+	}
+	if job.System, job.Prompt, err = renderPrompts(string(rn.Kind), pd); err != nil {
+		return nil, err
+	}
+	token, hash, err := newRunToken()
+	if err != nil {
+		return nil, err
+	}
+	job.RunToken = token
+	base := fmt.Sprintf("%s/api/runner/v1/runs/%d", a.public, rn.ID)
+	job.ResultURL, job.ToolURL, job.ModelURL = base+"/result", base+"/tools/{tool}", base+"/model"
+
+	ids := make([]int, len(job.Learnings))
+	for i, l := range job.Learnings {
+		ids[i] = l.ID
+	}
+	msg := "The runner fetched the job; the review started."
+	if job.IncrementalSince != "" {
+		msg = fmt.Sprintf("The runner fetched the job; reviewing only the changes since %s.", short(job.IncrementalSince))
+	}
+	err = runs.Transition(ctx, a.cfg.DB.Client, rn.ID, runs.Change{
+		From: []run.Status{run.StatusDispatched}, To: run.StatusRunning, Message: msg,
+		Set: func(u *ent.RunUpdate) {
+			u.SetRunTokenHash(hash).SetModel(job.Model).SetMaxCostUsd(job.MaxCostUSD).SetLearningsUsed(ids).
+				SetPrTitle(job.PR.Title)
+			stats(u)
+		},
+	})
+	if errors.Is(err, runs.ErrConflict) {
+		return nil, &httpErr{status: http.StatusConflict, code: codeConflict,
+			message: "the run is not waiting for a runner: it already started or finished"}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := markLearningsUsed(ctx, a.cfg.DB.Client, job.Learnings); err != nil {
+		log.Warn("job: mark learnings used", "err", err)
+	}
+	return job, nil
+}
+
+func short(sha string) string {
+	if len(sha) > 7 {
+		return sha[:7]
+	}
+	return sha
+}
+
+// cancelMoved cancels a run whose PR moved (or closed) before the review
+// started, and says so on its check run.
+func (a *API) cancelMoved(ctx context.Context, jc *jobCtx, pr *github.PullRequest) error {
+	rn := jc.rn
+	closed := pr.GetState() != "open"
+	title := "The pull request moved to a new commit"
+	text := fmt.Sprintf("The pull request moved from %s to %s before the review started, so this review was cancelled. "+
+		"Comment `@%s review` on the pull request to review the new commit.", short(rn.HeadSha), short(pr.GetHead().GetSHA()), a.cfg.AppSlug)
+	code, message := codePRMoved, "the pull request moved to a new commit; the run was cancelled"
+	if closed {
+		title = "The pull request was closed"
+		text = "The pull request was closed before the review started, so this review was cancelled."
+		code, message = "pr_closed", "the pull request was closed; the run was cancelled"
+	}
+	err := runs.Transition(ctx, a.cfg.DB.Client, rn.ID, runs.Change{
+		From: []run.Status{run.StatusDispatched}, To: run.StatusCancelled, Message: text,
+		Detail: fmt.Sprintf("head %s, run head %s, state %s", pr.GetHead().GetSHA(), rn.HeadSha, pr.GetState()),
+		Set:    func(u *ent.RunUpdate) { u.SetFailureReason(title + ".") },
+	})
+	if errors.Is(err, runs.ErrConflict) {
+		return &httpErr{status: http.StatusConflict, code: codeConflict, message: "the run is not waiting for a runner: it already started or finished"}
+	}
+	if err != nil {
+		return err
+	}
+	if rn.CheckRunID != 0 {
+		_, _, err := jc.gh.Checks.UpdateCheckRun(ctx, jc.owner, jc.name, rn.CheckRunID, github.UpdateCheckRunOptions{
+			Name: checkName(rn, jc.rv.Name), Status: github.Ptr("completed"), Conclusion: github.Ptr("cancelled"),
+			CompletedAt: &github.Timestamp{Time: time.Now()},
+			Output:      &github.CheckRunOutput{Title: github.Ptr(title), Summary: github.Ptr(text)},
+		})
+		if err != nil {
+			jc.log.Warn("job: complete check run of a moved PR", "err", redact.Error(err))
+		} else if err := a.cfg.DB.Run.UpdateOneID(rn.ID).SetCheckCompleted(true).Exec(ctx); err != nil {
+			jc.log.Warn("job: record check completed", "err", err)
+		}
+	}
+	a.notify(ctx, notify.TopicRunUpdated)
+	return &httpErr{status: http.StatusConflict, code: code, message: message}
+}
+
+// listFiles lists every file the PR touches.
+func listFiles(ctx context.Context, jc *jobCtx) ([]string, error) {
+	var out []string
+	opt := &github.ListOptions{PerPage: 100}
+	for len(out) < maxPRFiles {
+		fs, resp, err := jc.gh.PullRequests.ListFiles(ctx, jc.owner, jc.name, jc.rn.PrNumber, opt)
+		if err != nil {
+			return nil, fmt.Errorf("list pull request files: %w", err)
+		}
+		for _, f := range fs {
+			out = append(out, f.GetFilename())
+		}
+		if resp.NextPage == 0 {
+			break
+		}
+		opt.Page = resp.NextPage
+	}
+	return out, nil
+}
+
+// diffFor returns the diff to review: since the reviewer's last succeeded
+// review of this PR when that commit is an ancestor of the head (DESIGN §4),
+// else the whole PR with the reason a full review was done.
+func (a *API) diffFor(ctx context.Context, jc *jobCtx, pr *github.PullRequest) (since, reason, diff string, err error) {
+	head := jc.rn.HeadSha
+	prev, err := a.cfg.DB.Run.Query().Where(
+		run.HasRepositoryWith(repository.ID(jc.repo.ID)), run.HasReviewerWith(reviewer.ID(jc.rv.ID)),
+		run.PrNumber(jc.rn.PrNumber), run.KindEQ(run.KindReview), run.StatusEQ(run.StatusSucceeded),
+		run.HeadShaNEQ(head), run.IDNEQ(jc.rn.ID),
+	).Order(ent.Desc(run.FieldFinishedAt), ent.Desc(run.FieldID)).First(ctx)
+	if err != nil && !ent.IsNotFound(err) {
+		return "", "", "", fmt.Errorf("last review: %w", err)
+	}
+	if prev != nil {
+		cmp, resp, err := jc.gh.Repositories.CompareCommits(ctx, jc.owner, jc.name, prev.HeadSha, head, &github.ListOptions{PerPage: 100})
+		switch {
+		case resp != nil && resp.StatusCode == http.StatusNotFound:
+			reason = fmt.Sprintf("the last reviewed commit %s is gone (force push)", short(prev.HeadSha))
+		case err != nil:
+			return "", "", "", fmt.Errorf("compare with last review: %w", err)
+		case cmp.GetStatus() == "ahead" && len(cmp.Files) < 300:
+			return prev.HeadSha, "", diffOfFiles(cmp.Files), nil
+		case cmp.GetStatus() == "ahead":
+			reason = "the changes since the last review touch too many files"
+		default:
+			reason = fmt.Sprintf("force push: the last reviewed commit %s is no longer an ancestor of the head", short(prev.HeadSha))
+		}
+	}
+	d, _, err := jc.gh.PullRequests.GetRaw(ctx, jc.owner, jc.name, jc.rn.PrNumber, github.RawOptions{Type: github.Diff})
+	if err != nil {
+		return "", "", "", fmt.Errorf("pull request diff: %w", err)
+	}
+	return "", reason, d, nil
+}
+
+// diffOfFiles builds a unified diff from a comparison's per-file patches.
+func diffOfFiles(files []*github.CommitFile) string {
+	var b strings.Builder
+	for _, f := range files {
+		name, old := f.GetFilename(), f.GetFilename()
+		if f.GetPreviousFilename() != "" {
+			old = f.GetPreviousFilename()
+		}
+		fmt.Fprintf(&b, "diff --git a/%s b/%s\n", old, name)
+		switch f.GetStatus() {
+		case "added":
+			fmt.Fprintf(&b, "--- /dev/null\n+++ b/%s\n", name)
+		case "removed":
+			fmt.Fprintf(&b, "--- a/%s\n+++ /dev/null\n", old)
+		default:
+			fmt.Fprintf(&b, "--- a/%s\n+++ b/%s\n", old, name)
+		}
+		if p := f.GetPatch(); p != "" {
+			b.WriteString(strings.TrimRight(p, "\n"))
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// filterDiff drops the sections of files left out by path_filters.
+func filterDiff(diff string, dropped []string) string {
+	if len(dropped) == 0 {
+		return diff
+	}
+	drop := map[string]bool{}
+	for _, d := range dropped {
+		drop[d] = true
+	}
+	var b strings.Builder
+	keep := true
+	for _, line := range strings.SplitAfter(diff, "\n") {
+		if rest, ok := strings.CutPrefix(line, "diff --git "); ok {
+			keep = true
+			if i := strings.LastIndex(rest, " b/"); i >= 0 {
+				keep = !drop[strings.TrimRight(rest[i+3:], "\n")]
+			}
+		}
+		if keep {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
+}
+
+// skillsOf reads the reviewer's stored skills.
+func skillsOf(rv *ent.Reviewer) []runnerproto.Skill {
+	out := []runnerproto.Skill{}
+	for _, m := range rv.Skills {
+		b, err := json.Marshal(m)
+		if err != nil {
+			continue
+		}
+		var s runnerproto.Skill
+		if json.Unmarshal(b, &s) == nil && s.Name != "" {
+			out = append(out, s)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}

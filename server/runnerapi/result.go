@@ -1,0 +1,191 @@
+package runnerapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/findings"
+	"github.com/chakshu-dev/chakshu/internal/notify"
+	"github.com/chakshu-dev/chakshu/internal/redact"
+	"github.com/chakshu-dev/chakshu/internal/runnerproto"
+	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/server"
+)
+
+// rejectedPrefix marks the receipt of a refused report.
+const rejectedPrefix = "rejected:"
+
+const (
+	maxReportBytes   = findings.MaxResultBytes + 256<<10
+	maxReasonBytes   = 300
+	maxDetailBytes   = 8 << 10
+	maxFilesRecorded = 500
+)
+
+func (a *API) handleResult(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	rn, tok := a.authRun(w, r, true)
+	if rn == nil {
+		return
+	}
+	log := a.log.With("run_id", rn.ID)
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxReportBytes))
+	if err != nil {
+		server.WriteError(w, http.StatusRequestEntityTooLarge, codeTooLarge, fmt.Sprintf("the report is larger than %d bytes", maxReportBytes))
+		return
+	}
+	if rn.Status != run.StatusRunning {
+		// Only an identical repeat of the accepted report, with the same token.
+		rc := receipt(hashToken(tok), body)
+		if equalHex(rc, rn.ResultHash) {
+			server.WriteJSON(w, http.StatusOK, runnerproto.ReportAck{Status: "already_accepted"})
+			return
+		}
+		if equalHex(rejectedPrefix+rc, rn.ResultHash) {
+			// A repeat of a report that was refused gets the same answer.
+			server.WriteError(w, http.StatusUnprocessableEntity, codeInvalid, rn.FailureReason)
+			return
+		}
+		log.Warn("result: token used after the report", "status", rn.Status)
+		server.WriteError(w, http.StatusUnauthorized, codeUnauthorized, "the run token is not valid for this run")
+		return
+	}
+	rcpt := receipt(rn.RunTokenHash, body)
+	var rep runnerproto.Report
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rep); err != nil {
+		a.rejectReport(w, r, rn, rcpt, "The runner's report was not valid JSON of the expected shape.", err.Error())
+		return
+	}
+	hasResult := len(bytes.TrimSpace(rep.Result)) > 0 && string(bytes.TrimSpace(rep.Result)) != "null"
+	if hasResult == (rep.Failure != nil) {
+		a.rejectReport(w, r, rn, rcpt, "The runner's report must carry either a result or a failure.", "")
+		return
+	}
+	stats := func(u *ent.RunUpdate) {
+		u.SetTurns(max(0, rep.Stats.Turns)).SetDurationMs(max(0, rep.Stats.DurationMS)).SetResultHash(rcpt).SetRunTokenHash("")
+	}
+	if rep.Failure != nil {
+		reason, _ := capString(redact.String(strings.TrimSpace(rep.Failure.Reason)), maxReasonBytes)
+		if reason == "" {
+			reason = "The runner could not finish the review."
+		}
+		detail, _ := capString(redact.String(rep.Failure.Detail), maxDetailBytes)
+		err := runs.Transition(ctx, a.cfg.DB.Client, rn.ID, runs.Change{
+			From: []run.Status{run.StatusRunning}, To: run.StatusFailed, Message: reason, Detail: detail,
+			Set: func(u *ent.RunUpdate) {
+				u.SetFailureReason(reason).SetFailureDetail(detail)
+				stats(u)
+			},
+		})
+		if !a.transitioned(w, r, rn, tok, body, err) {
+			return
+		}
+		log.Info("runner reported a failure", "reason", reason)
+		a.notify(ctx, notify.TopicRunUpdated, notify.TopicPublish)
+		server.WriteJSON(w, http.StatusOK, runnerproto.ReportAck{Status: "accepted"})
+		return
+	}
+
+	var checked map[string]any
+	var summary string
+	if rn.Kind == run.KindReply {
+		if _, err := findings.ParseReply(rep.Result); err != nil {
+			a.invalidResult(w, r, rn, rcpt, err)
+			return
+		}
+	} else {
+		res, err := findings.ParseResult(rep.Result)
+		if err != nil {
+			a.invalidResult(w, r, rn, rcpt, err)
+			return
+		}
+		summary = res.Summary
+		files := res.Checked.Files
+		if len(files) == 0 {
+			files = rep.Stats.FilesRead
+		}
+		if len(files) > maxFilesRecorded {
+			files = files[:maxFilesRecorded]
+		}
+		checked = map[string]any{"files": nonNil(files), "skills": nonNil(res.Checked.Skills), "files_read": nonNil(rep.Stats.FilesRead)}
+	}
+	err = runs.Transition(ctx, a.cfg.DB.Client, rn.ID, runs.Change{
+		From: []run.Status{run.StatusRunning}, To: run.StatusPublishing, Message: "The runner reported its result.",
+		Set: func(u *ent.RunUpdate) {
+			u.SetResultJSON(string(rep.Result)).SetSummary(summary)
+			if checked != nil {
+				u.SetChecked(checked)
+			}
+			stats(u)
+		},
+	})
+	if !a.transitioned(w, r, rn, tok, body, err) {
+		return
+	}
+	log.Info("result accepted", "kind", rn.Kind)
+	a.notify(ctx, notify.TopicPublish, notify.TopicRunUpdated)
+	server.WriteJSON(w, http.StatusOK, runnerproto.ReportAck{Status: "accepted"})
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// transitioned answers a lost race (a concurrent identical report won) or an
+// error; it reports whether the caller should answer "accepted".
+func (a *API) transitioned(w http.ResponseWriter, r *http.Request, rn *ent.Run, tok string, body []byte, err error) bool {
+	if err == nil {
+		return true
+	}
+	if errors.Is(err, runs.ErrConflict) {
+		now, qerr := a.cfg.DB.Run.Get(r.Context(), rn.ID)
+		if qerr == nil && equalHex(receipt(hashToken(tok), body), now.ResultHash) {
+			server.WriteJSON(w, http.StatusOK, runnerproto.ReportAck{Status: "already_accepted"})
+			return false
+		}
+		server.WriteError(w, http.StatusConflict, codeConflict, "the run is no longer running")
+		return false
+	}
+	a.log.Error("result: store", "run_id", rn.ID, "err", redact.Error(err))
+	server.WriteError(w, http.StatusInternalServerError, codeInternal, "internal error")
+	return false
+}
+
+// invalidResult fails the run with the validation error and answers 422.
+func (a *API) invalidResult(w http.ResponseWriter, r *http.Request, rn *ent.Run, rcpt string, err error) {
+	msg, _ := capString(redact.Error(err), maxReasonBytes)
+	a.failRun(w, r, rn, rcpt, "The agent's result was not valid: "+msg, "")
+}
+
+// rejectReport fails the run for a malformed report and answers 422.
+func (a *API) rejectReport(w http.ResponseWriter, r *http.Request, rn *ent.Run, rcpt, reason, detail string) {
+	a.failRun(w, r, rn, rcpt, reason, detail)
+}
+
+func (a *API) failRun(w http.ResponseWriter, r *http.Request, rn *ent.Run, rcpt, reason, detail string) {
+	ctx := r.Context()
+	err := runs.Transition(ctx, a.cfg.DB.Client, rn.ID, runs.Change{
+		From: []run.Status{run.StatusRunning}, To: run.StatusFailed, Message: reason, Detail: detail,
+		Set: func(u *ent.RunUpdate) {
+			u.SetFailureReason(reason).SetFailureDetail(redact.String(detail)).SetRunTokenHash("").SetResultHash(rejectedPrefix + rcpt)
+		},
+	})
+	if err != nil && !errors.Is(err, runs.ErrConflict) {
+		a.log.Error("result: fail run", "run_id", rn.ID, "err", redact.Error(err))
+	}
+	a.log.Warn("result rejected", "run_id", rn.ID, "reason", reason)
+	a.notify(ctx, notify.TopicRunUpdated, notify.TopicPublish)
+	server.WriteError(w, http.StatusUnprocessableEntity, codeInvalid, reason)
+}
