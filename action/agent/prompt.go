@@ -29,7 +29,7 @@ func SystemSuffix(rules string, skills []runnerproto.Skill, submit string) (stri
 	if err != nil {
 		return "", fmt.Errorf("render system prompt: %w", err)
 	}
-	return b.String(), nil
+	return strings.TrimSpace(b.String()) + "\n", nil
 }
 
 // Instructions the runner adds to the conversation.

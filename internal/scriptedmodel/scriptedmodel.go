@@ -19,6 +19,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/chakshu-dev/chakshu/internal/findings"
 )
@@ -35,6 +36,10 @@ type Config struct {
 	Malformed bool
 	// NeverSubmit keeps the model searching for ever (for max-turns tests).
 	NeverSubmit bool
+	// TextOnly makes the model answer in prose, never calling a tool.
+	TextOnly bool
+	// Latency delays every answer (for wall-time tests).
+	Latency time.Duration
 }
 
 // Handler returns the well-behaved scripted model.
@@ -84,6 +89,13 @@ func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if req.Stream {
 		apiError(w, http.StatusBadRequest, "invalid_request_error", "the scripted model does not stream")
 		return
+	}
+	if m.cfg.Latency > 0 {
+		select {
+		case <-time.After(m.cfg.Latency):
+		case <-r.Context().Done():
+			return
+		}
 	}
 	content := m.next(conv)
 	out, _ := json.Marshal(content)
@@ -267,6 +279,9 @@ func (m *model) next(c *conversation) []outItem {
 			c.toolUse(2, toolRead, map[string]any{"file_path": 42}),
 			c.toolUse(3, toolRead, map[string]any{"file_path": "../../../../etc/passwd"}),
 		}
+	}
+	if m.cfg.TextOnly {
+		return []outItem{{Type: "text", Text: "The code looks fine to me."}}
 	}
 	if m.cfg.NeverSubmit {
 		return []outItem{c.toolUse(c.assistant, toolGrep, map[string]any{"pattern": fmt.Sprintf("TODO|FIXME|x%d", c.assistant)})}
