@@ -175,7 +175,11 @@ func (h *api) intercept(c *ent.Client) {
 	}))
 	c.WebhookEvent.Intercept(filter(func(a *access, q ent.Query) {
 		if !a.all {
-			q.(*ent.WebhookEventQuery).Where(webhookevent.RepositoryIn(append([]string{"\x00none"}, a.repoNames...)...))
+			if len(a.repoNames) == 0 {
+				q.(*ent.WebhookEventQuery).Where(predicate.WebhookEvent(func(s *sql.Selector) { s.Where(sql.False()) }))
+				return
+			}
+			q.(*ent.WebhookEventQuery).Where(webhookevent.RepositoryIn(a.repoNames...))
 		}
 	}))
 	c.User.Intercept(filter(func(a *access, q ent.Query) {

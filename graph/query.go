@@ -168,7 +168,7 @@ func (h *api) connectorCredentials(ctx context.Context, installationID *int) ([]
 	if err := requireAdmin(ctx); err != nil {
 		return nil, err
 	}
-	q := h.client.ConnectorCredential.Query().Order(ent.Asc(connectorcredential.FieldConnector), ent.Asc(connectorcredential.FieldName))
+	q := h.clientFrom(ctx).ConnectorCredential.Query().Order(ent.Asc(connectorcredential.FieldConnector), ent.Asc(connectorcredential.FieldName))
 	if installationID != nil {
 		q.Where(connectorcredential.HasInstallationWith(installation.ID(*installationID)))
 	}

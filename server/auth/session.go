@@ -16,7 +16,6 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/chakshu-dev/chakshu/ent"
-	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/user"
 	"github.com/chakshu-dev/chakshu/internal/config"
 	"github.com/chakshu-dev/chakshu/internal/gh"
@@ -80,7 +79,6 @@ type githubUser struct {
 	Name      string
 	AvatarURL string
 	Repos     []int64
-	OrgOwner  bool
 }
 
 func (a *Auth) userClient(ctx context.Context, token string) *github.Client {
@@ -106,7 +104,6 @@ func (a *Auth) fetchUser(ctx context.Context, token string) (*githubUser, error)
 	if gu.Repos, err = a.fetchRepos(ctx, c); err != nil {
 		return nil, err
 	}
-	gu.OrgOwner = a.ownsInstalledOrg(ctx, c)
 	return gu, nil
 }
 
@@ -132,26 +129,6 @@ func (a *Auth) fetchRepos(ctx context.Context, c *github.Client) ([]int64, error
 		opts.Page = resp.NextPage
 	}
 	return ids, nil
-}
-
-// ownsInstalledOrg reports whether the user is an admin (owner) of an
-// organisation that has Chakshu installed. Errors mean no.
-func (a *Auth) ownsInstalledOrg(ctx context.Context, c *github.Client) bool {
-	ms, _, err := c.Organizations.ListOrgMemberships(ctx, &github.ListOrgMembershipsOptions{State: "active", ListOptions: github.ListOptions{PerPage: 100}})
-	if err != nil {
-		return false
-	}
-	var owned []string
-	for _, m := range ms {
-		if m.GetRole() == "admin" && m.GetOrganization().GetLogin() != "" {
-			owned = append(owned, m.GetOrganization().GetLogin())
-		}
-	}
-	if len(owned) == 0 {
-		return false
-	}
-	n, err := a.db.Installation.Query().Where(installation.AccountLoginIn(owned...), installation.Suspended(false)).Count(ctx)
-	return err == nil && n > 0
 }
 
 // refreshAccess re-reads the user's readable repositories with their token.
@@ -245,7 +222,7 @@ func (a *Auth) callback(w http.ResponseWriter, r *http.Request) {
 func (a *Auth) upsertUser(ctx context.Context, gu *githubUser) (*ent.User, error) {
 	now := a.cfg.Now()
 	id, err := a.db.User.Create().SetGithubID(gu.ID).SetLogin(gu.Login).SetName(gu.Name).
-		SetAvatarURL(gu.AvatarURL).SetIsAdmin(gu.OrgOwner).SetLastLoginAt(now).
+		SetAvatarURL(gu.AvatarURL).SetLastLoginAt(now).
 		SetRepoAccess(gu.Repos).SetRepoAccessRefreshedAt(now).
 		OnConflictColumns(user.FieldGithubID).UpdateNewValues().ID(ctx)
 	if err != nil {

@@ -31,8 +31,8 @@ const (
 type Viewer struct {
 	// User is the signed-in user (the token's owner for API tokens).
 	User *ent.User
-	// Admin is true for configured admins (CHAKSHU_ADMINS) and owners of an
-	// installation's organisation (found at login).
+	// Admin is true for configured admins (CHAKSHU_ADMINS) and users whose
+	// is_admin flag is set in the database.
 	Admin bool
 	// Method says how the request authenticated.
 	Method Method
