@@ -1,6 +1,6 @@
 // Package runnerproto is the wire contract between Chakshu's runner API
 // (server side) and chakshu-action (runner side), under /api/runner/v1/.
-// action/openapi.yaml describes the same shapes for people.
+// server/runnerapi/openapi.yaml describes the same shapes for people.
 package runnerproto
 
 import "encoding/json"

@@ -109,9 +109,14 @@ func newWorld(t *testing.T, db *store.DB) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.srv = httptest.NewServer(server.Handler(server.Config{Log: slog.New(slog.DiscardHandler), Routes: w.api.Routes()}))
-	t.Cleanup(w.srv.Close)
+	w.srv = newServer(t, w.api)
 	return w
+}
+
+func newServer(t *testing.T, api *API) *httptest.Server {
+	srv := httptest.NewServer(server.Handler(server.Config{Log: slog.New(slog.DiscardHandler), Routes: api.Routes()}))
+	t.Cleanup(srv.Close)
+	return srv
 }
 
 // dispatch creates a dispatched run at the PR's head the way the dispatcher
