@@ -8,8 +8,8 @@ import (
 	"github.com/google/go-github/v88/github"
 
 	"github.com/chakshu-dev/chakshu/ent/finding"
-	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/reviewlearning"
+	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
