@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,38 +19,6 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/scriptedmodel"
 )
-
-// env is an injected environment, so tests never touch the process's.
-type env struct {
-	mu sync.Mutex
-	m  map[string]string
-}
-
-func (e *env) Lookup(k string) (string, bool) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	v, ok := e.m[k]
-	return v, ok
-}
-
-func (e *env) Unsetenv(k string) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	delete(e.m, k)
-	return nil
-}
-
-func (e *env) has(keys ...string) []string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	var out []string
-	for _, k := range keys {
-		if _, ok := e.m[k]; ok {
-			out = append(out, k)
-		}
-	}
-	return out
-}
 
 const runID = 42
 
@@ -72,7 +39,7 @@ func reviewJob() runnerproto.Job {
 
 type harness struct {
 	fake    *fakeChakshu
-	env     *env
+	env     *Env
 	cfg     Config
 	log     *bytes.Buffer
 	summary string
@@ -83,12 +50,12 @@ func newHarness(t *testing.T, job runnerproto.Job, model http.Handler) *harness 
 	t.Helper()
 	gh := dispatch(t, job.RunID)
 	fake := newFakeChakshu(t, gh, job, model)
-	e := &env{m: map[string]string{
+	e := NewEnv(map[string]string{
 		EnvIDTokenURL:   gh.run.IDTokenRequestURL,
 		EnvIDTokenToken: gh.run.IDTokenRequestToken,
 		EnvGitHubToken:  "ghs_" + strings.Repeat("x", 36),
 		"HOME":          "/home/runner",
-	}}
+	})
 	h := &harness{fake: fake, env: e, log: &bytes.Buffer{}, work: t.TempDir()}
 	h.summary = filepath.Join(t.TempDir(), "summary.md")
 	h.cfg = Config{
@@ -98,7 +65,7 @@ func newHarness(t *testing.T, job runnerproto.Job, model http.Handler) *harness 
 	}
 	// Every model call checks the credentials are gone by then.
 	fake.onModelCall = func() {
-		if left := e.has(RemovedEnv...); len(left) > 0 {
+		if left := e.Has(RemovedEnv...); len(left) > 0 {
 			t.Errorf("agent running with %v still in its environment", left)
 		}
 	}
@@ -115,7 +82,7 @@ func (h *harness) run(t *testing.T) error {
 		}
 	}
 	h.fake.mu.Unlock()
-	if left := h.env.has(RemovedEnv...); len(left) > 0 {
+	if left := h.env.Has(RemovedEnv...); len(left) > 0 {
 		t.Errorf("%v left in the environment", left)
 	}
 	if _, ok := h.env.Lookup("HOME"); !ok {
