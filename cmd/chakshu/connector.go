@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/ent/installation"
+	"github.com/chakshu-dev/chakshu/internal/connectors"
+	"github.com/chakshu-dev/chakshu/internal/store"
+)
+
+const connectorUsage = `Usage:
+  chakshu connector set    --installation <login|id> --connector <name> --name <credential> [--value-env VAR]
+  chakshu connector delete --installation <login|id> --connector <name> --name <credential>
+  chakshu connector list   --installation <login|id>
+
+Stores connector credentials encrypted with CHAKSHU_SECRET_KEY. "set" reads the secret from
+standard input (or from the environment variable named by --value-env), never from the command line.
+Reviewers refer to a credential by name, e.g. reviewer.yaml http: [{credential: jira, header: Authorization}].`
+
+// connectorCmd implements "chakshu connector set|delete|list".
+func connectorCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return connectorMain(ctx, args, os.Stdin, stdout, stderr)
+}
+
+func connectorMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprintln(stdout, connectorUsage)
+		if len(args) == 0 {
+			return errUsage
+		}
+		return nil
+	}
+	verb := args[0]
+	fs := flag.NewFlagSet("connector "+verb, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	inst := fs.String("installation", "", "installation account login or GitHub installation id")
+	conn := fs.String("connector", "http", "connector name")
+	name := fs.String("name", "", "credential name")
+	valueEnv := fs.String("value-env", "", "read the secret from this environment variable instead of stdin")
+	by := fs.String("by", os.Getenv("USER"), "who set it (recorded)")
+	fs.Usage = func() { fmt.Fprintln(stderr, connectorUsage) }
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return errUsage
+	}
+	if *inst == "" || (verb != "list" && *name == "") {
+		fmt.Fprintln(stderr, connectorUsage)
+		return errUsage
+	}
+	switch verb {
+	case "set", "delete", "list":
+	default:
+		fmt.Fprintf(stderr, "chakshu connector: unknown action %q\n%s\n", verb, connectorUsage)
+		return errUsage
+	}
+
+	cfg, err := loadConfig()
+	if err != nil {
+		return err
+	}
+	if cfg.Sandbox {
+		if err := cfg.EnsureSecretKey(); err != nil {
+			return fmt.Errorf("secret key: %w", err)
+		}
+	}
+	sealer, err := connectors.NewSealer(cfg.SecretKey)
+	if err != nil {
+		return fmt.Errorf("CHAKSHU_SECRET_KEY: %w", err)
+	}
+	db, err := store.Open(ctx, store.Options{DatabaseURL: cfg.DatabaseURL, DataDir: cfg.DataDir})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := db.Migrate(ctx); err != nil {
+		return err
+	}
+	in, err := findInstallation(ctx, db.Client, *inst)
+	if err != nil {
+		return err
+	}
+	creds := &connectors.Credentials{DB: db.Client, Sealer: sealer}
+	switch verb {
+	case "set":
+		secret, err := readSecret(stdin, *valueEnv)
+		if err != nil {
+			return err
+		}
+		if err := creds.Set(ctx, in.ID, *conn, *name, secret, *by); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "stored credential %s/%s for %s\n", *conn, *name, in.AccountLogin)
+	case "delete":
+		if err := creds.Delete(ctx, in.ID, *conn, *name); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "deleted credential %s/%s of %s\n", *conn, *name, in.AccountLogin)
+	case "list":
+		list, err := creds.List(ctx, in.ID)
+		if err != nil {
+			return err
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "CONNECTOR\tNAME\tSET BY\tUPDATED")
+		for _, c := range list {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Connector, c.Name, c.CreatedBy, c.UpdatedAt)
+		}
+		return tw.Flush()
+	}
+	return nil
+}
+
+func findInstallation(ctx context.Context, db *ent.Client, ref string) (*ent.Installation, error) {
+	q := db.Installation.Query()
+	if id, err := strconv.ParseInt(ref, 10, 64); err == nil {
+		q = q.Where(installation.GithubID(id))
+	} else {
+		q = q.Where(installation.AccountLoginEqualFold(ref))
+	}
+	in, err := q.Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, fmt.Errorf("no installation %q is known to Chakshu", ref)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find installation: %w", err)
+	}
+	return in, nil
+}
+
+func readSecret(stdin io.Reader, env string) (string, error) {
+	if env != "" {
+		v, ok := os.LookupEnv(env)
+		if !ok || v == "" {
+			return "", fmt.Errorf("environment variable %s is not set", env)
+		}
+		return v, nil
+	}
+	b, err := io.ReadAll(io.LimitReader(stdin, connectors.MaxCredentialBytes+2))
+	if err != nil {
+		return "", fmt.Errorf("read the secret from stdin: %w", err)
+	}
+	s := strings.TrimRight(string(b), "\r\n")
+	if s == "" {
+		return "", errors.New("no secret on stdin")
+	}
+	return s, nil
+}

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"strings"
+	"testing"
+
+	"github.com/chakshu-dev/chakshu/internal/connectors"
+	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/internal/store/storetest"
+)
+
+func TestConnectorCmd(t *testing.T) {
+	for _, d := range storetest.Dialects {
+		t.Run(d, func(t *testing.T) {
+			ctx := context.Background()
+			dir := t.TempDir()
+			key := bytes.Repeat([]byte{9}, 32)
+			t.Setenv("CHAKSHU_DATA_DIR", dir)
+			t.Setenv("CHAKSHU_SECRET_KEY", base64.StdEncoding.EncodeToString(key))
+			opts := store.Options{DataDir: dir}
+			if d == "postgres" {
+				opts.DatabaseURL = storetest.NewPostgresDatabase(t)
+				t.Setenv("CHAKSHU_DATABASE_URL", opts.DatabaseURL)
+			}
+			db, err := store.Open(ctx, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if err := db.Migrate(ctx); err != nil {
+				t.Fatal(err)
+			}
+			in := db.Installation.Create().SetGithubID(42).SetAccountLogin("acme").SaveX(ctx)
+
+			var out, errb bytes.Buffer
+			err = connectorMain(ctx, []string{"set", "--installation", "acme", "--connector", "http", "--name", "jira", "--by", "ops"},
+				strings.NewReader("Bearer s3cret-value\n"), &out, &errb)
+			if err != nil {
+				t.Fatalf("set: %v %s", err, errb.String())
+			}
+			s, _ := connectors.NewSealer(key)
+			got, err := (&connectors.Credentials{DB: db.Client, Sealer: s}).Get(ctx, in.ID, "http", "jira")
+			if err != nil || got != "Bearer s3cret-value" {
+				t.Fatalf("stored %q, %v", got, err)
+			}
+			out.Reset()
+			if err := connectorMain(ctx, []string{"list", "--installation", "42"}, nil, &out, &errb); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(out.String(), "jira") || !strings.Contains(out.String(), "ops") || strings.Contains(out.String(), "s3cret") {
+				t.Fatalf("list:\n%s", out.String())
+			}
+			if err := connectorMain(ctx, []string{"delete", "--installation", "acme", "--name", "jira"}, nil, &out, &errb); err != nil {
+				t.Fatal(err)
+			}
+			if err := connectorMain(ctx, []string{"delete", "--installation", "acme", "--name", "jira"}, nil, &out, &errb); err == nil {
+				t.Fatal("second delete succeeded")
+			}
+			if err := connectorMain(ctx, []string{"set", "--installation", "nobody", "--name", "x"}, strings.NewReader("v"), &out, &errb); err == nil {
+				t.Fatal("unknown installation accepted")
+			}
+			if err := connectorMain(ctx, []string{"set", "--installation", "acme"}, nil, &out, &errb); err != errUsage {
+				t.Fatalf("missing name: %v", err)
+			}
+		})
+	}
+}
