@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/chakshu-dev/chakshu/action/internal/hostile"
 )
 
 const outsideMarker = "OUTSIDE-SECRET-7f3a"
@@ -28,19 +30,7 @@ func fuzzFS(f *testing.F) *FS {
 		"abs-link":    "->" + filepath.Join(parent, "secret.txt"),
 		"d/e/f/g.txt": "deep\n",
 	}
-	for p, c := range files {
-		full := filepath.Join(ws, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			f.Fatal(err)
-		}
-		if t, ok := strings.CutPrefix(c, "->"); ok {
-			if err := os.Symlink(t, full); err != nil {
-				f.Fatal(err)
-			}
-		} else if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			f.Fatal(err)
-		}
-	}
+	hostile.WriteTree(f, ws, files)
 	fsys, err := OpenFS(ws)
 	if err != nil {
 		f.Fatal(err)

@@ -172,38 +172,17 @@ func (s *Set) ConnectorName(api string) (string, bool) {
 func (s *Set) Call(ctx context.Context, name string, input json.RawMessage) Result {
 	switch name {
 	case NameRead:
-		var in ReadInput
-		if err := decodeInput(input, &in); err != nil {
-			return malformed(name, err)
-		}
-		out, err := s.cfg.FS.Read(in)
-		if err != nil {
-			return errResult(name, err)
-		}
-		if rel, err := CleanRel(in.FilePath); err == nil && !slices.Contains(s.filesRead, rel) {
-			s.filesRead = append(s.filesRead, rel)
-		}
-		return Result{Output: out}
+		return call(name, input, func(in ReadInput) (string, error) {
+			out, err := s.cfg.FS.Read(in)
+			if rel, cerr := CleanRel(in.FilePath); err == nil && cerr == nil && !slices.Contains(s.filesRead, rel) {
+				s.filesRead = append(s.filesRead, rel)
+			}
+			return out, err
+		})
 	case NameGrep:
-		var in GrepInput
-		if err := decodeInput(input, &in); err != nil {
-			return malformed(name, err)
-		}
-		out, err := s.cfg.FS.Grep(in)
-		if err != nil {
-			return errResult(name, err)
-		}
-		return Result{Output: out}
+		return call(name, input, s.cfg.FS.Grep)
 	case NameGlob:
-		var in GlobInput
-		if err := decodeInput(input, &in); err != nil {
-			return malformed(name, err)
-		}
-		out, err := s.cfg.FS.Glob(in)
-		if err != nil {
-			return errResult(name, err)
-		}
-		return Result{Output: out}
+		return call(name, input, s.cfg.FS.Glob)
 	case NameSkill:
 		if len(s.skills) == 0 {
 			break
@@ -216,6 +195,19 @@ func (s *Set) Call(ctx context.Context, name string, input json.RawMessage) Resu
 		return s.connector(ctx, name, c, input)
 	}
 	return Result{IsError: true, Malformed: true, Output: fmt.Sprintf("There is no tool named %q. The tools are: %s.", cut(name, 100), strings.Join(s.names(), ", "))}
+}
+
+// call decodes a built-in tool's input strictly and runs it.
+func call[T any](name string, input json.RawMessage, f func(T) (string, error)) Result {
+	var in T
+	if err := decodeInput(input, &in); err != nil {
+		return malformed(name, err)
+	}
+	out, err := f(in)
+	if err != nil {
+		return errResult(name, err)
+	}
+	return Result{Output: out}
 }
 
 func (s *Set) names() []string {

@@ -73,6 +73,15 @@ func Checkout(t testing.TB) string {
 		"src/self":                  "->.",
 		"src/abs-inside.go":         "->ABS/src/main.go",
 	}
+	WriteTree(t, dir, files)
+	return dir
+}
+
+// WriteTree writes files (path → content) below dir. Content "->target"
+// makes a symlink (an "ABS" prefix in target stands for dir); files under a
+// hooks/ directory are executable.
+func WriteTree(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
 	for p, c := range files {
 		full := filepath.Join(dir, filepath.FromSlash(p))
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
@@ -93,5 +102,4 @@ func Checkout(t testing.TB) string {
 			t.Fatal(err)
 		}
 	}
-	return dir
 }
