@@ -93,6 +93,9 @@ func (s *Sim) applyCheckInput(cr *checkRun, in *checkRunInput) string {
 		if o.Text != nil {
 			cr.text = *o.Text
 		}
+		if len(o.Annotations) > 50 {
+			return "Invalid request.\n\nNo more than 50 annotations are allowed per request."
+		}
 		cr.annotations += len(o.Annotations)
 		if len(cr.summary) > 65535 || len(cr.text) > 65535 {
 			return "Invalid request.\n\nOnly 65535 characters are allowed; 65536 were supplied."

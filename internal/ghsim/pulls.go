@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 func pullKey(repoName string, n int) string { return strings.ToLower(repoName) + "#" + strconv.Itoa(n) }
@@ -521,6 +522,10 @@ func hCreateIssueComment(c *reqCtx) {
 		c.fail(http.StatusUnprocessableEntity, "Validation Failed", obj{"resource": "IssueComment", "code": "missing_field", "field": "body"})
 		return
 	}
+	if tooLong(in.Body) {
+		c.fail(http.StatusUnprocessableEntity, "Validation Failed", bodyTooLong("IssueComment"))
+		return
+	}
 	ic := c.s.addIssueComment(r, p, c.actor().login, in.Body)
 	c.json(http.StatusCreated, c.s.issueCommentJSON(r, p, ic))
 }
@@ -579,6 +584,17 @@ func hCreateReview(c *reqCtx) {
 	if !c.decode(&in) {
 		return
 	}
+	// This operation's 422 lists errors as strings.
+	if tooLong(in.Body) {
+		c.fail(http.StatusUnprocessableEntity, "Unprocessable Entity", "Body is too long (maximum is 65536 characters)")
+		return
+	}
+	for _, cm := range in.Comments {
+		if tooLong(cm.Body) {
+			c.fail(http.StatusUnprocessableEntity, "Unprocessable Entity", "Body is too long (maximum is 65536 characters)")
+			return
+		}
+	}
 	rv, msg := c.s.createReview(r, p, c.actor().login, in.Body, in.Event, in.CommitID, in.Comments)
 	if rv == nil {
 		c.fail(http.StatusUnprocessableEntity, "Unprocessable Entity", msg)
@@ -620,6 +636,10 @@ func hReplyReviewComment(c *reqCtx) {
 		Body string `json:"body"`
 	}
 	if !c.decode(&in) {
+		return
+	}
+	if tooLong(in.Body) {
+		c.fail(http.StatusUnprocessableEntity, "Validation Failed", bodyTooLong("PullRequestReviewComment"))
 		return
 	}
 	id, _ := strconv.ParseInt(c.v("comment_id"), 10, 64)
@@ -780,6 +800,15 @@ func hRemoveLabel(c *reqCtx) {
 		out = append(out, c.s.labelJSON(r, l))
 	}
 	c.json(http.StatusOK, out)
+}
+
+// maxBody is GitHub's limit on comment and review bodies, in characters.
+const maxBody = 65536
+
+func tooLong(body string) bool { return utf8.RuneCountInString(body) > maxBody }
+
+func bodyTooLong(resource string) obj {
+	return obj{"resource": resource, "code": "custom", "field": "body", "message": "body is too long (maximum is 65536 characters)"}
 }
 
 // paginate cuts items to the requested page and sets GitHub's Link header.

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	mrand "math/rand"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"sort"
@@ -44,6 +45,9 @@ type Options struct {
 	WebhookClient *http.Client
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Addr is the listen address; "" means 127.0.0.1:0. Only loopback
+	// addresses are accepted (the sandbox may pin a port).
+	Addr string
 }
 
 // Sim is a running simulator. All methods are safe for concurrent use.
@@ -83,8 +87,19 @@ type Sim struct {
 	closed     bool
 }
 
-// New starts a simulator on 127.0.0.1:0.
+// New starts a simulator on 127.0.0.1:0 (or opts.Addr). It panics if the
+// address cannot be bound; Start returns the error instead.
 func New(opts Options) *Sim {
+	s, err := Start(opts)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// Start is New returning an error when opts.Addr is not a loopback address
+// or cannot be bound.
+func Start(opts Options) (*Sim, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -109,9 +124,23 @@ func New(opts Options) *Sim {
 		oidcKey:  sharedKey(0),
 	}
 	s.registerRoutes()
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
+	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serveHTTP))
+	s.srv.Config.ReadHeaderTimeout = 10 * time.Second
+	if opts.Addr != "" {
+		host, _, err := net.SplitHostPort(opts.Addr)
+		if ip := net.ParseIP(host); err != nil || (host != "localhost" && (ip == nil || !ip.IsLoopback())) {
+			return nil, fmt.Errorf("ghsim: listen address %q is not a loopback address", opts.Addr)
+		}
+		l, err := net.Listen("tcp", opts.Addr)
+		if err != nil {
+			return nil, fmt.Errorf("ghsim: listen on %s: %w", opts.Addr, err)
+		}
+		s.srv.Listener.Close()
+		s.srv.Listener = l
+	}
+	s.srv.Start()
 	s.base = s.srv.URL
-	return s
+	return s, nil
 }
 
 // NewForTest starts a validating simulator that closes when t ends and fails

@@ -443,3 +443,35 @@ func otherKey(t *testing.T) *rsa.PrivateKey {
 	}
 	return k
 }
+
+func TestBodyLimits(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	n := openPR(t, f)
+	long := strings.Repeat("é", 65537)
+	_, resp, err := f.inst.REST.Issues.CreateComment(ctx, "acme", "widget", n, &github.IssueComment{Body: github.Ptr(long)})
+	if err == nil || resp.StatusCode != 422 {
+		t.Errorf("long comment: %v", err)
+	}
+	_, resp, err = f.inst.REST.PullRequests.CreateReview(ctx, "acme", "widget", n, &github.PullRequestReviewRequest{Event: github.Ptr("COMMENT"), Body: github.Ptr(long)})
+	if err == nil || resp.StatusCode != 422 {
+		t.Errorf("long review: %v", err)
+	}
+	if _, _, err := f.inst.REST.Issues.CreateComment(ctx, "acme", "widget", n, &github.IssueComment{Body: github.Ptr(long[:65536*2])}); err != nil {
+		t.Errorf("65536 characters: %v", err)
+	}
+}
+
+func TestStartOnlyOnLoopback(t *testing.T) {
+	if _, err := ghsim.Start(ghsim.Options{Addr: "0.0.0.0:0"}); err == nil {
+		t.Fatal("listened on all interfaces")
+	}
+	s, err := ghsim.Start(ghsim.Options{Addr: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if !strings.HasPrefix(s.URL(), "http://127.0.0.1:") {
+		t.Fatalf("URL = %s", s.URL())
+	}
+}
