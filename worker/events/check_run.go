@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 )
@@ -34,15 +36,26 @@ func (h *handler) checkRerequested(ctx context.Context, e *checkRunEvent) error 
 	if slug := cr.App.Slug; slug != "" && !strings.EqualFold(slug, h.cfg.AppSlug) {
 		return nil // another app's check that looks like ours
 	}
-	if len(cr.PullRequests) == 0 {
-		return nil
-	}
-	number := cr.PullRequests[0].Number
-	h.log = h.log.With("pr", number, "reviewer", name)
 	inst, repo, err := h.repoOf(ctx, &e.common)
 	if err != nil {
 		return err
 	}
+	var number int
+	if len(cr.PullRequests) > 0 {
+		number = cr.PullRequests[0].Number
+	} else {
+		// GitHub lists only PRs whose head is the check's commit; an older
+		// check is found through the run that created it.
+		r, err := h.cfg.DB.Run.Query().Where(run.CheckRunID(cr.ID), run.HasRepositoryWith(repository.ID(repo.ID))).First(ctx)
+		if ent.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		number = r.PrNumber
+	}
+	h.log = h.log.With("pr", number, "reviewer", name)
 	all, err := h.enabledReviewers(ctx, inst)
 	if err != nil {
 		return err

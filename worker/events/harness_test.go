@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-github/v88/github"
+
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/repository"
@@ -38,6 +40,7 @@ type env struct {
 	apps   *gh.Apps
 	loop   *events.Loop
 	instID int64
+	app    int64
 	intake string
 	inst   *ent.Installation
 	repo   *ent.Repository
@@ -54,6 +57,7 @@ func newEnv(t *testing.T, db *store.DB, o envOpts) *env {
 	e := &env{t: t, db: db, bus: notify.NewLocal()}
 	e.sim = ghsim.NewForTest(t)
 	appID, pem := e.sim.CreateApp(slug)
+	e.app = appID
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	h, err := webhook.New(webhook.Config{DB: db, Secrets: []string{secret}, Log: log, Bus: e.bus})
 	if err != nil {
@@ -138,3 +142,19 @@ func (e *env) installationClient() *gh.Installation {
 }
 
 func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func (e *env) appID() int64 { return e.app }
+
+// githubClientFor is a REST client acting as a person (OAuth token).
+func githubClientFor(e *env, login string) *github.Client {
+	tok := e.sim.UserToken(login)
+	return gh.NewREST(&http.Client{Transport: bearer{tok}}, e.sim.URL())
+}
+
+type bearer struct{ tok string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "token "+b.tok)
+	return http.DefaultTransport.RoundTrip(r)
+}

@@ -22,7 +22,14 @@ func (h *handler) installation(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		return h.addRepos(ctx, inst, e.Repositories)
+		if err := h.addRepos(ctx, inst, e.Repositories); err != nil {
+			return err
+		}
+		// A new (or newly permitted) installation needs its reviewers now, not at the next periodic sync.
+		if h.cfg.RequestSync != nil {
+			return h.cfg.RequestSync(ctx, inst.GithubID)
+		}
+		return nil
 	case "suspend":
 		_, err := h.upsertInstallation(ctx, in, true)
 		return err

@@ -111,6 +111,7 @@ type workflowRunEvent struct {
 type checkRunEvent struct {
 	common
 	CheckRun struct {
+		ID   int64  `json:"id"`
 		Name string `json:"name"`
 		App  struct {
 			Slug string `json:"slug"`
