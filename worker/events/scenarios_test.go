@@ -436,7 +436,7 @@ func (e *env) personThreadWithBody(n int, body string) int64 {
 	e.t.Helper()
 	gc := githubClientFor(e, "alice")
 	rv, _, err := gc.PullRequests.CreateReview(context.Background(), "acme", "widget", n, &github.PullRequestReviewRequest{
-		Event: github.Ptr("COMMENT"),
+		Event:    github.Ptr("COMMENT"),
 		Comments: []*github.DraftReviewComment{{Path: github.Ptr("a.go"), Line: github.Ptr(3), Side: github.Ptr("RIGHT"), Body: github.Ptr(body)}},
 	})
 	if err != nil {
