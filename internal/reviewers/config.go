@@ -76,16 +76,25 @@ func Defaults() Config {
 
 // FromEnt returns the config in force for a stored reviewer.
 func FromEnt(r *ent.Reviewer) (Config, error) {
+	c, err := configFromMap(r.Config)
+	if err != nil {
+		return c, fmt.Errorf("reviewer %s: stored config: %w", r.Name, err)
+	}
+	return c, nil
+}
+
+// configFromMap reads the stored JSON form of a config over the defaults.
+func configFromMap(m map[string]any) (Config, error) {
 	c := Defaults()
-	if len(r.Config) == 0 {
+	if len(m) == 0 {
 		return c, nil
 	}
-	b, err := json.Marshal(r.Config)
+	b, err := json.Marshal(m)
 	if err != nil {
 		return c, err
 	}
 	if err := json.Unmarshal(b, &c); err != nil {
-		return c, fmt.Errorf("reviewer %s: stored config: %w", r.Name, err)
+		return Defaults(), err
 	}
 	return c, nil
 }

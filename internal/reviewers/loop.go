@@ -1,0 +1,155 @@
+package reviewers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/ent/installation"
+	"github.com/chakshu-dev/chakshu/internal/notify"
+	"github.com/chakshu-dev/chakshu/internal/redact"
+	"github.com/chakshu-dev/chakshu/internal/store"
+)
+
+// RequestSync records that an installation's reviewers should be synced (a
+// push to the reviewers repository's default branch, the portal's "sync now")
+// and wakes a worker. Any worker performs it; a request survives restarts.
+func RequestSync(ctx context.Context, db *store.DB, bus notify.Bus, installationID int) error {
+	err := db.Installation.UpdateOneID(installationID).SetSyncRequestedAt(time.Now()).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("request reviewers sync: %w", err)
+	}
+	if bus != nil {
+		_ = bus.Notify(ctx, notify.TopicSync) // a hint; the loop also polls
+	}
+	return nil
+}
+
+// requestAll asks for a sync of every installation not suspended and not already waiting.
+func requestAll(ctx context.Context, db *store.DB) error {
+	_, err := db.Installation.Update().
+		Where(installation.Suspended(false), installation.SyncRequestedAtIsNil()).
+		SetSyncRequestedAt(time.Now()).Save(ctx)
+	if err != nil {
+		return fmt.Errorf("request reviewers sync of every installation: %w", err)
+	}
+	return nil
+}
+
+// LoopConfig builds a SyncLoop.
+type LoopConfig struct {
+	Syncer *Syncer
+	DB     *store.DB
+	Bus    notify.Bus
+	Log    *slog.Logger
+	// Poll is the safety-net poll for requests (default 10 s).
+	Poll time.Duration
+	// Resync is how often every installation is synced again (default 1 h).
+	Resync time.Duration
+	// RetryAfter is when a sync that failed on a GitHub error is tried again (default 5 min).
+	RetryAfter time.Duration
+}
+
+// SyncLoop is the worker loop that syncs reviewers: every installation at
+// start and every Resync, and each installation whose sync was requested.
+type SyncLoop struct{ cfg LoopConfig }
+
+// NewSyncLoop validates cfg.
+func NewSyncLoop(cfg LoopConfig) (*SyncLoop, error) {
+	if cfg.Syncer == nil || cfg.DB == nil || cfg.Bus == nil {
+		return nil, errors.New("reviewers: sync loop needs Syncer, DB and Bus")
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Poll <= 0 {
+		cfg.Poll = 10 * time.Second
+	}
+	if cfg.Resync <= 0 {
+		cfg.Resync = time.Hour
+	}
+	if cfg.RetryAfter <= 0 {
+		cfg.RetryAfter = 5 * time.Minute
+	}
+	return &SyncLoop{cfg: cfg}, nil
+}
+
+// Name implements worker.Loop.
+func (l *SyncLoop) Name() string { return "reviewers-sync" }
+
+// Run implements worker.Loop: it returns when ctx ends.
+func (l *SyncLoop) Run(ctx context.Context) error {
+	wake, cancel := l.cfg.Bus.Subscribe(notify.TopicSync)
+	defer cancel()
+	if err := requestAll(ctx, l.cfg.DB); err != nil && ctx.Err() == nil {
+		l.cfg.Log.Warn("reviewers sync", "err", redact.Error(err))
+	}
+	poll := time.NewTicker(l.cfg.Poll)
+	defer poll.Stop()
+	resync := time.NewTicker(l.cfg.Resync)
+	defer resync.Stop()
+	for {
+		l.RunPending(ctx)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-wake:
+		case <-poll.C:
+		case <-resync.C:
+			if err := requestAll(ctx, l.cfg.DB); err != nil && ctx.Err() == nil {
+				l.cfg.Log.Warn("reviewers sync", "err", redact.Error(err))
+			}
+		}
+	}
+}
+
+// RunPending claims and performs every requested sync that is due. It
+// returns the number of syncs performed.
+func (l *SyncLoop) RunPending(ctx context.Context) int {
+	done := 0
+	for ctx.Err() == nil {
+		due, err := l.cfg.DB.Installation.Query().
+			Where(installation.SyncRequestedAtLTE(time.Now())).
+			Order(ent.Asc(installation.FieldSyncRequestedAt)).Limit(20).IDs(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				l.cfg.Log.Warn("reviewers sync: list requests", "err", redact.Error(err))
+			}
+			return done
+		}
+		if len(due) == 0 {
+			return done
+		}
+		claimed := 0
+		for _, id := range due {
+			// Claim: of several workers, the one whose update clears the request syncs.
+			n, err := l.cfg.DB.Installation.Update().
+				Where(installation.ID(id), installation.SyncRequestedAtLTE(time.Now())).
+				ClearSyncRequestedAt().Save(ctx)
+			if err != nil || n == 0 {
+				continue
+			}
+			claimed++
+			done++
+			rep, err := l.cfg.Syncer.Sync(ctx, id)
+			if err == nil || ctx.Err() != nil {
+				continue
+			}
+			l.cfg.Log.Warn("reviewers sync failed", "installation", id, "repo", rep.Repo, "err", redact.Error(err))
+			if errors.Is(err, ErrNoReviewersRepo) {
+				continue // the next push, request or resync tries again
+			}
+			retry := time.Now().Add(l.cfg.RetryAfter)
+			_, _ = l.cfg.DB.Installation.Update().
+				Where(installation.ID(id), installation.SyncRequestedAtIsNil()).
+				SetSyncRequestedAt(retry).Save(ctx)
+		}
+		if claimed == 0 {
+			return done // others took them, or the database refuses: the poll comes back
+		}
+	}
+	return done
+}
