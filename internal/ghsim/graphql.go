@@ -486,8 +486,24 @@ func (g *gqlPull) field(name string, args map[string]any) (any, bool) {
 	return nil, false
 }
 
-// connection pages items Relay-style (first/after, last/before).
+// connection pages items Relay-style (first/after, last/before), with
+// GitHub's rules: first or last is required and at most 100.
 func (ex *gqlExec) connection(typ string, items []gqlObject, args map[string]any) gqlObject {
+	first, hasFirst := toInt(args["first"])
+	last, hasLast := toInt(args["last"])
+	hasFirst, hasLast = hasFirst && args["first"] != nil, hasLast && args["last"] != nil
+	field := map[string]string{"PullRequestReviewThreadConnection": "reviewThreads", "PullRequestReviewCommentConnection": "comments"}[typ]
+	switch {
+	case !hasFirst && !hasLast:
+		ex.fail(fmt.Sprintf("You must provide a `first` or `last` value to properly paginate the `%s` connection.", field), "MISSING_PAGINATION_BOUNDARIES")
+		return nilObject()
+	case hasFirst && (first > 100 || first < 0):
+		ex.fail(fmt.Sprintf("Requesting %d records on the `%s` connection exceeds the `first` limit of 100 records.", first, field), "EXCESSIVE_PAGINATION")
+		return nilObject()
+	case hasLast && (last > 100 || last < 0):
+		ex.fail(fmt.Sprintf("Requesting %d records on the `%s` connection exceeds the `last` limit of 100 records.", last, field), "EXCESSIVE_PAGINATION")
+		return nilObject()
+	}
 	from, to := 0, len(items)
 	if a, ok := args["after"].(string); ok && a != "" {
 		if n, ok := decodeCursor(a); ok {
@@ -503,11 +519,11 @@ func (ex *gqlExec) connection(typ string, items []gqlObject, args map[string]any
 	if from > to {
 		from = to
 	}
-	if f, ok := toInt(args["first"]); ok && args["first"] != nil && from+f < to {
-		to = from + f
+	if hasFirst && from+first < to {
+		to = from + first
 	}
-	if l, ok := toInt(args["last"]); ok && args["last"] != nil && to-l > from {
-		from = to - l
+	if hasLast && to-last > from {
+		from = to - last
 	}
 	page := items[from:to]
 	var edges []edge

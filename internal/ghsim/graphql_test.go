@@ -1,7 +1,11 @@
 package ghsim_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -136,5 +140,30 @@ func TestGraphQLValidationCatchesInvalidDocument(t *testing.T) {
 	}
 	if err := ghsim.ValidateGraphQL(`{ viewer { login } }`); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestGraphQLPaginationLimits(t *testing.T) {
+	f := newFixture(t)
+	n := openPR(t, f)
+	for _, tc := range []struct {
+		name, query, want string
+	}{
+		{"first over 100", `query($n:Int!){repository(owner:"acme",name:"widget"){pullRequest(number:$n){reviewThreads(first:101){totalCount}}}}`, "exceeds the `first` limit of 100"},
+		{"no boundary", `query($n:Int!){repository(owner:"acme",name:"widget"){pullRequest(number:$n){reviewThreads{totalCount}}}}`, "You must provide a `first` or `last`"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body, _ := json.Marshal(map[string]any{"query": tc.query, "variables": map[string]any{"n": n}})
+			req, _ := http.NewRequest("POST", f.sim.GraphQLURL(), bytes.NewReader(body))
+			resp, err := f.inst.HTTP.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			out, _ := io.ReadAll(resp.Body)
+			if !strings.Contains(string(out), tc.want) {
+				t.Fatalf("answer = %s", out)
+			}
+		})
 	}
 }
