@@ -5,6 +5,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -32,9 +33,13 @@ const (
 	ReasonInvalidResult = "the model did not produce a valid result"
 )
 
-// CodeCostCap is the error code the model gateway answers once a run has
-// spent its cap (runnerproto.Error shape).
+// CodeCostCap is the error code the model gateway answers (HTTP 429, the
+// runnerproto.Error shape) once a run has spent its cap.
 const CodeCostCap = "cost_cap_reached"
+
+// HeaderFinal flags the one request the gateway lets through after the cap,
+// in which the agent is told to submit at once.
+const HeaderFinal = "X-Chakshu-Final"
 
 // Defaults for limits the job leaves at zero.
 const (
@@ -148,6 +153,7 @@ func newRun(cfg Config) (*run, error) {
 		option.WithHeader("x-api-key", job.RunToken),
 		option.WithHTTPClient(cfg.HTTPClient),
 		option.WithMaxRetries(retries),
+		option.WithMiddleware(noRetryAtCap),
 	)
 	suffix, err := SystemSuffix(job.ClaudeMD, job.Skills, r.submit)
 	if err != nil {
@@ -242,8 +248,12 @@ func (r *run) loop(parent context.Context) *Outcome {
 		if final != "" {
 			params.ToolChoice = anthropic.ToolChoiceUnionParam{OfTool: &anthropic.ToolChoiceToolParam{Name: r.submit}}
 		}
+		var opts []option.RequestOption
+		if costCap {
+			opts = append(opts, option.WithHeader(HeaderFinal, "1"))
+		}
 		r.out.Turns++
-		msg, err := r.client.Messages.New(ctx, params)
+		msg, err := r.client.Messages.New(ctx, params, opts...)
 		if err != nil {
 			switch {
 			case ctx.Err() != nil && parent.Err() == nil:
@@ -347,6 +357,22 @@ func setCache(m *anthropic.MessageParam, on bool) {
 	case b.OfToolResult != nil:
 		b.OfToolResult.CacheControl = cc
 	}
+}
+
+// noRetryAtCap stops the SDK from retrying a cost-cap refusal (a 429 it
+// would otherwise treat as a rate limit): asking again cannot help.
+func noRetryAtCap(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	resp, err := next(req)
+	if err != nil || resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusPaymentRequired {
+		return resp, err
+	}
+	body, rerr := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	if rerr == nil && bytes.Contains(body, []byte(`"`+CodeCostCap+`"`)) {
+		resp.Header.Set("x-should-retry", "false")
+	}
+	return resp, nil
 }
 
 func isCostCap(err error) bool {

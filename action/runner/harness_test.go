@@ -173,10 +173,12 @@ func (f *fakeChakshu) handleModel(w http.ResponseWriter, r *http.Request) {
 	f.modelCalls++
 	hook := f.onModelCall
 	if f.spentUSD >= f.job.MaxCostUSD {
-		if !f.capRefused || f.finalUsed || f.refuseFinal {
+		// Like Chakshu's gateway: 429 past the cap, except one request
+		// flagged as the final one.
+		if r.Header.Get(agent.HeaderFinal) != "1" || f.finalUsed || f.refuseFinal {
 			f.capRefused = true
 			f.mu.Unlock()
-			writeErr(w, http.StatusPaymentRequired, agent.CodeCostCap, "the run reached its cost cap")
+			writeErr(w, http.StatusTooManyRequests, agent.CodeCostCap, "the run reached its cost cap")
 			return
 		}
 		f.finalUsed = true
