@@ -111,12 +111,12 @@ func loadConfig() (*config.Config, error) {
 }
 
 func processCmd(mode app.Mode) func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return func(ctx context.Context, _ []string, _, stderr io.Writer) error {
+	return func(ctx context.Context, _ []string, stdout, stderr io.Writer) error {
 		cfg, err := loadConfig()
 		if err != nil {
 			return err
 		}
-		return app.Run(ctx, app.Options{Mode: mode, Config: cfg, Stderr: stderr})
+		return app.Run(ctx, app.Options{Mode: mode, Config: cfg, Stderr: stderr, Stdout: stdout})
 	}
 }
 

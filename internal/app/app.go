@@ -7,12 +7,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
+	"path/filepath"
 	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/chakshu-dev/chakshu/internal/config"
 	"github.com/chakshu-dev/chakshu/internal/logging"
+	"github.com/chakshu-dev/chakshu/internal/notify"
+	"github.com/chakshu-dev/chakshu/internal/sandbox"
+	"github.com/chakshu-dev/chakshu/internal/scriptedmodel"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/server"
 	"github.com/chakshu-dev/chakshu/worker"
@@ -35,19 +41,36 @@ const (
 type Options struct {
 	Mode   Mode
 	Config *config.Config
-	// Stderr receives logs.
-	Stderr io.Writer
+	// Stderr receives logs; Stdout the one-line sandbox banner.
+	Stderr, Stdout io.Writer
 	// Listener, when set, is used instead of listening on Config.Addr (tests bind :0).
 	Listener net.Listener
 	// Started, when set, is called once the process serves, with the address.
 	Started func(addr string)
+	// Sandbox tunes sandbox mode (seeded history size, model hooks in tests).
+	Sandbox SandboxOptions
+	// SandboxReady, when set, receives the running sandbox (tests drive it).
+	SandboxReady func(*sandbox.Sandbox)
+}
+
+// SandboxOptions tune sandbox mode.
+type SandboxOptions struct {
+	// HistoryRuns is how many past runs to seed; -1 seeds none; 0 means 600.
+	HistoryRuns int
+	// Validate checks Chakshu's GitHub traffic against GitHub's descriptions.
+	Validate          bool
+	OnValidationError func(error)
+	// Model tunes the scripted model.
+	Model scriptedmodel.Config
 }
 
 // Run runs a process until ctx ends.
 func Run(ctx context.Context, o Options) error {
 	cfg := o.Config
+	if o.Stdout == nil {
+		o.Stdout = io.Discard
+	}
 	log := logging.New(o.Stderr, cfg.LogLevel, cfg.LogFormat)
-	slog.SetDefault(log)
 	if cfg.Sandbox {
 		if err := cfg.EnsureSecretKey(); err != nil {
 			return fmt.Errorf("secret key: %w", err)
@@ -61,19 +84,59 @@ func Run(ctx context.Context, o Options) error {
 	if err := db.Migrate(ctx); err != nil {
 		return err
 	}
-	var wg sync.WaitGroup
-	errs := make(chan error, 2)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	if o.Mode == ModeWeb || o.Mode == ModeAll {
-		ln := o.Listener
-		if ln == nil {
+	var ln net.Listener
+	if o.Mode != ModeWorker {
+		if ln = o.Listener; ln == nil {
 			if ln, err = net.Listen("tcp", cfg.Addr); err != nil {
 				return fmt.Errorf("listen on CHAKSHU_ADDR %s: %w", cfg.Addr, err)
 			}
 		}
-		h := server.Handler(server.Config{Log: log, Ready: db.Ping})
+	}
+
+	var sb *sandbox.Sandbox
+	if cfg.Sandbox {
+		if o.Mode != ModeAll {
+			return errors.New("sandbox mode runs as `chakshu all`: configure a GitHub App (CHAKSHU_APP_ID, CHAKSHU_PRIVATE_KEY) to run web and worker apart")
+		}
+		sb, err = sandbox.Start(sandbox.Options{
+			AppSlug: cfg.AppSlug, WebhookSecret: cfg.WebhookSecrets[0], Log: log.With("component", "sandbox"),
+			RunnerLogDir: filepath.Join(cfg.DataDir, "actions-logs"),
+			Validate:     o.Sandbox.Validate, OnValidationError: o.Sandbox.OnValidationError, Model: o.Sandbox.Model,
+		})
+		if err != nil {
+			return err
+		}
+		defer sb.Close()
+		cfg.AppID, cfg.PrivateKey = sb.AppID, sb.AppKey
+		cfg.GitHubURL, cfg.GitHubGraphQLURL = sb.Sim.URL(), sb.Sim.GraphQLURL()
+		cfg.OIDCIssuer, cfg.ModelURL = sb.Sim.IssuerURL(), sb.ModelURL
+	}
+	if ln != nil && cfg.PublicURLDefaulted {
+		cfg.PublicURL = "http://" + ln.Addr().String()
+		if cfg.AudienceDefaulted {
+			cfg.OIDCAudience = cfg.PublicURL
+		}
+	}
+
+	gh, err := newGitHub(cfg)
+	if err != nil {
+		return err
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	d := deps{cfg: cfg, db: db, bus: notify.New(ctx, db, log), log: log, github: gh, registry: reg}
+
+	var wg sync.WaitGroup
+	errs := make(chan error, 2)
+	if o.Mode == ModeWeb || o.Mode == ModeAll {
+		routes, err := webRoutes(d)
+		if err != nil {
+			return err
+		}
+		h := server.Handler(server.Config{Log: log, Ready: db.Ping, Routes: routes, Registry: reg})
 		log.Info("web listening", "addr", ln.Addr().String(), "public_url", cfg.PublicURL, "sandbox", cfg.Sandbox)
 		wg.Add(1)
 		go func() {
@@ -82,12 +145,15 @@ func Run(ctx context.Context, o Options) error {
 				errs <- fmt.Errorf("web: %w", err)
 			}
 		}()
-		if o.Started != nil {
-			o.Started(ln.Addr().String())
-		}
 	}
 	if o.Mode == ModeWorker || o.Mode == ModeAll {
-		w, err := worker.New(worker.Config{DB: db, Log: log, Version: Version, HeartbeatInterval: cfg.HeartbeatInterval})
+		id := worker.NewID()
+		loops, beats, err := workerParts(ctx, d, id)
+		if err != nil {
+			return err
+		}
+		w, err := worker.New(worker.Config{DB: db, Log: log, ID: id, Version: Version,
+			HeartbeatInterval: cfg.HeartbeatInterval, Loops: loops, Heartbeaters: beats})
 		if err != nil {
 			return err
 		}
@@ -98,6 +164,24 @@ func Run(ctx context.Context, o Options) error {
 				errs <- fmt.Errorf("worker: %w", err)
 			}
 		}()
+	}
+	if sb != nil {
+		sb.Connect(cfg.PublicURL, cfg.OIDCAudience)
+		n := o.Sandbox.HistoryRuns
+		if n == 0 {
+			n = 600
+		}
+		if err := sb.SeedHistory(ctx, db, n); err != nil {
+			log.Warn("sandbox: seed history", "err", err)
+		}
+		fmt.Fprintf(o.Stdout, "Chakshu is running in sandbox mode (simulated GitHub and model): open %s — simulated PRs at %s\n",
+			cfg.PublicURL, sb.Sim.WebURL()+"/sim/"+sandbox.Org)
+		if o.SandboxReady != nil {
+			o.SandboxReady(sb)
+		}
+	}
+	if o.Started != nil && ln != nil {
+		o.Started(ln.Addr().String())
 	}
 	var runErr error
 	select {
@@ -112,3 +196,4 @@ func Run(ctx context.Context, o Options) error {
 	log.Info("stopped")
 	return nil
 }
+

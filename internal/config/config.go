@@ -55,6 +55,12 @@ type Config struct {
 	LogLevel  string
 	LogFormat string
 
+	// PublicURLDefaulted is true when CHAKSHU_PUBLIC_URL was not set, so the
+	// public URL follows the address actually listened on.
+	PublicURLDefaulted bool
+	// AudienceDefaulted is true when CHAKSHU_OIDC_AUDIENCE was not set.
+	AudienceDefaulted bool
+
 	// Sandbox is true when no GitHub App is configured: the simulator and the
 	// scripted model stand in for GitHub and Anthropic.
 	Sandbox bool
@@ -168,6 +174,8 @@ func Load(look Lookup) (*Config, error) {
 		return nil, fmt.Errorf("CHAKSHU_ADDR: want host:port, got %q", c.Addr)
 	}
 	c.PublicURL = strings.TrimRight(get("CHAKSHU_PUBLIC_URL", "http://"+c.Addr), "/")
+	c.PublicURLDefaulted = get("CHAKSHU_PUBLIC_URL", "") == ""
+	c.AudienceDefaulted = get("CHAKSHU_OIDC_AUDIENCE", "") == ""
 	if err := checkURL("CHAKSHU_PUBLIC_URL", c.PublicURL); err != nil {
 		return nil, err
 	}

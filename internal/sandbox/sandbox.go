@@ -203,7 +203,9 @@ func readTree(root string) (map[string]string, error) {
 		if err != nil {
 			return err
 		}
-		out[strings.TrimPrefix(p, root+"/")] = string(b)
+		// A go.mod would make its folder a module go:embed leaves out, so seed
+		// files that must not be named as they are carry a .seed suffix.
+		out[strings.TrimSuffix(strings.TrimPrefix(p, root+"/"), ".seed")] = string(b)
 		return nil
 	})
 	if err != nil {

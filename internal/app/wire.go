@@ -1,0 +1,126 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/chakshu-dev/chakshu/ent/installation"
+	"github.com/chakshu-dev/chakshu/graph"
+	"github.com/chakshu-dev/chakshu/internal/config"
+	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/notify"
+	"github.com/chakshu-dev/chakshu/internal/publish"
+	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/server"
+	"github.com/chakshu-dev/chakshu/server/auth"
+	"github.com/chakshu-dev/chakshu/server/portal"
+	"github.com/chakshu-dev/chakshu/server/runnerapi"
+	"github.com/chakshu-dev/chakshu/server/webhook"
+	"github.com/chakshu-dev/chakshu/worker"
+	"github.com/chakshu-dev/chakshu/worker/events"
+)
+
+// deps are what every part is built from.
+type deps struct {
+	cfg      *config.Config
+	db       *store.DB
+	bus      notify.Bus
+	log      *slog.Logger
+	github   *gh.Apps
+	registry *prometheus.Registry
+}
+
+func newGitHub(cfg *config.Config) (*gh.Apps, error) {
+	return gh.New(gh.Config{AppID: cfg.AppID, PrivateKey: cfg.PrivateKey, BaseURL: cfg.GitHubURL, GraphQLURL: cfg.GitHubGraphQLURL})
+}
+
+// webRoutes builds everything `chakshu web` serves.
+func webRoutes(d deps) ([]server.Route, error) {
+	wh, err := webhook.New(webhook.Config{DB: d.db, Secrets: d.cfg.WebhookSecrets, Log: d.log, Bus: d.bus, Metrics: d.registry})
+	if err != nil {
+		return nil, err
+	}
+	api, err := runnerapi.New(runnerapi.Config{
+		DB: d.db, Log: d.log, Bus: d.bus, GitHub: d.github,
+		Issuer: d.cfg.OIDCIssuer, Audience: d.cfg.OIDCAudience, PublicURL: d.cfg.PublicURL, AppSlug: d.cfg.AppSlug,
+		SecretKey: d.cfg.SecretKey, ModelURL: d.cfg.ModelURL, ModelAPIKey: d.cfg.ModelAPIKey,
+		AllowPlainHTTPConnectors: d.cfg.Sandbox,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("runner API: %w", err)
+	}
+	au, err := auth.New(auth.Config{DB: d.db, Log: d.log, Config: d.cfg})
+	if err != nil {
+		return nil, fmt.Errorf("auth: %w", err)
+	}
+	gql, err := graph.NewHandler(graph.Config{DB: d.db, Log: d.log, Bus: d.bus, Config: d.cfg, Auth: au, GitHub: d.github})
+	if err != nil {
+		return nil, fmt.Errorf("graphql: %w", err)
+	}
+	ph, err := portal.New(portal.Config{})
+	if err != nil {
+		return nil, fmt.Errorf("portal: %w", err)
+	}
+	routes := []server.Route{{Pattern: "POST /webhooks/github", Handler: wh}}
+	routes = append(routes, api.Routes()...)
+	routes = append(routes, au.Routes()...)
+	routes = append(routes, server.Route{Pattern: "GET /graphql", Handler: gql}, server.Route{Pattern: "POST /graphql", Handler: gql})
+	routes = append(routes, server.Route{Pattern: "GET /", Handler: ph})
+	return routes, nil
+}
+
+// workerParts builds every loop `chakshu worker` runs and the heartbeaters of
+// what those loops hold.
+func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, []func(context.Context, string, time.Time) error, error) {
+	syncer, err := reviewers.NewSyncer(reviewers.SyncerConfig{DB: d.db, Clients: d.github, Log: d.log})
+	if err != nil {
+		return nil, nil, err
+	}
+	sync, err := reviewers.NewSyncLoop(reviewers.LoopConfig{Syncer: syncer, DB: d.db, Bus: d.bus, Log: d.log})
+	if err != nil {
+		return nil, nil, err
+	}
+	requestSync := func(ctx context.Context, githubID int64) error {
+		id, err := d.db.Installation.Query().Where(installation.GithubID(githubID)).OnlyID(ctx)
+		if err != nil {
+			return fmt.Errorf("request sync of installation %d: %w", githubID, err)
+		}
+		return reviewers.RequestSync(ctx, d.db, d.bus, id)
+	}
+	ev, err := events.New(events.Config{DB: d.db, Bus: d.bus, Log: d.log, GitHub: d.github, AppSlug: d.cfg.AppSlug,
+		WorkerID: workerID, RequestSync: requestSync})
+	if err != nil {
+		return nil, nil, err
+	}
+	disp, err := worker.NewDispatcher(worker.DispatchConfig{DB: d.db, Log: d.log, Bus: d.bus, GitHub: d.github,
+		WorkerID: workerID, PublicURL: d.cfg.PublicURL, AppSlug: d.cfg.AppSlug, PollInterval: d.cfg.PollInterval})
+	if err != nil {
+		return nil, nil, err
+	}
+	sweep, err := worker.NewSweeper(worker.SweepConfig{DB: d.db, Log: d.log, Bus: d.bus,
+		DeadAfter: d.cfg.DeadWorkerAfter, ReportTimeout: d.cfg.RunReportTimeout})
+	if err != nil {
+		return nil, nil, err
+	}
+	fin, err := worker.NewFinisher(worker.FinishConfig{DB: d.db, Log: d.log, Bus: d.bus, GitHub: d.github, PollInterval: d.cfg.PollInterval})
+	if err != nil {
+		return nil, nil, err
+	}
+	pub, err := publish.New(publish.Config{DB: d.db, GitHub: d.github, AppSlug: d.cfg.AppSlug, PublicURL: d.cfg.PublicURL, Log: d.log})
+	if err != nil {
+		return nil, nil, err
+	}
+	pl, err := worker.NewPublishLoop(worker.PublisherConfig{DB: d.db, Bus: d.bus, Publisher: pub, Log: d.log,
+		WorkerID: workerID, Poll: d.cfg.PollInterval, StaleAfter: d.cfg.DeadWorkerAfter})
+	if err != nil {
+		return nil, nil, err
+	}
+	loops := []worker.Loop{ev, disp, pl, sweep, fin, sync}
+	beats := []func(context.Context, string, time.Time) error{ev.Heartbeat, worker.HeartbeatRuns(d.db)}
+	return loops, beats, nil
+}

@@ -1,0 +1,218 @@
+// Package e2e runs Chakshu end to end through its public surfaces only: the
+// production wiring (internal/app) in sandbox mode, a simulated GitHub that
+// delivers signed webhooks, the real runner code, and the scripted model.
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chakshu-dev/chakshu/internal/app"
+	"github.com/chakshu-dev/chakshu/internal/config"
+	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/sandbox"
+)
+
+// syncBuffer is a goroutine-safe log sink, printed when a test fails.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// chakshu is a running `chakshu all` in sandbox mode.
+type chakshu struct {
+	URL string
+	SB  *sandbox.Sandbox
+	log *syncBuffer
+}
+
+// start runs the production wiring on a free loopback port with a fresh data
+// dir (SQLite) or the given PostgreSQL URL, and waits until it serves.
+func start(t *testing.T, databaseURL string, env map[string]string) *chakshu {
+	t.Helper()
+	vars := map[string]string{
+		"CHAKSHU_ADDR":         "127.0.0.1:0",
+		"CHAKSHU_DATA_DIR":     t.TempDir(),
+		"CHAKSHU_LOG_FORMAT":   "text",
+		"CHAKSHU_LOG_LEVEL":    "debug",
+		"CHAKSHU_DATABASE_URL": databaseURL,
+	}
+	for k, v := range env {
+		vars[k] = v
+	}
+	cfg, err := config.Load(func(k string) (string, bool) { v, ok := vars[k]; return v, ok })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &syncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan *sandbox.Sandbox, 1)
+	done := make(chan error, 1)
+	var valMu sync.Mutex
+	var valErrs []string
+	go func() {
+		done <- app.Run(ctx, app.Options{Mode: app.ModeAll, Config: cfg, Stderr: logs, Listener: ln,
+			Sandbox: app.SandboxOptions{HistoryRuns: -1, Validate: true, OnValidationError: func(err error) {
+				valMu.Lock()
+				valErrs = append(valErrs, err.Error())
+				valMu.Unlock()
+			}},
+			SandboxReady: func(sb *sandbox.Sandbox) { ready <- sb }})
+	}()
+	c := &chakshu{URL: "http://" + ln.Addr().String(), log: logs}
+	select {
+	case c.SB = <-ready:
+	case err := <-done:
+		t.Fatalf("chakshu stopped at start: %v\n%s", err, logs)
+	case <-time.After(60 * time.Second):
+		t.Fatalf("chakshu did not start\n%s", logs)
+	}
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Error("chakshu did not stop within 30s")
+		}
+		valMu.Lock()
+		defer valMu.Unlock()
+		for _, e := range valErrs {
+			t.Errorf("GitHub fidelity: %s", e)
+		}
+		if t.Failed() {
+			t.Logf("chakshu log:\n%s", tail(logs.String(), 200))
+		}
+	})
+	return c
+}
+
+func tail(s string, n int) string {
+	l := strings.Split(s, "\n")
+	if len(l) > n {
+		l = l[len(l)-n:]
+	}
+	return strings.Join(l, "\n")
+}
+
+// waitFor polls cond until it holds or the timeout passes.
+func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", d, what)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// The whole loop through public surfaces: a signed webhook for a PR comment →
+// queued run → dispatch → job fetch with an Actions OIDC token → agent with
+// the scripted model behind the gateway → report → one published review with
+// inline comments → a finished check run.
+func TestCommentToPublishedReview(t *testing.T) {
+	c := start(t, "", nil)
+	sim := c.SB.Sim
+	pr := c.SB.PRs[0] // acme/payments-api: SQL injection, ignored error, a key in code
+	waitFor(t, 60*time.Second, "the reviewers to sync", func() bool {
+		return c.reviewersSynced(t)
+	})
+	sim.Comment(pr.Repo, pr.Number, sandbox.Writer, "@chakshu review security correctness\nPlease look at the refund query.")
+
+	waitFor(t, 120*time.Second, "two finished check runs", func() bool {
+		n := 0
+		for _, cr := range sim.CheckRuns(pr.Repo) {
+			if cr.Status == "completed" {
+				n++
+			}
+		}
+		return n >= 2
+	})
+	checks := map[string]ghsim.CheckRun{}
+	for _, cr := range sim.CheckRuns(pr.Repo) {
+		checks[cr.Name] = cr
+	}
+	sec, ok := checks["Chakshu · security"]
+	if !ok {
+		t.Fatalf("no security check run: %+v", checks)
+	}
+	if sec.Conclusion != "failure" { // the committed key is a blocker and security fails on blockers
+		t.Errorf("security check concluded %q (%s), want failure", sec.Conclusion, sec.Summary)
+	}
+	if cor := checks["Chakshu · correctness"]; cor.Conclusion != "success" {
+		t.Errorf("correctness check concluded %q (%s), want success (fail_check_on: never)", cor.Conclusion, cor.Summary)
+	}
+	reviews := sim.Reviews(pr.Repo, pr.Number)
+	if len(reviews) != 2 {
+		t.Fatalf("%d reviews, want one per reviewer", len(reviews))
+	}
+	for _, r := range reviews {
+		if r.Event != "COMMENT" || r.Author != "chakshu[bot]" {
+			t.Errorf("review by %s with event %s", r.Author, r.Event)
+		}
+	}
+	comments := sim.ReviewComments(pr.Repo, pr.Number)
+	if len(comments) == 0 {
+		t.Fatal("no inline comments")
+	}
+	var sawSQL bool
+	for _, cm := range comments {
+		if strings.Contains(cm.Body, "<!-- chakshu:finding:") && strings.Contains(strings.ToLower(cm.Body), "sql") {
+			sawSQL = true
+		}
+	}
+	if !sawSQL {
+		t.Errorf("no inline comment about the SQL built by concatenation: %d comments", len(comments))
+	}
+	for _, ic := range sim.IssueComments(pr.Repo, pr.Number) {
+		if strings.Contains(ic.Body, "can't") || strings.Contains(ic.Body, "cannot") {
+			t.Errorf("unexpected reply to a writer: %s", ic.Body)
+		}
+	}
+	fmt.Println("published", len(reviews), "reviews with", len(comments), "inline comments")
+
+	// The run is visible through GraphQL with its cost.
+	var out struct {
+		Runs struct {
+			Edges []struct {
+				Node struct {
+					Status   string  `json:"status"`
+					CostUsd  float64 `json:"costUsd"`
+					PrNumber int     `json:"prNumber"`
+				} `json:"node"`
+			} `json:"edges"`
+		} `json:"runs"`
+	}
+	c.loginSandbox(t).graphql(t, `{ runs(first: 10) { edges { node { status costUsd prNumber } } } }`, nil, &out)
+	succeeded := 0
+	for _, e := range out.Runs.Edges {
+		if e.Node.PrNumber == pr.Number && e.Node.Status == "SUCCEEDED" && e.Node.CostUsd > 0 {
+			succeeded++
+		}
+	}
+	if succeeded != 2 {
+		t.Fatalf("GraphQL shows %d succeeded runs with a cost for PR %d, want 2: %+v", succeeded, pr.Number, out)
+	}
+}
