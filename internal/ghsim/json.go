@@ -404,7 +404,7 @@ func (s *Sim) commitJSON(r *repo, c *commit, withFiles bool) obj {
 		parents = append(parents, obj{"sha": p, "url": s.api("/repos/%s/commits/%s", r.fullName(), p), "html_url": s.html("/%s/commit/%s", r.fullName(), p)})
 	}
 	m := obj{
-		"sha": c.sha, "node_id": nodeID("C", int64(len(c.sha))), "url": u, "html_url": s.html("/%s/commit/%s", r.fullName(), c.sha),
+		"sha": c.sha, "node_id": "C_sim" + c.sha, "url": u, "html_url": s.html("/%s/commit/%s", r.fullName(), c.sha),
 		"comments_url": u + "/comments", "author": s.userJSON(author), "committer": s.userJSON(author), "parents": parents,
 		"commit": obj{
 			"url": s.api("/repos/%s/git/commits/%s", r.fullName(), c.sha), "author": sig, "committer": sig, "message": c.message,

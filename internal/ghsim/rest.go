@@ -457,7 +457,8 @@ func hCreateReaction(c *reqCtx) {
 		return
 	}
 	_ = r
-	c.json(http.StatusCreated, obj{"id": c.s.id(), "node_id": nodeID("REA", 1), "user": c.s.userJSON(c.actor()), "content": in.Content, "created_at": ts(c.s.now())})
+	id := c.s.id()
+	c.json(http.StatusCreated, obj{"id": id, "node_id": nodeID("REA", id), "user": c.s.userJSON(c.actor()), "content": in.Content, "created_at": ts(c.s.now())})
 }
 
 func hGetBlob(c *reqCtx) {

@@ -54,7 +54,12 @@ func (s *Sim) SetWebhook(url string, secrets ...string) {
 }
 
 // emit queues an event; the caller flushes after releasing s.mu.
+// Events about repositories no installation covers are dropped: GitHub only
+// sends an app the events of its installations.
 func (s *Sim) emit(event string, instID int64, payload obj) {
+	if instID == 0 {
+		return
+	}
 	if instID != 0 {
 		if in := s.installs[instID]; in != nil {
 			payload["installation"] = obj{"id": in.id, "node_id": nodeID("MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9u", in.id)}

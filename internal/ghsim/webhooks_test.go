@@ -137,3 +137,18 @@ func TestSyncWebhookReceiverMayCallBack(t *testing.T) {
 		t.Fatalf("issue_comment deliveries = %d", len(got))
 	}
 }
+
+// GitHub only sends an app the events of repositories it is installed on.
+func TestNoWebhooksForUninstalledRepos(t *testing.T) {
+	s := ghsim.NewForTest(t)
+	appID, _ := s.CreateApp("chakshu")
+	s.CreateRepo("acme", "widget", map[string]string{"a": "b\n"})
+	s.CreateRepo("acme", "other", map[string]string{"a": "b\n"})
+	s.Install(appID, "acme", []string{"acme/widget"}, nil)
+	s.Commit("acme/other", "main", map[string]string{"a": "c\n"}, "c")
+	s.Commit("acme/widget", "main", map[string]string{"a": "c\n"}, "c")
+	push := s.DeliveriesOf("push")
+	if len(push) != 1 || !strings.Contains(string(push[0].Payload), `"full_name":"acme/widget"`) {
+		t.Fatalf("push deliveries = %d", len(push))
+	}
+}
