@@ -2,8 +2,6 @@ package graph
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
@@ -17,13 +15,13 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/reviewlearning"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/user"
-	"github.com/chakshu-dev/chakshu/ent/webhookevent"
 	"github.com/chakshu-dev/chakshu/graph/model"
 	"github.com/chakshu-dev/chakshu/internal/connectors"
+	"github.com/chakshu-dev/chakshu/internal/learnings"
 	"github.com/chakshu-dev/chakshu/internal/notify"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/runs"
 	"github.com/chakshu-dev/chakshu/server/auth"
+	"github.com/chakshu-dev/chakshu/worker/events"
 )
 
 // maxTokensPerUser caps active API tokens per user.
@@ -103,22 +101,18 @@ func (h *api) retryWebhookEvent(ctx context.Context, id int) (*ent.WebhookEvent,
 	if err := requireAdmin(ctx); err != nil {
 		return nil, err
 	}
-	c := h.clientFrom(ctx)
-	ev, err := c.WebhookEvent.Get(ctx, id)
+	ev, err := h.client.WebhookEvent.Get(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	n, err := c.WebhookEvent.Update().Where(webhookevent.ID(id), webhookevent.StatusEQ(webhookevent.StatusFailed)).
-		SetStatus(webhookevent.StatusPending).SetAttempts(0).SetLeaseOwner("").
-		ClearNextAttemptAt().ClearHeartbeatAt().Save(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("retry webhook event %d: %w", id, err)
-	}
-	if n == 0 {
+	// events.Retry writes through the store and wakes the event workers; this
+	// mutation is in ownWrites, so no request transaction holds the write lock.
+	if err := events.Retry(ctx, h.db, h.cfg.Bus, id); errors.Is(err, events.ErrNotFailed) {
 		return nil, invalid("only failed events can be retried (this one is %s)", ev.Status)
+	} else if err != nil {
+		return nil, err
 	}
-	h.notifyAfterCommit(ctx, notify.TopicEvents)
-	return c.WebhookEvent.Get(ctx, id)
+	return h.client.WebhookEvent.Get(ctx, id)
 }
 
 func (h *api) syncReviewers(ctx context.Context, installationID *int) (bool, error) {
@@ -140,34 +134,12 @@ func (h *api) syncReviewers(ctx context.Context, installationID *int) (bool, err
 	return true, nil
 }
 
-// learningKey is the dedupe key of a learning: scope, installation, repository, glob, directive.
-func learningKey(scope reviewlearning.Scope, instID, repoID int, glob, directive string) string {
-	s := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%d\x00%d\x00%s\x00%s", scope, instID, repoID, glob, strings.TrimSpace(directive))))
-	return hex.EncodeToString(s[:])
-}
-
 func (h *api) createLearning(ctx context.Context, in model.CreateLearningInput) (*ent.ReviewLearning, error) {
 	v, err := viewer(ctx)
 	if err != nil {
 		return nil, err
 	}
 	c := h.clientFrom(ctx)
-	directive := strings.TrimSpace(in.Directive)
-	if directive == "" || len(directive) > 2000 {
-		return nil, invalid("a directive is 1 to 2000 characters")
-	}
-	glob := ""
-	if in.Glob != nil {
-		glob = strings.TrimSpace(*in.Glob)
-	}
-	if glob != "" {
-		if len(glob) > 256 {
-			return nil, invalid("the glob is longer than 256 characters")
-		}
-		if err := reviewers.ValidateGlob(glob); err != nil {
-			return nil, invalid("the glob is not valid")
-		}
-	}
 	var repo *ent.Repository
 	var instID int
 	if in.RepositoryID != nil {
@@ -187,7 +159,11 @@ func (h *api) createLearning(ctx context.Context, in model.CreateLearningInput) 
 		}
 		instID = *in.InstallationID
 	}
-	repoID := 0
+	n := learnings.New{Scope: learnings.Scope(in.Scope), InstallationID: instID, Directive: in.Directive,
+		Source: learnings.SourcePortal, Author: v.User.Login}
+	if in.Glob != nil {
+		n.Glob = *in.Glob
+	}
 	switch in.Scope {
 	case reviewlearning.ScopeRepo:
 		if repo == nil {
@@ -196,7 +172,7 @@ func (h *api) createLearning(ctx context.Context, in model.CreateLearningInput) 
 		if err := h.requireRepoWrite(ctx, v, repo); err != nil {
 			return nil, err
 		}
-		repoID = repo.ID
+		n.RepositoryID = repo.ID
 	case reviewlearning.ScopeInstallation:
 		if instID == 0 {
 			return nil, invalid("an installation learning needs installationID or repositoryID")
@@ -204,21 +180,22 @@ func (h *api) createLearning(ctx context.Context, in model.CreateLearningInput) 
 		if !v.Admin {
 			return nil, forbidden("only admins can add learnings for a whole installation")
 		}
-	default:
-		return nil, invalid("unknown scope")
+		if repo != nil {
+			n.RepositoryID = repo.ID
+		}
 	}
-	key := learningKey(in.Scope, instID, repoID, glob, directive)
-	if existing, err := c.ReviewLearning.Query().Where(reviewlearning.DedupeKey(key)).Only(allowAllCtx(ctx)); err == nil {
-		return c.ReviewLearning.UpdateOne(existing).SetEnabled(true).Save(ctx)
-	} else if !ent.IsNotFound(err) {
+	// Authorised above; the duplicate check must see every row.
+	l, created, err := learnings.Create(allowAllCtx(ctx), c, n)
+	if errors.Is(err, learnings.ErrInvalid) {
+		return nil, invalid("%s", err.Error())
+	}
+	if err != nil {
 		return nil, err
 	}
-	cr := c.ReviewLearning.Create().SetScope(in.Scope).SetGlob(glob).SetDirective(directive).SetDedupeKey(key).
-		SetAuthor(v.User.Login).SetSource("portal").SetInstallationID(instID)
-	if repoID != 0 {
-		cr.SetRepositoryID(repoID)
+	if !created && !l.Enabled { // adding a disabled learning again turns it back on
+		return c.ReviewLearning.UpdateOne(l).SetEnabled(true).Save(ctx)
 	}
-	return cr.Save(ctx)
+	return l, nil
 }
 
 func (h *api) setLearningEnabled(ctx context.Context, id int, enabled bool) (*ent.ReviewLearning, error) {

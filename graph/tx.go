@@ -9,10 +9,11 @@ import (
 	"github.com/chakshu-dev/chakshu/ent"
 )
 
-// ownWrites are mutations that run outside the request transaction: they call
-// GitHub between reads and writes, and on SQLite an open write transaction
-// would block every other writer (webhook intake) for as long as GitHub takes.
-var ownWrites = map[string]bool{"requestReview": true}
+// ownWrites are mutations that run outside the request transaction: they
+// write through shared helpers on the store (runs.Enqueue, events.Retry) or
+// call GitHub between reads and writes. On SQLite an open write transaction
+// would block those writes, and every other writer, for as long as it lasts.
+var ownWrites = map[string]bool{"requestReview": true, "retryWebhookEvent": true}
 
 // mutationTx runs each mutation operation in one transaction
 // (entgql.Transactioner; resolvers use ent.FromContext), unless it contains a

@@ -1,0 +1,207 @@
+package graph
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/internal/config"
+	"github.com/chakshu-dev/chakshu/internal/notify"
+	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/internal/store/storetest"
+	"github.com/chakshu-dev/chakshu/server/auth"
+)
+
+// benchRuns is the table size DESIGN §11 budgets against.
+const benchRuns = 1_000_000
+
+// BenchmarkPortal seeds 1,000,000 runs (100 repositories, 10 reviewers, a
+// year of history) with one bulk INSERT … SELECT per database, then times,
+// through the real handler and an API token, the runs page (50 rows filtered
+// by repository and status) and costSummary, against DESIGN §11: runs page
+// p95 ≤ 30 ms; cost aggregates ≤ 200 ms. Run: go test ./graph -run '^$' -bench Portal -benchtime 1x
+func BenchmarkPortal(b *testing.B) {
+	for _, d := range storetest.Dialects {
+		b.Run(d, func(b *testing.B) {
+			db := storetest.Open(b, d)
+			ctx := context.Background()
+			start := time.Now()
+			repos, revs := seedBench(b, db)
+			b.Logf("%s: seeded %d runs in %s", d, benchRuns, time.Since(start).Round(time.Millisecond))
+
+			admin := db.User.Create().SetGithubID(1).SetLogin("admin").SaveX(ctx)
+			var access []int64
+			for _, r := range repos[:50] {
+				access = append(access, r.GithubID)
+			}
+			user := db.User.Create().SetGithubID(2).SetLogin("user").SetRepoAccess(access).SaveX(ctx)
+			h, tokens := benchHandler(b, db, map[string]*ent.User{"admin": admin, "user": user})
+
+			call := func(token, q string, vars map[string]any) time.Duration {
+				body, _ := json.Marshal(map[string]any{"query": q, "variables": vars})
+				req := httptest.NewRequest(http.MethodPost, "/graphql", bytes.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Authorization", "Bearer "+token)
+				w := httptest.NewRecorder()
+				t0 := time.Now()
+				h.ServeHTTP(w, req)
+				el := time.Since(t0)
+				if w.Code != 200 || bytes.Contains(w.Body.Bytes(), []byte(`"errors"`)) {
+					b.Fatalf("%d %s", w.Code, w.Body.String())
+				}
+				return el
+			}
+			page := `query($r: ID!, $a: Cursor) { runs(first: 50, after: $a, orderBy: {field: CREATED_AT, direction: DESC},
+				where: {repositoryID: $r, status: succeeded}) { edges { cursor node { id status trigger prNumber prTitle costUsd durationMs createdAt
+				findingCounts { blocker major minor nit } links { pullRequest checkRun }
+				reviewer { name } repository { fullName } } } pageInfo { hasNextPage endCursor } } }`
+			pageCount := `query($r: ID!) { runs(first: 50, orderBy: {field: CREATED_AT, direction: DESC},
+				where: {repositoryID: $r, status: succeeded}) { totalCount edges { node { id } } } }`
+			b.ResetTimer()
+			for _, v := range []struct{ name, who, q string }{
+				{"runs page (admin)", "admin", page},
+				{"runs page (user, 50 readable repos)", "user", page},
+				{"runs page + totalCount (admin)", "admin", pageCount},
+			} {
+				var ts []time.Duration
+				for i := 0; i < 200; i++ {
+					ts = append(ts, call(tokens[v.who], v.q, map[string]any{"r": repos[i%50].ID}))
+				}
+				report(b, d, v.name, ts, 30*time.Millisecond)
+			}
+			now := time.Now().UTC()
+			for _, v := range []struct {
+				name, group string
+				days        int
+			}{
+				{"costSummary 30 days by DAY", "DAY", 30},
+				{"costSummary 30 days by REVIEWER", "REVIEWER", 30},
+				{"costSummary 365 days by REPOSITORY (all 1M runs)", "REPOSITORY", 366},
+			} {
+				q := `query($f: Time!, $t: Time!, $g: CostGroupBy!) { costSummary(from: $f, to: $t, groupBy: $g) {
+					total { runs costUsd p50DurationMs p95DurationMs } buckets { key runs costUsd inputTokens findings { total } p50DurationMs p95DurationMs } } }`
+				vars := map[string]any{"f": now.AddDate(0, 0, -v.days).Format(time.RFC3339), "t": now.Add(time.Hour).Format(time.RFC3339), "g": v.group}
+				var ts []time.Duration
+				for i := 0; i < 5; i++ {
+					ts = append(ts, call(tokens["admin"], q, vars))
+				}
+				report(b, d, v.name, ts, 200*time.Millisecond)
+			}
+			_ = revs
+		})
+	}
+}
+
+func report(b *testing.B, dialect, name string, ts []time.Duration, budget time.Duration) {
+	sort.Slice(ts, func(i, j int) bool { return ts[i] < ts[j] })
+	p := func(q float64) time.Duration { return ts[int(float64(len(ts)-1)*q)] }
+	verdict := "within budget"
+	if p(0.95) > budget {
+		verdict = "OVER budget"
+	}
+	b.Logf("%-8s %-52s p50 %7.2f ms  p95 %7.2f ms  max %7.2f ms  (budget p95 ≤ %v: %s)", dialect, name,
+		ms(p(0.5)), ms(p(0.95)), ms(ts[len(ts)-1]), budget, verdict)
+	b.ReportMetric(ms(p(0.95)), fmt.Sprintf("p95-ms/%s", shortName(name)))
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func shortName(s string) string {
+	out := []byte{}
+	for _, c := range []byte(s) {
+		if (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') {
+			out = append(out, c)
+		}
+	}
+	return string(out)
+}
+
+func benchHandler(b *testing.B, db *store.DB, users map[string]*ent.User) (http.Handler, map[string]string) {
+	key := make([]byte, 32)
+	rand.Read(key) //nolint:errcheck
+	cfg := &config.Config{PublicURL: "http://127.0.0.1:1", GitHubURL: "https://api.github.com/", SecretKey: key, Admins: []string{"admin"}}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	a, err := auth.New(auth.Config{DB: db, Log: log, Config: cfg})
+	if err != nil {
+		b.Fatal(err)
+	}
+	h, err := NewHandler(Config{DB: db, Log: log, Bus: notify.NewLocal(), Config: cfg, Auth: a})
+	if err != nil {
+		b.Fatal(err)
+	}
+	tokens := map[string]string{}
+	for name, u := range users {
+		tok := auth.NewToken()
+		db.APIToken.Create().SetName("bench").SetTokenHash(auth.HashToken(tok)).SetScope("read").SetOwner(u).
+			SetLastUsedAt(time.Now().Add(time.Hour)).SaveX(context.Background())
+		tokens[name] = tok
+	}
+	return h, tokens
+}
+
+// seedBench stores 100 repositories, 10 reviewers and benchRuns runs, the
+// runs with one INSERT … SELECT over a generated series.
+func seedBench(b *testing.B, db *store.DB) ([]*ent.Repository, []*ent.Reviewer) {
+	ctx := context.Background()
+	inst := db.Installation.Create().SetGithubID(1).SetAccountLogin("acme").SaveX(ctx)
+	var repos []*ent.Repository
+	for i := 0; i < 100; i++ {
+		repos = append(repos, db.Repository.Create().SetGithubID(int64(1000+i)).SetOwner("acme").
+			SetName(fmt.Sprintf("r%d", i)).SetFullName(fmt.Sprintf("acme/r%d", i)).SetInstallation(inst).SaveX(ctx))
+	}
+	var revs []*ent.Reviewer
+	for i := 0; i < 10; i++ {
+		revs = append(revs, db.Reviewer.Create().SetName(fmt.Sprintf("rev%d", i)).SetInstallation(inst).SaveX(ctx))
+	}
+	for i := range repos {
+		if repos[i].ID != repos[0].ID+i {
+			b.Fatal("repository ids are not contiguous")
+		}
+	}
+	for i := range revs {
+		if revs[i].ID != revs[0].ID+i {
+			b.Fatal("reviewer ids are not contiguous")
+		}
+	}
+	first := time.Now().UTC().AddDate(-1, 0, 0).Truncate(time.Second)
+	step := int64(365*24*3600) / benchRuns // seconds between runs: a year of history
+	cols := `created_at, updated_at, kind, status, "trigger", pr_number, head_sha, pr_title, pr_url, cost_usd, duration_ms,
+		input_tokens, output_tokens, findings_blocker, findings_major, findings_minor, findings_nit, repository_runs, reviewer_runs`
+	vals := `ts, ts, 'review',
+		CASE WHEN i % 100 < 85 THEN 'succeeded' WHEN i % 100 < 93 THEN 'failed' WHEN i % 100 < 97 THEN 'cancelled'
+		     WHEN i % 100 = 97 THEN 'queued' WHEN i % 100 = 98 THEN 'running' ELSE 'publishing' END,
+		'comment', i % 5000, 'sha' || i, 'A pull request', '', (i % 97) / 50.0, 1000 + (i * 7919) % 600000,
+		10000 + i % 5000, 1000 + i % 700, i % 2, i % 4, i % 5, i % 6, ? + i % 100, ? + (i / 100) % 10`
+	var q string
+	var args []any
+	if db.Postgres() {
+		q = `INSERT INTO runs (` + cols + `) SELECT ` + vals + ` FROM (
+			SELECT i, CAST(? AS timestamptz) + i * ? * interval '1 second' AS ts FROM generate_series(0, ? - 1) AS i) s`
+		args = []any{repos[0].ID, revs[0].ID, first, step, benchRuns}
+	} else {
+		// The text format modernc's driver writes for time.Time values.
+		q = `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ? - 1)
+			INSERT INTO runs (` + cols + `) SELECT ` + vals + ` FROM (
+			SELECT i, strftime('%Y-%m-%d %H:%M:%S', ?, '+' || (i * ?) || ' seconds') || ' +0000 UTC' AS ts FROM n) s`
+		args = []any{benchRuns, repos[0].ID, revs[0].ID, first.Format("2006-01-02 15:04:05"), step}
+	}
+	if _, err := db.SQL.ExecContext(ctx, db.Rebind(q), args...); err != nil {
+		b.Fatalf("seed runs: %v", err)
+	}
+	if db.Postgres() {
+		if _, err := db.SQL.ExecContext(ctx, "ANALYZE runs"); err != nil { // what autovacuum does in production
+			b.Fatal(err)
+		}
+	}
+	return repos, revs
+}
