@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/chakshu-dev/chakshu/ent"
 )
 
 // TriggerKind is what asked for a review (DESIGN §2.1).
@@ -272,4 +274,18 @@ func MatchGlob(glob, name string, base bool) bool {
 		return err == nil && ok
 	}
 	return false
+}
+
+// CandidatesFromEnt turns stored reviewers into Pick's input. A reviewer
+// whose stored config cannot be read is left out (it cannot run).
+func CandidatesFromEnt(rs []*ent.Reviewer) []Candidate {
+	out := make([]Candidate, 0, len(rs))
+	for _, r := range rs {
+		cfg, err := FromEnt(r)
+		if err != nil {
+			continue
+		}
+		out = append(out, Candidate{ID: r.ID, Name: r.Name, Enabled: r.Enabled, Config: cfg})
+	}
+	return out
 }

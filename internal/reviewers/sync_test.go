@@ -238,6 +238,17 @@ func TestSyncReviewersRepo(t *testing.T) {
 		if inst := db.Installation.GetX(ctx, f.inst.ID); inst.LastSyncError != "" {
 			t.Errorf("last_sync_error = %q", inst.LastSyncError)
 		}
+
+		// What was synced is what Pick sees.
+		all := db.Reviewer.Query().AllX(ctx)
+		res := Pick(PickInput{Trigger: Trigger{Kind: TriggerAuto, Event: "opened"},
+			PR: PR{Repo: "acme/widget", ChangedFiles: []string{"main.go"}}, Reviewers: CandidatesFromEnt(all)})
+		if d := cmp.Diff([]string{"docs", "perf", "security", "style"}, res.Known); d != "" {
+			t.Errorf("known (-want +got):\n%s", d)
+		}
+		if len(res.Reviewers) != 0 {
+			t.Errorf("security v2 has no auto events any more; picked %+v", res.Reviewers)
+		}
 	})
 }
 
