@@ -147,6 +147,12 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := cfg.CheckHead(cfg.CheckoutDir, job.PR.HeadSHA); err != nil {
 		return r.failure(ctx, ReasonHeadMoved, err, nil)
 	}
+	if cfg.WorkDir == "" {
+		cfg.WorkDir = os.TempDir()
+	}
+	if err := os.MkdirAll(cfg.WorkDir, 0o755); err != nil {
+		return r.failure(ctx, ReasonWorkspace, err, nil)
+	}
 	wsDir, err := os.MkdirTemp(cfg.WorkDir, "chakshu-workspace-")
 	if err != nil {
 		return r.failure(ctx, ReasonWorkspace, err, nil)

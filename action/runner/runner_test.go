@@ -56,7 +56,7 @@ func newHarness(t *testing.T, job runnerproto.Job, model http.Handler) *harness 
 		EnvGitHubToken:  "ghs_" + strings.Repeat("x", 36),
 		"HOME":          "/home/runner",
 	})
-	h := &harness{fake: fake, env: e, log: &bytes.Buffer{}, work: t.TempDir()}
+	h := &harness{fake: fake, env: e, log: &bytes.Buffer{}, work: filepath.Join(t.TempDir(), "not-yet-created")}
 	h.summary = filepath.Join(t.TempDir(), "summary.md")
 	h.cfg = Config{
 		ServerURL: fake.srv.URL, RunID: job.RunID, CheckoutDir: hostile.Checkout(t), WorkDir: h.work,
