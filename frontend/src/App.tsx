@@ -70,7 +70,7 @@ function SignedIn({ api, me }: { api: Api; me: Me }) {
     const unauth = res.error.graphQLErrors.some((e) => e.extensions?.code === 'UNAUTHENTICATED');
     if (!unauth) return <ErrorState error={res.error} retry={() => reexecute({ requestPolicy: 'network-only' })} title="Chakshu is not answering" />;
   }
-  if (!session) return <LoginPage sandbox={me.sandbox} />;
+  if (!session) return <LoginPage me={me} api={api} />;
   return (
     <SessionContext.Provider value={session}>
       <Layout>

@@ -54,7 +54,9 @@ type asset struct {
 	cache string
 }
 
-// Handler is the portal: mount it as the catch-all `GET /` (and HEAD).
+// Handler is the portal: mount it as the catch-all pattern "/" (no method:
+// "GET /" would conflict with method-less API patterns such as "/graphql";
+// other methods get a 405 here).
 type Handler struct {
 	assets   map[string]*asset
 	index    *asset

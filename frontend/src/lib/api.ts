@@ -5,8 +5,10 @@ import { Client, cacheExchange, fetchExchange } from 'urql';
 /** What GET /api/me tells the portal before any GraphQL call. */
 export interface Me {
   csrfToken: string;
-  /** Sandbox mode: offer the one-click sandbox login. */
+  /** Sandbox mode: offer the one-click sandbox login (POST /auth/sandbox). */
   sandbox: boolean;
+  /** GitHub OAuth login is configured (GET /auth/login). */
+  github: boolean;
   authenticated: boolean;
 }
 
@@ -38,12 +40,17 @@ function pick(obj: unknown, ...keys: string[]): unknown {
 /** parseMe reads /api/me's answer, tolerant of field naming. */
 export function parseMe(body: unknown, headerToken: string | null): Me {
   const token = headerToken || pick(body, 'csrfToken', 'csrf_token', 'csrf');
-  const user = pick(body, 'user', 'viewer', 'login');
+  const user = pick(body, 'user', 'viewer');
   const auth = pick(body, 'authenticated', 'signedIn', 'signed_in');
+  // GET /api/me says which logins are on offer under "login": {github, sandbox}.
+  const login = pick(body, 'login');
+  const offers = login && typeof login === 'object' ? login : body;
+  const github = pick(offers, 'github');
   return {
     csrfToken: typeof token === 'string' ? token : '',
-    sandbox: pick(body, 'sandbox', 'sandboxMode', 'sandbox_mode') === true,
-    authenticated: typeof auth === 'boolean' ? auth : Boolean(user),
+    sandbox: pick(offers, 'sandbox') === true,
+    github: typeof github === 'boolean' ? github : true,
+    authenticated: typeof auth === 'boolean' ? auth : Boolean(user && typeof user === 'object'),
   };
 }
 

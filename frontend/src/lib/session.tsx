@@ -29,8 +29,3 @@ export function useSession(): Session {
 export function loginURL(returnTo: string): string {
   return '/auth/login?return_to=' + encodeURIComponent(returnTo);
 }
-
-/** The sandbox's one-click login. */
-export function sandboxLoginURL(returnTo: string): string {
-  return '/auth/sandbox?return_to=' + encodeURIComponent(returnTo);
-}

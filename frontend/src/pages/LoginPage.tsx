@@ -1,8 +1,33 @@
-// Signed out: sign in with GitHub (or the sandbox's one-click login).
-import { loginURL, sandboxLoginURL } from '../lib/session';
+// Signed out: sign in with GitHub, or with the sandbox's one-click login.
+import { useState } from 'react';
+import type { Api, Me } from '../lib/api';
+import { loginURL } from '../lib/session';
 
-export function LoginPage({ sandbox }: { sandbox: boolean }) {
-  const here = window.location.pathname === '/login' ? '/runs' : window.location.pathname + window.location.search;
+/** Where to come back to after signing in. */
+function here(): string {
+  const p = window.location.pathname;
+  return p === '/login' || p === '/' ? '/runs' : p + window.location.search;
+}
+
+export function LoginPage({ me, api }: { me: Me; api: Api }) {
+  const [error, setError] = useState('');
+  const [busy, setBusy] = useState(false);
+
+  async function sandboxLogin() {
+    setBusy(true);
+    setError('');
+    try {
+      const body = new URLSearchParams({ return_to: here() });
+      const res = await api.fetch('/auth/sandbox', { method: 'POST', body, headers: { Accept: 'application/json' } });
+      if (!res.ok) throw new Error(`status ${res.status}`);
+      const j = (await res.json().catch(() => ({}))) as { returnTo?: string };
+      window.location.assign(j.returnTo && j.returnTo.startsWith('/') ? j.returnTo : here());
+    } catch {
+      setError('The sandbox login did not work. Reload the page and try again.');
+      setBusy(false);
+    }
+  }
+
   return (
     <main id="main" className="login">
       <div className="login-card">
@@ -15,16 +40,24 @@ export function LoginPage({ sandbox }: { sandbox: boolean }) {
           Chakshu
         </h1>
         <p>AI reviewers for your pull requests. Sign in to see runs, reviewers, costs and status.</p>
-        <a className="button primary" href={loginURL(here)}>
-          Sign in with GitHub
-        </a>
-        {sandbox && (
+        {me.github && (
+          <a className="button primary" href={loginURL(here())}>
+            Sign in with GitHub
+          </a>
+        )}
+        {me.sandbox && (
           <>
             <p className="muted">This Chakshu runs in sandbox mode, with a simulated GitHub.</p>
-            <a className="button" href={sandboxLoginURL(here)}>
-              Sign in to the sandbox
-            </a>
+            <button type="button" className={me.github ? undefined : 'primary'} onClick={sandboxLogin} disabled={busy}>
+              {busy ? 'Signing in…' : 'Sign in to the sandbox'}
+            </button>
           </>
+        )}
+        {!me.github && !me.sandbox && <p className="error-text">No login is configured: set CHAKSHU_OAUTH_CLIENT_ID and CHAKSHU_OAUTH_CLIENT_SECRET.</p>}
+        {error && (
+          <p className="error-text" role="alert">
+            {error}
+          </p>
         )}
       </div>
     </main>

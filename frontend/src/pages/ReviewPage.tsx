@@ -173,7 +173,7 @@ export default function ReviewPage() {
           )}
         </fieldset>
         <label>
-          Note for the reviewers <span className="muted">(optional)</span>
+          Note for the reviewers (optional)
           <textarea name="note" rows={3} value={note} onChange={(e) => setNote(e.target.value)} maxLength={2000} />
         </label>
         <div>

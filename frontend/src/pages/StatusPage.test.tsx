@@ -71,7 +71,7 @@ describe('StatusPage', () => {
     });
     expect(await screen.findByText(/GitHub answered 502/)).toBeTruthy();
     await userEvent.click(screen.getByRole('button', { name: 'Retry pull_request delivery d-123' }));
-    expect(await screen.findByText('queued again')).toBeTruthy();
+    expect((await screen.findByText(/Queued again: pull_request.opened delivery d-123/)).getAttribute('role')).toBe('status');
     expect(t.callsOf('RetryWebhook')[0].variables).toEqual({ id: 'we1' });
     await waitFor(() => expect(t.callsOf('StatusPage').length).toBeGreaterThan(1));
   });

@@ -1,5 +1,5 @@
 // Status: workers, queues, failed webhooks (with Retry for admins), syncs.
-import { useCallback } from 'react';
+import { useCallback, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { graphql, getFragmentData, type FragmentType } from '../gql';
 import { AdminOnly } from '../components/AdminOnly';
@@ -86,7 +86,7 @@ const RetryWebhookMutation = graphql(`
   }
 `);
 
-function FailedWebhookRow(props: { event: FragmentType<typeof FailedWebhookFragment>; onRetried: () => void }) {
+function FailedWebhookRow(props: { event: FragmentType<typeof FailedWebhookFragment>; onRetried: (what: string) => void }) {
   const e = getFragmentData(FailedWebhookFragment, props.event);
   const { viewer } = useSession();
   const [retry, doRetry] = useMutation(RetryWebhookMutation);
@@ -116,7 +116,7 @@ function FailedWebhookRow(props: { event: FragmentType<typeof FailedWebhookFragm
             <button
               type="button"
               disabled={retry.fetching}
-              onClick={() => doRetry({ id: e.id }).then((r) => !r.error && props.onRetried())}
+              onClick={() => doRetry({ id: e.id }).then((r) => !r.error && props.onRetried(`${e.event}${e.action ? '.' + e.action : ''} delivery ${e.deliveryID}`))}
               aria-label={`Retry ${e.event} delivery ${e.deliveryID}`}
             >
               {retry.fetching ? 'Retrying…' : 'Retry'}
@@ -131,6 +131,7 @@ function FailedWebhookRow(props: { event: FragmentType<typeof FailedWebhookFragm
 
 export default function StatusPage() {
   const [res, reexecute] = useQuery({ query: StatusPageQuery });
+  const [retried, setRetried] = useState<string[]>([]);
   const refresh = useCallback(() => reexecute({ requestPolicy: 'network-only' }), [reexecute]);
   usePolling(refresh, 10000, true);
   const d = res.data;
@@ -242,6 +243,11 @@ export default function StatusPage() {
         <h2 id="failed-h">
           Failed webhooks {d.failed.totalCount > 0 && <span className="muted">({d.failed.totalCount})</span>}
         </h2>
+        {retried.length > 0 && (
+          <p className="callout" role="status">
+            Queued again: {retried.join(', ')}. A worker will handle {retried.length === 1 ? 'it' : 'them'} shortly.
+          </p>
+        )}
         {failedEdges.length === 0 ? (
           <Empty title="No failed webhooks">Every delivery was handled.</Empty>
         ) : (
@@ -263,7 +269,14 @@ export default function StatusPage() {
                   </AdminOnly>
                 </tr>
               </thead>
-              <tbody>{failedEdges.map((e) => e?.node && <FailedWebhookRow key={e.node.id} event={e.node} onRetried={refresh} />)}</tbody>
+              <tbody>{failedEdges.map((e) => e?.node && <FailedWebhookRow
+                      key={e.node.id}
+                      event={e.node}
+                      onRetried={(what) => {
+                        setRetried((r) => [...r, what]);
+                        refresh();
+                      }}
+                    />)}</tbody>
             </table>
           </div>
         )}

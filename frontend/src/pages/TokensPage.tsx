@@ -179,7 +179,7 @@ export default function TokensPage() {
             </select>
           </label>
           <label>
-            Expires <span className="muted">(optional)</span>
+            Expires on (optional)
             <input type="date" name="expires" value={expires} onChange={(e) => setExpires(e.target.value)} />
           </label>
           <button type="submit" className="primary" disabled={created.fetching || !name.trim()}>

@@ -40,7 +40,7 @@ export function setup(ui: ReactNode, opts: { handlers: Record<string, Handler>; 
   };
   const api = createApi({ fetch: fakeFetch });
   const loc = memoryLocation({ path: opts.path ?? '/', record: true });
-  const session = { viewer: opts.viewer ?? user, me: { csrfToken: 'tok', sandbox: false, authenticated: true }, api };
+  const session = { viewer: opts.viewer ?? user, me: { csrfToken: 'tok', sandbox: false, github: true, authenticated: true }, api };
   const r = render(
     <Provider value={api.client}>
       <SessionContext.Provider value={session}>

@@ -1,0 +1,297 @@
+// The portal end to end, in a real browser against `chakshu all` in sandbox
+// mode. The tests share one server and run in order (a review requested early
+// gives the later tests runs to look at). Each saves a screenshot under
+// screenshots/ (gitignored) for people to look at.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHmac, randomUUID } from 'node:crypto';
+import { eventually, gql, launchBrowser, probe, screenshot, startChakshu, watchErrors } from './harness.mjs';
+
+let server;
+let browser;
+let features;
+let page;
+let errors;
+
+/** Skips the test with a reason when chakshu lacks a part it needs. */
+function need(t, ...parts) {
+  const missing = parts.filter((p) => !features[p]);
+  if (missing.length) {
+    t.skip(`chakshu all does not serve ${missing.join(', ')} yet (${JSON.stringify(features)})`);
+    return false;
+  }
+  return true;
+}
+
+function assertNoErrors(what) {
+  // Failed image loads (avatars of a simulated GitHub) are not app errors.
+  const real = errors.filter((e) => !/Failed to load resource.*(avatar|favicon)/i.test(e));
+  assert.deepEqual(real, [], `${what}: console errors`);
+  errors.length = 0;
+}
+
+before(async () => {
+  server = await startChakshu();
+  features = await probe(server.url);
+  browser = await launchBrowser();
+  page = await browser.context.newPage();
+  errors = watchErrors(page);
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+describe('portal', () => {
+  it('is served with a strict CSP, and deep links survive a reload', async (t) => {
+    if (!need(t, 'portal')) return;
+    const res = await fetch(`${server.url}/runs/does-not-matter?status=failed`);
+    assert.equal(res.status, 200);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    assert.match(csp, /script-src 'self'/);
+    assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
+    assert.equal(res.headers.get('cache-control'), 'no-cache');
+    const html = await res.text();
+    const asset = html.match(/src="(\/assets\/[^"]+\.js)"/)?.[1];
+    assert.ok(asset, 'index.html loads a hashed script');
+    const a = await fetch(server.url + asset);
+    assert.match(a.headers.get('cache-control') ?? '', /immutable/);
+
+    await page.goto(`${server.url}/runs?status=failed`);
+    await page.waitForSelector('h1');
+    await screenshot(page, '01-first-load');
+    assertNoErrors('first load');
+  });
+
+  it('logs in with the sandbox login and shows the user', async (t) => {
+    if (!need(t, 'portal', 'auth', 'sandboxLogin', 'graphql')) return;
+    await page.goto(`${server.url}/runs`);
+    await page.getByRole('button', { name: 'Sign in to the sandbox' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    assert.equal(new URL(page.url()).pathname, '/runs');
+    const who = await page.locator('.who-name').innerText();
+    assert.ok(who.trim().length > 0, 'the signed-in user is named');
+    assert.match(who, /admin/, 'the sandbox user is an admin');
+    await page.locator('h1', { hasText: 'Runs' }).waitFor();
+    await screenshot(page, '02-signed-in-runs');
+    assertNoErrors('login');
+  });
+
+  it('requests a review and watches it finish', async (t) => {
+    if (!need(t, 'portal', 'auth', 'sandboxLogin', 'graphql')) return;
+    const prURL = await findPullRequestURL(page);
+    if (!prURL) {
+      t.skip('the sandbox has no seeded pull request to review yet (set CHAKSHU_E2E_PR_URL)');
+      return;
+    }
+    await page.goto(`${server.url}/review`);
+    await page.getByLabel('Pull request URL').fill(prURL);
+    const boxes = page.getByRole('checkbox');
+    await boxes.first().waitFor({ timeout: 15_000 }).catch(() => {});
+    if ((await boxes.count()) > 0) await boxes.first().check();
+    await page.getByLabel('Note for the reviewers').fill('End-to-end test: please review.');
+    await page.getByRole('button', { name: 'Request review' }).click();
+    await page.locator('#queued-h, .action-error').first().waitFor({ timeout: 20_000 });
+    const refused = await page.locator('.action-error').allInnerTexts();
+    assert.deepEqual(refused, [], `requestReview for ${prURL} was refused`);
+    await screenshot(page, '03-review-queued');
+    // The queued runs refresh until they finish (the sandbox runs the whole path).
+    await eventually(
+      async () => {
+        const states = await page.locator('.queued .badge[class*="status-"]').allInnerTexts();
+        return states.length > 0 && states.every((s) => ['succeeded', 'failed', 'cancelled'].includes(s.trim())) && states;
+      },
+      { timeout: 120_000, interval: 1000, what: 'the requested runs to finish' },
+    );
+    const states = await page.locator('.queued .badge[class*="status-"]').allInnerTexts();
+    await screenshot(page, '04-review-finished');
+    assert.ok(states.includes('succeeded'), `a requested run succeeded (got ${states.join(', ')})`);
+    assertNoErrors('review');
+  });
+
+  it('lists runs with filters kept in the URL', async (t) => {
+    if (!need(t, 'portal', 'auth', 'sandboxLogin', 'graphql')) return;
+    await page.goto(`${server.url}/runs`);
+    await page.locator('table.runs, .state-empty').first().waitFor({ timeout: 20_000 });
+    const rows = await page.locator('table.runs tbody tr').count();
+    if (rows === 0) {
+      await screenshot(page, '05-runs-empty');
+      t.skip('no runs in the sandbox yet');
+      return;
+    }
+    await screenshot(page, '05-runs');
+    await page.getByLabel('Status').selectOption('succeeded');
+    await page.waitForURL(/status=succeeded/);
+    await page.reload();
+    assert.equal(await page.getByLabel('Status').inputValue(), 'succeeded', 'the filter survives a reload');
+    await page.locator('table.runs, .state-empty').first().waitFor();
+    const statuses = await page.locator('table.runs tbody .badge').allInnerTexts();
+    assert.ok(statuses.every((s) => s.trim() === 'succeeded'), `only succeeded runs: ${statuses}`);
+    await screenshot(page, '06-runs-filtered');
+    // A phone-width look at the same page.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await screenshot(page, '07-runs-phone');
+    await page.setViewportSize({ width: 1280, height: 860 });
+    assertNoErrors('runs');
+  });
+
+  it('opens a run: timeline, findings, links, and the deep link reloads', async (t) => {
+    if (!need(t, 'portal', 'auth', 'sandboxLogin', 'graphql')) return;
+    await page.goto(`${server.url}/runs`);
+    const first = page.locator('a.run-link').first();
+    if (!(await first.count())) {
+      await page.locator('.state-empty, table.runs').first().waitFor({ timeout: 20_000 });
+      if (!(await first.count())) {
+        t.skip('no runs in the sandbox yet');
+        return;
+      }
+    }
+    await first.click();
+    await page.getByRole('heading', { name: 'Timeline' }).waitFor();
+    await page.getByRole('heading', { name: /Findings/ }).waitFor();
+    assert.ok(await page.getByRole('link', { name: 'Pull request' }).count());
+    const steps = await page.locator('.timeline .step-name').allInnerTexts();
+    assert.deepEqual(steps.slice(0, 4).map((s) => s.toLowerCase()), ['queued', 'dispatched', 'running', 'publishing']);
+    await page.reload();
+    await page.getByRole('heading', { name: 'Timeline' }).waitFor();
+    await screenshot(page, '08-run');
+    assertNoErrors('run');
+  });
+
+  it('shows costs and reviewers', async (t) => {
+    if (!need(t, 'portal', 'auth', 'sandboxLogin', 'graphql')) return;
+    await page.goto(`${server.url}/costs`);
+    await page.locator('.totals, .state-empty, .state-error').first().waitFor({ timeout: 20_000 });
+    assert.equal(await page.locator('.state-error').count(), 0, 'costs load');
+    await screenshot(page, '09-costs');
+    await page.goto(`${server.url}/reviewers`);
+    await page.locator('.cards, .state-empty, .state-error').first().waitFor({ timeout: 20_000 });
+    assert.equal(await page.locator('.state-error').count(), 0, 'reviewers load');
+    await screenshot(page, '10-reviewers');
+    assertNoErrors('costs and reviewers');
+  });
+
+  it('hides admin controls from a non-admin', async (t) => {
+    if (!need(t, 'portal', 'auth', 'sandboxLogin', 'graphql')) return;
+    // The sandbox signs in only its admin; this context sees the same
+    // session with the viewer's admin flag turned off in the real answers,
+    // so the UI is checked as a non-admin sees it. (The API refusing admin
+    // mutations to non-admins is graph's access-matrix test.)
+    const ctx = browser.context;
+    const p = await ctx.newPage();
+    const perr = watchErrors(p);
+    await p.route('**/graphql', async (route) => {
+      const res = await route.fetch();
+      const body = await res.json().catch(() => null);
+      if (body?.data?.viewer) body.data.viewer.isAdmin = false;
+      await route.fulfill({ response: res, json: body ?? {} });
+    });
+    await p.route('**/api/me', async (route) => {
+      const res = await route.fetch();
+      const body = await res.json();
+      if (body.user) body.user.isAdmin = false;
+      await route.fulfill({ response: res, json: body });
+    });
+    await p.goto(`${server.url}/status`);
+    await p.getByRole('heading', { name: 'Workers' }).waitFor({ timeout: 20_000 });
+    assert.equal(await p.getByRole('button', { name: /^Retry / }).count(), 0, 'no Retry for a non-admin');
+    const failedRows = await p.locator('#failed-h + .table-wrap tbody tr').count();
+    if (failedRows > 0) assert.equal(await p.getByText('visible to admins').count(), failedRows, 'errors are for admins');
+    assert.equal(await p.locator('.admin-badge').count(), 0, 'no admin badge');
+    await screenshot(p, '13-status-non-admin');
+    await p.goto(`${server.url}/reviewers`);
+    await p.locator('.cards, .state-empty').first().waitFor({ timeout: 20_000 });
+    assert.equal(await p.getByRole('button', { name: 'Sync reviewers now' }).count(), 0, 'no sync button for a non-admin');
+    await p.close();
+    assert.deepEqual(perr.filter((e) => !/Failed to load resource.*(avatar|favicon)/i.test(e)), []);
+  });
+
+  it('lets an admin retry a failed webhook', async (t) => {
+    if (!need(t, 'portal', 'auth', 'sandboxLogin', 'graphql')) return;
+    await page.goto(`${server.url}/status`);
+    await page.getByRole('heading', { name: 'Workers' }).waitFor({ timeout: 20_000 });
+    if (!(await page.getByRole('button', { name: /^Retry / }).count())) {
+      // Make one: a signed delivery the worker cannot handle fails after its attempts.
+      await sendBrokenWebhook(server.url);
+      const found = await eventually(
+        async () => {
+          const r = await gql(page, '{ webhookEvents(first: 1, where: {status: failed}) { totalCount } }');
+          return r.data?.webhookEvents?.totalCount > 0;
+        },
+        { timeout: 90_000, interval: 2000, what: 'a failed webhook' },
+      ).catch(() => false);
+      if (!found) {
+        t.skip('could not produce a failed webhook in the sandbox');
+        return;
+      }
+      await page.reload();
+    }
+    const retry = page.getByRole('button', { name: /^Retry / }).first();
+    await retry.waitFor({ timeout: 20_000 });
+    await screenshot(page, '11-status-failed-webhook');
+    await retry.click();
+    await page.getByText(/Queued again: /).first().waitFor({ timeout: 15_000 });
+    await screenshot(page, '12-status-retried');
+    assertNoErrors('retry');
+  });
+
+  it('creates an API token shown once, and revokes it', async (t) => {
+    if (!need(t, 'portal', 'auth', 'sandboxLogin', 'graphql')) return;
+    await page.goto(`${server.url}/tokens`);
+    await page.getByLabel('Name').fill('e2e-dashboard');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Your new API token' });
+    await dialog.waitFor();
+    const secret = await dialog.getByLabel('API token').inputValue();
+    assert.match(secret, /^chkt_/);
+    await screenshot(page, '14-token-shown-once');
+    await dialog.getByRole('button', { name: 'Done' }).click();
+    assert.equal(await page.getByText(secret).count(), 0, 'the secret is gone after closing');
+    // The token works as a Bearer token.
+    const r = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { Authorization: `Bearer ${secret}`, 'Content-Type': 'application/json' }, body: '{"query":"{ viewer { login } }"}' });
+    assert.equal(r.status, 200);
+    page.once('dialog', (d) => d.accept());
+    await page.getByRole('button', { name: 'Revoke' }).first().click();
+    await page.getByText('revoked').first().waitFor({ timeout: 10_000 });
+    await screenshot(page, '15-token-revoked');
+    assertNoErrors('tokens');
+  });
+
+  it('signs out', async (t) => {
+    if (!need(t, 'portal', 'auth', 'sandboxLogin', 'graphql')) return;
+    await page.goto(`${server.url}/runs`);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in to the sandbox' }).waitFor({ timeout: 15_000 });
+    await screenshot(page, '16-signed-out');
+    assertNoErrors('sign out');
+  });
+});
+
+/** A pull request of the sandbox to review: CHAKSHU_E2E_PR_URL, or one a run points at. */
+async function findPullRequestURL(p) {
+  if (process.env.CHAKSHU_E2E_PR_URL) return process.env.CHAKSHU_E2E_PR_URL;
+  const r = await gql(p, '{ runs(first: 1) { edges { node { prURL } } } }');
+  const fromRun = r.data?.runs?.edges?.[0]?.node?.prURL;
+  if (fromRun) return fromRun;
+  // The simulator's web base shows in chakshu's log; sandbox PRs are numbered from 1.
+  const repos = await gql(p, '{ repositories(first: 5, where: {removed: false}) { edges { node { fullName } } } }');
+  const name = repos.data?.repositories?.edges?.find((e) => !/chakshu-reviewers$/.test(e.node.fullName))?.node.fullName;
+  const web = server
+    .log()
+    .match(/https?:\/\/127\.0\.0\.1:\d+/g)
+    ?.find((u) => u !== server.url);
+  return name && web ? `${web}/${name}/pull/1` : null;
+}
+
+/** Posts a signed webhook whose payload the worker cannot handle. */
+async function sendBrokenWebhook(url) {
+  const body = JSON.stringify({ action: 'created', installation: { id: 987654321 }, comment: null, issue: null });
+  const sig = 'sha256=' + createHmac('sha256', process.env.CHAKSHU_WEBHOOK_SECRET ?? 'sandbox-secret').update(body).digest('hex');
+  await fetch(`${url}/webhooks/github`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'X-GitHub-Event': 'issue_comment', 'X-GitHub-Delivery': randomUUID(), 'X-Hub-Signature-256': sig },
+    body,
+  });
+}
