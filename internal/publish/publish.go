@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strconv"
 	"strings"
 	"time"
 
@@ -83,7 +82,7 @@ const (
 
 // Publish publishes run id, which must be in publishing and held by the
 // caller, and moves it to succeeded. On failure it fails the run with a safe
-// reason (and completes the check run saying so), unless ctx ended: then the
+// reason (the finisher completes its check run), unless ctx ended: then the
 // run stays in publishing for a retry, which posts nothing twice.
 func (p *Publisher) Publish(ctx context.Context, id int) error {
 	r, err := p.cfg.DB.Run.Query().Where(run.ID(id)).
@@ -124,22 +123,9 @@ type resultError struct{ err error }
 func (e resultError) Error() string { return e.err.Error() }
 func (e resultError) Unwrap() error { return e.err }
 
-// failRun completes the check run as failed (best effort) and fails the run.
+// failRun fails the run with a safe reason and redacted detail. The
+// worker's finisher completes its check run with that reason (notify.TopicFinish).
 func (p *Publisher) failRun(ctx context.Context, r *ent.Run, reason string, cause error, log *slog.Logger) {
-	repo := r.Edges.Repository
-	if r.CheckRunID != 0 {
-		if inst, err := p.cfg.GitHub.Installation(repo.Edges.Installation.GithubID); err == nil {
-			_, _, err := inst.REST.Checks.UpdateCheckRun(ctx, repo.Owner, repo.Name, r.CheckRunID, github.UpdateCheckRunOptions{
-				Name: checkName(r), Status: github.Ptr("completed"), Conclusion: github.Ptr("failure"),
-				CompletedAt: &github.Timestamp{Time: p.cfg.Now()},
-				Output: &github.CheckRunOutput{Title: github.Ptr("Chakshu could not publish"),
-					Summary: github.Ptr(reason + "\n\n[Run #" + strconv.Itoa(r.ID) + " in Chakshu](" + p.runURL(r.ID) + ")")},
-			})
-			if err != nil {
-				log.Warn("complete failed check run", "err", redact.Error(err))
-			}
-		}
-	}
 	if err := runs.Fail(ctx, p.cfg.DB.Client, r.ID, reason, cause.Error()); err != nil && !errors.Is(err, runs.ErrConflict) {
 		log.Warn("fail run", "err", redact.Error(err))
 	}

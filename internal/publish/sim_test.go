@@ -547,3 +547,61 @@ func TestReviewRequestRemovedAndLearningsBumped(t *testing.T) {
 		}
 	})
 }
+
+func TestFailuresAreSafeSentences(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db, rules(findings.Nit, 20, "blocker"), nil)
+		// GitHub keeps failing the review creation (past the client's retries).
+		e.sim.InjectFault(ghsim.Fault{Match: "POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews", Kind: ghsim.FaultServerError, Status: 502})
+		r := e.newRun(standardResult())
+		if err := e.pub.Publish(e.ctx, r.ID); err == nil {
+			t.Fatal("publish succeeded while GitHub failed")
+		}
+		got := e.run(r.ID)
+		if got.Status != run.StatusFailed || got.FailureReason != "Chakshu could not publish this review on GitHub. It can be triggered again." {
+			t.Fatalf("run: %s %q", got.Status, got.FailureReason)
+		}
+		if !strings.Contains(got.FailureDetail, "502") || strings.Contains(got.FailureDetail, "ghs_") {
+			t.Fatalf("operator detail: %q", got.FailureDetail)
+		}
+		if n := len(e.chakshuReviews()); n != 0 {
+			t.Fatalf("%d reviews posted", n)
+		}
+		// Every finding is still recorded, none posted.
+		if fs := e.findingsOf(r.ID); len(fs) != 4 || fs["Old helper is slow"].Posted {
+			t.Fatalf("findings after failure: %v", fs)
+		}
+		e.sim.ClearFaults()
+
+		bad := e.newRun(map[string]any{"summary": 3})
+		if err := e.pub.Publish(e.ctx, bad.ID); err == nil {
+			t.Fatal("an unreadable result was published")
+		}
+		if got := e.run(bad.ID); got.Status != run.StatusFailed || got.FailureReason != "Chakshu could not read the reviewer's result." {
+			t.Fatalf("bad result run: %s %q", got.Status, got.FailureReason)
+		}
+	})
+}
+
+func TestTidyLeavesOtherReviewersThreads(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db, rules(findings.Nit, 20, "never"), nil)
+		r1 := e.newRun(findings.Result{Summary: "s", Findings: []findings.Finding{f(calc, 10, findings.Major, "Security finding")}})
+		e.publish(r1.ID)
+		// Another reviewer, later, on a new head where line 10 changed.
+		l := featureCalc()
+		l[9] = "again10"
+		e.sim.Commit(repoName, "feature", map[string]string{calc: file(l)}, "rewrite")
+		e.reviewer = e.db.Reviewer.Create().SetName("perf").SetInstallationID(e.repo.QueryInstallation().OnlyIDX(e.ctx)).SaveX(e.ctx)
+		r2 := e.newRun(findings.Result{Summary: "s"})
+		e.publish(r2.ID)
+		for _, th := range e.sim.Threads(repoName, e.pr) {
+			if !th.Outdated {
+				t.Fatal("the thread should be outdated")
+			}
+			if th.Resolved {
+				t.Fatal("perf resolved a thread security started")
+			}
+		}
+	})
+}
