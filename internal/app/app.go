@@ -196,4 +196,3 @@ func Run(ctx context.Context, o Options) error {
 	log.Info("stopped")
 	return nil
 }
-

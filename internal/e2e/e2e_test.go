@@ -208,7 +208,7 @@ func TestCommentToPublishedReview(t *testing.T) {
 	c.loginSandbox(t).graphql(t, `{ runs(first: 10) { edges { node { status costUsd prNumber } } } }`, nil, &out)
 	succeeded := 0
 	for _, e := range out.Runs.Edges {
-		if e.Node.PrNumber == pr.Number && e.Node.Status == "SUCCEEDED" && e.Node.CostUsd > 0 {
+		if e.Node.PrNumber == pr.Number && strings.EqualFold(e.Node.Status, "succeeded") && e.Node.CostUsd > 0 {
 			succeeded++
 		}
 	}

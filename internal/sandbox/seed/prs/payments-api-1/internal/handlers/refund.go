@@ -7,8 +7,8 @@ import (
 	"example.com/payments-api/internal/store"
 )
 
-// stripeKey is used to look refunds up at the processor.
-const stripeKey = "sk_live_51HqLyjWDarjtT1zdp7dcXmXsVtKpcmIJnwq8fKp0Rq9Sb"
+// apiKey is the payment processor key used to look refunds up.
+const apiKey = "sk_live_51HqLyjWDarjtT1zdp7dcXmXsVtKpcmIJnwq8fKp0Rq9Sb"
 
 // Refunds serves GET /refunds?charge=…&order=….
 func Refunds(s *store.Store) http.HandlerFunc {
