@@ -314,3 +314,61 @@ func TestSubscriptionNeedsLogin(t *testing.T) {
 		}
 	})
 }
+
+// TestStatus: workers with liveness and held work, queue depth and oldest age.
+func TestStatus(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		ctx := context.Background()
+		now := time.Now()
+		db.Worker.Create().SetWorkerID("w-alive").SetHeartbeatAt(now).SaveX(ctx)
+		db.Worker.Create().SetWorkerID("w-dead").SetHeartbeatAt(now.Add(-5 * time.Minute)).SaveX(ctx)
+		old := e.seedQueued(e.repoA, "")
+		db.Run.UpdateOneID(old.ID).SetStatus(run.StatusDispatched).SetLeaseOwner("w-alive").ExecX(ctx)
+		db.Run.Create().SetRepository(e.repoA).SetReviewer(e.revSec).SetTrigger(run.TriggerLabel).SetPrNumber(1).
+			SetHeadSha("q").SetCreatedAt(now.Add(-10 * time.Minute)).SaveX(ctx)
+		ev := e.seedFailedEvent("acme/api")
+		db.WebhookEvent.UpdateOneID(ev.ID).SetStatus("processing").SetLeaseOwner("w-alive").ExecX(ctx)
+		e.seedFailedEvent("acme/api")
+
+		r := e.login("carol").do(`{ status { failedWebhooks
+			workers { worker { workerID } alive heldRuns heldEvents }
+			runQueues { status count oldestAgeSeconds } webhookQueues { status count } } }`, nil)
+		r.ok(t)
+		var d struct {
+			Status struct {
+				FailedWebhooks int
+				Workers        []struct {
+					Worker               struct{ WorkerID string }
+					Alive                bool
+					HeldRuns, HeldEvents int
+				}
+				RunQueues []struct {
+					Status           string
+					Count            int
+					OldestAgeSeconds *float64
+				}
+				WebhookQueues []struct {
+					Status string
+					Count  int
+				}
+			}
+		}
+		r.into(t, &d)
+		s := d.Status
+		if s.FailedWebhooks != 1 || len(s.Workers) != 2 {
+			t.Fatalf("status: %s", r.raw)
+		}
+		w0, w1 := s.Workers[0], s.Workers[1]
+		if w0.Worker.WorkerID != "w-alive" || !w0.Alive || w0.HeldRuns != 1 || w0.HeldEvents != 1 || w1.Alive || w1.HeldRuns != 0 {
+			t.Errorf("workers: %+v", s.Workers)
+		}
+		q := s.RunQueues[0]
+		if q.Status != "queued" || q.Count != 1 || q.OldestAgeSeconds == nil || *q.OldestAgeSeconds < 590 {
+			t.Errorf("queued: %+v", q)
+		}
+		if s.RunQueues[1].Status != "dispatched" || s.RunQueues[1].Count != 1 || s.WebhookQueues[1].Count != 1 {
+			t.Errorf("queues: %s", r.raw)
+		}
+	})
+}

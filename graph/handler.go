@@ -74,6 +74,9 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	if cfg.DB == nil || cfg.Log == nil || cfg.Config == nil || cfg.Auth == nil || cfg.Bus == nil {
 		return nil, errors.New("graph: DB, Log, Config, Auth and Bus are required")
 	}
+	if a, ok := cfg.GitHub.(*gh.Apps); ok && a == nil {
+		cfg.GitHub = nil // a nil *gh.Apps in the interface: GitHub is not configured
+	}
 	if cfg.MaxComplexity <= 0 {
 		cfg.MaxComplexity = 20000
 	}
