@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/internal/notify"
@@ -47,7 +48,6 @@ type storeRes struct {
 // batcher is the one goroutine that writes deliveries, a batch per transaction.
 type batcher struct {
 	db   *store.DB
-	bus  notify.Bus // told once per committed batch
 	max  int
 	reqs chan *storeReq
 	quit chan struct{}
@@ -57,11 +57,11 @@ type batcher struct {
 
 var errClosed = errors.New("webhook intake is shutting down")
 
-func newBatcher(db *store.DB, bus notify.Bus, max int) *batcher {
+func newBatcher(db *store.DB, max int) *batcher {
 	if max <= 0 {
 		max = 128
 	}
-	b := &batcher{db: db, bus: bus, max: max, reqs: make(chan *storeReq, max*4), quit: make(chan struct{})}
+	b := &batcher{db: db, max: max, reqs: make(chan *storeReq, max*4), quit: make(chan struct{})}
 	b.wg.Add(1)
 	go b.loop()
 	return b
@@ -147,12 +147,51 @@ func (b *batcher) commit(batch []*storeReq) {
 			res[i] = storeRes{stored: stored, err: err}
 		}
 	}
-	wake := false
 	for i, r := range batch {
 		r.done <- res[i]
-		wake = wake || (res[i].stored && !r.e.Failed)
 	}
-	if wake && b.bus != nil {
-		b.bus.Notify(ctx, notify.TopicEvents) //nolint:errcheck // the worker also polls
+}
+
+// waker tells the bus that events were stored, off the request path: wake-ups
+// coalesce, so a burst of deliveries costs one NOTIFY, not one each.
+type waker struct {
+	bus  notify.Bus
+	kick chan struct{}
+	quit chan struct{}
+	done chan struct{}
+	once sync.Once
+}
+
+func newWaker(bus notify.Bus) *waker {
+	w := &waker{bus: bus, kick: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
+	go w.loop()
+	return w
+}
+
+func (w *waker) poke() {
+	select {
+	case w.kick <- struct{}{}:
+	default: // a wake-up is already pending
 	}
+}
+
+func (w *waker) loop() {
+	defer close(w.done)
+	for {
+		select {
+		case <-w.quit:
+			return
+		case <-w.kick:
+			if w.bus != nil {
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				w.bus.Notify(ctx, notify.TopicEvents) //nolint:errcheck // the worker also polls
+				cancel()
+			}
+		}
+	}
+}
+
+func (w *waker) close() {
+	w.once.Do(func() { close(w.quit) })
+	<-w.done
 }

@@ -58,6 +58,7 @@ type Handler struct {
 	metrics *metrics
 	store   func(ctx context.Context, e *Event) (stored bool, err error)
 	batcher *batcher
+	wake    *waker
 }
 
 var _ http.Handler = (*Handler)(nil)
@@ -80,19 +81,21 @@ func New(cfg Config) (*Handler, error) {
 		h.cfg.MaxBody = MaxBody
 	}
 	h.metrics = newMetrics(cfg.Metrics)
+	h.wake = newWaker(cfg.Bus)
 	h.store = func(ctx context.Context, e *Event) (bool, error) { return insert(ctx, cfg.DB, e) }
 	if cfg.Batch.enabled(cfg.DB) {
-		h.batcher = newBatcher(cfg.DB, cfg.Bus, cfg.Batch.MaxSize)
+		h.batcher = newBatcher(cfg.DB, cfg.Batch.MaxSize)
 		h.store = h.batcher.store
 	}
 	return h, nil
 }
 
-// Close stops the batcher, if any, after the stores in flight.
+// Close stops the batcher and the waker after the work in flight.
 func (h *Handler) Close() {
 	if h.batcher != nil {
 		h.batcher.close()
 	}
+	h.wake.close()
 }
 
 // Event is one delivery as stored.
@@ -150,8 +153,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.metrics.received.WithLabelValues(event).Inc()
 		if e.Failed {
 			h.cfg.Log.Warn("webhook payload stored as failed", "delivery_id", delivery, "event", event, "reason", e.Reason)
-		} else if h.cfg.Bus != nil && h.batcher == nil {
-			h.cfg.Bus.Notify(r.Context(), notify.TopicEvents) //nolint:errcheck // the worker also polls
+		} else {
+			h.wake.poke()
 		}
 	}
 	w.WriteHeader(http.StatusAccepted)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -137,7 +138,7 @@ func TestStoresAndRedelivery(t *testing.T) {
 		}
 		select {
 		case <-in.wake:
-		default:
+		case <-time.After(2 * time.Second):
 			t.Fatal("storing did not wake the event workers")
 		}
 		e := db.WebhookEvent.Query().OnlyX(ctx)
@@ -202,7 +203,7 @@ func TestMalformedJSONStoredAsFailed(t *testing.T) {
 		select {
 		case <-in.wake:
 			t.Fatal("a failed event woke the workers")
-		default:
+		case <-time.After(100 * time.Millisecond):
 		}
 	})
 }
