@@ -523,6 +523,12 @@ func TestWorkflowRunCompleted(t *testing.T) {
 			return r, id
 		}
 		cancelled, a := dispatch(run.StatusDispatched)
+		check, _, err := gc.Checks.CreateCheckRun(ctx, "acme", "widget", github.CreateCheckRunOptions{Name: "Chakshu · security",
+			HeadSHA: e.sim.PR(repoFN, n).HeadSHA, Status: github.Ptr("in_progress")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		db.Run.UpdateOne(cancelled).SetCheckRunID(check.GetID()).ExecX(ctx)
 		silent, b := dispatch(run.StatusRunning)
 		reported, c := dispatch(run.StatusPublishing)
 		e.sim.CompleteRun(a, "cancelled")
@@ -541,6 +547,12 @@ func TestWorkflowRunCompleted(t *testing.T) {
 			got := db.Run.GetX(ctx, tc.r.ID)
 			if got.Status != tc.status || got.FailureReason != tc.reason {
 				t.Fatalf("run %d: %s %q, want %s %q", got.ID, got.Status, got.FailureReason, tc.status, tc.reason)
+			}
+		}
+		for _, c := range e.sim.CheckRuns(repoFN) {
+			if c.ID == check.GetID() && (c.Status != "completed" || c.Conclusion != "failure" || c.Name != "Chakshu · security" ||
+				!strings.Contains(c.Summary, "cancelled")) {
+				t.Fatalf("check run %+v", c)
 			}
 		}
 		// A GitHub that answered 204 to the dispatch: the run is found by the workflow's run-name.
