@@ -127,6 +127,11 @@ func (s *Sim) serveGraphQL(w http.ResponseWriter, r *http.Request) {
 	}
 	ex := &gqlExec{s: s, tok: tok, vars: vars}
 	s.mu.Lock()
+	for _, sel := range op.SelectionSet {
+		if f, ok := sel.(*ast.Field); ok {
+			s.gqlCalls[string(op.Operation)+" "+f.Name]++
+		}
+	}
 	var root gqlObject = &gqlQuery{ex}
 	if op.Operation == ast.Mutation {
 		root = &gqlMutation{ex}

@@ -119,6 +119,9 @@ func TestGraphQLReviewThreads(t *testing.T) {
 	if f.sim.CallCount("POST /graphql") != 4 {
 		t.Errorf("graphql calls = %d", f.sim.CallCount("POST /graphql"))
 	}
+	if g := f.sim.GraphQLCalls(); g["query repository"] != 2 || g["mutation resolveReviewThread"] != 1 || g["query viewer"] != 1 {
+		t.Errorf("graphql field calls = %v", g)
+	}
 }
 
 func TestGraphQLValidationCatchesInvalidDocument(t *testing.T) {

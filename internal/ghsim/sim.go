@@ -77,6 +77,7 @@ type Sim struct {
 	htmlOnce   sync.Once
 	pages      *http.ServeMux
 	calls      map[string]int
+	gqlCalls   map[string]int
 	valErrs    []string
 	faults     []*faultRule
 	rng        *mrand.Rand
@@ -120,6 +121,7 @@ func Start(opts Options) (*Sim, error) {
 		runs:     map[int64]*workflowRun{},
 		oauth:    map[string]*oauthCode{},
 		calls:    map[string]int{},
+		gqlCalls: map[string]int{},
 		rng:      mrand.New(mrand.NewSource(opts.Seed)),
 		oidcKey:  sharedKey(0),
 	}
@@ -402,11 +404,25 @@ func (s *Sim) TotalCalls(prefix string) int {
 	return n
 }
 
-// ResetCalls zeroes the counters.
+// GraphQLCalls counts GraphQL top-level fields by operation, e.g.
+// "query repository", "mutation resolveReviewThread" (one per field per
+// request; Calls()["POST /graphql"] counts requests).
+func (s *Sim) GraphQLCalls() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]int, len(s.gqlCalls))
+	for k, v := range s.gqlCalls {
+		out[k] = v
+	}
+	return out
+}
+
+// ResetCalls zeroes the counters (REST and GraphQL).
 func (s *Sim) ResetCalls() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls = map[string]int{}
+	s.gqlCalls = map[string]int{}
 }
 
 // ValidationErrors returns every validation failure recorded so far.
