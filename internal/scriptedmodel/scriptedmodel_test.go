@@ -173,3 +173,19 @@ func TestAPIKey(t *testing.T) {
 		t.Fatalf("status %d without key", rec.Code)
 	}
 }
+
+func TestFocusByReviewer(t *testing.T) {
+	all := review(diff)
+	cases := map[string]int{
+		"You are security, an AI code reviewer run by Chakshu.":    4,
+		"You are correctness, an AI code reviewer run by Chakshu.": 2,
+		"You are style, an AI code reviewer run by Chakshu.":       3,
+		"You are perf, an AI code reviewer run by Chakshu.":        len(all),
+		"no reviewer named": len(all),
+	}
+	for system, want := range cases {
+		if got := focus(system, all); len(got) != want {
+			t.Errorf("focus(%q) kept %d findings, want %d", system, len(got), want)
+		}
+	}
+}
