@@ -436,13 +436,18 @@ func TestWebhookRedeliveryAndFaults(t *testing.T) {
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
-func otherKey(t *testing.T) *rsa.PrivateKey {
-	k, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
+// otherKey is a key the simulator does not know (generated once: RSA key
+// generation is slow on these cores).
+var otherKey = func() func(t *testing.T) *rsa.PrivateKey {
+	once := sync.OnceValues(func() (*rsa.PrivateKey, error) { return rsa.GenerateKey(rand.Reader, 2048) })
+	return func(t *testing.T) *rsa.PrivateKey {
+		k, err := once()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
 	}
-	return k
-}
+}()
 
 func TestBodyLimits(t *testing.T) {
 	f := newFixture(t)
