@@ -33,19 +33,27 @@ var errUsage = errors.New("usage")
 type command struct {
 	name, summary, help string
 	run                 func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+	// ownArgs: the command parses its own flags and sub-commands.
+	ownArgs bool
 }
 
 func commands() []command {
 	return []command{
-		{"all", "run web and worker in one process (the embedded default)",
-			"Runs the webhook intake, runner API, GraphQL and portal together with the worker.\nWith no GitHub App configured it starts in sandbox mode.", processCmd(app.ModeAll)},
-		{"web", "run the HTTP side: webhooks, runner API, model gateway, GraphQL, portal",
-			"Serves HTTP on CHAKSHU_ADDR. Stores webhooks; never handles them inline.", processCmd(app.ModeWeb)},
-		{"worker", "run the background side: webhooks, dispatch, publishing, sweeps, sync",
-			"Handles stored webhooks, dispatches runs, publishes results. Serves no HTTP.", processCmd(app.ModeWorker)},
-		{"migrate", "bring the database to the current schema and exit",
-			"Additive migration of SQLite or PostgreSQL (CHAKSHU_DATABASE_URL). Also run at every start.", migrateCmd},
-		{"version", "print the version", "", func(_ context.Context, _ []string, stdout, _ io.Writer) error {
+		{name: "all", summary: "run web and worker in one process (the embedded default)",
+			help: "Runs the webhook intake, runner API, GraphQL and portal together with the worker.\nWith no GitHub App configured it starts in sandbox mode.", run: processCmd(app.ModeAll)},
+		{name: "web", summary: "run the HTTP side: webhooks, runner API, model gateway, GraphQL, portal",
+			help: "Serves HTTP on CHAKSHU_ADDR. Stores webhooks; never handles them inline.", run: processCmd(app.ModeWeb)},
+		{name: "worker", summary: "run the background side: webhooks, dispatch, publishing, sweeps, sync",
+			help: "Handles stored webhooks, dispatches runs, publishes results. Serves no HTTP.", run: processCmd(app.ModeWorker)},
+		{name: "sandbox", summary: "run `chakshu all` in sandbox mode with flags for port, seed size, data dir and reset",
+			run: sandboxCmd, ownArgs: true},
+		{name: "connector", summary: "set, delete or list connector credentials (stored encrypted)",
+			run: connectorCmd, ownArgs: true},
+		{name: "workflow", summary: "print the workflow template to commit as .github/workflows/chakshu.yml",
+			help: "Usage: chakshu workflow print", run: workflowCmd, ownArgs: true},
+		{name: "migrate", summary: "bring the database to the current schema and exit",
+			help: "Additive migration of SQLite or PostgreSQL (CHAKSHU_DATABASE_URL). Also run at every start.", run: migrateCmd},
+		{name: "version", summary: "print the version", run: func(_ context.Context, _ []string, stdout, _ io.Writer) error {
 			fmt.Fprintln(stdout, "chakshu", app.Version)
 			return nil
 		}},
@@ -55,7 +63,7 @@ func commands() []command {
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "Usage: chakshu <command> [--help]\n\nCommands:")
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 }
 
@@ -77,6 +85,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	for _, c := range commands() {
 		if c.name != args[0] {
 			continue
+		}
+		if c.ownArgs {
+			return c.run(ctx, args[1:], stdout, stderr)
 		}
 		fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
 		fs.SetOutput(stderr)

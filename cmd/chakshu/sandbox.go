@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/chakshu-dev/chakshu/action"
+	"github.com/chakshu-dev/chakshu/internal/app"
+	"github.com/chakshu-dev/chakshu/internal/config"
+)
+
+// sandboxCmd runs `chakshu all` in sandbox mode with flags a newcomer (or a
+// load experiment) wants: port, seeded history size, data dir, reset.
+func sandboxCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("sandbox", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	port := fs.Int("port", 8080, "port to listen on (127.0.0.1)")
+	seed := fs.Int("seed-size", 600, "past runs to seed so the portal has history (0: none)")
+	dir := fs.String("data-dir", "", "data directory (default CHAKSHU_DATA_DIR or ./data)")
+	reset := fs.Bool("reset", false, "delete the sandbox's SQLite database first")
+	fs.Usage = func() {
+		fmt.Fprintln(stdout, "Usage: chakshu sandbox [--port N] [--seed-size N] [--data-dir DIR] [--reset]\n\nRuns Chakshu with a simulated GitHub, Actions runner and model. No GitHub App or model key is used.")
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return errUsage
+	}
+	look, err := config.FromEnv()
+	if err != nil {
+		return err
+	}
+	over := map[string]string{"CHAKSHU_ADDR": fmt.Sprintf("127.0.0.1:%d", *port)}
+	if *dir != "" {
+		over["CHAKSHU_DATA_DIR"] = *dir
+	}
+	for _, k := range []string{"CHAKSHU_APP_ID", "CHAKSHU_PRIVATE_KEY", "CHAKSHU_PRIVATE_KEY_FILE", "CHAKSHU_DATABASE_URL"} {
+		over[k] = "" // the sandbox is always the simulated world on SQLite
+	}
+	cfg, err := config.Load(func(k string) (string, bool) {
+		if v, ok := over[k]; ok {
+			return v, v != ""
+		}
+		return look(k)
+	})
+	if err != nil {
+		return err
+	}
+	if *reset {
+		for _, f := range []string{"chakshu.db", "chakshu.db-wal", "chakshu.db-shm"} {
+			if err := os.Remove(filepath.Join(cfg.DataDir, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("reset: %w", err)
+			}
+		}
+	}
+	n := *seed
+	if n == 0 {
+		n = -1
+	}
+	return app.Run(ctx, app.Options{Mode: app.ModeAll, Config: cfg, Stderr: stderr, Stdout: stdout,
+		Sandbox: app.SandboxOptions{HistoryRuns: n}})
+}
+
+// workflowCmd prints the workflow template users commit.
+func workflowCmd(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) != 1 || args[0] != "print" {
+		fmt.Fprintln(stderr, "Usage: chakshu workflow print")
+		return errUsage
+	}
+	_, err := io.WriteString(stdout, action.WorkflowTemplate)
+	return err
+}
