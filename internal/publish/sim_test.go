@@ -200,7 +200,9 @@ func standardResult() findings.Result {
 func TestPublishReview(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db, rules(findings.Nit, 20, "blocker"), nil)
-		r := e.newRun(standardResult())
+		r := e.newRun(standardResult(), func(c *ent.RunCreate) {
+			c.SetIncrementalSince("abcdef0123456789").SetBehindBy(2).SetFilteredFiles([]string{"gen/a.pb.go", "gen/b.pb.go"})
+		})
 		e.publish(r.ID)
 
 		reviews := e.chakshuReviews()
@@ -212,7 +214,9 @@ func TestPublishReview(t *testing.T) {
 			t.Fatalf("review event %s on %s, want COMMENT on %s", rv.Event, rv.CommitID, r.HeadSha)
 		}
 		for _, want := range []string{"#### Outside the changed lines", "`lib/calc.go:35`", "`README.md:1`",
-			"<!-- chakshu:run:" + fmt.Sprint(r.ID) + " -->", "<sub>Coverage: 1 file in the PR · 2 read by the reviewer", "@\u200balice"} {
+			"<!-- chakshu:run:" + fmt.Sprint(r.ID) + " -->", "@\u200balice",
+			"> Reviewed only the changes since `abcdef0`.", "The head is 2 commits behind `main`",
+			"<sub>Coverage: 1 file in the PR · 2 read by the reviewer · 2 dropped by path_filters · 0 skipped as binary or too large</sub>"} {
 			if !strings.Contains(rv.Body, want) {
 				t.Errorf("review body lacks %q:\n%s", want, rv.Body)
 			}
