@@ -7,17 +7,16 @@ package graph
 
 import (
 	"context"
+	"time"
+
 	"entgo.io/ent/dialect/sql"
+	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/finding"
 	"github.com/chakshu-dev/chakshu/ent/predicate"
 	"github.com/chakshu-dev/chakshu/ent/run"
-	"github.com/chakshu-dev/chakshu/internal/runs"
-
-	"time"
-
-	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/graph/exec"
 	"github.com/chakshu-dev/chakshu/graph/model"
+	"github.com/chakshu-dev/chakshu/internal/runs"
 )
 
 // Installation is the resolver for the installation field.
