@@ -18,7 +18,7 @@ import (
 // push to the reviewers repository's default branch, the portal's "sync now")
 // and wakes a worker. Any worker performs it; a request survives restarts.
 func RequestSync(ctx context.Context, db *store.DB, bus notify.Bus, installationID int) error {
-	err := db.Installation.UpdateOneID(installationID).SetSyncRequestedAt(time.Now()).Exec(ctx)
+	err := db.Installation.UpdateOneID(installationID).SetSyncRequestedAt(time.Now().UTC()).Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("request reviewers sync: %w", err)
 	}
@@ -32,7 +32,7 @@ func RequestSync(ctx context.Context, db *store.DB, bus notify.Bus, installation
 func requestAll(ctx context.Context, db *store.DB) error {
 	_, err := db.Installation.Update().
 		Where(installation.Suspended(false), installation.SyncRequestedAtIsNil()).
-		SetSyncRequestedAt(time.Now()).Save(ctx)
+		SetSyncRequestedAt(time.Now().UTC()).Save(ctx)
 	if err != nil {
 		return fmt.Errorf("request reviewers sync of every installation: %w", err)
 	}
@@ -112,7 +112,7 @@ func (l *SyncLoop) RunPending(ctx context.Context) int {
 	done := 0
 	for ctx.Err() == nil {
 		due, err := l.cfg.DB.Installation.Query().
-			Where(installation.SyncRequestedAtLTE(time.Now())).
+			Where(installation.SyncRequestedAtLTE(time.Now().UTC())).
 			Order(ent.Asc(installation.FieldSyncRequestedAt)).Limit(20).IDs(ctx)
 		if err != nil {
 			if ctx.Err() == nil {
@@ -127,7 +127,7 @@ func (l *SyncLoop) RunPending(ctx context.Context) int {
 		for _, id := range due {
 			// Claim: of several workers, the one whose update clears the request syncs.
 			n, err := l.cfg.DB.Installation.Update().
-				Where(installation.ID(id), installation.SyncRequestedAtLTE(time.Now())).
+				Where(installation.ID(id), installation.SyncRequestedAtLTE(time.Now().UTC())).
 				ClearSyncRequestedAt().Save(ctx)
 			if err != nil || n == 0 {
 				continue
@@ -142,7 +142,7 @@ func (l *SyncLoop) RunPending(ctx context.Context) int {
 			if errors.Is(err, ErrNoReviewersRepo) {
 				continue // the next push, request or resync tries again
 			}
-			retry := time.Now().Add(l.cfg.RetryAfter)
+			retry := time.Now().UTC().Add(l.cfg.RetryAfter)
 			_, _ = l.cfg.DB.Installation.Update().
 				Where(installation.ID(id), installation.SyncRequestedAtIsNil()).
 				SetSyncRequestedAt(retry).Save(ctx)

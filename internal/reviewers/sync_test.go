@@ -481,3 +481,31 @@ func TestLoadRepoConfigDefaultBranchOnly(t *testing.T) {
 		t.Errorf("a broken file gives the defaults (-want +got):\n%s", d)
 	}
 }
+
+func TestSyncOlderSnapshotLoses(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		f := newSimFixture(t, db, reviewersFiles())
+		t0 := time.Now()
+		later, err := NewSyncer(SyncerConfig{DB: db, Clients: f.apps, Now: func() time.Time { return t0.Add(time.Minute) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		earlier, err := NewSyncer(SyncerConfig{DB: db, Clients: f.apps, Now: func() time.Time { return t0 }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep, err := later.Sync(ctx, f.inst.ID); err != nil || rep.Stale || len(rep.Synced) != 3 {
+			t.Fatalf("later sync: %+v, %v", rep, err)
+		}
+		// A sync that started before the one in force (a slow worker) writes nothing.
+		f.sim.Commit(reviewersRepo, "main", map[string]string{"reviewers/perf/reviewer.yaml": "max_turns: 3\n"}, "edit")
+		rep, err := earlier.Sync(ctx, f.inst.ID)
+		if err != nil || !rep.Stale || rep.Synced != nil {
+			t.Fatalf("earlier sync: %+v, %v", rep, err)
+		}
+		if c, _ := FromEnt(f.reviewer(t, db, "perf")); c.MaxTurns != Defaults().MaxTurns {
+			t.Errorf("a stale snapshot was written: max_turns %d", c.MaxTurns)
+		}
+	})
+}
