@@ -60,7 +60,7 @@ func (h *handler) checkRerequested(ctx context.Context, e *checkRunEvent) error 
 	if err != nil {
 		return err
 	}
-	p, err := pick(ctx, all, reviewers.RepoConfig{}, repo.FullName, choice{Names: []string{name}})
+	p, err := pick(ctx, all, reviewers.RepoConfig{}, repo.FullName, reviewers.Trigger{Kind: reviewers.TriggerComment, Names: []string{name}}, false, nil)
 	if err != nil || len(p.Reviewers) == 0 {
 		return err // the reviewer is gone
 	}

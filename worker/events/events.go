@@ -46,9 +46,6 @@ type Config struct {
 	WorkerID string
 	// AllowList are GitHub logins who may trigger reviews whatever their repository permission.
 	AllowList []string
-	// RequestSync asks for a sync of an installation's reviewers (by GitHub installation id);
-	// nil only wakes the sync loop (notify.TopicSync).
-	RequestSync func(ctx context.Context, installationID int64) error
 
 	// PollInterval is the safety-net poll (≤ 1 s); 0 means 1 s.
 	PollInterval time.Duration

@@ -7,6 +7,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/repository"
+	"github.com/chakshu-dev/chakshu/internal/reviewers"
 )
 
 // installation keeps the Installation row (and its repositories) current.
@@ -26,10 +27,7 @@ func (h *handler) installation(ctx context.Context) error {
 			return err
 		}
 		// A new (or newly permitted) installation needs its reviewers now, not at the next periodic sync.
-		if h.cfg.RequestSync != nil {
-			return h.cfg.RequestSync(ctx, inst.GithubID)
-		}
-		return nil
+		return reviewers.RequestSync(ctx, h.cfg.DB, h.cfg.Bus, inst.ID)
 	case "suspend":
 		_, err := h.upsertInstallation(ctx, in, true)
 		return err

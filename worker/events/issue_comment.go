@@ -6,6 +6,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/commands"
+	"github.com/chakshu-dev/chakshu/internal/reviewers"
 )
 
 // issueComment handles commands in PR conversation comments (DESIGN §2.1).
@@ -78,7 +79,7 @@ func (h *handler) commentCreated(ctx context.Context, e *issueCommentEvent) erro
 	if err != nil {
 		return err
 	}
-	p, err := pick(ctx, all, rc, repo.FullName, choice{Names: cmd.Names, All: cmd.All})
+	p, err := pick(ctx, all, rc, repo.FullName, reviewers.Trigger{Kind: reviewers.TriggerComment, Names: cmd.Names, All: cmd.All}, pr.Draft, nil)
 	if err != nil {
 		return err
 	}
@@ -88,7 +89,7 @@ func (h *handler) commentCreated(ctx context.Context, e *issueCommentEvent) erro
 	}
 	switch {
 	case len(p.Unknown) > 0:
-		return h.commentOnce(ctx, gc, repo, number, marker, unknownReviewersMessage(p.Unknown, names(all), len(q.Created)+q.Skipped))
+		return h.commentOnce(ctx, gc, repo, number, marker, unknownReviewersMessage(p.Unknown, p.Known, len(q.Created)+q.Skipped))
 	case len(p.Reviewers) == 0:
 		return h.commentOnce(ctx, gc, repo, number, marker, noReviewersMessage())
 	}

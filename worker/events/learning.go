@@ -2,15 +2,14 @@ package events
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
+	"errors"
 	"fmt"
 
 	"github.com/google/go-github/v88/github"
 
 	"github.com/chakshu-dev/chakshu/ent"
-	"github.com/chakshu-dev/chakshu/ent/reviewlearning"
 	"github.com/chakshu-dev/chakshu/internal/commands"
+	"github.com/chakshu-dev/chakshu/internal/learnings"
 )
 
 // remember stores the review learning a writer asked for in Chakshu's thread,
@@ -33,21 +32,16 @@ func (h *handler) remember(ctx context.Context, gc *github.Client, inst *ent.Ins
 		return h.replyOnce(ctx, gc, repo, pr, root, marker, rememberEmptyMessage(h.cfg.AppSlug))
 	}
 	glob := learningGlob(c.Path, cmd.Directory)
-	err = h.cfg.DB.ReviewLearning.Create().SetScope(reviewlearning.ScopeRepo).SetGlob(glob).SetDirective(cmd.Directive).
-		SetDedupeKey(DedupeKey(reviewlearning.ScopeRepo, inst.ID, repo.ID, glob, cmd.Directive)).
-		SetAuthor(login).SetPrNumber(pr).SetCommentID(c.ID).SetSource("reply").
-		SetInstallation(inst).SetRepository(repo).
-		OnConflictColumns(reviewlearning.FieldDedupeKey).UpdateEnabled().Exec(ctx) // the same directive again: enable it
+	l, created, err := learnings.Create(ctx, h.cfg.DB.Client, learnings.New{
+		Scope: learnings.ScopeRepo, InstallationID: inst.ID, RepositoryID: repo.ID, Glob: glob, Directive: cmd.Directive,
+		Source: learnings.SourceReply, PRNumber: pr, CommentID: c.ID, Author: login,
+	})
+	if errors.Is(err, learnings.ErrInvalid) {
+		return h.replyOnce(ctx, gc, repo, pr, root, marker, rememberInvalidMessage(err.Error()))
+	}
 	if err != nil {
 		return fmt.Errorf("store learning: %w", err)
 	}
-	h.log.Info("learning stored", "glob", glob, "user", login)
-	return h.replyOnce(ctx, gc, repo, pr, root, marker, rememberedMessage(cmd.Directive, glob))
-}
-
-// DedupeKey identifies a learning: sha256 of scope|installation|repository|glob|directive
-// (installation and repository are database ids; repository is 0 for installation scope).
-func DedupeKey(scope reviewlearning.Scope, installationID, repositoryID int, glob, directive string) string {
-	sum := sha256.Sum256(fmt.Appendf(nil, "%s|%d|%d|%s|%s", scope, installationID, repositoryID, glob, directive))
-	return hex.EncodeToString(sum[:])
+	h.log.Info("learning stored", "learning_id", l.ID, "glob", l.Glob, "user", login, "new", created)
+	return h.replyOnce(ctx, gc, repo, pr, root, marker, rememberedMessage(l.Directive, l.Glob))
 }

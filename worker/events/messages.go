@@ -62,6 +62,10 @@ func rememberedMessage(directive, glob string) string {
 		glob, strings.NewReplacer("\n", "\n> ", "@", "@\u200b").Replace(directive))
 }
 
+func rememberInvalidMessage(problem string) string {
+	return fmt.Sprintf("I could not store that learning (%s).", sanitizeWord(problem))
+}
+
 func rememberEmptyMessage(slug string) string {
 	return fmt.Sprintf("Tell me what to remember after the command, e.g. `@%s remember errors here are wrapped on purpose`.", slug)
 }

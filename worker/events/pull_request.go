@@ -21,28 +21,24 @@ func (h *handler) pullRequest(ctx context.Context) error {
 	h.log = h.log.With("pr", e.PullRequest.Number)
 	switch a := e.Action; a {
 	case "opened", "ready_for_review", "synchronize":
-		return h.prTrigger(ctx, &e, run.TriggerAuto, choice{Auto: a, Draft: e.PullRequest.Draft}, "")
+		return h.prTrigger(ctx, &e, run.TriggerAuto, reviewers.Trigger{Kind: reviewers.TriggerAuto, Event: a}, "")
 	case "review_requested":
+		t := reviewers.Trigger{Kind: reviewers.TriggerReviewRequest, Team: e.RequestedTeam.Slug, User: e.RequestedReviewer.Login}
 		target := ""
 		switch {
-		case e.RequestedTeam.Slug != "":
-			target = "team:" + e.RequestedTeam.Slug
-		case e.RequestedReviewer.Login != "":
-			target = "user:" + e.RequestedReviewer.Login
+		case t.Team != "":
+			target, t.User = "team:"+t.Team, ""
+		case t.User != "":
+			target = "user:" + t.User
 		default:
 			return nil
 		}
-		return h.prTrigger(ctx, &e, run.TriggerReviewRequest, choice{RequestTarget: target}, target)
+		return h.prTrigger(ctx, &e, run.TriggerReviewRequest, t, target)
 	case "labeled":
-		name, ok := strings.CutPrefix(strings.ToLower(e.Label.Name), "chakshu:")
-		if !ok || name == "" {
+		if !strings.HasPrefix(strings.ToLower(e.Label.Name), reviewers.LabelPrefix) {
 			return nil
 		}
-		c := choice{} // chakshu:review → the repository's default reviewers
-		if name != "review" {
-			c.Names = []string{name}
-		}
-		return h.prTrigger(ctx, &e, run.TriggerLabel, c, "")
+		return h.prTrigger(ctx, &e, run.TriggerLabel, reviewers.Trigger{Kind: reviewers.TriggerLabel, Label: e.Label.Name}, "")
 	case "closed":
 		return h.prClosed(ctx, &e)
 	default:
@@ -51,7 +47,7 @@ func (h *handler) pullRequest(ctx context.Context) error {
 }
 
 // prTrigger queues the reviewers c picks on the PR's head.
-func (h *handler) prTrigger(ctx context.Context, e *pullRequestEvent, trigger run.Trigger, c choice, target string) error {
+func (h *handler) prTrigger(ctx context.Context, e *pullRequestEvent, trigger run.Trigger, t reviewers.Trigger, target string) error {
 	pr := &e.PullRequest
 	if pr.State != "open" {
 		return nil
@@ -69,13 +65,12 @@ func (h *handler) prTrigger(ctx context.Context, e *pullRequestEvent, trigger ru
 		return err
 	}
 	var rc reviewers.RepoConfig
-	if c.RequestTarget == "" { // review requests map to reviewers by reviewer.yaml alone
+	if t.Kind != reviewers.TriggerReviewRequest { // review requests map to reviewers by reviewer.yaml alone
 		if rc, err = h.repoConfig(ctx, gc, repo, pr.Number); err != nil {
 			return err
 		}
-		c.Files = prFiles(gc, repo, pr.Number)
 	}
-	p, err := pick(ctx, all, rc, repo.FullName, c)
+	p, err := pick(ctx, all, rc, repo.FullName, t, pr.Draft, prFiles(gc, repo, pr.Number))
 	if err != nil {
 		return err
 	}

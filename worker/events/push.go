@@ -2,12 +2,11 @@ package events
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/installation"
-	"github.com/chakshu-dev/chakshu/internal/notify"
+	"github.com/chakshu-dev/chakshu/internal/reviewers"
 )
 
 // push asks for a reviewer sync when the installation's reviewers repository
@@ -43,14 +42,5 @@ func (h *handler) push(ctx context.Context) error {
 		return nil
 	}
 	h.log.Info("reviewers repository pushed: sync requested", "commit", e.After)
-	if h.cfg.RequestSync != nil {
-		if err := h.cfg.RequestSync(ctx, inst.GithubID); err != nil {
-			return fmt.Errorf("request reviewer sync: %w", err)
-		}
-		return nil
-	}
-	if h.cfg.Bus != nil {
-		return h.cfg.Bus.Notify(ctx, notify.TopicSync)
-	}
-	return nil
+	return reviewers.RequestSync(ctx, h.cfg.DB, h.cfg.Bus, inst.ID)
 }

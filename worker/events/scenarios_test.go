@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -17,10 +16,11 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/reviewlearning"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
+	"github.com/chakshu-dev/chakshu/internal/learnings"
+	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
-	"github.com/chakshu-dev/chakshu/worker/events"
 )
 
 // runsOf lists "reviewer/trigger" of the PR's runs, sorted.
@@ -469,7 +469,8 @@ func TestRememberInAThread(t *testing.T) {
 		var got []string
 		for _, l := range ls {
 			got = append(got, l.Glob+" | "+l.Directive+" | "+l.Author+" | "+l.Source+" | "+string(l.Scope))
-			if l.DedupeKey != events.DedupeKey(reviewlearning.ScopeRepo, e.inst.ID, e.repo.ID, l.Glob, l.Directive) {
+			key := learnings.New{Scope: learnings.ScopeRepo, InstallationID: e.inst.ID, RepositoryID: e.repo.ID, Glob: l.Glob, Directive: l.Directive}.DedupeKey()
+			if l.DedupeKey != key {
 				t.Fatalf("dedupe key %q", l.DedupeKey)
 			}
 			if l.QueryRepository().OnlyIDX(ctx) != e.repo.ID {
@@ -661,29 +662,34 @@ func TestPushToReviewersRepoRequestsSync(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		e := newEnv(t, db, envOpts{})
-		var synced []int64
-		l, err := events.New(events.Config{DB: db, Bus: e.bus, Log: discard(), GitHub: e.apps, AppSlug: slug, WorkerID: "w2",
-			RequestSync: func(_ context.Context, id int64) error { synced = append(synced, id); return nil }})
-		if err != nil {
-			t.Fatal(err)
+		// The new installation asked for its first sync; that one is done.
+		if db.Installation.GetX(ctx, e.inst.ID).SyncRequestedAt == nil {
+			t.Fatal("a new installation did not ask for a sync")
 		}
+		db.Installation.UpdateOneID(e.inst.ID).ClearSyncRequestedAt().ExecX(ctx)
+		synced := func() bool {
+			return db.Installation.GetX(ctx, e.inst.ID).SyncRequestedAt != nil
+		}
+		wake, stop := e.bus.Subscribe(notify.TopicSync)
+		defer stop()
 		e.sim.CreateRepo("acme", "chakshu-reviewers", map[string]string{"reviewers/security/reviewer.yaml": "description: x\n"})
 		e.sim.AddInstallationRepos(e.instID, "acme/chakshu-reviewers")
 		e.sim.CreateBranch("acme/chakshu-reviewers", "wip", "main")
 		e.sim.Commit("acme/chakshu-reviewers", "wip", map[string]string{"a": "b"}, "wip")
 		e.sim.Commit(repoFN, "main", map[string]string{"a": "b"}, "not the reviewers repo")
-		if _, err := l.Drain(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if len(synced) != 0 {
-			t.Fatalf("synced %v", synced)
+		e.drain()
+		if synced() {
+			t.Fatal("sync requested for a push elsewhere")
 		}
 		e.sim.Commit("acme/chakshu-reviewers", "main", map[string]string{"reviewers/security/CLAUDE.md": "rules"}, "rules")
-		if _, err := l.Drain(ctx); err != nil {
-			t.Fatal(err)
+		e.drain()
+		if !synced() {
+			t.Fatal("no sync requested")
 		}
-		if !slices.Equal(synced, []int64{e.instID}) {
-			t.Fatalf("synced %v", synced)
+		select {
+		case <-wake:
+		default:
+			t.Fatal("the sync loop was not woken")
 		}
 	})
 }
