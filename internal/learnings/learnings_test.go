@@ -204,3 +204,41 @@ func TestSelectAndBump(t *testing.T) {
 		}
 	})
 }
+
+func TestCreateRace(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		f := setup(t, db)
+		n := New{Scope: ScopeInstallation, InstallationID: f.inst.ID, Directive: "Prefer table tests."}
+		type res struct {
+			id      int
+			created bool
+			err     error
+		}
+		out := make(chan res, 4)
+		for range 4 {
+			go func() {
+				l, created, err := Create(ctx, db.Client, n)
+				if err != nil {
+					out <- res{err: err}
+					return
+				}
+				out <- res{id: l.ID, created: created}
+			}()
+		}
+		ids, created := map[int]bool{}, 0
+		for range 4 {
+			r := <-out
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			ids[r.id] = true
+			if r.created {
+				created++
+			}
+		}
+		if len(ids) != 1 || created != 1 {
+			t.Errorf("4 racing creates: %d ids, %d created; want 1 and 1", len(ids), created)
+		}
+	})
+}
