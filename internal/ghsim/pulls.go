@@ -298,6 +298,16 @@ func (s *Sim) createReview(r *repo, p *pull, author, body, event, commitID strin
 		p.reviewComments = append(p.reviewComments, rc)
 	}
 	if state != "PENDING" {
+		// GitHub sends one pull_request_review_comment created per inline
+		// comment of a submitted review, then the review itself.
+		for _, rc := range p.reviewComments {
+			if rc.reviewID == rv.id {
+				s.emit("pull_request_review_comment", s.instID(r), obj{
+					"action": "created", "comment": s.reviewCommentJSON(r, p, rc), "pull_request": s.pullJSON(r, p, false),
+					"repository": s.repoJSON(r), "sender": s.userByLogin(author),
+				})
+			}
+		}
 		s.emit("pull_request_review", s.instID(r), obj{
 			"action": "submitted", "review": s.reviewJSON(r, p, rv), "pull_request": s.pullJSON(r, p, false),
 			"repository": s.repoJSON(r), "sender": s.userByLogin(author),
