@@ -382,3 +382,20 @@ func TestParseSkillFrontMatter(t *testing.T) {
 		})
 	}
 }
+
+func FuzzParseSkillFrontMatter(f *testing.F) {
+	f.Add([]byte("---\nname: s\ndescription: d\n---\nbody\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		const file = "reviewers/a/skills/s/SKILL.md"
+		name, desc, err := parseSkillFrontMatter(file, b)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), file+":") {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		if !ValidName(name) || desc == "" || len(desc) > maxSkillDescription {
+			t.Fatalf("accepted name %q description %q", name, desc)
+		}
+	})
+}
