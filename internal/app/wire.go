@@ -8,7 +8,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/graph"
 	"github.com/chakshu-dev/chakshu/internal/config"
 	"github.com/chakshu-dev/chakshu/internal/gh"
@@ -85,15 +84,8 @@ func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, [
 	if err != nil {
 		return nil, nil, err
 	}
-	requestSync := func(ctx context.Context, githubID int64) error {
-		id, err := d.db.Installation.Query().Where(installation.GithubID(githubID)).OnlyID(ctx)
-		if err != nil {
-			return fmt.Errorf("request sync of installation %d: %w", githubID, err)
-		}
-		return reviewers.RequestSync(ctx, d.db, d.bus, id)
-	}
 	ev, err := events.New(events.Config{DB: d.db, Bus: d.bus, Log: d.log, GitHub: d.github, AppSlug: d.cfg.AppSlug,
-		WorkerID: workerID, RequestSync: requestSync})
+		WorkerID: workerID, PollInterval: d.cfg.PollInterval, StaleAfter: d.cfg.DeadWorkerAfter})
 	if err != nil {
 		return nil, nil, err
 	}
