@@ -487,6 +487,35 @@ func (g *gqlPull) field(name string, args map[string]any) (any, bool) {
 			items = append(items, &gqlThread{g.ex, g.r, p, t})
 		}
 		return g.ex.connection("PullRequestReviewThreadConnection", items, args), true
+	case "comments":
+		var items []gqlObject
+		for _, c := range p.issueComments {
+			items = append(items, gqlMap{"IssueComment", obj{"id": nodeID("IC", c.id), "databaseId": c.id, "fullDatabaseId": strconv.FormatInt(c.id, 10),
+				"body": c.body, "createdAt": ts(c.created), "url": s.html("/%s/pull/%d#issuecomment-%d", g.r.fullName(), p.number, c.id),
+				"author": &gqlActor{g.ex, s.ensureAccount(c.author, "User")}}})
+		}
+		return g.ex.connection("IssueCommentConnection", items, args), true
+	case "reviews":
+		var items []gqlObject
+		for _, rv := range p.reviews {
+			items = append(items, gqlMap{"PullRequestReview", obj{"id": nodeID("PRR", rv.id), "databaseId": rv.id, "fullDatabaseId": strconv.FormatInt(rv.id, 10),
+				"body": rv.body, "state": rv.state, "submittedAt": ts(rv.at), "commit": gqlMap{"Commit", obj{"oid": rv.commitID}},
+				"author": &gqlActor{g.ex, s.ensureAccount(rv.author, "User")}}})
+		}
+		return g.ex.connection("PullRequestReviewConnection", items, args), true
+	case "files":
+		var items []gqlObject
+		for _, fd := range s.pullDiff(g.r, p) {
+			ct := map[string]string{"added": "ADDED", "removed": "DELETED", "modified": "MODIFIED"}[fd.status]
+			items = append(items, gqlMap{"PullRequestChangedFile", obj{"path": fd.path, "additions": fd.additions, "deletions": fd.deletions, "changeType": ct}})
+		}
+		return g.ex.connection("PullRequestChangedFileConnection", items, args), true
+	case "labels":
+		var items []gqlObject
+		for _, l := range p.labels {
+			items = append(items, gqlMap{"Label", obj{"name": l, "id": nodeID("LA", g.r.labels[l]), "color": "ededed"}})
+		}
+		return g.ex.connection("LabelConnection", items, args), true
 	}
 	return nil, false
 }
@@ -497,7 +526,9 @@ func (ex *gqlExec) connection(typ string, items []gqlObject, args map[string]any
 	first, hasFirst := toInt(args["first"])
 	last, hasLast := toInt(args["last"])
 	hasFirst, hasLast = hasFirst && args["first"] != nil, hasLast && args["last"] != nil
-	field := map[string]string{"PullRequestReviewThreadConnection": "reviewThreads", "PullRequestReviewCommentConnection": "comments"}[typ]
+	field := map[string]string{"PullRequestReviewThreadConnection": "reviewThreads", "PullRequestReviewCommentConnection": "comments",
+		"IssueCommentConnection": "comments", "PullRequestReviewConnection": "reviews", "PullRequestChangedFileConnection": "files",
+		"LabelConnection": "labels"}[typ]
 	switch {
 	case !hasFirst && !hasLast:
 		ex.fail(fmt.Sprintf("You must provide a `first` or `last` value to properly paginate the `%s` connection.", field), "MISSING_PAGINATION_BOUNDARIES")

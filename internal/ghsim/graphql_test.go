@@ -170,3 +170,41 @@ func TestGraphQLPaginationLimits(t *testing.T) {
 		})
 	}
 }
+
+func TestGraphQLPullRequestLists(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	n := openPR(t, f)
+	f.sim.Comment("acme/widget", n, "alice", "hello")
+	f.sim.AddLabel("acme/widget", n, "chakshu:review", "alice")
+	var q struct {
+		Repository struct {
+			PullRequest struct {
+				Comments struct {
+					Nodes []struct {
+						Body   string
+						Author struct{ Login string }
+					}
+				} `graphql:"comments(first: 10)"`
+				Files struct {
+					TotalCount int
+					Nodes      []struct {
+						Path       string
+						ChangeType string
+					}
+				} `graphql:"files(first: 10)"`
+				Labels struct {
+					Nodes []struct{ Name string }
+				} `graphql:"labels(first: 10)"`
+			} `graphql:"pullRequest(number: $number)"`
+		} `graphql:"repository(owner: \"acme\", name: \"widget\")"`
+	}
+	if err := f.inst.GraphQL.Query(ctx, &q, map[string]any{"number": githubv4.Int(n)}); err != nil {
+		t.Fatal(err)
+	}
+	pr := q.Repository.PullRequest
+	if len(pr.Comments.Nodes) != 1 || pr.Comments.Nodes[0].Author.Login != "alice" || pr.Files.TotalCount != 2 ||
+		pr.Files.Nodes[0].ChangeType != "ADDED" || len(pr.Labels.Nodes) != 1 {
+		t.Fatalf("pr = %+v", pr)
+	}
+}
