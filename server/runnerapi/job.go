@@ -19,6 +19,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/reviewer"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/connectors"
+	"github.com/chakshu-dev/chakshu/internal/learnings"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
@@ -219,11 +220,12 @@ func (a *API) buildJob(ctx context.Context, rn *ent.Run, log *slog.Logger) (*run
 		}
 	}
 
-	job.Learnings, err = selectLearnings(ctx, a.cfg.DB.Client, jc.inst.ID, jc.repo.ID, learningFiles)
+	sel, err := learnings.Select(ctx, a.cfg.DB.Client, jc.inst.ID, jc.repo.ID, learningFiles, learnings.Caps{})
 	if err != nil {
 		return nil, err
 	}
-	pd.Learnings = job.Learnings
+	job.Learnings = sel.Learnings
+	pd.Learnings, pd.LearningsMarker = sel.Learnings, sel.Marker()
 	job.Tools = a.tools.Tools(connectors.Scope{InstallationID: jc.inst.ID, GitHubInstallationID: jc.inst.GithubID,
 		Repo: jc.repo.FullName, Config: jc.cfg})
 	pd.Tools = job.Tools
@@ -275,9 +277,6 @@ func (a *API) buildJob(ctx context.Context, rn *ent.Run, log *slog.Logger) (*run
 	}
 	if err != nil {
 		return nil, err
-	}
-	if err := markLearningsUsed(ctx, a.cfg.DB.Client, job.Learnings); err != nil {
-		log.Warn("job: mark learnings used", "err", err)
 	}
 	return job, nil
 }

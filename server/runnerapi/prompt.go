@@ -63,6 +63,7 @@ type promptData struct {
 	IncrementalSince     string
 	FullReviewReason     string
 	Learnings            []runnerproto.Learning
+	LearningsMarker      string
 	Tools                []runnerproto.ToolDef
 	MaxFindings          int
 	Reply                *runnerproto.Reply
