@@ -25,6 +25,8 @@ export default defineConfig({
     sourcemap: false,
     assetsInlineLimit: 0,
     modulePreload: { polyfill: false },
+    // The bundler's timing report is noise in `make build`.
+    rolldownOptions: { checks: { bundlerTimings: false } },
   },
   server: {
     proxy: {

@@ -75,6 +75,11 @@ describe('portal', () => {
     assert.ok(who.trim().length > 0, 'the signed-in user is named');
     assert.match(who, /admin/, 'the sandbox user is an admin');
     await page.locator('h1', { hasText: 'Runs' }).waitFor();
+    // Keyboard: the first Tab reaches the skip link, which moves focus to the page.
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to content');
+    await page.keyboard.press('Enter');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'main');
     await screenshot(page, '02-signed-in-runs');
     assertNoErrors('login');
   });

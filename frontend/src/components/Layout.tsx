@@ -1,5 +1,5 @@
 // The frame of every signed-in page: navigation, the viewer, sign out.
-import { useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
 import { useSession } from '../lib/session';
 import { Avatar } from './Avatar';
@@ -18,6 +18,20 @@ export function Layout({ children }: { children: ReactNode }) {
   const { viewer, api } = useSession();
   const [location] = useLocation();
   const [signingOut, setSigningOut] = useState(false);
+  const mainRef = useRef<HTMLElement>(null);
+  const first = useRef(true);
+
+  // After a client-side navigation: name the page and move focus to it, as a
+  // full page load would (screen readers announce the new page).
+  useEffect(() => {
+    const section = NAV.find((n) => location === n.href || location.startsWith(n.href + '/'));
+    document.title = section ? `${section.label} · Chakshu` : 'Chakshu';
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    mainRef.current?.focus({ preventScroll: false });
+  }, [location]);
 
   async function signOut() {
     setSigningOut(true);
@@ -63,7 +77,7 @@ export function Layout({ children }: { children: ReactNode }) {
           </button>
         </div>
       </header>
-      <main id="main" tabIndex={-1}>
+      <main id="main" tabIndex={-1} ref={mainRef}>
         {children}
       </main>
     </>

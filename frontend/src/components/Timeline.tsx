@@ -39,7 +39,7 @@ export function Timeline({ status, events, createdAt, showDetail }: { status: st
       <h2 id="timeline-h">Timeline</h2>
       <ol className="timeline">
         {steps.map((s) => (
-          <li key={s.status} className={`step step-${s.state} status-${s.status}`} aria-current={s.state === 'current' ? 'step' : undefined}>
+          <li key={s.status} className={`step step-${s.state} st-${s.status}`} aria-current={s.state === 'current' ? 'step' : undefined}>
             <span className="step-dot" aria-hidden="true" />
             <span className="step-name">{humanize(s.status)}</span>
             <span className="step-time">{s.at ? <time dateTime={s.at}>{formatTime(s.at)}</time> : s.state === 'skipped' ? 'skipped' : '—'}</span>
