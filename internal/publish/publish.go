@@ -350,13 +350,18 @@ func (p *Publisher) learnings(ctx context.Context, ids []int) ([]Learning, error
 
 // createReview posts the run's one review. If GitHub refuses the inline
 // comments' lines (422), the refused findings move to the body and the
-// review is sent once more; a second refusal fails the run.
+// review is sent once more. If GitHub still refuses it (the reviewed commit
+// is gone from the PR after a force push), it goes out once more on the PR's
+// current head, with every finding in the body; a further refusal fails the run.
 func (p *Publisher) createReview(ctx context.Context, c *github.Client, r *ent.Run, pr repoRef, plan *Plan, in *ReviewInput, diff *diffmap.Map, log *slog.Logger) (*github.PullRequestReview, error) {
+	onHead := true
 	for attempt := 0; ; attempt++ {
 		req := &github.PullRequestReviewRequest{
-			CommitID: github.Ptr(r.HeadSha),
-			Event:    github.Ptr("COMMENT"),
-			Body:     github.Ptr(RenderReview(*in)),
+			Event: github.Ptr("COMMENT"),
+			Body:  github.Ptr(RenderReview(*in)),
+		}
+		if onHead {
+			req.CommitID = github.Ptr(r.HeadSha)
 		}
 		for _, it := range plan.Inline() {
 			dc := &github.DraftReviewComment{
@@ -372,11 +377,18 @@ func (p *Publisher) createReview(ctx context.Context, c *github.Client, r *ent.R
 		if err == nil {
 			return review, nil
 		}
-		if !isUnprocessable(err) || len(req.Comments) == 0 || attempt > 0 {
+		switch {
+		case !isUnprocessable(err) || attempt >= 2:
+			return nil, fmt.Errorf("create review: %w", err)
+		case len(req.Comments) > 0:
+			moved := plan.demote(diff)
+			log.Warn("GitHub refused inline comments; moving them to the review body", "moved", moved, "err", redact.Error(err))
+		case onHead:
+			onHead = false
+			log.Warn("GitHub refused the review on the reviewed commit; posting it on the PR's head", "err", redact.Error(err))
+		default:
 			return nil, fmt.Errorf("create review: %w", err)
 		}
-		moved := plan.demote(diff)
-		log.Warn("GitHub refused inline comments; moving them to the review body", "moved", moved, "err", redact.Error(err))
 	}
 }
 

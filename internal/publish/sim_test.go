@@ -609,3 +609,22 @@ func TestTidyLeavesOtherReviewersThreads(t *testing.T) {
 		}
 	})
 }
+
+func TestReviewedCommitGoneStillPosts(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db, rules(findings.Nit, 20, "never"), nil)
+		res := findings.Result{Summary: "s", Findings: []findings.Finding{f(calc, 10, findings.Major, "Fine line")}}
+		r := e.newRun(res, func(c *ent.RunCreate) { c.SetHeadSha(strings.Repeat("d", 40)) })
+		e.publish(r.ID)
+		reviews := e.chakshuReviews()
+		if len(reviews) != 1 || !strings.Contains(reviews[0].Body, "`lib/calc.go:10`") {
+			t.Fatalf("reviews: %+v", reviews)
+		}
+		if reviews[0].CommitID != e.sim.PR(repoName, e.pr).HeadSHA {
+			t.Fatalf("review on %s, want the PR head", reviews[0].CommitID)
+		}
+		if got := e.run(r.ID); got.Status != run.StatusSucceeded {
+			t.Fatalf("run %s: %s", got.Status, got.FailureDetail)
+		}
+	})
+}
