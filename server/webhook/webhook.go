@@ -5,6 +5,7 @@
 package webhook
 
 import (
+	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -13,7 +14,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -114,7 +114,7 @@ type Event struct {
 
 // ServeHTTP implements the intake.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.cfg.MaxBody))
+	body, err := readBody(w, r, h.cfg.MaxBody)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
@@ -158,6 +158,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	w.WriteHeader(http.StatusAccepted)
+}
+
+// readBody reads at most max bytes, sized from Content-Length when it is sane.
+func readBody(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error) {
+	var buf bytes.Buffer
+	if n := r.ContentLength; n > 0 && n <= max {
+		buf.Grow(int(n) + 1)
+	}
+	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, max))
+	return buf.Bytes(), err
 }
 
 // verify checks "sha256=<hex>" against every secret in constant time.

@@ -239,10 +239,11 @@ func (l *Loop) handle(ctx context.Context, log *slog.Logger, ev *ent.WebhookEven
 	return h.dispatch(ctx)
 }
 
-// Heartbeat refreshes the leases of the events workerID holds; it is a
+// Heartbeat refreshes the leases of the events this loop holds (under
+// Config.WorkerID, whatever id the caller passes); it is a
 // worker.Config.Heartbeaters entry.
-func (l *Loop) Heartbeat(ctx context.Context, workerID string, now time.Time) error {
-	return Heartbeat(ctx, l.cfg.DB, workerID, now)
+func (l *Loop) Heartbeat(ctx context.Context, _ string, now time.Time) error {
+	return Heartbeat(ctx, l.cfg.DB, l.cfg.WorkerID, now)
 }
 
 // Heartbeat refreshes the leases of the events workerID holds.
