@@ -6,12 +6,15 @@ export interface PageInfoLike {
   endCursor?: string | null;
 }
 
-export function Pager({ pageInfo, totalCount, shown, onPage, label = 'items' }: {
+export function Pager({ pageInfo, totalCount, shown, onPage, label = 'items', prevLabel = '← Newer', nextLabel = 'Older →' }: {
   pageInfo: PageInfoLike;
   totalCount?: number;
   shown: number;
   onPage: (dir: { after?: string; before?: string }) => void;
   label?: string;
+  /** Button texts; lists not in time order say Previous / Next. */
+  prevLabel?: string;
+  nextLabel?: string;
 }) {
   return (
     <nav className="pager" aria-label="Pagination">
@@ -19,10 +22,10 @@ export function Pager({ pageInfo, totalCount, shown, onPage, label = 'items' }: 
         {shown} shown{totalCount != null ? ` of ${totalCount} ${label}` : ''}
       </span>
       <button type="button" disabled={!pageInfo.hasPreviousPage || !pageInfo.startCursor} onClick={() => onPage({ before: pageInfo.startCursor ?? undefined })}>
-        ← Newer
+        {prevLabel}
       </button>
       <button type="button" disabled={!pageInfo.hasNextPage || !pageInfo.endCursor} onClick={() => onPage({ after: pageInfo.endCursor ?? undefined })}>
-        Older →
+        {nextLabel}
       </button>
     </nav>
   );

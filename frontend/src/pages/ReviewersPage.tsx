@@ -188,7 +188,7 @@ export default function ReviewersPage() {
       ) : (
         <>
           <div className="cards">{edges.map((e) => e?.node && <ReviewerCard key={e.node.id} reviewer={e.node} />)}</div>
-          <Pager pageInfo={res.data.reviewers.pageInfo} totalCount={res.data.reviewers.totalCount} shown={edges.length} label="reviewers" onPage={(p) => setPage({ after: p.after ?? null, before: p.before ?? null })} />
+          <Pager pageInfo={res.data.reviewers.pageInfo} totalCount={res.data.reviewers.totalCount} shown={edges.length} label="reviewers" prevLabel="← Previous" nextLabel="Next →" onPage={(p) => setPage({ after: p.after ?? null, before: p.before ?? null })} />
         </>
       )}
     </div>
