@@ -11,8 +11,10 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent/predicate"
 	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/ent/runevent"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/redact"
+	"github.com/chakshu-dev/chakshu/internal/runs"
 	"github.com/chakshu-dev/chakshu/internal/store"
 )
 
@@ -107,10 +109,17 @@ func (l *PublishLoop) Run(ctx context.Context) error {
 	}
 }
 
+// retryNote marks an interrupted publishing attempt on the run's timeline;
+// counting them bounds the retries.
+const retryNote = "Publishing was interrupted; it will be tried again."
+
+// maxPublishAttempts bounds how often a run's publishing is tried.
+const maxPublishAttempts = 3
+
 func (l *PublishLoop) publish(ctx context.Context, id int) {
 	rctx, cancel := context.WithTimeout(ctx, l.cfg.RunTimeout)
 	defer cancel()
-	err := l.cfg.Publisher.Publish(rctx, id)
+	err := l.safePublish(rctx, id)
 	if l.cfg.Bus != nil {
 		l.cfg.Bus.Notify(context.WithoutCancel(ctx), notify.TopicRunUpdated) //nolint:errcheck // a hint
 		if err != nil {
@@ -121,17 +130,38 @@ func (l *PublishLoop) publish(ctx context.Context, id int) {
 	if err == nil || ctx.Err() != nil {
 		return // done, or shutting down: the lease goes stale and another worker takes over
 	}
-	// The publisher could not even record the failure (or the run timed out):
-	// let go of the run and retry it later.
+	// The run is still publishing (the publisher was interrupted, or could
+	// not record its failure): let go of it and retry later, a few times.
+	bg := context.WithoutCancel(ctx)
+	tries, cerr := l.cfg.DB.RunEvent.Query().Where(runevent.HasRunWith(run.ID(id)), runevent.Message(retryNote)).Count(bg)
+	if cerr == nil && tries+1 >= maxPublishAttempts {
+		ferr := runs.Fail(bg, l.cfg.DB.Client, id, "Chakshu could not publish this review on GitHub. It can be triggered again.", err.Error())
+		if ferr == nil || errors.Is(ferr, runs.ErrConflict) {
+			return
+		}
+	}
 	n, uerr := l.cfg.DB.Run.Update().
 		Where(run.ID(id), run.StatusEQ(run.StatusPublishing), run.LeaseOwner(l.cfg.WorkerID)).
-		SetLeaseOwner("").SetNextAttemptAt(time.Now().Add(l.cfg.RetryAfter)).AddAttempts(1).
-		Save(context.WithoutCancel(ctx))
-	if uerr != nil {
+		SetLeaseOwner("").SetNextAttemptAt(time.Now().Add(l.cfg.RetryAfter)).
+		Save(bg)
+	switch {
+	case uerr != nil:
 		l.cfg.Log.Warn("publish: release run", "run_id", id, "err", redact.Error(uerr))
-	} else if n > 0 {
+	case n > 0:
 		l.cfg.Log.Warn("publish: will retry", "run_id", id, "err", redact.Error(err))
+		runs.Note(bg, l.cfg.DB.Client, id, retryNote, err.Error()) //nolint:errcheck // the timeline entry is advisory
 	}
+}
+
+// safePublish turns a panic in publishing into an error, so one bad run
+// cannot take the worker down.
+func (l *PublishLoop) safePublish(ctx context.Context, id int) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("publish run %d panicked: %v", id, v)
+		}
+	}()
+	return l.cfg.Publisher.Publish(ctx, id)
 }
 
 // claimable selects publishing runs no live worker holds: no lease, a stale

@@ -9,7 +9,9 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/ent/runevent"
 	"github.com/chakshu-dev/chakshu/internal/findings"
+	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/publish"
 	"github.com/chakshu-dev/chakshu/internal/runs"
@@ -18,14 +20,18 @@ import (
 	"github.com/chakshu-dev/chakshu/worker"
 )
 
-func (f *fixture) publishLoop(t *testing.T, id string) *worker.PublishLoop {
+func (f *fixture) publishLoop(t *testing.T, id string, tune ...func(*worker.PublisherConfig)) *worker.PublishLoop {
 	t.Helper()
 	p, err := publish.New(publish.Config{DB: f.db, GitHub: f.apps, AppSlug: "chakshu", PublicURL: "http://127.0.0.1:8080", Log: f.log})
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := worker.NewPublishLoop(worker.PublisherConfig{DB: f.db, Bus: f.bus, Publisher: p, Log: f.log, WorkerID: id,
-		Poll: time.Second, StaleAfter: 90 * time.Second})
+	cfg := worker.PublisherConfig{DB: f.db, Bus: f.bus, Publisher: p, Log: f.log, WorkerID: id,
+		Poll: time.Second, StaleAfter: 90 * time.Second}
+	for _, fn := range tune {
+		fn(&cfg)
+	}
+	l, err := worker.NewPublishLoop(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,5 +159,41 @@ func TestPublishClaimAndLeases(t *testing.T) {
 		if hb := db.Run.GetX(ctx, left).HeartbeatAt; hb == nil || !hb.After(now.Add(59*time.Minute)) {
 			t.Fatal("heartbeat missed a held publishing run")
 		}
+	})
+}
+
+func TestPublishLoopRetriesThenFails(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		f := newFixture(t, db, nil)
+		// GitHub hangs on every files list: each attempt runs out of time.
+		f.sim.InjectFault(ghsim.Fault{Match: "GET /repos/{owner}/{repo}/pulls/{pull_number}/files", Kind: ghsim.FaultLatency, Latency: 2 * time.Second})
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		loop := f.publishLoop(t, "w-pub", func(c *worker.PublisherConfig) {
+			c.Poll, c.RunTimeout, c.RetryAfter = 20*time.Millisecond, 200*time.Millisecond, 10*time.Millisecond
+		})
+		done := make(chan error, 1)
+		go func() { done <- loop.Run(ctx) }()
+		f.enqueue(t)
+		id := f.claimAndDispatch(t, f.dispatcher(t, "w-disp"), "w-disp")
+		f.report(t, id, findings.Result{Summary: "s"})
+		deadline := time.Now().Add(30 * time.Second)
+		var r *ent.Run
+		for {
+			r = db.Run.GetX(context.Background(), id)
+			if r.Status != run.StatusPublishing || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if r.Status != run.StatusFailed || r.FailureReason != "Chakshu could not publish this review on GitHub. It can be triggered again." {
+			t.Fatalf("run: %s %q", r.Status, r.FailureReason)
+		}
+		notes := db.RunEvent.Query().Where(runevent.HasRunWith(run.ID(id)), runevent.Message("Publishing was interrupted; it will be tried again.")).CountX(context.Background())
+		if notes != 2 {
+			t.Fatalf("%d retries recorded, want 2 before the third attempt fails the run", notes)
+		}
+		cancel()
+		<-done
 	})
 }
