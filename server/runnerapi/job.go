@@ -89,14 +89,34 @@ func (a *API) handleJob(w http.ResponseWriter, r *http.Request) {
 		forbid("claims", "err", err)
 		return
 	}
-	rn, err := a.cfg.DB.Run.Query().Where(run.ID(int(req.RunID))).WithReviewer().
-		WithRepository(func(q *ent.RepositoryQuery) { q.WithInstallation() }).Only(ctx)
+	load := func() (*ent.Run, error) {
+		return a.cfg.DB.Run.Query().Where(run.ID(int(req.RunID))).WithReviewer().
+			WithRepository(func(q *ent.RepositoryQuery) { q.WithInstallation() }).Only(ctx)
+	}
+	rn, err := load()
 	if err != nil {
 		forbid("run", "err", err)
 		return
 	}
 	repo := rn.Edges.Repository
 	log = log.With("repo", repo.FullName, "pr", rn.PrNumber, "reviewer", rn.Edges.Reviewer.Name)
+	// A fast runner can ask before the dispatcher recorded the Actions run it
+	// started: once everything but run_id matches, wait for the record.
+	if rn.Status == run.StatusQueued && rn.ActionsRunID == 0 && checkRepoClaims(claims, repo) == nil {
+		deadline := time.Now().Add(a.cfg.DispatchWait)
+		for rn.Status == run.StatusQueued && rn.ActionsRunID == 0 && time.Now().Before(deadline) {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			if rn, err = load(); err != nil {
+				forbid("run", "err", err)
+				return
+			}
+		}
+		repo = rn.Edges.Repository
+	}
 	if err := checkClaims(claims, rn, repo); err != nil {
 		log.Warn("job: token refused", "reason", "claims", "claim", err.Error())
 		server.WriteError(w, http.StatusForbidden, codeForbidden, "the token is not valid for this run")

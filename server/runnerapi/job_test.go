@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"encoding/json"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -354,6 +355,38 @@ func TestResultRejected(t *testing.T) {
 				}
 				db.Run.UpdateOneID(rn.ID).SetStatus(run.StatusCancelled).ExecX(ctx) // free the PR/head slot
 			})
+		}
+	})
+}
+
+// A runner that asks before the dispatcher recorded its Actions run waits for
+// the record instead of being refused.
+func TestJobWaitsForDispatchRecord(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		w := newWorld(t, db)
+		rn := w.dispatch(run.KindReview)
+		actionsID := rn.ActionsRunID
+		db.Run.UpdateOne(rn).SetStatus(run.StatusQueued).SetActionsRunID(0).ExecX(ctx)
+		tok := w.token(rn)
+		go func() {
+			time.Sleep(300 * time.Millisecond)
+			db.Run.UpdateOneID(rn.ID).SetStatus(run.StatusDispatched).SetActionsRunID(actionsID).ExecX(ctx)
+		}()
+		if st, _, e := w.fetchJob(rn, tok); st != 200 {
+			t.Fatalf("job: %d %+v", st, e)
+		}
+		// A run never dispatched: refused once the wait is over.
+		api, err := New(Config{DB: db, Log: slog.New(slog.DiscardHandler), GitHub: w.apps, Issuer: w.sim.IssuerURL(), Audience: audience,
+			PublicURL: "http://chakshu.test", DispatchWait: 200 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.srv = newServer(t, api)
+		rn2 := w.dispatchFor(w.perf, run.KindReview)
+		db.Run.UpdateOne(rn2).SetStatus(run.StatusQueued).SetActionsRunID(0).ExecX(ctx)
+		if st, _, _ := w.fetchJob(rn2, w.token(rn2)); st != 403 {
+			t.Fatalf("never dispatched: %d", st)
 		}
 	})
 }

@@ -105,12 +105,22 @@ func (e *errClaim) Error() string { return e.msg }
 // checkClaims matches the token's claims with the stored run (DESIGN §2.5).
 // sub is never matched: its format changes across repositories.
 func checkClaims(c actionsClaims, rn *ent.Run, repo *ent.Repository) error {
+	if err := checkRepoClaims(c, repo); err != nil {
+		return err
+	}
+	if rn.ActionsRunID == 0 || c.RunID != strconv.FormatInt(rn.ActionsRunID, 10) {
+		return &errClaim{fmt.Sprintf("run_id %q is not the run's Actions run %d", c.RunID, rn.ActionsRunID)}
+	}
+	return nil
+}
+
+// checkRepoClaims matches every claim but run_id: the repository, the
+// workflow file on the default branch and the event.
+func checkRepoClaims(c actionsClaims, repo *ent.Repository) error {
 	branch := repo.DefaultBranch
 	switch {
 	case c.RepositoryID == "" || c.RepositoryID != strconv.FormatInt(repo.GithubID, 10):
 		return &errClaim{fmt.Sprintf("repository_id %q is not the run's repository %d", c.RepositoryID, repo.GithubID)}
-	case rn.ActionsRunID == 0 || c.RunID != strconv.FormatInt(rn.ActionsRunID, 10):
-		return &errClaim{fmt.Sprintf("run_id %q is not the run's Actions run %d", c.RunID, rn.ActionsRunID)}
 	case c.EventName != "workflow_dispatch":
 		return &errClaim{fmt.Sprintf("event_name %q is not workflow_dispatch", c.EventName)}
 	case c.Ref != "refs/heads/"+branch:

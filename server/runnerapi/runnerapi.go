@@ -80,6 +80,9 @@ type Config struct {
 	// ReplyMaxCostUSD and ReplyMaxTurns cap reply runs; 0 means $0.50 and 12 turns.
 	ReplyMaxCostUSD float64
 	ReplyMaxTurns   int
+	// DispatchWait is how long a job fetch waits for the dispatcher to record
+	// the Actions run it started (a runner can be faster); 0 means 15 s.
+	DispatchWait time.Duration
 	// ReviewWallSeconds and ReplyWallSeconds bound the agent's wall time; 0 means 25 and 8 minutes.
 	ReviewWallSeconds, ReplyWallSeconds int
 }
@@ -135,6 +138,9 @@ func New(cfg Config) (*API, error) {
 	}
 	if cfg.ReplyWallSeconds <= 0 {
 		cfg.ReplyWallSeconds = 8 * 60
+	}
+	if cfg.DispatchWait <= 0 {
+		cfg.DispatchWait = 15 * time.Second
 	}
 	if cfg.AppSlug == "" {
 		cfg.AppSlug = "chakshu"
