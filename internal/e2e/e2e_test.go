@@ -17,6 +17,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/config"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/sandbox"
+	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
 
 // syncBuffer is a goroutine-safe log sink, printed when a test fails.
@@ -133,7 +134,18 @@ func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 // the scripted model behind the gateway → report → one published review with
 // inline comments → a finished check run.
 func TestCommentToPublishedReview(t *testing.T) {
-	c := start(t, "", nil)
+	for _, db := range storetest.Dialects {
+		t.Run(db, func(t *testing.T) {
+			url := ""
+			if db == "postgres" {
+				url = storetest.NewPostgresDatabase(t)
+			}
+			commentToPublishedReview(t, start(t, url, nil))
+		})
+	}
+}
+
+func commentToPublishedReview(t *testing.T, c *chakshu) {
 	sim := c.SB.Sim
 	pr := c.SB.PRs[0] // acme/payments-api: SQL injection, ignored error, a key in code
 	waitFor(t, 60*time.Second, "the reviewers to sync", func() bool {
