@@ -179,11 +179,12 @@ func (p *Publisher) publishReview(ctx context.Context, r *ent.Run, log *slog.Log
 	if err != nil {
 		return err
 	}
+	checked := findings.Checked{Files: filesRead(res, r), Skills: dedupe(res.Checked.Skills)}
 	in := ReviewInput{
-		RunID: r.ID, Reviewer: rv.Name, RunURL: p.runURL(r.ID), Summary: res.Summary, Checked: res.Checked,
+		RunID: r.ID, Reviewer: rv.Name, RunURL: p.runURL(r.ID), Summary: res.Summary, Checked: checked,
 		Plan: &plan, Rules: rules, Reported: len(res.Findings), IncrementalSince: r.IncrementalSince,
 		BehindBy: r.BehindBy, BaseRef: r.BaseRef, CostUSD: r.CostUsd, Turns: r.Turns, Learnings: learned,
-		Coverage: Coverage{PRFiles: st.diff.Len(), Read: len(dedupe(res.Checked.Files)), Filtered: len(r.FilteredFiles), Skipped: len(st.diff.Skipped())},
+		Coverage: Coverage{PRFiles: st.diff.Len(), Read: len(checked.Files), Filtered: len(r.FilteredFiles), Skipped: len(st.diff.Skipped())},
 	}
 
 	review := st.ownReview
@@ -240,7 +241,7 @@ func (p *Publisher) publishReview(ctx context.Context, r *ent.Run, log *slog.Log
 	p.removeRequest(ctx, inst.REST, r, pr, log)
 
 	return p.finish(ctx, r, finishInput{
-		plan: &plan, rows: rows, posted: posted, standing: standing, resolved: resolved, res: res,
+		plan: &plan, rows: rows, posted: posted, standing: standing, resolved: resolved,
 		duration: duration, reviewURL: review.GetHTMLURL(),
 	})
 }
@@ -518,7 +519,6 @@ type finishInput struct {
 	posted    map[string]Thread
 	standing  []*Item
 	resolved  []string
-	res       *findings.Result
 	duration  time.Duration
 	reviewURL string
 }
@@ -575,8 +575,7 @@ func (p *Publisher) finish(ctx context.Context, r *ent.Run, in finishInput) erro
 				u.SetFindingsBlocker(bySev[findings.Blocker]).SetFindingsMajor(bySev[findings.Major]).
 					SetFindingsMinor(bySev[findings.Minor]).SetFindingsNit(bySev[findings.Nit]).
 					SetFindingsPosted(postedN).SetFindingsDropped(len(in.plan.Items) - postedN).
-					SetSummary(redact.String(in.res.Summary)).SetCheckCompleted(r.CheckRunID != 0).
-					SetChecked(map[string]any{"files": dedupe(in.res.Checked.Files), "skills": dedupe(in.res.Checked.Skills)})
+					SetCheckCompleted(r.CheckRunID != 0)
 				if r.DurationMs == 0 {
 					u.SetDurationMs(in.duration.Milliseconds())
 				}
@@ -590,4 +589,21 @@ func (p *Publisher) finish(ctx context.Context, r *ent.Run, in finishInput) erro
 		return fmt.Errorf("finish run: %w", err)
 	}
 	return nil
+}
+
+// filesRead is what the reviewer says it read, or else what the runner saw
+// it read (recorded on the run by the runner API).
+func filesRead(res *findings.Result, r *ent.Run) []string {
+	if fs := dedupe(res.Checked.Files); len(fs) > 0 {
+		return fs
+	}
+	var out []string
+	if v, ok := r.Checked["files_read"].([]any); ok {
+		for _, f := range v {
+			if s, ok := f.(string); ok {
+				out = append(out, s)
+			}
+		}
+	}
+	return dedupe(out)
 }
