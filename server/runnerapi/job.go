@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"sort"
 	"strings"
@@ -56,6 +57,12 @@ func (e *httpErr) Error() string { return e.code + ": " + e.message }
 
 func (a *API) handleJob(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
+	// Each unknown key id in a token makes the verifier refetch the issuer's
+	// keys: bound how often one client can ask.
+	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil && !a.jobLimits.allow(host) {
+		server.WriteError(w, http.StatusTooManyRequests, codeRateLimited, "too many job requests; retry in a moment")
+		return
+	}
 	var req runnerproto.JobRequest
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxJobRequest))
 	if err != nil || json.Unmarshal(body, &req) != nil || req.RunID <= 0 {

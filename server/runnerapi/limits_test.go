@@ -82,3 +82,24 @@ func TestGatewayCapAndRateLimitThroughAPI(t *testing.T) {
 		}
 	})
 }
+
+func TestJobFetchRateLimited(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		w := newWorld(t, db)
+		api, err := New(Config{DB: db, Log: slog.New(slog.DiscardHandler), GitHub: w.apps, Issuer: w.sim.IssuerURL(), Audience: audience,
+			PublicURL: "http://chakshu.test", JobRatePerSecond: 0.001, JobBurst: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.srv = newServer(t, api)
+		rn := w.dispatch(run.KindReview)
+		codes := []int{}
+		for i := 0; i < 3; i++ {
+			st, _, _ := w.fetchJob(rn, "not-a-token")
+			codes = append(codes, st)
+		}
+		if codes[0] != 403 || codes[1] != 403 || codes[2] != 429 {
+			t.Fatalf("codes %v, want 403 403 429", codes)
+		}
+	})
+}

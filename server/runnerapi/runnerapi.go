@@ -77,6 +77,9 @@ type Config struct {
 	// RatePerSecond and Burst shape the token bucket of each run token; 0 means 10/s, burst 60.
 	RatePerSecond float64
 	Burst         int
+	// JobRatePerSecond and JobBurst bound job fetches per client address; 0 means 5/s, burst 30.
+	JobRatePerSecond float64
+	JobBurst         int
 	// ReplyMaxCostUSD and ReplyMaxTurns cap reply runs; 0 means $0.50 and 12 turns.
 	ReplyMaxCostUSD float64
 	ReplyMaxTurns   int
@@ -94,7 +97,9 @@ type API struct {
 	gateway *gateway.Gateway
 	tools   *connectors.Registry
 	limits  *limiter
-	public  string
+	// jobLimits bounds job fetches per client address.
+	jobLimits *limiter
+	public    string
 
 	oidcMu   sync.Mutex
 	verifier tokenVerifier
@@ -127,6 +132,12 @@ func New(cfg Config) (*API, error) {
 	if cfg.Burst <= 0 {
 		cfg.Burst = 60
 	}
+	if cfg.JobRatePerSecond <= 0 {
+		cfg.JobRatePerSecond = 5
+	}
+	if cfg.JobBurst <= 0 {
+		cfg.JobBurst = 30
+	}
 	if cfg.ReplyMaxCostUSD <= 0 {
 		cfg.ReplyMaxCostUSD = 0.5
 	}
@@ -145,7 +156,8 @@ func New(cfg Config) (*API, error) {
 	if cfg.AppSlug == "" {
 		cfg.AppSlug = "chakshu"
 	}
-	a := &API{cfg: cfg, log: cfg.Log, limits: newLimiter(cfg.RatePerSecond, cfg.Burst), public: strings.TrimRight(cfg.PublicURL, "/")}
+	a := &API{cfg: cfg, log: cfg.Log, limits: newLimiter(cfg.RatePerSecond, cfg.Burst),
+		jobLimits: newLimiter(cfg.JobRatePerSecond, cfg.JobBurst), public: strings.TrimRight(cfg.PublicURL, "/")}
 	a.gateway, err = gateway.New(gateway.Config{DB: cfg.DB.Client, Log: cfg.Log, UpstreamURL: cfg.ModelURL,
 		APIKey: cfg.ModelAPIKey, Pricing: cfg.Pricing, HTTPClient: cfg.ModelHTTPClient})
 	if err != nil {
