@@ -74,11 +74,12 @@ func CleanRel(p string) (string, error) {
 			return "", fmt.Errorf("%w: \"..\" is not allowed", ErrOutside)
 		}
 	}
-	c := path.Clean(strings.TrimPrefix(p, "./"))
-	if c == "" {
-		c = "."
+	if p == "" {
+		return ".", nil
 	}
-	return c, nil
+	// p is relative and has no "..", so Clean keeps it relative and below
+	// the root ("./a//b/" → "a/b", ".//" → ".").
+	return path.Clean(p), nil
 }
 
 // Resolve turns a model-given path into its real absolute path inside the
