@@ -271,6 +271,15 @@ func TestJobPRMoved(t *testing.T) {
 		if !found {
 			t.Fatal("check run not found")
 		}
+		// A closed PR cancels the run too.
+		rn2 := w.dispatch(run.KindReview)
+		w.sim.ClosePR(repoName, w.pr, "alice")
+		if st, _, e := w.fetchJob(rn2, w.token(rn2)); st != 409 || e.Error.Code != "pr_closed" {
+			t.Fatalf("closed PR: %d %+v", st, e)
+		}
+		if got := db.Run.GetX(ctx, rn2.ID); got.Status != run.StatusCancelled {
+			t.Fatalf("closed PR run: %s", got.Status)
+		}
 	})
 }
 
