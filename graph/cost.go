@@ -98,15 +98,23 @@ func (h *api) bucketExpr(g model.CostGroupBy) string {
 	return ""
 }
 
-// aggregate runs the figures query and the duration percentiles query for
-// buckets keyed by key ("" for one bucket over the whole set).
-func (h *api) aggregate(ctx context.Context, s runSet, key string) (map[string]*model.CostBucket, error) {
+// aggregate computes the figures of each bucket (keyed by the SQL key; ""
+// for one bucket) and of the whole set, in ONE pass over the runs: the rows
+// are grouped by bucket and by a duration class (number of digits and the
+// two leading digits), so sums add up per bucket and the duration
+// percentiles come from the class histogram without sorting every run. A
+// percentile is the longest duration in the class holding its nearest rank:
+// exact when a class holds one value, otherwise at most ~10% above.
+func (h *api) aggregate(ctx context.Context, s runSet, key string) (total *model.CostBucket, buckets map[string]*model.CostBucket, err error) {
 	where, args := s.where()
-	k, group := "''", ""
+	k := "''"
 	if key != "" {
-		k, group = key, " GROUP BY "+key
+		k = key
 	}
-	q := `SELECT ` + k + ` AS k, COUNT(*),
+	const timed = "status IN ('succeeded', 'failed') AND duration_ms > 0"
+	q := `SELECT ` + k + ` AS k,
+	length(CAST(duration_ms AS TEXT)), substr(CAST(duration_ms AS TEXT), 1, 2),
+	COUNT(*),
 	CAST(COALESCE(SUM(cost_usd), 0) AS DOUBLE PRECISION),
 	COALESCE(SUM(CASE WHEN status = 'succeeded' THEN 1 ELSE 0 END), 0),
 	COALESCE(SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END), 0),
@@ -117,76 +125,125 @@ func (h *api) aggregate(ctx context.Context, s runSet, key string) (map[string]*
 	CAST(COALESCE(SUM(findings_blocker), 0) AS BIGINT),
 	CAST(COALESCE(SUM(findings_major), 0) AS BIGINT),
 	CAST(COALESCE(SUM(findings_minor), 0) AS BIGINT),
-	CAST(COALESCE(SUM(findings_nit), 0) AS BIGINT)
-FROM ` + run.Table + ` WHERE ` + where + group
+	CAST(COALESCE(SUM(findings_nit), 0) AS BIGINT),
+	COALESCE(SUM(CASE WHEN ` + timed + ` THEN 1 ELSE 0 END), 0),
+	CAST(COALESCE(MAX(CASE WHEN ` + timed + ` THEN duration_ms END), 0) AS BIGINT)
+FROM ` + run.Table + ` WHERE ` + where + `
+GROUP BY ` + k + `, length(CAST(duration_ms AS TEXT)), substr(CAST(duration_ms AS TEXT), 1, 2)`
+	if key == "" {
+		q = strings.Replace(q, "GROUP BY '', ", "GROUP BY ", 1)
+	}
 	rows, err := h.db.SQL.QueryContext(ctx, h.db.Rebind(q), args...)
 	if err != nil {
-		return nil, fmt.Errorf("cost figures: %w", err)
+		return nil, nil, fmt.Errorf("cost figures: %w", err)
 	}
 	defer rows.Close()
-	out := map[string]*model.CostBucket{}
+	total = &model.CostBucket{Key: "total"}
+	buckets = map[string]*model.CostBucket{}
+	var all []durationClass
+	classes := map[string][]durationClass{}
+	counts := map[*model.CostBucket]*[4]int{}
+	add := func(dst, src *model.CostBucket, sev [4]int) {
+		dst.Runs += src.Runs
+		dst.CostUsd += src.CostUsd
+		dst.SucceededRuns += src.SucceededRuns
+		dst.FailedRuns += src.FailedRuns
+		dst.InputTokens += src.InputTokens
+		dst.OutputTokens += src.OutputTokens
+		dst.CacheReadTokens += src.CacheReadTokens
+		dst.CacheWriteTokens += src.CacheWriteTokens
+		c := counts[dst]
+		if c == nil {
+			c = &[4]int{}
+			counts[dst] = c
+		}
+		for i := range sev {
+			c[i] += sev[i]
+		}
+	}
 	for rows.Next() {
-		var b model.CostBucket
-		var bl, ma, mi, ni int
-		var key sql.NullString
-		if err := rows.Scan(&key, &b.Runs, &b.CostUsd, &b.SucceededRuns, &b.FailedRuns, &b.InputTokens, &b.OutputTokens,
-			&b.CacheReadTokens, &b.CacheWriteTokens, &bl, &ma, &mi, &ni); err != nil {
-			return nil, fmt.Errorf("cost figures: scan: %w", err)
+		var r model.CostBucket
+		var key, lead sql.NullString
+		var digits int
+		var sev [4]int
+		var dc durationClass
+		if err := rows.Scan(&key, &digits, &lead, &r.Runs, &r.CostUsd, &r.SucceededRuns, &r.FailedRuns, &r.InputTokens,
+			&r.OutputTokens, &r.CacheReadTokens, &r.CacheWriteTokens, &sev[0], &sev[1], &sev[2], &sev[3], &dc.n, &dc.max); err != nil {
+			return nil, nil, fmt.Errorf("cost figures: scan: %w", err)
 		}
-		b.Key = key.String
-		b.Findings = severityCounts(bl, ma, mi, ni)
-		if b.Findings.Total > 0 {
-			c := b.CostUsd / float64(b.Findings.Total)
-			b.CostPerFinding = &c
+		b := buckets[key.String]
+		if b == nil {
+			b = &model.CostBucket{Key: key.String}
+			buckets[key.String] = b
 		}
-		out[b.Key] = &b
+		add(b, &r, sev)
+		add(total, &r, sev)
+		if dc.n > 0 {
+			l, _ := strconv.Atoi(lead.String)
+			dc.order = digits*100 + l
+			classes[key.String] = append(classes[key.String], dc)
+			all = append(all, dc)
+		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("cost figures: %w", err)
+		return nil, nil, fmt.Errorf("cost figures: %w", err)
 	}
-	if err := h.percentiles(ctx, s, key, out); err != nil {
-		return nil, err
+	finish := func(b *model.CostBucket, cls []durationClass) {
+		c := counts[b]
+		if c == nil {
+			c = &[4]int{}
+		}
+		b.Findings = severityCounts(c[0], c[1], c[2], c[3])
+		if b.Findings.Total > 0 {
+			x := b.CostUsd / float64(b.Findings.Total)
+			b.CostPerFinding = &x
+		}
+		b.P50DurationMs, b.P95DurationMs = percentile(cls, 50), percentile(cls, 95)
 	}
-	return out, nil
+	for key, b := range buckets {
+		finish(b, classes[key])
+	}
+	finish(total, all)
+	return total, buckets, nil
 }
 
-// percentiles fills p50/p95 duration (nearest rank) of finished runs per bucket,
-// with window functions both SQLite and PostgreSQL have.
-func (h *api) percentiles(ctx context.Context, s runSet, key string, into map[string]*model.CostBucket) error {
-	where, args := s.where()
-	k, part := "''", ""
-	if key != "" {
-		k, part = key, "PARTITION BY "+key+" "
-	}
-	q := `SELECT k, n, rn, duration_ms FROM (
-	SELECT ` + k + ` AS k, duration_ms,
-		ROW_NUMBER() OVER (` + part + `ORDER BY duration_ms) AS rn,
-		COUNT(*) OVER (` + strings.TrimSpace(part) + `) AS n
-	FROM ` + run.Table + ` WHERE ` + where + ` AND status IN ('succeeded', 'failed') AND duration_ms > 0
-) t WHERE rn = (n * 50 + 99) / 100 OR rn = (n * 95 + 99) / 100`
-	rows, err := h.db.SQL.QueryContext(ctx, h.db.Rebind(q), args...)
-	if err != nil {
-		return fmt.Errorf("cost percentiles: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var key sql.NullString
-		var n, rn, d int64
-		if err := rows.Scan(&key, &n, &rn, &d); err != nil {
-			return fmt.Errorf("cost percentiles: scan: %w", err)
-		}
-		b := into[key.String]
-		if b == nil {
+// durationClass is one histogram class of run durations.
+type durationClass struct {
+	order int   // digits*100 + leading two digits: sorts classes by duration
+	n     int   // runs in the class
+	max   int64 // longest duration in the class
+}
+
+// percentile is the nearest-rank p-th percentile over the classes (nil when empty).
+func percentile(cls []durationClass, p int) *int64 {
+	cls = append([]durationClass(nil), cls...)
+	sort.Slice(cls, func(i, j int) bool { return cls[i].order < cls[j].order })
+	merged := cls[:0]
+	for _, c := range cls { // the same class from several buckets (the total)
+		if n := len(merged); n > 0 && merged[n-1].order == c.order {
+			merged[n-1].n += c.n
+			merged[n-1].max = max(merged[n-1].max, c.max)
 			continue
 		}
-		if rn == (n*50+99)/100 {
-			b.P50DurationMs = &d
-		}
-		if rn == (n*95+99)/100 {
-			b.P95DurationMs = &d
+		merged = append(merged, c)
+	}
+	n := 0
+	for _, c := range merged {
+		n += c.n
+	}
+	if n == 0 {
+		return nil
+	}
+	rank := (n*p + 99) / 100
+	seen := 0
+	for _, c := range merged {
+		seen += c.n
+		if seen >= rank {
+			v := c.max
+			return &v
 		}
 	}
-	return rows.Err()
+	return nil
 }
 
 func (h *api) costSummary(ctx context.Context, from, to time.Time, g model.CostGroupBy, f *model.CostFilter) (*model.CostSummary, error) {
@@ -197,16 +254,7 @@ func (h *api) costSummary(ctx context.Context, from, to time.Time, g model.CostG
 	if err != nil {
 		return nil, err
 	}
-	totals, err := h.aggregate(ctx, s, "")
-	if err != nil {
-		return nil, err
-	}
-	total := totals[""]
-	if total == nil {
-		total = &model.CostBucket{Findings: severityCounts(0, 0, 0, 0)}
-	}
-	total.Key = "total"
-	byKey, err := h.aggregate(ctx, s, h.bucketExpr(g))
+	total, byKey, err := h.aggregate(ctx, s, h.bucketExpr(g))
 	if err != nil {
 		return nil, err
 	}
