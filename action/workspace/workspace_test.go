@@ -1,6 +1,8 @@
 package workspace
 
 import (
+	"context"
+	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/chakshu-dev/chakshu/action/internal/hostile"
+	"github.com/chakshu-dev/chakshu/action/tools"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 )
 
@@ -125,5 +128,54 @@ func TestBuildRefusesNonEmptyOrNestedDir(t *testing.T) {
 	}
 	if _, err := Build(Config{Checkout: checkout, Dir: filepath.Join(checkout, "ws")}); err == nil {
 		t.Fatal("built inside the checkout")
+	}
+}
+
+// TestNoToolReadsOutside runs every read tool over the sanitised hostile
+// workspace: nothing from /etc, from the removed instruction files or from
+// .git comes back.
+func TestNoToolReadsOutside(t *testing.T) {
+	dst := filepath.Join(t.TempDir(), "ws")
+	if _, err := Build(Config{Checkout: hostile.Checkout(t), Dir: dst, Rules: "rules"}); err != nil {
+		t.Fatal(err)
+	}
+	fsys, err := tools.OpenFS(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsys.Close()
+	set, err := tools.New(tools.Config{FS: fsys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	passwd, _ := os.ReadFile("/etc/passwd")
+	firstLine := strings.SplitN(string(passwd), "\n", 2)[0]
+	calls := [][2]string{
+		{"Grep", `{"pattern":"root|` + hostile.PlantedMarker + `","output_mode":"content","-C":5}`},
+		{"Grep", `{"pattern":".","output_mode":"count"}`},
+		{"Grep", `{"pattern":"x","path":"src/pkg/deep/etc-link"}`},
+		{"Glob", `{"pattern":"**"}`},
+		{"Glob", `{"pattern":"**/*","path":"src/self"}`},
+		{"Read", `{"file_path":"passwd"}`},
+		{"Read", `{"file_path":"up/checkout/CLAUDE.md"}`},
+		{"Read", `{"file_path":"src/pkg/deep/etc-link/passwd"}`},
+		{"Read", `{"file_path":"rules-link"}`},
+		{"Read", `{"file_path":".git/config"}`},
+		{"Read", `{"file_path":"src/self/self/main.go"}`},
+	}
+	for _, c := range calls {
+		res := set.Call(context.Background(), c[0], json.RawMessage(c[1]))
+		if strings.Contains(res.Output, hostile.PlantedMarker) || (firstLine != "" && strings.Contains(res.Output, firstLine)) {
+			t.Errorf("%s %s leaked: %s", c[0], c[1], res.Output)
+		}
+		for _, removed := range []string{".mcp.json", "AGENTS.md", "CLAUDE.local.md", ".git/", "post-checkout"} {
+			if !res.IsError && strings.Contains(res.Output, removed) {
+				t.Errorf("%s %s lists a removed path %s:\n%s", c[0], c[1], removed, res.Output)
+			}
+		}
+	}
+	// A symlink inside the tree still works.
+	if res := set.Call(context.Background(), "Read", json.RawMessage(`{"file_path":"docs/main-link.go"}`)); res.IsError || !strings.Contains(res.Output, "func Main") {
+		t.Fatalf("inside symlink: %+v", res)
 	}
 }
