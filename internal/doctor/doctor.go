@@ -1,0 +1,456 @@
+// Package doctor checks a Chakshu configuration end to end — database, App
+// key, webhook secret, public URL, each installation's permissions and
+// repositories, the reviewers repo and the model upstream — and says how to
+// fix each failure.
+package doctor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/go-github/v88/github"
+
+	"github.com/chakshu-dev/chakshu/action"
+	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/ent/installation"
+	"github.com/chakshu-dev/chakshu/ent/migrate"
+	entreviewer "github.com/chakshu-dev/chakshu/ent/reviewer"
+	"github.com/chakshu-dev/chakshu/internal/config"
+	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/redact"
+	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/setup"
+	"github.com/chakshu-dev/chakshu/internal/store"
+)
+
+// WorkflowPath is where each reviewed repository keeps the workflow.
+const WorkflowPath = ".github/workflows/chakshu.yml"
+
+// Config says what to check.
+type Config struct {
+	// Config is the configuration under test. Required.
+	Config *config.Config
+	// DB is the database; nil opens it from Config (and closes it after).
+	DB *store.DB
+	// GitHub is the App's client factory; nil builds one from Config.
+	GitHub *gh.Apps
+	// HTTP reaches the public URL and the model upstream; nil means a client
+	// with Timeout (each request is also bounded by Timeout).
+	HTTP *http.Client
+	// Timeout bounds each network check; zero means 5 s.
+	Timeout time.Duration
+	// Workflow is the current template; empty means action.WorkflowTemplate.
+	Workflow string
+}
+
+// Check is one line of the report.
+type Check struct {
+	Name   string
+	OK     bool
+	Detail string
+	// Fix says what to do when the check failed.
+	Fix string
+}
+
+// Failed counts the failed checks.
+func Failed(cs []Check) int {
+	n := 0
+	for _, c := range cs {
+		if !c.OK {
+			n++
+		}
+	}
+	return n
+}
+
+// Write prints one line per check (and the fix under a failure).
+func Write(w io.Writer, cs []Check) {
+	for _, c := range cs {
+		mark := "ok  "
+		if !c.OK {
+			mark = "FAIL"
+		}
+		line := fmt.Sprintf("%s %s", mark, c.Name)
+		if c.Detail != "" {
+			line += ": " + c.Detail
+		}
+		fmt.Fprintln(w, line)
+		if !c.OK && c.Fix != "" {
+			fmt.Fprintf(w, "     fix: %s\n", c.Fix)
+		}
+	}
+	if n := Failed(cs); n > 0 {
+		fmt.Fprintf(w, "%d of %d checks failed\n", n, len(cs))
+	} else {
+		fmt.Fprintf(w, "all %d checks passed\n", len(cs))
+	}
+}
+
+type run struct {
+	cfg    Config
+	c      *config.Config
+	out    []Check
+	dbOK   bool
+	client *http.Client
+}
+
+func (r *run) add(name string, ok bool, detail, fix string) {
+	r.out = append(r.out, Check{Name: name, OK: ok, Detail: detail, Fix: fix})
+}
+
+// Run performs every check and returns them in order.
+func Run(ctx context.Context, cfg Config) []Check {
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 5 * time.Second
+	}
+	if cfg.Workflow == "" {
+		cfg.Workflow = action.WorkflowTemplate
+	}
+	r := &run{cfg: cfg, c: cfg.Config, client: cfg.HTTP}
+	if r.client == nil {
+		r.client = &http.Client{Timeout: cfg.Timeout}
+	}
+	db := cfg.DB
+	if db == nil {
+		var err error
+		db, err = store.Open(ctx, store.Options{DatabaseURL: r.c.DatabaseURL, DataDir: r.c.DataDir})
+		if err != nil {
+			r.add("database reachable", false, redact.Error(err), "check CHAKSHU_DATABASE_URL (or CHAKSHU_DATA_DIR for SQLite) and that the database server is up")
+			db = nil
+		} else {
+			defer db.Close()
+		}
+	}
+	if db != nil {
+		r.database(ctx, db)
+	}
+	r.webhookSecret()
+	r.publicURL(ctx)
+	r.github(ctx, db)
+	r.model(ctx)
+	return r.out
+}
+
+func (r *run) database(ctx context.Context, db *store.DB) {
+	pctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
+	defer cancel()
+	if err := db.Ping(pctx); err != nil {
+		r.add("database reachable", false, redact.Error(err), "check CHAKSHU_DATABASE_URL and that the database server is up")
+		return
+	}
+	r.add("database reachable", true, db.Dialect, "")
+	var missing []string
+	for _, t := range migrate.Tables {
+		cols := make([]string, len(t.Columns))
+		for i, c := range t.Columns {
+			cols[i] = `"` + c.Name + `"`
+		}
+		q := fmt.Sprintf(`SELECT %s FROM "%s" WHERE 1=0`, strings.Join(cols, ", "), t.Name)
+		rows, err := db.SQL.QueryContext(ctx, q)
+		if err != nil {
+			missing = append(missing, t.Name)
+			continue
+		}
+		rows.Close()
+	}
+	if len(missing) > 0 {
+		r.add("database migrated", false, "missing or older tables: "+strings.Join(missing, ", "), "run `chakshu migrate` (also done at every start of web/worker)")
+		return
+	}
+	r.dbOK = true
+	r.add("database migrated", true, fmt.Sprintf("%d tables at the current schema", len(migrate.Tables)), "")
+}
+
+func (r *run) webhookSecret() {
+	switch {
+	case len(r.c.WebhookSecrets) == 0:
+		r.add("webhook secret set", false, "CHAKSHU_WEBHOOK_SECRET is empty", "set CHAKSHU_WEBHOOK_SECRET to the secret in the App's settings")
+	case !r.c.Sandbox && slices.Contains(r.c.WebhookSecrets, config.SandboxSecret):
+		r.add("webhook secret set", false, "the sandbox's well-known secret is accepted", "set CHAKSHU_WEBHOOK_SECRET to a random secret (openssl rand -hex 32) here and in the App's settings")
+	case len(r.c.WebhookSecrets[0]) < 16 && !r.c.Sandbox:
+		r.add("webhook secret set", false, "shorter than 16 characters", "use a random secret (openssl rand -hex 32) here and in the App's settings")
+	default:
+		r.add("webhook secret set", true, fmt.Sprintf("%d accepted", len(r.c.WebhookSecrets)), "")
+	}
+}
+
+func (r *run) publicURL(ctx context.Context) {
+	u := strings.TrimRight(r.c.PublicURL, "/") + "/healthz"
+	fix := "make CHAKSHU_PUBLIC_URL (" + r.c.PublicURL + ") reach a running `chakshu web` (load balancer, DNS, TLS); GitHub and runners use it"
+	resp, err := r.get(ctx, u, nil)
+	if err != nil {
+		r.add("public URL reachable", false, "GET "+u+": "+redact.Error(err), fix)
+		return
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		r.add("public URL reachable", false, fmt.Sprintf("GET %s answered %d", u, resp.StatusCode), fix)
+		return
+	}
+	r.add("public URL reachable", true, u, "")
+}
+
+func (r *run) get(ctx context.Context, u string, hdr http.Header) (*http.Response, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	for k, v := range hdr {
+		req.Header[k] = v
+	}
+	resp, err := r.client.Do(req)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
+	return resp, nil
+}
+
+type cancelBody struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b *cancelBody) Close() error { b.cancel(); return b.ReadCloser.Close() }
+
+func (r *run) model(ctx context.Context) {
+	u := strings.TrimRight(r.c.ModelURL, "/") + "/v1/models"
+	hdr := http.Header{"Anthropic-Version": {"2023-06-01"}}
+	if r.c.ModelAPIKey != "" {
+		hdr.Set("X-Api-Key", r.c.ModelAPIKey)
+	}
+	resp, err := r.get(ctx, u, hdr)
+	if err != nil {
+		r.add("model upstream answering", false, redact.Error(err), "check CHAKSHU_MODEL_URL ("+r.c.ModelURL+") and the network path to it")
+		return
+	}
+	resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		r.add("model upstream answering", false, fmt.Sprintf("%s refused the key (%d)", r.c.ModelURL, resp.StatusCode), "set CHAKSHU_MODEL_API_KEY to a valid key for CHAKSHU_MODEL_URL")
+	case resp.StatusCode >= 500:
+		r.add("model upstream answering", false, fmt.Sprintf("%s answered %d", r.c.ModelURL, resp.StatusCode), "the upstream is failing; check its status or CHAKSHU_MODEL_URL")
+	default:
+		r.add("model upstream answering", true, r.c.ModelURL, "")
+	}
+}
+
+func (r *run) github(ctx context.Context, db *store.DB) {
+	if r.c.Sandbox {
+		r.add("GitHub App configured", false, "no CHAKSHU_APP_ID / CHAKSHU_PRIVATE_KEY: sandbox mode", "run `chakshu setup` (or open /setup) to create the App, then point CHAKSHU_CONFIG_FILE at the app.env it writes")
+		return
+	}
+	apps := r.cfg.GitHub
+	if apps == nil {
+		var err error
+		if apps, err = gh.New(gh.Config{AppID: r.c.AppID, PrivateKey: r.c.PrivateKey, BaseURL: r.c.GitHubURL, GraphQLURL: r.c.GitHubGraphQLURL,
+			Retry: gh.RetryPolicy{Attempts: 1}}); err != nil {
+			r.add("App key valid", false, redact.Error(err), "check CHAKSHU_APP_ID and CHAKSHU_PRIVATE_KEY(_FILE)")
+			return
+		}
+	}
+	app, _, err := apps.App().Apps.Get(ctx, "")
+	if err != nil {
+		r.add("App key valid", false, "GET /app: "+ghError(err), "CHAKSHU_APP_ID must be the App's id and CHAKSHU_PRIVATE_KEY(_FILE) one of its keys (App settings → Private keys → Generate); check the server clock")
+		return
+	}
+	if app.GetSlug() != r.c.AppSlug {
+		r.add("App key valid", false, fmt.Sprintf("the key is App %q but CHAKSHU_APP_SLUG is %q", app.GetSlug(), r.c.AppSlug), "set CHAKSHU_APP_SLUG="+app.GetSlug())
+	} else {
+		r.add("App key valid", true, fmt.Sprintf("App %s (id %d)", app.GetSlug(), app.GetID()), "")
+	}
+	var insts []*github.Installation
+	opt := &github.ListOptions{PerPage: 100}
+	for {
+		page, resp, err := apps.App().Apps.ListInstallations(ctx, opt)
+		if err != nil {
+			r.add("installations", false, "GET /app/installations: "+ghError(err), "retry; if it persists check GitHub's status")
+			return
+		}
+		insts = append(insts, page...)
+		if resp.NextPage == 0 {
+			break
+		}
+		opt.Page = resp.NextPage
+	}
+	if len(insts) == 0 {
+		r.add("installations", false, "the App is installed nowhere", "install it: "+app.GetHTMLURL()+"/installations/new")
+		return
+	}
+	r.add("installations", true, fmt.Sprintf("%d", len(insts)), "")
+	for _, in := range insts {
+		r.installation(ctx, apps, db, in)
+	}
+}
+
+func ghError(err error) string {
+	var ge *github.ErrorResponse
+	if errors.As(err, &ge) && ge.Response != nil {
+		return fmt.Sprintf("GitHub answered %d %s", ge.Response.StatusCode, redact.String(ge.Message))
+	}
+	return redact.Error(err)
+}
+
+var levels = map[string]int{"read": 1, "write": 2, "admin": 3}
+
+func (r *run) installation(ctx context.Context, apps *gh.Apps, db *store.DB, in *github.Installation) {
+	acct := in.GetAccount().GetLogin()
+	name := fmt.Sprintf("installation %s (%d)", acct, in.GetID())
+	granted := map[string]string{}
+	if b, err := json.Marshal(in.GetPermissions()); err == nil {
+		_ = json.Unmarshal(b, &granted)
+	}
+	var lacking []string
+	for _, p := range setup.Permissions {
+		if levels[granted[p.Name]] < levels[p.Access] {
+			lacking = append(lacking, p.Name+":"+p.Access)
+		}
+	}
+	if in.SuspendedAt != nil {
+		r.add(name+" active", false, "suspended", "unsuspend the App in "+acct+"'s settings → GitHub Apps")
+	}
+	if len(lacking) > 0 {
+		r.add(name+" permissions", false, "not granted: "+strings.Join(lacking, ", "),
+			"grant them in the App's settings → Permissions & events, then have an owner of "+acct+" accept the new permissions (settings → GitHub Apps → Chakshu)")
+	} else {
+		r.add(name+" permissions", true, "actions, checks, pull requests, contents, issues, members, metadata", "")
+	}
+	client, err := apps.Installation(in.GetID())
+	if err != nil {
+		r.add(name+" token", false, redact.Error(err), "check the App key")
+		return
+	}
+	var row *ent.Installation
+	if db != nil && r.dbOK {
+		row, err = db.Installation.Query().Where(installation.GithubID(in.GetID())).Only(ctx)
+		if err != nil && !ent.IsNotFound(err) {
+			r.add(name+" recorded", false, redact.Error(err), "check the database")
+			return
+		}
+	}
+	revRepo := acct + "/chakshu-reviewers"
+	if row != nil {
+		revRepo = reviewers.ReviewersRepo(row)
+	}
+	var repos []*github.Repository
+	opt := &github.ListOptions{PerPage: 100}
+	for {
+		page, resp, err := client.REST.Apps.ListRepos(ctx, opt)
+		if err != nil {
+			r.add(name+" repositories", false, "GET /installation/repositories: "+ghError(err), "retry; check the installation's repository access")
+			return
+		}
+		repos = append(repos, page.Repositories...)
+		if resp.NextPage == 0 {
+			break
+		}
+		opt.Page = resp.NextPage
+	}
+	for _, repo := range repos {
+		if strings.EqualFold(repo.GetFullName(), revRepo) {
+			continue
+		}
+		r.workflow(ctx, client, repo)
+	}
+	r.reviewersRepo(ctx, client, db, row, name, revRepo)
+}
+
+func normalise(s string) string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " \t")
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (r *run) workflow(ctx context.Context, client *gh.Installation, repo *github.Repository) {
+	full, branch := repo.GetFullName(), repo.GetDefaultBranch()
+	name := "workflow " + full
+	fix := fmt.Sprintf("run `chakshu workflow print > %s` and commit it to %s's default branch (%s)", WorkflowPath, full, branch)
+	fc, _, resp, err := client.REST.Repositories.GetContents(ctx, repo.GetOwner().GetLogin(), repo.GetName(), WorkflowPath,
+		&github.RepositoryContentGetOptions{Ref: branch})
+	if err != nil {
+		if resp != nil && resp.StatusCode == http.StatusNotFound {
+			r.add(name, false, WorkflowPath+" is missing on "+branch, fix)
+			return
+		}
+		r.add(name, false, "read "+WorkflowPath+": "+ghError(err), "check the App's contents permission on "+full)
+		return
+	}
+	text, err := fc.GetContent()
+	if err != nil {
+		r.add(name, false, "decode "+WorkflowPath+": "+redact.Error(err), fix)
+		return
+	}
+	if normalise(text) != normalise(r.cfg.Workflow) {
+		r.add(name, false, WorkflowPath+" on "+branch+" differs from this version's template", fix)
+		return
+	}
+	r.add(name, true, "current on "+branch, "")
+}
+
+func (r *run) reviewersRepo(ctx context.Context, client *gh.Installation, db *store.DB, row *ent.Installation, name, full string) {
+	check := "reviewers repo " + full
+	owner, repoName, _ := strings.Cut(full, "/")
+	if _, _, err := client.REST.Repositories.Get(ctx, owner, repoName); err != nil {
+		r.add(check, false, "not found: "+ghError(err), "create "+full+" with reviewers/<name>/reviewer.yaml (docs/reviewers.md) and give the App access to it")
+		return
+	}
+	if db == nil || !r.dbOK {
+		r.add(check, false, "sync state unknown: the database check failed", "fix the database first")
+		return
+	}
+	if row == nil {
+		r.add(check, false, "the installation is not recorded in the database", "check webhook deliveries reach "+r.c.PublicURL+"/webhooks/github (App settings → Advanced) and that a worker runs")
+		return
+	}
+	if row.LastSyncError != "" {
+		r.add(check, false, "last sync failed: "+redact.String(row.LastSyncError), "fix "+full+" (the portal's Reviewers page shows the error); a push re-syncs")
+		return
+	}
+	if row.LastSyncAt == nil {
+		r.add(check, false, "never synced", "make sure a `chakshu worker` runs; a push to "+full+" triggers a sync")
+		return
+	}
+	bad, err := db.Reviewer.Query().Where(entreviewer.HasInstallationWith(installation.ID(row.ID)), entreviewer.SyncErrorNEQ("")).All(ctx)
+	if err != nil {
+		r.add(check, false, redact.Error(err), "check the database")
+		return
+	}
+	if len(bad) > 0 {
+		var names []string
+		for _, b := range bad {
+			names = append(names, b.Name+" ("+redact.String(b.SyncError)+")")
+		}
+		r.add(check, false, "reviewers with sync errors: "+strings.Join(names, "; "), "fix their files in "+full+"; the last good version stays in force meanwhile")
+		return
+	}
+	n, err := db.Reviewer.Query().Where(entreviewer.HasInstallationWith(installation.ID(row.ID)), entreviewer.Enabled(true)).Count(ctx)
+	if err != nil {
+		r.add(check, false, redact.Error(err), "check the database")
+		return
+	}
+	if n == 0 {
+		r.add(check, false, "synced, but it defines no reviewer", "add reviewers/<name>/reviewer.yaml to "+full)
+		return
+	}
+	r.add(check, true, fmt.Sprintf("%d reviewers synced at %s", n, short(row.LastSyncCommit)), "")
+}
+
+func short(s string) string {
+	if len(s) > 7 {
+		return s[:7]
+	}
+	return s
+}

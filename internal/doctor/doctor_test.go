@@ -1,0 +1,204 @@
+package doctor
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
+	"log/slog"
+	"net"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/chakshu-dev/chakshu/action"
+	"github.com/chakshu-dev/chakshu/internal/config"
+	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/scriptedmodel"
+	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/internal/store/storetest"
+	"github.com/chakshu-dev/chakshu/server"
+)
+
+// closedURL is an http URL nothing listens on.
+func closedURL(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := "http://" + ln.Addr().String()
+	ln.Close()
+	return u
+}
+
+func failed(cs []Check) []string {
+	var out []string
+	for _, c := range cs {
+		if !c.OK {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
+func TestDoctor(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		sim := ghsim.NewForTest(t)
+		appID, key := sim.CreateApp("chakshu")
+		sim.CreateOrg("acme")
+		sim.CreateRepo("acme", "widget", map[string]string{"main.go": "package main\n", WorkflowPath: action.WorkflowTemplate})
+		sim.CreateRepo("acme", "chakshu-reviewers", map[string]string{"reviewers/docs/reviewer.yaml": "# all defaults\n"})
+		instID := sim.Install(appID, "acme", nil, nil)
+
+		row, err := db.Installation.Create().SetGithubID(instID).SetAccountLogin("acme").Save(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		apps, err := gh.New(gh.Config{AppID: appID, PrivateKey: key, BaseURL: sim.URL(), GraphQLURL: sim.GraphQLURL()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		syncer, err := reviewers.NewSyncer(reviewers.SyncerConfig{DB: db, Clients: apps, Log: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := syncer.Sync(ctx, row.ID); err != nil {
+			t.Fatal(err)
+		}
+		web := httptest.NewServer(server.Handler(server.Config{Ready: db.Ping}))
+		t.Cleanup(web.Close)
+		model := httptest.NewServer(scriptedmodel.Handler())
+		t.Cleanup(model.Close)
+
+		healthy := func() *config.Config {
+			return &config.Config{AppID: appID, AppSlug: "chakshu", PrivateKey: key, WebhookSecrets: []string{"a-long-random-webhook-secret"},
+				GitHubURL: sim.URL(), GitHubGraphQLURL: sim.GraphQLURL(), PublicURL: web.URL, ModelURL: model.URL, ModelAPIKey: "k"}
+		}
+		check := func(t *testing.T, cfg *config.Config, want []string) []Check {
+			t.Helper()
+			cs := Run(ctx, Config{Config: cfg, DB: db})
+			if d := cmp.Diff(want, failed(cs)); d != "" {
+				var b bytes.Buffer
+				Write(&b, cs)
+				t.Fatalf("failed checks (-want +got):\n%s\n%s", d, b.String())
+			}
+			for _, c := range cs {
+				if !c.OK && c.Fix == "" {
+					t.Errorf("%s failed without a fix", c.Name)
+				}
+			}
+			return cs
+		}
+		detail := func(cs []Check, name string) string {
+			for _, c := range cs {
+				if c.Name == name {
+					return c.Detail
+				}
+			}
+			return ""
+		}
+		inst := "installation acme (" + itoa(instID) + ") permissions"
+
+		t.Run("healthy", func(t *testing.T) {
+			cs := check(t, healthy(), nil)
+			names := make([]string, len(cs))
+			for i, c := range cs {
+				names[i] = c.Name
+			}
+			want := []string{"database reachable", "database migrated", "webhook secret set", "public URL reachable", "App key valid",
+				"installations", inst, "workflow acme/widget", "reviewers repo acme/chakshu-reviewers", "model upstream answering"}
+			if d := cmp.Diff(want, names); d != "" {
+				t.Fatalf("checks (-want +got):\n%s", d)
+			}
+			var b bytes.Buffer
+			Write(&b, cs)
+			if !strings.Contains(b.String(), "all 10 checks passed") {
+				t.Fatalf("report:\n%s", b.String())
+			}
+		})
+		t.Run("missing workflow", func(t *testing.T) {
+			sim.Commit("acme/widget", "main", map[string]string{WorkflowPath: ""}, "drop the workflow")
+			cs := check(t, healthy(), []string{"workflow acme/widget"})
+			if !strings.Contains(detail(cs, "workflow acme/widget"), "missing") {
+				t.Fatalf("detail: %q", detail(cs, "workflow acme/widget"))
+			}
+		})
+		t.Run("stale workflow", func(t *testing.T) {
+			sim.Commit("acme/widget", "main", map[string]string{WorkflowPath: strings.Replace(action.WorkflowTemplate, "contents: read", "contents: write", 1) + "# old\n"}, "old template")
+			cs := check(t, healthy(), []string{"workflow acme/widget"})
+			if !strings.Contains(detail(cs, "workflow acme/widget"), "differs") {
+				t.Fatalf("detail: %q", detail(cs, "workflow acme/widget"))
+			}
+			sim.Commit("acme/widget", "main", map[string]string{WorkflowPath: strings.ReplaceAll(action.WorkflowTemplate, "\n", "\r\n")}, "current template, CRLF")
+			check(t, healthy(), nil)
+		})
+		t.Run("missing actions permission", func(t *testing.T) {
+			perms := ghsim.DefaultPermissions()
+			delete(perms, "actions")
+			perms["checks"] = "read"
+			sim.SetInstallationPermissions(instID, perms)
+			defer sim.SetInstallationPermissions(instID, ghsim.DefaultPermissions())
+			cs := check(t, healthy(), []string{inst})
+			if got := detail(cs, inst); got != "not granted: actions:write, checks:write" {
+				t.Fatalf("detail: %q", got)
+			}
+		})
+		t.Run("bad key", func(t *testing.T) {
+			k, _ := rsa.GenerateKey(rand.Reader, 2048)
+			cfg := healthy()
+			cfg.PrivateKey = pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(k)})
+			check(t, cfg, []string{"App key valid"})
+		})
+		t.Run("wrong slug", func(t *testing.T) {
+			cfg := healthy()
+			cfg.AppSlug = "other"
+			cs := check(t, cfg, []string{"App key valid"})
+			if !strings.Contains(detail(cs, "App key valid"), `CHAKSHU_APP_SLUG is "other"`) {
+				t.Fatal(detail(cs, "App key valid"))
+			}
+		})
+		t.Run("unreachable public URL and model", func(t *testing.T) {
+			cfg := healthy()
+			cfg.PublicURL, cfg.ModelURL = closedURL(t), closedURL(t)
+			check(t, cfg, []string{"public URL reachable", "model upstream answering"})
+		})
+		t.Run("weak webhook secret", func(t *testing.T) {
+			cfg := healthy()
+			cfg.WebhookSecrets = []string{config.SandboxSecret}
+			check(t, cfg, []string{"webhook secret set"})
+		})
+		t.Run("reviewer sync error", func(t *testing.T) {
+			sim.Commit("acme/chakshu-reviewers", "main", map[string]string{"reviewers/docs/reviewer.yaml": "max_findings: lots\n"}, "break it")
+			if _, err := syncer.Sync(ctx, row.ID); err == nil {
+				t.Log("sync reported no error; the doctor must still see the recorded one")
+			}
+			check(t, healthy(), []string{"reviewers repo acme/chakshu-reviewers"})
+		})
+		t.Run("sandbox", func(t *testing.T) {
+			cfg := healthy()
+			cfg.Sandbox = true
+			check(t, cfg, []string{"GitHub App configured"})
+		})
+	})
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func TestDoctorUnmigratedDatabase(t *testing.T) {
+	model := httptest.NewServer(scriptedmodel.Handler())
+	t.Cleanup(model.Close)
+	cfg := &config.Config{Sandbox: true, DataDir: t.TempDir(), WebhookSecrets: []string{config.SandboxSecret},
+		PublicURL: closedURL(t), ModelURL: model.URL}
+	cs := Run(context.Background(), Config{Config: cfg})
+	if d := cmp.Diff([]string{"database migrated", "public URL reachable", "GitHub App configured"}, failed(cs)); d != "" {
+		t.Fatalf("failed checks (-want +got):\n%s", d)
+	}
+}
