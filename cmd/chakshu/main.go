@@ -51,6 +51,10 @@ func commands() []command {
 			run: connectorCmd, ownArgs: true},
 		{name: "workflow", summary: "print the workflow template to commit as .github/workflows/chakshu.yml",
 			help: "Usage: chakshu workflow print", run: workflowCmd, ownArgs: true},
+		{name: "setup", summary: "create the GitHub App from a manifest and store its settings in the data dir",
+			run: setupCmd, ownArgs: true},
+		{name: "doctor", summary: "check the configuration end to end; one line per check with a fix for each failure",
+			help: "Checks the database, App key, webhook secret, public URL, each installation's permissions and\nworkflow, the reviewers repo and the model upstream. Exits non-zero when a check fails.", run: doctorCmd},
 		{name: "migrate", summary: "bring the database to the current schema and exit",
 			help: "Additive migration of SQLite or PostgreSQL (CHAKSHU_DATABASE_URL). Also run at every start.", run: migrateCmd},
 		{name: "version", summary: "print the version", run: func(_ context.Context, _ []string, stdout, _ io.Writer) error {
