@@ -193,27 +193,15 @@ func (h *Handler) verify(header string, body []byte) bool {
 
 // describe fills the fields the portal filters on, or marks the event failed.
 func describe(e *Event) {
-	var p struct {
-		Action       string `json:"action"`
-		Installation *struct {
-			ID int64 `json:"id"`
-		} `json:"installation"`
-		Repository *struct {
-			FullName string `json:"full_name"`
-		} `json:"repository"`
-	}
-	if err := json.Unmarshal(e.Payload, &p); err != nil {
+	f, err := facts(e.Payload)
+	if err != nil {
 		e.Failed = true
 		e.Reason = fmt.Sprintf("The payload is not valid JSON (%s); it cannot be handled.", jsonProblem(err))
 		return
 	}
-	e.Action = clip(p.Action, 100)
-	if p.Installation != nil {
-		e.InstallationID = p.Installation.ID
-	}
-	if p.Repository != nil {
-		e.Repository = clip(p.Repository.FullName, 200)
-	}
+	e.Action = clip(f.Action, 100)
+	e.InstallationID = f.InstallationID
+	e.Repository = clip(f.Repository, 200)
 }
 
 func jsonProblem(err error) string {
