@@ -6,7 +6,9 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"sort"
+	"strconv"
 	"sync"
 	"syscall"
 	"testing"
@@ -25,8 +27,11 @@ import (
 // Latency is measured from each delivery's scheduled send time, so a backlog
 // shows up in the tail instead of slowing the offered load.
 func BenchmarkIntake(b *testing.B) {
+	rate := 2000 // deliveries per second offered; CHAKSHU_BENCH_RATE overrides it to explore
+	if v, err := strconv.Atoi(os.Getenv("CHAKSHU_BENCH_RATE")); err == nil && v > 0 {
+		rate = v
+	}
 	const (
-		rate     = 2000            // deliveries per second offered
 		duration = 3 * time.Second // of paced load per case
 		clients  = 64
 		budgetMS = 5.0
