@@ -56,3 +56,35 @@ func TestMigrateKeepsData(t *testing.T) {
 		}
 	})
 }
+
+// A database created by an older schema (here: before runs.check_completed and
+// installations.sync_requested_at existed, and without a later index) is
+// brought to the current schema by Migrate, and its data survives.
+func TestMigrateUpgradesOlderSchema(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		repo, rv := seedRepoReviewer(t, ctx, db)
+		r := db.Run.Create().SetRepository(repo).SetReviewer(rv).SetPrNumber(9).SetHeadSha("h").
+			SetTrigger(run.TriggerPortal).SetCostUsd(1.25).SaveX(ctx)
+		for _, q := range []string{
+			`DROP INDEX IF EXISTS run_actions_run_id`,
+			`ALTER TABLE runs DROP COLUMN check_completed`,
+			`ALTER TABLE installations DROP COLUMN sync_requested_at`,
+		} {
+			if _, err := db.SQL.ExecContext(ctx, q); err != nil {
+				t.Fatalf("make the old schema: %s: %v", q, err)
+			}
+		}
+		if err := db.Migrate(ctx); err != nil {
+			t.Fatalf("upgrade: %v", err)
+		}
+		got := db.Run.GetX(ctx, r.ID)
+		if got.CostUsd != 1.25 || got.CheckCompleted {
+			t.Fatalf("run after upgrade: cost %v check_completed %v", got.CostUsd, got.CheckCompleted)
+		}
+		db.Run.UpdateOne(got).SetCheckCompleted(true).ExecX(ctx)
+		if !db.Run.GetX(ctx, r.ID).CheckCompleted {
+			t.Fatal("the re-added column does not store")
+		}
+	})
+}
