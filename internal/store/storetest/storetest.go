@@ -231,7 +231,7 @@ func startCluster() (string, error) {
 	}
 	if os.Geteuid() == 0 {
 		exec.Command("chown", "-R", "postgres:postgres", base).Run() //nolint:errcheck
-		os.Chmod(base, 0o755)                                         //nolint:errcheck
+		os.Chmod(base, 0o755)                                        //nolint:errcheck
 	}
 	if _, err := os.Stat(filepath.Join(data, "PG_VERSION")); err != nil {
 		os.RemoveAll(data)
