@@ -102,8 +102,8 @@ type ToolDef struct {
 // Reply carries a reply run's thread.
 type Reply struct {
 	Finding  ReplyFinding `json:"finding"`
-	Thread   []Comment    `json:"thread"` // oldest first; untrusted
-	Excerpt  string       `json:"excerpt"`  // the file around the lines, line-numbered
+	Thread   []Comment    `json:"thread"`  // oldest first; untrusted
+	Excerpt  string       `json:"excerpt"` // the file around the lines, line-numbered
 	Path     string       `json:"path"`
 	Line     int          `json:"line"`
 	Remember string       `json:"remember,omitempty"` // a learning stored from this reply
