@@ -42,8 +42,10 @@ check-generate: generate
 		echo "make generate changed committed files:"; git status --short -- ent schema graph frontend/src/gql internal/ghsim/spec; \
 		git --no-pager diff --stat; exit 1; fi
 
-bench:
-	$(GO) test -p 1 -run '^$$' -bench . -benchtime 1x ./... | scripts/benchfilter.sh
+# Each benchmark prints its figure next to its DESIGN §11 budget.
+bench: deps
+	$(GO) test -p 1 -run '^$$' -bench . -benchtime 1x -timeout 60m ./... | scripts/benchfilter.sh
+	@if [ -f frontend/package.json ]; then scripts/frontend.sh size; fi
 
 FUZZTIME ?= 30s
 fuzz:
