@@ -1,0 +1,95 @@
+package reliability
+
+import (
+	"fmt"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chakshu-dev/chakshu/internal/ghsim"
+)
+
+// TestCrashDeadWorkerRequeued: a worker holding a run is frozen with SIGSTOP
+// (it neither heartbeats nor lets go); another worker requeues and finishes
+// its work within DESIGN §3's two minutes. With CHAKSHU_SOAK=full it runs the
+// production intervals (20 s heartbeat, 90 s dead-after); otherwise the same
+// ratio shortened ten times, and prints the bound it measured.
+func TestCrashDeadWorkerRequeued(t *testing.T) {
+	if testing.Short() && !full() {
+		t.Skip("multi-process dead-worker test: not in -short")
+	}
+	heartbeat, deadAfter, bound := 2*time.Second, 9*time.Second, 30*time.Second
+	if full() {
+		heartbeat, deadAfter, bound = 20*time.Second, 90*time.Second, 2*time.Minute
+	}
+	c := startCluster(t, clusterOptions{webs: 1, workers: 2, env: map[string]string{
+		"CHAKSHU_HEARTBEAT_INTERVAL": heartbeat.String(), "CHAKSHU_DEAD_WORKER_AFTER": deadAfter.String(),
+	}})
+	sim := c.SB.Sim
+	hang := deadAfter + 15*time.Second // past the sweep that requeues it (every 10 s)
+	// The first dispatch hangs long past the dead-worker bound, so the worker
+	// that makes it is caught holding the run's lease.
+	sim.InjectFault(ghsim.Fault{Match: "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches",
+		Kind: ghsim.FaultLatency, Latency: hang, Times: 1})
+	prs := openPRs(c, 1, "dead", nil)
+
+	var runID int
+	var owner string
+	waitFor(t, 60*time.Second, "a worker to hold a run in dispatch", func() bool {
+		err := c.DB.QueryRow(`SELECT id, lease_owner FROM runs WHERE lease_owner <> '' AND status = 'queued' AND dispatched_at IS NULL
+			ORDER BY id LIMIT 1`).Scan(&runID, &owner)
+		return err == nil && sim.FaultHits(0) == 1
+	})
+	var pid int
+	if err := c.DB.QueryRow(`SELECT pid FROM workers WHERE worker_id = $1`, owner).Scan(&pid); err != nil {
+		t.Fatalf("worker %s: %v", owner, err)
+	}
+	var frozen *proc
+	for _, p := range c.byMode("worker") {
+		if p.cmd.Process.Pid == pid {
+			frozen = p
+		}
+	}
+	if frozen == nil {
+		t.Fatalf("no worker process with pid %d", pid)
+	}
+	c.signal(frozen, syscall.SIGSTOP)
+	stopped := time.Now()
+	var requeued time.Duration
+	waitFor(t, bound+30*time.Second, "another worker to take the run over", func() bool {
+		var lo, st string
+		if err := c.DB.QueryRow(`SELECT lease_owner, status FROM runs WHERE id = $1`, runID).Scan(&lo, &st); err != nil {
+			return false
+		}
+		if lo != owner {
+			requeued = time.Since(stopped)
+			return true
+		}
+		return false
+	})
+	var done time.Duration
+	waitFor(t, bound+60*time.Second, "the run to be dispatched by the other worker", func() bool {
+		var st string
+		c.DB.QueryRow(`SELECT status FROM runs WHERE id = $1`, runID).Scan(&st) //nolint:errcheck
+		if st != "queued" {
+			done = time.Since(stopped)
+			return true
+		}
+		return false
+	})
+	line := fmt.Sprintf("dead worker: heartbeat=%s dead_after=%s requeued_after=%s moved_on_after=%s bound=%s",
+		heartbeat, deadAfter, requeued.Round(100*time.Millisecond), done.Round(100*time.Millisecond), bound)
+	t.Log(line)
+	fmt.Println(line)
+	if done > bound {
+		t.Errorf("the frozen worker's run moved on after %s, over the %s bound", done, bound)
+	}
+	// The frozen worker wakes up with a stale lease (its hung dispatch still
+	// answers): nothing may be published twice and every run still ends.
+	c.signal(frozen, syscall.SIGCONT)
+	time.Sleep(time.Until(stopped.Add(hang + 2*time.Second))) // its stale dispatch answers
+	f := settle(t, c, prs, 2, 3*time.Minute)
+	t.Logf("after thaw: %s (run %s)", f, strconv.Itoa(runID))
+	f.check(t)
+}
