@@ -18,7 +18,7 @@ type session struct {
 
 // loginSandbox signs in as the sandbox admin the way the portal does:
 // GET /api/me for the CSRF token, then POST /auth/sandbox.
-func (c *chakshu) loginSandbox(t *testing.T) *session {
+func (c *chakshu) loginSandbox(t testing.TB) *session {
 	t.Helper()
 	jar, _ := cookiejar.New(nil)
 	s := &session{c: c, http: &http.Client{Jar: jar}}
@@ -39,7 +39,7 @@ func (c *chakshu) loginSandbox(t *testing.T) *session {
 	return s
 }
 
-func (s *session) refreshCSRF(t *testing.T) {
+func (s *session) refreshCSRF(t testing.TB) {
 	t.Helper()
 	resp, err := s.http.Get(s.c.URL + "/api/me")
 	if err != nil {
@@ -59,7 +59,7 @@ func (s *session) refreshCSRF(t *testing.T) {
 }
 
 // graphql runs a query or mutation with the session cookie and CSRF token.
-func (s *session) graphql(t *testing.T, query string, vars map[string]any, out any) {
+func (s *session) graphql(t testing.TB, query string, vars map[string]any, out any) {
 	t.Helper()
 	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
 	req, _ := http.NewRequest("POST", s.c.URL+"/graphql", bytes.NewReader(body))
@@ -75,7 +75,7 @@ func (s *session) graphql(t *testing.T, query string, vars map[string]any, out a
 	decodeGraphQL(t, resp.StatusCode, b, out)
 }
 
-func decodeGraphQL(t *testing.T, status int, b []byte, out any) {
+func decodeGraphQL(t testing.TB, status int, b []byte, out any) {
 	t.Helper()
 	var env struct {
 		Data   json.RawMessage `json:"data"`
@@ -93,7 +93,7 @@ func decodeGraphQL(t *testing.T, status int, b []byte, out any) {
 
 // reviewersSynced reports whether the portal lists the sandbox's three
 // reviewers with the commit they were synced from.
-func (c *chakshu) reviewersSynced(t *testing.T) bool {
+func (c *chakshu) reviewersSynced(t testing.TB) bool {
 	t.Helper()
 	s := c.loginSandbox(t)
 	var out struct {

@@ -47,7 +47,7 @@ type chakshu struct {
 
 // start runs the production wiring on a free loopback port with a fresh data
 // dir (SQLite) or the given PostgreSQL URL, and waits until it serves.
-func start(t *testing.T, databaseURL string, env map[string]string) *chakshu {
+func start(t testing.TB, databaseURL string, env map[string]string) *chakshu {
 	t.Helper()
 	vars := map[string]string{
 		"CHAKSHU_ADDR":         "127.0.0.1:0",
@@ -118,7 +118,7 @@ func tail(s string, n int) string {
 }
 
 // waitFor polls cond until it holds or the timeout passes.
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
+func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for !cond() {

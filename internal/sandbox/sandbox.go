@@ -148,6 +148,7 @@ func (sb *Sandbox) seed() error {
 	s.CreateUser(Writer)
 	s.CreateUser(Outside)
 	s.CreateTeam(Org, "security", User, Writer)
+	s.SetOAuthLogin(User) // the simulated PR pages comment as the sandbox admin by default
 	workflow := action.WorkflowTemplate
 	repos := []string{"payments-api", "web-dashboard", "data-pipeline"}
 	for _, name := range repos {
