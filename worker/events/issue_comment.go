@@ -3,6 +3,7 @@ package events
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/commands"
@@ -65,8 +66,14 @@ func (h *handler) commentCreated(ctx context.Context, e *issueCommentEvent) erro
 		return err
 	}
 	if !ok {
+		// One polite answer per person and pull request, however often they ask.
 		h.log.Info("review asked by a user without write access", "user", login)
-		return h.commentOnce(ctx, gc, repo, number, marker, notAllowedMessage(login))
+		once := fmt.Sprintf("<!-- chakshu:not-allowed:%s -->", safeMarker(strings.ToLower(login)))
+		told, err := h.issueCommentWith(ctx, gc, repo, number, once)
+		if err != nil || told {
+			return err
+		}
+		return h.commentOnce(ctx, gc, repo, number, once, notAllowedMessage(login))
 	}
 	pr, err := getPR(ctx, gc, repo, number)
 	if err != nil {

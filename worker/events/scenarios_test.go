@@ -127,6 +127,11 @@ func TestNonWriterGetsOnePoliteReply(t *testing.T) {
 		if c := e.botComments(n); len(c) != 1 {
 			t.Fatalf("%d answers after redelivery and retry", len(c))
 		}
+		e.sim.Comment(repoFN, n, "mallory", "@chakshu review\nplease?")
+		e.drain()
+		if c := e.botComments(n); len(c) != 1 || len(e.runsOf(n)) != 0 {
+			t.Fatalf("asking again: %d answers, runs %v", len(c), e.runsOf(n))
+		}
 
 		// Someone with no association at all is refused without asking GitHub.
 		before := e.sim.CallCount(perm)
