@@ -8,43 +8,55 @@ import (
 
 const mask = "[REDACTED]"
 
-var patterns = []*regexp.Regexp{
+// rule is one credential shape; keep is how many leading submatches (the
+// names around the secret, e.g. "https://" or "AWS_SECRET_ACCESS_KEY=") are
+// kept before the mask, sep goes between them and suffix follows the mask.
+type rule struct {
+	re          *regexp.Regexp
+	keep        int
+	sep, suffix string
+}
+
+// Prefixed shapes are not anchored with \b on the left: in JSON-escaped or
+// glued text ("\nghp_…", "TOKEN_ghs_…") there is no word boundary before them.
+var rules = []rule{
 	// PEM private keys, whole blocks (and truncated ones).
-	regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`),
+	{re: regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`)},
 	// URLs with credentials: x-access-token:…@, user:password@.
-	regexp.MustCompile(`(?i)([a-z][a-z0-9+.-]*://)[^/\s:@]+:[^/\s@]+@`),
-	// GitHub tokens: classic and app tokens, fine-grained PATs.
-	regexp.MustCompile(`\b(ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9_]{16,}`),
-	regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{20,}`),
-	// Installation tokens in the long v1 form.
-	regexp.MustCompile(`\bv1\.[0-9a-f]{40}\b`),
-	// Anthropic keys.
-	regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_\-]{10,}`),
-	// AWS access key ids and secrets next to their names.
-	regexp.MustCompile(`\b(AKIA|ASIA)[A-Z0-9]{16}\b`),
-	regexp.MustCompile(`(?i)(aws_secret_access_key|secret_access_key)(\s*[=:]\s*)["']?[A-Za-z0-9/+=]{40}["']?`),
+	{re: regexp.MustCompile(`(?i)([a-z][a-z0-9+.-]*://)[^/\s:@]+:[^/\s@]+@`), keep: 1, suffix: "@"},
+	// GitHub tokens: classic, OAuth, user-to-server, refresh and installation
+	// tokens, including the long installation form ghs_<app id>_<JWT> whose
+	// dots would otherwise end the match.
+	{re: regexp.MustCompile(`(ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9_\-]{16,}(\.[A-Za-z0-9_\-]+){0,2}`)},
+	// Fine-grained personal access tokens.
+	{re: regexp.MustCompile(`github_pat_[A-Za-z0-9_]{20,}`)},
+	// Installation tokens in the old long v1 form.
+	{re: regexp.MustCompile(`v1\.[0-9a-f]{40}\b`)},
+	// Anthropic keys (api03, admin01…).
+	{re: regexp.MustCompile(`sk-ant-[A-Za-z0-9_\-]{10,}`)},
+	// AWS access key ids and secrets next to their names (env, JSON, INI).
+	{re: regexp.MustCompile(`(AKIA|ASIA)[A-Z0-9]{16}\b`)},
+	{re: regexp.MustCompile(`(?i)((?:aws_)?secret_?access_?key["']?\s*[=:]\s*)["']?[A-Za-z0-9/+=]{40}["']?`), keep: 1},
 	// JWTs.
-	regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{10,}`),
+	{re: regexp.MustCompile(`eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{10,}`)},
 	// Bearer / token authorization values.
-	regexp.MustCompile(`(?i)\b(bearer|token|basic)\s+[A-Za-z0-9_\-\.=+/]{12,}`),
+	{re: regexp.MustCompile(`(?i)\b(bearer|token|basic)\s+[A-Za-z0-9_\-\.=+/]{12,}`), keep: 1, sep: " "},
 	// Chakshu's own run tokens and API tokens.
-	regexp.MustCompile(`\bchk(r|t)_[A-Za-z0-9_\-]{16,}`),
+	{re: regexp.MustCompile(`chk(r|t)_[A-Za-z0-9_\-]{16,}`)},
 }
 
 // String returns s with every credential shape replaced by [REDACTED].
 func String(s string) string {
-	for _, p := range patterns {
-		s = p.ReplaceAllStringFunc(s, func(m string) string {
-			sub := p.FindStringSubmatch(m)
-			switch {
-			case p == patterns[1] && len(sub) > 1:
-				return sub[1] + mask + "@"
-			case p == patterns[7] && len(sub) > 2:
-				return sub[1] + sub[2] + mask
-			case p == patterns[9] && len(sub) > 1:
-				return sub[1] + " " + mask
+	for _, r := range rules {
+		s = r.re.ReplaceAllStringFunc(s, func(m string) string {
+			out := ""
+			if r.keep > 0 {
+				sub := r.re.FindStringSubmatch(m)
+				for i := 1; i <= r.keep && i < len(sub); i++ {
+					out += sub[i]
+				}
 			}
-			return mask
+			return out + r.sep + mask + r.suffix
 		})
 	}
 	return s
