@@ -214,12 +214,12 @@ func seedBench(b *testing.B, db *store.DB) ([]*ent.Repository, []*ent.Reviewer) 
 		CASE WHEN i % 100 < 85 THEN 'succeeded' WHEN i % 100 < 93 THEN 'failed' WHEN i % 100 < 97 THEN 'cancelled'
 		     WHEN i % 100 = 97 THEN 'queued' WHEN i % 100 = 98 THEN 'running' ELSE 'publishing' END,
 		'comment', i % 5000, 'sha' || i, 'A pull request', '', (i % 97) / 50.0, 1000 + (i * 7919) % 600000,
-		10000 + i % 5000, 1000 + i % 700, i % 2, i % 4, i % 5, i % 6, ? + i % 100, ? + (i / 100) % 10`
+		10000 + i % 5000, 1000 + i % 700, i % 2, i % 4, i % 5, i % 6, CAST(? AS BIGINT) + i % 100, CAST(? AS BIGINT) + (i / 100) % 10`
 	var q string
 	var args []any
 	if db.Postgres() {
 		q = `INSERT INTO runs (` + cols + `) SELECT ` + vals + ` FROM (
-			SELECT i, CAST(? AS timestamptz) + i * ? * interval '1 second' AS ts FROM generate_series(0, ? - 1) AS i) s`
+			SELECT i, CAST(? AS timestamptz) + i * ? * interval '1 second' AS ts FROM generate_series(CAST(0 AS BIGINT), CAST(? AS BIGINT) - 1) AS i) s`
 		args = []any{repos[0].ID, revs[0].ID, first, step, benchRuns}
 	} else {
 		// The text format modernc's driver writes for time.Time values.
