@@ -121,12 +121,12 @@ func Run(ctx context.Context, o Options) error {
 		}
 	}
 
-	gh, err := newGitHub(cfg)
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	gh, err := newGitHub(cfg, reg)
 	if err != nil {
 		return err
 	}
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	d := deps{cfg: cfg, db: db, bus: notify.New(ctx, db, log), log: log, github: gh, registry: reg}
 
 	var wg sync.WaitGroup

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -11,6 +12,7 @@ import (
 	"github.com/chakshu-dev/chakshu/graph"
 	"github.com/chakshu-dev/chakshu/internal/config"
 	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/metrics"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/publish"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
@@ -19,6 +21,7 @@ import (
 	"github.com/chakshu-dev/chakshu/server/auth"
 	"github.com/chakshu-dev/chakshu/server/portal"
 	"github.com/chakshu-dev/chakshu/server/runnerapi"
+	setuppage "github.com/chakshu-dev/chakshu/server/setup"
 	"github.com/chakshu-dev/chakshu/server/webhook"
 	"github.com/chakshu-dev/chakshu/worker"
 	"github.com/chakshu-dev/chakshu/worker/events"
@@ -34,8 +37,13 @@ type deps struct {
 	registry *prometheus.Registry
 }
 
-func newGitHub(cfg *config.Config) (*gh.Apps, error) {
-	return gh.New(gh.Config{AppID: cfg.AppID, PrivateKey: cfg.PrivateKey, BaseURL: cfg.GitHubURL, GraphQLURL: cfg.GitHubGraphQLURL})
+func newGitHub(cfg *config.Config, reg prometheus.Registerer) (*gh.Apps, error) {
+	calls, err := metrics.NewGitHub(reg) // GitHub calls by endpoint and status, rate limit remaining
+	if err != nil {
+		return nil, fmt.Errorf("metrics: %w", err)
+	}
+	return gh.New(gh.Config{AppID: cfg.AppID, PrivateKey: cfg.PrivateKey, BaseURL: cfg.GitHubURL, GraphQLURL: cfg.GitHubGraphQLURL,
+		Transport: calls.Transport(nil)})
 }
 
 // webRoutes builds everything `chakshu web` serves.
@@ -70,6 +78,29 @@ func webRoutes(d deps) ([]server.Route, error) {
 	routes = append(routes, au.Routes()...)
 	routes = append(routes, server.Route{Pattern: "GET /graphql", Handler: gql}, server.Route{Pattern: "POST /graphql", Handler: gql})
 	routes = append(routes, server.Route{Pattern: "GET /", Handler: ph})
+	// Issue 15: metrics read from the database on scrape; the App manifest flow.
+	col, err := metrics.New(metrics.Config{DB: d.db, Log: d.log})
+	if err != nil {
+		return nil, err
+	}
+	if err := d.registry.Register(col); err != nil {
+		return nil, fmt.Errorf("metrics: %w", err)
+	}
+	setupGitHub := d.cfg.GitHubURL
+	if d.cfg.Sandbox { // the sandbox points GitHubURL at the simulator; a real App is made on GitHub.com
+		setupGitHub = config.DefaultGitHubURL
+	}
+	sp, err := setuppage.New(setuppage.Config{PublicURL: d.cfg.PublicURL, GitHubURL: setupGitHub, WebURL: auth.WebURL(setupGitHub),
+		DataDir: d.cfg.DataDir, Log: d.log, Allow: func(r *http.Request) bool {
+			v := auth.FromContext(r.Context())
+			return d.cfg.Sandbox || (v != nil && v.Admin)
+		}})
+	if err != nil {
+		return nil, err
+	}
+	for _, rt := range sp.Routes() {
+		routes = append(routes, server.Route{Pattern: rt.Pattern, Handler: au.Middleware(rt.Handler)})
+	}
 	return routes, nil
 }
 
