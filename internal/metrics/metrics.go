@@ -214,4 +214,3 @@ func (c *Collector) webhookStatus(ctx context.Context, ch chan<- prometheus.Metr
 	ch <- prometheus.MustNewConstMetric(c.webhookAge, prometheus.GaugeValue, age)
 	return nil
 }
-

@@ -83,7 +83,7 @@ func TestCollector(t *testing.T) {
 		mk(sty, entrun.StatusQueued, 0, 0, now.Add(-10*time.Minute), "b1")
 		mk(sec, entrun.StatusQueued, 0, 0, now.Add(-2*time.Minute), "b2")
 		for i, st := range []webhookevent.Status{webhookevent.StatusDone, webhookevent.StatusDone, webhookevent.StatusFailed, webhookevent.StatusPending} {
-			db.WebhookEvent.Create().SetDeliveryID(string(rune('a'+i))).SetEvent("pull_request").SetPayload([]byte("{}")).SetStatus(st).SaveX(ctx)
+			db.WebhookEvent.Create().SetDeliveryID(string(rune('a' + i))).SetEvent("pull_request").SetPayload([]byte("{}")).SetStatus(st).SaveX(ctx)
 		}
 
 		col, err := New(Config{DB: db, Now: func() time.Time { return now }})
