@@ -282,7 +282,7 @@ async function findPullRequestURL(p) {
   if (fromRun) return fromRun;
   // The simulator's web base shows in chakshu's log; sandbox PRs are numbered from 1.
   const repos = await gql(p, '{ repositories(first: 5, where: {removed: false}) { edges { node { fullName } } } }');
-  const name = repos.data?.repositories?.edges?.find((e) => !/chakshu-reviewers$/.test(e.node.fullName))?.node.fullName;
+  const name = repos.data?.repositories?.edges?.find((e) => !e.node.fullName.endsWith('/chakshu-reviewers'))?.node.fullName;
   const web = server
     .log()
     .match(/https?:\/\/127\.0\.0\.1:\d+/g)
