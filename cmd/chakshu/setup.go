@@ -59,6 +59,8 @@ func setupCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		saved, err := setup.Save(cfg.DataDir, cfg.PublicURL, creds)
 		if err != nil {
+			// The App exists on GitHub now: hand its settings over rather than lose them.
+			fmt.Fprintf(stdout, "# Could not store the settings; copy them now (GitHub App %s, id %d):\n%s", creds.Slug, creds.ID, setup.Format(creds.Settings("")))
 			return err
 		}
 		fmt.Fprintf(stdout, "GitHub App %s (id %d) stored: CHAKSHU_CONFIG_FILE=%s (key %s)\nAdd CHAKSHU_MODEL_API_KEY there, install the App (%s/installations/new), then run `chakshu doctor`.\n",

@@ -213,8 +213,8 @@ type Saved struct {
 
 // Save writes the App's key to <dir>/app-key.pem and its settings to
 // <dir>/app.env, both 0600, adding CHAKSHU_PUBLIC_URL and a fresh
-// CHAKSHU_SECRET_KEY. It refuses to overwrite an existing app.env, which
-// would orphan the App it describes.
+// CHAKSHU_SECRET_KEY. It never overwrites: when app.env exists (another App)
+// it writes app-<slug>.env and app-<slug>-key.pem instead.
 func Save(dir, publicURL string, c *Credentials) (*Saved, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("setup: data dir: %w", err)
@@ -225,7 +225,12 @@ func Save(dir, publicURL string, c *Credentials) (*Saved, error) {
 	}
 	s := &Saved{EnvFile: filepath.Join(abs, "app.env"), KeyFile: filepath.Join(abs, "app-key.pem")}
 	if _, err := os.Stat(s.EnvFile); err == nil {
-		return nil, fmt.Errorf("setup: %s exists (an App is already stored there); move it away to create another", s.EnvFile)
+		// Another App is stored already: keep it, and this one beside it
+		// (the new App exists on GitHub now; its key must not be lost).
+		s = &Saved{EnvFile: filepath.Join(abs, "app-"+safeName(c.Slug)+".env"), KeyFile: filepath.Join(abs, "app-"+safeName(c.Slug)+"-key.pem")}
+		if _, err := os.Stat(s.EnvFile); err == nil {
+			return nil, fmt.Errorf("setup: %s exists already", s.EnvFile)
+		}
 	}
 	if err := writePrivate(s.KeyFile, []byte(strings.TrimSpace(c.PEM)+"\n")); err != nil {
 		return nil, err
@@ -267,4 +272,19 @@ func writePrivate(path string, b []byte) error {
 		return fmt.Errorf("setup: write %s: %w", path, err)
 	}
 	return nil
+}
+
+// safeName keeps letters, digits and '-' of a slug for a file name.
+func safeName(slug string) string {
+	b := []byte(slug)
+	out := b[:0]
+	for _, c := range b {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		return "new"
+	}
+	return string(out)
 }

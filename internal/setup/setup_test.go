@@ -75,8 +75,19 @@ func TestConvertAndSave(t *testing.T) {
 			t.Errorf("%s: mode %v, want 0600", p, fi.Mode().Perm())
 		}
 	}
+	first, _ := os.ReadFile(saved.EnvFile)
+	again, err := Save(filepath.Join(dir, "data"), "https://chakshu.example.com", c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.EnvFile != filepath.Join(filepath.Dir(saved.EnvFile), "app-"+c.Slug+".env") || again.KeyFile == saved.KeyFile {
+		t.Fatalf("second App stored at %+v, want beside the first", again)
+	}
+	if now, _ := os.ReadFile(saved.EnvFile); string(now) != string(first) {
+		t.Fatal("a second Save changed app.env")
+	}
 	if _, err := Save(filepath.Join(dir, "data"), "https://chakshu.example.com", c); err == nil {
-		t.Fatal("a second Save overwrote app.env")
+		t.Fatal("a third Save of the same App overwrote its file")
 	}
 
 	// The stored file is a working configuration: config loads it and the key
