@@ -34,9 +34,10 @@ var rules = []rule{
 	{re: regexp.MustCompile(`v1\.[0-9a-f]{40}\b`)},
 	// Anthropic keys (api03, admin01…).
 	{re: regexp.MustCompile(`sk-ant-[A-Za-z0-9_\-]{10,}`)},
-	// AWS access key ids and secrets next to their names (env, JSON, INI).
+	// AWS access key ids and secrets next to their names (env, JSON, INI,
+	// and JSON quoted again inside a string).
 	{re: regexp.MustCompile(`(AKIA|ASIA)[A-Z0-9]{16}\b`)},
-	{re: regexp.MustCompile(`(?i)((?:aws_)?secret_?access_?key["']?\s*[=:]\s*)["']?[A-Za-z0-9/+=]{40}["']?`), keep: 1},
+	{re: regexp.MustCompile(`(?i)((?:aws_)?secret_?access_?key\\?["']?\s*[=:]\s*)\\?["']?[A-Za-z0-9/+=]{40}\\?["']?`), keep: 1},
 	// JWTs.
 	{re: regexp.MustCompile(`eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{10,}`)},
 	// Bearer / token authorization values.

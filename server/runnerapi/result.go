@@ -97,16 +97,28 @@ func (a *API) handleResult(w http.ResponseWriter, r *http.Request) {
 
 	var checked map[string]any
 	var summary string
+	resultJSON := string(rep.Result)
 	if rn.Kind == run.KindReply {
-		if _, err := findings.ParseReply(rep.Result); err != nil {
+		rr, err := findings.ParseReply(rep.Result)
+		if err != nil {
 			a.invalidResult(w, r, rn, rcpt, err)
 			return
+		}
+		if rr.Redact() { // the agent quoted a credential: it is stored and published masked
+			if b, err := json.Marshal(rr); err == nil {
+				resultJSON = string(b)
+			}
 		}
 	} else {
 		res, err := findings.ParseResult(rep.Result)
 		if err != nil {
 			a.invalidResult(w, r, rn, rcpt, err)
 			return
+		}
+		if res.Redact() { // the agent quoted a credential: it is stored and published masked
+			if b, err := json.Marshal(res); err == nil {
+				resultJSON = string(b)
+			}
 		}
 		summary = res.Summary
 		files := res.Checked.Files
@@ -121,7 +133,7 @@ func (a *API) handleResult(w http.ResponseWriter, r *http.Request) {
 	err = runs.Transition(ctx, a.cfg.DB.Client, rn.ID, runs.Change{
 		From: []run.Status{run.StatusRunning}, To: run.StatusPublishing, Message: "The runner reported its result.",
 		Set: func(u *ent.RunUpdate) {
-			u.SetResultJSON(string(rep.Result)).SetSummary(summary)
+			u.SetResultJSON(resultJSON).SetSummary(summary)
 			if checked != nil {
 				u.SetChecked(checked)
 			}

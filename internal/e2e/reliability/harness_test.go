@@ -77,6 +77,8 @@ type cluster struct {
 	URL    string // the proxy: CHAKSHU_PUBLIC_URL
 	env    []string
 	logDir string
+	// actionsDir holds each simulated Actions run's log (the runner log).
+	actionsDir string
 
 	mu    sync.Mutex
 	procs []*proc
@@ -102,7 +104,8 @@ func freeAddr(t *testing.T) string {
 func startCluster(t *testing.T, o clusterOptions) *cluster {
 	t.Helper()
 	secret := "reliability-secret"
-	sb, err := sandbox.Start(sandbox.Options{AppSlug: "chakshu", WebhookSecret: secret, RunnerLogDir: filepath.Join(t.TempDir(), "actions")})
+	actions := filepath.Join(t.TempDir(), "actions")
+	sb, err := sandbox.Start(sandbox.Options{AppSlug: "chakshu", WebhookSecret: secret, RunnerLogDir: actions})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +117,7 @@ func startCluster(t *testing.T, o clusterOptions) *cluster {
 	}
 	t.Cleanup(func() { db.Close() })
 
-	c := &cluster{t: t, SB: sb, DB: db, logDir: t.TempDir()}
+	c := &cluster{t: t, SB: sb, DB: db, logDir: t.TempDir(), actionsDir: actions}
 	webAddrs := make([]string, o.webs)
 	for i := range webAddrs {
 		webAddrs[i] = freeAddr(t)

@@ -1,0 +1,180 @@
+package reliability
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chakshu-dev/chakshu/internal/redact/redacttest"
+	"github.com/chakshu-dev/chakshu/internal/sandbox"
+)
+
+// TestRedactionEverySurface pushes every credential shape through Chakshu:
+// in a PR's code (so the agent quotes it), title, description and a review
+// request's note; in webhook payloads whose handling fails (failure reasons);
+// in GraphQL queries (errors). None may survive on a public surface (check
+// runs, the bot's PR comments, the Actions log) or an operator one (failure
+// reasons in the database, GraphQL errors, the processes' logs).
+func TestRedactionEverySurface(t *testing.T) {
+	if testing.Short() {
+		t.Skip("multi-process redaction test: not in -short")
+	}
+	c := startCluster(t, clusterOptions{webs: 1, workers: 1})
+	sim := c.SB.Sim
+	var names []string
+	for n := range redacttest.Corpus {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var code strings.Builder
+	code.WriteString("package leak\n\nimport \"database/sql\"\n\nfunc leak(db *sql.DB, id string) {\n")
+	var oneLine []string
+	for _, n := range names {
+		v := redacttest.Corpus[n]
+		if strings.Contains(v, "\n") {
+			fmt.Fprintf(&code, "\tconst pem = `%s`\n", v)
+			continue
+		}
+		oneLine = append(oneLine, v)
+		// The scripted model quotes SQL built from strings in its finding
+		// title, and keeps the rest of a credential line in its suggestion.
+		fmt.Fprintf(&code, "\t_, _ = db.Query(\"SELECT %s FROM t WHERE id = '\" + id + \"'\")\n", v)
+		fmt.Fprintf(&code, "\tpassword := \"hunter2hunter2\"; _ = %q\n", v)
+	}
+	code.WriteString("}\n")
+	all := strings.Join(oneLine, " ")
+	branch := "leaky"
+	sim.CreateBranch(relRepo, branch, "main")
+	sim.Commit(relRepo, branch, map[string]string{"internal/leak/leak.go": code.String()}, "leak "+oneLine[0])
+	pr := sim.OpenPR(relRepo, branch, "main", "Leak "+oneLine[0], "Credentials: "+all, sandbox.Writer, false)
+	sim.Comment(relRepo, pr, sandbox.Writer, "@chakshu review style\nThe deploy uses "+all)
+
+	// A delivery whose handling fails on a repository named like a token.
+	bad := map[string]any{"action": "opened", "number": 1,
+		"installation": map[string]any{"id": c.SB.InstID},
+		"repository":   map[string]any{"id": 424242, "name": oneLine[0], "full_name": sandbox.Org + "/" + oneLine[0], "private": true, "owner": map[string]any{"login": sandbox.Org}},
+		"sender":       map[string]any{"login": sandbox.Writer},
+		"pull_request": map[string]any{"number": 1, "title": all, "body": all, "head": map[string]any{"sha": "0123456789abcdef0123456789abcdef01234567", "ref": all}, "base": map[string]any{"ref": "main"}},
+	}
+	payload, _ := json.Marshal(bad)
+	badDelivery := sim.DeliverPayload("pull_request", payload)
+	cm, _ := json.Marshal(map[string]any{"action": "created",
+		"installation": map[string]any{"id": c.SB.InstID},
+		"repository":   map[string]any{"id": 424243, "name": "x", "full_name": sandbox.Org + "/" + oneLine[1], "private": true, "owner": map[string]any{"login": sandbox.Org}},
+		"sender":       map[string]any{"login": sandbox.Writer},
+		"issue":        map[string]any{"number": 7, "pull_request": map[string]any{"url": "http://x/" + oneLine[2]}},
+		"comment":      map[string]any{"id": 99, "body": "@chakshu review " + all, "user": map[string]any{"login": sandbox.Writer}},
+	})
+	sim.DeliverPayload("issue_comment", cm)
+
+	// GraphQL errors echo what they were sent.
+	var gqlOut strings.Builder
+	for _, q := range []string{
+		"{ " + strings.ReplaceAll(oneLine[0], "-", "_") + " }",
+		fmt.Sprintf(`{ runs(first: 1, after: %q) { totalCount } }`, all),
+		fmt.Sprintf(`query { reviewer(name: %q) { name } }`, all),
+		"{ " + all,
+	} {
+		body, _ := json.Marshal(map[string]any{"query": q, "variables": map[string]any{"x": all}})
+		req, _ := http.NewRequest("POST", c.URL+"/graphql", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+oneLine[3])
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		resp.Body.Close()
+		gqlOut.Write(b)
+	}
+
+	waitFor(t, 3*time.Minute, "the leaky PR's runs to end and the bad delivery to fail once", func() bool {
+		open := c.count(`SELECT count(*) FROM runs WHERE pr_number = $1 AND status NOT IN ('succeeded','failed','cancelled')`, pr)
+		runs := c.count(`SELECT count(*) FROM runs WHERE pr_number = $1`, pr)
+		tried := c.count(`SELECT count(*) FROM webhook_events WHERE delivery_id = $1 AND (attempts > 0 OR status IN ('done','failed'))`, badDelivery.ID)
+		return runs >= 2 && open == 0 && tried == 1
+	})
+	time.Sleep(2 * time.Second) // the last log lines
+
+	surfaces := map[string]string{"GraphQL responses": gqlOut.String(), "process logs (slog)": c.logs()}
+	var public strings.Builder
+	for _, cr := range sim.CheckRuns(relRepo) {
+		fmt.Fprintln(&public, cr.Title, cr.Summary, cr.Text)
+	}
+	surfaces["check runs"] = public.String()
+	public.Reset()
+	for _, r := range sim.Reviews(relRepo, pr) {
+		fmt.Fprintln(&public, r.Body)
+	}
+	for _, rc := range sim.ReviewComments(relRepo, pr) {
+		fmt.Fprintln(&public, rc.Body)
+	}
+	for _, ic := range sim.IssueComments(relRepo, pr) {
+		if strings.HasSuffix(ic.Author, "[bot]") {
+			fmt.Fprintln(&public, ic.Body)
+		}
+	}
+	surfaces["PR comments and reviews"] = public.String()
+	var runner strings.Builder
+	filepath.Walk(c.actionsDir, func(p string, fi os.FileInfo, err error) error { //nolint:errcheck
+		if err == nil && !fi.IsDir() {
+			b, _ := os.ReadFile(p)
+			runner.Write(b)
+		}
+		return nil
+	})
+	surfaces["Actions runner log"] = runner.String()
+	var db strings.Builder
+	for _, q := range []string{
+		`SELECT failure_reason || ' ' || failure_detail || ' ' || summary FROM runs`,
+		`SELECT message || ' ' || detail FROM run_events`,
+		`SELECT last_error FROM webhook_events`,
+		`SELECT title || ' ' || body || ' ' || suggestion FROM findings`,
+	} {
+		rows, err := c.DB.Query(q)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		for rows.Next() {
+			var s string
+			rows.Scan(&s) //nolint:errcheck
+			db.WriteString(s + "\n")
+		}
+		rows.Close()
+	}
+	surfaces["database (failure reasons, timeline, findings, webhook errors)"] = db.String()
+
+	if !strings.Contains(surfaces["PR comments and reviews"], "[REDACTED]") {
+		t.Errorf("the agent did not quote the leaky lines; the test proves nothing:\n%s", surfaces["PR comments and reviews"])
+	}
+	if c.count(`SELECT count(*) FROM webhook_events WHERE delivery_id = $1 AND last_error <> ''`, badDelivery.ID) == 0 {
+		t.Log("the bad delivery left no error (handled as a skip)")
+	}
+	for name, text := range surfaces {
+		left := redacttest.Survivors(text)
+		if strings.Contains(text, "ghs_sandboxjobtokenthatmustneverreachtheagent") {
+			left = append(left, "the job's GITHUB_TOKEN")
+		}
+		sort.Strings(left)
+		if len(left) > 0 {
+			t.Errorf("%s: %d credentials survive: %s", name, len(left), strings.Join(left, "; "))
+			for _, l := range left {
+				part := l[strings.Index(l, ": ")+2:]
+				if i := strings.Index(text, part); i >= 0 {
+					t.Logf("  …%s…", text[max(0, i-160):min(len(text), i+len(part)+40)])
+					break
+				}
+			}
+		} else {
+			t.Logf("%s: %d bytes, no credential survives", name, len(text))
+		}
+	}
+}
