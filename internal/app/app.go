@@ -132,10 +132,11 @@ func Run(ctx context.Context, o Options) error {
 	var wg sync.WaitGroup
 	errs := make(chan error, 2)
 	if o.Mode == ModeWeb || o.Mode == ModeAll {
-		routes, err := webRoutes(d)
+		routes, closeWeb, err := webRoutes(d)
 		if err != nil {
 			return err
 		}
+		defer closeWeb()
 		h := server.Handler(server.Config{Log: log, Ready: db.Ping, Routes: routes, Registry: reg})
 		log.Info("web listening", "addr", ln.Addr().String(), "public_url", cfg.PublicURL, "sandbox", cfg.Sandbox)
 		wg.Add(1)

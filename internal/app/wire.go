@@ -46,11 +46,11 @@ func newGitHub(cfg *config.Config, reg prometheus.Registerer) (*gh.Apps, error) 
 		Transport: calls.Transport(nil)})
 }
 
-// webRoutes builds everything `chakshu web` serves.
-func webRoutes(d deps) ([]server.Route, error) {
+// webRoutes builds everything `chakshu web` serves, and what to close at shutdown.
+func webRoutes(d deps) ([]server.Route, func(), error) {
 	wh, err := webhook.New(webhook.Config{DB: d.db, Secrets: d.cfg.WebhookSecrets, Log: d.log, Bus: d.bus, Metrics: d.registry})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	api, err := runnerapi.New(runnerapi.Config{
 		DB: d.db, Log: d.log, Bus: d.bus, GitHub: d.github,
@@ -59,19 +59,19 @@ func webRoutes(d deps) ([]server.Route, error) {
 		AllowPlainHTTPConnectors: d.cfg.Sandbox,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("runner API: %w", err)
+		return nil, nil, fmt.Errorf("runner API: %w", err)
 	}
 	au, err := auth.New(auth.Config{DB: d.db, Log: d.log, Config: d.cfg})
 	if err != nil {
-		return nil, fmt.Errorf("auth: %w", err)
+		return nil, nil, fmt.Errorf("auth: %w", err)
 	}
 	gql, err := graph.NewHandler(graph.Config{DB: d.db, Log: d.log, Bus: d.bus, Config: d.cfg, Auth: au, GitHub: d.github})
 	if err != nil {
-		return nil, fmt.Errorf("graphql: %w", err)
+		return nil, nil, fmt.Errorf("graphql: %w", err)
 	}
 	ph, err := portal.New(portal.Config{})
 	if err != nil {
-		return nil, fmt.Errorf("portal: %w", err)
+		return nil, nil, fmt.Errorf("portal: %w", err)
 	}
 	routes := []server.Route{{Pattern: "POST /webhooks/github", Handler: wh}}
 	routes = append(routes, api.Routes()...)
@@ -81,10 +81,10 @@ func webRoutes(d deps) ([]server.Route, error) {
 	// Issue 15: metrics read from the database on scrape; the App manifest flow.
 	col, err := metrics.New(metrics.Config{DB: d.db, Log: d.log})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := d.registry.Register(col); err != nil {
-		return nil, fmt.Errorf("metrics: %w", err)
+		return nil, nil, fmt.Errorf("metrics: %w", err)
 	}
 	setupGitHub := d.cfg.GitHubURL
 	if d.cfg.Sandbox { // the sandbox points GitHubURL at the simulator; a real App is made on GitHub.com
@@ -96,12 +96,12 @@ func webRoutes(d deps) ([]server.Route, error) {
 			return d.cfg.Sandbox || (v != nil && v.Admin)
 		}})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, rt := range sp.Routes() {
 		routes = append(routes, server.Route{Pattern: rt.Pattern, Handler: au.Middleware(rt.Handler)})
 	}
-	return routes, nil
+	return routes, wh.Close, nil
 }
 
 // workerParts builds every loop `chakshu worker` runs and the heartbeaters of
@@ -116,7 +116,7 @@ func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, [
 		return nil, nil, err
 	}
 	ev, err := events.New(events.Config{DB: d.db, Bus: d.bus, Log: d.log, GitHub: d.github, AppSlug: d.cfg.AppSlug,
-		WorkerID: workerID, PollInterval: d.cfg.PollInterval, StaleAfter: d.cfg.DeadWorkerAfter})
+		WorkerID: workerID, PollInterval: d.cfg.PollInterval, StaleAfter: d.cfg.DeadWorkerAfter, AllowList: d.cfg.ReviewAllowList})
 	if err != nil {
 		return nil, nil, err
 	}

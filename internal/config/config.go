@@ -51,6 +51,9 @@ type Config struct {
 	ModelAPIKey string
 	// Admins are GitHub logins with admin rights (CHAKSHU_ADMINS, comma-separated).
 	Admins []string
+	// ReviewAllowList are GitHub logins who may ask for reviews without write
+	// access to the repository (CHAKSHU_REVIEW_ALLOWLIST, comma-separated).
+	ReviewAllowList []string
 	// LogLevel and LogFormat shape the logs (CHAKSHU_LOG_LEVEL, CHAKSHU_LOG_FORMAT).
 	LogLevel  string
 	LogFormat string
@@ -88,6 +91,7 @@ var Settings = []struct{ Name, Meaning, Default string }{
 	{"CHAKSHU_SECRET_KEY", "32-byte key (base64) for sessions and credentials", "sandbox: generated into the data dir"},
 	{"CHAKSHU_MODEL_URL, CHAKSHU_MODEL_API_KEY", "upstream of the model gateway", "Anthropic; sandbox: the scripted model"},
 	{"CHAKSHU_ADMINS", "comma-separated GitHub logins with admin rights", "sandbox: the sandbox user"},
+	{"CHAKSHU_REVIEW_ALLOWLIST", "comma-separated GitHub logins who may ask for reviews without write access", "unset"},
 	{"CHAKSHU_LOG_LEVEL, CHAKSHU_LOG_FORMAT", "debug…error; json or text", "info; json off a terminal"},
 	{"CHAKSHU_CONFIG_FILE", "a file of NAME=value lines setting the same names (the environment wins)", "unset"},
 }
@@ -268,6 +272,7 @@ func Load(look Lookup) (*Config, error) {
 			c.Admins = append(c.Admins, a)
 		}
 	}
+	c.ReviewAllowList = splitList(get("CHAKSHU_REVIEW_ALLOWLIST", ""))
 	if c.Sandbox && len(c.Admins) == 0 {
 		c.Admins = []string{SandboxUser}
 	}
@@ -302,6 +307,16 @@ func Load(look Lookup) (*Config, error) {
 		}
 	}
 	return c, nil
+}
+
+func splitList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func checkURL(name, v string) error {

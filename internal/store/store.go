@@ -54,7 +54,9 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 
 // SQLiteDSN is the DSN for a SQLite file with the pragmas Chakshu needs.
 func SQLiteDSN(path string) string {
-	return "file:" + path + "?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	// SQLite reads the DSN as a URI: escape what would end the path early.
+	path = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
+	return "file:" + path + "?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=cache_size(-32768)&_pragma=mmap_size(268435456)&_pragma=temp_store(MEMORY)&_txlock=immediate"
 }
 
 func openSQLite(ctx context.Context, dir string) (*DB, error) {

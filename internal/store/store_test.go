@@ -2,6 +2,8 @@ package store_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/chakshu-dev/chakshu/ent"
@@ -87,4 +89,21 @@ func TestMigrateUpgradesOlderSchema(t *testing.T) {
 			t.Fatal("the re-added column does not store")
 		}
 	})
+}
+
+// A data dir whose name holds URI characters still opens the file it names.
+func TestSQLitePathWithURICharacters(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "odd#dir?x=1%20")
+	db, err := store.Open(ctx, store.Options{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "chakshu.db")); err != nil {
+		t.Fatalf("the database is not where the data dir says: %v", err)
+	}
 }
