@@ -108,6 +108,10 @@ func TestRepliesLearningsAndIncrementalReview(t *testing.T) {
 	if !strings.Contains(last.Body, "Reviewed only the changes since") {
 		t.Errorf("second review body does not say it was incremental:\n%s", last.Body)
 	}
+	// The learning reached the next review's job and is listed as applied.
+	if !strings.Contains(last.Body, "Learnings applied: 1") || !strings.Contains(last.Body, "wrap scan errors") {
+		t.Errorf("second review body does not list the stored learning as applied:\n%s", last.Body)
+	}
 	newInline := 0
 	for _, cm := range sim.ReviewComments(pr.Repo, pr.Number)[before:] {
 		if cm.InReplyTo == 0 {
