@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/chakshu-dev/chakshu/ent"
@@ -117,6 +118,11 @@ type Request struct {
 // has a queued or in-flight run for the same PR and head SHA. It returns the
 // runs created and the ids of reviewers skipped, and wakes the dispatchers.
 func Enqueue(ctx context.Context, db *store.DB, bus notify.Bus, req Request) (created []*ent.Run, skipped []int, err error) {
+	// PostgreSQL text cannot hold NUL: a PR title, ref or note carrying one
+	// would make the PR unreviewable, so it is dropped.
+	for _, f := range []*string{&req.PRTitle, &req.PRURL, &req.HeadRef, &req.BaseRef, &req.Requester, &req.Note, &req.RequestTarget} {
+		*f = strings.ReplaceAll(*f, "\x00", "")
+	}
 	for _, rid := range req.ReviewerIDs {
 		c := db.Run.Create().SetRepositoryID(req.RepositoryID).SetReviewerID(rid).
 			SetKind(run.KindReview).SetTrigger(req.Trigger).SetPrNumber(req.PRNumber).

@@ -199,9 +199,11 @@ func describe(e *Event) {
 		e.Reason = fmt.Sprintf("The payload is not valid JSON (%s); it cannot be handled.", jsonProblem(err))
 		return
 	}
-	e.Action = clip(f.Action, 100)
+	// PostgreSQL text cannot hold NUL ("\u0000" in the JSON): dropped, or
+	// the insert fails and GitHub redelivers the event forever.
+	e.Action = clip(strings.ReplaceAll(f.Action, "\x00", ""), 100)
 	e.InstallationID = f.InstallationID
-	e.Repository = clip(f.Repository, 200)
+	e.Repository = clip(strings.ReplaceAll(f.Repository, "\x00", ""), 200)
 }
 
 func jsonProblem(err error) string {

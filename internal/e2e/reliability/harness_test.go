@@ -103,7 +103,7 @@ func freeAddr(t *testing.T) string {
 // startCluster starts everything and waits until the reviewers are synced.
 func startCluster(t *testing.T, o clusterOptions) *cluster {
 	t.Helper()
-	secret := "reliability-secret"
+	secret := webhookSecret
 	actions := filepath.Join(t.TempDir(), "actions")
 	sb, err := sandbox.Start(sandbox.Options{AppSlug: "chakshu", WebhookSecret: secret, RunnerLogDir: actions})
 	if err != nil {

@@ -1,0 +1,199 @@
+package reliability
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chakshu-dev/chakshu/internal/sandbox"
+)
+
+// webhookSecret signs the simulator's deliveries (and the test's own).
+const webhookSecret = "reliability-secret"
+
+type hostileCase struct {
+	name, method, path string
+	body               []byte
+	header             map[string]string
+	sign               bool
+}
+
+func nested(depth int) []byte {
+	return []byte(`{"action":"opened","x":` + strings.Repeat("[", depth) + strings.Repeat("]", depth) + `}`)
+}
+
+func big(n int) []byte {
+	return []byte(`{"action":"opened","pad":"` + strings.Repeat("A", n) + `"}`)
+}
+
+// TestHostileInput: oversized and deeply nested JSON, invalid UTF-8 and junk
+// on every HTTP endpoint (webhooks with a valid signature, the runner API,
+// GraphQL); a PR with thousands of files, a huge patch, binary files and odd
+// paths; comment commands with control characters. Each gets a clear 4xx or a
+// safe skip, never a 5xx, and every process lives.
+func TestHostileInput(t *testing.T) {
+	if testing.Short() {
+		t.Skip("multi-process hostile input test: not in -short")
+	}
+	c := startCluster(t, clusterOptions{webs: 1, workers: 1})
+	sim := c.SB.Sim
+	web := "http://" + c.byMode("web")[0].addr
+	forged, _ := sim.IssueActionsToken(999999, c.URL) // a real signature for an Actions run Chakshu never dispatched
+	invalidUTF8 := []byte("{\"action\":\"opened\xff\xfe\",\"installation\":{\"id\":1},\"repository\":{\"full_name\":\"acme/\xc3\x28\"}}")
+	bodies := map[string][]byte{
+		"oversized (30 MB)":      big(30 << 20),
+		"nested 100000 deep":     nested(100000),
+		"nested 5000 deep":       nested(5000),
+		"invalid UTF-8":          invalidUTF8,
+		"not JSON":               []byte("\x00\x01\x02 not json"),
+		"JSON array":             []byte(`[1,2,3]`),
+		"empty":                  nil,
+		"huge string key":        []byte(`{"` + strings.Repeat("k", 1<<20) + `":1}`),
+		"numbers out of range":   []byte(`{"action":"opened","number":1e400,"installation":{"id":-99999999999999999999}}`),
+		"duplicate keys":         []byte(`{"action":"opened","action":"closed","installation":{"id":1},"installation":null}`),
+		"control chars":          []byte("{\"action\":\"created\\u0000\\u001b[2J\",\"comment\":{\"body\":\"@chakshu review \\u0007\\u202e\"}}"),
+		"graphql nested":         []byte(`{"query":"` + strings.Repeat("{a", 20000) + strings.Repeat("}", 20000) + `"}`),
+		"graphql many aliases":   []byte(`{"query":"{` + strings.Repeat("a:__typename ", 50000) + `}"}`),
+		"graphql invalid UTF-8":  []byte("{\"query\":\"{ \xff\xfe }\"}"),
+		"graphql vars nested":    []byte(`{"query":"{ __typename }","variables":{"x":` + strings.Repeat("[", 50000) + strings.Repeat("]", 50000) + `}}`),
+		"graphql oversized 10MB": []byte(`{"query":"{ __typename }","pad":"` + strings.Repeat("B", 10<<20) + `"}`),
+	}
+	var cases []hostileCase
+	for name, b := range bodies {
+		for _, ev := range []string{"pull_request", "issue_comment"} {
+			cases = append(cases, hostileCase{name: "webhook " + ev + " " + name, method: "POST", path: "/webhooks/github", body: b, sign: true,
+				header: map[string]string{"X-GitHub-Event": ev, "X-GitHub-Delivery": fmt.Sprintf("hostile-%s-%d", ev, len(cases))}})
+		}
+		cases = append(cases,
+			hostileCase{name: "webhook unsigned " + name, method: "POST", path: "/webhooks/github", body: b,
+				header: map[string]string{"X-GitHub-Event": "ping", "X-GitHub-Delivery": fmt.Sprintf("hostile-u-%d", len(cases))}},
+			hostileCase{name: "graphql " + name, method: "POST", path: "/graphql", body: b, header: map[string]string{"Content-Type": "application/json"}},
+			hostileCase{name: "runner job (forged OIDC) " + name, method: "POST", path: "/api/runner/v1/job", body: b,
+				header: map[string]string{"Authorization": "Bearer " + forged, "Content-Type": "application/json"}},
+			hostileCase{name: "runner result " + name, method: "POST", path: "/api/runner/v1/runs/1/result", body: b,
+				header: map[string]string{"Authorization": "Bearer chkr_notarealtokennotarealtoken"}},
+			hostileCase{name: "runner tool " + name, method: "POST", path: "/api/runner/v1/runs/1/tools/github.search", body: b,
+				header: map[string]string{"Authorization": "Bearer chkr_notarealtokennotarealtoken"}},
+			hostileCase{name: "model gateway " + name, method: "POST", path: "/api/runner/v1/runs/1/model/v1/messages", body: b,
+				header: map[string]string{"x-api-key": "chkr_notarealtokennotarealtoken"}},
+		)
+	}
+	for _, p := range []string{"/api/runner/v1/runs/..%2f..%2fetc/result", "/api/runner/v1/runs/1%00/result", "/graphql?query=%00%ff", "/webhooks/github/../../graphql"} {
+		cases = append(cases, hostileCase{name: "path " + p, method: "POST", path: p, body: []byte(`{}`)})
+	}
+	cl := &http.Client{Timeout: 60 * time.Second}
+	statuses := map[int]int{}
+	for _, tc := range cases {
+		req, err := http.NewRequest(tc.method, web+tc.path, bytes.NewReader(tc.body))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		for k, v := range tc.header {
+			req.Header.Set(k, v)
+		}
+		if tc.sign {
+			m := hmac.New(sha256.New, []byte(webhookSecret))
+			m.Write(tc.body)
+			req.Header.Set("X-Hub-Signature-256", "sha256="+hex.EncodeToString(m.Sum(nil)))
+		}
+		resp, err := cl.Do(req)
+		if err != nil {
+			// A server may close the connection on a body over its cap
+			// before reading it all; that is a clear refusal too.
+			if len(tc.body) < 8<<20 {
+				t.Errorf("%s: %v", tc.name, err)
+			}
+			statuses[-1]++
+		} else {
+			b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+			resp.Body.Close()
+			statuses[resp.StatusCode]++
+			if resp.StatusCode >= 500 {
+				t.Errorf("%s: %d %s", tc.name, resp.StatusCode, b)
+			}
+			if resp.StatusCode >= 400 && resp.Header.Get("Content-Type") != "" && !strings.Contains(resp.Header.Get("Content-Type"), "json") &&
+				!strings.Contains(resp.Header.Get("Content-Type"), "text/plain") {
+				t.Errorf("%s: %d answered as %s", tc.name, resp.StatusCode, resp.Header.Get("Content-Type"))
+			}
+		}
+		if !healthy(web) {
+			t.Fatalf("web died after %s", tc.name)
+		}
+	}
+	t.Logf("%d hostile requests; statuses %v (-1: connection closed on an oversized body)", len(cases), statuses)
+
+	// A PR with thousands of files, a huge patch, binary files, odd paths.
+	nFiles, patchKB := size(200, 10000), size(256, 50<<10)
+	files := map[string]string{}
+	for i := 0; i < nFiles; i++ {
+		files[fmt.Sprintf("gen/f%05d.go", i)] = fmt.Sprintf("package gen\n\n// F%d is generated.\nfunc F%d() int { return %d }\n", i, i, i)
+	}
+	files["gen/huge.sql"] = strings.Repeat("INSERT INTO t VALUES ('"+strings.Repeat("x", 1000)+"');\n", patchKB)
+	files["assets/logo.png"] = "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + strings.Repeat("\x00\xff\xfe", 10000)
+	files["odd/..hidden.go"] = "package odd\n"
+	files["odd/-rf .go"] = "package odd\n"
+	files["odd/ünï cödé.go"] = "package odd\n"
+	files["odd/ctl\x1b[31m.go"] = "package odd\n"
+	files["odd/rtl\u202eog.exe"] = "package odd\n"
+	files["odd/invalid\xff.go"] = "package odd\n"
+	t.Logf("hostile PR: %d files, a %d KB patch", len(files), patchKB)
+	sim.CreateBranch(relRepo, "hostile", "main")
+	sim.Commit(relRepo, "hostile", files, "hostile: many files, a huge patch, binaries, odd paths")
+	pr := sim.OpenPR(relRepo, "hostile", "main", "Hostile \x00\x1b[2J title \u202e", "Body \xff\xfe with invalid UTF-8", sandbox.Writer, false)
+	for _, body := range []string{
+		"@chakshu review \x00\x07\x1b[2J sec\u202eurity",
+		"@chakshu\u200b review style",
+		"@chakshu review " + strings.Repeat("security ", 10000),
+		"@chakshu review style\n" + strings.Repeat("\x1b[31m", 5000),
+		"@chakshu review ../../etc/passwd style\x00",
+		"@chakshu review style",
+	} {
+		sim.Comment(relRepo, pr, sandbox.Writer, body)
+	}
+	t.Log("hostile PR opened and commented on")
+	waitFor(t, time.Duration(size(2, 15))*time.Minute, "the hostile PR's runs to end and its events to be handled", func() bool {
+		open := c.count(`SELECT count(*) FROM runs WHERE pr_number = $1 AND status NOT IN ('succeeded','failed','cancelled')`, pr)
+		runs := c.count(`SELECT count(*) FROM runs WHERE pr_number = $1`, pr)
+		pending := c.count(`SELECT count(*) FROM webhook_events WHERE status IN ('pending','processing') AND attempts = 0`)
+		return runs >= 1 && open == 0 && pending == 0
+	})
+	rows, err := c.DB.Query(`SELECT r.status, r.failure_reason, count(*) FROM runs r WHERE pr_number = $1 GROUP BY 1, 2`, pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var st, reason string
+		var n int
+		rows.Scan(&st, &reason, &n) //nolint:errcheck
+		t.Logf("hostile PR: %d runs %s %s", n, st, reason)
+		if st == "failed" && reason == "" {
+			t.Error("a hostile PR's run failed without a reason")
+		}
+	}
+	rows.Close()
+	for _, p := range c.byMode("worker") {
+		select {
+		case <-p.done:
+			t.Errorf("%s exited", p.name)
+		default:
+		}
+	}
+	if !healthy(web) {
+		t.Error("web not healthy at the end")
+	}
+	for _, p := range append(c.byMode("web"), c.byMode("worker")...) {
+		b, _ := os.ReadFile(filepath.Join(c.logDir, p.name+".log"))
+		if bytes.Contains(b, []byte("panic")) || bytes.Contains(b, []byte("goroutine ")) {
+			t.Errorf("%s logged a panic:\n%s", p.name, tail(string(b), 40))
+		}
+	}
+}
