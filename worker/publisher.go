@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"time"
 
-	"entgo.io/ent/dialect/sql"
 
 	"github.com/chakshu-dev/chakshu/ent/predicate"
 	"github.com/chakshu-dev/chakshu/ent/run"
@@ -164,9 +163,11 @@ func (l *PublishLoop) safePublish(ctx context.Context, id int) (err error) {
 	return l.cfg.Publisher.Publish(ctx, id)
 }
 
-// claimable selects publishing runs no live worker holds: no lease, a stale
-// heartbeat, or a lease older than the run's arrival in publishing (left over
-// from dispatch), and not waiting for a retry.
+// claimable selects publishing runs no live worker holds: no lease (the move
+// to publishing clears it, internal/runs) or a stale heartbeat, and not
+// waiting for a retry. A lease is judged by its heartbeat alone: comparing it
+// with reported_at let a second worker claim a run whose first claim was
+// stamped a moment before the run arrived, and both published it.
 func (l *PublishLoop) claimable(now time.Time) predicate.Run {
 	return run.And(
 		run.StatusEQ(run.StatusPublishing),
@@ -175,9 +176,6 @@ func (l *PublishLoop) claimable(now time.Time) predicate.Run {
 			run.LeaseOwnerEQ(""),
 			run.HeartbeatAtIsNil(),
 			run.HeartbeatAtLT(now.Add(-l.cfg.StaleAfter)),
-			predicate.Run(func(s *sql.Selector) {
-				s.Where(sql.ColumnsLT(s.C(run.FieldHeartbeatAt), s.C(run.FieldReportedAt)))
-			}),
 		),
 	)
 }

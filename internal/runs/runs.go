@@ -53,7 +53,9 @@ func Transition(ctx context.Context, db *ent.Client, id int, c Change) error {
 	case run.StatusRunning:
 		u.SetStartedAt(now)
 	case run.StatusPublishing:
-		u.SetReportedAt(now)
+		// Nobody holds a run that just arrived for publishing: a publisher
+		// claims it with a fresh lease.
+		u.SetReportedAt(now).SetLeaseOwner("")
 	case run.StatusSucceeded, run.StatusFailed, run.StatusCancelled:
 		u.SetFinishedAt(now).SetLeaseOwner("").SetRunTokenHash("")
 	}
