@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"time"
 
-
 	"github.com/chakshu-dev/chakshu/ent/predicate"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/runevent"
