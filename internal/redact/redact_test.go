@@ -31,11 +31,11 @@ func TestString(t *testing.T) {
 		})
 	}
 	cases := map[string]string{
-		"https://x-access-token:ghs_abc@github.com/o/r.git": "https://" + mask + "@github.com/o/r.git",
-		"postgres://u:hunter2@db/x":                         "postgres://" + mask + "@db/x",
-		"Authorization: Bearer abcdefghijklmnop1234":        "Authorization: Bearer " + mask,
+		"https://x-access-token:ghs_abc@github.com/o/r.git":                "https://" + mask + "@github.com/o/r.git",
+		"postgres://u:hunter2@db/x":                                        "postgres://" + mask + "@db/x",
+		"Authorization: Bearer abcdefghijklmnop1234":                       "Authorization: Bearer " + mask,
 		"aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY": "aws_secret_access_key = " + mask,
-		"nothing secret here: ghp_short": "nothing secret here: ghp_short",
+		"nothing secret here: ghp_short":                                   "nothing secret here: ghp_short",
 	}
 	for in, want := range cases {
 		if got := String(in); got != want {
