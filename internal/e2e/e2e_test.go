@@ -205,26 +205,28 @@ func commentToPublishedReview(t *testing.T, c *chakshu) {
 	}
 	fmt.Println("published", len(reviews), "reviews with", len(comments), "inline comments")
 
-	// The run is visible through GraphQL with its cost.
-	var out struct {
-		Runs struct {
-			Edges []struct {
-				Node struct {
-					Status   string  `json:"status"`
-					CostUsd  float64 `json:"costUsd"`
-					PrNumber int     `json:"prNumber"`
-				} `json:"node"`
-			} `json:"edges"`
-		} `json:"runs"`
-	}
-	c.loginSandbox(t).graphql(t, `{ runs(first: 10) { edges { node { status costUsd prNumber } } } }`, nil, &out)
-	succeeded := 0
-	for _, e := range out.Runs.Edges {
-		if e.Node.PrNumber == pr.Number && strings.EqualFold(e.Node.Status, "succeeded") && e.Node.CostUsd > 0 {
-			succeeded++
+	// The runs are visible through GraphQL with their cost. The check run is
+	// completed a moment before the run's own status moves on, so wait for it.
+	s := c.loginSandbox(t)
+	waitFor(t, 30*time.Second, "GraphQL to show both runs succeeded with a cost", func() bool {
+		var out struct {
+			Runs struct {
+				Edges []struct {
+					Node struct {
+						Status   string  `json:"status"`
+						CostUsd  float64 `json:"costUsd"`
+						PrNumber int     `json:"prNumber"`
+					} `json:"node"`
+				} `json:"edges"`
+			} `json:"runs"`
 		}
-	}
-	if succeeded != 2 {
-		t.Fatalf("GraphQL shows %d succeeded runs with a cost for PR %d, want 2: %+v", succeeded, pr.Number, out)
-	}
+		s.graphql(t, `{ runs(first: 10) { edges { node { status costUsd prNumber } } } }`, nil, &out)
+		succeeded := 0
+		for _, e := range out.Runs.Edges {
+			if e.Node.PrNumber == pr.Number && strings.EqualFold(e.Node.Status, "succeeded") && e.Node.CostUsd > 0 {
+				succeeded++
+			}
+		}
+		return succeeded == 2
+	})
 }

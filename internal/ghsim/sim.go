@@ -84,7 +84,7 @@ type Sim struct {
 	oidcKey    *rsa.PrivateKey
 	onDisp     []func(WorkflowRun)
 	deliverMu  sync.Mutex // serialises synchronous deliveries
-	deliverWG  sync.WaitGroup
+	deliverWG  inflight
 	closed     bool
 }
 
@@ -192,7 +192,7 @@ func (s *Sim) Close() {
 	}
 	s.closed = true
 	s.mu.Unlock()
-	s.deliverWG.Wait()
+	s.deliverWG.wait()
 	s.srv.CloseClientConnections()
 	s.srv.Close()
 }

@@ -159,9 +159,9 @@ func (s *Sim) deliver(ds []*Delivery) {
 		}
 	}
 	if s.opts.AsyncWebhooks {
-		s.deliverWG.Add(1)
+		s.deliverWG.add()
 		go func() {
-			defer s.deliverWG.Done()
+			defer s.deliverWG.done()
 			// One batch at a time keeps deliveries in the order of the changes.
 			s.deliverMu.Lock()
 			defer s.deliverMu.Unlock()
@@ -254,7 +254,7 @@ func (s *Sim) DeliveriesOf(event string, action ...string) []Delivery {
 }
 
 // WaitDeliveries waits until asynchronous deliveries queued so far are sent.
-func (s *Sim) WaitDeliveries() { s.deliverWG.Wait() }
+func (s *Sim) WaitDeliveries() { s.deliverWG.wait() }
 
 // Redeliver sends delivery id again with the same X-GitHub-Delivery.
 func (s *Sim) Redeliver(id string) error {
