@@ -277,8 +277,3 @@ func (d *Dispatcher) ensureCheck(ctx context.Context, c *github.Client, r *ent.R
 	}
 	return id, nil
 }
-
-// repoOf loads a run's repository with its installation.
-func repoOf(ctx context.Context, db *store.DB, r *ent.Run) (*ent.Repository, error) {
-	return r.QueryRepository().WithInstallation().Only(ctx)
-}

@@ -46,8 +46,7 @@ func New(cfg Config) (*Worker, error) {
 		return nil, fmt.Errorf("worker: DB and Log are required")
 	}
 	if cfg.ID == "" {
-		host, _ := os.Hostname()
-		cfg.ID = fmt.Sprintf("%s-%d-%d", host, os.Getpid(), time.Now().UnixNano()%100000)
+		cfg.ID = NewID()
 	}
 	if cfg.HeartbeatInterval <= 0 {
 		cfg.HeartbeatInterval = 20 * time.Second

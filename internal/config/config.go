@@ -225,11 +225,7 @@ func Load(look Lookup) (*Config, error) {
 	if c.Sandbox && c.AppSlug == "" {
 		c.AppSlug = "chakshu"
 	}
-	for _, s := range strings.Split(get("CHAKSHU_WEBHOOK_SECRET", ""), ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			c.WebhookSecrets = append(c.WebhookSecrets, s)
-		}
-	}
+	c.WebhookSecrets = splitList(get("CHAKSHU_WEBHOOK_SECRET", ""))
 	if len(c.WebhookSecrets) == 0 {
 		if !c.Sandbox {
 			return nil, errors.New("CHAKSHU_WEBHOOK_SECRET: required when a GitHub App is configured")
@@ -267,11 +263,7 @@ func Load(look Lookup) (*Config, error) {
 	} else if !c.Sandbox {
 		return nil, errors.New("CHAKSHU_SECRET_KEY: required when a GitHub App is configured (openssl rand -base64 32)")
 	}
-	for _, a := range strings.Split(get("CHAKSHU_ADMINS", ""), ",") {
-		if a = strings.TrimSpace(a); a != "" {
-			c.Admins = append(c.Admins, a)
-		}
-	}
+	c.Admins = splitList(get("CHAKSHU_ADMINS", ""))
 	c.ReviewAllowList = splitList(get("CHAKSHU_REVIEW_ALLOWLIST", ""))
 	if c.Sandbox && len(c.Admins) == 0 {
 		c.Admins = []string{SandboxUser}
