@@ -97,7 +97,7 @@ func (s *Sim) permission(r *repo, login string) string {
 			best = p
 		}
 	}
-	if strings.EqualFold(r.owner, login) {
+	if strings.EqualFold(r.owner, login) || s.orgRole(r.owner, login) == "admin" {
 		up("admin")
 	}
 	up(r.perms[login])
@@ -195,8 +195,17 @@ func (s *Sim) firstAdmin(acct *account) *account {
 	if acct.typ == "User" {
 		return acct
 	}
-	// The org's first admin-ish member, else the org itself.
+	// The org's first owner, else its first team member, else the org itself.
 	var logins []string
+	for m, role := range s.orgRoles[strings.ToLower(acct.login)] {
+		if role == "admin" {
+			logins = append(logins, m)
+		}
+	}
+	sort.Strings(logins)
+	if len(logins) > 0 {
+		return s.accounts[logins[0]]
+	}
 	for _, t := range s.teams {
 		if strings.EqualFold(t.org, acct.login) {
 			for m := range t.members {

@@ -116,6 +116,11 @@ func (s *Sim) openPulls(r *repo) int {
 			n++
 		}
 	}
+	for _, i := range s.issues {
+		if i.repo == r.fullName() && i.state == "open" {
+			n++
+		}
+	}
 	return n
 }
 
@@ -293,6 +298,9 @@ func (s *Sim) association(r *repo, login string) string {
 	if strings.EqualFold(login, r.owner) {
 		return "OWNER"
 	}
+	if s.orgRole(r.owner, login) != "" {
+		return "MEMBER"
+	}
 	for _, t := range s.teams {
 		if t.members[strings.ToLower(login)] && strings.EqualFold(t.org, r.owner) {
 			return "MEMBER"
@@ -309,12 +317,12 @@ func (s *Sim) association(r *repo, login string) string {
 	return "NONE"
 }
 
-func (s *Sim) issueCommentJSON(r *repo, p *pull, c *issueComment) obj {
+func (s *Sim) issueCommentJSON(r *repo, cv conv, c *issueComment) obj {
 	u := s.api("/repos/%s/issues/comments/%d", r.fullName(), c.id)
 	return obj{
-		"id": c.id, "node_id": nodeID("IC", c.id), "url": u, "html_url": s.html("/%s/pull/%d#issuecomment-%d", r.fullName(), p.number, c.id),
+		"id": c.id, "node_id": nodeID("IC", c.id), "url": u, "html_url": s.html("/%s%s#issuecomment-%d", r.fullName(), cv.htmlPath(), c.id),
 		"body": c.body, "user": s.userByLogin(c.author), "created_at": ts(c.created), "updated_at": ts(c.updated),
-		"issue_url": s.api("/repos/%s/issues/%d", r.fullName(), p.number), "author_association": s.association(r, c.author),
+		"issue_url": s.api("/repos/%s/issues/%d", r.fullName(), cv.number()), "author_association": s.association(r, c.author),
 		"performed_via_github_app": nil, "reactions": s.reactions(u),
 	}
 }

@@ -139,23 +139,27 @@ func (s *Sim) requestReviewers(r *repo, p *pull, actor string, users, teams []st
 	p.updated = s.now()
 }
 
-// Comment posts an issue comment on the pull request as author and sends
-// issue_comment created. Returns the comment id.
+// Comment posts an issue comment on the pull request (or plain issue) as
+// author and sends issue_comment created. Returns the comment id.
 func (s *Sim) Comment(repoName string, n int, author, body string) int64 {
 	s.mu.Lock()
-	r, p := s.mustPull(repoName, n)
-	c := s.addIssueComment(r, p, author, body)
+	r, cv := s.mustConv(repoName, n)
+	c := s.addIssueComment(r, cv, author, body)
 	s.mu.Unlock()
 	s.flush()
 	return c.id
 }
 
-func (s *Sim) addIssueComment(r *repo, p *pull, author, body string) *issueComment {
+func (s *Sim) addIssueComment(r *repo, cv conv, author, body string) *issueComment {
 	s.ensureAccount(author, "User")
 	c := &issueComment{id: s.id(), body: body, author: author, created: s.now(), updated: s.now()}
-	p.issueComments = append(p.issueComments, c)
+	list := cv.comments()
+	*list = append(*list, c)
+	if cv.i != nil {
+		cv.i.updated = c.created
+	}
 	s.emit("issue_comment", s.instID(r), obj{
-		"action": "created", "issue": s.issueJSON(r, p), "comment": s.issueCommentJSON(r, p, c),
+		"action": "created", "issue": s.convJSON(r, cv), "comment": s.issueCommentJSON(r, cv, c),
 		"repository": s.repoJSON(r), "sender": s.userByLogin(author),
 	})
 	return c
@@ -411,26 +415,6 @@ func (s *Sim) emitPull(r *repo, p *pull, action, actor string, extra obj) {
 	s.emit("pull_request", s.instID(r), payload)
 }
 
-func (s *Sim) issueJSON(r *repo, p *pull) obj {
-	u := s.api("/repos/%s/issues/%d", r.fullName(), p.number)
-	labels := []any{}
-	for _, l := range p.labels {
-		labels = append(labels, s.labelJSON(r, l))
-	}
-	htmlURL := s.html("/%s/pull/%d", r.fullName(), p.number)
-	return obj{
-		"url": u, "repository_url": s.api("/repos/%s", r.fullName()), "labels_url": u + "/labels{/name}", "comments_url": u + "/comments",
-		"events_url": u + "/events", "html_url": htmlURL, "id": p.id + 1, "node_id": nodeID("PR", p.id), "number": p.number,
-		"title": p.title, "user": s.userByLogin(p.author), "labels": labels, "state": p.state, "locked": false, "assignee": nil,
-		"assignees": []any{}, "milestone": nil, "comments": len(p.issueComments), "created_at": ts(p.created), "updated_at": ts(p.updated),
-		"closed_at": ts(p.closed), "author_association": s.association(r, p.author), "active_lock_reason": nil, "draft": p.draft,
-		"body": nullIfEmpty(p.body), "reactions": s.reactions(u), "timeline_url": u + "/timeline", "performed_via_github_app": nil,
-		"state_reason": nil,
-		"pull_request": obj{"url": s.api("/repos/%s/pulls/%d", r.fullName(), p.number), "html_url": htmlURL,
-			"diff_url": htmlURL + ".diff", "patch_url": htmlURL + ".patch", "merged_at": nil},
-	}
-}
-
 // ---- REST handlers ----
 
 func (c *reqCtx) pull() (*repo, *pull) {
@@ -503,20 +487,20 @@ func hPullCommits(c *reqCtx) {
 }
 
 func hListIssueComments(c *reqCtx) {
-	r, p := c.pull()
-	if p == nil {
+	r, cv := c.conv()
+	if !cv.ok() {
 		return
 	}
 	var items []any
-	for _, ic := range p.issueComments {
-		items = append(items, c.s.issueCommentJSON(r, p, ic))
+	for _, ic := range *cv.comments() {
+		items = append(items, c.s.issueCommentJSON(r, cv, ic))
 	}
 	c.json(http.StatusOK, c.paginate(items))
 }
 
 func hCreateIssueComment(c *reqCtx) {
-	r, p := c.pull()
-	if p == nil {
+	r, cv := c.conv()
+	if !cv.ok() {
 		return
 	}
 	if !c.s.hasPerm(c.tok, r, "issues", "write") && !c.need(r, "pull_requests", "write") {
@@ -536,36 +520,40 @@ func hCreateIssueComment(c *reqCtx) {
 		c.fail(http.StatusUnprocessableEntity, "Validation Failed", bodyTooLong("IssueComment"))
 		return
 	}
-	ic := c.s.addIssueComment(r, p, c.actor().login, in.Body)
-	c.json(http.StatusCreated, c.s.issueCommentJSON(r, p, ic))
+	ic := c.s.addIssueComment(r, cv, c.actor().login, in.Body)
+	c.json(http.StatusCreated, c.s.issueCommentJSON(r, cv, ic))
 }
 
-func (c *reqCtx) findIssueComment() (*repo, *pull, *issueComment) {
+func (c *reqCtx) findIssueComment() (*repo, conv, *issueComment) {
 	r := c.repo()
 	if r == nil {
-		return nil, nil, nil
+		return nil, conv{}, nil
 	}
 	id, _ := strconv.ParseInt(c.v("comment_id"), 10, 64)
-	for _, p := range c.s.sortedPulls(r) {
-		for _, ic := range p.issueComments {
+	for n := 1; n <= r.nextNumber; n++ {
+		cv := c.s.findConv(r, n)
+		if !cv.ok() {
+			continue
+		}
+		for _, ic := range *cv.comments() {
 			if ic.id == id {
-				return r, p, ic
+				return r, cv, ic
 			}
 		}
 	}
 	c.notFound()
-	return nil, nil, nil
+	return nil, conv{}, nil
 }
 
 func hGetIssueComment(c *reqCtx) {
-	r, p, ic := c.findIssueComment()
+	r, cv, ic := c.findIssueComment()
 	if ic != nil {
-		c.json(http.StatusOK, c.s.issueCommentJSON(r, p, ic))
+		c.json(http.StatusOK, c.s.issueCommentJSON(r, cv, ic))
 	}
 }
 
 func hUpdateIssueComment(c *reqCtx) {
-	r, p, ic := c.findIssueComment()
+	r, cv, ic := c.findIssueComment()
 	if ic == nil || !c.need(r, "issues", "write") {
 		return
 	}
@@ -577,7 +565,7 @@ func hUpdateIssueComment(c *reqCtx) {
 	}
 	ic.body = in.Body
 	ic.updated = c.s.now()
-	c.json(http.StatusOK, c.s.issueCommentJSON(r, p, ic))
+	c.json(http.StatusOK, c.s.issueCommentJSON(r, cv, ic))
 }
 
 func hCreateReview(c *reqCtx) {

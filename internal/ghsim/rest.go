@@ -26,6 +26,8 @@ func (s *Sim) registerRoutes() {
 	s.handle("GET", "/user/repos", authInstallation, hUserRepos)
 	s.handle("GET", "/users/{username}", authInstallation, hGetUser)
 	s.handle("GET", "/orgs/{org}/teams/{team_slug}/memberships/{username}", authInstallation, hTeamMembership)
+	s.handle("GET", "/user/memberships/orgs/{org}", authInstallation, hUserOrgMembership)
+	s.handle("GET", "/orgs/{org}/memberships/{username}", authInstallation, hOrgMembership)
 	s.handle("GET", "/orgs/{org}/teams/{team_slug}/members", authInstallation, hTeamMembers)
 	// Repositories and content.
 	s.handle("GET", "/repos/{owner}/{repo}", authInstallation, hGetRepo)
@@ -52,6 +54,7 @@ func (s *Sim) registerRoutes() {
 	s.handle("DELETE", "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers", authInstallation, hRemoveRequestedReviewers)
 	// Issues (PR conversation).
 	s.handle("GET", "/repos/{owner}/{repo}/issues/{issue_number}", authInstallation, hGetIssue)
+	s.handle("GET", "/search/issues", authInstallation, hSearchIssues)
 	s.handle("GET", "/repos/{owner}/{repo}/issues/{issue_number}/comments", authInstallation, hListIssueComments)
 	s.handle("POST", "/repos/{owner}/{repo}/issues/{issue_number}/comments", authInstallation, hCreateIssueComment)
 	s.handle("GET", "/repos/{owner}/{repo}/issues/comments/{comment_id}", authInstallation, hGetIssueComment)
@@ -478,13 +481,6 @@ func hGetBlob(c *reqCtx) {
 		}
 	}
 	c.notFound()
-}
-
-func hGetIssue(c *reqCtx) {
-	r, p := c.pull()
-	if p != nil {
-		c.json(http.StatusOK, c.s.issueJSON(r, p))
-	}
 }
 
 func hRateLimit(c *reqCtx) {

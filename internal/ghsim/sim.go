@@ -65,8 +65,10 @@ type Sim struct {
 	apps       map[int64]*app
 	installs   map[int64]*installation
 	tokens     map[string]*accessToken
-	repos      map[string]*repo // lower "owner/name"
-	pulls      map[string]*pull // "owner/name#n"
+	repos      map[string]*repo             // lower "owner/name"
+	pulls      map[string]*pull             // "owner/name#n"
+	issues     map[string]*issue            // "owner/name#n"; numbers shared with pulls
+	orgRoles   map[string]map[string]string // lower org → lower login → admin|member
 	checks     map[int64]*checkRun
 	runs       map[int64]*workflowRun
 	oauth      map[string]*oauthCode
@@ -117,6 +119,8 @@ func Start(opts Options) (*Sim, error) {
 		tokens:   map[string]*accessToken{},
 		repos:    map[string]*repo{},
 		pulls:    map[string]*pull{},
+		issues:   map[string]*issue{},
+		orgRoles: map[string]map[string]string{},
 		checks:   map[int64]*checkRun{},
 		runs:     map[int64]*workflowRun{},
 		oauth:    map[string]*oauthCode{},

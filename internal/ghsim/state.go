@@ -144,13 +144,13 @@ func (s *Sim) ResolveThread(threadNodeID, login string, resolved bool) {
 	}
 }
 
-// IssueComments returns the conversation comments of pull request n.
+// IssueComments returns the conversation comments of pull request (or issue) n.
 func (s *Sim) IssueComments(repoName string, n int) []IssueComment {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, p := s.mustPull(repoName, n)
+	_, cv := s.mustConv(repoName, n)
 	var out []IssueComment
-	for _, c := range p.issueComments {
+	for _, c := range *cv.comments() {
 		out = append(out, IssueComment{ID: c.id, Author: c.author, Body: c.body})
 	}
 	return out
