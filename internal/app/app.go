@@ -21,6 +21,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/scriptedmodel"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/server"
+	"github.com/chakshu-dev/chakshu/server/auth"
 	"github.com/chakshu-dev/chakshu/worker"
 )
 
@@ -128,6 +129,9 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	d := deps{cfg: cfg, db: db, bus: notify.New(ctx, db, log), log: log, github: gh, registry: reg}
+	if sb != nil {
+		d.sandboxDev = auth.SandboxDev{Login: sandbox.Dev, Token: sb.Sim.UserToken}
+	}
 
 	var wg sync.WaitGroup
 	errs := make(chan error, 2)

@@ -35,6 +35,8 @@ type deps struct {
 	log      *slog.Logger
 	github   *gh.Apps
 	registry *prometheus.Registry
+	// sandboxDev is the portal's non-admin sandbox login (sandbox mode).
+	sandboxDev auth.SandboxDev
 }
 
 func newGitHub(cfg *config.Config, reg prometheus.Registerer) (*gh.Apps, error) {
@@ -61,7 +63,7 @@ func webRoutes(d deps) ([]server.Route, func(), error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("runner API: %w", err)
 	}
-	au, err := auth.New(auth.Config{DB: d.db, Log: d.log, Config: d.cfg})
+	au, err := auth.New(auth.Config{DB: d.db, Log: d.log, Config: d.cfg, SandboxDev: d.sandboxDev})
 	if err != nil {
 		return nil, nil, fmt.Errorf("auth: %w", err)
 	}

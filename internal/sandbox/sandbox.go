@@ -32,12 +32,17 @@ import (
 var seedFS embed.FS
 
 // Org is the sandbox organisation; User is its admin, signed in to the portal.
+// Dev is the portal's non-admin sandbox login: it reads DevRepos only.
 const (
 	Org     = "acme"
 	User    = "sandbox-admin"
+	Dev     = "sandbox-dev"
 	Writer  = "dana"
 	Outside = "eve"
 )
+
+// DevRepos are the repositories (of Org) that Dev can read.
+var DevRepos = []string{"payments-api", "web-dashboard"}
 
 // Options configure a sandbox.
 type Options struct {
@@ -147,6 +152,7 @@ func (sb *Sandbox) seed() error {
 	s.CreateUser(User)
 	s.CreateUser(Writer)
 	s.CreateUser(Outside)
+	s.CreateUser(Dev)
 	s.CreateTeam(Org, "security", User, Writer)
 	s.SetOAuthLogin(User) // the simulated PR pages comment as the sandbox admin by default
 	workflow := action.WorkflowTemplate
@@ -162,6 +168,9 @@ func (sb *Sandbox) seed() error {
 		s.SetPermission(full, User, "admin")
 		s.SetPermission(full, Writer, "write")
 		s.SetPermission(full, Outside, "read")
+	}
+	for _, name := range DevRepos {
+		s.SetPermission(Org+"/"+name, Dev, "read")
 	}
 	rev, err := readTree("seed/reviewers")
 	if err != nil {

@@ -53,6 +53,8 @@ type Config struct {
 	Scopes []string
 	// Now is the clock (tests); nil means time.Now.
 	Now func() time.Time
+	// SandboxDev offers a second, non-admin sandbox login (sandbox mode only).
+	SandboxDev SandboxDev
 }
 
 // Auth is the login, session, CSRF and API token machinery.

@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"html/template"
 	"net/http"
 	"strings"
 	"time"
@@ -148,7 +147,7 @@ func (a *Auth) login(w http.ResponseWriter, r *http.Request) {
 		if a.SandboxLogin() {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			w.Header().Set("Cache-Control", "no-store")
-			sandboxPage.Execute(w, map[string]any{"CSRF": csrf.TemplateField(r), "Return": ret, "User": config.SandboxUser}) //nolint:errcheck
+			sandboxPage.Execute(w, map[string]any{"CSRF": csrf.TemplateField(r), "Return": ret, "Admin": config.SandboxUser, "Dev": a.sandboxDev()}) //nolint:errcheck
 			return
 		}
 		server.WriteError(w, http.StatusNotFound, "NOT_FOUND", "login with GitHub is not configured (CHAKSHU_OAUTH_CLIENT_ID)")
@@ -262,40 +261,6 @@ func (a *Auth) logout(w http.ResponseWriter, r *http.Request) {
 	server.WriteJSON(w, http.StatusOK, map[string]bool{"ok": true})
 }
 
-// sandbox signs in as the sandbox admin (sandbox mode without OAuth only).
-func (a *Auth) sandbox(w http.ResponseWriter, r *http.Request) {
-	if !a.SandboxLogin() {
-		server.WriteError(w, http.StatusNotFound, "NOT_FOUND", "sandbox login is only available in sandbox mode")
-		return
-	}
-	ctx := r.Context()
-	now := a.cfg.Now()
-	u, err := a.db.User.Query().Where(user.Login(config.SandboxUser)).Only(ctx)
-	if ent.IsNotFound(err) {
-		u, err = a.db.User.Create().SetGithubID(SandboxGitHubID).SetLogin(config.SandboxUser).
-			SetName("Sandbox Admin").SetIsAdmin(true).SetLastLoginAt(now).SetRepoAccessRefreshedAt(now).Save(ctx)
-	} else if err == nil {
-		u, err = a.db.User.UpdateOne(u).SetLastLoginAt(now).Save(ctx)
-	}
-	if err == nil {
-		err = a.startSession(w, r, u, "")
-	}
-	if err != nil {
-		a.log.Error("sandbox login", "err", err)
-		server.WriteError(w, http.StatusInternalServerError, "INTERNAL", "internal error")
-		return
-	}
-	ret := safeReturn(r.FormValue("return_to"))
-	if strings.Contains(r.Header.Get("Accept"), "text/html") {
-		http.Redirect(w, r, ret, http.StatusSeeOther)
-		return
-	}
-	server.WriteJSON(w, http.StatusOK, map[string]any{"ok": true, "returnTo": ret})
-}
-
-// SandboxGitHubID is the GitHub id recorded for the sandbox user (not a real account).
-const SandboxGitHubID = -1
-
 // Me is the body of GET /api/me.
 type Me struct {
 	Authenticated bool    `json:"authenticated"`
@@ -321,13 +286,16 @@ type MeUser struct {
 type MeLogin struct {
 	GitHub  bool `json:"github"`
 	Sandbox bool `json:"sandbox"`
+	// SandboxUsers are the sandbox logins on offer (POST /auth/sandbox login=…):
+	// the admin first, then the non-admin when the sandbox seeds one.
+	SandboxUsers []string `json:"sandboxUsers,omitempty"`
 }
 
 func (a *Auth) me(w http.ResponseWriter, r *http.Request) {
 	tok := csrf.Token(r)
 	w.Header().Set(CSRFHeader, tok)
 	w.Header().Set("Cache-Control", "no-store")
-	body := Me{CSRFToken: tok, Login: MeLogin{GitHub: a.oauth != nil, Sandbox: a.SandboxLogin()}}
+	body := Me{CSRFToken: tok, Login: MeLogin{GitHub: a.oauth != nil, Sandbox: a.SandboxLogin(), SandboxUsers: a.sandboxUsers()}}
 	if v := FromContext(r.Context()); v != nil {
 		body.Authenticated = true
 		body.User = &MeUser{ID: v.User.ID, Login: v.User.Login, Name: v.User.Name, AvatarURL: v.User.AvatarURL, IsAdmin: v.Admin, CanWrite: v.CanWrite()}
@@ -350,14 +318,3 @@ func randomString(n int) string {
 	}
 	return base64.RawURLEncoding.EncodeToString(b)
 }
-
-var sandboxPage = template.Must(template.New("sandbox").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Sign in · Chakshu sandbox</title>
-<meta name="viewport" content="width=device-width, initial-scale=1"></head>
-<body style="font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem">
-<h1>Chakshu sandbox</h1>
-<p>No GitHub OAuth client is configured, so the sandbox signs you in as <strong>{{.User}}</strong> (an admin).</p>
-<form method="post" action="/auth/sandbox">{{.CSRF}}
-<input type="hidden" name="return_to" value="{{.Return}}">
-<button type="submit" autofocus>Sign in as {{.User}}</button></form>
-</body></html>`))
