@@ -95,6 +95,16 @@ func TestAccessMatrix(t *testing.T) {
 			{"cost summary", fixed(`query($f: Time!, $t: Time!) { costSummary(from: $f, to: $t, groupBy: REPOSITORY) { total { runs costUsd } buckets { key runs } } }`,
 				map[string]any{"f": from, "t": to}), anonOnly,
 				count("costSummary.total.runs", map[string]int{"alice": 2, "bob": 3, "carol": 3, "alice-read": 2})},
+			{"cost series", fixed(`query($f: Time!, $t: Time!) { costSeries(from: $f, to: $t, interval: DAY, by: REPOSITORY) { key total { runs } points { runs } } }`,
+				map[string]any{"f": from, "t": to}), anonOnly,
+				func(t *testing.T, who string, r gqlResp) {
+					if strings.HasPrefix(who, "alice") && strings.Contains(r.raw, "acme/secret") {
+						t.Errorf("%s sees repo B cost series: %s", who, r.raw)
+					}
+					if (who == "bob" || who == "carol") && !strings.Contains(r.raw, "acme/secret") {
+						t.Errorf("%s misses repo B cost series: %s", who, r.raw)
+					}
+				}},
 			{"expensive PRs", fixed(`query($f: Time!, $t: Time!) { expensivePullRequests(from: $f, to: $t) { repository { fullName } costUsd } }`,
 				map[string]any{"f": from, "t": to}), anonOnly,
 				func(t *testing.T, who string, r gqlResp) {

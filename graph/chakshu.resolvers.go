@@ -104,6 +104,11 @@ func (r *queryResolver) CostSummary(ctx context.Context, from time.Time, to time
 	return r.h.costSummary(ctx, from, to, groupBy, where)
 }
 
+// CostSeries is the resolver for the costSeries field.
+func (r *queryResolver) CostSeries(ctx context.Context, from time.Time, to time.Time, interval model.CostInterval, by model.CostSeriesBy, where *model.CostFilter) ([]*model.CostSeries, error) {
+	return r.h.costSeries(ctx, from, to, interval, by, where)
+}
+
 // ExpensivePullRequests is the resolver for the expensivePullRequests field.
 func (r *queryResolver) ExpensivePullRequests(ctx context.Context, from time.Time, to time.Time, limit *int, where *model.CostFilter) ([]*model.PullRequestCost, error) {
 	return r.h.expensivePullRequests(ctx, from, to, limit, where)

@@ -98,6 +98,43 @@ func (h *api) bucketExpr(g model.CostGroupBy) string {
 	return ""
 }
 
+// costAcc accumulates the figures of one bucket: sums, severity counts and
+// the duration classes the percentiles come from.
+type costAcc struct {
+	b       model.CostBucket
+	sev     [4]int
+	classes []durationClass
+}
+
+// add merges o into a.
+func (a *costAcc) add(o *costAcc) {
+	a.b.Runs += o.b.Runs
+	a.b.CostUsd += o.b.CostUsd
+	a.b.SucceededRuns += o.b.SucceededRuns
+	a.b.FailedRuns += o.b.FailedRuns
+	a.b.InputTokens += o.b.InputTokens
+	a.b.OutputTokens += o.b.OutputTokens
+	a.b.CacheReadTokens += o.b.CacheReadTokens
+	a.b.CacheWriteTokens += o.b.CacheWriteTokens
+	for i := range o.sev {
+		a.sev[i] += o.sev[i]
+	}
+	a.classes = append(a.classes, o.classes...)
+}
+
+// bucket is the finished bucket, keyed key.
+func (a *costAcc) bucket(key string) *model.CostBucket {
+	b := a.b
+	b.Key = key
+	b.Findings = severityCounts(a.sev[0], a.sev[1], a.sev[2], a.sev[3])
+	if b.Findings.Total > 0 {
+		x := b.CostUsd / float64(b.Findings.Total)
+		b.CostPerFinding = &x
+	}
+	b.P50DurationMs, b.P95DurationMs = percentile(a.classes, 50), percentile(a.classes, 95)
+	return &b
+}
+
 // aggregate computes the figures of each bucket (keyed by the SQL key; ""
 // for one bucket) and of the whole set, in ONE pass over the runs: the rows
 // are grouped by bucket and by a duration class (number of digits and the
@@ -105,7 +142,7 @@ func (h *api) bucketExpr(g model.CostGroupBy) string {
 // percentiles come from the class histogram without sorting every run. A
 // percentile is the longest duration in the class holding its nearest rank:
 // exact when a class holds one value, otherwise at most ~10% above.
-func (h *api) aggregate(ctx context.Context, s runSet, key string) (total *model.CostBucket, buckets map[string]*model.CostBucket, err error) {
+func (h *api) aggregate(ctx context.Context, s runSet, key string) (total *costAcc, buckets map[string]*costAcc, err error) {
 	where, args := s.where()
 	k := "''"
 	if key != "" {
@@ -138,72 +175,33 @@ GROUP BY ` + k + `, length(CAST(duration_ms AS TEXT)), substr(CAST(duration_ms A
 		return nil, nil, fmt.Errorf("cost figures: %w", err)
 	}
 	defer rows.Close()
-	total = &model.CostBucket{Key: "total"}
-	buckets = map[string]*model.CostBucket{}
-	var all []durationClass
-	classes := map[string][]durationClass{}
-	counts := map[*model.CostBucket]*[4]int{}
-	add := func(dst, src *model.CostBucket, sev [4]int) {
-		dst.Runs += src.Runs
-		dst.CostUsd += src.CostUsd
-		dst.SucceededRuns += src.SucceededRuns
-		dst.FailedRuns += src.FailedRuns
-		dst.InputTokens += src.InputTokens
-		dst.OutputTokens += src.OutputTokens
-		dst.CacheReadTokens += src.CacheReadTokens
-		dst.CacheWriteTokens += src.CacheWriteTokens
-		c := counts[dst]
-		if c == nil {
-			c = &[4]int{}
-			counts[dst] = c
-		}
-		for i := range sev {
-			c[i] += sev[i]
-		}
-	}
+	total = &costAcc{}
+	buckets = map[string]*costAcc{}
 	for rows.Next() {
-		var r model.CostBucket
+		var r costAcc
 		var key, lead sql.NullString
 		var digits int
-		var sev [4]int
 		var dc durationClass
-		if err := rows.Scan(&key, &digits, &lead, &r.Runs, &r.CostUsd, &r.SucceededRuns, &r.FailedRuns, &r.InputTokens,
-			&r.OutputTokens, &r.CacheReadTokens, &r.CacheWriteTokens, &sev[0], &sev[1], &sev[2], &sev[3], &dc.n, &dc.max); err != nil {
+		if err := rows.Scan(&key, &digits, &lead, &r.b.Runs, &r.b.CostUsd, &r.b.SucceededRuns, &r.b.FailedRuns, &r.b.InputTokens,
+			&r.b.OutputTokens, &r.b.CacheReadTokens, &r.b.CacheWriteTokens, &r.sev[0], &r.sev[1], &r.sev[2], &r.sev[3], &dc.n, &dc.max); err != nil {
 			return nil, nil, fmt.Errorf("cost figures: scan: %w", err)
 		}
-		b := buckets[key.String]
-		if b == nil {
-			b = &model.CostBucket{Key: key.String}
-			buckets[key.String] = b
-		}
-		add(b, &r, sev)
-		add(total, &r, sev)
 		if dc.n > 0 {
 			l, _ := strconv.Atoi(lead.String)
 			dc.order = digits*100 + l
-			classes[key.String] = append(classes[key.String], dc)
-			all = append(all, dc)
+			r.classes = []durationClass{dc}
 		}
+		b := buckets[key.String]
+		if b == nil {
+			b = &costAcc{}
+			buckets[key.String] = b
+		}
+		b.add(&r)
+		total.add(&r)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, nil, fmt.Errorf("cost figures: %w", err)
 	}
-	finish := func(b *model.CostBucket, cls []durationClass) {
-		c := counts[b]
-		if c == nil {
-			c = &[4]int{}
-		}
-		b.Findings = severityCounts(c[0], c[1], c[2], c[3])
-		if b.Findings.Total > 0 {
-			x := b.CostUsd / float64(b.Findings.Total)
-			b.CostPerFinding = &x
-		}
-		b.P50DurationMs, b.P95DurationMs = percentile(cls, 50), percentile(cls, 95)
-	}
-	for key, b := range buckets {
-		finish(b, classes[key])
-	}
-	finish(total, all)
 	return total, buckets, nil
 }
 
@@ -259,29 +257,90 @@ func (h *api) costSummary(ctx context.Context, from, to time.Time, g model.CostG
 		return nil, err
 	}
 	buckets := make([]*model.CostBucket, 0, len(byKey))
-	for _, b := range byKey {
-		buckets = append(buckets, b)
+	for k, a := range byKey {
+		buckets = append(buckets, a.bucket(k))
 	}
 	switch g {
 	case model.CostGroupByDay, model.CostGroupByWeek:
-		for _, b := range buckets {
-			if t, err := time.Parse("2006-01-02", b.Key); err == nil {
-				b.Start = &t
-			}
-		}
-		sort.Slice(buckets, func(i, j int) bool { return buckets[i].Key < buckets[j].Key })
+		sortPeriods(buckets)
 	default:
-		sort.Slice(buckets, func(i, j int) bool {
-			if buckets[i].CostUsd != buckets[j].CostUsd {
-				return buckets[i].CostUsd > buckets[j].CostUsd
-			}
-			return buckets[i].Key < buckets[j].Key
-		})
+		sortByCost(buckets)
 		if err := h.attachEntities(ctx, g, buckets); err != nil {
 			return nil, err
 		}
 	}
-	return &model.CostSummary{From: from, To: to, GroupBy: g, Total: total, Buckets: buckets}, nil
+	return &model.CostSummary{From: from, To: to, GroupBy: g, Total: total.bucket("total"), Buckets: buckets}, nil
+}
+
+// sortPeriods sets the start of day/week buckets and puts them in time order.
+func sortPeriods(buckets []*model.CostBucket) {
+	for _, b := range buckets {
+		if t, err := time.Parse("2006-01-02", b.Key); err == nil {
+			b.Start = &t
+		}
+	}
+	sort.Slice(buckets, func(i, j int) bool { return buckets[i].Key < buckets[j].Key })
+}
+
+// sortByCost puts buckets in cost order, highest first (then by key).
+func sortByCost(buckets []*model.CostBucket) {
+	sort.Slice(buckets, func(i, j int) bool {
+		if buckets[i].CostUsd != buckets[j].CostUsd {
+			return buckets[i].CostUsd > buckets[j].CostUsd
+		}
+		return buckets[i].Key < buckets[j].Key
+	})
+}
+
+// costSeries is the cost over time per reviewer or repository: one grouped
+// pass keyed "<entity id>|<period>", merged into a total per entity.
+func (h *api) costSeries(ctx context.Context, from, to time.Time, interval model.CostInterval, by model.CostSeriesBy, f *model.CostFilter) ([]*model.CostSeries, error) {
+	if !interval.IsValid() || !by.IsValid() {
+		return nil, invalid("unknown interval or by")
+	}
+	s, err := h.runSet(ctx, from, to, f)
+	if err != nil {
+		return nil, err
+	}
+	period := h.bucketExpr(model.CostGroupBy(interval))
+	entity := model.CostGroupBy(by)
+	_, byKey, err := h.aggregate(ctx, s, h.bucketExpr(entity)+" || '|' || "+period)
+	if err != nil {
+		return nil, err
+	}
+	type acc struct {
+		total  costAcc
+		points []*model.CostBucket
+	}
+	series := map[string]*acc{}
+	for k, a := range byKey {
+		id, day, _ := strings.Cut(k, "|")
+		e := series[id]
+		if e == nil {
+			e = &acc{}
+			series[id] = e
+		}
+		e.total.add(a)
+		e.points = append(e.points, a.bucket(day))
+	}
+	totals := make([]*model.CostBucket, 0, len(series))
+	points := map[*model.CostBucket][]*model.CostBucket{}
+	for id, e := range series {
+		t := e.total.bucket(id)
+		sortPeriods(e.points)
+		points[t] = e.points
+		totals = append(totals, t)
+	}
+	// Entities first: the order falls back to the key, the reviewer's or repository's name.
+	if err := h.attachEntities(ctx, entity, totals); err != nil {
+		return nil, err
+	}
+	sortByCost(totals)
+	out := make([]*model.CostSeries, 0, len(totals))
+	for _, t := range totals {
+		out = append(out, &model.CostSeries{Key: t.Key, Reviewer: t.Reviewer, Repository: t.Repository, Total: t, Points: points[t]})
+	}
+	return out, nil
 }
 
 // attachEntities loads the reviewers or repositories of buckets in one query

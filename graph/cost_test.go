@@ -109,3 +109,123 @@ func TestCostSummary(t *testing.T) {
 		}
 	})
 }
+
+// TestCostSeries checks cost over time per reviewer and per repository on
+// both databases: points in time order, series by total cost, and the
+// viewer's repository filter.
+func TestCostSeries(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		ctx := context.Background()
+		at := func(day, hour int) time.Time { return time.Date(2026, 3, day, hour, 0, 0, 0, time.UTC) }
+		add := func(repo *ent.Repository, rev *ent.Reviewer, created time.Time, cost float64, dur int64) {
+			db.Run.Create().SetRepository(repo).SetReviewer(rev).SetTrigger(run.TriggerComment).SetPrNumber(1).
+				SetHeadSha("x").SetCreatedAt(created).SetStatus(run.StatusSucceeded).SetCostUsd(cost).SetDurationMs(dur).
+				SaveX(ctx)
+		}
+		add(e.repoA, e.revSec, at(2, 10), 1, 100)
+		add(e.repoA, e.revSec, at(2, 23), 2, 300)
+		add(e.repoA, e.revSec, at(10, 1), 3, 200)
+		add(e.repoB, e.revPrf, at(3, 1), 10, 1000)
+		add(e.repoA, e.revPrf, at(9, 12), 0.5, 50)
+		add(e.repoA, e.revPrf, at(31, 12), 99, 1) // outside [from, to)
+
+		q := `query($i: CostInterval!, $by: CostSeriesBy!) {
+			costSeries(from: "2026-03-01T00:00:00Z", to: "2026-03-31T00:00:00Z", interval: $i, by: $by) {
+				key reviewer { name } repository { fullName }
+				total { key runs costUsd p95DurationMs }
+				points { key start runs costUsd p95DurationMs } } }`
+		type point struct {
+			Key     string
+			Start   *time.Time
+			Runs    int
+			CostUsd float64
+			P95     *int64 `json:"p95DurationMs"`
+		}
+		type series struct {
+			Key        string
+			Reviewer   *struct{ Name string }
+			Repository *struct{ FullName string }
+			Total      point
+			Points     []point
+		}
+		get := func(c *client, interval, by string) []series {
+			r := c.do(q, map[string]any{"i": interval, "by": by})
+			r.ok(t)
+			var d struct{ CostSeries []series }
+			r.into(t, &d)
+			return d.CostSeries
+		}
+		p := func(key string, runs int, cost float64, p95 int64) point {
+			v := point{Key: key, Runs: runs, CostUsd: cost, P95: i64(p95)}
+			if key != "" {
+				if s, err := time.Parse("2006-01-02", key); err == nil {
+					v.Start = &s
+				}
+			}
+			return v
+		}
+		tot := func(key string, runs int, cost float64, p95 int64) point {
+			return point{Key: key, Runs: runs, CostUsd: cost, P95: i64(p95)}
+		}
+		rev := func(n string) *struct{ Name string } { return &struct{ Name string }{n} }
+		repo := func(n string) *struct{ FullName string } { return &struct{ FullName string }{n} }
+		admin := e.login("carol")
+		cases := []struct {
+			interval, by string
+			c            *client
+			want         []series
+		}{
+			{"DAY", "REVIEWER", admin, []series{
+				{Key: "perf", Reviewer: rev("perf"), Total: tot("perf", 2, 10.5, 1000),
+					Points: []point{p("2026-03-03", 1, 10, 1000), p("2026-03-09", 1, 0.5, 50)}},
+				{Key: "security", Reviewer: rev("security"), Total: tot("security", 3, 6, 300),
+					Points: []point{p("2026-03-02", 2, 3, 300), p("2026-03-10", 1, 3, 200)}},
+			}},
+			{"WEEK", "REVIEWER", admin, []series{
+				{Key: "perf", Reviewer: rev("perf"), Total: tot("perf", 2, 10.5, 1000),
+					Points: []point{p("2026-03-02", 1, 10, 1000), p("2026-03-09", 1, 0.5, 50)}},
+				{Key: "security", Reviewer: rev("security"), Total: tot("security", 3, 6, 300),
+					Points: []point{p("2026-03-02", 2, 3, 300), p("2026-03-09", 1, 3, 200)}},
+			}},
+			{"WEEK", "REPOSITORY", admin, []series{
+				{Key: "acme/secret", Repository: repo("acme/secret"), Total: tot("acme/secret", 1, 10, 1000),
+					Points: []point{p("2026-03-02", 1, 10, 1000)}},
+				{Key: "acme/api", Repository: repo("acme/api"), Total: tot("acme/api", 4, 6.5, 300),
+					Points: []point{p("2026-03-02", 2, 3, 300), p("2026-03-09", 2, 3.5, 200)}},
+			}},
+			// alice cannot read acme/secret: it is not a series, nor in perf's figures.
+			{"DAY", "REPOSITORY", e.login("alice"), []series{
+				{Key: "acme/api", Repository: repo("acme/api"), Total: tot("acme/api", 4, 6.5, 300),
+					Points: []point{p("2026-03-02", 2, 3, 300), p("2026-03-09", 1, 0.5, 50), p("2026-03-10", 1, 3, 200)}},
+			}},
+			{"WEEK", "REVIEWER", e.login("alice"), []series{
+				{Key: "security", Reviewer: rev("security"), Total: tot("security", 3, 6, 300),
+					Points: []point{p("2026-03-02", 2, 3, 300), p("2026-03-09", 1, 3, 200)}},
+				{Key: "perf", Reviewer: rev("perf"), Total: tot("perf", 1, 0.5, 50),
+					Points: []point{p("2026-03-09", 1, 0.5, 50)}},
+			}},
+		}
+		for _, tc := range cases {
+			t.Run(tc.interval+"/"+tc.by, func(t *testing.T) {
+				if diff := cmp.Diff(tc.want, get(tc.c, tc.interval, tc.by)); diff != "" {
+					t.Errorf("series (-want +got):\n%s", diff)
+				}
+			})
+		}
+		// A filter narrows; an anonymous viewer is refused.
+		r := admin.do(`query($id: ID!) { costSeries(from: "2026-03-01T00:00:00Z", to: "2026-03-31T00:00:00Z",
+			interval: DAY, by: REPOSITORY, where: {reviewerID: $id}) { key total { runs } } }`, map[string]any{"id": e.revPrf.ID})
+		r.ok(t)
+		var d struct {
+			CostSeries []struct {
+				Key   string
+				Total struct{ Runs int }
+			}
+		}
+		r.into(t, &d)
+		if len(d.CostSeries) != 2 || d.CostSeries[0].Key != "acme/secret" || d.CostSeries[1].Total.Runs != 1 {
+			t.Errorf("filtered by reviewer: %+v", d.CostSeries)
+		}
+	})
+}

@@ -785,6 +785,157 @@ func (ec *executionContext) fieldContext_CostBucket_p95DurationMs(_ context.Cont
 	return graphql.NewScalarFieldContext("CostBucket", field, false, false, "Int64")
 }
 
+func (ec *executionContext) _CostSeries_key(ctx context.Context, field graphql.CollectedField, obj *model.CostSeries) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CostSeries_key(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Key, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CostSeries_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CostSeries", field, false, false, "String")
+}
+
+func (ec *executionContext) _CostSeries_reviewer(ctx context.Context, field graphql.CollectedField, obj *model.CostSeries) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CostSeries_reviewer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reviewer, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Reviewer) graphql.Marshaler {
+			return ec.marshalOReviewer2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚐReviewer(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CostSeries_reviewer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CostSeries",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Reviewer(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CostSeries_repository(ctx context.Context, field graphql.CollectedField, obj *model.CostSeries) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CostSeries_repository(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Repository, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Repository) graphql.Marshaler {
+			return ec.marshalORepository2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚐRepository(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CostSeries_repository(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CostSeries",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Repository(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CostSeries_total(ctx context.Context, field graphql.CollectedField, obj *model.CostSeries) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CostSeries_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CostBucket) graphql.Marshaler {
+			return ec.marshalNCostBucket2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋmodelᚐCostBucket(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CostSeries_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CostSeries",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CostBucket(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CostSeries_points(ctx context.Context, field graphql.CollectedField, obj *model.CostSeries) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CostSeries_points(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Points, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.CostBucket) graphql.Marshaler {
+			return ec.marshalNCostBucket2ᚕᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋmodelᚐCostBucketᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CostSeries_points(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CostSeries",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CostBucket(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _CostSummary_from(ctx context.Context, field graphql.CollectedField, obj *model.CostSummary) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -3320,6 +3471,59 @@ func (ec *executionContext) _CostBucket(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
+var costSeriesImplementors = []string{"CostSeries"}
+
+func (ec *executionContext) _CostSeries(ctx context.Context, sel ast.SelectionSet, obj *model.CostSeries) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, costSeriesImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CostSeries")
+		case "key":
+			out.Values[i] = ec._CostSeries_key(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reviewer":
+			out.Values[i] = ec._CostSeries_reviewer(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "repository":
+			out.Values[i] = ec._CostSeries_repository(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "total":
+			out.Values[i] = ec._CostSeries_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "points":
+			out.Values[i] = ec._CostSeries_points(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var costSummaryImplementors = []string{"CostSummary"}
 
 func (ec *executionContext) _CostSummary(ctx context.Context, sel ast.SelectionSet, obj *model.CostSummary) graphql.Marshaler {
@@ -4201,6 +4405,50 @@ func (ec *executionContext) unmarshalNCostGroupBy2githubᚗcomᚋchakshuᚑdev�
 }
 
 func (ec *executionContext) marshalNCostGroupBy2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋmodelᚐCostGroupBy(ctx context.Context, sel ast.SelectionSet, v model.CostGroupBy) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNCostInterval2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋmodelᚐCostInterval(ctx context.Context, v any) (model.CostInterval, error) {
+	var res model.CostInterval
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCostInterval2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋmodelᚐCostInterval(ctx context.Context, sel ast.SelectionSet, v model.CostInterval) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNCostSeries2ᚕᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋmodelᚐCostSeriesᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CostSeries) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCostSeries2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋmodelᚐCostSeries(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCostSeries2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋmodelᚐCostSeries(ctx context.Context, sel ast.SelectionSet, v *model.CostSeries) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CostSeries!")
+		return graphql.Null
+	}
+	return ec._CostSeries(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCostSeriesBy2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋmodelᚐCostSeriesBy(ctx context.Context, v any) (model.CostSeriesBy, error) {
+	var res model.CostSeriesBy
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCostSeriesBy2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋmodelᚐCostSeriesBy(ctx context.Context, sel ast.SelectionSet, v model.CostSeriesBy) graphql.Marshaler {
 	return v
 }
 

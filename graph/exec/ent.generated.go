@@ -40,6 +40,7 @@ type QueryResolver interface {
 	Viewer(ctx context.Context) (*model.Viewer, error)
 	Run(ctx context.Context, id int) (*ent.Run, error)
 	CostSummary(ctx context.Context, from time.Time, to time.Time, groupBy model.CostGroupBy, where *model.CostFilter) (*model.CostSummary, error)
+	CostSeries(ctx context.Context, from time.Time, to time.Time, interval model.CostInterval, by model.CostSeriesBy, where *model.CostFilter) ([]*model.CostSeries, error)
 	ExpensivePullRequests(ctx context.Context, from time.Time, to time.Time, limit *int, where *model.CostFilter) ([]*model.PullRequestCost, error)
 	Status(ctx context.Context) (*model.SystemStatus, error)
 	ConnectorCredentials(ctx context.Context, installationID *int) ([]*ent.ConnectorCredential, error)
@@ -152,6 +153,52 @@ func (ec *executionContext) field_Query_connectorCredentials_args(ctx context.Co
 		return nil, err
 	}
 	args["installationID"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_costSeries_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (time.Time, error) {
+			return ec.unmarshalNTime2timeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (time.Time, error) {
+			return ec.unmarshalNTime2timeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "interval",
+		func(ctx context.Context, v any) (model.CostInterval, error) {
+			return ec.unmarshalNCostInterval2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋmodelᚐCostInterval(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["interval"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "by",
+		func(ctx context.Context, v any) (model.CostSeriesBy, error) {
+			return ec.unmarshalNCostSeriesBy2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋmodelᚐCostSeriesBy(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["by"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*model.CostFilter, error) {
+			return ec.unmarshalOCostFilter2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋmodelᚐCostFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg4
 	return args, nil
 }
 
@@ -3014,6 +3061,50 @@ func (ec *executionContext) fieldContext_Query_costSummary(ctx context.Context, 
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_costSummary_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_costSeries(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_costSeries(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().CostSeries(ctx, fc.Args["from"].(time.Time), fc.Args["to"].(time.Time), fc.Args["interval"].(model.CostInterval), fc.Args["by"].(model.CostSeriesBy), fc.Args["where"].(*model.CostFilter))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.CostSeries) graphql.Marshaler {
+			return ec.marshalNCostSeries2ᚕᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋmodelᚐCostSeriesᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_costSeries(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CostSeries(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_costSeries_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -21105,6 +21196,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_costSummary(ctx, field)
+				})
+		case "costSeries":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_costSeries(ctx, field)
 				})
 		case "expensivePullRequests":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,

@@ -96,6 +96,14 @@ type ComplexityRoot struct {
 		SucceededRuns    func(childComplexity int) int
 	}
 
+	CostSeries struct {
+		Key        func(childComplexity int) int
+		Points     func(childComplexity int) int
+		Repository func(childComplexity int) int
+		Reviewer   func(childComplexity int) int
+		Total      func(childComplexity int) int
+	}
+
 	CostSummary struct {
 		Buckets func(childComplexity int) int
 		From    func(childComplexity int) int
@@ -206,6 +214,7 @@ type ComplexityRoot struct {
 	Query struct {
 		APITokens             func(childComplexity int, after *entgql.Cursor[int], first *int, before *entgql.Cursor[int], last *int, orderBy *ent.APITokenOrder, where *ent.APITokenWhereInput) int
 		ConnectorCredentials  func(childComplexity int, installationID *int) int
+		CostSeries            func(childComplexity int, from time.Time, to time.Time, interval model.CostInterval, by model.CostSeriesBy, where *model.CostFilter) int
 		CostSummary           func(childComplexity int, from time.Time, to time.Time, groupBy model.CostGroupBy, where *model.CostFilter) int
 		ExpensivePullRequests func(childComplexity int, from time.Time, to time.Time, limit *int, where *model.CostFilter) int
 		Findings              func(childComplexity int, after *entgql.Cursor[int], first *int, before *entgql.Cursor[int], last *int, orderBy *ent.FindingOrder, where *ent.FindingWhereInput) int
@@ -789,6 +798,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CostBucket.SucceededRuns(childComplexity), true
 
+	case "CostSeries.key":
+		if e.ComplexityRoot.CostSeries.Key == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CostSeries.Key(childComplexity), true
+	case "CostSeries.points":
+		if e.ComplexityRoot.CostSeries.Points == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CostSeries.Points(childComplexity), true
+	case "CostSeries.repository":
+		if e.ComplexityRoot.CostSeries.Repository == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CostSeries.Repository(childComplexity), true
+	case "CostSeries.reviewer":
+		if e.ComplexityRoot.CostSeries.Reviewer == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CostSeries.Reviewer(childComplexity), true
+	case "CostSeries.total":
+		if e.ComplexityRoot.CostSeries.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CostSeries.Total(childComplexity), true
+
 	case "CostSummary.buckets":
 		if e.ComplexityRoot.CostSummary.Buckets == nil {
 			break
@@ -1316,6 +1356,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.ConnectorCredentials(childComplexity, args["installationID"].(*int)), true
+	case "Query.costSeries":
+		if e.ComplexityRoot.Query.CostSeries == nil {
+			break
+		}
+
+		args, err := ec.field_Query_costSeries_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.CostSeries(childComplexity, args["from"].(time.Time), args["to"].(time.Time), args["interval"].(model.CostInterval), args["by"].(model.CostSeriesBy), args["where"].(*model.CostFilter)), true
 	case "Query.costSummary":
 		if e.ComplexityRoot.Query.CostSummary == nil {
 			break
@@ -3084,6 +3135,11 @@ extend type Query {
   """
   costSummary(from: Time!, to: Time!, groupBy: CostGroupBy!, where: CostFilter): CostSummary!
   """
+  Cost over time of runs created in [from, to), one series per reviewer or repository
+  (the viewer's repositories only), the most expensive series first.
+  """
+  costSeries(from: Time!, to: Time!, interval: CostInterval!, by: CostSeriesBy!, where: CostFilter): [CostSeries!]!
+  """
   The pull requests that cost the most in [from, to), most expensive first (limit ≤ 100, default 10).
   """
   expensivePullRequests(from: Time!, to: Time!, limit: Int = 10, where: CostFilter): [PullRequestCost!]!
@@ -3237,6 +3293,43 @@ enum CostGroupBy {
   WEEK
   REVIEWER
   REPOSITORY
+}
+
+enum CostInterval {
+  DAY
+  WEEK
+}
+
+enum CostSeriesBy {
+  REVIEWER
+  REPOSITORY
+}
+
+"""
+One reviewer's or repository's cost over time.
+"""
+type CostSeries {
+  """
+  The reviewer's name or the repository's owner/name.
+  """
+  key: String!
+  """
+  Set when by is REVIEWER.
+  """
+  reviewer: Reviewer
+  """
+  Set when by is REPOSITORY.
+  """
+  repository: Repository
+  """
+  Figures over the whole period (key as the series).
+  """
+  total: CostBucket!
+  """
+  One bucket per day or week (UTC; weeks start on Monday) with runs, in time order;
+  key and start as in CostSummary's DAY/WEEK buckets.
+  """
+  points: [CostBucket!]!
 }
 
 """
@@ -7094,6 +7187,22 @@ func (ec *executionContext) childFields_CostBucket(ctx context.Context, field gr
 		return ec.fieldContext_CostBucket_p95DurationMs(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CostBucket", field.Name)
+}
+
+func (ec *executionContext) childFields_CostSeries(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "key":
+		return ec.fieldContext_CostSeries_key(ctx, field)
+	case "reviewer":
+		return ec.fieldContext_CostSeries_reviewer(ctx, field)
+	case "repository":
+		return ec.fieldContext_CostSeries_repository(ctx, field)
+	case "total":
+		return ec.fieldContext_CostSeries_total(ctx, field)
+	case "points":
+		return ec.fieldContext_CostSeries_points(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CostSeries", field.Name)
 }
 
 func (ec *executionContext) childFields_CostSummary(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -45,6 +45,21 @@ type CostFilter struct {
 	ReviewerID   *int `json:"reviewerID,omitempty"`
 }
 
+// One reviewer's or repository's cost over time.
+type CostSeries struct {
+	// The reviewer's name or the repository's owner/name.
+	Key string `json:"key"`
+	// Set when by is REVIEWER.
+	Reviewer *ent.Reviewer `json:"reviewer,omitempty"`
+	// Set when by is REPOSITORY.
+	Repository *ent.Repository `json:"repository,omitempty"`
+	// Figures over the whole period (key as the series).
+	Total *CostBucket `json:"total"`
+	// One bucket per day or week (UTC; weeks start on Monday) with runs, in time order;
+	// key and start as in CostSummary's DAY/WEEK buckets.
+	Points []*CostBucket `json:"points"`
+}
+
 type CostSummary struct {
 	From    time.Time   `json:"from"`
 	To      time.Time   `json:"to"`
@@ -312,6 +327,116 @@ func (e *CostGroupBy) UnmarshalJSON(b []byte) error {
 }
 
 func (e CostGroupBy) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type CostInterval string
+
+const (
+	CostIntervalDay  CostInterval = "DAY"
+	CostIntervalWeek CostInterval = "WEEK"
+)
+
+var AllCostInterval = []CostInterval{
+	CostIntervalDay,
+	CostIntervalWeek,
+}
+
+func (e CostInterval) IsValid() bool {
+	switch e {
+	case CostIntervalDay, CostIntervalWeek:
+		return true
+	}
+	return false
+}
+
+func (e CostInterval) String() string {
+	return string(e)
+}
+
+func (e *CostInterval) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = CostInterval(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid CostInterval", str)
+	}
+	return nil
+}
+
+func (e CostInterval) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *CostInterval) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e CostInterval) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type CostSeriesBy string
+
+const (
+	CostSeriesByReviewer   CostSeriesBy = "REVIEWER"
+	CostSeriesByRepository CostSeriesBy = "REPOSITORY"
+)
+
+var AllCostSeriesBy = []CostSeriesBy{
+	CostSeriesByReviewer,
+	CostSeriesByRepository,
+}
+
+func (e CostSeriesBy) IsValid() bool {
+	switch e {
+	case CostSeriesByReviewer, CostSeriesByRepository:
+		return true
+	}
+	return false
+}
+
+func (e CostSeriesBy) String() string {
+	return string(e)
+}
+
+func (e *CostSeriesBy) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = CostSeriesBy(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid CostSeriesBy", str)
+	}
+	return nil
+}
+
+func (e CostSeriesBy) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *CostSeriesBy) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e CostSeriesBy) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil
