@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -226,6 +227,123 @@ func TestGitHubConnector(t *testing.T) {
 				}
 			})
 		}
+		// Issues and pull requests, for real against the simulator.
+		sim.CreateBranch("acme/widget", "fix", "main")
+		sim.Commit("acme/widget", "fix", map[string]string{"main.go": "package main\n// retry\n"}, "retry")
+		pr := sim.OpenPR("acme/widget", "fix", "main", "Retry the payment call", "Fixes the flaky payment timeout.", "alice", false)
+		bug := sim.CreateIssue("acme/widget", "Payment timeout", "Payments time out after 30 s.", "bob", "bug")
+		sim.Comment("acme/widget", bug, "carol", "Also seen with refunds.")
+		sim.Comment("acme/widget", pr, "bob", "Looks right.")
+		other := sim.CreateIssue("acme/shared", "Payment policy", "Document payment retries.", "alice")
+		sim.CreateIssue("acme/public-elsewhere", "Payment secrets", "payment", "mallory")
+		// Another installation of the same app (another org), known to Chakshu.
+		sim.CreateOrg("globex")
+		sim.CreateRepo("globex", "tools", map[string]string{"a": "a"})
+		globexIssue := sim.CreateIssue("globex/tools", "Payment bug at globex", "payment", "gus")
+		globexInst := sim.Install(appID, "globex", nil, nil)
+		gi := db.Installation.Create().SetGithubID(globexInst).SetAccountLogin("globex").SaveX(ctx)
+		db.Repository.Create().SetGithubID(900).SetOwner("globex").SetName("tools").SetFullName("globex/tools").SetInstallation(gi).ExecX(ctx)
+
+		type issueOut struct {
+			Repo, Title, State, Author, Body, URL string
+			Number                                int
+			PullRequest                           bool `json:"pull_request"`
+			Labels                                []string
+			HeadRef                               string `json:"head_ref"`
+			BaseRef                               string `json:"base_ref"`
+			Comments                              []map[string]string
+		}
+		var is issueOut
+		resp = call(t, e, s, "github.get_issue", fmt.Sprintf(`{"repo":"acme/widget","number":%d}`, bug))
+		if resp.Error != "" || json.Unmarshal(resp.Output, &is) != nil || is.Title != "Payment timeout" || is.PullRequest || is.State != "open" ||
+			is.Author != "bob" || strings.Join(is.Labels, ",") != "bug" || len(is.Comments) != 1 || is.Comments[0]["author"] != "carol" ||
+			is.Comments[0]["body"] != "Also seen with refunds." || is.Number != bug {
+			t.Fatalf("get_issue: %+v %s", resp, resp.Output)
+		}
+		is = issueOut{}
+		resp = call(t, e, s, "github.get_issue", fmt.Sprintf(`{"repo":"acme/widget","number":%d}`, pr))
+		if resp.Error != "" || json.Unmarshal(resp.Output, &is) != nil || !is.PullRequest || is.HeadRef != "fix" || is.BaseRef != "main" ||
+			len(is.Comments) != 1 || is.Comments[0]["author"] != "bob" {
+			t.Fatalf("get_issue of a PR: %+v %s", resp, resp.Output)
+		}
+		is = issueOut{}
+		resp = call(t, e, s, "github.get_issue", fmt.Sprintf(`{"repo":"acme/shared","number":%d}`, other))
+		if resp.Error != "" || json.Unmarshal(resp.Output, &is) != nil || is.Title != "Payment policy" || is.Repo != "acme/shared" {
+			t.Fatalf("get_issue of another repo of the installation: %+v %s", resp, resp.Output)
+		}
+		if resp := call(t, e, s, "github.get_issue", `{"repo":"acme/widget","number":99}`); !strings.Contains(resp.Error, "not found") {
+			t.Fatalf("missing issue: %+v", resp)
+		}
+		// A repository of another installation is refused before GitHub is asked,
+		// even though the app could read it with that installation's token.
+		calls := sim.TotalCalls("GET ")
+		for _, in := range []string{fmt.Sprintf(`{"repo":"globex/tools","number":%d}`, globexIssue), `{"repo":"GLOBEX/tools","number":1}`} {
+			if resp := call(t, e, s, "github.get_issue", in); !strings.Contains(resp.Error, "not one of this installation") {
+				t.Fatalf("issue of another installation %s: %+v", in, resp)
+			}
+		}
+		if resp := call(t, e, s, "github.search_issues", `{"repo":"globex/tools","query":"payment"}`); !strings.Contains(resp.Error, "not one of this installation") {
+			t.Fatalf("search in another installation: %+v", resp)
+		}
+		if n := sim.TotalCalls("GET "); n != calls {
+			t.Fatalf("refused calls reached GitHub (%d calls)", n-calls)
+		}
+		// The globex installation sees its own repository (the scope is the installation, not the app).
+		gs := Scope{InstallationID: gi.ID, GitHubInstallationID: globexInst, Repo: "globex/tools", Config: reviewers.Config{Connectors: []string{"github"}}}
+		if resp := call(t, e, gs, "github.get_issue", fmt.Sprintf(`{"number":%d}`, globexIssue)); resp.Error != "" || !strings.Contains(string(resp.Output), "globex") {
+			t.Fatalf("globex's own issue: %+v %s", resp, resp.Output)
+		}
+		if resp := call(t, e, gs, "github.get_issue", `{"repo":"acme/widget","number":1}`); !strings.Contains(resp.Error, "not one of this installation") {
+			t.Fatalf("globex reads acme: %+v", resp)
+		}
+
+		type searchOut struct {
+			Repo  string
+			Total int
+			Items []struct {
+				Number      int
+				Title       string
+				PullRequest bool `json:"pull_request"`
+			}
+		}
+		search := func(sc Scope, input string) searchOut {
+			t.Helper()
+			var out searchOut
+			resp := call(t, e, sc, "github.search_issues", input)
+			if resp.Error != "" || json.Unmarshal(resp.Output, &out) != nil {
+				t.Fatalf("search %s: %+v %s", input, resp, resp.Output)
+			}
+			return out
+		}
+		// The run's repository by default: no hit from acme/shared, the
+		// uninstalled repository or the other installation.
+		got := search(s, `{"query":"payment"}`)
+		if got.Repo != "acme/widget" || got.Total != 2 || len(got.Items) != 2 {
+			t.Fatalf("search payment: %+v", got)
+		}
+		for _, it := range got.Items {
+			if it.Number != pr && it.Number != bug || it.PullRequest != (it.Number == pr) {
+				t.Fatalf("search payment: %+v", got)
+			}
+		}
+		if got := search(s, `{"query":"payment is:issue label:bug state:open"}`); got.Total != 1 || got.Items[0].Number != bug || got.Items[0].Title != "Payment timeout" {
+			t.Fatalf("search with qualifiers: %+v", got)
+		}
+		if got := search(s, `{"query":"refunds"}`); got.Total != 1 || got.Items[0].Number != bug {
+			t.Fatalf("search in comments: %+v", got)
+		}
+		if got := search(s, `{"repo":"acme/shared","query":"payment"}`); got.Repo != "acme/shared" || got.Total != 1 || got.Items[0].Number != other {
+			t.Fatalf("search another repo of the installation: %+v", got)
+		}
+		if got := search(gs, `{"query":"payment"}`); got.Total != 1 || got.Items[0].Number != globexIssue {
+			t.Fatalf("globex search: %+v", got)
+		}
+		for _, q := range []string{`{"query":"payment user:globex"}`, `{"query":"payment (repo:globex/tools)"}`, `{"query":"payment -repo:acme/widget"}`, `{"query":"payment owner:globex"}`} {
+			if resp := call(t, e, s, "github.search_issues", q); !strings.Contains(resp.Error, "may not name") {
+				t.Fatalf("search %s: %+v", q, resp)
+			}
+		}
+
 		// Tools without the github connector declared are refused.
 		if _, err := e.reg.Call(ctx, e.scope(reviewers.Config{Connectors: []string{"http"}}), "github.get_file", json.RawMessage(`{}`)); !errors.Is(err, ErrNotDeclared) {
 			t.Fatalf("undeclared github: %v", err)
