@@ -96,6 +96,14 @@ func Note(ctx context.Context, db *ent.Client, id int, message, detail string) e
 	return db.RunEvent.Create().SetRunID(id).SetMessage(message).SetDetail(redact.String(detail)).Exec(ctx)
 }
 
+// Text makes s storable: PostgreSQL text (and a JSON string in jsonb) cannot
+// hold NUL or invalid UTF-8, so a PR title, path, note or runner report
+// carrying them would fail the write and leave the run unreviewable. NUL is
+// dropped and invalid bytes become U+FFFD.
+func Text(s string) string {
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
+}
+
 // Request asks for review runs of one PR by several reviewers.
 type Request struct {
 	RepositoryID int
@@ -120,10 +128,8 @@ type Request struct {
 // has a queued or in-flight run for the same PR and head SHA. It returns the
 // runs created and the ids of reviewers skipped, and wakes the dispatchers.
 func Enqueue(ctx context.Context, db *store.DB, bus notify.Bus, req Request) (created []*ent.Run, skipped []int, err error) {
-	// PostgreSQL text cannot hold NUL: a PR title, ref or note carrying one
-	// would make the PR unreviewable, so it is dropped.
 	for _, f := range []*string{&req.PRTitle, &req.PRURL, &req.HeadRef, &req.BaseRef, &req.Requester, &req.Note, &req.RequestTarget} {
-		*f = strings.ReplaceAll(*f, "\x00", "")
+		*f = Text(*f)
 	}
 	for _, rid := range req.ReviewerIDs {
 		c := db.Run.Create().SetRepositoryID(req.RepositoryID).SetReviewerID(rid).

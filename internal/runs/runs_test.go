@@ -100,3 +100,18 @@ func TestTransitionIsCompareAndSet(t *testing.T) {
 		}
 	})
 }
+
+func TestTextIsStorable(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain":                "plain",
+		"a\x00b":               "ab",
+		"bad \xff\xfe utf-8":   "bad \uFFFD utf-8",
+		"\x1b[2J \u202e kept":  "\x1b[2J \u202e kept",
+		"\x00\xff\x00":         "\uFFFD",
+		"ünï\x00 cödé\xc3\x28": "ünï cödé\uFFFD(",
+	} {
+		if got := runs.Text(in); got != want {
+			t.Errorf("Text(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -259,16 +259,6 @@ func (sb *Sandbox) runOne(wr ghsim.WorkflowRun) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	checkout := filepath.Join(tmp, "checkout")
-	for p, c := range files {
-		dst := filepath.Join(checkout, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(dst, []byte(c), 0o644); err != nil {
-			return err
-		}
-	}
 	env := map[string]string{
 		"ACTIONS_ID_TOKEN_REQUEST_URL":   wr.IDTokenRequestURL,
 		"ACTIONS_ID_TOKEN_REQUEST_TOKEN": wr.IDTokenRequestToken,
@@ -288,6 +278,13 @@ func (sb *Sandbox) runOne(wr ghsim.WorkflowRun) error {
 		}
 	}
 	sb.Sim.StartRun(wr.ID)
+	checkout := filepath.Join(tmp, "checkout")
+	if err := writeCheckout(checkout, files); err != nil {
+		// As actions/checkout does when git refuses the tree: the step fails
+		// and its log says which path.
+		fmt.Fprintf(out, "::error::checkout: %v\n", err)
+		return fmt.Errorf("checkout: %w", err)
+	}
 	ctx, cancel := context.WithTimeout(sb.ctx, 10*time.Minute)
 	defer cancel()
 	return runner.Run(ctx, runner.Config{
@@ -314,6 +311,41 @@ func (sb *Sandbox) runOne(wr ghsim.WorkflowRun) error {
 		ReportAttempts: 5,
 		ReportBackoff:  200 * time.Millisecond,
 	})
+}
+
+// writeCheckout writes files under dir as git would check them out. A path git
+// refuses to check out (a "..", "." or ".git" component, an empty component,
+// an absolute path, NUL) fails the checkout, as it fails `git checkout`, and
+// nothing is ever written outside dir.
+func writeCheckout(dir string, files map[string]string) error {
+	for p := range files {
+		if err := checkoutPath(p); err != nil {
+			return err
+		}
+	}
+	for p, c := range files {
+		dst := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(dst, []byte(c), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkoutPath is git's verify_path: the components git will not write.
+func checkoutPath(p string) error {
+	if p == "" || strings.ContainsAny(p, "\x00\\") || strings.HasPrefix(p, "/") {
+		return fmt.Errorf("invalid path %q", p)
+	}
+	for _, seg := range strings.Split(p, "/") {
+		if seg == "" || seg == "." || seg == ".." || strings.EqualFold(seg, ".git") {
+			return fmt.Errorf("invalid path %q", p)
+		}
+	}
+	return nil
 }
 
 func checkHead(checkedOut, want string) error {

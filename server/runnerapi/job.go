@@ -239,7 +239,10 @@ func (a *API) buildJob(ctx context.Context, rn *ent.Run, log *slog.Logger) (*run
 			log.Warn("job: compare with base", "err", redact.Error(err))
 		}
 		fromFork := pr.GetHead().GetRepo() == nil || !strings.EqualFold(pr.GetHead().GetRepo().GetFullName(), jc.repo.FullName)
-		filtered := job.FilteredFiles
+		filtered := make([]string, len(job.FilteredFiles))
+		for i, f := range job.FilteredFiles {
+			filtered[i] = runs.Text(f)
+		}
 		stats = func(u *ent.RunUpdate) {
 			u.SetIncrementalSince(since).SetFullReviewReason(reason).
 				SetChangedFiles(pr.GetChangedFiles()).SetAdditions(pr.GetAdditions()).SetDeletions(pr.GetDeletions()).
@@ -294,7 +297,7 @@ func (a *API) buildJob(ctx context.Context, rn *ent.Run, log *slog.Logger) (*run
 		From: []run.Status{run.StatusDispatched}, To: run.StatusRunning, Message: msg,
 		Set: func(u *ent.RunUpdate) {
 			u.SetRunTokenHash(hash).SetModel(job.Model).SetMaxCostUsd(job.MaxCostUSD).SetLearningsUsed(ids).
-				SetPrTitle(job.PR.Title)
+				SetPrTitle(runs.Text(job.PR.Title))
 			stats(u)
 		},
 	})

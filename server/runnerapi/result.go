@@ -74,11 +74,11 @@ func (a *API) handleResult(w http.ResponseWriter, r *http.Request) {
 		u.SetTurns(max(0, rep.Stats.Turns)).SetDurationMs(max(0, rep.Stats.DurationMS)).SetResultHash(rcpt).SetRunTokenHash("")
 	}
 	if rep.Failure != nil {
-		reason, _ := capString(redact.String(strings.TrimSpace(rep.Failure.Reason)), maxReasonBytes)
+		reason, _ := capString(runs.Text(redact.String(strings.TrimSpace(rep.Failure.Reason))), maxReasonBytes)
 		if reason == "" {
 			reason = "The runner could not finish the review."
 		}
-		detail, _ := capString(redact.String(rep.Failure.Detail), maxDetailBytes)
+		detail, _ := capString(runs.Text(redact.String(rep.Failure.Detail)), maxDetailBytes)
 		err := runs.Transition(ctx, a.cfg.DB.Client, rn.ID, runs.Change{
 			From: []run.Status{run.StatusRunning}, To: run.StatusFailed, Message: reason, Detail: detail,
 			Set: func(u *ent.RunUpdate) {
@@ -120,7 +120,7 @@ func (a *API) handleResult(w http.ResponseWriter, r *http.Request) {
 				resultJSON = string(b)
 			}
 		}
-		summary = res.Summary
+		summary = runs.Text(res.Summary)
 		files := res.Checked.Files
 		if len(files) == 0 {
 			files = rep.Stats.FilesRead
@@ -128,7 +128,7 @@ func (a *API) handleResult(w http.ResponseWriter, r *http.Request) {
 		if len(files) > maxFilesRecorded {
 			files = files[:maxFilesRecorded]
 		}
-		checked = map[string]any{"files": nonNil(files), "skills": nonNil(res.Checked.Skills), "files_read": nonNil(rep.Stats.FilesRead)}
+		checked = map[string]any{"files": storable(files), "skills": storable(res.Checked.Skills), "files_read": storable(rep.Stats.FilesRead)}
 	}
 	err = runs.Transition(ctx, a.cfg.DB.Client, rn.ID, runs.Change{
 		From: []run.Status{run.StatusRunning}, To: run.StatusPublishing, Message: "The runner reported its result.",
@@ -148,11 +148,13 @@ func (a *API) handleResult(w http.ResponseWriter, r *http.Request) {
 	server.WriteJSON(w, http.StatusOK, runnerproto.ReportAck{Status: "accepted"})
 }
 
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
+// storable copies s (never nil) with each entry made storable (runs.Text).
+func storable(s []string) []string {
+	out := make([]string, len(s))
+	for i, x := range s {
+		out[i] = runs.Text(x)
 	}
-	return s
+	return out
 }
 
 // transitioned answers a lost race (a concurrent identical report won) or an

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/sandbox"
 )
 
@@ -160,26 +161,55 @@ func TestHostileInput(t *testing.T) {
 		sim.Comment(relRepo, pr, sandbox.Writer, body)
 	}
 	t.Log("hostile PR opened and commented on")
-	waitFor(t, time.Duration(size(2, 15))*time.Minute, "the hostile PR's runs to end and its events to be handled", func() bool {
-		open := c.count(`SELECT count(*) FROM runs WHERE pr_number = $1 AND status NOT IN ('succeeded','failed','cancelled')`, pr)
-		runs := c.count(`SELECT count(*) FROM runs WHERE pr_number = $1`, pr)
-		pending := c.count(`SELECT count(*) FROM webhook_events WHERE status IN ('pending','processing') AND attempts = 0`)
-		return runs >= 1 && open == 0 && pending == 0
-	})
-	rows, err := c.DB.Query(`SELECT r.status, r.failure_reason, count(*) FROM runs r WHERE pr_number = $1 GROUP BY 1, 2`, pr)
-	if err != nil {
-		t.Fatal(err)
+	// Everything in it is content GitHub accepts: it gets a review like any
+	// other PR, from each reviewer asked for.
+	runs := waitRunsEnded(t, c, pr)
+	head := sim.PR(relRepo, pr).HeadSHA
+	if len(runs) == 0 {
+		t.Fatal("the hostile PR got no run")
 	}
-	for rows.Next() {
-		var st, reason string
-		var n int
-		rows.Scan(&st, &reason, &n) //nolint:errcheck
-		t.Logf("hostile PR: %d runs %s %s", n, st, reason)
-		if st == "failed" && reason == "" {
-			t.Error("a hostile PR's run failed without a reason")
+	for rv, r := range runs {
+		if r.status != "succeeded" {
+			t.Errorf("hostile PR: %s ended %s (%q), want succeeded", rv, r.status, r.reason)
 		}
 	}
-	rows.Close()
+	reviews := 0
+	for _, r := range sim.Reviews(relRepo, pr) {
+		if r.Author == "chakshu[bot]" && r.CommitID == head {
+			reviews++
+		}
+	}
+	if reviews != len(runs) {
+		t.Errorf("hostile PR: %d reviews published for %d runs", reviews, len(runs))
+	}
+	checkRunsCompleted(t, sim.CheckRuns(relRepo), head, len(runs))
+
+	// Paths git will not check out (a ".." component, NUL, .git): GitHub
+	// refuses such a push, and if a tree held one anyway actions/checkout
+	// fails on it. The review fails with a clear reason, the Actions log
+	// names the path, and nothing is written outside the checkout.
+	sim.CreateBranch(relRepo, "hostile-paths", "main")
+	sim.Commit(relRepo, "hostile-paths", map[string]string{
+		"odd/../../../escape.go": "package escape\n",
+		"odd/nul\x00name.go":     "package odd\n",
+		"odd/.git/config":        "[core]\n",
+	}, "paths git refuses")
+	pr2 := sim.OpenPR(relRepo, "hostile-paths", "main", "Paths git refuses", "", sandbox.Writer, false)
+	runs2 := waitRunsEnded(t, c, pr2) // auto review on open
+	const checkoutFailed = "The Actions run failed without sending a result; its log says why."
+	for rv, r := range runs2 {
+		if r.status != "failed" || r.reason != checkoutFailed {
+			t.Errorf("paths git refuses: %s ended %s (%q), want failed %q", rv, r.status, r.reason, checkoutFailed)
+		}
+	}
+	checkRunsCompleted(t, sim.CheckRuns(relRepo), sim.PR(relRepo, pr2).HeadSHA, len(runs2))
+	if n := actionsLogsContaining(t, c, "::error::checkout: invalid path"); n != len(runs2) {
+		t.Errorf("%d Actions logs name the path git refused, want %d", n, len(runs2))
+	}
+	if _, err := os.Stat(filepath.Join(os.TempDir(), "escape.go")); err == nil {
+		t.Error("the checkout wrote escape.go outside its directory")
+	}
+
 	for _, p := range c.byMode("worker") {
 		select {
 		case <-p.done:
@@ -196,4 +226,69 @@ func TestHostileInput(t *testing.T) {
 			t.Errorf("%s logged a panic:\n%s", p.name, tail(string(b), 40))
 		}
 	}
+}
+
+type runEnd struct{ status, reason string }
+
+// waitRunsEnded waits until pr has runs, all terminal, and no webhook event is
+// left unhandled; it returns each reviewer's run outcome.
+func waitRunsEnded(t *testing.T, c *cluster, pr int) map[string]runEnd {
+	t.Helper()
+	waitFor(t, time.Duration(size(2, 15))*time.Minute, fmt.Sprintf("PR #%d's runs to end and its events to be handled", pr), func() bool {
+		open := c.count(`SELECT count(*) FROM runs WHERE pr_number = $1 AND status NOT IN ('succeeded','failed','cancelled')`, pr)
+		runs := c.count(`SELECT count(*) FROM runs WHERE pr_number = $1`, pr)
+		pending := c.count(`SELECT count(*) FROM webhook_events WHERE status IN ('pending','processing') AND attempts = 0`)
+		return runs >= 1 && open == 0 && pending == 0
+	})
+	rows, err := c.DB.Query(`SELECT v.name, r.status, r.failure_reason FROM runs r JOIN reviewers v ON v.id = r.reviewer_runs WHERE r.pr_number = $1`, pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string]runEnd{}
+	for rows.Next() {
+		var name string
+		var e runEnd
+		if err := rows.Scan(&name, &e.status, &e.reason); err != nil {
+			t.Fatal(err)
+		}
+		if _, dup := out[name]; dup {
+			t.Errorf("PR #%d: two runs of %s on one head", pr, name)
+		}
+		out[name] = e
+		t.Logf("PR #%d: %s %s %s", pr, name, e.status, e.reason)
+	}
+	return out
+}
+
+// checkRunsCompleted asserts want of Chakshu's check runs on head, all completed.
+func checkRunsCompleted(t *testing.T, crs []ghsim.CheckRun, head string, want int) {
+	t.Helper()
+	n := 0
+	for _, cr := range crs {
+		if cr.HeadSHA != head || !strings.HasPrefix(cr.Name, "Chakshu") {
+			continue
+		}
+		n++
+		if cr.Status != "completed" || cr.Conclusion == "" {
+			t.Errorf("check run %q on %s: %s/%s, want completed", cr.Name, head[:7], cr.Status, cr.Conclusion)
+		}
+	}
+	if n != want {
+		t.Errorf("%d check runs on %s, want %d", n, head[:7], want)
+	}
+}
+
+// actionsLogsContaining counts the simulated Actions runs whose log holds s.
+func actionsLogsContaining(t *testing.T, c *cluster, s string) int {
+	t.Helper()
+	n := 0
+	ents, _ := os.ReadDir(c.actionsDir)
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(c.actionsDir, e.Name()))
+		if err == nil && strings.Contains(string(b), s) {
+			n++
+		}
+	}
+	return n
 }
