@@ -60,6 +60,10 @@ type Options struct {
 	OnValidationError func(error)
 	// Model tunes the scripted model (tests).
 	Model scriptedmodel.Config
+	// Hold, when it returns true for a dispatched Actions run, keeps the
+	// simulated runner away from it, as if no runner had picked the job up
+	// yet: the test plays the runner (tests).
+	Hold func(ghsim.WorkflowRun) bool
 }
 
 // Sandbox is a running simulated world.
@@ -228,6 +232,9 @@ func readTree(root string) (map[string]string, error) {
 // workflow was dispatched with and runs the real runner code, as
 // action/workflow/chakshu.yml does on GitHub.
 func (sb *Sandbox) runWorkflow(wr ghsim.WorkflowRun) {
+	if sb.opts.Hold != nil && sb.opts.Hold(wr) {
+		return
+	}
 	sb.runnerWG.Add(1)
 	defer sb.runnerWG.Done()
 	log := sb.opts.Log.With("actions_run_id", wr.ID, "repo", wr.Repo)

@@ -22,6 +22,7 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
 
+	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/sandbox"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
@@ -88,6 +89,9 @@ type cluster struct {
 type clusterOptions struct {
 	webs, workers int
 	env           map[string]string // extra settings (timings)
+	// hold keeps the simulated runner away from an Actions run: the test
+	// plays the runner for it.
+	hold func(ghsim.WorkflowRun) bool
 }
 
 func freeAddr(t *testing.T) string {
@@ -105,7 +109,7 @@ func startCluster(t *testing.T, o clusterOptions) *cluster {
 	t.Helper()
 	secret := webhookSecret
 	actions := filepath.Join(t.TempDir(), "actions")
-	sb, err := sandbox.Start(sandbox.Options{AppSlug: "chakshu", WebhookSecret: secret, RunnerLogDir: actions})
+	sb, err := sandbox.Start(sandbox.Options{AppSlug: "chakshu", WebhookSecret: secret, RunnerLogDir: actions, Hold: o.hold})
 	if err != nil {
 		t.Fatal(err)
 	}

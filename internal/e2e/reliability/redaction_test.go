@@ -9,12 +9,17 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/redact/redacttest"
+	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/sandbox"
+	"github.com/chakshu-dev/chakshu/server/auth"
 )
 
 // TestRedactionEverySurface pushes every credential shape through Chakshu:
@@ -27,7 +32,17 @@ func TestRedactionEverySurface(t *testing.T) {
 	if testing.Short() {
 		t.Skip("multi-process redaction test: not in -short")
 	}
-	c := startCluster(t, clusterOptions{webs: 1, workers: 1})
+	// The runs of one PR are left to the test, which plays their runner and
+	// reports a failure carrying every credential shape.
+	var failPR atomic.Int64
+	held := make(chan ghsim.WorkflowRun, 16)
+	c := startCluster(t, clusterOptions{webs: 1, workers: 1, hold: func(wr ghsim.WorkflowRun) bool {
+		if n := failPR.Load(); n != 0 && fmt.Sprint(wr.Inputs["pr_number"]) == fmt.Sprint(n) {
+			held <- wr
+			return true
+		}
+		return false
+	}})
 	sim := c.SB.Sim
 	var names []string
 	for n := range redacttest.Corpus {
@@ -56,6 +71,19 @@ func TestRedactionEverySurface(t *testing.T) {
 	sim.Commit(relRepo, branch, map[string]string{"internal/leak/leak.go": code.String()}, "leak "+oneLine[0])
 	pr := sim.OpenPR(relRepo, branch, "main", "Leak "+oneLine[0], "Credentials: "+all, sandbox.Writer, false)
 	sim.Comment(relRepo, pr, sandbox.Writer, "@chakshu review style\nThe deploy uses "+all)
+
+	// A runner failure report: its reason and its detail (the log excerpt
+	// operators read) carry the whole corpus.
+	sim.CreateBranch(relRepo, "runner-fails", "main")
+	sim.Commit(relRepo, "runner-fails", map[string]string{"internal/ok/ok.go": "package ok\n"}, "a harmless change")
+	failPR.Store(int64(sim.OpenPR(relRepo, "runner-fails", "main", "Runner fails", "", sandbox.Writer, false)))
+	sim.Comment(relRepo, int(failPR.Load()), sandbox.Writer, "@chakshu review style")
+	var corpusText strings.Builder
+	for _, n := range names {
+		fmt.Fprintf(&corpusText, "%s: %s\n", n, redacttest.Corpus[n])
+	}
+	failReason := "model gateway refused " + all
+	failDetail := "runner log:\n" + corpusText.String() + "curl -H 'Authorization: Bearer " + oneLine[3] + "' failed\n"
 
 	// A delivery whose handling fails on a repository named like a token.
 	bad := map[string]any{"action": "opened", "number": 1,
@@ -96,6 +124,24 @@ func TestRedactionEverySurface(t *testing.T) {
 		gqlOut.Write(b)
 	}
 
+	reported := 0
+	waitFor(t, 3*time.Minute, "the failing PR's runs to be reported as failed", func() bool {
+		for {
+			select {
+			case wr := <-held:
+				failAsRunner(t, c, wr, failReason, failDetail)
+				reported++
+				continue
+			default:
+			}
+			break
+		}
+		n := c.count(`SELECT count(*) FROM runs WHERE pr_number = $1`, failPR.Load())
+		failed := c.count(`SELECT count(*) FROM runs WHERE pr_number = $1 AND status = 'failed' AND failure_detail LIKE 'runner log:%'`, failPR.Load())
+		return n >= 1 && failed == n && reported == n
+	})
+	t.Logf("%d runner failure reports carrying %d credential shapes sent", reported, len(names))
+
 	waitFor(t, 3*time.Minute, "the leaky PR's runs to end and the bad delivery to fail once", func() bool {
 		open := c.count(`SELECT count(*) FROM runs WHERE pr_number = $1 AND status NOT IN ('succeeded','failed','cancelled')`, pr)
 		runs := c.count(`SELECT count(*) FROM runs WHERE pr_number = $1`, pr)
@@ -104,22 +150,25 @@ func TestRedactionEverySurface(t *testing.T) {
 	})
 	time.Sleep(2 * time.Second) // the last log lines
 
-	surfaces := map[string]string{"GraphQL responses": gqlOut.String(), "process logs (slog)": c.logs()}
+	gqlOut.WriteString(adminRunsGraphQL(t, c, int(failPR.Load())))
+	surfaces := map[string]string{"GraphQL responses (errors; failure reasons, details and timeline as an admin)": gqlOut.String(), "process logs (slog)": c.logs()}
 	var public strings.Builder
 	for _, cr := range sim.CheckRuns(relRepo) {
 		fmt.Fprintln(&public, cr.Title, cr.Summary, cr.Text)
 	}
 	surfaces["check runs"] = public.String()
 	public.Reset()
-	for _, r := range sim.Reviews(relRepo, pr) {
-		fmt.Fprintln(&public, r.Body)
-	}
-	for _, rc := range sim.ReviewComments(relRepo, pr) {
-		fmt.Fprintln(&public, rc.Body)
-	}
-	for _, ic := range sim.IssueComments(relRepo, pr) {
-		if strings.HasSuffix(ic.Author, "[bot]") {
-			fmt.Fprintln(&public, ic.Body)
+	for _, n := range []int{pr, int(failPR.Load())} {
+		for _, r := range sim.Reviews(relRepo, n) {
+			fmt.Fprintln(&public, r.Body)
+		}
+		for _, rc := range sim.ReviewComments(relRepo, n) {
+			fmt.Fprintln(&public, rc.Body)
+		}
+		for _, ic := range sim.IssueComments(relRepo, n) {
+			if strings.HasSuffix(ic.Author, "[bot]") {
+				fmt.Fprintln(&public, ic.Body)
+			}
 		}
 	}
 	surfaces["PR comments and reviews"] = public.String()
@@ -152,6 +201,12 @@ func TestRedactionEverySurface(t *testing.T) {
 	}
 	surfaces["database (failure reasons, timeline, findings, webhook errors)"] = db.String()
 
+	failHead := sim.PR(relRepo, int(failPR.Load())).HeadSHA
+	checkRunsCompleted(t, sim.CheckRuns(relRepo), failHead, reported)
+	if !strings.Contains(surfaces["database (failure reasons, timeline, findings, webhook errors)"], "runner log:") ||
+		!strings.Contains(surfaces["GraphQL responses (errors; failure reasons, details and timeline as an admin)"], "runner log:") {
+		t.Error("the runner's failure detail was not stored or not shown to an admin; the test proves nothing")
+	}
 	if !strings.Contains(surfaces["PR comments and reviews"], "[REDACTED]") {
 		t.Errorf("the agent did not quote the leaky lines; the test proves nothing:\n%s", surfaces["PR comments and reviews"])
 	}
@@ -177,4 +232,74 @@ func TestRedactionEverySurface(t *testing.T) {
 			t.Logf("%s: %d bytes, no credential survives", name, len(text))
 		}
 	}
+}
+
+// failAsRunner plays the Actions runner of a held run: it fetches the job with
+// the run's real OIDC token and reports a failure with the run token.
+func failAsRunner(t *testing.T, c *cluster, wr ghsim.WorkflowRun, reason, detail string) {
+	t.Helper()
+	c.SB.Sim.StartRun(wr.ID)
+	oidc, err := c.SB.Sim.IssueActionsToken(wr.ID, c.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var job runnerproto.Job
+	runID, _ := strconv.ParseInt(fmt.Sprint(wr.Inputs["run_id"]), 10, 64)
+	postJSON(t, c.URL+"/api/runner/v1/job", oidc, runnerproto.JobRequest{RunID: runID}, &job)
+	postJSON(t, job.ResultURL, job.RunToken,
+		runnerproto.Report{Failure: &runnerproto.Failure{Reason: reason, Detail: detail}, Stats: runnerproto.Stats{Turns: 1}}, nil)
+	c.SB.Sim.CompleteRun(wr.ID, "failure")
+}
+
+func postJSON(t *testing.T, url, bearer string, in, out any) {
+	t.Helper()
+	b, _ := json.Marshal(in)
+	req, _ := http.NewRequest("POST", url, bytes.NewReader(b))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+bearer)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("POST %s: %d %s", url, resp.StatusCode, body)
+	}
+	if out != nil {
+		if err := json.Unmarshal(body, out); err != nil {
+			t.Fatalf("POST %s: %v", url, err)
+		}
+	}
+}
+
+// adminRunsGraphQL reads PR n's runs (failure reason and detail, timeline) as
+// an admin through the API, with an API token made for the test.
+func adminRunsGraphQL(t *testing.T, c *cluster, n int) string {
+	t.Helper()
+	tok := auth.NewToken()
+	var uid int
+	if err := c.DB.QueryRow(`INSERT INTO users (created_at, updated_at, github_id, login, is_admin) VALUES (now(), now(), 990001, $1, true)
+		ON CONFLICT (login) DO UPDATE SET is_admin = true RETURNING id`, sandbox.User).Scan(&uid); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.DB.Exec(`INSERT INTO api_tokens (created_at, updated_at, name, token_hash, prefix, scope, user_api_tokens) VALUES (now(), now(), 'redaction', $1, $2, 'read', $3)`,
+		auth.HashToken(tok), auth.TokenDisplayPrefix(tok), uid); err != nil {
+		t.Fatal(err)
+	}
+	q := `query($n: Int!) { runs(first: 20, where: {prNumber: $n}) { edges { node { status failureReason failureDetail summary events { message detail } } } } }`
+	b, _ := json.Marshal(map[string]any{"query": q, "variables": map[string]any{"n": n}})
+	req, _ := http.NewRequest("POST", c.URL+"/graphql", bytes.NewReader(b))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+tok)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	if resp.StatusCode != http.StatusOK || bytes.Contains(out, []byte(`"errors"`)) {
+		t.Fatalf("GraphQL as an admin: %d %s", resp.StatusCode, out)
+	}
+	return string(out)
 }
