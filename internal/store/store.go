@@ -53,6 +53,12 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 }
 
 // SQLiteDSN is the DSN for a SQLite file with the pragmas Chakshu needs.
+//
+// Durability: WAL with synchronous=NORMAL. A transaction is in the WAL file
+// when COMMIT returns, so it survives a crash or kill of the process (what the
+// webhook intake's 202 promises); only an OS crash or power loss can lose the
+// last transactions before the next checkpoint's fsync. FULL would fsync the
+// WAL at every commit.
 func SQLiteDSN(path string) string {
 	// SQLite reads the DSN as a URI: escape what would end the path early.
 	path = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
@@ -73,6 +79,7 @@ func openSQLite(ctx context.Context, dir string) (*DB, error) {
 	// One writer at a time is SQLite's rule; a small pool keeps readers concurrent
 	// while busy_timeout and immediate transactions serialise writers.
 	db.SetMaxOpenConns(8)
+	db.SetMaxIdleConns(8) // the default keeps 2: a busier moment would reopen connections and rerun the pragmas
 	db.SetConnMaxIdleTime(5 * time.Minute)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
@@ -138,7 +145,7 @@ func (db *DB) Migrate(ctx context.Context) error {
 	if err := db.Schema.Create(ctx, migrate.WithDropColumn(false), migrate.WithDropIndex(false)); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	return nil
+	return db.migrateRollup(ctx)
 }
 
 // Ping checks the database answers (readiness).
