@@ -145,7 +145,7 @@ func (db *DB) Migrate(ctx context.Context) error {
 	if err := db.Schema.Create(ctx, migrate.WithDropColumn(false), migrate.WithDropIndex(false)); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	return db.migrateRollup(ctx)
+	return nil
 }
 
 // Ping checks the database answers (readiness).
