@@ -67,7 +67,7 @@ describe('portal', () => {
   it('logs in with the sandbox login and shows the user', async (t) => {
     if (!need(t, 'portal', 'auth', 'sandboxLogin', 'graphql')) return;
     await page.goto(`${server.url}/runs`);
-    await page.getByRole('button', { name: 'Sign in to the sandbox' }).click();
+    await page.getByRole('button', { name: 'Sign in as sandbox-admin' }).click();
     await page.getByRole('navigation', { name: 'Main' }).waitFor();
     await page.getByRole('button', { name: 'Sign out' }).waitFor();
     assert.equal(new URL(page.url()).pathname, '/runs');
@@ -102,6 +102,11 @@ describe('portal', () => {
     const refused = await page.locator('.action-error').allInnerTexts();
     assert.deepEqual(refused, [], `requestReview for ${prURL} was refused`);
     await screenshot(page, '03-review-queued');
+    // Meanwhile, a tab on the first queued run follows it to the end over the
+    // runUpdated subscription: no reload, no polling (the badge says live).
+    const runHref = await page.locator('.queued a').first().getAttribute('href');
+    const watched = followRun(`${server.url}${runHref}`);
+    watched.catch(() => {}); // awaited below; not an unhandled rejection meanwhile
     // The queued runs refresh until they finish (the sandbox runs the whole path).
     await eventually(
       async () => {
@@ -114,6 +119,13 @@ describe('portal', () => {
     await screenshot(page, '04-review-finished');
     assert.ok(states.includes('succeeded'), `a requested run succeeded (got ${states.join(', ')})`);
     assertNoErrors('review');
+    const w = await watched;
+    assert.ok(['succeeded', 'failed', 'cancelled'].includes(w.statuses.at(-1)), `the run page reached a final status: ${w.statuses}`);
+    assert.ok(w.statuses.length >= 2, `the run page showed the status change (saw ${w.statuses.join(' → ')})`);
+    assert.ok(w.sameDocument, 'the run page was not reloaded');
+    assert.ok(w.liveSeen, 'the run page was live (subscribed), not polling');
+    assert.ok(w.pushed.includes(w.statuses.at(-1)), `the socket pushed the final status (pushed ${w.pushed.join(', ')})`);
+    assert.deepEqual(w.errors, [], 'run page console errors');
   });
 
   it('lists runs with filters kept in the URL', async (t) => {
@@ -178,39 +190,62 @@ describe('portal', () => {
     assertNoErrors('costs and reviewers');
   });
 
-  it('hides admin controls from a non-admin', async (t) => {
+  it('signs in a non-admin: admin controls hidden, admin mutations refused, other repositories unseen', async (t) => {
     if (!need(t, 'portal', 'auth', 'sandboxLogin', 'graphql')) return;
-    // The sandbox signs in only its admin; this context sees the same
-    // session with the viewer's admin flag turned off in the real answers,
-    // so the UI is checked as a non-admin sees it. (The API refusing admin
-    // mutations to non-admins is graph's access-matrix test.)
-    const ctx = browser.context;
-    const p = await ctx.newPage();
-    const perr = watchErrors(p);
-    await p.route('**/graphql', async (route) => {
-      const res = await route.fetch();
-      const body = await res.json().catch(() => null);
-      if (body?.data?.viewer) body.data.viewer.isAdmin = false;
-      await route.fulfill({ response: res, json: body ?? {} });
-    });
-    await p.route('**/api/me', async (route) => {
-      const res = await route.fetch();
-      const body = await res.json();
-      if (body.user) body.user.isAdmin = false;
-      await route.fulfill({ response: res, json: body });
-    });
-    await p.goto(`${server.url}/status`);
-    await p.getByRole('heading', { name: 'Workers' }).waitFor({ timeout: 20_000 });
-    assert.equal(await p.getByRole('button', { name: /^Retry / }).count(), 0, 'no Retry for a non-admin');
-    const failedRows = await p.locator('#failed-h + .table-wrap tbody tr').count();
-    if (failedRows > 0) assert.equal(await p.getByText('visible to admins').count(), failedRows, 'errors are for admins');
-    assert.equal(await p.locator('.admin-badge').count(), 0, 'no admin badge');
-    await screenshot(p, '13-status-non-admin');
-    await p.goto(`${server.url}/reviewers`);
-    await p.locator('.cards, .state-empty').first().waitFor({ timeout: 20_000 });
-    assert.equal(await p.getByRole('button', { name: 'Sync reviewers now' }).count(), 0, 'no sync button for a non-admin');
-    await p.close();
-    assert.deepEqual(perr.filter((e) => !/Failed to load resource.*(avatar|favicon)/i.test(e)), []);
+    // sandbox-dev is a simulated GitHub user who reads payments-api and
+    // web-dashboard only; a browser of its own keeps the admin signed in here.
+    const second = await launchBrowser();
+    try {
+      const p = await second.context.newPage();
+      const perr = watchErrors(p);
+      await p.goto(`${server.url}/status`);
+      await p.getByRole('button', { name: 'Sign in as sandbox-dev' }).click();
+      await p.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 20_000 });
+      assert.equal(new URL(p.url()).pathname, '/status', 'back where the login started');
+      const me = await p.evaluate(async () => (await fetch('/api/me')).json());
+      assert.equal(me.user.login, 'sandbox-dev');
+      assert.equal(me.user.isAdmin, false);
+      await p.getByRole('heading', { name: 'Workers' }).waitFor({ timeout: 20_000 });
+      assert.equal(await p.locator('.admin-badge').count(), 0, 'no admin badge');
+      assert.equal(await p.getByRole('button', { name: /^Retry / }).count(), 0, 'no Retry for a non-admin');
+      const failedRows = await p.locator('#failed-h + .table-wrap tbody tr').count();
+      if (failedRows > 0) assert.equal(await p.getByText('visible to admins').count(), failedRows, 'errors are for admins');
+      await screenshot(p, '13-status-non-admin');
+      await p.goto(`${server.url}/reviewers`);
+      await p.locator('.cards, .state-empty').first().waitFor({ timeout: 20_000 });
+      assert.equal(await p.getByRole('button', { name: 'Sync reviewers now' }).count(), 0, 'no sync button for a non-admin');
+      await p.goto(`${server.url}/connectors`);
+      await p.locator('h1').first().waitFor({ timeout: 20_000 });
+      assert.equal(await p.getByRole('button', { name: 'Save credential' }).count(), 0, 'no credential form for a non-admin');
+      // The runs are those of the repositories GitHub lets sandbox-dev read.
+      await p.goto(`${server.url}/runs`);
+      await p.locator('table.runs, .state-empty').first().waitFor({ timeout: 20_000 });
+      const repos = new Set((await p.locator('table.runs tbody a.run-link').allInnerTexts()).map((l) => l.replace(/#\d+$/, '').trim()));
+      for (const r of repos) assert.match(r, /^acme\/(payments-api|web-dashboard)$/, `a run of ${r} is listed for sandbox-dev`);
+      const all = await gql(p, '{ runs(first: 100) { edges { node { repository { fullName } } } } }');
+      const seen = new Set(all.data.runs.edges.map((e) => e.node.repository.fullName));
+      assert.ok(!seen.has('acme/data-pipeline'), `sandbox-dev must not see data-pipeline runs: ${[...seen]}`);
+      await screenshot(p, '13b-runs-non-admin');
+      // The API refuses the admin mutations whatever the UI shows.
+      for (const m of [
+        'mutation { syncReviewers }',
+        'mutation { retryWebhookEvent(id: "V2ViaG9va0V2ZW50OjE=") { id } }',
+        'mutation { deleteConnectorCredential(id: "Q3JlZGVudGlhbDox") }',
+      ]) {
+        const r = await gql(p, m);
+        assert.ok(r.errors?.length, `${m} is refused`);
+        assert.ok(
+          r.errors.some((e) => ['FORBIDDEN', 'NOT_FOUND'].includes(e.extensions?.code)),
+          `${m}: refused as forbidden, got ${JSON.stringify(r.errors)}`,
+        );
+      }
+      const sync = await gql(p, 'mutation { syncReviewers }');
+      assert.equal(sync.errors[0].extensions.code, 'FORBIDDEN', 'syncReviewers is for admins');
+      await p.close();
+      assert.deepEqual(perr.filter((e) => !/Failed to load resource.*(avatar|favicon)/i.test(e)), []);
+    } finally {
+      await second.close();
+    }
   });
 
   it('lets an admin retry a failed webhook', async (t) => {
@@ -264,15 +299,83 @@ describe('portal', () => {
     assertNoErrors('tokens');
   });
 
+  it('sets, lists and deletes a connector credential whose value is never shown', async (t) => {
+    if (!need(t, 'portal', 'auth', 'sandboxLogin', 'graphql')) return;
+    const value = `e2e-secret-${randomUUID()}`;
+    await page.goto(`${server.url}/runs`);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Connectors' }).click();
+    await page.getByRole('heading', { name: 'Connector credentials' }).waitFor();
+    await page.getByLabel('Name').waitFor({ timeout: 20_000 });
+    await page.getByLabel('Name').fill('e2e-jira');
+    await page.getByLabel('Value').fill(value);
+    await page.getByRole('button', { name: 'Save credential' }).click();
+    await page.getByText('Saved e2e-jira (http).').waitFor({ timeout: 15_000 });
+    await page.getByRole('button', { name: 'Delete e2e-jira (http)' }).waitFor();
+    assert.equal(await page.getByLabel('Value').inputValue(), '', 'the value left the form');
+    assert.ok(!(await page.content()).includes(value), 'the value is nowhere on the page');
+    const listed = await gql(page, '{ connectorCredentials { name connector updatedAt } }');
+    assert.ok(!JSON.stringify(listed).includes(value), 'no query returns the value');
+    assert.ok(listed.data.connectorCredentials.some((c) => c.name === 'e2e-jira' && c.connector === 'http'));
+    await screenshot(page, '15b-connector-credential');
+    page.once('dialog', (d) => d.accept());
+    await page.getByRole('button', { name: 'Delete e2e-jira (http)' }).click();
+    await page.getByRole('button', { name: 'Delete e2e-jira (http)' }).waitFor({ state: 'detached', timeout: 15_000 });
+    assertNoErrors('connectors');
+  });
+
   it('signs out', async (t) => {
     if (!need(t, 'portal', 'auth', 'sandboxLogin', 'graphql')) return;
     await page.goto(`${server.url}/runs`);
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.getByRole('button', { name: 'Sign in to the sandbox' }).waitFor({ timeout: 15_000 });
+    await page.getByRole('button', { name: 'Sign in as sandbox-admin' }).waitFor({ timeout: 15_000 });
     await screenshot(page, '16-signed-out');
     assertNoErrors('sign out');
   });
 });
+
+/** Opens a run's page in a tab of its own and records the statuses it shows
+ * until the run finishes, with what the GraphQL socket pushed meanwhile. */
+async function followRun(url) {
+  const p = await browser.context.newPage();
+  const errs = watchErrors(p);
+  const pushed = [];
+  p.on('websocket', (ws) => {
+    if (!ws.url().endsWith('/graphql')) return;
+    ws.on('framereceived', (f) => {
+      try {
+        const m = JSON.parse(String(f.payload));
+        const run = m.type === 'next' ? m.payload?.data?.runUpdated : null;
+        if (run) pushed.push(run.status);
+      } catch {
+        // not JSON: ignore
+      }
+    });
+  });
+  try {
+    await p.goto(url);
+    await p.locator('.page-head .badge').waitFor({ timeout: 20_000 });
+    await p.evaluate(() => {
+      window.__sameDocument = true;
+    });
+    const statuses = [];
+    let liveSeen = false;
+    await eventually(
+      async () => {
+        const s = (await p.locator('.page-head .badge').innerText()).trim();
+        if (statuses.at(-1) !== s) statuses.push(s);
+        const badge = await p.locator('.page-head .live').allInnerTexts();
+        if (badge.includes('live')) liveSeen = true;
+        return ['succeeded', 'failed', 'cancelled'].includes(s);
+      },
+      { timeout: 120_000, interval: 200, what: `the run at ${url} to finish on its page` },
+    );
+    await screenshot(p, '04b-run-followed-live');
+    const sameDocument = await p.evaluate(() => window.__sameDocument === true);
+    return { statuses, pushed, liveSeen, sameDocument, errors: errs.filter((e) => !/Failed to load resource.*(avatar|favicon)/i.test(e)) };
+  } finally {
+    await p.close();
+  }
+}
 
 /** A pull request of the sandbox to review: CHAKSHU_E2E_PR_URL, or one a run points at. */
 async function findPullRequestURL(p) {

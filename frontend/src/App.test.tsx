@@ -16,7 +16,7 @@ function backend(viewer: unknown, seen: { url: string; method: string; csrf: str
   });
 }
 
-const me = (over: Partial<Me> = {}): Me => ({ csrfToken: 'csrf1', sandbox: true, github: false, authenticated: false, ...over });
+const me = (over: Partial<Me> = {}): Me => ({ csrfToken: 'csrf1', sandbox: true, sandboxUsers: [], github: false, authenticated: false, ...over });
 
 describe('App', () => {
   it('shows the sign-in page to anonymous visitors, with the logins on offer', async () => {
@@ -47,6 +47,22 @@ describe('App', () => {
     const post = seen.find((s) => s.url === '/auth/sandbox')!;
     expect(post.method).toBe('POST');
     expect(post.body).toContain('return_to=');
+    Object.defineProperty(window.location, 'assign', { configurable: true, value: orig });
+  });
+
+  it('offers each sandbox user the server names, and signs in as the one chosen', async () => {
+    const seen: { url: string; method: string; csrf: string | null; body: string }[] = [];
+    const assigned: string[] = [];
+    const orig = window.location.assign;
+    Object.defineProperty(window.location, 'assign', { configurable: true, value: (u: string) => assigned.push(u) });
+    render(<App api={backend(null, seen)} me={me({ sandboxUsers: ['sandbox-admin', 'sandbox-dev'] })} />);
+    const admin = await screen.findByRole('button', { name: 'Sign in as sandbox-admin' });
+    expect(admin.getAttribute('aria-describedby')).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Sign in to the sandbox' })).toBeNull();
+    await userEvent.click(screen.getByRole('button', { name: 'Sign in as sandbox-dev' }));
+    await waitFor(() => expect(assigned).toEqual(['/runs']));
+    const body = new URLSearchParams(seen.find((s) => s.url === '/auth/sandbox')!.body);
+    expect(body.get('login')).toBe('sandbox-dev');
     Object.defineProperty(window.location, 'assign', { configurable: true, value: orig });
   });
 

@@ -17,6 +17,7 @@ const StatusPage = lazy(() => import('./pages/StatusPage'));
 const ReviewPage = lazy(() => import('./pages/ReviewPage'));
 const LearningsPage = lazy(() => import('./pages/LearningsPage'));
 const TokensPage = lazy(() => import('./pages/TokensPage'));
+const ConnectorsPage = lazy(() => import('./pages/ConnectorsPage'));
 
 export const ViewerQuery = graphql(`
   query Viewer {
@@ -48,6 +49,7 @@ export function Routes() {
         <Route path="/review" component={ReviewPage} />
         <Route path="/learnings" component={LearningsPage} />
         <Route path="/tokens" component={TokensPage} />
+        <Route path="/connectors" component={ConnectorsPage} />
         <Route>
           <div className="page">
             <h1>Page not found</h1>

@@ -9,7 +9,7 @@ const root = createRoot(document.getElementById('root')!);
 
 api
   .loadMe()
-  .catch((): Me => ({ csrfToken: '', sandbox: false, github: true, authenticated: false }))
+  .catch((): Me => ({ csrfToken: '', sandbox: false, sandboxUsers: [], github: true, authenticated: false }))
   .then((me) => {
     root.render(
       <StrictMode>

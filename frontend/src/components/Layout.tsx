@@ -4,7 +4,7 @@ import { Link, useLocation } from 'wouter';
 import { useSession } from '../lib/session';
 import { Avatar } from './Avatar';
 
-const NAV: { href: string; label: string }[] = [
+const NAV: { href: string; label: string; admin?: boolean }[] = [
   { href: '/runs', label: 'Runs' },
   { href: '/review', label: 'Review a PR' },
   { href: '/reviewers', label: 'Reviewers' },
@@ -12,6 +12,7 @@ const NAV: { href: string; label: string }[] = [
   { href: '/status', label: 'Status' },
   { href: '/learnings', label: 'Learnings' },
   { href: '/tokens', label: 'API tokens' },
+  { href: '/connectors', label: 'Connectors', admin: true },
 ];
 
 export function Layout({ children }: { children: ReactNode }) {
@@ -57,7 +58,7 @@ export function Layout({ children }: { children: ReactNode }) {
           Chakshu
         </Link>
         <nav aria-label="Main" className="nav">
-          {NAV.map((n) => {
+          {NAV.filter((n) => !n.admin || viewer.isAdmin).map((n) => {
             const current = location === n.href || location.startsWith(n.href + '/');
             return (
               <Link key={n.href} href={n.href} className={current ? 'active' : undefined} aria-current={current ? 'page' : undefined}>

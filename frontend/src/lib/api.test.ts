@@ -34,7 +34,7 @@ describe('createApi', () => {
     const s = server({ tokens: ['t1'] });
     const api = createApi({ fetch: s.f });
     const me = await api.loadMe();
-    expect(me).toEqual({ csrfToken: 't1', sandbox: true, github: false, authenticated: true });
+    expect(me).toEqual({ csrfToken: 't1', sandbox: true, sandboxUsers: [], github: false, authenticated: true });
     const r = await api.client.query(gql`query V { viewer { login } }`, {}).toPromise();
     expect(r.error).toBeUndefined();
     const gqlCall = s.seen.find((c) => c.url === '/graphql')!;
@@ -68,11 +68,11 @@ describe('createApi', () => {
 
 describe('parseMe', () => {
   it.each([
-    ['the API shape', { authenticated: true, user: { login: 'o' }, csrfToken: 'a', login: { github: true, sandbox: false } }, null, { csrfToken: 'a', sandbox: false, github: true, authenticated: true }],
-    ['sandbox only', { authenticated: false, csrfToken: 'b', login: { github: false, sandbox: true } }, null, { csrfToken: 'b', sandbox: true, github: false, authenticated: false }],
-    ['header wins', { csrfToken: 'a' }, 'h', { csrfToken: 'h', sandbox: false, github: true, authenticated: false }],
-    ['anonymous', { user: null }, 'h', { csrfToken: 'h', sandbox: false, github: true, authenticated: false }],
-    ['not JSON', null, null, { csrfToken: '', sandbox: false, github: true, authenticated: false }],
+    ['the API shape', { authenticated: true, user: { login: 'o' }, csrfToken: 'a', login: { github: true, sandbox: false } }, null, { csrfToken: 'a', sandbox: false, sandboxUsers: [], github: true, authenticated: true }],
+    ['sandbox only', { authenticated: false, csrfToken: 'b', login: { github: false, sandbox: true } }, null, { csrfToken: 'b', sandbox: true, sandboxUsers: [], github: false, authenticated: false }],
+    ['header wins', { csrfToken: 'a' }, 'h', { csrfToken: 'h', sandbox: false, sandboxUsers: [], github: true, authenticated: false }],
+    ['anonymous', { user: null }, 'h', { csrfToken: 'h', sandbox: false, sandboxUsers: [], github: true, authenticated: false }],
+    ['not JSON', null, null, { csrfToken: '', sandbox: false, sandboxUsers: [], github: true, authenticated: false }],
   ])('%s', (_n, body, header, want) => {
     expect(parseMe(body, header)).toEqual(want);
   });

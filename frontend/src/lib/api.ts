@@ -1,12 +1,15 @@
 // The portal's connection to Chakshu: a urql client whose requests carry the
 // session cookie and the CSRF token from GET /api/me.
-import { Client, cacheExchange, fetchExchange } from 'urql';
+import { Client, cacheExchange, fetchExchange, subscriptionExchange } from 'urql';
 
 /** What GET /api/me tells the portal before any GraphQL call. */
 export interface Me {
   csrfToken: string;
   /** Sandbox mode: offer the one-click sandbox login (POST /auth/sandbox). */
   sandbox: boolean;
+  /** The sandbox logins on offer (POST /auth/sandbox login=…): the admin
+   * first, then a non-admin; empty when the server names none. */
+  sandboxUsers: string[];
   /** GitHub OAuth login is configured (GET /auth/login). */
   github: boolean;
   authenticated: boolean;
@@ -17,6 +20,34 @@ export interface ApiOptions {
   url?: string;
   /** For tests; default the browser's fetch. */
   fetch?: typeof fetch;
+  /** The subscriptions' socket; default graphql-ws on the GraphQL endpoint,
+   * null for none (the pages then poll). */
+  socket?: SocketFactory | null;
+}
+
+/** Where the subscriptions' socket is: off (none configured), connecting,
+ * open, or down (closed or failing; pages poll meanwhile). */
+export type LiveState = 'off' | 'connecting' | 'open' | 'down';
+
+/** Receives one subscription's results. */
+export interface LiveSink {
+  next(value: unknown): void;
+  error(err: unknown): void;
+  complete(): void;
+}
+
+/** What the portal needs of a subscriptions socket (graphql-ws's Client fits). */
+export interface LiveSocket {
+  subscribe(payload: { query: string; variables?: Record<string, unknown>; operationName?: string | null }, sink: LiveSink): () => void;
+}
+
+/** Makes the socket; it reports its state through setState. */
+export type SocketFactory = (setState: (s: LiveState) => void) => LiveSocket;
+
+/** The socket's state, for useSyncExternalStore. */
+export interface Live {
+  state(): LiveState;
+  subscribe(onChange: () => void): () => void;
 }
 
 /** The API connection: urql client plus the CSRF token handling. */
@@ -26,6 +57,75 @@ export interface Api {
   loadMe(): Promise<Me>;
   /** fetch with cookie and CSRF token (for non-GraphQL POSTs like logout). */
   fetch: typeof fetch;
+  /** The subscriptions socket's state. */
+  live: Live;
+}
+
+/**
+ * graphql-ws on the GraphQL endpoint (the graphql-transport-ws protocol that
+ * the server speaks on GET /graphql). The library loads on first use, outside
+ * the initial bundle; the socket opens with the first subscription (the
+ * session cookie authenticates it) and closes a moment after the last.
+ */
+export function graphqlWsSocket(path: string): SocketFactory {
+  return (setState) => {
+    const url = new URL(path, window.location.href);
+    url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+    let client: Promise<LiveSocket> | null = null;
+    const load = () =>
+      (client ??= import('graphql-ws').then(({ createClient }) =>
+        createClient({
+          url: url.href,
+          lazy: true,
+          lazyCloseTimeout: 3000,
+          retryAttempts: 6,
+          keepAlive: 20_000,
+          on: {
+            connecting: () => setState('connecting'),
+            connected: () => setState('open'),
+            closed: () => setState('down'),
+            error: () => setState('down'),
+          },
+        }),
+      ));
+    return {
+      subscribe(payload, sink) {
+        let stop: (() => void) | null = null;
+        let cancelled = false;
+        load().then(
+          (c) => {
+            if (!cancelled) stop = c.subscribe(payload, sink);
+          },
+          (err: unknown) => {
+            setState('down');
+            sink.error(err);
+          },
+        );
+        return () => {
+          cancelled = true;
+          stop?.();
+        };
+      },
+    };
+  };
+}
+
+function liveStore(factory: SocketFactory | null): { live: Live; socket: LiveSocket | null } {
+  let state: LiveState = factory ? 'connecting' : 'off';
+  const listeners = new Set<() => void>();
+  const setState = (s: LiveState) => {
+    if (s === state) return;
+    state = s;
+    listeners.forEach((l) => l());
+  };
+  const live: Live = {
+    state: () => state,
+    subscribe(onChange) {
+      listeners.add(onChange);
+      return () => listeners.delete(onChange);
+    },
+  };
+  return { live, socket: factory ? factory(setState) : null };
 }
 
 function pick(obj: unknown, ...keys: string[]): unknown {
@@ -46,9 +146,11 @@ export function parseMe(body: unknown, headerToken: string | null): Me {
   const login = pick(body, 'login');
   const offers = login && typeof login === 'object' ? login : body;
   const github = pick(offers, 'github');
+  const users = pick(offers, 'sandboxUsers');
   return {
     csrfToken: typeof token === 'string' ? token : '',
     sandbox: pick(offers, 'sandbox') === true,
+    sandboxUsers: Array.isArray(users) ? users.filter((u): u is string => typeof u === 'string') : [],
     github: typeof github === 'boolean' ? github : true,
     authenticated: typeof auth === 'boolean' ? auth : Boolean(user && typeof user === 'object'),
   };
@@ -101,13 +203,27 @@ export function createApi(opts: ApiOptions = {}): Api {
     return res;
   };
 
+  const path = opts.url ?? '/graphql';
+  const { live, socket } = liveStore(opts.socket === undefined ? graphqlWsSocket(path) : opts.socket);
+  const exchanges = [cacheExchange, fetchExchange];
+  if (socket) {
+    exchanges.push(
+      subscriptionExchange({
+        forwardSubscription: (request) => ({
+          subscribe: (sink) => ({
+            unsubscribe: socket.subscribe({ query: request.query ?? '', variables: request.variables as Record<string, unknown> | undefined, operationName: request.operationName }, sink as LiveSink),
+          }),
+        }),
+      }),
+    );
+  }
   const client = new Client({
-    url: opts.url ?? '/graphql',
-    exchanges: [cacheExchange, fetchExchange],
+    url: path,
+    exchanges,
     fetch: apiFetch,
     // POST for everything: one transport on the server, CSRF-checked alike.
     preferGetMethod: false,
     requestPolicy: 'cache-and-network',
   });
-  return { client, loadMe: refresh, fetch: apiFetch };
+  return { client, loadMe: refresh, fetch: apiFetch, live };
 }

@@ -1,7 +1,6 @@
-// Live status by polling: re-run a query on an interval while the page is
-// visible and something on it can still change. (The API also offers a
-// runUpdated subscription; polling keeps the bundle small and works through
-// any proxy.)
+// Polling: re-run a query on an interval while the page is visible and
+// something on it can still change. Run pages use it as the fallback of the
+// runUpdated subscription (lib/live.ts); the status page polls.
 import { useEffect } from 'react';
 
 export function usePolling(refresh: () => void, intervalMs: number, enabled: boolean): void {

@@ -13,11 +13,12 @@ export function LoginPage({ me, api }: { me: Me; api: Api }) {
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
 
-  async function sandboxLogin() {
+  async function sandboxLogin(login: string) {
     setBusy(true);
     setError('');
     try {
       const body = new URLSearchParams({ return_to: here() });
+      if (login) body.set('login', login);
       const res = await api.fetch('/auth/sandbox', { method: 'POST', body, headers: { Accept: 'application/json' } });
       if (!res.ok) throw new Error(`status ${res.status}`);
       const j = (await res.json().catch(() => ({}))) as { returnTo?: string };
@@ -48,9 +49,26 @@ export function LoginPage({ me, api }: { me: Me; api: Api }) {
         {me.sandbox && (
           <>
             <p className="muted">This Chakshu runs in sandbox mode, with a simulated GitHub.</p>
-            <button type="button" className={me.github ? undefined : 'primary'} onClick={sandboxLogin} disabled={busy}>
-              {busy ? 'Signing in…' : 'Sign in to the sandbox'}
-            </button>
+            {me.sandboxUsers.length === 0 ? (
+              <button type="button" className={me.github ? undefined : 'primary'} onClick={() => sandboxLogin('')} disabled={busy}>
+                {busy ? 'Signing in…' : 'Sign in to the sandbox'}
+              </button>
+            ) : (
+              <ul className="sandbox-logins" aria-label="Sandbox users">
+                {me.sandboxUsers.map((login, i) => (
+                  <li key={login}>
+                    <button type="button" className={me.github || i > 0 ? undefined : 'primary'} onClick={() => sandboxLogin(login)} disabled={busy} aria-describedby={`sandbox-user-${i}`}>
+                      Sign in as {login}
+                    </button>
+                    <span id={`sandbox-user-${i}`} className="muted">
+                      {/* The server lists its admin first. */}
+                      {i === 0 ? 'admin: sees everything, runs admin actions' : 'not an admin: reads some repositories only'}
+                    </span>
+                  </li>
+                ))}
+              </ul>
+            )}
+            {busy && me.sandboxUsers.length > 0 && <p className="muted" role="status">Signing in…</p>}
           </>
         )}
         {!me.github && !me.sandbox && <p className="error-text">No login is configured: set CHAKSHU_OAUTH_CLIENT_ID and CHAKSHU_OAUTH_CLIENT_SECRET.</p>}

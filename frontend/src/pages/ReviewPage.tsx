@@ -6,7 +6,7 @@ import { graphql, getFragmentData } from '../gql';
 import { StatusBadge, SeverityCounts } from '../components/Badges';
 import { ActionError, Empty, ErrorState, Loading } from '../components/States';
 import { formatCost } from '../lib/format';
-import { usePolling } from '../lib/poll';
+import { useLiveRuns } from '../lib/live';
 import { isActive } from '../lib/runStatus';
 import { useSession } from '../lib/session';
 
@@ -82,7 +82,7 @@ function QueuedRuns({ ids }: { ids: string[] }) {
   const runs = (res.data?.nodes ?? []).flatMap((n) => (n && 'id' in n ? [getFragmentData(QueuedRunFragment, n)] : []));
   const refresh = useCallback(() => reexecute({ requestPolicy: 'network-only' }), [reexecute]);
   const active = runs.length === 0 || runs.some((r) => isActive(r.status));
-  usePolling(refresh, 2000, active);
+  useLiveRuns({ ids, refresh, active, fallbackMs: 2000 });
   if (res.error && !res.data) return <ErrorState error={res.error} retry={refresh} />;
   if (!res.data) return <Loading label="Loading the queued runs…" />;
   return <QueuedRunList runs={runs} />;

@@ -9,7 +9,8 @@ import { Timeline } from '../components/Timeline';
 import { ActionError, Empty, ErrorState, Loading } from '../components/States';
 import { WriterOnly } from '../components/AdminOnly';
 import { formatCost, formatCount, formatDuration, formatTime, shortSha } from '../lib/format';
-import { usePolling } from '../lib/poll';
+import { useLiveRuns } from '../lib/live';
+import { LiveBadge } from '../components/LiveBadge';
 import { humanize, isActive } from '../lib/runStatus';
 import { useSession } from '../lib/session';
 
@@ -107,7 +108,7 @@ export default function RunPage({ id }: { id: string }) {
   const [cancel, doCancel] = useMutation(CancelRunMutation);
   const run = res.data?.run;
   const refresh = useCallback(() => reexecute({ requestPolicy: 'network-only' }), [reexecute]);
-  usePolling(refresh, 3000, isActive(run?.status));
+  const mode = useLiveRuns({ ids: [id], refresh, active: isActive(run?.status), fallbackMs: 3000 });
 
   if (res.error && !res.data) return <div className="page"><ErrorState error={res.error} retry={refresh} /></div>;
   if (!res.data) return <div className="page"><Loading label="Loading the run…" /></div>;
@@ -128,7 +129,7 @@ export default function RunPage({ id }: { id: string }) {
           {run.prTitle || `Pull request #${run.prNumber}`} <span className="muted">· {run.reviewer.name}</span>
         </h1>
         <StatusBadge status={run.status} />
-        {isActive(run.status) && <span className="live">live</span>}
+        <LiveBadge mode={mode} />
       </div>
       <div className="toolbar">
         <a className="button" href={run.links.pullRequest} target="_blank" rel="noreferrer">

@@ -7,7 +7,8 @@ import { RunsTable } from '../components/RunRow';
 import { Pager } from '../components/Pager';
 import { Empty, ErrorState, Loading } from '../components/States';
 import { dayEnd, dayStart } from '../lib/format';
-import { usePolling } from '../lib/poll';
+import { useLiveRuns } from '../lib/live';
+import { LiveBadge } from '../components/LiveBadge';
 import { RUN_STATUSES, TRIGGERS, humanize, isActive } from '../lib/runStatus';
 import { useUrlState } from '../lib/url';
 
@@ -85,18 +86,15 @@ export default function RunsPage() {
   const edges = res.data?.runs.edges ?? [];
   const anyActive = edges.some((e) => isActive(e?.node?.status));
   const refresh = useCallback(() => reexecute({ requestPolicy: 'network-only' }), [reexecute]);
-  usePolling(refresh, 4000, anyActive);
+  // Every run the viewer can see: new runs appear, listed ones change status.
+  const mode = useLiveRuns({ ids: null, refresh, active: anyActive, fallbackMs: 4000, always: true });
   const filtered = FILTER_KEYS.some((k) => k !== 'after' && k !== 'before' && filters[k]);
 
   return (
     <div className="page">
       <div className="page-head">
         <h1>Runs</h1>
-        {anyActive && (
-          <span className="live" title="Statuses refresh every few seconds">
-            live
-          </span>
-        )}
+        <LiveBadge mode={mode} />
       </div>
       <RunFiltersForm key={filters.repo + '|' + filters.reviewer} filters={filters} onChange={setFilters} />
       {res.error && !res.data ? (

@@ -5,7 +5,7 @@ import type { ReactNode } from 'react';
 import { Provider } from 'urql';
 import { Router } from 'wouter';
 import { memoryLocation } from 'wouter/memory-location';
-import { createApi } from '../lib/api';
+import { createApi, type SocketFactory } from '../lib/api';
 import { SessionContext, type ViewerInfo } from '../lib/session';
 
 export interface Call {
@@ -23,7 +23,8 @@ export const pending = () => new Promise<never>(() => {});
 export const user: ViewerInfo = { login: 'octo', name: 'Octo Cat', avatarURL: '', isAdmin: false, canWrite: true };
 export const admin: ViewerInfo = { ...user, login: 'root', name: 'Admin', isAdmin: true };
 
-export function setup(ui: ReactNode, opts: { handlers: Record<string, Handler>; viewer?: ViewerInfo; path?: string }) {
+/** setup's options; socket is the subscriptions' socket (default none: pages poll). */
+export function setup(ui: ReactNode, opts: { handlers: Record<string, Handler>; viewer?: ViewerInfo; path?: string; socket?: SocketFactory }) {
   const calls: Call[] = [];
   const unexpected: string[] = [];
   const fakeFetch: typeof fetch = async (_input, init) => {
@@ -38,9 +39,9 @@ export function setup(ui: ReactNode, opts: { handlers: Record<string, Handler>; 
     const result = await h(body.variables ?? {});
     return new Response(JSON.stringify(result), { status: 200, headers: { 'Content-Type': 'application/json' } });
   };
-  const api = createApi({ fetch: fakeFetch });
+  const api = createApi({ fetch: fakeFetch, socket: opts.socket ?? null });
   const loc = memoryLocation({ path: opts.path ?? '/', record: true });
-  const session = { viewer: opts.viewer ?? user, me: { csrfToken: 'tok', sandbox: false, github: true, authenticated: true }, api };
+  const session = { viewer: opts.viewer ?? user, me: { csrfToken: 'tok', sandbox: false, sandboxUsers: [], github: true, authenticated: true }, api };
   const r = render(
     <Provider value={api.client}>
       <SessionContext.Provider value={session}>
