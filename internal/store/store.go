@@ -145,6 +145,9 @@ func (db *DB) Migrate(ctx context.Context) error {
 	if err := db.Schema.Create(ctx, migrate.WithDropColumn(false), migrate.WithDropIndex(false)); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
+	if err := db.migrateIntake(ctx); err != nil {
+		return err
+	}
 	return nil
 }
 
