@@ -23,6 +23,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/redact"
+	"github.com/chakshu-dev/chakshu/internal/runs"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/worker"
 )
@@ -206,17 +207,21 @@ func (l *Loop) process(ctx context.Context, id int) {
 	mine := l.cfg.DB.WebhookEvent.Update().Where(webhookevent.ID(id), webhookevent.StatusEQ(webhookevent.StatusProcessing),
 		webhookevent.LeaseOwner(l.cfg.WorkerID)).SetLeaseOwner("")
 	now := time.Now()
+	// The error may quote the payload (a repository named with a NUL): made
+	// storable, or PostgreSQL refuses the outcome and the event stays
+	// processing under a lease its own heartbeat keeps fresh.
+	lastErr := runs.Text(redact.String(fmt.Sprint(herr)))
 	var perm *permanentError
 	switch {
 	case herr == nil:
 		mine.SetStatus(webhookevent.StatusDone).SetHandledAt(now).SetLastError("")
 		log.Debug("webhook handled")
 	case ev.Attempts >= l.cfg.MaxAttempts || errors.As(herr, &perm):
-		mine.SetStatus(webhookevent.StatusFailed).SetHandledAt(now).SetLastError(redact.String(herr.Error()))
+		mine.SetStatus(webhookevent.StatusFailed).SetHandledAt(now).SetLastError(lastErr)
 		log.Error("webhook failed", "attempts", ev.Attempts, "err", redact.Error(herr))
 	default:
 		wait := l.cfg.Backoff[min(ev.Attempts-1, len(l.cfg.Backoff)-1)]
-		mine.SetStatus(webhookevent.StatusPending).SetNextAttemptAt(now.Add(wait)).SetLastError(redact.String(herr.Error()))
+		mine.SetStatus(webhookevent.StatusPending).SetNextAttemptAt(now.Add(wait)).SetLastError(lastErr)
 		log.Warn("webhook handler failed; will retry", "attempts", ev.Attempts, "retry_in", wait, "err", redact.Error(herr))
 	}
 	n, err := mine.Save(ctx)
