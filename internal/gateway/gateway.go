@@ -2,7 +2,9 @@
 // runner's Anthropic Messages request to the configured upstream with
 // Chakshu's own key, meters the answer's usage against the run, and refuses
 // once the run's cost cap is reached — except one final request, flagged by
-// the runner, so the agent can still hand in its result.
+// the runner, so the agent can still hand in its result. A streaming request
+// ("stream": true) gets the upstream's server-sent events as they come, its
+// usage read from the message_start and message_delta events.
 //
 // The caller (the runner API) authenticates the run token; the gateway only
 // sees an authenticated, running run.
@@ -36,7 +38,6 @@ const (
 	CodeCostCap      = "cost_cap_reached"
 	CodeBadRequest   = "bad_request"
 	CodeTooLarge     = "request_too_large"
-	CodeStreaming    = "streaming_unsupported"
 	CodeModel        = "model_not_allowed"
 	CodeUpstream     = "upstream_error"
 	CodeInternal     = "internal"
@@ -133,10 +134,6 @@ func (g *Gateway) Serve(w http.ResponseWriter, r *http.Request, rn *ent.Run) {
 		server.WriteError(w, http.StatusBadRequest, CodeBadRequest, "the request body is not a JSON Messages request")
 		return
 	}
-	if req.Stream {
-		server.WriteError(w, http.StatusBadRequest, CodeStreaming, "streaming is not supported by the model gateway; send stream: false")
-		return
-	}
 	if rn.Model != "" && req.Model != rn.Model {
 		server.WriteError(w, http.StatusBadRequest, CodeModel, fmt.Sprintf("this run may only use model %q", rn.Model))
 		return
@@ -164,7 +161,11 @@ func (g *Gateway) Serve(w http.ResponseWriter, r *http.Request, rn *ent.Run) {
 		return
 	}
 	up.Header.Set("Content-Type", "application/json")
-	up.Header.Set("Accept", "application/json")
+	if req.Stream {
+		up.Header.Set("Accept", "text/event-stream")
+	} else {
+		up.Header.Set("Accept", "application/json")
+	}
 	up.Header.Set("x-api-key", g.cfg.APIKey)
 	v := r.Header.Get("anthropic-version")
 	if v == "" {
@@ -181,6 +182,10 @@ func (g *Gateway) Serve(w http.ResponseWriter, r *http.Request, rn *ent.Run) {
 		return
 	}
 	defer resp.Body.Close()
+	if req.Stream && isEventStream(resp) {
+		g.relay(ctx, w, resp, rn, price, log)
+		return
+	}
 	out, err := io.ReadAll(io.LimitReader(resp.Body, g.cfg.MaxResponseBytes+1))
 	if err != nil {
 		log.Warn("model upstream read", "err", redact.Error(err))

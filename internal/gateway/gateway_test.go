@@ -168,7 +168,7 @@ func TestGatewayRefusals(t *testing.T) {
 			status     int
 			code       string
 		}{
-			{"streaming", `{"model":"claude-sonnet-4-5","stream":true,"messages":[]}`, 400, CodeStreaming},
+			{"streaming, other model", `{"model":"claude-opus-4-1","stream":true,"messages":[]}`, 400, CodeModel},
 			{"other model", `{"model":"claude-opus-4-1","messages":[]}`, 400, CodeModel},
 			{"not json", `hello`, 400, CodeBadRequest},
 			{"too large", `{"model":"claude-sonnet-4-5","messages":[{"role":"user","content":"` + strings.Repeat("x", 2000) + `"}]}`, 413, CodeTooLarge},

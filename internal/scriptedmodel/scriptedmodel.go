@@ -5,7 +5,8 @@
 // the changed files, load a skill, grep for TODOs), and submits findings it
 // derives from simple rules over the added lines of the diff. Its token
 // usage is computed from the sizes of what it got and said, so costs are
-// real numbers.
+// real numbers. With "stream": true it answers the same message as the
+// API's server-sent events.
 package scriptedmodel
 
 import (
@@ -40,6 +41,10 @@ type Config struct {
 	TextOnly bool
 	// Latency delays every answer (for wall-time tests).
 	Latency time.Duration
+	// HoldStream, when set, holds every streamed answer (stream: true) just
+	// before its message_stop event until the channel is closed, so a test
+	// can see that the events before it were passed on as they came.
+	HoldStream <-chan struct{}
 }
 
 // Handler returns the well-behaved scripted model.
@@ -86,10 +91,6 @@ func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
 		return
 	}
-	if req.Stream {
-		apiError(w, http.StatusBadRequest, "invalid_request_error", "the scripted model does not stream")
-		return
-	}
 	if m.cfg.Latency > 0 {
 		select {
 		case <-time.After(m.cfg.Latency):
@@ -111,8 +112,12 @@ func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !slices.ContainsFunc(content, func(o outItem) bool { return o.Type == "tool_use" }) {
 		resp.StopReason = "end_turn"
 	}
-	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("request-id", "req_"+conv.hash("req"))
+	if req.Stream {
+		writeStream(w, r, resp, m.cfg.HoldStream)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(resp)
 }
 
