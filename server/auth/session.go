@@ -78,6 +78,8 @@ type githubUser struct {
 	Name      string
 	AvatarURL string
 	Repos     []int64
+	// OrgOwner: an active owner of an organisation the App is installed on.
+	OrgOwner bool
 }
 
 func (a *Auth) userClient(ctx context.Context, token string) *github.Client {
@@ -101,6 +103,9 @@ func (a *Auth) fetchUser(ctx context.Context, token string) (*githubUser, error)
 		return nil, errors.New("get user: no id or login")
 	}
 	if gu.Repos, err = a.fetchRepos(ctx, c); err != nil {
+		return nil, err
+	}
+	if gu.OrgOwner, err = a.ownsInstalledOrg(ctx, c); err != nil {
 		return nil, err
 	}
 	return gu, nil
@@ -130,14 +135,19 @@ func (a *Auth) fetchRepos(ctx context.Context, c *github.Client) ([]int64, error
 	return ids, nil
 }
 
-// refreshAccess re-reads the user's readable repositories with their token.
+// refreshAccess re-reads the user's readable repositories, and whether they
+// own an organisation the App is installed on, with their token.
 func (a *Auth) refreshAccess(ctx context.Context, u *ent.User, token string) (*ent.User, error) {
 	c := a.userClient(ctx, token)
 	ids, err := a.fetchRepos(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	return a.db.User.UpdateOne(u).SetRepoAccess(ids).SetRepoAccessRefreshedAt(a.cfg.Now()).Save(ctx)
+	owner, err := a.ownsInstalledOrg(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return a.db.User.UpdateOne(u).SetRepoAccess(ids).SetIsAdmin(owner).SetRepoAccessRefreshedAt(a.cfg.Now()).Save(ctx)
 }
 
 // login starts the OAuth web flow, or offers the sandbox login.
@@ -222,7 +232,7 @@ func (a *Auth) upsertUser(ctx context.Context, gu *githubUser) (*ent.User, error
 	now := a.cfg.Now()
 	id, err := a.db.User.Create().SetGithubID(gu.ID).SetLogin(gu.Login).SetName(gu.Name).
 		SetAvatarURL(gu.AvatarURL).SetLastLoginAt(now).
-		SetRepoAccess(gu.Repos).SetRepoAccessRefreshedAt(now).
+		SetRepoAccess(gu.Repos).SetIsAdmin(gu.OrgOwner).SetRepoAccessRefreshedAt(now).
 		OnConflictColumns(user.FieldGithubID).UpdateNewValues().ID(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("upsert user %s: %w", gu.Login, err)
