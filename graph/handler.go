@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"entgo.io/ent/dialect"
@@ -53,6 +54,9 @@ type Config struct {
 	// PollInterval is the runUpdated safety poll (default 2 s); wake-ups on
 	// notify.TopicRunUpdated deliver changes sooner.
 	PollInterval time.Duration
+	// GitHubWebURL is GitHub's web base, for links and pull request URLs; empty
+	// derives it from Config.GitHubURL (the sandbox sets the simulator's pages).
+	GitHubWebURL string
 
 	// driver, when set, replaces the driver over DB.SQL (tests count statements).
 	driver dialect.Driver
@@ -93,7 +97,7 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	if drv == nil {
 		drv = entsql.OpenDB(cfg.DB.Dialect, cfg.DB.SQL)
 	}
-	h := &api{cfg: cfg, log: cfg.Log, db: cfg.DB, client: ent.NewClient(ent.Driver(drv)), webURL: auth.WebURL(cfg.Config.GitHubURL)}
+	h := &api{cfg: cfg, log: cfg.Log, db: cfg.DB, client: ent.NewClient(ent.Driver(drv)), webURL: webBase(cfg)}
 	h.intercept(h.client)
 
 	ec := exec.Config{Resolvers: &Resolver{h: h}}
@@ -125,6 +129,15 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	srv.SetRecoverFunc(h.recoverPanic)
 
 	return cfg.Auth.Middleware(h.bodyLimit(h.withAccess(srv))), nil
+}
+
+// webBase is GitHub's web base without a trailing slash: GitHubWebURL, or
+// derived from the API base.
+func webBase(cfg Config) string {
+	if cfg.GitHubWebURL != "" {
+		return strings.TrimRight(cfg.GitHubWebURL, "/")
+	}
+	return strings.TrimRight(auth.WebURL(cfg.Config.GitHubURL), "/")
 }
 
 // bodyLimit refuses request bodies over MaxBodyBytes.

@@ -10,7 +10,7 @@ function backend(viewer: unknown, seen: { url: string; method: string; csrf: str
       seen.push({ url: String(input), method: init?.method ?? 'GET', csrf: new Headers(init?.headers).get('X-CSRF-Token'), body: String(init?.body ?? '') });
       if (String(input) === '/auth/sandbox') return Response.json({ ok: true, returnTo: '/runs' });
       const op = JSON.parse(String(init?.body ?? '{}')).operationName;
-      if (op === 'Viewer') return Response.json({ data: { viewer } });
+      if (op === 'Viewer') return Response.json({ data: { viewer, githubWebURL: viewer ? 'https://ghe.example' : null } });
       return Response.json({ data: null, errors: [{ message: 'not in this test' }] });
     },
   });

@@ -4,7 +4,7 @@ import { Provider, useQuery } from 'urql';
 import { Redirect, Route, Switch } from 'wouter';
 import { graphql } from './gql';
 import type { Api, Me } from './lib/api';
-import { SessionContext, type Session } from './lib/session';
+import { DEFAULT_GITHUB_WEB_URL, SessionContext, type Session } from './lib/session';
 import { Layout } from './components/Layout';
 import { ErrorState, Loading } from './components/States';
 import { LoginPage } from './pages/LoginPage';
@@ -28,6 +28,7 @@ export const ViewerQuery = graphql(`
       isAdmin
       canWrite
     }
+    githubWebURL
   }
 `);
 
@@ -66,7 +67,8 @@ export function Routes() {
 function SignedIn({ api, me }: { api: Api; me: Me }) {
   const [res, reexecute] = useQuery({ query: ViewerQuery, requestPolicy: 'network-only' });
   const viewer = res.data?.viewer;
-  const session = useMemo<Session | null>(() => (viewer ? { viewer, me, api } : null), [viewer, me, api]);
+  const githubWebURL = res.data?.githubWebURL || DEFAULT_GITHUB_WEB_URL;
+  const session = useMemo<Session | null>(() => (viewer ? { viewer, me, api, githubWebURL } : null), [viewer, me, api, githubWebURL]);
   if (res.fetching && !res.data) return <Loading label="Signing in…" />;
   if (res.error && !res.data) {
     const unauth = res.error.graphQLErrors.some((e) => e.extensions?.code === 'UNAUTHENTICATED');

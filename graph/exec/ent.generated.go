@@ -44,6 +44,7 @@ type QueryResolver interface {
 	ExpensivePullRequests(ctx context.Context, from time.Time, to time.Time, limit *int, where *model.CostFilter) ([]*model.PullRequestCost, error)
 	Status(ctx context.Context) (*model.SystemStatus, error)
 	ConnectorCredentials(ctx context.Context, installationID *int) ([]*ent.ConnectorCredential, error)
+	GithubWebURL(ctx context.Context) (string, error)
 }
 type ReviewerResolver interface {
 	Skills(ctx context.Context, obj *ent.Reviewer) ([]*model.ReviewerSkill, error)
@@ -3229,6 +3230,29 @@ func (ec *executionContext) fieldContext_Query_connectorCredentials(ctx context.
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Query_githubWebURL(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_githubWebURL(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().GithubWebURL(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_githubWebURL(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Query", field, true, true, "String")
 }
 
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -21220,6 +21244,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_connectorCredentials(ctx, field)
+				})
+		case "githubWebURL":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_githubWebURL(ctx, field)
 				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {

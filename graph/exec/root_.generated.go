@@ -218,6 +218,7 @@ type ComplexityRoot struct {
 		CostSummary           func(childComplexity int, from time.Time, to time.Time, groupBy model.CostGroupBy, where *model.CostFilter) int
 		ExpensivePullRequests func(childComplexity int, from time.Time, to time.Time, limit *int, where *model.CostFilter) int
 		Findings              func(childComplexity int, after *entgql.Cursor[int], first *int, before *entgql.Cursor[int], last *int, orderBy *ent.FindingOrder, where *ent.FindingWhereInput) int
+		GithubWebURL          func(childComplexity int) int
 		Installations         func(childComplexity int, after *entgql.Cursor[int], first *int, before *entgql.Cursor[int], last *int, orderBy *ent.InstallationOrder, where *ent.InstallationWhereInput) int
 		Node                  func(childComplexity int, id int) int
 		Nodes                 func(childComplexity int, ids []int) int
@@ -1400,6 +1401,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Findings(childComplexity, args["after"].(*entgql.Cursor[int]), args["first"].(*int), args["before"].(*entgql.Cursor[int]), args["last"].(*int), args["orderBy"].(*ent.FindingOrder), args["where"].(*ent.FindingWhereInput)), true
+	case "Query.githubWebURL":
+		if e.ComplexityRoot.Query.GithubWebURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.GithubWebURL(childComplexity), true
 	case "Query.installations":
 		if e.ComplexityRoot.Query.Installations == nil {
 			break
@@ -7074,6 +7081,16 @@ input WorkerWhereInput {
   """
   stopped: Boolean
   stoppedNEQ: Boolean
+}
+`, BuiltIn: false},
+	{Name: "../../schema/portal.graphqls", Input: `# What the portal needs beyond the API's data (issue 12).
+
+extend type Query {
+  """
+  GitHub's web base for links the portal builds (commits, repositories):
+  https://github.com, a GitHub Enterprise host, or the sandbox simulator's pages.
+  """
+  githubWebURL: String!
 }
 `, BuiltIn: false},
 }

@@ -131,6 +131,7 @@ func Run(ctx context.Context, o Options) error {
 	d := deps{cfg: cfg, db: db, bus: notify.New(ctx, db, log), log: log, github: gh, registry: reg}
 	if sb != nil {
 		d.sandboxDev = auth.SandboxDev{Login: sandbox.Dev, Token: sb.Sim.UserToken}
+		d.githubWebURL = sb.Sim.WebURL() + "/sim" // the simulator's pull request, check and Actions pages
 	}
 
 	var wg sync.WaitGroup

@@ -37,6 +37,9 @@ type deps struct {
 	registry *prometheus.Registry
 	// sandboxDev is the portal's non-admin sandbox login (sandbox mode).
 	sandboxDev auth.SandboxDev
+	// githubWebURL is GitHub's web base for links; empty derives it from the
+	// API base (the sandbox: the simulator's pages).
+	githubWebURL string
 }
 
 func newGitHub(cfg *config.Config, reg prometheus.Registerer) (*gh.Apps, error) {
@@ -67,7 +70,8 @@ func webRoutes(d deps) ([]server.Route, func(), error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("auth: %w", err)
 	}
-	gql, err := graph.NewHandler(graph.Config{DB: d.db, Log: d.log, Bus: d.bus, Config: d.cfg, Auth: au, GitHub: d.github})
+	gql, err := graph.NewHandler(graph.Config{DB: d.db, Log: d.log, Bus: d.bus, Config: d.cfg, Auth: au, GitHub: d.github,
+		GitHubWebURL: d.githubWebURL})
 	if err != nil {
 		return nil, nil, fmt.Errorf("graphql: %w", err)
 	}

@@ -70,3 +70,117 @@ export function BarList({ points, title, format = formatCost }: { points: Point[
     </ul>
   );
 }
+
+/** One series of a stacked chart: a value per column. */
+export interface StackSeries {
+  key: string;
+  label: string;
+  values: number[];
+}
+
+/** How many colours the stacked charts have (the last one is "Other"). */
+export const SERIES_COLOURS = 8;
+
+/**
+ * Stacked columns over time, one colour per series, with a legend (totals)
+ * and the figures as a table for screen readers and keyboards.
+ */
+export function StackedColumnChart({ columns, series, title, format = formatCost }: { columns: { key: string; label: string }[]; series: StackSeries[]; title: string; format?: (v: number) => string }) {
+  const W = 640;
+  const H = 220;
+  const pad = { l: 48, r: 8, t: 10, b: 28 };
+  const sums = columns.map((_, i) => series.reduce((s, x) => s + (x.values[i] ?? 0), 0));
+  const max = Math.max(...sums, 0) || 1;
+  const n = Math.max(columns.length, 1);
+  const slot = (W - pad.l - pad.r) / n;
+  const bw = Math.max(1, Math.min(40, slot * 0.75));
+  const h = (v: number) => ((H - pad.t - pad.b) * v) / max;
+  const y = (v: number) => H - pad.b - h(v);
+  const ticks = [0, max / 2, max];
+  const labelEvery = Math.ceil(n / 8);
+  const colour = (i: number) => `series-${Math.min(i, SERIES_COLOURS - 1)}`;
+  return (
+    <figure className="chart">
+      <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={title}>
+        <title>{title}</title>
+        {ticks.map((t) => (
+          <g key={t}>
+            <line x1={pad.l} x2={W - pad.r} y1={y(t)} y2={y(t)} className="grid" />
+            <text x={pad.l - 6} y={y(t) + 4} textAnchor="end" className="axis">
+              {format(t)}
+            </text>
+          </g>
+        ))}
+        {columns.map((c, i) => {
+          const x = pad.l + slot * i + (slot - bw) / 2;
+          let base = 0;
+          return (
+            <g key={c.key}>
+              {series.map((s, si) => {
+                const v = s.values[i] ?? 0;
+                if (v <= 0) return null;
+                const r = (
+                  <rect key={s.key} x={x} y={y(base + v)} width={bw} height={Math.max(0.5, h(v))} className={colour(si)}>
+                    <title>{`${c.label} · ${s.label}: ${format(v)}`}</title>
+                  </rect>
+                );
+                base += v;
+                return r;
+              })}
+              {i % labelEvery === 0 && (
+                <text x={x + bw / 2} y={H - 10} textAnchor="middle" className="axis">
+                  {c.label}
+                </text>
+              )}
+            </g>
+          );
+        })}
+      </svg>
+      <figcaption>
+        <ul className="legend" aria-label={`${title}: totals`}>
+          {series.map((s, i) => (
+            <li key={s.key}>
+              <svg viewBox="0 0 10 10" width="10" height="10" aria-hidden="true">
+                <rect width="10" height="10" className={colour(i)} />
+              </svg>
+              <span className="truncate" title={s.label}>
+                {s.label}
+              </span>{' '}
+              <span className="num muted">{format(s.values.reduce((a, b) => a + b, 0))}</span>
+            </li>
+          ))}
+        </ul>
+        <details className="chart-data">
+          <summary>Show the figures</summary>
+          <div className="table-wrap">
+            <table>
+              <caption className="sr-only">{title}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Period</th>
+                  {series.map((s) => (
+                    <th key={s.key} scope="col" className="num">
+                      {s.label}
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {columns.map((c, i) => (
+                  <tr key={c.key}>
+                    <th scope="row">{c.key}</th>
+                    {series.map((s) => (
+                      <td key={s.key} className="num">
+                        {format(s.values[i] ?? 0)}
+                      </td>
+                    ))}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </details>
+      </figcaption>
+    </figure>
+  );
+}

@@ -14,6 +14,17 @@ export interface Session {
   viewer: ViewerInfo;
   me: Me;
   api: Api;
+  /** GitHub's web base for links the portal builds (the server's configured
+   * GitHub: github.com, an Enterprise host, or the sandbox simulator's pages). */
+  githubWebURL: string;
+}
+
+/** Used only when the server does not say (an older server). */
+export const DEFAULT_GITHUB_WEB_URL = 'https://github.com';
+
+/** A link to a commit of a repository on this Chakshu's GitHub. */
+export function commitURL(webURL: string, repo: string, sha: string): string {
+  return `${webURL.replace(/\/+$/, '')}/${repo}/commit/${sha}`;
 }
 
 export const SessionContext = createContext<Session | null>(null);

@@ -2,7 +2,7 @@
 import { useMemo } from 'react';
 import { useQuery } from 'urql';
 import { graphql } from '../gql';
-import { BarList, ColumnChart, type Point } from '../components/Charts';
+import { BarList, ColumnChart, SERIES_COLOURS, StackedColumnChart, type Point, type StackSeries } from '../components/Charts';
 import { Empty, ErrorState, Loading } from '../components/States';
 import { dayEnd, dayStart, formatCost, formatCount, formatDuration, isoDay } from '../lib/format';
 import { useUrlState } from '../lib/url';
@@ -70,6 +70,22 @@ const CostsPageQuery = graphql(`
   }
 `);
 
+export const CostSeriesQuery = graphql(`
+  query CostSeries($from: Time!, $to: Time!, $interval: CostInterval!, $by: CostSeriesBy!) {
+    costSeries(from: $from, to: $to, interval: $interval, by: $by) {
+      key
+      total {
+        costUsd
+        runs
+      }
+      points {
+        key
+        costUsd
+      }
+    }
+  }
+`);
+
 const PRESETS = [7, 30, 90] as const;
 
 /** The period from the URL (YYYY-MM-DD, inclusive), defaulting to the last 30 days. */
@@ -99,6 +115,71 @@ export function fillSeries(buckets: { key: string; costUsd: number }[], from: st
     d.setDate(d.getDate() + 1);
   }
   return out;
+}
+
+/** The UTC days (or weeks, by their Monday) that [fromISO, toISO) covers, as the server buckets them. */
+export function periodColumns(fromISO: string, toISO: string, weekly: boolean): { key: string; label: string }[] {
+  const day = (t: Date) => t.toISOString().slice(0, 10);
+  const d = new Date(day(new Date(fromISO)) + 'T00:00:00Z');
+  if (weekly) d.setUTCDate(d.getUTCDate() - ((d.getUTCDay() + 6) % 7)); // back to Monday
+  const end = Date.parse(toISO);
+  const out: { key: string; label: string }[] = [];
+  for (let i = 0; i < 400 && d.getTime() < end; i++) {
+    const key = day(d);
+    out.push({ key, label: key.slice(5) });
+    d.setUTCDate(d.getUTCDate() + (weekly ? 7 : 1));
+  }
+  return out;
+}
+
+/**
+ * The series for a stacked chart: the most expensive (the server orders them)
+ * each in a colour of its own, the rest added up as "Other"; a value per
+ * column, zero where a series had no runs.
+ */
+export function stackSeries(series: { key: string; points: { key: string; costUsd: number }[] }[], columns: { key: string }[], max = SERIES_COLOURS): StackSeries[] {
+  const index = new Map(columns.map((c, i) => [c.key, i]));
+  const values = (s: (typeof series)[number]) => {
+    const v = columns.map(() => 0);
+    for (const p of s.points) {
+      const i = index.get(p.key);
+      if (i !== undefined) v[i] += p.costUsd;
+    }
+    return v;
+  };
+  const own = series.length > max ? series.slice(0, max - 1) : series;
+  const out = own.map((s) => ({ key: s.key, label: s.key, values: values(s) }));
+  if (series.length > max) {
+    const rest = series.slice(max - 1);
+    const other = columns.map(() => 0);
+    for (const s of rest) values(s).forEach((v, i) => (other[i] += v));
+    out.push({ key: '\u0000other', label: `Other (${rest.length})`, values: other });
+  }
+  return out;
+}
+
+/** Cost over time, one stacked series per reviewer or repository, with its own loading, empty and error states. */
+function CostOverTime({ by, fromISO, toISO, weekly }: { by: 'REVIEWER' | 'REPOSITORY'; fromISO: string; toISO: string; weekly: boolean }) {
+  const variables = useMemo(() => ({ from: fromISO, to: toISO, interval: weekly ? ('WEEK' as const) : ('DAY' as const), by }), [fromISO, toISO, weekly, by]);
+  const [res, reexecute] = useQuery({ query: CostSeriesQuery, variables });
+  const what = by === 'REVIEWER' ? 'reviewer' : 'repository';
+  const title = `Cost by ${weekly ? 'week' : 'day'} and ${what}`;
+  const columns = useMemo(() => periodColumns(fromISO, toISO, weekly), [fromISO, toISO, weekly]);
+  const series = useMemo(() => (res.data ? stackSeries(res.data.costSeries, columns) : []), [res.data, columns]);
+  return (
+    <section aria-labelledby={`over-time-${by}`}>
+      <h2 id={`over-time-${by}`}>Over time by {what}</h2>
+      {res.error && !res.data ? (
+        <ErrorState error={res.error} retry={() => reexecute({ requestPolicy: 'network-only' })} title={`The cost by ${what} could not be loaded`} />
+      ) : !res.data ? (
+        <Loading label={`Adding up costs by ${what}…`} />
+      ) : series.length === 0 ? (
+        <Empty title={`No costs by ${what} in this period`} />
+      ) : (
+        <StackedColumnChart title={title} columns={columns} series={series} />
+      )}
+    </section>
+  );
 }
 
 export default function CostsPage() {
@@ -180,6 +261,8 @@ export default function CostsPage() {
             <h2>Cost by {p.series === 'WEEK' ? 'week' : 'day'}</h2>
             <ColumnChart title={`Cost by ${p.series === 'WEEK' ? 'week' : 'day'}`} points={fillSeries(d.series.buckets, p.from, p.to, p.series === 'WEEK')} />
           </section>
+          <CostOverTime by="REVIEWER" fromISO={p.fromISO} toISO={p.toISO} weekly={p.series === 'WEEK'} />
+          <CostOverTime by="REPOSITORY" fromISO={p.fromISO} toISO={p.toISO} weekly={p.series === 'WEEK'} />
           <div className="cols">
             <section>
               <h2>By reviewer</h2>

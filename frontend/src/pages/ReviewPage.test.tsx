@@ -78,4 +78,13 @@ describe('looksLikePR', () => {
     ['github.com/acme/api/pull/7', false],
     ['https://github.com/acme/api/pull/x', false],
   ])('%s → %s', (u, want) => expect(looksLikePR(u)).toBe(want));
+
+  it.each([
+    ['https://github.com/acme/api/pull/7/files', 'https://github.com', true],
+    ['https://GitHub.com/acme/api/pull/7', 'https://github.com/', true],
+    ['https://ghe.example.com/acme/api/pull/7', 'https://github.com', false],
+    ['http://127.0.0.1:9/sim/acme/api/pull/3', 'http://127.0.0.1:9/sim', true],
+    ['http://127.0.0.1:9/acme/api/pull/3', 'http://127.0.0.1:9/sim', false],
+    ['http://127.0.0.1:9/sim/acme/api/issues/3', 'http://127.0.0.1:9/sim', false],
+  ])('%s on %s → %s', (u, web, want) => expect(looksLikePR(u, web)).toBe(want));
 });

@@ -72,9 +72,15 @@ const QueuedRunsQuery = graphql(`
   }
 `);
 
-/** A plausible GitHub pull request URL (the API checks it for real). */
-export function looksLikePR(url: string): boolean {
-  return /^https?:\/\/[^/\s]+\/[^/\s]+\/[^/\s]+\/pull\/\d+\/?(?:[#?].*)?$/.test(url.trim());
+/** A plausible pull request URL (the API checks it for real): on webURL, this
+ * Chakshu's GitHub (which may have a path, like the sandbox simulator's pages),
+ * or on any host when webURL is empty. */
+export function looksLikePR(url: string, webURL = ''): boolean {
+  const u = url.trim();
+  const tail = /^[^/\s]+\/[^/\s]+\/pull\/\d+\/?(?:(?:files|commits|checks)\/?)?(?:[#?].*)?$/;
+  const base = webURL.replace(/\/+$/, '');
+  if (!base) return /^https?:\/\/[^/\s]+\//.test(u) && tail.test(u.replace(/^https?:\/\/[^/\s]+\//, ''));
+  return u.toLowerCase().startsWith(base.toLowerCase() + '/') && tail.test(u.slice(base.length + 1));
 }
 
 function QueuedRuns({ ids }: { ids: string[] }) {
@@ -102,7 +108,8 @@ function QueuedRunList({ runs }: { runs: { id: string; status: string; costUsd: 
 }
 
 export default function ReviewPage() {
-  const { viewer } = useSession();
+  const { viewer, githubWebURL } = useSession();
+  const example = `${githubWebURL.replace(/\/+$/, '')}/owner/repo/pull/123`;
   const [prURL, setPrURL] = useState('');
   const [note, setNote] = useState('');
   const [chosen, setChosen] = useState<string[]>([]);
@@ -113,7 +120,7 @@ export default function ReviewPage() {
 
   const names = [...new Set((opts.data?.reviewers.edges ?? []).flatMap((e) => (e?.node ? [e.node.name] : [])))];
   const descriptions = new Map((opts.data?.reviewers.edges ?? []).flatMap((e) => (e?.node ? [[e.node.name, e.node.description] as const] : [])));
-  const urlOK = looksLikePR(prURL);
+  const urlOK = looksLikePR(prURL, githubWebURL);
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -140,7 +147,7 @@ export default function ReviewPage() {
             name="prURL"
             type="url"
             required
-            placeholder="https://github.com/owner/repo/pull/123"
+            placeholder={example}
             value={prURL}
             onChange={(e) => setPrURL(e.target.value)}
             aria-invalid={touched && !urlOK}
@@ -148,7 +155,7 @@ export default function ReviewPage() {
           />
         </label>
         <p id="pr-help" className={touched && !urlOK ? 'error-text' : 'muted'}>
-          {touched && !urlOK ? 'Enter the address of a pull request, like https://github.com/owner/repo/pull/123.' : 'You need write access to the repository, as for a review comment.'}
+          {touched && !urlOK ? `Enter the address of a pull request, like ${example}.` : 'You need write access to the repository, as for a review comment.'}
         </p>
         <fieldset>
           <legend>Reviewers</legend>

@@ -5,6 +5,7 @@ import { AdminOnly } from '../components/AdminOnly';
 import { Pager } from '../components/Pager';
 import { ActionError, Empty, ErrorState, Loading } from '../components/States';
 import { ago, formatCost, formatPercent, formatTime, shortSha } from '../lib/format';
+import { commitURL, useSession } from '../lib/session';
 import { useUrlState } from '../lib/url';
 import { pageVars } from './RunsPage';
 
@@ -74,6 +75,7 @@ export function reviewersRepo(inst: { accountLogin: string; reviewersRepo: strin
 
 function ReviewerCard(props: { reviewer: FragmentType<typeof ReviewerCardFragment> }) {
   const r = getFragmentData(ReviewerCardFragment, props.reviewer);
+  const { githubWebURL } = useSession();
   const repo = reviewersRepo(r.installation);
   return (
     <article className="card" aria-labelledby={`rv-${r.id}`}>
@@ -94,7 +96,7 @@ function ReviewerCard(props: { reviewer: FragmentType<typeof ReviewerCardFragmen
           <dt>Synced from</dt>
           <dd>
             {r.syncedCommit ? (
-              <a href={`https://github.com/${repo}/commit/${r.syncedCommit}`} target="_blank" rel="noreferrer" className="mono">
+              <a href={commitURL(githubWebURL, repo, r.syncedCommit)} target="_blank" rel="noreferrer" className="mono">
                 {repo}@{shortSha(r.syncedCommit)}
               </a>
             ) : (

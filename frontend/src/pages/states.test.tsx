@@ -69,6 +69,12 @@ describe('Reviewers page', () => {
     expect(screen.queryByRole('button', { name: 'Sync reviewers now' })).toBeNull();
   });
 
+  it("links the synced commit on the server's GitHub (GitHub Enterprise, the sandbox simulator)", async () => {
+    setup(<ReviewersPage />, { viewer: user, handlers: { ReviewersPage: () => ({ data: { reviewers: connection('Reviewer', [{ ...rv, installation: { ...rv.installation, reviewersRepo: 'acme/bots' } }]) } }) }, githubWebURL: 'http://127.0.0.1:9/sim/' });
+    const link = await screen.findByRole('link', { name: 'acme/bots@0123456' });
+    expect(link.getAttribute('href')).toBe('http://127.0.0.1:9/sim/acme/bots/commit/0123456789');
+  });
+
   it('lets admins ask for a sync', async () => {
     const t = setup(<ReviewersPage />, { viewer: admin, handlers });
     await userEvent.click(await screen.findByRole('button', { name: 'Sync reviewers now' }));

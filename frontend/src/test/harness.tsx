@@ -24,7 +24,7 @@ export const user: ViewerInfo = { login: 'octo', name: 'Octo Cat', avatarURL: ''
 export const admin: ViewerInfo = { ...user, login: 'root', name: 'Admin', isAdmin: true };
 
 /** setup's options; socket is the subscriptions' socket (default none: pages poll). */
-export function setup(ui: ReactNode, opts: { handlers: Record<string, Handler>; viewer?: ViewerInfo; path?: string; socket?: SocketFactory }) {
+export function setup(ui: ReactNode, opts: { handlers: Record<string, Handler>; viewer?: ViewerInfo; path?: string; socket?: SocketFactory; githubWebURL?: string }) {
   const calls: Call[] = [];
   const unexpected: string[] = [];
   const fakeFetch: typeof fetch = async (_input, init) => {
@@ -41,7 +41,7 @@ export function setup(ui: ReactNode, opts: { handlers: Record<string, Handler>; 
   };
   const api = createApi({ fetch: fakeFetch, socket: opts.socket ?? null });
   const loc = memoryLocation({ path: opts.path ?? '/', record: true });
-  const session = { viewer: opts.viewer ?? user, me: { csrfToken: 'tok', sandbox: false, sandboxUsers: [], github: true, authenticated: true }, api };
+  const session = { viewer: opts.viewer ?? user, me: { csrfToken: 'tok', sandbox: false, sandboxUsers: [], github: true, authenticated: true }, api, githubWebURL: opts.githubWebURL ?? 'https://github.com' };
   const r = render(
     <Provider value={api.client}>
       <SessionContext.Provider value={session}>
