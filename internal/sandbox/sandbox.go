@@ -158,6 +158,8 @@ func (sb *Sandbox) seed() error {
 	s.CreateUser(Outside)
 	s.CreateUser(Dev)
 	s.CreateTeam(Org, "security", User, Writer)
+	s.SetOrgRole(Org, User, "admin") // an owner of the org: a Chakshu admin when signing in with GitHub
+	s.SetOrgRole(Org, Writer, "member")
 	s.SetOAuthLogin(User) // the simulated PR pages comment as the sandbox admin by default
 	workflow := action.WorkflowTemplate
 	repos := []string{"payments-api", "web-dashboard", "data-pipeline"}
@@ -203,6 +205,32 @@ func (sb *Sandbox) seed() error {
 		s.Commit(full, p.branch, changes, p.title)
 		n := s.OpenPR(full, p.branch, "main", p.title, p.body, p.author, false)
 		sb.PRs = append(sb.PRs, SeededPR{Repo: full, Number: n, Title: p.title})
+	}
+	// Issues (numbered after the PRs) for the github connector's get_issue and search_issues.
+	issues := []struct {
+		repo, title, body, author string
+		labels                    []string
+		comment, closed           string
+	}{
+		{"payments-api", "Refund lookup is slow for merchants with many charges", "Listing refunds scans every charge of the merchant; support times out after 30 s.",
+			Writer, []string{"bug", "performance"}, "Seen again today for a merchant with 40k charges.", ""},
+		{"payments-api", "Rate-limit the refund endpoints", "Support tooling calls refund lookups in a loop; the endpoints need a per-user limit.",
+			User, []string{"security"}, "", ""},
+		{"payments-api", "Document the charges API", "", Writer, []string{"docs"}, "", "completed"},
+		{"web-dashboard", "Ask for confirmation before refunding an order", "One click refunds the whole order; ask first, and show the amount.",
+			Outside, []string{"ux"}, "Agreed, and disable the button while the request runs.", ""},
+		{"data-pipeline", "GDPR erasure must also cover the nightly exports", "Deleted customers still appear in the exports bucket.",
+			User, []string{"gdpr", "bug"}, "", ""},
+	}
+	for _, is := range issues {
+		full := Org + "/" + is.repo
+		n := s.CreateIssue(full, is.title, is.body, is.author, is.labels...)
+		if is.comment != "" {
+			s.Comment(full, n, User, is.comment)
+		}
+		if is.closed != "" {
+			s.CloseIssue(full, n, is.closed)
+		}
 	}
 	return nil
 }
