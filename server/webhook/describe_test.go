@@ -2,9 +2,12 @@ package webhook
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/chakshu-dev/chakshu/server/webhook/webhooktest"
 )
 
 // reference is what facts must agree with: encoding/json decoding the whole payload.
@@ -42,6 +45,15 @@ func TestFacts(t *testing.T) {
 		{"none", `{"zen":"x","hook_id":1}`, payloadFacts{}, true},
 		{"escaped strings and nesting", " {\"s\":\"a\\\"}{[\" , \"arr\":[1,[2,{\"action\":3}]], \"action\" : \"labeled\" } ", payloadFacts{Action: "labeled"}, true},
 		{"last duplicate wins", `{"action":"a","action":"b"}`, payloadFacts{Action: "b"}, true},
+		// As encoding/json: null leaves a string alone but drops an object, and
+		// a second object is decoded into the first.
+		{"null after a string", `{"action":"a","action":null}`, payloadFacts{Action: "a"}, true},
+		{"null after an object", `{"repository":{"full_name":"a/b"},"repository":null}`, payloadFacts{}, true},
+		{"object after an object", `{"repository":{"full_name":"a/b"},"repository":{"id":1},"installation":{"id":7},"installation":{}}`,
+			payloadFacts{InstallationID: 7, Repository: "a/b"}, true},
+		{"case and escapes in keys", `{"ACTION":"x","repo\u0073itory":{"Full_Name":"a\/b"}}`, payloadFacts{Action: "x", Repository: "a/b"}, true},
+		{"wrong type inside repository", `{"repository":{"full_name":1}}`, payloadFacts{}, false},
+		{"repository not an object", `{"repository":"a/b"}`, payloadFacts{}, false},
 		{"null values", `{"action":null,"installation":null,"repository":null}`, payloadFacts{}, true},
 		{"numbers and literals", `{"n":-1.5e3,"t":true,"f":false,"action":"x"}`, payloadFacts{Action: "x"}, true},
 		{"truncated", `{"action":"created",`, payloadFacts{}, false},
@@ -57,6 +69,9 @@ func TestFacts(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.want, got); tc.ok && diff != "" {
 				t.Fatalf("(-want +got):\n%s", diff)
+			}
+			if ref, ok := reference([]byte(tc.in)); ok != tc.ok || (ok && ref != tc.want) {
+				t.Fatalf("the case disagrees with encoding/json: %+v %v", ref, ok)
 			}
 		})
 	}
@@ -80,4 +95,32 @@ func FuzzFacts(f *testing.F) {
 			t.Fatalf("facts %+v, encoding/json %+v", got, want)
 		}
 	})
+}
+
+// FuzzValidJSON: validJSON accepts exactly what json.Valid accepts.
+func FuzzValidJSON(f *testing.F) {
+	for _, s := range []string{
+		`{"a":[1,-0.5e+3,true,false,null,"\u00e9\n"]}`, ` [ ] `, `{}`, `0`, `-`, `01`, `1.`, `1e`, `"\x"`, `"\u12"`,
+		"\"\x01\"", `{"a" 1}`, `{"a":1,}`, `[1,]`, `[1 2]`, `tru`, `nul`, `{"a":{"b":[{}]}}x`, "\"\xff\"",
+		strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth),
+		strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1),
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := validJSON(b, nil), json.Valid(b); got != want {
+			t.Fatalf("validJSON %v, json.Valid %v for %q", got, want, b)
+		}
+	})
+}
+
+// BenchmarkFacts: describing a typical delivery (GitHub's issue_comment example).
+func BenchmarkFacts(b *testing.B) {
+	payload := webhooktest.Examples(b, "issue_comment")[0].Payload
+	b.SetBytes(int64(len(payload)))
+	for b.Loop() {
+		if _, err := facts(payload); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -13,8 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/store"
@@ -278,6 +281,54 @@ func TestExamplesIntake(t *testing.T) {
 			if e.Status != webhookevent.StatusPending || e.Action != ex.Action {
 				t.Fatalf("%s: stored %s action %q", ex.Name(), e.Status, e.Action)
 			}
+		}
+	})
+}
+
+// Group commit writes rows with its own SQL: they must read back through ent
+// exactly as the rows ent writes (the path without group commit), pending and
+// failed alike, with received_at the time of the store.
+func TestGroupCommitStoresTheSameRows(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		on := newIntake(t, db, func(c *webhook.Config) { c.Batch.Mode = "on" })
+		off := newIntake(t, db, func(c *webhook.Config) { c.Batch.Mode = "off" })
+		before := time.Now().Add(-time.Second)
+		for _, in := range []*intake{on, off} {
+			for _, p := range []struct{ id, body string }{{"good", string(body)}, {"bad", `{"action":`}} {
+				id := fmt.Sprintf("%s-%p", p.id, in)
+				if got := in.do(t, webhooktest.Request(t, in.url(), secret, "issue_comment", id, []byte(p.body))); got != 202 {
+					t.Fatalf("%s: status %d", id, got)
+				}
+			}
+		}
+		after := time.Now().Add(time.Second)
+		get := func(in *intake, id string) *ent.WebhookEvent {
+			e := db.WebhookEvent.Query().Where(webhookevent.DeliveryID(fmt.Sprintf("%s-%p", id, in))).OnlyX(ctx)
+			if e.ReceivedAt.Before(before) || e.ReceivedAt.After(after) {
+				t.Fatalf("%s: received_at %v", e.DeliveryID, e.ReceivedAt)
+			}
+			if e.HandledAt != nil && (e.HandledAt.Before(before) || e.HandledAt.After(after)) {
+				t.Fatalf("%s: handled_at %v", e.DeliveryID, e.HandledAt)
+			}
+			return e
+		}
+		norm := func(e *ent.WebhookEvent) ent.WebhookEvent {
+			c := *e
+			c.ID, c.DeliveryID, c.ReceivedAt = 0, "", time.Time{}
+			if c.HandledAt != nil {
+				c.HandledAt = &time.Time{}
+			}
+			return c
+		}
+		for _, id := range []string{"good", "bad"} {
+			a, b := get(on, id), get(off, id)
+			if diff := cmp.Diff(norm(b), norm(a), cmpopts.IgnoreUnexported(ent.WebhookEvent{})); diff != "" {
+				t.Fatalf("%s: group commit stored (-ent +group commit):\n%s", id, diff)
+			}
+		}
+		if e := get(on, "bad"); e.Status != webhookevent.StatusFailed || e.HandledAt == nil || !strings.Contains(e.LastError, "not valid JSON") {
+			t.Fatalf("bad: %s %v %q", e.Status, e.HandledAt, e.LastError)
 		}
 	})
 }
