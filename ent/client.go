@@ -17,6 +17,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/chakshu-dev/chakshu/ent/apitoken"
 	"github.com/chakshu-dev/chakshu/ent/connectorcredential"
+	"github.com/chakshu-dev/chakshu/ent/costrollup"
 	"github.com/chakshu-dev/chakshu/ent/finding"
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/repository"
@@ -40,6 +41,8 @@ type Client struct {
 	APIToken *APITokenClient
 	// ConnectorCredential is the client for interacting with the ConnectorCredential builders.
 	ConnectorCredential *ConnectorCredentialClient
+	// CostRollup is the client for interacting with the CostRollup builders.
+	CostRollup *CostRollupClient
 	// Finding is the client for interacting with the Finding builders.
 	Finding *FindingClient
 	// Installation is the client for interacting with the Installation builders.
@@ -73,6 +76,7 @@ func (c *Client) init() {
 	c.Schema = migrate.NewSchema(c.driver)
 	c.APIToken = NewAPITokenClient(c.config)
 	c.ConnectorCredential = NewConnectorCredentialClient(c.config)
+	c.CostRollup = NewCostRollupClient(c.config)
 	c.Finding = NewFindingClient(c.config)
 	c.Installation = NewInstallationClient(c.config)
 	c.Repository = NewRepositoryClient(c.config)
@@ -177,6 +181,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		config:              cfg,
 		APIToken:            NewAPITokenClient(cfg),
 		ConnectorCredential: NewConnectorCredentialClient(cfg),
+		CostRollup:          NewCostRollupClient(cfg),
 		Finding:             NewFindingClient(cfg),
 		Installation:        NewInstallationClient(cfg),
 		Repository:          NewRepositoryClient(cfg),
@@ -208,6 +213,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		config:              cfg,
 		APIToken:            NewAPITokenClient(cfg),
 		ConnectorCredential: NewConnectorCredentialClient(cfg),
+		CostRollup:          NewCostRollupClient(cfg),
 		Finding:             NewFindingClient(cfg),
 		Installation:        NewInstallationClient(cfg),
 		Repository:          NewRepositoryClient(cfg),
@@ -247,9 +253,9 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.APIToken, c.ConnectorCredential, c.Finding, c.Installation, c.Repository,
-		c.ReviewLearning, c.Reviewer, c.Run, c.RunEvent, c.User, c.WebhookEvent,
-		c.Worker,
+		c.APIToken, c.ConnectorCredential, c.CostRollup, c.Finding, c.Installation,
+		c.Repository, c.ReviewLearning, c.Reviewer, c.Run, c.RunEvent, c.User,
+		c.WebhookEvent, c.Worker,
 	} {
 		n.Use(hooks...)
 	}
@@ -259,9 +265,9 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.APIToken, c.ConnectorCredential, c.Finding, c.Installation, c.Repository,
-		c.ReviewLearning, c.Reviewer, c.Run, c.RunEvent, c.User, c.WebhookEvent,
-		c.Worker,
+		c.APIToken, c.ConnectorCredential, c.CostRollup, c.Finding, c.Installation,
+		c.Repository, c.ReviewLearning, c.Reviewer, c.Run, c.RunEvent, c.User,
+		c.WebhookEvent, c.Worker,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -274,6 +280,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.APIToken.mutate(ctx, m)
 	case *ConnectorCredentialMutation:
 		return c.ConnectorCredential.mutate(ctx, m)
+	case *CostRollupMutation:
+		return c.CostRollup.mutate(ctx, m)
 	case *FindingMutation:
 		return c.Finding.mutate(ctx, m)
 	case *InstallationMutation:
@@ -594,6 +602,139 @@ func (c *ConnectorCredentialClient) mutate(ctx context.Context, m *ConnectorCred
 		return (&ConnectorCredentialDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown ConnectorCredential mutation op: %q", m.Op())
+	}
+}
+
+// CostRollupClient is a client for the CostRollup schema.
+type CostRollupClient struct {
+	config
+}
+
+// NewCostRollupClient returns a client for the CostRollup from the given config.
+func NewCostRollupClient(c config) *CostRollupClient {
+	return &CostRollupClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `costrollup.Hooks(f(g(h())))`.
+func (c *CostRollupClient) Use(hooks ...Hook) {
+	c.hooks.CostRollup = append(c.hooks.CostRollup, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `costrollup.Intercept(f(g(h())))`.
+func (c *CostRollupClient) Intercept(interceptors ...Interceptor) {
+	c.inters.CostRollup = append(c.inters.CostRollup, interceptors...)
+}
+
+// Create returns a builder for creating a CostRollup entity.
+func (c *CostRollupClient) Create() *CostRollupCreate {
+	mutation := newCostRollupMutation(c.config, OpCreate)
+	return &CostRollupCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of CostRollup entities.
+func (c *CostRollupClient) CreateBulk(builders ...*CostRollupCreate) *CostRollupCreateBulk {
+	return &CostRollupCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *CostRollupClient) MapCreateBulk(slice any, setFunc func(*CostRollupCreate, int)) *CostRollupCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &CostRollupCreateBulk{err: fmt.Errorf("calling to CostRollupClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*CostRollupCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &CostRollupCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for CostRollup.
+func (c *CostRollupClient) Update() *CostRollupUpdate {
+	mutation := newCostRollupMutation(c.config, OpUpdate)
+	return &CostRollupUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *CostRollupClient) UpdateOne(_m *CostRollup) *CostRollupUpdateOne {
+	mutation := newCostRollupMutation(c.config, OpUpdateOne, withCostRollup(_m))
+	return &CostRollupUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *CostRollupClient) UpdateOneID(id int) *CostRollupUpdateOne {
+	mutation := newCostRollupMutation(c.config, OpUpdateOne, withCostRollupID(id))
+	return &CostRollupUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for CostRollup.
+func (c *CostRollupClient) Delete() *CostRollupDelete {
+	mutation := newCostRollupMutation(c.config, OpDelete)
+	return &CostRollupDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *CostRollupClient) DeleteOne(_m *CostRollup) *CostRollupDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *CostRollupClient) DeleteOneID(id int) *CostRollupDeleteOne {
+	builder := c.Delete().Where(costrollup.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &CostRollupDeleteOne{builder}
+}
+
+// Query returns a query builder for CostRollup.
+func (c *CostRollupClient) Query() *CostRollupQuery {
+	return &CostRollupQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeCostRollup},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a CostRollup entity by its id.
+func (c *CostRollupClient) Get(ctx context.Context, id int) (*CostRollup, error) {
+	return c.Query().Where(costrollup.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *CostRollupClient) GetX(ctx context.Context, id int) *CostRollup {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *CostRollupClient) Hooks() []Hook {
+	return c.hooks.CostRollup
+}
+
+// Interceptors returns the client interceptors.
+func (c *CostRollupClient) Interceptors() []Interceptor {
+	return c.inters.CostRollup
+}
+
+func (c *CostRollupClient) mutate(ctx context.Context, m *CostRollupMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&CostRollupCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&CostRollupUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&CostRollupUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&CostRollupDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown CostRollup mutation op: %q", m.Op())
 	}
 }
 
@@ -2218,11 +2359,11 @@ func (c *WorkerClient) mutate(ctx context.Context, m *WorkerMutation) (Value, er
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIToken, ConnectorCredential, Finding, Installation, Repository,
+		APIToken, ConnectorCredential, CostRollup, Finding, Installation, Repository,
 		ReviewLearning, Reviewer, Run, RunEvent, User, WebhookEvent, Worker []ent.Hook
 	}
 	inters struct {
-		APIToken, ConnectorCredential, Finding, Installation, Repository,
+		APIToken, ConnectorCredential, CostRollup, Finding, Installation, Repository,
 		ReviewLearning, Reviewer, Run, RunEvent, User, WebhookEvent,
 		Worker []ent.Interceptor
 	}

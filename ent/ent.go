@@ -14,6 +14,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/chakshu-dev/chakshu/ent/apitoken"
 	"github.com/chakshu-dev/chakshu/ent/connectorcredential"
+	"github.com/chakshu-dev/chakshu/ent/costrollup"
 	"github.com/chakshu-dev/chakshu/ent/finding"
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/repository"
@@ -86,6 +87,7 @@ func checkColumn(t, c string) error {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
 			apitoken.Table:            apitoken.ValidColumn,
 			connectorcredential.Table: connectorcredential.ValidColumn,
+			costrollup.Table:          costrollup.ValidColumn,
 			finding.Table:             finding.ValidColumn,
 			installation.Table:        installation.ValidColumn,
 			repository.Table:          repository.ValidColumn,

@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/chakshu-dev/chakshu/ent/apitoken"
 	"github.com/chakshu-dev/chakshu/ent/connectorcredential"
+	"github.com/chakshu-dev/chakshu/ent/costrollup"
 	"github.com/chakshu-dev/chakshu/ent/finding"
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/predicate"
@@ -37,6 +38,7 @@ const (
 	// Node types.
 	TypeAPIToken            = "APIToken"
 	TypeConnectorCredential = "ConnectorCredential"
+	TypeCostRollup          = "CostRollup"
 	TypeFinding             = "Finding"
 	TypeInstallation        = "Installation"
 	TypeRepository          = "Repository"
@@ -1595,6 +1597,5870 @@ func (m *ConnectorCredentialMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown ConnectorCredential edge %s", name)
+}
+
+// CostRollupMutation represents an operation that mutates the CostRollup nodes in the graph.
+type CostRollupMutation struct {
+	config
+	op                    Op
+	typ                   string
+	id                    *int
+	grain                 *string
+	day                   *string
+	repository_id         *int
+	addrepository_id      *int
+	reviewer_id           *int
+	addreviewer_id        *int
+	runs                  *int64
+	addruns               *int64
+	succeeded             *int64
+	addsucceeded          *int64
+	failed                *int64
+	addfailed             *int64
+	cancelled             *int64
+	addcancelled          *int64
+	cost_usd              *float64
+	addcost_usd           *float64
+	input_tokens          *int64
+	addinput_tokens       *int64
+	output_tokens         *int64
+	addoutput_tokens      *int64
+	cache_read_tokens     *int64
+	addcache_read_tokens  *int64
+	cache_write_tokens    *int64
+	addcache_write_tokens *int64
+	findings_blocker      *int64
+	addfindings_blocker   *int64
+	findings_major        *int64
+	addfindings_major     *int64
+	findings_minor        *int64
+	addfindings_minor     *int64
+	findings_nit          *int64
+	addfindings_nit       *int64
+	h00                   *int64
+	addh00                *int64
+	h01                   *int64
+	addh01                *int64
+	h02                   *int64
+	addh02                *int64
+	h03                   *int64
+	addh03                *int64
+	h04                   *int64
+	addh04                *int64
+	h05                   *int64
+	addh05                *int64
+	h06                   *int64
+	addh06                *int64
+	h07                   *int64
+	addh07                *int64
+	h08                   *int64
+	addh08                *int64
+	h09                   *int64
+	addh09                *int64
+	h10                   *int64
+	addh10                *int64
+	h11                   *int64
+	addh11                *int64
+	h12                   *int64
+	addh12                *int64
+	h13                   *int64
+	addh13                *int64
+	h14                   *int64
+	addh14                *int64
+	h15                   *int64
+	addh15                *int64
+	h16                   *int64
+	addh16                *int64
+	h17                   *int64
+	addh17                *int64
+	h18                   *int64
+	addh18                *int64
+	h19                   *int64
+	addh19                *int64
+	h20                   *int64
+	addh20                *int64
+	h21                   *int64
+	addh21                *int64
+	h22                   *int64
+	addh22                *int64
+	h23                   *int64
+	addh23                *int64
+	h24                   *int64
+	addh24                *int64
+	h25                   *int64
+	addh25                *int64
+	h26                   *int64
+	addh26                *int64
+	h27                   *int64
+	addh27                *int64
+	h28                   *int64
+	addh28                *int64
+	h29                   *int64
+	addh29                *int64
+	h30                   *int64
+	addh30                *int64
+	h31                   *int64
+	addh31                *int64
+	h32                   *int64
+	addh32                *int64
+	h33                   *int64
+	addh33                *int64
+	h34                   *int64
+	addh34                *int64
+	h35                   *int64
+	addh35                *int64
+	h36                   *int64
+	addh36                *int64
+	h37                   *int64
+	addh37                *int64
+	h38                   *int64
+	addh38                *int64
+	h39                   *int64
+	addh39                *int64
+	h40                   *int64
+	addh40                *int64
+	h41                   *int64
+	addh41                *int64
+	h42                   *int64
+	addh42                *int64
+	h43                   *int64
+	addh43                *int64
+	h44                   *int64
+	addh44                *int64
+	h45                   *int64
+	addh45                *int64
+	h46                   *int64
+	addh46                *int64
+	h47                   *int64
+	addh47                *int64
+	clearedFields         map[string]struct{}
+	done                  bool
+	oldValue              func(context.Context) (*CostRollup, error)
+	predicates            []predicate.CostRollup
+}
+
+var _ ent.Mutation = (*CostRollupMutation)(nil)
+
+// costrollupOption allows management of the mutation configuration using functional options.
+type costrollupOption func(*CostRollupMutation)
+
+// newCostRollupMutation creates new mutation for the CostRollup entity.
+func newCostRollupMutation(c config, op Op, opts ...costrollupOption) *CostRollupMutation {
+	m := &CostRollupMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeCostRollup,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withCostRollupID sets the ID field of the mutation.
+func withCostRollupID(id int) costrollupOption {
+	return func(m *CostRollupMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *CostRollup
+		)
+		m.oldValue = func(ctx context.Context) (*CostRollup, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().CostRollup.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withCostRollup sets the old CostRollup of the mutation.
+func withCostRollup(node *CostRollup) costrollupOption {
+	return func(m *CostRollupMutation) {
+		m.oldValue = func(context.Context) (*CostRollup, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m CostRollupMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m CostRollupMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *CostRollupMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *CostRollupMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().CostRollup.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetGrain sets the "grain" field.
+func (m *CostRollupMutation) SetGrain(s string) {
+	m.grain = &s
+}
+
+// Grain returns the value of the "grain" field in the mutation.
+func (m *CostRollupMutation) Grain() (r string, exists bool) {
+	v := m.grain
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldGrain returns the old "grain" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldGrain(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldGrain is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldGrain requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldGrain: %w", err)
+	}
+	return oldValue.Grain, nil
+}
+
+// ResetGrain resets all changes to the "grain" field.
+func (m *CostRollupMutation) ResetGrain() {
+	m.grain = nil
+}
+
+// SetDay sets the "day" field.
+func (m *CostRollupMutation) SetDay(s string) {
+	m.day = &s
+}
+
+// Day returns the value of the "day" field in the mutation.
+func (m *CostRollupMutation) Day() (r string, exists bool) {
+	v := m.day
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDay returns the old "day" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldDay(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDay is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDay requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDay: %w", err)
+	}
+	return oldValue.Day, nil
+}
+
+// ResetDay resets all changes to the "day" field.
+func (m *CostRollupMutation) ResetDay() {
+	m.day = nil
+}
+
+// SetRepositoryID sets the "repository_id" field.
+func (m *CostRollupMutation) SetRepositoryID(i int) {
+	m.repository_id = &i
+	m.addrepository_id = nil
+}
+
+// RepositoryID returns the value of the "repository_id" field in the mutation.
+func (m *CostRollupMutation) RepositoryID() (r int, exists bool) {
+	v := m.repository_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRepositoryID returns the old "repository_id" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldRepositoryID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRepositoryID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRepositoryID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRepositoryID: %w", err)
+	}
+	return oldValue.RepositoryID, nil
+}
+
+// AddRepositoryID adds i to the "repository_id" field.
+func (m *CostRollupMutation) AddRepositoryID(i int) {
+	if m.addrepository_id != nil {
+		*m.addrepository_id += i
+	} else {
+		m.addrepository_id = &i
+	}
+}
+
+// AddedRepositoryID returns the value that was added to the "repository_id" field in this mutation.
+func (m *CostRollupMutation) AddedRepositoryID() (r int, exists bool) {
+	v := m.addrepository_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetRepositoryID resets all changes to the "repository_id" field.
+func (m *CostRollupMutation) ResetRepositoryID() {
+	m.repository_id = nil
+	m.addrepository_id = nil
+}
+
+// SetReviewerID sets the "reviewer_id" field.
+func (m *CostRollupMutation) SetReviewerID(i int) {
+	m.reviewer_id = &i
+	m.addreviewer_id = nil
+}
+
+// ReviewerID returns the value of the "reviewer_id" field in the mutation.
+func (m *CostRollupMutation) ReviewerID() (r int, exists bool) {
+	v := m.reviewer_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReviewerID returns the old "reviewer_id" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldReviewerID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReviewerID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReviewerID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReviewerID: %w", err)
+	}
+	return oldValue.ReviewerID, nil
+}
+
+// AddReviewerID adds i to the "reviewer_id" field.
+func (m *CostRollupMutation) AddReviewerID(i int) {
+	if m.addreviewer_id != nil {
+		*m.addreviewer_id += i
+	} else {
+		m.addreviewer_id = &i
+	}
+}
+
+// AddedReviewerID returns the value that was added to the "reviewer_id" field in this mutation.
+func (m *CostRollupMutation) AddedReviewerID() (r int, exists bool) {
+	v := m.addreviewer_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetReviewerID resets all changes to the "reviewer_id" field.
+func (m *CostRollupMutation) ResetReviewerID() {
+	m.reviewer_id = nil
+	m.addreviewer_id = nil
+}
+
+// SetRuns sets the "runs" field.
+func (m *CostRollupMutation) SetRuns(i int64) {
+	m.runs = &i
+	m.addruns = nil
+}
+
+// Runs returns the value of the "runs" field in the mutation.
+func (m *CostRollupMutation) Runs() (r int64, exists bool) {
+	v := m.runs
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRuns returns the old "runs" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldRuns(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRuns is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRuns requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRuns: %w", err)
+	}
+	return oldValue.Runs, nil
+}
+
+// AddRuns adds i to the "runs" field.
+func (m *CostRollupMutation) AddRuns(i int64) {
+	if m.addruns != nil {
+		*m.addruns += i
+	} else {
+		m.addruns = &i
+	}
+}
+
+// AddedRuns returns the value that was added to the "runs" field in this mutation.
+func (m *CostRollupMutation) AddedRuns() (r int64, exists bool) {
+	v := m.addruns
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetRuns resets all changes to the "runs" field.
+func (m *CostRollupMutation) ResetRuns() {
+	m.runs = nil
+	m.addruns = nil
+}
+
+// SetSucceeded sets the "succeeded" field.
+func (m *CostRollupMutation) SetSucceeded(i int64) {
+	m.succeeded = &i
+	m.addsucceeded = nil
+}
+
+// Succeeded returns the value of the "succeeded" field in the mutation.
+func (m *CostRollupMutation) Succeeded() (r int64, exists bool) {
+	v := m.succeeded
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSucceeded returns the old "succeeded" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldSucceeded(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSucceeded is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSucceeded requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSucceeded: %w", err)
+	}
+	return oldValue.Succeeded, nil
+}
+
+// AddSucceeded adds i to the "succeeded" field.
+func (m *CostRollupMutation) AddSucceeded(i int64) {
+	if m.addsucceeded != nil {
+		*m.addsucceeded += i
+	} else {
+		m.addsucceeded = &i
+	}
+}
+
+// AddedSucceeded returns the value that was added to the "succeeded" field in this mutation.
+func (m *CostRollupMutation) AddedSucceeded() (r int64, exists bool) {
+	v := m.addsucceeded
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetSucceeded resets all changes to the "succeeded" field.
+func (m *CostRollupMutation) ResetSucceeded() {
+	m.succeeded = nil
+	m.addsucceeded = nil
+}
+
+// SetFailed sets the "failed" field.
+func (m *CostRollupMutation) SetFailed(i int64) {
+	m.failed = &i
+	m.addfailed = nil
+}
+
+// Failed returns the value of the "failed" field in the mutation.
+func (m *CostRollupMutation) Failed() (r int64, exists bool) {
+	v := m.failed
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFailed returns the old "failed" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldFailed(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFailed is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFailed requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFailed: %w", err)
+	}
+	return oldValue.Failed, nil
+}
+
+// AddFailed adds i to the "failed" field.
+func (m *CostRollupMutation) AddFailed(i int64) {
+	if m.addfailed != nil {
+		*m.addfailed += i
+	} else {
+		m.addfailed = &i
+	}
+}
+
+// AddedFailed returns the value that was added to the "failed" field in this mutation.
+func (m *CostRollupMutation) AddedFailed() (r int64, exists bool) {
+	v := m.addfailed
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetFailed resets all changes to the "failed" field.
+func (m *CostRollupMutation) ResetFailed() {
+	m.failed = nil
+	m.addfailed = nil
+}
+
+// SetCancelled sets the "cancelled" field.
+func (m *CostRollupMutation) SetCancelled(i int64) {
+	m.cancelled = &i
+	m.addcancelled = nil
+}
+
+// Cancelled returns the value of the "cancelled" field in the mutation.
+func (m *CostRollupMutation) Cancelled() (r int64, exists bool) {
+	v := m.cancelled
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCancelled returns the old "cancelled" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldCancelled(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCancelled is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCancelled requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCancelled: %w", err)
+	}
+	return oldValue.Cancelled, nil
+}
+
+// AddCancelled adds i to the "cancelled" field.
+func (m *CostRollupMutation) AddCancelled(i int64) {
+	if m.addcancelled != nil {
+		*m.addcancelled += i
+	} else {
+		m.addcancelled = &i
+	}
+}
+
+// AddedCancelled returns the value that was added to the "cancelled" field in this mutation.
+func (m *CostRollupMutation) AddedCancelled() (r int64, exists bool) {
+	v := m.addcancelled
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetCancelled resets all changes to the "cancelled" field.
+func (m *CostRollupMutation) ResetCancelled() {
+	m.cancelled = nil
+	m.addcancelled = nil
+}
+
+// SetCostUsd sets the "cost_usd" field.
+func (m *CostRollupMutation) SetCostUsd(f float64) {
+	m.cost_usd = &f
+	m.addcost_usd = nil
+}
+
+// CostUsd returns the value of the "cost_usd" field in the mutation.
+func (m *CostRollupMutation) CostUsd() (r float64, exists bool) {
+	v := m.cost_usd
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCostUsd returns the old "cost_usd" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldCostUsd(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCostUsd is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCostUsd requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCostUsd: %w", err)
+	}
+	return oldValue.CostUsd, nil
+}
+
+// AddCostUsd adds f to the "cost_usd" field.
+func (m *CostRollupMutation) AddCostUsd(f float64) {
+	if m.addcost_usd != nil {
+		*m.addcost_usd += f
+	} else {
+		m.addcost_usd = &f
+	}
+}
+
+// AddedCostUsd returns the value that was added to the "cost_usd" field in this mutation.
+func (m *CostRollupMutation) AddedCostUsd() (r float64, exists bool) {
+	v := m.addcost_usd
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetCostUsd resets all changes to the "cost_usd" field.
+func (m *CostRollupMutation) ResetCostUsd() {
+	m.cost_usd = nil
+	m.addcost_usd = nil
+}
+
+// SetInputTokens sets the "input_tokens" field.
+func (m *CostRollupMutation) SetInputTokens(i int64) {
+	m.input_tokens = &i
+	m.addinput_tokens = nil
+}
+
+// InputTokens returns the value of the "input_tokens" field in the mutation.
+func (m *CostRollupMutation) InputTokens() (r int64, exists bool) {
+	v := m.input_tokens
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInputTokens returns the old "input_tokens" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldInputTokens(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInputTokens is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInputTokens requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInputTokens: %w", err)
+	}
+	return oldValue.InputTokens, nil
+}
+
+// AddInputTokens adds i to the "input_tokens" field.
+func (m *CostRollupMutation) AddInputTokens(i int64) {
+	if m.addinput_tokens != nil {
+		*m.addinput_tokens += i
+	} else {
+		m.addinput_tokens = &i
+	}
+}
+
+// AddedInputTokens returns the value that was added to the "input_tokens" field in this mutation.
+func (m *CostRollupMutation) AddedInputTokens() (r int64, exists bool) {
+	v := m.addinput_tokens
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetInputTokens resets all changes to the "input_tokens" field.
+func (m *CostRollupMutation) ResetInputTokens() {
+	m.input_tokens = nil
+	m.addinput_tokens = nil
+}
+
+// SetOutputTokens sets the "output_tokens" field.
+func (m *CostRollupMutation) SetOutputTokens(i int64) {
+	m.output_tokens = &i
+	m.addoutput_tokens = nil
+}
+
+// OutputTokens returns the value of the "output_tokens" field in the mutation.
+func (m *CostRollupMutation) OutputTokens() (r int64, exists bool) {
+	v := m.output_tokens
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOutputTokens returns the old "output_tokens" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldOutputTokens(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOutputTokens is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOutputTokens requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOutputTokens: %w", err)
+	}
+	return oldValue.OutputTokens, nil
+}
+
+// AddOutputTokens adds i to the "output_tokens" field.
+func (m *CostRollupMutation) AddOutputTokens(i int64) {
+	if m.addoutput_tokens != nil {
+		*m.addoutput_tokens += i
+	} else {
+		m.addoutput_tokens = &i
+	}
+}
+
+// AddedOutputTokens returns the value that was added to the "output_tokens" field in this mutation.
+func (m *CostRollupMutation) AddedOutputTokens() (r int64, exists bool) {
+	v := m.addoutput_tokens
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetOutputTokens resets all changes to the "output_tokens" field.
+func (m *CostRollupMutation) ResetOutputTokens() {
+	m.output_tokens = nil
+	m.addoutput_tokens = nil
+}
+
+// SetCacheReadTokens sets the "cache_read_tokens" field.
+func (m *CostRollupMutation) SetCacheReadTokens(i int64) {
+	m.cache_read_tokens = &i
+	m.addcache_read_tokens = nil
+}
+
+// CacheReadTokens returns the value of the "cache_read_tokens" field in the mutation.
+func (m *CostRollupMutation) CacheReadTokens() (r int64, exists bool) {
+	v := m.cache_read_tokens
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCacheReadTokens returns the old "cache_read_tokens" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldCacheReadTokens(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCacheReadTokens is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCacheReadTokens requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCacheReadTokens: %w", err)
+	}
+	return oldValue.CacheReadTokens, nil
+}
+
+// AddCacheReadTokens adds i to the "cache_read_tokens" field.
+func (m *CostRollupMutation) AddCacheReadTokens(i int64) {
+	if m.addcache_read_tokens != nil {
+		*m.addcache_read_tokens += i
+	} else {
+		m.addcache_read_tokens = &i
+	}
+}
+
+// AddedCacheReadTokens returns the value that was added to the "cache_read_tokens" field in this mutation.
+func (m *CostRollupMutation) AddedCacheReadTokens() (r int64, exists bool) {
+	v := m.addcache_read_tokens
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetCacheReadTokens resets all changes to the "cache_read_tokens" field.
+func (m *CostRollupMutation) ResetCacheReadTokens() {
+	m.cache_read_tokens = nil
+	m.addcache_read_tokens = nil
+}
+
+// SetCacheWriteTokens sets the "cache_write_tokens" field.
+func (m *CostRollupMutation) SetCacheWriteTokens(i int64) {
+	m.cache_write_tokens = &i
+	m.addcache_write_tokens = nil
+}
+
+// CacheWriteTokens returns the value of the "cache_write_tokens" field in the mutation.
+func (m *CostRollupMutation) CacheWriteTokens() (r int64, exists bool) {
+	v := m.cache_write_tokens
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCacheWriteTokens returns the old "cache_write_tokens" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldCacheWriteTokens(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCacheWriteTokens is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCacheWriteTokens requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCacheWriteTokens: %w", err)
+	}
+	return oldValue.CacheWriteTokens, nil
+}
+
+// AddCacheWriteTokens adds i to the "cache_write_tokens" field.
+func (m *CostRollupMutation) AddCacheWriteTokens(i int64) {
+	if m.addcache_write_tokens != nil {
+		*m.addcache_write_tokens += i
+	} else {
+		m.addcache_write_tokens = &i
+	}
+}
+
+// AddedCacheWriteTokens returns the value that was added to the "cache_write_tokens" field in this mutation.
+func (m *CostRollupMutation) AddedCacheWriteTokens() (r int64, exists bool) {
+	v := m.addcache_write_tokens
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetCacheWriteTokens resets all changes to the "cache_write_tokens" field.
+func (m *CostRollupMutation) ResetCacheWriteTokens() {
+	m.cache_write_tokens = nil
+	m.addcache_write_tokens = nil
+}
+
+// SetFindingsBlocker sets the "findings_blocker" field.
+func (m *CostRollupMutation) SetFindingsBlocker(i int64) {
+	m.findings_blocker = &i
+	m.addfindings_blocker = nil
+}
+
+// FindingsBlocker returns the value of the "findings_blocker" field in the mutation.
+func (m *CostRollupMutation) FindingsBlocker() (r int64, exists bool) {
+	v := m.findings_blocker
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFindingsBlocker returns the old "findings_blocker" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldFindingsBlocker(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFindingsBlocker is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFindingsBlocker requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFindingsBlocker: %w", err)
+	}
+	return oldValue.FindingsBlocker, nil
+}
+
+// AddFindingsBlocker adds i to the "findings_blocker" field.
+func (m *CostRollupMutation) AddFindingsBlocker(i int64) {
+	if m.addfindings_blocker != nil {
+		*m.addfindings_blocker += i
+	} else {
+		m.addfindings_blocker = &i
+	}
+}
+
+// AddedFindingsBlocker returns the value that was added to the "findings_blocker" field in this mutation.
+func (m *CostRollupMutation) AddedFindingsBlocker() (r int64, exists bool) {
+	v := m.addfindings_blocker
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetFindingsBlocker resets all changes to the "findings_blocker" field.
+func (m *CostRollupMutation) ResetFindingsBlocker() {
+	m.findings_blocker = nil
+	m.addfindings_blocker = nil
+}
+
+// SetFindingsMajor sets the "findings_major" field.
+func (m *CostRollupMutation) SetFindingsMajor(i int64) {
+	m.findings_major = &i
+	m.addfindings_major = nil
+}
+
+// FindingsMajor returns the value of the "findings_major" field in the mutation.
+func (m *CostRollupMutation) FindingsMajor() (r int64, exists bool) {
+	v := m.findings_major
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFindingsMajor returns the old "findings_major" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldFindingsMajor(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFindingsMajor is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFindingsMajor requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFindingsMajor: %w", err)
+	}
+	return oldValue.FindingsMajor, nil
+}
+
+// AddFindingsMajor adds i to the "findings_major" field.
+func (m *CostRollupMutation) AddFindingsMajor(i int64) {
+	if m.addfindings_major != nil {
+		*m.addfindings_major += i
+	} else {
+		m.addfindings_major = &i
+	}
+}
+
+// AddedFindingsMajor returns the value that was added to the "findings_major" field in this mutation.
+func (m *CostRollupMutation) AddedFindingsMajor() (r int64, exists bool) {
+	v := m.addfindings_major
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetFindingsMajor resets all changes to the "findings_major" field.
+func (m *CostRollupMutation) ResetFindingsMajor() {
+	m.findings_major = nil
+	m.addfindings_major = nil
+}
+
+// SetFindingsMinor sets the "findings_minor" field.
+func (m *CostRollupMutation) SetFindingsMinor(i int64) {
+	m.findings_minor = &i
+	m.addfindings_minor = nil
+}
+
+// FindingsMinor returns the value of the "findings_minor" field in the mutation.
+func (m *CostRollupMutation) FindingsMinor() (r int64, exists bool) {
+	v := m.findings_minor
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFindingsMinor returns the old "findings_minor" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldFindingsMinor(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFindingsMinor is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFindingsMinor requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFindingsMinor: %w", err)
+	}
+	return oldValue.FindingsMinor, nil
+}
+
+// AddFindingsMinor adds i to the "findings_minor" field.
+func (m *CostRollupMutation) AddFindingsMinor(i int64) {
+	if m.addfindings_minor != nil {
+		*m.addfindings_minor += i
+	} else {
+		m.addfindings_minor = &i
+	}
+}
+
+// AddedFindingsMinor returns the value that was added to the "findings_minor" field in this mutation.
+func (m *CostRollupMutation) AddedFindingsMinor() (r int64, exists bool) {
+	v := m.addfindings_minor
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetFindingsMinor resets all changes to the "findings_minor" field.
+func (m *CostRollupMutation) ResetFindingsMinor() {
+	m.findings_minor = nil
+	m.addfindings_minor = nil
+}
+
+// SetFindingsNit sets the "findings_nit" field.
+func (m *CostRollupMutation) SetFindingsNit(i int64) {
+	m.findings_nit = &i
+	m.addfindings_nit = nil
+}
+
+// FindingsNit returns the value of the "findings_nit" field in the mutation.
+func (m *CostRollupMutation) FindingsNit() (r int64, exists bool) {
+	v := m.findings_nit
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFindingsNit returns the old "findings_nit" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldFindingsNit(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFindingsNit is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFindingsNit requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFindingsNit: %w", err)
+	}
+	return oldValue.FindingsNit, nil
+}
+
+// AddFindingsNit adds i to the "findings_nit" field.
+func (m *CostRollupMutation) AddFindingsNit(i int64) {
+	if m.addfindings_nit != nil {
+		*m.addfindings_nit += i
+	} else {
+		m.addfindings_nit = &i
+	}
+}
+
+// AddedFindingsNit returns the value that was added to the "findings_nit" field in this mutation.
+func (m *CostRollupMutation) AddedFindingsNit() (r int64, exists bool) {
+	v := m.addfindings_nit
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetFindingsNit resets all changes to the "findings_nit" field.
+func (m *CostRollupMutation) ResetFindingsNit() {
+	m.findings_nit = nil
+	m.addfindings_nit = nil
+}
+
+// SetH00 sets the "h00" field.
+func (m *CostRollupMutation) SetH00(i int64) {
+	m.h00 = &i
+	m.addh00 = nil
+}
+
+// H00 returns the value of the "h00" field in the mutation.
+func (m *CostRollupMutation) H00() (r int64, exists bool) {
+	v := m.h00
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH00 returns the old "h00" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH00(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH00 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH00 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH00: %w", err)
+	}
+	return oldValue.H00, nil
+}
+
+// AddH00 adds i to the "h00" field.
+func (m *CostRollupMutation) AddH00(i int64) {
+	if m.addh00 != nil {
+		*m.addh00 += i
+	} else {
+		m.addh00 = &i
+	}
+}
+
+// AddedH00 returns the value that was added to the "h00" field in this mutation.
+func (m *CostRollupMutation) AddedH00() (r int64, exists bool) {
+	v := m.addh00
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH00 resets all changes to the "h00" field.
+func (m *CostRollupMutation) ResetH00() {
+	m.h00 = nil
+	m.addh00 = nil
+}
+
+// SetH01 sets the "h01" field.
+func (m *CostRollupMutation) SetH01(i int64) {
+	m.h01 = &i
+	m.addh01 = nil
+}
+
+// H01 returns the value of the "h01" field in the mutation.
+func (m *CostRollupMutation) H01() (r int64, exists bool) {
+	v := m.h01
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH01 returns the old "h01" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH01(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH01 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH01 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH01: %w", err)
+	}
+	return oldValue.H01, nil
+}
+
+// AddH01 adds i to the "h01" field.
+func (m *CostRollupMutation) AddH01(i int64) {
+	if m.addh01 != nil {
+		*m.addh01 += i
+	} else {
+		m.addh01 = &i
+	}
+}
+
+// AddedH01 returns the value that was added to the "h01" field in this mutation.
+func (m *CostRollupMutation) AddedH01() (r int64, exists bool) {
+	v := m.addh01
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH01 resets all changes to the "h01" field.
+func (m *CostRollupMutation) ResetH01() {
+	m.h01 = nil
+	m.addh01 = nil
+}
+
+// SetH02 sets the "h02" field.
+func (m *CostRollupMutation) SetH02(i int64) {
+	m.h02 = &i
+	m.addh02 = nil
+}
+
+// H02 returns the value of the "h02" field in the mutation.
+func (m *CostRollupMutation) H02() (r int64, exists bool) {
+	v := m.h02
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH02 returns the old "h02" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH02(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH02 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH02 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH02: %w", err)
+	}
+	return oldValue.H02, nil
+}
+
+// AddH02 adds i to the "h02" field.
+func (m *CostRollupMutation) AddH02(i int64) {
+	if m.addh02 != nil {
+		*m.addh02 += i
+	} else {
+		m.addh02 = &i
+	}
+}
+
+// AddedH02 returns the value that was added to the "h02" field in this mutation.
+func (m *CostRollupMutation) AddedH02() (r int64, exists bool) {
+	v := m.addh02
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH02 resets all changes to the "h02" field.
+func (m *CostRollupMutation) ResetH02() {
+	m.h02 = nil
+	m.addh02 = nil
+}
+
+// SetH03 sets the "h03" field.
+func (m *CostRollupMutation) SetH03(i int64) {
+	m.h03 = &i
+	m.addh03 = nil
+}
+
+// H03 returns the value of the "h03" field in the mutation.
+func (m *CostRollupMutation) H03() (r int64, exists bool) {
+	v := m.h03
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH03 returns the old "h03" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH03(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH03 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH03 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH03: %w", err)
+	}
+	return oldValue.H03, nil
+}
+
+// AddH03 adds i to the "h03" field.
+func (m *CostRollupMutation) AddH03(i int64) {
+	if m.addh03 != nil {
+		*m.addh03 += i
+	} else {
+		m.addh03 = &i
+	}
+}
+
+// AddedH03 returns the value that was added to the "h03" field in this mutation.
+func (m *CostRollupMutation) AddedH03() (r int64, exists bool) {
+	v := m.addh03
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH03 resets all changes to the "h03" field.
+func (m *CostRollupMutation) ResetH03() {
+	m.h03 = nil
+	m.addh03 = nil
+}
+
+// SetH04 sets the "h04" field.
+func (m *CostRollupMutation) SetH04(i int64) {
+	m.h04 = &i
+	m.addh04 = nil
+}
+
+// H04 returns the value of the "h04" field in the mutation.
+func (m *CostRollupMutation) H04() (r int64, exists bool) {
+	v := m.h04
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH04 returns the old "h04" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH04(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH04 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH04 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH04: %w", err)
+	}
+	return oldValue.H04, nil
+}
+
+// AddH04 adds i to the "h04" field.
+func (m *CostRollupMutation) AddH04(i int64) {
+	if m.addh04 != nil {
+		*m.addh04 += i
+	} else {
+		m.addh04 = &i
+	}
+}
+
+// AddedH04 returns the value that was added to the "h04" field in this mutation.
+func (m *CostRollupMutation) AddedH04() (r int64, exists bool) {
+	v := m.addh04
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH04 resets all changes to the "h04" field.
+func (m *CostRollupMutation) ResetH04() {
+	m.h04 = nil
+	m.addh04 = nil
+}
+
+// SetH05 sets the "h05" field.
+func (m *CostRollupMutation) SetH05(i int64) {
+	m.h05 = &i
+	m.addh05 = nil
+}
+
+// H05 returns the value of the "h05" field in the mutation.
+func (m *CostRollupMutation) H05() (r int64, exists bool) {
+	v := m.h05
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH05 returns the old "h05" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH05(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH05 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH05 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH05: %w", err)
+	}
+	return oldValue.H05, nil
+}
+
+// AddH05 adds i to the "h05" field.
+func (m *CostRollupMutation) AddH05(i int64) {
+	if m.addh05 != nil {
+		*m.addh05 += i
+	} else {
+		m.addh05 = &i
+	}
+}
+
+// AddedH05 returns the value that was added to the "h05" field in this mutation.
+func (m *CostRollupMutation) AddedH05() (r int64, exists bool) {
+	v := m.addh05
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH05 resets all changes to the "h05" field.
+func (m *CostRollupMutation) ResetH05() {
+	m.h05 = nil
+	m.addh05 = nil
+}
+
+// SetH06 sets the "h06" field.
+func (m *CostRollupMutation) SetH06(i int64) {
+	m.h06 = &i
+	m.addh06 = nil
+}
+
+// H06 returns the value of the "h06" field in the mutation.
+func (m *CostRollupMutation) H06() (r int64, exists bool) {
+	v := m.h06
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH06 returns the old "h06" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH06(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH06 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH06 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH06: %w", err)
+	}
+	return oldValue.H06, nil
+}
+
+// AddH06 adds i to the "h06" field.
+func (m *CostRollupMutation) AddH06(i int64) {
+	if m.addh06 != nil {
+		*m.addh06 += i
+	} else {
+		m.addh06 = &i
+	}
+}
+
+// AddedH06 returns the value that was added to the "h06" field in this mutation.
+func (m *CostRollupMutation) AddedH06() (r int64, exists bool) {
+	v := m.addh06
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH06 resets all changes to the "h06" field.
+func (m *CostRollupMutation) ResetH06() {
+	m.h06 = nil
+	m.addh06 = nil
+}
+
+// SetH07 sets the "h07" field.
+func (m *CostRollupMutation) SetH07(i int64) {
+	m.h07 = &i
+	m.addh07 = nil
+}
+
+// H07 returns the value of the "h07" field in the mutation.
+func (m *CostRollupMutation) H07() (r int64, exists bool) {
+	v := m.h07
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH07 returns the old "h07" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH07(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH07 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH07 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH07: %w", err)
+	}
+	return oldValue.H07, nil
+}
+
+// AddH07 adds i to the "h07" field.
+func (m *CostRollupMutation) AddH07(i int64) {
+	if m.addh07 != nil {
+		*m.addh07 += i
+	} else {
+		m.addh07 = &i
+	}
+}
+
+// AddedH07 returns the value that was added to the "h07" field in this mutation.
+func (m *CostRollupMutation) AddedH07() (r int64, exists bool) {
+	v := m.addh07
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH07 resets all changes to the "h07" field.
+func (m *CostRollupMutation) ResetH07() {
+	m.h07 = nil
+	m.addh07 = nil
+}
+
+// SetH08 sets the "h08" field.
+func (m *CostRollupMutation) SetH08(i int64) {
+	m.h08 = &i
+	m.addh08 = nil
+}
+
+// H08 returns the value of the "h08" field in the mutation.
+func (m *CostRollupMutation) H08() (r int64, exists bool) {
+	v := m.h08
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH08 returns the old "h08" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH08(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH08 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH08 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH08: %w", err)
+	}
+	return oldValue.H08, nil
+}
+
+// AddH08 adds i to the "h08" field.
+func (m *CostRollupMutation) AddH08(i int64) {
+	if m.addh08 != nil {
+		*m.addh08 += i
+	} else {
+		m.addh08 = &i
+	}
+}
+
+// AddedH08 returns the value that was added to the "h08" field in this mutation.
+func (m *CostRollupMutation) AddedH08() (r int64, exists bool) {
+	v := m.addh08
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH08 resets all changes to the "h08" field.
+func (m *CostRollupMutation) ResetH08() {
+	m.h08 = nil
+	m.addh08 = nil
+}
+
+// SetH09 sets the "h09" field.
+func (m *CostRollupMutation) SetH09(i int64) {
+	m.h09 = &i
+	m.addh09 = nil
+}
+
+// H09 returns the value of the "h09" field in the mutation.
+func (m *CostRollupMutation) H09() (r int64, exists bool) {
+	v := m.h09
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH09 returns the old "h09" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH09(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH09 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH09 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH09: %w", err)
+	}
+	return oldValue.H09, nil
+}
+
+// AddH09 adds i to the "h09" field.
+func (m *CostRollupMutation) AddH09(i int64) {
+	if m.addh09 != nil {
+		*m.addh09 += i
+	} else {
+		m.addh09 = &i
+	}
+}
+
+// AddedH09 returns the value that was added to the "h09" field in this mutation.
+func (m *CostRollupMutation) AddedH09() (r int64, exists bool) {
+	v := m.addh09
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH09 resets all changes to the "h09" field.
+func (m *CostRollupMutation) ResetH09() {
+	m.h09 = nil
+	m.addh09 = nil
+}
+
+// SetH10 sets the "h10" field.
+func (m *CostRollupMutation) SetH10(i int64) {
+	m.h10 = &i
+	m.addh10 = nil
+}
+
+// H10 returns the value of the "h10" field in the mutation.
+func (m *CostRollupMutation) H10() (r int64, exists bool) {
+	v := m.h10
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH10 returns the old "h10" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH10(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH10 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH10 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH10: %w", err)
+	}
+	return oldValue.H10, nil
+}
+
+// AddH10 adds i to the "h10" field.
+func (m *CostRollupMutation) AddH10(i int64) {
+	if m.addh10 != nil {
+		*m.addh10 += i
+	} else {
+		m.addh10 = &i
+	}
+}
+
+// AddedH10 returns the value that was added to the "h10" field in this mutation.
+func (m *CostRollupMutation) AddedH10() (r int64, exists bool) {
+	v := m.addh10
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH10 resets all changes to the "h10" field.
+func (m *CostRollupMutation) ResetH10() {
+	m.h10 = nil
+	m.addh10 = nil
+}
+
+// SetH11 sets the "h11" field.
+func (m *CostRollupMutation) SetH11(i int64) {
+	m.h11 = &i
+	m.addh11 = nil
+}
+
+// H11 returns the value of the "h11" field in the mutation.
+func (m *CostRollupMutation) H11() (r int64, exists bool) {
+	v := m.h11
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH11 returns the old "h11" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH11(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH11 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH11 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH11: %w", err)
+	}
+	return oldValue.H11, nil
+}
+
+// AddH11 adds i to the "h11" field.
+func (m *CostRollupMutation) AddH11(i int64) {
+	if m.addh11 != nil {
+		*m.addh11 += i
+	} else {
+		m.addh11 = &i
+	}
+}
+
+// AddedH11 returns the value that was added to the "h11" field in this mutation.
+func (m *CostRollupMutation) AddedH11() (r int64, exists bool) {
+	v := m.addh11
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH11 resets all changes to the "h11" field.
+func (m *CostRollupMutation) ResetH11() {
+	m.h11 = nil
+	m.addh11 = nil
+}
+
+// SetH12 sets the "h12" field.
+func (m *CostRollupMutation) SetH12(i int64) {
+	m.h12 = &i
+	m.addh12 = nil
+}
+
+// H12 returns the value of the "h12" field in the mutation.
+func (m *CostRollupMutation) H12() (r int64, exists bool) {
+	v := m.h12
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH12 returns the old "h12" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH12(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH12 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH12 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH12: %w", err)
+	}
+	return oldValue.H12, nil
+}
+
+// AddH12 adds i to the "h12" field.
+func (m *CostRollupMutation) AddH12(i int64) {
+	if m.addh12 != nil {
+		*m.addh12 += i
+	} else {
+		m.addh12 = &i
+	}
+}
+
+// AddedH12 returns the value that was added to the "h12" field in this mutation.
+func (m *CostRollupMutation) AddedH12() (r int64, exists bool) {
+	v := m.addh12
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH12 resets all changes to the "h12" field.
+func (m *CostRollupMutation) ResetH12() {
+	m.h12 = nil
+	m.addh12 = nil
+}
+
+// SetH13 sets the "h13" field.
+func (m *CostRollupMutation) SetH13(i int64) {
+	m.h13 = &i
+	m.addh13 = nil
+}
+
+// H13 returns the value of the "h13" field in the mutation.
+func (m *CostRollupMutation) H13() (r int64, exists bool) {
+	v := m.h13
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH13 returns the old "h13" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH13(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH13 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH13 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH13: %w", err)
+	}
+	return oldValue.H13, nil
+}
+
+// AddH13 adds i to the "h13" field.
+func (m *CostRollupMutation) AddH13(i int64) {
+	if m.addh13 != nil {
+		*m.addh13 += i
+	} else {
+		m.addh13 = &i
+	}
+}
+
+// AddedH13 returns the value that was added to the "h13" field in this mutation.
+func (m *CostRollupMutation) AddedH13() (r int64, exists bool) {
+	v := m.addh13
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH13 resets all changes to the "h13" field.
+func (m *CostRollupMutation) ResetH13() {
+	m.h13 = nil
+	m.addh13 = nil
+}
+
+// SetH14 sets the "h14" field.
+func (m *CostRollupMutation) SetH14(i int64) {
+	m.h14 = &i
+	m.addh14 = nil
+}
+
+// H14 returns the value of the "h14" field in the mutation.
+func (m *CostRollupMutation) H14() (r int64, exists bool) {
+	v := m.h14
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH14 returns the old "h14" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH14(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH14 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH14 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH14: %w", err)
+	}
+	return oldValue.H14, nil
+}
+
+// AddH14 adds i to the "h14" field.
+func (m *CostRollupMutation) AddH14(i int64) {
+	if m.addh14 != nil {
+		*m.addh14 += i
+	} else {
+		m.addh14 = &i
+	}
+}
+
+// AddedH14 returns the value that was added to the "h14" field in this mutation.
+func (m *CostRollupMutation) AddedH14() (r int64, exists bool) {
+	v := m.addh14
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH14 resets all changes to the "h14" field.
+func (m *CostRollupMutation) ResetH14() {
+	m.h14 = nil
+	m.addh14 = nil
+}
+
+// SetH15 sets the "h15" field.
+func (m *CostRollupMutation) SetH15(i int64) {
+	m.h15 = &i
+	m.addh15 = nil
+}
+
+// H15 returns the value of the "h15" field in the mutation.
+func (m *CostRollupMutation) H15() (r int64, exists bool) {
+	v := m.h15
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH15 returns the old "h15" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH15(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH15 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH15 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH15: %w", err)
+	}
+	return oldValue.H15, nil
+}
+
+// AddH15 adds i to the "h15" field.
+func (m *CostRollupMutation) AddH15(i int64) {
+	if m.addh15 != nil {
+		*m.addh15 += i
+	} else {
+		m.addh15 = &i
+	}
+}
+
+// AddedH15 returns the value that was added to the "h15" field in this mutation.
+func (m *CostRollupMutation) AddedH15() (r int64, exists bool) {
+	v := m.addh15
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH15 resets all changes to the "h15" field.
+func (m *CostRollupMutation) ResetH15() {
+	m.h15 = nil
+	m.addh15 = nil
+}
+
+// SetH16 sets the "h16" field.
+func (m *CostRollupMutation) SetH16(i int64) {
+	m.h16 = &i
+	m.addh16 = nil
+}
+
+// H16 returns the value of the "h16" field in the mutation.
+func (m *CostRollupMutation) H16() (r int64, exists bool) {
+	v := m.h16
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH16 returns the old "h16" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH16(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH16 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH16 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH16: %w", err)
+	}
+	return oldValue.H16, nil
+}
+
+// AddH16 adds i to the "h16" field.
+func (m *CostRollupMutation) AddH16(i int64) {
+	if m.addh16 != nil {
+		*m.addh16 += i
+	} else {
+		m.addh16 = &i
+	}
+}
+
+// AddedH16 returns the value that was added to the "h16" field in this mutation.
+func (m *CostRollupMutation) AddedH16() (r int64, exists bool) {
+	v := m.addh16
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH16 resets all changes to the "h16" field.
+func (m *CostRollupMutation) ResetH16() {
+	m.h16 = nil
+	m.addh16 = nil
+}
+
+// SetH17 sets the "h17" field.
+func (m *CostRollupMutation) SetH17(i int64) {
+	m.h17 = &i
+	m.addh17 = nil
+}
+
+// H17 returns the value of the "h17" field in the mutation.
+func (m *CostRollupMutation) H17() (r int64, exists bool) {
+	v := m.h17
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH17 returns the old "h17" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH17(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH17 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH17 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH17: %w", err)
+	}
+	return oldValue.H17, nil
+}
+
+// AddH17 adds i to the "h17" field.
+func (m *CostRollupMutation) AddH17(i int64) {
+	if m.addh17 != nil {
+		*m.addh17 += i
+	} else {
+		m.addh17 = &i
+	}
+}
+
+// AddedH17 returns the value that was added to the "h17" field in this mutation.
+func (m *CostRollupMutation) AddedH17() (r int64, exists bool) {
+	v := m.addh17
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH17 resets all changes to the "h17" field.
+func (m *CostRollupMutation) ResetH17() {
+	m.h17 = nil
+	m.addh17 = nil
+}
+
+// SetH18 sets the "h18" field.
+func (m *CostRollupMutation) SetH18(i int64) {
+	m.h18 = &i
+	m.addh18 = nil
+}
+
+// H18 returns the value of the "h18" field in the mutation.
+func (m *CostRollupMutation) H18() (r int64, exists bool) {
+	v := m.h18
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH18 returns the old "h18" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH18(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH18 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH18 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH18: %w", err)
+	}
+	return oldValue.H18, nil
+}
+
+// AddH18 adds i to the "h18" field.
+func (m *CostRollupMutation) AddH18(i int64) {
+	if m.addh18 != nil {
+		*m.addh18 += i
+	} else {
+		m.addh18 = &i
+	}
+}
+
+// AddedH18 returns the value that was added to the "h18" field in this mutation.
+func (m *CostRollupMutation) AddedH18() (r int64, exists bool) {
+	v := m.addh18
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH18 resets all changes to the "h18" field.
+func (m *CostRollupMutation) ResetH18() {
+	m.h18 = nil
+	m.addh18 = nil
+}
+
+// SetH19 sets the "h19" field.
+func (m *CostRollupMutation) SetH19(i int64) {
+	m.h19 = &i
+	m.addh19 = nil
+}
+
+// H19 returns the value of the "h19" field in the mutation.
+func (m *CostRollupMutation) H19() (r int64, exists bool) {
+	v := m.h19
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH19 returns the old "h19" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH19(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH19 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH19 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH19: %w", err)
+	}
+	return oldValue.H19, nil
+}
+
+// AddH19 adds i to the "h19" field.
+func (m *CostRollupMutation) AddH19(i int64) {
+	if m.addh19 != nil {
+		*m.addh19 += i
+	} else {
+		m.addh19 = &i
+	}
+}
+
+// AddedH19 returns the value that was added to the "h19" field in this mutation.
+func (m *CostRollupMutation) AddedH19() (r int64, exists bool) {
+	v := m.addh19
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH19 resets all changes to the "h19" field.
+func (m *CostRollupMutation) ResetH19() {
+	m.h19 = nil
+	m.addh19 = nil
+}
+
+// SetH20 sets the "h20" field.
+func (m *CostRollupMutation) SetH20(i int64) {
+	m.h20 = &i
+	m.addh20 = nil
+}
+
+// H20 returns the value of the "h20" field in the mutation.
+func (m *CostRollupMutation) H20() (r int64, exists bool) {
+	v := m.h20
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH20 returns the old "h20" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH20(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH20 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH20 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH20: %w", err)
+	}
+	return oldValue.H20, nil
+}
+
+// AddH20 adds i to the "h20" field.
+func (m *CostRollupMutation) AddH20(i int64) {
+	if m.addh20 != nil {
+		*m.addh20 += i
+	} else {
+		m.addh20 = &i
+	}
+}
+
+// AddedH20 returns the value that was added to the "h20" field in this mutation.
+func (m *CostRollupMutation) AddedH20() (r int64, exists bool) {
+	v := m.addh20
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH20 resets all changes to the "h20" field.
+func (m *CostRollupMutation) ResetH20() {
+	m.h20 = nil
+	m.addh20 = nil
+}
+
+// SetH21 sets the "h21" field.
+func (m *CostRollupMutation) SetH21(i int64) {
+	m.h21 = &i
+	m.addh21 = nil
+}
+
+// H21 returns the value of the "h21" field in the mutation.
+func (m *CostRollupMutation) H21() (r int64, exists bool) {
+	v := m.h21
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH21 returns the old "h21" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH21(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH21 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH21 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH21: %w", err)
+	}
+	return oldValue.H21, nil
+}
+
+// AddH21 adds i to the "h21" field.
+func (m *CostRollupMutation) AddH21(i int64) {
+	if m.addh21 != nil {
+		*m.addh21 += i
+	} else {
+		m.addh21 = &i
+	}
+}
+
+// AddedH21 returns the value that was added to the "h21" field in this mutation.
+func (m *CostRollupMutation) AddedH21() (r int64, exists bool) {
+	v := m.addh21
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH21 resets all changes to the "h21" field.
+func (m *CostRollupMutation) ResetH21() {
+	m.h21 = nil
+	m.addh21 = nil
+}
+
+// SetH22 sets the "h22" field.
+func (m *CostRollupMutation) SetH22(i int64) {
+	m.h22 = &i
+	m.addh22 = nil
+}
+
+// H22 returns the value of the "h22" field in the mutation.
+func (m *CostRollupMutation) H22() (r int64, exists bool) {
+	v := m.h22
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH22 returns the old "h22" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH22(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH22 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH22 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH22: %w", err)
+	}
+	return oldValue.H22, nil
+}
+
+// AddH22 adds i to the "h22" field.
+func (m *CostRollupMutation) AddH22(i int64) {
+	if m.addh22 != nil {
+		*m.addh22 += i
+	} else {
+		m.addh22 = &i
+	}
+}
+
+// AddedH22 returns the value that was added to the "h22" field in this mutation.
+func (m *CostRollupMutation) AddedH22() (r int64, exists bool) {
+	v := m.addh22
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH22 resets all changes to the "h22" field.
+func (m *CostRollupMutation) ResetH22() {
+	m.h22 = nil
+	m.addh22 = nil
+}
+
+// SetH23 sets the "h23" field.
+func (m *CostRollupMutation) SetH23(i int64) {
+	m.h23 = &i
+	m.addh23 = nil
+}
+
+// H23 returns the value of the "h23" field in the mutation.
+func (m *CostRollupMutation) H23() (r int64, exists bool) {
+	v := m.h23
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH23 returns the old "h23" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH23(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH23 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH23 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH23: %w", err)
+	}
+	return oldValue.H23, nil
+}
+
+// AddH23 adds i to the "h23" field.
+func (m *CostRollupMutation) AddH23(i int64) {
+	if m.addh23 != nil {
+		*m.addh23 += i
+	} else {
+		m.addh23 = &i
+	}
+}
+
+// AddedH23 returns the value that was added to the "h23" field in this mutation.
+func (m *CostRollupMutation) AddedH23() (r int64, exists bool) {
+	v := m.addh23
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH23 resets all changes to the "h23" field.
+func (m *CostRollupMutation) ResetH23() {
+	m.h23 = nil
+	m.addh23 = nil
+}
+
+// SetH24 sets the "h24" field.
+func (m *CostRollupMutation) SetH24(i int64) {
+	m.h24 = &i
+	m.addh24 = nil
+}
+
+// H24 returns the value of the "h24" field in the mutation.
+func (m *CostRollupMutation) H24() (r int64, exists bool) {
+	v := m.h24
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH24 returns the old "h24" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH24(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH24 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH24 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH24: %w", err)
+	}
+	return oldValue.H24, nil
+}
+
+// AddH24 adds i to the "h24" field.
+func (m *CostRollupMutation) AddH24(i int64) {
+	if m.addh24 != nil {
+		*m.addh24 += i
+	} else {
+		m.addh24 = &i
+	}
+}
+
+// AddedH24 returns the value that was added to the "h24" field in this mutation.
+func (m *CostRollupMutation) AddedH24() (r int64, exists bool) {
+	v := m.addh24
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH24 resets all changes to the "h24" field.
+func (m *CostRollupMutation) ResetH24() {
+	m.h24 = nil
+	m.addh24 = nil
+}
+
+// SetH25 sets the "h25" field.
+func (m *CostRollupMutation) SetH25(i int64) {
+	m.h25 = &i
+	m.addh25 = nil
+}
+
+// H25 returns the value of the "h25" field in the mutation.
+func (m *CostRollupMutation) H25() (r int64, exists bool) {
+	v := m.h25
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH25 returns the old "h25" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH25(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH25 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH25 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH25: %w", err)
+	}
+	return oldValue.H25, nil
+}
+
+// AddH25 adds i to the "h25" field.
+func (m *CostRollupMutation) AddH25(i int64) {
+	if m.addh25 != nil {
+		*m.addh25 += i
+	} else {
+		m.addh25 = &i
+	}
+}
+
+// AddedH25 returns the value that was added to the "h25" field in this mutation.
+func (m *CostRollupMutation) AddedH25() (r int64, exists bool) {
+	v := m.addh25
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH25 resets all changes to the "h25" field.
+func (m *CostRollupMutation) ResetH25() {
+	m.h25 = nil
+	m.addh25 = nil
+}
+
+// SetH26 sets the "h26" field.
+func (m *CostRollupMutation) SetH26(i int64) {
+	m.h26 = &i
+	m.addh26 = nil
+}
+
+// H26 returns the value of the "h26" field in the mutation.
+func (m *CostRollupMutation) H26() (r int64, exists bool) {
+	v := m.h26
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH26 returns the old "h26" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH26(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH26 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH26 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH26: %w", err)
+	}
+	return oldValue.H26, nil
+}
+
+// AddH26 adds i to the "h26" field.
+func (m *CostRollupMutation) AddH26(i int64) {
+	if m.addh26 != nil {
+		*m.addh26 += i
+	} else {
+		m.addh26 = &i
+	}
+}
+
+// AddedH26 returns the value that was added to the "h26" field in this mutation.
+func (m *CostRollupMutation) AddedH26() (r int64, exists bool) {
+	v := m.addh26
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH26 resets all changes to the "h26" field.
+func (m *CostRollupMutation) ResetH26() {
+	m.h26 = nil
+	m.addh26 = nil
+}
+
+// SetH27 sets the "h27" field.
+func (m *CostRollupMutation) SetH27(i int64) {
+	m.h27 = &i
+	m.addh27 = nil
+}
+
+// H27 returns the value of the "h27" field in the mutation.
+func (m *CostRollupMutation) H27() (r int64, exists bool) {
+	v := m.h27
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH27 returns the old "h27" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH27(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH27 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH27 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH27: %w", err)
+	}
+	return oldValue.H27, nil
+}
+
+// AddH27 adds i to the "h27" field.
+func (m *CostRollupMutation) AddH27(i int64) {
+	if m.addh27 != nil {
+		*m.addh27 += i
+	} else {
+		m.addh27 = &i
+	}
+}
+
+// AddedH27 returns the value that was added to the "h27" field in this mutation.
+func (m *CostRollupMutation) AddedH27() (r int64, exists bool) {
+	v := m.addh27
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH27 resets all changes to the "h27" field.
+func (m *CostRollupMutation) ResetH27() {
+	m.h27 = nil
+	m.addh27 = nil
+}
+
+// SetH28 sets the "h28" field.
+func (m *CostRollupMutation) SetH28(i int64) {
+	m.h28 = &i
+	m.addh28 = nil
+}
+
+// H28 returns the value of the "h28" field in the mutation.
+func (m *CostRollupMutation) H28() (r int64, exists bool) {
+	v := m.h28
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH28 returns the old "h28" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH28(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH28 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH28 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH28: %w", err)
+	}
+	return oldValue.H28, nil
+}
+
+// AddH28 adds i to the "h28" field.
+func (m *CostRollupMutation) AddH28(i int64) {
+	if m.addh28 != nil {
+		*m.addh28 += i
+	} else {
+		m.addh28 = &i
+	}
+}
+
+// AddedH28 returns the value that was added to the "h28" field in this mutation.
+func (m *CostRollupMutation) AddedH28() (r int64, exists bool) {
+	v := m.addh28
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH28 resets all changes to the "h28" field.
+func (m *CostRollupMutation) ResetH28() {
+	m.h28 = nil
+	m.addh28 = nil
+}
+
+// SetH29 sets the "h29" field.
+func (m *CostRollupMutation) SetH29(i int64) {
+	m.h29 = &i
+	m.addh29 = nil
+}
+
+// H29 returns the value of the "h29" field in the mutation.
+func (m *CostRollupMutation) H29() (r int64, exists bool) {
+	v := m.h29
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH29 returns the old "h29" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH29(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH29 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH29 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH29: %w", err)
+	}
+	return oldValue.H29, nil
+}
+
+// AddH29 adds i to the "h29" field.
+func (m *CostRollupMutation) AddH29(i int64) {
+	if m.addh29 != nil {
+		*m.addh29 += i
+	} else {
+		m.addh29 = &i
+	}
+}
+
+// AddedH29 returns the value that was added to the "h29" field in this mutation.
+func (m *CostRollupMutation) AddedH29() (r int64, exists bool) {
+	v := m.addh29
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH29 resets all changes to the "h29" field.
+func (m *CostRollupMutation) ResetH29() {
+	m.h29 = nil
+	m.addh29 = nil
+}
+
+// SetH30 sets the "h30" field.
+func (m *CostRollupMutation) SetH30(i int64) {
+	m.h30 = &i
+	m.addh30 = nil
+}
+
+// H30 returns the value of the "h30" field in the mutation.
+func (m *CostRollupMutation) H30() (r int64, exists bool) {
+	v := m.h30
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH30 returns the old "h30" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH30(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH30 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH30 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH30: %w", err)
+	}
+	return oldValue.H30, nil
+}
+
+// AddH30 adds i to the "h30" field.
+func (m *CostRollupMutation) AddH30(i int64) {
+	if m.addh30 != nil {
+		*m.addh30 += i
+	} else {
+		m.addh30 = &i
+	}
+}
+
+// AddedH30 returns the value that was added to the "h30" field in this mutation.
+func (m *CostRollupMutation) AddedH30() (r int64, exists bool) {
+	v := m.addh30
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH30 resets all changes to the "h30" field.
+func (m *CostRollupMutation) ResetH30() {
+	m.h30 = nil
+	m.addh30 = nil
+}
+
+// SetH31 sets the "h31" field.
+func (m *CostRollupMutation) SetH31(i int64) {
+	m.h31 = &i
+	m.addh31 = nil
+}
+
+// H31 returns the value of the "h31" field in the mutation.
+func (m *CostRollupMutation) H31() (r int64, exists bool) {
+	v := m.h31
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH31 returns the old "h31" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH31(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH31 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH31 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH31: %w", err)
+	}
+	return oldValue.H31, nil
+}
+
+// AddH31 adds i to the "h31" field.
+func (m *CostRollupMutation) AddH31(i int64) {
+	if m.addh31 != nil {
+		*m.addh31 += i
+	} else {
+		m.addh31 = &i
+	}
+}
+
+// AddedH31 returns the value that was added to the "h31" field in this mutation.
+func (m *CostRollupMutation) AddedH31() (r int64, exists bool) {
+	v := m.addh31
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH31 resets all changes to the "h31" field.
+func (m *CostRollupMutation) ResetH31() {
+	m.h31 = nil
+	m.addh31 = nil
+}
+
+// SetH32 sets the "h32" field.
+func (m *CostRollupMutation) SetH32(i int64) {
+	m.h32 = &i
+	m.addh32 = nil
+}
+
+// H32 returns the value of the "h32" field in the mutation.
+func (m *CostRollupMutation) H32() (r int64, exists bool) {
+	v := m.h32
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH32 returns the old "h32" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH32(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH32 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH32 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH32: %w", err)
+	}
+	return oldValue.H32, nil
+}
+
+// AddH32 adds i to the "h32" field.
+func (m *CostRollupMutation) AddH32(i int64) {
+	if m.addh32 != nil {
+		*m.addh32 += i
+	} else {
+		m.addh32 = &i
+	}
+}
+
+// AddedH32 returns the value that was added to the "h32" field in this mutation.
+func (m *CostRollupMutation) AddedH32() (r int64, exists bool) {
+	v := m.addh32
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH32 resets all changes to the "h32" field.
+func (m *CostRollupMutation) ResetH32() {
+	m.h32 = nil
+	m.addh32 = nil
+}
+
+// SetH33 sets the "h33" field.
+func (m *CostRollupMutation) SetH33(i int64) {
+	m.h33 = &i
+	m.addh33 = nil
+}
+
+// H33 returns the value of the "h33" field in the mutation.
+func (m *CostRollupMutation) H33() (r int64, exists bool) {
+	v := m.h33
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH33 returns the old "h33" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH33(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH33 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH33 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH33: %w", err)
+	}
+	return oldValue.H33, nil
+}
+
+// AddH33 adds i to the "h33" field.
+func (m *CostRollupMutation) AddH33(i int64) {
+	if m.addh33 != nil {
+		*m.addh33 += i
+	} else {
+		m.addh33 = &i
+	}
+}
+
+// AddedH33 returns the value that was added to the "h33" field in this mutation.
+func (m *CostRollupMutation) AddedH33() (r int64, exists bool) {
+	v := m.addh33
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH33 resets all changes to the "h33" field.
+func (m *CostRollupMutation) ResetH33() {
+	m.h33 = nil
+	m.addh33 = nil
+}
+
+// SetH34 sets the "h34" field.
+func (m *CostRollupMutation) SetH34(i int64) {
+	m.h34 = &i
+	m.addh34 = nil
+}
+
+// H34 returns the value of the "h34" field in the mutation.
+func (m *CostRollupMutation) H34() (r int64, exists bool) {
+	v := m.h34
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH34 returns the old "h34" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH34(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH34 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH34 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH34: %w", err)
+	}
+	return oldValue.H34, nil
+}
+
+// AddH34 adds i to the "h34" field.
+func (m *CostRollupMutation) AddH34(i int64) {
+	if m.addh34 != nil {
+		*m.addh34 += i
+	} else {
+		m.addh34 = &i
+	}
+}
+
+// AddedH34 returns the value that was added to the "h34" field in this mutation.
+func (m *CostRollupMutation) AddedH34() (r int64, exists bool) {
+	v := m.addh34
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH34 resets all changes to the "h34" field.
+func (m *CostRollupMutation) ResetH34() {
+	m.h34 = nil
+	m.addh34 = nil
+}
+
+// SetH35 sets the "h35" field.
+func (m *CostRollupMutation) SetH35(i int64) {
+	m.h35 = &i
+	m.addh35 = nil
+}
+
+// H35 returns the value of the "h35" field in the mutation.
+func (m *CostRollupMutation) H35() (r int64, exists bool) {
+	v := m.h35
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH35 returns the old "h35" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH35(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH35 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH35 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH35: %w", err)
+	}
+	return oldValue.H35, nil
+}
+
+// AddH35 adds i to the "h35" field.
+func (m *CostRollupMutation) AddH35(i int64) {
+	if m.addh35 != nil {
+		*m.addh35 += i
+	} else {
+		m.addh35 = &i
+	}
+}
+
+// AddedH35 returns the value that was added to the "h35" field in this mutation.
+func (m *CostRollupMutation) AddedH35() (r int64, exists bool) {
+	v := m.addh35
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH35 resets all changes to the "h35" field.
+func (m *CostRollupMutation) ResetH35() {
+	m.h35 = nil
+	m.addh35 = nil
+}
+
+// SetH36 sets the "h36" field.
+func (m *CostRollupMutation) SetH36(i int64) {
+	m.h36 = &i
+	m.addh36 = nil
+}
+
+// H36 returns the value of the "h36" field in the mutation.
+func (m *CostRollupMutation) H36() (r int64, exists bool) {
+	v := m.h36
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH36 returns the old "h36" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH36(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH36 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH36 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH36: %w", err)
+	}
+	return oldValue.H36, nil
+}
+
+// AddH36 adds i to the "h36" field.
+func (m *CostRollupMutation) AddH36(i int64) {
+	if m.addh36 != nil {
+		*m.addh36 += i
+	} else {
+		m.addh36 = &i
+	}
+}
+
+// AddedH36 returns the value that was added to the "h36" field in this mutation.
+func (m *CostRollupMutation) AddedH36() (r int64, exists bool) {
+	v := m.addh36
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH36 resets all changes to the "h36" field.
+func (m *CostRollupMutation) ResetH36() {
+	m.h36 = nil
+	m.addh36 = nil
+}
+
+// SetH37 sets the "h37" field.
+func (m *CostRollupMutation) SetH37(i int64) {
+	m.h37 = &i
+	m.addh37 = nil
+}
+
+// H37 returns the value of the "h37" field in the mutation.
+func (m *CostRollupMutation) H37() (r int64, exists bool) {
+	v := m.h37
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH37 returns the old "h37" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH37(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH37 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH37 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH37: %w", err)
+	}
+	return oldValue.H37, nil
+}
+
+// AddH37 adds i to the "h37" field.
+func (m *CostRollupMutation) AddH37(i int64) {
+	if m.addh37 != nil {
+		*m.addh37 += i
+	} else {
+		m.addh37 = &i
+	}
+}
+
+// AddedH37 returns the value that was added to the "h37" field in this mutation.
+func (m *CostRollupMutation) AddedH37() (r int64, exists bool) {
+	v := m.addh37
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH37 resets all changes to the "h37" field.
+func (m *CostRollupMutation) ResetH37() {
+	m.h37 = nil
+	m.addh37 = nil
+}
+
+// SetH38 sets the "h38" field.
+func (m *CostRollupMutation) SetH38(i int64) {
+	m.h38 = &i
+	m.addh38 = nil
+}
+
+// H38 returns the value of the "h38" field in the mutation.
+func (m *CostRollupMutation) H38() (r int64, exists bool) {
+	v := m.h38
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH38 returns the old "h38" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH38(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH38 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH38 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH38: %w", err)
+	}
+	return oldValue.H38, nil
+}
+
+// AddH38 adds i to the "h38" field.
+func (m *CostRollupMutation) AddH38(i int64) {
+	if m.addh38 != nil {
+		*m.addh38 += i
+	} else {
+		m.addh38 = &i
+	}
+}
+
+// AddedH38 returns the value that was added to the "h38" field in this mutation.
+func (m *CostRollupMutation) AddedH38() (r int64, exists bool) {
+	v := m.addh38
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH38 resets all changes to the "h38" field.
+func (m *CostRollupMutation) ResetH38() {
+	m.h38 = nil
+	m.addh38 = nil
+}
+
+// SetH39 sets the "h39" field.
+func (m *CostRollupMutation) SetH39(i int64) {
+	m.h39 = &i
+	m.addh39 = nil
+}
+
+// H39 returns the value of the "h39" field in the mutation.
+func (m *CostRollupMutation) H39() (r int64, exists bool) {
+	v := m.h39
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH39 returns the old "h39" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH39(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH39 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH39 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH39: %w", err)
+	}
+	return oldValue.H39, nil
+}
+
+// AddH39 adds i to the "h39" field.
+func (m *CostRollupMutation) AddH39(i int64) {
+	if m.addh39 != nil {
+		*m.addh39 += i
+	} else {
+		m.addh39 = &i
+	}
+}
+
+// AddedH39 returns the value that was added to the "h39" field in this mutation.
+func (m *CostRollupMutation) AddedH39() (r int64, exists bool) {
+	v := m.addh39
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH39 resets all changes to the "h39" field.
+func (m *CostRollupMutation) ResetH39() {
+	m.h39 = nil
+	m.addh39 = nil
+}
+
+// SetH40 sets the "h40" field.
+func (m *CostRollupMutation) SetH40(i int64) {
+	m.h40 = &i
+	m.addh40 = nil
+}
+
+// H40 returns the value of the "h40" field in the mutation.
+func (m *CostRollupMutation) H40() (r int64, exists bool) {
+	v := m.h40
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH40 returns the old "h40" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH40(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH40 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH40 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH40: %w", err)
+	}
+	return oldValue.H40, nil
+}
+
+// AddH40 adds i to the "h40" field.
+func (m *CostRollupMutation) AddH40(i int64) {
+	if m.addh40 != nil {
+		*m.addh40 += i
+	} else {
+		m.addh40 = &i
+	}
+}
+
+// AddedH40 returns the value that was added to the "h40" field in this mutation.
+func (m *CostRollupMutation) AddedH40() (r int64, exists bool) {
+	v := m.addh40
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH40 resets all changes to the "h40" field.
+func (m *CostRollupMutation) ResetH40() {
+	m.h40 = nil
+	m.addh40 = nil
+}
+
+// SetH41 sets the "h41" field.
+func (m *CostRollupMutation) SetH41(i int64) {
+	m.h41 = &i
+	m.addh41 = nil
+}
+
+// H41 returns the value of the "h41" field in the mutation.
+func (m *CostRollupMutation) H41() (r int64, exists bool) {
+	v := m.h41
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH41 returns the old "h41" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH41(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH41 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH41 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH41: %w", err)
+	}
+	return oldValue.H41, nil
+}
+
+// AddH41 adds i to the "h41" field.
+func (m *CostRollupMutation) AddH41(i int64) {
+	if m.addh41 != nil {
+		*m.addh41 += i
+	} else {
+		m.addh41 = &i
+	}
+}
+
+// AddedH41 returns the value that was added to the "h41" field in this mutation.
+func (m *CostRollupMutation) AddedH41() (r int64, exists bool) {
+	v := m.addh41
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH41 resets all changes to the "h41" field.
+func (m *CostRollupMutation) ResetH41() {
+	m.h41 = nil
+	m.addh41 = nil
+}
+
+// SetH42 sets the "h42" field.
+func (m *CostRollupMutation) SetH42(i int64) {
+	m.h42 = &i
+	m.addh42 = nil
+}
+
+// H42 returns the value of the "h42" field in the mutation.
+func (m *CostRollupMutation) H42() (r int64, exists bool) {
+	v := m.h42
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH42 returns the old "h42" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH42(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH42 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH42 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH42: %w", err)
+	}
+	return oldValue.H42, nil
+}
+
+// AddH42 adds i to the "h42" field.
+func (m *CostRollupMutation) AddH42(i int64) {
+	if m.addh42 != nil {
+		*m.addh42 += i
+	} else {
+		m.addh42 = &i
+	}
+}
+
+// AddedH42 returns the value that was added to the "h42" field in this mutation.
+func (m *CostRollupMutation) AddedH42() (r int64, exists bool) {
+	v := m.addh42
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH42 resets all changes to the "h42" field.
+func (m *CostRollupMutation) ResetH42() {
+	m.h42 = nil
+	m.addh42 = nil
+}
+
+// SetH43 sets the "h43" field.
+func (m *CostRollupMutation) SetH43(i int64) {
+	m.h43 = &i
+	m.addh43 = nil
+}
+
+// H43 returns the value of the "h43" field in the mutation.
+func (m *CostRollupMutation) H43() (r int64, exists bool) {
+	v := m.h43
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH43 returns the old "h43" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH43(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH43 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH43 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH43: %w", err)
+	}
+	return oldValue.H43, nil
+}
+
+// AddH43 adds i to the "h43" field.
+func (m *CostRollupMutation) AddH43(i int64) {
+	if m.addh43 != nil {
+		*m.addh43 += i
+	} else {
+		m.addh43 = &i
+	}
+}
+
+// AddedH43 returns the value that was added to the "h43" field in this mutation.
+func (m *CostRollupMutation) AddedH43() (r int64, exists bool) {
+	v := m.addh43
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH43 resets all changes to the "h43" field.
+func (m *CostRollupMutation) ResetH43() {
+	m.h43 = nil
+	m.addh43 = nil
+}
+
+// SetH44 sets the "h44" field.
+func (m *CostRollupMutation) SetH44(i int64) {
+	m.h44 = &i
+	m.addh44 = nil
+}
+
+// H44 returns the value of the "h44" field in the mutation.
+func (m *CostRollupMutation) H44() (r int64, exists bool) {
+	v := m.h44
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH44 returns the old "h44" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH44(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH44 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH44 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH44: %w", err)
+	}
+	return oldValue.H44, nil
+}
+
+// AddH44 adds i to the "h44" field.
+func (m *CostRollupMutation) AddH44(i int64) {
+	if m.addh44 != nil {
+		*m.addh44 += i
+	} else {
+		m.addh44 = &i
+	}
+}
+
+// AddedH44 returns the value that was added to the "h44" field in this mutation.
+func (m *CostRollupMutation) AddedH44() (r int64, exists bool) {
+	v := m.addh44
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH44 resets all changes to the "h44" field.
+func (m *CostRollupMutation) ResetH44() {
+	m.h44 = nil
+	m.addh44 = nil
+}
+
+// SetH45 sets the "h45" field.
+func (m *CostRollupMutation) SetH45(i int64) {
+	m.h45 = &i
+	m.addh45 = nil
+}
+
+// H45 returns the value of the "h45" field in the mutation.
+func (m *CostRollupMutation) H45() (r int64, exists bool) {
+	v := m.h45
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH45 returns the old "h45" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH45(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH45 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH45 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH45: %w", err)
+	}
+	return oldValue.H45, nil
+}
+
+// AddH45 adds i to the "h45" field.
+func (m *CostRollupMutation) AddH45(i int64) {
+	if m.addh45 != nil {
+		*m.addh45 += i
+	} else {
+		m.addh45 = &i
+	}
+}
+
+// AddedH45 returns the value that was added to the "h45" field in this mutation.
+func (m *CostRollupMutation) AddedH45() (r int64, exists bool) {
+	v := m.addh45
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH45 resets all changes to the "h45" field.
+func (m *CostRollupMutation) ResetH45() {
+	m.h45 = nil
+	m.addh45 = nil
+}
+
+// SetH46 sets the "h46" field.
+func (m *CostRollupMutation) SetH46(i int64) {
+	m.h46 = &i
+	m.addh46 = nil
+}
+
+// H46 returns the value of the "h46" field in the mutation.
+func (m *CostRollupMutation) H46() (r int64, exists bool) {
+	v := m.h46
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH46 returns the old "h46" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH46(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH46 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH46 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH46: %w", err)
+	}
+	return oldValue.H46, nil
+}
+
+// AddH46 adds i to the "h46" field.
+func (m *CostRollupMutation) AddH46(i int64) {
+	if m.addh46 != nil {
+		*m.addh46 += i
+	} else {
+		m.addh46 = &i
+	}
+}
+
+// AddedH46 returns the value that was added to the "h46" field in this mutation.
+func (m *CostRollupMutation) AddedH46() (r int64, exists bool) {
+	v := m.addh46
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH46 resets all changes to the "h46" field.
+func (m *CostRollupMutation) ResetH46() {
+	m.h46 = nil
+	m.addh46 = nil
+}
+
+// SetH47 sets the "h47" field.
+func (m *CostRollupMutation) SetH47(i int64) {
+	m.h47 = &i
+	m.addh47 = nil
+}
+
+// H47 returns the value of the "h47" field in the mutation.
+func (m *CostRollupMutation) H47() (r int64, exists bool) {
+	v := m.h47
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldH47 returns the old "h47" field's value of the CostRollup entity.
+// If the CostRollup object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CostRollupMutation) OldH47(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldH47 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldH47 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldH47: %w", err)
+	}
+	return oldValue.H47, nil
+}
+
+// AddH47 adds i to the "h47" field.
+func (m *CostRollupMutation) AddH47(i int64) {
+	if m.addh47 != nil {
+		*m.addh47 += i
+	} else {
+		m.addh47 = &i
+	}
+}
+
+// AddedH47 returns the value that was added to the "h47" field in this mutation.
+func (m *CostRollupMutation) AddedH47() (r int64, exists bool) {
+	v := m.addh47
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetH47 resets all changes to the "h47" field.
+func (m *CostRollupMutation) ResetH47() {
+	m.h47 = nil
+	m.addh47 = nil
+}
+
+// Where appends a list predicates to the CostRollupMutation builder.
+func (m *CostRollupMutation) Where(ps ...predicate.CostRollup) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the CostRollupMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *CostRollupMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.CostRollup, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *CostRollupMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *CostRollupMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (CostRollup).
+func (m *CostRollupMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *CostRollupMutation) Fields() []string {
+	fields := make([]string, 0, 65)
+	if m.grain != nil {
+		fields = append(fields, costrollup.FieldGrain)
+	}
+	if m.day != nil {
+		fields = append(fields, costrollup.FieldDay)
+	}
+	if m.repository_id != nil {
+		fields = append(fields, costrollup.FieldRepositoryID)
+	}
+	if m.reviewer_id != nil {
+		fields = append(fields, costrollup.FieldReviewerID)
+	}
+	if m.runs != nil {
+		fields = append(fields, costrollup.FieldRuns)
+	}
+	if m.succeeded != nil {
+		fields = append(fields, costrollup.FieldSucceeded)
+	}
+	if m.failed != nil {
+		fields = append(fields, costrollup.FieldFailed)
+	}
+	if m.cancelled != nil {
+		fields = append(fields, costrollup.FieldCancelled)
+	}
+	if m.cost_usd != nil {
+		fields = append(fields, costrollup.FieldCostUsd)
+	}
+	if m.input_tokens != nil {
+		fields = append(fields, costrollup.FieldInputTokens)
+	}
+	if m.output_tokens != nil {
+		fields = append(fields, costrollup.FieldOutputTokens)
+	}
+	if m.cache_read_tokens != nil {
+		fields = append(fields, costrollup.FieldCacheReadTokens)
+	}
+	if m.cache_write_tokens != nil {
+		fields = append(fields, costrollup.FieldCacheWriteTokens)
+	}
+	if m.findings_blocker != nil {
+		fields = append(fields, costrollup.FieldFindingsBlocker)
+	}
+	if m.findings_major != nil {
+		fields = append(fields, costrollup.FieldFindingsMajor)
+	}
+	if m.findings_minor != nil {
+		fields = append(fields, costrollup.FieldFindingsMinor)
+	}
+	if m.findings_nit != nil {
+		fields = append(fields, costrollup.FieldFindingsNit)
+	}
+	if m.h00 != nil {
+		fields = append(fields, costrollup.FieldH00)
+	}
+	if m.h01 != nil {
+		fields = append(fields, costrollup.FieldH01)
+	}
+	if m.h02 != nil {
+		fields = append(fields, costrollup.FieldH02)
+	}
+	if m.h03 != nil {
+		fields = append(fields, costrollup.FieldH03)
+	}
+	if m.h04 != nil {
+		fields = append(fields, costrollup.FieldH04)
+	}
+	if m.h05 != nil {
+		fields = append(fields, costrollup.FieldH05)
+	}
+	if m.h06 != nil {
+		fields = append(fields, costrollup.FieldH06)
+	}
+	if m.h07 != nil {
+		fields = append(fields, costrollup.FieldH07)
+	}
+	if m.h08 != nil {
+		fields = append(fields, costrollup.FieldH08)
+	}
+	if m.h09 != nil {
+		fields = append(fields, costrollup.FieldH09)
+	}
+	if m.h10 != nil {
+		fields = append(fields, costrollup.FieldH10)
+	}
+	if m.h11 != nil {
+		fields = append(fields, costrollup.FieldH11)
+	}
+	if m.h12 != nil {
+		fields = append(fields, costrollup.FieldH12)
+	}
+	if m.h13 != nil {
+		fields = append(fields, costrollup.FieldH13)
+	}
+	if m.h14 != nil {
+		fields = append(fields, costrollup.FieldH14)
+	}
+	if m.h15 != nil {
+		fields = append(fields, costrollup.FieldH15)
+	}
+	if m.h16 != nil {
+		fields = append(fields, costrollup.FieldH16)
+	}
+	if m.h17 != nil {
+		fields = append(fields, costrollup.FieldH17)
+	}
+	if m.h18 != nil {
+		fields = append(fields, costrollup.FieldH18)
+	}
+	if m.h19 != nil {
+		fields = append(fields, costrollup.FieldH19)
+	}
+	if m.h20 != nil {
+		fields = append(fields, costrollup.FieldH20)
+	}
+	if m.h21 != nil {
+		fields = append(fields, costrollup.FieldH21)
+	}
+	if m.h22 != nil {
+		fields = append(fields, costrollup.FieldH22)
+	}
+	if m.h23 != nil {
+		fields = append(fields, costrollup.FieldH23)
+	}
+	if m.h24 != nil {
+		fields = append(fields, costrollup.FieldH24)
+	}
+	if m.h25 != nil {
+		fields = append(fields, costrollup.FieldH25)
+	}
+	if m.h26 != nil {
+		fields = append(fields, costrollup.FieldH26)
+	}
+	if m.h27 != nil {
+		fields = append(fields, costrollup.FieldH27)
+	}
+	if m.h28 != nil {
+		fields = append(fields, costrollup.FieldH28)
+	}
+	if m.h29 != nil {
+		fields = append(fields, costrollup.FieldH29)
+	}
+	if m.h30 != nil {
+		fields = append(fields, costrollup.FieldH30)
+	}
+	if m.h31 != nil {
+		fields = append(fields, costrollup.FieldH31)
+	}
+	if m.h32 != nil {
+		fields = append(fields, costrollup.FieldH32)
+	}
+	if m.h33 != nil {
+		fields = append(fields, costrollup.FieldH33)
+	}
+	if m.h34 != nil {
+		fields = append(fields, costrollup.FieldH34)
+	}
+	if m.h35 != nil {
+		fields = append(fields, costrollup.FieldH35)
+	}
+	if m.h36 != nil {
+		fields = append(fields, costrollup.FieldH36)
+	}
+	if m.h37 != nil {
+		fields = append(fields, costrollup.FieldH37)
+	}
+	if m.h38 != nil {
+		fields = append(fields, costrollup.FieldH38)
+	}
+	if m.h39 != nil {
+		fields = append(fields, costrollup.FieldH39)
+	}
+	if m.h40 != nil {
+		fields = append(fields, costrollup.FieldH40)
+	}
+	if m.h41 != nil {
+		fields = append(fields, costrollup.FieldH41)
+	}
+	if m.h42 != nil {
+		fields = append(fields, costrollup.FieldH42)
+	}
+	if m.h43 != nil {
+		fields = append(fields, costrollup.FieldH43)
+	}
+	if m.h44 != nil {
+		fields = append(fields, costrollup.FieldH44)
+	}
+	if m.h45 != nil {
+		fields = append(fields, costrollup.FieldH45)
+	}
+	if m.h46 != nil {
+		fields = append(fields, costrollup.FieldH46)
+	}
+	if m.h47 != nil {
+		fields = append(fields, costrollup.FieldH47)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *CostRollupMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case costrollup.FieldGrain:
+		return m.Grain()
+	case costrollup.FieldDay:
+		return m.Day()
+	case costrollup.FieldRepositoryID:
+		return m.RepositoryID()
+	case costrollup.FieldReviewerID:
+		return m.ReviewerID()
+	case costrollup.FieldRuns:
+		return m.Runs()
+	case costrollup.FieldSucceeded:
+		return m.Succeeded()
+	case costrollup.FieldFailed:
+		return m.Failed()
+	case costrollup.FieldCancelled:
+		return m.Cancelled()
+	case costrollup.FieldCostUsd:
+		return m.CostUsd()
+	case costrollup.FieldInputTokens:
+		return m.InputTokens()
+	case costrollup.FieldOutputTokens:
+		return m.OutputTokens()
+	case costrollup.FieldCacheReadTokens:
+		return m.CacheReadTokens()
+	case costrollup.FieldCacheWriteTokens:
+		return m.CacheWriteTokens()
+	case costrollup.FieldFindingsBlocker:
+		return m.FindingsBlocker()
+	case costrollup.FieldFindingsMajor:
+		return m.FindingsMajor()
+	case costrollup.FieldFindingsMinor:
+		return m.FindingsMinor()
+	case costrollup.FieldFindingsNit:
+		return m.FindingsNit()
+	case costrollup.FieldH00:
+		return m.H00()
+	case costrollup.FieldH01:
+		return m.H01()
+	case costrollup.FieldH02:
+		return m.H02()
+	case costrollup.FieldH03:
+		return m.H03()
+	case costrollup.FieldH04:
+		return m.H04()
+	case costrollup.FieldH05:
+		return m.H05()
+	case costrollup.FieldH06:
+		return m.H06()
+	case costrollup.FieldH07:
+		return m.H07()
+	case costrollup.FieldH08:
+		return m.H08()
+	case costrollup.FieldH09:
+		return m.H09()
+	case costrollup.FieldH10:
+		return m.H10()
+	case costrollup.FieldH11:
+		return m.H11()
+	case costrollup.FieldH12:
+		return m.H12()
+	case costrollup.FieldH13:
+		return m.H13()
+	case costrollup.FieldH14:
+		return m.H14()
+	case costrollup.FieldH15:
+		return m.H15()
+	case costrollup.FieldH16:
+		return m.H16()
+	case costrollup.FieldH17:
+		return m.H17()
+	case costrollup.FieldH18:
+		return m.H18()
+	case costrollup.FieldH19:
+		return m.H19()
+	case costrollup.FieldH20:
+		return m.H20()
+	case costrollup.FieldH21:
+		return m.H21()
+	case costrollup.FieldH22:
+		return m.H22()
+	case costrollup.FieldH23:
+		return m.H23()
+	case costrollup.FieldH24:
+		return m.H24()
+	case costrollup.FieldH25:
+		return m.H25()
+	case costrollup.FieldH26:
+		return m.H26()
+	case costrollup.FieldH27:
+		return m.H27()
+	case costrollup.FieldH28:
+		return m.H28()
+	case costrollup.FieldH29:
+		return m.H29()
+	case costrollup.FieldH30:
+		return m.H30()
+	case costrollup.FieldH31:
+		return m.H31()
+	case costrollup.FieldH32:
+		return m.H32()
+	case costrollup.FieldH33:
+		return m.H33()
+	case costrollup.FieldH34:
+		return m.H34()
+	case costrollup.FieldH35:
+		return m.H35()
+	case costrollup.FieldH36:
+		return m.H36()
+	case costrollup.FieldH37:
+		return m.H37()
+	case costrollup.FieldH38:
+		return m.H38()
+	case costrollup.FieldH39:
+		return m.H39()
+	case costrollup.FieldH40:
+		return m.H40()
+	case costrollup.FieldH41:
+		return m.H41()
+	case costrollup.FieldH42:
+		return m.H42()
+	case costrollup.FieldH43:
+		return m.H43()
+	case costrollup.FieldH44:
+		return m.H44()
+	case costrollup.FieldH45:
+		return m.H45()
+	case costrollup.FieldH46:
+		return m.H46()
+	case costrollup.FieldH47:
+		return m.H47()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *CostRollupMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case costrollup.FieldGrain:
+		return m.OldGrain(ctx)
+	case costrollup.FieldDay:
+		return m.OldDay(ctx)
+	case costrollup.FieldRepositoryID:
+		return m.OldRepositoryID(ctx)
+	case costrollup.FieldReviewerID:
+		return m.OldReviewerID(ctx)
+	case costrollup.FieldRuns:
+		return m.OldRuns(ctx)
+	case costrollup.FieldSucceeded:
+		return m.OldSucceeded(ctx)
+	case costrollup.FieldFailed:
+		return m.OldFailed(ctx)
+	case costrollup.FieldCancelled:
+		return m.OldCancelled(ctx)
+	case costrollup.FieldCostUsd:
+		return m.OldCostUsd(ctx)
+	case costrollup.FieldInputTokens:
+		return m.OldInputTokens(ctx)
+	case costrollup.FieldOutputTokens:
+		return m.OldOutputTokens(ctx)
+	case costrollup.FieldCacheReadTokens:
+		return m.OldCacheReadTokens(ctx)
+	case costrollup.FieldCacheWriteTokens:
+		return m.OldCacheWriteTokens(ctx)
+	case costrollup.FieldFindingsBlocker:
+		return m.OldFindingsBlocker(ctx)
+	case costrollup.FieldFindingsMajor:
+		return m.OldFindingsMajor(ctx)
+	case costrollup.FieldFindingsMinor:
+		return m.OldFindingsMinor(ctx)
+	case costrollup.FieldFindingsNit:
+		return m.OldFindingsNit(ctx)
+	case costrollup.FieldH00:
+		return m.OldH00(ctx)
+	case costrollup.FieldH01:
+		return m.OldH01(ctx)
+	case costrollup.FieldH02:
+		return m.OldH02(ctx)
+	case costrollup.FieldH03:
+		return m.OldH03(ctx)
+	case costrollup.FieldH04:
+		return m.OldH04(ctx)
+	case costrollup.FieldH05:
+		return m.OldH05(ctx)
+	case costrollup.FieldH06:
+		return m.OldH06(ctx)
+	case costrollup.FieldH07:
+		return m.OldH07(ctx)
+	case costrollup.FieldH08:
+		return m.OldH08(ctx)
+	case costrollup.FieldH09:
+		return m.OldH09(ctx)
+	case costrollup.FieldH10:
+		return m.OldH10(ctx)
+	case costrollup.FieldH11:
+		return m.OldH11(ctx)
+	case costrollup.FieldH12:
+		return m.OldH12(ctx)
+	case costrollup.FieldH13:
+		return m.OldH13(ctx)
+	case costrollup.FieldH14:
+		return m.OldH14(ctx)
+	case costrollup.FieldH15:
+		return m.OldH15(ctx)
+	case costrollup.FieldH16:
+		return m.OldH16(ctx)
+	case costrollup.FieldH17:
+		return m.OldH17(ctx)
+	case costrollup.FieldH18:
+		return m.OldH18(ctx)
+	case costrollup.FieldH19:
+		return m.OldH19(ctx)
+	case costrollup.FieldH20:
+		return m.OldH20(ctx)
+	case costrollup.FieldH21:
+		return m.OldH21(ctx)
+	case costrollup.FieldH22:
+		return m.OldH22(ctx)
+	case costrollup.FieldH23:
+		return m.OldH23(ctx)
+	case costrollup.FieldH24:
+		return m.OldH24(ctx)
+	case costrollup.FieldH25:
+		return m.OldH25(ctx)
+	case costrollup.FieldH26:
+		return m.OldH26(ctx)
+	case costrollup.FieldH27:
+		return m.OldH27(ctx)
+	case costrollup.FieldH28:
+		return m.OldH28(ctx)
+	case costrollup.FieldH29:
+		return m.OldH29(ctx)
+	case costrollup.FieldH30:
+		return m.OldH30(ctx)
+	case costrollup.FieldH31:
+		return m.OldH31(ctx)
+	case costrollup.FieldH32:
+		return m.OldH32(ctx)
+	case costrollup.FieldH33:
+		return m.OldH33(ctx)
+	case costrollup.FieldH34:
+		return m.OldH34(ctx)
+	case costrollup.FieldH35:
+		return m.OldH35(ctx)
+	case costrollup.FieldH36:
+		return m.OldH36(ctx)
+	case costrollup.FieldH37:
+		return m.OldH37(ctx)
+	case costrollup.FieldH38:
+		return m.OldH38(ctx)
+	case costrollup.FieldH39:
+		return m.OldH39(ctx)
+	case costrollup.FieldH40:
+		return m.OldH40(ctx)
+	case costrollup.FieldH41:
+		return m.OldH41(ctx)
+	case costrollup.FieldH42:
+		return m.OldH42(ctx)
+	case costrollup.FieldH43:
+		return m.OldH43(ctx)
+	case costrollup.FieldH44:
+		return m.OldH44(ctx)
+	case costrollup.FieldH45:
+		return m.OldH45(ctx)
+	case costrollup.FieldH46:
+		return m.OldH46(ctx)
+	case costrollup.FieldH47:
+		return m.OldH47(ctx)
+	}
+	return nil, fmt.Errorf("unknown CostRollup field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *CostRollupMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case costrollup.FieldGrain:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetGrain(v)
+		return nil
+	case costrollup.FieldDay:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDay(v)
+		return nil
+	case costrollup.FieldRepositoryID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRepositoryID(v)
+		return nil
+	case costrollup.FieldReviewerID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReviewerID(v)
+		return nil
+	case costrollup.FieldRuns:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRuns(v)
+		return nil
+	case costrollup.FieldSucceeded:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSucceeded(v)
+		return nil
+	case costrollup.FieldFailed:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFailed(v)
+		return nil
+	case costrollup.FieldCancelled:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCancelled(v)
+		return nil
+	case costrollup.FieldCostUsd:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCostUsd(v)
+		return nil
+	case costrollup.FieldInputTokens:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInputTokens(v)
+		return nil
+	case costrollup.FieldOutputTokens:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOutputTokens(v)
+		return nil
+	case costrollup.FieldCacheReadTokens:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCacheReadTokens(v)
+		return nil
+	case costrollup.FieldCacheWriteTokens:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCacheWriteTokens(v)
+		return nil
+	case costrollup.FieldFindingsBlocker:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFindingsBlocker(v)
+		return nil
+	case costrollup.FieldFindingsMajor:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFindingsMajor(v)
+		return nil
+	case costrollup.FieldFindingsMinor:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFindingsMinor(v)
+		return nil
+	case costrollup.FieldFindingsNit:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFindingsNit(v)
+		return nil
+	case costrollup.FieldH00:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH00(v)
+		return nil
+	case costrollup.FieldH01:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH01(v)
+		return nil
+	case costrollup.FieldH02:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH02(v)
+		return nil
+	case costrollup.FieldH03:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH03(v)
+		return nil
+	case costrollup.FieldH04:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH04(v)
+		return nil
+	case costrollup.FieldH05:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH05(v)
+		return nil
+	case costrollup.FieldH06:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH06(v)
+		return nil
+	case costrollup.FieldH07:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH07(v)
+		return nil
+	case costrollup.FieldH08:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH08(v)
+		return nil
+	case costrollup.FieldH09:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH09(v)
+		return nil
+	case costrollup.FieldH10:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH10(v)
+		return nil
+	case costrollup.FieldH11:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH11(v)
+		return nil
+	case costrollup.FieldH12:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH12(v)
+		return nil
+	case costrollup.FieldH13:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH13(v)
+		return nil
+	case costrollup.FieldH14:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH14(v)
+		return nil
+	case costrollup.FieldH15:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH15(v)
+		return nil
+	case costrollup.FieldH16:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH16(v)
+		return nil
+	case costrollup.FieldH17:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH17(v)
+		return nil
+	case costrollup.FieldH18:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH18(v)
+		return nil
+	case costrollup.FieldH19:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH19(v)
+		return nil
+	case costrollup.FieldH20:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH20(v)
+		return nil
+	case costrollup.FieldH21:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH21(v)
+		return nil
+	case costrollup.FieldH22:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH22(v)
+		return nil
+	case costrollup.FieldH23:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH23(v)
+		return nil
+	case costrollup.FieldH24:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH24(v)
+		return nil
+	case costrollup.FieldH25:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH25(v)
+		return nil
+	case costrollup.FieldH26:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH26(v)
+		return nil
+	case costrollup.FieldH27:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH27(v)
+		return nil
+	case costrollup.FieldH28:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH28(v)
+		return nil
+	case costrollup.FieldH29:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH29(v)
+		return nil
+	case costrollup.FieldH30:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH30(v)
+		return nil
+	case costrollup.FieldH31:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH31(v)
+		return nil
+	case costrollup.FieldH32:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH32(v)
+		return nil
+	case costrollup.FieldH33:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH33(v)
+		return nil
+	case costrollup.FieldH34:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH34(v)
+		return nil
+	case costrollup.FieldH35:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH35(v)
+		return nil
+	case costrollup.FieldH36:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH36(v)
+		return nil
+	case costrollup.FieldH37:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH37(v)
+		return nil
+	case costrollup.FieldH38:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH38(v)
+		return nil
+	case costrollup.FieldH39:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH39(v)
+		return nil
+	case costrollup.FieldH40:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH40(v)
+		return nil
+	case costrollup.FieldH41:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH41(v)
+		return nil
+	case costrollup.FieldH42:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH42(v)
+		return nil
+	case costrollup.FieldH43:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH43(v)
+		return nil
+	case costrollup.FieldH44:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH44(v)
+		return nil
+	case costrollup.FieldH45:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH45(v)
+		return nil
+	case costrollup.FieldH46:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH46(v)
+		return nil
+	case costrollup.FieldH47:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetH47(v)
+		return nil
+	}
+	return fmt.Errorf("unknown CostRollup field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *CostRollupMutation) AddedFields() []string {
+	var fields []string
+	if m.addrepository_id != nil {
+		fields = append(fields, costrollup.FieldRepositoryID)
+	}
+	if m.addreviewer_id != nil {
+		fields = append(fields, costrollup.FieldReviewerID)
+	}
+	if m.addruns != nil {
+		fields = append(fields, costrollup.FieldRuns)
+	}
+	if m.addsucceeded != nil {
+		fields = append(fields, costrollup.FieldSucceeded)
+	}
+	if m.addfailed != nil {
+		fields = append(fields, costrollup.FieldFailed)
+	}
+	if m.addcancelled != nil {
+		fields = append(fields, costrollup.FieldCancelled)
+	}
+	if m.addcost_usd != nil {
+		fields = append(fields, costrollup.FieldCostUsd)
+	}
+	if m.addinput_tokens != nil {
+		fields = append(fields, costrollup.FieldInputTokens)
+	}
+	if m.addoutput_tokens != nil {
+		fields = append(fields, costrollup.FieldOutputTokens)
+	}
+	if m.addcache_read_tokens != nil {
+		fields = append(fields, costrollup.FieldCacheReadTokens)
+	}
+	if m.addcache_write_tokens != nil {
+		fields = append(fields, costrollup.FieldCacheWriteTokens)
+	}
+	if m.addfindings_blocker != nil {
+		fields = append(fields, costrollup.FieldFindingsBlocker)
+	}
+	if m.addfindings_major != nil {
+		fields = append(fields, costrollup.FieldFindingsMajor)
+	}
+	if m.addfindings_minor != nil {
+		fields = append(fields, costrollup.FieldFindingsMinor)
+	}
+	if m.addfindings_nit != nil {
+		fields = append(fields, costrollup.FieldFindingsNit)
+	}
+	if m.addh00 != nil {
+		fields = append(fields, costrollup.FieldH00)
+	}
+	if m.addh01 != nil {
+		fields = append(fields, costrollup.FieldH01)
+	}
+	if m.addh02 != nil {
+		fields = append(fields, costrollup.FieldH02)
+	}
+	if m.addh03 != nil {
+		fields = append(fields, costrollup.FieldH03)
+	}
+	if m.addh04 != nil {
+		fields = append(fields, costrollup.FieldH04)
+	}
+	if m.addh05 != nil {
+		fields = append(fields, costrollup.FieldH05)
+	}
+	if m.addh06 != nil {
+		fields = append(fields, costrollup.FieldH06)
+	}
+	if m.addh07 != nil {
+		fields = append(fields, costrollup.FieldH07)
+	}
+	if m.addh08 != nil {
+		fields = append(fields, costrollup.FieldH08)
+	}
+	if m.addh09 != nil {
+		fields = append(fields, costrollup.FieldH09)
+	}
+	if m.addh10 != nil {
+		fields = append(fields, costrollup.FieldH10)
+	}
+	if m.addh11 != nil {
+		fields = append(fields, costrollup.FieldH11)
+	}
+	if m.addh12 != nil {
+		fields = append(fields, costrollup.FieldH12)
+	}
+	if m.addh13 != nil {
+		fields = append(fields, costrollup.FieldH13)
+	}
+	if m.addh14 != nil {
+		fields = append(fields, costrollup.FieldH14)
+	}
+	if m.addh15 != nil {
+		fields = append(fields, costrollup.FieldH15)
+	}
+	if m.addh16 != nil {
+		fields = append(fields, costrollup.FieldH16)
+	}
+	if m.addh17 != nil {
+		fields = append(fields, costrollup.FieldH17)
+	}
+	if m.addh18 != nil {
+		fields = append(fields, costrollup.FieldH18)
+	}
+	if m.addh19 != nil {
+		fields = append(fields, costrollup.FieldH19)
+	}
+	if m.addh20 != nil {
+		fields = append(fields, costrollup.FieldH20)
+	}
+	if m.addh21 != nil {
+		fields = append(fields, costrollup.FieldH21)
+	}
+	if m.addh22 != nil {
+		fields = append(fields, costrollup.FieldH22)
+	}
+	if m.addh23 != nil {
+		fields = append(fields, costrollup.FieldH23)
+	}
+	if m.addh24 != nil {
+		fields = append(fields, costrollup.FieldH24)
+	}
+	if m.addh25 != nil {
+		fields = append(fields, costrollup.FieldH25)
+	}
+	if m.addh26 != nil {
+		fields = append(fields, costrollup.FieldH26)
+	}
+	if m.addh27 != nil {
+		fields = append(fields, costrollup.FieldH27)
+	}
+	if m.addh28 != nil {
+		fields = append(fields, costrollup.FieldH28)
+	}
+	if m.addh29 != nil {
+		fields = append(fields, costrollup.FieldH29)
+	}
+	if m.addh30 != nil {
+		fields = append(fields, costrollup.FieldH30)
+	}
+	if m.addh31 != nil {
+		fields = append(fields, costrollup.FieldH31)
+	}
+	if m.addh32 != nil {
+		fields = append(fields, costrollup.FieldH32)
+	}
+	if m.addh33 != nil {
+		fields = append(fields, costrollup.FieldH33)
+	}
+	if m.addh34 != nil {
+		fields = append(fields, costrollup.FieldH34)
+	}
+	if m.addh35 != nil {
+		fields = append(fields, costrollup.FieldH35)
+	}
+	if m.addh36 != nil {
+		fields = append(fields, costrollup.FieldH36)
+	}
+	if m.addh37 != nil {
+		fields = append(fields, costrollup.FieldH37)
+	}
+	if m.addh38 != nil {
+		fields = append(fields, costrollup.FieldH38)
+	}
+	if m.addh39 != nil {
+		fields = append(fields, costrollup.FieldH39)
+	}
+	if m.addh40 != nil {
+		fields = append(fields, costrollup.FieldH40)
+	}
+	if m.addh41 != nil {
+		fields = append(fields, costrollup.FieldH41)
+	}
+	if m.addh42 != nil {
+		fields = append(fields, costrollup.FieldH42)
+	}
+	if m.addh43 != nil {
+		fields = append(fields, costrollup.FieldH43)
+	}
+	if m.addh44 != nil {
+		fields = append(fields, costrollup.FieldH44)
+	}
+	if m.addh45 != nil {
+		fields = append(fields, costrollup.FieldH45)
+	}
+	if m.addh46 != nil {
+		fields = append(fields, costrollup.FieldH46)
+	}
+	if m.addh47 != nil {
+		fields = append(fields, costrollup.FieldH47)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *CostRollupMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case costrollup.FieldRepositoryID:
+		return m.AddedRepositoryID()
+	case costrollup.FieldReviewerID:
+		return m.AddedReviewerID()
+	case costrollup.FieldRuns:
+		return m.AddedRuns()
+	case costrollup.FieldSucceeded:
+		return m.AddedSucceeded()
+	case costrollup.FieldFailed:
+		return m.AddedFailed()
+	case costrollup.FieldCancelled:
+		return m.AddedCancelled()
+	case costrollup.FieldCostUsd:
+		return m.AddedCostUsd()
+	case costrollup.FieldInputTokens:
+		return m.AddedInputTokens()
+	case costrollup.FieldOutputTokens:
+		return m.AddedOutputTokens()
+	case costrollup.FieldCacheReadTokens:
+		return m.AddedCacheReadTokens()
+	case costrollup.FieldCacheWriteTokens:
+		return m.AddedCacheWriteTokens()
+	case costrollup.FieldFindingsBlocker:
+		return m.AddedFindingsBlocker()
+	case costrollup.FieldFindingsMajor:
+		return m.AddedFindingsMajor()
+	case costrollup.FieldFindingsMinor:
+		return m.AddedFindingsMinor()
+	case costrollup.FieldFindingsNit:
+		return m.AddedFindingsNit()
+	case costrollup.FieldH00:
+		return m.AddedH00()
+	case costrollup.FieldH01:
+		return m.AddedH01()
+	case costrollup.FieldH02:
+		return m.AddedH02()
+	case costrollup.FieldH03:
+		return m.AddedH03()
+	case costrollup.FieldH04:
+		return m.AddedH04()
+	case costrollup.FieldH05:
+		return m.AddedH05()
+	case costrollup.FieldH06:
+		return m.AddedH06()
+	case costrollup.FieldH07:
+		return m.AddedH07()
+	case costrollup.FieldH08:
+		return m.AddedH08()
+	case costrollup.FieldH09:
+		return m.AddedH09()
+	case costrollup.FieldH10:
+		return m.AddedH10()
+	case costrollup.FieldH11:
+		return m.AddedH11()
+	case costrollup.FieldH12:
+		return m.AddedH12()
+	case costrollup.FieldH13:
+		return m.AddedH13()
+	case costrollup.FieldH14:
+		return m.AddedH14()
+	case costrollup.FieldH15:
+		return m.AddedH15()
+	case costrollup.FieldH16:
+		return m.AddedH16()
+	case costrollup.FieldH17:
+		return m.AddedH17()
+	case costrollup.FieldH18:
+		return m.AddedH18()
+	case costrollup.FieldH19:
+		return m.AddedH19()
+	case costrollup.FieldH20:
+		return m.AddedH20()
+	case costrollup.FieldH21:
+		return m.AddedH21()
+	case costrollup.FieldH22:
+		return m.AddedH22()
+	case costrollup.FieldH23:
+		return m.AddedH23()
+	case costrollup.FieldH24:
+		return m.AddedH24()
+	case costrollup.FieldH25:
+		return m.AddedH25()
+	case costrollup.FieldH26:
+		return m.AddedH26()
+	case costrollup.FieldH27:
+		return m.AddedH27()
+	case costrollup.FieldH28:
+		return m.AddedH28()
+	case costrollup.FieldH29:
+		return m.AddedH29()
+	case costrollup.FieldH30:
+		return m.AddedH30()
+	case costrollup.FieldH31:
+		return m.AddedH31()
+	case costrollup.FieldH32:
+		return m.AddedH32()
+	case costrollup.FieldH33:
+		return m.AddedH33()
+	case costrollup.FieldH34:
+		return m.AddedH34()
+	case costrollup.FieldH35:
+		return m.AddedH35()
+	case costrollup.FieldH36:
+		return m.AddedH36()
+	case costrollup.FieldH37:
+		return m.AddedH37()
+	case costrollup.FieldH38:
+		return m.AddedH38()
+	case costrollup.FieldH39:
+		return m.AddedH39()
+	case costrollup.FieldH40:
+		return m.AddedH40()
+	case costrollup.FieldH41:
+		return m.AddedH41()
+	case costrollup.FieldH42:
+		return m.AddedH42()
+	case costrollup.FieldH43:
+		return m.AddedH43()
+	case costrollup.FieldH44:
+		return m.AddedH44()
+	case costrollup.FieldH45:
+		return m.AddedH45()
+	case costrollup.FieldH46:
+		return m.AddedH46()
+	case costrollup.FieldH47:
+		return m.AddedH47()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *CostRollupMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case costrollup.FieldRepositoryID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddRepositoryID(v)
+		return nil
+	case costrollup.FieldReviewerID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddReviewerID(v)
+		return nil
+	case costrollup.FieldRuns:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddRuns(v)
+		return nil
+	case costrollup.FieldSucceeded:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSucceeded(v)
+		return nil
+	case costrollup.FieldFailed:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddFailed(v)
+		return nil
+	case costrollup.FieldCancelled:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddCancelled(v)
+		return nil
+	case costrollup.FieldCostUsd:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddCostUsd(v)
+		return nil
+	case costrollup.FieldInputTokens:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddInputTokens(v)
+		return nil
+	case costrollup.FieldOutputTokens:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddOutputTokens(v)
+		return nil
+	case costrollup.FieldCacheReadTokens:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddCacheReadTokens(v)
+		return nil
+	case costrollup.FieldCacheWriteTokens:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddCacheWriteTokens(v)
+		return nil
+	case costrollup.FieldFindingsBlocker:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddFindingsBlocker(v)
+		return nil
+	case costrollup.FieldFindingsMajor:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddFindingsMajor(v)
+		return nil
+	case costrollup.FieldFindingsMinor:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddFindingsMinor(v)
+		return nil
+	case costrollup.FieldFindingsNit:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddFindingsNit(v)
+		return nil
+	case costrollup.FieldH00:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH00(v)
+		return nil
+	case costrollup.FieldH01:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH01(v)
+		return nil
+	case costrollup.FieldH02:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH02(v)
+		return nil
+	case costrollup.FieldH03:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH03(v)
+		return nil
+	case costrollup.FieldH04:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH04(v)
+		return nil
+	case costrollup.FieldH05:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH05(v)
+		return nil
+	case costrollup.FieldH06:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH06(v)
+		return nil
+	case costrollup.FieldH07:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH07(v)
+		return nil
+	case costrollup.FieldH08:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH08(v)
+		return nil
+	case costrollup.FieldH09:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH09(v)
+		return nil
+	case costrollup.FieldH10:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH10(v)
+		return nil
+	case costrollup.FieldH11:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH11(v)
+		return nil
+	case costrollup.FieldH12:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH12(v)
+		return nil
+	case costrollup.FieldH13:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH13(v)
+		return nil
+	case costrollup.FieldH14:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH14(v)
+		return nil
+	case costrollup.FieldH15:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH15(v)
+		return nil
+	case costrollup.FieldH16:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH16(v)
+		return nil
+	case costrollup.FieldH17:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH17(v)
+		return nil
+	case costrollup.FieldH18:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH18(v)
+		return nil
+	case costrollup.FieldH19:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH19(v)
+		return nil
+	case costrollup.FieldH20:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH20(v)
+		return nil
+	case costrollup.FieldH21:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH21(v)
+		return nil
+	case costrollup.FieldH22:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH22(v)
+		return nil
+	case costrollup.FieldH23:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH23(v)
+		return nil
+	case costrollup.FieldH24:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH24(v)
+		return nil
+	case costrollup.FieldH25:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH25(v)
+		return nil
+	case costrollup.FieldH26:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH26(v)
+		return nil
+	case costrollup.FieldH27:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH27(v)
+		return nil
+	case costrollup.FieldH28:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH28(v)
+		return nil
+	case costrollup.FieldH29:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH29(v)
+		return nil
+	case costrollup.FieldH30:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH30(v)
+		return nil
+	case costrollup.FieldH31:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH31(v)
+		return nil
+	case costrollup.FieldH32:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH32(v)
+		return nil
+	case costrollup.FieldH33:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH33(v)
+		return nil
+	case costrollup.FieldH34:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH34(v)
+		return nil
+	case costrollup.FieldH35:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH35(v)
+		return nil
+	case costrollup.FieldH36:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH36(v)
+		return nil
+	case costrollup.FieldH37:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH37(v)
+		return nil
+	case costrollup.FieldH38:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH38(v)
+		return nil
+	case costrollup.FieldH39:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH39(v)
+		return nil
+	case costrollup.FieldH40:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH40(v)
+		return nil
+	case costrollup.FieldH41:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH41(v)
+		return nil
+	case costrollup.FieldH42:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH42(v)
+		return nil
+	case costrollup.FieldH43:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH43(v)
+		return nil
+	case costrollup.FieldH44:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH44(v)
+		return nil
+	case costrollup.FieldH45:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH45(v)
+		return nil
+	case costrollup.FieldH46:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH46(v)
+		return nil
+	case costrollup.FieldH47:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddH47(v)
+		return nil
+	}
+	return fmt.Errorf("unknown CostRollup numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *CostRollupMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *CostRollupMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *CostRollupMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown CostRollup nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *CostRollupMutation) ResetField(name string) error {
+	switch name {
+	case costrollup.FieldGrain:
+		m.ResetGrain()
+		return nil
+	case costrollup.FieldDay:
+		m.ResetDay()
+		return nil
+	case costrollup.FieldRepositoryID:
+		m.ResetRepositoryID()
+		return nil
+	case costrollup.FieldReviewerID:
+		m.ResetReviewerID()
+		return nil
+	case costrollup.FieldRuns:
+		m.ResetRuns()
+		return nil
+	case costrollup.FieldSucceeded:
+		m.ResetSucceeded()
+		return nil
+	case costrollup.FieldFailed:
+		m.ResetFailed()
+		return nil
+	case costrollup.FieldCancelled:
+		m.ResetCancelled()
+		return nil
+	case costrollup.FieldCostUsd:
+		m.ResetCostUsd()
+		return nil
+	case costrollup.FieldInputTokens:
+		m.ResetInputTokens()
+		return nil
+	case costrollup.FieldOutputTokens:
+		m.ResetOutputTokens()
+		return nil
+	case costrollup.FieldCacheReadTokens:
+		m.ResetCacheReadTokens()
+		return nil
+	case costrollup.FieldCacheWriteTokens:
+		m.ResetCacheWriteTokens()
+		return nil
+	case costrollup.FieldFindingsBlocker:
+		m.ResetFindingsBlocker()
+		return nil
+	case costrollup.FieldFindingsMajor:
+		m.ResetFindingsMajor()
+		return nil
+	case costrollup.FieldFindingsMinor:
+		m.ResetFindingsMinor()
+		return nil
+	case costrollup.FieldFindingsNit:
+		m.ResetFindingsNit()
+		return nil
+	case costrollup.FieldH00:
+		m.ResetH00()
+		return nil
+	case costrollup.FieldH01:
+		m.ResetH01()
+		return nil
+	case costrollup.FieldH02:
+		m.ResetH02()
+		return nil
+	case costrollup.FieldH03:
+		m.ResetH03()
+		return nil
+	case costrollup.FieldH04:
+		m.ResetH04()
+		return nil
+	case costrollup.FieldH05:
+		m.ResetH05()
+		return nil
+	case costrollup.FieldH06:
+		m.ResetH06()
+		return nil
+	case costrollup.FieldH07:
+		m.ResetH07()
+		return nil
+	case costrollup.FieldH08:
+		m.ResetH08()
+		return nil
+	case costrollup.FieldH09:
+		m.ResetH09()
+		return nil
+	case costrollup.FieldH10:
+		m.ResetH10()
+		return nil
+	case costrollup.FieldH11:
+		m.ResetH11()
+		return nil
+	case costrollup.FieldH12:
+		m.ResetH12()
+		return nil
+	case costrollup.FieldH13:
+		m.ResetH13()
+		return nil
+	case costrollup.FieldH14:
+		m.ResetH14()
+		return nil
+	case costrollup.FieldH15:
+		m.ResetH15()
+		return nil
+	case costrollup.FieldH16:
+		m.ResetH16()
+		return nil
+	case costrollup.FieldH17:
+		m.ResetH17()
+		return nil
+	case costrollup.FieldH18:
+		m.ResetH18()
+		return nil
+	case costrollup.FieldH19:
+		m.ResetH19()
+		return nil
+	case costrollup.FieldH20:
+		m.ResetH20()
+		return nil
+	case costrollup.FieldH21:
+		m.ResetH21()
+		return nil
+	case costrollup.FieldH22:
+		m.ResetH22()
+		return nil
+	case costrollup.FieldH23:
+		m.ResetH23()
+		return nil
+	case costrollup.FieldH24:
+		m.ResetH24()
+		return nil
+	case costrollup.FieldH25:
+		m.ResetH25()
+		return nil
+	case costrollup.FieldH26:
+		m.ResetH26()
+		return nil
+	case costrollup.FieldH27:
+		m.ResetH27()
+		return nil
+	case costrollup.FieldH28:
+		m.ResetH28()
+		return nil
+	case costrollup.FieldH29:
+		m.ResetH29()
+		return nil
+	case costrollup.FieldH30:
+		m.ResetH30()
+		return nil
+	case costrollup.FieldH31:
+		m.ResetH31()
+		return nil
+	case costrollup.FieldH32:
+		m.ResetH32()
+		return nil
+	case costrollup.FieldH33:
+		m.ResetH33()
+		return nil
+	case costrollup.FieldH34:
+		m.ResetH34()
+		return nil
+	case costrollup.FieldH35:
+		m.ResetH35()
+		return nil
+	case costrollup.FieldH36:
+		m.ResetH36()
+		return nil
+	case costrollup.FieldH37:
+		m.ResetH37()
+		return nil
+	case costrollup.FieldH38:
+		m.ResetH38()
+		return nil
+	case costrollup.FieldH39:
+		m.ResetH39()
+		return nil
+	case costrollup.FieldH40:
+		m.ResetH40()
+		return nil
+	case costrollup.FieldH41:
+		m.ResetH41()
+		return nil
+	case costrollup.FieldH42:
+		m.ResetH42()
+		return nil
+	case costrollup.FieldH43:
+		m.ResetH43()
+		return nil
+	case costrollup.FieldH44:
+		m.ResetH44()
+		return nil
+	case costrollup.FieldH45:
+		m.ResetH45()
+		return nil
+	case costrollup.FieldH46:
+		m.ResetH46()
+		return nil
+	case costrollup.FieldH47:
+		m.ResetH47()
+		return nil
+	}
+	return fmt.Errorf("unknown CostRollup field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *CostRollupMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *CostRollupMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *CostRollupMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *CostRollupMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *CostRollupMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *CostRollupMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *CostRollupMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown CostRollup unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *CostRollupMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown CostRollup edge %s", name)
 }
 
 // FindingMutation represents an operation that mutates the Finding nodes in the graph.

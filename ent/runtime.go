@@ -7,6 +7,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent/apitoken"
 	"github.com/chakshu-dev/chakshu/ent/connectorcredential"
+	"github.com/chakshu-dev/chakshu/ent/costrollup"
 	"github.com/chakshu-dev/chakshu/ent/finding"
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/repository"
@@ -62,6 +63,252 @@ func init() {
 	connectorcredentialDescCreatedBy := connectorcredentialFields[3].Descriptor()
 	// connectorcredential.DefaultCreatedBy holds the default value on creation for the created_by field.
 	connectorcredential.DefaultCreatedBy = connectorcredentialDescCreatedBy.Default.(string)
+	costrollupFields := schema.CostRollup{}.Fields()
+	_ = costrollupFields
+	// costrollupDescRuns is the schema descriptor for runs field.
+	costrollupDescRuns := costrollupFields[4].Descriptor()
+	// costrollup.DefaultRuns holds the default value on creation for the runs field.
+	costrollup.DefaultRuns = costrollupDescRuns.Default.(int64)
+	// costrollupDescSucceeded is the schema descriptor for succeeded field.
+	costrollupDescSucceeded := costrollupFields[5].Descriptor()
+	// costrollup.DefaultSucceeded holds the default value on creation for the succeeded field.
+	costrollup.DefaultSucceeded = costrollupDescSucceeded.Default.(int64)
+	// costrollupDescFailed is the schema descriptor for failed field.
+	costrollupDescFailed := costrollupFields[6].Descriptor()
+	// costrollup.DefaultFailed holds the default value on creation for the failed field.
+	costrollup.DefaultFailed = costrollupDescFailed.Default.(int64)
+	// costrollupDescCancelled is the schema descriptor for cancelled field.
+	costrollupDescCancelled := costrollupFields[7].Descriptor()
+	// costrollup.DefaultCancelled holds the default value on creation for the cancelled field.
+	costrollup.DefaultCancelled = costrollupDescCancelled.Default.(int64)
+	// costrollupDescCostUsd is the schema descriptor for cost_usd field.
+	costrollupDescCostUsd := costrollupFields[8].Descriptor()
+	// costrollup.DefaultCostUsd holds the default value on creation for the cost_usd field.
+	costrollup.DefaultCostUsd = costrollupDescCostUsd.Default.(float64)
+	// costrollupDescInputTokens is the schema descriptor for input_tokens field.
+	costrollupDescInputTokens := costrollupFields[9].Descriptor()
+	// costrollup.DefaultInputTokens holds the default value on creation for the input_tokens field.
+	costrollup.DefaultInputTokens = costrollupDescInputTokens.Default.(int64)
+	// costrollupDescOutputTokens is the schema descriptor for output_tokens field.
+	costrollupDescOutputTokens := costrollupFields[10].Descriptor()
+	// costrollup.DefaultOutputTokens holds the default value on creation for the output_tokens field.
+	costrollup.DefaultOutputTokens = costrollupDescOutputTokens.Default.(int64)
+	// costrollupDescCacheReadTokens is the schema descriptor for cache_read_tokens field.
+	costrollupDescCacheReadTokens := costrollupFields[11].Descriptor()
+	// costrollup.DefaultCacheReadTokens holds the default value on creation for the cache_read_tokens field.
+	costrollup.DefaultCacheReadTokens = costrollupDescCacheReadTokens.Default.(int64)
+	// costrollupDescCacheWriteTokens is the schema descriptor for cache_write_tokens field.
+	costrollupDescCacheWriteTokens := costrollupFields[12].Descriptor()
+	// costrollup.DefaultCacheWriteTokens holds the default value on creation for the cache_write_tokens field.
+	costrollup.DefaultCacheWriteTokens = costrollupDescCacheWriteTokens.Default.(int64)
+	// costrollupDescFindingsBlocker is the schema descriptor for findings_blocker field.
+	costrollupDescFindingsBlocker := costrollupFields[13].Descriptor()
+	// costrollup.DefaultFindingsBlocker holds the default value on creation for the findings_blocker field.
+	costrollup.DefaultFindingsBlocker = costrollupDescFindingsBlocker.Default.(int64)
+	// costrollupDescFindingsMajor is the schema descriptor for findings_major field.
+	costrollupDescFindingsMajor := costrollupFields[14].Descriptor()
+	// costrollup.DefaultFindingsMajor holds the default value on creation for the findings_major field.
+	costrollup.DefaultFindingsMajor = costrollupDescFindingsMajor.Default.(int64)
+	// costrollupDescFindingsMinor is the schema descriptor for findings_minor field.
+	costrollupDescFindingsMinor := costrollupFields[15].Descriptor()
+	// costrollup.DefaultFindingsMinor holds the default value on creation for the findings_minor field.
+	costrollup.DefaultFindingsMinor = costrollupDescFindingsMinor.Default.(int64)
+	// costrollupDescFindingsNit is the schema descriptor for findings_nit field.
+	costrollupDescFindingsNit := costrollupFields[16].Descriptor()
+	// costrollup.DefaultFindingsNit holds the default value on creation for the findings_nit field.
+	costrollup.DefaultFindingsNit = costrollupDescFindingsNit.Default.(int64)
+	// costrollupDescH00 is the schema descriptor for h00 field.
+	costrollupDescH00 := costrollupFields[17].Descriptor()
+	// costrollup.DefaultH00 holds the default value on creation for the h00 field.
+	costrollup.DefaultH00 = costrollupDescH00.Default.(int64)
+	// costrollupDescH01 is the schema descriptor for h01 field.
+	costrollupDescH01 := costrollupFields[18].Descriptor()
+	// costrollup.DefaultH01 holds the default value on creation for the h01 field.
+	costrollup.DefaultH01 = costrollupDescH01.Default.(int64)
+	// costrollupDescH02 is the schema descriptor for h02 field.
+	costrollupDescH02 := costrollupFields[19].Descriptor()
+	// costrollup.DefaultH02 holds the default value on creation for the h02 field.
+	costrollup.DefaultH02 = costrollupDescH02.Default.(int64)
+	// costrollupDescH03 is the schema descriptor for h03 field.
+	costrollupDescH03 := costrollupFields[20].Descriptor()
+	// costrollup.DefaultH03 holds the default value on creation for the h03 field.
+	costrollup.DefaultH03 = costrollupDescH03.Default.(int64)
+	// costrollupDescH04 is the schema descriptor for h04 field.
+	costrollupDescH04 := costrollupFields[21].Descriptor()
+	// costrollup.DefaultH04 holds the default value on creation for the h04 field.
+	costrollup.DefaultH04 = costrollupDescH04.Default.(int64)
+	// costrollupDescH05 is the schema descriptor for h05 field.
+	costrollupDescH05 := costrollupFields[22].Descriptor()
+	// costrollup.DefaultH05 holds the default value on creation for the h05 field.
+	costrollup.DefaultH05 = costrollupDescH05.Default.(int64)
+	// costrollupDescH06 is the schema descriptor for h06 field.
+	costrollupDescH06 := costrollupFields[23].Descriptor()
+	// costrollup.DefaultH06 holds the default value on creation for the h06 field.
+	costrollup.DefaultH06 = costrollupDescH06.Default.(int64)
+	// costrollupDescH07 is the schema descriptor for h07 field.
+	costrollupDescH07 := costrollupFields[24].Descriptor()
+	// costrollup.DefaultH07 holds the default value on creation for the h07 field.
+	costrollup.DefaultH07 = costrollupDescH07.Default.(int64)
+	// costrollupDescH08 is the schema descriptor for h08 field.
+	costrollupDescH08 := costrollupFields[25].Descriptor()
+	// costrollup.DefaultH08 holds the default value on creation for the h08 field.
+	costrollup.DefaultH08 = costrollupDescH08.Default.(int64)
+	// costrollupDescH09 is the schema descriptor for h09 field.
+	costrollupDescH09 := costrollupFields[26].Descriptor()
+	// costrollup.DefaultH09 holds the default value on creation for the h09 field.
+	costrollup.DefaultH09 = costrollupDescH09.Default.(int64)
+	// costrollupDescH10 is the schema descriptor for h10 field.
+	costrollupDescH10 := costrollupFields[27].Descriptor()
+	// costrollup.DefaultH10 holds the default value on creation for the h10 field.
+	costrollup.DefaultH10 = costrollupDescH10.Default.(int64)
+	// costrollupDescH11 is the schema descriptor for h11 field.
+	costrollupDescH11 := costrollupFields[28].Descriptor()
+	// costrollup.DefaultH11 holds the default value on creation for the h11 field.
+	costrollup.DefaultH11 = costrollupDescH11.Default.(int64)
+	// costrollupDescH12 is the schema descriptor for h12 field.
+	costrollupDescH12 := costrollupFields[29].Descriptor()
+	// costrollup.DefaultH12 holds the default value on creation for the h12 field.
+	costrollup.DefaultH12 = costrollupDescH12.Default.(int64)
+	// costrollupDescH13 is the schema descriptor for h13 field.
+	costrollupDescH13 := costrollupFields[30].Descriptor()
+	// costrollup.DefaultH13 holds the default value on creation for the h13 field.
+	costrollup.DefaultH13 = costrollupDescH13.Default.(int64)
+	// costrollupDescH14 is the schema descriptor for h14 field.
+	costrollupDescH14 := costrollupFields[31].Descriptor()
+	// costrollup.DefaultH14 holds the default value on creation for the h14 field.
+	costrollup.DefaultH14 = costrollupDescH14.Default.(int64)
+	// costrollupDescH15 is the schema descriptor for h15 field.
+	costrollupDescH15 := costrollupFields[32].Descriptor()
+	// costrollup.DefaultH15 holds the default value on creation for the h15 field.
+	costrollup.DefaultH15 = costrollupDescH15.Default.(int64)
+	// costrollupDescH16 is the schema descriptor for h16 field.
+	costrollupDescH16 := costrollupFields[33].Descriptor()
+	// costrollup.DefaultH16 holds the default value on creation for the h16 field.
+	costrollup.DefaultH16 = costrollupDescH16.Default.(int64)
+	// costrollupDescH17 is the schema descriptor for h17 field.
+	costrollupDescH17 := costrollupFields[34].Descriptor()
+	// costrollup.DefaultH17 holds the default value on creation for the h17 field.
+	costrollup.DefaultH17 = costrollupDescH17.Default.(int64)
+	// costrollupDescH18 is the schema descriptor for h18 field.
+	costrollupDescH18 := costrollupFields[35].Descriptor()
+	// costrollup.DefaultH18 holds the default value on creation for the h18 field.
+	costrollup.DefaultH18 = costrollupDescH18.Default.(int64)
+	// costrollupDescH19 is the schema descriptor for h19 field.
+	costrollupDescH19 := costrollupFields[36].Descriptor()
+	// costrollup.DefaultH19 holds the default value on creation for the h19 field.
+	costrollup.DefaultH19 = costrollupDescH19.Default.(int64)
+	// costrollupDescH20 is the schema descriptor for h20 field.
+	costrollupDescH20 := costrollupFields[37].Descriptor()
+	// costrollup.DefaultH20 holds the default value on creation for the h20 field.
+	costrollup.DefaultH20 = costrollupDescH20.Default.(int64)
+	// costrollupDescH21 is the schema descriptor for h21 field.
+	costrollupDescH21 := costrollupFields[38].Descriptor()
+	// costrollup.DefaultH21 holds the default value on creation for the h21 field.
+	costrollup.DefaultH21 = costrollupDescH21.Default.(int64)
+	// costrollupDescH22 is the schema descriptor for h22 field.
+	costrollupDescH22 := costrollupFields[39].Descriptor()
+	// costrollup.DefaultH22 holds the default value on creation for the h22 field.
+	costrollup.DefaultH22 = costrollupDescH22.Default.(int64)
+	// costrollupDescH23 is the schema descriptor for h23 field.
+	costrollupDescH23 := costrollupFields[40].Descriptor()
+	// costrollup.DefaultH23 holds the default value on creation for the h23 field.
+	costrollup.DefaultH23 = costrollupDescH23.Default.(int64)
+	// costrollupDescH24 is the schema descriptor for h24 field.
+	costrollupDescH24 := costrollupFields[41].Descriptor()
+	// costrollup.DefaultH24 holds the default value on creation for the h24 field.
+	costrollup.DefaultH24 = costrollupDescH24.Default.(int64)
+	// costrollupDescH25 is the schema descriptor for h25 field.
+	costrollupDescH25 := costrollupFields[42].Descriptor()
+	// costrollup.DefaultH25 holds the default value on creation for the h25 field.
+	costrollup.DefaultH25 = costrollupDescH25.Default.(int64)
+	// costrollupDescH26 is the schema descriptor for h26 field.
+	costrollupDescH26 := costrollupFields[43].Descriptor()
+	// costrollup.DefaultH26 holds the default value on creation for the h26 field.
+	costrollup.DefaultH26 = costrollupDescH26.Default.(int64)
+	// costrollupDescH27 is the schema descriptor for h27 field.
+	costrollupDescH27 := costrollupFields[44].Descriptor()
+	// costrollup.DefaultH27 holds the default value on creation for the h27 field.
+	costrollup.DefaultH27 = costrollupDescH27.Default.(int64)
+	// costrollupDescH28 is the schema descriptor for h28 field.
+	costrollupDescH28 := costrollupFields[45].Descriptor()
+	// costrollup.DefaultH28 holds the default value on creation for the h28 field.
+	costrollup.DefaultH28 = costrollupDescH28.Default.(int64)
+	// costrollupDescH29 is the schema descriptor for h29 field.
+	costrollupDescH29 := costrollupFields[46].Descriptor()
+	// costrollup.DefaultH29 holds the default value on creation for the h29 field.
+	costrollup.DefaultH29 = costrollupDescH29.Default.(int64)
+	// costrollupDescH30 is the schema descriptor for h30 field.
+	costrollupDescH30 := costrollupFields[47].Descriptor()
+	// costrollup.DefaultH30 holds the default value on creation for the h30 field.
+	costrollup.DefaultH30 = costrollupDescH30.Default.(int64)
+	// costrollupDescH31 is the schema descriptor for h31 field.
+	costrollupDescH31 := costrollupFields[48].Descriptor()
+	// costrollup.DefaultH31 holds the default value on creation for the h31 field.
+	costrollup.DefaultH31 = costrollupDescH31.Default.(int64)
+	// costrollupDescH32 is the schema descriptor for h32 field.
+	costrollupDescH32 := costrollupFields[49].Descriptor()
+	// costrollup.DefaultH32 holds the default value on creation for the h32 field.
+	costrollup.DefaultH32 = costrollupDescH32.Default.(int64)
+	// costrollupDescH33 is the schema descriptor for h33 field.
+	costrollupDescH33 := costrollupFields[50].Descriptor()
+	// costrollup.DefaultH33 holds the default value on creation for the h33 field.
+	costrollup.DefaultH33 = costrollupDescH33.Default.(int64)
+	// costrollupDescH34 is the schema descriptor for h34 field.
+	costrollupDescH34 := costrollupFields[51].Descriptor()
+	// costrollup.DefaultH34 holds the default value on creation for the h34 field.
+	costrollup.DefaultH34 = costrollupDescH34.Default.(int64)
+	// costrollupDescH35 is the schema descriptor for h35 field.
+	costrollupDescH35 := costrollupFields[52].Descriptor()
+	// costrollup.DefaultH35 holds the default value on creation for the h35 field.
+	costrollup.DefaultH35 = costrollupDescH35.Default.(int64)
+	// costrollupDescH36 is the schema descriptor for h36 field.
+	costrollupDescH36 := costrollupFields[53].Descriptor()
+	// costrollup.DefaultH36 holds the default value on creation for the h36 field.
+	costrollup.DefaultH36 = costrollupDescH36.Default.(int64)
+	// costrollupDescH37 is the schema descriptor for h37 field.
+	costrollupDescH37 := costrollupFields[54].Descriptor()
+	// costrollup.DefaultH37 holds the default value on creation for the h37 field.
+	costrollup.DefaultH37 = costrollupDescH37.Default.(int64)
+	// costrollupDescH38 is the schema descriptor for h38 field.
+	costrollupDescH38 := costrollupFields[55].Descriptor()
+	// costrollup.DefaultH38 holds the default value on creation for the h38 field.
+	costrollup.DefaultH38 = costrollupDescH38.Default.(int64)
+	// costrollupDescH39 is the schema descriptor for h39 field.
+	costrollupDescH39 := costrollupFields[56].Descriptor()
+	// costrollup.DefaultH39 holds the default value on creation for the h39 field.
+	costrollup.DefaultH39 = costrollupDescH39.Default.(int64)
+	// costrollupDescH40 is the schema descriptor for h40 field.
+	costrollupDescH40 := costrollupFields[57].Descriptor()
+	// costrollup.DefaultH40 holds the default value on creation for the h40 field.
+	costrollup.DefaultH40 = costrollupDescH40.Default.(int64)
+	// costrollupDescH41 is the schema descriptor for h41 field.
+	costrollupDescH41 := costrollupFields[58].Descriptor()
+	// costrollup.DefaultH41 holds the default value on creation for the h41 field.
+	costrollup.DefaultH41 = costrollupDescH41.Default.(int64)
+	// costrollupDescH42 is the schema descriptor for h42 field.
+	costrollupDescH42 := costrollupFields[59].Descriptor()
+	// costrollup.DefaultH42 holds the default value on creation for the h42 field.
+	costrollup.DefaultH42 = costrollupDescH42.Default.(int64)
+	// costrollupDescH43 is the schema descriptor for h43 field.
+	costrollupDescH43 := costrollupFields[60].Descriptor()
+	// costrollup.DefaultH43 holds the default value on creation for the h43 field.
+	costrollup.DefaultH43 = costrollupDescH43.Default.(int64)
+	// costrollupDescH44 is the schema descriptor for h44 field.
+	costrollupDescH44 := costrollupFields[61].Descriptor()
+	// costrollup.DefaultH44 holds the default value on creation for the h44 field.
+	costrollup.DefaultH44 = costrollupDescH44.Default.(int64)
+	// costrollupDescH45 is the schema descriptor for h45 field.
+	costrollupDescH45 := costrollupFields[62].Descriptor()
+	// costrollup.DefaultH45 holds the default value on creation for the h45 field.
+	costrollup.DefaultH45 = costrollupDescH45.Default.(int64)
+	// costrollupDescH46 is the schema descriptor for h46 field.
+	costrollupDescH46 := costrollupFields[63].Descriptor()
+	// costrollup.DefaultH46 holds the default value on creation for the h46 field.
+	costrollup.DefaultH46 = costrollupDescH46.Default.(int64)
+	// costrollupDescH47 is the schema descriptor for h47 field.
+	costrollupDescH47 := costrollupFields[64].Descriptor()
+	// costrollup.DefaultH47 holds the default value on creation for the h47 field.
+	costrollup.DefaultH47 = costrollupDescH47.Default.(int64)
 	findingMixin := schema.Finding{}.Mixin()
 	findingMixinFields0 := findingMixin[0].Fields()
 	_ = findingMixinFields0

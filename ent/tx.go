@@ -18,6 +18,8 @@ type Tx struct {
 	APIToken *APITokenClient
 	// ConnectorCredential is the client for interacting with the ConnectorCredential builders.
 	ConnectorCredential *ConnectorCredentialClient
+	// CostRollup is the client for interacting with the CostRollup builders.
+	CostRollup *CostRollupClient
 	// Finding is the client for interacting with the Finding builders.
 	Finding *FindingClient
 	// Installation is the client for interacting with the Installation builders.
@@ -171,6 +173,7 @@ func (tx *Tx) Client() *Client {
 func (tx *Tx) init() {
 	tx.APIToken = NewAPITokenClient(tx.config)
 	tx.ConnectorCredential = NewConnectorCredentialClient(tx.config)
+	tx.CostRollup = NewCostRollupClient(tx.config)
 	tx.Finding = NewFindingClient(tx.config)
 	tx.Installation = NewInstallationClient(tx.config)
 	tx.Repository = NewRepositoryClient(tx.config)

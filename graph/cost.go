@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,7 +14,9 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/reviewer"
 	"github.com/chakshu-dev/chakshu/ent/run"
+	entschema "github.com/chakshu-dev/chakshu/ent/schema"
 	"github.com/chakshu-dev/chakshu/graph/model"
+	"github.com/chakshu-dev/chakshu/internal/store"
 )
 
 // maxCostRange caps the period of a cost query.
@@ -49,61 +52,174 @@ func (h *api) runSet(ctx context.Context, from, to time.Time, f *model.CostFilte
 	return s, nil
 }
 
-// where is the SQL condition (with ? placeholders) and its arguments.
-func (s runSet) where() (string, []any) {
-	// SQLite stores times as text in the writer's zone (ent writes time.Now()):
-	// compare in that zone. PostgreSQL compares timestamptz whatever the zone.
-	conds := []string{run.FieldCreatedAt + " >= ?", run.FieldCreatedAt + " < ?"}
-	args := []any{s.from.In(time.Local), s.to.In(time.Local)}
+// filter is the SQL condition (with ? placeholders) and arguments of the
+// viewer's repositories and the filter, over the given columns.
+func (s runSet) filter(repoCol, revCol string) ([]string, []any) {
+	var conds []string
+	var args []any
 	if s.restricted {
 		if len(s.repoIDs) == 0 {
 			conds = append(conds, "1 = 0")
 		} else {
-			conds = append(conds, run.RepositoryColumn+" IN ("+strings.TrimSuffix(strings.Repeat("?, ", len(s.repoIDs)), ", ")+")")
+			conds = append(conds, repoCol+" IN ("+strings.TrimSuffix(strings.Repeat("?, ", len(s.repoIDs)), ", ")+")")
 			for _, id := range s.repoIDs {
 				args = append(args, id)
 			}
 		}
 	}
 	if s.repositoryID != nil {
-		conds = append(conds, run.RepositoryColumn+" = ?")
+		conds = append(conds, repoCol+" = ?")
 		args = append(args, *s.repositoryID)
 	}
 	if s.reviewerID != nil {
-		conds = append(conds, run.ReviewerColumn+" = ?")
+		conds = append(conds, revCol+" = ?")
 		args = append(args, *s.reviewerID)
 	}
-	return strings.Join(conds, " AND "), args
+	return conds, args
 }
 
-// bucketExpr is the SQL of a bucket key, per dialect; "" means one bucket.
-func (h *api) bucketExpr(g model.CostGroupBy) string {
-	pg := h.db.Postgres()
+// where is the SQL condition over runs (with ? placeholders) and its arguments.
+func (s runSet) where() (string, []any) {
+	return s.whereRuns(s.from, s.to)
+}
+
+// whereRuns is where for the runs created in [from, to).
+func (s runSet) whereRuns(from, to time.Time) (string, []any) {
+	// SQLite stores times as text in the writer's zone (ent writes time.Now()):
+	// compare in that zone. PostgreSQL compares timestamptz whatever the zone.
+	conds := []string{run.FieldCreatedAt + " >= ?", run.FieldCreatedAt + " < ?"}
+	args := []any{from.In(time.Local), to.In(time.Local)}
+	c, a := s.filter(run.RepositoryColumn, run.ReviewerColumn)
+	return strings.Join(append(conds, c...), " AND "), append(args, a...)
+}
+
+// grouping is how aggregate keys its buckets: by period ("d" or "w"), by
+// entity (REVIEWER or REPOSITORY), by both ("<entity id>|<period day>"), or
+// not at all ("").
+type grouping struct {
+	period string
+	entity model.CostGroupBy
+}
+
+func groupingOf(g model.CostGroupBy) grouping {
 	switch g {
 	case model.CostGroupByDay:
-		if pg {
-			return "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')"
-		}
-		return "substr(created_at, 1, 10)"
+		return grouping{period: "d"}
 	case model.CostGroupByWeek:
-		if pg {
-			return "to_char(date_trunc('week', created_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD')"
-		}
-		return "date(substr(created_at, 1, 10), 'weekday 0', '-6 days')"
-	case model.CostGroupByReviewer:
-		return "CAST(" + run.ReviewerColumn + " AS TEXT)"
-	case model.CostGroupByRepository:
-		return "CAST(" + run.RepositoryColumn + " AS TEXT)"
+		return grouping{period: "w"}
 	}
-	return ""
+	return grouping{entity: g}
+}
+
+// keySQL is the SQL of a bucket key over rollup rows of grain, or over runs
+// when grain is "".
+func (h *api) keySQL(gr grouping, grain string) string {
+	var parts []string
+	switch gr.entity {
+	case model.CostGroupByReviewer:
+		parts = append(parts, "CAST("+map[bool]string{true: run.ReviewerColumn, false: "reviewer_id"}[grain == ""]+" AS TEXT)")
+	case model.CostGroupByRepository:
+		parts = append(parts, "CAST("+map[bool]string{true: run.RepositoryColumn, false: "repository_id"}[grain == ""]+" AS TEXT)")
+	}
+	switch {
+	case gr.period == "":
+	case grain == "":
+		parts = append(parts, h.db.RollupDay(gr.period, run.FieldCreatedAt))
+	case grain == gr.period:
+		parts = append(parts, "day")
+	case h.db.Postgres(): // days of a week
+		parts = append(parts, "to_char(date_trunc('week', CAST(day AS date)), 'YYYY-MM-DD')")
+	default:
+		parts = append(parts, h.db.RollupDay("w", "day"))
+	}
+	if len(parts) == 0 {
+		return "''"
+	}
+	return strings.Join(parts, " || '|' || ")
+}
+
+// span is part of a period: whole days, weeks or months read from the
+// rollup (grain d, w, m; days as YYYY-MM-DD), or, grain "", runs created in
+// [from, to) read from the runs (the partial days at the ends).
+type span struct {
+	grain    string
+	from, to time.Time
+}
+
+// spans covers [from, to) with the fewest rollup rows the grouping allows:
+// months (when buckets are not days or weeks), then weeks (unless buckets are
+// days), then days, and the runs themselves for partial days. Days are
+// UTC on PostgreSQL and the writer's zone on SQLite, as the rollup's.
+func (h *api) spans(from, to time.Time, gr grouping) []span {
+	zone := time.UTC
+	if !h.db.Postgres() {
+		zone = time.Local
+	}
+	from, to = from.In(zone), to.In(zone)
+	floorDay := func(t time.Time) time.Time { return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, zone) }
+	ceilDay := func(t time.Time) time.Time {
+		if d := floorDay(t); d.Equal(t) {
+			return d
+		}
+		return floorDay(t).AddDate(0, 0, 1)
+	}
+	d0, d1 := ceilDay(from), floorDay(to)
+	if !d0.Before(d1) {
+		return []span{{"", from, to}}
+	}
+	var out []span
+	if from.Before(d0) {
+		out = append(out, span{"", from, d0})
+	}
+	if d1.Before(to) {
+		out = append(out, span{"", d1, to})
+	}
+	// cover adds [a, b) (whole days) at grain g, its ends at the finer grains.
+	var cover func(a, b time.Time, grains []string)
+	cover = func(a, b time.Time, grains []string) {
+		if !a.Before(b) {
+			return
+		}
+		g := grains[0]
+		start, end := a, b
+		switch g {
+		case "m":
+			if start.Day() != 1 {
+				start = time.Date(a.Year(), a.Month()+1, 1, 0, 0, 0, 0, zone)
+			}
+			end = time.Date(b.Year(), b.Month(), 1, 0, 0, 0, 0, zone)
+		case "w":
+			monday := func(t time.Time) time.Time { return t.AddDate(0, 0, -(int(t.Weekday())+6)%7) }
+			if start = monday(a); start.Before(a) {
+				start = start.AddDate(0, 0, 7)
+			}
+			end = monday(b)
+		}
+		if !start.Before(end) {
+			cover(a, b, grains[1:])
+			return
+		}
+		out = append(out, span{g, start, end})
+		cover(a, start, grains[1:])
+		cover(end, b, grains[1:])
+	}
+	switch gr.period {
+	case "d":
+		cover(d0, d1, []string{"d"})
+	case "w":
+		cover(d0, d1, []string{"w", "d"})
+	default:
+		cover(d0, d1, []string{"m", "w", "d"})
+	}
+	return out
 }
 
 // costAcc accumulates the figures of one bucket: sums, severity counts and
-// the duration classes the percentiles come from.
+// the duration histogram the percentiles come from.
 type costAcc struct {
-	b       model.CostBucket
-	sev     [4]int
-	classes []durationClass
+	b    model.CostBucket
+	sev  [4]int
+	hist [entschema.CostRollupBuckets]int64
 }
 
 // add merges o into a.
@@ -119,7 +235,9 @@ func (a *costAcc) add(o *costAcc) {
 	for i := range o.sev {
 		a.sev[i] += o.sev[i]
 	}
-	a.classes = append(a.classes, o.classes...)
+	for i := range o.hist {
+		a.hist[i] += o.hist[i]
+	}
 }
 
 // bucket is the finished bucket, keyed key.
@@ -131,65 +249,98 @@ func (a *costAcc) bucket(key string) *model.CostBucket {
 		x := b.CostUsd / float64(b.Findings.Total)
 		b.CostPerFinding = &x
 	}
-	b.P50DurationMs, b.P95DurationMs = percentile(a.classes, 50), percentile(a.classes, 95)
+	b.P50DurationMs, b.P95DurationMs = percentile(a.hist[:], 50), percentile(a.hist[:], 95)
 	return &b
 }
 
-// aggregate computes the figures of each bucket (keyed by the SQL key; ""
-// for one bucket) and of the whole set, in ONE pass over the runs: the rows
-// are grouped by bucket and by a duration class (number of digits and the
-// two leading digits), so sums add up per bucket and the duration
-// percentiles come from the class histogram without sorting every run. A
-// percentile is the longest duration in the class holding its nearest rank:
-// exact when a class holds one value, otherwise at most ~10% above.
-func (h *api) aggregate(ctx context.Context, s runSet, key string) (total *costAcc, buckets map[string]*costAcc, err error) {
-	where, args := s.where()
-	k := "''"
-	if key != "" {
-		k = key
+// percentile is the nearest-rank p-th percentile of the duration histogram
+// (nil when empty): the upper bound of the bucket holding the rank, at most
+// 19% above the exact value (store.DurationBound).
+func percentile(hist []int64, p int64) *int64 {
+	var n int64
+	for _, c := range hist {
+		n += c
 	}
-	const timed = "status IN ('succeeded', 'failed') AND duration_ms > 0"
-	q := `SELECT ` + k + ` AS k,
-	length(CAST(duration_ms AS TEXT)), substr(CAST(duration_ms AS TEXT), 1, 2),
-	COUNT(*),
-	CAST(COALESCE(SUM(cost_usd), 0) AS DOUBLE PRECISION),
-	COALESCE(SUM(CASE WHEN status = 'succeeded' THEN 1 ELSE 0 END), 0),
-	COALESCE(SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END), 0),
-	CAST(COALESCE(SUM(input_tokens), 0) AS BIGINT),
-	CAST(COALESCE(SUM(output_tokens), 0) AS BIGINT),
-	CAST(COALESCE(SUM(cache_read_tokens), 0) AS BIGINT),
-	CAST(COALESCE(SUM(cache_write_tokens), 0) AS BIGINT),
-	CAST(COALESCE(SUM(findings_blocker), 0) AS BIGINT),
-	CAST(COALESCE(SUM(findings_major), 0) AS BIGINT),
-	CAST(COALESCE(SUM(findings_minor), 0) AS BIGINT),
-	CAST(COALESCE(SUM(findings_nit), 0) AS BIGINT),
-	COALESCE(SUM(CASE WHEN ` + timed + ` THEN 1 ELSE 0 END), 0),
-	CAST(COALESCE(MAX(CASE WHEN ` + timed + ` THEN duration_ms END), 0) AS BIGINT)
-FROM ` + run.Table + ` WHERE ` + where + `
-GROUP BY ` + k + `, length(CAST(duration_ms AS TEXT)), substr(CAST(duration_ms AS TEXT), 1, 2)`
-	if key == "" {
-		q = strings.Replace(q, "GROUP BY '', ", "GROUP BY ", 1)
+	if n == 0 {
+		return nil
 	}
-	rows, err := h.db.SQL.QueryContext(ctx, h.db.Rebind(q), args...)
-	if err != nil {
-		return nil, nil, fmt.Errorf("cost figures: %w", err)
+	rank := (n*p + 99) / 100
+	var seen int64
+	for i, c := range hist {
+		if seen += c; seen >= rank {
+			v := store.DurationBound(i)
+			return &v
+		}
 	}
-	defer rows.Close()
+	return nil
+}
+
+// aggregate computes the figures of each bucket (keyed as gr says) and of
+// the whole set. Whole days, weeks and months come from the rollup
+// (store/rollup.go: a few thousand rows for a year); only the partial days at
+// the ends are read from the runs. Figures are exact; duration percentiles come
+// from the rollup's histogram (see percentile).
+func (h *api) aggregate(ctx context.Context, s runSet, gr grouping) (total *costAcc, buckets map[string]*costAcc, err error) {
 	total = &costAcc{}
 	buckets = map[string]*costAcc{}
-	for rows.Next() {
-		var r costAcc
-		var key, lead sql.NullString
-		var digits int
-		var dc durationClass
-		if err := rows.Scan(&key, &digits, &lead, &r.b.Runs, &r.b.CostUsd, &r.b.SucceededRuns, &r.b.FailedRuns, &r.b.InputTokens,
-			&r.b.OutputTokens, &r.b.CacheReadTokens, &r.b.CacheWriteTokens, &r.sev[0], &r.sev[1], &r.sev[2], &r.sev[3], &dc.n, &dc.max); err != nil {
-			return nil, nil, fmt.Errorf("cost figures: scan: %w", err)
+	for _, sp := range h.spans(s.from, s.to, gr) {
+		var sums []string
+		var where string
+		var args []any
+		if sp.grain == "" {
+			sums = store.RunContribution("")
+			where, args = s.whereRuns(sp.from, sp.to)
+			where = "FROM " + run.Table + " WHERE " + where
+		} else {
+			sums = append([]string(nil), store.RollupSums...)
+			conds, a := s.filter("repository_id", "reviewer_id")
+			where = "FROM cost_rollups WHERE " + strings.Join(append([]string{"grain = ?", "day >= ?", "day < ?"}, conds...), " AND ")
+			args = append([]any{sp.grain, sp.from.Format(time.DateOnly), sp.to.Format(time.DateOnly)}, a...)
 		}
-		if dc.n > 0 {
-			l, _ := strconv.Atoi(lead.String)
-			dc.order = digits*100 + l
-			r.classes = []durationClass{dc}
+		for i := range sums {
+			sums[i] = "CAST(COALESCE(SUM(" + sums[i] + "), 0) AS DOUBLE PRECISION)"
+		}
+		k := h.keySQL(gr, sp.grain)
+		q := "SELECT " + k + ", " + strings.Join(sums, ", ") + " " + where
+		if k != "''" {
+			q += " GROUP BY " + k
+		}
+		if err := h.scanCosts(ctx, q, args, total, buckets); err != nil {
+			return nil, nil, err
+		}
+	}
+	return total, buckets, nil
+}
+
+// scanCosts adds the rows of q (a key, then store.RollupSums) to total and buckets.
+func (h *api) scanCosts(ctx context.Context, q string, args []any, total *costAcc, buckets map[string]*costAcc) error {
+	rows, err := h.db.SQL.QueryContext(ctx, h.db.Rebind(q), args...)
+	if err != nil {
+		return fmt.Errorf("cost figures: %w", err)
+	}
+	defer rows.Close()
+	v := make([]float64, len(store.RollupSums))
+	for rows.Next() {
+		var key sql.NullString
+		dst := []any{&key}
+		for i := range v {
+			dst = append(dst, &v[i])
+		}
+		if err := rows.Scan(dst...); err != nil {
+			return fmt.Errorf("cost figures: scan: %w", err)
+		}
+		if v[0] == 0 {
+			continue // no runs (left by runs deleted or an empty period)
+		}
+		var r costAcc
+		n := func(i int) int { return int(math.Round(v[i])) }
+		r.b.Runs, r.b.SucceededRuns, r.b.FailedRuns = n(0), n(1), n(2)
+		r.b.CostUsd = v[4]
+		r.b.InputTokens, r.b.OutputTokens = int64(n(5)), int64(n(6))
+		r.b.CacheReadTokens, r.b.CacheWriteTokens = int64(n(7)), int64(n(8))
+		r.sev = [4]int{n(9), n(10), n(11), n(12)}
+		for i := range r.hist {
+			r.hist[i] = int64(n(13 + i))
 		}
 		b := buckets[key.String]
 		if b == nil {
@@ -200,46 +351,7 @@ GROUP BY ` + k + `, length(CAST(duration_ms AS TEXT)), substr(CAST(duration_ms A
 		total.add(&r)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, nil, fmt.Errorf("cost figures: %w", err)
-	}
-	return total, buckets, nil
-}
-
-// durationClass is one histogram class of run durations.
-type durationClass struct {
-	order int   // digits*100 + leading two digits: sorts classes by duration
-	n     int   // runs in the class
-	max   int64 // longest duration in the class
-}
-
-// percentile is the nearest-rank p-th percentile over the classes (nil when empty).
-func percentile(cls []durationClass, p int) *int64 {
-	cls = append([]durationClass(nil), cls...)
-	sort.Slice(cls, func(i, j int) bool { return cls[i].order < cls[j].order })
-	merged := cls[:0]
-	for _, c := range cls { // the same class from several buckets (the total)
-		if n := len(merged); n > 0 && merged[n-1].order == c.order {
-			merged[n-1].n += c.n
-			merged[n-1].max = max(merged[n-1].max, c.max)
-			continue
-		}
-		merged = append(merged, c)
-	}
-	n := 0
-	for _, c := range merged {
-		n += c.n
-	}
-	if n == 0 {
-		return nil
-	}
-	rank := (n*p + 99) / 100
-	seen := 0
-	for _, c := range merged {
-		seen += c.n
-		if seen >= rank {
-			v := c.max
-			return &v
-		}
+		return fmt.Errorf("cost figures: %w", err)
 	}
 	return nil
 }
@@ -252,7 +364,7 @@ func (h *api) costSummary(ctx context.Context, from, to time.Time, g model.CostG
 	if err != nil {
 		return nil, err
 	}
-	total, byKey, err := h.aggregate(ctx, s, h.bucketExpr(g))
+	total, byKey, err := h.aggregate(ctx, s, groupingOf(g))
 	if err != nil {
 		return nil, err
 	}
@@ -302,9 +414,12 @@ func (h *api) costSeries(ctx context.Context, from, to time.Time, interval model
 	if err != nil {
 		return nil, err
 	}
-	period := h.bucketExpr(model.CostGroupBy(interval))
 	entity := model.CostGroupBy(by)
-	_, byKey, err := h.aggregate(ctx, s, h.bucketExpr(entity)+" || '|' || "+period)
+	gr := grouping{period: "d", entity: entity}
+	if interval == model.CostIntervalWeek {
+		gr.period = "w"
+	}
+	_, byKey, err := h.aggregate(ctx, s, gr)
 	if err != nil {
 		return nil, err
 	}

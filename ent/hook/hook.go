@@ -33,6 +33,18 @@ func (f ConnectorCredentialFunc) Mutate(ctx context.Context, m ent.Mutation) (en
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ConnectorCredentialMutation", m)
 }
 
+// The CostRollupFunc type is an adapter to allow the use of ordinary
+// function as CostRollup mutator.
+type CostRollupFunc func(context.Context, *ent.CostRollupMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f CostRollupFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.CostRollupMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.CostRollupMutation", m)
+}
+
 // The FindingFunc type is an adapter to allow the use of ordinary
 // function as Finding mutator.
 type FindingFunc func(context.Context, *ent.FindingMutation) (ent.Value, error)

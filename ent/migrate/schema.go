@@ -69,6 +69,88 @@ var (
 			},
 		},
 	}
+	// CostRollupsColumns holds the columns for the "cost_rollups" table.
+	CostRollupsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "grain", Type: field.TypeString},
+		{Name: "day", Type: field.TypeString},
+		{Name: "repository_id", Type: field.TypeInt},
+		{Name: "reviewer_id", Type: field.TypeInt},
+		{Name: "runs", Type: field.TypeInt64, Default: 0},
+		{Name: "succeeded", Type: field.TypeInt64, Default: 0},
+		{Name: "failed", Type: field.TypeInt64, Default: 0},
+		{Name: "cancelled", Type: field.TypeInt64, Default: 0},
+		{Name: "cost_usd", Type: field.TypeFloat64, Default: 0},
+		{Name: "input_tokens", Type: field.TypeInt64, Default: 0},
+		{Name: "output_tokens", Type: field.TypeInt64, Default: 0},
+		{Name: "cache_read_tokens", Type: field.TypeInt64, Default: 0},
+		{Name: "cache_write_tokens", Type: field.TypeInt64, Default: 0},
+		{Name: "findings_blocker", Type: field.TypeInt64, Default: 0},
+		{Name: "findings_major", Type: field.TypeInt64, Default: 0},
+		{Name: "findings_minor", Type: field.TypeInt64, Default: 0},
+		{Name: "findings_nit", Type: field.TypeInt64, Default: 0},
+		{Name: "h00", Type: field.TypeInt64, Default: 0},
+		{Name: "h01", Type: field.TypeInt64, Default: 0},
+		{Name: "h02", Type: field.TypeInt64, Default: 0},
+		{Name: "h03", Type: field.TypeInt64, Default: 0},
+		{Name: "h04", Type: field.TypeInt64, Default: 0},
+		{Name: "h05", Type: field.TypeInt64, Default: 0},
+		{Name: "h06", Type: field.TypeInt64, Default: 0},
+		{Name: "h07", Type: field.TypeInt64, Default: 0},
+		{Name: "h08", Type: field.TypeInt64, Default: 0},
+		{Name: "h09", Type: field.TypeInt64, Default: 0},
+		{Name: "h10", Type: field.TypeInt64, Default: 0},
+		{Name: "h11", Type: field.TypeInt64, Default: 0},
+		{Name: "h12", Type: field.TypeInt64, Default: 0},
+		{Name: "h13", Type: field.TypeInt64, Default: 0},
+		{Name: "h14", Type: field.TypeInt64, Default: 0},
+		{Name: "h15", Type: field.TypeInt64, Default: 0},
+		{Name: "h16", Type: field.TypeInt64, Default: 0},
+		{Name: "h17", Type: field.TypeInt64, Default: 0},
+		{Name: "h18", Type: field.TypeInt64, Default: 0},
+		{Name: "h19", Type: field.TypeInt64, Default: 0},
+		{Name: "h20", Type: field.TypeInt64, Default: 0},
+		{Name: "h21", Type: field.TypeInt64, Default: 0},
+		{Name: "h22", Type: field.TypeInt64, Default: 0},
+		{Name: "h23", Type: field.TypeInt64, Default: 0},
+		{Name: "h24", Type: field.TypeInt64, Default: 0},
+		{Name: "h25", Type: field.TypeInt64, Default: 0},
+		{Name: "h26", Type: field.TypeInt64, Default: 0},
+		{Name: "h27", Type: field.TypeInt64, Default: 0},
+		{Name: "h28", Type: field.TypeInt64, Default: 0},
+		{Name: "h29", Type: field.TypeInt64, Default: 0},
+		{Name: "h30", Type: field.TypeInt64, Default: 0},
+		{Name: "h31", Type: field.TypeInt64, Default: 0},
+		{Name: "h32", Type: field.TypeInt64, Default: 0},
+		{Name: "h33", Type: field.TypeInt64, Default: 0},
+		{Name: "h34", Type: field.TypeInt64, Default: 0},
+		{Name: "h35", Type: field.TypeInt64, Default: 0},
+		{Name: "h36", Type: field.TypeInt64, Default: 0},
+		{Name: "h37", Type: field.TypeInt64, Default: 0},
+		{Name: "h38", Type: field.TypeInt64, Default: 0},
+		{Name: "h39", Type: field.TypeInt64, Default: 0},
+		{Name: "h40", Type: field.TypeInt64, Default: 0},
+		{Name: "h41", Type: field.TypeInt64, Default: 0},
+		{Name: "h42", Type: field.TypeInt64, Default: 0},
+		{Name: "h43", Type: field.TypeInt64, Default: 0},
+		{Name: "h44", Type: field.TypeInt64, Default: 0},
+		{Name: "h45", Type: field.TypeInt64, Default: 0},
+		{Name: "h46", Type: field.TypeInt64, Default: 0},
+		{Name: "h47", Type: field.TypeInt64, Default: 0},
+	}
+	// CostRollupsTable holds the schema information for the "cost_rollups" table.
+	CostRollupsTable = &schema.Table{
+		Name:       "cost_rollups",
+		Columns:    CostRollupsColumns,
+		PrimaryKey: []*schema.Column{CostRollupsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "costrollup_grain_day_repository_id_reviewer_id",
+				Unique:  true,
+				Columns: []*schema.Column{CostRollupsColumns[1], CostRollupsColumns[2], CostRollupsColumns[3], CostRollupsColumns[4]},
+			},
+		},
+	}
 	// FindingsColumns holds the columns for the "findings" table.
 	FindingsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -527,6 +609,7 @@ var (
 	Tables = []*schema.Table{
 		APITokensTable,
 		ConnectorCredentialsTable,
+		CostRollupsTable,
 		FindingsTable,
 		InstallationsTable,
 		RepositoriesTable,
@@ -548,6 +631,9 @@ func init() {
 	ConnectorCredentialsTable.ForeignKeys[0].RefTable = InstallationsTable
 	ConnectorCredentialsTable.Annotation = &entsql.Annotation{
 		IncrementStart: func(i int) *int { return &i }(4294967296),
+	}
+	CostRollupsTable.Annotation = &entsql.Annotation{
+		IncrementStart: func(i int) *int { return &i }(51539607552),
 	}
 	FindingsTable.ForeignKeys[0].RefTable = RunsTable
 	FindingsTable.Annotation = &entsql.Annotation{

@@ -12,6 +12,9 @@ type APIToken func(*sql.Selector)
 // ConnectorCredential is the predicate function for connectorcredential builders.
 type ConnectorCredential func(*sql.Selector)
 
+// CostRollup is the predicate function for costrollup builders.
+type CostRollup func(*sql.Selector)
+
 // Finding is the predicate function for finding builders.
 type Finding func(*sql.Selector)
 

@@ -148,7 +148,7 @@ func (db *DB) Migrate(ctx context.Context) error {
 	if err := db.migrateIntake(ctx); err != nil {
 		return err
 	}
-	return nil
+	return db.migrateRollup(ctx)
 }
 
 // Ping checks the database answers (readiness).

@@ -1,0 +1,270 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+	"strings"
+
+	entschema "github.com/chakshu-dev/chakshu/ent/schema"
+)
+
+// The cost rollup (table cost_rollups, ent/schema/costrollup.go) holds, per
+// UTC day, week (from Monday) and month, repository and reviewer, the figures
+// of the runs created then: counts by outcome, cost, tokens, findings by
+// severity and a histogram of durations. The cost aggregates read it instead
+// of scanning the runs.
+//
+// Triggers on runs maintain it in the transaction of every write: an insert
+// adds the run's contribution, a delete removes it, and an update that changes
+// a figure or the status removes the old contribution and adds the new one. So
+// it equals an aggregation of the runs whoever writes them (state transitions,
+// the gateway's metering, a retried or re-finished run, bulk seeds), and a
+// repeated update adds nothing twice. Migrate installs the triggers and, when
+// they are new, rebuilds the rollup from the runs in the same transaction.
+
+// rollupVersion names the triggers; bump it when their SQL changes, so
+// Migrate replaces them and rebuilds the rollup.
+const rollupVersion = "v1"
+
+// RollupGrains are the periods the rollup keeps: day, week, month.
+var RollupGrains = []string{"d", "w", "m"}
+
+// DurationBound is the upper bound (inclusive, ms) of histogram bucket i:
+// 1 s × 2^(i/4), quarter octaves from 1 s to ~57 min. A duration above the
+// next-to-last bound counts in the last bucket. A percentile read from the
+// histogram is the bound of the bucket holding its rank: at most 19% above the
+// exact value (runs under 1 s report 1 s; over ~48 min, ~57 min).
+func DurationBound(i int) int64 {
+	return int64(math.Round(1000 * math.Pow(2, float64(i)/4)))
+}
+
+// DurationBucket is the histogram bucket of a duration in ms.
+func DurationBucket(ms int64) int {
+	for i := 0; i < entschema.CostRollupBuckets-1; i++ {
+		if ms <= DurationBound(i) {
+			return i
+		}
+	}
+	return entschema.CostRollupBuckets - 1
+}
+
+// RollupSums are the summed columns of cost_rollups, in order.
+var RollupSums = func() []string {
+	cols := []string{"runs", "succeeded", "failed", "cancelled", "cost_usd", "input_tokens", "output_tokens",
+		"cache_read_tokens", "cache_write_tokens", "findings_blocker", "findings_major", "findings_minor", "findings_nit"}
+	for i := 0; i < entschema.CostRollupBuckets; i++ {
+		cols = append(cols, fmt.Sprintf("h%02d", i))
+	}
+	return cols
+}()
+
+// RunContribution is, for each of RollupSums, the SQL of one run's
+// contribution, the run's columns prefixed by p ("NEW.", "OLD.", "" or "runs.").
+func RunContribution(p string) []string {
+	ind := func(cond string) string { return "CASE WHEN " + cond + " THEN 1 ELSE 0 END" }
+	out := []string{"1",
+		ind(p + "status = 'succeeded'"), ind(p + "status = 'failed'"), ind(p + "status = 'cancelled'"),
+		p + "cost_usd", p + "input_tokens", p + "output_tokens", p + "cache_read_tokens", p + "cache_write_tokens",
+		p + "findings_blocker", p + "findings_major", p + "findings_minor", p + "findings_nit"}
+	// Durations of finished runs only: succeeded or failed, with a duration.
+	timed := p + "status IN ('succeeded', 'failed') AND " + p + "duration_ms > 0"
+	for i := 0; i < entschema.CostRollupBuckets; i++ {
+		c := timed
+		if i > 0 {
+			c += fmt.Sprintf(" AND %sduration_ms > %d", p, DurationBound(i-1))
+		}
+		if i < entschema.CostRollupBuckets-1 {
+			c += fmt.Sprintf(" AND %sduration_ms <= %d", p, DurationBound(i))
+		}
+		out = append(out, ind(c))
+	}
+	return out
+}
+
+// RollupDay is the SQL of the first day (YYYY-MM-DD) of the period of grain g
+// holding the time expression ts (a runs.created_at). SQLite stores times as
+// text in the writer's zone: its days are that zone's, as the raw aggregates'.
+func (db *DB) RollupDay(g, ts string) string {
+	if db.Postgres() {
+		utc := ts + " AT TIME ZONE 'UTC'"
+		switch g {
+		case "w":
+			return "to_char(date_trunc('week', " + utc + "), 'YYYY-MM-DD')"
+		case "m":
+			return "to_char(date_trunc('month', " + utc + "), 'YYYY-MM-DD')"
+		}
+		return "to_char(" + utc + ", 'YYYY-MM-DD')"
+	}
+	switch g {
+	case "w":
+		return "date(substr(" + ts + ", 1, 10), 'weekday 0', '-6 days')"
+	case "m":
+		return "substr(" + ts + ", 1, 7) || '-01'"
+	}
+	return "substr(" + ts + ", 1, 10)"
+}
+
+// rollupUpsert adds (sign "+") or removes ("-") the contribution of the run
+// row p ("NEW." or "OLD.") to its cell of grain g.
+func (db *DB) rollupUpsert(g, p, sign string) string {
+	contrib := RunContribution(p)
+	vals := make([]string, len(contrib))
+	set := make([]string, len(contrib))
+	for i, c := range contrib {
+		vals[i] = sign + "(" + c + ")"
+		set[i] = RollupSums[i] + " = cost_rollups." + RollupSums[i] + " + excluded." + RollupSums[i]
+	}
+	return "INSERT INTO cost_rollups (grain, day, repository_id, reviewer_id, " + strings.Join(RollupSums, ", ") + ")\n" +
+		"VALUES ('" + g + "', " + db.RollupDay(g, p+"created_at") + ", " + p + "repository_runs, " + p + "reviewer_runs, " +
+		strings.Join(vals, ", ") + ")\n" +
+		"ON CONFLICT (grain, day, repository_id, reviewer_id) DO UPDATE SET " + strings.Join(set, ", ")
+}
+
+// rollupChanged is the trigger condition of an update: a column the rollup
+// reads changed. (created_at, repository and reviewer do not change.)
+func (db *DB) rollupChanged() string {
+	op := " IS NOT "
+	if db.Postgres() {
+		op = " IS DISTINCT FROM "
+	}
+	var conds []string
+	for _, c := range []string{"status", "duration_ms", "cost_usd", "input_tokens", "output_tokens", "cache_read_tokens",
+		"cache_write_tokens", "findings_blocker", "findings_major", "findings_minor", "findings_nit",
+		"created_at", "repository_runs", "reviewer_runs"} {
+		conds = append(conds, "OLD."+c+op+"NEW."+c)
+	}
+	return strings.Join(conds, " OR ")
+}
+
+// rollupDDL is the SQL that installs the triggers.
+func (db *DB) rollupDDL() []string {
+	name := "runs_rollup_" + rollupVersion
+	upserts := func(p, sign string) string {
+		var s []string
+		for _, g := range RollupGrains {
+			s = append(s, db.rollupUpsert(g, p, sign)+";")
+		}
+		return strings.Join(s, "\n")
+	}
+	if db.Postgres() {
+		return []string{
+			"CREATE OR REPLACE FUNCTION " + name + "() RETURNS trigger LANGUAGE plpgsql AS $fn$\nBEGIN\n" +
+				"IF TG_OP <> 'INSERT' THEN\n" + upserts("OLD.", "-") + "\nEND IF;\n" +
+				"IF TG_OP <> 'DELETE' THEN\n" + upserts("NEW.", "+") + "\nEND IF;\n" +
+				"RETURN NULL;\nEND\n$fn$",
+			"CREATE TRIGGER " + name + "_insert_delete AFTER INSERT OR DELETE ON runs FOR EACH ROW EXECUTE FUNCTION " + name + "()",
+			"CREATE TRIGGER " + name + "_update AFTER UPDATE ON runs FOR EACH ROW WHEN (" + db.rollupChanged() + ") EXECUTE FUNCTION " + name + "()",
+		}
+	}
+	return []string{
+		"CREATE TRIGGER " + name + "_insert AFTER INSERT ON runs BEGIN\n" + upserts("NEW.", "+") + "\nEND",
+		"CREATE TRIGGER " + name + "_delete AFTER DELETE ON runs BEGIN\n" + upserts("OLD.", "-") + "\nEND",
+		"CREATE TRIGGER " + name + "_update AFTER UPDATE ON runs WHEN " + db.rollupChanged() + " BEGIN\n" +
+			upserts("OLD.", "-") + "\n" + upserts("NEW.", "+") + "\nEND",
+	}
+}
+
+// migrateRollup installs the current triggers when they are missing, and
+// then rebuilds the rollup from the runs, in one transaction (writers of runs
+// wait for it).
+func (db *DB) migrateRollup(ctx context.Context) error {
+	name := "runs_rollup_" + rollupVersion
+	listQ := "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'runs_rollup_%'"
+	if db.Postgres() {
+		listQ = "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal AND tgname LIKE 'runs_rollup_%'"
+	}
+	tx, err := db.SQL.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("cost rollup: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck
+	if db.Postgres() {
+		// Writers of runs wait until the triggers and the rebuild are in.
+		if _, err := tx.ExecContext(ctx, "LOCK TABLE runs IN SHARE ROW EXCLUSIVE MODE"); err != nil {
+			return fmt.Errorf("cost rollup: %w", err)
+		}
+	}
+	names, err := queryStrings(ctx, tx, listQ)
+	if err != nil {
+		return fmt.Errorf("cost rollup: %w", err)
+	}
+	current := false
+	for _, n := range names {
+		if strings.HasPrefix(n, name+"_") {
+			current = true
+		}
+	}
+	if current {
+		return nil
+	}
+	for _, n := range names {
+		q := "DROP TRIGGER IF EXISTS " + n
+		if db.Postgres() {
+			q += " ON runs"
+		}
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("cost rollup: drop %s: %w", n, err)
+		}
+	}
+	for _, q := range db.rollupDDL() {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("cost rollup: install triggers: %w", err)
+		}
+	}
+	if err := db.rebuildRollup(ctx, tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// rebuildRollup recomputes every cell from the runs.
+func (db *DB) rebuildRollup(ctx context.Context, tx *sql.Tx) error {
+	if _, err := tx.ExecContext(ctx, "DELETE FROM cost_rollups"); err != nil {
+		return fmt.Errorf("cost rollup: clear: %w", err)
+	}
+	sums := RunContribution("")
+	for i := range sums {
+		sums[i] = "SUM(" + sums[i] + ")"
+	}
+	for _, g := range RollupGrains {
+		q := "INSERT INTO cost_rollups (grain, day, repository_id, reviewer_id, " + strings.Join(RollupSums, ", ") + ")\n" +
+			"SELECT '" + g + "', " + db.RollupDay(g, "created_at") + ", repository_runs, reviewer_runs, " + strings.Join(sums, ", ") +
+			"\nFROM runs GROUP BY " + db.RollupDay(g, "created_at") + ", repository_runs, reviewer_runs"
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("cost rollup: rebuild %s: %w", g, err)
+		}
+	}
+	return nil
+}
+
+// RebuildRollup recomputes the rollup from the runs (tests, repair).
+func (db *DB) RebuildRollup(ctx context.Context) error {
+	tx, err := db.SQL.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("cost rollup: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck
+	if err := db.rebuildRollup(ctx, tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+func queryStrings(ctx context.Context, tx *sql.Tx, q string) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
