@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"path/filepath"
+	"runtime/debug"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -186,6 +187,11 @@ func Run(ctx context.Context, o Options) error {
 			o.SandboxReady(sb)
 		}
 	}
+	// Start-up leaves garbage behind (the migration, parsing, the sandbox's
+	// seeded history) that an idle process would otherwise keep resident
+	// until its heap next doubles: collect it and return the free pages to the
+	// OS once, so the idle footprint is what the process holds (DESIGN §11).
+	debug.FreeOSMemory()
 	if o.Started != nil && ln != nil {
 		o.Started(ln.Addr().String())
 	}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
+	"weak"
 
 	"github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -20,43 +22,79 @@ import (
 //go:embed spec/schema.graphql
 var graphQLSchemaSrc string
 
+// GitHub's parsed schema takes about 5 MB of heap. A sandbox asks GraphQL
+// questions only now and then (a reviewer sync), so the schema is kept while
+// GraphQL is in use and let go after gqlKeep without a request; a weak
+// pointer still finds it until the garbage collector takes it.
+const gqlKeep = 30 * time.Second
+
 var (
-	gqlOnce   sync.Once
-	gqlSchema *ast.Schema
-	gqlErr    error
+	gqlMu     sync.Mutex
+	gqlSchema *ast.Schema // held while in use
+	gqlWeak   weak.Pointer[ast.Schema]
+	gqlUsed   time.Time
+	gqlTimer  *time.Timer
 )
 
-// loadGraphQLSchema parses GitHub's schema once per process. The published
-// file defines a few fields twice, which gqlparser's LoadSchema refuses, so
-// duplicates are dropped before validation.
+// loadGraphQLSchema returns GitHub's schema, parsing it when it is not held.
 func loadGraphQLSchema() (*ast.Schema, error) {
-	gqlOnce.Do(func() {
-		doc, err := parser.ParseSchemas(validator.Prelude, &ast.Source{Name: "github.graphql", Input: graphQLSchemaSrc})
+	gqlMu.Lock()
+	defer gqlMu.Unlock()
+	if gqlSchema == nil {
+		gqlSchema = gqlWeak.Value()
+	}
+	if gqlSchema == nil {
+		s, err := parseGraphQLSchema()
 		if err != nil {
-			gqlErr = fmt.Errorf("parse GitHub's GraphQL schema: %w", err)
-			return
+			return nil, err
 		}
-		dedupe := func(defs ast.DefinitionList) {
-			for _, d := range defs {
-				seen := map[string]bool{}
-				kept := d.Fields[:0]
-				for _, f := range d.Fields {
-					if !seen[f.Name] {
-						seen[f.Name] = true
-						kept = append(kept, f)
-					}
+		gqlSchema, gqlWeak = s, weak.Make(s)
+	}
+	gqlUsed = time.Now()
+	if gqlTimer == nil {
+		gqlTimer = time.AfterFunc(gqlKeep, releaseGraphQLSchema)
+	}
+	return gqlSchema, nil
+}
+
+func releaseGraphQLSchema() {
+	gqlMu.Lock()
+	defer gqlMu.Unlock()
+	if idle := time.Since(gqlUsed); idle < gqlKeep && gqlTimer != nil {
+		gqlTimer.Reset(gqlKeep - idle)
+		return
+	}
+	gqlSchema, gqlTimer = nil, nil
+}
+
+// parseGraphQLSchema parses GitHub's schema. The published file defines a few
+// fields twice, which gqlparser's LoadSchema refuses, so duplicates are
+// dropped before validation.
+func parseGraphQLSchema() (*ast.Schema, error) {
+	doc, err := parser.ParseSchemas(validator.Prelude, &ast.Source{Name: "github.graphql", Input: graphQLSchemaSrc})
+	if err != nil {
+		return nil, fmt.Errorf("parse GitHub's GraphQL schema: %w", err)
+	}
+	dedupe := func(defs ast.DefinitionList) {
+		for _, d := range defs {
+			seen := map[string]bool{}
+			kept := d.Fields[:0]
+			for _, f := range d.Fields {
+				if !seen[f.Name] {
+					seen[f.Name] = true
+					kept = append(kept, f)
 				}
-				d.Fields = kept
 			}
+			d.Fields = kept
 		}
-		dedupe(doc.Definitions)
-		dedupe(doc.Extensions)
-		gqlSchema, gqlErr = validator.ValidateSchemaDocument(doc)
-		if gqlErr != nil {
-			gqlErr = fmt.Errorf("validate GitHub's GraphQL schema: %w", gqlErr)
-		}
-	})
-	return gqlSchema, gqlErr
+	}
+	dedupe(doc.Definitions)
+	dedupe(doc.Extensions)
+	schema, err := validator.ValidateSchemaDocument(doc)
+	if err != nil {
+		return nil, fmt.Errorf("validate GitHub's GraphQL schema: %w", err)
+	}
+	return schema, nil
 }
 
 func validateGraphQLDoc(q string) error {
