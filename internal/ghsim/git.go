@@ -250,28 +250,39 @@ func diffFile(path, oldContent, newContent string, oldExists, newExists bool) *f
 			newStart = prevNew(ops, sp.from)
 		}
 		header := fmt.Sprintf("@@ -%s +%s @@", hunkRange(oldStart, oldN), hunkRange(newStart, newN))
-		b.WriteString(header + "\n")
-		hunk := header + "\n"
+		// diff_hunk is the hunk up to the commented line: a prefix of one
+		// string per hunk (a copy per line would be quadratic: a 50 MB
+		// added file took tens of GB).
+		var hb strings.Builder
+		hb.WriteString(header)
+		type at struct {
+			key [2]int
+			end int
+		}
+		var ends []at
 		for _, op := range ops[sp.from : sp.to+1] {
-			line := string(op.kind) + op.text
-			b.WriteString(line + "\n")
-			hunk += line + "\n"
+			hb.WriteString("\n" + string(op.kind) + op.text)
+			end := hb.Len()
 			switch op.kind {
 			case '+':
 				fd.additions++
 				fd.right[op.new] = true
-				fd.hunkOf[[2]int{1, op.new}] = strings.TrimSuffix(hunk, "\n")
+				ends = append(ends, at{[2]int{1, op.new}, end})
 			case '-':
 				fd.deletions++
 				fd.left[op.old] = true
-				fd.hunkOf[[2]int{0, op.old}] = strings.TrimSuffix(hunk, "\n")
+				ends = append(ends, at{[2]int{0, op.old}, end})
 			default:
 				fd.right[op.new] = true
 				fd.left[op.old] = true
-				fd.hunkOf[[2]int{1, op.new}] = strings.TrimSuffix(hunk, "\n")
-				fd.hunkOf[[2]int{0, op.old}] = strings.TrimSuffix(hunk, "\n")
+				ends = append(ends, at{[2]int{1, op.new}, end}, at{[2]int{0, op.old}, end})
 			}
 		}
+		hunk := hb.String()
+		for _, e := range ends {
+			fd.hunkOf[e.key] = hunk[:e.end]
+		}
+		b.WriteString(hunk + "\n")
 	}
 	fd.patch = strings.TrimSuffix(b.String(), "\n")
 	return fd

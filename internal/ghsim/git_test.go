@@ -1,6 +1,7 @@
 package ghsim
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 
@@ -156,4 +157,34 @@ func FuzzLineDiff(f *testing.F) {
 			}
 		}
 	})
+}
+
+// diff_hunk is the hunk up to the commented line, as GitHub gives it, and a
+// large added file costs memory in proportion to its size (it was quadratic:
+// a 50 MB file took tens of GB).
+func TestDiffHunkIsPrefixOfHunk(t *testing.T) {
+	fd := diffFile("a.go", "a\nb\nc\n", "a\nB\nc\nd\n", true, true)
+	want := "@@ -1,3 +1,4 @@\n a\n-b\n+B"
+	if got := fd.hunkOf[[2]int{1, 2}]; got != want {
+		t.Fatalf("diff_hunk of line 2 = %q, want %q", got, want)
+	}
+	if got := fd.hunkOf[[2]int{0, 2}]; got != "@@ -1,3 +1,4 @@\n a\n-b" {
+		t.Fatalf("diff_hunk of left line 2 = %q", got)
+	}
+	if fd.patch != "@@ -1,3 +1,4 @@\n a\n-b\n+B\n c\n+d" {
+		t.Fatalf("patch = %q", fd.patch)
+	}
+	line := strings.Repeat("x", 1000) + "\n"
+	big := strings.Repeat(line, 2000) // 2 MB added (quadratic: ~2 GB)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	fd = diffFile("big.sql", "", big, false, true)
+	runtime.ReadMemStats(&after)
+	if fd.additions != 2000 || len(fd.hunkOf[[2]int{1, 2000}]) < len(big) {
+		t.Fatalf("additions %d, last diff_hunk %d bytes", fd.additions, len(fd.hunkOf[[2]int{1, 2000}]))
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 20*uint64(len(big)) {
+		t.Fatalf("diffing a %d MB added file allocated %d MB", len(big)>>20, alloc>>20)
+	}
 }
