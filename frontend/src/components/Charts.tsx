@@ -7,35 +7,53 @@ export interface Point {
   value: number;
 }
 
+const W = 640;
+const PAD = { l: 48, r: 8, t: 10, b: 28 };
+
+/** The geometry of a column chart H high with n columns up to max. */
+function frame(H: number, n: number, max: number) {
+  const slot = (W - PAD.l - PAD.r) / Math.max(n, 1);
+  const h = (v: number) => ((H - PAD.t - PAD.b) * v) / max;
+  return {
+    bw: Math.max(1, Math.min(40, slot * 0.75)),
+    h,
+    y: (v: number) => H - PAD.b - h(v),
+    x: (i: number, bw: number) => PAD.l + slot * i + (slot - bw) / 2,
+    labelEvery: Math.ceil(Math.max(n, 1) / 8),
+  };
+}
+
+/** Horizontal grid lines with their values at 0, half and max. */
+function Grid({ max, y, format }: { max: number; y: (v: number) => number; format: (v: number) => string }) {
+  return (
+    <>
+      {[0, max / 2, max].map((t) => (
+        <g key={t}>
+          <line x1={PAD.l} x2={W - PAD.r} y1={y(t)} y2={y(t)} className="grid" />
+          <text x={PAD.l - 6} y={y(t) + 4} textAnchor="end" className="axis">
+            {format(t)}
+          </text>
+        </g>
+      ))}
+    </>
+  );
+}
+
 /** Column chart over time (one column per day or week). */
 export function ColumnChart({ points, title, format = formatCost }: { points: Point[]; title: string; format?: (v: number) => string }) {
-  const W = 640;
   const H = 200;
-  const pad = { l: 48, r: 8, t: 10, b: 28 };
   const max = Math.max(...points.map((p) => p.value), 0) || 1;
-  const n = Math.max(points.length, 1);
-  const slot = (W - pad.l - pad.r) / n;
-  const bw = Math.max(1, Math.min(40, slot * 0.75));
-  const y = (v: number) => pad.t + (H - pad.t - pad.b) * (1 - v / max);
-  const ticks = [0, max / 2, max];
-  const labelEvery = Math.ceil(n / 8);
+  const { bw, h, y, x: left, labelEvery } = frame(H, points.length, max);
   return (
     <figure className="chart">
       <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={title}>
         <title>{title}</title>
-        {ticks.map((t) => (
-          <g key={t}>
-            <line x1={pad.l} x2={W - pad.r} y1={y(t)} y2={y(t)} className="grid" />
-            <text x={pad.l - 6} y={y(t) + 4} textAnchor="end" className="axis">
-              {format(t)}
-            </text>
-          </g>
-        ))}
+        <Grid max={max} y={y} format={format} />
         {points.map((p, i) => {
-          const x = pad.l + slot * i + (slot - bw) / 2;
+          const x = left(i, bw);
           return (
             <g key={p.key}>
-              <rect x={x} y={y(p.value)} width={bw} height={Math.max(0, H - pad.b - y(p.value))} className="bar">
+              <rect x={x} y={y(p.value)} width={bw} height={Math.max(0, h(p.value))} className="bar">
                 <title>{`${p.label}: ${format(p.value)}`}</title>
               </rect>
               {i % labelEvery === 0 && (
@@ -86,33 +104,18 @@ export const SERIES_COLOURS = 8;
  * and the figures as a table for screen readers and keyboards.
  */
 export function StackedColumnChart({ columns, series, title, format = formatCost }: { columns: { key: string; label: string }[]; series: StackSeries[]; title: string; format?: (v: number) => string }) {
-  const W = 640;
   const H = 220;
-  const pad = { l: 48, r: 8, t: 10, b: 28 };
   const sums = columns.map((_, i) => series.reduce((s, x) => s + (x.values[i] ?? 0), 0));
   const max = Math.max(...sums, 0) || 1;
-  const n = Math.max(columns.length, 1);
-  const slot = (W - pad.l - pad.r) / n;
-  const bw = Math.max(1, Math.min(40, slot * 0.75));
-  const h = (v: number) => ((H - pad.t - pad.b) * v) / max;
-  const y = (v: number) => H - pad.b - h(v);
-  const ticks = [0, max / 2, max];
-  const labelEvery = Math.ceil(n / 8);
+  const { bw, h, y, x: left, labelEvery } = frame(H, columns.length, max);
   const colour = (i: number) => `series-${Math.min(i, SERIES_COLOURS - 1)}`;
   return (
     <figure className="chart">
       <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={title}>
         <title>{title}</title>
-        {ticks.map((t) => (
-          <g key={t}>
-            <line x1={pad.l} x2={W - pad.r} y1={y(t)} y2={y(t)} className="grid" />
-            <text x={pad.l - 6} y={y(t) + 4} textAnchor="end" className="axis">
-              {format(t)}
-            </text>
-          </g>
-        ))}
+        <Grid max={max} y={y} format={format} />
         {columns.map((c, i) => {
-          const x = pad.l + slot * i + (slot - bw) / 2;
+          const x = left(i, bw);
           let base = 0;
           return (
             <g key={c.key}>
