@@ -19,6 +19,7 @@ func (s *Sim) htmlMux() *http.ServeMux {
 	m.HandleFunc("GET /sim/{$}", s.pageIndex)
 	m.HandleFunc("GET /sim/{owner}/{repo}", s.pageRepo)
 	m.HandleFunc("GET /sim/{owner}/{repo}/pull/{n}", s.pagePull)
+	m.HandleFunc("GET /sim/{owner}/{repo}/commit/{sha}", s.pageCommit)
 	m.HandleFunc("POST /sim/{owner}/{repo}/pull/{n}/comment", s.postComment)
 	m.HandleFunc("GET /sim/{owner}/{repo}/actions/runs/{id}", s.pageRun)
 	m.HandleFunc("GET /sim/{owner}/{repo}/runs/{id}", s.pageCheck)
@@ -104,6 +105,51 @@ func (s *Sim) pageRepo(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Unlock()
 	render(w, rp.fullName(), repoTmpl, data)
+}
+
+var commitTmpl = template.Must(template.New("commit").Parse(`<h1>{{.Message}}</h1>
+<p class="meta"><a href="{{.RepoURL}}">{{.Repo}}</a> · <b>{{.Author}}</b> committed {{.At}} · commit <code>{{.SHA}}</code>
+{{range .Parents}} · parent <a href="{{.URL}}"><code>{{.Short}}</code></a>{{end}}</p>
+<h2>{{len .Files}} changed file(s)</h2>
+{{range .Files}}<div class="box"><p><code>{{.Path}}</code> <span class="tag">{{.Status}}</span></p>{{if .Patch}}<pre>{{.Patch}}</pre>{{end}}</div>{{else}}<p>No changes.</p>{{end}}`))
+
+// pageCommit shows one commit (a sha or a unique prefix) and its changes
+// against its first parent, as GitHub's commit page does; the portal links
+// a reviewer's synced commit here.
+func (s *Sim) pageCommit(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	rp := s.repos[strings.ToLower(r.PathValue("owner")+"/"+r.PathValue("repo"))]
+	var c *commit
+	if rp != nil {
+		if sha := r.PathValue("sha"); len(sha) >= 7 {
+			c = rp.commits[s.resolve(rp, sha)]
+		}
+	}
+	if c == nil {
+		s.mu.Unlock()
+		http.NotFound(w, r)
+		return
+	}
+	type parent struct{ Short, URL string }
+	type file struct{ Path, Status, Patch string }
+	data := struct {
+		Repo, RepoURL, SHA, Message, Author, At string
+		Parents                                 []parent
+		Files                                   []file
+	}{Repo: rp.fullName(), RepoURL: s.html("/%s", rp.fullName()), SHA: c.sha, Message: c.message,
+		Author: c.author, At: c.at.UTC().Format("2006-01-02 15:04:05Z")}
+	var base map[string]string
+	for i, p := range c.parents {
+		data.Parents = append(data.Parents, parent{p[:7], s.html("/%s/commit/%s", rp.fullName(), p)})
+		if i == 0 {
+			base = rp.commits[p].files
+		}
+	}
+	for _, fd := range diffTrees(base, c.files) {
+		data.Files = append(data.Files, file{fd.path, fd.status, fd.patch})
+	}
+	s.mu.Unlock()
+	render(w, c.message, commitTmpl, data)
 }
 
 var pullTmpl = template.Must(template.New("pull").Parse(`<h1>{{.Title}} <span class="meta">#{{.Number}}</span></h1>

@@ -2,6 +2,7 @@ package ghsim_test
 
 import (
 	"context"
+	"html"
 	"io"
 	"net/http"
 	"net/url"
@@ -65,4 +66,35 @@ func get(t *testing.T, u string) string {
 		t.Fatalf("GET %s: %d", u, resp.StatusCode)
 	}
 	return string(b)
+}
+
+// TestCommitPage: the portal links a reviewer's synced commit to
+// /sim/{owner}/{repo}/commit/{sha}; the page shows the commit and its
+// changes against its parent, by full sha or a unique prefix.
+func TestCommitPage(t *testing.T) {
+	f := newFixture(t)
+	parent := f.sim.BranchSHA("acme/widget", "main")
+	sha := f.sim.Commit("acme/widget", "main", map[string]string{"lib/util.go": "package lib\n\n// Two returns 2.\nfunc Two() int { return 2 }\n"}, "Add <Two>")
+	base := f.sim.WebURL() + "/sim/acme/widget/commit/"
+	for _, ref := range []string{sha, sha[:10]} {
+		page := html.UnescapeString(get(t, base+ref))
+		for _, want := range []string{"Add <Two>", sha, "<code>lib/util.go</code>", "+func Two() int { return 2 }", "-func One() int { return 1 }", "/sim/acme/widget/commit/" + parent} {
+			if !strings.Contains(page, want) {
+				t.Errorf("commit page for %s lacks %q", ref, want)
+			}
+		}
+		if strings.Contains(page, "main.go") {
+			t.Errorf("commit page lists an unchanged file")
+		}
+	}
+	for _, bad := range []string{"0000000000000000000000000000000000000000", sha[:5], "main"} {
+		resp, err := http.Get(base + bad)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound {
+			t.Errorf("GET commit %q: %d, want 404", bad, resp.StatusCode)
+		}
+	}
 }
