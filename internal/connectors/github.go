@@ -19,6 +19,9 @@ var (
 	repoName   = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}$`)
 	gitRef     = regexp.MustCompile(`^[A-Za-z0-9_./-]{1,200}$`)
 	qualifiers = regexp.MustCompile(`(?i)(^|\s|\()-?(repo|org|user|owner|in:owner)\s*:`)
+	// kindQualifier: GitHub's issue search refuses (422) a query that does
+	// not say whether it wants issues or pull requests.
+	kindQualifier = regexp.MustCompile(`(?i)(^|\s|\()(is|type):(issue|pr|pull-request)(\s|\)|$)`)
 )
 
 const (
@@ -45,7 +48,7 @@ func (r *Registry) githubTools() []tool {
 		}, run: r.githubGetIssue},
 		{def: runnerproto.ToolDef{
 			Name:        "github.search_issues",
-			Description: "Search issues and pull requests of one repository of this GitHub installation (GitHub search syntax without repo/org/user qualifiers).",
+			Description: "Search issues and pull requests of one repository of this GitHub installation (GitHub search syntax without repo/org/user qualifiers; without is:issue or is:pr both are searched).",
 			InputSchema: schema(`{"type":"object","properties":{"repo":{"type":"string","description":"owner/name; the reviewed repository when empty"},"query":{"type":"string"}},"required":["query"],"additionalProperties":false}`),
 		}, run: r.githubSearchIssues},
 	}
@@ -215,14 +218,27 @@ func (r *Registry) githubSearchIssues(ctx context.Context, s Scope, input json.R
 	if err != nil {
 		return nil, err
 	}
-	res, _, err := c.Search.Issues(ctx, q+" repo:"+owner+"/"+name, &github.SearchOptions{ListOptions: github.ListOptions{PerPage: maxSearchHits}})
-	if err != nil {
-		return nil, ghErr(err, "that search")
+	// A query naming neither issues nor pull requests means both: two
+	// searches, issues first, since GitHub answers such a query with 422.
+	queries := []string{q}
+	if !kindQualifier.MatchString(q) {
+		queries = []string{q + " is:issue", q + " is:pull-request"}
 	}
-	hits := make([]map[string]any, 0, len(res.Issues))
-	for _, is := range res.Issues {
-		hits = append(hits, map[string]any{"number": is.GetNumber(), "title": is.GetTitle(), "state": is.GetState(),
-			"pull_request": is.IsPullRequest(), "url": is.GetHTMLURL()})
+	total := 0
+	hits := make([]map[string]any, 0, maxSearchHits)
+	for _, query := range queries {
+		res, _, err := c.Search.Issues(ctx, query+" repo:"+owner+"/"+name, &github.SearchOptions{ListOptions: github.ListOptions{PerPage: maxSearchHits}})
+		if err != nil {
+			return nil, ghErr(err, "that search")
+		}
+		total += res.GetTotal()
+		for _, is := range res.Issues {
+			if len(hits) == maxSearchHits {
+				break
+			}
+			hits = append(hits, map[string]any{"number": is.GetNumber(), "title": is.GetTitle(), "state": is.GetState(),
+				"pull_request": is.IsPullRequest(), "url": is.GetHTMLURL()})
+		}
 	}
-	return map[string]any{"repo": owner + "/" + name, "total": res.GetTotal(), "items": hits}, nil
+	return map[string]any{"repo": owner + "/" + name, "total": total, "items": hits}, nil
 }

@@ -317,8 +317,9 @@ func hSearchIssues(c *reqCtx) {
 			"message": "The simulator does not understand the qualifier " + strconv.Quote(bad)})
 		return
 	}
-	// GitHub: user-to-server requests of a GitHub App must say is:issue or is:pull-request.
-	if c.tok != nil && c.tok.user != "" && sq.kind == "" {
+	// GitHub (since the 2026 issue search): every query must say is:issue or
+	// is:pull-request, whatever the token.
+	if sq.kind == "" {
 		c.fail(http.StatusUnprocessableEntity, "Validation Failed", obj{"resource": "Search", "field": "q", "code": "invalid",
 			"message": "Query must include 'is:issue' or 'is:pull-request'"})
 		return

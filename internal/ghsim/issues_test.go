@@ -100,22 +100,23 @@ func TestIssuesAndSearch(t *testing.T) {
 		q    string
 		want []int
 	}{
-		{"login repo:acme/widget", []int{pr, bug}},             // title, body
-		{"cookie repo:acme/widget", []int{bug}},                // comments
-		{"login is:issue repo:acme/widget", []int{bug}},        // kind
-		{"login is:pr repo:acme/widget", []int{pr}},            //
-		{"type:pr repo:acme/widget", []int{pr}},                //
-		{"is:issue state:closed repo:acme/widget", []int{doc}}, // state
-		{"is:issue is:open repo:acme/widget", []int{bug}},      //
-		{"label:bug label:auth repo:acme/widget", []int{bug}},  // labels (all of them)
-		{`-label:bug is:issue repo:acme/widget`, []int{doc}},   // negation
-		{"author:alice repo:acme/widget", []int{pr, doc}},      // author
-		{`"logged out" repo:acme/widget`, []int{bug}},          // quoted phrase
-		{"login", []int{pr, bug}},                              // no repo: only the installation's repositories
-		{"login repo:acme/secret", nil},                        // another repository: nothing, not an error
-		{"login org:acme", []int{pr, bug}},                     //
-		{"nothing-matches-this repo:acme/widget", nil},         //
-		{"error:timeout repo:acme/widget", nil},                // unknown qualifiers are text
+		{"cookie is:issue repo:acme/widget", []int{bug}},               // comments
+		{"login is:issue repo:acme/widget", []int{bug}},                // title, body, kind
+		{"login is:pr repo:acme/widget", []int{pr}},                    //
+		{"type:pr repo:acme/widget", []int{pr}},                        //
+		{"is:issue state:closed repo:acme/widget", []int{doc}},         // state
+		{"is:issue is:open repo:acme/widget", []int{bug}},              //
+		{"label:bug label:auth is:issue repo:acme/widget", []int{bug}}, // labels (all of them)
+		{`-label:bug is:issue repo:acme/widget`, []int{doc}},           // negation
+		{"author:alice is:issue repo:acme/widget", []int{doc}},         // author
+		{"author:alice is:pr repo:acme/widget", []int{pr}},
+		{`"logged out" is:issue repo:acme/widget`, []int{bug}}, // quoted phrase
+		{"login is:issue", []int{bug}},                         // no repo: only the installation's repositories
+		{"login is:pr", []int{pr}},
+		{"login is:issue repo:acme/secret", nil}, // another repository: nothing, not an error
+		{"login is:pr org:acme", []int{pr}},
+		{"nothing-matches-this is:issue repo:acme/widget", nil},
+		{"error:timeout is:issue repo:acme/widget", nil}, // unknown qualifiers are text
 	} {
 		res, _, err := rest.Search.Issues(ctx, c.q, nil)
 		if err != nil || !slices.Equal(numbers(res), c.want) || res.GetTotal() != len(c.want) {
@@ -128,13 +129,13 @@ func TestIssuesAndSearch(t *testing.T) {
 		}
 	}
 	// Sorting and paging.
-	res, resp, err := rest.Search.Issues(ctx, "repo:acme/widget", &github.SearchOptions{Sort: "created", Order: "asc", ListOptions: github.ListOptions{PerPage: 2}})
-	if err != nil || res.GetTotal() != 3 || len(res.Issues) != 2 || res.Issues[0].GetNumber() != pr || resp.NextPage != 2 {
+	res, resp, err := rest.Search.Issues(ctx, "is:issue repo:acme/widget", &github.SearchOptions{Sort: "created", Order: "asc", ListOptions: github.ListOptions{PerPage: 1}})
+	if err != nil || res.GetTotal() != 2 || len(res.Issues) != 1 || res.Issues[0].GetNumber() != bug || resp.NextPage != 2 {
 		t.Fatalf("sorted page: %v total=%d %v next=%d", err, res.GetTotal(), numbers(res), resp.NextPage)
 	}
-	// Refusals: no query; a qualifier the simulator does not evaluate; a user
-	// token (user-to-server) without is:issue / is:pull-request.
-	for _, q := range []string{"", "login created:>2020-01-01"} {
+	// Refusals: no query; a qualifier the simulator does not evaluate; a
+	// query without is:issue / is:pull-request, from any token.
+	for _, q := range []string{"", "login is:issue created:>2020-01-01", "login repo:acme/widget", "login -is:issue repo:acme/widget"} {
 		if _, _, err := rest.Search.Issues(ctx, q, nil); status(err) != http.StatusUnprocessableEntity {
 			t.Errorf("search %q: %v, want 422", q, err)
 		}
