@@ -3,6 +3,7 @@ package ghsim
 import (
 	"fmt"
 	"net/http"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -320,7 +321,8 @@ func hDispatch(c *reqCtx) {
 	actor := c.actor()
 	w := &workflowRun{id: c.s.id(), repo: r.fullName(), workflow: file, workflowID: workflowID(r, file), ref: ref, sha: sha,
 		inputs: in.Inputs, status: "queued", runNumber: n, attempt: 1, actor: actor.login, created: c.s.now(), updated: c.s.now(),
-		idToken: "ghsim-idtok-" + randAlnum(32), installID: c.tok.inst}
+		idToken: "ghsim-idtok-" + randAlnum(32), installID: c.tok.inst,
+		displayName: runName(r.commits[sha].files[".github/workflows/"+file], in.Inputs)}
 	c.s.runs[w.id] = w
 	info := c.s.runInfo(w)
 	for _, f := range c.s.onDisp {
@@ -459,5 +461,26 @@ func (s *Sim) completeRun(w *workflowRun, conclusion string) {
 		"workflow": obj{"id": w.workflowID, "node_id": nodeID("W", w.workflowID), "name": "Chakshu", "path": ".github/workflows/" + w.workflow,
 			"state": "active", "created_at": ts(r.created), "updated_at": ts(r.created), "url": s.api("/repos/%s/actions/workflows/%d", r.fullName(), w.workflowID),
 			"html_url": s.html("/%s/blob/%s/.github/workflows/%s", r.fullName(), r.defaultBranch, w.workflow), "badge_url": s.html("/%s/workflows/Chakshu/badge.svg", r.fullName())},
+	})
+}
+
+var (
+	runNameLine = regexp.MustCompile(`(?m)^run-name:\s*(.+?)\s*$`)
+	inputExpr   = regexp.MustCompile(`\$\{\{\s*inputs\.([A-Za-z0-9_-]+)\s*\}\}`)
+)
+
+// runName is the workflow's run-name with its inputs expressions filled in, as
+// GitHub shows a run's display_title ("" when the workflow has none).
+func runName(workflow string, inputs map[string]any) string {
+	m := runNameLine.FindStringSubmatch(workflow)
+	if m == nil {
+		return ""
+	}
+	name := strings.Trim(m[1], `"'`)
+	return inputExpr.ReplaceAllStringFunc(name, func(e string) string {
+		if v, ok := inputs[inputExpr.FindStringSubmatch(e)[1]]; ok {
+			return fmt.Sprint(v)
+		}
+		return ""
 	})
 }

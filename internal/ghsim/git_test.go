@@ -188,3 +188,13 @@ func TestDiffHunkIsPrefixOfHunk(t *testing.T) {
 		t.Fatalf("diffing a %d MB added file allocated %d MB", len(big)>>20, alloc>>20)
 	}
 }
+
+func TestRunName(t *testing.T) {
+	wf := "name: Chakshu\nrun-name: \"Chakshu run ${{ inputs.run_id }} (PR #${{inputs.pr_number}})\"\non: workflow_dispatch\n"
+	if got := runName(wf, map[string]any{"run_id": "42", "pr_number": 7}); got != "Chakshu run 42 (PR #7)" {
+		t.Fatalf("runName = %q", got)
+	}
+	if got := runName("name: x\n", nil); got != "" {
+		t.Fatalf("no run-name: %q", got)
+	}
+}

@@ -7,10 +7,12 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-github/v88/github"
 
+	"github.com/chakshu-dev/chakshu/action"
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/reviewlearning"
@@ -695,6 +697,42 @@ func TestPushToReviewersRepoRequestsSync(t *testing.T) {
 		case <-wake:
 		default:
 			t.Fatal("the sync loop was not woken")
+		}
+	})
+}
+
+// An Actions run that ends before the dispatcher recorded starting it (a
+// runner failing at once) is not dropped: its event is retried, and fails the
+// run once the dispatch is recorded.
+func TestWorkflowRunCompletedBeforeDispatchRecorded(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		e := newEnv(t, db, envOpts{backoff: []time.Duration{time.Hour}, files: map[string]string{action.WorkflowPath: action.WorkflowTemplate}})
+		sec := e.reviewer("security", nil)
+		n := e.pr("feature", "a.go", false)
+		e.drain()
+		r := db.Run.Create().SetRepository(e.repo).SetReviewer(sec).SetPrNumber(n).SetHeadSha("x").
+			SetTrigger(run.TriggerComment).SaveX(ctx) // queued: the dispatch is in flight
+		gc := e.installationClient().REST
+		det, _, err := gc.Actions.CreateWorkflowDispatchEventByFileName(ctx, "acme", "widget", "chakshu.yml", github.CreateWorkflowDispatchEventRequest{
+			Ref: "main", Inputs: map[string]any{"run_id": fmt.Sprint(r.ID), "pr_number": fmt.Sprint(n), "head_sha": "x"}, ReturnRunDetails: github.Ptr(true)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.sim.CompleteRun(det.GetWorkflowRunID(), "failure")
+		e.sim.WaitDeliveries()
+		if _, err := e.loop.Drain(ctx); err != nil {
+			t.Fatal(err)
+		}
+		ev := db.WebhookEvent.Query().Where(webhookevent.Event("workflow_run")).OnlyX(ctx)
+		if ev.Status != webhookevent.StatusPending || db.Run.GetX(ctx, r.ID).Status != run.StatusQueued {
+			t.Fatalf("before the dispatch is recorded: event %s (%s), run %s", ev.Status, ev.LastError, db.Run.GetX(ctx, r.ID).Status)
+		}
+		db.Run.UpdateOneID(r.ID).SetStatus(run.StatusDispatched).SetActionsRunID(det.GetWorkflowRunID()).ExecX(ctx)
+		db.WebhookEvent.UpdateOne(ev).SetNextAttemptAt(time.Now()).ExecX(ctx)
+		e.drain()
+		if got := db.Run.GetX(ctx, r.ID); got.Status != run.StatusFailed || got.FailureReason != "The Actions run failed without sending a result; its log says why." {
+			t.Fatalf("after the retry: run %s %q", got.Status, got.FailureReason)
 		}
 	})
 }

@@ -50,6 +50,13 @@ func (h *handler) workflowCompleted(ctx context.Context, e *workflowRunEvent) er
 	if err != nil || r == nil {
 		return err
 	}
+	if r.Status == run.StatusQueued && r.ActionsRunID == 0 {
+		// The Actions run ended before the dispatcher recorded starting it
+		// (a runner that fails at once): retried, by when the run is
+		// dispatched and can be failed; dropped here, it would wait for the
+		// 45-minute sweep.
+		return fmt.Errorf("run %d: Actions run %d ended before its dispatch was recorded", r.ID, wr.ID)
+	}
 	h.log = h.log.With("run_id", r.ID, "pr", r.PrNumber)
 	conclusion := wr.Conclusion
 	reason := actionsEndReason(conclusion)
