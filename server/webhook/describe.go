@@ -234,6 +234,17 @@ func validJSON(b []byte, member func(key, val []byte)) bool {
 	var key []byte        // the top-level object's current member
 	val := -1             // and where its value starts; -1: none pending
 	i := skipSpace(b, 0)
+	// memberKey reads a member's key at b[i], leaving i at its value.
+	memberKey := func() bool {
+		var k []byte
+		if k, i = validKey(b, i); i < 0 {
+			return false
+		}
+		if len(stack) == 1 {
+			key, val = k, i
+		}
+		return true
+	}
 	for {
 		// A value starts at b[i].
 		if i >= len(b) {
@@ -251,14 +262,8 @@ func validJSON(b []byte, member func(key, val []byte)) bool {
 				i++
 				break
 			}
-			if c == '{' {
-				var k []byte
-				if k, i = validKey(b, i); i < 0 {
-					return false
-				}
-				if len(stack) == 1 {
-					key, val = k, i
-				}
+			if c == '{' && !memberKey() {
+				return false
 			}
 			continue // the first member's value
 		case '"':
@@ -310,14 +315,8 @@ func validJSON(b []byte, member func(key, val []byte)) bool {
 				return false
 			}
 			i = skipSpace(b, i+1)
-			if top == '{' {
-				var k []byte
-				if k, i = validKey(b, i); i < 0 {
-					return false
-				}
-				if len(stack) == 1 {
-					key, val = k, i
-				}
+			if top == '{' && !memberKey() {
+				return false
 			}
 			break
 		}
