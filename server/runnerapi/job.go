@@ -229,6 +229,13 @@ func (a *API) buildJob(ctx context.Context, rn *ent.Run, log *slog.Logger) (*run
 			return nil, ghUnavailable(err)
 		}
 		job.Diff, job.IncrementalSince = filterDiff(diff, job.FilteredFiles), since
+		if len(job.Diff) > maxJobDiff {
+			// The runner reads at most 32 MB of job (a 50 MB patch made the
+			// job unreadable and the review fail without a reason); the
+			// prompt carries far less (maxPromptDiff), and the agent reads
+			// the files themselves from the checkout.
+			job.Diff = truncateUTF8(job.Diff, maxJobDiff)
+		}
 		pd.Files, pd.FilteredFiles, pd.Diff, pd.IncrementalSince, pd.FullReviewReason = job.Files, job.FilteredFiles, job.Diff, since, reason
 		pd.Note = rn.Note
 		learningFiles = all
@@ -310,6 +317,9 @@ func (a *API) buildJob(ctx context.Context, rn *ent.Run, log *slog.Logger) (*run
 	}
 	return job, nil
 }
+
+// maxJobDiff caps the diff a job carries (see buildJob).
+const maxJobDiff = 8 << 20
 
 func short(sha string) string {
 	if len(sha) > 7 {
