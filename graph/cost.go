@@ -111,31 +111,42 @@ func groupingOf(g model.CostGroupBy) grouping {
 	return grouping{entity: g}
 }
 
-// keySQL is the SQL of a bucket key over rollup rows of grain, or over runs
-// when grain is "".
-func (h *api) keySQL(gr grouping, grain string) string {
-	var parts []string
-	switch gr.entity {
-	case model.CostGroupByReviewer:
-		parts = append(parts, "CAST("+map[bool]string{true: run.ReviewerColumn, false: "reviewer_id"}[grain == ""]+" AS TEXT)")
-	case model.CostGroupByRepository:
-		parts = append(parts, "CAST("+map[bool]string{true: run.RepositoryColumn, false: "repository_id"}[grain == ""]+" AS TEXT)")
-	}
+// keyCols are the SQL columns of a bucket key over rollup rows of grain, or
+// over runs when grain is "": the period first, then the entity, plain
+// columns where they can be, so SQLite groups the rollup's rows in the order
+// of its (grain, day, repository_id, reviewer_id) index instead of sorting.
+func (h *api) keyCols(gr grouping, grain string) []string {
+	var cols []string
 	switch {
 	case gr.period == "":
 	case grain == "":
-		parts = append(parts, h.db.RollupDay(gr.period, run.FieldCreatedAt))
+		cols = append(cols, h.db.RollupDay(gr.period, run.FieldCreatedAt))
 	case grain == gr.period:
-		parts = append(parts, "day")
+		cols = append(cols, "day")
 	case h.db.Postgres(): // days of a week
-		parts = append(parts, "to_char(date_trunc('week', CAST(day AS date)), 'YYYY-MM-DD')")
+		cols = append(cols, "to_char(date_trunc('week', CAST(day AS date)), 'YYYY-MM-DD')")
 	default:
-		parts = append(parts, h.db.RollupDay("w", "day"))
+		cols = append(cols, h.db.RollupDay("w", "day"))
 	}
-	if len(parts) == 0 {
-		return "''"
+	switch gr.entity {
+	case model.CostGroupByReviewer:
+		cols = append(cols, map[bool]string{true: run.ReviewerColumn, false: "reviewer_id"}[grain == ""])
+	case model.CostGroupByRepository:
+		cols = append(cols, map[bool]string{true: run.RepositoryColumn, false: "repository_id"}[grain == ""])
 	}
-	return strings.Join(parts, " || '|' || ")
+	return cols
+}
+
+// bucketKey is the key of a bucket from its key columns' values: the
+// period's day, the entity's id, or "<entity id>|<period day>".
+func bucketKey(gr grouping, vals []sql.NullString) string {
+	switch {
+	case gr.period != "" && gr.entity != "":
+		return vals[1].String + "|" + vals[0].String
+	case len(vals) > 0:
+		return vals[0].String
+	}
+	return ""
 }
 
 // span is part of a period: whole days, weeks or months read from the
@@ -300,29 +311,33 @@ func (h *api) aggregate(ctx context.Context, s runSet, gr grouping) (total *cost
 		for i := range sums {
 			sums[i] = "CAST(COALESCE(SUM(" + sums[i] + "), 0) AS DOUBLE PRECISION)"
 		}
-		k := h.keySQL(gr, sp.grain)
-		q := "SELECT " + k + ", " + strings.Join(sums, ", ") + " " + where
-		if k != "''" {
-			q += " GROUP BY " + k
+		k := h.keyCols(gr, sp.grain)
+		q := "SELECT " + strings.Join(append(append([]string(nil), k...), sums...), ", ") + " " + where
+		if len(k) > 0 {
+			q += " GROUP BY " + strings.Join(k, ", ")
 		}
-		if err := h.scanCosts(ctx, q, args, total, buckets); err != nil {
+		if err := h.scanCosts(ctx, q, args, gr, len(k), total, buckets); err != nil {
 			return nil, nil, err
 		}
 	}
 	return total, buckets, nil
 }
 
-// scanCosts adds the rows of q (a key, then store.RollupSums) to total and buckets.
-func (h *api) scanCosts(ctx context.Context, q string, args []any, total *costAcc, buckets map[string]*costAcc) error {
+// scanCosts adds the rows of q (nkey key columns, then store.RollupSums) to
+// total and buckets.
+func (h *api) scanCosts(ctx context.Context, q string, args []any, gr grouping, nkey int, total *costAcc, buckets map[string]*costAcc) error {
 	rows, err := h.db.SQL.QueryContext(ctx, h.db.Rebind(q), args...)
 	if err != nil {
 		return fmt.Errorf("cost figures: %w", err)
 	}
 	defer rows.Close()
 	v := make([]float64, len(store.RollupSums))
+	keys := make([]sql.NullString, nkey)
 	for rows.Next() {
-		var key sql.NullString
-		dst := []any{&key}
+		var dst []any
+		for i := range keys {
+			dst = append(dst, &keys[i])
+		}
 		for i := range v {
 			dst = append(dst, &v[i])
 		}
@@ -342,10 +357,11 @@ func (h *api) scanCosts(ctx context.Context, q string, args []any, total *costAc
 		for i := range r.hist {
 			r.hist[i] = int64(n(13 + i))
 		}
-		b := buckets[key.String]
+		key := bucketKey(gr, keys)
+		b := buckets[key]
 		if b == nil {
 			b = &costAcc{}
-			buckets[key.String] = b
+			buckets[key] = b
 		}
 		b.add(&r)
 		total.add(&r)
