@@ -10,6 +10,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/graph/scalar"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 )
 
@@ -64,6 +65,8 @@ func (h *api) classify(ctx context.Context, err error) (Code, string) {
 	switch {
 	case errors.As(err, &ae):
 		return ae.code, ae.msg
+	case errors.Is(err, scalar.ErrInvalidID):
+		return CodeInvalid, scalar.ErrInvalidID.Error()
 	case ent.IsNotFound(err):
 		return CodeNotFound, "not found"
 	case ent.IsValidationError(err):

@@ -106,6 +106,9 @@ func TestLimits(t *testing.T) {
 			{"syntax", `{ runs(first: 1) {`, "INVALID", ""},
 			{"unknown field", `{ nope }`, "INVALID", ""},
 			{"not found", `{ node(id: 1) { id } }`, "NOT_FOUND", "not found"},
+			{"id not a number", `{ node(id: "UnVuOjE=") { id } }`, "INVALID", "not a valid id"},
+			{"id in a list", `{ nodes(ids: ["1", "x"]) { id } }`, "INVALID", "not a valid id"},
+			{"id in a variable-free filter", `{ runs(first: 1, where: {hasRepositoryWith: {id: "abc"}}) { totalCount } }`, "INVALID", "not a valid id"},
 			{"default page", `{ runs { edges { node { id } } } }`, "OK", ""},
 		}
 		for _, tc := range cases {
