@@ -310,8 +310,28 @@ func TestCrashSoak(t *testing.T) {
 	f := settle(t, c, prs, 2*prsN, time.Duration(size(4, 30))*time.Minute)
 	t.Logf("crash soak (burst %s): %s", burst.Round(time.Millisecond), f)
 	fmt.Printf("crash soak: %s\n", f)
+	logFailureReasons(t, c)
 	f.check(t)
 	if f.kills == 0 {
 		t.Error("nothing was killed")
+	}
+}
+
+// logFailureReasons prints how many runs failed for each reason, so a soak's
+// failures can be told apart (a kill mid-publish, a lost Actions run).
+func logFailureReasons(t *testing.T, c *cluster) {
+	t.Helper()
+	rows, err := c.DB.Query(`SELECT failure_reason, count(*) FROM runs WHERE status = 'failed' GROUP BY 1 ORDER BY 2 DESC`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var reason string
+		var n int
+		if err := rows.Scan(&reason, &n); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("failed runs: %d × %s", n, reason)
 	}
 }
