@@ -202,7 +202,7 @@ func (p *idleProc) report(b *testing.B, what string) {
 	}
 	fmt.Printf("idle RSS of chakshu all (%s), %s after start-up: %.1f MB; budget ≤ %d MB: %s\n", what, *idleSettle, mb, rssBudgetMB, verdict)
 	if testing.Verbose() {
-		b.Logf("largest mappings by Rss:\n%s", smapsTop(b, pid, 8))
+		b.Logf("%s; largest mappings by Rss:\n%s", rssSplit(b, pid), smapsTop(b, pid, 12))
 	}
 }
 
@@ -220,6 +220,23 @@ func vmRSS(b *testing.B, pid int) int {
 	}
 	b.Fatal("no VmRSS")
 	return 0
+}
+
+// rssSplit is the status file's split of VmRSS into anonymous memory (Go
+// heap, SQLite's allocations), file pages (the binary, the mapped database)
+// and shared memory.
+func rssSplit(b *testing.B, pid int) string {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var parts []string
+	for _, line := range strings.Split(string(raw), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.HasPrefix(k, "Rss") {
+			parts = append(parts, fmt.Sprintf("%s %.1f MB", k, float64(kbField(v))/1024))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 func kbField(s string) int {

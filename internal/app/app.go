@@ -191,6 +191,7 @@ func Run(ctx context.Context, o Options) error {
 	// seeded history) that an idle process would otherwise keep resident
 	// until its heap next doubles: collect it and return the free pages to the
 	// OS once, so the idle footprint is what the process holds (DESIGN §11).
+	db.ReleaseIdle()
 	debug.FreeOSMemory()
 	if o.Started != nil && ln != nil {
 		o.Started(ln.Addr().String())

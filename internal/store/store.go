@@ -29,6 +29,17 @@ type DB struct {
 	Dialect string // dialect.SQLite or dialect.Postgres
 	// URL is the PostgreSQL URL, empty on SQLite; used for LISTEN/NOTIFY.
 	URL string
+	// idle is the pool's idle-connection limit, restored by ReleaseIdle.
+	idle int
+}
+
+// ReleaseIdle closes the pool's idle connections once. Start-up work (the
+// migration, the rollup rebuild, a seeded history) fills each SQLite
+// connection's page cache, memory outside the Go heap that an idle process
+// would otherwise keep; the pool reopens connections as work needs them.
+func (db *DB) ReleaseIdle() {
+	db.SQL.SetMaxIdleConns(0)
+	db.SQL.SetMaxIdleConns(db.idle)
 }
 
 // Postgres reports whether the database is PostgreSQL.
@@ -86,7 +97,7 @@ func openSQLite(ctx context.Context, dir string) (*DB, error) {
 		return nil, fmt.Errorf("open sqlite: %w", err)
 	}
 	drv := entsql.OpenDB(dialect.SQLite, db)
-	return &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: db, Dialect: dialect.SQLite}, nil
+	return &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: db, Dialect: dialect.SQLite, idle: 8}, nil
 }
 
 func openPostgres(ctx context.Context, o Options) (*DB, error) {
@@ -112,7 +123,7 @@ func openPostgres(ctx context.Context, o Options) (*DB, error) {
 		return nil, fmt.Errorf("open postgres at %s: %w", redactURL(u), err)
 	}
 	drv := entsql.OpenDB(dialect.Postgres, db)
-	return &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: db, Dialect: dialect.Postgres, URL: o.DatabaseURL}, nil
+	return &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: db, Dialect: dialect.Postgres, URL: o.DatabaseURL, idle: n}, nil
 }
 
 func redactURL(u *url.URL) string {
