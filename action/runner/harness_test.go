@@ -48,7 +48,8 @@ type fakeChakshu struct {
 	modelCalls   int  // requests that reached the gateway
 	modelBodies  []string
 	reports      []runnerproto.Report
-	resultFaults int // answer 503 to this many result posts first
+	resultFaults int   // answer 503 to this many result posts first
+	jobFaults    []int // answer these statuses to the first job fetches, in order
 	onModelCall  func()
 	toolCalls    []string
 }
@@ -119,6 +120,18 @@ func bearer(r *http.Request) string {
 }
 
 func (f *fakeChakshu) handleJob(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	if len(f.jobFaults) > 0 {
+		status := f.jobFaults[0]
+		f.jobFaults = f.jobFaults[1:]
+		f.mu.Unlock()
+		if status == http.StatusTooManyRequests {
+			w.Header().Set("Retry-After", "1")
+		}
+		writeErr(w, status, "busy", "try again")
+		return
+	}
+	f.mu.Unlock()
 	tok, err := f.verifier.Verify(r.Context(), bearer(r))
 	if err != nil {
 		writeErr(w, http.StatusUnauthorized, "unauthorized", "unable to verify bearer token")

@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -326,19 +327,36 @@ func requestOIDC(ctx context.Context, hc *http.Client, reqURL, bearer, audience 
 	return v.Value, nil
 }
 
-// fetchJob asks Chakshu for the run's job, retrying network errors and 5xx.
+// jobAttempts bounds the job fetch: with the waits of jobRetryWait, about
+// half a minute, well inside the Actions OIDC token's lifetime.
+const jobAttempts = 6
+
+// jobRetryWait is the wait before attempt n (1-based retries): Chakshu's
+// Retry-After when it gave one (capped), else 1, 2, 4, 8, 16 s.
+var jobRetryWait = func(n int, retryAfter time.Duration) time.Duration {
+	if retryAfter > 0 {
+		return min(retryAfter, 30*time.Second)
+	}
+	return time.Duration(1<<(n-1)) * time.Second
+}
+
+// fetchJob asks Chakshu for the run's job, retrying network errors, 429 (a
+// busy server or many runners behind one address) and 5xx. Nothing is
+// handed out on those answers, so asking again is safe.
 func fetchJob(ctx context.Context, hc *http.Client, server, oidc string, runID int64) (*runnerproto.Job, error) {
 	body, _ := json.Marshal(runnerproto.JobRequest{RunID: runID})
 	jobURL := strings.TrimRight(server, "/") + runnerproto.PathJob
 	var last error
-	for attempt := range 3 {
+	var retryAfter time.Duration
+	for attempt := range jobAttempts {
 		if attempt > 0 {
 			select {
 			case <-ctx.Done():
 				return nil, ctx.Err()
-			case <-time.After(time.Duration(attempt) * time.Second):
+			case <-time.After(jobRetryWait(attempt, retryAfter)):
 			}
 		}
+		retryAfter = 0
 		resp, err := doJSON(ctx, hc, jobURL, oidc, body)
 		if err != nil {
 			last = fmt.Errorf("fetch job: could not reach Chakshu: %s", redact.Error(err))
@@ -352,7 +370,10 @@ func fetchJob(ctx context.Context, hc *http.Client, server, oidc string, runID i
 		}
 		if resp.StatusCode != http.StatusOK {
 			last = apiErr("fetch job", resp.StatusCode, raw)
-			if resp.StatusCode >= 500 {
+			if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 {
+				if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && secs > 0 {
+					retryAfter = time.Duration(secs) * time.Second
+				}
 				continue
 			}
 			return nil, last

@@ -282,6 +282,47 @@ func TestReportRetried(t *testing.T) {
 	}
 }
 
+// TestJobFetchRetried: a rate-limited (429, Retry-After honoured) or
+// failing (5xx) job fetch is asked again; a 4xx other than 429 is final.
+func TestJobFetchRetried(t *testing.T) {
+	var waits []time.Duration
+	defer func(orig func(int, time.Duration) time.Duration) { jobRetryWait = orig }(jobRetryWait)
+	jobRetryWait = func(n int, retryAfter time.Duration) time.Duration {
+		waits = append(waits, retryAfter)
+		return time.Millisecond
+	}
+	h := newHarness(t, reviewJob(), scriptedmodel.Handler())
+	h.fake.jobFaults = []int{http.StatusTooManyRequests, http.StatusTooManyRequests, http.StatusBadGateway, http.StatusTooManyRequests}
+	if err := h.run(t); err != nil {
+		t.Fatalf("Run: %v\nlog:\n%s", err, h.log)
+	}
+	if rep := h.report(t); rep.Result == nil {
+		t.Fatal("no result")
+	}
+	if want := []time.Duration{time.Second, time.Second, 0, time.Second}; !slices.Equal(waits, want) {
+		t.Errorf("waits = %v, want %v (Retry-After of the answer before each)", waits, want)
+	}
+
+	// Past the attempts: the last answer is the error, and no work is done.
+	waits = nil
+	h2 := newHarness(t, reviewJob(), scriptedmodel.Handler())
+	h2.fake.jobFaults = slices.Repeat([]int{http.StatusTooManyRequests}, jobAttempts)
+	if err := h2.run(t); err == nil || !strings.Contains(err.Error(), "429") {
+		t.Fatalf("Run = %v", err)
+	}
+	if len(waits) != jobAttempts-1 || h2.fake.modelCalls != 0 {
+		t.Fatalf("waits %v, model calls %d", waits, h2.fake.modelCalls)
+	}
+
+	// A 400 is not retried.
+	waits = nil
+	h3 := newHarness(t, reviewJob(), scriptedmodel.Handler())
+	h3.fake.jobFaults = []int{http.StatusBadRequest}
+	if err := h3.run(t); err == nil || len(waits) != 0 {
+		t.Fatalf("Run = %v after %d retries", err, len(waits))
+	}
+}
+
 func TestHeadMismatchReportsFailure(t *testing.T) {
 	job := reviewJob()
 	job.PR.HeadSHA = strings.Repeat("b", 40)

@@ -60,6 +60,7 @@ func (a *API) handleJob(w http.ResponseWriter, r *http.Request) {
 	// Each unknown key id in a token makes the verifier refetch the issuer's
 	// keys: bound how often one client can ask.
 	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil && !a.jobLimits.allow(host) {
+		w.Header().Set("Retry-After", "1")
 		server.WriteError(w, http.StatusTooManyRequests, codeRateLimited, "too many job requests; retry in a moment")
 		return
 	}

@@ -3,7 +3,10 @@ package reliability
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -333,5 +336,28 @@ func logFailureReasons(t *testing.T, c *cluster) {
 			t.Fatal(err)
 		}
 		t.Logf("failed runs: %d × %s", n, reason)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	// The last lines of the Actions log of a few failed runs say what the
+	// runner saw.
+	ids, err := c.DB.Query(`SELECT actions_run_id FROM runs WHERE status = 'failed' AND actions_run_id > 0 ORDER BY id LIMIT 5`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ids.Close()
+	for ids.Next() {
+		var id int64
+		if err := ids.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		raw, err := os.ReadFile(filepath.Join(c.actionsDir, fmt.Sprintf("actions-run-%d.log", id)))
+		if err != nil {
+			t.Logf("Actions run %d: no log: %v", id, err)
+			continue
+		}
+		lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+		t.Logf("Actions run %d, log tail:\n  %s", id, strings.Join(lines[max(0, len(lines)-6):], "\n  "))
 	}
 }
