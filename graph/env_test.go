@@ -25,6 +25,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/notify"
+	"github.com/chakshu-dev/chakshu/internal/runs"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/server/auth"
 )
@@ -68,6 +69,7 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	t.Helper()
 	ctx := context.Background()
 	e := &env{t: t, db: db, sim: ghsim.NewForTest(t), bus: notify.NewLocal()}
+	runs.PublishChanges(db.Client, e.bus) // as the app wires it
 	s := e.sim
 	appID, pem := s.CreateApp("chakshu")
 	clientID, clientSecret := s.AppClientCredentials(appID)

@@ -21,6 +21,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/config"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/notify"
+	"github.com/chakshu-dev/chakshu/internal/runs"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/server"
 	"github.com/chakshu-dev/chakshu/server/auth"
@@ -99,6 +100,9 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	}
 	h := &api{cfg: cfg, log: cfg.Log, db: cfg.DB, client: ent.NewClient(ent.Driver(drv)), webURL: webBase(cfg)}
 	h.intercept(h.client)
+	// The handler's own client writes runs too (cancelRun, in the request's
+	// transaction): its status changes wake runUpdated like everyone's.
+	runs.PublishChanges(h.client, cfg.Bus)
 
 	ec := exec.Config{Resolvers: &Resolver{h: h}}
 	setComplexity(&ec.Complexity)

@@ -93,7 +93,6 @@ func (h *api) cancelRun(ctx context.Context, id int) (*ent.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	h.notifyAfterCommit(ctx, notify.TopicRunUpdated)
 	return c.Run.Get(ctx, id)
 }
 

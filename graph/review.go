@@ -20,7 +20,6 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/reviewer"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/graph/model"
-	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/runs"
 )
@@ -183,11 +182,6 @@ func (h *api) requestReview(ctx context.Context, in model.RequestReviewInput) (*
 	}
 	h.log.Info("review requested in the portal", "repo", repo.FullName, "pr", ref.Number, "requester", v.User.Login,
 		"queued", len(created), "skipped", len(skipped))
-	if len(created) > 0 {
-		if err := h.cfg.Bus.Notify(ctx, notify.TopicRunUpdated); err != nil {
-			h.log.Warn("notify", "topic", notify.TopicRunUpdated, "err", err)
-		}
-	}
 	return out, nil
 }
 

@@ -118,12 +118,9 @@ func (l *PublishLoop) publish(ctx context.Context, id int) {
 	rctx, cancel := context.WithTimeout(ctx, l.cfg.RunTimeout)
 	defer cancel()
 	err := l.safePublish(rctx, id)
-	if l.cfg.Bus != nil {
-		l.cfg.Bus.Notify(context.WithoutCancel(ctx), notify.TopicRunUpdated) //nolint:errcheck // a hint
-		if err != nil {
-			// A failed run's check run is completed by the finisher.
-			l.cfg.Bus.Notify(context.WithoutCancel(ctx), notify.TopicFinish) //nolint:errcheck
-		}
+	if l.cfg.Bus != nil && err != nil {
+		// A failed run's check run is completed by the finisher.
+		l.cfg.Bus.Notify(context.WithoutCancel(ctx), notify.TopicFinish) //nolint:errcheck
 	}
 	if err == nil || ctx.Err() != nil {
 		return // done, or shutting down: the lease goes stale and another worker takes over

@@ -18,6 +18,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/config"
 	"github.com/chakshu-dev/chakshu/internal/logging"
 	"github.com/chakshu-dev/chakshu/internal/notify"
+	"github.com/chakshu-dev/chakshu/internal/runs"
 	"github.com/chakshu-dev/chakshu/internal/sandbox"
 	"github.com/chakshu-dev/chakshu/internal/scriptedmodel"
 	"github.com/chakshu-dev/chakshu/internal/store"
@@ -130,6 +131,7 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	d := deps{cfg: cfg, db: db, bus: notify.New(ctx, db, log), log: log, github: gh, registry: reg}
+	runs.PublishChanges(db.Client, d.bus) // every run status change wakes the portal's live updates
 	if sb != nil {
 		d.sandboxDev = auth.SandboxDev{Login: sandbox.Dev, Token: sb.Sim.UserToken}
 		d.githubWebURL = sb.Sim.WebURL() + "/sim" // the simulator's pull request, check and Actions pages

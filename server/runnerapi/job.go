@@ -21,7 +21,6 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/connectors"
 	"github.com/chakshu-dev/chakshu/internal/learnings"
-	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
@@ -150,7 +149,6 @@ func (a *API) handleJob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	log.Info("job handed to runner", "kind", job.Kind, "incremental_since", job.IncrementalSince, "files", len(job.Files))
-	a.notify(ctx, notify.TopicRunUpdated)
 	server.WriteJSON(w, http.StatusOK, job)
 }
 
@@ -366,7 +364,6 @@ func (a *API) cancelMoved(ctx context.Context, jc *jobCtx, pr *github.PullReques
 			jc.log.Warn("job: record check completed", "err", err)
 		}
 	}
-	a.notify(ctx, notify.TopicRunUpdated)
 	return &httpErr{status: http.StatusConflict, code: code, message: message}
 }
 

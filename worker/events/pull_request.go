@@ -7,7 +7,6 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/run"
-	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/runs"
 )
@@ -107,9 +106,6 @@ func (h *handler) prClosed(ctx context.Context, e *pullRequestEvent) error {
 	}
 	if len(ids) > 0 {
 		h.log.Info("queued runs cancelled: PR closed", "runs", len(ids))
-		if h.cfg.Bus != nil {
-			h.cfg.Bus.Notify(ctx, notify.TopicRunUpdated) //nolint:errcheck
-		}
 	}
 	return nil
 }

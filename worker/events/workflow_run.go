@@ -13,7 +13,6 @@ import (
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/run"
-	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/runs"
 )
 
@@ -77,9 +76,6 @@ func (h *handler) workflowCompleted(ctx context.Context, e *workflowRunEvent) er
 		return err
 	}
 	h.log.Info("run failed: the Actions run ended without a result", "conclusion", conclusion)
-	if h.cfg.Bus != nil {
-		h.cfg.Bus.Notify(ctx, notify.TopicRunUpdated) //nolint:errcheck
-	}
 	h.failCheck(ctx, e, r, reason)
 	return nil
 }
