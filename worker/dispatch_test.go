@@ -64,7 +64,9 @@ func newFixture(t *testing.T, db *store.DB, files map[string]string) *fixture {
 	repo := db.Repository.Create().SetGithubID(s.RepoID(repoName)).SetOwner("acme").SetName("widget").
 		SetFullName(repoName).SetDefaultBranch("main").SetInstallation(inst).SaveX(ctx)
 	rv := db.Reviewer.Create().SetName("security").SetInstallation(inst).SaveX(ctx)
-	return &fixture{sim: s, db: db, apps: apps, bus: notify.NewLocal(), instID: instID, repo: repo, reviewer: rv,
+	bus := notify.NewLocal()
+	runs.PublishChanges(db.Client, bus) // as the app wires it
+	return &fixture{sim: s, db: db, apps: apps, bus: bus, instID: instID, repo: repo, reviewer: rv,
 		pr: pr, head: head, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 }
 
@@ -182,6 +184,9 @@ func TestDispatchCancelsWhenPRMoved(t *testing.T) {
 		if !db.Run.GetX(ctx, r.ID).CheckCompleted {
 			t.Fatal("check_completed not recorded")
 		}
+		if n := f.sim.CallCount(cancelActionsRun); n != 0 {
+			t.Fatalf("%d Actions cancels for a run never dispatched", n)
+		}
 	})
 }
 
@@ -281,13 +286,25 @@ func TestReportTimeoutFailsRun(t *testing.T) {
 		r := f.enqueue(t)
 		f.claimAndDispatch(t, f.dispatcher(t, "w1"), "w1")
 		sw, _ := worker.NewSweeper(worker.SweepConfig{DB: db, Log: f.log, Bus: f.bus, ReportTimeout: time.Minute})
+		updated, stop := f.bus.Subscribe(notify.TopicRunUpdated)
+		defer stop()
 		res, err := sw.SweepCount(ctx, time.Now())
 		if err != nil || res.RunsTimedOut != 0 {
 			t.Fatalf("fresh run timed out: %+v %v", res, err)
 		}
+		select {
+		case <-updated:
+			t.Fatal("a sweep that changed nothing woke the live updates")
+		default:
+		}
 		res, err = sw.SweepCount(ctx, time.Now().Add(61*time.Second))
 		if err != nil || res.RunsTimedOut != 1 {
 			t.Fatalf("stale run not failed: %+v %v", res, err)
+		}
+		select {
+		case <-updated: // the portal hears of the failure
+		default:
+			t.Fatal("the sweeper's Fail did not publish run_updated")
 		}
 		got := db.Run.GetX(ctx, r.ID)
 		if got.Status != run.StatusFailed || !strings.Contains(got.FailureReason, "did not report back") {

@@ -5,13 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/google/go-github/v88/github"
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/ent/runevent"
 	"github.com/chakshu-dev/chakshu/internal/notify"
+	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/runs"
 	"github.com/chakshu-dev/chakshu/internal/store"
 )
@@ -214,6 +217,7 @@ func (f *Finisher) finish(ctx context.Context, r *ent.Run) error {
 	conclusion, title := "failure", "The review failed"
 	if r.Status == run.StatusCancelled {
 		conclusion, title = "cancelled", "The review was cancelled"
+		f.cancelActions(ctx, inst.REST, r)
 	}
 	summary := r.FailureReason
 	if summary == "" {
@@ -230,4 +234,47 @@ func (f *Finisher) finish(ctx context.Context, r *ent.Run) error {
 		return err
 	}
 	return f.cfg.DB.Run.UpdateOne(r).SetCheckCompleted(true).ClearNextAttemptAt().Exec(ctx)
+}
+
+// Timeline notes that record the Actions run of a cancelled run was dealt
+// with, so a retried finish does not cancel it again.
+const (
+	noteActionsCancelled = "Cancelled the GitHub Actions run."
+	noteActionsFinished  = "The GitHub Actions run had already finished."
+)
+
+// cancelActions cancels the Actions run of a cancelled run that was
+// dispatched, once: a portal cancel changes only the database, and the runner
+// would otherwise go on spending until it next reports. A failure is logged and
+// does not hold up completing the check run (the runner's next call is refused
+// anyway); it is not retried once the check run is completed.
+func (f *Finisher) cancelActions(ctx context.Context, gh *github.Client, r *ent.Run) {
+	if r.ActionsRunID == 0 {
+		return // never started on Actions
+	}
+	log := f.cfg.Log.With("run_id", r.ID, "actions_run_id", r.ActionsRunID)
+	done, err := f.cfg.DB.RunEvent.Query().Where(runevent.HasRunWith(run.ID(r.ID)),
+		runevent.MessageIn(noteActionsCancelled, noteActionsFinished)).Exist(ctx)
+	if err != nil || done {
+		if err != nil {
+			log.Warn("cancel Actions run: read timeline", "err", redact.Error(err))
+		}
+		return
+	}
+	repo := r.Edges.Repository
+	resp, err := gh.Actions.CancelWorkflowRunByID(ctx, repo.Owner, repo.Name, r.ActionsRunID)
+	var accepted *github.AcceptedError
+	note := noteActionsCancelled
+	switch {
+	case err == nil || errors.As(err, &accepted):
+	case resp != nil && resp.StatusCode == http.StatusConflict: // it completed on its own
+		note = noteActionsFinished
+	default:
+		log.Warn("cancel Actions run", "err", redact.Error(err))
+		return
+	}
+	log.Info("Actions run of a cancelled run", "outcome", note)
+	if err := runs.Note(ctx, f.cfg.DB.Client, r.ID, note, ""); err != nil {
+		log.Warn("cancel Actions run: record on the timeline", "err", redact.Error(err))
+	}
 }
