@@ -14,6 +14,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
@@ -348,8 +349,16 @@ func TestResultRejected(t *testing.T) {
 				if st != 200 {
 					t.Fatalf("job: %d %+v", st, e)
 				}
+				finish, stop := w.bus.Subscribe(notify.TopicFinish)
+				defer stop()
 				if st := w.do(runPath(runnerproto.PathResult, rn.ID), c.report, bearer(job.RunToken), nil); st != c.status {
 					t.Fatalf("status %d, want %d", st, c.status)
+				}
+				// A failed run wakes the finisher, which completes its check run.
+				select {
+				case <-finish:
+				case <-time.After(5 * time.Second):
+					t.Fatal("the finisher was not woken")
 				}
 				got := db.Run.GetX(ctx, rn.ID)
 				if got.Status != run.StatusFailed || !strings.Contains(got.FailureReason, c.reason) || strings.Contains(got.FailureDetail, "ghp_") {

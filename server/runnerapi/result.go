@@ -90,7 +90,7 @@ func (a *API) handleResult(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		log.Info("runner reported a failure", "reason", reason)
-		a.notify(ctx, notify.TopicPublish)
+		a.notify(ctx, notify.TopicFinish) // the finisher completes its check run
 		server.WriteJSON(w, http.StatusOK, runnerproto.ReportAck{Status: "accepted"})
 		return
 	}
@@ -200,6 +200,6 @@ func (a *API) failRun(w http.ResponseWriter, r *http.Request, rn *ent.Run, rcpt,
 		a.log.Error("result: fail run", "run_id", rn.ID, "err", redact.Error(err))
 	}
 	a.log.Warn("result rejected", "run_id", rn.ID, "reason", reason)
-	a.notify(ctx, notify.TopicPublish)
+	a.notify(ctx, notify.TopicFinish)
 	server.WriteError(w, http.StatusUnprocessableEntity, codeInvalid, reason)
 }
