@@ -350,6 +350,43 @@ func TestCostFromRollupMatchesRuns(t *testing.T) {
 					t.Errorf("%v %s buckets (-want +got):\n%s", p, g, diff)
 				}
 			}
+			// Filtered: the rows per repository (by week, one repository) and
+			// per repository and reviewer (by repository, one reviewer).
+			for _, fc := range []struct {
+				g, field string
+				id       int
+				key      func(seeded) string
+				keep     func(seeded) bool
+			}{
+				{"WEEK", "repositoryID", e.repoB.ID, week, func(s seeded) bool { return s.repo == e.repoB.FullName }},
+				{"REPOSITORY", "reviewerID", e.revPrf.ID, func(s seeded) string { return s.repo }, func(s seeded) bool { return s.rev == e.revPrf.Name }},
+			} {
+				r := admin.do(`query($f: Time!, $t: Time!, $g: CostGroupBy!, $w: CostFilter) { costSummary(from: $f, to: $t, groupBy: $g, where: $w) {
+					total { key runs costUsd } buckets { key runs costUsd } } }`,
+					map[string]any{"f": vars["f"], "t": vars["t"], "g": fc.g, "w": map[string]any{fc.field: fc.id}})
+				r.ok(t)
+				var d struct {
+					CostSummary struct {
+						Total   fig
+						Buckets []fig
+					}
+				}
+				r.into(t, &d)
+				saved := all
+				all = nil
+				for _, s := range saved {
+					if fc.keep(s) {
+						all = append(all, s)
+					}
+				}
+				wt, wb := want(p[0], p[1], fc.key)
+				all = saved
+				sort.Slice(wb, func(i, j int) bool { return wb[i].Key < wb[j].Key })
+				sort.Slice(d.CostSummary.Buckets, func(i, j int) bool { return d.CostSummary.Buckets[i].Key < d.CostSummary.Buckets[j].Key })
+				if diff := cmp.Diff(round(append([]fig{wt}, wb...)), round(append([]fig{d.CostSummary.Total}, d.CostSummary.Buckets...))); diff != "" {
+					t.Errorf("%v %s where %s (-want +got):\n%s", p, fc.g, fc.field, diff)
+				}
+			}
 			// costSeries by reviewer per week: each point as computed.
 			r := admin.do(`query($f: Time!, $t: Time!) { costSeries(from: $f, to: $t, interval: WEEK, by: REVIEWER) {
 				key points { key runs costUsd } } }`, vars)
