@@ -13,8 +13,6 @@ import (
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/run"
-	"github.com/chakshu-dev/chakshu/ent/runevent"
-	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/runs"
 )
 
@@ -59,9 +57,6 @@ func (h *handler) workflowCompleted(ctx context.Context, e *workflowRunEvent) er
 		return fmt.Errorf("run %d: Actions run %d ended before its dispatch was recorded", r.ID, wr.ID)
 	}
 	h.log = h.log.With("run_id", r.ID, "pr", r.PrNumber)
-	if again, err := h.redispatch(ctx, r, wr.ID); err != nil || again {
-		return err
-	}
 	conclusion := wr.Conclusion
 	reason := actionsEndReason(conclusion)
 	err = runs.Transition(ctx, h.cfg.DB.Client, r.ID, runs.Change{
@@ -83,44 +78,6 @@ func (h *handler) workflowCompleted(ctx context.Context, e *workflowRunEvent) er
 	h.log.Info("run failed: the Actions run ended without a result", "conclusion", conclusion)
 	h.failCheck(ctx, e, r, reason)
 	return nil
-}
-
-// redispatchNote marks, on the run's timeline, the one time a run whose
-// runner never got its job is dispatched again.
-const redispatchNote = "The runner never received its job; the review is dispatched again."
-
-// redispatch puts a running run whose Actions run ended without spending
-// anything back in the queue, once. That is a runner whose job was handed out
-// but never arrived (Chakshu restarted while answering; the runner's retry
-// was then refused as a replay, as it must be): nothing was reviewed or
-// posted, so a fresh dispatch loses nothing and posts nothing twice.
-func (h *handler) redispatch(ctx context.Context, r *ent.Run, actionsRunID int64) (bool, error) {
-	if r.Status != run.StatusRunning || r.CostUsd != 0 || r.ModelFinalUsed {
-		return false, nil
-	}
-	before, err := h.cfg.DB.RunEvent.Query().Where(runevent.HasRunWith(run.ID(r.ID)), runevent.Message(redispatchNote)).Count(ctx)
-	if err != nil || before > 0 {
-		return false, err
-	}
-	err = runs.Transition(ctx, h.cfg.DB.Client, r.ID, runs.Change{
-		From: []run.Status{run.StatusRunning}, To: run.StatusQueued, Message: redispatchNote,
-		Detail: fmt.Sprintf("Actions run %d ended before the runner used its run token", actionsRunID),
-		Set: func(u *ent.RunUpdate) {
-			u.Where(run.CostUsd(0)).SetRunTokenHash("").SetActionsRunID(0).SetActionsRunURL("").
-				ClearDispatchedAt().ClearStartedAt().ClearNextAttemptAt().SetLeaseOwner("")
-		},
-	})
-	if errors.Is(err, runs.ErrConflict) {
-		return false, nil // it reported or spent meanwhile: the usual path decides
-	}
-	if err != nil {
-		return false, err
-	}
-	h.log.Info("run dispatched again: its runner never received the job", "actions_run_id", actionsRunID)
-	if h.cfg.Bus != nil {
-		h.cfg.Bus.Notify(ctx, notify.TopicRuns) //nolint:errcheck
-	}
-	return true, nil
 }
 
 // failCheck completes the run's check run as failed with reason. It is best
