@@ -461,8 +461,10 @@ func filterDiff(diff string, dropped []string) string {
 	for _, line := range strings.SplitAfter(diff, "\n") {
 		if rest, ok := strings.CutPrefix(line, "diff --git "); ok {
 			keep = true
-			if i := strings.LastIndex(rest, " b/"); i >= 0 {
-				keep = !drop[strings.TrimRight(rest[i+3:], "\n")]
+			// The new path follows the last " b/" (a header without its a/
+			// side still names its b/ path).
+			if i := strings.LastIndex(" "+rest, " b/"); i >= 0 {
+				keep = !drop[strings.TrimRight(rest[i+2:], "\n")]
 			}
 		}
 		if keep {
