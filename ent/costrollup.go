@@ -16,7 +16,7 @@ type CostRollup struct {
 	config `json:"-"`
 	// ID of the ent.
 	ID int `json:"id,omitempty"`
-	// d (day), w (week from Monday) or m (month)
+	// d (day), w (week from Monday) or m (month), then the level: "" per repository and reviewer, r per repository, v per reviewer, t over everything
 	Grain string `json:"grain,omitempty"`
 	// first day of the period, YYYY-MM-DD
 	Day string `json:"day,omitempty"`

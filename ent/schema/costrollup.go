@@ -24,7 +24,7 @@ type CostRollup struct{ ent.Schema }
 // Fields of the CostRollup.
 func (CostRollup) Fields() []ent.Field {
 	fs := []ent.Field{
-		field.String("grain").Comment("d (day), w (week from Monday) or m (month)"),
+		field.String("grain").Comment("d (day), w (week from Monday) or m (month), then the level: \"\" per repository and reviewer, r per repository, v per reviewer, t over everything"),
 		field.String("day").Comment("first day of the period, YYYY-MM-DD"),
 		field.Int("repository_id"),
 		field.Int("reviewer_id"),
