@@ -89,15 +89,16 @@ func openSQLite(ctx context.Context, dir string) (*DB, error) {
 	}
 	// One writer at a time is SQLite's rule; a small pool keeps readers concurrent
 	// while busy_timeout and immediate transactions serialise writers.
-	db.SetMaxOpenConns(8)
-	db.SetMaxIdleConns(8) // the default keeps 2: a busier moment would reopen connections and rerun the pragmas
+	const conns = 8
+	db.SetMaxOpenConns(conns)
+	db.SetMaxIdleConns(conns) // the default keeps 2: a busier moment would reopen connections and rerun the pragmas
 	db.SetConnMaxIdleTime(5 * time.Minute)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open sqlite: %w", err)
 	}
 	drv := entsql.OpenDB(dialect.SQLite, db)
-	return &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: db, Dialect: dialect.SQLite, idle: 8}, nil
+	return &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: db, Dialect: dialect.SQLite, idle: conns}, nil
 }
 
 func openPostgres(ctx context.Context, o Options) (*DB, error) {
