@@ -16,6 +16,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
+	"github.com/chakshu-dev/chakshu/internal/strictjson"
 )
 
 // Names of the built-in tools.
@@ -234,13 +235,10 @@ func decodeInput(input json.RawMessage, v any) error {
 	if len(in) == 0 || in[0] != '{' {
 		return errors.New("the input must be a JSON object")
 	}
-	dec := json.NewDecoder(bytes.NewReader(in))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("invalid input: %v", err)
-	}
-	if dec.More() {
+	if err := strictjson.Decode(in, v); errors.Is(err, strictjson.ErrTrailing) {
 		return errors.New("invalid input: data after the JSON object")
+	} else if err != nil {
+		return fmt.Errorf("invalid input: %v", err)
 	}
 	return nil
 }

@@ -268,6 +268,8 @@ func TestSetCall(t *testing.T) {
 		{"unknown field", "Read", `{"file_path":"main.go","x":1}`, "unknown field", true, true},
 		{"string input", "Read", `"{not json"`, "must be a JSON object", true, true},
 		{"wrong type", "Read", `{"file_path":42}`, "invalid input", true, true},
+		{"stray brace", "Read", `{"file_path":"main.go"}}`, "data after the JSON object", true, true},
+		{"submit stray brace", "submit_result", `{"summary":"s","checked":{"files":[],"skills":[]},"findings":[]}}`, "data after the JSON object", true, false},
 		{"unknown tool", "Bash", `{"command":"id"}`, `no tool named "Bash"`, true, true},
 		{"skill", "Skill", `{"name":"sql"}`, "Look for injection.", false, false},
 		{"skill files", "Skill", `{"name":"sql"}`, ".claude/skills/sql/ref.md", false, false},

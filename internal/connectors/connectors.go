@@ -22,6 +22,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
+	"github.com/chakshu-dev/chakshu/internal/strictjson"
 )
 
 // GitHub hands out installation clients; *gh.Apps satisfies it.
@@ -224,9 +225,7 @@ func capText(s string, n int) (string, bool) {
 
 // decodeInput strictly decodes a tool's input into v.
 func decodeInput(input json.RawMessage, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(input))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	if err := strictjson.Decode(input, v); err != nil {
 		return toolErr("invalid input: %s", strings.TrimPrefix(err.Error(), "json: "))
 	}
 	return nil

@@ -4,15 +4,15 @@
 package findings
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/chakshu-dev/chakshu/internal/strictjson"
 )
 
 // Severity of a finding, from most to least severe.
@@ -141,13 +141,10 @@ func strictDecode(b []byte, v any) error {
 	if !utf8.Valid(b) {
 		return errors.New("result is not valid UTF-8")
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("result is not valid JSON of the expected shape: %v", err)
-	}
-	if dec.More() {
+	if err := strictjson.Decode(b, v); errors.Is(err, strictjson.ErrTrailing) {
 		return errors.New("result has data after the JSON object")
+	} else if err != nil {
+		return fmt.Errorf("result is not valid JSON of the expected shape: %v", err)
 	}
 	return nil
 }

@@ -27,6 +27,8 @@ func TestParseResult(t *testing.T) {
 		"bad side":       `{"summary":"s","findings":[{"path":"a","line":1,"severity":"nit","title":"t","side":"UP"}]}`,
 		"not json":       `{"summary":`,
 		"trailing":       `{"summary":"s"} {}`,
+		"stray brace":    `{"summary":"s"}}`,
+		"stray bracket":  `{"summary":"s"}]`,
 		"wrong type":     `{"summary":3}`,
 	}
 	for name, in := range bad {

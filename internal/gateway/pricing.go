@@ -1,10 +1,11 @@
 package gateway
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/chakshu-dev/chakshu/internal/strictjson"
 )
 
 // Price is what one model costs, in US dollars per million tokens.
@@ -45,9 +46,7 @@ func DefaultPricing() Pricing {
 // Prices must be finite and not negative.
 func ParsePricing(b []byte) (Pricing, error) {
 	var p Pricing
-	dec := json.NewDecoder(strings.NewReader(string(b)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
+	if err := strictjson.Decode(b, &p); err != nil {
 		return nil, fmt.Errorf("model pricing: %w", err)
 	}
 	for m, pr := range p {

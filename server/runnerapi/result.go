@@ -16,6 +16,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/strictjson"
 	"github.com/chakshu-dev/chakshu/server"
 )
 
@@ -59,9 +60,7 @@ func (a *API) handleResult(w http.ResponseWriter, r *http.Request) {
 	}
 	rcpt := receipt(rn.RunTokenHash, body)
 	var rep runnerproto.Report
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&rep); err != nil {
+	if err := strictjson.Decode(body, &rep); err != nil {
 		a.rejectReport(w, r, rn, rcpt, "The runner's report was not valid JSON of the expected shape.", err.Error())
 		return
 	}
