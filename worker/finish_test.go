@@ -131,8 +131,9 @@ func TestFinisherActionsRunAlreadyFinished(t *testing.T) {
 	})
 }
 
-// A failed run's Actions run is left alone (the runner reported, or the
-// workflow_run event said it ended); a failed cancel does not block the check.
+// A failed cancel does not block the check. A run that failed before its
+// runner reported (a timeout, a refused job) has its Actions run cancelled
+// too; one whose runner reported its own failure is left alone.
 func TestFinisherCancelFailureDoesNotBlockCheck(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
@@ -156,16 +157,34 @@ func TestFinisherCancelFailureDoesNotBlockCheck(t *testing.T) {
 		f.claimAndDispatch(t, f.dispatcher(t, "w1"), "w1")
 		f.sim.ClearFaults()
 		f.sim.ResetCalls()
-		if err := runs.Fail(ctx, db.Client, r2.ID, "The review failed.", ""); err != nil {
+		if err := runs.Fail(ctx, db.Client, r2.ID, "The runner did not fetch its job in time.", ""); err != nil {
 			t.Fatal(err)
 		}
-		if err := f.finisher(t).FinishAll(ctx); err != nil {
+		f.finishTwice(t, f.finisher(t))
+		if n := f.sim.CallCount(cancelActionsRun); n != 1 {
+			t.Fatalf("%d Actions cancels for a run that failed before its runner reported, want 1", n)
+		}
+		got2 := db.Run.GetX(ctx, r2.ID)
+		if wr, _ := f.sim.Run(got2.ActionsRunID); wr.Conclusion != "cancelled" {
+			t.Fatalf("Actions run of the timed-out run: %s/%s", wr.Status, wr.Conclusion)
+		}
+		if c := f.checkRun(t, got2.CheckRunID); c.Conclusion != "failure" {
+			t.Fatalf("check run: %+v", c)
+		}
+
+		r3 := f.enqueue(t)
+		f.claimAndDispatch(t, f.dispatcher(t, "w1"), "w1")
+		f.sim.ResetCalls()
+		// The runner's own failure report stamps the result receipt.
+		db.Run.UpdateOneID(r3.ID).SetResultHash("receipt").ExecX(ctx)
+		if err := runs.Fail(ctx, db.Client, r3.ID, "The review failed.", ""); err != nil {
 			t.Fatal(err)
 		}
+		f.finishTwice(t, f.finisher(t))
 		if n := f.sim.CallCount(cancelActionsRun); n != 0 {
-			t.Fatalf("%d Actions cancels for a failed run", n)
+			t.Fatalf("%d Actions cancels for a run whose runner reported its failure", n)
 		}
-		if c := f.checkRun(t, db.Run.GetX(ctx, r2.ID).CheckRunID); c.Conclusion != "failure" {
+		if c := f.checkRun(t, db.Run.GetX(ctx, r3.ID).CheckRunID); c.Conclusion != "failure" {
 			t.Fatalf("check run: %+v", c)
 		}
 	})

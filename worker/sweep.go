@@ -217,6 +217,11 @@ func (f *Finisher) finish(ctx context.Context, r *ent.Run) error {
 	conclusion, title := "failure", "The review failed"
 	if r.Status == run.StatusCancelled {
 		conclusion, title = "cancelled", "The review was cancelled"
+	}
+	// A run that ended while its runner had not reported (cancelled, timed
+	// out, its dispatch or job refused) may still have an Actions run queued
+	// or going, which would spend runner minutes only to be refused.
+	if r.Status == run.StatusCancelled || r.ResultHash == "" {
 		f.cancelActions(ctx, inst.REST, r)
 	}
 	summary := r.FailureReason
@@ -236,16 +241,16 @@ func (f *Finisher) finish(ctx context.Context, r *ent.Run) error {
 	return f.cfg.DB.Run.UpdateOne(r).SetCheckCompleted(true).ClearNextAttemptAt().Exec(ctx)
 }
 
-// Timeline notes that record the Actions run of a cancelled run was dealt
-// with, so a retried finish does not cancel it again.
+// Timeline notes that record the Actions run of an ended run was dealt with,
+// so a retried finish does not cancel it again.
 const (
 	noteActionsCancelled = "Cancelled the GitHub Actions run."
 	noteActionsFinished  = "The GitHub Actions run had already finished."
 )
 
-// cancelActions cancels the Actions run of a cancelled run that was
-// dispatched, once: a portal cancel changes only the database, and the runner
-// would otherwise go on spending until it next reports. A failure is logged and
+// cancelActions cancels the Actions run of an ended run that was dispatched,
+// once: a portal cancel or a sweeper timeout changes only the database, and the
+// runner would otherwise go on spending until it next calls. A failure is logged and
 // does not hold up completing the check run (the runner's next call is refused
 // anyway); it is not retried once the check run is completed.
 func (f *Finisher) cancelActions(ctx context.Context, gh *github.Client, r *ent.Run) {
@@ -273,7 +278,7 @@ func (f *Finisher) cancelActions(ctx context.Context, gh *github.Client, r *ent.
 		log.Warn("cancel Actions run", "err", redact.Error(err))
 		return
 	}
-	log.Info("Actions run of a cancelled run", "outcome", note)
+	log.Info("Actions run of an ended run", "outcome", note)
 	if err := runs.Note(ctx, f.cfg.DB.Client, r.ID, note, ""); err != nil {
 		log.Warn("cancel Actions run: record on the timeline", "err", redact.Error(err))
 	}
