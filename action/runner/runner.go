@@ -239,41 +239,79 @@ func (r *report) send(ctx context.Context, rep runnerproto.Report) error {
 	if err != nil {
 		return fmt.Errorf("encode report: %w", err)
 	}
-	backoff := r.cfg.ReportBackoff
-	var last error
-	for attempt := 1; attempt <= r.cfg.ReportAttempts; attempt++ {
-		var retry bool
-		retry, last = r.post(ctx, body)
-		if last == nil {
-			return nil
-		}
-		if !retry || attempt == r.cfg.ReportAttempts {
-			break
-		}
-		fmt.Fprintf(r.cfg.Stdout, "Reporting to Chakshu failed (%s); retrying in %s\n", safeLine(last), backoff)
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("report result: %w", ctx.Err())
-		case <-time.After(backoff):
-		}
-		backoff *= 2
-	}
-	return fmt.Errorf("report result: %w", last)
+	_, err = postRetrying(ctx, r.cfg.HTTPClient, r.job.ResultURL, r.job.RunToken, body, "report result", 64<<10, retryPolicy{
+		attempts: r.cfg.ReportAttempts,
+		wait: func(n int, retryAfter time.Duration) time.Duration {
+			if retryAfter > 0 {
+				return min(retryAfter, 30*time.Second)
+			}
+			return r.cfg.ReportBackoff << (n - 1)
+		},
+		onRetry: func(err error, wait time.Duration) {
+			fmt.Fprintf(r.cfg.Stdout, "Reporting to Chakshu failed (%s); retrying in %s\n", safeLine(err), wait)
+		},
+	})
+	return err
 }
 
-func (r *report) post(ctx context.Context, body []byte) (retry bool, err error) {
-	resp, err := doJSON(ctx, r.cfg.HTTPClient, r.job.ResultURL, r.job.RunToken, body)
-	if err != nil {
-		return ctx.Err() == nil, err
+// retryPolicy says how many times a request whose repeat is safe is tried,
+// and the wait before each retry.
+type retryPolicy struct {
+	attempts int
+	// wait is the wait before retry n (1-based), given the Retry-After of the
+	// answer before it (0 when it gave none).
+	wait func(n int, retryAfter time.Duration) time.Duration
+	// onRetry, if set, hears each retried failure before the wait.
+	onRetry func(err error, wait time.Duration)
+}
+
+// postRetrying posts body to Chakshu until it answers 2xx, or an error that
+// asking again cannot mend, or the attempts run out. Network errors, 429 and
+// 5xx are retried (nothing was handed out or recorded on those answers). It
+// returns the 2xx answer's body (at most limit bytes), or the last failure as
+// an error prefixed with what.
+func postRetrying(ctx context.Context, hc *http.Client, target, bearer string, body []byte, what string, limit int64, p retryPolicy) ([]byte, error) {
+	var last error
+	var retryAfter time.Duration
+	for attempt := range p.attempts {
+		if attempt > 0 {
+			wait := p.wait(attempt, retryAfter)
+			if p.onRetry != nil {
+				p.onRetry(last, wait)
+			}
+			select {
+			case <-ctx.Done():
+				return nil, fmt.Errorf("%s: %w", what, ctx.Err())
+			case <-time.After(wait):
+			}
+		}
+		retryAfter = 0
+		resp, err := doJSON(ctx, hc, target, bearer, body)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("%s: %w", what, ctx.Err())
+			}
+			last = fmt.Errorf("%s: could not reach Chakshu: %s", what, redact.Error(err))
+			continue
+		}
+		raw, err := io.ReadAll(io.LimitReader(resp.Body, limit))
+		resp.Body.Close()
+		if err != nil {
+			last = fmt.Errorf("%s: reading the answer: %s", what, redact.Error(err))
+			continue
+		}
+		if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+			return raw, nil
+		}
+		last = apiErr(what, resp.StatusCode, raw)
+		if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode < 500 {
+			return nil, last
+		}
+		if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && secs > 0 {
+			retryAfter = time.Duration(secs) * time.Second
+		}
 	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	if resp.StatusCode == http.StatusOK || resp.StatusCode == http.StatusAccepted {
-		var ack runnerproto.ReportAck
-		_ = json.Unmarshal(raw, &ack)
-		return false, nil
-	}
-	return resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500, apiErr("report", resp.StatusCode, raw)
+	return nil, last
 }
 
 func doJSON(ctx context.Context, hc *http.Client, target, bearer string, body []byte) (*http.Response, error) {
@@ -346,45 +384,15 @@ var jobRetryWait = func(n int, retryAfter time.Duration) time.Duration {
 func fetchJob(ctx context.Context, hc *http.Client, server, oidc string, runID int64) (*runnerproto.Job, error) {
 	body, _ := json.Marshal(runnerproto.JobRequest{RunID: runID})
 	jobURL := strings.TrimRight(server, "/") + runnerproto.PathJob
-	var last error
-	var retryAfter time.Duration
-	for attempt := range jobAttempts {
-		if attempt > 0 {
-			select {
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			case <-time.After(jobRetryWait(attempt, retryAfter)):
-			}
-		}
-		retryAfter = 0
-		resp, err := doJSON(ctx, hc, jobURL, oidc, body)
-		if err != nil {
-			last = fmt.Errorf("fetch job: could not reach Chakshu: %s", redact.Error(err))
-			continue
-		}
-		raw, err := io.ReadAll(io.LimitReader(resp.Body, 32<<20))
-		resp.Body.Close()
-		if err != nil {
-			last = fmt.Errorf("fetch job: %w", err)
-			continue
-		}
-		if resp.StatusCode != http.StatusOK {
-			last = apiErr("fetch job", resp.StatusCode, raw)
-			if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 {
-				if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && secs > 0 {
-					retryAfter = time.Duration(secs) * time.Second
-				}
-				continue
-			}
-			return nil, last
-		}
-		var job runnerproto.Job
-		if err := json.Unmarshal(raw, &job); err != nil {
-			return nil, fmt.Errorf("fetch job: invalid answer: %w", err)
-		}
-		return &job, nil
+	raw, err := postRetrying(ctx, hc, jobURL, oidc, body, "fetch job", 32<<20, retryPolicy{attempts: jobAttempts, wait: jobRetryWait})
+	if err != nil {
+		return nil, err
 	}
-	return nil, last
+	var job runnerproto.Job
+	if err := json.Unmarshal(raw, &job); err != nil {
+		return nil, fmt.Errorf("fetch job: invalid answer: %w", err)
+	}
+	return &job, nil
 }
 
 func safeLine(err error) string {
