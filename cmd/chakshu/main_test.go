@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"net"
 	"net/http"
@@ -9,10 +8,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/chakshu-dev/chakshu/internal/syncbuf"
 )
 
 // The real binary starts in sandbox mode with no settings, answers /readyz,
@@ -28,7 +28,7 @@ func TestBinaryServesAndStopsOnSIGTERM(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	var stdout, stderr syncBuffer
+	var stdout, stderr syncbuf.Buffer
 	cmd := exec.Command(bin, "all")
 	cmd.Env = append(os.Environ(), "CHAKSHU_ADDR="+addr, "CHAKSHU_DATA_DIR="+t.TempDir(), "CHAKSHU_LOG_FORMAT=json")
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -82,27 +82,9 @@ func TestBinaryServesAndStopsOnSIGTERM(t *testing.T) {
 	}
 }
 
-// syncBuffer is a goroutine-safe buffer for a child's output.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // A malformed setting stops the process with one line naming it, exit code 1.
 func TestBadSettingExits(t *testing.T) {
-	var stdout, stderr syncBuffer
+	var stdout, stderr syncbuf.Buffer
 	t.Setenv("CHAKSHU_LOG_LEVEL", "loud")
 	err := run(context.Background(), []string{"migrate"}, &stdout, &stderr)
 	if err == nil || !strings.HasPrefix(err.Error(), "CHAKSHU_LOG_LEVEL:") {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/internal/sandbox"
 	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/internal/syncbuf"
 )
 
 // idleSettle is how long a process is left alone after its start-up work
@@ -126,8 +127,8 @@ func seedHistory(b *testing.B, sb *sandbox.Sandbox, dir string) {
 
 type idleProc struct {
 	cmd    *exec.Cmd
-	stdout *syncBuffer
-	stderr *syncBuffer
+	stdout *syncbuf.Buffer
+	stderr *syncbuf.Buffer
 }
 
 func freeAddr(b *testing.B) string {
@@ -141,7 +142,7 @@ func freeAddr(b *testing.B) string {
 
 // startIdle starts `chakshu all` on addr with env and waits for /readyz.
 func startIdle(b *testing.B, bin, addr string, env []string) *idleProc {
-	p := &idleProc{cmd: exec.Command(bin, "all"), stdout: &syncBuffer{}, stderr: &syncBuffer{}}
+	p := &idleProc{cmd: exec.Command(bin, "all"), stdout: &syncbuf.Buffer{}, stderr: &syncbuf.Buffer{}}
 	base := []string{}
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "CHAKSHU_") && !strings.HasPrefix(kv, "GOGC=") && !strings.HasPrefix(kv, "GOMEMLIMIT=") {

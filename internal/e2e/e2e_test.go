@@ -4,7 +4,6 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -18,31 +17,14 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/sandbox"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
+	"github.com/chakshu-dev/chakshu/internal/syncbuf"
 )
-
-// syncBuffer is a goroutine-safe log sink, printed when a test fails.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // chakshu is a running `chakshu all` in sandbox mode.
 type chakshu struct {
 	URL string
 	SB  *sandbox.Sandbox
-	log *syncBuffer
+	log *syncbuf.Buffer
 }
 
 // start runs the production wiring on a free loopback port with a fresh data
@@ -67,7 +49,7 @@ func start(t testing.TB, databaseURL string, env map[string]string) *chakshu {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan *sandbox.Sandbox, 1)
 	done := make(chan error, 1)
