@@ -178,6 +178,7 @@ type fileDiff struct {
 	additions int
 	deletions int
 	patch     string
+	binary    bool   // either side holds a NUL byte: no hunks, no line counts (as git)
 	sha       string // blob sha at head ("" when removed)
 	// right and left are the lines (new and old numbering) a review comment
 	// may be placed on: every line shown in a hunk.
@@ -204,6 +205,10 @@ func diffFile(path, oldContent, newContent string, oldExists, newExists bool) *f
 		fd.sha = gitBlobSHA(newContent)
 	} else {
 		fd.sha = gitBlobSHA(oldContent)
+	}
+	if isBinary(oldContent) || isBinary(newContent) {
+		fd.binary = true
+		return fd
 	}
 	ops := lineDiff(splitLines(oldContent), splitLines(newContent))
 	// Group changes into hunks with context.
@@ -288,6 +293,11 @@ func diffFile(path, oldContent, newContent string, oldExists, newExists bool) *f
 	return fd
 }
 
+// isBinary is git's test: a NUL byte in the first 8000 bytes.
+func isBinary(content string) bool {
+	return strings.IndexByte(content[:min(len(content), 8000)], 0) >= 0
+}
+
 func prevOld(ops []diffOp, i int) int {
 	for k := i - 1; k >= 0; k-- {
 		if ops[k].kind != '+' {
@@ -344,14 +354,20 @@ func unifiedDiff(fds []*fileDiff) string {
 	var b strings.Builder
 	for _, fd := range fds {
 		fmt.Fprintf(&b, "diff --git a/%s b/%s\n", fd.path, fd.path)
+		oldName, newName := "a/"+fd.path, "b/"+fd.path
 		switch fd.status {
 		case "added":
-			fmt.Fprintf(&b, "new file mode 100644\n--- /dev/null\n+++ b/%s\n", fd.path)
+			b.WriteString("new file mode 100644\n")
+			oldName = "/dev/null"
 		case "removed":
-			fmt.Fprintf(&b, "deleted file mode 100644\n--- a/%s\n+++ /dev/null\n", fd.path)
-		default:
-			fmt.Fprintf(&b, "--- a/%s\n+++ b/%s\n", fd.path, fd.path)
+			b.WriteString("deleted file mode 100644\n")
+			newName = "/dev/null"
 		}
+		if fd.binary {
+			fmt.Fprintf(&b, "Binary files %s and %s differ\n", oldName, newName)
+			continue
+		}
+		fmt.Fprintf(&b, "--- %s\n+++ %s\n", oldName, newName)
 		if fd.patch != "" {
 			b.WriteString(fd.patch + "\n")
 		}

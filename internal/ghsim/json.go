@@ -451,10 +451,22 @@ func (s *Sim) diffEntryJSON(r *repo, sha string, fd *fileDiff) obj {
 		"changes": fd.additions + fd.deletions, "blob_url": s.html("/%s/blob/%s/%s", r.fullName(), sha, fd.path),
 		"raw_url": s.html("/%s/raw/%s/%s", r.fullName(), sha, fd.path), "contents_url": s.api("/repos/%s/contents/%s?ref=%s", r.fullName(), fd.path, sha),
 	}
-	if fd.patch != "" {
+	if fd.patch != "" && !patchTooLarge(fd.patch) {
 		m["patch"] = fd.patch
 	}
 	return m
+}
+
+// GitHub's limits on one file's diff ("Repository limits", docs.github.com:
+// no single file's diff may exceed 20,000 lines or 500 KB of raw diff data).
+// Past them, and for binary files, a diff entry has no patch.
+const (
+	maxFilePatchLines = 20_000
+	maxFilePatchBytes = 500 << 10
+)
+
+func patchTooLarge(patch string) bool {
+	return len(patch) > maxFilePatchBytes || strings.Count(patch, "\n")+1 > maxFilePatchLines
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -439,9 +439,20 @@ func hGetPull(c *reqCtx) {
 	accept := c.r.Header.Get("Accept")
 	switch {
 	case strings.Contains(accept, "diff"), strings.Contains(accept, "patch"):
+		fds := c.s.pullDiff(r, p)
+		if len(fds) > maxDiffFiles {
+			c.json(http.StatusNotAcceptable, diffTooLarge(fmt.Sprintf("Sorry, the diff exceeded the maximum number of files (%d). "+
+				"Consider using 'List pull requests files' API or locally cloning the repository instead.", maxDiffFiles)))
+			return
+		}
+		diff := unifiedDiff(fds)
+		if strings.Count(diff, "\n") > maxDiffLines {
+			c.json(http.StatusNotAcceptable, diffTooLarge(fmt.Sprintf("Sorry, the diff exceeded the maximum number of lines (%d)", maxDiffLines)))
+			return
+		}
 		c.w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		c.w.WriteHeader(http.StatusOK)
-		_, _ = c.w.Write([]byte(unifiedDiff(c.s.pullDiff(r, p))))
+		_, _ = c.w.Write([]byte(diff))
 	default:
 		c.json(http.StatusOK, c.s.pullJSON(r, p, true))
 	}
@@ -471,7 +482,30 @@ func hPullFiles(c *reqCtx) {
 	if p == nil {
 		return
 	}
-	c.json(http.StatusOK, c.paginate(c.s.filesJSON(r, p.headSHA, c.s.pullDiff(r, p))))
+	fds := c.s.pullDiff(r, p)
+	if len(fds) > maxListedFiles {
+		fds = fds[:maxListedFiles]
+	}
+	c.json(http.StatusOK, c.paginate(c.s.filesJSON(r, p.headSHA, fds)))
+}
+
+// GitHub refuses a pull request's whole diff (the diff and patch media types)
+// past 300 files or 20,000 lines with 406 and diffTooLarge's body ("Repository
+// limits" on docs.github.com: at most 300 files, 20,000 lines in a diff); its
+// files list has no such cap but stops at 3,000 files ("List pull requests
+// files": "Responses include a maximum of 3000 files").
+const (
+	maxDiffFiles   = 300
+	maxDiffLines   = 20_000
+	maxListedFiles = 3000
+)
+
+func diffTooLarge(msg string) obj {
+	return obj{
+		"message":           msg,
+		"errors":            []any{obj{"resource": "PullRequest", "field": "diff", "code": "too_large"}},
+		"documentation_url": "https://docs.github.com/rest/pulls/pulls#list-pull-requests-files", "status": "406",
+	}
 }
 
 func hPullCommits(c *reqCtx) {
