@@ -215,15 +215,19 @@ func (a *API) buildJob(ctx context.Context, rn *ent.Run, log *slog.Logger) (*run
 		pd.Reply, pd.Remember = reply, reply.Remember
 		learningFiles = []string{reply.Path}
 	} else {
-		all, err := listFiles(ctx, jc)
+		prFiles, err := listFiles(ctx, jc)
 		if err != nil {
 			return nil, ghUnavailable(err)
+		}
+		all := make([]string, len(prFiles))
+		for i, f := range prFiles {
+			all[i] = f.GetFilename()
 		}
 		job.Files, job.FilteredFiles = filterPaths(all, rc.PathFilters)
 		if job.Files == nil {
 			job.Files = []string{}
 		}
-		since, reason, diff, err := a.diffFor(ctx, jc, pr)
+		since, reason, diff, err := a.diffFor(ctx, jc, pr, prFiles)
 		if err != nil {
 			return nil, ghUnavailable(err)
 		}
@@ -367,9 +371,13 @@ func (a *API) cancelMoved(ctx context.Context, jc *jobCtx, pr *github.PullReques
 	return &httpErr{status: http.StatusConflict, code: code, message: message}
 }
 
-// listFiles lists every file the PR touches.
-func listFiles(ctx context.Context, jc *jobCtx) ([]string, error) {
-	var out []string
+// listFiles lists every file the PR touches (GitHub lists at most 3,000),
+// with its patch when GitHub gives one. Patches past maxJobDiff in all are
+// not kept (a job's diff is cut there anyway): such a file's patch is ""
+// rather than absent, which stays GitHub's "no patch".
+func listFiles(ctx context.Context, jc *jobCtx) ([]*github.CommitFile, error) {
+	var out []*github.CommitFile
+	kept := 0
 	opt := &github.ListOptions{PerPage: 100}
 	for len(out) < maxPRFiles {
 		fs, resp, err := jc.gh.PullRequests.ListFiles(ctx, jc.owner, jc.name, jc.rn.PrNumber, opt)
@@ -377,8 +385,11 @@ func listFiles(ctx context.Context, jc *jobCtx) ([]string, error) {
 			return nil, fmt.Errorf("list pull request files: %w", err)
 		}
 		for _, f := range fs {
-			out = append(out, f.GetFilename())
+			if kept += len(f.GetPatch()); kept > maxJobDiff && f.Patch != nil {
+				f.Patch = github.Ptr("")
+			}
 		}
+		out = append(out, fs...)
 		if resp.NextPage == 0 {
 			break
 		}
@@ -389,8 +400,9 @@ func listFiles(ctx context.Context, jc *jobCtx) ([]string, error) {
 
 // diffFor returns the diff to review: since the reviewer's last succeeded
 // review of this PR when that commit is an ancestor of the head (DESIGN §4),
-// else the whole PR with the reason a full review was done.
-func (a *API) diffFor(ctx context.Context, jc *jobCtx, pr *github.PullRequest) (since, reason, diff string, err error) {
+// else the whole PR with the reason a full review was done. files is the PR's
+// files list: the whole diff is built from it when GitHub refuses to give it.
+func (a *API) diffFor(ctx context.Context, jc *jobCtx, pr *github.PullRequest, files []*github.CommitFile) (since, reason, diff string, err error) {
 	head := jc.rn.HeadSha
 	prev, err := a.cfg.DB.Run.Query().Where(
 		run.HasRepositoryWith(repository.ID(jc.repo.ID)), run.HasReviewerWith(reviewer.ID(jc.rv.ID)),
@@ -416,13 +428,60 @@ func (a *API) diffFor(ctx context.Context, jc *jobCtx, pr *github.PullRequest) (
 		}
 	}
 	d, _, err := jc.gh.PullRequests.GetRaw(ctx, jc.owner, jc.name, jc.rn.PrNumber, github.RawOptions{Type: github.Diff})
+	if diffTooLarge(err) {
+		return "", joinReasons(reason, partialReason(pr, files)), diffOfFiles(files), nil
+	}
 	if err != nil {
 		return "", "", "", fmt.Errorf("pull request diff: %w", err)
 	}
 	return "", reason, d, nil
 }
 
-// diffOfFiles builds a unified diff from a comparison's per-file patches.
+// diffTooLarge tells GitHub's refusal of a whole-PR diff past 300 files or
+// 20,000 lines (406, code too_large) from any other error.
+func diffTooLarge(err error) bool {
+	var er *github.ErrorResponse
+	if !errors.As(err, &er) || er.Response == nil || er.Response.StatusCode != http.StatusNotAcceptable {
+		return false
+	}
+	for _, e := range er.Errors {
+		if e.Code == "too_large" {
+			return true
+		}
+	}
+	return false
+}
+
+// partialReason tells the agent (and the run page) that the diff was built
+// from the files list, and what it lacks.
+func partialReason(pr *github.PullRequest, files []*github.CommitFile) string {
+	r := fmt.Sprintf("the pull request is too large for GitHub's diff (%d files, %d changed lines), so the diff is built from its files list",
+		max(pr.GetChangedFiles(), len(files)), pr.GetAdditions()+pr.GetDeletions())
+	if n := pr.GetChangedFiles(); n > len(files) {
+		r += fmt.Sprintf("; GitHub lists only %d of its %d files", len(files), n)
+	}
+	noPatch := 0
+	for _, f := range files {
+		if f.Patch == nil {
+			noPatch++
+		}
+	}
+	if noPatch > 0 {
+		r += fmt.Sprintf("; %d files whose patch GitHub does not give are listed without hunks: read them in the checkout", noPatch)
+	}
+	return r
+}
+
+func joinReasons(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// diffOfFiles builds a unified diff from a comparison's or a PR's per-file
+// patches; a file without a patch (binary, or its diff too large for GitHub)
+// still has its header, so the diff names every file.
 func diffOfFiles(files []*github.CommitFile) string {
 	var b strings.Builder
 	for _, f := range files {
