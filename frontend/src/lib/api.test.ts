@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { gql } from 'urql';
-import { createApi, parseMe } from './api';
+import { backoffMs, createApi, graphqlWsSocket, parseMe, type LiveState } from './api';
 
 interface Seen {
   url: string;
@@ -75,5 +75,121 @@ describe('parseMe', () => {
     ['not JSON', null, null, { csrfToken: '', sandbox: false, sandboxUsers: [], github: true, authenticated: false }],
   ])('%s', (_n, body, header, want) => {
     expect(parseMe(body, header)).toEqual(want);
+  });
+});
+
+describe('backoffMs', () => {
+  it('starts near a second, doubles, and caps at 30 s, drawing from the upper half of each step', () => {
+    const ceilings = [1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000];
+    ceilings.forEach((c, attempt) => {
+      expect(backoffMs(attempt, () => 0)).toBe(c / 2);
+      expect(backoffMs(attempt, () => 0.999999)).toBeLessThanOrEqual(c);
+      expect(backoffMs(attempt, () => 0.999999)).toBeGreaterThan(c * 0.99);
+    });
+    expect(backoffMs(5000, () => 0.5)).toBe(22500); // no overflow however long the outage
+  });
+});
+
+/** A browser WebSocket against a server that is down (the connection is
+ * refused: an error event, then close 1006, as browsers report it) or up
+ * (it opens and acknowledges graphql-transport-ws's connection_init). */
+class FakeWebSocket {
+  static readonly CONNECTING = 0;
+  static readonly OPEN = 1;
+  static readonly CLOSING = 2;
+  static readonly CLOSED = 3;
+  static up = false;
+  /** When each socket was made (the fake clock). */
+  static made: number[] = [];
+  readyState = FakeWebSocket.CONNECTING;
+  protocol = 'graphql-transport-ws';
+  onopen: (() => void) | null = null;
+  onclose: ((e: { code: number; reason: string; wasClean: boolean }) => void) | null = null;
+  onerror: ((e: Event) => void) | null = null;
+  onmessage: ((e: { data: string }) => void) | null = null;
+  constructor() {
+    FakeWebSocket.made.push(Date.now());
+    const up = FakeWebSocket.up;
+    queueMicrotask(() => {
+      if (up) {
+        this.readyState = FakeWebSocket.OPEN;
+        this.onopen?.();
+        return;
+      }
+      this.readyState = FakeWebSocket.CLOSED;
+      this.onerror?.(new Event('error'));
+      this.onclose?.({ code: 1006, reason: '', wasClean: false });
+    });
+  }
+  send(data: string) {
+    if (JSON.parse(data).type === 'connection_init') queueMicrotask(() => this.onmessage?.({ data: JSON.stringify({ type: 'connection_ack' }) }));
+  }
+  close(code = 1000, reason = '') {
+    this.readyState = FakeWebSocket.CLOSED;
+    this.onclose?.({ code, reason, wasClean: true });
+  }
+}
+
+describe('graphqlWsSocket', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.unstubAllGlobals();
+  });
+
+  it('keeps reconnecting while the server is down, with capped growing waits, and is open again once it is back', async () => {
+    await import('graphql-ws'); // loaded, so the socket's lazy import resolves without timers
+    vi.useFakeTimers();
+    vi.stubGlobal('WebSocket', FakeWebSocket);
+    FakeWebSocket.up = false;
+    FakeWebSocket.made = [];
+    const states: LiveState[] = [];
+    const sink = { next: vi.fn(), error: vi.fn(), complete: vi.fn() };
+    const stop = graphqlWsSocket('/graphql')((s) => states.push(s)).subscribe({ query: 'subscription { runUpdated { id } }' }, sink);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(FakeWebSocket.made).toHaveLength(1);
+    // Well past graphql-ws's default 5 (and the old 6) attempts.
+    while (FakeWebSocket.made.length < 12) await vi.advanceTimersToNextTimerAsync();
+    expect(sink.error).not.toHaveBeenCalled();
+    const waits = FakeWebSocket.made.slice(1).map((t, i) => t - FakeWebSocket.made[i]);
+    waits.forEach((w, i) => {
+      const ceiling = Math.min(30_000, 1000 * 2 ** i);
+      expect(w).toBeGreaterThanOrEqual(ceiling / 2);
+      expect(w).toBeLessThanOrEqual(ceiling);
+    });
+    expect(Math.max(...waits)).toBeGreaterThan(15_000); // it did back off
+    expect(states.at(-1)).toBe('down');
+    // The server is back: the next attempt connects.
+    FakeWebSocket.up = true;
+    await vi.advanceTimersToNextTimerAsync();
+    expect(FakeWebSocket.made).toHaveLength(13);
+    expect(states.at(-1)).toBe('open');
+    expect(sink.error).not.toHaveBeenCalled();
+    stop();
+  });
+
+  it('loads graphql-ws again for the next subscription when loading it failed', async () => {
+    vi.stubGlobal('WebSocket', FakeWebSocket);
+    FakeWebSocket.up = true;
+    let offline = true;
+    vi.doMock('graphql-ws', async (original) => {
+      if (offline) throw new Error('Failed to fetch dynamically imported module');
+      return original();
+    });
+    try {
+      const states: LiveState[] = [];
+      const socket = graphqlWsSocket('/graphql')((s) => states.push(s));
+      const first = { next: vi.fn(), error: vi.fn(), complete: vi.fn() };
+      socket.subscribe({ query: 'subscription { runUpdated { id } }' }, first);
+      await vi.waitFor(() => expect(first.error).toHaveBeenCalled());
+      expect(states.at(-1)).toBe('down');
+      offline = false;
+      const second = { next: vi.fn(), error: vi.fn(), complete: vi.fn() };
+      const stop = socket.subscribe({ query: 'subscription { runUpdated { id } }' }, second);
+      await vi.waitFor(() => expect(states.at(-1)).toBe('open'));
+      expect(second.error).not.toHaveBeenCalled();
+      stop();
+    } finally {
+      vi.doUnmock('graphql-ws');
+    }
   });
 });

@@ -61,11 +61,31 @@ export interface Api {
   live: Live;
 }
 
+/** The first reconnection wait's ceiling; each next one doubles, up to RETRY_MAX_MS. */
+export const RETRY_BASE_MS = 1000;
+/** The longest wait between reconnection (or re-subscription) attempts. */
+export const RETRY_MAX_MS = 30_000;
+
+/**
+ * How long to wait before attempt number `attempt` (0 for the first retry)
+ * to reach a server that went away: a ceiling of RETRY_BASE_MS doubling with
+ * each attempt up to RETRY_MAX_MS, and a wait drawn at random from the upper
+ * half of it, so that the portal tabs that lost the server together do not
+ * come back to it in step.
+ */
+export function backoffMs(attempt: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** attempt);
+  return ceiling / 2 + (random() * ceiling) / 2;
+}
+
 /**
  * graphql-ws on the GraphQL endpoint (the graphql-transport-ws protocol that
  * the server speaks on GET /graphql). The library loads on first use, outside
  * the initial bundle; the socket opens with the first subscription (the
  * session cookie authenticates it) and closes a moment after the last.
+ * A lost connection is retried for as long as something is subscribed,
+ * waiting backoffMs between attempts; only the protocol's fatal close codes
+ * end the subscriptions with an error (useLiveRuns subscribes again later).
  */
 export function graphqlWsSocket(path: string): SocketFactory {
   return (setState) => {
@@ -78,7 +98,12 @@ export function graphqlWsSocket(path: string): SocketFactory {
           url: url.href,
           lazy: true,
           lazyCloseTimeout: 3000,
-          retryAttempts: 6,
+          retryAttempts: Infinity,
+          retryWait: (retries) => new Promise((resolve) => setTimeout(resolve, backoffMs(retries))),
+          // A browser reports a refused connection (the server is down or
+          // restarting) as an error event, not a CloseEvent, which graphql-ws
+          // would otherwise take as fatal and give up at once.
+          shouldRetry: () => true,
           keepAlive: 20_000,
           on: {
             connecting: () => setState('connecting'),
@@ -97,6 +122,9 @@ export function graphqlWsSocket(path: string): SocketFactory {
             if (!cancelled) stop = c.subscribe(payload, sink);
           },
           (err: unknown) => {
+            // The chunk did not load (offline, or a deploy replaced it): load
+            // it again on the next subscription rather than fail forever.
+            client = null;
             setState('down');
             sink.error(err);
           },

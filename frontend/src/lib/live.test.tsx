@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { act, screen, waitFor } from '@testing-library/react';
 import { useLiveRuns, type LiveRunsOptions } from './live';
 import type { LiveSink, LiveState, SocketFactory } from './api';
@@ -114,6 +114,104 @@ describe('useLiveRuns', () => {
     expect(mode()).toBe('live'); // new runs arrive as events; nothing to poll for while none is active
     sock.push('r9', 'queued');
     await waitFor(() => expect(refresh).toHaveBeenCalledTimes(1));
+  });
+});
+
+describe('useLiveRuns after a failed subscription', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.restoreAllMocks();
+  });
+  /** Advances the fake clock, letting React and urql settle. */
+  const tick = (ms: number) => act(() => vi.advanceTimersByTimeAsync(ms));
+  /** Ends every open subscription with an error (as graphql-ws does, its subscription is then over). */
+  const fail = (sock: ReturnType<typeof fakeSocket>) =>
+    act(() =>
+      sock.open().forEach((s) => {
+        s.closed = true;
+        s.sink.error([{ message: 'internal error' }]);
+      }),
+    );
+
+  it('subscribes again after a backoff that grows and caps, polling meanwhile, and is live again with one catch-up re-read', async () => {
+    vi.useFakeTimers();
+    vi.spyOn(Math, 'random').mockReturnValue(0.5); // each wait: 3/4 of its ceiling
+    const sock = fakeSocket('open');
+    const reads: number[] = [];
+    const refresh = vi.fn(() => {
+      reads.push(Date.now());
+    });
+    setup(<Probe ids={['r1']} refresh={refresh} active fallbackMs={130} />, { handlers: {}, socket: sock.factory });
+    await tick(0);
+    expect(sock.open()).toHaveLength(1);
+    expect(mode()).toBe('live');
+    // Each failure in a row waits longer: ceilings of 1, 2, 4, 8, 16 s, then
+    // 30 s for good.
+    for (const ceiling of [1000, 2000, 4000, 8000, 16000, 30000, 30000]) {
+      const wait = (ceiling * 3) / 4;
+      fail(sock);
+      await tick(0);
+      const failedAt = Date.now();
+      expect(mode()).toBe('polling');
+      expect(sock.open()).toHaveLength(0);
+      reads.length = 0;
+      await tick(wait - 1);
+      expect(sock.open()).toHaveLength(0); // still resting
+      expect(mode()).toBe('polling');
+      // Polled meanwhile (urql hands the failure over with the last event's
+      // data, which counts as an event: one re-read BURST_MS after it).
+      const polls = reads.filter((t) => t !== failedAt + 250);
+      expect(polls.map((t) => t - failedAt)).toEqual(Array.from({ length: Math.floor((wait - 1) / 130) }, (_, i) => (i + 1) * 130));
+      await tick(1);
+      expect(sock.open()).toHaveLength(1); // subscribed again
+      expect(sock.open()[0].variables).toEqual({ ids: ['r1'] });
+      expect(mode()).toBe('live');
+      // Live again: one re-read for what the socket missed, then no polling.
+      expect(reads.filter((t) => t >= failedAt + wait)).toEqual([failedAt + wait]);
+      reads.length = 0;
+      await tick(1000);
+      expect(reads).toEqual([]);
+      sock.push('r1', 'running');
+      await tick(300);
+      expect(reads).toHaveLength(1);
+    }
+    expect(sock.subs.length).toBe(8);
+  });
+
+  it('starts the backoff afresh after the subscription lasted', async () => {
+    vi.useFakeTimers();
+    const sock = fakeSocket('open');
+    setup(<Probe ids={['r1']} refresh={vi.fn()} active fallbackMs={100} />, { handlers: {}, socket: sock.factory });
+    await tick(0);
+    for (const ceiling of [1000, 2000, 4000]) {
+      fail(sock);
+      await tick(ceiling);
+      expect(sock.open()).toHaveLength(1);
+    }
+    await tick(60_000); // up for a minute
+    fail(sock);
+    await tick(1000);
+    expect(sock.open()).toHaveLength(1);
+    expect(mode()).toBe('live');
+  });
+
+  it('clears its timers on unmount: no subscription, no re-read after', async () => {
+    vi.useFakeTimers();
+    const sock = fakeSocket('open');
+    const refresh = vi.fn();
+    const t = setup(<Probe ids={['r1']} refresh={refresh} active fallbackMs={100} />, { handlers: {}, socket: sock.factory });
+    await tick(0);
+    const idle = vi.getTimerCount();
+    fail(sock);
+    await tick(0);
+    expect(mode()).toBe('polling');
+    expect(vi.getTimerCount()).toBe(idle + 2); // the polling interval and the re-subscription
+    t.unmount();
+    expect(vi.getTimerCount()).toBe(idle);
+    refresh.mockClear();
+    await tick(120_000);
+    expect(sock.subs).toHaveLength(1);
+    expect(refresh).not.toHaveBeenCalled();
   });
 });
 
