@@ -7,7 +7,6 @@ import (
 	"database/sql/driver"
 	"fmt"
 
-	"entgo.io/contrib/entgql"
 	"entgo.io/ent/dialect/sql"
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/chakshu-dev/chakshu/ent/apitoken"
@@ -21,6 +20,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/user"
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
 	"github.com/chakshu-dev/chakshu/ent/worker"
+	entgql "github.com/chakshu-dev/chakshu/graph/entgqlrt"
 )
 
 // CollectFields tells the query-builder to eagerly load connected nodes by resolver context.

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"entgo.io/contrib/entgql"
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/chakshu-dev/chakshu/ent/apitoken"
 	"github.com/chakshu-dev/chakshu/ent/finding"
@@ -21,6 +20,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/user"
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
 	"github.com/chakshu-dev/chakshu/ent/worker"
+	entgql "github.com/chakshu-dev/chakshu/graph/entgqlrt"
 	"github.com/hashicorp/go-multierror"
 )
 

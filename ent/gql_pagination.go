@@ -9,7 +9,6 @@ import (
 	"io"
 	"strconv"
 
-	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"github.com/99designs/gqlgen/graphql"
@@ -25,6 +24,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/user"
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
 	"github.com/chakshu-dev/chakshu/ent/worker"
+	entgql "github.com/chakshu-dev/chakshu/graph/entgqlrt"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 )
 

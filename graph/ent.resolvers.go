@@ -8,8 +8,8 @@ package graph
 import (
 	"context"
 
-	"entgo.io/contrib/entgql"
 	"github.com/chakshu-dev/chakshu/ent"
+	entgql "github.com/chakshu-dev/chakshu/graph/entgqlrt"
 	"github.com/chakshu-dev/chakshu/graph/exec"
 )
 

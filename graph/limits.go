@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"strings"
 
-	"entgo.io/contrib/entgql"
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/chakshu-dev/chakshu/ent"
+	entgql "github.com/chakshu-dev/chakshu/graph/entgqlrt"
 	"github.com/chakshu-dev/chakshu/graph/exec"
 )
 

@@ -3,10 +3,10 @@ package graph
 import (
 	"context"
 
-	"entgo.io/contrib/entgql"
 	"github.com/99designs/gqlgen/graphql"
 
 	"github.com/chakshu-dev/chakshu/ent"
+	entgql "github.com/chakshu-dev/chakshu/graph/entgqlrt"
 )
 
 // ownWrites are mutations that run outside the request transaction: they

@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
 	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/edge"
@@ -18,7 +17,7 @@ func (APIToken) Mixin() []ent.Mixin { return []ent.Mixin{TimeMixin{}} }
 func (APIToken) Fields() []ent.Field {
 	return []ent.Field{
 		field.String("name"),
-		field.String("token_hash").Unique().Sensitive().Annotations(entgql.Skip(entgql.SkipAll)),
+		field.String("token_hash").Unique().Sensitive().Annotations(gqlSkipAll()),
 		field.String("prefix").Default("").Comment("first characters, to recognise a token"),
 		field.Enum("scope").Values("read", "write").Default("read"),
 		field.Time("last_used_at").Optional().Nillable(),
@@ -34,5 +33,5 @@ func (APIToken) Edges() []ent.Edge {
 
 // Annotations of the APIToken.
 func (APIToken) Annotations() []schema.Annotation {
-	return []schema.Annotation{entgql.QueryField("apiTokens"), entgql.RelayConnection()}
+	return []schema.Annotation{gqlQueryField("apiTokens"), gqlRelayConnection()}
 }

@@ -3,7 +3,6 @@ package schema
 import (
 	"fmt"
 
-	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
 	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/field"
@@ -57,5 +56,5 @@ func (CostRollup) Indexes() []ent.Index {
 
 // Annotations of the CostRollup.
 func (CostRollup) Annotations() []schema.Annotation {
-	return []schema.Annotation{entgql.Skip(entgql.SkipAll)}
+	return []schema.Annotation{gqlSkipAll()}
 }

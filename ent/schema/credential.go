@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
 	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/edge"
@@ -37,5 +36,5 @@ func (ConnectorCredential) Indexes() []ent.Index {
 
 // Annotations of the ConnectorCredential.
 func (ConnectorCredential) Annotations() []schema.Annotation {
-	return []schema.Annotation{entgql.Skip(entgql.SkipAll)}
+	return []schema.Annotation{gqlSkipAll()}
 }

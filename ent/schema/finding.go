@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
 	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/edge"
@@ -23,7 +22,7 @@ func (Finding) Fields() []ent.Field {
 		field.Int("line").Default(0),
 		field.Int("start_line").Default(0),
 		field.String("side").Default("RIGHT"),
-		field.Enum("severity").Values("blocker", "major", "minor", "nit").Annotations(entgql.OrderField("SEVERITY")),
+		field.Enum("severity").Values("blocker", "major", "minor", "nit").Annotations(gqlOrderField("SEVERITY")),
 		field.String("category").Default(""),
 		field.String("title"),
 		field.Text("body").Default(""),
@@ -55,5 +54,5 @@ func (Finding) Indexes() []ent.Index {
 
 // Annotations of the Finding.
 func (Finding) Annotations() []schema.Annotation {
-	return []schema.Annotation{entgql.QueryField(), entgql.RelayConnection()}
+	return []schema.Annotation{gqlQueryField(), gqlRelayConnection()}
 }

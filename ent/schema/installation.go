@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
 	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/edge"
@@ -37,11 +36,11 @@ func (Installation) Edges() []ent.Edge {
 		edge.To("repositories", Repository.Type),
 		edge.To("reviewers", Reviewer.Type),
 		edge.To("learnings", ReviewLearning.Type),
-		edge.To("credentials", ConnectorCredential.Type).Annotations(entgql.Skip(entgql.SkipAll)),
+		edge.To("credentials", ConnectorCredential.Type).Annotations(gqlSkipAll()),
 	}
 }
 
 // Annotations of the Installation.
 func (Installation) Annotations() []schema.Annotation {
-	return []schema.Annotation{entgql.QueryField(), entgql.RelayConnection()}
+	return []schema.Annotation{gqlQueryField(), gqlRelayConnection()}
 }

@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
 	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/edge"
@@ -20,14 +19,14 @@ func (ReviewLearning) Fields() []ent.Field {
 		field.Enum("scope").Values("repo", "installation").Default("repo"),
 		field.String("glob").Default("").MaxLen(256).Comment("file glob; empty matches every file"),
 		field.Text("directive").MaxLen(2000),
-		field.String("dedupe_key").Unique().Annotations(entgql.Skip(entgql.SkipAll)).
+		field.String("dedupe_key").Unique().Annotations(gqlSkipAll()).
 			Comment("hash of scope, installation, repository, glob and directive"),
 		field.String("author").Default(""),
 		field.Int("pr_number").Default(0),
 		field.Int64("comment_id").Default(0),
 		field.String("source").Default("portal").Comment("reply or portal"),
 		field.Int("use_count").Default(0),
-		field.Time("last_used_at").Optional().Nillable().Annotations(entgql.OrderField("LAST_USED_AT")),
+		field.Time("last_used_at").Optional().Nillable().Annotations(gqlOrderField("LAST_USED_AT")),
 		field.Bool("enabled").Default(true),
 	}
 }
@@ -42,5 +41,5 @@ func (ReviewLearning) Edges() []ent.Edge {
 
 // Annotations of the ReviewLearning.
 func (ReviewLearning) Annotations() []schema.Annotation {
-	return []schema.Annotation{entgql.QueryField(), entgql.RelayConnection()}
+	return []schema.Annotation{gqlQueryField(), gqlRelayConnection()}
 }

@@ -4,7 +4,6 @@ package schema
 import (
 	"time"
 
-	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/mixin"
@@ -17,7 +16,7 @@ type TimeMixin struct{ mixin.Schema }
 func (TimeMixin) Fields() []ent.Field {
 	return []ent.Field{
 		field.Time("created_at").Default(time.Now).Immutable().
-			Annotations(entgql.OrderField("CREATED_AT")),
+			Annotations(gqlOrderField("CREATED_AT")),
 		field.Time("updated_at").Default(time.Now).UpdateDefault(time.Now),
 	}
 }

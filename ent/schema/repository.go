@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
 	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/edge"
@@ -20,7 +19,7 @@ func (Repository) Fields() []ent.Field {
 		field.Int64("github_id").Unique(),
 		field.String("owner"),
 		field.String("name"),
-		field.String("full_name").Annotations(entgql.OrderField("FULL_NAME")),
+		field.String("full_name").Annotations(gqlOrderField("FULL_NAME")),
 		field.String("default_branch").Default("main"),
 		field.Bool("private").Default(false),
 		field.Bool("removed").Default(false).Comment("the installation no longer covers this repository"),
@@ -31,12 +30,12 @@ func (Repository) Fields() []ent.Field {
 func (Repository) Edges() []ent.Edge {
 	return []ent.Edge{
 		edge.From("installation", Installation.Type).Ref("repositories").Unique().Required(),
-		edge.To("runs", Run.Type).Annotations(entgql.RelayConnection()),
+		edge.To("runs", Run.Type).Annotations(gqlRelayConnection()),
 		edge.To("learnings", ReviewLearning.Type),
 	}
 }
 
 // Annotations of the Repository.
 func (Repository) Annotations() []schema.Annotation {
-	return []schema.Annotation{entgql.QueryField(), entgql.RelayConnection()}
+	return []schema.Annotation{gqlQueryField(), gqlRelayConnection()}
 }

@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
 	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/edge"
@@ -18,15 +17,15 @@ func (Reviewer) Mixin() []ent.Mixin { return []ent.Mixin{TimeMixin{}} }
 // Fields of the Reviewer.
 func (Reviewer) Fields() []ent.Field {
 	return []ent.Field{
-		field.String("name").Annotations(entgql.OrderField("NAME")),
+		field.String("name").Annotations(gqlOrderField("NAME")),
 		field.String("description").Default(""),
 		field.Bool("enabled").Default(true).Comment("false once the reviewer left the reviewers repo"),
 		field.String("synced_commit").Default("").Comment("commit of the reviewers repo the config in force came from"),
 		field.Time("synced_at").Optional().Nillable(),
 		field.Text("claude_md").Default(""),
 		field.Text("config_yaml").Default("").Comment("reviewer.yaml as synced"),
-		field.JSON("config", map[string]any{}).Optional().Annotations(entgql.Type("Map")).Comment("parsed reviewer.yaml in force"),
-		field.JSON("skills", []map[string]any{}).Optional().Annotations(entgql.Skip(entgql.SkipAll)).Comment("skills: name, description, content, files"),
+		field.JSON("config", map[string]any{}).Optional().Annotations(gqlType("Map")).Comment("parsed reviewer.yaml in force"),
+		field.JSON("skills", []map[string]any{}).Optional().Annotations(gqlSkipAll()).Comment("skills: name, description, content, files"),
 		field.Text("sync_error").Default("").Comment("last sync error; the last good version stays in force"),
 		field.Time("sync_error_at").Optional().Nillable(),
 		field.String("sync_error_commit").Default(""),
@@ -37,7 +36,7 @@ func (Reviewer) Fields() []ent.Field {
 func (Reviewer) Edges() []ent.Edge {
 	return []ent.Edge{
 		edge.From("installation", Installation.Type).Ref("reviewers").Unique().Required(),
-		edge.To("runs", Run.Type).Annotations(entgql.RelayConnection()),
+		edge.To("runs", Run.Type).Annotations(gqlRelayConnection()),
 	}
 }
 
@@ -48,5 +47,5 @@ func (Reviewer) Indexes() []ent.Index {
 
 // Annotations of the Reviewer.
 func (Reviewer) Annotations() []schema.Annotation {
-	return []schema.Annotation{entgql.QueryField(), entgql.RelayConnection()}
+	return []schema.Annotation{gqlQueryField(), gqlRelayConnection()}
 }

@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/entsql"
 	"entgo.io/ent/schema"
@@ -25,7 +24,7 @@ func (Run) Fields() []ent.Field {
 	return []ent.Field{
 		field.Enum("kind").Values("review", "reply").Default("review"),
 		field.Enum("status").Values(runStatuses...).Default("queued").
-			Annotations(entgql.OrderField("STATUS")),
+			Annotations(gqlOrderField("STATUS")),
 		field.Enum("trigger").Values("comment", "review_request", "label", "portal", "auto", "rerequest", "reply"),
 		field.Int("pr_number"),
 		field.String("pr_title").Default(""),
@@ -46,10 +45,10 @@ func (Run) Fields() []ent.Field {
 		field.Bool("check_completed").Default(false).Comment("the check run was completed on GitHub"),
 		field.Int64("actions_run_id").Default(0),
 		field.String("actions_run_url").Default(""),
-		field.String("run_token_hash").Default("").Sensitive().Annotations(entgql.Skip(entgql.SkipAll)),
-		field.String("result_hash").Default("").Sensitive().Annotations(entgql.Skip(entgql.SkipAll)).
+		field.String("run_token_hash").Default("").Sensitive().Annotations(gqlSkipAll()),
+		field.String("result_hash").Default("").Sensitive().Annotations(gqlSkipAll()).
 			Comment("receipt of the accepted report: hash of the run token hash and the report body; lets an identical repeat be acknowledged"),
-		field.Bool("model_final_used").Default(false).Annotations(entgql.Skip(entgql.SkipAll)).
+		field.Bool("model_final_used").Default(false).Annotations(gqlSkipAll()).
 			Comment("the one model request allowed past the cost cap (X-Chakshu-Final) was spent"),
 		// Lease for the worker that holds the run (dispatching or publishing).
 		field.String("lease_owner").Default(""),
@@ -60,24 +59,24 @@ func (Run) Fields() []ent.Field {
 		field.Time("dispatched_at").Optional().Nillable(),
 		field.Time("started_at").Optional().Nillable(),
 		field.Time("reported_at").Optional().Nillable(),
-		field.Time("finished_at").Optional().Nillable().Annotations(entgql.OrderField("FINISHED_AT")),
+		field.Time("finished_at").Optional().Nillable().Annotations(gqlOrderField("FINISHED_AT")),
 		// Figures.
-		field.Float("cost_usd").Default(0).Annotations(entgql.OrderField("COST")),
+		field.Float("cost_usd").Default(0).Annotations(gqlOrderField("COST")),
 		field.Int64("input_tokens").Default(0),
 		field.Int64("output_tokens").Default(0),
 		field.Int64("cache_read_tokens").Default(0),
 		field.Int64("cache_write_tokens").Default(0),
 		field.Int("turns").Default(0),
-		field.Int64("duration_ms").Default(0).Annotations(entgql.OrderField("DURATION")),
+		field.Int64("duration_ms").Default(0).Annotations(gqlOrderField("DURATION")),
 		field.Text("summary").Default(""),
-		field.JSON("checked", map[string]any{}).Optional().Annotations(entgql.Type("Map")).Comment("what the agent read and which skills it used"),
-		field.JSON("filtered_files", []string{}).Optional().Annotations(entgql.Skip(entgql.SkipAll)).
+		field.JSON("checked", map[string]any{}).Optional().Annotations(gqlType("Map")).Comment("what the agent read and which skills it used"),
+		field.JSON("filtered_files", []string{}).Optional().Annotations(gqlSkipAll()).
 			Comment("files of the PR dropped by path_filters (set with the job); the review's coverage line counts them"),
-		field.Text("result_json").Default("").Annotations(entgql.Skip(entgql.SkipAll)).
+		field.Text("result_json").Default("").Annotations(gqlSkipAll()).
 			Comment("the result as the runner reported it"),
 		field.String("failure_reason").Default("").Comment("safe sentence, fit for public surfaces"),
 		field.Text("failure_detail").Default("").Comment("operator detail, redacted").
-			Annotations(entgql.Skip(entgql.SkipWhereInput)),
+			Annotations(gqlSkipWhereInput()),
 		field.Int("findings_blocker").Default(0),
 		field.Int("findings_major").Default(0),
 		field.Int("findings_minor").Default(0),
@@ -85,7 +84,7 @@ func (Run) Fields() []ent.Field {
 		field.Int("findings_posted").Default(0),
 		field.Int("findings_dropped").Default(0),
 		field.Int64("review_id").Default(0).Comment("the PR review Chakshu posted for this run"),
-		field.JSON("learnings_used", []int{}).Optional().Annotations(entgql.Skip(entgql.SkipAll)),
+		field.JSON("learnings_used", []int{}).Optional().Annotations(gqlSkipAll()),
 		// Branch state.
 		field.Int("changed_files").Default(0),
 		field.Int("additions").Default(0),
@@ -105,7 +104,7 @@ func (Run) Edges() []ent.Edge {
 	return []ent.Edge{
 		edge.From("repository", Repository.Type).Ref("runs").Unique().Required(),
 		edge.From("reviewer", Reviewer.Type).Ref("runs").Unique().Required(),
-		edge.To("findings", Finding.Type).Annotations(entgql.RelayConnection()),
+		edge.To("findings", Finding.Type).Annotations(gqlRelayConnection()),
 		edge.To("events", RunEvent.Type),
 	}
 }
@@ -140,5 +139,5 @@ func (Run) Indexes() []ent.Index {
 
 // Annotations of the Run.
 func (Run) Annotations() []schema.Annotation {
-	return []schema.Annotation{entgql.QueryField(), entgql.RelayConnection()}
+	return []schema.Annotation{gqlQueryField(), gqlRelayConnection()}
 }

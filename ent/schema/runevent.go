@@ -3,7 +3,6 @@ package schema
 import (
 	"time"
 
-	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
@@ -21,7 +20,7 @@ func (RunEvent) Fields() []ent.Field {
 		field.String("to_status").Default(""),
 		field.String("message").Default("").Comment("safe sentence"),
 		field.Text("detail").Default("").Comment("operator detail, redacted").
-			Annotations(entgql.Skip(entgql.SkipWhereInput)),
+			Annotations(gqlSkipWhereInput()),
 	}
 }
 

@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
@@ -22,9 +21,9 @@ func (User) Fields() []ent.Field {
 		field.String("avatar_url").Default(""),
 		field.Bool("is_admin").Default(false),
 		field.Time("last_login_at").Optional().Nillable(),
-		field.JSON("repo_access", []int64{}).Optional().Annotations(entgql.Skip(entgql.SkipAll)).
+		field.JSON("repo_access", []int64{}).Optional().Annotations(gqlSkipAll()).
 			Comment("GitHub ids of repositories the user can read, cached"),
-		field.Time("repo_access_refreshed_at").Optional().Nillable().Annotations(entgql.Skip(entgql.SkipAll)),
+		field.Time("repo_access_refreshed_at").Optional().Nillable().Annotations(gqlSkipAll()),
 	}
 }
 

@@ -3,7 +3,6 @@ package schema
 import (
 	"time"
 
-	"entgo.io/contrib/entgql"
 	"entgo.io/ent"
 	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/field"
@@ -17,19 +16,19 @@ type WebhookEvent struct{ ent.Schema }
 func (WebhookEvent) Fields() []ent.Field {
 	return []ent.Field{
 		field.String("delivery_id").Unique().NotEmpty(),
-		field.String("event").Annotations(entgql.OrderField("EVENT")),
+		field.String("event").Annotations(gqlOrderField("EVENT")),
 		field.String("action").Default(""),
 		field.Int64("installation_id").Default(0),
 		field.String("repository").Default(""),
-		field.Bytes("payload").Annotations(entgql.Skip(entgql.SkipAll)),
+		field.Bytes("payload").Annotations(gqlSkipAll()),
 		field.Enum("status").Values("pending", "processing", "done", "failed").Default("pending").
-			Annotations(entgql.OrderField("STATUS")),
+			Annotations(gqlOrderField("STATUS")),
 		field.Int("attempts").Default(0),
-		field.Text("last_error").Default("").Comment("redacted").Annotations(entgql.Skip(entgql.SkipWhereInput)),
+		field.Text("last_error").Default("").Comment("redacted").Annotations(gqlSkipWhereInput()),
 		field.String("lease_owner").Default(""),
 		field.Time("heartbeat_at").Optional().Nillable(),
 		field.Time("next_attempt_at").Optional().Nillable(),
-		field.Time("received_at").Default(time.Now).Immutable().Annotations(entgql.OrderField("RECEIVED_AT")),
+		field.Time("received_at").Default(time.Now).Immutable().Annotations(gqlOrderField("RECEIVED_AT")),
 		field.Time("handled_at").Optional().Nillable(),
 	}
 }
@@ -45,5 +44,5 @@ func (WebhookEvent) Indexes() []ent.Index {
 
 // Annotations of the WebhookEvent.
 func (WebhookEvent) Annotations() []schema.Annotation {
-	return []schema.Annotation{entgql.QueryField(), entgql.RelayConnection()}
+	return []schema.Annotation{gqlQueryField(), gqlRelayConnection()}
 }

@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"entgo.io/contrib/entgql"
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/chakshu-dev/chakshu/ent"
@@ -20,6 +19,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/reviewlearning"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
+	entgql "github.com/chakshu-dev/chakshu/graph/entgqlrt"
 	"github.com/chakshu-dev/chakshu/graph/model"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -94,7 +94,7 @@ func (ec *executionContext) field_Query_apiTokens_args(ctx context.Context, rawA
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
 		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
-			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -110,7 +110,7 @@ func (ec *executionContext) field_Query_apiTokens_args(ctx context.Context, rawA
 	args["first"] = arg1
 	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
 		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
-			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -284,7 +284,7 @@ func (ec *executionContext) field_Query_findings_args(ctx context.Context, rawAr
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
 		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
-			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -300,7 +300,7 @@ func (ec *executionContext) field_Query_findings_args(ctx context.Context, rawAr
 	args["first"] = arg1
 	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
 		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
-			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -338,7 +338,7 @@ func (ec *executionContext) field_Query_installations_args(ctx context.Context, 
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
 		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
-			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -354,7 +354,7 @@ func (ec *executionContext) field_Query_installations_args(ctx context.Context, 
 	args["first"] = arg1
 	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
 		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
-			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -420,7 +420,7 @@ func (ec *executionContext) field_Query_repositories_args(ctx context.Context, r
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
 		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
-			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -436,7 +436,7 @@ func (ec *executionContext) field_Query_repositories_args(ctx context.Context, r
 	args["first"] = arg1
 	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
 		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
-			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -474,7 +474,7 @@ func (ec *executionContext) field_Query_reviewLearnings_args(ctx context.Context
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
 		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
-			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -490,7 +490,7 @@ func (ec *executionContext) field_Query_reviewLearnings_args(ctx context.Context
 	args["first"] = arg1
 	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
 		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
-			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -528,7 +528,7 @@ func (ec *executionContext) field_Query_reviewers_args(ctx context.Context, rawA
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
 		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
-			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -544,7 +544,7 @@ func (ec *executionContext) field_Query_reviewers_args(ctx context.Context, rawA
 	args["first"] = arg1
 	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
 		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
-			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -596,7 +596,7 @@ func (ec *executionContext) field_Query_runs_args(ctx context.Context, rawArgs m
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
 		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
-			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -612,7 +612,7 @@ func (ec *executionContext) field_Query_runs_args(ctx context.Context, rawArgs m
 	args["first"] = arg1
 	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
 		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
-			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -650,7 +650,7 @@ func (ec *executionContext) field_Query_webhookEvents_args(ctx context.Context, 
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
 		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
-			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -666,7 +666,7 @@ func (ec *executionContext) field_Query_webhookEvents_args(ctx context.Context, 
 	args["first"] = arg1
 	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
 		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
-			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -704,7 +704,7 @@ func (ec *executionContext) field_Repository_runs_args(ctx context.Context, rawA
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
 		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
-			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -720,7 +720,7 @@ func (ec *executionContext) field_Repository_runs_args(ctx context.Context, rawA
 	args["first"] = arg1
 	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
 		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
-			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -758,7 +758,7 @@ func (ec *executionContext) field_Reviewer_runs_args(ctx context.Context, rawArg
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
 		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
-			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -774,7 +774,7 @@ func (ec *executionContext) field_Reviewer_runs_args(ctx context.Context, rawArg
 	args["first"] = arg1
 	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
 		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
-			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -834,7 +834,7 @@ func (ec *executionContext) field_Run_findings_args(ctx context.Context, rawArgs
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
 		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
-			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -850,7 +850,7 @@ func (ec *executionContext) field_Run_findings_args(ctx context.Context, rawArgs
 	args["first"] = arg1
 	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
 		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
-			return ec.unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, v)
+			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -1171,7 +1171,7 @@ func (ec *executionContext) _APITokenConnection_pageInfo(ctx context.Context, fi
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[int]) graphql.Marshaler {
-			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+			return ec.marshalNPageInfo2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐPageInfo(ctx, selections, v)
 		},
 		true,
 		true,
@@ -1258,7 +1258,7 @@ func (ec *executionContext) _APITokenEdge_cursor(ctx context.Context, field grap
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[int]) graphql.Marshaler {
-			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+			return ec.marshalNCursor2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, selections, v)
 		},
 		true,
 		true,
@@ -1805,7 +1805,7 @@ func (ec *executionContext) _FindingConnection_pageInfo(ctx context.Context, fie
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[int]) graphql.Marshaler {
-			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+			return ec.marshalNPageInfo2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐPageInfo(ctx, selections, v)
 		},
 		true,
 		true,
@@ -1892,7 +1892,7 @@ func (ec *executionContext) _FindingEdge_cursor(ctx context.Context, field graph
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[int]) graphql.Marshaler {
-			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+			return ec.marshalNCursor2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, selections, v)
 		},
 		true,
 		true,
@@ -2319,7 +2319,7 @@ func (ec *executionContext) _InstallationConnection_pageInfo(ctx context.Context
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[int]) graphql.Marshaler {
-			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+			return ec.marshalNPageInfo2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐPageInfo(ctx, selections, v)
 		},
 		true,
 		true,
@@ -2406,7 +2406,7 @@ func (ec *executionContext) _InstallationEdge_cursor(ctx context.Context, field 
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[int]) graphql.Marshaler {
-			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+			return ec.marshalNCursor2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, selections, v)
 		},
 		true,
 		true,
@@ -2475,7 +2475,7 @@ func (ec *executionContext) _PageInfo_startCursor(ctx context.Context, field gra
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *entgql.Cursor[int]) graphql.Marshaler {
-			return ec.marshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+			return ec.marshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, selections, v)
 		},
 		true,
 		false,
@@ -2498,7 +2498,7 @@ func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graph
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *entgql.Cursor[int]) graphql.Marshaler {
-			return ec.marshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+			return ec.marshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, selections, v)
 		},
 		true,
 		false,
@@ -3714,7 +3714,7 @@ func (ec *executionContext) _RepositoryConnection_pageInfo(ctx context.Context, 
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[int]) graphql.Marshaler {
-			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+			return ec.marshalNPageInfo2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐPageInfo(ctx, selections, v)
 		},
 		true,
 		true,
@@ -3801,7 +3801,7 @@ func (ec *executionContext) _RepositoryEdge_cursor(ctx context.Context, field gr
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[int]) graphql.Marshaler {
-			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+			return ec.marshalNCursor2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, selections, v)
 		},
 		true,
 		true,
@@ -4219,7 +4219,7 @@ func (ec *executionContext) _ReviewLearningConnection_pageInfo(ctx context.Conte
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[int]) graphql.Marshaler {
-			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+			return ec.marshalNPageInfo2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐPageInfo(ctx, selections, v)
 		},
 		true,
 		true,
@@ -4306,7 +4306,7 @@ func (ec *executionContext) _ReviewLearningEdge_cursor(ctx context.Context, fiel
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[int]) graphql.Marshaler {
-			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+			return ec.marshalNCursor2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, selections, v)
 		},
 		true,
 		true,
@@ -4858,7 +4858,7 @@ func (ec *executionContext) _ReviewerConnection_pageInfo(ctx context.Context, fi
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[int]) graphql.Marshaler {
-			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+			return ec.marshalNPageInfo2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐPageInfo(ctx, selections, v)
 		},
 		true,
 		true,
@@ -4945,7 +4945,7 @@ func (ec *executionContext) _ReviewerEdge_cursor(ctx context.Context, field grap
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[int]) graphql.Marshaler {
-			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+			return ec.marshalNCursor2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, selections, v)
 		},
 		true,
 		true,
@@ -6671,7 +6671,7 @@ func (ec *executionContext) _RunConnection_pageInfo(ctx context.Context, field g
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[int]) graphql.Marshaler {
-			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+			return ec.marshalNPageInfo2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐPageInfo(ctx, selections, v)
 		},
 		true,
 		true,
@@ -6758,7 +6758,7 @@ func (ec *executionContext) _RunEdge_cursor(ctx context.Context, field graphql.C
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[int]) graphql.Marshaler {
-			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+			return ec.marshalNCursor2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, selections, v)
 		},
 		true,
 		true,
@@ -7567,7 +7567,7 @@ func (ec *executionContext) _WebhookEventConnection_pageInfo(ctx context.Context
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[int]) graphql.Marshaler {
-			return ec.marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx, selections, v)
+			return ec.marshalNPageInfo2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐPageInfo(ctx, selections, v)
 		},
 		true,
 		true,
@@ -7654,7 +7654,7 @@ func (ec *executionContext) _WebhookEventEdge_cursor(ctx context.Context, field 
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[int]) graphql.Marshaler {
-			return ec.marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx, selections, v)
+			return ec.marshalNCursor2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, selections, v)
 		},
 		true,
 		true,
@@ -7876,7 +7876,7 @@ func (ec *executionContext) unmarshalInputAPITokenOrder(ctx context.Context, obj
 		switch k {
 		case "direction":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
-			data, err := ec.unmarshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx, v)
+			data, err := ec.unmarshalNOrderDirection2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐOrderDirection(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -8587,7 +8587,7 @@ func (ec *executionContext) unmarshalInputFindingOrder(ctx context.Context, obj 
 		switch k {
 		case "direction":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
-			data, err := ec.unmarshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx, v)
+			data, err := ec.unmarshalNOrderDirection2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐOrderDirection(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -10049,7 +10049,7 @@ func (ec *executionContext) unmarshalInputInstallationOrder(ctx context.Context,
 		switch k {
 		case "direction":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
-			data, err := ec.unmarshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx, v)
+			data, err := ec.unmarshalNOrderDirection2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐOrderDirection(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -11033,7 +11033,7 @@ func (ec *executionContext) unmarshalInputRepositoryOrder(ctx context.Context, o
 		switch k {
 		case "direction":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
-			data, err := ec.unmarshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx, v)
+			data, err := ec.unmarshalNOrderDirection2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐOrderDirection(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -11800,7 +11800,7 @@ func (ec *executionContext) unmarshalInputReviewLearningOrder(ctx context.Contex
 		switch k {
 		case "direction":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
-			data, err := ec.unmarshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx, v)
+			data, err := ec.unmarshalNOrderDirection2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐOrderDirection(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -12749,7 +12749,7 @@ func (ec *executionContext) unmarshalInputReviewerOrder(ctx context.Context, obj
 		switch k {
 		case "direction":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
-			data, err := ec.unmarshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx, v)
+			data, err := ec.unmarshalNOrderDirection2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐOrderDirection(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -14300,7 +14300,7 @@ func (ec *executionContext) unmarshalInputRunOrder(ctx context.Context, obj any)
 		switch k {
 		case "direction":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
-			data, err := ec.unmarshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx, v)
+			data, err := ec.unmarshalNOrderDirection2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐOrderDirection(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -18165,7 +18165,7 @@ func (ec *executionContext) unmarshalInputUserOrder(ctx context.Context, obj any
 		switch k {
 		case "direction":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
-			data, err := ec.unmarshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx, v)
+			data, err := ec.unmarshalNOrderDirection2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐOrderDirection(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -18869,7 +18869,7 @@ func (ec *executionContext) unmarshalInputWebhookEventOrder(ctx context.Context,
 		switch k {
 		case "direction":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
-			data, err := ec.unmarshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx, v)
+			data, err := ec.unmarshalNOrderDirection2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐOrderDirection(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -22763,13 +22763,13 @@ func (ec *executionContext) unmarshalNAPITokenWhereInput2ᚖgithubᚗcomᚋchaks
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) unmarshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx context.Context, v any) (entgql.Cursor[int], error) {
+func (ec *executionContext) unmarshalNCursor2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx context.Context, v any) (entgql.Cursor[int], error) {
 	var res entgql.Cursor[int]
 	err := res.UnmarshalGQL(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNCursor2entgoᚗioᚋcontribᚋentgqlᚐCursor(ctx context.Context, sel ast.SelectionSet, v entgql.Cursor[int]) graphql.Marshaler {
+func (ec *executionContext) marshalNCursor2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx context.Context, sel ast.SelectionSet, v entgql.Cursor[int]) graphql.Marshaler {
 	return v
 }
 
@@ -22881,17 +22881,17 @@ func (ec *executionContext) marshalNNode2ᚕgithubᚗcomᚋchakshuᚑdevᚋchaks
 	return ret
 }
 
-func (ec *executionContext) unmarshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx context.Context, v any) (entgql.OrderDirection, error) {
+func (ec *executionContext) unmarshalNOrderDirection2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐOrderDirection(ctx context.Context, v any) (entgql.OrderDirection, error) {
 	var res entgql.OrderDirection
 	err := res.UnmarshalGQL(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNOrderDirection2entgoᚗioᚋcontribᚋentgqlᚐOrderDirection(ctx context.Context, sel ast.SelectionSet, v entgql.OrderDirection) graphql.Marshaler {
+func (ec *executionContext) marshalNOrderDirection2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐOrderDirection(ctx context.Context, sel ast.SelectionSet, v entgql.OrderDirection) graphql.Marshaler {
 	return v
 }
 
-func (ec *executionContext) marshalNPageInfo2entgoᚗioᚋcontribᚋentgqlᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v entgql.PageInfo[int]) graphql.Marshaler {
+func (ec *executionContext) marshalNPageInfo2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v entgql.PageInfo[int]) graphql.Marshaler {
 	return ec._PageInfo(ctx, sel, &v)
 }
 
@@ -23352,7 +23352,7 @@ func (ec *executionContext) unmarshalOAPITokenWhereInput2ᚖgithubᚗcomᚋchaks
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx context.Context, v any) (*entgql.Cursor[int], error) {
+func (ec *executionContext) unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx context.Context, v any) (*entgql.Cursor[int], error) {
 	if v == nil {
 		return nil, nil
 	}
@@ -23361,7 +23361,7 @@ func (ec *executionContext) unmarshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐ
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalOCursor2ᚖentgoᚗioᚋcontribᚋentgqlᚐCursor(ctx context.Context, sel ast.SelectionSet, v *entgql.Cursor[int]) graphql.Marshaler {
+func (ec *executionContext) marshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx context.Context, sel ast.SelectionSet, v *entgql.Cursor[int]) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

@@ -9,9 +9,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"entgo.io/contrib/entgql"
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/chakshu-dev/chakshu/ent"
+	entgql "github.com/chakshu-dev/chakshu/graph/entgqlrt"
 	"github.com/chakshu-dev/chakshu/graph/model"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
