@@ -24,16 +24,6 @@ func (r *connectorCredentialResolver) Installation(ctx context.Context, obj *ent
 	return obj.QueryInstallation().Only(allowAllCtx(ctx))
 }
 
-// Reviewer is the resolver for the reviewer field.
-func (r *costBucketResolver) Reviewer(ctx context.Context, obj *model.CostBucket) (*ent.Reviewer, error) {
-	return obj.Reviewer, nil
-}
-
-// Repository is the resolver for the repository field.
-func (r *costBucketResolver) Repository(ctx context.Context, obj *model.CostBucket) (*ent.Repository, error) {
-	return obj.Repository, nil
-}
-
 // RequestReview is the resolver for the requestReview field.
 func (r *mutationResolver) RequestReview(ctx context.Context, input model.RequestReviewInput) (*model.RequestReviewPayload, error) {
 	return r.h.requestReview(ctx, input)
@@ -82,11 +72,6 @@ func (r *mutationResolver) CreateAPIToken(ctx context.Context, input model.Creat
 // RevokeAPIToken is the resolver for the revokeAPIToken field.
 func (r *mutationResolver) RevokeAPIToken(ctx context.Context, id int) (*ent.APIToken, error) {
 	return r.h.revokeAPIToken(ctx, id)
-}
-
-// Repository is the resolver for the repository field.
-func (r *pullRequestCostResolver) Repository(ctx context.Context, obj *model.PullRequestCost) (*ent.Repository, error) {
-	return obj.Repository, nil
 }
 
 // Viewer is the resolver for the viewer field.
@@ -217,14 +202,8 @@ func (r *Resolver) ConnectorCredential() exec.ConnectorCredentialResolver {
 	return &connectorCredentialResolver{r}
 }
 
-// CostBucket returns exec.CostBucketResolver implementation.
-func (r *Resolver) CostBucket() exec.CostBucketResolver { return &costBucketResolver{r} }
-
 // Mutation returns exec.MutationResolver implementation.
 func (r *Resolver) Mutation() exec.MutationResolver { return &mutationResolver{r} }
-
-// PullRequestCost returns exec.PullRequestCostResolver implementation.
-func (r *Resolver) PullRequestCost() exec.PullRequestCostResolver { return &pullRequestCostResolver{r} }
 
 // Subscription returns exec.SubscriptionResolver implementation.
 func (r *Resolver) Subscription() exec.SubscriptionResolver { return &subscriptionResolver{r} }
@@ -234,9 +213,7 @@ func (r *Resolver) Viewer() exec.ViewerResolver { return &viewerResolver{r} }
 
 type (
 	connectorCredentialResolver struct{ *Resolver }
-	costBucketResolver          struct{ *Resolver }
 	mutationResolver            struct{ *Resolver }
-	pullRequestCostResolver     struct{ *Resolver }
 	subscriptionResolver        struct{ *Resolver }
 	viewerResolver              struct{ *Resolver }
 )

@@ -24,10 +24,6 @@ import (
 type ConnectorCredentialResolver interface {
 	Installation(ctx context.Context, obj *ent.ConnectorCredential) (*ent.Installation, error)
 }
-type CostBucketResolver interface {
-	Reviewer(ctx context.Context, obj *model.CostBucket) (*ent.Reviewer, error)
-	Repository(ctx context.Context, obj *model.CostBucket) (*ent.Repository, error)
-}
 type MutationResolver interface {
 	RequestReview(ctx context.Context, input model.RequestReviewInput) (*model.RequestReviewPayload, error)
 	CancelRun(ctx context.Context, id int) (*ent.Run, error)
@@ -39,9 +35,6 @@ type MutationResolver interface {
 	DeleteConnectorCredential(ctx context.Context, id int) (bool, error)
 	CreateAPIToken(ctx context.Context, input model.CreateAPITokenInput) (*model.CreateAPITokenPayload, error)
 	RevokeAPIToken(ctx context.Context, id int) (*ent.APIToken, error)
-}
-type PullRequestCostResolver interface {
-	Repository(ctx context.Context, obj *model.PullRequestCost) (*ent.Repository, error)
 }
 type SubscriptionResolver interface {
 	RunUpdated(ctx context.Context, ids []int) (<-chan *ent.Run, error)
@@ -445,7 +438,7 @@ func (ec *executionContext) _CostBucket_reviewer(ctx context.Context, field grap
 			return ec.fieldContext_CostBucket_reviewer(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.CostBucket().Reviewer(ctx, obj)
+			return obj.Reviewer, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.Reviewer) graphql.Marshaler {
@@ -459,8 +452,8 @@ func (ec *executionContext) fieldContext_CostBucket_reviewer(_ context.Context, 
 	fc = &graphql.FieldContext{
 		Object:     "CostBucket",
 		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
+		IsMethod:   false,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Reviewer(ctx, field)
 		},
@@ -477,7 +470,7 @@ func (ec *executionContext) _CostBucket_repository(ctx context.Context, field gr
 			return ec.fieldContext_CostBucket_repository(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.CostBucket().Repository(ctx, obj)
+			return obj.Repository, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.Repository) graphql.Marshaler {
@@ -491,8 +484,8 @@ func (ec *executionContext) fieldContext_CostBucket_repository(_ context.Context
 	fc = &graphql.FieldContext{
 		Object:     "CostBucket",
 		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
+		IsMethod:   false,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Repository(ctx, field)
 		},
@@ -1573,7 +1566,7 @@ func (ec *executionContext) _PullRequestCost_repository(ctx context.Context, fie
 			return ec.fieldContext_PullRequestCost_repository(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.PullRequestCost().Repository(ctx, obj)
+			return obj.Repository, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.Repository) graphql.Marshaler {
@@ -1587,8 +1580,8 @@ func (ec *executionContext) fieldContext_PullRequestCost_repository(_ context.Co
 	fc = &graphql.FieldContext{
 		Object:     "PullRequestCost",
 		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
+		IsMethod:   false,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Repository(ctx, field)
 		},
@@ -3375,84 +3368,82 @@ func (ec *executionContext) _CostBucket(ctx context.Context, sel ast.SelectionSe
 		case "key":
 			out.Values[i] = ec._CostBucket_key(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "start":
 			out.Values[i] = ec._CostBucket_start(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "reviewer":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._CostBucket_reviewer(ctx, field, obj)
-				})
+			out.Values[i] = ec._CostBucket_reviewer(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "repository":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._CostBucket_repository(ctx, field, obj)
-				})
+			out.Values[i] = ec._CostBucket_repository(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "costUsd":
 			out.Values[i] = ec._CostBucket_costUsd(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "runs":
 			out.Values[i] = ec._CostBucket_runs(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "succeededRuns":
 			out.Values[i] = ec._CostBucket_succeededRuns(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "failedRuns":
 			out.Values[i] = ec._CostBucket_failedRuns(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "inputTokens":
 			out.Values[i] = ec._CostBucket_inputTokens(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "outputTokens":
 			out.Values[i] = ec._CostBucket_outputTokens(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "cacheReadTokens":
 			out.Values[i] = ec._CostBucket_cacheReadTokens(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "cacheWriteTokens":
 			out.Values[i] = ec._CostBucket_cacheWriteTokens(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "findings":
 			out.Values[i] = ec._CostBucket_findings(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "costPerFinding":
 			out.Values[i] = ec._CostBucket_costPerFinding(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "p50DurationMs":
 			out.Values[i] = ec._CostBucket_p50DurationMs(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "p95DurationMs":
 			out.Values[i] = ec._CostBucket_p95DurationMs(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -3733,40 +3724,39 @@ func (ec *executionContext) _PullRequestCost(ctx context.Context, sel ast.Select
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("PullRequestCost")
 		case "repository":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._PullRequestCost_repository(ctx, field, obj)
-				})
+			out.Values[i] = ec._PullRequestCost_repository(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "prNumber":
 			out.Values[i] = ec._PullRequestCost_prNumber(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "prTitle":
 			out.Values[i] = ec._PullRequestCost_prTitle(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "prURL":
 			out.Values[i] = ec._PullRequestCost_prURL(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "costUsd":
 			out.Values[i] = ec._PullRequestCost_costUsd(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "runs":
 			out.Values[i] = ec._PullRequestCost_runs(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "findings":
 			out.Values[i] = ec._PullRequestCost_findings(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))

@@ -26,9 +26,7 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
 	ConnectorCredential() ConnectorCredentialResolver
-	CostBucket() CostBucketResolver
 	Mutation() MutationResolver
-	PullRequestCost() PullRequestCostResolver
 	Query() QueryResolver
 	Reviewer() ReviewerResolver
 	Run() RunResolver
