@@ -148,3 +148,21 @@ func TestDiffOfFilesNamesFilesWithoutPatch(t *testing.T) {
 		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+func TestNoPatchNote(t *testing.T) {
+	diff := diffOfFiles([]*github.CommitFile{
+		{Filename: github.Ptr("a.go"), Status: github.Ptr("modified"), Patch: github.Ptr("@@ -1 +1 @@\n-x\n+y")},
+		{Filename: github.Ptr("logo.png"), Status: github.Ptr("added")},
+		{Filename: github.Ptr("big.sql"), Status: github.Ptr("modified")},
+		{Filename: github.Ptr("new name.go"), PreviousFilename: github.Ptr("old name.go"), Status: github.Ptr("renamed")},
+	})
+	if got := noPatchNote("abc", diff); !strings.HasPrefix(got, "2 of the changed files come without hunks") {
+		t.Fatalf("note = %q, want 2 files (a pure rename has no hunks by nature)", got)
+	}
+	if got := noPatchNote("", diff); got != "" {
+		t.Fatalf("a full review got a note: %q", got)
+	}
+	if got := noPatchNote("abc", diffOfFiles([]*github.CommitFile{{Filename: github.Ptr("a.go"), Status: github.Ptr("modified"), Patch: github.Ptr("@@ -1 +1 @@\n-x\n+y")}})); got != "" {
+		t.Fatalf("a diff with every patch got a note: %q", got)
+	}
+}

@@ -228,6 +228,7 @@ func (a *API) buildJob(ctx context.Context, rn *ent.Run, log *slog.Logger) (*run
 			job.Files = []string{}
 		}
 		since, reason, diff, err := a.diffFor(ctx, jc, pr, prFiles)
+		pd.DiffNote = noPatchNote(since, diff)
 		if err != nil {
 			return nil, ghUnavailable(err)
 		}
@@ -435,6 +436,36 @@ func (a *API) diffFor(ctx context.Context, jc *jobCtx, pr *github.PullRequest, f
 		return "", "", "", fmt.Errorf("pull request diff: %w", err)
 	}
 	return "", reason, d, nil
+}
+
+// noPatchNote tells the agent of a follow-up review which files of its diff
+// come without hunks because GitHub gives no patch for them (binary, or their
+// own diff too large). A full review built from the files list says so in its
+// full-review reason instead; a whole-PR diff from GitHub marks binary files
+// itself.
+func noPatchNote(since, diff string) string {
+	if since == "" {
+		return ""
+	}
+	n := 0
+	for _, sec := range strings.Split("\n"+diff, "\ndiff --git ")[1:] {
+		header, _, _ := strings.Cut(sec, "\n")
+		if !strings.Contains(sec, "\n@@ ") && samePath(header) { // a pure rename has no hunks either
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of the changed files come without hunks: GitHub gives no patch for them (binary, or their diff is too large). Read them in the checkout", n)
+}
+
+// samePath reports whether a diff header "a/P b/Q" (as diffOfFiles writes
+// it) names the same path on both sides.
+func samePath(header string) bool {
+	n := (len(header) - 5) / 2
+	return n > 0 && len(header) == 2*n+5 && strings.HasPrefix(header, "a/") &&
+		header[2+n:5+n] == " b/" && header[2:2+n] == header[5+n:]
 }
 
 // diffTooLarge tells GitHub's refusal of a whole-PR diff past 300 files or

@@ -290,7 +290,7 @@ func TestJobIncremental(t *testing.T) {
 		w := newWorld(t, db)
 		first := w.dispatch(run.KindReview)
 		db.Run.UpdateOne(first).SetStatus(run.StatusSucceeded).SetFinishedAt(time.Now()).ExecX(ctx)
-		w.sim.Commit(repoName, "login", map[string]string{"auth/logout.go": "package auth\n\nfunc Logout() {}\n"}, "logout")
+		w.sim.Commit(repoName, "login", map[string]string{"auth/logout.go": "package auth\n\nfunc Logout() {}\n", "auth/logo.png": "\x89PNG\r\n\x1a\n\x00\x00"}, "logout")
 
 		rn := w.dispatch(run.KindReview)
 		st, job, e := w.fetchJob(rn, w.token(rn))
@@ -303,11 +303,16 @@ func TestJobIncremental(t *testing.T) {
 		if !strings.Contains(job.Diff, "auth/logout.go") || strings.Contains(job.Diff, "auth/login.go") {
 			t.Fatalf("incremental diff:\n%s", job.Diff)
 		}
-		if d := cmp.Diff([]string{"auth/login.go", "auth/logout.go"}, job.Files); d != "" {
+		if d := cmp.Diff([]string{"auth/login.go", "auth/logo.png", "auth/logout.go"}, job.Files); d != "" {
 			t.Fatalf("files are every PR file (-want +got):\n%s", d)
 		}
 		if !strings.Contains(job.Prompt, "Reviewed only the changes since "+first.HeadSha) {
 			t.Fatalf("prompt does not say it is incremental:\n%s", job.Prompt)
+		}
+		// GitHub gives no patch for the binary file: the agent is told.
+		if !strings.Contains(job.Diff, "diff --git a/auth/logo.png b/auth/logo.png") ||
+			!strings.Contains(job.Prompt, "1 of the changed files come without hunks") {
+			t.Fatalf("a file without a patch is not named and explained:\n%s", job.Prompt)
 		}
 		if got := db.Run.GetX(ctx, rn.ID); got.IncrementalSince != first.HeadSha {
 			t.Fatalf("run.incremental_since %q", got.IncrementalSince)

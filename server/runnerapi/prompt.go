@@ -62,6 +62,7 @@ type promptData struct {
 	DiffLimit            int
 	IncrementalSince     string
 	FullReviewReason     string
+	DiffNote             string // what the diff lacks, for the agent
 	Learnings            []runnerproto.Learning
 	LearningsMarker      string
 	Tools                []runnerproto.ToolDef
