@@ -149,20 +149,17 @@ func TestDiffOfFilesNamesFilesWithoutPatch(t *testing.T) {
 	}
 }
 
-func TestNoPatchNote(t *testing.T) {
-	diff := diffOfFiles([]*github.CommitFile{
-		{Filename: github.Ptr("a.go"), Status: github.Ptr("modified"), Patch: github.Ptr("@@ -1 +1 @@\n-x\n+y")},
+func TestWithoutPatch(t *testing.T) {
+	files := []*github.CommitFile{
+		{Filename: github.Ptr("a.go"), Status: github.Ptr("modified"), Changes: github.Ptr(2), Patch: github.Ptr("@@ -1 +1 @@\n-x\n+y")},
 		{Filename: github.Ptr("logo.png"), Status: github.Ptr("added")},
-		{Filename: github.Ptr("big.sql"), Status: github.Ptr("modified")},
-		{Filename: github.Ptr("new name.go"), PreviousFilename: github.Ptr("old name.go"), Status: github.Ptr("renamed")},
-	})
-	if got := noPatchNote("abc", diff); !strings.HasPrefix(got, "2 of the changed files come without hunks") {
-		t.Fatalf("note = %q, want 2 files (a pure rename has no hunks by nature)", got)
+		{Filename: github.Ptr("big.sql"), Status: github.Ptr("modified"), Changes: github.Ptr(90000)},
+		{Filename: github.Ptr("new name.go"), PreviousFilename: github.Ptr("old name.go"), Status: github.Ptr("renamed"), Changes: github.Ptr(0)},
 	}
-	if got := noPatchNote("", diff); got != "" {
-		t.Fatalf("a full review got a note: %q", got)
+	if n := withoutPatch(files); n != 2 {
+		t.Fatalf("withoutPatch = %d, want 2 (a pure rename has nothing to patch)", n)
 	}
-	if got := noPatchNote("abc", diffOfFiles([]*github.CommitFile{{Filename: github.Ptr("a.go"), Status: github.Ptr("modified"), Patch: github.Ptr("@@ -1 +1 @@\n-x\n+y")}})); got != "" {
-		t.Fatalf("a diff with every patch got a note: %q", got)
+	if n := withoutPatch(files[:1]); n != 0 {
+		t.Fatalf("withoutPatch of a patched file = %d", n)
 	}
 }

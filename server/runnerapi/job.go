@@ -227,12 +227,12 @@ func (a *API) buildJob(ctx context.Context, rn *ent.Run, log *slog.Logger) (*run
 		if job.Files == nil {
 			job.Files = []string{}
 		}
-		since, reason, diff, err := a.diffFor(ctx, jc, pr, prFiles)
-		pd.DiffNote = noPatchNote(since, diff)
+		rd, err := a.diffFor(ctx, jc, pr, prFiles)
 		if err != nil {
 			return nil, ghUnavailable(err)
 		}
-		job.Diff, job.IncrementalSince = filterDiff(diff, job.FilteredFiles), since
+		since, reason := rd.since, rd.reason
+		job.Diff, job.IncrementalSince = filterDiff(rd.text, job.FilteredFiles), since
 		if len(job.Diff) > maxJobDiff {
 			// The runner reads at most 32 MB of job (a 50 MB patch made the
 			// job unreadable and the review fail without a reason); the
@@ -240,7 +240,7 @@ func (a *API) buildJob(ctx context.Context, rn *ent.Run, log *slog.Logger) (*run
 			// the files themselves from the checkout.
 			job.Diff = truncateUTF8(job.Diff, maxJobDiff)
 		}
-		pd.Files, pd.FilteredFiles, pd.Diff, pd.IncrementalSince, pd.FullReviewReason = job.Files, job.FilteredFiles, job.Diff, since, reason
+		pd.Files, pd.FilteredFiles, pd.Diff, pd.IncrementalSince, pd.FullReviewReason, pd.DiffNote = job.Files, job.FilteredFiles, job.Diff, since, reason, rd.note
 		pd.Note = rn.Note
 		learningFiles = all
 		behind, ahead := 0, 0
@@ -399,11 +399,20 @@ func listFiles(ctx context.Context, jc *jobCtx) ([]*github.CommitFile, error) {
 	return out, nil
 }
 
+// reviewDiff is the diff a review works on.
+type reviewDiff struct {
+	since  string // the last reviewed commit, for a follow-up review
+	reason string // why a full review was done, and what its diff lacks
+	note   string // what a follow-up review's diff lacks
+	text   string
+}
+
 // diffFor returns the diff to review: since the reviewer's last succeeded
 // review of this PR when that commit is an ancestor of the head (DESIGN §4),
 // else the whole PR with the reason a full review was done. files is the PR's
 // files list: the whole diff is built from it when GitHub refuses to give it.
-func (a *API) diffFor(ctx context.Context, jc *jobCtx, pr *github.PullRequest, files []*github.CommitFile) (since, reason, diff string, err error) {
+func (a *API) diffFor(ctx context.Context, jc *jobCtx, pr *github.PullRequest, files []*github.CommitFile) (reviewDiff, error) {
+	var reason string
 	head := jc.rn.HeadSha
 	prev, err := a.cfg.DB.Run.Query().Where(
 		run.HasRepositoryWith(repository.ID(jc.repo.ID)), run.HasReviewerWith(reviewer.ID(jc.rv.ID)),
@@ -411,7 +420,7 @@ func (a *API) diffFor(ctx context.Context, jc *jobCtx, pr *github.PullRequest, f
 		run.HeadShaNEQ(head), run.IDNEQ(jc.rn.ID),
 	).Order(ent.Desc(run.FieldFinishedAt), ent.Desc(run.FieldID)).First(ctx)
 	if err != nil && !ent.IsNotFound(err) {
-		return "", "", "", fmt.Errorf("last review: %w", err)
+		return reviewDiff{}, fmt.Errorf("last review: %w", err)
 	}
 	if prev != nil {
 		cmp, resp, err := jc.gh.Repositories.CompareCommits(ctx, jc.owner, jc.name, prev.HeadSha, head, &github.ListOptions{PerPage: 100})
@@ -419,9 +428,13 @@ func (a *API) diffFor(ctx context.Context, jc *jobCtx, pr *github.PullRequest, f
 		case resp != nil && resp.StatusCode == http.StatusNotFound:
 			reason = fmt.Sprintf("the last reviewed commit %s is gone (force push)", short(prev.HeadSha))
 		case err != nil:
-			return "", "", "", fmt.Errorf("compare with last review: %w", err)
+			return reviewDiff{}, fmt.Errorf("compare with last review: %w", err)
 		case cmp.GetStatus() == "ahead" && len(cmp.Files) < 300:
-			return prev.HeadSha, "", diffOfFiles(cmp.Files), nil
+			rd := reviewDiff{since: prev.HeadSha, text: diffOfFiles(cmp.Files)}
+			if n := withoutPatch(cmp.Files); n > 0 {
+				rd.note = fmt.Sprintf("%d of the changed files come without hunks: GitHub gives no patch for them (binary, or their diff is too large). Read them in the checkout", n)
+			}
+			return rd, nil
 		case cmp.GetStatus() == "ahead":
 			reason = "the changes since the last review touch too many files"
 		default:
@@ -430,42 +443,24 @@ func (a *API) diffFor(ctx context.Context, jc *jobCtx, pr *github.PullRequest, f
 	}
 	d, _, err := jc.gh.PullRequests.GetRaw(ctx, jc.owner, jc.name, jc.rn.PrNumber, github.RawOptions{Type: github.Diff})
 	if diffTooLarge(err) {
-		return "", joinReasons(reason, partialReason(pr, files)), diffOfFiles(files), nil
+		return reviewDiff{reason: joinReasons(reason, partialReason(pr, files)), text: diffOfFiles(files)}, nil
 	}
 	if err != nil {
-		return "", "", "", fmt.Errorf("pull request diff: %w", err)
+		return reviewDiff{}, fmt.Errorf("pull request diff: %w", err)
 	}
-	return "", reason, d, nil
+	return reviewDiff{reason: reason, text: d}, nil
 }
 
-// noPatchNote tells the agent of a follow-up review which files of its diff
-// come without hunks because GitHub gives no patch for them (binary, or their
-// own diff too large). A full review built from the files list says so in its
-// full-review reason instead; a whole-PR diff from GitHub marks binary files
-// itself.
-func noPatchNote(since, diff string) string {
-	if since == "" {
-		return ""
-	}
+// withoutPatch counts the files GitHub gives no patch for (binary, or their
+// own diff too large); a pure rename has nothing to patch and is not counted.
+func withoutPatch(files []*github.CommitFile) int {
 	n := 0
-	for _, sec := range strings.Split("\n"+diff, "\ndiff --git ")[1:] {
-		header, _, _ := strings.Cut(sec, "\n")
-		if !strings.Contains(sec, "\n@@ ") && samePath(header) { // a pure rename has no hunks either
+	for _, f := range files {
+		if f.Patch == nil && !(f.GetStatus() == "renamed" && f.GetChanges() == 0) {
 			n++
 		}
 	}
-	if n == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%d of the changed files come without hunks: GitHub gives no patch for them (binary, or their diff is too large). Read them in the checkout", n)
-}
-
-// samePath reports whether a diff header "a/P b/Q" (as diffOfFiles writes
-// it) names the same path on both sides.
-func samePath(header string) bool {
-	n := (len(header) - 5) / 2
-	return n > 0 && len(header) == 2*n+5 && strings.HasPrefix(header, "a/") &&
-		header[2+n:5+n] == " b/" && header[2:2+n] == header[5+n:]
+	return n
 }
 
 // diffTooLarge tells GitHub's refusal of a whole-PR diff past 300 files or
@@ -491,13 +486,7 @@ func partialReason(pr *github.PullRequest, files []*github.CommitFile) string {
 	if n := pr.GetChangedFiles(); n > len(files) {
 		r += fmt.Sprintf("; GitHub lists only %d of its %d files", len(files), n)
 	}
-	noPatch := 0
-	for _, f := range files {
-		if f.Patch == nil {
-			noPatch++
-		}
-	}
-	if noPatch > 0 {
+	if noPatch := withoutPatch(files); noPatch > 0 {
 		r += fmt.Sprintf("; %d files whose patch GitHub does not give are listed without hunks: read them in the checkout", noPatch)
 	}
 	return r
