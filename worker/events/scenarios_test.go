@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"sort"
 	"strings"
 	"testing"
@@ -23,6 +25,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
+	"github.com/chakshu-dev/chakshu/worker"
 )
 
 // runsOf lists "reviewer/trigger" of the PR's runs, sorted.
@@ -543,6 +546,14 @@ func TestWorkflowRunCompleted(t *testing.T) {
 		e.sim.CompleteRun(b, "success")
 		e.sim.CompleteRun(c, "success")
 		e.drain()
+		// The finisher completes the failed runs' check runs, once.
+		fin, err := worker.NewFinisher(worker.FinishConfig{DB: db, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Bus: notify.NewLocal(), GitHub: e.apps})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := fin.FinishAll(ctx); err != nil {
+			t.Fatal(err)
+		}
 		for _, tc := range []struct {
 			r      *ent.Run
 			status run.Status

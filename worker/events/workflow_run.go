@@ -2,10 +2,8 @@ package events
 
 import (
 	"context"
-
 	"errors"
 	"fmt"
-	"github.com/google/go-github/v88/github"
 	"regexp"
 	"strconv"
 	"strings"
@@ -13,6 +11,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/runs"
 )
 
@@ -76,38 +75,10 @@ func (h *handler) workflowCompleted(ctx context.Context, e *workflowRunEvent) er
 		return err
 	}
 	h.log.Info("run failed: the Actions run ended without a result", "conclusion", conclusion)
-	h.failCheck(ctx, e, r, reason)
+	if h.cfg.Bus != nil {
+		h.cfg.Bus.Notify(ctx, notify.TopicFinish) //nolint:errcheck // the finisher also polls; it completes the check run once
+	}
 	return nil
-}
-
-// failCheck completes the run's check run as failed with reason. It is best
-// effort: the run is already failed, and a retry of the event would not reach here.
-func (h *handler) failCheck(ctx context.Context, e *workflowRunEvent, r *ent.Run, reason string) {
-	if r.CheckRunID == 0 || e.Repository == nil || e.Installation.ID == 0 {
-		return
-	}
-	rv, err := r.QueryReviewer().Only(ctx)
-	if err != nil {
-		h.log.Warn("fail check: reviewer", "err", err)
-		return
-	}
-	name := checkPrefix + rv.Name
-	if r.Kind == run.KindReply {
-		name += " · reply"
-	}
-	gc, err := h.client(e.Installation.ID)
-	if err != nil {
-		h.log.Warn("fail check", "err", err)
-		return
-	}
-	owner, repo := splitFullName(e.Repository.FullName)
-	_, _, err = gc.Checks.UpdateCheckRun(ctx, owner, repo, r.CheckRunID, github.UpdateCheckRunOptions{
-		Name: name, Status: github.Ptr("completed"), Conclusion: github.Ptr("failure"),
-		Output: &github.CheckRunOutput{Title: github.Ptr("The review did not finish"), Summary: github.Ptr(reason)},
-	})
-	if err != nil {
-		h.log.Warn("fail check", "check_run_id", r.CheckRunID, "err", err)
-	}
 }
 
 // runOfWorkflow finds the run an Actions run belongs to, in the same repository.
