@@ -249,10 +249,10 @@ const (
 )
 
 // cancelActions cancels the Actions run of an ended run that was dispatched,
-// once: a portal cancel or a sweeper timeout changes only the database, and the
-// runner would otherwise go on spending until it next calls. A failure is logged and
-// does not hold up completing the check run (the runner's next call is refused
-// anyway); it is not retried once the check run is completed.
+// once: a portal cancel or a sweeper timeout changes only the database, and
+// the runner would otherwise go on spending until it next calls. A failure is
+// logged and does not hold up completing the check run (the runner's next call
+// is refused anyway); it is not retried once the check run is completed.
 func (f *Finisher) cancelActions(ctx context.Context, gh *github.Client, r *ent.Run) {
 	if r.ActionsRunID == 0 {
 		return // never started on Actions

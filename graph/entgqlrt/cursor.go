@@ -11,6 +11,8 @@ import (
 	"reflect"
 	"strconv"
 	"time"
+
+	"github.com/chakshu-dev/chakshu/internal/strictjson"
 )
 
 // PageInfo of a Relay connection.
@@ -172,14 +174,11 @@ func decodeCursor[T any](s string) (Cursor[T], error) {
 	if err != nil {
 		return c, errors.New("not base64url")
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
 	var wc wireCursor
-	if err := dec.Decode(&wc); err != nil {
-		return c, errors.New("malformed")
-	}
-	if _, err := dec.Token(); err != io.EOF {
+	if err := strictjson.Decode(raw, &wc); errors.Is(err, strictjson.ErrTrailing) {
 		return c, errors.New("trailing data")
+	} else if err != nil {
+		return c, errors.New("malformed")
 	}
 	if len(wc.ID) == 0 || bytes.Equal(wc.ID, []byte("null")) {
 		return c, errors.New("no id")
