@@ -25,6 +25,7 @@ require (
 	github.com/vektah/gqlparser/v2 v2.5.64
 	golang.org/x/oauth2 v0.38.0
 	golang.org/x/sys v0.49.0
+	golang.org/x/time v0.16.0
 	gopkg.in/yaml.v3 v3.0.1
 	modernc.org/sqlite v1.62.0
 )

@@ -74,6 +74,12 @@ type Config struct {
 	DeadWorkerAfter   time.Duration
 	RunReportTimeout  time.Duration
 	PollInterval      time.Duration
+
+	// APITokenRate is how many requests per minute one API token may make
+	// (CHAKSHU_API_TOKEN_RATE; 0: unlimited); APITokenBurst how many at once
+	// (CHAKSHU_API_TOKEN_BURST). Sessions are not limited.
+	APITokenRate  int
+	APITokenBurst int
 }
 
 // Settings lists every variable Load reads, for --help.
@@ -93,6 +99,7 @@ var Settings = []struct{ Name, Meaning, Default string }{
 	{"CHAKSHU_ADMINS", "comma-separated GitHub logins with admin rights", "sandbox: the sandbox user"},
 	{"CHAKSHU_REVIEW_ALLOWLIST", "comma-separated GitHub logins who may ask for reviews without write access", "unset"},
 	{"CHAKSHU_LOG_LEVEL, CHAKSHU_LOG_FORMAT", "debug…error; json or text", "info; json off a terminal"},
+	{"CHAKSHU_API_TOKEN_RATE, CHAKSHU_API_TOKEN_BURST", "requests per minute per API token (0: unlimited); how many at once", "600; 60"},
 	{"CHAKSHU_CONFIG_FILE", "a file of NAME=value lines setting the same names (the environment wins)", "unset"},
 }
 
@@ -277,6 +284,9 @@ func Load(look Lookup) (*Config, error) {
 	case "", "json", "text":
 	default:
 		return nil, fmt.Errorf("CHAKSHU_LOG_FORMAT: want json or text, got %q", c.LogFormat)
+	}
+	if err := c.loadTokenRate(get); err != nil {
+		return nil, err
 	}
 	durs := []struct {
 		name string

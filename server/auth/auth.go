@@ -69,6 +69,7 @@ type Auth struct {
 	apiURL   string
 	secure   bool
 	http     *http.Client
+	limits   *tokenLimits // per API token (ratelimit.go)
 }
 
 // New validates cfg and returns an Auth.
@@ -97,6 +98,7 @@ func New(cfg Config) (*Auth, error) {
 		return nil, fmt.Errorf("auth: public URL %q: not a URL", c.PublicURL)
 	}
 	a := &Auth{cfg: cfg, log: cfg.Log, db: cfg.DB, secure: pub.Scheme == "https", apiURL: c.GitHubURL, http: cfg.HTTPClient}
+	a.limits = newTokenLimits(c.APITokenRate, c.APITokenBurst)
 
 	a.sessions = sessions.NewCookieStore(derive(c.SecretKey, "session-hash"), derive(c.SecretKey, "session-block")[:32])
 	a.sessions.Options = &sessions.Options{
@@ -180,6 +182,10 @@ func (a *Auth) Middleware(next http.Handler) http.Handler {
 				}
 				w.Header().Set("WWW-Authenticate", `Bearer realm="chakshu"`)
 				server.WriteError(w, http.StatusUnauthorized, "UNAUTHENTICATED", "invalid or expired API token")
+				return
+			}
+			if wait := a.limits.wait(v.TokenID, a.cfg.Now()); wait > 0 {
+				rateLimited(w, wait)
 				return
 			}
 			// API tokens are not sent by browsers on their own: no CSRF check.
