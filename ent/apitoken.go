@@ -13,28 +13,28 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/user"
 )
 
-// APIToken is the model entity for the APIToken schema.
+// An API token for dashboards and scripts: `Authorization: Bearer chkt_…`, acting as its owner. Stored hashed; the secret is shown once.
 type APIToken struct {
 	config `json:"-"`
 	// ID of the ent.
 	ID int `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// when the row was created
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// when the row last changed
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
-	// Name holds the value of the "name" field.
+	// the owner's label for the token (e.g. the dashboard it serves)
 	Name string `json:"name,omitempty"`
 	// TokenHash holds the value of the "token_hash" field.
 	TokenHash string `json:"-"`
 	// first characters, to recognise a token
 	Prefix string `json:"prefix,omitempty"`
-	// Scope holds the value of the "scope" field.
+	// read: queries and subscriptions only; write: mutations too
 	Scope apitoken.Scope `json:"scope,omitempty"`
-	// LastUsedAt holds the value of the "last_used_at" field.
+	// the last request made with the token; null if never used
 	LastUsedAt *time.Time `json:"last_used_at,omitempty"`
-	// ExpiresAt holds the value of the "expires_at" field.
+	// after this the token is refused; null: it does not expire
 	ExpiresAt *time.Time `json:"expires_at,omitempty"`
-	// RevokedAt holds the value of the "revoked_at" field.
+	// when the token was revoked (refused from then on); null while active
 	RevokedAt *time.Time `json:"revoked_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the APITokenQuery when eager-loading is set.
@@ -45,7 +45,7 @@ type APIToken struct {
 
 // APITokenEdges holds the relations/edges for other nodes in the graph.
 type APITokenEdges struct {
-	// Owner holds the value of the owner edge.
+	// the user the token acts as: it sees what they can see
 	Owner *User `json:"owner,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.

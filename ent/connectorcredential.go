@@ -18,9 +18,9 @@ type ConnectorCredential struct {
 	config `json:"-"`
 	// ID of the ent.
 	ID int `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// when the row was created
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// when the row last changed
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
 	// connector name, e.g. http
 	Connector string `json:"connector,omitempty"`
@@ -28,7 +28,7 @@ type ConnectorCredential struct {
 	Name string `json:"name,omitempty"`
 	// Ciphertext holds the value of the "ciphertext" field.
 	Ciphertext []byte `json:"-"`
-	// CreatedBy holds the value of the "created_by" field.
+	// login of the admin who stored it
 	CreatedBy string `json:"created_by,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the ConnectorCredentialQuery when eager-loading is set.
@@ -39,7 +39,7 @@ type ConnectorCredential struct {
 
 // ConnectorCredentialEdges holds the relations/edges for other nodes in the graph.
 type ConnectorCredentialEdges struct {
-	// Installation holds the value of the installation edge.
+	// the installation whose reviewers may use it
 	Installation *Installation `json:"installation,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.

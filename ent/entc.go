@@ -30,6 +30,7 @@ func main() {
 		entgql.WithWhereInputs(true),
 		entgql.WithSchemaPath("../schema/ent.graphqls"),
 		entgql.WithConfigPath("../gqlgen.yml"),
+		entgql.WithSchemaHook(describe), // entcdoc.go
 	)
 	if err != nil {
 		log.Fatalf("creating entgql extension: %v", err)

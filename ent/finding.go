@@ -13,48 +13,48 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/run"
 )
 
-// Finding is the model entity for the Finding schema.
+// One thing a reviewer found in a run: a file, a line range, a severity and a category; posted on the pull request unless dropped.
 type Finding struct {
 	config `json:"-"`
 	// ID of the ent.
 	ID int `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// when the row was created
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// when the row last changed
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
 	// hash of path, category and normalised title
 	HiddenID string `json:"hidden_id,omitempty"`
-	// Path holds the value of the "path" field.
+	// file the finding is about, relative to the repository root
 	Path string `json:"path,omitempty"`
-	// Line holds the value of the "line" field.
+	// last line of the commented range in the file (0: about the file as a whole)
 	Line int `json:"line,omitempty"`
-	// StartLine holds the value of the "start_line" field.
+	// first line of a multi-line range; 0 for a single line
 	StartLine int `json:"start_line,omitempty"`
-	// Side holds the value of the "side" field.
+	// RIGHT (the new version of the file) or LEFT (the old), as GitHub review comments take it
 	Side string `json:"side,omitempty"`
-	// Severity holds the value of the "severity" field.
+	// how much it matters: blocker, major, minor or nit
 	Severity finding.Severity `json:"severity,omitempty"`
-	// Category holds the value of the "category" field.
+	// the reviewer's category, e.g. security, correctness, performance
 	Category string `json:"category,omitempty"`
-	// Title holds the value of the "title" field.
+	// one-line summary
 	Title string `json:"title,omitempty"`
-	// Body holds the value of the "body" field.
+	// the explanation, in markdown
 	Body string `json:"body,omitempty"`
-	// Suggestion holds the value of the "suggestion" field.
+	// replacement text for the range (a GitHub suggestion); empty when none
 	Suggestion string `json:"suggestion,omitempty"`
-	// Posted holds the value of the "posted" field.
+	// published on the pull request (inline or in the review body)
 	Posted bool `json:"posted,omitempty"`
-	// Placement holds the value of the "placement" field.
+	// where it was published: an inline comment, the review body, or not at all
 	Placement finding.Placement `json:"placement,omitempty"`
 	// why it was not posted: below min_severity, over max_findings, already on the PR
 	DroppedReason string `json:"dropped_reason,omitempty"`
-	// CommentID holds the value of the "comment_id" field.
+	// GitHub id of the finding's review comment; 0 when not inline
 	CommentID int64 `json:"comment_id,omitempty"`
-	// CommentURL holds the value of the "comment_url" field.
+	// link to the finding's comment on GitHub; empty when not inline
 	CommentURL string `json:"comment_url,omitempty"`
 	// GraphQL node id of the review thread
 	ThreadID string `json:"thread_id,omitempty"`
-	// Resolved holds the value of the "resolved" field.
+	// its review thread was resolved (by a person, or by Chakshu once outdated)
 	Resolved bool `json:"resolved,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the FindingQuery when eager-loading is set.
@@ -65,7 +65,7 @@ type Finding struct {
 
 // FindingEdges holds the relations/edges for other nodes in the graph.
 type FindingEdges struct {
-	// Run holds the value of the run edge.
+	// the run that found it
 	Run *Run `json:"run,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.

@@ -1,3 +1,3 @@
 package ent
 
-//go:generate go run -mod=mod entc.go
+//go:generate go run -mod=mod entc.go entcdoc.go

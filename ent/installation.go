@@ -12,30 +12,30 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/installation"
 )
 
-// Installation is the model entity for the Installation schema.
+// A GitHub App installation on an organisation or user, with its repositories and reviewers.
 type Installation struct {
 	config `json:"-"`
 	// ID of the ent.
 	ID int `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// when the row was created
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// when the row last changed
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
 	// GitHub's installation id
 	GithubID int64 `json:"github_id,omitempty"`
-	// AccountLogin holds the value of the "account_login" field.
+	// the organisation or user the GitHub App is installed on
 	AccountLogin string `json:"account_login,omitempty"`
-	// AccountType holds the value of the "account_type" field.
+	// Organization or User
 	AccountType string `json:"account_type,omitempty"`
 	// owner/name of the reviewers repository; empty means <account>/chakshu-reviewers
 	ReviewersRepo string `json:"reviewers_repo,omitempty"`
-	// Suspended holds the value of the "suspended" field.
+	// the installation is suspended on GitHub; nothing is reviewed
 	Suspended bool `json:"suspended,omitempty"`
-	// LastSyncAt holds the value of the "last_sync_at" field.
+	// when reviewers were last synced from the reviewers repository
 	LastSyncAt *time.Time `json:"last_sync_at,omitempty"`
-	// LastSyncCommit holds the value of the "last_sync_commit" field.
+	// commit of the reviewers repository the last sync read
 	LastSyncCommit string `json:"last_sync_commit,omitempty"`
-	// LastSyncError holds the value of the "last_sync_error" field.
+	// why the last sync failed; empty when it succeeded
 	LastSyncError string `json:"last_sync_error,omitempty"`
 	// a reviewers sync was requested (push, start, on demand) and no worker has claimed it yet
 	SyncRequestedAt *time.Time `json:"sync_requested_at,omitempty"`
@@ -47,11 +47,11 @@ type Installation struct {
 
 // InstallationEdges holds the relations/edges for other nodes in the graph.
 type InstallationEdges struct {
-	// Repositories holds the value of the repositories edge.
+	// repositories the installation covers (those the viewer can read)
 	Repositories []*Repository `json:"repositories,omitempty"`
-	// Reviewers holds the value of the reviewers edge.
+	// reviewers synced from its reviewers repository
 	Reviewers []*Reviewer `json:"reviewers,omitempty"`
-	// Learnings holds the value of the learnings edge.
+	// review learnings stored for it (both scopes)
 	Learnings []*ReviewLearning `json:"learnings,omitempty"`
 	// Credentials holds the value of the credentials edge.
 	Credentials []*ConnectorCredential `json:"credentials,omitempty"`

@@ -13,26 +13,26 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/repository"
 )
 
-// Repository is the model entity for the Repository schema.
+// A GitHub repository the App is installed on.
 type Repository struct {
 	config `json:"-"`
 	// ID of the ent.
 	ID int `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// when the row was created
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// when the row last changed
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
-	// GithubID holds the value of the "github_id" field.
+	// GitHub's repository id
 	GithubID int64 `json:"github_id,omitempty"`
-	// Owner holds the value of the "owner" field.
+	// owner login
 	Owner string `json:"owner,omitempty"`
-	// Name holds the value of the "name" field.
+	// repository name without the owner
 	Name string `json:"name,omitempty"`
-	// FullName holds the value of the "full_name" field.
+	// owner/name
 	FullName string `json:"full_name,omitempty"`
-	// DefaultBranch holds the value of the "default_branch" field.
+	// the branch chakshu.yml and the review workflow are read from
 	DefaultBranch string `json:"default_branch,omitempty"`
-	// Private holds the value of the "private" field.
+	// private or internal on GitHub
 	Private bool `json:"private,omitempty"`
 	// the installation no longer covers this repository
 	Removed bool `json:"removed,omitempty"`
@@ -45,11 +45,11 @@ type Repository struct {
 
 // RepositoryEdges holds the relations/edges for other nodes in the graph.
 type RepositoryEdges struct {
-	// Installation holds the value of the installation edge.
+	// the installation that covers it
 	Installation *Installation `json:"installation,omitempty"`
-	// Runs holds the value of the runs edge.
+	// review and reply runs on its pull requests
 	Runs []*Run `json:"runs,omitempty"`
-	// Learnings holds the value of the learnings edge.
+	// learnings scoped to this repository
 	Learnings []*ReviewLearning `json:"learnings,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.

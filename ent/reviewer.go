@@ -14,26 +14,26 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/reviewer"
 )
 
-// Reviewer is the model entity for the Reviewer schema.
+// An AI reviewer defined in the installation's reviewers repository (reviewers/<name>/).
 type Reviewer struct {
 	config `json:"-"`
 	// ID of the ent.
 	ID int `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// when the row was created
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// when the row last changed
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
-	// Name holds the value of the "name" field.
+	// directory name under reviewers/; what `review <name>` asks for
 	Name string `json:"name,omitempty"`
-	// Description holds the value of the "description" field.
+	// reviewer.yaml's description
 	Description string `json:"description,omitempty"`
 	// false once the reviewer left the reviewers repo
 	Enabled bool `json:"enabled,omitempty"`
 	// commit of the reviewers repo the config in force came from
 	SyncedCommit string `json:"synced_commit,omitempty"`
-	// SyncedAt holds the value of the "synced_at" field.
+	// when the config in force was synced
 	SyncedAt *time.Time `json:"synced_at,omitempty"`
-	// ClaudeMd holds the value of the "claude_md" field.
+	// the reviewer's instructions (reviewers/<name>/CLAUDE.md)
 	ClaudeMd string `json:"claude_md,omitempty"`
 	// reviewer.yaml as synced
 	ConfigYaml string `json:"config_yaml,omitempty"`
@@ -43,9 +43,9 @@ type Reviewer struct {
 	Skills []map[string]interface{} `json:"skills,omitempty"`
 	// last sync error; the last good version stays in force
 	SyncError string `json:"sync_error,omitempty"`
-	// SyncErrorAt holds the value of the "sync_error_at" field.
+	// when the last sync error happened; null when the last sync succeeded
 	SyncErrorAt *time.Time `json:"sync_error_at,omitempty"`
-	// SyncErrorCommit holds the value of the "sync_error_commit" field.
+	// commit of the reviewers repo the last sync error came from
 	SyncErrorCommit string `json:"sync_error_commit,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the ReviewerQuery when eager-loading is set.
@@ -56,9 +56,9 @@ type Reviewer struct {
 
 // ReviewerEdges holds the relations/edges for other nodes in the graph.
 type ReviewerEdges struct {
-	// Installation holds the value of the installation edge.
+	// the installation whose reviewers repository defines it
 	Installation *Installation `json:"installation,omitempty"`
-	// Runs holds the value of the runs edge.
+	// the reviewer's runs
 	Runs []*Run `json:"runs,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.

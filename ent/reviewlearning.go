@@ -14,36 +14,36 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/reviewlearning"
 )
 
-// ReviewLearning is the model entity for the ReviewLearning schema.
+// A standing directive for reviewers (from a reply `@chakshu remember …` or the portal), applied to files matching its glob.
 type ReviewLearning struct {
 	config `json:"-"`
 	// ID of the ent.
 	ID int `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// when the row was created
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// when the row last changed
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
-	// Scope holds the value of the "scope" field.
+	// repo: applies to one repository; installation: to all of the installation
 	Scope reviewlearning.Scope `json:"scope,omitempty"`
 	// file glob; empty matches every file
 	Glob string `json:"glob,omitempty"`
-	// Directive holds the value of the "directive" field.
+	// the instruction given to reviewers, e.g. "prefer errors.Is over =="
 	Directive string `json:"directive,omitempty"`
 	// hash of scope, installation, repository, glob and directive
 	DedupeKey string `json:"dedupe_key,omitempty"`
-	// Author holds the value of the "author" field.
+	// GitHub login of who created it
 	Author string `json:"author,omitempty"`
-	// PrNumber holds the value of the "pr_number" field.
+	// the pull request whose reply created it; 0 from the portal
 	PrNumber int `json:"pr_number,omitempty"`
-	// CommentID holds the value of the "comment_id" field.
+	// GitHub id of the reply that created it; 0 from the portal
 	CommentID int64 `json:"comment_id,omitempty"`
 	// reply or portal
 	Source string `json:"source,omitempty"`
-	// UseCount holds the value of the "use_count" field.
+	// how many runs put it in their prompt
 	UseCount int `json:"use_count,omitempty"`
-	// LastUsedAt holds the value of the "last_used_at" field.
+	// the last run that used it; null if never used
 	LastUsedAt *time.Time `json:"last_used_at,omitempty"`
-	// Enabled holds the value of the "enabled" field.
+	// disabled learnings are kept but not used
 	Enabled bool `json:"enabled,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the ReviewLearningQuery when eager-loading is set.
@@ -55,9 +55,9 @@ type ReviewLearning struct {
 
 // ReviewLearningEdges holds the relations/edges for other nodes in the graph.
 type ReviewLearningEdges struct {
-	// Installation holds the value of the installation edge.
+	// the installation it belongs to
 	Installation *Installation `json:"installation,omitempty"`
-	// Repository holds the value of the repository edge.
+	// the repository of a repo-scoped learning; null for installation scope
 	Repository *Repository `json:"repository,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.

@@ -15,56 +15,56 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/run"
 )
 
-// Run is the model entity for the Run schema.
+// One reviewer reviewing (or replying on) one pull request at one head commit, with its cost and findings.
 type Run struct {
 	config `json:"-"`
 	// ID of the ent.
 	ID int `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// when the row was created
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// when the row last changed
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
-	// Kind holds the value of the "kind" field.
+	// review: a review of the pull request; reply: an answer to a reply on a review thread
 	Kind run.Kind `json:"kind,omitempty"`
-	// Status holds the value of the "status" field.
+	// queued → dispatched → running → publishing → succeeded; failed or cancelled from any unfinished state
 	Status run.Status `json:"status,omitempty"`
-	// Trigger holds the value of the "trigger" field.
+	// what asked for the run
 	Trigger run.Trigger `json:"trigger,omitempty"`
-	// PrNumber holds the value of the "pr_number" field.
+	// pull request number in the repository
 	PrNumber int `json:"pr_number,omitempty"`
-	// PrTitle holds the value of the "pr_title" field.
+	// the pull request's title when the run was queued
 	PrTitle string `json:"pr_title,omitempty"`
-	// PrURL holds the value of the "pr_url" field.
+	// the pull request's web URL
 	PrURL string `json:"pr_url,omitempty"`
-	// HeadSha holds the value of the "head_sha" field.
+	// the commit reviewed
 	HeadSha string `json:"head_sha,omitempty"`
-	// HeadRef holds the value of the "head_ref" field.
+	// the pull request's branch
 	HeadRef string `json:"head_ref,omitempty"`
-	// BaseSha holds the value of the "base_sha" field.
+	// the base commit compared against
 	BaseSha string `json:"base_sha,omitempty"`
-	// BaseRef holds the value of the "base_ref" field.
+	// the branch the pull request merges into
 	BaseRef string `json:"base_ref,omitempty"`
 	// SHA this review is incremental from; empty for a full review
 	IncrementalSince string `json:"incremental_since,omitempty"`
 	// why a full review was done, e.g. force push
 	FullReviewReason string `json:"full_review_reason,omitempty"`
-	// Requester holds the value of the "requester" field.
+	// GitHub login of who asked (empty for automatic runs)
 	Requester string `json:"requester,omitempty"`
 	// requester's note (untrusted)
 	Note string `json:"note,omitempty"`
 	// team:<slug> or user:<login> whose review request triggered this run
 	RequestTarget string `json:"request_target,omitempty"`
-	// Model holds the value of the "model" field.
+	// model id the reviewer ran with (the reviewer's model in force)
 	Model string `json:"model,omitempty"`
-	// MaxCostUsd holds the value of the "max_cost_usd" field.
+	// the run's hard cost cap in USD (reviewer.yaml max_cost_usd)
 	MaxCostUsd float64 `json:"max_cost_usd,omitempty"`
-	// CheckRunID holds the value of the "check_run_id" field.
+	// GitHub id of the check run; 0 before dispatch
 	CheckRunID int64 `json:"check_run_id,omitempty"`
 	// the check run was completed on GitHub
 	CheckCompleted bool `json:"check_completed,omitempty"`
-	// ActionsRunID holds the value of the "actions_run_id" field.
+	// GitHub Actions workflow run id; 0 until known
 	ActionsRunID int64 `json:"actions_run_id,omitempty"`
-	// ActionsRunURL holds the value of the "actions_run_url" field.
+	// web URL of the Actions run; empty until known
 	ActionsRunURL string `json:"actions_run_url,omitempty"`
 	// RunTokenHash holds the value of the "run_token_hash" field.
 	RunTokenHash string `json:"-"`
@@ -72,37 +72,37 @@ type Run struct {
 	ResultHash string `json:"-"`
 	// the one model request allowed past the cost cap (X-Chakshu-Final) was spent
 	ModelFinalUsed bool `json:"model_final_used,omitempty"`
-	// LeaseOwner holds the value of the "lease_owner" field.
+	// the worker holding the run now (dispatching or publishing); empty when none
 	LeaseOwner string `json:"lease_owner,omitempty"`
-	// HeartbeatAt holds the value of the "heartbeat_at" field.
+	// the holding worker's last heartbeat
 	HeartbeatAt *time.Time `json:"heartbeat_at,omitempty"`
-	// Attempts holds the value of the "attempts" field.
+	// dispatch or publish attempts so far
 	Attempts int `json:"attempts,omitempty"`
-	// NextAttemptAt holds the value of the "next_attempt_at" field.
+	// a retry waits until then
 	NextAttemptAt *time.Time `json:"next_attempt_at,omitempty"`
-	// DispatchedAt holds the value of the "dispatched_at" field.
+	// when the workflow was dispatched
 	DispatchedAt *time.Time `json:"dispatched_at,omitempty"`
-	// StartedAt holds the value of the "started_at" field.
+	// when the agent fetched its job
 	StartedAt *time.Time `json:"started_at,omitempty"`
-	// ReportedAt holds the value of the "reported_at" field.
+	// when the agent reported its result
 	ReportedAt *time.Time `json:"reported_at,omitempty"`
-	// FinishedAt holds the value of the "finished_at" field.
+	// when the run reached succeeded, failed or cancelled
 	FinishedAt *time.Time `json:"finished_at,omitempty"`
-	// CostUsd holds the value of the "cost_usd" field.
+	// model cost in USD metered by the gateway
 	CostUsd float64 `json:"cost_usd,omitempty"`
-	// InputTokens holds the value of the "input_tokens" field.
+	// uncached input tokens
 	InputTokens int64 `json:"input_tokens,omitempty"`
-	// OutputTokens holds the value of the "output_tokens" field.
+	// output tokens
 	OutputTokens int64 `json:"output_tokens,omitempty"`
-	// CacheReadTokens holds the value of the "cache_read_tokens" field.
+	// input tokens read from the prompt cache
 	CacheReadTokens int64 `json:"cache_read_tokens,omitempty"`
-	// CacheWriteTokens holds the value of the "cache_write_tokens" field.
+	// input tokens written to the prompt cache
 	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
-	// Turns holds the value of the "turns" field.
+	// agent turns (model requests)
 	Turns int `json:"turns,omitempty"`
-	// DurationMs holds the value of the "duration_ms" field.
+	// from the agent fetching its job (or queueing, if it never did) to publishing, in milliseconds; 0 until published
 	DurationMs int64 `json:"duration_ms,omitempty"`
-	// Summary holds the value of the "summary" field.
+	// the review's summary as posted
 	Summary string `json:"summary,omitempty"`
 	// what the agent read and which skills it used
 	Checked map[string]interface{} `json:"checked,omitempty"`
@@ -114,37 +114,37 @@ type Run struct {
 	FailureReason string `json:"failure_reason,omitempty"`
 	// operator detail, redacted
 	FailureDetail string `json:"failure_detail,omitempty"`
-	// FindingsBlocker holds the value of the "findings_blocker" field.
+	// blocker findings reported
 	FindingsBlocker int `json:"findings_blocker,omitempty"`
-	// FindingsMajor holds the value of the "findings_major" field.
+	// major findings reported
 	FindingsMajor int `json:"findings_major,omitempty"`
-	// FindingsMinor holds the value of the "findings_minor" field.
+	// minor findings reported
 	FindingsMinor int `json:"findings_minor,omitempty"`
-	// FindingsNit holds the value of the "findings_nit" field.
+	// nit findings reported
 	FindingsNit int `json:"findings_nit,omitempty"`
-	// FindingsPosted holds the value of the "findings_posted" field.
+	// findings published on the pull request
 	FindingsPosted int `json:"findings_posted,omitempty"`
-	// FindingsDropped holds the value of the "findings_dropped" field.
+	// findings not published (below min_severity, over max_findings, already on the PR)
 	FindingsDropped int `json:"findings_dropped,omitempty"`
 	// the PR review Chakshu posted for this run
 	ReviewID int64 `json:"review_id,omitempty"`
 	// LearningsUsed holds the value of the "learnings_used" field.
 	LearningsUsed []int `json:"learnings_used,omitempty"`
-	// ChangedFiles holds the value of the "changed_files" field.
+	// files changed by the pull request
 	ChangedFiles int `json:"changed_files,omitempty"`
-	// Additions holds the value of the "additions" field.
+	// lines added
 	Additions int `json:"additions,omitempty"`
-	// Deletions holds the value of the "deletions" field.
+	// lines deleted
 	Deletions int `json:"deletions,omitempty"`
-	// BehindBy holds the value of the "behind_by" field.
+	// commits the head is behind the base branch
 	BehindBy int `json:"behind_by,omitempty"`
-	// AheadBy holds the value of the "ahead_by" field.
+	// commits the head is ahead of the base branch
 	AheadBy int `json:"ahead_by,omitempty"`
-	// FromFork holds the value of the "from_fork" field.
+	// the head branch is in a fork
 	FromFork bool `json:"from_fork,omitempty"`
 	// the person's reply this run answers
 	ReplyToCommentID *int64 `json:"reply_to_comment_id,omitempty"`
-	// ThreadRootCommentID holds the value of the "thread_root_comment_id" field.
+	// for a reply run: the first comment of the review thread
 	ThreadRootCommentID int64 `json:"thread_root_comment_id,omitempty"`
 	// Chakshu's posted answer
 	ReplyCommentID int64 `json:"reply_comment_id,omitempty"`
@@ -158,13 +158,13 @@ type Run struct {
 
 // RunEdges holds the relations/edges for other nodes in the graph.
 type RunEdges struct {
-	// Repository holds the value of the repository edge.
+	// the pull request's repository
 	Repository *Repository `json:"repository,omitempty"`
-	// Reviewer holds the value of the reviewer edge.
+	// the reviewer that ran
 	Reviewer *Reviewer `json:"reviewer,omitempty"`
-	// Findings holds the value of the findings edge.
+	// what the run found, posted or not
 	Findings []*Finding `json:"findings,omitempty"`
-	// Events holds the value of the events edge.
+	// status changes and notes, the timeline
 	Events []*RunEvent `json:"events,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.

@@ -13,16 +13,16 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/runevent"
 )
 
-// RunEvent is the model entity for the RunEvent schema.
+// A step in a run's timeline: a status change or a note.
 type RunEvent struct {
 	config `json:"-"`
 	// ID of the ent.
 	ID int `json:"id,omitempty"`
-	// At holds the value of the "at" field.
+	// when it happened
 	At time.Time `json:"at,omitempty"`
-	// FromStatus holds the value of the "from_status" field.
+	// status before (empty for a note that changes none)
 	FromStatus string `json:"from_status,omitempty"`
-	// ToStatus holds the value of the "to_status" field.
+	// status after (empty for a note that changes none)
 	ToStatus string `json:"to_status,omitempty"`
 	// safe sentence
 	Message string `json:"message,omitempty"`
@@ -37,7 +37,7 @@ type RunEvent struct {
 
 // RunEventEdges holds the relations/edges for other nodes in the graph.
 type RunEventEdges struct {
-	// Run holds the value of the run edge.
+	// the run it belongs to
 	Run *Run `json:"run,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.

@@ -13,26 +13,26 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/user"
 )
 
-// User is the model entity for the User schema.
+// A person who signed in to the portal with GitHub.
 type User struct {
 	config `json:"-"`
 	// ID of the ent.
 	ID int `json:"id,omitempty"`
-	// CreatedAt holds the value of the "created_at" field.
+	// when the row was created
 	CreatedAt time.Time `json:"created_at,omitempty"`
-	// UpdatedAt holds the value of the "updated_at" field.
+	// when the row last changed
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
-	// GithubID holds the value of the "github_id" field.
+	// GitHub's user id
 	GithubID int64 `json:"github_id,omitempty"`
-	// Login holds the value of the "login" field.
+	// GitHub login
 	Login string `json:"login,omitempty"`
-	// Name holds the value of the "name" field.
+	// display name from GitHub
 	Name string `json:"name,omitempty"`
-	// AvatarURL holds the value of the "avatar_url" field.
+	// avatar image URL from GitHub
 	AvatarURL string `json:"avatar_url,omitempty"`
-	// IsAdmin holds the value of the "is_admin" field.
+	// a Chakshu admin (CHAKSHU_ADMINS); admin rights from owning an organisation cover that installation only
 	IsAdmin bool `json:"is_admin,omitempty"`
-	// LastLoginAt holds the value of the "last_login_at" field.
+	// last portal sign-in
 	LastLoginAt *time.Time `json:"last_login_at,omitempty"`
 	// GitHub ids of repositories the user can read, cached
 	RepoAccess []int64 `json:"repo_access,omitempty"`
@@ -46,7 +46,7 @@ type User struct {
 
 // UserEdges holds the relations/edges for other nodes in the graph.
 type UserEdges struct {
-	// APITokens holds the value of the api_tokens edge.
+	// the user's API tokens
 	APITokens []*APIToken `json:"api_tokens,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.

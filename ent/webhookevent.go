@@ -12,38 +12,38 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
 )
 
-// WebhookEvent is the model entity for the WebhookEvent schema.
+// A webhook delivery from GitHub, as stored and handled.
 type WebhookEvent struct {
 	config `json:"-"`
 	// ID of the ent.
 	ID int `json:"id,omitempty"`
-	// DeliveryID holds the value of the "delivery_id" field.
+	// GitHub's X-GitHub-Delivery id
 	DeliveryID string `json:"delivery_id,omitempty"`
-	// Event holds the value of the "event" field.
+	// X-GitHub-Event, e.g. pull_request, issue_comment
 	Event string `json:"event,omitempty"`
-	// Action holds the value of the "action" field.
+	// the payload's action, e.g. opened; empty when the event has none
 	Action string `json:"action,omitempty"`
-	// InstallationID holds the value of the "installation_id" field.
+	// GitHub's installation id from the payload; 0 when none
 	InstallationID int64 `json:"installation_id,omitempty"`
-	// Repository holds the value of the "repository" field.
+	// owner/name from the payload; empty when none
 	Repository string `json:"repository,omitempty"`
 	// Payload holds the value of the "payload" field.
 	Payload []byte `json:"payload,omitempty"`
-	// Status holds the value of the "status" field.
+	// pending, processing, done or failed (retries exhausted; retryWebhookEvent queues it again)
 	Status webhookevent.Status `json:"status,omitempty"`
-	// Attempts holds the value of the "attempts" field.
+	// how many times a worker tried to handle it
 	Attempts int `json:"attempts,omitempty"`
 	// redacted
 	LastError string `json:"last_error,omitempty"`
-	// LeaseOwner holds the value of the "lease_owner" field.
+	// the worker handling it now; empty when none
 	LeaseOwner string `json:"lease_owner,omitempty"`
-	// HeartbeatAt holds the value of the "heartbeat_at" field.
+	// the handling worker's last heartbeat
 	HeartbeatAt *time.Time `json:"heartbeat_at,omitempty"`
-	// NextAttemptAt holds the value of the "next_attempt_at" field.
+	// a retry waits until then
 	NextAttemptAt *time.Time `json:"next_attempt_at,omitempty"`
-	// ReceivedAt holds the value of the "received_at" field.
+	// when Chakshu accepted the delivery
 	ReceivedAt time.Time `json:"received_at,omitempty"`
-	// HandledAt holds the value of the "handled_at" field.
+	// when handling finished (done or failed)
 	HandledAt    *time.Time `json:"handled_at,omitempty"`
 	selectValues sql.SelectValues
 }

@@ -12,24 +12,24 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/worker"
 )
 
-// Worker is the model entity for the Worker schema.
+// A worker process (`chakshu worker` or `all`): it dispatches runs, handles webhooks and publishes reviews.
 type Worker struct {
 	config `json:"-"`
 	// ID of the ent.
 	ID int `json:"id,omitempty"`
-	// WorkerID holds the value of the "worker_id" field.
+	// the worker process's id (host, pid and a time-based suffix)
 	WorkerID string `json:"worker_id,omitempty"`
-	// Hostname holds the value of the "hostname" field.
+	// host the worker runs on
 	Hostname string `json:"hostname,omitempty"`
-	// Pid holds the value of the "pid" field.
+	// process id
 	Pid int `json:"pid,omitempty"`
-	// Version holds the value of the "version" field.
+	// Chakshu version of the worker
 	Version string `json:"version,omitempty"`
-	// StartedAt holds the value of the "started_at" field.
+	// when the worker started
 	StartedAt time.Time `json:"started_at,omitempty"`
-	// HeartbeatAt holds the value of the "heartbeat_at" field.
+	// last heartbeat; a worker silent past the dead-worker limit is dead and its work is taken over
 	HeartbeatAt time.Time `json:"heartbeat_at,omitempty"`
-	// Stopped holds the value of the "stopped" field.
+	// the worker shut down cleanly
 	Stopped      bool `json:"stopped,omitempty"`
 	selectValues sql.SelectValues
 }

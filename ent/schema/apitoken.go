@@ -16,22 +16,32 @@ func (APIToken) Mixin() []ent.Mixin { return []ent.Mixin{TimeMixin{}} }
 // Fields of the APIToken.
 func (APIToken) Fields() []ent.Field {
 	return []ent.Field{
-		field.String("name"),
+		field.String("name").
+			Comment("the owner's label for the token (e.g. the dashboard it serves)"),
 		field.String("token_hash").Unique().Sensitive().Annotations(gqlSkipAll()),
 		field.String("prefix").Default("").Comment("first characters, to recognise a token"),
-		field.Enum("scope").Values("read", "write").Default("read"),
-		field.Time("last_used_at").Optional().Nillable(),
-		field.Time("expires_at").Optional().Nillable(),
-		field.Time("revoked_at").Optional().Nillable(),
+		field.Enum("scope").Values("read", "write").Default("read").
+			Comment("read: queries and subscriptions only; write: mutations too").
+			Annotations(enumDoc{"read": "Queries and subscriptions only.", "write": "Queries, subscriptions and mutations."}),
+		field.Time("last_used_at").Optional().Nillable().
+			Comment("the last request made with the token; null if never used"),
+		field.Time("expires_at").Optional().Nillable().
+			Comment("after this the token is refused; null: it does not expire"),
+		field.Time("revoked_at").Optional().Nillable().
+			Comment("when the token was revoked (refused from then on); null while active"),
 	}
 }
 
 // Edges of the APIToken.
 func (APIToken) Edges() []ent.Edge {
-	return []ent.Edge{edge.From("owner", User.Type).Ref("api_tokens").Unique().Required()}
+	return []ent.Edge{edge.From("owner", User.Type).Ref("api_tokens").Unique().Required().
+		Comment("the user the token acts as: it sees what they can see"),
+	}
 }
 
 // Annotations of the APIToken.
 func (APIToken) Annotations() []schema.Annotation {
-	return []schema.Annotation{gqlQueryField("apiTokens"), gqlRelayConnection()}
+	return []schema.Annotation{
+		schema.Comment("An API token for dashboards and scripts: `Authorization: Bearer chkt_…`, acting as its owner. Stored hashed; the secret is shown once."),
+		gqlQueryField("apiTokens"), gqlRelayConnection()}
 }

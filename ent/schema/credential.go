@@ -20,13 +20,16 @@ func (ConnectorCredential) Fields() []ent.Field {
 		field.String("connector").Comment("connector name, e.g. http"),
 		field.String("name").Comment("credential name the reviewer.yaml refers to"),
 		field.Bytes("ciphertext").Sensitive(),
-		field.String("created_by").Default(""),
+		field.String("created_by").Default("").
+			Comment("login of the admin who stored it"),
 	}
 }
 
 // Edges of the ConnectorCredential.
 func (ConnectorCredential) Edges() []ent.Edge {
-	return []ent.Edge{edge.From("installation", Installation.Type).Ref("credentials").Unique().Required()}
+	return []ent.Edge{edge.From("installation", Installation.Type).Ref("credentials").Unique().Required().
+		Comment("the installation whose reviewers may use it"),
+	}
 }
 
 // Indexes of the ConnectorCredential.

@@ -18,29 +18,46 @@ func (Finding) Mixin() []ent.Mixin { return []ent.Mixin{TimeMixin{}} }
 func (Finding) Fields() []ent.Field {
 	return []ent.Field{
 		field.String("hidden_id").Comment("hash of path, category and normalised title"),
-		field.String("path"),
-		field.Int("line").Default(0),
-		field.Int("start_line").Default(0),
-		field.String("side").Default("RIGHT"),
-		field.Enum("severity").Values("blocker", "major", "minor", "nit").Annotations(gqlOrderField("SEVERITY")),
-		field.String("category").Default(""),
-		field.String("title"),
-		field.Text("body").Default(""),
-		field.Text("suggestion").Default(""),
-		field.Bool("posted").Default(false),
-		field.Enum("placement").Values("inline", "body", "none").Default("none"),
+		field.String("path").
+			Comment("file the finding is about, relative to the repository root"),
+		field.Int("line").Default(0).
+			Comment("last line of the commented range in the file (0: about the file as a whole)"),
+		field.Int("start_line").Default(0).
+			Comment("first line of a multi-line range; 0 for a single line"),
+		field.String("side").Default("RIGHT").
+			Comment("RIGHT (the new version of the file) or LEFT (the old), as GitHub review comments take it"),
+		field.Enum("severity").Values("blocker", "major", "minor", "nit").Annotations(gqlOrderField("SEVERITY")).
+			Comment("how much it matters: blocker, major, minor or nit").
+			Annotations(enumDoc{"blocker": "Must be fixed before merging.", "major": "A real problem that should be fixed.", "minor": "Worth fixing, not urgent.", "nit": "Style or taste."}),
+		field.String("category").Default("").
+			Comment("the reviewer's category, e.g. security, correctness, performance"),
+		field.String("title").
+			Comment("one-line summary"),
+		field.Text("body").Default("").
+			Comment("the explanation, in markdown"),
+		field.Text("suggestion").Default("").
+			Comment("replacement text for the range (a GitHub suggestion); empty when none"),
+		field.Bool("posted").Default(false).
+			Comment("published on the pull request (inline or in the review body)"),
+		field.Enum("placement").Values("inline", "body", "none").Default("none").
+			Comment("where it was published: an inline comment, the review body, or not at all").
+			Annotations(enumDoc{"inline": "Posted as an inline review comment on its line.", "body": "Posted in the review body (its line is not in the diff).", "none": "Not posted (see droppedReason)."}),
 		field.String("dropped_reason").Default("").Comment("why it was not posted: below min_severity, over max_findings, already on the PR"),
-		field.Int64("comment_id").Default(0),
-		field.String("comment_url").Default(""),
+		field.Int64("comment_id").Default(0).
+			Comment("GitHub id of the finding's review comment; 0 when not inline"),
+		field.String("comment_url").Default("").
+			Comment("link to the finding's comment on GitHub; empty when not inline"),
 		field.String("thread_id").Default("").Comment("GraphQL node id of the review thread"),
-		field.Bool("resolved").Default(false),
+		field.Bool("resolved").Default(false).
+			Comment("its review thread was resolved (by a person, or by Chakshu once outdated)"),
 	}
 }
 
 // Edges of the Finding.
 func (Finding) Edges() []ent.Edge {
 	return []ent.Edge{
-		edge.From("run", Run.Type).Ref("findings").Unique().Required(),
+		edge.From("run", Run.Type).Ref("findings").Unique().Required().
+			Comment("the run that found it"),
 	}
 }
 
@@ -54,5 +71,7 @@ func (Finding) Indexes() []ent.Index {
 
 // Annotations of the Finding.
 func (Finding) Annotations() []schema.Annotation {
-	return []schema.Annotation{gqlQueryField(), gqlRelayConnection()}
+	return []schema.Annotation{
+		schema.Comment("One thing a reviewer found in a run: a file, a line range, a severity and a category; posted on the pull request unless dropped."),
+		gqlQueryField(), gqlRelayConnection()}
 }

@@ -17,14 +17,20 @@ func (Installation) Mixin() []ent.Mixin { return []ent.Mixin{TimeMixin{}} }
 func (Installation) Fields() []ent.Field {
 	return []ent.Field{
 		field.Int64("github_id").Unique().Comment("GitHub's installation id"),
-		field.String("account_login"),
-		field.String("account_type").Default("Organization"),
+		field.String("account_login").
+			Comment("the organisation or user the GitHub App is installed on"),
+		field.String("account_type").Default("Organization").
+			Comment("Organization or User"),
 		field.String("reviewers_repo").Default("").
 			Comment("owner/name of the reviewers repository; empty means <account>/chakshu-reviewers"),
-		field.Bool("suspended").Default(false),
-		field.Time("last_sync_at").Optional().Nillable(),
-		field.String("last_sync_commit").Default(""),
-		field.Text("last_sync_error").Default(""),
+		field.Bool("suspended").Default(false).
+			Comment("the installation is suspended on GitHub; nothing is reviewed"),
+		field.Time("last_sync_at").Optional().Nillable().
+			Comment("when reviewers were last synced from the reviewers repository"),
+		field.String("last_sync_commit").Default("").
+			Comment("commit of the reviewers repository the last sync read"),
+		field.Text("last_sync_error").Default("").
+			Comment("why the last sync failed; empty when it succeeded"),
 		field.Time("sync_requested_at").Optional().Nillable().
 			Comment("a reviewers sync was requested (push, start, on demand) and no worker has claimed it yet"),
 	}
@@ -33,14 +39,19 @@ func (Installation) Fields() []ent.Field {
 // Edges of the Installation.
 func (Installation) Edges() []ent.Edge {
 	return []ent.Edge{
-		edge.To("repositories", Repository.Type),
-		edge.To("reviewers", Reviewer.Type),
-		edge.To("learnings", ReviewLearning.Type),
+		edge.To("repositories", Repository.Type).
+			Comment("repositories the installation covers (those the viewer can read)"),
+		edge.To("reviewers", Reviewer.Type).
+			Comment("reviewers synced from its reviewers repository"),
+		edge.To("learnings", ReviewLearning.Type).
+			Comment("review learnings stored for it (both scopes)"),
 		edge.To("credentials", ConnectorCredential.Type).Annotations(gqlSkipAll()),
 	}
 }
 
 // Annotations of the Installation.
 func (Installation) Annotations() []schema.Annotation {
-	return []schema.Annotation{gqlQueryField(), gqlRelayConnection()}
+	return []schema.Annotation{
+		schema.Comment("A GitHub App installation on an organisation or user, with its repositories and reviewers."),
+		gqlQueryField(), gqlRelayConnection()}
 }

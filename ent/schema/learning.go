@@ -16,30 +16,43 @@ func (ReviewLearning) Mixin() []ent.Mixin { return []ent.Mixin{TimeMixin{}} }
 // Fields of the ReviewLearning.
 func (ReviewLearning) Fields() []ent.Field {
 	return []ent.Field{
-		field.Enum("scope").Values("repo", "installation").Default("repo"),
+		field.Enum("scope").Values("repo", "installation").Default("repo").
+			Comment("repo: applies to one repository; installation: to all of the installation").
+			Annotations(enumDoc{"repo": "Applies to one repository.", "installation": "Applies to every repository of the installation."}),
 		field.String("glob").Default("").MaxLen(256).Comment("file glob; empty matches every file"),
-		field.Text("directive").MaxLen(2000),
+		field.Text("directive").MaxLen(2000).
+			Comment("the instruction given to reviewers, e.g. \"prefer errors.Is over ==\""),
 		field.String("dedupe_key").Unique().Annotations(gqlSkipAll()).
 			Comment("hash of scope, installation, repository, glob and directive"),
-		field.String("author").Default(""),
-		field.Int("pr_number").Default(0),
-		field.Int64("comment_id").Default(0),
+		field.String("author").Default("").
+			Comment("GitHub login of who created it"),
+		field.Int("pr_number").Default(0).
+			Comment("the pull request whose reply created it; 0 from the portal"),
+		field.Int64("comment_id").Default(0).
+			Comment("GitHub id of the reply that created it; 0 from the portal"),
 		field.String("source").Default("portal").Comment("reply or portal"),
-		field.Int("use_count").Default(0),
-		field.Time("last_used_at").Optional().Nillable().Annotations(gqlOrderField("LAST_USED_AT")),
-		field.Bool("enabled").Default(true),
+		field.Int("use_count").Default(0).
+			Comment("how many runs put it in their prompt"),
+		field.Time("last_used_at").Optional().Nillable().Annotations(gqlOrderField("LAST_USED_AT")).
+			Comment("the last run that used it; null if never used"),
+		field.Bool("enabled").Default(true).
+			Comment("disabled learnings are kept but not used"),
 	}
 }
 
 // Edges of the ReviewLearning.
 func (ReviewLearning) Edges() []ent.Edge {
 	return []ent.Edge{
-		edge.From("installation", Installation.Type).Ref("learnings").Unique().Required(),
-		edge.From("repository", Repository.Type).Ref("learnings").Unique(),
+		edge.From("installation", Installation.Type).Ref("learnings").Unique().Required().
+			Comment("the installation it belongs to"),
+		edge.From("repository", Repository.Type).Ref("learnings").Unique().
+			Comment("the repository of a repo-scoped learning; null for installation scope"),
 	}
 }
 
 // Annotations of the ReviewLearning.
 func (ReviewLearning) Annotations() []schema.Annotation {
-	return []schema.Annotation{gqlQueryField(), gqlRelayConnection()}
+	return []schema.Annotation{
+		schema.Comment("A standing directive for reviewers (from a reply `@chakshu remember …` or the portal), applied to files matching its glob."),
+		gqlQueryField(), gqlRelayConnection()}
 }

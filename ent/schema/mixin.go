@@ -16,7 +16,9 @@ type TimeMixin struct{ mixin.Schema }
 func (TimeMixin) Fields() []ent.Field {
 	return []ent.Field{
 		field.Time("created_at").Default(time.Now).Immutable().
-			Annotations(gqlOrderField("CREATED_AT")),
-		field.Time("updated_at").Default(time.Now).UpdateDefault(time.Now),
+			Annotations(gqlOrderField("CREATED_AT")).
+			Comment("when the row was created"),
+		field.Time("updated_at").Default(time.Now).UpdateDefault(time.Now).
+			Comment("when the row last changed"),
 	}
 }

@@ -16,12 +16,18 @@ func (Repository) Mixin() []ent.Mixin { return []ent.Mixin{TimeMixin{}} }
 // Fields of the Repository.
 func (Repository) Fields() []ent.Field {
 	return []ent.Field{
-		field.Int64("github_id").Unique(),
-		field.String("owner"),
-		field.String("name"),
-		field.String("full_name").Annotations(gqlOrderField("FULL_NAME")),
-		field.String("default_branch").Default("main"),
-		field.Bool("private").Default(false),
+		field.Int64("github_id").Unique().
+			Comment("GitHub's repository id"),
+		field.String("owner").
+			Comment("owner login"),
+		field.String("name").
+			Comment("repository name without the owner"),
+		field.String("full_name").Annotations(gqlOrderField("FULL_NAME")).
+			Comment("owner/name"),
+		field.String("default_branch").Default("main").
+			Comment("the branch chakshu.yml and the review workflow are read from"),
+		field.Bool("private").Default(false).
+			Comment("private or internal on GitHub"),
 		field.Bool("removed").Default(false).Comment("the installation no longer covers this repository"),
 	}
 }
@@ -29,13 +35,18 @@ func (Repository) Fields() []ent.Field {
 // Edges of the Repository.
 func (Repository) Edges() []ent.Edge {
 	return []ent.Edge{
-		edge.From("installation", Installation.Type).Ref("repositories").Unique().Required(),
-		edge.To("runs", Run.Type).Annotations(gqlRelayConnection()),
-		edge.To("learnings", ReviewLearning.Type),
+		edge.From("installation", Installation.Type).Ref("repositories").Unique().Required().
+			Comment("the installation that covers it"),
+		edge.To("runs", Run.Type).Annotations(gqlRelayConnection()).
+			Comment("review and reply runs on its pull requests"),
+		edge.To("learnings", ReviewLearning.Type).
+			Comment("learnings scoped to this repository"),
 	}
 }
 
 // Annotations of the Repository.
 func (Repository) Annotations() []schema.Annotation {
-	return []schema.Annotation{gqlQueryField(), gqlRelayConnection()}
+	return []schema.Annotation{
+		schema.Comment("A GitHub repository the App is installed on."),
+		gqlQueryField(), gqlRelayConnection()}
 }

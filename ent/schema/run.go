@@ -22,53 +22,88 @@ var runStatuses = []string{"queued", "dispatched", "running", "publishing", "suc
 // Fields of the Run.
 func (Run) Fields() []ent.Field {
 	return []ent.Field{
-		field.Enum("kind").Values("review", "reply").Default("review"),
+		field.Enum("kind").Values("review", "reply").Default("review").
+			Comment("review: a review of the pull request; reply: an answer to a reply on a review thread").
+			Annotations(enumDoc{"review": "A review of the pull request's changes.", "reply": "An answer to a person's reply on one of Chakshu's review threads."}),
 		field.Enum("status").Values(runStatuses...).Default("queued").
-			Annotations(gqlOrderField("STATUS")),
-		field.Enum("trigger").Values("comment", "review_request", "label", "portal", "auto", "rerequest", "reply"),
-		field.Int("pr_number"),
-		field.String("pr_title").Default(""),
-		field.String("pr_url").Default(""),
-		field.String("head_sha"),
-		field.String("head_ref").Default(""),
-		field.String("base_sha").Default(""),
-		field.String("base_ref").Default(""),
+			Annotations(gqlOrderField("STATUS")).
+			Comment("queued → dispatched → running → publishing → succeeded; failed or cancelled from any unfinished state").
+			Annotations(enumDoc{"queued": "Waiting for a worker to dispatch it.", "dispatched": "The GitHub Actions workflow was dispatched; the agent has not fetched its job yet.", "running": "The agent fetched its job and is reviewing.", "publishing": "The agent reported; the review is being posted.", "succeeded": "Published (or nothing to publish).", "failed": "Stopped by an error; failureReason says why.", "cancelled": "Cancelled by a person or superseded by a newer head."}),
+		field.Enum("trigger").Values("comment", "review_request", "label", "portal", "auto", "rerequest", "reply").
+			Comment("what asked for the run").
+			Annotations(enumDoc{"comment": "A `review` command in a pull request comment.", "review_request": "Chakshu's reviewer team or user was requested as a reviewer.", "label": "A label set on the pull request.", "portal": "Review a PR in the portal or the requestReview mutation.", "auto": "An automatic rule (reviewer.yaml or chakshu.yml auto).", "rerequest": "Re-run from the check run on GitHub.", "reply": "A person replied on a review thread."}),
+		field.Int("pr_number").
+			Comment("pull request number in the repository"),
+		field.String("pr_title").Default("").
+			Comment("the pull request's title when the run was queued"),
+		field.String("pr_url").Default("").
+			Comment("the pull request's web URL"),
+		field.String("head_sha").
+			Comment("the commit reviewed"),
+		field.String("head_ref").Default("").
+			Comment("the pull request's branch"),
+		field.String("base_sha").Default("").
+			Comment("the base commit compared against"),
+		field.String("base_ref").Default("").
+			Comment("the branch the pull request merges into"),
 		field.String("incremental_since").Default("").Comment("SHA this review is incremental from; empty for a full review"),
 		field.String("full_review_reason").Default("").Comment("why a full review was done, e.g. force push"),
-		field.String("requester").Default(""),
+		field.String("requester").Default("").
+			Comment("GitHub login of who asked (empty for automatic runs)"),
 		field.Text("note").Default("").Comment("requester's note (untrusted)"),
 		field.String("request_target").Default("").Comment("team:<slug> or user:<login> whose review request triggered this run"),
-		field.String("model").Default(""),
-		field.Float("max_cost_usd").Default(0),
+		field.String("model").Default("").
+			Comment("model id the reviewer ran with (the reviewer's model in force)"),
+		field.Float("max_cost_usd").Default(0).
+			Comment("the run's hard cost cap in USD (reviewer.yaml max_cost_usd)"),
 		// Dispatch and Actions.
-		field.Int64("check_run_id").Default(0),
+		field.Int64("check_run_id").Default(0).
+			Comment("GitHub id of the check run; 0 before dispatch"),
 		field.Bool("check_completed").Default(false).Comment("the check run was completed on GitHub"),
-		field.Int64("actions_run_id").Default(0),
-		field.String("actions_run_url").Default(""),
+		field.Int64("actions_run_id").Default(0).
+			Comment("GitHub Actions workflow run id; 0 until known"),
+		field.String("actions_run_url").Default("").
+			Comment("web URL of the Actions run; empty until known"),
 		field.String("run_token_hash").Default("").Sensitive().Annotations(gqlSkipAll()),
 		field.String("result_hash").Default("").Sensitive().Annotations(gqlSkipAll()).
 			Comment("receipt of the accepted report: hash of the run token hash and the report body; lets an identical repeat be acknowledged"),
 		field.Bool("model_final_used").Default(false).Annotations(gqlSkipAll()).
 			Comment("the one model request allowed past the cost cap (X-Chakshu-Final) was spent"),
 		// Lease for the worker that holds the run (dispatching or publishing).
-		field.String("lease_owner").Default(""),
-		field.Time("heartbeat_at").Optional().Nillable(),
-		field.Int("attempts").Default(0),
-		field.Time("next_attempt_at").Optional().Nillable(),
+		field.String("lease_owner").Default("").
+			Comment("the worker holding the run now (dispatching or publishing); empty when none"),
+		field.Time("heartbeat_at").Optional().Nillable().
+			Comment("the holding worker's last heartbeat"),
+		field.Int("attempts").Default(0).
+			Comment("dispatch or publish attempts so far"),
+		field.Time("next_attempt_at").Optional().Nillable().
+			Comment("a retry waits until then"),
 		// Timestamps.
-		field.Time("dispatched_at").Optional().Nillable(),
-		field.Time("started_at").Optional().Nillable(),
-		field.Time("reported_at").Optional().Nillable(),
-		field.Time("finished_at").Optional().Nillable().Annotations(gqlOrderField("FINISHED_AT")),
+		field.Time("dispatched_at").Optional().Nillable().
+			Comment("when the workflow was dispatched"),
+		field.Time("started_at").Optional().Nillable().
+			Comment("when the agent fetched its job"),
+		field.Time("reported_at").Optional().Nillable().
+			Comment("when the agent reported its result"),
+		field.Time("finished_at").Optional().Nillable().Annotations(gqlOrderField("FINISHED_AT")).
+			Comment("when the run reached succeeded, failed or cancelled"),
 		// Figures.
-		field.Float("cost_usd").Default(0).Annotations(gqlOrderField("COST")),
-		field.Int64("input_tokens").Default(0),
-		field.Int64("output_tokens").Default(0),
-		field.Int64("cache_read_tokens").Default(0),
-		field.Int64("cache_write_tokens").Default(0),
-		field.Int("turns").Default(0),
-		field.Int64("duration_ms").Default(0).Annotations(gqlOrderField("DURATION")),
-		field.Text("summary").Default(""),
+		field.Float("cost_usd").Default(0).Annotations(gqlOrderField("COST")).
+			Comment("model cost in USD metered by the gateway"),
+		field.Int64("input_tokens").Default(0).
+			Comment("uncached input tokens"),
+		field.Int64("output_tokens").Default(0).
+			Comment("output tokens"),
+		field.Int64("cache_read_tokens").Default(0).
+			Comment("input tokens read from the prompt cache"),
+		field.Int64("cache_write_tokens").Default(0).
+			Comment("input tokens written to the prompt cache"),
+		field.Int("turns").Default(0).
+			Comment("agent turns (model requests)"),
+		field.Int64("duration_ms").Default(0).Annotations(gqlOrderField("DURATION")).
+			Comment("from the agent fetching its job (or queueing, if it never did) to publishing, in milliseconds; 0 until published"),
+		field.Text("summary").Default("").
+			Comment("the review's summary as posted"),
 		field.JSON("checked", map[string]any{}).Optional().Annotations(gqlType("Map")).Comment("what the agent read and which skills it used"),
 		field.JSON("filtered_files", []string{}).Optional().Annotations(gqlSkipAll()).
 			Comment("files of the PR dropped by path_filters (set with the job); the review's coverage line counts them"),
@@ -77,24 +112,37 @@ func (Run) Fields() []ent.Field {
 		field.String("failure_reason").Default("").Comment("safe sentence, fit for public surfaces"),
 		field.Text("failure_detail").Default("").Comment("operator detail, redacted").
 			Annotations(gqlSkipWhereInput()),
-		field.Int("findings_blocker").Default(0),
-		field.Int("findings_major").Default(0),
-		field.Int("findings_minor").Default(0),
-		field.Int("findings_nit").Default(0),
-		field.Int("findings_posted").Default(0),
-		field.Int("findings_dropped").Default(0),
+		field.Int("findings_blocker").Default(0).
+			Comment("blocker findings reported"),
+		field.Int("findings_major").Default(0).
+			Comment("major findings reported"),
+		field.Int("findings_minor").Default(0).
+			Comment("minor findings reported"),
+		field.Int("findings_nit").Default(0).
+			Comment("nit findings reported"),
+		field.Int("findings_posted").Default(0).
+			Comment("findings published on the pull request"),
+		field.Int("findings_dropped").Default(0).
+			Comment("findings not published (below min_severity, over max_findings, already on the PR)"),
 		field.Int64("review_id").Default(0).Comment("the PR review Chakshu posted for this run"),
 		field.JSON("learnings_used", []int{}).Optional().Annotations(gqlSkipAll()),
 		// Branch state.
-		field.Int("changed_files").Default(0),
-		field.Int("additions").Default(0),
-		field.Int("deletions").Default(0),
-		field.Int("behind_by").Default(0),
-		field.Int("ahead_by").Default(0),
-		field.Bool("from_fork").Default(false),
+		field.Int("changed_files").Default(0).
+			Comment("files changed by the pull request"),
+		field.Int("additions").Default(0).
+			Comment("lines added"),
+		field.Int("deletions").Default(0).
+			Comment("lines deleted"),
+		field.Int("behind_by").Default(0).
+			Comment("commits the head is behind the base branch"),
+		field.Int("ahead_by").Default(0).
+			Comment("commits the head is ahead of the base branch"),
+		field.Bool("from_fork").Default(false).
+			Comment("the head branch is in a fork"),
 		// Reply runs.
 		field.Int64("reply_to_comment_id").Optional().Nillable().Comment("the person's reply this run answers"),
-		field.Int64("thread_root_comment_id").Default(0),
+		field.Int64("thread_root_comment_id").Default(0).
+			Comment("for a reply run: the first comment of the review thread"),
 		field.Int64("reply_comment_id").Default(0).Comment("Chakshu's posted answer"),
 	}
 }
@@ -102,10 +150,14 @@ func (Run) Fields() []ent.Field {
 // Edges of the Run.
 func (Run) Edges() []ent.Edge {
 	return []ent.Edge{
-		edge.From("repository", Repository.Type).Ref("runs").Unique().Required(),
-		edge.From("reviewer", Reviewer.Type).Ref("runs").Unique().Required(),
-		edge.To("findings", Finding.Type).Annotations(gqlRelayConnection()),
-		edge.To("events", RunEvent.Type),
+		edge.From("repository", Repository.Type).Ref("runs").Unique().Required().
+			Comment("the pull request's repository"),
+		edge.From("reviewer", Reviewer.Type).Ref("runs").Unique().Required().
+			Comment("the reviewer that ran"),
+		edge.To("findings", Finding.Type).Annotations(gqlRelayConnection()).
+			Comment("what the run found, posted or not"),
+		edge.To("events", RunEvent.Type).
+			Comment("status changes and notes, the timeline"),
 	}
 }
 
@@ -139,5 +191,7 @@ func (Run) Indexes() []ent.Index {
 
 // Annotations of the Run.
 func (Run) Annotations() []schema.Annotation {
-	return []schema.Annotation{gqlQueryField(), gqlRelayConnection()}
+	return []schema.Annotation{
+		schema.Comment("One reviewer reviewing (or replying on) one pull request at one head commit, with its cost and findings."),
+		gqlQueryField(), gqlRelayConnection()}
 }

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"entgo.io/ent"
+	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 )
@@ -15,12 +16,18 @@ func (User) Mixin() []ent.Mixin { return []ent.Mixin{TimeMixin{}} }
 // Fields of the User.
 func (User) Fields() []ent.Field {
 	return []ent.Field{
-		field.Int64("github_id").Unique(),
-		field.String("login").Unique(),
-		field.String("name").Default(""),
-		field.String("avatar_url").Default(""),
-		field.Bool("is_admin").Default(false),
-		field.Time("last_login_at").Optional().Nillable(),
+		field.Int64("github_id").Unique().
+			Comment("GitHub's user id"),
+		field.String("login").Unique().
+			Comment("GitHub login"),
+		field.String("name").Default("").
+			Comment("display name from GitHub"),
+		field.String("avatar_url").Default("").
+			Comment("avatar image URL from GitHub"),
+		field.Bool("is_admin").Default(false).
+			Comment("a Chakshu admin (CHAKSHU_ADMINS); admin rights from owning an organisation cover that installation only"),
+		field.Time("last_login_at").Optional().Nillable().
+			Comment("last portal sign-in"),
 		field.JSON("repo_access", []int64{}).Optional().Annotations(gqlSkipAll()).
 			Comment("GitHub ids of repositories the user can read, cached"),
 		field.Time("repo_access_refreshed_at").Optional().Nillable().Annotations(gqlSkipAll()),
@@ -29,5 +36,14 @@ func (User) Fields() []ent.Field {
 
 // Edges of the User.
 func (User) Edges() []ent.Edge {
-	return []ent.Edge{edge.To("api_tokens", APIToken.Type)}
+	return []ent.Edge{edge.To("api_tokens", APIToken.Type).
+		Comment("the user's API tokens"),
+	}
+}
+
+// Annotations of the User.
+func (User) Annotations() []schema.Annotation {
+	return []schema.Annotation{
+		schema.Comment("A person who signed in to the portal with GitHub."),
+	}
 }

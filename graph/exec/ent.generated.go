@@ -44,6 +44,7 @@ type QueryResolver interface {
 	ExpensivePullRequests(ctx context.Context, from time.Time, to time.Time, limit *int, where *model.CostFilter) ([]*model.PullRequestCost, error)
 	Status(ctx context.Context) (*model.SystemStatus, error)
 	ConnectorCredentials(ctx context.Context, installationID *int) ([]*ent.ConnectorCredential, error)
+	FindingTrends(ctx context.Context, from time.Time, to time.Time, interval model.CostInterval, where *model.CostFilter) ([]*model.FindingTrend, error)
 	GithubWebURL(ctx context.Context) (string, error)
 }
 type ReviewerResolver interface {
@@ -268,6 +269,44 @@ func (ec *executionContext) field_Query_expensivePullRequests_args(ctx context.C
 		return nil, err
 	}
 	args["limit"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*model.CostFilter, error) {
+			return ec.unmarshalOCostFilter2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋmodelᚐCostFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_findingTrends_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (time.Time, error) {
+			return ec.unmarshalNTime2timeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (time.Time, error) {
+			return ec.unmarshalNTime2timeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "interval",
+		func(ctx context.Context, v any) (model.CostInterval, error) {
+			return ec.unmarshalNCostInterval2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋmodelᚐCostInterval(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["interval"] = arg2
 	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "where",
 		func(ctx context.Context, v any) (*model.CostFilter, error) {
 			return ec.unmarshalOCostFilter2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋmodelᚐCostFilter(ctx, v)
@@ -3226,6 +3265,50 @@ func (ec *executionContext) fieldContext_Query_connectorCredentials(ctx context.
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_connectorCredentials_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_findingTrends(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_findingTrends(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().FindingTrends(ctx, fc.Args["from"].(time.Time), fc.Args["to"].(time.Time), fc.Args["interval"].(model.CostInterval), fc.Args["where"].(*model.CostFilter))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.FindingTrend) graphql.Marshaler {
+			return ec.marshalNFindingTrend2ᚕᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋmodelᚐFindingTrendᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_findingTrends(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FindingTrend(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_findingTrends_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -21244,6 +21327,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_connectorCredentials(ctx, field)
+				})
+		case "findingTrends":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_findingTrends(ctx, field)
 				})
 		case "githubWebURL":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,

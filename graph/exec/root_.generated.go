@@ -150,6 +150,15 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	FindingTrend struct {
+		Category func(childComplexity int) int
+		Count    func(childComplexity int) int
+		Key      func(childComplexity int) int
+		Posted   func(childComplexity int) int
+		Severity func(childComplexity int) int
+		Start    func(childComplexity int) int
+	}
+
 	Installation struct {
 		AccountLogin    func(childComplexity int) int
 		AccountType     func(childComplexity int) int
@@ -215,6 +224,7 @@ type ComplexityRoot struct {
 		CostSeries            func(childComplexity int, from time.Time, to time.Time, interval model.CostInterval, by model.CostSeriesBy, where *model.CostFilter) int
 		CostSummary           func(childComplexity int, from time.Time, to time.Time, groupBy model.CostGroupBy, where *model.CostFilter) int
 		ExpensivePullRequests func(childComplexity int, from time.Time, to time.Time, limit *int, where *model.CostFilter) int
+		FindingTrends         func(childComplexity int, from time.Time, to time.Time, interval model.CostInterval, where *model.CostFilter) int
 		Findings              func(childComplexity int, after *entgql.Cursor[int], first *int, before *entgql.Cursor[int], last *int, orderBy *ent.FindingOrder, where *ent.FindingWhereInput) int
 		GithubWebURL          func(childComplexity int) int
 		Installations         func(childComplexity int, after *entgql.Cursor[int], first *int, before *entgql.Cursor[int], last *int, orderBy *ent.InstallationOrder, where *ent.InstallationWhereInput) int
@@ -1031,6 +1041,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.FindingEdge.Node(childComplexity), true
 
+	case "FindingTrend.category":
+		if e.ComplexityRoot.FindingTrend.Category == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FindingTrend.Category(childComplexity), true
+	case "FindingTrend.count":
+		if e.ComplexityRoot.FindingTrend.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FindingTrend.Count(childComplexity), true
+	case "FindingTrend.key":
+		if e.ComplexityRoot.FindingTrend.Key == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FindingTrend.Key(childComplexity), true
+	case "FindingTrend.posted":
+		if e.ComplexityRoot.FindingTrend.Posted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FindingTrend.Posted(childComplexity), true
+	case "FindingTrend.severity":
+		if e.ComplexityRoot.FindingTrend.Severity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FindingTrend.Severity(childComplexity), true
+	case "FindingTrend.start":
+		if e.ComplexityRoot.FindingTrend.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FindingTrend.Start(childComplexity), true
+
 	case "Installation.accountLogin":
 		if e.ComplexityRoot.Installation.AccountLogin == nil {
 			break
@@ -1388,6 +1435,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.ExpensivePullRequests(childComplexity, args["from"].(time.Time), args["to"].(time.Time), args["limit"].(*int), args["where"].(*model.CostFilter)), true
+	case "Query.findingTrends":
+		if e.ComplexityRoot.Query.FindingTrends == nil {
+			break
+		}
+
+		args, err := ec.field_Query_findingTrends_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.FindingTrends(childComplexity, args["from"].(time.Time), args["to"].(time.Time), args["interval"].(model.CostInterval), args["where"].(*model.CostFilter)), true
 	case "Query.findings":
 		if e.ComplexityRoot.Query.Findings == nil {
 			break
@@ -3134,20 +3192,52 @@ extend type Query {
   """
   One run by ID (the same as node(id:), typed).
   """
-  run(id: ID!): Run
+  run(
+    "The run's ID."
+    id: ID!
+  ): Run
   """
   Cost, volume and duration figures of runs created in [from, to), grouped.
   """
-  costSummary(from: Time!, to: Time!, groupBy: CostGroupBy!, where: CostFilter): CostSummary!
+  costSummary(
+    "Start (inclusive)."
+    from: Time!
+    "End (exclusive)."
+    to: Time!
+    "How to group buckets."
+    groupBy: CostGroupBy!
+    "Narrow to a repository or reviewer."
+    where: CostFilter
+  ): CostSummary!
   """
   Cost over time of runs created in [from, to), one series per reviewer or repository
   (the viewer's repositories only), the most expensive series first.
   """
-  costSeries(from: Time!, to: Time!, interval: CostInterval!, by: CostSeriesBy!, where: CostFilter): [CostSeries!]!
+  costSeries(
+    "Start (inclusive)."
+    from: Time!
+    "End (exclusive)."
+    to: Time!
+    "Bucket width."
+    interval: CostInterval!
+    "One series per reviewer or per repository."
+    by: CostSeriesBy!
+    "Narrow to a repository or reviewer."
+    where: CostFilter
+  ): [CostSeries!]!
   """
   The pull requests that cost the most in [from, to), most expensive first (limit ≤ 100, default 10).
   """
-  expensivePullRequests(from: Time!, to: Time!, limit: Int = 10, where: CostFilter): [PullRequestCost!]!
+  expensivePullRequests(
+    "Start (inclusive)."
+    from: Time!
+    "End (exclusive)."
+    to: Time!
+    "How many (1 to 100)."
+    limit: Int = 10
+    "Narrow to a repository or reviewer."
+    where: CostFilter
+  ): [PullRequestCost!]!
   """
   Workers, queues, failed webhooks and reviewer syncs.
   """
@@ -3155,17 +3245,35 @@ extend type Query {
   """
   Connector credentials (admins). The secret is write-only and never returned.
   """
-  connectorCredentials(installationID: ID): [ConnectorCredential!]!
+  connectorCredentials(
+    "One installation; null for all the admin can manage."
+    installationID: ID
+  ): [ConnectorCredential!]!
 }
 
 """
 Who is asking.
 """
 type Viewer {
+  """
+  The signed-in user (the token owner for an API token).
+  """
   user: User!
+  """
+  GitHub login.
+  """
   login: String!
+  """
+  Display name from GitHub.
+  """
   name: String!
+  """
+  Avatar image URL from GitHub.
+  """
   avatarURL: String!
+  """
+  A Chakshu admin (CHAKSHU_ADMINS).
+  """
   isAdmin: Boolean!
   """
   SESSION for the portal cookie, TOKEN for an API token.
@@ -3181,8 +3289,17 @@ type Viewer {
   canWrite: Boolean!
 }
 
+"""
+How the viewer authenticated.
+"""
 enum AuthMethod {
+  """
+  The portal session cookie.
+  """
   SESSION
+  """
+  An API token (Authorization: Bearer).
+  """
   TOKEN
 }
 
@@ -3231,7 +3348,13 @@ extend type Run {
   cancellable: Boolean!
 }
 
+"""
+Where to see a run on GitHub.
+"""
 type RunLinks {
+  """
+  The pull request on GitHub.
+  """
   pullRequest: String!
   """
   The check run on GitHub; null before dispatch.
@@ -3263,26 +3386,67 @@ extend type Reviewer {
   """
   Figures over runs created in [from, to) (default: the last 30 days) of repositories the viewer can read.
   """
-  stats(from: Time, to: Time): ReviewerStats!
+  stats(
+    "Start (inclusive); default 30 days before to."
+    from: Time
+    "End (exclusive); default now."
+    to: Time
+  ): ReviewerStats!
 }
 
+"""
+A skill of a reviewer (reviewers/<name>/skills/<skill>/SKILL.md).
+"""
 type ReviewerSkill {
+  """
+  The skill directory name.
+  """
   name: String!
+  """
+  The skill's description (SKILL.md front matter).
+  """
   description: String!
 }
 
+"""
+A reviewer's figures over a period.
+"""
 type ReviewerStats {
+  """
+  Runs created in the period.
+  """
   runs: Int!
+  """
+  Of those, succeeded.
+  """
   succeeded: Int!
+  """
+  Of those, failed.
+  """
   failed: Int!
+  """
+  Of those, cancelled.
+  """
   cancelled: Int!
   """
   failed / finished runs (0 when none finished).
   """
   failureRate: Float!
+  """
+  Findings the runs reported.
+  """
   findings: Int!
+  """
+  findings / runs (0 when no runs).
+  """
   findingsPerRun: Float!
+  """
+  totalCostUsd / runs (0 when no runs).
+  """
   meanCostUsd: Float!
+  """
+  Model cost of the runs in USD.
+  """
   totalCostUsd: Float!
 }
 
@@ -3293,20 +3457,53 @@ extend type WebhookEvent {
   payload: String
 }
 
+"""
+How costSummary groups its buckets.
+"""
 enum CostGroupBy {
+  """
+  One bucket per UTC day.
+  """
   DAY
+  """
+  One bucket per week (UTC, from Monday).
+  """
   WEEK
+  """
+  One bucket per reviewer.
+  """
   REVIEWER
+  """
+  One bucket per repository.
+  """
   REPOSITORY
 }
 
+"""
+The width of a time bucket (UTC).
+"""
 enum CostInterval {
+  """
+  UTC days.
+  """
   DAY
+  """
+  Weeks (UTC, from Monday).
+  """
   WEEK
 }
 
+"""
+What each costSeries series is.
+"""
 enum CostSeriesBy {
+  """
+  One series per reviewer.
+  """
   REVIEWER
+  """
+  One series per repository.
+  """
   REPOSITORY
 }
 
@@ -3341,13 +3538,31 @@ type CostSeries {
 Narrows cost figures.
 """
 input CostFilter {
+  """
+  Only runs of this repository.
+  """
   repositoryID: ID
+  """
+  Only runs of this reviewer.
+  """
   reviewerID: ID
 }
 
+"""
+Cost, volume and duration figures of a period, in buckets.
+"""
 type CostSummary {
+  """
+  Start of the period (inclusive).
+  """
   from: Time!
+  """
+  End of the period (exclusive).
+  """
   to: Time!
+  """
+  How buckets are grouped.
+  """
   groupBy: CostGroupBy!
   """
   Figures over the whole period.
@@ -3360,6 +3575,9 @@ type CostSummary {
   buckets: [CostBucket!]!
 }
 
+"""
+Figures of the runs in one bucket (a day, a week, a reviewer or a repository).
+"""
 type CostBucket {
   """
   2026-11-30 for DAY and WEEK (the week's Monday), the reviewer's name, or owner/name.
@@ -3369,16 +3587,49 @@ type CostBucket {
   Start of the day or week; null for REVIEWER and REPOSITORY.
   """
   start: Time
+  """
+  The reviewer, for REVIEWER buckets and reviewer series; null otherwise.
+  """
   reviewer: Reviewer
+  """
+  The repository, for REPOSITORY buckets and repository series; null otherwise.
+  """
   repository: Repository
+  """
+  Model cost in USD.
+  """
   costUsd: Float!
+  """
+  Runs created in the bucket.
+  """
   runs: Int!
+  """
+  Of those, succeeded.
+  """
   succeededRuns: Int!
+  """
+  Of those, failed.
+  """
   failedRuns: Int!
+  """
+  Uncached input tokens.
+  """
   inputTokens: Int64!
+  """
+  Output tokens.
+  """
   outputTokens: Int64!
+  """
+  Input tokens read from the prompt cache.
+  """
   cacheReadTokens: Int64!
+  """
+  Input tokens written to the prompt cache.
+  """
   cacheWriteTokens: Int64!
+  """
+  Findings the runs reported, by severity.
+  """
   findings: SeverityCounts!
   """
   costUsd / findings.total; null when there are no findings.
@@ -3388,29 +3639,83 @@ type CostBucket {
   Duration percentiles of finished runs, in milliseconds; null when none finished.
   """
   p50DurationMs: Int64
+  """
+  95th percentile of the same durations; null when none finished.
+  """
   p95DurationMs: Int64
 }
 
+"""
+Findings counted by severity.
+"""
 type SeverityCounts {
+  """
+  Blocker findings.
+  """
   blocker: Int!
+  """
+  Major findings.
+  """
   major: Int!
+  """
+  Minor findings.
+  """
   minor: Int!
+  """
+  Nit findings.
+  """
   nit: Int!
+  """
+  All findings.
+  """
   total: Int!
 }
 
+"""
+What one pull request cost over a period.
+"""
 type PullRequestCost {
+  """
+  The pull request's repository.
+  """
   repository: Repository!
+  """
+  Pull request number.
+  """
   prNumber: Int!
+  """
+  Title (from its latest run).
+  """
   prTitle: String!
+  """
+  Web URL of the pull request.
+  """
   prURL: String!
+  """
+  Model cost of its runs in USD.
+  """
   costUsd: Float!
+  """
+  Its runs in the period.
+  """
   runs: Int!
+  """
+  Findings its runs reported.
+  """
   findings: Int!
 }
 
+"""
+The state of the workers and queues.
+"""
 type SystemStatus {
+  """
+  The server's clock.
+  """
   now: Time!
+  """
+  Workers that heartbeat recently or hold work.
+  """
   workers: [WorkerStatus!]!
   """
   Runs per active state (queued, dispatched, running, publishing).
@@ -3420,6 +3725,9 @@ type SystemStatus {
   Webhook events per unfinished state (pending, processing).
   """
   webhookQueues: [WebhookQueue!]!
+  """
+  Webhook events in status failed (query webhookEvents(where: {status: failed}) for them).
+  """
   failedWebhooks: Int!
   """
   Installations the viewer can see, with their last reviewer sync.
@@ -3427,27 +3735,69 @@ type SystemStatus {
   installations: [Installation!]!
 }
 
+"""
+One worker and the work it holds.
+"""
 type WorkerStatus {
+  """
+  The worker.
+  """
   worker: Worker!
   """
   Heartbeat within the dead-worker limit and not stopped.
   """
   alive: Boolean!
+  """
+  Runs it holds the lease of.
+  """
   heldRuns: Int!
+  """
+  Webhook events it holds the lease of.
+  """
   heldEvents: Int!
 }
 
+"""
+Runs in one unfinished status.
+"""
 type RunQueue {
+  """
+  The status.
+  """
   status: RunStatus!
+  """
+  Runs in it.
+  """
   count: Int!
+  """
+  When the oldest of them was created; null when none.
+  """
   oldestAt: Time
+  """
+  Age of the oldest in seconds; null when none.
+  """
   oldestAgeSeconds: Float
 }
 
+"""
+Webhook events in one unfinished status.
+"""
 type WebhookQueue {
+  """
+  The status.
+  """
   status: WebhookEventStatus!
+  """
+  Events in it.
+  """
   count: Int!
+  """
+  When the oldest of them was received; null when none.
+  """
   oldestAt: Time
+  """
+  Age of the oldest in seconds; null when none.
+  """
   oldestAgeSeconds: Float
 }
 
@@ -3455,58 +3805,117 @@ type WebhookQueue {
 A connector credential; the secret itself is never readable.
 """
 type ConnectorCredential {
+  """
+  The global ID.
+  """
   id: ID!
+  """
+  The installation whose reviewers may use it.
+  """
   installation: Installation!
+  """
+  The connector, e.g. http.
+  """
   connector: String!
+  """
+  The credential name reviewer.yaml refers to.
+  """
   name: String!
+  """
+  Login of the admin who stored it.
+  """
   createdBy: String!
+  """
+  When it was first stored.
+  """
   createdAt: Time!
+  """
+  When it was last replaced.
+  """
   updatedAt: Time!
 }
 
+"""
+Changes. Cookie sessions send the CSRF token; API tokens need the write scope.
+"""
 type Mutation {
   """
   Queue review runs for a pull request (the same rule as a PR comment: write access to the repository).
   """
-  requestReview(input: RequestReviewInput!): RequestReviewPayload!
+  requestReview(
+    "What to review."
+    input: RequestReviewInput!
+  ): RequestReviewPayload!
   """
   Cancel a run that has not finished.
   """
-  cancelRun(id: ID!): Run!
+  cancelRun(
+    "The run."
+    id: ID!
+  ): Run!
   """
   Put a failed webhook event back in the queue (admins).
   """
-  retryWebhookEvent(id: ID!): WebhookEvent!
+  retryWebhookEvent(
+    "The failed webhook event."
+    id: ID!
+  ): WebhookEvent!
   """
   Ask the workers to sync reviewers now (admins); all installations when installationID is null.
   """
-  syncReviewers(installationID: ID): Boolean!
+  syncReviewers(
+    "One installation; null for all."
+    installationID: ID
+  ): Boolean!
   """
   Store a review learning.
   """
-  createLearning(input: CreateLearningInput!): ReviewLearning!
+  createLearning(
+    "The learning."
+    input: CreateLearningInput!
+  ): ReviewLearning!
   """
   Enable or disable a learning.
   """
-  setLearningEnabled(id: ID!, enabled: Boolean!): ReviewLearning!
+  setLearningEnabled(
+    "The learning."
+    id: ID!
+    "true to use it, false to keep it unused."
+    enabled: Boolean!
+  ): ReviewLearning!
   """
   Create or replace a connector credential (admins).
   """
-  setConnectorCredential(input: SetConnectorCredentialInput!): ConnectorCredential!
+  setConnectorCredential(
+    "The credential."
+    input: SetConnectorCredentialInput!
+  ): ConnectorCredential!
   """
   Delete a connector credential (admins). True when one was deleted.
   """
-  deleteConnectorCredential(id: ID!): Boolean!
+  deleteConnectorCredential(
+    "The credential."
+    id: ID!
+  ): Boolean!
   """
   Create an API token for the viewer; the secret is in the payload once.
   """
-  createAPIToken(input: CreateAPITokenInput!): CreateAPITokenPayload!
+  createAPIToken(
+    "The token to create."
+    input: CreateAPITokenInput!
+  ): CreateAPITokenPayload!
   """
   Revoke one of the viewer's API tokens (admins: anyone's).
   """
-  revokeAPIToken(id: ID!): APIToken!
+  revokeAPIToken(
+    "The token."
+    id: ID!
+  ): APIToken!
 }
 
+"""
+What to review.
+"""
 input RequestReviewInput {
   """
   https://github.com/<owner>/<repo>/pull/<number> (or the GitHub Enterprise host).
@@ -3522,6 +3931,9 @@ input RequestReviewInput {
   note: String
 }
 
+"""
+What requestReview queued.
+"""
 type RequestReviewPayload {
   """
   The runs queued.
@@ -3531,26 +3943,53 @@ type RequestReviewPayload {
   Reviewers that already had a queued or running review of this head commit.
   """
   alreadyQueued: [String!]!
+  """
+  The head commit the runs review.
+  """
   headSha: String!
 }
 
+"""
+A new review learning.
+"""
 input CreateLearningInput {
   """
   The repository for scope repo; for scope installation, any repository of the installation or installationID.
   """
   repositoryID: ID
+  """
+  The installation, for scope installation (or give repositoryID).
+  """
   installationID: ID
+  """
+  repo or installation.
+  """
   scope: ReviewLearningScope!
   """
   File glob; empty matches every file.
   """
   glob: String
+  """
+  The instruction for reviewers (at most 2000 characters).
+  """
   directive: String!
 }
 
+"""
+A connector credential to store.
+"""
 input SetConnectorCredentialInput {
+  """
+  The installation.
+  """
   installationID: ID!
+  """
+  The connector, e.g. http.
+  """
   connector: String!
+  """
+  The credential name reviewer.yaml refers to.
+  """
   name: String!
   """
   Write-only.
@@ -3558,42 +3997,147 @@ input SetConnectorCredentialInput {
   secret: String!
 }
 
+"""
+A new API token.
+"""
 input CreateAPITokenInput {
+  """
+  A label (e.g. the dashboard it serves).
+  """
   name: String!
+  """
+  read (queries only) or write (mutations too).
+  """
   scope: APITokenScope!
+  """
+  When it stops working; null for no expiry.
+  """
   expiresAt: Time
 }
 
+"""
+The new token and its secret (shown only here).
+"""
 type CreateAPITokenPayload {
   """
   chkt_…: shown once, stored only as a hash.
   """
   token: String!
+  """
+  The stored token (without its secret).
+  """
   apiToken: APIToken!
 }
 
+"""
+Live updates over graphql-ws (the graphql-transport-ws subprotocol) on /graphql.
+"""
 type Subscription {
   """
   Runs the viewer can see, each time one changes. ids narrows to those runs.
   """
-  runUpdated(ids: [ID!]): Run!
+  runUpdated(
+    "Only these runs; null for every run the viewer can see."
+    ids: [ID!]
+  ): Run!
+}
+`, BuiltIn: false},
+	{Name: "../../schema/dashboards.graphqls", Input: `# Queries for dashboards (issue 28; docs/api.md) beyond the cost aggregates.
+
+extend type Query {
+  """
+  Findings of runs created in [from, to) (the viewer's repositories only), counted per
+  day or week (UTC; weeks start on Monday), severity and category: one row per
+  combination that has findings, in time order, then by severity (blocker first) and
+  category.
+  """
+  findingTrends(
+    "Start (inclusive)."
+    from: Time!
+    "End (exclusive)."
+    to: Time!
+    "Bucket width."
+    interval: CostInterval!
+    "Narrow to a repository or reviewer."
+    where: CostFilter
+  ): [FindingTrend!]!
+}
+
+"""
+How many findings of one severity and category the runs of one day or week reported.
+"""
+type FindingTrend {
+  """
+  Start of the day or week (UTC).
+  """
+  start: Time!
+  """
+  The day, or the week's Monday, as 2026-11-30.
+  """
+  key: String!
+  """
+  The findings' severity.
+  """
+  severity: FindingSeverity!
+  """
+  The reviewer's category (empty when the reviewer gave none).
+  """
+  category: String!
+  """
+  Findings reported.
+  """
+  count: Int!
+  """
+  Of those, published on the pull request.
+  """
+  posted: Int!
 }
 `, BuiltIn: false},
 	{Name: "../../schema/ent.graphqls", Input: `directive @goField(forceResolver: Boolean, name: String, omittable: Boolean) on FIELD_DEFINITION | INPUT_FIELD_DEFINITION
 directive @goModel(model: String, models: [String!], forceGenerate: Boolean) on OBJECT | INPUT_OBJECT | SCALAR | ENUM | INTERFACE | UNION
+"""
+An API token for dashboards and scripts: ` + "`" + `Authorization: Bearer chkt_…` + "`" + `, acting as its owner. Stored hashed; the secret is shown once.
+"""
 type APIToken implements Node {
+  """
+  The global ID: node(id:) resolves it.
+  """
   id: ID!
+  """
+  when the row was created
+  """
   createdAt: Time!
+  """
+  when the row last changed
+  """
   updatedAt: Time!
+  """
+  the owner's label for the token (e.g. the dashboard it serves)
+  """
   name: String!
   """
   first characters, to recognise a token
   """
   prefix: String!
+  """
+  read: queries and subscriptions only; write: mutations too
+  """
   scope: APITokenScope!
+  """
+  the last request made with the token; null if never used
+  """
   lastUsedAt: Time
+  """
+  after this the token is refused; null: it does not expire
+  """
   expiresAt: Time
+  """
+  when the token was revoked (refused from then on); null while active
+  """
   revokedAt: Time
+  """
+  the user the token acts as: it sees what they can see
+  """
   owner: User!
 }
 """
@@ -3643,13 +4187,22 @@ input APITokenOrder {
 Properties by which APIToken connections can be ordered.
 """
 enum APITokenOrderField {
+  """
+  Order by createdAt.
+  """
   CREATED_AT
 }
 """
 APITokenScope is enum for the field scope
 """
 enum APITokenScope @goModel(model: "github.com/chakshu-dev/chakshu/ent/apitoken.Scope") {
+  """
+  Queries and subscriptions only.
+  """
   read
+  """
+  Queries, subscriptions and mutations.
+  """
   write
 }
 """
@@ -3657,124 +4210,361 @@ APITokenWhereInput is used for filtering APIToken objects.
 Input was generated by ent.
 """
 input APITokenWhereInput {
+  """
+  APITokens that do not match this filter.
+  """
   not: APITokenWhereInput
+  """
+  APITokens that match every one of these filters.
+  """
   and: [APITokenWhereInput!]
+  """
+  APITokens that match at least one of these filters.
+  """
   or: [APITokenWhereInput!]
   """
-  id field predicates
+  APITokens whose id equals the value.
   """
   id: ID
+  """
+  APITokens whose id differs from the value.
+  """
   idNEQ: ID
+  """
+  APITokens whose id is one of the values.
+  """
   idIn: [ID!]
+  """
+  APITokens whose id is none of the values.
+  """
   idNotIn: [ID!]
+  """
+  APITokens whose id is greater than the value.
+  """
   idGT: ID
+  """
+  APITokens whose id is greater than or equal to the value.
+  """
   idGTE: ID
+  """
+  APITokens whose id is less than the value.
+  """
   idLT: ID
+  """
+  APITokens whose id is less than or equal to the value.
+  """
   idLTE: ID
   """
-  created_at field predicates
+  APITokens whose createdAt equals the value.
   """
   createdAt: Time
+  """
+  APITokens whose createdAt differs from the value.
+  """
   createdAtNEQ: Time
+  """
+  APITokens whose createdAt is one of the values.
+  """
   createdAtIn: [Time!]
+  """
+  APITokens whose createdAt is none of the values.
+  """
   createdAtNotIn: [Time!]
+  """
+  APITokens whose createdAt is greater than the value.
+  """
   createdAtGT: Time
+  """
+  APITokens whose createdAt is greater than or equal to the value.
+  """
   createdAtGTE: Time
+  """
+  APITokens whose createdAt is less than the value.
+  """
   createdAtLT: Time
+  """
+  APITokens whose createdAt is less than or equal to the value.
+  """
   createdAtLTE: Time
   """
-  updated_at field predicates
+  APITokens whose updatedAt equals the value.
   """
   updatedAt: Time
+  """
+  APITokens whose updatedAt differs from the value.
+  """
   updatedAtNEQ: Time
+  """
+  APITokens whose updatedAt is one of the values.
+  """
   updatedAtIn: [Time!]
+  """
+  APITokens whose updatedAt is none of the values.
+  """
   updatedAtNotIn: [Time!]
+  """
+  APITokens whose updatedAt is greater than the value.
+  """
   updatedAtGT: Time
+  """
+  APITokens whose updatedAt is greater than or equal to the value.
+  """
   updatedAtGTE: Time
+  """
+  APITokens whose updatedAt is less than the value.
+  """
   updatedAtLT: Time
+  """
+  APITokens whose updatedAt is less than or equal to the value.
+  """
   updatedAtLTE: Time
   """
-  name field predicates
+  APITokens whose name equals the value.
   """
   name: String
+  """
+  APITokens whose name differs from the value.
+  """
   nameNEQ: String
+  """
+  APITokens whose name is one of the values.
+  """
   nameIn: [String!]
+  """
+  APITokens whose name is none of the values.
+  """
   nameNotIn: [String!]
+  """
+  APITokens whose name is greater than the value.
+  """
   nameGT: String
+  """
+  APITokens whose name is greater than or equal to the value.
+  """
   nameGTE: String
+  """
+  APITokens whose name is less than the value.
+  """
   nameLT: String
+  """
+  APITokens whose name is less than or equal to the value.
+  """
   nameLTE: String
+  """
+  APITokens whose name contains the text.
+  """
   nameContains: String
+  """
+  APITokens whose name starts with the text.
+  """
   nameHasPrefix: String
+  """
+  APITokens whose name ends with the text.
+  """
   nameHasSuffix: String
+  """
+  APITokens whose name equals the text, ignoring case.
+  """
   nameEqualFold: String
+  """
+  APITokens whose name contains the text, ignoring case.
+  """
   nameContainsFold: String
   """
-  prefix field predicates
+  APITokens whose prefix equals the value.
   """
   prefix: String
+  """
+  APITokens whose prefix differs from the value.
+  """
   prefixNEQ: String
+  """
+  APITokens whose prefix is one of the values.
+  """
   prefixIn: [String!]
+  """
+  APITokens whose prefix is none of the values.
+  """
   prefixNotIn: [String!]
+  """
+  APITokens whose prefix is greater than the value.
+  """
   prefixGT: String
+  """
+  APITokens whose prefix is greater than or equal to the value.
+  """
   prefixGTE: String
+  """
+  APITokens whose prefix is less than the value.
+  """
   prefixLT: String
+  """
+  APITokens whose prefix is less than or equal to the value.
+  """
   prefixLTE: String
+  """
+  APITokens whose prefix contains the text.
+  """
   prefixContains: String
+  """
+  APITokens whose prefix starts with the text.
+  """
   prefixHasPrefix: String
+  """
+  APITokens whose prefix ends with the text.
+  """
   prefixHasSuffix: String
+  """
+  APITokens whose prefix equals the text, ignoring case.
+  """
   prefixEqualFold: String
+  """
+  APITokens whose prefix contains the text, ignoring case.
+  """
   prefixContainsFold: String
   """
-  scope field predicates
+  APITokens whose scope equals the value.
   """
   scope: APITokenScope
+  """
+  APITokens whose scope differs from the value.
+  """
   scopeNEQ: APITokenScope
+  """
+  APITokens whose scope is one of the values.
+  """
   scopeIn: [APITokenScope!]
+  """
+  APITokens whose scope is none of the values.
+  """
   scopeNotIn: [APITokenScope!]
   """
-  last_used_at field predicates
+  APITokens whose lastUsedAt equals the value.
   """
   lastUsedAt: Time
+  """
+  APITokens whose lastUsedAt differs from the value.
+  """
   lastUsedAtNEQ: Time
+  """
+  APITokens whose lastUsedAt is one of the values.
+  """
   lastUsedAtIn: [Time!]
+  """
+  APITokens whose lastUsedAt is none of the values.
+  """
   lastUsedAtNotIn: [Time!]
+  """
+  APITokens whose lastUsedAt is greater than the value.
+  """
   lastUsedAtGT: Time
+  """
+  APITokens whose lastUsedAt is greater than or equal to the value.
+  """
   lastUsedAtGTE: Time
+  """
+  APITokens whose lastUsedAt is less than the value.
+  """
   lastUsedAtLT: Time
+  """
+  APITokens whose lastUsedAt is less than or equal to the value.
+  """
   lastUsedAtLTE: Time
+  """
+  APITokens whose lastUsedAt is null (when true).
+  """
   lastUsedAtIsNil: Boolean
+  """
+  APITokens whose lastUsedAt is set (when true).
+  """
   lastUsedAtNotNil: Boolean
   """
-  expires_at field predicates
+  APITokens whose expiresAt equals the value.
   """
   expiresAt: Time
+  """
+  APITokens whose expiresAt differs from the value.
+  """
   expiresAtNEQ: Time
+  """
+  APITokens whose expiresAt is one of the values.
+  """
   expiresAtIn: [Time!]
+  """
+  APITokens whose expiresAt is none of the values.
+  """
   expiresAtNotIn: [Time!]
+  """
+  APITokens whose expiresAt is greater than the value.
+  """
   expiresAtGT: Time
+  """
+  APITokens whose expiresAt is greater than or equal to the value.
+  """
   expiresAtGTE: Time
+  """
+  APITokens whose expiresAt is less than the value.
+  """
   expiresAtLT: Time
+  """
+  APITokens whose expiresAt is less than or equal to the value.
+  """
   expiresAtLTE: Time
+  """
+  APITokens whose expiresAt is null (when true).
+  """
   expiresAtIsNil: Boolean
+  """
+  APITokens whose expiresAt is set (when true).
+  """
   expiresAtNotNil: Boolean
   """
-  revoked_at field predicates
+  APITokens whose revokedAt equals the value.
   """
   revokedAt: Time
+  """
+  APITokens whose revokedAt differs from the value.
+  """
   revokedAtNEQ: Time
+  """
+  APITokens whose revokedAt is one of the values.
+  """
   revokedAtIn: [Time!]
+  """
+  APITokens whose revokedAt is none of the values.
+  """
   revokedAtNotIn: [Time!]
+  """
+  APITokens whose revokedAt is greater than the value.
+  """
   revokedAtGT: Time
+  """
+  APITokens whose revokedAt is greater than or equal to the value.
+  """
   revokedAtGTE: Time
+  """
+  APITokens whose revokedAt is less than the value.
+  """
   revokedAtLT: Time
+  """
+  APITokens whose revokedAt is less than or equal to the value.
+  """
   revokedAtLTE: Time
+  """
+  APITokens whose revokedAt is null (when true).
+  """
   revokedAtIsNil: Boolean
+  """
+  APITokens whose revokedAt is set (when true).
+  """
   revokedAtNotNil: Boolean
   """
-  owner edge predicates
+  APITokens that have (true) or lack (false) a owner.
   """
   hasOwner: Boolean
+  """
+  APITokens with a owner matching one of these filters.
+  """
   hasOwnerWith: [UserWhereInput!]
 }
 """
@@ -3782,36 +4572,93 @@ Define a Relay Cursor type:
 https://relay.dev/graphql/connections.htm#sec-Cursor
 """
 scalar Cursor
+"""
+One thing a reviewer found in a run: a file, a line range, a severity and a category; posted on the pull request unless dropped.
+"""
 type Finding implements Node {
+  """
+  The global ID: node(id:) resolves it.
+  """
   id: ID!
+  """
+  when the row was created
+  """
   createdAt: Time!
+  """
+  when the row last changed
+  """
   updatedAt: Time!
   """
   hash of path, category and normalised title
   """
   hiddenID: String!
+  """
+  file the finding is about, relative to the repository root
+  """
   path: String!
+  """
+  last line of the commented range in the file (0: about the file as a whole)
+  """
   line: Int!
+  """
+  first line of a multi-line range; 0 for a single line
+  """
   startLine: Int!
+  """
+  RIGHT (the new version of the file) or LEFT (the old), as GitHub review comments take it
+  """
   side: String!
+  """
+  how much it matters: blocker, major, minor or nit
+  """
   severity: FindingSeverity!
+  """
+  the reviewer's category, e.g. security, correctness, performance
+  """
   category: String!
+  """
+  one-line summary
+  """
   title: String!
+  """
+  the explanation, in markdown
+  """
   body: String!
+  """
+  replacement text for the range (a GitHub suggestion); empty when none
+  """
   suggestion: String!
+  """
+  published on the pull request (inline or in the review body)
+  """
   posted: Boolean!
+  """
+  where it was published: an inline comment, the review body, or not at all
+  """
   placement: FindingPlacement!
   """
   why it was not posted: below min_severity, over max_findings, already on the PR
   """
   droppedReason: String!
+  """
+  GitHub id of the finding's review comment; 0 when not inline
+  """
   commentID: Int!
+  """
+  link to the finding's comment on GitHub; empty when not inline
+  """
   commentURL: String!
   """
   GraphQL node id of the review thread
   """
   threadID: String!
+  """
+  its review thread was resolved (by a person, or by Chakshu once outdated)
+  """
   resolved: Boolean!
+  """
+  the run that found it
+  """
   run: Run!
 }
 """
@@ -3861,24 +4708,51 @@ input FindingOrder {
 Properties by which Finding connections can be ordered.
 """
 enum FindingOrderField {
+  """
+  Order by createdAt.
+  """
   CREATED_AT
+  """
+  Order by severity.
+  """
   SEVERITY
 }
 """
 FindingPlacement is enum for the field placement
 """
 enum FindingPlacement @goModel(model: "github.com/chakshu-dev/chakshu/ent/finding.Placement") {
+  """
+  Posted as an inline review comment on its line.
+  """
   inline
+  """
+  Posted in the review body (its line is not in the diff).
+  """
   body
+  """
+  Not posted (see droppedReason).
+  """
   none
 }
 """
 FindingSeverity is enum for the field severity
 """
 enum FindingSeverity @goModel(model: "github.com/chakshu-dev/chakshu/ent/finding.Severity") {
+  """
+  Must be fixed before merging.
+  """
   blocker
+  """
+  A real problem that should be fixed.
+  """
   major
+  """
+  Worth fixing, not urgent.
+  """
   minor
+  """
+  Style or taste.
+  """
   nit
 }
 """
@@ -3886,289 +4760,850 @@ FindingWhereInput is used for filtering Finding objects.
 Input was generated by ent.
 """
 input FindingWhereInput {
+  """
+  Findings that do not match this filter.
+  """
   not: FindingWhereInput
+  """
+  Findings that match every one of these filters.
+  """
   and: [FindingWhereInput!]
+  """
+  Findings that match at least one of these filters.
+  """
   or: [FindingWhereInput!]
   """
-  id field predicates
+  Findings whose id equals the value.
   """
   id: ID
+  """
+  Findings whose id differs from the value.
+  """
   idNEQ: ID
+  """
+  Findings whose id is one of the values.
+  """
   idIn: [ID!]
+  """
+  Findings whose id is none of the values.
+  """
   idNotIn: [ID!]
+  """
+  Findings whose id is greater than the value.
+  """
   idGT: ID
+  """
+  Findings whose id is greater than or equal to the value.
+  """
   idGTE: ID
+  """
+  Findings whose id is less than the value.
+  """
   idLT: ID
+  """
+  Findings whose id is less than or equal to the value.
+  """
   idLTE: ID
   """
-  created_at field predicates
+  Findings whose createdAt equals the value.
   """
   createdAt: Time
+  """
+  Findings whose createdAt differs from the value.
+  """
   createdAtNEQ: Time
+  """
+  Findings whose createdAt is one of the values.
+  """
   createdAtIn: [Time!]
+  """
+  Findings whose createdAt is none of the values.
+  """
   createdAtNotIn: [Time!]
+  """
+  Findings whose createdAt is greater than the value.
+  """
   createdAtGT: Time
+  """
+  Findings whose createdAt is greater than or equal to the value.
+  """
   createdAtGTE: Time
+  """
+  Findings whose createdAt is less than the value.
+  """
   createdAtLT: Time
+  """
+  Findings whose createdAt is less than or equal to the value.
+  """
   createdAtLTE: Time
   """
-  updated_at field predicates
+  Findings whose updatedAt equals the value.
   """
   updatedAt: Time
+  """
+  Findings whose updatedAt differs from the value.
+  """
   updatedAtNEQ: Time
+  """
+  Findings whose updatedAt is one of the values.
+  """
   updatedAtIn: [Time!]
+  """
+  Findings whose updatedAt is none of the values.
+  """
   updatedAtNotIn: [Time!]
+  """
+  Findings whose updatedAt is greater than the value.
+  """
   updatedAtGT: Time
+  """
+  Findings whose updatedAt is greater than or equal to the value.
+  """
   updatedAtGTE: Time
+  """
+  Findings whose updatedAt is less than the value.
+  """
   updatedAtLT: Time
+  """
+  Findings whose updatedAt is less than or equal to the value.
+  """
   updatedAtLTE: Time
   """
-  hidden_id field predicates
+  Findings whose hiddenID equals the value.
   """
   hiddenID: String
+  """
+  Findings whose hiddenID differs from the value.
+  """
   hiddenIDNEQ: String
+  """
+  Findings whose hiddenID is one of the values.
+  """
   hiddenIDIn: [String!]
+  """
+  Findings whose hiddenID is none of the values.
+  """
   hiddenIDNotIn: [String!]
+  """
+  Findings whose hiddenID is greater than the value.
+  """
   hiddenIDGT: String
+  """
+  Findings whose hiddenID is greater than or equal to the value.
+  """
   hiddenIDGTE: String
+  """
+  Findings whose hiddenID is less than the value.
+  """
   hiddenIDLT: String
+  """
+  Findings whose hiddenID is less than or equal to the value.
+  """
   hiddenIDLTE: String
+  """
+  Findings whose hiddenID contains the text.
+  """
   hiddenIDContains: String
+  """
+  Findings whose hiddenID starts with the text.
+  """
   hiddenIDHasPrefix: String
+  """
+  Findings whose hiddenID ends with the text.
+  """
   hiddenIDHasSuffix: String
+  """
+  Findings whose hiddenID equals the text, ignoring case.
+  """
   hiddenIDEqualFold: String
+  """
+  Findings whose hiddenID contains the text, ignoring case.
+  """
   hiddenIDContainsFold: String
   """
-  path field predicates
+  Findings whose path equals the value.
   """
   path: String
+  """
+  Findings whose path differs from the value.
+  """
   pathNEQ: String
+  """
+  Findings whose path is one of the values.
+  """
   pathIn: [String!]
+  """
+  Findings whose path is none of the values.
+  """
   pathNotIn: [String!]
+  """
+  Findings whose path is greater than the value.
+  """
   pathGT: String
+  """
+  Findings whose path is greater than or equal to the value.
+  """
   pathGTE: String
+  """
+  Findings whose path is less than the value.
+  """
   pathLT: String
+  """
+  Findings whose path is less than or equal to the value.
+  """
   pathLTE: String
+  """
+  Findings whose path contains the text.
+  """
   pathContains: String
+  """
+  Findings whose path starts with the text.
+  """
   pathHasPrefix: String
+  """
+  Findings whose path ends with the text.
+  """
   pathHasSuffix: String
+  """
+  Findings whose path equals the text, ignoring case.
+  """
   pathEqualFold: String
+  """
+  Findings whose path contains the text, ignoring case.
+  """
   pathContainsFold: String
   """
-  line field predicates
+  Findings whose line equals the value.
   """
   line: Int
+  """
+  Findings whose line differs from the value.
+  """
   lineNEQ: Int
+  """
+  Findings whose line is one of the values.
+  """
   lineIn: [Int!]
+  """
+  Findings whose line is none of the values.
+  """
   lineNotIn: [Int!]
+  """
+  Findings whose line is greater than the value.
+  """
   lineGT: Int
+  """
+  Findings whose line is greater than or equal to the value.
+  """
   lineGTE: Int
+  """
+  Findings whose line is less than the value.
+  """
   lineLT: Int
+  """
+  Findings whose line is less than or equal to the value.
+  """
   lineLTE: Int
   """
-  start_line field predicates
+  Findings whose startLine equals the value.
   """
   startLine: Int
+  """
+  Findings whose startLine differs from the value.
+  """
   startLineNEQ: Int
+  """
+  Findings whose startLine is one of the values.
+  """
   startLineIn: [Int!]
+  """
+  Findings whose startLine is none of the values.
+  """
   startLineNotIn: [Int!]
+  """
+  Findings whose startLine is greater than the value.
+  """
   startLineGT: Int
+  """
+  Findings whose startLine is greater than or equal to the value.
+  """
   startLineGTE: Int
+  """
+  Findings whose startLine is less than the value.
+  """
   startLineLT: Int
+  """
+  Findings whose startLine is less than or equal to the value.
+  """
   startLineLTE: Int
   """
-  side field predicates
+  Findings whose side equals the value.
   """
   side: String
+  """
+  Findings whose side differs from the value.
+  """
   sideNEQ: String
+  """
+  Findings whose side is one of the values.
+  """
   sideIn: [String!]
+  """
+  Findings whose side is none of the values.
+  """
   sideNotIn: [String!]
+  """
+  Findings whose side is greater than the value.
+  """
   sideGT: String
+  """
+  Findings whose side is greater than or equal to the value.
+  """
   sideGTE: String
+  """
+  Findings whose side is less than the value.
+  """
   sideLT: String
+  """
+  Findings whose side is less than or equal to the value.
+  """
   sideLTE: String
+  """
+  Findings whose side contains the text.
+  """
   sideContains: String
+  """
+  Findings whose side starts with the text.
+  """
   sideHasPrefix: String
+  """
+  Findings whose side ends with the text.
+  """
   sideHasSuffix: String
+  """
+  Findings whose side equals the text, ignoring case.
+  """
   sideEqualFold: String
+  """
+  Findings whose side contains the text, ignoring case.
+  """
   sideContainsFold: String
   """
-  severity field predicates
+  Findings whose severity equals the value.
   """
   severity: FindingSeverity
+  """
+  Findings whose severity differs from the value.
+  """
   severityNEQ: FindingSeverity
+  """
+  Findings whose severity is one of the values.
+  """
   severityIn: [FindingSeverity!]
+  """
+  Findings whose severity is none of the values.
+  """
   severityNotIn: [FindingSeverity!]
   """
-  category field predicates
+  Findings whose category equals the value.
   """
   category: String
+  """
+  Findings whose category differs from the value.
+  """
   categoryNEQ: String
+  """
+  Findings whose category is one of the values.
+  """
   categoryIn: [String!]
+  """
+  Findings whose category is none of the values.
+  """
   categoryNotIn: [String!]
+  """
+  Findings whose category is greater than the value.
+  """
   categoryGT: String
+  """
+  Findings whose category is greater than or equal to the value.
+  """
   categoryGTE: String
+  """
+  Findings whose category is less than the value.
+  """
   categoryLT: String
+  """
+  Findings whose category is less than or equal to the value.
+  """
   categoryLTE: String
+  """
+  Findings whose category contains the text.
+  """
   categoryContains: String
+  """
+  Findings whose category starts with the text.
+  """
   categoryHasPrefix: String
+  """
+  Findings whose category ends with the text.
+  """
   categoryHasSuffix: String
+  """
+  Findings whose category equals the text, ignoring case.
+  """
   categoryEqualFold: String
+  """
+  Findings whose category contains the text, ignoring case.
+  """
   categoryContainsFold: String
   """
-  title field predicates
+  Findings whose title equals the value.
   """
   title: String
+  """
+  Findings whose title differs from the value.
+  """
   titleNEQ: String
+  """
+  Findings whose title is one of the values.
+  """
   titleIn: [String!]
+  """
+  Findings whose title is none of the values.
+  """
   titleNotIn: [String!]
+  """
+  Findings whose title is greater than the value.
+  """
   titleGT: String
+  """
+  Findings whose title is greater than or equal to the value.
+  """
   titleGTE: String
+  """
+  Findings whose title is less than the value.
+  """
   titleLT: String
+  """
+  Findings whose title is less than or equal to the value.
+  """
   titleLTE: String
+  """
+  Findings whose title contains the text.
+  """
   titleContains: String
+  """
+  Findings whose title starts with the text.
+  """
   titleHasPrefix: String
+  """
+  Findings whose title ends with the text.
+  """
   titleHasSuffix: String
+  """
+  Findings whose title equals the text, ignoring case.
+  """
   titleEqualFold: String
+  """
+  Findings whose title contains the text, ignoring case.
+  """
   titleContainsFold: String
   """
-  body field predicates
+  Findings whose body equals the value.
   """
   body: String
+  """
+  Findings whose body differs from the value.
+  """
   bodyNEQ: String
+  """
+  Findings whose body is one of the values.
+  """
   bodyIn: [String!]
+  """
+  Findings whose body is none of the values.
+  """
   bodyNotIn: [String!]
+  """
+  Findings whose body is greater than the value.
+  """
   bodyGT: String
+  """
+  Findings whose body is greater than or equal to the value.
+  """
   bodyGTE: String
+  """
+  Findings whose body is less than the value.
+  """
   bodyLT: String
+  """
+  Findings whose body is less than or equal to the value.
+  """
   bodyLTE: String
+  """
+  Findings whose body contains the text.
+  """
   bodyContains: String
+  """
+  Findings whose body starts with the text.
+  """
   bodyHasPrefix: String
+  """
+  Findings whose body ends with the text.
+  """
   bodyHasSuffix: String
+  """
+  Findings whose body equals the text, ignoring case.
+  """
   bodyEqualFold: String
+  """
+  Findings whose body contains the text, ignoring case.
+  """
   bodyContainsFold: String
   """
-  suggestion field predicates
+  Findings whose suggestion equals the value.
   """
   suggestion: String
+  """
+  Findings whose suggestion differs from the value.
+  """
   suggestionNEQ: String
+  """
+  Findings whose suggestion is one of the values.
+  """
   suggestionIn: [String!]
+  """
+  Findings whose suggestion is none of the values.
+  """
   suggestionNotIn: [String!]
+  """
+  Findings whose suggestion is greater than the value.
+  """
   suggestionGT: String
+  """
+  Findings whose suggestion is greater than or equal to the value.
+  """
   suggestionGTE: String
+  """
+  Findings whose suggestion is less than the value.
+  """
   suggestionLT: String
+  """
+  Findings whose suggestion is less than or equal to the value.
+  """
   suggestionLTE: String
+  """
+  Findings whose suggestion contains the text.
+  """
   suggestionContains: String
+  """
+  Findings whose suggestion starts with the text.
+  """
   suggestionHasPrefix: String
+  """
+  Findings whose suggestion ends with the text.
+  """
   suggestionHasSuffix: String
+  """
+  Findings whose suggestion equals the text, ignoring case.
+  """
   suggestionEqualFold: String
+  """
+  Findings whose suggestion contains the text, ignoring case.
+  """
   suggestionContainsFold: String
   """
-  posted field predicates
+  Findings whose posted equals the value.
   """
   posted: Boolean
+  """
+  Findings whose posted differs from the value.
+  """
   postedNEQ: Boolean
   """
-  placement field predicates
+  Findings whose placement equals the value.
   """
   placement: FindingPlacement
+  """
+  Findings whose placement differs from the value.
+  """
   placementNEQ: FindingPlacement
+  """
+  Findings whose placement is one of the values.
+  """
   placementIn: [FindingPlacement!]
+  """
+  Findings whose placement is none of the values.
+  """
   placementNotIn: [FindingPlacement!]
   """
-  dropped_reason field predicates
+  Findings whose droppedReason equals the value.
   """
   droppedReason: String
+  """
+  Findings whose droppedReason differs from the value.
+  """
   droppedReasonNEQ: String
+  """
+  Findings whose droppedReason is one of the values.
+  """
   droppedReasonIn: [String!]
+  """
+  Findings whose droppedReason is none of the values.
+  """
   droppedReasonNotIn: [String!]
+  """
+  Findings whose droppedReason is greater than the value.
+  """
   droppedReasonGT: String
+  """
+  Findings whose droppedReason is greater than or equal to the value.
+  """
   droppedReasonGTE: String
+  """
+  Findings whose droppedReason is less than the value.
+  """
   droppedReasonLT: String
+  """
+  Findings whose droppedReason is less than or equal to the value.
+  """
   droppedReasonLTE: String
+  """
+  Findings whose droppedReason contains the text.
+  """
   droppedReasonContains: String
+  """
+  Findings whose droppedReason starts with the text.
+  """
   droppedReasonHasPrefix: String
+  """
+  Findings whose droppedReason ends with the text.
+  """
   droppedReasonHasSuffix: String
+  """
+  Findings whose droppedReason equals the text, ignoring case.
+  """
   droppedReasonEqualFold: String
+  """
+  Findings whose droppedReason contains the text, ignoring case.
+  """
   droppedReasonContainsFold: String
   """
-  comment_id field predicates
+  Findings whose commentID equals the value.
   """
   commentID: Int
+  """
+  Findings whose commentID differs from the value.
+  """
   commentIDNEQ: Int
+  """
+  Findings whose commentID is one of the values.
+  """
   commentIDIn: [Int!]
+  """
+  Findings whose commentID is none of the values.
+  """
   commentIDNotIn: [Int!]
+  """
+  Findings whose commentID is greater than the value.
+  """
   commentIDGT: Int
+  """
+  Findings whose commentID is greater than or equal to the value.
+  """
   commentIDGTE: Int
+  """
+  Findings whose commentID is less than the value.
+  """
   commentIDLT: Int
+  """
+  Findings whose commentID is less than or equal to the value.
+  """
   commentIDLTE: Int
   """
-  comment_url field predicates
+  Findings whose commentURL equals the value.
   """
   commentURL: String
+  """
+  Findings whose commentURL differs from the value.
+  """
   commentURLNEQ: String
+  """
+  Findings whose commentURL is one of the values.
+  """
   commentURLIn: [String!]
+  """
+  Findings whose commentURL is none of the values.
+  """
   commentURLNotIn: [String!]
+  """
+  Findings whose commentURL is greater than the value.
+  """
   commentURLGT: String
+  """
+  Findings whose commentURL is greater than or equal to the value.
+  """
   commentURLGTE: String
+  """
+  Findings whose commentURL is less than the value.
+  """
   commentURLLT: String
+  """
+  Findings whose commentURL is less than or equal to the value.
+  """
   commentURLLTE: String
+  """
+  Findings whose commentURL contains the text.
+  """
   commentURLContains: String
+  """
+  Findings whose commentURL starts with the text.
+  """
   commentURLHasPrefix: String
+  """
+  Findings whose commentURL ends with the text.
+  """
   commentURLHasSuffix: String
+  """
+  Findings whose commentURL equals the text, ignoring case.
+  """
   commentURLEqualFold: String
+  """
+  Findings whose commentURL contains the text, ignoring case.
+  """
   commentURLContainsFold: String
   """
-  thread_id field predicates
+  Findings whose threadID equals the value.
   """
   threadID: String
+  """
+  Findings whose threadID differs from the value.
+  """
   threadIDNEQ: String
+  """
+  Findings whose threadID is one of the values.
+  """
   threadIDIn: [String!]
+  """
+  Findings whose threadID is none of the values.
+  """
   threadIDNotIn: [String!]
+  """
+  Findings whose threadID is greater than the value.
+  """
   threadIDGT: String
+  """
+  Findings whose threadID is greater than or equal to the value.
+  """
   threadIDGTE: String
+  """
+  Findings whose threadID is less than the value.
+  """
   threadIDLT: String
+  """
+  Findings whose threadID is less than or equal to the value.
+  """
   threadIDLTE: String
+  """
+  Findings whose threadID contains the text.
+  """
   threadIDContains: String
+  """
+  Findings whose threadID starts with the text.
+  """
   threadIDHasPrefix: String
+  """
+  Findings whose threadID ends with the text.
+  """
   threadIDHasSuffix: String
+  """
+  Findings whose threadID equals the text, ignoring case.
+  """
   threadIDEqualFold: String
+  """
+  Findings whose threadID contains the text, ignoring case.
+  """
   threadIDContainsFold: String
   """
-  resolved field predicates
+  Findings whose resolved equals the value.
   """
   resolved: Boolean
+  """
+  Findings whose resolved differs from the value.
+  """
   resolvedNEQ: Boolean
   """
-  run edge predicates
+  Findings that have (true) or lack (false) a run.
   """
   hasRun: Boolean
+  """
+  Findings with a run matching one of these filters.
+  """
   hasRunWith: [RunWhereInput!]
 }
+"""
+A GitHub App installation on an organisation or user, with its repositories and reviewers.
+"""
 type Installation implements Node {
+  """
+  The global ID: node(id:) resolves it.
+  """
   id: ID!
+  """
+  when the row was created
+  """
   createdAt: Time!
+  """
+  when the row last changed
+  """
   updatedAt: Time!
   """
   GitHub's installation id
   """
   githubID: Int!
+  """
+  the organisation or user the GitHub App is installed on
+  """
   accountLogin: String!
+  """
+  Organization or User
+  """
   accountType: String!
   """
   owner/name of the reviewers repository; empty means <account>/chakshu-reviewers
   """
   reviewersRepo: String!
+  """
+  the installation is suspended on GitHub; nothing is reviewed
+  """
   suspended: Boolean!
+  """
+  when reviewers were last synced from the reviewers repository
+  """
   lastSyncAt: Time
+  """
+  commit of the reviewers repository the last sync read
+  """
   lastSyncCommit: String!
+  """
+  why the last sync failed; empty when it succeeded
+  """
   lastSyncError: String!
   """
   a reviewers sync was requested (push, start, on demand) and no worker has claimed it yet
   """
   syncRequestedAt: Time
+  """
+  repositories the installation covers (those the viewer can read)
+  """
   repositories: [Repository!]
+  """
+  reviewers synced from its reviewers repository
+  """
   reviewers: [Reviewer!]
+  """
+  review learnings stored for it (both scopes)
+  """
   learnings: [ReviewLearning!]
 }
 """
@@ -4218,6 +5653,9 @@ input InstallationOrder {
 Properties by which Installation connections can be ordered.
 """
 enum InstallationOrderField {
+  """
+  Order by createdAt.
+  """
   CREATED_AT
 }
 """
@@ -4225,178 +5663,517 @@ InstallationWhereInput is used for filtering Installation objects.
 Input was generated by ent.
 """
 input InstallationWhereInput {
+  """
+  Installations that do not match this filter.
+  """
   not: InstallationWhereInput
+  """
+  Installations that match every one of these filters.
+  """
   and: [InstallationWhereInput!]
+  """
+  Installations that match at least one of these filters.
+  """
   or: [InstallationWhereInput!]
   """
-  id field predicates
+  Installations whose id equals the value.
   """
   id: ID
+  """
+  Installations whose id differs from the value.
+  """
   idNEQ: ID
+  """
+  Installations whose id is one of the values.
+  """
   idIn: [ID!]
+  """
+  Installations whose id is none of the values.
+  """
   idNotIn: [ID!]
+  """
+  Installations whose id is greater than the value.
+  """
   idGT: ID
+  """
+  Installations whose id is greater than or equal to the value.
+  """
   idGTE: ID
+  """
+  Installations whose id is less than the value.
+  """
   idLT: ID
+  """
+  Installations whose id is less than or equal to the value.
+  """
   idLTE: ID
   """
-  created_at field predicates
+  Installations whose createdAt equals the value.
   """
   createdAt: Time
+  """
+  Installations whose createdAt differs from the value.
+  """
   createdAtNEQ: Time
+  """
+  Installations whose createdAt is one of the values.
+  """
   createdAtIn: [Time!]
+  """
+  Installations whose createdAt is none of the values.
+  """
   createdAtNotIn: [Time!]
+  """
+  Installations whose createdAt is greater than the value.
+  """
   createdAtGT: Time
+  """
+  Installations whose createdAt is greater than or equal to the value.
+  """
   createdAtGTE: Time
+  """
+  Installations whose createdAt is less than the value.
+  """
   createdAtLT: Time
+  """
+  Installations whose createdAt is less than or equal to the value.
+  """
   createdAtLTE: Time
   """
-  updated_at field predicates
+  Installations whose updatedAt equals the value.
   """
   updatedAt: Time
+  """
+  Installations whose updatedAt differs from the value.
+  """
   updatedAtNEQ: Time
+  """
+  Installations whose updatedAt is one of the values.
+  """
   updatedAtIn: [Time!]
+  """
+  Installations whose updatedAt is none of the values.
+  """
   updatedAtNotIn: [Time!]
+  """
+  Installations whose updatedAt is greater than the value.
+  """
   updatedAtGT: Time
+  """
+  Installations whose updatedAt is greater than or equal to the value.
+  """
   updatedAtGTE: Time
+  """
+  Installations whose updatedAt is less than the value.
+  """
   updatedAtLT: Time
+  """
+  Installations whose updatedAt is less than or equal to the value.
+  """
   updatedAtLTE: Time
   """
-  github_id field predicates
+  Installations whose githubID equals the value.
   """
   githubID: Int
+  """
+  Installations whose githubID differs from the value.
+  """
   githubIDNEQ: Int
+  """
+  Installations whose githubID is one of the values.
+  """
   githubIDIn: [Int!]
+  """
+  Installations whose githubID is none of the values.
+  """
   githubIDNotIn: [Int!]
+  """
+  Installations whose githubID is greater than the value.
+  """
   githubIDGT: Int
+  """
+  Installations whose githubID is greater than or equal to the value.
+  """
   githubIDGTE: Int
+  """
+  Installations whose githubID is less than the value.
+  """
   githubIDLT: Int
+  """
+  Installations whose githubID is less than or equal to the value.
+  """
   githubIDLTE: Int
   """
-  account_login field predicates
+  Installations whose accountLogin equals the value.
   """
   accountLogin: String
+  """
+  Installations whose accountLogin differs from the value.
+  """
   accountLoginNEQ: String
+  """
+  Installations whose accountLogin is one of the values.
+  """
   accountLoginIn: [String!]
+  """
+  Installations whose accountLogin is none of the values.
+  """
   accountLoginNotIn: [String!]
+  """
+  Installations whose accountLogin is greater than the value.
+  """
   accountLoginGT: String
+  """
+  Installations whose accountLogin is greater than or equal to the value.
+  """
   accountLoginGTE: String
+  """
+  Installations whose accountLogin is less than the value.
+  """
   accountLoginLT: String
+  """
+  Installations whose accountLogin is less than or equal to the value.
+  """
   accountLoginLTE: String
+  """
+  Installations whose accountLogin contains the text.
+  """
   accountLoginContains: String
+  """
+  Installations whose accountLogin starts with the text.
+  """
   accountLoginHasPrefix: String
+  """
+  Installations whose accountLogin ends with the text.
+  """
   accountLoginHasSuffix: String
+  """
+  Installations whose accountLogin equals the text, ignoring case.
+  """
   accountLoginEqualFold: String
+  """
+  Installations whose accountLogin contains the text, ignoring case.
+  """
   accountLoginContainsFold: String
   """
-  account_type field predicates
+  Installations whose accountType equals the value.
   """
   accountType: String
+  """
+  Installations whose accountType differs from the value.
+  """
   accountTypeNEQ: String
+  """
+  Installations whose accountType is one of the values.
+  """
   accountTypeIn: [String!]
+  """
+  Installations whose accountType is none of the values.
+  """
   accountTypeNotIn: [String!]
+  """
+  Installations whose accountType is greater than the value.
+  """
   accountTypeGT: String
+  """
+  Installations whose accountType is greater than or equal to the value.
+  """
   accountTypeGTE: String
+  """
+  Installations whose accountType is less than the value.
+  """
   accountTypeLT: String
+  """
+  Installations whose accountType is less than or equal to the value.
+  """
   accountTypeLTE: String
+  """
+  Installations whose accountType contains the text.
+  """
   accountTypeContains: String
+  """
+  Installations whose accountType starts with the text.
+  """
   accountTypeHasPrefix: String
+  """
+  Installations whose accountType ends with the text.
+  """
   accountTypeHasSuffix: String
+  """
+  Installations whose accountType equals the text, ignoring case.
+  """
   accountTypeEqualFold: String
+  """
+  Installations whose accountType contains the text, ignoring case.
+  """
   accountTypeContainsFold: String
   """
-  reviewers_repo field predicates
+  Installations whose reviewersRepo equals the value.
   """
   reviewersRepo: String
+  """
+  Installations whose reviewersRepo differs from the value.
+  """
   reviewersRepoNEQ: String
+  """
+  Installations whose reviewersRepo is one of the values.
+  """
   reviewersRepoIn: [String!]
+  """
+  Installations whose reviewersRepo is none of the values.
+  """
   reviewersRepoNotIn: [String!]
+  """
+  Installations whose reviewersRepo is greater than the value.
+  """
   reviewersRepoGT: String
+  """
+  Installations whose reviewersRepo is greater than or equal to the value.
+  """
   reviewersRepoGTE: String
+  """
+  Installations whose reviewersRepo is less than the value.
+  """
   reviewersRepoLT: String
+  """
+  Installations whose reviewersRepo is less than or equal to the value.
+  """
   reviewersRepoLTE: String
+  """
+  Installations whose reviewersRepo contains the text.
+  """
   reviewersRepoContains: String
+  """
+  Installations whose reviewersRepo starts with the text.
+  """
   reviewersRepoHasPrefix: String
+  """
+  Installations whose reviewersRepo ends with the text.
+  """
   reviewersRepoHasSuffix: String
+  """
+  Installations whose reviewersRepo equals the text, ignoring case.
+  """
   reviewersRepoEqualFold: String
+  """
+  Installations whose reviewersRepo contains the text, ignoring case.
+  """
   reviewersRepoContainsFold: String
   """
-  suspended field predicates
+  Installations whose suspended equals the value.
   """
   suspended: Boolean
+  """
+  Installations whose suspended differs from the value.
+  """
   suspendedNEQ: Boolean
   """
-  last_sync_at field predicates
+  Installations whose lastSyncAt equals the value.
   """
   lastSyncAt: Time
+  """
+  Installations whose lastSyncAt differs from the value.
+  """
   lastSyncAtNEQ: Time
+  """
+  Installations whose lastSyncAt is one of the values.
+  """
   lastSyncAtIn: [Time!]
+  """
+  Installations whose lastSyncAt is none of the values.
+  """
   lastSyncAtNotIn: [Time!]
+  """
+  Installations whose lastSyncAt is greater than the value.
+  """
   lastSyncAtGT: Time
+  """
+  Installations whose lastSyncAt is greater than or equal to the value.
+  """
   lastSyncAtGTE: Time
+  """
+  Installations whose lastSyncAt is less than the value.
+  """
   lastSyncAtLT: Time
+  """
+  Installations whose lastSyncAt is less than or equal to the value.
+  """
   lastSyncAtLTE: Time
+  """
+  Installations whose lastSyncAt is null (when true).
+  """
   lastSyncAtIsNil: Boolean
+  """
+  Installations whose lastSyncAt is set (when true).
+  """
   lastSyncAtNotNil: Boolean
   """
-  last_sync_commit field predicates
+  Installations whose lastSyncCommit equals the value.
   """
   lastSyncCommit: String
+  """
+  Installations whose lastSyncCommit differs from the value.
+  """
   lastSyncCommitNEQ: String
+  """
+  Installations whose lastSyncCommit is one of the values.
+  """
   lastSyncCommitIn: [String!]
+  """
+  Installations whose lastSyncCommit is none of the values.
+  """
   lastSyncCommitNotIn: [String!]
+  """
+  Installations whose lastSyncCommit is greater than the value.
+  """
   lastSyncCommitGT: String
+  """
+  Installations whose lastSyncCommit is greater than or equal to the value.
+  """
   lastSyncCommitGTE: String
+  """
+  Installations whose lastSyncCommit is less than the value.
+  """
   lastSyncCommitLT: String
+  """
+  Installations whose lastSyncCommit is less than or equal to the value.
+  """
   lastSyncCommitLTE: String
+  """
+  Installations whose lastSyncCommit contains the text.
+  """
   lastSyncCommitContains: String
+  """
+  Installations whose lastSyncCommit starts with the text.
+  """
   lastSyncCommitHasPrefix: String
+  """
+  Installations whose lastSyncCommit ends with the text.
+  """
   lastSyncCommitHasSuffix: String
+  """
+  Installations whose lastSyncCommit equals the text, ignoring case.
+  """
   lastSyncCommitEqualFold: String
+  """
+  Installations whose lastSyncCommit contains the text, ignoring case.
+  """
   lastSyncCommitContainsFold: String
   """
-  last_sync_error field predicates
+  Installations whose lastSyncError equals the value.
   """
   lastSyncError: String
+  """
+  Installations whose lastSyncError differs from the value.
+  """
   lastSyncErrorNEQ: String
+  """
+  Installations whose lastSyncError is one of the values.
+  """
   lastSyncErrorIn: [String!]
+  """
+  Installations whose lastSyncError is none of the values.
+  """
   lastSyncErrorNotIn: [String!]
+  """
+  Installations whose lastSyncError is greater than the value.
+  """
   lastSyncErrorGT: String
+  """
+  Installations whose lastSyncError is greater than or equal to the value.
+  """
   lastSyncErrorGTE: String
+  """
+  Installations whose lastSyncError is less than the value.
+  """
   lastSyncErrorLT: String
+  """
+  Installations whose lastSyncError is less than or equal to the value.
+  """
   lastSyncErrorLTE: String
+  """
+  Installations whose lastSyncError contains the text.
+  """
   lastSyncErrorContains: String
+  """
+  Installations whose lastSyncError starts with the text.
+  """
   lastSyncErrorHasPrefix: String
+  """
+  Installations whose lastSyncError ends with the text.
+  """
   lastSyncErrorHasSuffix: String
+  """
+  Installations whose lastSyncError equals the text, ignoring case.
+  """
   lastSyncErrorEqualFold: String
+  """
+  Installations whose lastSyncError contains the text, ignoring case.
+  """
   lastSyncErrorContainsFold: String
   """
-  sync_requested_at field predicates
+  Installations whose syncRequestedAt equals the value.
   """
   syncRequestedAt: Time
+  """
+  Installations whose syncRequestedAt differs from the value.
+  """
   syncRequestedAtNEQ: Time
+  """
+  Installations whose syncRequestedAt is one of the values.
+  """
   syncRequestedAtIn: [Time!]
+  """
+  Installations whose syncRequestedAt is none of the values.
+  """
   syncRequestedAtNotIn: [Time!]
+  """
+  Installations whose syncRequestedAt is greater than the value.
+  """
   syncRequestedAtGT: Time
+  """
+  Installations whose syncRequestedAt is greater than or equal to the value.
+  """
   syncRequestedAtGTE: Time
+  """
+  Installations whose syncRequestedAt is less than the value.
+  """
   syncRequestedAtLT: Time
+  """
+  Installations whose syncRequestedAt is less than or equal to the value.
+  """
   syncRequestedAtLTE: Time
+  """
+  Installations whose syncRequestedAt is null (when true).
+  """
   syncRequestedAtIsNil: Boolean
+  """
+  Installations whose syncRequestedAt is set (when true).
+  """
   syncRequestedAtNotNil: Boolean
   """
-  repositories edge predicates
+  Installations that have (true) or lack (false) a repositories.
   """
   hasRepositories: Boolean
+  """
+  Installations with a repositories matching one of these filters.
+  """
   hasRepositoriesWith: [RepositoryWhereInput!]
   """
-  reviewers edge predicates
+  Installations that have (true) or lack (false) a reviewers.
   """
   hasReviewers: Boolean
+  """
+  Installations with a reviewers matching one of these filters.
+  """
   hasReviewersWith: [ReviewerWhereInput!]
   """
-  learnings edge predicates
+  Installations that have (true) or lack (false) a learnings.
   """
   hasLearnings: Boolean
+  """
+  Installations with a learnings matching one of these filters.
+  """
   hasLearningsWith: [ReviewLearningWhereInput!]
 }
 """
@@ -4444,6 +6221,9 @@ type PageInfo {
   """
   endCursor: Cursor
 }
+"""
+The entry points for reading Chakshu's data. Every list is limited to what the viewer may see on GitHub.
+"""
 type Query {
   """
   Fetches an object given its ID.
@@ -4463,6 +6243,9 @@ type Query {
     """
     ids: [ID!]!
   ): [Node]!
+  """
+  APITokens the viewer can see, a page at a time (Relay): filter with where, sort with orderBy. An API token for dashboards and scripts: ` + "`" + `Authorization: Bearer chkt_…` + "`" + `, acting as its owner. Stored hashed; the secret is shown once.
+  """
   apiTokens(
     """
     Returns the elements in the list that come after the specified cursor.
@@ -4494,6 +6277,9 @@ type Query {
     """
     where: APITokenWhereInput
   ): APITokenConnection!
+  """
+  Findings the viewer can see, a page at a time (Relay): filter with where, sort with orderBy. One thing a reviewer found in a run: a file, a line range, a severity and a category; posted on the pull request unless dropped.
+  """
   findings(
     """
     Returns the elements in the list that come after the specified cursor.
@@ -4525,6 +6311,9 @@ type Query {
     """
     where: FindingWhereInput
   ): FindingConnection!
+  """
+  Installations the viewer can see, a page at a time (Relay): filter with where, sort with orderBy. A GitHub App installation on an organisation or user, with its repositories and reviewers.
+  """
   installations(
     """
     Returns the elements in the list that come after the specified cursor.
@@ -4556,6 +6345,9 @@ type Query {
     """
     where: InstallationWhereInput
   ): InstallationConnection!
+  """
+  Repositories the viewer can see, a page at a time (Relay): filter with where, sort with orderBy. A GitHub repository the App is installed on.
+  """
   repositories(
     """
     Returns the elements in the list that come after the specified cursor.
@@ -4587,6 +6379,9 @@ type Query {
     """
     where: RepositoryWhereInput
   ): RepositoryConnection!
+  """
+  ReviewLearnings the viewer can see, a page at a time (Relay): filter with where, sort with orderBy. A standing directive for reviewers (from a reply ` + "`" + `@chakshu remember …` + "`" + ` or the portal), applied to files matching its glob.
+  """
   reviewLearnings(
     """
     Returns the elements in the list that come after the specified cursor.
@@ -4618,6 +6413,9 @@ type Query {
     """
     where: ReviewLearningWhereInput
   ): ReviewLearningConnection!
+  """
+  Reviewers the viewer can see, a page at a time (Relay): filter with where, sort with orderBy. An AI reviewer defined in the installation's reviewers repository (reviewers/<name>/).
+  """
   reviewers(
     """
     Returns the elements in the list that come after the specified cursor.
@@ -4649,6 +6447,9 @@ type Query {
     """
     where: ReviewerWhereInput
   ): ReviewerConnection!
+  """
+  Runs the viewer can see, a page at a time (Relay): filter with where, sort with orderBy. One reviewer reviewing (or replying on) one pull request at one head commit, with its cost and findings.
+  """
   runs(
     """
     Returns the elements in the list that come after the specified cursor.
@@ -4680,6 +6481,9 @@ type Query {
     """
     where: RunWhereInput
   ): RunConnection!
+  """
+  WebhookEvents the viewer can see, a page at a time (Relay): filter with where, sort with orderBy. A webhook delivery from GitHub, as stored and handled.
+  """
   webhookEvents(
     """
     Returns the elements in the list that come after the specified cursor.
@@ -4712,21 +6516,57 @@ type Query {
     where: WebhookEventWhereInput
   ): WebhookEventConnection!
 }
+"""
+A GitHub repository the App is installed on.
+"""
 type Repository implements Node {
+  """
+  The global ID: node(id:) resolves it.
+  """
   id: ID!
+  """
+  when the row was created
+  """
   createdAt: Time!
+  """
+  when the row last changed
+  """
   updatedAt: Time!
+  """
+  GitHub's repository id
+  """
   githubID: Int!
+  """
+  owner login
+  """
   owner: String!
+  """
+  repository name without the owner
+  """
   name: String!
+  """
+  owner/name
+  """
   fullName: String!
+  """
+  the branch chakshu.yml and the review workflow are read from
+  """
   defaultBranch: String!
+  """
+  private or internal on GitHub
+  """
   private: Boolean!
   """
   the installation no longer covers this repository
   """
   removed: Boolean!
+  """
+  the installation that covers it
+  """
   installation: Installation!
+  """
+  review and reply runs on its pull requests
+  """
   runs(
     """
     Returns the elements in the list that come after the specified cursor.
@@ -4758,6 +6598,9 @@ type Repository implements Node {
     """
     where: RunWhereInput
   ): RunConnection!
+  """
+  learnings scoped to this repository
+  """
   learnings: [ReviewLearning!]
 }
 """
@@ -4807,7 +6650,13 @@ input RepositoryOrder {
 Properties by which Repository connections can be ordered.
 """
 enum RepositoryOrderField {
+  """
+  Order by createdAt.
+  """
   CREATED_AT
+  """
+  Order by fullName.
+  """
   FULL_NAME
 }
 """
@@ -4815,164 +6664,458 @@ RepositoryWhereInput is used for filtering Repository objects.
 Input was generated by ent.
 """
 input RepositoryWhereInput {
+  """
+  Repositories that do not match this filter.
+  """
   not: RepositoryWhereInput
+  """
+  Repositories that match every one of these filters.
+  """
   and: [RepositoryWhereInput!]
+  """
+  Repositories that match at least one of these filters.
+  """
   or: [RepositoryWhereInput!]
   """
-  id field predicates
+  Repositories whose id equals the value.
   """
   id: ID
+  """
+  Repositories whose id differs from the value.
+  """
   idNEQ: ID
+  """
+  Repositories whose id is one of the values.
+  """
   idIn: [ID!]
+  """
+  Repositories whose id is none of the values.
+  """
   idNotIn: [ID!]
+  """
+  Repositories whose id is greater than the value.
+  """
   idGT: ID
+  """
+  Repositories whose id is greater than or equal to the value.
+  """
   idGTE: ID
+  """
+  Repositories whose id is less than the value.
+  """
   idLT: ID
+  """
+  Repositories whose id is less than or equal to the value.
+  """
   idLTE: ID
   """
-  created_at field predicates
+  Repositories whose createdAt equals the value.
   """
   createdAt: Time
+  """
+  Repositories whose createdAt differs from the value.
+  """
   createdAtNEQ: Time
+  """
+  Repositories whose createdAt is one of the values.
+  """
   createdAtIn: [Time!]
+  """
+  Repositories whose createdAt is none of the values.
+  """
   createdAtNotIn: [Time!]
+  """
+  Repositories whose createdAt is greater than the value.
+  """
   createdAtGT: Time
+  """
+  Repositories whose createdAt is greater than or equal to the value.
+  """
   createdAtGTE: Time
+  """
+  Repositories whose createdAt is less than the value.
+  """
   createdAtLT: Time
+  """
+  Repositories whose createdAt is less than or equal to the value.
+  """
   createdAtLTE: Time
   """
-  updated_at field predicates
+  Repositories whose updatedAt equals the value.
   """
   updatedAt: Time
+  """
+  Repositories whose updatedAt differs from the value.
+  """
   updatedAtNEQ: Time
+  """
+  Repositories whose updatedAt is one of the values.
+  """
   updatedAtIn: [Time!]
+  """
+  Repositories whose updatedAt is none of the values.
+  """
   updatedAtNotIn: [Time!]
+  """
+  Repositories whose updatedAt is greater than the value.
+  """
   updatedAtGT: Time
+  """
+  Repositories whose updatedAt is greater than or equal to the value.
+  """
   updatedAtGTE: Time
+  """
+  Repositories whose updatedAt is less than the value.
+  """
   updatedAtLT: Time
+  """
+  Repositories whose updatedAt is less than or equal to the value.
+  """
   updatedAtLTE: Time
   """
-  github_id field predicates
+  Repositories whose githubID equals the value.
   """
   githubID: Int
+  """
+  Repositories whose githubID differs from the value.
+  """
   githubIDNEQ: Int
+  """
+  Repositories whose githubID is one of the values.
+  """
   githubIDIn: [Int!]
+  """
+  Repositories whose githubID is none of the values.
+  """
   githubIDNotIn: [Int!]
+  """
+  Repositories whose githubID is greater than the value.
+  """
   githubIDGT: Int
+  """
+  Repositories whose githubID is greater than or equal to the value.
+  """
   githubIDGTE: Int
+  """
+  Repositories whose githubID is less than the value.
+  """
   githubIDLT: Int
+  """
+  Repositories whose githubID is less than or equal to the value.
+  """
   githubIDLTE: Int
   """
-  owner field predicates
+  Repositories whose owner equals the value.
   """
   owner: String
+  """
+  Repositories whose owner differs from the value.
+  """
   ownerNEQ: String
+  """
+  Repositories whose owner is one of the values.
+  """
   ownerIn: [String!]
+  """
+  Repositories whose owner is none of the values.
+  """
   ownerNotIn: [String!]
+  """
+  Repositories whose owner is greater than the value.
+  """
   ownerGT: String
+  """
+  Repositories whose owner is greater than or equal to the value.
+  """
   ownerGTE: String
+  """
+  Repositories whose owner is less than the value.
+  """
   ownerLT: String
+  """
+  Repositories whose owner is less than or equal to the value.
+  """
   ownerLTE: String
+  """
+  Repositories whose owner contains the text.
+  """
   ownerContains: String
+  """
+  Repositories whose owner starts with the text.
+  """
   ownerHasPrefix: String
+  """
+  Repositories whose owner ends with the text.
+  """
   ownerHasSuffix: String
+  """
+  Repositories whose owner equals the text, ignoring case.
+  """
   ownerEqualFold: String
+  """
+  Repositories whose owner contains the text, ignoring case.
+  """
   ownerContainsFold: String
   """
-  name field predicates
+  Repositories whose name equals the value.
   """
   name: String
+  """
+  Repositories whose name differs from the value.
+  """
   nameNEQ: String
+  """
+  Repositories whose name is one of the values.
+  """
   nameIn: [String!]
+  """
+  Repositories whose name is none of the values.
+  """
   nameNotIn: [String!]
+  """
+  Repositories whose name is greater than the value.
+  """
   nameGT: String
+  """
+  Repositories whose name is greater than or equal to the value.
+  """
   nameGTE: String
+  """
+  Repositories whose name is less than the value.
+  """
   nameLT: String
+  """
+  Repositories whose name is less than or equal to the value.
+  """
   nameLTE: String
+  """
+  Repositories whose name contains the text.
+  """
   nameContains: String
+  """
+  Repositories whose name starts with the text.
+  """
   nameHasPrefix: String
+  """
+  Repositories whose name ends with the text.
+  """
   nameHasSuffix: String
+  """
+  Repositories whose name equals the text, ignoring case.
+  """
   nameEqualFold: String
+  """
+  Repositories whose name contains the text, ignoring case.
+  """
   nameContainsFold: String
   """
-  full_name field predicates
+  Repositories whose fullName equals the value.
   """
   fullName: String
+  """
+  Repositories whose fullName differs from the value.
+  """
   fullNameNEQ: String
+  """
+  Repositories whose fullName is one of the values.
+  """
   fullNameIn: [String!]
+  """
+  Repositories whose fullName is none of the values.
+  """
   fullNameNotIn: [String!]
+  """
+  Repositories whose fullName is greater than the value.
+  """
   fullNameGT: String
+  """
+  Repositories whose fullName is greater than or equal to the value.
+  """
   fullNameGTE: String
+  """
+  Repositories whose fullName is less than the value.
+  """
   fullNameLT: String
+  """
+  Repositories whose fullName is less than or equal to the value.
+  """
   fullNameLTE: String
+  """
+  Repositories whose fullName contains the text.
+  """
   fullNameContains: String
+  """
+  Repositories whose fullName starts with the text.
+  """
   fullNameHasPrefix: String
+  """
+  Repositories whose fullName ends with the text.
+  """
   fullNameHasSuffix: String
+  """
+  Repositories whose fullName equals the text, ignoring case.
+  """
   fullNameEqualFold: String
+  """
+  Repositories whose fullName contains the text, ignoring case.
+  """
   fullNameContainsFold: String
   """
-  default_branch field predicates
+  Repositories whose defaultBranch equals the value.
   """
   defaultBranch: String
+  """
+  Repositories whose defaultBranch differs from the value.
+  """
   defaultBranchNEQ: String
+  """
+  Repositories whose defaultBranch is one of the values.
+  """
   defaultBranchIn: [String!]
+  """
+  Repositories whose defaultBranch is none of the values.
+  """
   defaultBranchNotIn: [String!]
+  """
+  Repositories whose defaultBranch is greater than the value.
+  """
   defaultBranchGT: String
+  """
+  Repositories whose defaultBranch is greater than or equal to the value.
+  """
   defaultBranchGTE: String
+  """
+  Repositories whose defaultBranch is less than the value.
+  """
   defaultBranchLT: String
+  """
+  Repositories whose defaultBranch is less than or equal to the value.
+  """
   defaultBranchLTE: String
+  """
+  Repositories whose defaultBranch contains the text.
+  """
   defaultBranchContains: String
+  """
+  Repositories whose defaultBranch starts with the text.
+  """
   defaultBranchHasPrefix: String
+  """
+  Repositories whose defaultBranch ends with the text.
+  """
   defaultBranchHasSuffix: String
+  """
+  Repositories whose defaultBranch equals the text, ignoring case.
+  """
   defaultBranchEqualFold: String
+  """
+  Repositories whose defaultBranch contains the text, ignoring case.
+  """
   defaultBranchContainsFold: String
   """
-  private field predicates
+  Repositories whose private equals the value.
   """
   private: Boolean
+  """
+  Repositories whose private differs from the value.
+  """
   privateNEQ: Boolean
   """
-  removed field predicates
+  Repositories whose removed equals the value.
   """
   removed: Boolean
+  """
+  Repositories whose removed differs from the value.
+  """
   removedNEQ: Boolean
   """
-  installation edge predicates
+  Repositories that have (true) or lack (false) a installation.
   """
   hasInstallation: Boolean
+  """
+  Repositories with a installation matching one of these filters.
+  """
   hasInstallationWith: [InstallationWhereInput!]
   """
-  runs edge predicates
+  Repositories that have (true) or lack (false) a runs.
   """
   hasRuns: Boolean
+  """
+  Repositories with a runs matching one of these filters.
+  """
   hasRunsWith: [RunWhereInput!]
   """
-  learnings edge predicates
+  Repositories that have (true) or lack (false) a learnings.
   """
   hasLearnings: Boolean
+  """
+  Repositories with a learnings matching one of these filters.
+  """
   hasLearningsWith: [ReviewLearningWhereInput!]
 }
+"""
+A standing directive for reviewers (from a reply ` + "`" + `@chakshu remember …` + "`" + ` or the portal), applied to files matching its glob.
+"""
 type ReviewLearning implements Node {
+  """
+  The global ID: node(id:) resolves it.
+  """
   id: ID!
+  """
+  when the row was created
+  """
   createdAt: Time!
+  """
+  when the row last changed
+  """
   updatedAt: Time!
+  """
+  repo: applies to one repository; installation: to all of the installation
+  """
   scope: ReviewLearningScope!
   """
   file glob; empty matches every file
   """
   glob: String!
+  """
+  the instruction given to reviewers, e.g. "prefer errors.Is over =="
+  """
   directive: String!
+  """
+  GitHub login of who created it
+  """
   author: String!
+  """
+  the pull request whose reply created it; 0 from the portal
+  """
   prNumber: Int!
+  """
+  GitHub id of the reply that created it; 0 from the portal
+  """
   commentID: Int!
   """
   reply or portal
   """
   source: String!
+  """
+  how many runs put it in their prompt
+  """
   useCount: Int!
+  """
+  the last run that used it; null if never used
+  """
   lastUsedAt: Time
+  """
+  disabled learnings are kept but not used
+  """
   enabled: Boolean!
+  """
+  the installation it belongs to
+  """
   installation: Installation!
+  """
+  the repository of a repo-scoped learning; null for installation scope
+  """
   repository: Repository
 }
 """
@@ -5022,14 +7165,26 @@ input ReviewLearningOrder {
 Properties by which ReviewLearning connections can be ordered.
 """
 enum ReviewLearningOrderField {
+  """
+  Order by createdAt.
+  """
   CREATED_AT
+  """
+  Order by lastUsedAt.
+  """
   LAST_USED_AT
 }
 """
 ReviewLearningScope is enum for the field scope
 """
 enum ReviewLearningScope @goModel(model: "github.com/chakshu-dev/chakshu/ent/reviewlearning.Scope") {
+  """
+  Applies to one repository.
+  """
   repo
+  """
+  Applies to every repository of the installation.
+  """
   installation
 }
 """
@@ -5037,180 +7192,522 @@ ReviewLearningWhereInput is used for filtering ReviewLearning objects.
 Input was generated by ent.
 """
 input ReviewLearningWhereInput {
+  """
+  ReviewLearnings that do not match this filter.
+  """
   not: ReviewLearningWhereInput
+  """
+  ReviewLearnings that match every one of these filters.
+  """
   and: [ReviewLearningWhereInput!]
+  """
+  ReviewLearnings that match at least one of these filters.
+  """
   or: [ReviewLearningWhereInput!]
   """
-  id field predicates
+  ReviewLearnings whose id equals the value.
   """
   id: ID
+  """
+  ReviewLearnings whose id differs from the value.
+  """
   idNEQ: ID
+  """
+  ReviewLearnings whose id is one of the values.
+  """
   idIn: [ID!]
+  """
+  ReviewLearnings whose id is none of the values.
+  """
   idNotIn: [ID!]
+  """
+  ReviewLearnings whose id is greater than the value.
+  """
   idGT: ID
+  """
+  ReviewLearnings whose id is greater than or equal to the value.
+  """
   idGTE: ID
+  """
+  ReviewLearnings whose id is less than the value.
+  """
   idLT: ID
+  """
+  ReviewLearnings whose id is less than or equal to the value.
+  """
   idLTE: ID
   """
-  created_at field predicates
+  ReviewLearnings whose createdAt equals the value.
   """
   createdAt: Time
+  """
+  ReviewLearnings whose createdAt differs from the value.
+  """
   createdAtNEQ: Time
+  """
+  ReviewLearnings whose createdAt is one of the values.
+  """
   createdAtIn: [Time!]
+  """
+  ReviewLearnings whose createdAt is none of the values.
+  """
   createdAtNotIn: [Time!]
+  """
+  ReviewLearnings whose createdAt is greater than the value.
+  """
   createdAtGT: Time
+  """
+  ReviewLearnings whose createdAt is greater than or equal to the value.
+  """
   createdAtGTE: Time
+  """
+  ReviewLearnings whose createdAt is less than the value.
+  """
   createdAtLT: Time
+  """
+  ReviewLearnings whose createdAt is less than or equal to the value.
+  """
   createdAtLTE: Time
   """
-  updated_at field predicates
+  ReviewLearnings whose updatedAt equals the value.
   """
   updatedAt: Time
+  """
+  ReviewLearnings whose updatedAt differs from the value.
+  """
   updatedAtNEQ: Time
+  """
+  ReviewLearnings whose updatedAt is one of the values.
+  """
   updatedAtIn: [Time!]
+  """
+  ReviewLearnings whose updatedAt is none of the values.
+  """
   updatedAtNotIn: [Time!]
+  """
+  ReviewLearnings whose updatedAt is greater than the value.
+  """
   updatedAtGT: Time
+  """
+  ReviewLearnings whose updatedAt is greater than or equal to the value.
+  """
   updatedAtGTE: Time
+  """
+  ReviewLearnings whose updatedAt is less than the value.
+  """
   updatedAtLT: Time
+  """
+  ReviewLearnings whose updatedAt is less than or equal to the value.
+  """
   updatedAtLTE: Time
   """
-  scope field predicates
+  ReviewLearnings whose scope equals the value.
   """
   scope: ReviewLearningScope
+  """
+  ReviewLearnings whose scope differs from the value.
+  """
   scopeNEQ: ReviewLearningScope
+  """
+  ReviewLearnings whose scope is one of the values.
+  """
   scopeIn: [ReviewLearningScope!]
+  """
+  ReviewLearnings whose scope is none of the values.
+  """
   scopeNotIn: [ReviewLearningScope!]
   """
-  glob field predicates
+  ReviewLearnings whose glob equals the value.
   """
   glob: String
+  """
+  ReviewLearnings whose glob differs from the value.
+  """
   globNEQ: String
+  """
+  ReviewLearnings whose glob is one of the values.
+  """
   globIn: [String!]
+  """
+  ReviewLearnings whose glob is none of the values.
+  """
   globNotIn: [String!]
+  """
+  ReviewLearnings whose glob is greater than the value.
+  """
   globGT: String
+  """
+  ReviewLearnings whose glob is greater than or equal to the value.
+  """
   globGTE: String
+  """
+  ReviewLearnings whose glob is less than the value.
+  """
   globLT: String
+  """
+  ReviewLearnings whose glob is less than or equal to the value.
+  """
   globLTE: String
+  """
+  ReviewLearnings whose glob contains the text.
+  """
   globContains: String
+  """
+  ReviewLearnings whose glob starts with the text.
+  """
   globHasPrefix: String
+  """
+  ReviewLearnings whose glob ends with the text.
+  """
   globHasSuffix: String
+  """
+  ReviewLearnings whose glob equals the text, ignoring case.
+  """
   globEqualFold: String
+  """
+  ReviewLearnings whose glob contains the text, ignoring case.
+  """
   globContainsFold: String
   """
-  directive field predicates
+  ReviewLearnings whose directive equals the value.
   """
   directive: String
+  """
+  ReviewLearnings whose directive differs from the value.
+  """
   directiveNEQ: String
+  """
+  ReviewLearnings whose directive is one of the values.
+  """
   directiveIn: [String!]
+  """
+  ReviewLearnings whose directive is none of the values.
+  """
   directiveNotIn: [String!]
+  """
+  ReviewLearnings whose directive is greater than the value.
+  """
   directiveGT: String
+  """
+  ReviewLearnings whose directive is greater than or equal to the value.
+  """
   directiveGTE: String
+  """
+  ReviewLearnings whose directive is less than the value.
+  """
   directiveLT: String
+  """
+  ReviewLearnings whose directive is less than or equal to the value.
+  """
   directiveLTE: String
+  """
+  ReviewLearnings whose directive contains the text.
+  """
   directiveContains: String
+  """
+  ReviewLearnings whose directive starts with the text.
+  """
   directiveHasPrefix: String
+  """
+  ReviewLearnings whose directive ends with the text.
+  """
   directiveHasSuffix: String
+  """
+  ReviewLearnings whose directive equals the text, ignoring case.
+  """
   directiveEqualFold: String
+  """
+  ReviewLearnings whose directive contains the text, ignoring case.
+  """
   directiveContainsFold: String
   """
-  author field predicates
+  ReviewLearnings whose author equals the value.
   """
   author: String
+  """
+  ReviewLearnings whose author differs from the value.
+  """
   authorNEQ: String
+  """
+  ReviewLearnings whose author is one of the values.
+  """
   authorIn: [String!]
+  """
+  ReviewLearnings whose author is none of the values.
+  """
   authorNotIn: [String!]
+  """
+  ReviewLearnings whose author is greater than the value.
+  """
   authorGT: String
+  """
+  ReviewLearnings whose author is greater than or equal to the value.
+  """
   authorGTE: String
+  """
+  ReviewLearnings whose author is less than the value.
+  """
   authorLT: String
+  """
+  ReviewLearnings whose author is less than or equal to the value.
+  """
   authorLTE: String
+  """
+  ReviewLearnings whose author contains the text.
+  """
   authorContains: String
+  """
+  ReviewLearnings whose author starts with the text.
+  """
   authorHasPrefix: String
+  """
+  ReviewLearnings whose author ends with the text.
+  """
   authorHasSuffix: String
+  """
+  ReviewLearnings whose author equals the text, ignoring case.
+  """
   authorEqualFold: String
+  """
+  ReviewLearnings whose author contains the text, ignoring case.
+  """
   authorContainsFold: String
   """
-  pr_number field predicates
+  ReviewLearnings whose prNumber equals the value.
   """
   prNumber: Int
+  """
+  ReviewLearnings whose prNumber differs from the value.
+  """
   prNumberNEQ: Int
+  """
+  ReviewLearnings whose prNumber is one of the values.
+  """
   prNumberIn: [Int!]
+  """
+  ReviewLearnings whose prNumber is none of the values.
+  """
   prNumberNotIn: [Int!]
+  """
+  ReviewLearnings whose prNumber is greater than the value.
+  """
   prNumberGT: Int
+  """
+  ReviewLearnings whose prNumber is greater than or equal to the value.
+  """
   prNumberGTE: Int
+  """
+  ReviewLearnings whose prNumber is less than the value.
+  """
   prNumberLT: Int
+  """
+  ReviewLearnings whose prNumber is less than or equal to the value.
+  """
   prNumberLTE: Int
   """
-  comment_id field predicates
+  ReviewLearnings whose commentID equals the value.
   """
   commentID: Int
+  """
+  ReviewLearnings whose commentID differs from the value.
+  """
   commentIDNEQ: Int
+  """
+  ReviewLearnings whose commentID is one of the values.
+  """
   commentIDIn: [Int!]
+  """
+  ReviewLearnings whose commentID is none of the values.
+  """
   commentIDNotIn: [Int!]
+  """
+  ReviewLearnings whose commentID is greater than the value.
+  """
   commentIDGT: Int
+  """
+  ReviewLearnings whose commentID is greater than or equal to the value.
+  """
   commentIDGTE: Int
+  """
+  ReviewLearnings whose commentID is less than the value.
+  """
   commentIDLT: Int
+  """
+  ReviewLearnings whose commentID is less than or equal to the value.
+  """
   commentIDLTE: Int
   """
-  source field predicates
+  ReviewLearnings whose source equals the value.
   """
   source: String
+  """
+  ReviewLearnings whose source differs from the value.
+  """
   sourceNEQ: String
+  """
+  ReviewLearnings whose source is one of the values.
+  """
   sourceIn: [String!]
+  """
+  ReviewLearnings whose source is none of the values.
+  """
   sourceNotIn: [String!]
+  """
+  ReviewLearnings whose source is greater than the value.
+  """
   sourceGT: String
+  """
+  ReviewLearnings whose source is greater than or equal to the value.
+  """
   sourceGTE: String
+  """
+  ReviewLearnings whose source is less than the value.
+  """
   sourceLT: String
+  """
+  ReviewLearnings whose source is less than or equal to the value.
+  """
   sourceLTE: String
+  """
+  ReviewLearnings whose source contains the text.
+  """
   sourceContains: String
+  """
+  ReviewLearnings whose source starts with the text.
+  """
   sourceHasPrefix: String
+  """
+  ReviewLearnings whose source ends with the text.
+  """
   sourceHasSuffix: String
+  """
+  ReviewLearnings whose source equals the text, ignoring case.
+  """
   sourceEqualFold: String
+  """
+  ReviewLearnings whose source contains the text, ignoring case.
+  """
   sourceContainsFold: String
   """
-  use_count field predicates
+  ReviewLearnings whose useCount equals the value.
   """
   useCount: Int
+  """
+  ReviewLearnings whose useCount differs from the value.
+  """
   useCountNEQ: Int
+  """
+  ReviewLearnings whose useCount is one of the values.
+  """
   useCountIn: [Int!]
+  """
+  ReviewLearnings whose useCount is none of the values.
+  """
   useCountNotIn: [Int!]
+  """
+  ReviewLearnings whose useCount is greater than the value.
+  """
   useCountGT: Int
+  """
+  ReviewLearnings whose useCount is greater than or equal to the value.
+  """
   useCountGTE: Int
+  """
+  ReviewLearnings whose useCount is less than the value.
+  """
   useCountLT: Int
+  """
+  ReviewLearnings whose useCount is less than or equal to the value.
+  """
   useCountLTE: Int
   """
-  last_used_at field predicates
+  ReviewLearnings whose lastUsedAt equals the value.
   """
   lastUsedAt: Time
+  """
+  ReviewLearnings whose lastUsedAt differs from the value.
+  """
   lastUsedAtNEQ: Time
+  """
+  ReviewLearnings whose lastUsedAt is one of the values.
+  """
   lastUsedAtIn: [Time!]
+  """
+  ReviewLearnings whose lastUsedAt is none of the values.
+  """
   lastUsedAtNotIn: [Time!]
+  """
+  ReviewLearnings whose lastUsedAt is greater than the value.
+  """
   lastUsedAtGT: Time
+  """
+  ReviewLearnings whose lastUsedAt is greater than or equal to the value.
+  """
   lastUsedAtGTE: Time
+  """
+  ReviewLearnings whose lastUsedAt is less than the value.
+  """
   lastUsedAtLT: Time
+  """
+  ReviewLearnings whose lastUsedAt is less than or equal to the value.
+  """
   lastUsedAtLTE: Time
+  """
+  ReviewLearnings whose lastUsedAt is null (when true).
+  """
   lastUsedAtIsNil: Boolean
+  """
+  ReviewLearnings whose lastUsedAt is set (when true).
+  """
   lastUsedAtNotNil: Boolean
   """
-  enabled field predicates
+  ReviewLearnings whose enabled equals the value.
   """
   enabled: Boolean
+  """
+  ReviewLearnings whose enabled differs from the value.
+  """
   enabledNEQ: Boolean
   """
-  installation edge predicates
+  ReviewLearnings that have (true) or lack (false) a installation.
   """
   hasInstallation: Boolean
+  """
+  ReviewLearnings with a installation matching one of these filters.
+  """
   hasInstallationWith: [InstallationWhereInput!]
   """
-  repository edge predicates
+  ReviewLearnings that have (true) or lack (false) a repository.
   """
   hasRepository: Boolean
+  """
+  ReviewLearnings with a repository matching one of these filters.
+  """
   hasRepositoryWith: [RepositoryWhereInput!]
 }
+"""
+An AI reviewer defined in the installation's reviewers repository (reviewers/<name>/).
+"""
 type Reviewer implements Node {
+  """
+  The global ID: node(id:) resolves it.
+  """
   id: ID!
+  """
+  when the row was created
+  """
   createdAt: Time!
+  """
+  when the row last changed
+  """
   updatedAt: Time!
+  """
+  directory name under reviewers/; what ` + "`" + `review <name>` + "`" + ` asks for
+  """
   name: String!
+  """
+  reviewer.yaml's description
+  """
   description: String!
   """
   false once the reviewer left the reviewers repo
@@ -5220,7 +7717,13 @@ type Reviewer implements Node {
   commit of the reviewers repo the config in force came from
   """
   syncedCommit: String!
+  """
+  when the config in force was synced
+  """
   syncedAt: Time
+  """
+  the reviewer's instructions (reviewers/<name>/CLAUDE.md)
+  """
   claudeMd: String!
   """
   reviewer.yaml as synced
@@ -5234,9 +7737,21 @@ type Reviewer implements Node {
   last sync error; the last good version stays in force
   """
   syncError: String!
+  """
+  when the last sync error happened; null when the last sync succeeded
+  """
   syncErrorAt: Time
+  """
+  commit of the reviewers repo the last sync error came from
+  """
   syncErrorCommit: String!
+  """
+  the installation whose reviewers repository defines it
+  """
   installation: Installation!
+  """
+  the reviewer's runs
+  """
   runs(
     """
     Returns the elements in the list that come after the specified cursor.
@@ -5316,7 +7831,13 @@ input ReviewerOrder {
 Properties by which Reviewer connections can be ordered.
 """
 enum ReviewerOrderField {
+  """
+  Order by createdAt.
+  """
   CREATED_AT
+  """
+  Order by name.
+  """
   NAME
 }
 """
@@ -5324,209 +7845,638 @@ ReviewerWhereInput is used for filtering Reviewer objects.
 Input was generated by ent.
 """
 input ReviewerWhereInput {
+  """
+  Reviewers that do not match this filter.
+  """
   not: ReviewerWhereInput
+  """
+  Reviewers that match every one of these filters.
+  """
   and: [ReviewerWhereInput!]
+  """
+  Reviewers that match at least one of these filters.
+  """
   or: [ReviewerWhereInput!]
   """
-  id field predicates
+  Reviewers whose id equals the value.
   """
   id: ID
+  """
+  Reviewers whose id differs from the value.
+  """
   idNEQ: ID
+  """
+  Reviewers whose id is one of the values.
+  """
   idIn: [ID!]
+  """
+  Reviewers whose id is none of the values.
+  """
   idNotIn: [ID!]
+  """
+  Reviewers whose id is greater than the value.
+  """
   idGT: ID
+  """
+  Reviewers whose id is greater than or equal to the value.
+  """
   idGTE: ID
+  """
+  Reviewers whose id is less than the value.
+  """
   idLT: ID
+  """
+  Reviewers whose id is less than or equal to the value.
+  """
   idLTE: ID
   """
-  created_at field predicates
+  Reviewers whose createdAt equals the value.
   """
   createdAt: Time
+  """
+  Reviewers whose createdAt differs from the value.
+  """
   createdAtNEQ: Time
+  """
+  Reviewers whose createdAt is one of the values.
+  """
   createdAtIn: [Time!]
+  """
+  Reviewers whose createdAt is none of the values.
+  """
   createdAtNotIn: [Time!]
+  """
+  Reviewers whose createdAt is greater than the value.
+  """
   createdAtGT: Time
+  """
+  Reviewers whose createdAt is greater than or equal to the value.
+  """
   createdAtGTE: Time
+  """
+  Reviewers whose createdAt is less than the value.
+  """
   createdAtLT: Time
+  """
+  Reviewers whose createdAt is less than or equal to the value.
+  """
   createdAtLTE: Time
   """
-  updated_at field predicates
+  Reviewers whose updatedAt equals the value.
   """
   updatedAt: Time
+  """
+  Reviewers whose updatedAt differs from the value.
+  """
   updatedAtNEQ: Time
+  """
+  Reviewers whose updatedAt is one of the values.
+  """
   updatedAtIn: [Time!]
+  """
+  Reviewers whose updatedAt is none of the values.
+  """
   updatedAtNotIn: [Time!]
+  """
+  Reviewers whose updatedAt is greater than the value.
+  """
   updatedAtGT: Time
+  """
+  Reviewers whose updatedAt is greater than or equal to the value.
+  """
   updatedAtGTE: Time
+  """
+  Reviewers whose updatedAt is less than the value.
+  """
   updatedAtLT: Time
+  """
+  Reviewers whose updatedAt is less than or equal to the value.
+  """
   updatedAtLTE: Time
   """
-  name field predicates
+  Reviewers whose name equals the value.
   """
   name: String
+  """
+  Reviewers whose name differs from the value.
+  """
   nameNEQ: String
+  """
+  Reviewers whose name is one of the values.
+  """
   nameIn: [String!]
+  """
+  Reviewers whose name is none of the values.
+  """
   nameNotIn: [String!]
+  """
+  Reviewers whose name is greater than the value.
+  """
   nameGT: String
+  """
+  Reviewers whose name is greater than or equal to the value.
+  """
   nameGTE: String
+  """
+  Reviewers whose name is less than the value.
+  """
   nameLT: String
+  """
+  Reviewers whose name is less than or equal to the value.
+  """
   nameLTE: String
+  """
+  Reviewers whose name contains the text.
+  """
   nameContains: String
+  """
+  Reviewers whose name starts with the text.
+  """
   nameHasPrefix: String
+  """
+  Reviewers whose name ends with the text.
+  """
   nameHasSuffix: String
+  """
+  Reviewers whose name equals the text, ignoring case.
+  """
   nameEqualFold: String
+  """
+  Reviewers whose name contains the text, ignoring case.
+  """
   nameContainsFold: String
   """
-  description field predicates
+  Reviewers whose description equals the value.
   """
   description: String
+  """
+  Reviewers whose description differs from the value.
+  """
   descriptionNEQ: String
+  """
+  Reviewers whose description is one of the values.
+  """
   descriptionIn: [String!]
+  """
+  Reviewers whose description is none of the values.
+  """
   descriptionNotIn: [String!]
+  """
+  Reviewers whose description is greater than the value.
+  """
   descriptionGT: String
+  """
+  Reviewers whose description is greater than or equal to the value.
+  """
   descriptionGTE: String
+  """
+  Reviewers whose description is less than the value.
+  """
   descriptionLT: String
+  """
+  Reviewers whose description is less than or equal to the value.
+  """
   descriptionLTE: String
+  """
+  Reviewers whose description contains the text.
+  """
   descriptionContains: String
+  """
+  Reviewers whose description starts with the text.
+  """
   descriptionHasPrefix: String
+  """
+  Reviewers whose description ends with the text.
+  """
   descriptionHasSuffix: String
+  """
+  Reviewers whose description equals the text, ignoring case.
+  """
   descriptionEqualFold: String
+  """
+  Reviewers whose description contains the text, ignoring case.
+  """
   descriptionContainsFold: String
   """
-  enabled field predicates
+  Reviewers whose enabled equals the value.
   """
   enabled: Boolean
+  """
+  Reviewers whose enabled differs from the value.
+  """
   enabledNEQ: Boolean
   """
-  synced_commit field predicates
+  Reviewers whose syncedCommit equals the value.
   """
   syncedCommit: String
+  """
+  Reviewers whose syncedCommit differs from the value.
+  """
   syncedCommitNEQ: String
+  """
+  Reviewers whose syncedCommit is one of the values.
+  """
   syncedCommitIn: [String!]
+  """
+  Reviewers whose syncedCommit is none of the values.
+  """
   syncedCommitNotIn: [String!]
+  """
+  Reviewers whose syncedCommit is greater than the value.
+  """
   syncedCommitGT: String
+  """
+  Reviewers whose syncedCommit is greater than or equal to the value.
+  """
   syncedCommitGTE: String
+  """
+  Reviewers whose syncedCommit is less than the value.
+  """
   syncedCommitLT: String
+  """
+  Reviewers whose syncedCommit is less than or equal to the value.
+  """
   syncedCommitLTE: String
+  """
+  Reviewers whose syncedCommit contains the text.
+  """
   syncedCommitContains: String
+  """
+  Reviewers whose syncedCommit starts with the text.
+  """
   syncedCommitHasPrefix: String
+  """
+  Reviewers whose syncedCommit ends with the text.
+  """
   syncedCommitHasSuffix: String
+  """
+  Reviewers whose syncedCommit equals the text, ignoring case.
+  """
   syncedCommitEqualFold: String
+  """
+  Reviewers whose syncedCommit contains the text, ignoring case.
+  """
   syncedCommitContainsFold: String
   """
-  synced_at field predicates
+  Reviewers whose syncedAt equals the value.
   """
   syncedAt: Time
+  """
+  Reviewers whose syncedAt differs from the value.
+  """
   syncedAtNEQ: Time
+  """
+  Reviewers whose syncedAt is one of the values.
+  """
   syncedAtIn: [Time!]
+  """
+  Reviewers whose syncedAt is none of the values.
+  """
   syncedAtNotIn: [Time!]
+  """
+  Reviewers whose syncedAt is greater than the value.
+  """
   syncedAtGT: Time
+  """
+  Reviewers whose syncedAt is greater than or equal to the value.
+  """
   syncedAtGTE: Time
+  """
+  Reviewers whose syncedAt is less than the value.
+  """
   syncedAtLT: Time
+  """
+  Reviewers whose syncedAt is less than or equal to the value.
+  """
   syncedAtLTE: Time
+  """
+  Reviewers whose syncedAt is null (when true).
+  """
   syncedAtIsNil: Boolean
+  """
+  Reviewers whose syncedAt is set (when true).
+  """
   syncedAtNotNil: Boolean
   """
-  claude_md field predicates
+  Reviewers whose claudeMd equals the value.
   """
   claudeMd: String
+  """
+  Reviewers whose claudeMd differs from the value.
+  """
   claudeMdNEQ: String
+  """
+  Reviewers whose claudeMd is one of the values.
+  """
   claudeMdIn: [String!]
+  """
+  Reviewers whose claudeMd is none of the values.
+  """
   claudeMdNotIn: [String!]
+  """
+  Reviewers whose claudeMd is greater than the value.
+  """
   claudeMdGT: String
+  """
+  Reviewers whose claudeMd is greater than or equal to the value.
+  """
   claudeMdGTE: String
+  """
+  Reviewers whose claudeMd is less than the value.
+  """
   claudeMdLT: String
+  """
+  Reviewers whose claudeMd is less than or equal to the value.
+  """
   claudeMdLTE: String
+  """
+  Reviewers whose claudeMd contains the text.
+  """
   claudeMdContains: String
+  """
+  Reviewers whose claudeMd starts with the text.
+  """
   claudeMdHasPrefix: String
+  """
+  Reviewers whose claudeMd ends with the text.
+  """
   claudeMdHasSuffix: String
+  """
+  Reviewers whose claudeMd equals the text, ignoring case.
+  """
   claudeMdEqualFold: String
+  """
+  Reviewers whose claudeMd contains the text, ignoring case.
+  """
   claudeMdContainsFold: String
   """
-  config_yaml field predicates
+  Reviewers whose configYaml equals the value.
   """
   configYaml: String
+  """
+  Reviewers whose configYaml differs from the value.
+  """
   configYamlNEQ: String
+  """
+  Reviewers whose configYaml is one of the values.
+  """
   configYamlIn: [String!]
+  """
+  Reviewers whose configYaml is none of the values.
+  """
   configYamlNotIn: [String!]
+  """
+  Reviewers whose configYaml is greater than the value.
+  """
   configYamlGT: String
+  """
+  Reviewers whose configYaml is greater than or equal to the value.
+  """
   configYamlGTE: String
+  """
+  Reviewers whose configYaml is less than the value.
+  """
   configYamlLT: String
+  """
+  Reviewers whose configYaml is less than or equal to the value.
+  """
   configYamlLTE: String
+  """
+  Reviewers whose configYaml contains the text.
+  """
   configYamlContains: String
+  """
+  Reviewers whose configYaml starts with the text.
+  """
   configYamlHasPrefix: String
+  """
+  Reviewers whose configYaml ends with the text.
+  """
   configYamlHasSuffix: String
+  """
+  Reviewers whose configYaml equals the text, ignoring case.
+  """
   configYamlEqualFold: String
+  """
+  Reviewers whose configYaml contains the text, ignoring case.
+  """
   configYamlContainsFold: String
   """
-  sync_error field predicates
+  Reviewers whose syncError equals the value.
   """
   syncError: String
+  """
+  Reviewers whose syncError differs from the value.
+  """
   syncErrorNEQ: String
+  """
+  Reviewers whose syncError is one of the values.
+  """
   syncErrorIn: [String!]
+  """
+  Reviewers whose syncError is none of the values.
+  """
   syncErrorNotIn: [String!]
+  """
+  Reviewers whose syncError is greater than the value.
+  """
   syncErrorGT: String
+  """
+  Reviewers whose syncError is greater than or equal to the value.
+  """
   syncErrorGTE: String
+  """
+  Reviewers whose syncError is less than the value.
+  """
   syncErrorLT: String
+  """
+  Reviewers whose syncError is less than or equal to the value.
+  """
   syncErrorLTE: String
+  """
+  Reviewers whose syncError contains the text.
+  """
   syncErrorContains: String
+  """
+  Reviewers whose syncError starts with the text.
+  """
   syncErrorHasPrefix: String
+  """
+  Reviewers whose syncError ends with the text.
+  """
   syncErrorHasSuffix: String
+  """
+  Reviewers whose syncError equals the text, ignoring case.
+  """
   syncErrorEqualFold: String
+  """
+  Reviewers whose syncError contains the text, ignoring case.
+  """
   syncErrorContainsFold: String
   """
-  sync_error_at field predicates
+  Reviewers whose syncErrorAt equals the value.
   """
   syncErrorAt: Time
+  """
+  Reviewers whose syncErrorAt differs from the value.
+  """
   syncErrorAtNEQ: Time
+  """
+  Reviewers whose syncErrorAt is one of the values.
+  """
   syncErrorAtIn: [Time!]
+  """
+  Reviewers whose syncErrorAt is none of the values.
+  """
   syncErrorAtNotIn: [Time!]
+  """
+  Reviewers whose syncErrorAt is greater than the value.
+  """
   syncErrorAtGT: Time
+  """
+  Reviewers whose syncErrorAt is greater than or equal to the value.
+  """
   syncErrorAtGTE: Time
+  """
+  Reviewers whose syncErrorAt is less than the value.
+  """
   syncErrorAtLT: Time
+  """
+  Reviewers whose syncErrorAt is less than or equal to the value.
+  """
   syncErrorAtLTE: Time
+  """
+  Reviewers whose syncErrorAt is null (when true).
+  """
   syncErrorAtIsNil: Boolean
+  """
+  Reviewers whose syncErrorAt is set (when true).
+  """
   syncErrorAtNotNil: Boolean
   """
-  sync_error_commit field predicates
+  Reviewers whose syncErrorCommit equals the value.
   """
   syncErrorCommit: String
+  """
+  Reviewers whose syncErrorCommit differs from the value.
+  """
   syncErrorCommitNEQ: String
+  """
+  Reviewers whose syncErrorCommit is one of the values.
+  """
   syncErrorCommitIn: [String!]
+  """
+  Reviewers whose syncErrorCommit is none of the values.
+  """
   syncErrorCommitNotIn: [String!]
+  """
+  Reviewers whose syncErrorCommit is greater than the value.
+  """
   syncErrorCommitGT: String
+  """
+  Reviewers whose syncErrorCommit is greater than or equal to the value.
+  """
   syncErrorCommitGTE: String
+  """
+  Reviewers whose syncErrorCommit is less than the value.
+  """
   syncErrorCommitLT: String
+  """
+  Reviewers whose syncErrorCommit is less than or equal to the value.
+  """
   syncErrorCommitLTE: String
+  """
+  Reviewers whose syncErrorCommit contains the text.
+  """
   syncErrorCommitContains: String
+  """
+  Reviewers whose syncErrorCommit starts with the text.
+  """
   syncErrorCommitHasPrefix: String
+  """
+  Reviewers whose syncErrorCommit ends with the text.
+  """
   syncErrorCommitHasSuffix: String
+  """
+  Reviewers whose syncErrorCommit equals the text, ignoring case.
+  """
   syncErrorCommitEqualFold: String
+  """
+  Reviewers whose syncErrorCommit contains the text, ignoring case.
+  """
   syncErrorCommitContainsFold: String
   """
-  installation edge predicates
+  Reviewers that have (true) or lack (false) a installation.
   """
   hasInstallation: Boolean
+  """
+  Reviewers with a installation matching one of these filters.
+  """
   hasInstallationWith: [InstallationWhereInput!]
   """
-  runs edge predicates
+  Reviewers that have (true) or lack (false) a runs.
   """
   hasRuns: Boolean
+  """
+  Reviewers with a runs matching one of these filters.
+  """
   hasRunsWith: [RunWhereInput!]
 }
+"""
+One reviewer reviewing (or replying on) one pull request at one head commit, with its cost and findings.
+"""
 type Run implements Node {
+  """
+  The global ID: node(id:) resolves it.
+  """
   id: ID!
+  """
+  when the row was created
+  """
   createdAt: Time!
+  """
+  when the row last changed
+  """
   updatedAt: Time!
+  """
+  review: a review of the pull request; reply: an answer to a reply on a review thread
+  """
   kind: RunKind!
+  """
+  queued → dispatched → running → publishing → succeeded; failed or cancelled from any unfinished state
+  """
   status: RunStatus!
+  """
+  what asked for the run
+  """
   trigger: RunTrigger!
+  """
+  pull request number in the repository
+  """
   prNumber: Int!
+  """
+  the pull request's title when the run was queued
+  """
   prTitle: String!
+  """
+  the pull request's web URL
+  """
   prURL: String!
+  """
+  the commit reviewed
+  """
   headSha: String!
+  """
+  the pull request's branch
+  """
   headRef: String!
+  """
+  the base commit compared against
+  """
   baseSha: String!
+  """
+  the branch the pull request merges into
+  """
   baseRef: String!
   """
   SHA this review is incremental from; empty for a full review
@@ -5536,6 +8486,9 @@ type Run implements Node {
   why a full review was done, e.g. force push
   """
   fullReviewReason: String!
+  """
+  GitHub login of who asked (empty for automatic runs)
+  """
   requester: String!
   """
   requester's note (untrusted)
@@ -5545,30 +8498,93 @@ type Run implements Node {
   team:<slug> or user:<login> whose review request triggered this run
   """
   requestTarget: String!
+  """
+  model id the reviewer ran with (the reviewer's model in force)
+  """
   model: String!
+  """
+  the run's hard cost cap in USD (reviewer.yaml max_cost_usd)
+  """
   maxCostUsd: Float!
+  """
+  GitHub id of the check run; 0 before dispatch
+  """
   checkRunID: Int!
   """
   the check run was completed on GitHub
   """
   checkCompleted: Boolean!
+  """
+  GitHub Actions workflow run id; 0 until known
+  """
   actionsRunID: Int!
+  """
+  web URL of the Actions run; empty until known
+  """
   actionsRunURL: String!
+  """
+  the worker holding the run now (dispatching or publishing); empty when none
+  """
   leaseOwner: String!
+  """
+  the holding worker's last heartbeat
+  """
   heartbeatAt: Time
+  """
+  dispatch or publish attempts so far
+  """
   attempts: Int!
+  """
+  a retry waits until then
+  """
   nextAttemptAt: Time
+  """
+  when the workflow was dispatched
+  """
   dispatchedAt: Time
+  """
+  when the agent fetched its job
+  """
   startedAt: Time
+  """
+  when the agent reported its result
+  """
   reportedAt: Time
+  """
+  when the run reached succeeded, failed or cancelled
+  """
   finishedAt: Time
+  """
+  model cost in USD metered by the gateway
+  """
   costUsd: Float!
+  """
+  uncached input tokens
+  """
   inputTokens: Int!
+  """
+  output tokens
+  """
   outputTokens: Int!
+  """
+  input tokens read from the prompt cache
+  """
   cacheReadTokens: Int!
+  """
+  input tokens written to the prompt cache
+  """
   cacheWriteTokens: Int!
+  """
+  agent turns (model requests)
+  """
   turns: Int!
+  """
+  from the agent fetching its job (or queueing, if it never did) to publishing, in milliseconds; 0 until published
+  """
   durationMs: Int!
+  """
+  the review's summary as posted
+  """
   summary: String!
   """
   what the agent read and which skills it used
@@ -5582,33 +8598,81 @@ type Run implements Node {
   operator detail, redacted
   """
   failureDetail: String!
+  """
+  blocker findings reported
+  """
   findingsBlocker: Int!
+  """
+  major findings reported
+  """
   findingsMajor: Int!
+  """
+  minor findings reported
+  """
   findingsMinor: Int!
+  """
+  nit findings reported
+  """
   findingsNit: Int!
+  """
+  findings published on the pull request
+  """
   findingsPosted: Int!
+  """
+  findings not published (below min_severity, over max_findings, already on the PR)
+  """
   findingsDropped: Int!
   """
   the PR review Chakshu posted for this run
   """
   reviewID: Int!
+  """
+  files changed by the pull request
+  """
   changedFiles: Int!
+  """
+  lines added
+  """
   additions: Int!
+  """
+  lines deleted
+  """
   deletions: Int!
+  """
+  commits the head is behind the base branch
+  """
   behindBy: Int!
+  """
+  commits the head is ahead of the base branch
+  """
   aheadBy: Int!
+  """
+  the head branch is in a fork
+  """
   fromFork: Boolean!
   """
   the person's reply this run answers
   """
   replyToCommentID: Int
+  """
+  for a reply run: the first comment of the review thread
+  """
   threadRootCommentID: Int!
   """
   Chakshu's posted answer
   """
   replyCommentID: Int!
+  """
+  the pull request's repository
+  """
   repository: Repository!
+  """
+  the reviewer that ran
+  """
   reviewer: Reviewer!
+  """
+  what the run found, posted or not
+  """
   findings(
     """
     Returns the elements in the list that come after the specified cursor.
@@ -5640,6 +8704,9 @@ type Run implements Node {
     """
     where: FindingWhereInput
   ): FindingConnection!
+  """
+  status changes and notes, the timeline
+  """
   events: [RunEvent!]
 }
 """
@@ -5672,10 +8739,25 @@ type RunEdge {
   """
   cursor: Cursor!
 }
+"""
+A step in a run's timeline: a status change or a note.
+"""
 type RunEvent implements Node {
+  """
+  The global ID: node(id:) resolves it.
+  """
   id: ID!
+  """
+  when it happened
+  """
   at: Time!
+  """
+  status before (empty for a note that changes none)
+  """
   fromStatus: String!
+  """
+  status after (empty for a note that changes none)
+  """
   toStatus: String!
   """
   safe sentence
@@ -5685,6 +8767,9 @@ type RunEvent implements Node {
   operator detail, redacted
   """
   detail: String!
+  """
+  the run it belongs to
+  """
   run: Run!
 }
 """
@@ -5692,90 +8777,258 @@ RunEventWhereInput is used for filtering RunEvent objects.
 Input was generated by ent.
 """
 input RunEventWhereInput {
+  """
+  RunEvents that do not match this filter.
+  """
   not: RunEventWhereInput
+  """
+  RunEvents that match every one of these filters.
+  """
   and: [RunEventWhereInput!]
+  """
+  RunEvents that match at least one of these filters.
+  """
   or: [RunEventWhereInput!]
   """
-  id field predicates
+  RunEvents whose id equals the value.
   """
   id: ID
+  """
+  RunEvents whose id differs from the value.
+  """
   idNEQ: ID
+  """
+  RunEvents whose id is one of the values.
+  """
   idIn: [ID!]
+  """
+  RunEvents whose id is none of the values.
+  """
   idNotIn: [ID!]
+  """
+  RunEvents whose id is greater than the value.
+  """
   idGT: ID
+  """
+  RunEvents whose id is greater than or equal to the value.
+  """
   idGTE: ID
+  """
+  RunEvents whose id is less than the value.
+  """
   idLT: ID
+  """
+  RunEvents whose id is less than or equal to the value.
+  """
   idLTE: ID
   """
-  at field predicates
+  RunEvents whose at equals the value.
   """
   at: Time
+  """
+  RunEvents whose at differs from the value.
+  """
   atNEQ: Time
+  """
+  RunEvents whose at is one of the values.
+  """
   atIn: [Time!]
+  """
+  RunEvents whose at is none of the values.
+  """
   atNotIn: [Time!]
+  """
+  RunEvents whose at is greater than the value.
+  """
   atGT: Time
+  """
+  RunEvents whose at is greater than or equal to the value.
+  """
   atGTE: Time
+  """
+  RunEvents whose at is less than the value.
+  """
   atLT: Time
+  """
+  RunEvents whose at is less than or equal to the value.
+  """
   atLTE: Time
   """
-  from_status field predicates
+  RunEvents whose fromStatus equals the value.
   """
   fromStatus: String
+  """
+  RunEvents whose fromStatus differs from the value.
+  """
   fromStatusNEQ: String
+  """
+  RunEvents whose fromStatus is one of the values.
+  """
   fromStatusIn: [String!]
+  """
+  RunEvents whose fromStatus is none of the values.
+  """
   fromStatusNotIn: [String!]
+  """
+  RunEvents whose fromStatus is greater than the value.
+  """
   fromStatusGT: String
+  """
+  RunEvents whose fromStatus is greater than or equal to the value.
+  """
   fromStatusGTE: String
+  """
+  RunEvents whose fromStatus is less than the value.
+  """
   fromStatusLT: String
+  """
+  RunEvents whose fromStatus is less than or equal to the value.
+  """
   fromStatusLTE: String
+  """
+  RunEvents whose fromStatus contains the text.
+  """
   fromStatusContains: String
+  """
+  RunEvents whose fromStatus starts with the text.
+  """
   fromStatusHasPrefix: String
+  """
+  RunEvents whose fromStatus ends with the text.
+  """
   fromStatusHasSuffix: String
+  """
+  RunEvents whose fromStatus equals the text, ignoring case.
+  """
   fromStatusEqualFold: String
+  """
+  RunEvents whose fromStatus contains the text, ignoring case.
+  """
   fromStatusContainsFold: String
   """
-  to_status field predicates
+  RunEvents whose toStatus equals the value.
   """
   toStatus: String
+  """
+  RunEvents whose toStatus differs from the value.
+  """
   toStatusNEQ: String
+  """
+  RunEvents whose toStatus is one of the values.
+  """
   toStatusIn: [String!]
+  """
+  RunEvents whose toStatus is none of the values.
+  """
   toStatusNotIn: [String!]
+  """
+  RunEvents whose toStatus is greater than the value.
+  """
   toStatusGT: String
+  """
+  RunEvents whose toStatus is greater than or equal to the value.
+  """
   toStatusGTE: String
+  """
+  RunEvents whose toStatus is less than the value.
+  """
   toStatusLT: String
+  """
+  RunEvents whose toStatus is less than or equal to the value.
+  """
   toStatusLTE: String
+  """
+  RunEvents whose toStatus contains the text.
+  """
   toStatusContains: String
+  """
+  RunEvents whose toStatus starts with the text.
+  """
   toStatusHasPrefix: String
+  """
+  RunEvents whose toStatus ends with the text.
+  """
   toStatusHasSuffix: String
+  """
+  RunEvents whose toStatus equals the text, ignoring case.
+  """
   toStatusEqualFold: String
+  """
+  RunEvents whose toStatus contains the text, ignoring case.
+  """
   toStatusContainsFold: String
   """
-  message field predicates
+  RunEvents whose message equals the value.
   """
   message: String
+  """
+  RunEvents whose message differs from the value.
+  """
   messageNEQ: String
+  """
+  RunEvents whose message is one of the values.
+  """
   messageIn: [String!]
+  """
+  RunEvents whose message is none of the values.
+  """
   messageNotIn: [String!]
+  """
+  RunEvents whose message is greater than the value.
+  """
   messageGT: String
+  """
+  RunEvents whose message is greater than or equal to the value.
+  """
   messageGTE: String
+  """
+  RunEvents whose message is less than the value.
+  """
   messageLT: String
+  """
+  RunEvents whose message is less than or equal to the value.
+  """
   messageLTE: String
+  """
+  RunEvents whose message contains the text.
+  """
   messageContains: String
+  """
+  RunEvents whose message starts with the text.
+  """
   messageHasPrefix: String
+  """
+  RunEvents whose message ends with the text.
+  """
   messageHasSuffix: String
+  """
+  RunEvents whose message equals the text, ignoring case.
+  """
   messageEqualFold: String
+  """
+  RunEvents whose message contains the text, ignoring case.
+  """
   messageContainsFold: String
   """
-  run edge predicates
+  RunEvents that have (true) or lack (false) a run.
   """
   hasRun: Boolean
+  """
+  RunEvents with a run matching one of these filters.
+  """
   hasRunWith: [RunWhereInput!]
 }
 """
 RunKind is enum for the field kind
 """
 enum RunKind @goModel(model: "github.com/chakshu-dev/chakshu/ent/run.Kind") {
+  """
+  A review of the pull request's changes.
+  """
   review
+  """
+  An answer to a person's reply on one of Chakshu's review threads.
+  """
   reply
 }
 """
@@ -5795,34 +9048,91 @@ input RunOrder {
 Properties by which Run connections can be ordered.
 """
 enum RunOrderField {
+  """
+  Order by createdAt.
+  """
   CREATED_AT
+  """
+  Order by status.
+  """
   STATUS
+  """
+  Order by finishedAt.
+  """
   FINISHED_AT
+  """
+  Order by costUsd.
+  """
   COST
+  """
+  Order by durationMs.
+  """
   DURATION
 }
 """
 RunStatus is enum for the field status
 """
 enum RunStatus @goModel(model: "github.com/chakshu-dev/chakshu/ent/run.Status") {
+  """
+  Waiting for a worker to dispatch it.
+  """
   queued
+  """
+  The GitHub Actions workflow was dispatched; the agent has not fetched its job yet.
+  """
   dispatched
+  """
+  The agent fetched its job and is reviewing.
+  """
   running
+  """
+  The agent reported; the review is being posted.
+  """
   publishing
+  """
+  Published (or nothing to publish).
+  """
   succeeded
+  """
+  Stopped by an error; failureReason says why.
+  """
   failed
+  """
+  Cancelled by a person or superseded by a newer head.
+  """
   cancelled
 }
 """
 RunTrigger is enum for the field trigger
 """
 enum RunTrigger @goModel(model: "github.com/chakshu-dev/chakshu/ent/run.Trigger") {
+  """
+  A ` + "`" + `review` + "`" + ` command in a pull request comment.
+  """
   comment
+  """
+  Chakshu's reviewer team or user was requested as a reviewer.
+  """
   review_request
+  """
+  A label set on the pull request.
+  """
   label
+  """
+  Review a PR in the portal or the requestReview mutation.
+  """
   portal
+  """
+  An automatic rule (reviewer.yaml or chakshu.yml auto).
+  """
   auto
+  """
+  Re-run from the check run on GitHub.
+  """
   rerequest
+  """
+  A person replied on a review thread.
+  """
   reply
 }
 """
@@ -5830,737 +9140,2198 @@ RunWhereInput is used for filtering Run objects.
 Input was generated by ent.
 """
 input RunWhereInput {
+  """
+  Runs that do not match this filter.
+  """
   not: RunWhereInput
+  """
+  Runs that match every one of these filters.
+  """
   and: [RunWhereInput!]
+  """
+  Runs that match at least one of these filters.
+  """
   or: [RunWhereInput!]
   """
-  id field predicates
+  Runs whose id equals the value.
   """
   id: ID
+  """
+  Runs whose id differs from the value.
+  """
   idNEQ: ID
+  """
+  Runs whose id is one of the values.
+  """
   idIn: [ID!]
+  """
+  Runs whose id is none of the values.
+  """
   idNotIn: [ID!]
+  """
+  Runs whose id is greater than the value.
+  """
   idGT: ID
+  """
+  Runs whose id is greater than or equal to the value.
+  """
   idGTE: ID
+  """
+  Runs whose id is less than the value.
+  """
   idLT: ID
+  """
+  Runs whose id is less than or equal to the value.
+  """
   idLTE: ID
   """
-  created_at field predicates
+  Runs whose createdAt equals the value.
   """
   createdAt: Time
+  """
+  Runs whose createdAt differs from the value.
+  """
   createdAtNEQ: Time
+  """
+  Runs whose createdAt is one of the values.
+  """
   createdAtIn: [Time!]
+  """
+  Runs whose createdAt is none of the values.
+  """
   createdAtNotIn: [Time!]
+  """
+  Runs whose createdAt is greater than the value.
+  """
   createdAtGT: Time
+  """
+  Runs whose createdAt is greater than or equal to the value.
+  """
   createdAtGTE: Time
+  """
+  Runs whose createdAt is less than the value.
+  """
   createdAtLT: Time
+  """
+  Runs whose createdAt is less than or equal to the value.
+  """
   createdAtLTE: Time
   """
-  updated_at field predicates
+  Runs whose updatedAt equals the value.
   """
   updatedAt: Time
+  """
+  Runs whose updatedAt differs from the value.
+  """
   updatedAtNEQ: Time
+  """
+  Runs whose updatedAt is one of the values.
+  """
   updatedAtIn: [Time!]
+  """
+  Runs whose updatedAt is none of the values.
+  """
   updatedAtNotIn: [Time!]
+  """
+  Runs whose updatedAt is greater than the value.
+  """
   updatedAtGT: Time
+  """
+  Runs whose updatedAt is greater than or equal to the value.
+  """
   updatedAtGTE: Time
+  """
+  Runs whose updatedAt is less than the value.
+  """
   updatedAtLT: Time
+  """
+  Runs whose updatedAt is less than or equal to the value.
+  """
   updatedAtLTE: Time
   """
-  kind field predicates
+  Runs whose kind equals the value.
   """
   kind: RunKind
+  """
+  Runs whose kind differs from the value.
+  """
   kindNEQ: RunKind
+  """
+  Runs whose kind is one of the values.
+  """
   kindIn: [RunKind!]
+  """
+  Runs whose kind is none of the values.
+  """
   kindNotIn: [RunKind!]
   """
-  status field predicates
+  Runs whose status equals the value.
   """
   status: RunStatus
+  """
+  Runs whose status differs from the value.
+  """
   statusNEQ: RunStatus
+  """
+  Runs whose status is one of the values.
+  """
   statusIn: [RunStatus!]
+  """
+  Runs whose status is none of the values.
+  """
   statusNotIn: [RunStatus!]
   """
-  trigger field predicates
+  Runs whose trigger equals the value.
   """
   trigger: RunTrigger
+  """
+  Runs whose trigger differs from the value.
+  """
   triggerNEQ: RunTrigger
+  """
+  Runs whose trigger is one of the values.
+  """
   triggerIn: [RunTrigger!]
+  """
+  Runs whose trigger is none of the values.
+  """
   triggerNotIn: [RunTrigger!]
   """
-  pr_number field predicates
+  Runs whose prNumber equals the value.
   """
   prNumber: Int
+  """
+  Runs whose prNumber differs from the value.
+  """
   prNumberNEQ: Int
+  """
+  Runs whose prNumber is one of the values.
+  """
   prNumberIn: [Int!]
+  """
+  Runs whose prNumber is none of the values.
+  """
   prNumberNotIn: [Int!]
+  """
+  Runs whose prNumber is greater than the value.
+  """
   prNumberGT: Int
+  """
+  Runs whose prNumber is greater than or equal to the value.
+  """
   prNumberGTE: Int
+  """
+  Runs whose prNumber is less than the value.
+  """
   prNumberLT: Int
+  """
+  Runs whose prNumber is less than or equal to the value.
+  """
   prNumberLTE: Int
   """
-  pr_title field predicates
+  Runs whose prTitle equals the value.
   """
   prTitle: String
+  """
+  Runs whose prTitle differs from the value.
+  """
   prTitleNEQ: String
+  """
+  Runs whose prTitle is one of the values.
+  """
   prTitleIn: [String!]
+  """
+  Runs whose prTitle is none of the values.
+  """
   prTitleNotIn: [String!]
+  """
+  Runs whose prTitle is greater than the value.
+  """
   prTitleGT: String
+  """
+  Runs whose prTitle is greater than or equal to the value.
+  """
   prTitleGTE: String
+  """
+  Runs whose prTitle is less than the value.
+  """
   prTitleLT: String
+  """
+  Runs whose prTitle is less than or equal to the value.
+  """
   prTitleLTE: String
+  """
+  Runs whose prTitle contains the text.
+  """
   prTitleContains: String
+  """
+  Runs whose prTitle starts with the text.
+  """
   prTitleHasPrefix: String
+  """
+  Runs whose prTitle ends with the text.
+  """
   prTitleHasSuffix: String
+  """
+  Runs whose prTitle equals the text, ignoring case.
+  """
   prTitleEqualFold: String
+  """
+  Runs whose prTitle contains the text, ignoring case.
+  """
   prTitleContainsFold: String
   """
-  pr_url field predicates
+  Runs whose prURL equals the value.
   """
   prURL: String
+  """
+  Runs whose prURL differs from the value.
+  """
   prURLNEQ: String
+  """
+  Runs whose prURL is one of the values.
+  """
   prURLIn: [String!]
+  """
+  Runs whose prURL is none of the values.
+  """
   prURLNotIn: [String!]
+  """
+  Runs whose prURL is greater than the value.
+  """
   prURLGT: String
+  """
+  Runs whose prURL is greater than or equal to the value.
+  """
   prURLGTE: String
+  """
+  Runs whose prURL is less than the value.
+  """
   prURLLT: String
+  """
+  Runs whose prURL is less than or equal to the value.
+  """
   prURLLTE: String
+  """
+  Runs whose prURL contains the text.
+  """
   prURLContains: String
+  """
+  Runs whose prURL starts with the text.
+  """
   prURLHasPrefix: String
+  """
+  Runs whose prURL ends with the text.
+  """
   prURLHasSuffix: String
+  """
+  Runs whose prURL equals the text, ignoring case.
+  """
   prURLEqualFold: String
+  """
+  Runs whose prURL contains the text, ignoring case.
+  """
   prURLContainsFold: String
   """
-  head_sha field predicates
+  Runs whose headSha equals the value.
   """
   headSha: String
+  """
+  Runs whose headSha differs from the value.
+  """
   headShaNEQ: String
+  """
+  Runs whose headSha is one of the values.
+  """
   headShaIn: [String!]
+  """
+  Runs whose headSha is none of the values.
+  """
   headShaNotIn: [String!]
+  """
+  Runs whose headSha is greater than the value.
+  """
   headShaGT: String
+  """
+  Runs whose headSha is greater than or equal to the value.
+  """
   headShaGTE: String
+  """
+  Runs whose headSha is less than the value.
+  """
   headShaLT: String
+  """
+  Runs whose headSha is less than or equal to the value.
+  """
   headShaLTE: String
+  """
+  Runs whose headSha contains the text.
+  """
   headShaContains: String
+  """
+  Runs whose headSha starts with the text.
+  """
   headShaHasPrefix: String
+  """
+  Runs whose headSha ends with the text.
+  """
   headShaHasSuffix: String
+  """
+  Runs whose headSha equals the text, ignoring case.
+  """
   headShaEqualFold: String
+  """
+  Runs whose headSha contains the text, ignoring case.
+  """
   headShaContainsFold: String
   """
-  head_ref field predicates
+  Runs whose headRef equals the value.
   """
   headRef: String
+  """
+  Runs whose headRef differs from the value.
+  """
   headRefNEQ: String
+  """
+  Runs whose headRef is one of the values.
+  """
   headRefIn: [String!]
+  """
+  Runs whose headRef is none of the values.
+  """
   headRefNotIn: [String!]
+  """
+  Runs whose headRef is greater than the value.
+  """
   headRefGT: String
+  """
+  Runs whose headRef is greater than or equal to the value.
+  """
   headRefGTE: String
+  """
+  Runs whose headRef is less than the value.
+  """
   headRefLT: String
+  """
+  Runs whose headRef is less than or equal to the value.
+  """
   headRefLTE: String
+  """
+  Runs whose headRef contains the text.
+  """
   headRefContains: String
+  """
+  Runs whose headRef starts with the text.
+  """
   headRefHasPrefix: String
+  """
+  Runs whose headRef ends with the text.
+  """
   headRefHasSuffix: String
+  """
+  Runs whose headRef equals the text, ignoring case.
+  """
   headRefEqualFold: String
+  """
+  Runs whose headRef contains the text, ignoring case.
+  """
   headRefContainsFold: String
   """
-  base_sha field predicates
+  Runs whose baseSha equals the value.
   """
   baseSha: String
+  """
+  Runs whose baseSha differs from the value.
+  """
   baseShaNEQ: String
+  """
+  Runs whose baseSha is one of the values.
+  """
   baseShaIn: [String!]
+  """
+  Runs whose baseSha is none of the values.
+  """
   baseShaNotIn: [String!]
+  """
+  Runs whose baseSha is greater than the value.
+  """
   baseShaGT: String
+  """
+  Runs whose baseSha is greater than or equal to the value.
+  """
   baseShaGTE: String
+  """
+  Runs whose baseSha is less than the value.
+  """
   baseShaLT: String
+  """
+  Runs whose baseSha is less than or equal to the value.
+  """
   baseShaLTE: String
+  """
+  Runs whose baseSha contains the text.
+  """
   baseShaContains: String
+  """
+  Runs whose baseSha starts with the text.
+  """
   baseShaHasPrefix: String
+  """
+  Runs whose baseSha ends with the text.
+  """
   baseShaHasSuffix: String
+  """
+  Runs whose baseSha equals the text, ignoring case.
+  """
   baseShaEqualFold: String
+  """
+  Runs whose baseSha contains the text, ignoring case.
+  """
   baseShaContainsFold: String
   """
-  base_ref field predicates
+  Runs whose baseRef equals the value.
   """
   baseRef: String
+  """
+  Runs whose baseRef differs from the value.
+  """
   baseRefNEQ: String
+  """
+  Runs whose baseRef is one of the values.
+  """
   baseRefIn: [String!]
+  """
+  Runs whose baseRef is none of the values.
+  """
   baseRefNotIn: [String!]
+  """
+  Runs whose baseRef is greater than the value.
+  """
   baseRefGT: String
+  """
+  Runs whose baseRef is greater than or equal to the value.
+  """
   baseRefGTE: String
+  """
+  Runs whose baseRef is less than the value.
+  """
   baseRefLT: String
+  """
+  Runs whose baseRef is less than or equal to the value.
+  """
   baseRefLTE: String
+  """
+  Runs whose baseRef contains the text.
+  """
   baseRefContains: String
+  """
+  Runs whose baseRef starts with the text.
+  """
   baseRefHasPrefix: String
+  """
+  Runs whose baseRef ends with the text.
+  """
   baseRefHasSuffix: String
+  """
+  Runs whose baseRef equals the text, ignoring case.
+  """
   baseRefEqualFold: String
+  """
+  Runs whose baseRef contains the text, ignoring case.
+  """
   baseRefContainsFold: String
   """
-  incremental_since field predicates
+  Runs whose incrementalSince equals the value.
   """
   incrementalSince: String
+  """
+  Runs whose incrementalSince differs from the value.
+  """
   incrementalSinceNEQ: String
+  """
+  Runs whose incrementalSince is one of the values.
+  """
   incrementalSinceIn: [String!]
+  """
+  Runs whose incrementalSince is none of the values.
+  """
   incrementalSinceNotIn: [String!]
+  """
+  Runs whose incrementalSince is greater than the value.
+  """
   incrementalSinceGT: String
+  """
+  Runs whose incrementalSince is greater than or equal to the value.
+  """
   incrementalSinceGTE: String
+  """
+  Runs whose incrementalSince is less than the value.
+  """
   incrementalSinceLT: String
+  """
+  Runs whose incrementalSince is less than or equal to the value.
+  """
   incrementalSinceLTE: String
+  """
+  Runs whose incrementalSince contains the text.
+  """
   incrementalSinceContains: String
+  """
+  Runs whose incrementalSince starts with the text.
+  """
   incrementalSinceHasPrefix: String
+  """
+  Runs whose incrementalSince ends with the text.
+  """
   incrementalSinceHasSuffix: String
+  """
+  Runs whose incrementalSince equals the text, ignoring case.
+  """
   incrementalSinceEqualFold: String
+  """
+  Runs whose incrementalSince contains the text, ignoring case.
+  """
   incrementalSinceContainsFold: String
   """
-  full_review_reason field predicates
+  Runs whose fullReviewReason equals the value.
   """
   fullReviewReason: String
+  """
+  Runs whose fullReviewReason differs from the value.
+  """
   fullReviewReasonNEQ: String
+  """
+  Runs whose fullReviewReason is one of the values.
+  """
   fullReviewReasonIn: [String!]
+  """
+  Runs whose fullReviewReason is none of the values.
+  """
   fullReviewReasonNotIn: [String!]
+  """
+  Runs whose fullReviewReason is greater than the value.
+  """
   fullReviewReasonGT: String
+  """
+  Runs whose fullReviewReason is greater than or equal to the value.
+  """
   fullReviewReasonGTE: String
+  """
+  Runs whose fullReviewReason is less than the value.
+  """
   fullReviewReasonLT: String
+  """
+  Runs whose fullReviewReason is less than or equal to the value.
+  """
   fullReviewReasonLTE: String
+  """
+  Runs whose fullReviewReason contains the text.
+  """
   fullReviewReasonContains: String
+  """
+  Runs whose fullReviewReason starts with the text.
+  """
   fullReviewReasonHasPrefix: String
+  """
+  Runs whose fullReviewReason ends with the text.
+  """
   fullReviewReasonHasSuffix: String
+  """
+  Runs whose fullReviewReason equals the text, ignoring case.
+  """
   fullReviewReasonEqualFold: String
+  """
+  Runs whose fullReviewReason contains the text, ignoring case.
+  """
   fullReviewReasonContainsFold: String
   """
-  requester field predicates
+  Runs whose requester equals the value.
   """
   requester: String
+  """
+  Runs whose requester differs from the value.
+  """
   requesterNEQ: String
+  """
+  Runs whose requester is one of the values.
+  """
   requesterIn: [String!]
+  """
+  Runs whose requester is none of the values.
+  """
   requesterNotIn: [String!]
+  """
+  Runs whose requester is greater than the value.
+  """
   requesterGT: String
+  """
+  Runs whose requester is greater than or equal to the value.
+  """
   requesterGTE: String
+  """
+  Runs whose requester is less than the value.
+  """
   requesterLT: String
+  """
+  Runs whose requester is less than or equal to the value.
+  """
   requesterLTE: String
+  """
+  Runs whose requester contains the text.
+  """
   requesterContains: String
+  """
+  Runs whose requester starts with the text.
+  """
   requesterHasPrefix: String
+  """
+  Runs whose requester ends with the text.
+  """
   requesterHasSuffix: String
+  """
+  Runs whose requester equals the text, ignoring case.
+  """
   requesterEqualFold: String
+  """
+  Runs whose requester contains the text, ignoring case.
+  """
   requesterContainsFold: String
   """
-  note field predicates
+  Runs whose note equals the value.
   """
   note: String
+  """
+  Runs whose note differs from the value.
+  """
   noteNEQ: String
+  """
+  Runs whose note is one of the values.
+  """
   noteIn: [String!]
+  """
+  Runs whose note is none of the values.
+  """
   noteNotIn: [String!]
+  """
+  Runs whose note is greater than the value.
+  """
   noteGT: String
+  """
+  Runs whose note is greater than or equal to the value.
+  """
   noteGTE: String
+  """
+  Runs whose note is less than the value.
+  """
   noteLT: String
+  """
+  Runs whose note is less than or equal to the value.
+  """
   noteLTE: String
+  """
+  Runs whose note contains the text.
+  """
   noteContains: String
+  """
+  Runs whose note starts with the text.
+  """
   noteHasPrefix: String
+  """
+  Runs whose note ends with the text.
+  """
   noteHasSuffix: String
+  """
+  Runs whose note equals the text, ignoring case.
+  """
   noteEqualFold: String
+  """
+  Runs whose note contains the text, ignoring case.
+  """
   noteContainsFold: String
   """
-  request_target field predicates
+  Runs whose requestTarget equals the value.
   """
   requestTarget: String
+  """
+  Runs whose requestTarget differs from the value.
+  """
   requestTargetNEQ: String
+  """
+  Runs whose requestTarget is one of the values.
+  """
   requestTargetIn: [String!]
+  """
+  Runs whose requestTarget is none of the values.
+  """
   requestTargetNotIn: [String!]
+  """
+  Runs whose requestTarget is greater than the value.
+  """
   requestTargetGT: String
+  """
+  Runs whose requestTarget is greater than or equal to the value.
+  """
   requestTargetGTE: String
+  """
+  Runs whose requestTarget is less than the value.
+  """
   requestTargetLT: String
+  """
+  Runs whose requestTarget is less than or equal to the value.
+  """
   requestTargetLTE: String
+  """
+  Runs whose requestTarget contains the text.
+  """
   requestTargetContains: String
+  """
+  Runs whose requestTarget starts with the text.
+  """
   requestTargetHasPrefix: String
+  """
+  Runs whose requestTarget ends with the text.
+  """
   requestTargetHasSuffix: String
+  """
+  Runs whose requestTarget equals the text, ignoring case.
+  """
   requestTargetEqualFold: String
+  """
+  Runs whose requestTarget contains the text, ignoring case.
+  """
   requestTargetContainsFold: String
   """
-  model field predicates
+  Runs whose model equals the value.
   """
   model: String
+  """
+  Runs whose model differs from the value.
+  """
   modelNEQ: String
+  """
+  Runs whose model is one of the values.
+  """
   modelIn: [String!]
+  """
+  Runs whose model is none of the values.
+  """
   modelNotIn: [String!]
+  """
+  Runs whose model is greater than the value.
+  """
   modelGT: String
+  """
+  Runs whose model is greater than or equal to the value.
+  """
   modelGTE: String
+  """
+  Runs whose model is less than the value.
+  """
   modelLT: String
+  """
+  Runs whose model is less than or equal to the value.
+  """
   modelLTE: String
+  """
+  Runs whose model contains the text.
+  """
   modelContains: String
+  """
+  Runs whose model starts with the text.
+  """
   modelHasPrefix: String
+  """
+  Runs whose model ends with the text.
+  """
   modelHasSuffix: String
+  """
+  Runs whose model equals the text, ignoring case.
+  """
   modelEqualFold: String
+  """
+  Runs whose model contains the text, ignoring case.
+  """
   modelContainsFold: String
   """
-  max_cost_usd field predicates
+  Runs whose maxCostUsd equals the value.
   """
   maxCostUsd: Float
+  """
+  Runs whose maxCostUsd differs from the value.
+  """
   maxCostUsdNEQ: Float
+  """
+  Runs whose maxCostUsd is one of the values.
+  """
   maxCostUsdIn: [Float!]
+  """
+  Runs whose maxCostUsd is none of the values.
+  """
   maxCostUsdNotIn: [Float!]
+  """
+  Runs whose maxCostUsd is greater than the value.
+  """
   maxCostUsdGT: Float
+  """
+  Runs whose maxCostUsd is greater than or equal to the value.
+  """
   maxCostUsdGTE: Float
+  """
+  Runs whose maxCostUsd is less than the value.
+  """
   maxCostUsdLT: Float
+  """
+  Runs whose maxCostUsd is less than or equal to the value.
+  """
   maxCostUsdLTE: Float
   """
-  check_run_id field predicates
+  Runs whose checkRunID equals the value.
   """
   checkRunID: Int
+  """
+  Runs whose checkRunID differs from the value.
+  """
   checkRunIDNEQ: Int
+  """
+  Runs whose checkRunID is one of the values.
+  """
   checkRunIDIn: [Int!]
+  """
+  Runs whose checkRunID is none of the values.
+  """
   checkRunIDNotIn: [Int!]
+  """
+  Runs whose checkRunID is greater than the value.
+  """
   checkRunIDGT: Int
+  """
+  Runs whose checkRunID is greater than or equal to the value.
+  """
   checkRunIDGTE: Int
+  """
+  Runs whose checkRunID is less than the value.
+  """
   checkRunIDLT: Int
+  """
+  Runs whose checkRunID is less than or equal to the value.
+  """
   checkRunIDLTE: Int
   """
-  check_completed field predicates
+  Runs whose checkCompleted equals the value.
   """
   checkCompleted: Boolean
+  """
+  Runs whose checkCompleted differs from the value.
+  """
   checkCompletedNEQ: Boolean
   """
-  actions_run_id field predicates
+  Runs whose actionsRunID equals the value.
   """
   actionsRunID: Int
+  """
+  Runs whose actionsRunID differs from the value.
+  """
   actionsRunIDNEQ: Int
+  """
+  Runs whose actionsRunID is one of the values.
+  """
   actionsRunIDIn: [Int!]
+  """
+  Runs whose actionsRunID is none of the values.
+  """
   actionsRunIDNotIn: [Int!]
+  """
+  Runs whose actionsRunID is greater than the value.
+  """
   actionsRunIDGT: Int
+  """
+  Runs whose actionsRunID is greater than or equal to the value.
+  """
   actionsRunIDGTE: Int
+  """
+  Runs whose actionsRunID is less than the value.
+  """
   actionsRunIDLT: Int
+  """
+  Runs whose actionsRunID is less than or equal to the value.
+  """
   actionsRunIDLTE: Int
   """
-  actions_run_url field predicates
+  Runs whose actionsRunURL equals the value.
   """
   actionsRunURL: String
+  """
+  Runs whose actionsRunURL differs from the value.
+  """
   actionsRunURLNEQ: String
+  """
+  Runs whose actionsRunURL is one of the values.
+  """
   actionsRunURLIn: [String!]
+  """
+  Runs whose actionsRunURL is none of the values.
+  """
   actionsRunURLNotIn: [String!]
+  """
+  Runs whose actionsRunURL is greater than the value.
+  """
   actionsRunURLGT: String
+  """
+  Runs whose actionsRunURL is greater than or equal to the value.
+  """
   actionsRunURLGTE: String
+  """
+  Runs whose actionsRunURL is less than the value.
+  """
   actionsRunURLLT: String
+  """
+  Runs whose actionsRunURL is less than or equal to the value.
+  """
   actionsRunURLLTE: String
+  """
+  Runs whose actionsRunURL contains the text.
+  """
   actionsRunURLContains: String
+  """
+  Runs whose actionsRunURL starts with the text.
+  """
   actionsRunURLHasPrefix: String
+  """
+  Runs whose actionsRunURL ends with the text.
+  """
   actionsRunURLHasSuffix: String
+  """
+  Runs whose actionsRunURL equals the text, ignoring case.
+  """
   actionsRunURLEqualFold: String
+  """
+  Runs whose actionsRunURL contains the text, ignoring case.
+  """
   actionsRunURLContainsFold: String
   """
-  lease_owner field predicates
+  Runs whose leaseOwner equals the value.
   """
   leaseOwner: String
+  """
+  Runs whose leaseOwner differs from the value.
+  """
   leaseOwnerNEQ: String
+  """
+  Runs whose leaseOwner is one of the values.
+  """
   leaseOwnerIn: [String!]
+  """
+  Runs whose leaseOwner is none of the values.
+  """
   leaseOwnerNotIn: [String!]
+  """
+  Runs whose leaseOwner is greater than the value.
+  """
   leaseOwnerGT: String
+  """
+  Runs whose leaseOwner is greater than or equal to the value.
+  """
   leaseOwnerGTE: String
+  """
+  Runs whose leaseOwner is less than the value.
+  """
   leaseOwnerLT: String
+  """
+  Runs whose leaseOwner is less than or equal to the value.
+  """
   leaseOwnerLTE: String
+  """
+  Runs whose leaseOwner contains the text.
+  """
   leaseOwnerContains: String
+  """
+  Runs whose leaseOwner starts with the text.
+  """
   leaseOwnerHasPrefix: String
+  """
+  Runs whose leaseOwner ends with the text.
+  """
   leaseOwnerHasSuffix: String
+  """
+  Runs whose leaseOwner equals the text, ignoring case.
+  """
   leaseOwnerEqualFold: String
+  """
+  Runs whose leaseOwner contains the text, ignoring case.
+  """
   leaseOwnerContainsFold: String
   """
-  heartbeat_at field predicates
+  Runs whose heartbeatAt equals the value.
   """
   heartbeatAt: Time
+  """
+  Runs whose heartbeatAt differs from the value.
+  """
   heartbeatAtNEQ: Time
+  """
+  Runs whose heartbeatAt is one of the values.
+  """
   heartbeatAtIn: [Time!]
+  """
+  Runs whose heartbeatAt is none of the values.
+  """
   heartbeatAtNotIn: [Time!]
+  """
+  Runs whose heartbeatAt is greater than the value.
+  """
   heartbeatAtGT: Time
+  """
+  Runs whose heartbeatAt is greater than or equal to the value.
+  """
   heartbeatAtGTE: Time
+  """
+  Runs whose heartbeatAt is less than the value.
+  """
   heartbeatAtLT: Time
+  """
+  Runs whose heartbeatAt is less than or equal to the value.
+  """
   heartbeatAtLTE: Time
+  """
+  Runs whose heartbeatAt is null (when true).
+  """
   heartbeatAtIsNil: Boolean
+  """
+  Runs whose heartbeatAt is set (when true).
+  """
   heartbeatAtNotNil: Boolean
   """
-  attempts field predicates
+  Runs whose attempts equals the value.
   """
   attempts: Int
+  """
+  Runs whose attempts differs from the value.
+  """
   attemptsNEQ: Int
+  """
+  Runs whose attempts is one of the values.
+  """
   attemptsIn: [Int!]
+  """
+  Runs whose attempts is none of the values.
+  """
   attemptsNotIn: [Int!]
+  """
+  Runs whose attempts is greater than the value.
+  """
   attemptsGT: Int
+  """
+  Runs whose attempts is greater than or equal to the value.
+  """
   attemptsGTE: Int
+  """
+  Runs whose attempts is less than the value.
+  """
   attemptsLT: Int
+  """
+  Runs whose attempts is less than or equal to the value.
+  """
   attemptsLTE: Int
   """
-  next_attempt_at field predicates
+  Runs whose nextAttemptAt equals the value.
   """
   nextAttemptAt: Time
+  """
+  Runs whose nextAttemptAt differs from the value.
+  """
   nextAttemptAtNEQ: Time
+  """
+  Runs whose nextAttemptAt is one of the values.
+  """
   nextAttemptAtIn: [Time!]
+  """
+  Runs whose nextAttemptAt is none of the values.
+  """
   nextAttemptAtNotIn: [Time!]
+  """
+  Runs whose nextAttemptAt is greater than the value.
+  """
   nextAttemptAtGT: Time
+  """
+  Runs whose nextAttemptAt is greater than or equal to the value.
+  """
   nextAttemptAtGTE: Time
+  """
+  Runs whose nextAttemptAt is less than the value.
+  """
   nextAttemptAtLT: Time
+  """
+  Runs whose nextAttemptAt is less than or equal to the value.
+  """
   nextAttemptAtLTE: Time
+  """
+  Runs whose nextAttemptAt is null (when true).
+  """
   nextAttemptAtIsNil: Boolean
+  """
+  Runs whose nextAttemptAt is set (when true).
+  """
   nextAttemptAtNotNil: Boolean
   """
-  dispatched_at field predicates
+  Runs whose dispatchedAt equals the value.
   """
   dispatchedAt: Time
+  """
+  Runs whose dispatchedAt differs from the value.
+  """
   dispatchedAtNEQ: Time
+  """
+  Runs whose dispatchedAt is one of the values.
+  """
   dispatchedAtIn: [Time!]
+  """
+  Runs whose dispatchedAt is none of the values.
+  """
   dispatchedAtNotIn: [Time!]
+  """
+  Runs whose dispatchedAt is greater than the value.
+  """
   dispatchedAtGT: Time
+  """
+  Runs whose dispatchedAt is greater than or equal to the value.
+  """
   dispatchedAtGTE: Time
+  """
+  Runs whose dispatchedAt is less than the value.
+  """
   dispatchedAtLT: Time
+  """
+  Runs whose dispatchedAt is less than or equal to the value.
+  """
   dispatchedAtLTE: Time
+  """
+  Runs whose dispatchedAt is null (when true).
+  """
   dispatchedAtIsNil: Boolean
+  """
+  Runs whose dispatchedAt is set (when true).
+  """
   dispatchedAtNotNil: Boolean
   """
-  started_at field predicates
+  Runs whose startedAt equals the value.
   """
   startedAt: Time
+  """
+  Runs whose startedAt differs from the value.
+  """
   startedAtNEQ: Time
+  """
+  Runs whose startedAt is one of the values.
+  """
   startedAtIn: [Time!]
+  """
+  Runs whose startedAt is none of the values.
+  """
   startedAtNotIn: [Time!]
+  """
+  Runs whose startedAt is greater than the value.
+  """
   startedAtGT: Time
+  """
+  Runs whose startedAt is greater than or equal to the value.
+  """
   startedAtGTE: Time
+  """
+  Runs whose startedAt is less than the value.
+  """
   startedAtLT: Time
+  """
+  Runs whose startedAt is less than or equal to the value.
+  """
   startedAtLTE: Time
+  """
+  Runs whose startedAt is null (when true).
+  """
   startedAtIsNil: Boolean
+  """
+  Runs whose startedAt is set (when true).
+  """
   startedAtNotNil: Boolean
   """
-  reported_at field predicates
+  Runs whose reportedAt equals the value.
   """
   reportedAt: Time
+  """
+  Runs whose reportedAt differs from the value.
+  """
   reportedAtNEQ: Time
+  """
+  Runs whose reportedAt is one of the values.
+  """
   reportedAtIn: [Time!]
+  """
+  Runs whose reportedAt is none of the values.
+  """
   reportedAtNotIn: [Time!]
+  """
+  Runs whose reportedAt is greater than the value.
+  """
   reportedAtGT: Time
+  """
+  Runs whose reportedAt is greater than or equal to the value.
+  """
   reportedAtGTE: Time
+  """
+  Runs whose reportedAt is less than the value.
+  """
   reportedAtLT: Time
+  """
+  Runs whose reportedAt is less than or equal to the value.
+  """
   reportedAtLTE: Time
+  """
+  Runs whose reportedAt is null (when true).
+  """
   reportedAtIsNil: Boolean
+  """
+  Runs whose reportedAt is set (when true).
+  """
   reportedAtNotNil: Boolean
   """
-  finished_at field predicates
+  Runs whose finishedAt equals the value.
   """
   finishedAt: Time
+  """
+  Runs whose finishedAt differs from the value.
+  """
   finishedAtNEQ: Time
+  """
+  Runs whose finishedAt is one of the values.
+  """
   finishedAtIn: [Time!]
+  """
+  Runs whose finishedAt is none of the values.
+  """
   finishedAtNotIn: [Time!]
+  """
+  Runs whose finishedAt is greater than the value.
+  """
   finishedAtGT: Time
+  """
+  Runs whose finishedAt is greater than or equal to the value.
+  """
   finishedAtGTE: Time
+  """
+  Runs whose finishedAt is less than the value.
+  """
   finishedAtLT: Time
+  """
+  Runs whose finishedAt is less than or equal to the value.
+  """
   finishedAtLTE: Time
+  """
+  Runs whose finishedAt is null (when true).
+  """
   finishedAtIsNil: Boolean
+  """
+  Runs whose finishedAt is set (when true).
+  """
   finishedAtNotNil: Boolean
   """
-  cost_usd field predicates
+  Runs whose costUsd equals the value.
   """
   costUsd: Float
+  """
+  Runs whose costUsd differs from the value.
+  """
   costUsdNEQ: Float
+  """
+  Runs whose costUsd is one of the values.
+  """
   costUsdIn: [Float!]
+  """
+  Runs whose costUsd is none of the values.
+  """
   costUsdNotIn: [Float!]
+  """
+  Runs whose costUsd is greater than the value.
+  """
   costUsdGT: Float
+  """
+  Runs whose costUsd is greater than or equal to the value.
+  """
   costUsdGTE: Float
+  """
+  Runs whose costUsd is less than the value.
+  """
   costUsdLT: Float
+  """
+  Runs whose costUsd is less than or equal to the value.
+  """
   costUsdLTE: Float
   """
-  input_tokens field predicates
+  Runs whose inputTokens equals the value.
   """
   inputTokens: Int
+  """
+  Runs whose inputTokens differs from the value.
+  """
   inputTokensNEQ: Int
+  """
+  Runs whose inputTokens is one of the values.
+  """
   inputTokensIn: [Int!]
+  """
+  Runs whose inputTokens is none of the values.
+  """
   inputTokensNotIn: [Int!]
+  """
+  Runs whose inputTokens is greater than the value.
+  """
   inputTokensGT: Int
+  """
+  Runs whose inputTokens is greater than or equal to the value.
+  """
   inputTokensGTE: Int
+  """
+  Runs whose inputTokens is less than the value.
+  """
   inputTokensLT: Int
+  """
+  Runs whose inputTokens is less than or equal to the value.
+  """
   inputTokensLTE: Int
   """
-  output_tokens field predicates
+  Runs whose outputTokens equals the value.
   """
   outputTokens: Int
+  """
+  Runs whose outputTokens differs from the value.
+  """
   outputTokensNEQ: Int
+  """
+  Runs whose outputTokens is one of the values.
+  """
   outputTokensIn: [Int!]
+  """
+  Runs whose outputTokens is none of the values.
+  """
   outputTokensNotIn: [Int!]
+  """
+  Runs whose outputTokens is greater than the value.
+  """
   outputTokensGT: Int
+  """
+  Runs whose outputTokens is greater than or equal to the value.
+  """
   outputTokensGTE: Int
+  """
+  Runs whose outputTokens is less than the value.
+  """
   outputTokensLT: Int
+  """
+  Runs whose outputTokens is less than or equal to the value.
+  """
   outputTokensLTE: Int
   """
-  cache_read_tokens field predicates
+  Runs whose cacheReadTokens equals the value.
   """
   cacheReadTokens: Int
+  """
+  Runs whose cacheReadTokens differs from the value.
+  """
   cacheReadTokensNEQ: Int
+  """
+  Runs whose cacheReadTokens is one of the values.
+  """
   cacheReadTokensIn: [Int!]
+  """
+  Runs whose cacheReadTokens is none of the values.
+  """
   cacheReadTokensNotIn: [Int!]
+  """
+  Runs whose cacheReadTokens is greater than the value.
+  """
   cacheReadTokensGT: Int
+  """
+  Runs whose cacheReadTokens is greater than or equal to the value.
+  """
   cacheReadTokensGTE: Int
+  """
+  Runs whose cacheReadTokens is less than the value.
+  """
   cacheReadTokensLT: Int
+  """
+  Runs whose cacheReadTokens is less than or equal to the value.
+  """
   cacheReadTokensLTE: Int
   """
-  cache_write_tokens field predicates
+  Runs whose cacheWriteTokens equals the value.
   """
   cacheWriteTokens: Int
+  """
+  Runs whose cacheWriteTokens differs from the value.
+  """
   cacheWriteTokensNEQ: Int
+  """
+  Runs whose cacheWriteTokens is one of the values.
+  """
   cacheWriteTokensIn: [Int!]
+  """
+  Runs whose cacheWriteTokens is none of the values.
+  """
   cacheWriteTokensNotIn: [Int!]
+  """
+  Runs whose cacheWriteTokens is greater than the value.
+  """
   cacheWriteTokensGT: Int
+  """
+  Runs whose cacheWriteTokens is greater than or equal to the value.
+  """
   cacheWriteTokensGTE: Int
+  """
+  Runs whose cacheWriteTokens is less than the value.
+  """
   cacheWriteTokensLT: Int
+  """
+  Runs whose cacheWriteTokens is less than or equal to the value.
+  """
   cacheWriteTokensLTE: Int
   """
-  turns field predicates
+  Runs whose turns equals the value.
   """
   turns: Int
+  """
+  Runs whose turns differs from the value.
+  """
   turnsNEQ: Int
+  """
+  Runs whose turns is one of the values.
+  """
   turnsIn: [Int!]
+  """
+  Runs whose turns is none of the values.
+  """
   turnsNotIn: [Int!]
+  """
+  Runs whose turns is greater than the value.
+  """
   turnsGT: Int
+  """
+  Runs whose turns is greater than or equal to the value.
+  """
   turnsGTE: Int
+  """
+  Runs whose turns is less than the value.
+  """
   turnsLT: Int
+  """
+  Runs whose turns is less than or equal to the value.
+  """
   turnsLTE: Int
   """
-  duration_ms field predicates
+  Runs whose durationMs equals the value.
   """
   durationMs: Int
+  """
+  Runs whose durationMs differs from the value.
+  """
   durationMsNEQ: Int
+  """
+  Runs whose durationMs is one of the values.
+  """
   durationMsIn: [Int!]
+  """
+  Runs whose durationMs is none of the values.
+  """
   durationMsNotIn: [Int!]
+  """
+  Runs whose durationMs is greater than the value.
+  """
   durationMsGT: Int
+  """
+  Runs whose durationMs is greater than or equal to the value.
+  """
   durationMsGTE: Int
+  """
+  Runs whose durationMs is less than the value.
+  """
   durationMsLT: Int
+  """
+  Runs whose durationMs is less than or equal to the value.
+  """
   durationMsLTE: Int
   """
-  summary field predicates
+  Runs whose summary equals the value.
   """
   summary: String
+  """
+  Runs whose summary differs from the value.
+  """
   summaryNEQ: String
+  """
+  Runs whose summary is one of the values.
+  """
   summaryIn: [String!]
+  """
+  Runs whose summary is none of the values.
+  """
   summaryNotIn: [String!]
+  """
+  Runs whose summary is greater than the value.
+  """
   summaryGT: String
+  """
+  Runs whose summary is greater than or equal to the value.
+  """
   summaryGTE: String
+  """
+  Runs whose summary is less than the value.
+  """
   summaryLT: String
+  """
+  Runs whose summary is less than or equal to the value.
+  """
   summaryLTE: String
+  """
+  Runs whose summary contains the text.
+  """
   summaryContains: String
+  """
+  Runs whose summary starts with the text.
+  """
   summaryHasPrefix: String
+  """
+  Runs whose summary ends with the text.
+  """
   summaryHasSuffix: String
+  """
+  Runs whose summary equals the text, ignoring case.
+  """
   summaryEqualFold: String
+  """
+  Runs whose summary contains the text, ignoring case.
+  """
   summaryContainsFold: String
   """
-  failure_reason field predicates
+  Runs whose failureReason equals the value.
   """
   failureReason: String
+  """
+  Runs whose failureReason differs from the value.
+  """
   failureReasonNEQ: String
+  """
+  Runs whose failureReason is one of the values.
+  """
   failureReasonIn: [String!]
+  """
+  Runs whose failureReason is none of the values.
+  """
   failureReasonNotIn: [String!]
+  """
+  Runs whose failureReason is greater than the value.
+  """
   failureReasonGT: String
+  """
+  Runs whose failureReason is greater than or equal to the value.
+  """
   failureReasonGTE: String
+  """
+  Runs whose failureReason is less than the value.
+  """
   failureReasonLT: String
+  """
+  Runs whose failureReason is less than or equal to the value.
+  """
   failureReasonLTE: String
+  """
+  Runs whose failureReason contains the text.
+  """
   failureReasonContains: String
+  """
+  Runs whose failureReason starts with the text.
+  """
   failureReasonHasPrefix: String
+  """
+  Runs whose failureReason ends with the text.
+  """
   failureReasonHasSuffix: String
+  """
+  Runs whose failureReason equals the text, ignoring case.
+  """
   failureReasonEqualFold: String
+  """
+  Runs whose failureReason contains the text, ignoring case.
+  """
   failureReasonContainsFold: String
   """
-  findings_blocker field predicates
+  Runs whose findingsBlocker equals the value.
   """
   findingsBlocker: Int
+  """
+  Runs whose findingsBlocker differs from the value.
+  """
   findingsBlockerNEQ: Int
+  """
+  Runs whose findingsBlocker is one of the values.
+  """
   findingsBlockerIn: [Int!]
+  """
+  Runs whose findingsBlocker is none of the values.
+  """
   findingsBlockerNotIn: [Int!]
+  """
+  Runs whose findingsBlocker is greater than the value.
+  """
   findingsBlockerGT: Int
+  """
+  Runs whose findingsBlocker is greater than or equal to the value.
+  """
   findingsBlockerGTE: Int
+  """
+  Runs whose findingsBlocker is less than the value.
+  """
   findingsBlockerLT: Int
+  """
+  Runs whose findingsBlocker is less than or equal to the value.
+  """
   findingsBlockerLTE: Int
   """
-  findings_major field predicates
+  Runs whose findingsMajor equals the value.
   """
   findingsMajor: Int
+  """
+  Runs whose findingsMajor differs from the value.
+  """
   findingsMajorNEQ: Int
+  """
+  Runs whose findingsMajor is one of the values.
+  """
   findingsMajorIn: [Int!]
+  """
+  Runs whose findingsMajor is none of the values.
+  """
   findingsMajorNotIn: [Int!]
+  """
+  Runs whose findingsMajor is greater than the value.
+  """
   findingsMajorGT: Int
+  """
+  Runs whose findingsMajor is greater than or equal to the value.
+  """
   findingsMajorGTE: Int
+  """
+  Runs whose findingsMajor is less than the value.
+  """
   findingsMajorLT: Int
+  """
+  Runs whose findingsMajor is less than or equal to the value.
+  """
   findingsMajorLTE: Int
   """
-  findings_minor field predicates
+  Runs whose findingsMinor equals the value.
   """
   findingsMinor: Int
+  """
+  Runs whose findingsMinor differs from the value.
+  """
   findingsMinorNEQ: Int
+  """
+  Runs whose findingsMinor is one of the values.
+  """
   findingsMinorIn: [Int!]
+  """
+  Runs whose findingsMinor is none of the values.
+  """
   findingsMinorNotIn: [Int!]
+  """
+  Runs whose findingsMinor is greater than the value.
+  """
   findingsMinorGT: Int
+  """
+  Runs whose findingsMinor is greater than or equal to the value.
+  """
   findingsMinorGTE: Int
+  """
+  Runs whose findingsMinor is less than the value.
+  """
   findingsMinorLT: Int
+  """
+  Runs whose findingsMinor is less than or equal to the value.
+  """
   findingsMinorLTE: Int
   """
-  findings_nit field predicates
+  Runs whose findingsNit equals the value.
   """
   findingsNit: Int
+  """
+  Runs whose findingsNit differs from the value.
+  """
   findingsNitNEQ: Int
+  """
+  Runs whose findingsNit is one of the values.
+  """
   findingsNitIn: [Int!]
+  """
+  Runs whose findingsNit is none of the values.
+  """
   findingsNitNotIn: [Int!]
+  """
+  Runs whose findingsNit is greater than the value.
+  """
   findingsNitGT: Int
+  """
+  Runs whose findingsNit is greater than or equal to the value.
+  """
   findingsNitGTE: Int
+  """
+  Runs whose findingsNit is less than the value.
+  """
   findingsNitLT: Int
+  """
+  Runs whose findingsNit is less than or equal to the value.
+  """
   findingsNitLTE: Int
   """
-  findings_posted field predicates
+  Runs whose findingsPosted equals the value.
   """
   findingsPosted: Int
+  """
+  Runs whose findingsPosted differs from the value.
+  """
   findingsPostedNEQ: Int
+  """
+  Runs whose findingsPosted is one of the values.
+  """
   findingsPostedIn: [Int!]
+  """
+  Runs whose findingsPosted is none of the values.
+  """
   findingsPostedNotIn: [Int!]
+  """
+  Runs whose findingsPosted is greater than the value.
+  """
   findingsPostedGT: Int
+  """
+  Runs whose findingsPosted is greater than or equal to the value.
+  """
   findingsPostedGTE: Int
+  """
+  Runs whose findingsPosted is less than the value.
+  """
   findingsPostedLT: Int
+  """
+  Runs whose findingsPosted is less than or equal to the value.
+  """
   findingsPostedLTE: Int
   """
-  findings_dropped field predicates
+  Runs whose findingsDropped equals the value.
   """
   findingsDropped: Int
+  """
+  Runs whose findingsDropped differs from the value.
+  """
   findingsDroppedNEQ: Int
+  """
+  Runs whose findingsDropped is one of the values.
+  """
   findingsDroppedIn: [Int!]
+  """
+  Runs whose findingsDropped is none of the values.
+  """
   findingsDroppedNotIn: [Int!]
+  """
+  Runs whose findingsDropped is greater than the value.
+  """
   findingsDroppedGT: Int
+  """
+  Runs whose findingsDropped is greater than or equal to the value.
+  """
   findingsDroppedGTE: Int
+  """
+  Runs whose findingsDropped is less than the value.
+  """
   findingsDroppedLT: Int
+  """
+  Runs whose findingsDropped is less than or equal to the value.
+  """
   findingsDroppedLTE: Int
   """
-  review_id field predicates
+  Runs whose reviewID equals the value.
   """
   reviewID: Int
+  """
+  Runs whose reviewID differs from the value.
+  """
   reviewIDNEQ: Int
+  """
+  Runs whose reviewID is one of the values.
+  """
   reviewIDIn: [Int!]
+  """
+  Runs whose reviewID is none of the values.
+  """
   reviewIDNotIn: [Int!]
+  """
+  Runs whose reviewID is greater than the value.
+  """
   reviewIDGT: Int
+  """
+  Runs whose reviewID is greater than or equal to the value.
+  """
   reviewIDGTE: Int
+  """
+  Runs whose reviewID is less than the value.
+  """
   reviewIDLT: Int
+  """
+  Runs whose reviewID is less than or equal to the value.
+  """
   reviewIDLTE: Int
   """
-  changed_files field predicates
+  Runs whose changedFiles equals the value.
   """
   changedFiles: Int
+  """
+  Runs whose changedFiles differs from the value.
+  """
   changedFilesNEQ: Int
+  """
+  Runs whose changedFiles is one of the values.
+  """
   changedFilesIn: [Int!]
+  """
+  Runs whose changedFiles is none of the values.
+  """
   changedFilesNotIn: [Int!]
+  """
+  Runs whose changedFiles is greater than the value.
+  """
   changedFilesGT: Int
+  """
+  Runs whose changedFiles is greater than or equal to the value.
+  """
   changedFilesGTE: Int
+  """
+  Runs whose changedFiles is less than the value.
+  """
   changedFilesLT: Int
+  """
+  Runs whose changedFiles is less than or equal to the value.
+  """
   changedFilesLTE: Int
   """
-  additions field predicates
+  Runs whose additions equals the value.
   """
   additions: Int
+  """
+  Runs whose additions differs from the value.
+  """
   additionsNEQ: Int
+  """
+  Runs whose additions is one of the values.
+  """
   additionsIn: [Int!]
+  """
+  Runs whose additions is none of the values.
+  """
   additionsNotIn: [Int!]
+  """
+  Runs whose additions is greater than the value.
+  """
   additionsGT: Int
+  """
+  Runs whose additions is greater than or equal to the value.
+  """
   additionsGTE: Int
+  """
+  Runs whose additions is less than the value.
+  """
   additionsLT: Int
+  """
+  Runs whose additions is less than or equal to the value.
+  """
   additionsLTE: Int
   """
-  deletions field predicates
+  Runs whose deletions equals the value.
   """
   deletions: Int
+  """
+  Runs whose deletions differs from the value.
+  """
   deletionsNEQ: Int
+  """
+  Runs whose deletions is one of the values.
+  """
   deletionsIn: [Int!]
+  """
+  Runs whose deletions is none of the values.
+  """
   deletionsNotIn: [Int!]
+  """
+  Runs whose deletions is greater than the value.
+  """
   deletionsGT: Int
+  """
+  Runs whose deletions is greater than or equal to the value.
+  """
   deletionsGTE: Int
+  """
+  Runs whose deletions is less than the value.
+  """
   deletionsLT: Int
+  """
+  Runs whose deletions is less than or equal to the value.
+  """
   deletionsLTE: Int
   """
-  behind_by field predicates
+  Runs whose behindBy equals the value.
   """
   behindBy: Int
+  """
+  Runs whose behindBy differs from the value.
+  """
   behindByNEQ: Int
+  """
+  Runs whose behindBy is one of the values.
+  """
   behindByIn: [Int!]
+  """
+  Runs whose behindBy is none of the values.
+  """
   behindByNotIn: [Int!]
+  """
+  Runs whose behindBy is greater than the value.
+  """
   behindByGT: Int
+  """
+  Runs whose behindBy is greater than or equal to the value.
+  """
   behindByGTE: Int
+  """
+  Runs whose behindBy is less than the value.
+  """
   behindByLT: Int
+  """
+  Runs whose behindBy is less than or equal to the value.
+  """
   behindByLTE: Int
   """
-  ahead_by field predicates
+  Runs whose aheadBy equals the value.
   """
   aheadBy: Int
+  """
+  Runs whose aheadBy differs from the value.
+  """
   aheadByNEQ: Int
+  """
+  Runs whose aheadBy is one of the values.
+  """
   aheadByIn: [Int!]
+  """
+  Runs whose aheadBy is none of the values.
+  """
   aheadByNotIn: [Int!]
+  """
+  Runs whose aheadBy is greater than the value.
+  """
   aheadByGT: Int
+  """
+  Runs whose aheadBy is greater than or equal to the value.
+  """
   aheadByGTE: Int
+  """
+  Runs whose aheadBy is less than the value.
+  """
   aheadByLT: Int
+  """
+  Runs whose aheadBy is less than or equal to the value.
+  """
   aheadByLTE: Int
   """
-  from_fork field predicates
+  Runs whose fromFork equals the value.
   """
   fromFork: Boolean
+  """
+  Runs whose fromFork differs from the value.
+  """
   fromForkNEQ: Boolean
   """
-  reply_to_comment_id field predicates
+  Runs whose replyToCommentID equals the value.
   """
   replyToCommentID: Int
+  """
+  Runs whose replyToCommentID differs from the value.
+  """
   replyToCommentIDNEQ: Int
+  """
+  Runs whose replyToCommentID is one of the values.
+  """
   replyToCommentIDIn: [Int!]
+  """
+  Runs whose replyToCommentID is none of the values.
+  """
   replyToCommentIDNotIn: [Int!]
+  """
+  Runs whose replyToCommentID is greater than the value.
+  """
   replyToCommentIDGT: Int
+  """
+  Runs whose replyToCommentID is greater than or equal to the value.
+  """
   replyToCommentIDGTE: Int
+  """
+  Runs whose replyToCommentID is less than the value.
+  """
   replyToCommentIDLT: Int
+  """
+  Runs whose replyToCommentID is less than or equal to the value.
+  """
   replyToCommentIDLTE: Int
+  """
+  Runs whose replyToCommentID is null (when true).
+  """
   replyToCommentIDIsNil: Boolean
+  """
+  Runs whose replyToCommentID is set (when true).
+  """
   replyToCommentIDNotNil: Boolean
   """
-  thread_root_comment_id field predicates
+  Runs whose threadRootCommentID equals the value.
   """
   threadRootCommentID: Int
+  """
+  Runs whose threadRootCommentID differs from the value.
+  """
   threadRootCommentIDNEQ: Int
+  """
+  Runs whose threadRootCommentID is one of the values.
+  """
   threadRootCommentIDIn: [Int!]
+  """
+  Runs whose threadRootCommentID is none of the values.
+  """
   threadRootCommentIDNotIn: [Int!]
+  """
+  Runs whose threadRootCommentID is greater than the value.
+  """
   threadRootCommentIDGT: Int
+  """
+  Runs whose threadRootCommentID is greater than or equal to the value.
+  """
   threadRootCommentIDGTE: Int
+  """
+  Runs whose threadRootCommentID is less than the value.
+  """
   threadRootCommentIDLT: Int
+  """
+  Runs whose threadRootCommentID is less than or equal to the value.
+  """
   threadRootCommentIDLTE: Int
   """
-  reply_comment_id field predicates
+  Runs whose replyCommentID equals the value.
   """
   replyCommentID: Int
+  """
+  Runs whose replyCommentID differs from the value.
+  """
   replyCommentIDNEQ: Int
+  """
+  Runs whose replyCommentID is one of the values.
+  """
   replyCommentIDIn: [Int!]
+  """
+  Runs whose replyCommentID is none of the values.
+  """
   replyCommentIDNotIn: [Int!]
+  """
+  Runs whose replyCommentID is greater than the value.
+  """
   replyCommentIDGT: Int
+  """
+  Runs whose replyCommentID is greater than or equal to the value.
+  """
   replyCommentIDGTE: Int
+  """
+  Runs whose replyCommentID is less than the value.
+  """
   replyCommentIDLT: Int
+  """
+  Runs whose replyCommentID is less than or equal to the value.
+  """
   replyCommentIDLTE: Int
   """
-  repository edge predicates
+  Runs that have (true) or lack (false) a repository.
   """
   hasRepository: Boolean
+  """
+  Runs with a repository matching one of these filters.
+  """
   hasRepositoryWith: [RepositoryWhereInput!]
   """
-  reviewer edge predicates
+  Runs that have (true) or lack (false) a reviewer.
   """
   hasReviewer: Boolean
+  """
+  Runs with a reviewer matching one of these filters.
+  """
   hasReviewerWith: [ReviewerWhereInput!]
   """
-  findings edge predicates
+  Runs that have (true) or lack (false) a findings.
   """
   hasFindings: Boolean
+  """
+  Runs with a findings matching one of these filters.
+  """
   hasFindingsWith: [FindingWhereInput!]
   """
-  events edge predicates
+  Runs that have (true) or lack (false) a events.
   """
   hasEvents: Boolean
+  """
+  Runs with a events matching one of these filters.
+  """
   hasEventsWith: [RunEventWhereInput!]
 }
+"""
+A person who signed in to the portal with GitHub.
+"""
 type User implements Node {
+  """
+  The global ID: node(id:) resolves it.
+  """
   id: ID!
+  """
+  when the row was created
+  """
   createdAt: Time!
+  """
+  when the row last changed
+  """
   updatedAt: Time!
+  """
+  GitHub's user id
+  """
   githubID: Int!
+  """
+  GitHub login
+  """
   login: String!
+  """
+  display name from GitHub
+  """
   name: String!
+  """
+  avatar image URL from GitHub
+  """
   avatarURL: String!
+  """
+  a Chakshu admin (CHAKSHU_ADMINS); admin rights from owning an organisation cover that installation only
+  """
   isAdmin: Boolean!
+  """
+  last portal sign-in
+  """
   lastLoginAt: Time
+  """
+  the user's API tokens
+  """
   apiTokens: [APIToken!]
 }
 """
@@ -6580,6 +11351,9 @@ input UserOrder {
 Properties by which User connections can be ordered.
 """
 enum UserOrderField {
+  """
+  Order by createdAt.
+  """
   CREATED_AT
 }
 """
@@ -6587,142 +11361,418 @@ UserWhereInput is used for filtering User objects.
 Input was generated by ent.
 """
 input UserWhereInput {
+  """
+  Users that do not match this filter.
+  """
   not: UserWhereInput
+  """
+  Users that match every one of these filters.
+  """
   and: [UserWhereInput!]
+  """
+  Users that match at least one of these filters.
+  """
   or: [UserWhereInput!]
   """
-  id field predicates
+  Users whose id equals the value.
   """
   id: ID
+  """
+  Users whose id differs from the value.
+  """
   idNEQ: ID
+  """
+  Users whose id is one of the values.
+  """
   idIn: [ID!]
+  """
+  Users whose id is none of the values.
+  """
   idNotIn: [ID!]
+  """
+  Users whose id is greater than the value.
+  """
   idGT: ID
+  """
+  Users whose id is greater than or equal to the value.
+  """
   idGTE: ID
+  """
+  Users whose id is less than the value.
+  """
   idLT: ID
+  """
+  Users whose id is less than or equal to the value.
+  """
   idLTE: ID
   """
-  created_at field predicates
+  Users whose createdAt equals the value.
   """
   createdAt: Time
+  """
+  Users whose createdAt differs from the value.
+  """
   createdAtNEQ: Time
+  """
+  Users whose createdAt is one of the values.
+  """
   createdAtIn: [Time!]
+  """
+  Users whose createdAt is none of the values.
+  """
   createdAtNotIn: [Time!]
+  """
+  Users whose createdAt is greater than the value.
+  """
   createdAtGT: Time
+  """
+  Users whose createdAt is greater than or equal to the value.
+  """
   createdAtGTE: Time
+  """
+  Users whose createdAt is less than the value.
+  """
   createdAtLT: Time
+  """
+  Users whose createdAt is less than or equal to the value.
+  """
   createdAtLTE: Time
   """
-  updated_at field predicates
+  Users whose updatedAt equals the value.
   """
   updatedAt: Time
+  """
+  Users whose updatedAt differs from the value.
+  """
   updatedAtNEQ: Time
+  """
+  Users whose updatedAt is one of the values.
+  """
   updatedAtIn: [Time!]
+  """
+  Users whose updatedAt is none of the values.
+  """
   updatedAtNotIn: [Time!]
+  """
+  Users whose updatedAt is greater than the value.
+  """
   updatedAtGT: Time
+  """
+  Users whose updatedAt is greater than or equal to the value.
+  """
   updatedAtGTE: Time
+  """
+  Users whose updatedAt is less than the value.
+  """
   updatedAtLT: Time
+  """
+  Users whose updatedAt is less than or equal to the value.
+  """
   updatedAtLTE: Time
   """
-  github_id field predicates
+  Users whose githubID equals the value.
   """
   githubID: Int
+  """
+  Users whose githubID differs from the value.
+  """
   githubIDNEQ: Int
+  """
+  Users whose githubID is one of the values.
+  """
   githubIDIn: [Int!]
+  """
+  Users whose githubID is none of the values.
+  """
   githubIDNotIn: [Int!]
+  """
+  Users whose githubID is greater than the value.
+  """
   githubIDGT: Int
+  """
+  Users whose githubID is greater than or equal to the value.
+  """
   githubIDGTE: Int
+  """
+  Users whose githubID is less than the value.
+  """
   githubIDLT: Int
+  """
+  Users whose githubID is less than or equal to the value.
+  """
   githubIDLTE: Int
   """
-  login field predicates
+  Users whose login equals the value.
   """
   login: String
+  """
+  Users whose login differs from the value.
+  """
   loginNEQ: String
+  """
+  Users whose login is one of the values.
+  """
   loginIn: [String!]
+  """
+  Users whose login is none of the values.
+  """
   loginNotIn: [String!]
+  """
+  Users whose login is greater than the value.
+  """
   loginGT: String
+  """
+  Users whose login is greater than or equal to the value.
+  """
   loginGTE: String
+  """
+  Users whose login is less than the value.
+  """
   loginLT: String
+  """
+  Users whose login is less than or equal to the value.
+  """
   loginLTE: String
+  """
+  Users whose login contains the text.
+  """
   loginContains: String
+  """
+  Users whose login starts with the text.
+  """
   loginHasPrefix: String
+  """
+  Users whose login ends with the text.
+  """
   loginHasSuffix: String
+  """
+  Users whose login equals the text, ignoring case.
+  """
   loginEqualFold: String
+  """
+  Users whose login contains the text, ignoring case.
+  """
   loginContainsFold: String
   """
-  name field predicates
+  Users whose name equals the value.
   """
   name: String
+  """
+  Users whose name differs from the value.
+  """
   nameNEQ: String
+  """
+  Users whose name is one of the values.
+  """
   nameIn: [String!]
+  """
+  Users whose name is none of the values.
+  """
   nameNotIn: [String!]
+  """
+  Users whose name is greater than the value.
+  """
   nameGT: String
+  """
+  Users whose name is greater than or equal to the value.
+  """
   nameGTE: String
+  """
+  Users whose name is less than the value.
+  """
   nameLT: String
+  """
+  Users whose name is less than or equal to the value.
+  """
   nameLTE: String
+  """
+  Users whose name contains the text.
+  """
   nameContains: String
+  """
+  Users whose name starts with the text.
+  """
   nameHasPrefix: String
+  """
+  Users whose name ends with the text.
+  """
   nameHasSuffix: String
+  """
+  Users whose name equals the text, ignoring case.
+  """
   nameEqualFold: String
+  """
+  Users whose name contains the text, ignoring case.
+  """
   nameContainsFold: String
   """
-  avatar_url field predicates
+  Users whose avatarURL equals the value.
   """
   avatarURL: String
+  """
+  Users whose avatarURL differs from the value.
+  """
   avatarURLNEQ: String
+  """
+  Users whose avatarURL is one of the values.
+  """
   avatarURLIn: [String!]
+  """
+  Users whose avatarURL is none of the values.
+  """
   avatarURLNotIn: [String!]
+  """
+  Users whose avatarURL is greater than the value.
+  """
   avatarURLGT: String
+  """
+  Users whose avatarURL is greater than or equal to the value.
+  """
   avatarURLGTE: String
+  """
+  Users whose avatarURL is less than the value.
+  """
   avatarURLLT: String
+  """
+  Users whose avatarURL is less than or equal to the value.
+  """
   avatarURLLTE: String
+  """
+  Users whose avatarURL contains the text.
+  """
   avatarURLContains: String
+  """
+  Users whose avatarURL starts with the text.
+  """
   avatarURLHasPrefix: String
+  """
+  Users whose avatarURL ends with the text.
+  """
   avatarURLHasSuffix: String
+  """
+  Users whose avatarURL equals the text, ignoring case.
+  """
   avatarURLEqualFold: String
+  """
+  Users whose avatarURL contains the text, ignoring case.
+  """
   avatarURLContainsFold: String
   """
-  is_admin field predicates
+  Users whose isAdmin equals the value.
   """
   isAdmin: Boolean
+  """
+  Users whose isAdmin differs from the value.
+  """
   isAdminNEQ: Boolean
   """
-  last_login_at field predicates
+  Users whose lastLoginAt equals the value.
   """
   lastLoginAt: Time
+  """
+  Users whose lastLoginAt differs from the value.
+  """
   lastLoginAtNEQ: Time
+  """
+  Users whose lastLoginAt is one of the values.
+  """
   lastLoginAtIn: [Time!]
+  """
+  Users whose lastLoginAt is none of the values.
+  """
   lastLoginAtNotIn: [Time!]
+  """
+  Users whose lastLoginAt is greater than the value.
+  """
   lastLoginAtGT: Time
+  """
+  Users whose lastLoginAt is greater than or equal to the value.
+  """
   lastLoginAtGTE: Time
+  """
+  Users whose lastLoginAt is less than the value.
+  """
   lastLoginAtLT: Time
+  """
+  Users whose lastLoginAt is less than or equal to the value.
+  """
   lastLoginAtLTE: Time
+  """
+  Users whose lastLoginAt is null (when true).
+  """
   lastLoginAtIsNil: Boolean
+  """
+  Users whose lastLoginAt is set (when true).
+  """
   lastLoginAtNotNil: Boolean
   """
-  api_tokens edge predicates
+  Users that have (true) or lack (false) a api_tokens.
   """
   hasAPITokens: Boolean
+  """
+  Users with a aPITokens matching one of these filters.
+  """
   hasAPITokensWith: [APITokenWhereInput!]
 }
+"""
+A webhook delivery from GitHub, as stored and handled.
+"""
 type WebhookEvent implements Node {
+  """
+  The global ID: node(id:) resolves it.
+  """
   id: ID!
+  """
+  GitHub's X-GitHub-Delivery id
+  """
   deliveryID: String!
+  """
+  X-GitHub-Event, e.g. pull_request, issue_comment
+  """
   event: String!
+  """
+  the payload's action, e.g. opened; empty when the event has none
+  """
   action: String!
+  """
+  GitHub's installation id from the payload; 0 when none
+  """
   installationID: Int!
+  """
+  owner/name from the payload; empty when none
+  """
   repository: String!
+  """
+  pending, processing, done or failed (retries exhausted; retryWebhookEvent queues it again)
+  """
   status: WebhookEventStatus!
+  """
+  how many times a worker tried to handle it
+  """
   attempts: Int!
   """
   redacted
   """
   lastError: String!
+  """
+  the worker handling it now; empty when none
+  """
   leaseOwner: String!
+  """
+  the handling worker's last heartbeat
+  """
   heartbeatAt: Time
+  """
+  a retry waits until then
+  """
   nextAttemptAt: Time
+  """
+  when Chakshu accepted the delivery
+  """
   receivedAt: Time!
+  """
+  when handling finished (done or failed)
+  """
   handledAt: Time
 }
 """
@@ -6772,17 +11822,38 @@ input WebhookEventOrder {
 Properties by which WebhookEvent connections can be ordered.
 """
 enum WebhookEventOrderField {
+  """
+  Order by event.
+  """
   EVENT
+  """
+  Order by status.
+  """
   STATUS
+  """
+  Order by receivedAt.
+  """
   RECEIVED_AT
 }
 """
 WebhookEventStatus is enum for the field status
 """
 enum WebhookEventStatus @goModel(model: "github.com/chakshu-dev/chakshu/ent/webhookevent.Status") {
+  """
+  Stored, waiting for a worker.
+  """
   pending
+  """
+  A worker is handling it.
+  """
   processing
+  """
+  Handled.
+  """
   done
+  """
+  Handling failed after its retries; an admin can retry it.
+  """
   failed
 }
 """
@@ -6790,188 +11861,578 @@ WebhookEventWhereInput is used for filtering WebhookEvent objects.
 Input was generated by ent.
 """
 input WebhookEventWhereInput {
+  """
+  WebhookEvents that do not match this filter.
+  """
   not: WebhookEventWhereInput
+  """
+  WebhookEvents that match every one of these filters.
+  """
   and: [WebhookEventWhereInput!]
+  """
+  WebhookEvents that match at least one of these filters.
+  """
   or: [WebhookEventWhereInput!]
   """
-  id field predicates
+  WebhookEvents whose id equals the value.
   """
   id: ID
+  """
+  WebhookEvents whose id differs from the value.
+  """
   idNEQ: ID
+  """
+  WebhookEvents whose id is one of the values.
+  """
   idIn: [ID!]
+  """
+  WebhookEvents whose id is none of the values.
+  """
   idNotIn: [ID!]
+  """
+  WebhookEvents whose id is greater than the value.
+  """
   idGT: ID
+  """
+  WebhookEvents whose id is greater than or equal to the value.
+  """
   idGTE: ID
+  """
+  WebhookEvents whose id is less than the value.
+  """
   idLT: ID
+  """
+  WebhookEvents whose id is less than or equal to the value.
+  """
   idLTE: ID
   """
-  delivery_id field predicates
+  WebhookEvents whose deliveryID equals the value.
   """
   deliveryID: String
+  """
+  WebhookEvents whose deliveryID differs from the value.
+  """
   deliveryIDNEQ: String
+  """
+  WebhookEvents whose deliveryID is one of the values.
+  """
   deliveryIDIn: [String!]
+  """
+  WebhookEvents whose deliveryID is none of the values.
+  """
   deliveryIDNotIn: [String!]
+  """
+  WebhookEvents whose deliveryID is greater than the value.
+  """
   deliveryIDGT: String
+  """
+  WebhookEvents whose deliveryID is greater than or equal to the value.
+  """
   deliveryIDGTE: String
+  """
+  WebhookEvents whose deliveryID is less than the value.
+  """
   deliveryIDLT: String
+  """
+  WebhookEvents whose deliveryID is less than or equal to the value.
+  """
   deliveryIDLTE: String
+  """
+  WebhookEvents whose deliveryID contains the text.
+  """
   deliveryIDContains: String
+  """
+  WebhookEvents whose deliveryID starts with the text.
+  """
   deliveryIDHasPrefix: String
+  """
+  WebhookEvents whose deliveryID ends with the text.
+  """
   deliveryIDHasSuffix: String
+  """
+  WebhookEvents whose deliveryID equals the text, ignoring case.
+  """
   deliveryIDEqualFold: String
+  """
+  WebhookEvents whose deliveryID contains the text, ignoring case.
+  """
   deliveryIDContainsFold: String
   """
-  event field predicates
+  WebhookEvents whose event equals the value.
   """
   event: String
+  """
+  WebhookEvents whose event differs from the value.
+  """
   eventNEQ: String
+  """
+  WebhookEvents whose event is one of the values.
+  """
   eventIn: [String!]
+  """
+  WebhookEvents whose event is none of the values.
+  """
   eventNotIn: [String!]
+  """
+  WebhookEvents whose event is greater than the value.
+  """
   eventGT: String
+  """
+  WebhookEvents whose event is greater than or equal to the value.
+  """
   eventGTE: String
+  """
+  WebhookEvents whose event is less than the value.
+  """
   eventLT: String
+  """
+  WebhookEvents whose event is less than or equal to the value.
+  """
   eventLTE: String
+  """
+  WebhookEvents whose event contains the text.
+  """
   eventContains: String
+  """
+  WebhookEvents whose event starts with the text.
+  """
   eventHasPrefix: String
+  """
+  WebhookEvents whose event ends with the text.
+  """
   eventHasSuffix: String
+  """
+  WebhookEvents whose event equals the text, ignoring case.
+  """
   eventEqualFold: String
+  """
+  WebhookEvents whose event contains the text, ignoring case.
+  """
   eventContainsFold: String
   """
-  action field predicates
+  WebhookEvents whose action equals the value.
   """
   action: String
+  """
+  WebhookEvents whose action differs from the value.
+  """
   actionNEQ: String
+  """
+  WebhookEvents whose action is one of the values.
+  """
   actionIn: [String!]
+  """
+  WebhookEvents whose action is none of the values.
+  """
   actionNotIn: [String!]
+  """
+  WebhookEvents whose action is greater than the value.
+  """
   actionGT: String
+  """
+  WebhookEvents whose action is greater than or equal to the value.
+  """
   actionGTE: String
+  """
+  WebhookEvents whose action is less than the value.
+  """
   actionLT: String
+  """
+  WebhookEvents whose action is less than or equal to the value.
+  """
   actionLTE: String
+  """
+  WebhookEvents whose action contains the text.
+  """
   actionContains: String
+  """
+  WebhookEvents whose action starts with the text.
+  """
   actionHasPrefix: String
+  """
+  WebhookEvents whose action ends with the text.
+  """
   actionHasSuffix: String
+  """
+  WebhookEvents whose action equals the text, ignoring case.
+  """
   actionEqualFold: String
+  """
+  WebhookEvents whose action contains the text, ignoring case.
+  """
   actionContainsFold: String
   """
-  installation_id field predicates
+  WebhookEvents whose installationID equals the value.
   """
   installationID: Int
+  """
+  WebhookEvents whose installationID differs from the value.
+  """
   installationIDNEQ: Int
+  """
+  WebhookEvents whose installationID is one of the values.
+  """
   installationIDIn: [Int!]
+  """
+  WebhookEvents whose installationID is none of the values.
+  """
   installationIDNotIn: [Int!]
+  """
+  WebhookEvents whose installationID is greater than the value.
+  """
   installationIDGT: Int
+  """
+  WebhookEvents whose installationID is greater than or equal to the value.
+  """
   installationIDGTE: Int
+  """
+  WebhookEvents whose installationID is less than the value.
+  """
   installationIDLT: Int
+  """
+  WebhookEvents whose installationID is less than or equal to the value.
+  """
   installationIDLTE: Int
   """
-  repository field predicates
+  WebhookEvents whose repository equals the value.
   """
   repository: String
+  """
+  WebhookEvents whose repository differs from the value.
+  """
   repositoryNEQ: String
+  """
+  WebhookEvents whose repository is one of the values.
+  """
   repositoryIn: [String!]
+  """
+  WebhookEvents whose repository is none of the values.
+  """
   repositoryNotIn: [String!]
+  """
+  WebhookEvents whose repository is greater than the value.
+  """
   repositoryGT: String
+  """
+  WebhookEvents whose repository is greater than or equal to the value.
+  """
   repositoryGTE: String
+  """
+  WebhookEvents whose repository is less than the value.
+  """
   repositoryLT: String
+  """
+  WebhookEvents whose repository is less than or equal to the value.
+  """
   repositoryLTE: String
+  """
+  WebhookEvents whose repository contains the text.
+  """
   repositoryContains: String
+  """
+  WebhookEvents whose repository starts with the text.
+  """
   repositoryHasPrefix: String
+  """
+  WebhookEvents whose repository ends with the text.
+  """
   repositoryHasSuffix: String
+  """
+  WebhookEvents whose repository equals the text, ignoring case.
+  """
   repositoryEqualFold: String
+  """
+  WebhookEvents whose repository contains the text, ignoring case.
+  """
   repositoryContainsFold: String
   """
-  status field predicates
+  WebhookEvents whose status equals the value.
   """
   status: WebhookEventStatus
+  """
+  WebhookEvents whose status differs from the value.
+  """
   statusNEQ: WebhookEventStatus
+  """
+  WebhookEvents whose status is one of the values.
+  """
   statusIn: [WebhookEventStatus!]
+  """
+  WebhookEvents whose status is none of the values.
+  """
   statusNotIn: [WebhookEventStatus!]
   """
-  attempts field predicates
+  WebhookEvents whose attempts equals the value.
   """
   attempts: Int
+  """
+  WebhookEvents whose attempts differs from the value.
+  """
   attemptsNEQ: Int
+  """
+  WebhookEvents whose attempts is one of the values.
+  """
   attemptsIn: [Int!]
+  """
+  WebhookEvents whose attempts is none of the values.
+  """
   attemptsNotIn: [Int!]
+  """
+  WebhookEvents whose attempts is greater than the value.
+  """
   attemptsGT: Int
+  """
+  WebhookEvents whose attempts is greater than or equal to the value.
+  """
   attemptsGTE: Int
+  """
+  WebhookEvents whose attempts is less than the value.
+  """
   attemptsLT: Int
+  """
+  WebhookEvents whose attempts is less than or equal to the value.
+  """
   attemptsLTE: Int
   """
-  lease_owner field predicates
+  WebhookEvents whose leaseOwner equals the value.
   """
   leaseOwner: String
+  """
+  WebhookEvents whose leaseOwner differs from the value.
+  """
   leaseOwnerNEQ: String
+  """
+  WebhookEvents whose leaseOwner is one of the values.
+  """
   leaseOwnerIn: [String!]
+  """
+  WebhookEvents whose leaseOwner is none of the values.
+  """
   leaseOwnerNotIn: [String!]
+  """
+  WebhookEvents whose leaseOwner is greater than the value.
+  """
   leaseOwnerGT: String
+  """
+  WebhookEvents whose leaseOwner is greater than or equal to the value.
+  """
   leaseOwnerGTE: String
+  """
+  WebhookEvents whose leaseOwner is less than the value.
+  """
   leaseOwnerLT: String
+  """
+  WebhookEvents whose leaseOwner is less than or equal to the value.
+  """
   leaseOwnerLTE: String
+  """
+  WebhookEvents whose leaseOwner contains the text.
+  """
   leaseOwnerContains: String
+  """
+  WebhookEvents whose leaseOwner starts with the text.
+  """
   leaseOwnerHasPrefix: String
+  """
+  WebhookEvents whose leaseOwner ends with the text.
+  """
   leaseOwnerHasSuffix: String
+  """
+  WebhookEvents whose leaseOwner equals the text, ignoring case.
+  """
   leaseOwnerEqualFold: String
+  """
+  WebhookEvents whose leaseOwner contains the text, ignoring case.
+  """
   leaseOwnerContainsFold: String
   """
-  heartbeat_at field predicates
+  WebhookEvents whose heartbeatAt equals the value.
   """
   heartbeatAt: Time
+  """
+  WebhookEvents whose heartbeatAt differs from the value.
+  """
   heartbeatAtNEQ: Time
+  """
+  WebhookEvents whose heartbeatAt is one of the values.
+  """
   heartbeatAtIn: [Time!]
+  """
+  WebhookEvents whose heartbeatAt is none of the values.
+  """
   heartbeatAtNotIn: [Time!]
+  """
+  WebhookEvents whose heartbeatAt is greater than the value.
+  """
   heartbeatAtGT: Time
+  """
+  WebhookEvents whose heartbeatAt is greater than or equal to the value.
+  """
   heartbeatAtGTE: Time
+  """
+  WebhookEvents whose heartbeatAt is less than the value.
+  """
   heartbeatAtLT: Time
+  """
+  WebhookEvents whose heartbeatAt is less than or equal to the value.
+  """
   heartbeatAtLTE: Time
+  """
+  WebhookEvents whose heartbeatAt is null (when true).
+  """
   heartbeatAtIsNil: Boolean
+  """
+  WebhookEvents whose heartbeatAt is set (when true).
+  """
   heartbeatAtNotNil: Boolean
   """
-  next_attempt_at field predicates
+  WebhookEvents whose nextAttemptAt equals the value.
   """
   nextAttemptAt: Time
+  """
+  WebhookEvents whose nextAttemptAt differs from the value.
+  """
   nextAttemptAtNEQ: Time
+  """
+  WebhookEvents whose nextAttemptAt is one of the values.
+  """
   nextAttemptAtIn: [Time!]
+  """
+  WebhookEvents whose nextAttemptAt is none of the values.
+  """
   nextAttemptAtNotIn: [Time!]
+  """
+  WebhookEvents whose nextAttemptAt is greater than the value.
+  """
   nextAttemptAtGT: Time
+  """
+  WebhookEvents whose nextAttemptAt is greater than or equal to the value.
+  """
   nextAttemptAtGTE: Time
+  """
+  WebhookEvents whose nextAttemptAt is less than the value.
+  """
   nextAttemptAtLT: Time
+  """
+  WebhookEvents whose nextAttemptAt is less than or equal to the value.
+  """
   nextAttemptAtLTE: Time
+  """
+  WebhookEvents whose nextAttemptAt is null (when true).
+  """
   nextAttemptAtIsNil: Boolean
+  """
+  WebhookEvents whose nextAttemptAt is set (when true).
+  """
   nextAttemptAtNotNil: Boolean
   """
-  received_at field predicates
+  WebhookEvents whose receivedAt equals the value.
   """
   receivedAt: Time
+  """
+  WebhookEvents whose receivedAt differs from the value.
+  """
   receivedAtNEQ: Time
+  """
+  WebhookEvents whose receivedAt is one of the values.
+  """
   receivedAtIn: [Time!]
+  """
+  WebhookEvents whose receivedAt is none of the values.
+  """
   receivedAtNotIn: [Time!]
+  """
+  WebhookEvents whose receivedAt is greater than the value.
+  """
   receivedAtGT: Time
+  """
+  WebhookEvents whose receivedAt is greater than or equal to the value.
+  """
   receivedAtGTE: Time
+  """
+  WebhookEvents whose receivedAt is less than the value.
+  """
   receivedAtLT: Time
+  """
+  WebhookEvents whose receivedAt is less than or equal to the value.
+  """
   receivedAtLTE: Time
   """
-  handled_at field predicates
+  WebhookEvents whose handledAt equals the value.
   """
   handledAt: Time
+  """
+  WebhookEvents whose handledAt differs from the value.
+  """
   handledAtNEQ: Time
+  """
+  WebhookEvents whose handledAt is one of the values.
+  """
   handledAtIn: [Time!]
+  """
+  WebhookEvents whose handledAt is none of the values.
+  """
   handledAtNotIn: [Time!]
+  """
+  WebhookEvents whose handledAt is greater than the value.
+  """
   handledAtGT: Time
+  """
+  WebhookEvents whose handledAt is greater than or equal to the value.
+  """
   handledAtGTE: Time
+  """
+  WebhookEvents whose handledAt is less than the value.
+  """
   handledAtLT: Time
+  """
+  WebhookEvents whose handledAt is less than or equal to the value.
+  """
   handledAtLTE: Time
+  """
+  WebhookEvents whose handledAt is null (when true).
+  """
   handledAtIsNil: Boolean
+  """
+  WebhookEvents whose handledAt is set (when true).
+  """
   handledAtNotNil: Boolean
 }
+"""
+A worker process (` + "`" + `chakshu worker` + "`" + ` or ` + "`" + `all` + "`" + `): it dispatches runs, handles webhooks and publishes reviews.
+"""
 type Worker implements Node {
+  """
+  The global ID: node(id:) resolves it.
+  """
   id: ID!
+  """
+  the worker process's id (host, pid and a time-based suffix)
+  """
   workerID: String!
+  """
+  host the worker runs on
+  """
   hostname: String!
+  """
+  process id
+  """
   pid: Int!
+  """
+  Chakshu version of the worker
+  """
   version: String!
+  """
+  when the worker started
+  """
   startedAt: Time!
+  """
+  last heartbeat; a worker silent past the dead-worker limit is dead and its work is taken over
+  """
   heartbeatAt: Time!
+  """
+  the worker shut down cleanly
+  """
   stopped: Boolean!
 }
 """
@@ -6979,105 +12440,309 @@ WorkerWhereInput is used for filtering Worker objects.
 Input was generated by ent.
 """
 input WorkerWhereInput {
+  """
+  Workers that do not match this filter.
+  """
   not: WorkerWhereInput
+  """
+  Workers that match every one of these filters.
+  """
   and: [WorkerWhereInput!]
+  """
+  Workers that match at least one of these filters.
+  """
   or: [WorkerWhereInput!]
   """
-  id field predicates
+  Workers whose id equals the value.
   """
   id: ID
+  """
+  Workers whose id differs from the value.
+  """
   idNEQ: ID
+  """
+  Workers whose id is one of the values.
+  """
   idIn: [ID!]
+  """
+  Workers whose id is none of the values.
+  """
   idNotIn: [ID!]
+  """
+  Workers whose id is greater than the value.
+  """
   idGT: ID
+  """
+  Workers whose id is greater than or equal to the value.
+  """
   idGTE: ID
+  """
+  Workers whose id is less than the value.
+  """
   idLT: ID
+  """
+  Workers whose id is less than or equal to the value.
+  """
   idLTE: ID
   """
-  worker_id field predicates
+  Workers whose workerID equals the value.
   """
   workerID: String
+  """
+  Workers whose workerID differs from the value.
+  """
   workerIDNEQ: String
+  """
+  Workers whose workerID is one of the values.
+  """
   workerIDIn: [String!]
+  """
+  Workers whose workerID is none of the values.
+  """
   workerIDNotIn: [String!]
+  """
+  Workers whose workerID is greater than the value.
+  """
   workerIDGT: String
+  """
+  Workers whose workerID is greater than or equal to the value.
+  """
   workerIDGTE: String
+  """
+  Workers whose workerID is less than the value.
+  """
   workerIDLT: String
+  """
+  Workers whose workerID is less than or equal to the value.
+  """
   workerIDLTE: String
+  """
+  Workers whose workerID contains the text.
+  """
   workerIDContains: String
+  """
+  Workers whose workerID starts with the text.
+  """
   workerIDHasPrefix: String
+  """
+  Workers whose workerID ends with the text.
+  """
   workerIDHasSuffix: String
+  """
+  Workers whose workerID equals the text, ignoring case.
+  """
   workerIDEqualFold: String
+  """
+  Workers whose workerID contains the text, ignoring case.
+  """
   workerIDContainsFold: String
   """
-  hostname field predicates
+  Workers whose hostname equals the value.
   """
   hostname: String
+  """
+  Workers whose hostname differs from the value.
+  """
   hostnameNEQ: String
+  """
+  Workers whose hostname is one of the values.
+  """
   hostnameIn: [String!]
+  """
+  Workers whose hostname is none of the values.
+  """
   hostnameNotIn: [String!]
+  """
+  Workers whose hostname is greater than the value.
+  """
   hostnameGT: String
+  """
+  Workers whose hostname is greater than or equal to the value.
+  """
   hostnameGTE: String
+  """
+  Workers whose hostname is less than the value.
+  """
   hostnameLT: String
+  """
+  Workers whose hostname is less than or equal to the value.
+  """
   hostnameLTE: String
+  """
+  Workers whose hostname contains the text.
+  """
   hostnameContains: String
+  """
+  Workers whose hostname starts with the text.
+  """
   hostnameHasPrefix: String
+  """
+  Workers whose hostname ends with the text.
+  """
   hostnameHasSuffix: String
+  """
+  Workers whose hostname equals the text, ignoring case.
+  """
   hostnameEqualFold: String
+  """
+  Workers whose hostname contains the text, ignoring case.
+  """
   hostnameContainsFold: String
   """
-  pid field predicates
+  Workers whose pid equals the value.
   """
   pid: Int
+  """
+  Workers whose pid differs from the value.
+  """
   pidNEQ: Int
+  """
+  Workers whose pid is one of the values.
+  """
   pidIn: [Int!]
+  """
+  Workers whose pid is none of the values.
+  """
   pidNotIn: [Int!]
+  """
+  Workers whose pid is greater than the value.
+  """
   pidGT: Int
+  """
+  Workers whose pid is greater than or equal to the value.
+  """
   pidGTE: Int
+  """
+  Workers whose pid is less than the value.
+  """
   pidLT: Int
+  """
+  Workers whose pid is less than or equal to the value.
+  """
   pidLTE: Int
   """
-  version field predicates
+  Workers whose version equals the value.
   """
   version: String
+  """
+  Workers whose version differs from the value.
+  """
   versionNEQ: String
+  """
+  Workers whose version is one of the values.
+  """
   versionIn: [String!]
+  """
+  Workers whose version is none of the values.
+  """
   versionNotIn: [String!]
+  """
+  Workers whose version is greater than the value.
+  """
   versionGT: String
+  """
+  Workers whose version is greater than or equal to the value.
+  """
   versionGTE: String
+  """
+  Workers whose version is less than the value.
+  """
   versionLT: String
+  """
+  Workers whose version is less than or equal to the value.
+  """
   versionLTE: String
+  """
+  Workers whose version contains the text.
+  """
   versionContains: String
+  """
+  Workers whose version starts with the text.
+  """
   versionHasPrefix: String
+  """
+  Workers whose version ends with the text.
+  """
   versionHasSuffix: String
+  """
+  Workers whose version equals the text, ignoring case.
+  """
   versionEqualFold: String
+  """
+  Workers whose version contains the text, ignoring case.
+  """
   versionContainsFold: String
   """
-  started_at field predicates
+  Workers whose startedAt equals the value.
   """
   startedAt: Time
+  """
+  Workers whose startedAt differs from the value.
+  """
   startedAtNEQ: Time
+  """
+  Workers whose startedAt is one of the values.
+  """
   startedAtIn: [Time!]
+  """
+  Workers whose startedAt is none of the values.
+  """
   startedAtNotIn: [Time!]
+  """
+  Workers whose startedAt is greater than the value.
+  """
   startedAtGT: Time
+  """
+  Workers whose startedAt is greater than or equal to the value.
+  """
   startedAtGTE: Time
+  """
+  Workers whose startedAt is less than the value.
+  """
   startedAtLT: Time
+  """
+  Workers whose startedAt is less than or equal to the value.
+  """
   startedAtLTE: Time
   """
-  heartbeat_at field predicates
+  Workers whose heartbeatAt equals the value.
   """
   heartbeatAt: Time
+  """
+  Workers whose heartbeatAt differs from the value.
+  """
   heartbeatAtNEQ: Time
+  """
+  Workers whose heartbeatAt is one of the values.
+  """
   heartbeatAtIn: [Time!]
+  """
+  Workers whose heartbeatAt is none of the values.
+  """
   heartbeatAtNotIn: [Time!]
+  """
+  Workers whose heartbeatAt is greater than the value.
+  """
   heartbeatAtGT: Time
+  """
+  Workers whose heartbeatAt is greater than or equal to the value.
+  """
   heartbeatAtGTE: Time
+  """
+  Workers whose heartbeatAt is less than the value.
+  """
   heartbeatAtLT: Time
+  """
+  Workers whose heartbeatAt is less than or equal to the value.
+  """
   heartbeatAtLTE: Time
   """
-  stopped field predicates
+  Workers whose stopped equals the value.
   """
   stopped: Boolean
+  """
+  Workers whose stopped differs from the value.
+  """
   stoppedNEQ: Boolean
 }
 `, BuiltIn: false},
@@ -7314,6 +12979,24 @@ func (ec *executionContext) childFields_FindingEdge(ctx context.Context, field g
 		return ec.fieldContext_FindingEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type FindingEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_FindingTrend(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "start":
+		return ec.fieldContext_FindingTrend_start(ctx, field)
+	case "key":
+		return ec.fieldContext_FindingTrend_key(ctx, field)
+	case "severity":
+		return ec.fieldContext_FindingTrend_severity(ctx, field)
+	case "category":
+		return ec.fieldContext_FindingTrend_category(ctx, field)
+	case "count":
+		return ec.fieldContext_FindingTrend_count(ctx, field)
+	case "posted":
+		return ec.fieldContext_FindingTrend_posted(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FindingTrend", field.Name)
 }
 
 func (ec *executionContext) childFields_Installation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -11,38 +11,54 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/apitoken"
+	"github.com/chakshu-dev/chakshu/ent/finding"
 	"github.com/chakshu-dev/chakshu/ent/reviewlearning"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
 )
 
+// Figures of the runs in one bucket (a day, a week, a reviewer or a repository).
 type CostBucket struct {
 	// 2026-11-30 for DAY and WEEK (the week's Monday), the reviewer's name, or owner/name.
 	Key string `json:"key"`
 	// Start of the day or week; null for REVIEWER and REPOSITORY.
-	Start            *time.Time      `json:"start,omitempty"`
-	Reviewer         *ent.Reviewer   `json:"reviewer,omitempty"`
-	Repository       *ent.Repository `json:"repository,omitempty"`
-	CostUsd          float64         `json:"costUsd"`
-	Runs             int             `json:"runs"`
-	SucceededRuns    int             `json:"succeededRuns"`
-	FailedRuns       int             `json:"failedRuns"`
-	InputTokens      int64           `json:"inputTokens"`
-	OutputTokens     int64           `json:"outputTokens"`
-	CacheReadTokens  int64           `json:"cacheReadTokens"`
-	CacheWriteTokens int64           `json:"cacheWriteTokens"`
-	Findings         *SeverityCounts `json:"findings"`
+	Start *time.Time `json:"start,omitempty"`
+	// The reviewer, for REVIEWER buckets and reviewer series; null otherwise.
+	Reviewer *ent.Reviewer `json:"reviewer,omitempty"`
+	// The repository, for REPOSITORY buckets and repository series; null otherwise.
+	Repository *ent.Repository `json:"repository,omitempty"`
+	// Model cost in USD.
+	CostUsd float64 `json:"costUsd"`
+	// Runs created in the bucket.
+	Runs int `json:"runs"`
+	// Of those, succeeded.
+	SucceededRuns int `json:"succeededRuns"`
+	// Of those, failed.
+	FailedRuns int `json:"failedRuns"`
+	// Uncached input tokens.
+	InputTokens int64 `json:"inputTokens"`
+	// Output tokens.
+	OutputTokens int64 `json:"outputTokens"`
+	// Input tokens read from the prompt cache.
+	CacheReadTokens int64 `json:"cacheReadTokens"`
+	// Input tokens written to the prompt cache.
+	CacheWriteTokens int64 `json:"cacheWriteTokens"`
+	// Findings the runs reported, by severity.
+	Findings *SeverityCounts `json:"findings"`
 	// costUsd / findings.total; null when there are no findings.
 	CostPerFinding *float64 `json:"costPerFinding,omitempty"`
 	// Duration percentiles of finished runs, in milliseconds; null when none finished.
 	P50DurationMs *int64 `json:"p50DurationMs,omitempty"`
+	// 95th percentile of the same durations; null when none finished.
 	P95DurationMs *int64 `json:"p95DurationMs,omitempty"`
 }
 
 // Narrows cost figures.
 type CostFilter struct {
+	// Only runs of this repository.
 	RepositoryID *int `json:"repositoryID,omitempty"`
-	ReviewerID   *int `json:"reviewerID,omitempty"`
+	// Only runs of this reviewer.
+	ReviewerID *int `json:"reviewerID,omitempty"`
 }
 
 // One reviewer's or repository's cost over time.
@@ -60,9 +76,13 @@ type CostSeries struct {
 	Points []*CostBucket `json:"points"`
 }
 
+// Cost, volume and duration figures of a period, in buckets.
 type CostSummary struct {
-	From    time.Time   `json:"from"`
-	To      time.Time   `json:"to"`
+	// Start of the period (inclusive).
+	From time.Time `json:"from"`
+	// End of the period (exclusive).
+	To time.Time `json:"to"`
+	// How buckets are grouped.
 	GroupBy CostGroupBy `json:"groupBy"`
 	// Figures over the whole period.
 	Total *CostBucket `json:"total"`
@@ -71,38 +91,73 @@ type CostSummary struct {
 	Buckets []*CostBucket `json:"buckets"`
 }
 
+// A new API token.
 type CreateAPITokenInput struct {
-	Name      string         `json:"name"`
-	Scope     apitoken.Scope `json:"scope"`
-	ExpiresAt *time.Time     `json:"expiresAt,omitempty"`
+	// A label (e.g. the dashboard it serves).
+	Name string `json:"name"`
+	// read (queries only) or write (mutations too).
+	Scope apitoken.Scope `json:"scope"`
+	// When it stops working; null for no expiry.
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
 }
 
+// The new token and its secret (shown only here).
 type CreateAPITokenPayload struct {
 	// chkt_…: shown once, stored only as a hash.
-	Token    string        `json:"token"`
+	Token string `json:"token"`
+	// The stored token (without its secret).
 	APIToken *ent.APIToken `json:"apiToken"`
 }
 
+// A new review learning.
 type CreateLearningInput struct {
 	// The repository for scope repo; for scope installation, any repository of the installation or installationID.
-	RepositoryID   *int                 `json:"repositoryID,omitempty"`
-	InstallationID *int                 `json:"installationID,omitempty"`
-	Scope          reviewlearning.Scope `json:"scope"`
+	RepositoryID *int `json:"repositoryID,omitempty"`
+	// The installation, for scope installation (or give repositoryID).
+	InstallationID *int `json:"installationID,omitempty"`
+	// repo or installation.
+	Scope reviewlearning.Scope `json:"scope"`
 	// File glob; empty matches every file.
-	Glob      *string `json:"glob,omitempty"`
-	Directive string  `json:"directive"`
+	Glob *string `json:"glob,omitempty"`
+	// The instruction for reviewers (at most 2000 characters).
+	Directive string `json:"directive"`
 }
 
+// How many findings of one severity and category the runs of one day or week reported.
+type FindingTrend struct {
+	// Start of the day or week (UTC).
+	Start time.Time `json:"start"`
+	// The day, or the week's Monday, as 2026-11-30.
+	Key string `json:"key"`
+	// The findings' severity.
+	Severity finding.Severity `json:"severity"`
+	// The reviewer's category (empty when the reviewer gave none).
+	Category string `json:"category"`
+	// Findings reported.
+	Count int `json:"count"`
+	// Of those, published on the pull request.
+	Posted int `json:"posted"`
+}
+
+// What one pull request cost over a period.
 type PullRequestCost struct {
+	// The pull request's repository.
 	Repository *ent.Repository `json:"repository"`
-	PrNumber   int             `json:"prNumber"`
-	PrTitle    string          `json:"prTitle"`
-	PrURL      string          `json:"prURL"`
-	CostUsd    float64         `json:"costUsd"`
-	Runs       int             `json:"runs"`
-	Findings   int             `json:"findings"`
+	// Pull request number.
+	PrNumber int `json:"prNumber"`
+	// Title (from its latest run).
+	PrTitle string `json:"prTitle"`
+	// Web URL of the pull request.
+	PrURL string `json:"prURL"`
+	// Model cost of its runs in USD.
+	CostUsd float64 `json:"costUsd"`
+	// Its runs in the period.
+	Runs int `json:"runs"`
+	// Findings its runs reported.
+	Findings int `json:"findings"`
 }
 
+// What to review.
 type RequestReviewInput struct {
 	// https://github.com/<owner>/<repo>/pull/<number> (or the GitHub Enterprise host).
 	PrURL string `json:"prURL"`
@@ -112,33 +167,49 @@ type RequestReviewInput struct {
 	Note *string `json:"note,omitempty"`
 }
 
+// What requestReview queued.
 type RequestReviewPayload struct {
 	// The runs queued.
 	Runs []*ent.Run `json:"runs"`
 	// Reviewers that already had a queued or running review of this head commit.
 	AlreadyQueued []string `json:"alreadyQueued"`
-	HeadSha       string   `json:"headSha"`
+	// The head commit the runs review.
+	HeadSha string `json:"headSha"`
 }
 
+// A skill of a reviewer (reviewers/<name>/skills/<skill>/SKILL.md).
 type ReviewerSkill struct {
-	Name        string `json:"name"`
+	// The skill directory name.
+	Name string `json:"name"`
+	// The skill's description (SKILL.md front matter).
 	Description string `json:"description"`
 }
 
+// A reviewer's figures over a period.
 type ReviewerStats struct {
-	Runs      int `json:"runs"`
+	// Runs created in the period.
+	Runs int `json:"runs"`
+	// Of those, succeeded.
 	Succeeded int `json:"succeeded"`
-	Failed    int `json:"failed"`
+	// Of those, failed.
+	Failed int `json:"failed"`
+	// Of those, cancelled.
 	Cancelled int `json:"cancelled"`
 	// failed / finished runs (0 when none finished).
-	FailureRate    float64 `json:"failureRate"`
-	Findings       int     `json:"findings"`
+	FailureRate float64 `json:"failureRate"`
+	// Findings the runs reported.
+	Findings int `json:"findings"`
+	// findings / runs (0 when no runs).
 	FindingsPerRun float64 `json:"findingsPerRun"`
-	MeanCostUsd    float64 `json:"meanCostUsd"`
-	TotalCostUsd   float64 `json:"totalCostUsd"`
+	// totalCostUsd / runs (0 when no runs).
+	MeanCostUsd float64 `json:"meanCostUsd"`
+	// Model cost of the runs in USD.
+	TotalCostUsd float64 `json:"totalCostUsd"`
 }
 
+// Where to see a run on GitHub.
 type RunLinks struct {
+	// The pull request on GitHub.
 	PullRequest string `json:"pullRequest"`
 	// The check run on GitHub; null before dispatch.
 	CheckRun *string `json:"checkRun,omitempty"`
@@ -150,51 +221,76 @@ type RunLinks struct {
 	IncrementalCompare *string `json:"incrementalCompare,omitempty"`
 }
 
+// Runs in one unfinished status.
 type RunQueue struct {
-	Status           run.Status `json:"status"`
-	Count            int        `json:"count"`
-	OldestAt         *time.Time `json:"oldestAt,omitempty"`
-	OldestAgeSeconds *float64   `json:"oldestAgeSeconds,omitempty"`
+	// The status.
+	Status run.Status `json:"status"`
+	// Runs in it.
+	Count int `json:"count"`
+	// When the oldest of them was created; null when none.
+	OldestAt *time.Time `json:"oldestAt,omitempty"`
+	// Age of the oldest in seconds; null when none.
+	OldestAgeSeconds *float64 `json:"oldestAgeSeconds,omitempty"`
 }
 
+// A connector credential to store.
 type SetConnectorCredentialInput struct {
-	InstallationID int    `json:"installationID"`
-	Connector      string `json:"connector"`
-	Name           string `json:"name"`
+	// The installation.
+	InstallationID int `json:"installationID"`
+	// The connector, e.g. http.
+	Connector string `json:"connector"`
+	// The credential name reviewer.yaml refers to.
+	Name string `json:"name"`
 	// Write-only.
 	Secret string `json:"secret"`
 }
 
+// Findings counted by severity.
 type SeverityCounts struct {
+	// Blocker findings.
 	Blocker int `json:"blocker"`
-	Major   int `json:"major"`
-	Minor   int `json:"minor"`
-	Nit     int `json:"nit"`
-	Total   int `json:"total"`
+	// Major findings.
+	Major int `json:"major"`
+	// Minor findings.
+	Minor int `json:"minor"`
+	// Nit findings.
+	Nit int `json:"nit"`
+	// All findings.
+	Total int `json:"total"`
 }
 
+// Live updates over graphql-ws (the graphql-transport-ws subprotocol) on /graphql.
 type Subscription struct {
 }
 
+// The state of the workers and queues.
 type SystemStatus struct {
-	Now     time.Time       `json:"now"`
+	// The server's clock.
+	Now time.Time `json:"now"`
+	// Workers that heartbeat recently or hold work.
 	Workers []*WorkerStatus `json:"workers"`
 	// Runs per active state (queued, dispatched, running, publishing).
 	RunQueues []*RunQueue `json:"runQueues"`
 	// Webhook events per unfinished state (pending, processing).
-	WebhookQueues  []*WebhookQueue `json:"webhookQueues"`
-	FailedWebhooks int             `json:"failedWebhooks"`
+	WebhookQueues []*WebhookQueue `json:"webhookQueues"`
+	// Webhook events in status failed (query webhookEvents(where: {status: failed}) for them).
+	FailedWebhooks int `json:"failedWebhooks"`
 	// Installations the viewer can see, with their last reviewer sync.
 	Installations []*ent.Installation `json:"installations"`
 }
 
 // Who is asking.
 type Viewer struct {
-	User      *ent.User `json:"user"`
-	Login     string    `json:"login"`
-	Name      string    `json:"name"`
-	AvatarURL string    `json:"avatarURL"`
-	IsAdmin   bool      `json:"isAdmin"`
+	// The signed-in user (the token owner for an API token).
+	User *ent.User `json:"user"`
+	// GitHub login.
+	Login string `json:"login"`
+	// Display name from GitHub.
+	Name string `json:"name"`
+	// Avatar image URL from GitHub.
+	AvatarURL string `json:"avatarURL"`
+	// A Chakshu admin (CHAKSHU_ADMINS).
+	IsAdmin bool `json:"isAdmin"`
 	// SESSION for the portal cookie, TOKEN for an API token.
 	AuthMethod AuthMethod `json:"authMethod"`
 	// The API token's scope; null for a session.
@@ -203,26 +299,38 @@ type Viewer struct {
 	CanWrite bool `json:"canWrite"`
 }
 
+// Webhook events in one unfinished status.
 type WebhookQueue struct {
-	Status           webhookevent.Status `json:"status"`
-	Count            int                 `json:"count"`
-	OldestAt         *time.Time          `json:"oldestAt,omitempty"`
-	OldestAgeSeconds *float64            `json:"oldestAgeSeconds,omitempty"`
+	// The status.
+	Status webhookevent.Status `json:"status"`
+	// Events in it.
+	Count int `json:"count"`
+	// When the oldest of them was received; null when none.
+	OldestAt *time.Time `json:"oldestAt,omitempty"`
+	// Age of the oldest in seconds; null when none.
+	OldestAgeSeconds *float64 `json:"oldestAgeSeconds,omitempty"`
 }
 
+// One worker and the work it holds.
 type WorkerStatus struct {
+	// The worker.
 	Worker *ent.Worker `json:"worker"`
 	// Heartbeat within the dead-worker limit and not stopped.
-	Alive      bool `json:"alive"`
-	HeldRuns   int  `json:"heldRuns"`
-	HeldEvents int  `json:"heldEvents"`
+	Alive bool `json:"alive"`
+	// Runs it holds the lease of.
+	HeldRuns int `json:"heldRuns"`
+	// Webhook events it holds the lease of.
+	HeldEvents int `json:"heldEvents"`
 }
 
+// How the viewer authenticated.
 type AuthMethod string
 
 const (
+	// The portal session cookie.
 	AuthMethodSession AuthMethod = "SESSION"
-	AuthMethodToken   AuthMethod = "TOKEN"
+	// An API token (Authorization: Bearer).
+	AuthMethodToken AuthMethod = "TOKEN"
 )
 
 var AllAuthMethod = []AuthMethod{
@@ -273,12 +381,17 @@ func (e AuthMethod) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// How costSummary groups its buckets.
 type CostGroupBy string
 
 const (
-	CostGroupByDay        CostGroupBy = "DAY"
-	CostGroupByWeek       CostGroupBy = "WEEK"
-	CostGroupByReviewer   CostGroupBy = "REVIEWER"
+	// One bucket per UTC day.
+	CostGroupByDay CostGroupBy = "DAY"
+	// One bucket per week (UTC, from Monday).
+	CostGroupByWeek CostGroupBy = "WEEK"
+	// One bucket per reviewer.
+	CostGroupByReviewer CostGroupBy = "REVIEWER"
+	// One bucket per repository.
 	CostGroupByRepository CostGroupBy = "REPOSITORY"
 )
 
@@ -332,10 +445,13 @@ func (e CostGroupBy) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// The width of a time bucket (UTC).
 type CostInterval string
 
 const (
-	CostIntervalDay  CostInterval = "DAY"
+	// UTC days.
+	CostIntervalDay CostInterval = "DAY"
+	// Weeks (UTC, from Monday).
 	CostIntervalWeek CostInterval = "WEEK"
 )
 
@@ -387,10 +503,13 @@ func (e CostInterval) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// What each costSeries series is.
 type CostSeriesBy string
 
 const (
-	CostSeriesByReviewer   CostSeriesBy = "REVIEWER"
+	// One series per reviewer.
+	CostSeriesByReviewer CostSeriesBy = "REVIEWER"
+	// One series per repository.
 	CostSeriesByRepository CostSeriesBy = "REPOSITORY"
 )
 
