@@ -82,7 +82,7 @@ func webRoutes(d deps) ([]server.Route, func(), error) {
 	routes := []server.Route{{Pattern: "POST /webhooks/github", Handler: wh}}
 	routes = append(routes, api.Routes()...)
 	routes = append(routes, au.Routes()...)
-	routes = append(routes, server.Route{Pattern: "GET /graphql", Handler: gql}, server.Route{Pattern: "POST /graphql", Handler: gql})
+	routes = append(routes, server.Route{Pattern: "GET /graphql", Handler: ph.Explorer(gql)}, server.Route{Pattern: "POST /graphql", Handler: gql})
 	routes = append(routes, server.Route{Pattern: "GET /", Handler: ph})
 	// Issue 15: metrics read from the database on scrape; the App manifest flow.
 	col, err := metrics.New(metrics.Config{DB: d.db, Log: d.log})

@@ -105,7 +105,7 @@ func newAsset(p string, body []byte) *asset {
 		a.ctype = http.DetectContentType(body)
 	}
 	switch {
-	case p == "index.html":
+	case p == "index.html" || p == explorerPage: // both name hashed assets
 		a.cache = cacheRevalidate
 	case strings.HasPrefix(p, "assets/"):
 		// Vite names everything under assets/ by content hash.
@@ -152,13 +152,19 @@ func policy(imgSources []string) string {
 	}, "; ")
 }
 
-// ServeHTTP serves a file of the build, or index.html for an app route.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	hdr := w.Header()
+// secure sets the headers every portal page carries: the CSP and no framing
+// or sniffing.
+func (h *Handler) secure(hdr http.Header) {
 	hdr.Set("Content-Security-Policy", h.csp)
 	hdr.Set("X-Content-Type-Options", "nosniff")
 	hdr.Set("X-Frame-Options", "DENY")
 	hdr.Set("Referrer-Policy", "same-origin")
+}
+
+// ServeHTTP serves a file of the build, or index.html for an app route.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hdr := w.Header()
+	h.secure(hdr)
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		hdr.Set("Allow", "GET, HEAD")
 		server.WriteError(w, http.StatusMethodNotAllowed, "method_not_allowed", "method not allowed")
