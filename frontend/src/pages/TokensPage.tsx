@@ -165,6 +165,11 @@ export default function TokensPage() {
     <div className="page">
       <h1>API tokens</h1>
       <p className="muted">For internal dashboards and scripts: send as a Bearer token to /graphql. A read token cannot change anything.</p>
+      <p className="muted">
+        {/* A plain link: the explorer is its own page (its own script), not a portal route. */}
+        Try queries and read the schema's documentation in the <a href="/graphql">GraphQL explorer</a>, signed in as you or with a token pasted as an{' '}
+        <code>Authorization: Bearer</code> header.
+      </p>
       {viewer.canWrite && (
         <form className="filters" onSubmit={submit} aria-label="Create an API token">
           <label>
