@@ -250,4 +250,3 @@ func (s *Sim) postComment(w http.ResponseWriter, r *http.Request) {
 	}
 	http.Redirect(w, r, s.html("/%s/pull/%d?as=%s", name, n, as), http.StatusSeeOther)
 }
-
