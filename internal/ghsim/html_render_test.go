@@ -244,9 +244,12 @@ func TestActionsRunPageLog(t *testing.T) {
 		logs[run.ID] = append(logs[run.ID], line...)
 		mu.Unlock()
 	}
-	write("tool read_file {\"path\":\"<main.go>\"}\n")
+	write("::add-mask::ghs_secret\nChakshu run 7 with ghs_secret\ntool read_file {\"path\":\"<main.go>\"}\n")
 	page := get(t, run.HTMLURL)
-	if !strings.Contains(page, `data-status="in_progress">tool read_file {&#34;path&#34;:&#34;&lt;main.go&gt;&#34;}`) || !strings.Contains(page, `src="/sim/-/log.js"`) {
+	if strings.Contains(page, "ghs_secret") || !strings.Contains(page, "Chakshu run 7 with ***") {
+		t.Fatalf("a masked value is shown:\n%s", page)
+	}
+	if !strings.Contains(page, `tool read_file {&#34;path&#34;:&#34;&lt;main.go&gt;&#34;}`) || !strings.Contains(page, `src="/sim/-/log.js"`) {
 		t.Fatalf("run page:\n%s", page)
 	}
 	type answer struct {
@@ -261,10 +264,10 @@ func TestActionsRunPageLog(t *testing.T) {
 		return a
 	}
 	first := poll(0)
-	if first.Status != "in_progress" || !strings.HasPrefix(first.Log, "tool read_file") || first.Next != len(first.Log) {
+	if first.Status != "in_progress" || !strings.HasPrefix(first.Log, "Chakshu run 7 with ***\ntool read_file") || strings.Contains(first.Log, "ghs_secret") {
 		t.Fatalf("first poll = %+v", first)
 	}
-	write("tool search_code {}\n")
+	write("tool search_code {}\ntool gl") // a line being written waits for its end
 	second := poll(first.Next)
 	if second.Log != "tool search_code {}\n" || second.Next != first.Next+len(second.Log) {
 		t.Fatalf("second poll = %+v", second)
@@ -275,9 +278,10 @@ func TestActionsRunPageLog(t *testing.T) {
 	if past := poll(second.Next + 1); past.Log != "" || past.Next != second.Next { // an offset past the end starts over from the end
 		t.Fatalf("offset past the end: %+v", past)
 	}
+	write("ob {}\n::error::boom ghs_secret")
 	s.CompleteRun(run.ID, "success")
 	done := poll(second.Next)
-	if done.Status != "completed" || done.Conclusion != "success" {
+	if done.Status != "completed" || done.Conclusion != "success" || done.Log != "tool glob {}\nError: boom ***" {
 		t.Fatalf("after completion: %+v", done)
 	}
 	if page := get(t, run.HTMLURL); !strings.Contains(page, "tool search_code {}") || !strings.Contains(page, `data-status="completed"`) {

@@ -1,6 +1,7 @@
 package ghsim
 
 import (
+	"bytes"
 	"encoding/json"
 	"html/template"
 	"net/http"
@@ -31,8 +32,9 @@ type runView struct {
 	HasLog                                           bool
 }
 
-// runLogBytes is what the run's log holds so far.
-func (s *Sim) runLogBytes(id int64) []byte {
+// runLogBytes is what the run's log holds so far: while the run goes on,
+// its complete lines only (a line being written is shown once it ends).
+func (s *Sim) runLogBytes(id int64, completed bool) []byte {
 	if s.opts.RunLog == nil {
 		return nil
 	}
@@ -40,7 +42,38 @@ func (s *Sim) runLogBytes(id int64) []byte {
 	if err != nil {
 		return nil
 	}
+	if !completed {
+		b = b[:bytes.LastIndexByte(b, '\n')+1]
+	}
 	return b
+}
+
+// displayLog is log[from:] as GitHub shows a job's log: the workflow
+// command ::add-mask::VALUE is not shown and VALUE is replaced by *** in
+// every line (docs.github.com/actions/reference/workflow-commands-for-github-actions,
+// "Masking a value in a log"); ::error::MSG shows as "Error: MSG".
+func displayLog(log []byte, from int) string {
+	var masks []string
+	for _, l := range strings.Split(string(log), "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(l), "::add-mask::"); ok && v != "" {
+			masks = append(masks, v)
+		}
+	}
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(string(log[from:]), "\n") {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "::add-mask::") {
+			continue
+		}
+		if m, ok := strings.CutPrefix(l, "::error::"); ok {
+			l = "Error: " + m
+		}
+		for _, v := range masks {
+			l = strings.ReplaceAll(l, v, "***")
+		}
+		b.WriteString(l)
+	}
+	return b.String()
 }
 
 // runForPage is run id when it belongs to the request's repository.
@@ -66,14 +99,14 @@ func (s *Sim) pageRun(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	log := s.runLogBytes(run.ID)
+	log := s.runLogBytes(run.ID, status == "completed")
 	title := run.Workflow
 	if dn, ok := run.Inputs["run_id"]; ok {
 		title = "Chakshu review · run " + strings.TrimSpace(stringOf(dn))
 	}
 	v := runView{WorkflowRun: run, Title: title, Status: status, Conclusion: conclusion, Repo: run.Repo,
 		RepoURL: s.html("/%s", run.Repo), LogURL: s.html("/%s/actions/runs/%d/log", run.Repo, run.ID),
-		Log: string(log), Offset: len(log), HasLog: len(log) > 0}
+		Log: displayLog(log, 0), Offset: len(log), HasLog: len(log) > 0}
 	renderScript(w, "Run "+strconv.FormatInt(run.ID, 10), "log.js", runTmpl, v)
 }
 
@@ -93,15 +126,15 @@ func (s *Sim) runLog(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	// Read the status before the log: a run seen completed has written all of it.
-	log := s.runLogBytes(run.ID)
-	off, _ := strconv.Atoi(r.URL.Query().Get("offset"))
-	if off < 0 || off > len(log) {
+	// The status was read before the log: a run seen completed has written all of it.
+	log := s.runLogBytes(run.ID, status == "completed")
+	off, err := strconv.Atoi(r.URL.Query().Get("offset"))
+	if err != nil || off < 0 || off > len(log) {
 		off = len(log)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	_ = json.NewEncoder(w).Encode(map[string]any{"log": string(log[off:]), "next": len(log), "status": status, "conclusion": conclusion})
+	_ = json.NewEncoder(w).Encode(map[string]any{"log": displayLog(log, off), "next": len(log), "status": status, "conclusion": conclusion})
 }
 
 var checkTmpl = template.Must(template.New("check").Parse(`<h1>{{.Name}}</h1>
