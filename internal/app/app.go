@@ -137,7 +137,7 @@ func Run(ctx context.Context, o Options) error {
 	if sb != nil {
 		d.sandboxDev = auth.SandboxDev{Login: sandbox.Dev, Token: sb.Sim.UserToken}
 		d.githubWebURL = sb.Sim.PagesURL() // the simulator's pull request, check and Actions pages
-		d.simPages = sb.Sim.PagesHandler()
+		d.simPages, d.sandboxTour = sb.Sim.PagesHandler(), sb.TourHandler()
 	}
 
 	var wg sync.WaitGroup

@@ -3,6 +3,7 @@ package e2e
 import (
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -81,5 +82,26 @@ func TestSandboxPagesOnChakshusAddress(t *testing.T) {
 	_, p := fetch(t, run.HTMLURL)
 	if strings.Contains(p, "::add-mask::") {
 		t.Error("the run page shows ::add-mask:: commands")
+	}
+
+	// The portal's tour now links one of Chakshu's threads, and a reply
+	// posted from its form lands in that thread.
+	st, tour := fetch(t, c.URL+"/api/sandbox/tour")
+	if st != 200 || !strings.Contains(tour, `"id":"reply"`) || !strings.Contains(tour, "/files#thread-") {
+		t.Fatalf("tour after a review: %d %s", st, tour)
+	}
+	reply := c.SB.Tour()[2]
+	rootID := reply.URL[strings.LastIndex(reply.URL, "#thread-")+len("#thread-"):]
+	before := len(sim.ReviewComments(pr.Repo, pr.Number))
+	resp, err := http.PostForm(prURL+"/comments/"+rootID+"/replies", url.Values{"body": {"Fixed in the next commit."}, "as": {sandbox.Writer}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.HasSuffix(resp.Request.URL.Path, "/files") {
+		t.Fatalf("reply: %d at %s", resp.StatusCode, resp.Request.URL)
+	}
+	if got := len(sim.ReviewComments(pr.Repo, pr.Number)); got != before+1 {
+		t.Fatalf("%d review comments after the reply, want %d", got, before+1)
 	}
 }

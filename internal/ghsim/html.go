@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"io"
 	"net/http"
+	"net/url"
 	"path"
 	"sort"
 	"strconv"
@@ -35,6 +36,7 @@ func (s *Sim) htmlMux() *http.ServeMux {
 	m.HandleFunc("GET /sim/{owner}/{repo}/pull/{n}/files", s.pageFiles)
 	m.HandleFunc("GET /sim/{owner}/{repo}/commit/{sha}", s.pageCommit)
 	m.HandleFunc("POST /sim/{owner}/{repo}/pull/{n}/comment", s.postComment)
+	m.HandleFunc("POST /sim/{owner}/{repo}/pull/{n}/comments/{id}/replies", s.postReply)
 	m.HandleFunc("GET /sim/{owner}/{repo}/actions/runs/{id}", s.pageRun)
 	m.HandleFunc("GET /sim/{owner}/{repo}/actions/runs/{id}/log", s.runLog)
 	m.HandleFunc("GET /sim/{owner}/{repo}/runs/{id}", s.pageCheck)
@@ -249,4 +251,43 @@ func (s *Sim) postComment(w http.ResponseWriter, r *http.Request) {
 		s.Comment(name, n, as, body)
 	}
 	http.Redirect(w, r, s.html("/%s/pull/%d?as=%s", name, n, as), http.StatusSeeOther)
+}
+
+// postReply replies in a review thread as the chosen sandbox user
+// (delivering pull_request_review_comment created) and goes back to the
+// thread on the Files changed tab.
+func (s *Sim) postReply(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, "bad form", http.StatusBadRequest)
+		return
+	}
+	n, _ := strconv.Atoi(r.PathValue("n"))
+	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	name := r.PathValue("owner") + "/" + r.PathValue("repo")
+	body, as := strings.TrimSpace(r.PostForm.Get("body")), strings.TrimSpace(r.PostForm.Get("as"))
+	s.mu.Lock()
+	rp := s.repos[strings.ToLower(name)]
+	var root *reviewComment
+	if rp != nil {
+		if p := s.pulls[pullKey(rp.fullName(), n)]; p != nil {
+			for _, c := range p.reviewComments {
+				if c.id == id && c.inReplyTo == 0 {
+					root = c
+				}
+			}
+		}
+	}
+	if as == "" {
+		as = firstNonEmpty(s.oauthLogin, "octocat")
+	}
+	s.mu.Unlock()
+	if root == nil {
+		http.NotFound(w, r)
+		return
+	}
+	if body != "" {
+		s.ReplyToReviewComment(name, n, id, as, body)
+	}
+	http.Redirect(w, r, s.html("/%s/pull/%d/files?as=%s#thread-%d", name, n, url.QueryEscape(as), id), http.StatusSeeOther)
 }

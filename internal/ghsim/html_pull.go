@@ -22,6 +22,8 @@ const pullHeadTmpl = `{{define "head"}}<h1>{{.Title}} <span class="meta">#{{.Num
 {{if .Outdated}}<span class="tag outdated">Outdated</span>{{end}}{{if .Resolved}}<span class="tag resolved">Resolved</span>{{if .ResolvedBy}} <span class="meta">by {{.ResolvedBy}}</span>{{end}}{{end}}</summary>
 {{if .Hunk}}<table class="diff">{{range .Hunk}}<tr class="{{.Kind}}"><td class="num">{{.OldNum}}</td><td class="num">{{.NewNum}}</td><td class="code">{{.Text}}</td></tr>{{end}}</table>{{end}}
 {{range .Comments}}<div class="thread-comment" id="discussion_r{{.ID}}"><b>{{.Author}}</b><div class="markdown-body">{{.Body}}</div></div>{{end}}
+{{if .ReplyURL}}<form class="thread-comment reply" method="post" action="{{.ReplyURL}}"><input type="hidden" name="as" value="{{.As}}">
+<textarea name="body" aria-label="Reply to this thread as {{.As}}" placeholder="Reply…"></textarea><p><button type="submit">Reply as {{.As}}</button></p></form>{{end}}
 </details>{{end}}`
 
 var pullTmpl = template.Must(template.New("pull").Parse(pullHeadTmpl + `{{template "head" .}}
@@ -41,7 +43,7 @@ var pullTmpl = template.Must(template.New("pull").Parse(pullHeadTmpl + `{{templa
  <a href="{{.URL}}">Check run</a>{{if .DetailsURL}} · <a href="{{.DetailsURL}}">Details</a>{{end}}</div>
  {{if or .Title .Summary}}<div class="box-body">{{if .Title}}<h3>{{.Title}}</h3>{{end}}<div class="markdown-body">{{.Summary}}</div></div>{{end}}</div>
 {{else}}<p class="meta">No check runs on the head commit.</p>{{end}}
-<h2>Comment</h2>
+<h2 id="comment">Comment</h2>
 <form method="post" action="{{.CommentURL}}">
 <p><label>As <select name="as">{{range .Users}}<option{{if eq . $.As}} selected{{end}}>{{.}}</option>{{end}}</select></label></p>
 <textarea name="body" aria-label="Comment" placeholder="@app review"></textarea>
@@ -132,6 +134,8 @@ type threadView struct {
 	Outdated, Resolved, Collapsed bool
 	Hunk                          []diffRow
 	Comments                      []commentView
+	// ReplyURL posts a reply to the thread as As.
+	ReplyURL, As string
 }
 
 type convItem struct {
@@ -188,7 +192,7 @@ func (s *Sim) pullHead(rp *repo, p *pull) pullHead {
 // threadViews are p's threads with their comments rendered, by root
 // comment id. A resolved or outdated thread is collapsed, as GitHub
 // collapses it. Called with s.mu held.
-func (s *Sim) threadViews(rp *repo, p *pull) (map[int64]threadView, map[int64]*reviewComment) {
+func (s *Sim) threadViews(rp *repo, p *pull, as string) (map[int64]threadView, map[int64]*reviewComment) {
 	byID := map[int64]*reviewComment{}
 	for _, c := range p.reviewComments {
 		byID[c.id] = c
@@ -207,7 +211,8 @@ func (s *Sim) threadViews(rp *repo, p *pull) (map[int64]threadView, map[int64]*r
 			start = 0
 		}
 		tv := threadView{RootID: root.id, Path: t.path, Side: root.side, Line: line, StartLine: start, Outdated: t.outdated,
-			Resolved: t.resolved, ResolvedBy: t.resolvedBy, Collapsed: t.outdated || t.resolved}
+			Resolved: t.resolved, ResolvedBy: t.resolvedBy, Collapsed: t.outdated || t.resolved,
+			ReplyURL: s.html("/%s/pull/%d/comments/%d/replies", rp.fullName(), p.number, root.id), As: as}
 		hunk := diffRows(root.diffHunk)
 		if len(hunk) > 4 { // GitHub shows the last lines of the hunk, ending at the commented line
 			hunk = hunk[len(hunk)-4:]
@@ -263,7 +268,7 @@ func (s *Sim) pagePull(w http.ResponseWriter, r *http.Request) {
 	for _, c := range p.issueComments {
 		data.Items = append(data.Items, convItem{at: c.created, Comment: &commentView{ID: c.id, Author: c.author, Body: renderMarkdown(c.body, nil)}})
 	}
-	threads, byID := s.threadViews(rp, p)
+	threads, byID := s.threadViews(rp, p, data.As)
 	for _, rv := range p.reviews {
 		item := convItem{at: rv.at, Review: &reviewView{ID: rv.id, Author: rv.author, Body: renderMarkdown(rv.body, nil), State: rv.state, CommitID: rv.commitID}}
 		for _, t := range p.threads {
@@ -305,7 +310,7 @@ func (s *Sim) pageFiles(w http.ResponseWriter, r *http.Request) {
 		pullHead
 		Files []fileView
 	}{pullHead: s.pullHead(rp, p)}
-	threads, _ := s.threadViews(rp, p)
+	threads, _ := s.threadViews(rp, p, firstNonEmpty(r.URL.Query().Get("as"), s.oauthLogin, p.author))
 	var roots []int64
 	for id := range threads {
 		roots = append(roots, id)
