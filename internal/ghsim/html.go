@@ -69,7 +69,7 @@ func servePageAsset(w http.ResponseWriter, r *http.Request) {
 
 var pageTmpl = template.Must(template.New("page").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{{.Title}} · ghsim</title>
-<link rel="stylesheet" href="/sim/-/style.css">{{if .Script}}
+<link rel="icon" href="data:,"><link rel="stylesheet" href="/sim/-/style.css">{{if .Script}}
 <script src="/sim/-/{{.Script}}" defer></script>{{end}}
 </head><body>
 <p class="meta"><a href="/sim/">ghsim</a> — simulated GitHub</p>
