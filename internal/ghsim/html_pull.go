@@ -147,10 +147,9 @@ type convItem struct {
 }
 
 type reviewView struct {
-	ID                    int64
-	Author, State, Commit string
-	CommitID              string
-	Body                  template.HTML
+	ID                      int64
+	Author, State, CommitID string
+	Body                    template.HTML
 }
 
 type checkView struct {
