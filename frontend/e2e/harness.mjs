@@ -39,9 +39,9 @@ function buildChakshu(dir) {
 
 /**
  * Starts chakshu all (sandbox mode: no GitHub App configured) and waits for
- * /readyz. Returns {url, stop, logPath, log()}.
+ * /readyz. Returns {url, stop, logPath, log()}. env adds CHAKSHU_ settings.
  */
-export async function startChakshu() {
+export async function startChakshu({ env: extra = {} } = {}) {
   // CHAKSHU_E2E_URL points the tests at a chakshu that is already running.
   if (process.env.CHAKSHU_E2E_URL) {
     const url = process.env.CHAKSHU_E2E_URL.replace(/\/$/, '');
@@ -61,6 +61,7 @@ export async function startChakshu() {
     CHAKSHU_DATA_DIR: join(work, 'data'),
     CHAKSHU_LOG_FORMAT: 'text',
     CHAKSHU_LOG_LEVEL: 'info',
+    ...extra,
   });
   const child = spawn(bin, ['all'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.pipe(logStream);
@@ -151,6 +152,16 @@ export async function screenshot(page, name) {
   mkdirSync(screenshotDir, { recursive: true });
   const path = join(screenshotDir, `${name}.png`);
   await page.screenshot({ path, fullPage: true });
+  return path;
+}
+
+export const docsImgDir = join(repoRoot, 'docs', 'img');
+
+/** Saves a screenshot of locator (or the viewport) as README's docs/img/<name>.png. */
+export async function docsScreenshot(target, name) {
+  mkdirSync(docsImgDir, { recursive: true });
+  const path = join(docsImgDir, `${name}.png`);
+  await target.screenshot({ path });
   return path;
 }
 

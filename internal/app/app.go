@@ -99,15 +99,27 @@ func Run(ctx context.Context, o Options) error {
 		}
 	}
 
+	if ln != nil && cfg.PublicURLDefaulted {
+		cfg.PublicURL = "http://" + ln.Addr().String()
+		if cfg.AudienceDefaulted {
+			cfg.OIDCAudience = cfg.PublicURL
+		}
+	}
+
 	var sb *sandbox.Sandbox
 	if cfg.Sandbox {
 		if o.Mode != ModeAll {
 			return errors.New("sandbox mode runs as `chakshu all`: configure a GitHub App (CHAKSHU_APP_ID, CHAKSHU_PRIVATE_KEY) to run web and worker apart")
 		}
+		model := o.Sandbox.Model
+		if model.Latency == 0 {
+			model.Latency = cfg.SandboxModelLatency
+		}
 		sb, err = sandbox.Start(sandbox.Options{
 			AppSlug: cfg.AppSlug, WebhookSecret: cfg.WebhookSecrets[0], Log: log.With("component", "sandbox"),
 			RunnerLogDir: filepath.Join(cfg.DataDir, "actions-logs"),
-			Validate:     o.Sandbox.Validate, OnValidationError: o.Sandbox.OnValidationError, Model: o.Sandbox.Model,
+			PagesURL:     cfg.PublicURL, // the simulated GitHub's pages on Chakshu's own address, so links survive a restart
+			Validate:     o.Sandbox.Validate, OnValidationError: o.Sandbox.OnValidationError, Model: model,
 		})
 		if err != nil {
 			return err
@@ -116,12 +128,6 @@ func Run(ctx context.Context, o Options) error {
 		cfg.AppID, cfg.PrivateKey = sb.AppID, sb.AppKey
 		cfg.GitHubURL, cfg.GitHubGraphQLURL = sb.Sim.URL(), sb.Sim.GraphQLURL()
 		cfg.OIDCIssuer, cfg.ModelURL = sb.Sim.IssuerURL(), sb.ModelURL
-	}
-	if ln != nil && cfg.PublicURLDefaulted {
-		cfg.PublicURL = "http://" + ln.Addr().String()
-		if cfg.AudienceDefaulted {
-			cfg.OIDCAudience = cfg.PublicURL
-		}
 	}
 
 	reg := prometheus.NewRegistry()
@@ -134,7 +140,8 @@ func Run(ctx context.Context, o Options) error {
 	runs.PublishChanges(db.Client, d.bus) // every run status change wakes the portal's live updates
 	if sb != nil {
 		d.sandboxDev = auth.SandboxDev{Login: sandbox.Dev, Token: sb.Sim.UserToken}
-		d.githubWebURL = sb.Sim.WebURL() + "/sim" // the simulator's pull request, check and Actions pages
+		d.githubWebURL = sb.Sim.PagesURL() // the simulator's pull request, check and Actions pages
+		d.simPages, d.sandboxTour = sb.Sim.PagesHandler(), sb.TourHandler()
 	}
 
 	var wg sync.WaitGroup
@@ -183,8 +190,7 @@ func Run(ctx context.Context, o Options) error {
 		if err := sb.SeedHistory(ctx, db, n); err != nil {
 			log.Warn("sandbox: seed history", "err", err)
 		}
-		fmt.Fprintf(o.Stdout, "Chakshu is running in sandbox mode (simulated GitHub and model): open %s — simulated PRs at %s\n",
-			cfg.PublicURL, sb.Sim.WebURL()+"/sim/"+sandbox.Org)
+		fmt.Fprint(o.Stdout, sandboxBanner(cfg.PublicURL, sb))
 		if o.SandboxReady != nil {
 			o.SandboxReady(sb)
 		}

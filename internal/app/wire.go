@@ -40,6 +40,10 @@ type deps struct {
 	// githubWebURL is GitHub's web base for links; empty derives it from the
 	// API base (the sandbox: the simulator's pages).
 	githubWebURL string
+	// simPages serves the simulated GitHub's pages under /sim/ (sandbox mode).
+	simPages http.Handler
+	// sandboxTour serves the portal's "things to try" (sandbox mode).
+	sandboxTour http.Handler
 }
 
 func newGitHub(cfg *config.Config, reg prometheus.Registerer) (*gh.Apps, error) {
@@ -84,6 +88,10 @@ func webRoutes(d deps) ([]server.Route, func(), error) {
 	routes = append(routes, au.Routes()...)
 	routes = append(routes, server.Route{Pattern: "GET /graphql", Handler: ph.Explorer(gql)}, server.Route{Pattern: "POST /graphql", Handler: gql})
 	routes = append(routes, server.Route{Pattern: "GET /", Handler: ph})
+	if d.simPages != nil { // sandbox: the simulated GitHub on the portal's address
+		routes = append(routes, server.Route{Pattern: "GET /sim/", Handler: d.simPages}, server.Route{Pattern: "POST /sim/", Handler: d.simPages},
+			server.Route{Pattern: "GET /api/sandbox/tour", Handler: d.sandboxTour})
+	}
 	// Issue 15: metrics read from the database on scrape; the App manifest flow.
 	col, err := metrics.New(metrics.Config{DB: d.db, Log: d.log})
 	if err != nil {

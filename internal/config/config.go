@@ -80,6 +80,10 @@ type Config struct {
 	// (CHAKSHU_API_TOKEN_BURST). Sessions are not limited.
 	APITokenRate  int
 	APITokenBurst int
+	// SandboxModelLatency delays each answer of the sandbox's scripted model
+	// (CHAKSHU_SANDBOX_MODEL_LATENCY), so a run lasts long enough to watch its
+	// Actions log live (browser tests, demos). 0 answers at once.
+	SandboxModelLatency time.Duration
 }
 
 // Settings lists every variable Load reads, for --help.
@@ -100,6 +104,7 @@ var Settings = []struct{ Name, Meaning, Default string }{
 	{"CHAKSHU_REVIEW_ALLOWLIST", "comma-separated GitHub logins who may ask for reviews without write access", "unset"},
 	{"CHAKSHU_LOG_LEVEL, CHAKSHU_LOG_FORMAT", "debug…error; json or text", "info; json off a terminal"},
 	{"CHAKSHU_API_TOKEN_RATE, CHAKSHU_API_TOKEN_BURST", "requests per minute per API token (0: unlimited); how many at once", "600; 60"},
+	{"CHAKSHU_SANDBOX_MODEL_LATENCY", "sandbox: delay of each scripted model answer, to watch a run's log live", "0"},
 	{"CHAKSHU_CONFIG_FILE", "a file of NAME=value lines setting the same names (the environment wins)", "unset"},
 }
 
@@ -307,6 +312,13 @@ func Load(look Lookup) (*Config, error) {
 			}
 			*d.dst = x
 		}
+	}
+	if v := get("CHAKSHU_SANDBOX_MODEL_LATENCY", ""); v != "" {
+		x, err := time.ParseDuration(v)
+		if err != nil || x < 0 || x > time.Minute {
+			return nil, fmt.Errorf("CHAKSHU_SANDBOX_MODEL_LATENCY: want a duration from 0 to 1m such as 300ms, got %q", v)
+		}
+		c.SandboxModelLatency = x
 	}
 	return c, nil
 }

@@ -1,27 +1,44 @@
 package ghsim
 
 import (
+	"embed"
 	"html/template"
 	"io"
 	"net/http"
+	"net/url"
+	"path"
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // The simulator's "github.com" pages: enough for a sandbox user to see a PR
-// as GitHub would show it (conversation, reviews with inline threads, check
-// runs) and to comment on it. html_url fields in API answers point here.
+// as GitHub would show it (conversation with rendered reviews, suggestions
+// and inline threads, files changed with the threads on their lines, check
+// runs, the Actions run with its live log) and to comment on it. html_url
+// fields in API answers point here.
+
+//go:embed pages
+var pageAssets embed.FS
+
+// pagesCSP allows the pages' own stylesheet and script only: nothing a
+// rendered comment carries can run or load from elsewhere.
+const pagesCSP = "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 
 func (s *Sim) htmlMux() *http.ServeMux {
 	m := http.NewServeMux()
 	m.HandleFunc("GET /sim/{$}", s.pageIndex)
+	m.HandleFunc("GET /sim/-/{file}", servePageAsset)
+	m.HandleFunc("GET /sim/{owner}/{$}", s.pageOwner)
+	m.HandleFunc("GET /sim/{owner}", s.pageOwner)
 	m.HandleFunc("GET /sim/{owner}/{repo}", s.pageRepo)
 	m.HandleFunc("GET /sim/{owner}/{repo}/pull/{n}", s.pagePull)
+	m.HandleFunc("GET /sim/{owner}/{repo}/pull/{n}/files", s.pageFiles)
 	m.HandleFunc("GET /sim/{owner}/{repo}/commit/{sha}", s.pageCommit)
 	m.HandleFunc("POST /sim/{owner}/{repo}/pull/{n}/comment", s.postComment)
+	m.HandleFunc("POST /sim/{owner}/{repo}/pull/{n}/comments/{id}/replies", s.postReply)
 	m.HandleFunc("GET /sim/{owner}/{repo}/actions/runs/{id}", s.pageRun)
+	m.HandleFunc("GET /sim/{owner}/{repo}/actions/runs/{id}/log", s.runLog)
 	m.HandleFunc("GET /sim/{owner}/{repo}/runs/{id}", s.pageCheck)
 	return m
 }
@@ -29,37 +46,55 @@ func (s *Sim) htmlMux() *http.ServeMux {
 func (s *Sim) serveHTML(w http.ResponseWriter, r *http.Request) {
 	s.count(r.Method + " /sim")
 	s.htmlOnce.Do(func() { s.pages = s.htmlMux() })
+	w.Header().Set("Content-Security-Policy", pagesCSP)
+	w.Header().Set("X-Content-Type-Options", "nosniff")
 	s.pages.ServeHTTP(w, r)
 }
 
-var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{
-	"time": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05Z") },
-}).Parse(`<!doctype html>
-<html><head><meta charset="utf-8"><title>{{.Title}} · ghsim</title>
-<style>
-body{font:14px/1.5 system-ui,sans-serif;max-width:980px;margin:1em auto;padding:0 1em;color:#1f2328}
-a{color:#0969da} .box{border:1px solid #d0d7de;border-radius:6px;margin:.8em 0;padding:.6em .9em}
-.meta{color:#656d76;font-size:12px} pre{background:#f6f8fa;padding:.5em;overflow:auto;white-space:pre-wrap}
-.thread{border-left:3px solid #d0d7de;padding-left:.7em;margin:.5em 0} .tag{border-radius:2em;padding:0 .5em;font-size:12px;background:#eaeef2}
-.success{background:#dafbe1}.failure{background:#ffebe9} textarea{width:100%;min-height:5em} h1{font-size:22px}
-</style></head><body>
+func servePageAsset(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("file")
+	b, err := pageAssets.ReadFile("pages/" + name)
+	if err != nil || strings.Contains(name, "/") {
+		http.NotFound(w, r)
+		return
+	}
+	switch path.Ext(name) {
+	case ".css":
+		w.Header().Set("Content-Type", "text/css; charset=utf-8")
+	case ".js":
+		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+	}
+	_, _ = w.Write(b)
+}
+
+var pageTmpl = template.Must(template.New("page").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{{.Title}} · ghsim</title>
+<link rel="icon" href="data:,"><link rel="stylesheet" href="/sim/-/style.css">{{if .Script}}
+<script src="/sim/-/{{.Script}}" defer></script>{{end}}
+</head><body>
 <p class="meta"><a href="/sim/">ghsim</a> — simulated GitHub</p>
+<main>
 {{.Body}}
+</main>
 </body></html>`))
 
 type page struct {
-	Title string
-	Body  template.HTML
+	Title, Script string
+	Body          template.HTML
 }
 
 func render(w http.ResponseWriter, title string, t *template.Template, data any) {
+	renderScript(w, title, "", t, data)
+}
+
+func renderScript(w http.ResponseWriter, title, script string, t *template.Template, data any) {
 	var b strings.Builder
 	if err := t.Execute(&b, data); err != nil {
 		http.Error(w, "template error", http.StatusInternalServerError)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	_ = pageTmpl.Execute(w, page{Title: title, Body: template.HTML(b.String())})
+	_ = pageTmpl.Execute(w, page{Title: title, Script: script, Body: template.HTML(b.String())}) //nolint:gosec // executed templates
 }
 
 var indexTmpl = template.Must(template.New("index").Parse(`<h1>Repositories</h1>
@@ -74,6 +109,25 @@ func (s *Sim) pageIndex(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	sort.Strings(names)
 	render(w, "Repositories", indexTmpl, names)
+}
+
+// pageOwner lists an owner's repositories (github.com/acme).
+func (s *Sim) pageOwner(w http.ResponseWriter, r *http.Request) {
+	owner := strings.ToLower(r.PathValue("owner"))
+	s.mu.Lock()
+	var names []string
+	for _, rp := range s.repos {
+		if strings.ToLower(rp.owner) == owner {
+			names = append(names, rp.fullName())
+		}
+	}
+	s.mu.Unlock()
+	if len(names) == 0 {
+		http.NotFound(w, r)
+		return
+	}
+	sort.Strings(names)
+	render(w, r.PathValue("owner"), indexTmpl, names)
 }
 
 var repoTmpl = template.Must(template.New("repo").Parse(`<h1>{{.Name}}</h1>
@@ -152,130 +206,6 @@ func (s *Sim) pageCommit(w http.ResponseWriter, r *http.Request) {
 	render(w, c.message, commitTmpl, data)
 }
 
-var pullTmpl = template.Must(template.New("pull").Parse(`<h1>{{.Title}} <span class="meta">#{{.Number}}</span></h1>
-<p><span class="tag">{{.State}}{{if .Draft}} · draft{{end}}</span> <b>{{.Author}}</b> wants to merge <code>{{.Head}}</code> into <code>{{.Base}}</code>
-· head <code>{{.HeadSHA}}</code> · <a href="{{.DiffURL}}">diff</a></p>
-{{if .Labels}}<p>Labels: {{range .Labels}}<span class="tag">{{.}}</span> {{end}}</p>{{end}}
-{{if .Requested}}<p class="meta">Review requested from: {{range .Requested}}{{.}} {{end}}</p>{{end}}
-<div class="box"><pre>{{.Body}}</pre></div>
-<h2>Checks</h2>
-{{range .Checks}}<div class="box" id="check-{{.ID}}"><b>{{.Name}}</b> <span class="tag {{.Conclusion}}">{{.Status}}{{if .Conclusion}} · {{.Conclusion}}{{end}}</span>
-{{if .DetailsURL}}<a href="{{.DetailsURL}}">Details</a>{{end}}
-{{if .Title}}<h4>{{.Title}}</h4>{{end}}{{if .Summary}}<pre>{{.Summary}}</pre>{{end}}{{if .Text}}<pre>{{.Text}}</pre>{{end}}</div>
-{{else}}<p class="meta">No check runs on the head commit.</p>{{end}}
-<h2>Conversation</h2>
-{{range .Items}}
- {{if .Comment}}<div class="box" id="issuecomment-{{.Comment.ID}}"><b>{{.Comment.Author}}</b> <span class="meta">commented {{.At}}</span><pre>{{.Comment.Body}}</pre></div>{{end}}
- {{if .Review}}<div class="box" id="pullrequestreview-{{.Review.ID}}"><b>{{.Review.Author}}</b> <span class="meta">reviewed ({{.Review.State}}) at <code>{{.Review.CommitID}}</code> {{.At}}</span>
-  {{if .Review.Body}}<pre>{{.Review.Body}}</pre>{{end}}
-  {{range .Threads}}<div class="thread" id="discussion_r{{.RootID}}"><p><code>{{.Path}}</code> line {{.Line}}
-   {{if .Outdated}}<span class="tag">Outdated</span>{{end}}{{if .Resolved}}<span class="tag">Resolved</span>{{end}}</p>
-   {{if .Hunk}}<pre>{{.Hunk}}</pre>{{end}}
-   {{range .Comments}}<div id="discussion_r{{.ID}}"><b>{{.Author}}</b><pre>{{.Body}}</pre></div>{{end}}</div>{{end}}
- </div>{{end}}
-{{end}}
-<h2>Comment</h2>
-<form method="post" action="{{.CommentURL}}">
-<p>As <select name="as">{{range .Users}}<option{{if eq . $.As}} selected{{end}}>{{.}}</option>{{end}}</select></p>
-<textarea name="body" placeholder="@app review"></textarea>
-<p><button type="submit">Comment</button></p></form>`))
-
-type threadView struct {
-	RootID             int64
-	Path, Hunk         string
-	Line               int
-	Outdated, Resolved bool
-	Comments           []ReviewComment
-}
-
-type convItem struct {
-	at      time.Time
-	At      string
-	Comment *IssueComment
-	Review  *Review
-	Threads []threadView
-}
-
-func (s *Sim) pagePull(w http.ResponseWriter, r *http.Request) {
-	nStr := r.PathValue("n")
-	if strings.HasSuffix(nStr, ".diff") || strings.HasSuffix(nStr, ".patch") {
-		s.pageDiff(w, r, strings.TrimSuffix(strings.TrimSuffix(nStr, ".diff"), ".patch"))
-		return
-	}
-	n, _ := strconv.Atoi(nStr)
-	s.mu.Lock()
-	rp := s.repos[strings.ToLower(r.PathValue("owner")+"/"+r.PathValue("repo"))]
-	var p *pull
-	if rp != nil {
-		p = s.pulls[pullKey(rp.fullName(), n)]
-	}
-	if p == nil {
-		s.mu.Unlock()
-		http.NotFound(w, r)
-		return
-	}
-	data := struct {
-		Number                                          int
-		Title, Body, Author, Head, Base, HeadSHA, State string
-		DiffURL, CommentURL, As                         string
-		Draft                                           bool
-		Labels, Requested, Users                        []string
-		Checks                                          []CheckRun
-		Items                                           []convItem
-	}{Number: p.number, Title: p.title, Body: p.body, Author: p.author, Head: p.headRef, Base: p.baseRef, HeadSHA: p.headSHA,
-		State: p.state, Draft: p.draft, Labels: p.labels, DiffURL: s.html("/%s/pull/%d.diff", rp.fullName(), n),
-		CommentURL: s.html("/%s/pull/%d/comment", rp.fullName(), n)}
-	data.Requested = append(append([]string(nil), p.reqUsers...), p.reqTeams...)
-	users := map[string]bool{p.author: true}
-	for login, perm := range rp.perms {
-		if perm != "none" {
-			users[s.accounts[login].login] = true
-		}
-	}
-	data.As = firstNonEmpty(r.URL.Query().Get("as"), s.oauthLogin, p.author)
-	users[data.As] = true
-	data.Users = sortedKeys(users)
-	for _, c := range s.sortedChecks() {
-		if c.repo == rp.fullName() && c.headSHA == p.headSHA {
-			data.Checks = append(data.Checks, CheckRun{ID: c.id, Name: c.name, Status: c.status, Conclusion: c.conclusion,
-				DetailsURL: c.detailsURL, Title: c.title, Summary: c.summary, Text: c.text})
-		}
-	}
-	for _, c := range p.issueComments {
-		ic := IssueComment{ID: c.id, Author: c.author, Body: c.body}
-		data.Items = append(data.Items, convItem{at: c.created, Comment: &ic})
-	}
-	byID := map[int64]*reviewComment{}
-	for _, c := range p.reviewComments {
-		byID[c.id] = c
-	}
-	for _, rv := range p.reviews {
-		item := convItem{at: rv.at, Review: &Review{ID: rv.id, Author: rv.author, Body: rv.body, State: rv.state, CommitID: rv.commitID}}
-		for _, t := range p.threads {
-			root := byID[t.rootID]
-			if root == nil || root.reviewID != rv.id {
-				continue
-			}
-			tv := threadView{RootID: root.id, Path: t.path, Hunk: root.diffHunk, Line: root.originalLine, Outdated: t.outdated, Resolved: t.resolved}
-			for _, id := range t.comments {
-				c := byID[id]
-				tv.Comments = append(tv.Comments, ReviewComment{ID: c.id, Author: c.author, Body: c.body})
-			}
-			item.Threads = append(item.Threads, tv)
-		}
-		if item.Review.Body == "" && len(item.Threads) == 0 {
-			continue // a reply's implicit review is shown in its thread
-		}
-		data.Items = append(data.Items, item)
-	}
-	sort.SliceStable(data.Items, func(i, j int) bool { return data.Items[i].at.Before(data.Items[j].at) })
-	for i := range data.Items {
-		data.Items[i].At = data.Items[i].at.UTC().Format("2006-01-02 15:04:05Z")
-	}
-	s.mu.Unlock()
-	render(w, data.Title, pullTmpl, data)
-}
-
 func (s *Sim) pageDiff(w http.ResponseWriter, r *http.Request, nStr string) {
 	n, _ := strconv.Atoi(nStr)
 	s.mu.Lock()
@@ -323,40 +253,41 @@ func (s *Sim) postComment(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, s.html("/%s/pull/%d?as=%s", name, n, as), http.StatusSeeOther)
 }
 
-var runTmpl = template.Must(template.New("run").Parse(`<h1>Workflow run {{.ID}}</h1>
-<p><code>{{.Workflow}}</code> on <code>{{.Ref}}</code> at <code>{{.SHA}}</code> · run #{{.RunNumber}} attempt {{.RunAttempt}}</p>
-<p><span class="tag {{.Conclusion}}">{{.Status}}{{if .Conclusion}} · {{.Conclusion}}{{end}}</span></p>
-<pre>{{range $k, $v := .Inputs}}{{$k}}: {{$v}}
-{{end}}</pre>`))
-
-func (s *Sim) pageRun(w http.ResponseWriter, r *http.Request) {
-	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	run, ok := s.Run(id)
-	if !ok {
-		http.NotFound(w, r)
+// postReply replies in a review thread as the chosen sandbox user
+// (delivering pull_request_review_comment created) and goes back to the
+// thread on the Files changed tab.
+func (s *Sim) postReply(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, "bad form", http.StatusBadRequest)
 		return
 	}
-	render(w, "Run "+r.PathValue("id"), runTmpl, run)
-}
-
-var checkTmpl = template.Must(template.New("check").Parse(`<h1>{{.Name}}</h1>
-<p><span class="tag {{.Conclusion}}">{{.Status}}{{if .Conclusion}} · {{.Conclusion}}{{end}}</span> on <code>{{.HeadSHA}}</code>
-{{if .DetailsURL}}· <a href="{{.DetailsURL}}">Details</a>{{end}}</p>
-{{if .Title}}<h3>{{.Title}}</h3>{{end}}{{if .Summary}}<pre>{{.Summary}}</pre>{{end}}{{if .Text}}<pre>{{.Text}}</pre>{{end}}`))
-
-func (s *Sim) pageCheck(w http.ResponseWriter, r *http.Request) {
+	n, _ := strconv.Atoi(r.PathValue("n"))
 	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	name := r.PathValue("owner") + "/" + r.PathValue("repo")
+	body, as := strings.TrimSpace(r.PostForm.Get("body")), strings.TrimSpace(r.PostForm.Get("as"))
 	s.mu.Lock()
-	c := s.checks[id]
-	var cr CheckRun
-	if c != nil {
-		cr = CheckRun{ID: c.id, Name: c.name, HeadSHA: c.headSHA, Status: c.status, Conclusion: c.conclusion, DetailsURL: c.detailsURL,
-			Title: c.title, Summary: c.summary, Text: c.text}
+	rp := s.repos[strings.ToLower(name)]
+	var root *reviewComment
+	if rp != nil {
+		if p := s.pulls[pullKey(rp.fullName(), n)]; p != nil {
+			for _, c := range p.reviewComments {
+				if c.id == id && c.inReplyTo == 0 {
+					root = c
+				}
+			}
+		}
+	}
+	if as == "" {
+		as = firstNonEmpty(s.oauthLogin, "octocat")
 	}
 	s.mu.Unlock()
-	if c == nil {
+	if root == nil {
 		http.NotFound(w, r)
 		return
 	}
-	render(w, cr.Name, checkTmpl, cr)
+	if body != "" {
+		s.ReplyToReviewComment(name, n, id, as, body)
+	}
+	http.Redirect(w, r, s.html("/%s/pull/%d/files?as=%s#thread-%d", name, n, url.QueryEscape(as), id), http.StatusSeeOther)
 }

@@ -30,7 +30,7 @@ func TestPullRequestPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := get(t, pr.GetHTMLURL())
-	for _, want := range []string{"Say hello", "Checked main.go", "**Use a constant**", "<code>main.go</code> line 4", "Chakshu · security", "1 finding", "summary &lt;b&gt;text&lt;/b&gt;"} {
+	for _, want := range []string{"Say hello", "Checked main.go", "<strong>Use a constant</strong>", "<code>main.go</code> line 4", "Chakshu · security", "1 finding", "summary <b>text</b>"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
 		}

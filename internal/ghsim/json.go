@@ -18,7 +18,7 @@ func (s *Sim) api(format string, args ...any) string {
 }
 
 func (s *Sim) html(format string, args ...any) string {
-	return s.base + "/sim" + fmt.Sprintf(format, args...)
+	return s.pagesBase + "/sim" + fmt.Sprintf(format, args...)
 }
 
 func ts(t time.Time) any {

@@ -48,6 +48,14 @@ type Options struct {
 	// Addr is the listen address; "" means 127.0.0.1:0. Only loopback
 	// addresses are accepted (the sandbox may pin a port).
 	Addr string
+	// PagesURL is the root the "github.com" pages are served under, as html_url
+	// fields and page links give it (the sandbox mounts PagesHandler on
+	// Chakshu's own listener, so links survive a restart); "" means the
+	// simulator's own address.
+	PagesURL string
+	// RunLog returns what an Actions run's log holds so far (the simulated
+	// runner's output); nil shows no log on the run page.
+	RunLog func(runID int64) ([]byte, error)
 }
 
 // Sim is a running simulator. All methods are safe for concurrent use.
@@ -55,6 +63,8 @@ type Sim struct {
 	opts Options
 	srv  *httptest.Server
 	base string // http://127.0.0.1:PORT
+	// pagesBase is where /sim/… pages are served (Options.PagesURL).
+	pagesBase string
 
 	routes []*route
 
@@ -146,6 +156,10 @@ func Start(opts Options) (*Sim, error) {
 	}
 	s.srv.Start()
 	s.base = s.srv.URL
+	s.pagesBase = strings.TrimRight(opts.PagesURL, "/")
+	if s.pagesBase == "" {
+		s.pagesBase = s.base
+	}
 	return s, nil
 }
 
@@ -186,6 +200,14 @@ func (s *Sim) IssuerURL() string { return s.base + "/oidc" }
 // WebURL is the root of the simulator's "github.com" side (OAuth, HTML pages):
 // http://127.0.0.1:PORT.
 func (s *Sim) WebURL() string { return s.base }
+
+// PagesURL is the root of the simulated GitHub's pages, ending in /sim
+// (Options.PagesURL + "/sim"): the index of repositories is PagesURL()+"/".
+func (s *Sim) PagesURL() string { return s.pagesBase + "/sim" }
+
+// PagesHandler serves the pages under /sim/, for mounting on another
+// listener (Options.PagesURL).
+func (s *Sim) PagesHandler() http.Handler { return http.HandlerFunc(s.serveHTML) }
 
 // Close stops the server and waits for asynchronous deliveries.
 func (s *Sim) Close() {

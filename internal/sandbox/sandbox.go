@@ -9,6 +9,7 @@ package sandbox
 import (
 	"context"
 	"embed"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -53,7 +54,12 @@ type Options struct {
 	// Log receives the sandbox's own lines.
 	Log *slog.Logger
 	// RunnerLogDir keeps each simulated Actions run's log (the Actions log); "" discards.
+	// The simulator's run page shows it, live while the run goes on.
 	RunnerLogDir string
+	// PagesURL is where the simulated GitHub's pages are served (Chakshu's
+	// own address: PagesHandler is mounted there under /sim/); "" means the
+	// simulator's own port.
+	PagesURL string
 	// Validate checks Chakshu's traffic against GitHub's published descriptions
 	// (tests); failures go to OnValidationError.
 	Validate          bool
@@ -107,7 +113,8 @@ func Start(o Options) (*Sandbox, error) {
 	if o.Log == nil {
 		o.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	sim := ghsim.New(ghsim.Options{AsyncWebhooks: true, Validate: o.Validate, OnValidationError: o.OnValidationError})
+	sim := ghsim.New(ghsim.Options{AsyncWebhooks: true, Validate: o.Validate, OnValidationError: o.OnValidationError,
+		PagesURL: o.PagesURL, RunLog: o.runLog})
 	sb := &Sandbox{Sim: sim, opts: o}
 	sb.ctx, sb.cancel = context.WithCancel(context.Background())
 	sb.AppID, sb.AppKey = sim.CreateApp(o.AppSlug)
@@ -276,6 +283,23 @@ func (sb *Sandbox) runWorkflow(wr ghsim.WorkflowRun) {
 	}
 }
 
+// runLogPath is where the simulated runner writes run id's log.
+func (o Options) runLogPath(id int64) string {
+	return filepath.Join(o.RunnerLogDir, fmt.Sprintf("actions-run-%d.log", id))
+}
+
+// runLog is what run id's log holds so far, for the simulator's run page.
+func (o Options) runLog(id int64) ([]byte, error) {
+	if o.RunnerLogDir == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(o.runLogPath(id))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return b, err
+}
+
 func (sb *Sandbox) runOne(wr ghsim.WorkflowRun) error {
 	sb.mu.Lock()
 	server, aud := sb.chakshu, sb.audience
@@ -305,7 +329,7 @@ func (sb *Sandbox) runOne(wr ghsim.WorkflowRun) error {
 	out := io.Discard
 	if sb.opts.RunnerLogDir != "" {
 		if err := os.MkdirAll(sb.opts.RunnerLogDir, 0o755); err == nil {
-			f, err := os.Create(filepath.Join(sb.opts.RunnerLogDir, fmt.Sprintf("actions-run-%d.log", wr.ID)))
+			f, err := os.Create(sb.opts.runLogPath(wr.ID))
 			if err == nil {
 				defer f.Close()
 				out = f

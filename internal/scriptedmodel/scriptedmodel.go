@@ -374,22 +374,30 @@ func (m *model) result(c *conversation) findings.Result {
 			res.Checked.Skills = append(res.Checked.Skills, in.Name)
 		}
 	}
+	res.Summary = summary(fs, len(res.Checked.Files))
+	return res
+}
+
+// summary is the review's one-line summary: how many findings, by severity.
+func summary(fs []findings.Finding, files int) string {
+	if len(fs) == 0 {
+		return fmt.Sprintf("Read %d changed files; none of the added lines builds SQL from strings, ignores an error, holds a secret, leaves a TODO or prints debugging output.", files)
+	}
 	counts := map[findings.Severity]int{}
 	for _, f := range fs {
 		counts[f.Severity]++
 	}
-	if len(fs) == 0 {
-		res.Summary = fmt.Sprintf("Read %d changed files; none of the added lines builds SQL from strings, ignores an error, holds a secret, leaves a TODO or prints debugging output.", len(res.Checked.Files))
-	} else {
-		var parts []string
-		for _, s := range findings.Severities {
-			if counts[s] > 0 {
-				parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
-			}
+	var parts []string
+	for _, s := range findings.Severities {
+		if counts[s] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
 		}
-		res.Summary = fmt.Sprintf("Found %d issues in the added lines (%s).", len(fs), strings.Join(parts, ", "))
 	}
-	return res
+	noun := "issues"
+	if len(fs) == 1 {
+		noun = "issue" // "Found 1 issues" read as a typo in every one-finding review (issue 23)
+	}
+	return fmt.Sprintf("Found %d %s in the added lines (%s).", len(fs), noun, strings.Join(parts, ", "))
 }
 
 // replyFor answers a reply run from the thread's latest comment.

@@ -189,3 +189,27 @@ func TestFocusByReviewer(t *testing.T) {
 		}
 	}
 }
+
+func TestSummaryCountsFindings(t *testing.T) {
+	major := findings.Finding{Severity: findings.Major}
+	nit := findings.Finding{Severity: findings.Nit}
+	cases := []struct {
+		name string
+		fs   []findings.Finding
+		want string
+	}{
+		{"one", []findings.Finding{major}, "Found 1 issue in the added lines (1 major)."},
+		{"two", []findings.Finding{major, nit}, "Found 2 issues in the added lines (1 major, 1 nit)."},
+		{"two of one severity", []findings.Finding{nit, nit}, "Found 2 issues in the added lines (2 nit)."},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := summary(c.fs, 3); got != c.want {
+				t.Fatalf("summary = %q, want %q", got, c.want)
+			}
+		})
+	}
+	if got := summary(nil, 3); !strings.HasPrefix(got, "Read 3 changed files; none of the added lines") {
+		t.Fatalf("summary of no findings = %q", got)
+	}
+}

@@ -63,6 +63,13 @@ func (a *API) handleJob(w http.ResponseWriter, r *http.Request) {
 		server.WriteError(w, http.StatusTooManyRequests, codeRateLimited, "too many job requests; retry in a moment")
 		return
 	}
+	// The token is asked for before the body is read: a caller without one
+	// learns nothing of the API, not even the body's shape.
+	h := r.Header.Get("Authorization")
+	if len(h) < 8 || !strings.EqualFold(h[:7], "bearer ") {
+		server.WriteError(w, http.StatusUnauthorized, codeUnauthorized, "an Actions OIDC token is required as the bearer")
+		return
+	}
 	var req runnerproto.JobRequest
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxJobRequest))
 	if err != nil || json.Unmarshal(body, &req) != nil || req.RunID <= 0 {
@@ -70,11 +77,6 @@ func (a *API) handleJob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	log := a.log.With("run_id", req.RunID)
-	h := r.Header.Get("Authorization")
-	if len(h) < 8 || !strings.EqualFold(h[:7], "bearer ") {
-		server.WriteError(w, http.StatusUnauthorized, codeUnauthorized, "an Actions OIDC token is required as the bearer")
-		return
-	}
 	raw := strings.TrimSpace(h[7:])
 	v, err := a.oidcVerifier(ctx)
 	if err != nil {

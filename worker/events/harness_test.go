@@ -50,6 +50,7 @@ type envOpts struct {
 	allow   []string
 	backoff []time.Duration
 	files   map[string]string // extra files on main
+	log     io.Writer         // the loop's JSON log; nil discards
 }
 
 func newEnv(t *testing.T, db *store.DB, o envOpts) *env {
@@ -58,7 +59,11 @@ func newEnv(t *testing.T, db *store.DB, o envOpts) *env {
 	e.sim = ghsim.NewForTest(t)
 	appID, pem := e.sim.CreateApp(slug)
 	e.app = appID
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	var logOut io.Writer = io.Discard
+	if o.log != nil {
+		logOut = o.log
+	}
+	log := slog.New(slog.NewJSONHandler(logOut, nil))
 	h, err := webhook.New(webhook.Config{DB: db, Secrets: []string{secret}, Log: log, Bus: e.bus})
 	if err != nil {
 		t.Fatal(err)

@@ -61,7 +61,7 @@ func (h *handler) upsertInstallation(ctx context.Context, in *installationPayloa
 	if err := up.Exec(ctx); err != nil {
 		return nil, fmt.Errorf("record installation %d: %w", in.ID, err)
 	}
-	h.log.Info("installation updated", "action", h.ev.Action, "suspended", suspended)
+	h.log.Info("installation updated", "suspended", suspended) // h.log already carries the action
 	return h.cfg.DB.Installation.Query().Where(installation.GithubID(in.ID)).Only(ctx)
 }
 

@@ -110,7 +110,8 @@ function QueuedRunList({ runs }: { runs: { id: string; status: string; costUsd: 
 export default function ReviewPage() {
   const { viewer, githubWebURL } = useSession();
   const example = `${githubWebURL.replace(/\/+$/, '')}/owner/repo/pull/123`;
-  const [prURL, setPrURL] = useState('');
+  // ?pr= fills the PR in (the sandbox's first page links here with one).
+  const [prURL, setPrURL] = useState(() => new URLSearchParams(window.location.search).get('pr') ?? '');
   const [note, setNote] = useState('');
   const [chosen, setChosen] = useState<string[]>([]);
   const [touched, setTouched] = useState(false);

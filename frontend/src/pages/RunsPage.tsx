@@ -9,6 +9,7 @@ import { Empty, ErrorState, Loading } from '../components/States';
 import { dayEnd, dayStart } from '../lib/format';
 import { useLiveRuns } from '../lib/live';
 import { LiveBadge } from '../components/LiveBadge';
+import { SandboxTour } from '../components/SandboxTour';
 import { RUN_STATUSES, TRIGGERS, humanize, isActive } from '../lib/runStatus';
 import { useUrlState } from '../lib/url';
 
@@ -96,6 +97,7 @@ export default function RunsPage() {
         <h1>Runs</h1>
         <LiveBadge mode={mode} />
       </div>
+      <SandboxTour />
       <RunFiltersForm key={filters.repo + '|' + filters.reviewer} filters={filters} onChange={setFilters} />
       {res.error && !res.data ? (
         <ErrorState error={res.error} retry={refresh} />
