@@ -15,6 +15,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/runs"
 	"github.com/chakshu-dev/chakshu/internal/store"
@@ -30,12 +31,24 @@ type GitHub interface {
 
 var _ GitHub = (*gh.Apps)(nil)
 
+// DispatchWriter is what the dispatcher writes to GitHub.
+type DispatchWriter interface {
+	OpenCheck(ctx context.Context, c ghwrite.Check, detailsURL string, t ghwrite.Text) (int64, error)
+	StartCheck(ctx context.Context, c ghwrite.Check, t ghwrite.Text) error
+	LinkCheck(ctx context.Context, c ghwrite.Check, url string, t ghwrite.Text) error
+	Dispatch(ctx context.Context, r ghwrite.Repo, file, ref string, inputs map[string]any) (*github.WorkflowDispatchRunDetails, error)
+}
+
+var _ DispatchWriter = (*ghwrite.Port)(nil)
+
 // DispatchConfig builds a Dispatcher.
 type DispatchConfig struct {
-	DB       *store.DB
-	Log      *slog.Logger
-	Bus      notify.Bus
-	GitHub   GitHub
+	DB     *store.DB
+	Log    *slog.Logger
+	Bus    notify.Bus
+	GitHub GitHub
+	// Write is the GitHub write port; nil builds one on GitHub.
+	Write    DispatchWriter
 	WorkerID string
 	// PublicURL links check runs to the portal.
 	PublicURL string
@@ -58,6 +71,9 @@ func NewDispatcher(cfg DispatchConfig) (*Dispatcher, error) {
 	}
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = time.Second
+	}
+	if cfg.Write == nil {
+		cfg.Write = ghwrite.New(cfg.GitHub, cfg.AppSlug)
 	}
 	return &Dispatcher{cfg: cfg}, nil
 }
@@ -118,10 +134,7 @@ func (f *dispatchFailure) Error() string { return f.reason + ": " + f.detail }
 
 // CheckName is the check run's name for a run.
 func CheckName(reviewer string, kind run.Kind) string {
-	if kind == run.KindReply {
-		return "Chakshu · " + reviewer + " · reply"
-	}
-	return "Chakshu · " + reviewer
+	return ghwrite.CheckName(reviewer, kind == run.KindReply)
 }
 
 func (d *Dispatcher) portalURL(id int) string {
@@ -136,7 +149,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, log *slog.Logger, r *ent.Run,
 	c := inst.REST
 	owner, name := repo.Owner, repo.Name
 
-	checkID, err := d.ensureCheck(ctx, c, r, owner, name, rv.Name)
+	check, err := d.ensureCheck(ctx, r)
 	if err != nil {
 		return fmt.Errorf("create check run: %w", err)
 	}
@@ -145,22 +158,8 @@ func (d *Dispatcher) dispatch(ctx context.Context, log *slog.Logger, r *ent.Run,
 	if err != nil {
 		return fmt.Errorf("get pull request: %w", err)
 	}
-	short := func(s string) string {
-		if len(s) > 7 {
-			return s[:7]
-		}
-		return s
-	}
 	if pr.GetState() != "open" || pr.GetHead().GetSHA() != r.HeadSha {
-		reason := fmt.Sprintf("The pull request moved to %s before the review started, so this review of %s was cancelled. Comment `@%s review` to review the new commit.",
-			short(pr.GetHead().GetSHA()), short(r.HeadSha), d.cfg.AppSlug)
-		if pr.GetState() != "open" {
-			reason = "The pull request was closed before the review started, so the review was cancelled."
-		}
-		err := runs.Transition(ctx, d.cfg.DB.Client, r.ID, runs.Change{
-			From: []run.Status{run.StatusQueued}, To: run.StatusCancelled, Message: reason,
-			Set: func(u *ent.RunUpdate) { u.SetFailureReason(reason) },
-		})
+		err := runs.CancelMoved(ctx, d.cfg.DB.Client, r.ID, run.StatusQueued, r.HeadSha, pr.GetHead().GetSHA(), pr.GetState() != "open", d.cfg.AppSlug)
 		if err != nil && !errors.Is(err, runs.ErrConflict) {
 			return err
 		}
@@ -169,30 +168,18 @@ func (d *Dispatcher) dispatch(ctx context.Context, log *slog.Logger, r *ent.Run,
 		return nil
 	}
 
-	inProgress := "in_progress"
-	if _, _, err := c.Checks.UpdateCheckRun(ctx, owner, name, checkID, github.UpdateCheckRunOptions{
-		Name: CheckName(rv.Name, r.Kind), Status: &inProgress,
-		Output: &github.CheckRunOutput{Title: github.Ptr("Starting the review"), Summary: github.Ptr("Chakshu is starting a GitHub Actions run for this review.")},
-	}); err != nil {
-		return fmt.Errorf("update check run: %w", err)
+	if err := d.cfg.Write.StartCheck(ctx, check, ghwrite.Text{Title: "Starting the review", Summary: "Chakshu is starting a GitHub Actions run for this review."}); err != nil {
+		return err
 	}
 
 	ref := repo.DefaultBranch
-	details, resp, err := c.Actions.CreateWorkflowDispatchEventByFileName(ctx, owner, name, WorkflowFile, github.CreateWorkflowDispatchEventRequest{
-		Ref: ref,
-		Inputs: map[string]any{
-			"run_id":    strconv.Itoa(r.ID),
-			"pr_number": strconv.Itoa(r.PrNumber),
-			"head_sha":  r.HeadSha,
-		},
-		ReturnRunDetails: github.Ptr(true),
+	details, err := d.cfg.Write.Dispatch(ctx, check.Repo, WorkflowFile, ref, map[string]any{
+		"run_id":    strconv.Itoa(r.ID),
+		"pr_number": strconv.Itoa(r.PrNumber),
+		"head_sha":  r.HeadSha,
 	})
 	if err != nil {
-		status := 0
-		if resp != nil {
-			status = resp.StatusCode
-		}
-		switch status {
+		switch ghwrite.StatusOf(err) {
 		case http.StatusNotFound:
 			return &dispatchFailure{
 				reason: fmt.Sprintf("This repository has no Chakshu workflow on its default branch (%s). Add `.github/workflows/%s` from Chakshu's workflow template (`chakshu workflow print`, or action/workflow/chakshu.yml in Chakshu's repository) and ask again.", ref, WorkflowFile),
@@ -232,48 +219,28 @@ func (d *Dispatcher) dispatch(ctx context.Context, log *slog.Logger, r *ent.Run,
 	}
 	log.Info("run dispatched", "actions_run_id", actionsID)
 	if actionsURL != "" {
-		if _, _, err := c.Checks.UpdateCheckRun(ctx, owner, name, checkID, github.UpdateCheckRunOptions{
-			Name: CheckName(rv.Name, r.Kind), DetailsURL: &actionsURL,
-			Output: &github.CheckRunOutput{Title: github.Ptr("Reviewing"), Summary: github.Ptr(fmt.Sprintf("The review is running in [GitHub Actions](%s). Follow it in the [Chakshu portal](%s).", actionsURL, d.portalURL(r.ID)))},
-		}); err != nil {
+		if err := d.cfg.Write.LinkCheck(ctx, check, actionsURL, ghwrite.Text{Title: "Reviewing",
+			Summary: fmt.Sprintf("The review is running in [GitHub Actions](%s). Follow it in the [Chakshu portal](%s).", actionsURL, d.portalURL(r.ID))}); err != nil {
 			log.Warn("dispatch: point check run at the Actions run", "err", err) // not worth failing the run
 		}
 	}
 	return nil
 }
 
-// ensureCheck returns the run's check run, creating it once. A crash between
-// creating and recording it is covered by looking the check up by its
-// external id before creating another.
-func (d *Dispatcher) ensureCheck(ctx context.Context, c *github.Client, r *ent.Run, owner, name, reviewer string) (int64, error) {
-	if r.CheckRunID != 0 {
-		return r.CheckRunID, nil
+// ensureCheck returns the run's check run, opening it once (the port finds
+// one a crash left unrecorded by its external id).
+func (d *Dispatcher) ensureCheck(ctx context.Context, r *ent.Run) (ghwrite.Check, error) {
+	c := ghwrite.CheckOf(r)
+	if c.ID != 0 {
+		return c, nil
 	}
-	ext := strconv.Itoa(r.ID)
-	checkName := CheckName(reviewer, r.Kind)
-	list, _, err := c.Checks.ListCheckRunsForRef(ctx, owner, name, r.HeadSha, &github.ListCheckRunsOptions{CheckName: &checkName, ListOptions: github.ListOptions{PerPage: 100}})
+	id, err := d.cfg.Write.OpenCheck(ctx, c, d.portalURL(r.ID), ghwrite.Text{Title: "Queued", Summary: "Chakshu queued this review."})
 	if err != nil {
-		return 0, err
-	}
-	var id int64
-	for _, cr := range list.CheckRuns {
-		if cr.GetExternalID() == ext {
-			id = cr.GetID()
-		}
-	}
-	if id == 0 {
-		cr, _, err := c.Checks.CreateCheckRun(ctx, owner, name, github.CreateCheckRunOptions{
-			Name: checkName, HeadSHA: r.HeadSha, ExternalID: &ext, Status: github.Ptr("queued"),
-			DetailsURL: github.Ptr(d.portalURL(r.ID)),
-			Output:     &github.CheckRunOutput{Title: github.Ptr("Queued"), Summary: github.Ptr("Chakshu queued this review.")},
-		})
-		if err != nil {
-			return 0, err
-		}
-		id = cr.GetID()
+		return c, err
 	}
 	if err := d.cfg.DB.Run.UpdateOneID(r.ID).SetCheckRunID(id).Exec(ctx); err != nil {
-		return 0, err
+		return c, err
 	}
-	return id, nil
+	c.ID = id
+	return c, nil
 }
