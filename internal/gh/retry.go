@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -69,6 +70,11 @@ func (t *RetryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		resp, err = t.Base.RoundTrip(r)
 		wait, retry := t.shouldRetry(resp, err, attempt, p)
+		if retry && CreatesContent(req) && mayHaveLanded(resp, err) {
+			// GitHub may have created it and still failed the answer
+			// (prontolabs/pronto#302): the write port looks before resending.
+			retry = false
+		}
 		if !retry || attempt >= p.Attempts {
 			return resp, err
 		}
@@ -107,6 +113,27 @@ func (t *RetryTransport) shouldRetry(resp *http.Response, err error, attempt int
 		return serverWait(resp, backoff, p.MaxDelay), true
 	}
 	return 0, false
+}
+
+// CreatesContent reports a content-creating POST (a review, an issue or
+// review comment, a reply, a check run): sent twice, it posts twice.
+func CreatesContent(req *http.Request) bool {
+	if req.Method != http.MethodPost {
+		return false
+	}
+	p := strings.TrimSuffix(req.URL.Path, "/")
+	for _, s := range []string{"/reviews", "/comments", "/replies", "/check-runs"} {
+		if strings.HasSuffix(p, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// mayHaveLanded: a 5xx or no answer at all may follow a performed write; a
+// rate-limit refusal (429, 403) was not performed.
+func mayHaveLanded(resp *http.Response, err error) bool {
+	return err != nil || resp.StatusCode >= 500
 }
 
 // serverWait is what the server asked for (Retry-After seconds, or the

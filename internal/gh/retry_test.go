@@ -93,3 +93,38 @@ func status(code int, h map[string]string) func(http.ResponseWriter) {
 		w.WriteHeader(code)
 	}
 }
+
+// A content-creating POST answered 5xx (or not at all) is not resent by the
+// transport: GitHub may have created it (prontolabs/pronto#302); the write
+// port looks for it first. A rate-limit refusal was not performed: resent.
+func TestContentCreatingPostNotResentAfter5xx(t *testing.T) {
+	for _, tc := range []struct {
+		path      string
+		status    int
+		wantCalls int32
+	}{
+		{"/repos/o/r/issues/1/comments", 502, 1},
+		{"/repos/o/r/pulls/1/reviews", 500, 1},
+		{"/repos/o/r/pulls/1/comments/9/replies", 503, 1},
+		{"/repos/o/r/check-runs", 502, 1},
+		{"/repos/o/r/issues/1/comments", 429, 3},
+		{"/repos/o/r/actions/workflows/chakshu.yml/dispatches", 502, 3},
+	} {
+		var calls atomic.Int32
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			calls.Add(1)
+			w.WriteHeader(tc.status)
+		}))
+		tr := &RetryTransport{Base: http.DefaultTransport, Sleep: func(context.Context, time.Duration) error { return nil }}
+		req, _ := http.NewRequest("POST", srv.URL+tc.path, strings.NewReader(`{}`))
+		resp, err := tr.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		srv.Close()
+		if calls.Load() != tc.wantCalls {
+			t.Errorf("POST %s answered %d: %d calls, want %d", tc.path, tc.status, calls.Load(), tc.wantCalls)
+		}
+	}
+}
