@@ -33,9 +33,10 @@ var _ GitHub = (*gh.Apps)(nil)
 
 // DispatchWriter is what the dispatcher writes to GitHub.
 type DispatchWriter interface {
-	OpenCheck(ctx context.Context, c ghwrite.Check, detailsURL string, t ghwrite.Text) (int64, error)
+	OpenCheck(ctx context.Context, c ghwrite.Check, detailsURL string, t ghwrite.Text) (int64, bool, error)
 	StartCheck(ctx context.Context, c ghwrite.Check, t ghwrite.Text) error
 	LinkCheck(ctx context.Context, c ghwrite.Check, url string, t ghwrite.Text) error
+	NoteCheck(ctx context.Context, c ghwrite.Check, t ghwrite.Text) error
 	Dispatch(ctx context.Context, r ghwrite.Repo, file, ref string, inputs map[string]any) (*github.WorkflowDispatchRunDetails, error)
 }
 
@@ -116,6 +117,10 @@ func (d *Dispatcher) Dispatch(ctx context.Context, id int) {
 	repo, rv := r.Edges.Repository, r.Edges.Reviewer
 	log = log.With("repo", repo.FullName, "pr", r.PrNumber, "reviewer", rv.Name)
 	if err := d.dispatch(ctx, log, r, repo, rv); err != nil {
+		if until, ok := gh.WaitFor(err, time.Now()); ok {
+			d.waitForGitHub(ctx, log, id, until, err)
+			return
+		}
 		var df *dispatchFailure
 		if !errors.As(err, &df) {
 			df = &dispatchFailure{reason: "Chakshu could not start the review: GitHub did not answer as expected. Ask again later.", detail: err.Error()}
@@ -126,6 +131,33 @@ func (d *Dispatcher) Dispatch(ctx context.Context, id int) {
 		}
 		d.cfg.Bus.Notify(ctx, notify.TopicFinish) //nolint:errcheck
 	}
+}
+
+// waitForGitHub puts a run GitHub asked to wait for back in the queue, due
+// at until, frees the worker, and says so on the timeline and the check run.
+func (d *Dispatcher) waitForGitHub(ctx context.Context, log *slog.Logger, id int, until time.Time, cause error) {
+	text := WaitingText(until)
+	log.Info("dispatch: GitHub asked to wait", "until", until, "err", cause)
+	if err := Release(ctx, d.cfg.DB, id, d.cfg.WorkerID, time.Until(until)); err != nil {
+		log.Error("dispatch: put the run back", "err", err)
+	}
+	if err := runs.Note(ctx, d.cfg.DB.Client, id, text, cause.Error()); err != nil {
+		log.Warn("dispatch: record the wait", "err", err)
+	}
+	r, err := d.cfg.DB.Run.Query().Where(run.ID(id)).
+		WithRepository(func(q *ent.RepositoryQuery) { q.WithInstallation() }).WithReviewer().Only(ctx)
+	if err != nil || r.CheckRunID == 0 {
+		return
+	}
+	if err := d.cfg.Write.NoteCheck(ctx, ghwrite.CheckOf(r), ghwrite.Text{Title: "Waiting for GitHub", Summary: text}); err != nil {
+		log.Warn("dispatch: say the wait on the check run", "err", err) // it is rate limited too, likely
+	}
+}
+
+// WaitingText is what a run waiting for GitHub's rate limit says, with the
+// time it goes on.
+func WaitingText(until time.Time) string {
+	return fmt.Sprintf("GitHub asked Chakshu to slow down (rate limit); the review goes on at %s UTC.", until.UTC().Format("15:04:05"))
 }
 
 type dispatchFailure struct{ reason, detail string }
@@ -149,7 +181,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, log *slog.Logger, r *ent.Run,
 	c := inst.REST
 	owner, name := repo.Owner, repo.Name
 
-	check, err := d.ensureCheck(ctx, r)
+	check, started, err := d.ensureCheck(ctx, r)
 	if err != nil {
 		return fmt.Errorf("create check run: %w", err)
 	}
@@ -168,8 +200,10 @@ func (d *Dispatcher) dispatch(ctx context.Context, log *slog.Logger, r *ent.Run,
 		return nil
 	}
 
-	if err := d.cfg.Write.StartCheck(ctx, check, ghwrite.Text{Title: "Starting the review", Summary: "Chakshu is starting a GitHub Actions run for this review."}); err != nil {
-		return err
+	if !started {
+		if err := d.cfg.Write.StartCheck(ctx, check, startText); err != nil {
+			return err
+		}
 	}
 
 	ref := repo.DefaultBranch
@@ -179,6 +213,9 @@ func (d *Dispatcher) dispatch(ctx context.Context, log *slog.Logger, r *ent.Run,
 		"head_sha":  r.HeadSha,
 	})
 	if err != nil {
+		if _, wait := gh.WaitFor(err, time.Now()); wait {
+			return err // a rate limit, not a refusal: Dispatch puts the run back
+		}
 		switch ghwrite.StatusOf(err) {
 		case http.StatusNotFound:
 			return &dispatchFailure{
@@ -227,20 +264,25 @@ func (d *Dispatcher) dispatch(ctx context.Context, log *slog.Logger, r *ent.Run,
 	return nil
 }
 
-// ensureCheck returns the run's check run, opening it once (the port finds
-// one a crash left unrecorded by its external id).
-func (d *Dispatcher) ensureCheck(ctx context.Context, r *ent.Run) (ghwrite.Check, error) {
+// startText is the check's text while the workflow starts.
+var startText = ghwrite.Text{Title: "Starting the review", Summary: "Chakshu is starting a GitHub Actions run for this review."}
+
+// ensureCheck returns the run's check run, opening it (in progress) once;
+// started says it was opened now. The port finds one a crash left
+// unrecorded by its external id; that one, like one already recorded, is
+// started by the caller.
+func (d *Dispatcher) ensureCheck(ctx context.Context, r *ent.Run) (ghwrite.Check, bool, error) {
 	c := ghwrite.CheckOf(r)
 	if c.ID != 0 {
-		return c, nil
+		return c, false, nil
 	}
-	id, err := d.cfg.Write.OpenCheck(ctx, c, d.portalURL(r.ID), ghwrite.Text{Title: "Queued", Summary: "Chakshu queued this review."})
+	id, created, err := d.cfg.Write.OpenCheck(ctx, c, d.portalURL(r.ID), startText)
 	if err != nil {
-		return c, err
+		return c, false, err
 	}
 	if err := d.cfg.DB.Run.UpdateOneID(r.ID).SetCheckRunID(id).Exec(ctx); err != nil {
-		return c, err
+		return c, false, err
 	}
 	c.ID = id
-	return c, nil
+	return c, created, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/runevent"
+	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/redact"
@@ -212,8 +213,13 @@ func (f *Finisher) FinishAll(ctx context.Context) error {
 	for _, r := range pending {
 		if err := f.finish(ctx, r); err != nil {
 			f.cfg.Log.Warn("complete check run", "run_id", r.ID, "err", err)
-			// Back off; the run is terminal so next_attempt_at is free to use.
-			f.cfg.DB.Run.UpdateOne(r).SetNextAttemptAt(now.Add(30 * time.Second)).Exec(ctx) //nolint:errcheck
+			// Back off, or until GitHub said; the run is terminal so
+			// next_attempt_at is free to use.
+			next := now.Add(30 * time.Second)
+			if until, ok := gh.WaitFor(err, now); ok {
+				next = until
+			}
+			f.cfg.DB.Run.UpdateOne(r).SetNextAttemptAt(next).Exec(ctx) //nolint:errcheck
 		}
 	}
 	return nil

@@ -44,6 +44,9 @@ type Fault struct {
 	Status int
 	// RetryAfter seconds for the rate limit kinds (default 1).
 	RetryAfter int
+	// NoRetryAfter answers the rate limit kinds without a Retry-After header,
+	// as GitHub may ("Otherwise, wait for at least one minute": API.md).
+	NoRetryAfter bool
 	// Latency for FaultLatency.
 	Latency time.Duration
 }
@@ -134,10 +137,14 @@ func (s *Sim) applyFault(w http.ResponseWriter, r *http.Request, key string) boo
 		}
 		panic(http.ErrAbortHandler)
 	case FaultRateLimit:
-		w.Header().Set("Retry-After", strconv.Itoa(retry))
+		if !fired.NoRetryAfter {
+			w.Header().Set("Retry-After", strconv.Itoa(retry))
+		}
 		writeJSON(w, http.StatusTooManyRequests, obj{"message": "API rate limit exceeded", "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api", "status": "429"})
 	case FaultSecondaryRateLimit:
-		w.Header().Set("Retry-After", strconv.Itoa(retry))
+		if !fired.NoRetryAfter {
+			w.Header().Set("Retry-After", strconv.Itoa(retry))
+		}
 		w.Header().Set("X-RateLimit-Limit", "5000")
 		w.Header().Set("X-RateLimit-Remaining", "4990")
 		w.Header().Set("X-RateLimit-Reset", strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10))

@@ -38,30 +38,34 @@ func (t Text) output() *github.CheckRunOutput {
 	return &github.CheckRunOutput{Title: github.Ptr(t.Title), Summary: github.Ptr(t.Summary)}
 }
 
-// OpenCheck returns the check run of c, creating it (queued, linked to
-// detailsURL) once: a check run with c's name on c's head SHA whose external
-// id is c's run is taken as already created, whether by a crash before its id
-// was recorded or by a create that landed and then failed.
-func (p *Port) OpenCheck(ctx context.Context, c Check, detailsURL string, t Text) (int64, error) {
+// OpenCheck returns the check run of c, creating it once, in progress with
+// text t and linked to detailsURL; created says it was made now. A check run
+// with c's name on c's head SHA whose external id is c's run is taken as
+// already created, whether by a crash before its id was recorded or by a
+// create that landed and then failed (the caller then starts it itself).
+func (p *Port) OpenCheck(ctx context.Context, c Check, detailsURL string, t Text) (id int64, created bool, err error) {
 	gc, err := p.rest(c.Repo)
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	find := func() (int64, bool, error) {
 		id, err := p.findCheck(ctx, gc, c)
 		return id, id != 0, err
 	}
 	if id, ok, err := find(); err != nil || ok {
-		return id, err
+		return id, false, err
 	}
 	ext := strconv.Itoa(c.RunID)
-	return createOnce(ctx, p, func() (int64, error) {
+	var made bool
+	id, err = createOnce(ctx, p, func() (int64, error) {
 		cr, _, err := gc.Checks.CreateCheckRun(ctx, c.Repo.Owner, c.Repo.Name, github.CreateCheckRunOptions{
-			Name: c.Name, HeadSHA: c.HeadSHA, ExternalID: &ext, Status: github.Ptr("queued"),
+			Name: c.Name, HeadSHA: c.HeadSHA, ExternalID: &ext, Status: github.Ptr("in_progress"),
 			DetailsURL: github.Ptr(detailsURL), Output: t.output(),
 		})
+		made = err == nil
 		return cr.GetID(), err
 	}, find)
+	return id, made, err
 }
 
 func (p *Port) findCheck(ctx context.Context, gc *github.Client, c Check) (int64, error) {

@@ -74,7 +74,7 @@ func TestCreatedThen502PostsOnce(t *testing.T) {
 			return err
 		}, func(w *world) int { return len(w.sim.IssueComments(repoName, w.pr)) }},
 		{"check run", "POST /repos/{owner}/{repo}/check-runs", func(w *world) error {
-			_, err := w.port.OpenCheck(ctx, ghwrite.Check{Repo: w.repo, Name: ghwrite.CheckName("security", false), HeadSHA: w.head, RunID: 7},
+			_, _, err := w.port.OpenCheck(ctx, ghwrite.Check{Repo: w.repo, Name: ghwrite.CheckName("security", false), HeadSHA: w.head, RunID: 7},
 				"http://chakshu.test/runs/7", ghwrite.Text{Title: "Queued", Summary: "Chakshu queued this review."})
 			return err
 		}, func(w *world) int { return len(w.sim.CheckRuns(repoName)) }},

@@ -88,8 +88,9 @@ const (
 
 // Publish publishes run id, which must be in publishing and held by the
 // caller, and moves it to succeeded. On failure it fails the run with a safe
-// reason (the finisher completes its check run), unless ctx ended: then the
-// run stays in publishing for a retry, which posts nothing twice.
+// reason (the finisher completes its check run), unless ctx ended or GitHub
+// asked to wait (gh.WaitFor): then the run stays in publishing for a retry,
+// which posts nothing twice.
 func (p *Publisher) Publish(ctx context.Context, id int) error {
 	r, err := p.cfg.DB.Run.Query().Where(run.ID(id)).
 		WithRepository(func(q *ent.RepositoryQuery) { q.WithInstallation() }).
@@ -112,6 +113,11 @@ func (p *Publisher) Publish(ctx context.Context, id int) error {
 		return nil
 	}
 	if ctx.Err() != nil {
+		return err
+	}
+	if _, wait := gh.WaitFor(err, p.cfg.Now()); wait {
+		// GitHub asked to wait: the run stays publishing and the caller
+		// puts it back with that due time (nothing posts twice).
 		return err
 	}
 	var re resultError
