@@ -228,10 +228,15 @@ func (l *Loop) process(ctx context.Context, id int) {
 	// processing under a lease its own heartbeat keeps fresh.
 	lastErr := runs.Text(redact.String(fmt.Sprint(herr)))
 	var perm *permanentError
+	until, waitForGitHub := gh.WaitFor(herr, now)
 	switch {
 	case herr == nil:
 		mine.SetStatus(webhookevent.StatusDone).SetHandledAt(now).SetLastError("")
 		log.Debug("webhook handled")
+	case waitForGitHub:
+		// GitHub asked to wait: back with that due time, never failed for it.
+		mine.SetStatus(webhookevent.StatusPending).SetNextAttemptAt(until).SetLastError(lastErr)
+		log.Info("webhook handler: GitHub asked to wait", "until", until, "err", redact.Error(herr))
 	case ev.Attempts >= l.cfg.MaxAttempts || errors.As(herr, &perm):
 		mine.SetStatus(webhookevent.StatusFailed).SetHandledAt(now).SetLastError(lastErr)
 		log.Error("webhook failed", "attempts", ev.Attempts, "err", redact.Error(herr))
