@@ -15,6 +15,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/runs"
 	"github.com/chakshu-dev/chakshu/internal/store"
@@ -30,12 +31,25 @@ type GitHub interface {
 
 var _ GitHub = (*gh.Apps)(nil)
 
+// DispatchWriter is what the dispatcher writes to GitHub.
+type DispatchWriter interface {
+	OpenCheck(ctx context.Context, c ghwrite.Check, detailsURL string, t ghwrite.Text) (int64, bool, error)
+	StartCheck(ctx context.Context, c ghwrite.Check, t ghwrite.Text) error
+	LinkCheck(ctx context.Context, c ghwrite.Check, url string, t ghwrite.Text) error
+	NoteCheck(ctx context.Context, c ghwrite.Check, t ghwrite.Text) error
+	Dispatch(ctx context.Context, r ghwrite.Repo, file, ref string, inputs map[string]any) (*github.WorkflowDispatchRunDetails, error)
+}
+
+var _ DispatchWriter = (*ghwrite.Port)(nil)
+
 // DispatchConfig builds a Dispatcher.
 type DispatchConfig struct {
-	DB       *store.DB
-	Log      *slog.Logger
-	Bus      notify.Bus
-	GitHub   GitHub
+	DB     *store.DB
+	Log    *slog.Logger
+	Bus    notify.Bus
+	GitHub GitHub
+	// Write is the GitHub write port; nil builds one on GitHub.
+	Write    DispatchWriter
 	WorkerID string
 	// PublicURL links check runs to the portal.
 	PublicURL string
@@ -58,6 +72,9 @@ func NewDispatcher(cfg DispatchConfig) (*Dispatcher, error) {
 	}
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = time.Second
+	}
+	if cfg.Write == nil {
+		cfg.Write = ghwrite.New(cfg.GitHub, cfg.AppSlug)
 	}
 	return &Dispatcher{cfg: cfg}, nil
 }
@@ -100,6 +117,10 @@ func (d *Dispatcher) Dispatch(ctx context.Context, id int) {
 	repo, rv := r.Edges.Repository, r.Edges.Reviewer
 	log = log.With("repo", repo.FullName, "pr", r.PrNumber, "reviewer", rv.Name)
 	if err := d.dispatch(ctx, log, r, repo, rv); err != nil {
+		if until, ok := gh.WaitFor(err, time.Now()); ok {
+			d.waitForGitHub(ctx, log, id, until, err)
+			return
+		}
 		var df *dispatchFailure
 		if !errors.As(err, &df) {
 			df = &dispatchFailure{reason: "Chakshu could not start the review: GitHub did not answer as expected. Ask again later.", detail: err.Error()}
@@ -112,16 +133,40 @@ func (d *Dispatcher) Dispatch(ctx context.Context, id int) {
 	}
 }
 
+// waitForGitHub puts a run GitHub asked to wait for back in the queue, due
+// at until, frees the worker, and says so on the timeline and the check run.
+func (d *Dispatcher) waitForGitHub(ctx context.Context, log *slog.Logger, id int, until time.Time, cause error) {
+	text := WaitingText(until)
+	log.Info("dispatch: GitHub asked to wait", "until", until, "err", cause)
+	if err := Release(ctx, d.cfg.DB, id, d.cfg.WorkerID, time.Until(until)); err != nil {
+		log.Error("dispatch: put the run back", "err", err)
+	}
+	if err := runs.Note(ctx, d.cfg.DB.Client, id, text, cause.Error()); err != nil {
+		log.Warn("dispatch: record the wait", "err", err)
+	}
+	r, err := d.cfg.DB.Run.Query().Where(run.ID(id)).
+		WithRepository(func(q *ent.RepositoryQuery) { q.WithInstallation() }).WithReviewer().Only(ctx)
+	if err != nil || r.CheckRunID == 0 {
+		return
+	}
+	if err := d.cfg.Write.NoteCheck(ctx, ghwrite.CheckOf(r), ghwrite.Text{Title: "Waiting for GitHub", Summary: text}); err != nil {
+		log.Warn("dispatch: say the wait on the check run", "err", err) // it is rate limited too, likely
+	}
+}
+
+// WaitingText is what a run waiting for GitHub's rate limit says, with the
+// time it goes on.
+func WaitingText(until time.Time) string {
+	return fmt.Sprintf("GitHub asked Chakshu to slow down (rate limit); the review goes on at %s UTC.", until.UTC().Format("15:04:05"))
+}
+
 type dispatchFailure struct{ reason, detail string }
 
 func (f *dispatchFailure) Error() string { return f.reason + ": " + f.detail }
 
 // CheckName is the check run's name for a run.
 func CheckName(reviewer string, kind run.Kind) string {
-	if kind == run.KindReply {
-		return "Chakshu · " + reviewer + " · reply"
-	}
-	return "Chakshu · " + reviewer
+	return ghwrite.CheckName(reviewer, kind == run.KindReply)
 }
 
 func (d *Dispatcher) portalURL(id int) string {
@@ -136,7 +181,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, log *slog.Logger, r *ent.Run,
 	c := inst.REST
 	owner, name := repo.Owner, repo.Name
 
-	checkID, err := d.ensureCheck(ctx, c, r, owner, name, rv.Name)
+	check, started, err := d.ensureCheck(ctx, r)
 	if err != nil {
 		return fmt.Errorf("create check run: %w", err)
 	}
@@ -145,22 +190,8 @@ func (d *Dispatcher) dispatch(ctx context.Context, log *slog.Logger, r *ent.Run,
 	if err != nil {
 		return fmt.Errorf("get pull request: %w", err)
 	}
-	short := func(s string) string {
-		if len(s) > 7 {
-			return s[:7]
-		}
-		return s
-	}
 	if pr.GetState() != "open" || pr.GetHead().GetSHA() != r.HeadSha {
-		reason := fmt.Sprintf("The pull request moved to %s before the review started, so this review of %s was cancelled. Comment `@%s review` to review the new commit.",
-			short(pr.GetHead().GetSHA()), short(r.HeadSha), d.cfg.AppSlug)
-		if pr.GetState() != "open" {
-			reason = "The pull request was closed before the review started, so the review was cancelled."
-		}
-		err := runs.Transition(ctx, d.cfg.DB.Client, r.ID, runs.Change{
-			From: []run.Status{run.StatusQueued}, To: run.StatusCancelled, Message: reason,
-			Set: func(u *ent.RunUpdate) { u.SetFailureReason(reason) },
-		})
+		err := runs.CancelMoved(ctx, d.cfg.DB.Client, r.ID, run.StatusQueued, r.HeadSha, pr.GetHead().GetSHA(), pr.GetState() != "open", d.cfg.AppSlug)
 		if err != nil && !errors.Is(err, runs.ErrConflict) {
 			return err
 		}
@@ -169,30 +200,23 @@ func (d *Dispatcher) dispatch(ctx context.Context, log *slog.Logger, r *ent.Run,
 		return nil
 	}
 
-	inProgress := "in_progress"
-	if _, _, err := c.Checks.UpdateCheckRun(ctx, owner, name, checkID, github.UpdateCheckRunOptions{
-		Name: CheckName(rv.Name, r.Kind), Status: &inProgress,
-		Output: &github.CheckRunOutput{Title: github.Ptr("Starting the review"), Summary: github.Ptr("Chakshu is starting a GitHub Actions run for this review.")},
-	}); err != nil {
-		return fmt.Errorf("update check run: %w", err)
+	if !started {
+		if err := d.cfg.Write.StartCheck(ctx, check, startText); err != nil {
+			return err
+		}
 	}
 
 	ref := repo.DefaultBranch
-	details, resp, err := c.Actions.CreateWorkflowDispatchEventByFileName(ctx, owner, name, WorkflowFile, github.CreateWorkflowDispatchEventRequest{
-		Ref: ref,
-		Inputs: map[string]any{
-			"run_id":    strconv.Itoa(r.ID),
-			"pr_number": strconv.Itoa(r.PrNumber),
-			"head_sha":  r.HeadSha,
-		},
-		ReturnRunDetails: github.Ptr(true),
+	details, err := d.cfg.Write.Dispatch(ctx, check.Repo, WorkflowFile, ref, map[string]any{
+		"run_id":    strconv.Itoa(r.ID),
+		"pr_number": strconv.Itoa(r.PrNumber),
+		"head_sha":  r.HeadSha,
 	})
 	if err != nil {
-		status := 0
-		if resp != nil {
-			status = resp.StatusCode
+		if _, wait := gh.WaitFor(err, time.Now()); wait {
+			return err // a rate limit, not a refusal: Dispatch puts the run back
 		}
-		switch status {
+		switch ghwrite.StatusOf(err) {
 		case http.StatusNotFound:
 			return &dispatchFailure{
 				reason: fmt.Sprintf("This repository has no Chakshu workflow on its default branch (%s). Add `.github/workflows/%s` from Chakshu's workflow template (`chakshu workflow print`, or action/workflow/chakshu.yml in Chakshu's repository) and ask again.", ref, WorkflowFile),
@@ -232,48 +256,33 @@ func (d *Dispatcher) dispatch(ctx context.Context, log *slog.Logger, r *ent.Run,
 	}
 	log.Info("run dispatched", "actions_run_id", actionsID)
 	if actionsURL != "" {
-		if _, _, err := c.Checks.UpdateCheckRun(ctx, owner, name, checkID, github.UpdateCheckRunOptions{
-			Name: CheckName(rv.Name, r.Kind), DetailsURL: &actionsURL,
-			Output: &github.CheckRunOutput{Title: github.Ptr("Reviewing"), Summary: github.Ptr(fmt.Sprintf("The review is running in [GitHub Actions](%s). Follow it in the [Chakshu portal](%s).", actionsURL, d.portalURL(r.ID)))},
-		}); err != nil {
+		if err := d.cfg.Write.LinkCheck(ctx, check, actionsURL, ghwrite.Text{Title: "Reviewing",
+			Summary: fmt.Sprintf("The review is running in [GitHub Actions](%s). Follow it in the [Chakshu portal](%s).", actionsURL, d.portalURL(r.ID))}); err != nil {
 			log.Warn("dispatch: point check run at the Actions run", "err", err) // not worth failing the run
 		}
 	}
 	return nil
 }
 
-// ensureCheck returns the run's check run, creating it once. A crash between
-// creating and recording it is covered by looking the check up by its
-// external id before creating another.
-func (d *Dispatcher) ensureCheck(ctx context.Context, c *github.Client, r *ent.Run, owner, name, reviewer string) (int64, error) {
-	if r.CheckRunID != 0 {
-		return r.CheckRunID, nil
+// startText is the check's text while the workflow starts.
+var startText = ghwrite.Text{Title: "Starting the review", Summary: "Chakshu is starting a GitHub Actions run for this review."}
+
+// ensureCheck returns the run's check run, opening it (in progress) once;
+// started says it was opened now. The port finds one a crash left
+// unrecorded by its external id; that one, like one already recorded, is
+// started by the caller.
+func (d *Dispatcher) ensureCheck(ctx context.Context, r *ent.Run) (ghwrite.Check, bool, error) {
+	c := ghwrite.CheckOf(r)
+	if c.ID != 0 {
+		return c, false, nil
 	}
-	ext := strconv.Itoa(r.ID)
-	checkName := CheckName(reviewer, r.Kind)
-	list, _, err := c.Checks.ListCheckRunsForRef(ctx, owner, name, r.HeadSha, &github.ListCheckRunsOptions{CheckName: &checkName, ListOptions: github.ListOptions{PerPage: 100}})
+	id, created, err := d.cfg.Write.OpenCheck(ctx, c, d.portalURL(r.ID), startText)
 	if err != nil {
-		return 0, err
-	}
-	var id int64
-	for _, cr := range list.CheckRuns {
-		if cr.GetExternalID() == ext {
-			id = cr.GetID()
-		}
-	}
-	if id == 0 {
-		cr, _, err := c.Checks.CreateCheckRun(ctx, owner, name, github.CreateCheckRunOptions{
-			Name: checkName, HeadSHA: r.HeadSha, ExternalID: &ext, Status: github.Ptr("queued"),
-			DetailsURL: github.Ptr(d.portalURL(r.ID)),
-			Output:     &github.CheckRunOutput{Title: github.Ptr("Queued"), Summary: github.Ptr("Chakshu queued this review.")},
-		})
-		if err != nil {
-			return 0, err
-		}
-		id = cr.GetID()
+		return c, false, err
 	}
 	if err := d.cfg.DB.Run.UpdateOneID(r.ID).SetCheckRunID(id).Exec(ctx); err != nil {
-		return 0, err
+		return c, false, err
 	}
-	return id, nil
+	c.ID = id
+	return c, created, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/predicate"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/runevent"
+	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/runs"
@@ -114,6 +115,9 @@ const retryNote = "Publishing was interrupted; it will be tried again."
 // maxPublishAttempts bounds how often a run's publishing is tried.
 const maxPublishAttempts = 3
 
+// PublishOne publishes one run the caller claimed (Claim), as Run does.
+func (l *PublishLoop) PublishOne(ctx context.Context, id int) { l.publish(ctx, id) }
+
 func (l *PublishLoop) publish(ctx context.Context, id int) {
 	rctx, cancel := context.WithTimeout(ctx, l.cfg.RunTimeout)
 	defer cancel()
@@ -125,9 +129,13 @@ func (l *PublishLoop) publish(ctx context.Context, id int) {
 	if err == nil || ctx.Err() != nil {
 		return // done, or shutting down: the lease goes stale and another worker takes over
 	}
+	bg := context.WithoutCancel(ctx)
+	if until, wait := gh.WaitFor(err, time.Now()); wait {
+		l.waitForGitHub(bg, id, until, err) // not an attempt: nothing failed
+		return
+	}
 	// The run is still publishing (the publisher was interrupted, or could
 	// not record its failure): let go of it and retry later, a few times.
-	bg := context.WithoutCancel(ctx)
 	tries, cerr := l.cfg.DB.RunEvent.Query().Where(runevent.HasRunWith(run.ID(id)), runevent.Message(retryNote)).Count(bg)
 	if cerr == nil && tries+1 >= maxPublishAttempts {
 		ferr := runs.Fail(bg, l.cfg.DB.Client, id, "Chakshu could not publish this review on GitHub. It can be triggered again.", err.Error())
@@ -146,6 +154,22 @@ func (l *PublishLoop) publish(ctx context.Context, id int) {
 		l.cfg.Log.Warn("publish: will retry", "run_id", id, "err", redact.Error(err))
 		runs.Note(bg, l.cfg.DB.Client, id, retryNote, err.Error()) //nolint:errcheck // the timeline entry is advisory
 	}
+}
+
+// waitForGitHub lets go of a publishing run GitHub asked to wait for, due at
+// until, and says so on its timeline.
+func (l *PublishLoop) waitForGitHub(ctx context.Context, id int, until time.Time, cause error) {
+	n, err := l.cfg.DB.Run.Update().
+		Where(run.ID(id), run.StatusEQ(run.StatusPublishing), run.LeaseOwner(l.cfg.WorkerID)).
+		SetLeaseOwner("").SetNextAttemptAt(until).Save(ctx)
+	if err != nil || n == 0 {
+		if err != nil {
+			l.cfg.Log.Warn("publish: put the run back", "run_id", id, "err", redact.Error(err))
+		}
+		return
+	}
+	l.cfg.Log.Info("publish: GitHub asked to wait", "run_id", id, "until", until, "err", redact.Error(cause))
+	runs.Note(ctx, l.cfg.DB.Client, id, WaitingText(until), cause.Error()) //nolint:errcheck // the timeline entry is advisory
 }
 
 // safePublish turns a panic in publishing into an error, so one bad run

@@ -5,14 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"time"
-
-	"github.com/google/go-github/v88/github"
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/runevent"
+	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/runs"
@@ -145,12 +144,22 @@ func human(d time.Duration) string {
 
 // FinishConfig builds a Finisher.
 type FinishConfig struct {
-	DB           *store.DB
-	Log          *slog.Logger
-	Bus          notify.Bus
-	GitHub       GitHub
+	DB     *store.DB
+	Log    *slog.Logger
+	Bus    notify.Bus
+	GitHub GitHub
+	// Write is the GitHub write port; nil builds one on GitHub.
+	Write        FinishWriter
 	PollInterval time.Duration
 }
+
+// FinishWriter is what the finisher writes to GitHub.
+type FinishWriter interface {
+	CompleteCheck(ctx context.Context, c ghwrite.Check, conclusion string, at time.Time, t ghwrite.Text) error
+	CancelActionsRun(ctx context.Context, r ghwrite.Repo, id int64) (ghwrite.CancelOutcome, error)
+}
+
+var _ FinishWriter = (*ghwrite.Port)(nil)
 
 // Finisher completes the check runs of runs that failed or were cancelled,
 // wherever that happened (dispatch, job fetch, runner report, sweeps, the
@@ -167,6 +176,9 @@ func NewFinisher(cfg FinishConfig) (*Finisher, error) {
 	}
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = time.Second
+	}
+	if cfg.Write == nil {
+		cfg.Write = ghwrite.New(cfg.GitHub, "")
 	}
 	return &Finisher{cfg: cfg}, nil
 }
@@ -201,19 +213,19 @@ func (f *Finisher) FinishAll(ctx context.Context) error {
 	for _, r := range pending {
 		if err := f.finish(ctx, r); err != nil {
 			f.cfg.Log.Warn("complete check run", "run_id", r.ID, "err", err)
-			// Back off; the run is terminal so next_attempt_at is free to use.
-			f.cfg.DB.Run.UpdateOne(r).SetNextAttemptAt(now.Add(30 * time.Second)).Exec(ctx) //nolint:errcheck
+			// Back off, or until GitHub said; the run is terminal so
+			// next_attempt_at is free to use.
+			next := now.Add(30 * time.Second)
+			if until, ok := gh.WaitFor(err, now); ok {
+				next = until
+			}
+			f.cfg.DB.Run.UpdateOne(r).SetNextAttemptAt(next).Exec(ctx) //nolint:errcheck
 		}
 	}
 	return nil
 }
 
 func (f *Finisher) finish(ctx context.Context, r *ent.Run) error {
-	repo := r.Edges.Repository
-	inst, err := f.cfg.GitHub.Installation(repo.Edges.Installation.GithubID)
-	if err != nil {
-		return err
-	}
 	conclusion, title := "failure", "The review failed"
 	if r.Status == run.StatusCancelled {
 		conclusion, title = "cancelled", "The review was cancelled"
@@ -222,20 +234,14 @@ func (f *Finisher) finish(ctx context.Context, r *ent.Run) error {
 	// out, its dispatch or job refused) may still have an Actions run queued
 	// or going, which would spend runner minutes only to be refused.
 	if r.Status == run.StatusCancelled || r.ResultHash == "" {
-		f.cancelActions(ctx, inst.REST, r)
+		f.cancelActions(ctx, r)
 	}
 	summary := r.FailureReason
 	if summary == "" {
 		summary = title + "."
 	}
-	_, resp, err := inst.REST.Checks.UpdateCheckRun(ctx, repo.Owner, repo.Name, r.CheckRunID, github.UpdateCheckRunOptions{
-		Name:        CheckName(r.Edges.Reviewer.Name, r.Kind),
-		Status:      github.Ptr("completed"),
-		Conclusion:  &conclusion,
-		CompletedAt: &github.Timestamp{Time: time.Now()},
-		Output:      &github.CheckRunOutput{Title: &title, Summary: &summary},
-	})
-	if err != nil && (resp == nil || resp.StatusCode != 404) {
+	err := f.cfg.Write.CompleteCheck(ctx, ghwrite.CheckOf(r), conclusion, time.Now(), ghwrite.Text{Title: title, Summary: summary})
+	if err != nil && !ghwrite.IsNotFound(err) {
 		return err
 	}
 	return f.cfg.DB.Run.UpdateOne(r).SetCheckCompleted(true).ClearNextAttemptAt().Exec(ctx)
@@ -253,7 +259,7 @@ const (
 // the runner would otherwise go on spending until it next calls. A failure is
 // logged and does not hold up completing the check run (the runner's next call
 // is refused anyway); it is not retried once the check run is completed.
-func (f *Finisher) cancelActions(ctx context.Context, gh *github.Client, r *ent.Run) {
+func (f *Finisher) cancelActions(ctx context.Context, r *ent.Run) {
 	if r.ActionsRunID == 0 {
 		return // never started on Actions
 	}
@@ -266,17 +272,14 @@ func (f *Finisher) cancelActions(ctx context.Context, gh *github.Client, r *ent.
 		}
 		return
 	}
-	repo := r.Edges.Repository
-	resp, err := gh.Actions.CancelWorkflowRunByID(ctx, repo.Owner, repo.Name, r.ActionsRunID)
-	var accepted *github.AcceptedError
-	note := noteActionsCancelled
-	switch {
-	case err == nil || errors.As(err, &accepted):
-	case resp != nil && resp.StatusCode == http.StatusConflict: // it completed on its own
-		note = noteActionsFinished
-	default:
+	outcome, err := f.cfg.Write.CancelActionsRun(ctx, ghwrite.RepoOf(r.Edges.Repository), r.ActionsRunID)
+	if err != nil {
 		log.Warn("cancel Actions run", "err", redact.Error(err))
 		return
+	}
+	note := noteActionsCancelled
+	if outcome == ghwrite.AlreadyFinished { // it completed on its own
+		note = noteActionsFinished
 	}
 	log.Info("Actions run of an ended run", "outcome", note)
 	if err := runs.Note(ctx, f.cfg.DB.Client, r.ID, note, ""); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/chakshu-dev/chakshu/graph"
 	"github.com/chakshu-dev/chakshu/internal/config"
 	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/metrics"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/publish"
@@ -129,12 +130,15 @@ func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, [
 	if err != nil {
 		return nil, nil, err
 	}
-	ev, err := events.New(events.Config{DB: d.db, Bus: d.bus, Log: d.log, GitHub: d.github, AppSlug: d.cfg.AppSlug,
+	// The one GitHub write port, shared by every loop that writes (DESIGN §8);
+	// the web process gets none (webwrites_test.go).
+	write := ghwrite.New(d.github, d.cfg.AppSlug)
+	ev, err := events.New(events.Config{DB: d.db, Bus: d.bus, Log: d.log, GitHub: d.github, Write: write, AppSlug: d.cfg.AppSlug,
 		WorkerID: workerID, PollInterval: d.cfg.PollInterval, StaleAfter: d.cfg.DeadWorkerAfter, AllowList: d.cfg.ReviewAllowList})
 	if err != nil {
 		return nil, nil, err
 	}
-	disp, err := worker.NewDispatcher(worker.DispatchConfig{DB: d.db, Log: d.log, Bus: d.bus, GitHub: d.github,
+	disp, err := worker.NewDispatcher(worker.DispatchConfig{DB: d.db, Log: d.log, Bus: d.bus, GitHub: d.github, Write: write,
 		WorkerID: workerID, PublicURL: d.cfg.PublicURL, AppSlug: d.cfg.AppSlug, PollInterval: d.cfg.PollInterval})
 	if err != nil {
 		return nil, nil, err
@@ -144,11 +148,11 @@ func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, [
 	if err != nil {
 		return nil, nil, err
 	}
-	fin, err := worker.NewFinisher(worker.FinishConfig{DB: d.db, Log: d.log, Bus: d.bus, GitHub: d.github, PollInterval: d.cfg.PollInterval})
+	fin, err := worker.NewFinisher(worker.FinishConfig{DB: d.db, Log: d.log, Bus: d.bus, GitHub: d.github, Write: write, PollInterval: d.cfg.PollInterval})
 	if err != nil {
 		return nil, nil, err
 	}
-	pub, err := publish.New(publish.Config{DB: d.db, GitHub: d.github, AppSlug: d.cfg.AppSlug, PublicURL: d.cfg.PublicURL, Log: d.log})
+	pub, err := publish.New(publish.Config{DB: d.db, GitHub: d.github, Write: write, AppSlug: d.cfg.AppSlug, PublicURL: d.cfg.PublicURL, Log: d.log})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -35,12 +36,20 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 	return p
 }
 
-// RetryTransport retries what GitHub asks to be retried.
+// RetryTransport retries what GitHub asks to be retried. A rate-limit
+// answer asking to wait longer than InlineWait is returned at once, with
+// the wait GitHub's rules give as its Retry-After (see askedWait), so the
+// caller can put its work back with a due time (WaitFor): a request never
+// sleeps past its own timeout.
 type RetryTransport struct {
 	Base   http.RoundTripper
 	Policy RetryPolicy
 	// Sleep waits; tests may replace it. nil means a context-aware timer.
 	Sleep func(ctx context.Context, d time.Duration) error
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+
+	hits secondaryHits
 }
 
 // RoundTrip implements http.RoundTripper.
@@ -68,7 +77,33 @@ func (t *RetryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 		}
 		resp, err = t.Base.RoundTrip(r)
+		// Consecutive secondary limits of one request (credential, method,
+		// path) wait longer each time; its success ends the run of them.
+		key := req.Header.Get("Authorization") + " " + req.Method + " " + req.URL.Path
+		if err == nil && resp.StatusCode < 400 {
+			t.hits.clear(key)
+		}
+		if err == nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusForbidden) {
+			d, limited := t.rateLimited(resp, key)
+			if !limited {
+				return resp, nil // a permission refusal
+			}
+			if d > InlineWait || attempt >= p.Attempts {
+				return resp, nil
+			}
+			io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20)) //nolint:errcheck
+			resp.Body.Close()
+			if serr := t.sleep(req.Context(), min(d, p.MaxDelay)); serr != nil {
+				return nil, serr
+			}
+			continue
+		}
 		wait, retry := t.shouldRetry(resp, err, attempt, p)
+		if retry && CreatesContent(req) && mayHaveLanded(resp, err) {
+			// GitHub may have created it and still failed the answer
+			// (prontolabs/pronto#302): the write port looks before resending.
+			retry = false
+		}
 		if !retry || attempt >= p.Attempts {
 			return resp, err
 		}
@@ -76,14 +111,42 @@ func (t *RetryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20)) //nolint:errcheck
 			resp.Body.Close()
 		}
-		sleep := t.Sleep
-		if sleep == nil {
-			sleep = sleepCtx
-		}
-		if serr := sleep(req.Context(), wait); serr != nil {
+		if serr := t.sleep(req.Context(), wait); serr != nil {
 			return nil, serr
 		}
 	}
+}
+
+func (t *RetryTransport) sleep(ctx context.Context, d time.Duration) error {
+	if t.Sleep != nil {
+		return t.Sleep(ctx, d)
+	}
+	return sleepCtx(ctx, d)
+}
+
+// rateLimited reads a 403 or 429: whether it is a rate limit and the wait
+// GitHub's rules ask for, which it also sets as the answer's Retry-After
+// (a secondary limit without one waits a minute, doubling while that
+// request keeps meeting them).
+func (t *RetryTransport) rateLimited(resp *http.Response, key string) (time.Duration, bool) {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	now := time.Now()
+	if t.Now != nil {
+		now = t.Now()
+	}
+	d, secondary, ok := askedWait(resp, body, 1, now)
+	if !ok {
+		return 0, false
+	}
+	if secondary {
+		d = growing(t.hits.hit(key))
+	}
+	if resp.Header.Get("Retry-After") == "" {
+		resp.Header.Set("Retry-After", strconv.Itoa(int((d+time.Second-1)/time.Second)))
+	}
+	return d, true
 }
 
 func (t *RetryTransport) shouldRetry(resp *http.Response, err error, attempt int, p RetryPolicy) (time.Duration, bool) {
@@ -107,6 +170,27 @@ func (t *RetryTransport) shouldRetry(resp *http.Response, err error, attempt int
 		return serverWait(resp, backoff, p.MaxDelay), true
 	}
 	return 0, false
+}
+
+// CreatesContent reports a content-creating POST (a review, an issue or
+// review comment, a reply, a check run): sent twice, it posts twice.
+func CreatesContent(req *http.Request) bool {
+	if req.Method != http.MethodPost {
+		return false
+	}
+	p := strings.TrimSuffix(req.URL.Path, "/")
+	for _, s := range []string{"/reviews", "/comments", "/replies", "/check-runs"} {
+		if strings.HasSuffix(p, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// mayHaveLanded: a 5xx or no answer at all may follow a performed write; a
+// rate-limit refusal (429, 403) was not performed.
+func mayHaveLanded(resp *http.Response, err error) bool {
+	return err != nil || resp.StatusCode >= 500
 }
 
 // serverWait is what the server asked for (Retry-After seconds, or the

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/google/go-github/v88/github"
 )
 
 // The transport retries what GitHub asks to be retried, 3 attempts in all,
@@ -26,8 +28,8 @@ func TestRetryTransport(t *testing.T) {
 		{"5xx then ok", []func(http.ResponseWriter){status(502, nil), status(200, nil)}, 2, 200, []time.Duration{10 * time.Millisecond}},
 		{"429 honours Retry-After", []func(http.ResponseWriter){status(429, map[string]string{"Retry-After": "2"}), status(200, nil)}, 2, 200, []time.Duration{2 * time.Second}},
 		{"secondary rate limit", []func(http.ResponseWriter){status(403, map[string]string{"Retry-After": "1"}), status(201, nil)}, 2, 201, []time.Duration{time.Second}},
-		{"primary rate limit waits for reset, capped", []func(http.ResponseWriter){status(403, map[string]string{"X-Ratelimit-Remaining": "0",
-			"X-Ratelimit-Reset": strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10)}), status(200, nil)}, 2, 200, []time.Duration{5 * time.Second}},
+		{"primary rate limit past a few seconds goes back to the caller", []func(http.ResponseWriter){status(403, map[string]string{"X-Ratelimit-Remaining": "0",
+			"X-Ratelimit-Reset": strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10)}), status(200, nil)}, 1, 403, nil},
 		{"gives up after 3", []func(http.ResponseWriter){status(500, nil), status(500, nil), status(503, nil), status(200, nil)}, 3, 503, []time.Duration{10 * time.Millisecond, 20 * time.Millisecond}},
 		{"plain 403 is final", []func(http.ResponseWriter){status(403, nil), status(200, nil)}, 1, 403, nil},
 		{"404 is final", []func(http.ResponseWriter){status(404, nil)}, 1, 404, nil},
@@ -91,5 +93,135 @@ func status(code int, h map[string]string) func(http.ResponseWriter) {
 			w.Header().Set(k, v)
 		}
 		w.WriteHeader(code)
+	}
+}
+
+// A content-creating POST answered 5xx (or not at all) is not resent by the
+// transport: GitHub may have created it (prontolabs/pronto#302); the write
+// port looks for it first. A rate-limit refusal was not performed: resent.
+func TestContentCreatingPostNotResentAfter5xx(t *testing.T) {
+	for _, tc := range []struct {
+		path      string
+		status    int
+		wantCalls int32
+	}{
+		{"/repos/o/r/issues/1/comments", 502, 1},
+		{"/repos/o/r/pulls/1/reviews", 500, 1},
+		{"/repos/o/r/pulls/1/comments/9/replies", 503, 1},
+		{"/repos/o/r/check-runs", 502, 1},
+		{"/repos/o/r/issues/1/comments", 429, 1}, // no Retry-After: a minute at least, back to the caller
+		{"/repos/o/r/actions/workflows/chakshu.yml/dispatches", 502, 3},
+	} {
+		var calls atomic.Int32
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			calls.Add(1)
+			w.WriteHeader(tc.status)
+		}))
+		tr := &RetryTransport{Base: http.DefaultTransport, Sleep: func(context.Context, time.Duration) error { return nil }}
+		req, _ := http.NewRequest("POST", srv.URL+tc.path, strings.NewReader(`{}`))
+		resp, err := tr.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		srv.Close()
+		if calls.Load() != tc.wantCalls {
+			t.Errorf("POST %s answered %d: %d calls, want %d", tc.path, tc.status, calls.Load(), tc.wantCalls)
+		}
+	}
+}
+
+// GitHub's rules for a rate-limit answer ("Rate limits for the REST API",
+// "Best practices for using the REST API"): Retry-After when present; a
+// primary limit until x-ratelimit-reset; any other secondary limit at least a
+// minute, growing while they last. A wait up to InlineWait is slept (5 s
+// passes, 6 s goes back to the caller with its Retry-After).
+func TestRateLimitAnswers(t *testing.T) {
+	secondary := `{"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"}`
+	var answer func(w http.ResponseWriter)
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { calls.Add(1); answer(w) }))
+	defer srv.Close()
+	var waits []time.Duration
+	tr := &RetryTransport{Base: http.DefaultTransport, Sleep: func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }}
+	do := func(auth string) *http.Response {
+		t.Helper()
+		calls.Store(0)
+		waits = nil
+		req, _ := http.NewRequest("GET", srv.URL+"/repos/o/r/pulls/1", nil)
+		req.Header.Set("Authorization", auth)
+		resp, err := tr.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	once := func(code int, h map[string]string, body string) {
+		n := 0
+		answer = func(w http.ResponseWriter) {
+			n++
+			if n > 1 {
+				w.WriteHeader(200)
+				return
+			}
+			for k, v := range h {
+				w.Header().Set(k, v)
+			}
+			w.WriteHeader(code)
+			io.WriteString(w, body)
+		}
+	}
+	once(429, map[string]string{"Retry-After": "5"}, "")
+	if resp := do("a"); resp.StatusCode != 200 || calls.Load() != 2 || len(waits) != 1 || waits[0] != 5*time.Second {
+		t.Fatalf("Retry-After 5: %d after %d calls, waits %v; want slept and retried", resp.StatusCode, calls.Load(), waits)
+	}
+	once(429, map[string]string{"Retry-After": "6"}, "")
+	if resp := do("a"); resp.StatusCode != 429 || calls.Load() != 1 || len(waits) != 0 || resp.Header.Get("Retry-After") != "6" {
+		t.Fatalf("Retry-After 6: %d after %d calls, waits %v", resp.StatusCode, calls.Load(), waits)
+	}
+	// A secondary limit without Retry-After: a minute, then two, per credential.
+	answer = func(w http.ResponseWriter) { w.WriteHeader(403); io.WriteString(w, secondary) }
+	for i, want := range []string{"60", "120", "240"} {
+		if resp := do("token A"); resp.StatusCode != 403 || calls.Load() != 1 || resp.Header.Get("Retry-After") != want {
+			t.Fatalf("secondary %d: %d after %d calls, Retry-After %q, want %s", i+1, resp.StatusCode, calls.Load(), resp.Header.Get("Retry-After"), want)
+		}
+	}
+	if resp := do("token B"); resp.Header.Get("Retry-After") != "60" {
+		t.Fatalf("another credential's first secondary limit: Retry-After %q, want 60", resp.Header.Get("Retry-After"))
+	}
+	// An answer that is not limited ends the run of them.
+	answer = func(w http.ResponseWriter) { w.WriteHeader(200) }
+	do("token A")
+	answer = func(w http.ResponseWriter) { w.WriteHeader(429) }
+	if resp := do("token A"); resp.Header.Get("Retry-After") != "60" || calls.Load() != 1 {
+		t.Fatalf("429 without Retry-After after a success: Retry-After %q after %d calls, want 60 after 1", resp.Header.Get("Retry-After"), calls.Load())
+	}
+	// A plain 403 (permission) is no rate limit: no Retry-After invented.
+	answer = func(w http.ResponseWriter) {
+		w.WriteHeader(403)
+		io.WriteString(w, `{"message":"Resource not accessible by integration"}`)
+	}
+	if resp := do("token C"); resp.Header.Get("Retry-After") != "" || calls.Load() != 1 {
+		t.Fatalf("permission 403: Retry-After %q after %d calls", resp.Header.Get("Retry-After"), calls.Load())
+	}
+}
+
+func TestWaitFor(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	ra := 90 * time.Second
+	if until, ok := WaitFor(&github.AbuseRateLimitError{RetryAfter: &ra}, now); !ok || !until.Equal(now.Add(ra)) {
+		t.Fatalf("secondary: %v %v", until, ok)
+	}
+	reset := now.Add(10 * time.Minute)
+	if until, ok := WaitFor(&github.RateLimitError{Rate: github.Rate{Reset: github.Timestamp{Time: reset}}}, now); !ok || !until.Equal(reset.Add(time.Second)) {
+		t.Fatalf("primary: %v %v", until, ok)
+	}
+	if _, ok := WaitFor(&github.ErrorResponse{Response: &http.Response{StatusCode: 502}}, now); ok {
+		t.Fatal("a 502 taken for a wait")
+	}
+	h := http.Header{"Retry-After": []string{"120"}}
+	if until, ok := WaitFor(&github.ErrorResponse{Response: &http.Response{StatusCode: 429, Header: h}}, now); !ok || !until.Equal(now.Add(2*time.Minute)) {
+		t.Fatalf("429: %v %v", until, ok)
 	}
 }

@@ -24,6 +24,10 @@ const (
 	FaultLatency
 	// FaultDrop hijacks the connection and closes it without an answer.
 	FaultDrop
+	// FaultAfterWrite serves the request (a write lands) and then answers
+	// Status (default 502) instead of its answer, as GitHub can: a review
+	// created and reported as 502 (prontolabs/pronto#302, API.md).
+	FaultAfterWrite
 )
 
 // Fault describes injected failures for matching requests.
@@ -40,6 +44,9 @@ type Fault struct {
 	Status int
 	// RetryAfter seconds for the rate limit kinds (default 1).
 	RetryAfter int
+	// NoRetryAfter answers the rate limit kinds without a Retry-After header,
+	// as GitHub may ("Otherwise, wait for at least one minute": API.md).
+	NoRetryAfter bool
 	// Latency for FaultLatency.
 	Latency time.Duration
 }
@@ -99,7 +106,7 @@ func (s *Sim) applyFault(w http.ResponseWriter, r *http.Request, key string) boo
 	s.mu.Lock()
 	var fired *faultRule
 	for _, f := range s.faults {
-		if !globMatch(f.Match, key) || (f.Times > 0 && f.hits >= f.Times) {
+		if f.Kind == FaultAfterWrite || !globMatch(f.Match, key) || (f.Times > 0 && f.hits >= f.Times) {
 			continue
 		}
 		if f.Rate > 0 && f.Rate < 1 && s.rng.Float64() >= f.Rate {
@@ -130,10 +137,14 @@ func (s *Sim) applyFault(w http.ResponseWriter, r *http.Request, key string) boo
 		}
 		panic(http.ErrAbortHandler)
 	case FaultRateLimit:
-		w.Header().Set("Retry-After", strconv.Itoa(retry))
+		if !fired.NoRetryAfter {
+			w.Header().Set("Retry-After", strconv.Itoa(retry))
+		}
 		writeJSON(w, http.StatusTooManyRequests, obj{"message": "API rate limit exceeded", "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api", "status": "429"})
 	case FaultSecondaryRateLimit:
-		w.Header().Set("Retry-After", strconv.Itoa(retry))
+		if !fired.NoRetryAfter {
+			w.Header().Set("Retry-After", strconv.Itoa(retry))
+		}
 		w.Header().Set("X-RateLimit-Limit", "5000")
 		w.Header().Set("X-RateLimit-Remaining", "4990")
 		w.Header().Set("X-RateLimit-Reset", strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10))
@@ -153,4 +164,25 @@ func (s *Sim) applyFault(w http.ResponseWriter, r *http.Request, key string) boo
 		writeJSON(w, st, obj{"message": "Server Error", "status": strconv.Itoa(st)})
 	}
 	return true
+}
+
+// afterWriteFault fires the first matching FaultAfterWrite rule and returns
+// the status to answer instead of the handler's; 0 when none fires.
+func (s *Sim) afterWriteFault(key string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, f := range s.faults {
+		if f.Kind != FaultAfterWrite || !globMatch(f.Match, key) || (f.Times > 0 && f.hits >= f.Times) {
+			continue
+		}
+		if f.Rate > 0 && f.Rate < 1 && s.rng.Float64() >= f.Rate {
+			continue
+		}
+		f.hits++
+		if f.Status == 0 {
+			return http.StatusBadGateway
+		}
+		return f.Status
+	}
+	return 0
 }

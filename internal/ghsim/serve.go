@@ -118,6 +118,11 @@ func (s *Sim) serveAPI(w http.ResponseWriter, r *http.Request, path string) {
 	if s.opts.Validate {
 		s.validateResponse(r, path, body, rec)
 	}
+	if st := s.afterWriteFault(key); st != 0 {
+		s.deliver(pending) // the write happened: its webhooks go out
+		writeJSON(w, st, obj{"message": "Server Error", "status": strconv.Itoa(st)})
+		return
+	}
 	for k, v := range rec.h {
 		w.Header()[k] = v
 	}

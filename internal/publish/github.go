@@ -202,19 +202,3 @@ func listThreads(ctx context.Context, c *githubv4.Client, pr repoRef) ([]Thread,
 	}
 	return out, nil
 }
-
-// resolveThread resolves one review thread.
-func resolveThread(ctx context.Context, c *githubv4.Client, threadID string) error {
-	var m struct {
-		ResolveReviewThread struct {
-			Thread struct {
-				ID         githubv4.ID
-				IsResolved bool
-			}
-		} `graphql:"resolveReviewThread(input: $input)"`
-	}
-	if err := c.Mutate(ctx, &m, githubv4.ResolveReviewThreadInput{ThreadID: githubv4.ID(threadID)}, nil); err != nil {
-		return fmt.Errorf("resolve review thread: %w", err)
-	}
-	return nil
-}

@@ -18,6 +18,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/diffmap"
 	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/runs"
@@ -27,8 +28,10 @@ import (
 // Config builds a Publisher.
 type Config struct {
 	DB *store.DB
-	// GitHub hands out installation clients (*gh.Apps).
+	// GitHub hands out installation clients (*gh.Apps) for reads.
 	GitHub Installations
+	// Write is the GitHub write port; nil builds one on GitHub.
+	Write Writer
 	// AppSlug is the GitHub App's slug; its bot login is "<slug>[bot]".
 	AppSlug string
 	// PublicURL is where the portal is; run pages are <PublicURL>/runs/<id>.
@@ -59,6 +62,9 @@ func New(cfg Config) (*Publisher, error) {
 		cfg.Now = time.Now
 	}
 	cfg.PublicURL = strings.TrimSuffix(cfg.PublicURL, "/")
+	if cfg.Write == nil {
+		cfg.Write = ghwrite.New(cfg.GitHub, cfg.AppSlug)
+	}
 	return &Publisher{cfg: cfg, bot: cfg.AppSlug + "[bot]"}, nil
 }
 
@@ -82,8 +88,9 @@ const (
 
 // Publish publishes run id, which must be in publishing and held by the
 // caller, and moves it to succeeded. On failure it fails the run with a safe
-// reason (the finisher completes its check run), unless ctx ended: then the
-// run stays in publishing for a retry, which posts nothing twice.
+// reason (the finisher completes its check run), unless ctx ended or GitHub
+// asked to wait (gh.WaitFor): then the run stays in publishing for a retry,
+// which posts nothing twice.
 func (p *Publisher) Publish(ctx context.Context, id int) error {
 	r, err := p.cfg.DB.Run.Query().Where(run.ID(id)).
 		WithRepository(func(q *ent.RepositoryQuery) { q.WithInstallation() }).
@@ -106,6 +113,11 @@ func (p *Publisher) Publish(ctx context.Context, id int) error {
 		return nil
 	}
 	if ctx.Err() != nil {
+		return err
+	}
+	if _, wait := gh.WaitFor(err, p.cfg.Now()); wait {
+		// GitHub asked to wait: the run stays publishing and the caller
+		// puts it back with that due time (nothing posts twice).
 		return err
 	}
 	var re resultError
@@ -131,13 +143,16 @@ func (p *Publisher) failRun(ctx context.Context, r *ent.Run, reason string, caus
 	}
 }
 
-func checkName(r *ent.Run) string {
-	name := "Chakshu · " + r.Edges.Reviewer.Name
-	if r.Kind == run.KindReply {
-		name += " · reply"
-	}
-	return name
+// Writer is what publishing writes to GitHub.
+type Writer interface {
+	CreateReview(ctx context.Context, r ghwrite.Repo, pr int, req *github.PullRequestReviewRequest, mine ghwrite.Mine) (*github.PullRequestReview, error)
+	Reply(ctx context.Context, r ghwrite.Repo, pr int, root int64, body string, mine ghwrite.Mine, lookFirst bool) (*github.PullRequestComment, error)
+	ResolveThread(ctx context.Context, r ghwrite.Repo, threadID string) error
+	CompleteCheck(ctx context.Context, c ghwrite.Check, conclusion string, at time.Time, t ghwrite.Text) error
+	RemoveReviewRequest(ctx context.Context, r ghwrite.Repo, pr int, target string) error
 }
+
+var _ Writer = (*ghwrite.Port)(nil)
 
 // prState is what publishing learns of the PR on GitHub.
 type prState struct {
@@ -189,7 +204,7 @@ func (p *Publisher) publishReview(ctx context.Context, r *ent.Run, log *slog.Log
 
 	review := st.ownReview
 	if review == nil {
-		review, err = p.createReview(ctx, inst.REST, r, pr, &plan, &in, st.diff, log)
+		review, err = p.createReview(ctx, r, pr, &plan, &in, st.diff, log)
 		if err != nil {
 			return err
 		}
@@ -229,16 +244,11 @@ func (p *Publisher) publishReview(ctx context.Context, r *ent.Run, log *slog.Log
 			Posted: len(plan.Posted()), OnPR: plan.OnPR, Dropped: plan.BelowMin + plan.LeftOut,
 			FailOn: cfg.FailCheckOn, CostUSD: r.CostUsd, Duration: duration,
 		})
-		_, _, err := inst.REST.Checks.UpdateCheckRun(ctx, pr.owner, pr.name, r.CheckRunID, github.UpdateCheckRunOptions{
-			Name: checkName(r), Status: github.Ptr("completed"), Conclusion: github.Ptr(conclusion),
-			CompletedAt: &github.Timestamp{Time: now},
-			Output:      &github.CheckRunOutput{Title: github.Ptr(title), Summary: github.Ptr(summary)},
-		})
-		if err != nil {
+		if err := p.cfg.Write.CompleteCheck(ctx, ghwrite.CheckOf(r), conclusion, now, ghwrite.Text{Title: title, Summary: summary}); err != nil {
 			return fmt.Errorf("complete check run: %w", err)
 		}
 	}
-	p.removeRequest(ctx, inst.REST, r, pr, log)
+	p.removeRequest(ctx, r, log)
 
 	return p.finish(ctx, r, finishInput{
 		plan: &plan, rows: rows, posted: posted, standing: standing, resolved: resolved,
@@ -354,7 +364,8 @@ func (p *Publisher) learnings(ctx context.Context, ids []int) ([]Learning, error
 // review is sent once more. If GitHub still refuses it (the reviewed commit
 // is gone from the PR after a force push), it goes out once more on the PR's
 // current head, with every finding in the body; a further refusal fails the run.
-func (p *Publisher) createReview(ctx context.Context, c *github.Client, r *ent.Run, pr repoRef, plan *Plan, in *ReviewInput, diff *diffmap.Map, log *slog.Logger) (*github.PullRequestReview, error) {
+func (p *Publisher) createReview(ctx context.Context, r *ent.Run, pr repoRef, plan *Plan, in *ReviewInput, diff *diffmap.Map, log *slog.Logger) (*github.PullRequestReview, error) {
+	mine := func(body string) bool { return ParseMarkers(body).Run == r.ID }
 	onHead := true
 	for attempt := 0; ; attempt++ {
 		req := &github.PullRequestReviewRequest{
@@ -374,7 +385,7 @@ func (p *Publisher) createReview(ctx context.Context, c *github.Client, r *ent.R
 			}
 			req.Comments = append(req.Comments, dc)
 		}
-		review, _, err := c.PullRequests.CreateReview(ctx, pr.owner, pr.name, pr.number, req)
+		review, err := p.cfg.Write.CreateReview(ctx, ghwrite.RepoOf(r.Edges.Repository), pr.number, req, mine)
 		if err == nil {
 			return review, nil
 		}
@@ -455,7 +466,7 @@ func (p *Publisher) tidy(ctx context.Context, inst *gh.Installation, r *ent.Run,
 		if came {
 			continue
 		}
-		if err := resolveThread(ctx, inst.GraphQL, t.ID); err != nil {
+		if err := p.cfg.Write.ResolveThread(ctx, ghwrite.RepoOf(r.Edges.Repository), t.ID); err != nil {
 			log.Warn("tidy: resolve thread", "thread", t.ID, "err", redact.Error(err))
 			continue
 		}
@@ -491,24 +502,11 @@ func durationOf(r *ent.Run, now time.Time) time.Duration {
 
 // removeRequest clears the pending review request that triggered the run
 // (best effort: GitHub may have cleared it already).
-func (p *Publisher) removeRequest(ctx context.Context, c *github.Client, r *ent.Run, pr repoRef, log *slog.Logger) {
+func (p *Publisher) removeRequest(ctx context.Context, r *ent.Run, log *slog.Logger) {
 	if r.Trigger != run.TriggerReviewRequest || r.RequestTarget == "" {
 		return
 	}
-	kind, who, ok := strings.Cut(r.RequestTarget, ":")
-	if !ok || who == "" {
-		return
-	}
-	var req github.ReviewersRequest
-	switch kind {
-	case "team":
-		req.TeamReviewers = []string{who}
-	case "user":
-		req.Reviewers = []string{who}
-	default:
-		return
-	}
-	if _, err := c.PullRequests.RemoveReviewers(ctx, pr.owner, pr.name, pr.number, req); err != nil {
+	if err := p.cfg.Write.RemoveReviewRequest(ctx, ghwrite.RepoOf(r.Edges.Repository), r.PrNumber, r.RequestTarget); err != nil {
 		log.Warn("remove review request", "target", r.RequestTarget, "err", redact.Error(err))
 	}
 }

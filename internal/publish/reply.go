@@ -13,6 +13,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/findings"
+	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/runs"
 )
 
@@ -68,7 +69,8 @@ func (p *Publisher) publishReply(ctx context.Context, r *ent.Run, log *slog.Logg
 
 	if answer == nil {
 		body := RenderReply(ReplyInput{RunID: r.ID, Reply: res.Reply, Verdict: res.Verdict, Resolved: resolve})
-		if answer, err = postReply(ctx, inst.REST, pr, root, body); err != nil {
+		mine := func(body string) bool { return ParseMarkers(body).Reply == r.ID }
+		if answer, err = p.cfg.Write.Reply(ctx, ghwrite.RepoOf(repo), pr.number, root, body, mine, false); err != nil {
 			return err
 		}
 	} else {
@@ -85,7 +87,7 @@ func (p *Publisher) publishReply(ctx context.Context, r *ent.Run, log *slog.Logg
 			return err
 		}
 		if tid != "" && !done {
-			if err := resolveThread(ctx, inst.GraphQL, tid); err != nil {
+			if err := p.cfg.Write.ResolveThread(ctx, ghwrite.RepoOf(repo), tid); err != nil {
 				return err
 			}
 		}
@@ -98,11 +100,8 @@ func (p *Publisher) publishReply(ctx context.Context, r *ent.Run, log *slog.Logg
 			summary += " The thread was resolved."
 		}
 		summary += fmt.Sprintf("\n\nCost $%.2f · [run #%d in Chakshu](%s)", r.CostUsd, r.ID, p.runURL(r.ID))
-		_, _, err := inst.REST.Checks.UpdateCheckRun(ctx, pr.owner, pr.name, r.CheckRunID, github.UpdateCheckRunOptions{
-			Name: checkName(r), Status: github.Ptr("completed"), Conclusion: github.Ptr("success"),
-			CompletedAt: &github.Timestamp{Time: p.cfg.Now()},
-			Output:      &github.CheckRunOutput{Title: github.Ptr("Answered: the finding " + verdictWords(res.Verdict)), Summary: github.Ptr(summary)},
-		})
+		err := p.cfg.Write.CompleteCheck(ctx, ghwrite.CheckOf(r), "success", p.cfg.Now(),
+			ghwrite.Text{Title: "Answered: the finding " + verdictWords(res.Verdict), Summary: summary})
 		if err != nil {
 			return fmt.Errorf("complete check run: %w", err)
 		}
@@ -156,19 +155,4 @@ func (p *Publisher) threadOf(ctx context.Context, gq *githubv4.Client, pr repoRe
 		}
 	}
 	return "", false, nil
-}
-
-// postReply answers in the thread of root through the replies endpoint
-// (go-github's CreateCommentInReplyTo uses the older form with in_reply_to).
-func postReply(ctx context.Context, c *github.Client, pr repoRef, root int64, body string) (*github.PullRequestComment, error) {
-	u := fmt.Sprintf("repos/%s/%s/pulls/%d/comments/%d/replies", pr.owner, pr.name, pr.number, root)
-	req, err := c.NewRequest(ctx, "POST", u, map[string]string{"body": body})
-	if err != nil {
-		return nil, fmt.Errorf("post reply: %w", err)
-	}
-	var out github.PullRequestComment
-	if _, err := c.Do(req, &out); err != nil {
-		return nil, fmt.Errorf("post reply: %w", err)
-	}
-	return &out, nil
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/server"
+	"github.com/chakshu-dev/chakshu/worker"
 )
 
 const (
@@ -203,3 +204,16 @@ func (w *world) fetchJob(rn *ent.Run, tok string) (int, *runnerproto.Job, runner
 func runPath(p string, id int) string { return strings.Replace(p, "{id}", strconv.Itoa(id), 1) }
 
 func bearer(tok string) map[string]string { return map[string]string{"Authorization": "Bearer " + tok} }
+
+// finish runs the worker's finisher once, as the worker does when job fetch
+// ends a run (the web process writes nothing to GitHub).
+func (w *world) finish() {
+	w.t.Helper()
+	f, err := worker.NewFinisher(worker.FinishConfig{DB: w.db, Log: slog.New(slog.DiscardHandler), Bus: w.bus, GitHub: w.apps})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	if err := f.FinishAll(context.Background()); err != nil {
+		w.t.Fatal(err)
+	}
+}

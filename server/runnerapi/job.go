@@ -21,6 +21,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/connectors"
 	"github.com/chakshu-dev/chakshu/internal/learnings"
+	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
@@ -335,42 +336,23 @@ func short(sha string) string {
 }
 
 // cancelMoved cancels a run whose PR moved (or closed) before the review
-// started, and says so on its check run.
+// started. The web process does not write to GitHub: the worker's finisher
+// (woken by TopicFinish) completes the check run with the run's reason.
 func (a *API) cancelMoved(ctx context.Context, jc *jobCtx, pr *github.PullRequest) error {
 	rn := jc.rn
 	closed := pr.GetState() != "open"
-	title := "The pull request moved to a new commit"
-	text := fmt.Sprintf("The pull request moved from %s to %s before the review started, so this review was cancelled. "+
-		"Comment `@%s review` on the pull request to review the new commit.", short(rn.HeadSha), short(pr.GetHead().GetSHA()), a.cfg.AppSlug)
 	code, message := codePRMoved, "the pull request moved to a new commit; the run was cancelled"
 	if closed {
-		title = "The pull request was closed"
-		text = "The pull request was closed before the review started, so this review was cancelled."
 		code, message = "pr_closed", "the pull request was closed; the run was cancelled"
 	}
-	err := runs.Transition(ctx, a.cfg.DB.Client, rn.ID, runs.Change{
-		From: []run.Status{run.StatusDispatched}, To: run.StatusCancelled, Message: text,
-		Detail: fmt.Sprintf("head %s, run head %s, state %s", pr.GetHead().GetSHA(), rn.HeadSha, pr.GetState()),
-		Set:    func(u *ent.RunUpdate) { u.SetFailureReason(title + ".") },
-	})
+	err := runs.CancelMoved(ctx, a.cfg.DB.Client, rn.ID, run.StatusDispatched, rn.HeadSha, pr.GetHead().GetSHA(), closed, a.cfg.AppSlug)
 	if errors.Is(err, runs.ErrConflict) {
 		return &httpErr{status: http.StatusConflict, code: codeConflict, message: "the run is not waiting for a runner: it already started or finished"}
 	}
 	if err != nil {
 		return err
 	}
-	if rn.CheckRunID != 0 {
-		_, _, err := jc.gh.Checks.UpdateCheckRun(ctx, jc.owner, jc.name, rn.CheckRunID, github.UpdateCheckRunOptions{
-			Name: checkName(rn, jc.rv.Name), Status: github.Ptr("completed"), Conclusion: github.Ptr("cancelled"),
-			CompletedAt: &github.Timestamp{Time: time.Now()},
-			Output:      &github.CheckRunOutput{Title: github.Ptr(title), Summary: github.Ptr(text)},
-		})
-		if err != nil {
-			jc.log.Warn("job: complete check run of a moved PR", "err", redact.Error(err))
-		} else if err := a.cfg.DB.Run.UpdateOneID(rn.ID).SetCheckCompleted(true).Exec(ctx); err != nil {
-			jc.log.Warn("job: record check completed", "err", err)
-		}
-	}
+	a.notify(ctx, notify.TopicFinish)
 	return &httpErr{status: http.StatusConflict, code: code, message: message}
 }
 

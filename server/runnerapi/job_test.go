@@ -255,6 +255,7 @@ func TestJobPRMoved(t *testing.T) {
 		if st != 409 || e.Error.Code != codePRMoved {
 			t.Fatalf("got %d %+v, want 409 pr_moved", st, e)
 		}
+		w.finish()
 		got := db.Run.GetX(ctx, rn.ID)
 		if got.Status != run.StatusCancelled || got.RunTokenHash != "" || !got.CheckCompleted {
 			t.Fatalf("run: %s check_completed=%v", got.Status, got.CheckCompleted)

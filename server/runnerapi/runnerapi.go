@@ -49,7 +49,8 @@ type Config struct {
 	Log *slog.Logger
 	// Bus wakes the publisher once a result is in.
 	Bus notify.Bus
-	// GitHub reads pull requests and updates check runs.
+	// GitHub reads pull requests; the web process never writes to GitHub
+	// (the worker's finisher completes the check of a run cancelled here).
 	GitHub GitHub
 	// Issuer is the Actions OIDC issuer (CHAKSHU_OIDC_ISSUER); empty means GitHub's.
 	Issuer string
@@ -325,14 +326,6 @@ func (l *limiter) allow(key string) bool {
 	}
 	b.tokens--
 	return true
-}
-
-// checkName is the check run's name for a run.
-func checkName(rn *ent.Run, reviewer string) string {
-	if rn.Kind == run.KindReply {
-		return "Chakshu · " + reviewer + " · reply"
-	}
-	return "Chakshu · " + reviewer
 }
 
 func (a *API) notify(ctx context.Context, topics ...string) {

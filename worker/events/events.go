@@ -18,9 +18,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/go-github/v88/github"
+
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
 	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/runs"
@@ -35,12 +38,22 @@ type GitHub interface {
 
 var _ GitHub = (*gh.Apps)(nil)
 
+// Writer is what event handling writes to GitHub: answers on the PR.
+type Writer interface {
+	Comment(ctx context.Context, r ghwrite.Repo, pr int, body string, mine ghwrite.Mine, lookFirst bool) (*github.IssueComment, error)
+	Reply(ctx context.Context, r ghwrite.Repo, pr int, root int64, body string, mine ghwrite.Mine, lookFirst bool) (*github.PullRequestComment, error)
+}
+
+var _ Writer = (*ghwrite.Port)(nil)
+
 // Config builds a Loop.
 type Config struct {
 	DB     *store.DB
 	Bus    notify.Bus
 	Log    *slog.Logger
 	GitHub GitHub
+	// Write is the GitHub write port; nil builds one on GitHub.
+	Write Writer
 	// AppSlug is the App's slug: commands are "@<slug> …" and its comments are by "<slug>[bot]".
 	AppSlug string
 	// WorkerID is the lease owner: the id of the worker.Worker this loop runs in.
@@ -76,6 +89,9 @@ func New(cfg Config) (*Loop, error) {
 	}
 	if cfg.WorkerID == "" || cfg.AppSlug == "" {
 		return nil, errors.New("events: WorkerID and AppSlug are required")
+	}
+	if cfg.Write == nil {
+		cfg.Write = ghwrite.New(cfg.GitHub, cfg.AppSlug)
 	}
 	if cfg.PollInterval <= 0 || cfg.PollInterval > time.Second {
 		cfg.PollInterval = time.Second
@@ -212,10 +228,15 @@ func (l *Loop) process(ctx context.Context, id int) {
 	// processing under a lease its own heartbeat keeps fresh.
 	lastErr := runs.Text(redact.String(fmt.Sprint(herr)))
 	var perm *permanentError
+	until, waitForGitHub := gh.WaitFor(herr, now)
 	switch {
 	case herr == nil:
 		mine.SetStatus(webhookevent.StatusDone).SetHandledAt(now).SetLastError("")
 		log.Debug("webhook handled")
+	case waitForGitHub:
+		// GitHub asked to wait: back with that due time, never failed for it.
+		mine.SetStatus(webhookevent.StatusPending).SetNextAttemptAt(until).SetLastError(lastErr)
+		log.Info("webhook handler: GitHub asked to wait", "until", until, "err", redact.Error(herr))
 	case ev.Attempts >= l.cfg.MaxAttempts || errors.As(herr, &perm):
 		mine.SetStatus(webhookevent.StatusFailed).SetHandledAt(now).SetLastError(lastErr)
 		log.Error("webhook failed", "attempts", ev.Attempts, "err", redact.Error(herr))

@@ -231,3 +231,33 @@ func TestRunWakesOnStore(t *testing.T) {
 		}
 	})
 }
+
+// A rate limit asking for longer than a few seconds puts the event back with
+// GitHub's due time (a secondary limit without Retry-After: a minute) instead
+// of holding the worker or failing the event, even on its last attempt.
+func TestRateLimitPutsEventBack(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		e := newEnv(t, db, envOpts{})
+		e.reviewer("security", nil)
+		n := e.pr("feature", "a.go", false)
+		e.sim.InjectFault(ghsim.Fault{Match: "GET /repos/{owner}/{repo}/pulls/{pull_number}", Kind: ghsim.FaultSecondaryRateLimit, NoRetryAfter: true, Times: 1})
+		e.sim.Comment(repoFN, n, "alice", "@chakshu review")
+		ev := db.WebhookEvent.Query().Where(webhookevent.Event("issue_comment")).OnlyX(ctx)
+		db.WebhookEvent.UpdateOne(ev).SetAttempts(2).ExecX(ctx) // its last attempt comes next
+		start := time.Now()
+		if _, err := e.loop.Drain(ctx); err != nil {
+			t.Fatal(err)
+		}
+		got := db.WebhookEvent.GetX(ctx, ev.ID)
+		if got.Status != webhookevent.StatusPending || got.NextAttemptAt == nil {
+			t.Fatalf("event after a rate limit: %s due %v (%s)", got.Status, got.NextAttemptAt, got.LastError)
+		}
+		if wait := got.NextAttemptAt.Sub(start); wait < 59*time.Second || wait > 65*time.Second {
+			t.Fatalf("due in %s, want a minute", wait)
+		}
+		if db.Run.Query().CountX(ctx) != 0 {
+			t.Fatal("queued while rate limited")
+		}
+	})
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/reviewer"
+	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 )
 
 // handler handles one event.
@@ -193,73 +194,27 @@ func (h *handler) canWrite(ctx context.Context, gc *github.Client, repo *ent.Rep
 
 // commentOnce posts body (with a hidden marker) on the PR's conversation,
 // unless a retry of this event finds it already posted.
-func (h *handler) commentOnce(ctx context.Context, gc *github.Client, repo *ent.Repository, pr int, marker, body string) error {
-	body = strings.TrimRight(body, "\n") + "\n\n" + marker
-	if h.ev.Attempts > 1 {
-		posted, err := h.issueCommentWith(ctx, gc, repo, pr, marker)
-		if err != nil || posted {
-			return err
-		}
-	}
-	_, _, err := gc.Issues.CreateComment(ctx, repo.Owner, repo.Name, pr, &github.IssueComment{Body: github.Ptr(body)})
-	if err != nil {
-		return fmt.Errorf("comment on %s#%d: %w", repo.FullName, pr, err)
-	}
-	return nil
+func (h *handler) commentOnce(ctx context.Context, repo *ent.Repository, pr int, marker, body string) error {
+	return h.comment(ctx, repo, pr, marker, body, h.ev.Attempts > 1)
 }
 
-// issueCommentWith reports whether Chakshu already posted a comment carrying marker on the PR.
-func (h *handler) issueCommentWith(ctx context.Context, gc *github.Client, repo *ent.Repository, pr int, marker string) (bool, error) {
-	opt := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
-	for {
-		cs, resp, err := gc.Issues.ListComments(ctx, repo.Owner, repo.Name, pr, opt)
-		if err != nil {
-			return false, fmt.Errorf("list comments of %s#%d: %w", repo.FullName, pr, err)
-		}
-		for _, c := range cs {
-			if strings.EqualFold(c.GetUser().GetLogin(), h.botLogin()) && strings.Contains(c.GetBody(), marker) {
-				return true, nil
-			}
-		}
-		if resp.NextPage == 0 {
-			return false, nil
-		}
-		opt.Page = resp.NextPage
-	}
+// comment posts body with marker; lookFirst looks for it before posting.
+func (h *handler) comment(ctx context.Context, repo *ent.Repository, pr int, marker, body string, lookFirst bool) error {
+	body = strings.TrimRight(body, "\n") + "\n\n" + marker
+	_, err := h.cfg.Write.Comment(ctx, ghwrite.RepoOf(repo), pr, body, hasMarker(marker), lookFirst)
+	return err
 }
 
 // replyOnce answers in a review thread (replies endpoint), unless a retry of
 // this event finds the answer already there.
-func (h *handler) replyOnce(ctx context.Context, gc *github.Client, repo *ent.Repository, pr int, rootID int64, marker, body string) error {
+func (h *handler) replyOnce(ctx context.Context, repo *ent.Repository, pr int, rootID int64, marker, body string) error {
 	body = strings.TrimRight(body, "\n") + "\n\n" + marker
-	if h.ev.Attempts > 1 {
-		opt := &github.PullRequestListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
-		for {
-			cs, resp, err := gc.PullRequests.ListComments(ctx, repo.Owner, repo.Name, pr, opt)
-			if err != nil {
-				return fmt.Errorf("list review comments of %s#%d: %w", repo.FullName, pr, err)
-			}
-			for _, c := range cs {
-				if strings.EqualFold(c.GetUser().GetLogin(), h.botLogin()) && strings.Contains(c.GetBody(), marker) {
-					return nil
-				}
-			}
-			if resp.NextPage == 0 {
-				break
-			}
-			opt.Page = resp.NextPage
-		}
-	}
-	// go-github's CreateCommentInReplyTo sends fields the replies endpoint does not take.
-	req, err := gc.NewRequest(ctx, http.MethodPost, fmt.Sprintf("repos/%s/%s/pulls/%d/comments/%d/replies", repo.Owner, repo.Name, pr, rootID),
-		map[string]string{"body": body})
-	if err != nil {
-		return err
-	}
-	if _, err := gc.Do(req, &github.PullRequestComment{}); err != nil {
-		return fmt.Errorf("reply in %s#%d thread %d: %w", repo.FullName, pr, rootID, err)
-	}
-	return nil
+	_, err := h.cfg.Write.Reply(ctx, ghwrite.RepoOf(repo), pr, rootID, body, hasMarker(marker), h.ev.Attempts > 1)
+	return err
+}
+
+func hasMarker(marker string) ghwrite.Mine {
+	return func(body string) bool { return strings.Contains(body, marker) }
 }
 
 func splitFullName(s string) (string, string) {

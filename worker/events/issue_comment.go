@@ -51,11 +51,11 @@ func (h *handler) commentCreated(ctx context.Context, e *issueCommentEvent) erro
 	marker := fmt.Sprintf("<!-- chakshu:answer:%d -->", c.ID)
 	switch cmd.Verb {
 	case commands.Help:
-		return h.commentOnce(ctx, gc, repo, number, marker, helpMessage(h.cfg.AppSlug, names(all)))
+		return h.commentOnce(ctx, repo, number, marker, helpMessage(h.cfg.AppSlug, names(all)))
 	case commands.Unknown:
-		return h.commentOnce(ctx, gc, repo, number, marker, unknownCommandMessage(h.cfg.AppSlug, cmd.Word, names(all)))
+		return h.commentOnce(ctx, repo, number, marker, unknownCommandMessage(h.cfg.AppSlug, cmd.Word, names(all)))
 	case commands.Remember:
-		return h.commentOnce(ctx, gc, repo, number, marker,
+		return h.commentOnce(ctx, repo, number, marker,
 			fmt.Sprintf("`@%s remember` works in a reply to one of my review comments, so I know which file it is about.", h.cfg.AppSlug))
 	case commands.Review:
 	default:
@@ -69,11 +69,7 @@ func (h *handler) commentCreated(ctx context.Context, e *issueCommentEvent) erro
 		// One polite answer per person and pull request, however often they ask.
 		h.log.Info("review asked by a user without write access", "user", login)
 		once := fmt.Sprintf("<!-- chakshu:not-allowed:%s -->", safeMarker(strings.ToLower(login)))
-		told, err := h.issueCommentWith(ctx, gc, repo, number, once)
-		if err != nil || told {
-			return err
-		}
-		return h.commentOnce(ctx, gc, repo, number, once, notAllowedMessage(login))
+		return h.comment(ctx, repo, number, once, notAllowedMessage(login), true)
 	}
 	pr, err := getPR(ctx, gc, repo, number)
 	if err != nil {
@@ -96,9 +92,9 @@ func (h *handler) commentCreated(ctx context.Context, e *issueCommentEvent) erro
 	}
 	switch {
 	case len(p.Unknown) > 0:
-		return h.commentOnce(ctx, gc, repo, number, marker, unknownReviewersMessage(p.Unknown, p.Known, len(q.Created)+q.Skipped))
+		return h.commentOnce(ctx, repo, number, marker, unknownReviewersMessage(p.Unknown, p.Known, len(q.Created)+q.Skipped))
 	case len(p.Reviewers) == 0:
-		return h.commentOnce(ctx, gc, repo, number, marker, noReviewersMessage())
+		return h.commentOnce(ctx, repo, number, marker, noReviewersMessage())
 	}
 	return nil
 }

@@ -26,10 +26,10 @@ func (h *handler) remember(ctx context.Context, gc *github.Client, inst *ent.Ins
 	}
 	if !ok {
 		h.log.Info("remember asked by a user without write access", "user", login)
-		return h.replyOnce(ctx, gc, repo, pr, root, marker, rememberNotAllowedMessage(login))
+		return h.replyOnce(ctx, repo, pr, root, marker, rememberNotAllowedMessage(login))
 	}
 	if cmd.Directive == "" {
-		return h.replyOnce(ctx, gc, repo, pr, root, marker, rememberEmptyMessage(h.cfg.AppSlug))
+		return h.replyOnce(ctx, repo, pr, root, marker, rememberEmptyMessage(h.cfg.AppSlug))
 	}
 	glob := learningGlob(c.Path, cmd.Directory)
 	l, created, err := learnings.Create(ctx, h.cfg.DB.Client, learnings.New{
@@ -37,11 +37,11 @@ func (h *handler) remember(ctx context.Context, gc *github.Client, inst *ent.Ins
 		Source: learnings.SourceReply, PRNumber: pr, CommentID: c.ID, Author: login,
 	})
 	if errors.Is(err, learnings.ErrInvalid) {
-		return h.replyOnce(ctx, gc, repo, pr, root, marker, rememberInvalidMessage(err.Error()))
+		return h.replyOnce(ctx, repo, pr, root, marker, rememberInvalidMessage(err.Error()))
 	}
 	if err != nil {
 		return fmt.Errorf("store learning: %w", err)
 	}
 	h.log.Info("learning stored", "learning_id", l.ID, "glob", l.Glob, "user", login, "new", created)
-	return h.replyOnce(ctx, gc, repo, pr, root, marker, rememberedMessage(l.Directive, l.Glob))
+	return h.replyOnce(ctx, repo, pr, root, marker, rememberedMessage(l.Directive, l.Glob))
 }

@@ -48,14 +48,8 @@ func (h *handler) repoConfig(ctx context.Context, gc *github.Client, repo *ent.R
 	h.log.Info("invalid repo config; defaults apply", "pr", pr, "sha", fc.GetSHA(), "err", perr)
 	if pr != 0 {
 		marker := fmt.Sprintf("<!-- chakshu:config-error:%s -->", safeMarker(fc.GetSHA()))
-		posted, err := h.issueCommentWith(ctx, gc, repo, pr, marker)
-		if err != nil {
+		if err := h.comment(ctx, repo, pr, marker, configErrorMessage(repo.DefaultBranch, perr.Error()), true); err != nil {
 			return reviewers.RepoConfig{}, err
-		}
-		if !posted {
-			if err := h.commentOnce(ctx, gc, repo, pr, marker, configErrorMessage(repo.DefaultBranch, perr.Error())); err != nil {
-				return reviewers.RepoConfig{}, err
-			}
 		}
 	}
 	return reviewers.RepoConfig{}, nil

@@ -1,0 +1,126 @@
+package gh
+
+import (
+	"errors"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/go-github/v88/github"
+)
+
+// InlineWait is the longest a request waits for GitHub inside its own
+// timeout. GitHub asking for longer goes back to the caller, which puts its
+// work item back with a due time and frees the worker (DESIGN §3).
+const InlineWait = 5 * time.Second
+
+// Secondary limits without Retry-After: GitHub asks for at least a minute,
+// then exponentially longer while the limit keeps answering ("Rate limits
+// for the REST API", "Best practices for using the REST API").
+const (
+	secondaryFirst = time.Minute
+	secondaryMax   = 32 * time.Minute
+)
+
+// askedWait is how long GitHub's rate-limit answer asks to wait, following
+// GitHub's documented rules: Retry-After when present; x-ratelimit-remaining
+// 0 means until x-ratelimit-reset; any other secondary limit (a 429, or a 403
+// saying so) at least a minute, growing with each consecutive one (hits, 1
+// for the first). ok is false for an answer that is not a rate limit.
+func askedWait(resp *http.Response, body []byte, hits int, now time.Time) (d time.Duration, secondary, ok bool) {
+	if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusForbidden {
+		return 0, false, false
+	}
+	if v := resp.Header.Get("Retry-After"); v != "" {
+		if s, err := strconv.Atoi(v); err == nil && s >= 0 {
+			return time.Duration(s) * time.Second, false, true
+		}
+	}
+	if resp.Header.Get("X-Ratelimit-Remaining") == "0" {
+		if v, err := strconv.ParseInt(resp.Header.Get("X-Ratelimit-Reset"), 10, 64); err == nil {
+			return max(0, time.Unix(v, 0).Sub(now)+time.Second), false, true
+		}
+	}
+	if resp.StatusCode == http.StatusForbidden && !strings.Contains(strings.ToLower(string(body)), "secondary rate limit") {
+		return 0, false, false // a permission refusal
+	}
+	return growing(hits), true, true
+}
+
+func growing(hits int) time.Duration {
+	if hits < 1 {
+		hits = 1
+	}
+	d := time.Duration(float64(secondaryFirst) * math.Pow(2, float64(hits-1)))
+	return min(d, secondaryMax)
+}
+
+// secondaryHits counts consecutive secondary limits without Retry-After per
+// request (an installation's token, method and path), so the wait grows
+// while that request keeps failing ("wait for an exponentially increasing
+// amount of time between retries").
+type secondaryHits struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (h *secondaryHits) hit(key string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.n == nil {
+		h.n = map[string]int{}
+	}
+	h.n[key]++
+	return h.n[key]
+}
+
+func (h *secondaryHits) clear(key string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.n, key)
+}
+
+// WaitFor reports that err is GitHub asking to wait, and until when: a
+// primary limit until its reset, a secondary limit as the transport
+// computed it (Retry-After, set on every rate-limit answer it returns).
+func WaitFor(err error, now time.Time) (time.Time, bool) {
+	var rl *github.RateLimitError
+	if errors.As(err, &rl) {
+		if reset := rl.Rate.Reset.Time; !reset.IsZero() {
+			return maxTime(now, reset.Add(time.Second)), true
+		}
+		if rl.Response != nil {
+			return retryAfter(rl.Response, now), true
+		}
+		return now.Add(secondaryFirst), true
+	}
+	var arl *github.AbuseRateLimitError
+	if errors.As(err, &arl) {
+		if arl.RetryAfter != nil {
+			return now.Add(*arl.RetryAfter), true
+		}
+		return now.Add(secondaryFirst), true
+	}
+	var er *github.ErrorResponse
+	if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusTooManyRequests {
+		return retryAfter(er.Response, now), true
+	}
+	return time.Time{}, false
+}
+
+func retryAfter(resp *http.Response, now time.Time) time.Time {
+	if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s >= 0 {
+		return now.Add(time.Duration(s) * time.Second)
+	}
+	return now.Add(secondaryFirst)
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,52 @@
+package ghwrite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/google/go-github/v88/github"
+)
+
+// Dispatch starts workflow file on ref with inputs, asking GitHub to return
+// the run it started. The answer's status (for naming the fix of a 404, 403
+// or 422) is in the error, see StatusOf. The transport resends it after a
+// 5xx: a duplicate Actions run that may start is refused at job fetch, which
+// takes only the stored Actions run id.
+func (p *Port) Dispatch(ctx context.Context, r Repo, file, ref string, inputs map[string]any) (*github.WorkflowDispatchRunDetails, error) {
+	gc, err := p.rest(r)
+	if err != nil {
+		return nil, err
+	}
+	details, _, err := gc.Actions.CreateWorkflowDispatchEventByFileName(ctx, r.Owner, r.Name, file,
+		github.CreateWorkflowDispatchEventRequest{Ref: ref, Inputs: inputs, ReturnRunDetails: github.Ptr(true)})
+	return details, err
+}
+
+// CancelOutcome is what cancelling an Actions run found.
+type CancelOutcome int
+
+const (
+	// Cancelled: GitHub accepted the cancel.
+	Cancelled CancelOutcome = iota + 1
+	// AlreadyFinished: the run had completed on its own (409).
+	AlreadyFinished
+)
+
+// CancelActionsRun cancels Actions run id.
+func (p *Port) CancelActionsRun(ctx context.Context, r Repo, id int64) (CancelOutcome, error) {
+	gc, err := p.rest(r)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := gc.Actions.CancelWorkflowRunByID(ctx, r.Owner, r.Name, id)
+	var accepted *github.AcceptedError
+	switch {
+	case err == nil || errors.As(err, &accepted):
+		return Cancelled, nil
+	case resp != nil && resp.StatusCode == http.StatusConflict:
+		return AlreadyFinished, nil
+	}
+	return 0, fmt.Errorf("cancel Actions run %d: %w", id, err)
+}
