@@ -23,6 +23,7 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/shurcooL/githubv4 v0.0.0-20260209031235-2402fdf4a9ed
 	github.com/vektah/gqlparser/v2 v2.5.64
+	github.com/yuin/goldmark v1.8.7
 	golang.org/x/oauth2 v0.38.0
 	golang.org/x/sys v0.49.0
 	gopkg.in/yaml.v3 v3.0.1
