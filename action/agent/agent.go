@@ -18,6 +18,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
+	"github.com/chakshu-dev/chakshu/action/internal/ghlog"
 	"github.com/chakshu-dev/chakshu/action/tools"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
@@ -209,7 +210,7 @@ func (r *run) fail(reason string, detail error) *Outcome {
 	if detail != nil {
 		r.out.Failure.Detail = redact.Error(detail)
 	}
-	fmt.Fprintf(r.log, "✗ stopped: %s\n", reason)
+	fmt.Fprintf(r.log, "✗ stopped: %s\n", ghlog.Escape(reason))
 	return r.out
 }
 
@@ -411,6 +412,8 @@ func (r *run) logCall(name string, input json.RawMessage, res tools.Result) {
 		r.out.Turns, r.maxTurns, oneLine(name, 80), args, len(res.Output), status, r.out.CostUSD)
 }
 
+// oneLine is s on one line, cut to about n bytes and escaped for the Actions
+// log (model text and tool arguments are untrusted: issue 19 item 11).
 func oneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > n {
@@ -420,7 +423,7 @@ func oneLine(s string, n int) string {
 		}
 		s = s[:cut] + "…"
 	}
-	return s
+	return ghlog.Escape(s)
 }
 
 // Price per million tokens, by model family; the gateway's meter is the

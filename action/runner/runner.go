@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/chakshu-dev/chakshu/action/agent"
+	"github.com/chakshu-dev/chakshu/action/internal/ghlog"
 	"github.com/chakshu-dev/chakshu/action/tools"
 	"github.com/chakshu-dev/chakshu/action/workspace"
 	"github.com/chakshu-dev/chakshu/internal/redact"
@@ -139,7 +140,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	fmt.Fprintf(log, "::add-mask::%s\n", job.RunToken)
-	fmt.Fprintf(log, "Chakshu run %d: %s reviewer %q on %s#%d at %s\n", job.RunID, job.Kind, job.Reviewer, job.Repository, job.PR.Number, job.PR.HeadSHA)
+	fmt.Fprintf(log, "Chakshu run %d: %s reviewer %s on %s#%d at %s\n", job.RunID, ghlog.Escape(job.Kind), ghlog.Escape(strconv.Quote(job.Reviewer)), ghlog.Escape(job.Repository), job.PR.Number, ghlog.Escape(job.PR.HeadSHA))
 
 	r := &report{cfg: cfg, job: job, start: start}
 	if job.RunID != cfg.RunID || job.RunToken == "" || job.ResultURL == "" || job.ModelURL == "" {
@@ -165,7 +166,9 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	fmt.Fprintf(log, "Workspace: %d files copied; %d paths left out\n", rep.Files, len(rep.Removed))
 	for _, rm := range rep.Removed {
-		fmt.Fprintf(log, "  left out %s (%s)\n", rm.Path, rm.Reason)
+		// Paths come from the checkout: escaped, so a directory named with
+		// a newline and "::warning …" prints as text (issue 19 item 11).
+		fmt.Fprintf(log, "  left out %s (%s)\n", ghlog.Escape(rm.Path), ghlog.Escape(rm.Reason))
 	}
 	fsys, err := tools.OpenFS(wsDir)
 	if err != nil {
@@ -219,7 +222,7 @@ func (r *report) stats() runnerproto.Stats {
 
 // failure reports a failed run and returns the error Run ends with.
 func (r *report) failure(ctx context.Context, reason string, detail error, out *agent.Outcome) error {
-	fmt.Fprintf(r.cfg.Stdout, "::error::Chakshu review failed: %s\n", reason)
+	fmt.Fprintf(r.cfg.Stdout, "::error::Chakshu review failed: %s\n", ghlog.Escape(reason))
 	writeSummary(r.cfg.SummaryPath, r.job, out, r.set, &reason, time.Since(r.start))
 	f := &runnerproto.Failure{Reason: reason}
 	if detail != nil {
@@ -395,6 +398,7 @@ func fetchJob(ctx context.Context, hc *http.Client, server, oidc string, runID i
 	return &job, nil
 }
 
+// safeLine is err on one line, redacted and escaped for the Actions log.
 func safeLine(err error) string {
-	return strings.Join(strings.Fields(redact.Error(err)), " ")
+	return ghlog.Escape(strings.Join(strings.Fields(redact.Error(err)), " "))
 }

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -26,7 +27,13 @@ const globSchema = `{"type":"object","properties":{
 
 // Glob lists files matching a doublestar pattern, sorted, capped. Symlinked
 // directories are not followed; symlinks to files inside are listed.
-func (f *FS) Glob(in GlobInput) (string, error) {
+func (f *FS) Glob(in GlobInput) (string, error) { return f.GlobContext(context.Background(), in) }
+
+// GlobContext is Glob, stopping with ctx's error when ctx is done.
+func (f *FS) GlobContext(ctx context.Context, in GlobInput) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
 	if in.Pattern == "" {
 		return "", errors.New("pattern is required")
 	}
@@ -49,7 +56,7 @@ func (f *FS) Glob(in GlobInput) (string, error) {
 		base = f.relOf(real)
 	}
 	var out []string
-	err = f.walkAll(base, func(rel string, symlink bool) {
+	err = f.walkAll(ctx, base, func(rel string, symlink bool) {
 		p := rel
 		if base != "." {
 			p = strings.TrimPrefix(rel, base+"/")

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -64,7 +65,15 @@ const (
 )
 
 type grepJob struct {
-	re          *regexp.Regexp
+	// re is the pattern as the model wrote it; it decides whether a line
+	// matches.
+	re *regexp.Regexp
+	// find is re unable to match a newline: it finds candidate lines in the
+	// whole buffer. Grep is line by line, so a line matches re exactly when
+	// it matches find; but re itself may match across lines ((?s).*, \s,
+	// [^x]), and searching the buffer with it from each line start on made
+	// Grep quadratic in the file size (issue 19 item 9).
+	find        *regexp.Regexp
 	lit         []byte
 	mode        string
 	before      int
@@ -79,7 +88,14 @@ type fileHit struct {
 }
 
 // Grep searches the workspace.
-func (f *FS) Grep(in GrepInput) (string, error) {
+func (f *FS) Grep(in GrepInput) (string, error) { return f.GrepContext(context.Background(), in) }
+
+// GrepContext searches the workspace, stopping with ctx's error when ctx is
+// done (between files, and every few thousand lines within one).
+func (f *FS) GrepContext(ctx context.Context, in GrepInput) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
 	job, err := compileGrep(in)
 	if err != nil {
 		return "", err
@@ -99,10 +115,10 @@ func (f *FS) Grep(in GrepInput) (string, error) {
 	var hits []fileHit
 	if !st.IsDir() {
 		rel = f.relOf(real)
-		hits, err = f.searchFiles(job, in.Glob, func(emit func(string)) error { emit(rel); return nil })
+		hits, err = f.searchFiles(ctx, job, in.Glob, func(emit func(string)) error { emit(rel); return nil })
 	} else {
 		base := f.relOf(real)
-		hits, err = f.searchFiles(job, in.Glob, func(emit func(string)) error { return f.walk(base, emit) })
+		hits, err = f.searchFiles(ctx, job, in.Glob, func(emit func(string)) error { return f.walk(ctx, base, emit) })
 	}
 	if err != nil {
 		return "", err
@@ -145,18 +161,71 @@ func compileGrep(in GrepInput) (*grepJob, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pattern: %v", err)
 	}
+	find, err := withoutNewline(flags + in.Pattern)
+	if err != nil {
+		return nil, fmt.Errorf("pattern: %v", err)
+	}
 	before, after := in.Before, in.After
 	if in.Context > 0 {
 		before, after = max(before, in.Context), max(after, in.Context)
 	}
 	return &grepJob{
 		re:          re,
+		find:        find,
 		lit:         requiredLiteral(flags + in.Pattern),
 		mode:        mode,
 		before:      min(before, GrepMaxContext),
 		after:       min(after, GrepMaxContext),
 		stopAtFirst: mode == ModeFiles,
 	}, nil
+}
+
+// withoutNewline compiles pattern so that it cannot match a newline: '\n' is
+// taken out of every character class and "any character", and a literal
+// newline matches nothing. On a single line (which holds no newline) it
+// matches exactly what pattern matches; on a whole buffer its matches stay
+// within one line, so finding the next candidate line never scans past it.
+func withoutNewline(pattern string) (*regexp.Regexp, error) {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return nil, err
+	}
+	return regexp.Compile(dropNewline(re).String())
+}
+
+func dropNewline(re *syntax.Regexp) *syntax.Regexp {
+	switch re.Op {
+	case syntax.OpAnyChar:
+		re.Op = syntax.OpAnyCharNotNL
+	case syntax.OpCharClass:
+		var rs []rune
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			lo, hi := re.Rune[i], re.Rune[i+1]
+			switch {
+			case lo <= '\n' && '\n' <= hi:
+				if lo < '\n' {
+					rs = append(rs, lo, '\n'-1)
+				}
+				if hi > '\n' {
+					rs = append(rs, '\n'+1, hi)
+				}
+			default:
+				rs = append(rs, lo, hi)
+			}
+		}
+		if len(rs) == 0 {
+			return &syntax.Regexp{Op: syntax.OpNoMatch}
+		}
+		re.Rune = rs
+	case syntax.OpLiteral:
+		if slices.Contains(re.Rune, '\n') {
+			return &syntax.Regexp{Op: syntax.OpNoMatch}
+		}
+	}
+	for i, sub := range re.Sub {
+		re.Sub[i] = dropNewline(sub)
+	}
+	return re
 }
 
 // requiredLiteral returns a byte string every match must contain, or nil.
@@ -200,8 +269,8 @@ func required(re *syntax.Regexp) string {
 
 // walk lists regular files under base (relative, slash form), depth first.
 // Symlinks are not followed and not searched, like ripgrep's default.
-func (f *FS) walk(base string, emit func(string)) error {
-	return f.walkAll(base, func(rel string, symlink bool) {
+func (f *FS) walk(ctx context.Context, base string, emit func(string)) error {
+	return f.walkAll(ctx, base, func(rel string, symlink bool) {
 		if !symlink {
 			emit(rel)
 		}
@@ -209,10 +278,14 @@ func (f *FS) walk(base string, emit func(string)) error {
 }
 
 // walkAll lists regular files and symlinks under base without following
-// any symlink; directories are opened beneath the root, race-free.
-func (f *FS) walkAll(base string, emit func(rel string, symlink bool)) error {
+// any symlink; directories are opened beneath the root, race-free. It stops
+// with ctx's error when ctx is done.
+func (f *FS) walkAll(ctx context.Context, base string, emit func(rel string, symlink bool)) error {
 	var walkDir func(rel string) error
 	walkDir = func(rel string) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		d, err := f.openNoSymlinks(rel)
 		if err != nil {
 			return nil // unreadable directories are skipped
@@ -266,7 +339,7 @@ func globMatch(glob, rel string) bool {
 }
 
 // searchFiles runs the search over the files list emits, in parallel.
-func (f *FS) searchFiles(job *grepJob, glob string, list func(emit func(string)) error) ([]fileHit, error) {
+func (f *FS) searchFiles(ctx context.Context, job *grepJob, glob string, list func(emit func(string)) error) ([]fileHit, error) {
 	workers := min(max(runtime.GOMAXPROCS(0), 1), 8)
 	paths := make(chan string, 256)
 	results := make([][]fileHit, workers)
@@ -275,8 +348,11 @@ func (f *FS) searchFiles(job *grepJob, glob string, list func(emit func(string))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s := searcher{fs: f, job: job}
+			s := searcher{fs: f, job: job, done: ctx.Done()}
 			for p := range paths {
+				if ctx.Err() != nil {
+					continue // drain: the list stops at its next check
+				}
 				if h, ok := s.search(p); ok {
 					results[w] = append(results[w], h)
 				}
@@ -293,13 +369,27 @@ func (f *FS) searchFiles(job *grepJob, glob string, list func(emit func(string))
 	if err != nil {
 		return nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	return slices.Concat(results...), nil
 }
 
 type searcher struct {
-	fs  *FS
-	job *grepJob
-	buf []byte
+	fs   *FS
+	job  *grepJob
+	buf  []byte
+	done <-chan struct{} // the call's context: a search stops when it closes
+}
+
+// stopped reports whether the call's context is done.
+func (s *searcher) stopped() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
 }
 
 // search reads one file (through the root, so nothing outside is opened) and
@@ -339,7 +429,10 @@ func (s *searcher) match(rel string, buf []byte) (fileHit, bool) {
 	var lines []hitLine
 	count := 0
 	pos, lineNo, counted := 0, 1, 0
-	for pos <= len(buf) {
+	for iter := 0; pos <= len(buf); iter++ {
+		if iter&1023 == 1023 && s.stopped() {
+			return fileHit{}, false
+		}
 		var at int
 		if job.lit != nil {
 			i := bytes.Index(buf[pos:], job.lit)
@@ -348,7 +441,7 @@ func (s *searcher) match(rel string, buf []byte) (fileHit, bool) {
 			}
 			at = pos + i
 		} else {
-			loc := job.re.FindIndex(buf[pos:])
+			loc := job.find.FindIndex(buf[pos:])
 			if loc == nil {
 				break
 			}

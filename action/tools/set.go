@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
@@ -74,7 +75,13 @@ type Config struct {
 	RunToken string
 	// HTTPClient calls connectors; nil means http.DefaultClient.
 	HTTPClient *http.Client
+	// CallBudget bounds the wall time of one tool call, within the run's
+	// own deadline (the context Call is given); 0 means DefaultCallBudget.
+	CallBudget time.Duration
 }
+
+// DefaultCallBudget is the wall time one tool call may take.
+const DefaultCallBudget = 60 * time.Second
 
 // Set is the agent's whole tool box.
 type Set struct {
@@ -171,9 +178,28 @@ func (s *Set) ConnectorName(api string) (string, bool) {
 // Call runs one tool. Every failure, including malformed input and unknown
 // tools, is an error result for the model, never a Go error.
 func (s *Set) Call(ctx context.Context, name string, input json.RawMessage) Result {
+	budget := s.cfg.CallBudget
+	if budget <= 0 {
+		budget = DefaultCallBudget
+	}
+	ctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	r := s.dispatch(ctx, name, input)
+	if ctx.Err() != nil && r.Submitted == nil {
+		// Whatever the tool got done is dropped: a partial search would
+		// read as "no matches".
+		return Result{IsError: true, Output: fmt.Sprintf("%s stopped: the run's time is up or the call took longer than its budget of %s. Narrow the call (a path, a glob, a simpler pattern) or submit the result.", cut(name, 100), budget)}
+	}
+	return r
+}
+
+func (s *Set) dispatch(ctx context.Context, name string, input json.RawMessage) Result {
 	switch name {
 	case NameRead:
 		return call(name, input, func(in ReadInput) (string, error) {
+			if err := ctx.Err(); err != nil {
+				return "", err
+			}
 			out, err := s.cfg.FS.Read(in)
 			if rel, cerr := CleanRel(in.FilePath); err == nil && cerr == nil && !slices.Contains(s.filesRead, rel) {
 				s.filesRead = append(s.filesRead, rel)
@@ -181,9 +207,9 @@ func (s *Set) Call(ctx context.Context, name string, input json.RawMessage) Resu
 			return out, err
 		})
 	case NameGrep:
-		return call(name, input, s.cfg.FS.Grep)
+		return call(name, input, func(in GrepInput) (string, error) { return s.cfg.FS.GrepContext(ctx, in) })
 	case NameGlob:
-		return call(name, input, s.cfg.FS.Glob)
+		return call(name, input, func(in GlobInput) (string, error) { return s.cfg.FS.GlobContext(ctx, in) })
 	case NameSkill:
 		if len(s.skills) == 0 {
 			break

@@ -75,6 +75,13 @@ func Run(ctx context.Context, o Options) error {
 	}
 	log := logging.New(o.Stderr, cfg.LogLevel, cfg.LogFormat)
 	if cfg.Sandbox {
+		addr := cfg.Addr
+		if o.Listener != nil {
+			addr = o.Listener.Addr().String()
+		}
+		if err := cfg.SandboxAllowed(addr); err != nil {
+			return err
+		}
 		if err := cfg.EnsureSecretKey(); err != nil {
 			return fmt.Errorf("secret key: %w", err)
 		}

@@ -67,6 +67,10 @@ type Config struct {
 	// Sandbox is true when no GitHub App is configured: the simulator and the
 	// scripted model stand in for GitHub and Anthropic.
 	Sandbox bool
+	// SandboxExplicit is CHAKSHU_SANDBOX=1: sandbox mode was asked for, so
+	// it may run on a non-loopback address or a CHAKSHU_DATABASE_URL
+	// (SandboxAllowed).
+	SandboxExplicit bool
 
 	// Worker timings (CHAKSHU_HEARTBEAT_INTERVAL, CHAKSHU_DEAD_WORKER_AFTER,
 	// CHAKSHU_RUN_REPORT_TIMEOUT, CHAKSHU_POLL_INTERVAL). Tests shorten them.
@@ -102,6 +106,7 @@ var Settings = []struct{ Name, Meaning, Default string }{
 	{"CHAKSHU_MODEL_URL, CHAKSHU_MODEL_API_KEY", "upstream of the model gateway", "Anthropic; sandbox: the scripted model"},
 	{"CHAKSHU_ADMINS", "comma-separated GitHub logins with admin rights", "sandbox: the sandbox user"},
 	{"CHAKSHU_REVIEW_ALLOWLIST", "comma-separated GitHub logins who may ask for reviews without write access", "unset"},
+	{"CHAKSHU_SANDBOX", "1: run sandbox mode on purpose, even on a non-loopback address or with CHAKSHU_DATABASE_URL", "unset: sandbox on loopback and SQLite only"},
 	{"CHAKSHU_LOG_LEVEL, CHAKSHU_LOG_FORMAT", "debug…error; json or text", "info; json off a terminal"},
 	{"CHAKSHU_API_TOKEN_RATE, CHAKSHU_API_TOKEN_BURST", "requests per minute per API token (0: unlimited); how many at once", "600; 60"},
 	{"CHAKSHU_SANDBOX_MODEL_LATENCY", "sandbox: delay of each scripted model answer, to watch a run's log live", "0"},
@@ -233,6 +238,16 @@ func Load(look Lookup) (*Config, error) {
 		return nil, errors.New("CHAKSHU_PRIVATE_KEY: required when CHAKSHU_APP_ID is set")
 	case c.AppSlug == "":
 		return nil, errors.New("CHAKSHU_APP_SLUG: required when CHAKSHU_APP_ID is set")
+	}
+	switch v := strings.ToLower(get("CHAKSHU_SANDBOX", "")); v {
+	case "", "0", "false":
+	case "1", "true":
+		if !c.Sandbox {
+			return nil, errors.New("CHAKSHU_SANDBOX: sandbox mode is for running without a GitHub App; unset it, or unset CHAKSHU_APP_ID and the private key")
+		}
+		c.SandboxExplicit = true
+	default:
+		return nil, fmt.Errorf("CHAKSHU_SANDBOX: want 1 or 0, got %q", v)
 	}
 	if c.Sandbox && c.AppSlug == "" {
 		c.AppSlug = "chakshu"

@@ -38,31 +38,45 @@ func (r *Registry) githubTools() []tool {
 	return []tool{
 		{def: runnerproto.ToolDef{
 			Name:        "github.get_file",
-			Description: "Read a file (or list a directory) of another repository of this GitHub installation at a ref. Read-only.",
+			Description: "Read a file (or list a directory) of the reviewed repository, or of a repository the reviewer's github_repos lists, at a ref. Read-only.",
 			InputSchema: schema(`{"type":"object","properties":{"repo":{"type":"string","description":"owner/name"},"path":{"type":"string"},"ref":{"type":"string","description":"branch, tag or commit; default branch when empty"}},"required":["repo","path"],"additionalProperties":false}`),
 		}, run: r.githubGetFile},
 		{def: runnerproto.ToolDef{
 			Name:        "github.get_issue",
-			Description: "Get an issue or pull request of a repository of this GitHub installation, with its first comments. Read-only.",
+			Description: "Get an issue or pull request of the reviewed repository (or one the reviewer's github_repos lists), with its first comments. Read-only.",
 			InputSchema: schema(`{"type":"object","properties":{"repo":{"type":"string","description":"owner/name"},"number":{"type":"integer","minimum":1}},"required":["repo","number"],"additionalProperties":false}`),
 		}, run: r.githubGetIssue},
 		{def: runnerproto.ToolDef{
 			Name:        "github.search_issues",
-			Description: "Search issues and pull requests of one repository of this GitHub installation (GitHub search syntax without repo/org/user qualifiers; without is:issue or is:pr both are searched).",
+			Description: "Search issues and pull requests of the reviewed repository or one the reviewer's github_repos lists (GitHub search syntax without repo/org/user qualifiers; without is:issue or is:pr both are searched).",
 			InputSchema: schema(`{"type":"object","properties":{"repo":{"type":"string","description":"owner/name; the reviewed repository when empty"},"query":{"type":"string"}},"required":["query"],"additionalProperties":false}`),
 		}, run: r.githubSearchIssues},
 	}
 }
 
-// sameInstallation checks that repo is a repository of s's installation that
-// Chakshu knows and returns its owner and name; a public repository elsewhere
-// is refused even though an installation token could read it.
+// sameInstallation checks that the reviewer may read repo and returns its
+// owner and name: the reviewed repository always; another repository only
+// when it is one of s's installation that Chakshu knows (a public
+// repository elsewhere is refused even though an installation token could
+// read it), the reviewer's reviewer.yaml lists it under github_repos, and
+// it is not private while the reviewed repository is public (its content
+// would reach a public review or Actions log). Visibility is asked of
+// GitHub, not taken from Chakshu's records.
 func (r *Registry) sameInstallation(ctx context.Context, s Scope, repo string) (owner, name string, err error) {
 	if repo == "" {
 		repo = s.Repo
 	}
 	if !repoName.MatchString(repo) {
 		return "", "", toolErr("repo must be owner/name")
+	}
+	if !strings.EqualFold(repo, s.Repo) {
+		listed := false
+		for _, l := range s.Config.GitHubRepos {
+			listed = listed || strings.EqualFold(l, repo)
+		}
+		if !listed {
+			return "", "", toolErr("repository %s is not the reviewed repository and the reviewer's github_repos does not list it", repo)
+		}
 	}
 	ok, err := r.cfg.DB.Repository.Query().Where(
 		repository.FullNameEqualFold(repo), repository.Removed(false),
@@ -74,7 +88,38 @@ func (r *Registry) sameInstallation(ctx context.Context, s Scope, repo string) (
 		return "", "", toolErr("repository %s is not one of this installation's repositories", repo)
 	}
 	owner, name, _ = strings.Cut(repo, "/")
+	if !strings.EqualFold(repo, s.Repo) {
+		if err := r.notPrivateIntoPublic(ctx, s, owner, name); err != nil {
+			return "", "", err
+		}
+	}
 	return owner, name, nil
+}
+
+// notPrivateIntoPublic refuses owner/name when it is private (or its
+// visibility cannot be learnt) and the reviewed repository is public (or
+// its visibility cannot be learnt).
+func (r *Registry) notPrivateIntoPublic(ctx context.Context, s Scope, owner, name string) error {
+	c, err := r.client(s)
+	if err != nil {
+		return err
+	}
+	target, _, err := c.Repositories.Get(ctx, owner, name)
+	if err != nil {
+		return ghErr(err, owner+"/"+name)
+	}
+	if !target.GetPrivate() && target.GetVisibility() != "internal" {
+		return nil
+	}
+	runOwner, runName, _ := strings.Cut(s.Repo, "/")
+	run, _, err := c.Repositories.Get(ctx, runOwner, runName)
+	if err != nil {
+		return toolErr("Chakshu could not tell whether %s is public, so it reads no private repository for it", s.Repo)
+	}
+	if !run.GetPrivate() {
+		return toolErr("repository %s is private and %s is public: its content may not go into this review", owner+"/"+name, s.Repo)
+	}
+	return nil
 }
 
 func (r *Registry) client(s Scope) (*github.Client, error) {

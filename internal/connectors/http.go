@@ -107,6 +107,24 @@ func (r *Registry) httpTool(ep reviewers.HTTPEndpoint) (tool, bool) {
 	}, true
 }
 
+// safeSegment reports whether v may fill a URL placeholder whatever pattern
+// the reviewer declared: no path separator, no dot segment, no percent sign
+// (so no encoded or double-encoded form of either: servers and proxies
+// that decode twice would turn %252e%252e into ..), no control character.
+// A parameter must stay one segment under the endpoint's declared path
+// (issue 19 item 5).
+func safeSegment(v string) bool {
+	if v == "." || strings.Contains(v, "..") || strings.ContainsAny(v, `/\%`) {
+		return false
+	}
+	for _, r := range v {
+		if r < 0x20 || r == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
 // build fills the template with validated, escaped values.
 func (e *endpoint) build(in map[string]string) (*url.URL, error) {
 	for k := range in {
@@ -123,6 +141,8 @@ func (e *endpoint) build(in map[string]string) (*url.URL, error) {
 			bad = toolErr("parameter %q is required", name)
 		case len(v) > maxParamBytes || !e.params[name].MatchString(v):
 			bad = toolErr("parameter %q must match %s", name, e.params[name].String())
+		case !safeSegment(v):
+			bad = toolErr("parameter %q may not hold '/', '\\', '%%', '..' or control characters", name)
 		}
 		return url.PathEscape(v)
 	})

@@ -197,7 +197,7 @@ func TestGitHubConnector(t *testing.T) {
 		for i, n := range []string{"widget", "shared"} {
 			db.Repository.Create().SetGithubID(int64(100 + i)).SetOwner("acme").SetName(n).SetFullName("acme/" + n).SetInstallation(e.inst).ExecX(ctx)
 		}
-		s := e.scope(reviewers.Config{Connectors: []string{"github"}})
+		s := e.scope(reviewers.Config{Connectors: []string{"github"}, GitHubRepos: []string{"acme/shared", "acme/public-elsewhere", "globex/tools"}})
 		if n := len(e.reg.Tools(s)); n != 3 {
 			t.Fatalf("%d github tools, want 3", n)
 		}
@@ -289,7 +289,7 @@ func TestGitHubConnector(t *testing.T) {
 			t.Fatalf("refused calls reached GitHub (%d calls)", n-calls)
 		}
 		// The globex installation sees its own repository (the scope is the installation, not the app).
-		gs := Scope{InstallationID: gi.ID, GitHubInstallationID: globexInst, Repo: "globex/tools", Config: reviewers.Config{Connectors: []string{"github"}}}
+		gs := Scope{InstallationID: gi.ID, GitHubInstallationID: globexInst, Repo: "globex/tools", Config: reviewers.Config{Connectors: []string{"github"}, GitHubRepos: []string{"acme/widget"}}}
 		if resp := call(t, e, gs, "github.get_issue", fmt.Sprintf(`{"number":%d}`, globexIssue)); resp.Error != "" || !strings.Contains(string(resp.Output), "globex") {
 			t.Fatalf("globex's own issue: %+v %s", resp, resp.Output)
 		}

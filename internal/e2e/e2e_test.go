@@ -37,6 +37,7 @@ func start(t testing.TB, databaseURL string, env map[string]string) *chakshu {
 		"CHAKSHU_LOG_FORMAT":   "text",
 		"CHAKSHU_LOG_LEVEL":    "debug",
 		"CHAKSHU_DATABASE_URL": databaseURL,
+		"CHAKSHU_SANDBOX":      "1", // the sandbox on a test PostgreSQL, on purpose
 	}
 	for k, v := range env {
 		vars[k] = v

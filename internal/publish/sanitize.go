@@ -1,6 +1,7 @@
 package publish
 
 import (
+	"html"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -17,11 +18,19 @@ import (
 const zwsp = "\u200b"
 
 var (
-	// A mention: @ at the start or after a character that is not part of a
-	// word (an e-mail address is not a mention), followed by a login or
-	// org/team character. Inside code it would not ping, but code spans are
-	// not tracked here, so it is broken there too (invisibly).
-	mentionRE = regexp.MustCompile(`(^|[^A-Za-z0-9_])@([A-Za-z0-9])`)
+	// A mention: an at sign at the start or after anything but an ASCII
+	// letter or digit (an e-mail address is not a mention), followed by a
+	// login or org/team character. GitHub finds mentions in the rendered
+	// text nodes (html-pipeline MentionFilter), so an underscore counts as
+	// a separator too: `_@victim_` renders as <em>@victim</em>. The
+	// fullwidth and small at signs are broken as well. Inside code it would
+	// not ping, but code spans are not tracked here, so it is broken there
+	// too (invisibly).
+	mentionRE = regexp.MustCompile(`(^|[^A-Za-z0-9])([@\x{FF20}\x{FE6B}])([A-Za-z0-9])`)
+	// A character reference as CommonMark reads it (decimal, hexadecimal or
+	// named; the semicolon is required). GitHub decodes them before looking
+	// for mentions, so `&#64;victim` and `&commat;org/team` ping.
+	charRefRE = regexp.MustCompile(`&(#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});`)
 	// The start of raw HTML: a tag, a closing tag, a comment, a processing
 	// instruction or a declaration.
 	tagRE = regexp.MustCompile(`<([A-Za-z/!?])`)
@@ -48,15 +57,34 @@ func capBytes(s string, max int) string {
 func neutralise(s string) string {
 	s = strings.ToValidUTF8(s, "�")
 	s = strings.ReplaceAll(s, "\u0000", "")
+	s = charRefRE.ReplaceAllStringFunc(s, literalMentionRef)
 	s = tagRE.ReplaceAllString(s, "<"+zwsp+"$1")
 	s = strings.ReplaceAll(s, "-->", "--"+zwsp+">")
 	s = strings.ReplaceAll(s, "--!>", "--!"+zwsp+">")
 	s = strings.ReplaceAll(s, "![", "!"+zwsp+"[")
 	// Twice: the regexp does not see overlapping matches such as "@a @b".
 	for range 2 {
-		s = mentionRE.ReplaceAllString(s, "$1@"+zwsp+"$2")
+		s = mentionRE.ReplaceAllString(s, "$1$2"+zwsp+"$3")
 	}
 	return s
+}
+
+// literalMentionRef replaces a character reference that stands for a
+// character a mention is made of (an at sign, a login's letters, digits and
+// punctuation, or a separator like the underscore) with that character, so
+// the mention rule sees what GitHub will render; other references (&lt;,
+// &amp; …) are left as they are.
+func literalMentionRef(ref string) string {
+	dec := html.UnescapeString(ref)
+	if dec == ref || utf8.RuneCountInString(dec) != 1 {
+		return ref
+	}
+	switch r, _ := utf8.DecodeRuneInString(dec); {
+	case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9',
+		r == '@', r == '_', r == '-', r == '/', r == '.', r == '\uff20', r == '\ufe6b':
+		return dec
+	}
+	return ref
 }
 
 // Markdown makes agent markdown (a summary, a finding's reasoning) safe to

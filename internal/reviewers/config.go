@@ -34,6 +34,10 @@ type Config struct {
 	Connectors []string `yaml:"connectors" json:"connectors"`
 	// HTTP declares the endpoints of the http connector.
 	HTTP []HTTPEndpoint `yaml:"http" json:"http"`
+	// GitHubRepos are the repositories (owner/name) of the installation the
+	// github connector may read besides the reviewed one; a private one is
+	// still never read into a run on a public repository.
+	GitHubRepos []string `yaml:"github_repos" json:"github_repos,omitempty"`
 }
 
 // Auto configures automatic reviews.

@@ -50,7 +50,12 @@ var (
 )
 
 var reviewerKeys = []string{"description", "model", "max_cost_usd", "max_turns", "min_severity", "max_findings",
-	"fail_check_on", "auto", "request_as", "connectors", "http"}
+	"fail_check_on", "auto", "request_as", "connectors", "http", "github_repos"}
+
+// MaxGitHubRepos bounds reviewer.yaml's github_repos.
+const MaxGitHubRepos = 20
+
+var githubRepoRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}$`)
 
 // ParseReviewerYAML parses and validates reviewers/<name>/reviewer.yaml.
 // name is the file's path, used in messages. Keys left out take Defaults().
@@ -64,6 +69,7 @@ func ParseReviewerYAML(name string, b []byte) (Config, error) {
 	}
 	httpLine := 0
 	connLine := 0
+	reposLine := 0
 	for _, f := range c.fields(root, "", reviewerKeys) {
 		switch f.key {
 		case "description":
@@ -129,7 +135,20 @@ func ParseReviewerYAML(name string, b []byte) (Config, error) {
 		case "http":
 			httpLine = f.value.Line
 			cfg.HTTP = c.endpoints(f)
+		case "github_repos":
+			reposLine = f.value.Line
+			items, _ := c.strs(f, f.key, MaxGitHubRepos, 201)
+			for _, it := range items {
+				if !githubRepoRE.MatchString(it.value) || strings.Contains(it.value, "..") {
+					c.addf(it.line, "github_repos: want owner/name, got %q", it.value)
+					continue
+				}
+				cfg.GitHubRepos = append(cfg.GitHubRepos, it.value)
+			}
 		}
+	}
+	if reposLine > 0 && !contains(cfg.Connectors, "github") {
+		c.addf(reposLine, "github_repos: repositories are listed but connectors does not list github")
 	}
 	hasHTTP := contains(cfg.Connectors, "http")
 	switch {

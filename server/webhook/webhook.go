@@ -34,6 +34,19 @@ const Route = "POST /webhooks/github"
 // MaxBody is the largest payload GitHub sends (25 MB).
 const MaxBody = 25 << 20
 
+// Defaults of the in-flight cap. At the intake's budget (2,000 deliveries a
+// second at a few milliseconds each) about ten bodies are in flight; 64
+// leaves room for bursts while bounding what slow or hostile senders can
+// make the process hold before any signature is checked.
+const (
+	DefaultMaxInFlight  = 64
+	DefaultInFlightWait = 500 * time.Millisecond
+)
+
+// firstRead is the most a body's buffer starts with: the buffer grows as
+// bytes arrive, so a Content-Length that lies costs nothing up front.
+const firstRead = 64 << 10
+
 // Config builds a Handler.
 type Config struct {
 	DB *store.DB
@@ -47,6 +60,13 @@ type Config struct {
 	Metrics Registerer
 	// MaxBody overrides the body cap (tests); 0 means MaxBody.
 	MaxBody int64
+	// MaxInFlight caps the request bodies being read or handled at once;
+	// past it a request waits up to InFlightWait for a slot, then is
+	// answered 503 with Retry-After, unread. 0 means DefaultMaxInFlight.
+	MaxInFlight int
+	// InFlightWait is how long a request waits for a slot; 0 means
+	// DefaultInFlightWait.
+	InFlightWait time.Duration
 	// Batch groups concurrent stores into one commit (group commit); the zero
 	// value turns it on, with the defaults for the database.
 	Batch BatchConfig
@@ -55,6 +75,7 @@ type Config struct {
 // Handler is the intake http.Handler.
 type Handler struct {
 	cfg     Config
+	slots   chan struct{} // one per body in flight
 	secrets [][]byte
 	metrics *metrics
 	store   func(ctx context.Context, e *Event) (stored bool, err error)
@@ -81,6 +102,13 @@ func New(cfg Config) (*Handler, error) {
 	if h.cfg.MaxBody <= 0 {
 		h.cfg.MaxBody = MaxBody
 	}
+	if h.cfg.MaxInFlight <= 0 {
+		h.cfg.MaxInFlight = DefaultMaxInFlight
+	}
+	if h.cfg.InFlightWait <= 0 {
+		h.cfg.InFlightWait = DefaultInFlightWait
+	}
+	h.slots = make(chan struct{}, h.cfg.MaxInFlight)
 	h.metrics = newMetrics(cfg.Metrics)
 	h.wake = newWaker(cfg.Bus)
 	h.store = func(ctx context.Context, e *Event) (bool, error) { return insert(ctx, cfg.DB, e) }
@@ -115,6 +143,18 @@ type Event struct {
 
 // ServeHTTP implements the intake.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.ContentLength > h.cfg.MaxBody {
+		h.metrics.rejected.WithLabelValues("too_large").Inc()
+		server.WriteError(w, http.StatusRequestEntityTooLarge, "too_large", "The payload is over the 25 MB limit.")
+		return
+	}
+	if !h.acquire(r.Context()) {
+		h.metrics.rejected.WithLabelValues("busy").Inc()
+		w.Header().Set("Retry-After", "1")
+		server.WriteError(w, http.StatusServiceUnavailable, "unavailable", "Too many deliveries are being received; please redeliver.")
+		return
+	}
+	defer func() { <-h.slots }()
 	body, err := readBody(w, r, h.cfg.MaxBody)
 	if err != nil {
 		var tooBig *http.MaxBytesError
@@ -168,6 +208,25 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusAccepted)
 }
 
+// acquire takes a slot for one body in flight, waiting up to InFlightWait.
+func (h *Handler) acquire(ctx context.Context) bool {
+	select {
+	case h.slots <- struct{}{}:
+		return true
+	default:
+	}
+	t := time.NewTimer(h.cfg.InFlightWait)
+	defer t.Stop()
+	select {
+	case h.slots <- struct{}{}:
+		return true
+	case <-t.C:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
 // bodies recycles request buffers: a delivery is ~10–25 KB, and allocating one
 // per request at thousands a second is most of the intake's garbage (GC work
 // and pauses land in the latency tail). Buffers over poolMax are not kept.
@@ -176,21 +235,15 @@ var bodies sync.Pool
 const poolMax = 1 << 20
 
 // readBody reads at most max bytes into a pooled buffer; release it with
-// putBody once nothing refers to it. A body with a Content-Length is read in
-// one exact-size read; one without is read growing the buffer.
+// putBody once nothing refers to it. Nothing is allocated from the
+// Content-Length the sender claims (the signature is not checked yet): the
+// buffer starts at most firstRead bytes and grows as bytes arrive, up to max.
 func readBody(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error) {
 	n := r.ContentLength
 	if n > max {
 		return nil, &http.MaxBytesError{Limit: max}
 	}
-	buf := getBody(n)
-	if n >= 0 {
-		if _, err := io.ReadFull(r.Body, buf[:n]); err != nil {
-			putBody(buf)
-			return nil, err
-		}
-		return buf[:n], nil
-	}
+	buf := getBody(min(n, firstRead))
 	body := http.MaxBytesReader(w, r.Body, max)
 	for {
 		if len(buf) == cap(buf) {
