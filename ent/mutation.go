@@ -8948,6 +8948,7 @@ type InstallationMutation struct {
 	last_sync_commit    *string
 	last_sync_error     *string
 	sync_requested_at   *time.Time
+	resolve_blocked     *string
 	clearedFields       map[string]struct{}
 	repositories        map[int]struct{}
 	removedrepositories map[int]struct{}
@@ -9506,6 +9507,42 @@ func (m *InstallationMutation) ResetSyncRequestedAt() {
 	delete(m.clearedFields, installation.FieldSyncRequestedAt)
 }
 
+// SetResolveBlocked sets the "resolve_blocked" field.
+func (m *InstallationMutation) SetResolveBlocked(s string) {
+	m.resolve_blocked = &s
+}
+
+// ResolveBlocked returns the value of the "resolve_blocked" field in the mutation.
+func (m *InstallationMutation) ResolveBlocked() (r string, exists bool) {
+	v := m.resolve_blocked
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldResolveBlocked returns the old "resolve_blocked" field's value of the Installation entity.
+// If the Installation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InstallationMutation) OldResolveBlocked(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldResolveBlocked is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldResolveBlocked requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldResolveBlocked: %w", err)
+	}
+	return oldValue.ResolveBlocked, nil
+}
+
+// ResetResolveBlocked resets all changes to the "resolve_blocked" field.
+func (m *InstallationMutation) ResetResolveBlocked() {
+	m.resolve_blocked = nil
+}
+
 // AddRepositoryIDs adds the "repositories" edge to the Repository entity by ids.
 func (m *InstallationMutation) AddRepositoryIDs(ids ...int) {
 	if m.repositories == nil {
@@ -9756,7 +9793,7 @@ func (m *InstallationMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *InstallationMutation) Fields() []string {
-	fields := make([]string, 0, 11)
+	fields := make([]string, 0, 12)
 	if m.created_at != nil {
 		fields = append(fields, installation.FieldCreatedAt)
 	}
@@ -9790,6 +9827,9 @@ func (m *InstallationMutation) Fields() []string {
 	if m.sync_requested_at != nil {
 		fields = append(fields, installation.FieldSyncRequestedAt)
 	}
+	if m.resolve_blocked != nil {
+		fields = append(fields, installation.FieldResolveBlocked)
+	}
 	return fields
 }
 
@@ -9820,6 +9860,8 @@ func (m *InstallationMutation) Field(name string) (ent.Value, bool) {
 		return m.LastSyncError()
 	case installation.FieldSyncRequestedAt:
 		return m.SyncRequestedAt()
+	case installation.FieldResolveBlocked:
+		return m.ResolveBlocked()
 	}
 	return nil, false
 }
@@ -9851,6 +9893,8 @@ func (m *InstallationMutation) OldField(ctx context.Context, name string) (ent.V
 		return m.OldLastSyncError(ctx)
 	case installation.FieldSyncRequestedAt:
 		return m.OldSyncRequestedAt(ctx)
+	case installation.FieldResolveBlocked:
+		return m.OldResolveBlocked(ctx)
 	}
 	return nil, fmt.Errorf("unknown Installation field %s", name)
 }
@@ -9936,6 +9980,13 @@ func (m *InstallationMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetSyncRequestedAt(v)
+		return nil
+	case installation.FieldResolveBlocked:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetResolveBlocked(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Installation field %s", name)
@@ -10048,6 +10099,9 @@ func (m *InstallationMutation) ResetField(name string) error {
 		return nil
 	case installation.FieldSyncRequestedAt:
 		m.ResetSyncRequestedAt()
+		return nil
+	case installation.FieldResolveBlocked:
+		m.ResetResolveBlocked()
 		return nil
 	}
 	return fmt.Errorf("unknown Installation field %s", name)

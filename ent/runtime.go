@@ -407,6 +407,10 @@ func init() {
 	installationDescLastSyncError := installationFields[7].Descriptor()
 	// installation.DefaultLastSyncError holds the default value on creation for the last_sync_error field.
 	installation.DefaultLastSyncError = installationDescLastSyncError.Default.(string)
+	// installationDescResolveBlocked is the schema descriptor for resolve_blocked field.
+	installationDescResolveBlocked := installationFields[9].Descriptor()
+	// installation.DefaultResolveBlocked holds the default value on creation for the resolve_blocked field.
+	installation.DefaultResolveBlocked = installationDescResolveBlocked.Default.(string)
 	repositoryMixin := schema.Repository{}.Mixin()
 	repositoryMixinFields0 := repositoryMixin[0].Fields()
 	_ = repositoryMixinFields0

@@ -47,7 +47,10 @@ type DispatchConfig struct {
 
 // Dispatcher claims queued runs, opens their check runs and starts the
 // workflow (DESIGN §2.3–§2.4).
-type Dispatcher struct{ cfg DispatchConfig }
+type Dispatcher struct {
+	cfg        DispatchConfig
+	runDetails runDetailsHosts
+}
 
 var _ Loop = (*Dispatcher)(nil)
 
@@ -178,14 +181,13 @@ func (d *Dispatcher) dispatch(ctx context.Context, log *slog.Logger, r *ent.Run,
 	}
 
 	ref := repo.DefaultBranch
-	details, resp, err := c.Actions.CreateWorkflowDispatchEventByFileName(ctx, owner, name, WorkflowFile, github.CreateWorkflowDispatchEventRequest{
+	details, resp, err := d.dispatchWorkflow(ctx, c, owner, name, github.CreateWorkflowDispatchEventRequest{
 		Ref: ref,
 		Inputs: map[string]any{
 			"run_id":    strconv.Itoa(r.ID),
 			"pr_number": strconv.Itoa(r.PrNumber),
 			"head_sha":  r.HeadSha,
 		},
-		ReturnRunDetails: github.Ptr(true),
 	})
 	if err != nil {
 		status := 0

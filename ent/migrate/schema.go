@@ -215,6 +215,7 @@ var (
 		{Name: "last_sync_commit", Type: field.TypeString, Default: ""},
 		{Name: "last_sync_error", Type: field.TypeString, Size: 2147483647, Default: ""},
 		{Name: "sync_requested_at", Type: field.TypeTime, Nullable: true},
+		{Name: "resolve_blocked", Type: field.TypeString, Size: 2147483647, Default: ""},
 	}
 	// InstallationsTable holds the schema information for the "installations" table.
 	InstallationsTable = &schema.Table{

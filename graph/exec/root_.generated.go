@@ -161,6 +161,7 @@ type ComplexityRoot struct {
 		LastSyncError   func(childComplexity int) int
 		Learnings       func(childComplexity int) int
 		Repositories    func(childComplexity int) int
+		ResolveBlocked  func(childComplexity int) int
 		Reviewers       func(childComplexity int) int
 		ReviewersRepo   func(childComplexity int) int
 		Suspended       func(childComplexity int) int
@@ -1091,6 +1092,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Installation.Repositories(childComplexity), true
+	case "Installation.resolveBlocked":
+		if e.ComplexityRoot.Installation.ResolveBlocked == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Installation.ResolveBlocked(childComplexity), true
 	case "Installation.reviewers":
 		if e.ComplexityRoot.Installation.Reviewers == nil {
 			break
@@ -4167,6 +4174,10 @@ type Installation implements Node {
   a reviewers sync was requested (push, start, on demand) and no worker has claimed it yet
   """
   syncRequestedAt: Time
+  """
+  why Chakshu could not resolve review threads here (GitHub answered FORBIDDEN: Contents: write not granted); empty once a resolve succeeds
+  """
+  resolveBlocked: String!
   repositories: [Repository!]
   reviewers: [Reviewer!]
   learnings: [ReviewLearning!]
@@ -4383,6 +4394,22 @@ input InstallationWhereInput {
   syncRequestedAtLTE: Time
   syncRequestedAtIsNil: Boolean
   syncRequestedAtNotNil: Boolean
+  """
+  resolve_blocked field predicates
+  """
+  resolveBlocked: String
+  resolveBlockedNEQ: String
+  resolveBlockedIn: [String!]
+  resolveBlockedNotIn: [String!]
+  resolveBlockedGT: String
+  resolveBlockedGTE: String
+  resolveBlockedLT: String
+  resolveBlockedLTE: String
+  resolveBlockedContains: String
+  resolveBlockedHasPrefix: String
+  resolveBlockedHasSuffix: String
+  resolveBlockedEqualFold: String
+  resolveBlockedContainsFold: String
   """
   repositories edge predicates
   """
@@ -7342,6 +7369,8 @@ func (ec *executionContext) childFields_Installation(ctx context.Context, field 
 		return ec.fieldContext_Installation_lastSyncError(ctx, field)
 	case "syncRequestedAt":
 		return ec.fieldContext_Installation_syncRequestedAt(ctx, field)
+	case "resolveBlocked":
+		return ec.fieldContext_Installation_resolveBlocked(ctx, field)
 	case "repositories":
 		return ec.fieldContext_Installation_repositories(ctx, field)
 	case "reviewers":

@@ -48,6 +48,13 @@ type Options struct {
 	// Addr is the listen address; "" means 127.0.0.1:0. Only loopback
 	// addresses are accepted (the sandbox may pin a port).
 	Addr string
+	// EnterpriseVersion, when set (e.g. "3.19.0"), makes the simulator speak
+	// GitHub Enterprise Server's dialect: GET /meta carries installed_version,
+	// workflow dispatch refuses return_run_details with 422
+	// (benc-uk/workflow-dispatch#86) and the Actions OIDC issuer is
+	// http://127.0.0.1:PORT/_services/token. REST stays under /api/v3 and
+	// GraphQL at /api/graphql, as on every Enterprise Server.
+	EnterpriseVersion string
 }
 
 // Sim is a running simulator. All methods are safe for concurrent use.
@@ -180,8 +187,17 @@ func (s *Sim) URL() string { return s.base + APIPrefix + "/" }
 // GraphQLURL is the GraphQL endpoint: http://127.0.0.1:PORT/api/graphql.
 func (s *Sim) GraphQLURL() string { return s.base + "/api/graphql" }
 
-// IssuerURL is the Actions OIDC issuer: http://127.0.0.1:PORT/oidc.
-func (s *Sim) IssuerURL() string { return s.base + "/oidc" }
+// IssuerURL is the Actions OIDC issuer: http://127.0.0.1:PORT/oidc, or
+// http://127.0.0.1:PORT/_services/token in Enterprise Server mode (GHES's
+// issuer is https://HOST/_services/token).
+func (s *Sim) IssuerURL() string { return s.base + s.oidcPrefix() }
+
+func (s *Sim) oidcPrefix() string {
+	if s.opts.EnterpriseVersion != "" {
+		return "/_services/token"
+	}
+	return "/oidc"
+}
 
 // WebURL is the root of the simulator's "github.com" side (OAuth, HTML pages):
 // http://127.0.0.1:PORT.
