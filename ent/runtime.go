@@ -9,6 +9,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/connectorcredential"
 	"github.com/chakshu-dev/chakshu/ent/costrollup"
 	"github.com/chakshu-dev/chakshu/ent/finding"
+	"github.com/chakshu-dev/chakshu/ent/hookcursor"
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/reviewer"
@@ -372,6 +373,12 @@ func init() {
 	findingDescResolved := findingFields[16].Descriptor()
 	// finding.DefaultResolved holds the default value on creation for the resolved field.
 	finding.DefaultResolved = findingDescResolved.Default.(bool)
+	hookcursorFields := schema.HookCursor{}.Fields()
+	_ = hookcursorFields
+	// hookcursorDescLastDeliveryID is the schema descriptor for last_delivery_id field.
+	hookcursorDescLastDeliveryID := hookcursorFields[1].Descriptor()
+	// hookcursor.DefaultLastDeliveryID holds the default value on creation for the last_delivery_id field.
+	hookcursor.DefaultLastDeliveryID = hookcursorDescLastDeliveryID.Default.(int64)
 	installationMixin := schema.Installation{}.Mixin()
 	installationMixinFields0 := installationMixin[0].Fields()
 	_ = installationMixinFields0
