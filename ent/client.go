@@ -19,6 +19,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/connectorcredential"
 	"github.com/chakshu-dev/chakshu/ent/costrollup"
 	"github.com/chakshu-dev/chakshu/ent/finding"
+	"github.com/chakshu-dev/chakshu/ent/hookcursor"
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/reviewer"
@@ -45,6 +46,8 @@ type Client struct {
 	CostRollup *CostRollupClient
 	// Finding is the client for interacting with the Finding builders.
 	Finding *FindingClient
+	// HookCursor is the client for interacting with the HookCursor builders.
+	HookCursor *HookCursorClient
 	// Installation is the client for interacting with the Installation builders.
 	Installation *InstallationClient
 	// Repository is the client for interacting with the Repository builders.
@@ -78,6 +81,7 @@ func (c *Client) init() {
 	c.ConnectorCredential = NewConnectorCredentialClient(c.config)
 	c.CostRollup = NewCostRollupClient(c.config)
 	c.Finding = NewFindingClient(c.config)
+	c.HookCursor = NewHookCursorClient(c.config)
 	c.Installation = NewInstallationClient(c.config)
 	c.Repository = NewRepositoryClient(c.config)
 	c.ReviewLearning = NewReviewLearningClient(c.config)
@@ -183,6 +187,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		ConnectorCredential: NewConnectorCredentialClient(cfg),
 		CostRollup:          NewCostRollupClient(cfg),
 		Finding:             NewFindingClient(cfg),
+		HookCursor:          NewHookCursorClient(cfg),
 		Installation:        NewInstallationClient(cfg),
 		Repository:          NewRepositoryClient(cfg),
 		ReviewLearning:      NewReviewLearningClient(cfg),
@@ -215,6 +220,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		ConnectorCredential: NewConnectorCredentialClient(cfg),
 		CostRollup:          NewCostRollupClient(cfg),
 		Finding:             NewFindingClient(cfg),
+		HookCursor:          NewHookCursorClient(cfg),
 		Installation:        NewInstallationClient(cfg),
 		Repository:          NewRepositoryClient(cfg),
 		ReviewLearning:      NewReviewLearningClient(cfg),
@@ -253,9 +259,9 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.APIToken, c.ConnectorCredential, c.CostRollup, c.Finding, c.Installation,
-		c.Repository, c.ReviewLearning, c.Reviewer, c.Run, c.RunEvent, c.User,
-		c.WebhookEvent, c.Worker,
+		c.APIToken, c.ConnectorCredential, c.CostRollup, c.Finding, c.HookCursor,
+		c.Installation, c.Repository, c.ReviewLearning, c.Reviewer, c.Run, c.RunEvent,
+		c.User, c.WebhookEvent, c.Worker,
 	} {
 		n.Use(hooks...)
 	}
@@ -265,9 +271,9 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.APIToken, c.ConnectorCredential, c.CostRollup, c.Finding, c.Installation,
-		c.Repository, c.ReviewLearning, c.Reviewer, c.Run, c.RunEvent, c.User,
-		c.WebhookEvent, c.Worker,
+		c.APIToken, c.ConnectorCredential, c.CostRollup, c.Finding, c.HookCursor,
+		c.Installation, c.Repository, c.ReviewLearning, c.Reviewer, c.Run, c.RunEvent,
+		c.User, c.WebhookEvent, c.Worker,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -284,6 +290,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.CostRollup.mutate(ctx, m)
 	case *FindingMutation:
 		return c.Finding.mutate(ctx, m)
+	case *HookCursorMutation:
+		return c.HookCursor.mutate(ctx, m)
 	case *InstallationMutation:
 		return c.Installation.mutate(ctx, m)
 	case *RepositoryMutation:
@@ -884,6 +892,139 @@ func (c *FindingClient) mutate(ctx context.Context, m *FindingMutation) (Value, 
 		return (&FindingDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Finding mutation op: %q", m.Op())
+	}
+}
+
+// HookCursorClient is a client for the HookCursor schema.
+type HookCursorClient struct {
+	config
+}
+
+// NewHookCursorClient returns a client for the HookCursor from the given config.
+func NewHookCursorClient(c config) *HookCursorClient {
+	return &HookCursorClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `hookcursor.Hooks(f(g(h())))`.
+func (c *HookCursorClient) Use(hooks ...Hook) {
+	c.hooks.HookCursor = append(c.hooks.HookCursor, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `hookcursor.Intercept(f(g(h())))`.
+func (c *HookCursorClient) Intercept(interceptors ...Interceptor) {
+	c.inters.HookCursor = append(c.inters.HookCursor, interceptors...)
+}
+
+// Create returns a builder for creating a HookCursor entity.
+func (c *HookCursorClient) Create() *HookCursorCreate {
+	mutation := newHookCursorMutation(c.config, OpCreate)
+	return &HookCursorCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of HookCursor entities.
+func (c *HookCursorClient) CreateBulk(builders ...*HookCursorCreate) *HookCursorCreateBulk {
+	return &HookCursorCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *HookCursorClient) MapCreateBulk(slice any, setFunc func(*HookCursorCreate, int)) *HookCursorCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &HookCursorCreateBulk{err: fmt.Errorf("calling to HookCursorClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*HookCursorCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &HookCursorCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for HookCursor.
+func (c *HookCursorClient) Update() *HookCursorUpdate {
+	mutation := newHookCursorMutation(c.config, OpUpdate)
+	return &HookCursorUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *HookCursorClient) UpdateOne(_m *HookCursor) *HookCursorUpdateOne {
+	mutation := newHookCursorMutation(c.config, OpUpdateOne, withHookCursor(_m))
+	return &HookCursorUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *HookCursorClient) UpdateOneID(id int) *HookCursorUpdateOne {
+	mutation := newHookCursorMutation(c.config, OpUpdateOne, withHookCursorID(id))
+	return &HookCursorUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for HookCursor.
+func (c *HookCursorClient) Delete() *HookCursorDelete {
+	mutation := newHookCursorMutation(c.config, OpDelete)
+	return &HookCursorDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *HookCursorClient) DeleteOne(_m *HookCursor) *HookCursorDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *HookCursorClient) DeleteOneID(id int) *HookCursorDeleteOne {
+	builder := c.Delete().Where(hookcursor.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &HookCursorDeleteOne{builder}
+}
+
+// Query returns a query builder for HookCursor.
+func (c *HookCursorClient) Query() *HookCursorQuery {
+	return &HookCursorQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeHookCursor},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a HookCursor entity by its id.
+func (c *HookCursorClient) Get(ctx context.Context, id int) (*HookCursor, error) {
+	return c.Query().Where(hookcursor.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *HookCursorClient) GetX(ctx context.Context, id int) *HookCursor {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *HookCursorClient) Hooks() []Hook {
+	return c.hooks.HookCursor
+}
+
+// Interceptors returns the client interceptors.
+func (c *HookCursorClient) Interceptors() []Interceptor {
+	return c.inters.HookCursor
+}
+
+func (c *HookCursorClient) mutate(ctx context.Context, m *HookCursorMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&HookCursorCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&HookCursorUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&HookCursorUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&HookCursorDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown HookCursor mutation op: %q", m.Op())
 	}
 }
 
@@ -2359,12 +2500,13 @@ func (c *WorkerClient) mutate(ctx context.Context, m *WorkerMutation) (Value, er
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIToken, ConnectorCredential, CostRollup, Finding, Installation, Repository,
-		ReviewLearning, Reviewer, Run, RunEvent, User, WebhookEvent, Worker []ent.Hook
+		APIToken, ConnectorCredential, CostRollup, Finding, HookCursor, Installation,
+		Repository, ReviewLearning, Reviewer, Run, RunEvent, User, WebhookEvent,
+		Worker []ent.Hook
 	}
 	inters struct {
-		APIToken, ConnectorCredential, CostRollup, Finding, Installation, Repository,
-		ReviewLearning, Reviewer, Run, RunEvent, User, WebhookEvent,
+		APIToken, ConnectorCredential, CostRollup, Finding, HookCursor, Installation,
+		Repository, ReviewLearning, Reviewer, Run, RunEvent, User, WebhookEvent,
 		Worker []ent.Interceptor
 	}
 )

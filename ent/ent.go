@@ -16,6 +16,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/connectorcredential"
 	"github.com/chakshu-dev/chakshu/ent/costrollup"
 	"github.com/chakshu-dev/chakshu/ent/finding"
+	"github.com/chakshu-dev/chakshu/ent/hookcursor"
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/reviewer"
@@ -89,6 +90,7 @@ func checkColumn(t, c string) error {
 			connectorcredential.Table: connectorcredential.ValidColumn,
 			costrollup.Table:          costrollup.ValidColumn,
 			finding.Table:             finding.ValidColumn,
+			hookcursor.Table:          hookcursor.ValidColumn,
 			installation.Table:        installation.ValidColumn,
 			repository.Table:          repository.ValidColumn,
 			reviewlearning.Table:      reviewlearning.ValidColumn,

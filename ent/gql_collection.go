@@ -463,6 +463,11 @@ func (_q *InstallationQuery) collectField(ctx context.Context, oneNode bool, opC
 				selectedFields = append(selectedFields, installation.FieldSyncRequestedAt)
 				fieldSeen[installation.FieldSyncRequestedAt] = struct{}{}
 			}
+		case "resolveBlocked":
+			if _, ok := fieldSeen[installation.FieldResolveBlocked]; !ok {
+				selectedFields = append(selectedFields, installation.FieldResolveBlocked)
+				fieldSeen[installation.FieldResolveBlocked] = struct{}{}
+			}
 		case "id":
 		case "__typename":
 		default:

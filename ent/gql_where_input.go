@@ -1549,6 +1549,21 @@ type InstallationWhereInput struct {
 	SyncRequestedAtIsNil  bool        `json:"syncRequestedAtIsNil,omitempty"`
 	SyncRequestedAtNotNil bool        `json:"syncRequestedAtNotNil,omitempty"`
 
+	// "resolve_blocked" field predicates.
+	ResolveBlocked             *string  `json:"resolveBlocked,omitempty"`
+	ResolveBlockedNEQ          *string  `json:"resolveBlockedNEQ,omitempty"`
+	ResolveBlockedIn           []string `json:"resolveBlockedIn,omitempty"`
+	ResolveBlockedNotIn        []string `json:"resolveBlockedNotIn,omitempty"`
+	ResolveBlockedGT           *string  `json:"resolveBlockedGT,omitempty"`
+	ResolveBlockedGTE          *string  `json:"resolveBlockedGTE,omitempty"`
+	ResolveBlockedLT           *string  `json:"resolveBlockedLT,omitempty"`
+	ResolveBlockedLTE          *string  `json:"resolveBlockedLTE,omitempty"`
+	ResolveBlockedContains     *string  `json:"resolveBlockedContains,omitempty"`
+	ResolveBlockedHasPrefix    *string  `json:"resolveBlockedHasPrefix,omitempty"`
+	ResolveBlockedHasSuffix    *string  `json:"resolveBlockedHasSuffix,omitempty"`
+	ResolveBlockedEqualFold    *string  `json:"resolveBlockedEqualFold,omitempty"`
+	ResolveBlockedContainsFold *string  `json:"resolveBlockedContainsFold,omitempty"`
+
 	// "repositories" edge predicates.
 	HasRepositories     *bool                   `json:"hasRepositories,omitempty"`
 	HasRepositoriesWith []*RepositoryWhereInput `json:"hasRepositoriesWith,omitempty"`
@@ -1989,6 +2004,45 @@ func (i *InstallationWhereInput) P() (predicate.Installation, error) {
 	}
 	if i.SyncRequestedAtNotNil {
 		predicates = append(predicates, installation.SyncRequestedAtNotNil())
+	}
+	if i.ResolveBlocked != nil {
+		predicates = append(predicates, installation.ResolveBlockedEQ(*i.ResolveBlocked))
+	}
+	if i.ResolveBlockedNEQ != nil {
+		predicates = append(predicates, installation.ResolveBlockedNEQ(*i.ResolveBlockedNEQ))
+	}
+	if len(i.ResolveBlockedIn) > 0 {
+		predicates = append(predicates, installation.ResolveBlockedIn(i.ResolveBlockedIn...))
+	}
+	if len(i.ResolveBlockedNotIn) > 0 {
+		predicates = append(predicates, installation.ResolveBlockedNotIn(i.ResolveBlockedNotIn...))
+	}
+	if i.ResolveBlockedGT != nil {
+		predicates = append(predicates, installation.ResolveBlockedGT(*i.ResolveBlockedGT))
+	}
+	if i.ResolveBlockedGTE != nil {
+		predicates = append(predicates, installation.ResolveBlockedGTE(*i.ResolveBlockedGTE))
+	}
+	if i.ResolveBlockedLT != nil {
+		predicates = append(predicates, installation.ResolveBlockedLT(*i.ResolveBlockedLT))
+	}
+	if i.ResolveBlockedLTE != nil {
+		predicates = append(predicates, installation.ResolveBlockedLTE(*i.ResolveBlockedLTE))
+	}
+	if i.ResolveBlockedContains != nil {
+		predicates = append(predicates, installation.ResolveBlockedContains(*i.ResolveBlockedContains))
+	}
+	if i.ResolveBlockedHasPrefix != nil {
+		predicates = append(predicates, installation.ResolveBlockedHasPrefix(*i.ResolveBlockedHasPrefix))
+	}
+	if i.ResolveBlockedHasSuffix != nil {
+		predicates = append(predicates, installation.ResolveBlockedHasSuffix(*i.ResolveBlockedHasSuffix))
+	}
+	if i.ResolveBlockedEqualFold != nil {
+		predicates = append(predicates, installation.ResolveBlockedEqualFold(*i.ResolveBlockedEqualFold))
+	}
+	if i.ResolveBlockedContainsFold != nil {
+		predicates = append(predicates, installation.ResolveBlockedContainsFold(*i.ResolveBlockedContainsFold))
 	}
 
 	if i.HasRepositories != nil {

@@ -39,6 +39,8 @@ type Installation struct {
 	LastSyncError string `json:"last_sync_error,omitempty"`
 	// a reviewers sync was requested (push, start, on demand) and no worker has claimed it yet
 	SyncRequestedAt *time.Time `json:"sync_requested_at,omitempty"`
+	// why Chakshu could not resolve review threads here (GitHub answered FORBIDDEN: Contents: write not granted); empty once a resolve succeeds
+	ResolveBlocked string `json:"resolve_blocked,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the InstallationQuery when eager-loading is set.
 	Edges        InstallationEdges `json:"edges"`
@@ -112,7 +114,7 @@ func (*Installation) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullBool)
 		case installation.FieldID, installation.FieldGithubID:
 			values[i] = new(sql.NullInt64)
-		case installation.FieldAccountLogin, installation.FieldAccountType, installation.FieldReviewersRepo, installation.FieldLastSyncCommit, installation.FieldLastSyncError:
+		case installation.FieldAccountLogin, installation.FieldAccountType, installation.FieldReviewersRepo, installation.FieldLastSyncCommit, installation.FieldLastSyncError, installation.FieldResolveBlocked:
 			values[i] = new(sql.NullString)
 		case installation.FieldCreatedAt, installation.FieldUpdatedAt, installation.FieldLastSyncAt, installation.FieldSyncRequestedAt:
 			values[i] = new(sql.NullTime)
@@ -204,6 +206,12 @@ func (_m *Installation) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.SyncRequestedAt = new(time.Time)
 				*_m.SyncRequestedAt = value.Time
+			}
+		case installation.FieldResolveBlocked:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field resolve_blocked", values[i])
+			} else if value.Valid {
+				_m.ResolveBlocked = value.String
 			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
@@ -297,6 +305,9 @@ func (_m *Installation) String() string {
 		builder.WriteString("sync_requested_at=")
 		builder.WriteString(v.Format(time.ANSIC))
 	}
+	builder.WriteString(", ")
+	builder.WriteString("resolve_blocked=")
+	builder.WriteString(_m.ResolveBlocked)
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -164,6 +164,20 @@ func (_c *InstallationCreate) SetNillableSyncRequestedAt(v *time.Time) *Installa
 	return _c
 }
 
+// SetResolveBlocked sets the "resolve_blocked" field.
+func (_c *InstallationCreate) SetResolveBlocked(v string) *InstallationCreate {
+	_c.mutation.SetResolveBlocked(v)
+	return _c
+}
+
+// SetNillableResolveBlocked sets the "resolve_blocked" field if the given value is not nil.
+func (_c *InstallationCreate) SetNillableResolveBlocked(v *string) *InstallationCreate {
+	if v != nil {
+		_c.SetResolveBlocked(*v)
+	}
+	return _c
+}
+
 // AddRepositoryIDs adds the "repositories" edge to the Repository entity by IDs.
 func (_c *InstallationCreate) AddRepositoryIDs(ids ...int) *InstallationCreate {
 	_c.mutation.AddRepositoryIDs(ids...)
@@ -287,6 +301,10 @@ func (_c *InstallationCreate) defaults() {
 		v := installation.DefaultLastSyncError
 		_c.mutation.SetLastSyncError(v)
 	}
+	if _, ok := _c.mutation.ResolveBlocked(); !ok {
+		v := installation.DefaultResolveBlocked
+		_c.mutation.SetResolveBlocked(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -317,6 +335,9 @@ func (_c *InstallationCreate) check() error {
 	}
 	if _, ok := _c.mutation.LastSyncError(); !ok {
 		return &ValidationError{Name: "last_sync_error", err: errors.New(`ent: missing required field "Installation.last_sync_error"`)}
+	}
+	if _, ok := _c.mutation.ResolveBlocked(); !ok {
+		return &ValidationError{Name: "resolve_blocked", err: errors.New(`ent: missing required field "Installation.resolve_blocked"`)}
 	}
 	return nil
 }
@@ -388,6 +409,10 @@ func (_c *InstallationCreate) createSpec() (*Installation, *sqlgraph.CreateSpec)
 	if value, ok := _c.mutation.SyncRequestedAt(); ok {
 		_spec.SetField(installation.FieldSyncRequestedAt, field.TypeTime, value)
 		_node.SyncRequestedAt = &value
+	}
+	if value, ok := _c.mutation.ResolveBlocked(); ok {
+		_spec.SetField(installation.FieldResolveBlocked, field.TypeString, value)
+		_node.ResolveBlocked = value
 	}
 	if nodes := _c.mutation.RepositoriesIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -643,6 +668,18 @@ func (u *InstallationUpsert) ClearSyncRequestedAt() *InstallationUpsert {
 	return u
 }
 
+// SetResolveBlocked sets the "resolve_blocked" field.
+func (u *InstallationUpsert) SetResolveBlocked(v string) *InstallationUpsert {
+	u.Set(installation.FieldResolveBlocked, v)
+	return u
+}
+
+// UpdateResolveBlocked sets the "resolve_blocked" field to the value that was provided on create.
+func (u *InstallationUpsert) UpdateResolveBlocked() *InstallationUpsert {
+	u.SetExcluded(installation.FieldResolveBlocked)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create.
 // Using this option is equivalent to using:
 //
@@ -846,6 +883,20 @@ func (u *InstallationUpsertOne) UpdateSyncRequestedAt() *InstallationUpsertOne {
 func (u *InstallationUpsertOne) ClearSyncRequestedAt() *InstallationUpsertOne {
 	return u.Update(func(s *InstallationUpsert) {
 		s.ClearSyncRequestedAt()
+	})
+}
+
+// SetResolveBlocked sets the "resolve_blocked" field.
+func (u *InstallationUpsertOne) SetResolveBlocked(v string) *InstallationUpsertOne {
+	return u.Update(func(s *InstallationUpsert) {
+		s.SetResolveBlocked(v)
+	})
+}
+
+// UpdateResolveBlocked sets the "resolve_blocked" field to the value that was provided on create.
+func (u *InstallationUpsertOne) UpdateResolveBlocked() *InstallationUpsertOne {
+	return u.Update(func(s *InstallationUpsert) {
+		s.UpdateResolveBlocked()
 	})
 }
 
@@ -1218,6 +1269,20 @@ func (u *InstallationUpsertBulk) UpdateSyncRequestedAt() *InstallationUpsertBulk
 func (u *InstallationUpsertBulk) ClearSyncRequestedAt() *InstallationUpsertBulk {
 	return u.Update(func(s *InstallationUpsert) {
 		s.ClearSyncRequestedAt()
+	})
+}
+
+// SetResolveBlocked sets the "resolve_blocked" field.
+func (u *InstallationUpsertBulk) SetResolveBlocked(v string) *InstallationUpsertBulk {
+	return u.Update(func(s *InstallationUpsert) {
+		s.SetResolveBlocked(v)
+	})
+}
+
+// UpdateResolveBlocked sets the "resolve_blocked" field to the value that was provided on create.
+func (u *InstallationUpsertBulk) UpdateResolveBlocked() *InstallationUpsertBulk {
+	return u.Update(func(s *InstallationUpsert) {
+		s.UpdateResolveBlocked()
 	})
 }
 

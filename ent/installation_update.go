@@ -184,6 +184,20 @@ func (_u *InstallationUpdate) ClearSyncRequestedAt() *InstallationUpdate {
 	return _u
 }
 
+// SetResolveBlocked sets the "resolve_blocked" field.
+func (_u *InstallationUpdate) SetResolveBlocked(v string) *InstallationUpdate {
+	_u.mutation.SetResolveBlocked(v)
+	return _u
+}
+
+// SetNillableResolveBlocked sets the "resolve_blocked" field if the given value is not nil.
+func (_u *InstallationUpdate) SetNillableResolveBlocked(v *string) *InstallationUpdate {
+	if v != nil {
+		_u.SetResolveBlocked(*v)
+	}
+	return _u
+}
+
 // AddRepositoryIDs adds the "repositories" edge to the Repository entity by IDs.
 func (_u *InstallationUpdate) AddRepositoryIDs(ids ...int) *InstallationUpdate {
 	_u.mutation.AddRepositoryIDs(ids...)
@@ -422,6 +436,9 @@ func (_u *InstallationUpdate) sqlSave(ctx context.Context) (_node int, err error
 	}
 	if _u.mutation.SyncRequestedAtCleared() {
 		_spec.ClearField(installation.FieldSyncRequestedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.ResolveBlocked(); ok {
+		_spec.SetField(installation.FieldResolveBlocked, field.TypeString, value)
 	}
 	if _u.mutation.RepositoriesCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -776,6 +793,20 @@ func (_u *InstallationUpdateOne) ClearSyncRequestedAt() *InstallationUpdateOne {
 	return _u
 }
 
+// SetResolveBlocked sets the "resolve_blocked" field.
+func (_u *InstallationUpdateOne) SetResolveBlocked(v string) *InstallationUpdateOne {
+	_u.mutation.SetResolveBlocked(v)
+	return _u
+}
+
+// SetNillableResolveBlocked sets the "resolve_blocked" field if the given value is not nil.
+func (_u *InstallationUpdateOne) SetNillableResolveBlocked(v *string) *InstallationUpdateOne {
+	if v != nil {
+		_u.SetResolveBlocked(*v)
+	}
+	return _u
+}
+
 // AddRepositoryIDs adds the "repositories" edge to the Repository entity by IDs.
 func (_u *InstallationUpdateOne) AddRepositoryIDs(ids ...int) *InstallationUpdateOne {
 	_u.mutation.AddRepositoryIDs(ids...)
@@ -1044,6 +1075,9 @@ func (_u *InstallationUpdateOne) sqlSave(ctx context.Context) (_node *Installati
 	}
 	if _u.mutation.SyncRequestedAtCleared() {
 		_spec.ClearField(installation.FieldSyncRequestedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.ResolveBlocked(); ok {
+		_spec.SetField(installation.FieldResolveBlocked, field.TypeString, value)
 	}
 	if _u.mutation.RepositoriesCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -15,6 +15,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/connectorcredential"
 	"github.com/chakshu-dev/chakshu/ent/costrollup"
 	"github.com/chakshu-dev/chakshu/ent/finding"
+	"github.com/chakshu-dev/chakshu/ent/hookcursor"
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/predicate"
 	"github.com/chakshu-dev/chakshu/ent/repository"
@@ -40,6 +41,7 @@ const (
 	TypeConnectorCredential = "ConnectorCredential"
 	TypeCostRollup          = "CostRollup"
 	TypeFinding             = "Finding"
+	TypeHookCursor          = "HookCursor"
 	TypeInstallation        = "Installation"
 	TypeRepository          = "Repository"
 	TypeReviewLearning      = "ReviewLearning"
@@ -8930,6 +8932,531 @@ func (m *FindingMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown Finding edge %s", name)
 }
 
+// HookCursorMutation represents an operation that mutates the HookCursor nodes in the graph.
+type HookCursorMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *int
+	app_id              *int64
+	addapp_id           *int64
+	last_delivery_id    *int64
+	addlast_delivery_id *int64
+	checked_at          *time.Time
+	clearedFields       map[string]struct{}
+	done                bool
+	oldValue            func(context.Context) (*HookCursor, error)
+	predicates          []predicate.HookCursor
+}
+
+var _ ent.Mutation = (*HookCursorMutation)(nil)
+
+// hookcursorOption allows management of the mutation configuration using functional options.
+type hookcursorOption func(*HookCursorMutation)
+
+// newHookCursorMutation creates new mutation for the HookCursor entity.
+func newHookCursorMutation(c config, op Op, opts ...hookcursorOption) *HookCursorMutation {
+	m := &HookCursorMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeHookCursor,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withHookCursorID sets the ID field of the mutation.
+func withHookCursorID(id int) hookcursorOption {
+	return func(m *HookCursorMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *HookCursor
+		)
+		m.oldValue = func(ctx context.Context) (*HookCursor, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().HookCursor.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withHookCursor sets the old HookCursor of the mutation.
+func withHookCursor(node *HookCursor) hookcursorOption {
+	return func(m *HookCursorMutation) {
+		m.oldValue = func(context.Context) (*HookCursor, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m HookCursorMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m HookCursorMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *HookCursorMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *HookCursorMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().HookCursor.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetAppID sets the "app_id" field.
+func (m *HookCursorMutation) SetAppID(i int64) {
+	m.app_id = &i
+	m.addapp_id = nil
+}
+
+// AppID returns the value of the "app_id" field in the mutation.
+func (m *HookCursorMutation) AppID() (r int64, exists bool) {
+	v := m.app_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAppID returns the old "app_id" field's value of the HookCursor entity.
+// If the HookCursor object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *HookCursorMutation) OldAppID(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAppID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAppID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAppID: %w", err)
+	}
+	return oldValue.AppID, nil
+}
+
+// AddAppID adds i to the "app_id" field.
+func (m *HookCursorMutation) AddAppID(i int64) {
+	if m.addapp_id != nil {
+		*m.addapp_id += i
+	} else {
+		m.addapp_id = &i
+	}
+}
+
+// AddedAppID returns the value that was added to the "app_id" field in this mutation.
+func (m *HookCursorMutation) AddedAppID() (r int64, exists bool) {
+	v := m.addapp_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetAppID resets all changes to the "app_id" field.
+func (m *HookCursorMutation) ResetAppID() {
+	m.app_id = nil
+	m.addapp_id = nil
+}
+
+// SetLastDeliveryID sets the "last_delivery_id" field.
+func (m *HookCursorMutation) SetLastDeliveryID(i int64) {
+	m.last_delivery_id = &i
+	m.addlast_delivery_id = nil
+}
+
+// LastDeliveryID returns the value of the "last_delivery_id" field in the mutation.
+func (m *HookCursorMutation) LastDeliveryID() (r int64, exists bool) {
+	v := m.last_delivery_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLastDeliveryID returns the old "last_delivery_id" field's value of the HookCursor entity.
+// If the HookCursor object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *HookCursorMutation) OldLastDeliveryID(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLastDeliveryID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLastDeliveryID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLastDeliveryID: %w", err)
+	}
+	return oldValue.LastDeliveryID, nil
+}
+
+// AddLastDeliveryID adds i to the "last_delivery_id" field.
+func (m *HookCursorMutation) AddLastDeliveryID(i int64) {
+	if m.addlast_delivery_id != nil {
+		*m.addlast_delivery_id += i
+	} else {
+		m.addlast_delivery_id = &i
+	}
+}
+
+// AddedLastDeliveryID returns the value that was added to the "last_delivery_id" field in this mutation.
+func (m *HookCursorMutation) AddedLastDeliveryID() (r int64, exists bool) {
+	v := m.addlast_delivery_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetLastDeliveryID resets all changes to the "last_delivery_id" field.
+func (m *HookCursorMutation) ResetLastDeliveryID() {
+	m.last_delivery_id = nil
+	m.addlast_delivery_id = nil
+}
+
+// SetCheckedAt sets the "checked_at" field.
+func (m *HookCursorMutation) SetCheckedAt(t time.Time) {
+	m.checked_at = &t
+}
+
+// CheckedAt returns the value of the "checked_at" field in the mutation.
+func (m *HookCursorMutation) CheckedAt() (r time.Time, exists bool) {
+	v := m.checked_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCheckedAt returns the old "checked_at" field's value of the HookCursor entity.
+// If the HookCursor object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *HookCursorMutation) OldCheckedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCheckedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCheckedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCheckedAt: %w", err)
+	}
+	return oldValue.CheckedAt, nil
+}
+
+// ClearCheckedAt clears the value of the "checked_at" field.
+func (m *HookCursorMutation) ClearCheckedAt() {
+	m.checked_at = nil
+	m.clearedFields[hookcursor.FieldCheckedAt] = struct{}{}
+}
+
+// CheckedAtCleared returns if the "checked_at" field was cleared in this mutation.
+func (m *HookCursorMutation) CheckedAtCleared() bool {
+	_, ok := m.clearedFields[hookcursor.FieldCheckedAt]
+	return ok
+}
+
+// ResetCheckedAt resets all changes to the "checked_at" field.
+func (m *HookCursorMutation) ResetCheckedAt() {
+	m.checked_at = nil
+	delete(m.clearedFields, hookcursor.FieldCheckedAt)
+}
+
+// Where appends a list predicates to the HookCursorMutation builder.
+func (m *HookCursorMutation) Where(ps ...predicate.HookCursor) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the HookCursorMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *HookCursorMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.HookCursor, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *HookCursorMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *HookCursorMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (HookCursor).
+func (m *HookCursorMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *HookCursorMutation) Fields() []string {
+	fields := make([]string, 0, 3)
+	if m.app_id != nil {
+		fields = append(fields, hookcursor.FieldAppID)
+	}
+	if m.last_delivery_id != nil {
+		fields = append(fields, hookcursor.FieldLastDeliveryID)
+	}
+	if m.checked_at != nil {
+		fields = append(fields, hookcursor.FieldCheckedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *HookCursorMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case hookcursor.FieldAppID:
+		return m.AppID()
+	case hookcursor.FieldLastDeliveryID:
+		return m.LastDeliveryID()
+	case hookcursor.FieldCheckedAt:
+		return m.CheckedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *HookCursorMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case hookcursor.FieldAppID:
+		return m.OldAppID(ctx)
+	case hookcursor.FieldLastDeliveryID:
+		return m.OldLastDeliveryID(ctx)
+	case hookcursor.FieldCheckedAt:
+		return m.OldCheckedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown HookCursor field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *HookCursorMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case hookcursor.FieldAppID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAppID(v)
+		return nil
+	case hookcursor.FieldLastDeliveryID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLastDeliveryID(v)
+		return nil
+	case hookcursor.FieldCheckedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCheckedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown HookCursor field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *HookCursorMutation) AddedFields() []string {
+	var fields []string
+	if m.addapp_id != nil {
+		fields = append(fields, hookcursor.FieldAppID)
+	}
+	if m.addlast_delivery_id != nil {
+		fields = append(fields, hookcursor.FieldLastDeliveryID)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *HookCursorMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case hookcursor.FieldAppID:
+		return m.AddedAppID()
+	case hookcursor.FieldLastDeliveryID:
+		return m.AddedLastDeliveryID()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *HookCursorMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case hookcursor.FieldAppID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddAppID(v)
+		return nil
+	case hookcursor.FieldLastDeliveryID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddLastDeliveryID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown HookCursor numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *HookCursorMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(hookcursor.FieldCheckedAt) {
+		fields = append(fields, hookcursor.FieldCheckedAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *HookCursorMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *HookCursorMutation) ClearField(name string) error {
+	switch name {
+	case hookcursor.FieldCheckedAt:
+		m.ClearCheckedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown HookCursor nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *HookCursorMutation) ResetField(name string) error {
+	switch name {
+	case hookcursor.FieldAppID:
+		m.ResetAppID()
+		return nil
+	case hookcursor.FieldLastDeliveryID:
+		m.ResetLastDeliveryID()
+		return nil
+	case hookcursor.FieldCheckedAt:
+		m.ResetCheckedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown HookCursor field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *HookCursorMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *HookCursorMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *HookCursorMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *HookCursorMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *HookCursorMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *HookCursorMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *HookCursorMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown HookCursor unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *HookCursorMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown HookCursor edge %s", name)
+}
+
 // InstallationMutation represents an operation that mutates the Installation nodes in the graph.
 type InstallationMutation struct {
 	config
@@ -8948,6 +9475,7 @@ type InstallationMutation struct {
 	last_sync_commit    *string
 	last_sync_error     *string
 	sync_requested_at   *time.Time
+	resolve_blocked     *string
 	clearedFields       map[string]struct{}
 	repositories        map[int]struct{}
 	removedrepositories map[int]struct{}
@@ -9506,6 +10034,42 @@ func (m *InstallationMutation) ResetSyncRequestedAt() {
 	delete(m.clearedFields, installation.FieldSyncRequestedAt)
 }
 
+// SetResolveBlocked sets the "resolve_blocked" field.
+func (m *InstallationMutation) SetResolveBlocked(s string) {
+	m.resolve_blocked = &s
+}
+
+// ResolveBlocked returns the value of the "resolve_blocked" field in the mutation.
+func (m *InstallationMutation) ResolveBlocked() (r string, exists bool) {
+	v := m.resolve_blocked
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldResolveBlocked returns the old "resolve_blocked" field's value of the Installation entity.
+// If the Installation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InstallationMutation) OldResolveBlocked(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldResolveBlocked is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldResolveBlocked requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldResolveBlocked: %w", err)
+	}
+	return oldValue.ResolveBlocked, nil
+}
+
+// ResetResolveBlocked resets all changes to the "resolve_blocked" field.
+func (m *InstallationMutation) ResetResolveBlocked() {
+	m.resolve_blocked = nil
+}
+
 // AddRepositoryIDs adds the "repositories" edge to the Repository entity by ids.
 func (m *InstallationMutation) AddRepositoryIDs(ids ...int) {
 	if m.repositories == nil {
@@ -9756,7 +10320,7 @@ func (m *InstallationMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *InstallationMutation) Fields() []string {
-	fields := make([]string, 0, 11)
+	fields := make([]string, 0, 12)
 	if m.created_at != nil {
 		fields = append(fields, installation.FieldCreatedAt)
 	}
@@ -9790,6 +10354,9 @@ func (m *InstallationMutation) Fields() []string {
 	if m.sync_requested_at != nil {
 		fields = append(fields, installation.FieldSyncRequestedAt)
 	}
+	if m.resolve_blocked != nil {
+		fields = append(fields, installation.FieldResolveBlocked)
+	}
 	return fields
 }
 
@@ -9820,6 +10387,8 @@ func (m *InstallationMutation) Field(name string) (ent.Value, bool) {
 		return m.LastSyncError()
 	case installation.FieldSyncRequestedAt:
 		return m.SyncRequestedAt()
+	case installation.FieldResolveBlocked:
+		return m.ResolveBlocked()
 	}
 	return nil, false
 }
@@ -9851,6 +10420,8 @@ func (m *InstallationMutation) OldField(ctx context.Context, name string) (ent.V
 		return m.OldLastSyncError(ctx)
 	case installation.FieldSyncRequestedAt:
 		return m.OldSyncRequestedAt(ctx)
+	case installation.FieldResolveBlocked:
+		return m.OldResolveBlocked(ctx)
 	}
 	return nil, fmt.Errorf("unknown Installation field %s", name)
 }
@@ -9936,6 +10507,13 @@ func (m *InstallationMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetSyncRequestedAt(v)
+		return nil
+	case installation.FieldResolveBlocked:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetResolveBlocked(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Installation field %s", name)
@@ -10048,6 +10626,9 @@ func (m *InstallationMutation) ResetField(name string) error {
 		return nil
 	case installation.FieldSyncRequestedAt:
 		m.ResetSyncRequestedAt()
+		return nil
+	case installation.FieldResolveBlocked:
+		m.ResetResolveBlocked()
 		return nil
 	}
 	return fmt.Errorf("unknown Installation field %s", name)

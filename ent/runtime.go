@@ -9,6 +9,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/connectorcredential"
 	"github.com/chakshu-dev/chakshu/ent/costrollup"
 	"github.com/chakshu-dev/chakshu/ent/finding"
+	"github.com/chakshu-dev/chakshu/ent/hookcursor"
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/reviewer"
@@ -372,6 +373,12 @@ func init() {
 	findingDescResolved := findingFields[16].Descriptor()
 	// finding.DefaultResolved holds the default value on creation for the resolved field.
 	finding.DefaultResolved = findingDescResolved.Default.(bool)
+	hookcursorFields := schema.HookCursor{}.Fields()
+	_ = hookcursorFields
+	// hookcursorDescLastDeliveryID is the schema descriptor for last_delivery_id field.
+	hookcursorDescLastDeliveryID := hookcursorFields[1].Descriptor()
+	// hookcursor.DefaultLastDeliveryID holds the default value on creation for the last_delivery_id field.
+	hookcursor.DefaultLastDeliveryID = hookcursorDescLastDeliveryID.Default.(int64)
 	installationMixin := schema.Installation{}.Mixin()
 	installationMixinFields0 := installationMixin[0].Fields()
 	_ = installationMixinFields0
@@ -407,6 +414,10 @@ func init() {
 	installationDescLastSyncError := installationFields[7].Descriptor()
 	// installation.DefaultLastSyncError holds the default value on creation for the last_sync_error field.
 	installation.DefaultLastSyncError = installationDescLastSyncError.Default.(string)
+	// installationDescResolveBlocked is the schema descriptor for resolve_blocked field.
+	installationDescResolveBlocked := installationFields[9].Descriptor()
+	// installation.DefaultResolveBlocked holds the default value on creation for the resolve_blocked field.
+	installation.DefaultResolveBlocked = installationDescResolveBlocked.Default.(string)
 	repositoryMixin := schema.Repository{}.Mixin()
 	repositoryMixinFields0 := repositoryMixin[0].Fields()
 	_ = repositoryMixinFields0

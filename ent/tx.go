@@ -22,6 +22,8 @@ type Tx struct {
 	CostRollup *CostRollupClient
 	// Finding is the client for interacting with the Finding builders.
 	Finding *FindingClient
+	// HookCursor is the client for interacting with the HookCursor builders.
+	HookCursor *HookCursorClient
 	// Installation is the client for interacting with the Installation builders.
 	Installation *InstallationClient
 	// Repository is the client for interacting with the Repository builders.
@@ -175,6 +177,7 @@ func (tx *Tx) init() {
 	tx.ConnectorCredential = NewConnectorCredentialClient(tx.config)
 	tx.CostRollup = NewCostRollupClient(tx.config)
 	tx.Finding = NewFindingClient(tx.config)
+	tx.HookCursor = NewHookCursorClient(tx.config)
 	tx.Installation = NewInstallationClient(tx.config)
 	tx.Repository = NewRepositoryClient(tx.config)
 	tx.ReviewLearning = NewReviewLearningClient(tx.config)

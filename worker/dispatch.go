@@ -27,6 +27,9 @@ const WorkflowFile = "chakshu.yml"
 // GitHub gives the installation clients the worker acts with.
 type GitHub interface {
 	Installation(id int64) (*gh.Installation, error)
+	// InstallationFor is a token narrowed to scope (the write port resolves
+	// threads with gh.ScopeResolve).
+	InstallationFor(id int64, scope gh.Scope) (*gh.Installation, error)
 }
 
 var _ GitHub = (*gh.Apps)(nil)

@@ -41,8 +41,14 @@ type fixture struct {
 
 func newFixture(t *testing.T, db *store.DB, files map[string]string) *fixture {
 	t.Helper()
+	return newFixtureWith(t, db, files, ghsim.Options{})
+}
+
+// newFixtureWith is newFixture on a simulator with opts (Enterprise Server).
+func newFixtureWith(t *testing.T, db *store.DB, files map[string]string, opts ghsim.Options) *fixture {
+	t.Helper()
 	ctx := context.Background()
-	s := ghsim.NewForTest(t)
+	s := ghsim.NewForTest(t, opts)
 	appID, key := s.CreateApp("chakshu")
 	s.CreateOrg("acme")
 	s.CreateUser("alice")

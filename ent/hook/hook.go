@@ -57,6 +57,18 @@ func (f FindingFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, err
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.FindingMutation", m)
 }
 
+// The HookCursorFunc type is an adapter to allow the use of ordinary
+// function as HookCursor mutator.
+type HookCursorFunc func(context.Context, *ent.HookCursorMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f HookCursorFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.HookCursorMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.HookCursorMutation", m)
+}
+
 // The InstallationFunc type is an adapter to allow the use of ordinary
 // function as Installation mutator.
 type InstallationFunc func(context.Context, *ent.InstallationMutation) (ent.Value, error)

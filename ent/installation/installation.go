@@ -36,6 +36,8 @@ const (
 	FieldLastSyncError = "last_sync_error"
 	// FieldSyncRequestedAt holds the string denoting the sync_requested_at field in the database.
 	FieldSyncRequestedAt = "sync_requested_at"
+	// FieldResolveBlocked holds the string denoting the resolve_blocked field in the database.
+	FieldResolveBlocked = "resolve_blocked"
 	// EdgeRepositories holds the string denoting the repositories edge name in mutations.
 	EdgeRepositories = "repositories"
 	// EdgeReviewers holds the string denoting the reviewers edge name in mutations.
@@ -90,6 +92,7 @@ var Columns = []string{
 	FieldLastSyncCommit,
 	FieldLastSyncError,
 	FieldSyncRequestedAt,
+	FieldResolveBlocked,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -119,6 +122,8 @@ var (
 	DefaultLastSyncCommit string
 	// DefaultLastSyncError holds the default value on creation for the "last_sync_error" field.
 	DefaultLastSyncError string
+	// DefaultResolveBlocked holds the default value on creation for the "resolve_blocked" field.
+	DefaultResolveBlocked string
 )
 
 // OrderOption defines the ordering options for the Installation queries.
@@ -182,6 +187,11 @@ func ByLastSyncError(opts ...sql.OrderTermOption) OrderOption {
 // BySyncRequestedAt orders the results by the sync_requested_at field.
 func BySyncRequestedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldSyncRequestedAt, opts...).ToFunc()
+}
+
+// ByResolveBlocked orders the results by the resolve_blocked field.
+func ByResolveBlocked(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldResolveBlocked, opts...).ToFunc()
 }
 
 // ByRepositoriesCount orders the results by repositories count.

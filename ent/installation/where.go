@@ -110,6 +110,11 @@ func SyncRequestedAt(v time.Time) predicate.Installation {
 	return predicate.Installation(sql.FieldEQ(FieldSyncRequestedAt, v))
 }
 
+// ResolveBlocked applies equality check predicate on the "resolve_blocked" field. It's identical to ResolveBlockedEQ.
+func ResolveBlocked(v string) predicate.Installation {
+	return predicate.Installation(sql.FieldEQ(FieldResolveBlocked, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.Installation {
 	return predicate.Installation(sql.FieldEQ(FieldCreatedAt, v))
@@ -663,6 +668,71 @@ func SyncRequestedAtIsNil() predicate.Installation {
 // SyncRequestedAtNotNil applies the NotNil predicate on the "sync_requested_at" field.
 func SyncRequestedAtNotNil() predicate.Installation {
 	return predicate.Installation(sql.FieldNotNull(FieldSyncRequestedAt))
+}
+
+// ResolveBlockedEQ applies the EQ predicate on the "resolve_blocked" field.
+func ResolveBlockedEQ(v string) predicate.Installation {
+	return predicate.Installation(sql.FieldEQ(FieldResolveBlocked, v))
+}
+
+// ResolveBlockedNEQ applies the NEQ predicate on the "resolve_blocked" field.
+func ResolveBlockedNEQ(v string) predicate.Installation {
+	return predicate.Installation(sql.FieldNEQ(FieldResolveBlocked, v))
+}
+
+// ResolveBlockedIn applies the In predicate on the "resolve_blocked" field.
+func ResolveBlockedIn(vs ...string) predicate.Installation {
+	return predicate.Installation(sql.FieldIn(FieldResolveBlocked, vs...))
+}
+
+// ResolveBlockedNotIn applies the NotIn predicate on the "resolve_blocked" field.
+func ResolveBlockedNotIn(vs ...string) predicate.Installation {
+	return predicate.Installation(sql.FieldNotIn(FieldResolveBlocked, vs...))
+}
+
+// ResolveBlockedGT applies the GT predicate on the "resolve_blocked" field.
+func ResolveBlockedGT(v string) predicate.Installation {
+	return predicate.Installation(sql.FieldGT(FieldResolveBlocked, v))
+}
+
+// ResolveBlockedGTE applies the GTE predicate on the "resolve_blocked" field.
+func ResolveBlockedGTE(v string) predicate.Installation {
+	return predicate.Installation(sql.FieldGTE(FieldResolveBlocked, v))
+}
+
+// ResolveBlockedLT applies the LT predicate on the "resolve_blocked" field.
+func ResolveBlockedLT(v string) predicate.Installation {
+	return predicate.Installation(sql.FieldLT(FieldResolveBlocked, v))
+}
+
+// ResolveBlockedLTE applies the LTE predicate on the "resolve_blocked" field.
+func ResolveBlockedLTE(v string) predicate.Installation {
+	return predicate.Installation(sql.FieldLTE(FieldResolveBlocked, v))
+}
+
+// ResolveBlockedContains applies the Contains predicate on the "resolve_blocked" field.
+func ResolveBlockedContains(v string) predicate.Installation {
+	return predicate.Installation(sql.FieldContains(FieldResolveBlocked, v))
+}
+
+// ResolveBlockedHasPrefix applies the HasPrefix predicate on the "resolve_blocked" field.
+func ResolveBlockedHasPrefix(v string) predicate.Installation {
+	return predicate.Installation(sql.FieldHasPrefix(FieldResolveBlocked, v))
+}
+
+// ResolveBlockedHasSuffix applies the HasSuffix predicate on the "resolve_blocked" field.
+func ResolveBlockedHasSuffix(v string) predicate.Installation {
+	return predicate.Installation(sql.FieldHasSuffix(FieldResolveBlocked, v))
+}
+
+// ResolveBlockedEqualFold applies the EqualFold predicate on the "resolve_blocked" field.
+func ResolveBlockedEqualFold(v string) predicate.Installation {
+	return predicate.Installation(sql.FieldEqualFold(FieldResolveBlocked, v))
+}
+
+// ResolveBlockedContainsFold applies the ContainsFold predicate on the "resolve_blocked" field.
+func ResolveBlockedContainsFold(v string) predicate.Installation {
+	return predicate.Installation(sql.FieldContainsFold(FieldResolveBlocked, v))
 }
 
 // HasRepositories applies the HasEdge predicate on the "repositories" edge.

@@ -201,6 +201,19 @@ var (
 			},
 		},
 	}
+	// HookCursorsColumns holds the columns for the "hook_cursors" table.
+	HookCursorsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "app_id", Type: field.TypeInt64, Unique: true},
+		{Name: "last_delivery_id", Type: field.TypeInt64, Default: 0},
+		{Name: "checked_at", Type: field.TypeTime, Nullable: true},
+	}
+	// HookCursorsTable holds the schema information for the "hook_cursors" table.
+	HookCursorsTable = &schema.Table{
+		Name:       "hook_cursors",
+		Columns:    HookCursorsColumns,
+		PrimaryKey: []*schema.Column{HookCursorsColumns[0]},
+	}
 	// InstallationsColumns holds the columns for the "installations" table.
 	InstallationsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -215,6 +228,7 @@ var (
 		{Name: "last_sync_commit", Type: field.TypeString, Default: ""},
 		{Name: "last_sync_error", Type: field.TypeString, Size: 2147483647, Default: ""},
 		{Name: "sync_requested_at", Type: field.TypeTime, Nullable: true},
+		{Name: "resolve_blocked", Type: field.TypeString, Size: 2147483647, Default: ""},
 	}
 	// InstallationsTable holds the schema information for the "installations" table.
 	InstallationsTable = &schema.Table{
@@ -611,6 +625,7 @@ var (
 		ConnectorCredentialsTable,
 		CostRollupsTable,
 		FindingsTable,
+		HookCursorsTable,
 		InstallationsTable,
 		RepositoriesTable,
 		ReviewLearningsTable,
@@ -638,6 +653,9 @@ func init() {
 	FindingsTable.ForeignKeys[0].RefTable = RunsTable
 	FindingsTable.Annotation = &entsql.Annotation{
 		IncrementStart: func(i int) *int { return &i }(8589934592),
+	}
+	HookCursorsTable.Annotation = &entsql.Annotation{
+		IncrementStart: func(i int) *int { return &i }(55834574848),
 	}
 	InstallationsTable.Annotation = &entsql.Annotation{
 		IncrementStart: func(i int) *int { return &i }(12884901888),

@@ -18,6 +18,9 @@ type CostRollup func(*sql.Selector)
 // Finding is the predicate function for finding builders.
 type Finding func(*sql.Selector)
 
+// HookCursor is the predicate function for hookcursor builders.
+type HookCursor func(*sql.Selector)
+
 // Installation is the predicate function for installation builders.
 type Installation func(*sql.Selector)
 

@@ -33,6 +33,8 @@ func (Installation) Fields() []ent.Field {
 			Comment("why the last sync failed; empty when it succeeded"),
 		field.Time("sync_requested_at").Optional().Nillable().
 			Comment("a reviewers sync was requested (push, start, on demand) and no worker has claimed it yet"),
+		field.Text("resolve_blocked").Default("").
+			Comment("why Chakshu could not resolve review threads here (GitHub answered FORBIDDEN: Contents: write not granted); empty once a resolve succeeds"),
 	}
 }
 

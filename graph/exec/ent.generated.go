@@ -2217,6 +2217,29 @@ func (ec *executionContext) fieldContext_Installation_syncRequestedAt(_ context.
 	return graphql.NewScalarFieldContext("Installation", field, false, false, "Time")
 }
 
+func (ec *executionContext) _Installation_resolveBlocked(ctx context.Context, field graphql.CollectedField, obj *ent.Installation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Installation_resolveBlocked(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ResolveBlocked, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Installation_resolveBlocked(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Installation", field, false, false, "String")
+}
+
 func (ec *executionContext) _Installation_repositories(ctx context.Context, field graphql.CollectedField, obj *ent.Installation) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10172,7 +10195,7 @@ func (ec *executionContext) unmarshalInputInstallationWhereInput(ctx context.Con
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "githubID", "githubIDNEQ", "githubIDIn", "githubIDNotIn", "githubIDGT", "githubIDGTE", "githubIDLT", "githubIDLTE", "accountLogin", "accountLoginNEQ", "accountLoginIn", "accountLoginNotIn", "accountLoginGT", "accountLoginGTE", "accountLoginLT", "accountLoginLTE", "accountLoginContains", "accountLoginHasPrefix", "accountLoginHasSuffix", "accountLoginEqualFold", "accountLoginContainsFold", "accountType", "accountTypeNEQ", "accountTypeIn", "accountTypeNotIn", "accountTypeGT", "accountTypeGTE", "accountTypeLT", "accountTypeLTE", "accountTypeContains", "accountTypeHasPrefix", "accountTypeHasSuffix", "accountTypeEqualFold", "accountTypeContainsFold", "reviewersRepo", "reviewersRepoNEQ", "reviewersRepoIn", "reviewersRepoNotIn", "reviewersRepoGT", "reviewersRepoGTE", "reviewersRepoLT", "reviewersRepoLTE", "reviewersRepoContains", "reviewersRepoHasPrefix", "reviewersRepoHasSuffix", "reviewersRepoEqualFold", "reviewersRepoContainsFold", "suspended", "suspendedNEQ", "lastSyncAt", "lastSyncAtNEQ", "lastSyncAtIn", "lastSyncAtNotIn", "lastSyncAtGT", "lastSyncAtGTE", "lastSyncAtLT", "lastSyncAtLTE", "lastSyncAtIsNil", "lastSyncAtNotNil", "lastSyncCommit", "lastSyncCommitNEQ", "lastSyncCommitIn", "lastSyncCommitNotIn", "lastSyncCommitGT", "lastSyncCommitGTE", "lastSyncCommitLT", "lastSyncCommitLTE", "lastSyncCommitContains", "lastSyncCommitHasPrefix", "lastSyncCommitHasSuffix", "lastSyncCommitEqualFold", "lastSyncCommitContainsFold", "lastSyncError", "lastSyncErrorNEQ", "lastSyncErrorIn", "lastSyncErrorNotIn", "lastSyncErrorGT", "lastSyncErrorGTE", "lastSyncErrorLT", "lastSyncErrorLTE", "lastSyncErrorContains", "lastSyncErrorHasPrefix", "lastSyncErrorHasSuffix", "lastSyncErrorEqualFold", "lastSyncErrorContainsFold", "syncRequestedAt", "syncRequestedAtNEQ", "syncRequestedAtIn", "syncRequestedAtNotIn", "syncRequestedAtGT", "syncRequestedAtGTE", "syncRequestedAtLT", "syncRequestedAtLTE", "syncRequestedAtIsNil", "syncRequestedAtNotNil", "hasRepositories", "hasRepositoriesWith", "hasReviewers", "hasReviewersWith", "hasLearnings", "hasLearningsWith"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "githubID", "githubIDNEQ", "githubIDIn", "githubIDNotIn", "githubIDGT", "githubIDGTE", "githubIDLT", "githubIDLTE", "accountLogin", "accountLoginNEQ", "accountLoginIn", "accountLoginNotIn", "accountLoginGT", "accountLoginGTE", "accountLoginLT", "accountLoginLTE", "accountLoginContains", "accountLoginHasPrefix", "accountLoginHasSuffix", "accountLoginEqualFold", "accountLoginContainsFold", "accountType", "accountTypeNEQ", "accountTypeIn", "accountTypeNotIn", "accountTypeGT", "accountTypeGTE", "accountTypeLT", "accountTypeLTE", "accountTypeContains", "accountTypeHasPrefix", "accountTypeHasSuffix", "accountTypeEqualFold", "accountTypeContainsFold", "reviewersRepo", "reviewersRepoNEQ", "reviewersRepoIn", "reviewersRepoNotIn", "reviewersRepoGT", "reviewersRepoGTE", "reviewersRepoLT", "reviewersRepoLTE", "reviewersRepoContains", "reviewersRepoHasPrefix", "reviewersRepoHasSuffix", "reviewersRepoEqualFold", "reviewersRepoContainsFold", "suspended", "suspendedNEQ", "lastSyncAt", "lastSyncAtNEQ", "lastSyncAtIn", "lastSyncAtNotIn", "lastSyncAtGT", "lastSyncAtGTE", "lastSyncAtLT", "lastSyncAtLTE", "lastSyncAtIsNil", "lastSyncAtNotNil", "lastSyncCommit", "lastSyncCommitNEQ", "lastSyncCommitIn", "lastSyncCommitNotIn", "lastSyncCommitGT", "lastSyncCommitGTE", "lastSyncCommitLT", "lastSyncCommitLTE", "lastSyncCommitContains", "lastSyncCommitHasPrefix", "lastSyncCommitHasSuffix", "lastSyncCommitEqualFold", "lastSyncCommitContainsFold", "lastSyncError", "lastSyncErrorNEQ", "lastSyncErrorIn", "lastSyncErrorNotIn", "lastSyncErrorGT", "lastSyncErrorGTE", "lastSyncErrorLT", "lastSyncErrorLTE", "lastSyncErrorContains", "lastSyncErrorHasPrefix", "lastSyncErrorHasSuffix", "lastSyncErrorEqualFold", "lastSyncErrorContainsFold", "syncRequestedAt", "syncRequestedAtNEQ", "syncRequestedAtIn", "syncRequestedAtNotIn", "syncRequestedAtGT", "syncRequestedAtGTE", "syncRequestedAtLT", "syncRequestedAtLTE", "syncRequestedAtIsNil", "syncRequestedAtNotNil", "resolveBlocked", "resolveBlockedNEQ", "resolveBlockedIn", "resolveBlockedNotIn", "resolveBlockedGT", "resolveBlockedGTE", "resolveBlockedLT", "resolveBlockedLTE", "resolveBlockedContains", "resolveBlockedHasPrefix", "resolveBlockedHasSuffix", "resolveBlockedEqualFold", "resolveBlockedContainsFold", "hasRepositories", "hasRepositoriesWith", "hasReviewers", "hasReviewersWith", "hasLearnings", "hasLearningsWith"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -11033,6 +11056,97 @@ func (ec *executionContext) unmarshalInputInstallationWhereInput(ctx context.Con
 				return it, err
 			}
 			it.SyncRequestedAtNotNil = data
+		case "resolveBlocked":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("resolveBlocked"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ResolveBlocked = data
+		case "resolveBlockedNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("resolveBlockedNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ResolveBlockedNEQ = data
+		case "resolveBlockedIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("resolveBlockedIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ResolveBlockedIn = data
+		case "resolveBlockedNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("resolveBlockedNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ResolveBlockedNotIn = data
+		case "resolveBlockedGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("resolveBlockedGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ResolveBlockedGT = data
+		case "resolveBlockedGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("resolveBlockedGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ResolveBlockedGTE = data
+		case "resolveBlockedLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("resolveBlockedLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ResolveBlockedLT = data
+		case "resolveBlockedLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("resolveBlockedLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ResolveBlockedLTE = data
+		case "resolveBlockedContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("resolveBlockedContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ResolveBlockedContains = data
+		case "resolveBlockedHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("resolveBlockedHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ResolveBlockedHasPrefix = data
+		case "resolveBlockedHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("resolveBlockedHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ResolveBlockedHasSuffix = data
+		case "resolveBlockedEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("resolveBlockedEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ResolveBlockedEqualFold = data
+		case "resolveBlockedContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("resolveBlockedContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ResolveBlockedContainsFold = data
 		case "hasRepositories":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasRepositories"))
 			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
@@ -21041,6 +21155,11 @@ func (ec *executionContext) _Installation(ctx context.Context, sel ast.Selection
 		case "syncRequestedAt":
 			out.Values[i] = ec._Installation_syncRequestedAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "resolveBlocked":
+			out.Values[i] = ec._Installation_resolveBlocked(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "repositories":

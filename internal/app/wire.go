@@ -161,7 +161,11 @@ func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, [
 	if err != nil {
 		return nil, nil, err
 	}
-	loops := []worker.Loop{ev, disp, pl, sweep, fin, sync}
+	rec, err := worker.NewRecoverer(worker.RecoverConfig{DB: d.db, Log: d.log, GitHub: d.github.App().Apps, AppID: d.cfg.AppID})
+	if err != nil {
+		return nil, nil, err
+	}
+	loops := []worker.Loop{ev, disp, pl, sweep, fin, sync, rec}
 	beats := []func(context.Context, string, time.Time) error{ev.Heartbeat, worker.HeartbeatRuns(d.db)}
 	return loops, beats, nil
 }

@@ -185,7 +185,7 @@ func Load(look Lookup) (*Config, error) {
 		GitHubGraphQLURL:  get("CHAKSHU_GITHUB_GRAPHQL_URL", ""),
 		OAuthClientID:     get("CHAKSHU_OAUTH_CLIENT_ID", ""),
 		OAuthClientSecret: get("CHAKSHU_OAUTH_CLIENT_SECRET", ""),
-		OIDCIssuer:        get("CHAKSHU_OIDC_ISSUER", DefaultOIDCIssuer),
+		OIDCIssuer:        get("CHAKSHU_OIDC_ISSUER", ""),
 		ModelURL:          get("CHAKSHU_MODEL_URL", DefaultModelURL),
 		ModelAPIKey:       get("CHAKSHU_MODEL_API_KEY", ""),
 		LogLevel:          strings.ToLower(get("CHAKSHU_LOG_LEVEL", "info")),
@@ -271,6 +271,9 @@ func Load(look Lookup) (*Config, error) {
 		} else { // GitHub Enterprise Server: https://host/api/v3/ → https://host/api/graphql
 			c.GitHubGraphQLURL = strings.TrimSuffix(strings.TrimSuffix(c.GitHubURL, "/"), "/v3") + "/graphql"
 		}
+	}
+	if c.OIDCIssuer == "" {
+		c.OIDCIssuer = DefaultOIDCIssuerFor(c.GitHubURL)
 	}
 	if (c.OAuthClientID == "") != (c.OAuthClientSecret == "") {
 		return nil, errors.New("CHAKSHU_OAUTH_CLIENT_SECRET: set both CHAKSHU_OAUTH_CLIENT_ID and CHAKSHU_OAUTH_CLIENT_SECRET, or neither")
@@ -393,4 +396,15 @@ func (c *Config) IsAdmin(login string) bool {
 		}
 	}
 	return false
+}
+
+// DefaultOIDCIssuerFor is the Actions OIDC issuer of the GitHub at apiURL:
+// github.com's, or https://HOST/_services/token on Enterprise Server
+// (docs "OpenID Connect", GHES: the issuer is the instance's own).
+func DefaultOIDCIssuerFor(apiURL string) string {
+	u, err := url.Parse(apiURL)
+	if err != nil || apiURL == DefaultGitHubURL || u.Host == "api.github.com" {
+		return DefaultOIDCIssuer
+	}
+	return u.Scheme + "://" + u.Host + "/_services/token"
 }

@@ -269,6 +269,7 @@ func (r *run) github(ctx context.Context, db *store.DB) {
 	} else {
 		r.add("App key valid", true, fmt.Sprintf("App %s (id %d)", app.GetSlug(), app.GetID()), "")
 	}
+	r.ghes(ctx, apps)
 	var insts []*github.Installation
 	opt := &github.ListOptions{PerPage: 100}
 	for {
@@ -313,7 +314,7 @@ func (r *run) installation(ctx context.Context, apps *gh.Apps, db *store.DB, in 
 	var lacking []string
 	for _, p := range setup.Permissions {
 		if levels[granted[p.Name]] < levels[p.Access] {
-			lacking = append(lacking, p.Name+":"+p.Access)
+			lacking = append(lacking, p.Name+":"+p.Access+" ("+p.Why+")")
 		}
 	}
 	if in.SuspendedAt != nil {

@@ -114,13 +114,13 @@ func TestDoctor(t *testing.T) {
 				names[i] = c.Name
 			}
 			want := []string{"database reachable", "database migrated", "webhook secret set", "public URL reachable", "App key valid",
-				"installations", inst, "workflow acme/widget", "reviewers repo acme/chakshu-reviewers", "model upstream answering"}
+				"GitHub server", "installations", inst, "workflow acme/widget", "reviewers repo acme/chakshu-reviewers", "model upstream answering"}
 			if d := cmp.Diff(want, names); d != "" {
 				t.Fatalf("checks (-want +got):\n%s", d)
 			}
 			var b bytes.Buffer
 			Write(&b, cs)
-			if !strings.Contains(b.String(), "all 10 checks passed") {
+			if !strings.Contains(b.String(), "all 11 checks passed") {
 				t.Fatalf("report:\n%s", b.String())
 			}
 		})
@@ -147,7 +147,18 @@ func TestDoctor(t *testing.T) {
 			sim.SetInstallationPermissions(instID, perms)
 			defer sim.SetInstallationPermissions(instID, ghsim.DefaultPermissions())
 			cs := check(t, healthy(), []string{inst})
-			if got := detail(cs, inst); got != "not granted: actions:write, checks:write" {
+			if got := detail(cs, inst); !strings.HasPrefix(got, "not granted: actions:write (start .github/workflows/chakshu.yml") ||
+				!strings.Contains(got, ", checks:write (") {
+				t.Fatalf("detail: %q", got)
+			}
+		})
+		t.Run("contents write not accepted", func(t *testing.T) {
+			perms := ghsim.DefaultPermissions()
+			perms["contents"] = "read"
+			sim.SetInstallationPermissions(instID, perms)
+			defer sim.SetInstallationPermissions(instID, ghsim.DefaultPermissions())
+			cs := check(t, healthy(), []string{inst})
+			if got := detail(cs, inst); !strings.HasPrefix(got, "not granted: contents:write (resolve Chakshu's own outdated review threads") {
 				t.Fatalf("detail: %q", got)
 			}
 		})
@@ -188,6 +199,37 @@ func TestDoctor(t *testing.T) {
 			check(t, cfg, []string{"GitHub App configured"})
 		})
 	})
+}
+
+// GET /meta on Enterprise Server names its version; doctor says which
+// behaviours apply and fails on a github.com OIDC issuer.
+func TestDoctorEnterpriseServer(t *testing.T) {
+	ctx := context.Background()
+	sim := ghsim.NewForTest(t, ghsim.Options{EnterpriseVersion: "3.19.0"})
+	appID, key := sim.CreateApp("chakshu")
+	apps, err := gh.New(gh.Config{AppID: appID, PrivateKey: key, BaseURL: sim.URL(), GraphQLURL: sim.GraphQLURL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	issuer := config.DefaultOIDCIssuerFor(sim.URL())
+	if issuer != sim.IssuerURL() {
+		t.Fatalf("default issuer for %s = %s, want the server's %s", sim.URL(), issuer, sim.IssuerURL())
+	}
+	for _, tc := range []struct {
+		name, issuer string
+		ok           bool
+	}{{"default issuer", issuer, true}, {"github.com issuer", config.DefaultOIDCIssuer, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &run{c: &config.Config{GitHubURL: sim.URL(), OIDCIssuer: tc.issuer}}
+			r.ghes(ctx, apps)
+			if len(r.out) != 1 || r.out[0].OK != tc.ok || !strings.Contains(r.out[0].Detail, "Enterprise Server 3.19.0: workflow dispatch without return_run_details") {
+				t.Fatalf("checks: %+v", r.out)
+			}
+		})
+	}
+	if got := config.DefaultOIDCIssuerFor(config.DefaultGitHubURL); got != config.DefaultOIDCIssuer {
+		t.Fatalf("github.com issuer = %s", got)
+	}
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

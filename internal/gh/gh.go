@@ -38,7 +38,7 @@ type Apps struct {
 	base http.RoundTripper // retrying transport
 
 	mu    sync.Mutex
-	insts map[int64]*Installation
+	insts map[string]*Installation // by installation id and scope
 }
 
 // Installation holds the clients of one installation.
@@ -66,7 +66,7 @@ func New(cfg Config) (*Apps, error) {
 	if cfg.Transport == nil {
 		cfg.Transport = http.DefaultTransport
 	}
-	a := &Apps{cfg: cfg, insts: map[int64]*Installation{}}
+	a := &Apps{cfg: cfg, insts: map[string]*Installation{}}
 	a.base = &RetryTransport{Base: cfg.Transport, Policy: cfg.Retry.withDefaults()}
 	// Fail early on a bad key rather than at the first webhook.
 	if _, err := ghinstallation.NewAppsTransport(a.base, cfg.AppID, cfg.PrivateKey); err != nil {
@@ -102,26 +102,34 @@ func (a *Apps) App() *github.Client {
 	return a.restClient(&http.Client{Transport: tr, Timeout: 60 * time.Second})
 }
 
-// Installation returns the clients of installation id.
+// Installation returns the clients of installation id, authenticated with
+// a token narrowed to ScopeDefault.
 func (a *Apps) Installation(id int64) (*Installation, error) {
+	return a.InstallationFor(id, ScopeDefault)
+}
+
+// InstallationFor returns the clients of installation id whose token carries
+// exactly scope (or what the installation grants of it). Every token Chakshu
+// mints is narrowed to the operation using it.
+func (a *Apps) InstallationFor(id int64, scope Scope) (*Installation, error) {
+	key := fmt.Sprintf("%d/%s", id, scope)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if in, ok := a.insts[id]; ok {
+	if in, ok := a.insts[key]; ok {
 		return in, nil
 	}
-	tr, err := ghinstallation.New(a.base, a.cfg.AppID, id, a.cfg.PrivateKey)
+	st, err := a.newScoped(id, scope)
 	if err != nil {
-		return nil, fmt.Errorf("github: installation %d: %w", id, err)
+		return nil, err
 	}
-	tr.BaseURL = strings.TrimSuffix(a.cfg.BaseURL, "/")
-	hc := &http.Client{Transport: tr, Timeout: 60 * time.Second}
+	hc := &http.Client{Transport: st, Timeout: 60 * time.Second}
 	in := &Installation{
 		ID:      id,
 		REST:    a.restClient(hc),
 		GraphQL: githubv4.NewEnterpriseClient(a.cfg.GraphQLURL, hc),
 		HTTP:    hc,
-		Token:   tr.Token,
+		Token:   st.Token,
 	}
-	a.insts[id] = in
+	a.insts[key] = in
 	return in, nil
 }

@@ -151,10 +151,11 @@ func (s *Sim) botOf(appID int64) *account {
 	return s.ensureAccount(a.slug+"[bot]", "Bot")
 }
 
-// DefaultPermissions are the installation permissions Chakshu asks for.
+// DefaultPermissions are the installation permissions Chakshu asks for
+// (contents: write only because GitHub gates resolveReviewThread on it).
 func DefaultPermissions() map[string]string {
 	return map[string]string{
-		"metadata": "read", "contents": "read", "pull_requests": "write", "issues": "write",
+		"metadata": "read", "contents": "write", "pull_requests": "write", "issues": "write",
 		"checks": "write", "actions": "write", "members": "read",
 	}
 }

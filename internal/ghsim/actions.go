@@ -292,9 +292,15 @@ func hDispatch(c *reqCtx) {
 	var in struct {
 		Ref              string         `json:"ref"`
 		Inputs           map[string]any `json:"inputs"`
-		ReturnRunDetails bool           `json:"return_run_details"`
+		ReturnRunDetails *bool          `json:"return_run_details"`
 	}
 	if !c.decode(&in) {
+		return
+	}
+	if c.s.opts.EnterpriseVersion != "" && in.ReturnRunDetails != nil {
+		// Enterprise Server has no return_run_details (github.com since
+		// 2026-02-19): benc-uk/workflow-dispatch#86 on GHES 3.19.
+		c.fail(http.StatusUnprocessableEntity, `"return_run_details" is not a permitted key.`)
 		return
 	}
 	file := c.v("workflow_id")
@@ -328,7 +334,7 @@ func hDispatch(c *reqCtx) {
 	for _, f := range c.s.onDisp {
 		go f(info)
 	}
-	if !in.ReturnRunDetails {
+	if in.ReturnRunDetails == nil || !*in.ReturnRunDetails {
 		c.w.WriteHeader(http.StatusNoContent)
 		return
 	}
@@ -353,14 +359,24 @@ func (s *Sim) hasPerm(t *accessToken, r *repo, perm, level string) bool {
 		return false
 	}
 	if t.inst != 0 {
-		have := s.installs[t.inst].perms[perm]
-		return have == "admin" || have == "write" && level != "admin" || have == "read" && level == "read"
+		// A narrowed token holds what it was minted with, and never more
+		// than the installation has now.
+		if t.perms != nil && !permAtLeast(t.perms[perm], level) {
+			return false
+		}
+		return permAtLeast(s.installs[t.inst].perms[perm], level)
 	}
 	p := s.permission(r, t.user)
 	if level == "read" {
 		return p != "none"
 	}
 	return permRank[p] >= permRank["write"]
+}
+
+// permAtLeast reports whether an App permission level have covers want
+// (admin > write > read).
+func permAtLeast(have, want string) bool {
+	return have == "admin" || have == "write" && want != "admin" || have == "read" && want == "read"
 }
 
 func (s *Sim) workflowRunJSON(r *repo, w *workflowRun) obj {

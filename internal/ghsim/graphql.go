@@ -363,7 +363,10 @@ func (m *gqlMutation) field(name string, args map[string]any) (any, bool) {
 		if !ok {
 			return nilObject(), true
 		}
-		if m.ex.tok.inst != 0 && !m.ex.s.hasPerm(m.ex.tok, t.r, "pull_requests", "write") {
+		// GitHub gates (un)resolving a thread on Contents: write for an App
+		// token; Pull requests: write alone answers FORBIDDEN (github/gh-aw#35726,
+		// oven-sh/bun#40468, mergewatch/mergewatch.ai#545; API.md).
+		if m.ex.tok.inst != 0 && (!m.ex.s.hasPerm(m.ex.tok, t.r, "contents", "write") || !m.ex.s.hasPerm(m.ex.tok, t.r, "pull_requests", "write")) {
 			m.ex.fail("Resource not accessible by integration", "FORBIDDEN")
 			return nilObject(), true
 		}

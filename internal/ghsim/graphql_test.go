@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-github/v88/github"
 	"github.com/shurcooL/githubv4"
 
+	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 )
 
@@ -106,7 +107,17 @@ func TestGraphQLReviewThreads(t *testing.T) {
 			}
 		} `graphql:"resolveReviewThread(input: $input)"`
 	}
-	if err := f.inst.GraphQL.Mutate(ctx, &m, githubv4.ResolveReviewThreadInput{ThreadID: firstThread}, nil); err != nil {
+	// Only a token with Contents: write may resolve (GitHub's rule): the
+	// default-scope token is refused, the resolve-scope one succeeds.
+	if err := f.inst.GraphQL.Mutate(ctx, &m, githubv4.ResolveReviewThreadInput{ThreadID: firstThread}, nil); err == nil ||
+		!strings.Contains(err.Error(), "Resource not accessible by integration") {
+		t.Fatalf("resolve with contents: read: %v, want FORBIDDEN", err)
+	}
+	res, err := f.apps.InstallationFor(f.instID, gh.ScopeResolve)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := res.GraphQL.Mutate(ctx, &m, githubv4.ResolveReviewThreadInput{ThreadID: firstThread}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if !m.ResolveReviewThread.Thread.IsResolved || !f.sim.Threads("acme/widget", n)[0].Resolved {
@@ -116,10 +127,10 @@ func TestGraphQLReviewThreads(t *testing.T) {
 	if err := f.inst.GraphQL.Query(ctx, &v, nil); err != nil || v.Viewer.Login != "chakshu[bot]" {
 		t.Fatalf("viewer = %v %v", v, err)
 	}
-	if f.sim.CallCount("POST /graphql") != 4 {
+	if f.sim.CallCount("POST /graphql") != 5 { // the refused mutation counts
 		t.Errorf("graphql calls = %d", f.sim.CallCount("POST /graphql"))
 	}
-	if g := f.sim.GraphQLCalls(); g["query repository"] != 2 || g["mutation resolveReviewThread"] != 1 || g["query viewer"] != 1 {
+	if g := f.sim.GraphQLCalls(); g["query repository"] != 2 || g["mutation resolveReviewThread"] != 2 || g["query viewer"] != 1 {
 		t.Errorf("graphql field calls = %v", g)
 	}
 }

@@ -48,6 +48,9 @@ type accessToken struct {
 	inst    int64  // installation id, or 0 for a user token
 	user    string // login for OAuth user tokens
 	expires time.Time
+	// perms narrows an installation token to what it was minted with (the
+	// access_tokens request's permissions); nil means the installation's.
+	perms map[string]string
 }
 
 type repo struct {

@@ -18,7 +18,7 @@ import (
 const oidcKeyID = "ghsim-actions-1"
 
 func (s *Sim) serveOIDC(w http.ResponseWriter, r *http.Request) {
-	switch strings.TrimPrefix(r.URL.Path, "/oidc") {
+	switch strings.TrimPrefix(r.URL.Path, s.oidcPrefix()) {
 	case "/.well-known/openid-configuration":
 		iss := s.IssuerURL()
 		writeJSON(w, http.StatusOK, obj{

@@ -15,6 +15,9 @@ func (s *Sim) registerRoutes() {
 	s.handle("GET", "/app/installations", authApp, hListInstallations)
 	s.handle("GET", "/app/installations/{installation_id}", authApp, hGetInstallation)
 	s.handle("POST", "/app/installations/{installation_id}/access_tokens", authApp, hCreateAccessToken)
+	s.handle("GET", "/app/hook/deliveries", authApp, hListHookDeliveries)
+	s.handle("POST", "/app/hook/deliveries/{delivery_id}/attempts", authApp, hRedeliverHookDelivery)
+	s.handle("GET", "/meta", authNone, hMeta)
 	s.handle("GET", "/repos/{owner}/{repo}/installation", authApp, hRepoInstallation)
 	s.handle("GET", "/installation/repositories", authInstallation, hInstallationRepos)
 	s.handle("POST", "/app-manifests/{code}/conversions", authNone, hManifestConversion)
@@ -137,7 +140,27 @@ func hCreateAccessToken(c *reqCtx) {
 	if !c.decode(&body) {
 		return
 	}
+	// A token may be narrowed to fewer permissions than the installation
+	// has, never widened: asking for one the installation was not granted
+	// (or a higher level) is refused with 422 (docs "Create an installation
+	// access token for an app"; peter-murray/workflow-application-token-action#48).
+	perms := in.perms
+	if body.Permissions != nil {
+		for k, v := range body.Permissions {
+			if v != "read" && v != "write" && v != "admin" || !permAtLeast(in.perms[k], v) {
+				c.fail(http.StatusUnprocessableEntity, "The permissions requested are not granted to this installation.")
+				return
+			}
+		}
+		perms = copyPerms(body.Permissions)
+		if _, ok := perms["metadata"]; !ok && in.perms["metadata"] != "" {
+			perms["metadata"] = "read" // every token can read metadata
+		}
+	}
 	t := c.s.mintToken(in.id, "", "ghs_")
+	if body.Permissions != nil {
+		t.perms = perms
+	}
 	repos := []any{}
 	for _, r := range c.s.instRepos(in) {
 		repos = append(repos, c.s.repoJSON(r))
@@ -146,7 +169,7 @@ func hCreateAccessToken(c *reqCtx) {
 	if in.all {
 		sel = "all"
 	}
-	c.json(http.StatusCreated, obj{"token": t.token, "expires_at": t.expires.Format(time.RFC3339), "permissions": in.perms,
+	c.json(http.StatusCreated, obj{"token": t.token, "expires_at": t.expires.Format(time.RFC3339), "permissions": perms,
 		"repository_selection": sel, "repositories": repos})
 }
 

@@ -47,7 +47,7 @@ func (s *Sim) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		s.serveGraphQL(w, r)
-	case strings.HasPrefix(path, "/oidc/"):
+	case strings.HasPrefix(path, s.oidcPrefix()+"/"):
 		s.count("GET " + path)
 		s.serveOIDC(w, r)
 	case strings.HasPrefix(path, "/_actions/idtoken/"):

@@ -56,6 +56,13 @@ type Options struct {
 	// RunLog returns what an Actions run's log holds so far (the simulated
 	// runner's output); nil shows no log on the run page.
 	RunLog func(runID int64) ([]byte, error)
+	// EnterpriseVersion, when set (e.g. "3.19.0"), makes the simulator speak
+	// GitHub Enterprise Server's dialect: GET /meta carries installed_version,
+	// workflow dispatch refuses return_run_details with 422
+	// (benc-uk/workflow-dispatch#86) and the Actions OIDC issuer is
+	// http://127.0.0.1:PORT/_services/token. REST stays under /api/v3 and
+	// GraphQL at /api/graphql, as on every Enterprise Server.
+	EnterpriseVersion string
 }
 
 // Sim is a running simulator. All methods are safe for concurrent use.
@@ -194,8 +201,17 @@ func (s *Sim) URL() string { return s.base + APIPrefix + "/" }
 // GraphQLURL is the GraphQL endpoint: http://127.0.0.1:PORT/api/graphql.
 func (s *Sim) GraphQLURL() string { return s.base + "/api/graphql" }
 
-// IssuerURL is the Actions OIDC issuer: http://127.0.0.1:PORT/oidc.
-func (s *Sim) IssuerURL() string { return s.base + "/oidc" }
+// IssuerURL is the Actions OIDC issuer: http://127.0.0.1:PORT/oidc, or
+// http://127.0.0.1:PORT/_services/token in Enterprise Server mode (GHES's
+// issuer is https://HOST/_services/token).
+func (s *Sim) IssuerURL() string { return s.base + s.oidcPrefix() }
+
+func (s *Sim) oidcPrefix() string {
+	if s.opts.EnterpriseVersion != "" {
+		return "/_services/token"
+	}
+	return "/oidc"
+}
 
 // WebURL is the root of the simulator's "github.com" side (OAuth, HTML pages):
 // http://127.0.0.1:PORT.

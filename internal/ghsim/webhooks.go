@@ -42,6 +42,9 @@ type Delivery struct {
 	Redelivery bool
 	// At is when it was sent.
 	At time.Time
+	// Num is the attempt's numeric id, the one GET /app/hook/deliveries
+	// lists and POST /app/hook/deliveries/{id}/attempts takes.
+	Num int64
 }
 
 // SetWebhook points the app's webhook at url. The first secret signs
@@ -227,6 +230,7 @@ func (s *Sim) send(hook *webhookConfig, appID int64, d *Delivery, validate bool)
 	}
 	s.logf("ghsim: webhook %s.%s %s → %d %s", d.Event, d.Action, d.ID, d.Status, d.Err)
 	s.mu.Lock()
+	d.Num = s.id()
 	s.deliveries = append(s.deliveries, d)
 	s.mu.Unlock()
 }

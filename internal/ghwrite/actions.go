@@ -7,6 +7,8 @@ import (
 	"net/http"
 
 	"github.com/google/go-github/v88/github"
+
+	"github.com/chakshu-dev/chakshu/internal/logging"
 )
 
 // Dispatch starts workflow file on ref with inputs, asking GitHub to return
@@ -19,8 +21,22 @@ func (p *Port) Dispatch(ctx context.Context, r Repo, file, ref string, inputs ma
 	if err != nil {
 		return nil, err
 	}
-	details, _, err := gc.Actions.CreateWorkflowDispatchEventByFileName(ctx, r.Owner, r.Name, file,
-		github.CreateWorkflowDispatchEventRequest{Ref: ref, Inputs: inputs, ReturnRunDetails: github.Ptr(true)})
+	// Ask for the run it started, unless this host refused to say; a first
+	// refusal dispatches again without the key (nothing was started: GitHub
+	// validates the body before it dispatches).
+	req := github.CreateWorkflowDispatchEventRequest{Ref: ref, Inputs: inputs}
+	host := hostOf(gc)
+	if !p.runDetails.refuses(host) {
+		req.ReturnRunDetails = github.Ptr(true)
+		details, resp, err := gc.Actions.CreateWorkflowDispatchEventByFileName(ctx, r.Owner, r.Name, file, req)
+		if !refusesRunDetails(resp, err) {
+			return details, err
+		}
+		p.runDetails.remember(host)
+		logging.From(ctx).Info("dispatch: this GitHub refuses return_run_details (Enterprise Server); runs are found by their run-name", "host", host)
+		req.ReturnRunDetails = nil
+	}
+	details, _, err := gc.Actions.CreateWorkflowDispatchEventByFileName(ctx, r.Owner, r.Name, file, req)
 	return details, err
 }
 

@@ -33,6 +33,9 @@ import (
 // Installations hands out installation clients; *gh.Apps satisfies it.
 type Installations interface {
 	Installation(id int64) (*gh.Installation, error)
+	// InstallationFor mints a token narrowed to scope (only thread
+	// resolution holds Contents: write, gh.ScopeResolve).
+	InstallationFor(id int64, scope gh.Scope) (*gh.Installation, error)
 }
 
 var _ Installations = (*gh.Apps)(nil)
@@ -53,6 +56,8 @@ type Port struct {
 	attempts int
 	sleep    func(ctx context.Context, d time.Duration) error
 	now      func() time.Time
+	// runDetails remembers the hosts that refuse return_run_details.
+	runDetails runDetailsHosts
 }
 
 // Option adjusts a Port.

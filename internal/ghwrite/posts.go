@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/go-github/v88/github"
 	"github.com/shurcooL/githubv4"
+
+	"github.com/chakshu-dev/chakshu/internal/gh"
 )
 
 // Mine says whether a body Chakshu's bot posted is the one being written
@@ -139,10 +141,13 @@ func (p *Port) findReply(ctx context.Context, gc *github.Client, r Repo, pr int,
 // ResolveThread resolves one review thread (GraphQL resolveReviewThread;
 // resolving it twice is harmless).
 func (p *Port) ResolveThread(ctx context.Context, r Repo, threadID string) error {
-	gq, err := p.graphql(r)
+	// Only this step's token carries Contents: write, which GitHub requires
+	// of an App for resolveReviewThread (github/gh-aw#35726).
+	in, err := p.apps.InstallationFor(r.Installation, gh.ScopeResolve)
 	if err != nil {
-		return err
+		return fmt.Errorf("github client for installation %d (resolve): %w", r.Installation, err)
 	}
+	gq := in.GraphQL
 	var m struct {
 		ResolveReviewThread struct {
 			Thread struct {

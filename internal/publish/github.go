@@ -19,6 +19,9 @@ import (
 // Installations hands out the GitHub clients of an installation.
 type Installations interface {
 	Installation(id int64) (*gh.Installation, error)
+	// InstallationFor's token carries exactly scope (the resolve step's
+	// Contents: write).
+	InstallationFor(id int64, scope gh.Scope) (*gh.Installation, error)
 }
 
 var _ Installations = (*gh.Apps)(nil)

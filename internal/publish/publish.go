@@ -466,9 +466,16 @@ func (p *Publisher) tidy(ctx context.Context, inst *gh.Installation, r *ent.Run,
 		if came {
 			continue
 		}
-		if err := p.cfg.Write.ResolveThread(ctx, ghwrite.RepoOf(r.Edges.Repository), t.ID); err != nil {
+		if err := p.resolve(ctx, r.Edges.Repository, t.ID); err != nil {
+			if _, ok := err.(errResolveForbidden); ok {
+				p.resolveRefused(ctx, r, err, log) // the other threads would be refused alike
+				return resolved
+			}
 			log.Warn("tidy: resolve thread", "thread", t.ID, "err", redact.Error(err))
 			continue
+		}
+		if len(resolved) == 0 {
+			p.resolveWorked(ctx, r, log)
 		}
 		resolved = append(resolved, t.ID)
 	}

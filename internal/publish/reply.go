@@ -67,8 +67,37 @@ func (p *Publisher) publishReply(ctx context.Context, r *ent.Run, log *slog.Logg
 		len(ParseMarkers(rootC.GetBody()).Findings) > 0
 	resolve := ours && (res.Verdict == findings.VerdictWrong || res.Verdict == findings.VerdictFixed)
 
+	// Resolve before answering, so the answer never promises a resolve
+	// GitHub refused (FORBIDDEN without Contents: write).
+	resolvedThread := ""
+	if resolve && answer == nil {
+		tid, done, err := p.threadOf(ctx, inst.GraphQL, pr, root)
+		if err != nil {
+			return err
+		}
+		if tid != "" && !done {
+			if err := p.resolve(ctx, repo, tid); err != nil {
+				if _, ok := err.(errResolveForbidden); !ok {
+					return err
+				}
+				p.resolveRefused(ctx, r, err, log)
+				tid = ""
+			} else {
+				p.resolveWorked(ctx, r, log)
+			}
+		}
+		resolvedThread = tid
+	} else if resolve {
+		// An earlier attempt answered: its answer says whether it resolved.
+		if tid, done, err := p.threadOf(ctx, inst.GraphQL, pr, root); err != nil {
+			return err
+		} else if done {
+			resolvedThread = tid
+		}
+	}
+
 	if answer == nil {
-		body := RenderReply(ReplyInput{RunID: r.ID, Reply: res.Reply, Verdict: res.Verdict, Resolved: resolve})
+		body := RenderReply(ReplyInput{RunID: r.ID, Reply: res.Reply, Verdict: res.Verdict, Resolved: resolvedThread != ""})
 		mine := func(body string) bool { return ParseMarkers(body).Reply == r.ID }
 		if answer, err = p.cfg.Write.Reply(ctx, ghwrite.RepoOf(repo), pr.number, root, body, mine, false); err != nil {
 			return err
@@ -78,20 +107,6 @@ func (p *Publisher) publishReply(ctx context.Context, r *ent.Run, log *slog.Logg
 	}
 	if err := p.cfg.DB.Run.UpdateOneID(r.ID).SetReplyCommentID(answer.GetID()).SetThreadRootCommentID(root).Exec(ctx); err != nil {
 		return fmt.Errorf("record reply comment: %w", err)
-	}
-
-	resolvedThread := ""
-	if resolve {
-		tid, done, err := p.threadOf(ctx, inst.GraphQL, pr, root)
-		if err != nil {
-			return err
-		}
-		if tid != "" && !done {
-			if err := p.cfg.Write.ResolveThread(ctx, ghwrite.RepoOf(repo), tid); err != nil {
-				return err
-			}
-		}
-		resolvedThread = tid
 	}
 
 	if r.CheckRunID != 0 {

@@ -31,7 +31,9 @@ type Permission struct {
 var Permissions = []Permission{
 	{"actions", "write", "start .github/workflows/chakshu.yml with workflow_dispatch and read the run it started"},
 	{"checks", "write", "one check run per review, Chakshu · <reviewer>"},
-	{"contents", "read", "the reviewers repo, .github/chakshu.yml on the default branch, compare and file look-ups"},
+	{"contents", "write", "resolve Chakshu's own outdated review threads: GitHub gates resolveReviewThread on Contents: write " +
+		"(Pull requests: write alone is FORBIDDEN); only the resolve step's token carries it, every other token reads; " +
+		"Chakshu never pushes. Also: the reviewers repo, .github/chakshu.yml, compare and file look-ups"},
 	{"pull_requests", "write", "post the review and its inline comments, answer in threads, resolve outdated threads"},
 	{"issues", "write", "answer commands in the PR conversation, labels"},
 	{"members", "read", "match review requests to a reviewer's request_as team"},

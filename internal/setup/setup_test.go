@@ -23,7 +23,7 @@ func TestBuildManifest(t *testing.T) {
 		RedirectURL:    "https://chakshu.example.com/setup/callback",
 		CallbackURLs:   []string{"https://chakshu.example.com/auth/callback"},
 		DefaultPermissions: map[string]string{
-			"actions": "write", "checks": "write", "contents": "read", "pull_requests": "write",
+			"actions": "write", "checks": "write", "contents": "write", "pull_requests": "write",
 			"issues": "write", "members": "read", "metadata": "read",
 		},
 		DefaultEvents: []string{"issue_comment", "pull_request", "pull_request_review_comment", "workflow_run", "check_run", "push"},

@@ -167,8 +167,10 @@ func (b *batcher) drain() {
 }
 
 // commitTimeout bounds a batch: a database that stops answering fails the
-// batch's deliveries (503: GitHub redelivers) instead of holding them.
-const commitTimeout = 30 * time.Second
+// batch's deliveries (503) instead of holding them past GitHub's 10 s, after
+// which GitHub counts the delivery failed and never retries it by itself;
+// the worker's webhook recovery asks for those again.
+const commitTimeout = 5 * time.Second
 
 func (b *batcher) commit(batch []*storeReq, res []storeRes) {
 	ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)

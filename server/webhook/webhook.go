@@ -70,7 +70,16 @@ type Config struct {
 	// Batch groups concurrent stores into one commit (group commit); the zero
 	// value turns it on, with the defaults for the database.
 	Batch BatchConfig
+	// AnswerWithin bounds storing one delivery; 0 means AnswerWithin. GitHub
+	// counts an answer slower than 10 s as failed and never retries it by
+	// itself, so a stalled database answers 503 well before that and the
+	// worker's webhook recovery asks GitHub to redeliver.
+	AnswerWithin time.Duration
 }
+
+// AnswerWithin is the default bound on storing a delivery: well under
+// GitHub's 10 s (github.com; 30 s on Enterprise Server).
+const AnswerWithin = 7 * time.Second
 
 // Handler is the intake http.Handler.
 type Handler struct {
@@ -109,6 +118,9 @@ func New(cfg Config) (*Handler, error) {
 		h.cfg.InFlightWait = DefaultInFlightWait
 	}
 	h.slots = make(chan struct{}, h.cfg.MaxInFlight)
+	if h.cfg.AnswerWithin <= 0 {
+		h.cfg.AnswerWithin = AnswerWithin
+	}
 	h.metrics = newMetrics(cfg.Metrics)
 	h.wake = newWaker(cfg.Bus)
 	h.store = func(ctx context.Context, e *Event) (bool, error) { return insert(ctx, cfg.DB, e) }
@@ -187,12 +199,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	e := &Event{DeliveryID: delivery, Event: event, Payload: body}
 	describe(e)
-	stored, err := h.store(r.Context(), e)
+	sctx, cancel := context.WithTimeout(r.Context(), h.cfg.AnswerWithin)
+	stored, err := h.store(sctx, e)
+	cancel()
 	if err != nil {
 		release = false // the batcher may still hold e: the buffer is left to the GC
 		h.metrics.rejected.WithLabelValues("store").Inc()
 		h.cfg.Log.Error("webhook store", "delivery_id", delivery, "event", event, "err", redact.Error(err))
-		server.WriteError(w, http.StatusServiceUnavailable, "unavailable", "The event could not be stored; please redeliver.")
+		server.WriteError(w, http.StatusServiceUnavailable, "unavailable", "The event could not be stored; Chakshu asks GitHub to redeliver it.")
 		return
 	}
 	if !stored {
