@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -152,7 +153,7 @@ func (a *Auth) refreshAccess(ctx context.Context, u *ent.User, token string) (*e
 
 // login starts the OAuth web flow, or offers the sandbox login.
 func (a *Auth) login(w http.ResponseWriter, r *http.Request) {
-	ret := safeReturn(r.URL.Query().Get("return_to"))
+	ret := SafeReturn(r.URL.Query().Get("return_to"))
 	if a.oauth == nil {
 		if a.SandboxLogin() {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -313,10 +314,29 @@ func (a *Auth) me(w http.ResponseWriter, r *http.Request) {
 	server.WriteJSON(w, http.StatusOK, body)
 }
 
-// safeReturn keeps redirects on this site: a path starting with one slash.
-func safeReturn(p string) string {
-	if p == "" || !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.HasPrefix(p, "/\\") || strings.ContainsAny(p, "\r\n") {
+// SafeReturn keeps redirects after login on this site: a path starting with
+// exactly one slash, made of printable ASCII without backslashes, whose
+// percent-decoded form has no control characters or backslashes and does not
+// start with two slashes either. Anything else becomes "/". Browsers remove
+// tabs and newlines anywhere in a URL and read "\" as "/", so "/\t/evil.com"
+// and "/\evil.com" would otherwise leave the site as "//evil.com".
+func SafeReturn(p string) string {
+	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") {
 		return "/"
+	}
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; c <= ' ' || c >= 0x7f || c == '\\' {
+			return "/"
+		}
+	}
+	dec, err := url.PathUnescape(p)
+	if err != nil || strings.HasPrefix(dec, "//") {
+		return "/"
+	}
+	for i := 0; i < len(dec); i++ {
+		if c := dec[i]; c < ' ' || c == 0x7f || c == '\\' {
+			return "/"
+		}
 	}
 	return p
 }
