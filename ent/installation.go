@@ -25,6 +25,8 @@ type Installation struct {
 	GithubID int64 `json:"github_id,omitempty"`
 	// AccountLogin holds the value of the "account_login" field.
 	AccountLogin string `json:"account_login,omitempty"`
+	// GitHub's id of the account the App is installed on: organisations are recognised by it, not by login (a renamed org's login can be taken by someone else); 0 until an installation event or sync records it
+	AccountID int64 `json:"account_id,omitempty"`
 	// AccountType holds the value of the "account_type" field.
 	AccountType string `json:"account_type,omitempty"`
 	// owner/name of the reviewers repository; empty means <account>/chakshu-reviewers
@@ -110,7 +112,7 @@ func (*Installation) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case installation.FieldSuspended:
 			values[i] = new(sql.NullBool)
-		case installation.FieldID, installation.FieldGithubID:
+		case installation.FieldID, installation.FieldGithubID, installation.FieldAccountID:
 			values[i] = new(sql.NullInt64)
 		case installation.FieldAccountLogin, installation.FieldAccountType, installation.FieldReviewersRepo, installation.FieldLastSyncCommit, installation.FieldLastSyncError:
 			values[i] = new(sql.NullString)
@@ -160,6 +162,12 @@ func (_m *Installation) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field account_login", values[i])
 			} else if value.Valid {
 				_m.AccountLogin = value.String
+			}
+		case installation.FieldAccountID:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field account_id", values[i])
+			} else if value.Valid {
+				_m.AccountID = value.Int64
 			}
 		case installation.FieldAccountType:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -272,6 +280,9 @@ func (_m *Installation) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("account_login=")
 	builder.WriteString(_m.AccountLogin)
+	builder.WriteString(", ")
+	builder.WriteString("account_id=")
+	builder.WriteString(fmt.Sprintf("%v", _m.AccountID))
 	builder.WriteString(", ")
 	builder.WriteString("account_type=")
 	builder.WriteString(_m.AccountType)

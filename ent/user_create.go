@@ -139,6 +139,12 @@ func (_c *UserCreate) SetNillableRepoAccessRefreshedAt(v *time.Time) *UserCreate
 	return _c
 }
 
+// SetAdminInstallations sets the "admin_installations" field.
+func (_c *UserCreate) SetAdminInstallations(v []int) *UserCreate {
+	_c.mutation.SetAdminInstallations(v)
+	return _c
+}
+
 // AddAPITokenIDs adds the "api_tokens" edge to the APIToken entity by IDs.
 func (_c *UserCreate) AddAPITokenIDs(ids ...int) *UserCreate {
 	_c.mutation.AddAPITokenIDs(ids...)
@@ -300,6 +306,10 @@ func (_c *UserCreate) createSpec() (*User, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.RepoAccessRefreshedAt(); ok {
 		_spec.SetField(user.FieldRepoAccessRefreshedAt, field.TypeTime, value)
 		_node.RepoAccessRefreshedAt = &value
+	}
+	if value, ok := _c.mutation.AdminInstallations(); ok {
+		_spec.SetField(user.FieldAdminInstallations, field.TypeJSON, value)
+		_node.AdminInstallations = value
 	}
 	if nodes := _c.mutation.APITokensIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -501,6 +511,24 @@ func (u *UserUpsert) ClearRepoAccessRefreshedAt() *UserUpsert {
 	return u
 }
 
+// SetAdminInstallations sets the "admin_installations" field.
+func (u *UserUpsert) SetAdminInstallations(v []int) *UserUpsert {
+	u.Set(user.FieldAdminInstallations, v)
+	return u
+}
+
+// UpdateAdminInstallations sets the "admin_installations" field to the value that was provided on create.
+func (u *UserUpsert) UpdateAdminInstallations() *UserUpsert {
+	u.SetExcluded(user.FieldAdminInstallations)
+	return u
+}
+
+// ClearAdminInstallations clears the value of the "admin_installations" field.
+func (u *UserUpsert) ClearAdminInstallations() *UserUpsert {
+	u.SetNull(user.FieldAdminInstallations)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create.
 // Using this option is equivalent to using:
 //
@@ -697,6 +725,27 @@ func (u *UserUpsertOne) UpdateRepoAccessRefreshedAt() *UserUpsertOne {
 func (u *UserUpsertOne) ClearRepoAccessRefreshedAt() *UserUpsertOne {
 	return u.Update(func(s *UserUpsert) {
 		s.ClearRepoAccessRefreshedAt()
+	})
+}
+
+// SetAdminInstallations sets the "admin_installations" field.
+func (u *UserUpsertOne) SetAdminInstallations(v []int) *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.SetAdminInstallations(v)
+	})
+}
+
+// UpdateAdminInstallations sets the "admin_installations" field to the value that was provided on create.
+func (u *UserUpsertOne) UpdateAdminInstallations() *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.UpdateAdminInstallations()
+	})
+}
+
+// ClearAdminInstallations clears the value of the "admin_installations" field.
+func (u *UserUpsertOne) ClearAdminInstallations() *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.ClearAdminInstallations()
 	})
 }
 
@@ -1062,6 +1111,27 @@ func (u *UserUpsertBulk) UpdateRepoAccessRefreshedAt() *UserUpsertBulk {
 func (u *UserUpsertBulk) ClearRepoAccessRefreshedAt() *UserUpsertBulk {
 	return u.Update(func(s *UserUpsert) {
 		s.ClearRepoAccessRefreshedAt()
+	})
+}
+
+// SetAdminInstallations sets the "admin_installations" field.
+func (u *UserUpsertBulk) SetAdminInstallations(v []int) *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.SetAdminInstallations(v)
+	})
+}
+
+// UpdateAdminInstallations sets the "admin_installations" field to the value that was provided on create.
+func (u *UserUpsertBulk) UpdateAdminInstallations() *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.UpdateAdminInstallations()
+	})
+}
+
+// ClearAdminInstallations clears the value of the "admin_installations" field.
+func (u *UserUpsertBulk) ClearAdminInstallations() *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.ClearAdminInstallations()
 	})
 }
 

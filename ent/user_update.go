@@ -172,6 +172,24 @@ func (_u *UserUpdate) ClearRepoAccessRefreshedAt() *UserUpdate {
 	return _u
 }
 
+// SetAdminInstallations sets the "admin_installations" field.
+func (_u *UserUpdate) SetAdminInstallations(v []int) *UserUpdate {
+	_u.mutation.SetAdminInstallations(v)
+	return _u
+}
+
+// AppendAdminInstallations appends value to the "admin_installations" field.
+func (_u *UserUpdate) AppendAdminInstallations(v []int) *UserUpdate {
+	_u.mutation.AppendAdminInstallations(v)
+	return _u
+}
+
+// ClearAdminInstallations clears the value of the "admin_installations" field.
+func (_u *UserUpdate) ClearAdminInstallations() *UserUpdate {
+	_u.mutation.ClearAdminInstallations()
+	return _u
+}
+
 // AddAPITokenIDs adds the "api_tokens" edge to the APIToken entity by IDs.
 func (_u *UserUpdate) AddAPITokenIDs(ids ...int) *UserUpdate {
 	_u.mutation.AddAPITokenIDs(ids...)
@@ -307,6 +325,17 @@ func (_u *UserUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.RepoAccessRefreshedAtCleared() {
 		_spec.ClearField(user.FieldRepoAccessRefreshedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.AdminInstallations(); ok {
+		_spec.SetField(user.FieldAdminInstallations, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedAdminInstallations(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, user.FieldAdminInstallations, value)
+		})
+	}
+	if _u.mutation.AdminInstallationsCleared() {
+		_spec.ClearField(user.FieldAdminInstallations, field.TypeJSON)
 	}
 	if _u.mutation.APITokensCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -516,6 +545,24 @@ func (_u *UserUpdateOne) ClearRepoAccessRefreshedAt() *UserUpdateOne {
 	return _u
 }
 
+// SetAdminInstallations sets the "admin_installations" field.
+func (_u *UserUpdateOne) SetAdminInstallations(v []int) *UserUpdateOne {
+	_u.mutation.SetAdminInstallations(v)
+	return _u
+}
+
+// AppendAdminInstallations appends value to the "admin_installations" field.
+func (_u *UserUpdateOne) AppendAdminInstallations(v []int) *UserUpdateOne {
+	_u.mutation.AppendAdminInstallations(v)
+	return _u
+}
+
+// ClearAdminInstallations clears the value of the "admin_installations" field.
+func (_u *UserUpdateOne) ClearAdminInstallations() *UserUpdateOne {
+	_u.mutation.ClearAdminInstallations()
+	return _u
+}
+
 // AddAPITokenIDs adds the "api_tokens" edge to the APIToken entity by IDs.
 func (_u *UserUpdateOne) AddAPITokenIDs(ids ...int) *UserUpdateOne {
 	_u.mutation.AddAPITokenIDs(ids...)
@@ -681,6 +728,17 @@ func (_u *UserUpdateOne) sqlSave(ctx context.Context) (_node *User, err error) {
 	}
 	if _u.mutation.RepoAccessRefreshedAtCleared() {
 		_spec.ClearField(user.FieldRepoAccessRefreshedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.AdminInstallations(); ok {
+		_spec.SetField(user.FieldAdminInstallations, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedAdminInstallations(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, user.FieldAdminInstallations, value)
+		})
+	}
+	if _u.mutation.AdminInstallationsCleared() {
+		_spec.ClearField(user.FieldAdminInstallations, field.TypeJSON)
 	}
 	if _u.mutation.APITokensCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -113,6 +113,62 @@ func runsOf(repoIDs []int) *sql.Selector {
 	return q.Where(sql.InInts(t.C(run.RepositoryColumn), repoIDs...))
 }
 
+// The access predicates: what of each entity the viewer may read. The
+// interceptors apply them to every query; scopeWhere adds them inside every
+// where-input, so an edge predicate (hasRunsWith, hasRepositoryWith, … at any
+// depth, which ent turns into EXISTS subqueries no interceptor sees) only
+// matches rows the viewer may read. All of them are no-ops for a.all.
+
+func (a *access) runP() predicate.Run {
+	return func(s *sql.Selector) { s.Where(inInts(s, run.RepositoryColumn, a.repoIDs)) }
+}
+
+func (a *access) findingP() predicate.Finding {
+	return func(s *sql.Selector) { s.Where(sql.In(s.C(finding.RunColumn), runsOf(a.repoIDs))) }
+}
+
+func (a *access) runEventP() predicate.RunEvent {
+	return func(s *sql.Selector) { s.Where(sql.In(s.C(runevent.RunColumn), runsOf(a.repoIDs))) }
+}
+
+func (a *access) repositoryP() predicate.Repository {
+	return func(s *sql.Selector) { s.Where(inInts(s, repository.FieldID, a.repoIDs)) }
+}
+
+func (a *access) installationP() predicate.Installation {
+	return func(s *sql.Selector) { s.Where(inInts(s, installation.FieldID, a.instIDs)) }
+}
+
+func (a *access) reviewerP() predicate.Reviewer {
+	return func(s *sql.Selector) { s.Where(inInts(s, reviewer.InstallationColumn, a.instIDs)) }
+}
+
+func (a *access) learningP() predicate.ReviewLearning {
+	return func(s *sql.Selector) {
+		s.Where(sql.Or(
+			inInts(s, reviewlearning.RepositoryColumn, a.repoIDs),
+			sql.And(sql.IsNull(s.C(reviewlearning.RepositoryColumn)), inInts(s, reviewlearning.InstallationColumn, a.instIDs)),
+		))
+	}
+}
+
+func (a *access) webhookEventP() predicate.WebhookEvent {
+	if len(a.repoNames) == 0 {
+		return func(s *sql.Selector) { s.Where(sql.False()) }
+	}
+	return webhookevent.RepositoryIn(a.repoNames...)
+}
+
+func (a *access) userP() predicate.User { return user.ID(a.viewer.User.ID) }
+
+func (a *access) apiTokenP() predicate.APIToken {
+	return apitoken.HasOwnerWith(user.ID(a.viewer.User.ID))
+}
+
+func (a *access) credentialP() predicate.ConnectorCredential {
+	return func(s *sql.Selector) { s.Where(sql.False()) }
+}
+
 // intercept filters every query of the GraphQL client by the viewer's access:
 // root connections, node(id:), edges and eager loads alike. No viewer, no rows.
 func (h *api) intercept(c *ent.Client) {
@@ -125,77 +181,24 @@ func (h *api) intercept(c *ent.Client) {
 			if err != nil {
 				return err
 			}
-			apply(a, q)
+			if !a.all {
+				apply(a, q)
+			}
 			return nil
 		})
 	}
-	c.Run.Intercept(filter(func(a *access, q ent.Query) {
-		if !a.all {
-			q.(*ent.RunQuery).Where(predicate.Run(func(s *sql.Selector) { s.Where(inInts(s, run.RepositoryColumn, a.repoIDs)) }))
-		}
-	}))
-	c.Finding.Intercept(filter(func(a *access, q ent.Query) {
-		if !a.all {
-			q.(*ent.FindingQuery).Where(predicate.Finding(func(s *sql.Selector) {
-				s.Where(sql.In(s.C(finding.RunColumn), runsOf(a.repoIDs)))
-			}))
-		}
-	}))
-	c.RunEvent.Intercept(filter(func(a *access, q ent.Query) {
-		if !a.all {
-			q.(*ent.RunEventQuery).Where(predicate.RunEvent(func(s *sql.Selector) {
-				s.Where(sql.In(s.C(runevent.RunColumn), runsOf(a.repoIDs)))
-			}))
-		}
-	}))
-	c.Repository.Intercept(filter(func(a *access, q ent.Query) {
-		if !a.all {
-			q.(*ent.RepositoryQuery).Where(predicate.Repository(func(s *sql.Selector) { s.Where(inInts(s, repository.FieldID, a.repoIDs)) }))
-		}
-	}))
-	c.Installation.Intercept(filter(func(a *access, q ent.Query) {
-		if !a.all {
-			q.(*ent.InstallationQuery).Where(predicate.Installation(func(s *sql.Selector) { s.Where(inInts(s, installation.FieldID, a.instIDs)) }))
-		}
-	}))
-	c.Reviewer.Intercept(filter(func(a *access, q ent.Query) {
-		if !a.all {
-			q.(*ent.ReviewerQuery).Where(predicate.Reviewer(func(s *sql.Selector) { s.Where(inInts(s, reviewer.InstallationColumn, a.instIDs)) }))
-		}
-	}))
-	c.ReviewLearning.Intercept(filter(func(a *access, q ent.Query) {
-		if !a.all {
-			q.(*ent.ReviewLearningQuery).Where(predicate.ReviewLearning(func(s *sql.Selector) {
-				s.Where(sql.Or(
-					inInts(s, reviewlearning.RepositoryColumn, a.repoIDs),
-					sql.And(sql.IsNull(s.C(reviewlearning.RepositoryColumn)), inInts(s, reviewlearning.InstallationColumn, a.instIDs)),
-				))
-			}))
-		}
-	}))
-	c.WebhookEvent.Intercept(filter(func(a *access, q ent.Query) {
-		if !a.all {
-			if len(a.repoNames) == 0 {
-				q.(*ent.WebhookEventQuery).Where(predicate.WebhookEvent(func(s *sql.Selector) { s.Where(sql.False()) }))
-				return
-			}
-			q.(*ent.WebhookEventQuery).Where(webhookevent.RepositoryIn(a.repoNames...))
-		}
-	}))
-	c.User.Intercept(filter(func(a *access, q ent.Query) {
-		if !a.all {
-			q.(*ent.UserQuery).Where(user.ID(a.viewer.User.ID))
-		}
-	}))
-	c.APIToken.Intercept(filter(func(a *access, q ent.Query) {
-		if !a.all {
-			q.(*ent.APITokenQuery).Where(apitoken.HasOwnerWith(user.ID(a.viewer.User.ID)))
-		}
-	}))
+	c.Run.Intercept(filter(func(a *access, q ent.Query) { q.(*ent.RunQuery).Where(a.runP()) }))
+	c.Finding.Intercept(filter(func(a *access, q ent.Query) { q.(*ent.FindingQuery).Where(a.findingP()) }))
+	c.RunEvent.Intercept(filter(func(a *access, q ent.Query) { q.(*ent.RunEventQuery).Where(a.runEventP()) }))
+	c.Repository.Intercept(filter(func(a *access, q ent.Query) { q.(*ent.RepositoryQuery).Where(a.repositoryP()) }))
+	c.Installation.Intercept(filter(func(a *access, q ent.Query) { q.(*ent.InstallationQuery).Where(a.installationP()) }))
+	c.Reviewer.Intercept(filter(func(a *access, q ent.Query) { q.(*ent.ReviewerQuery).Where(a.reviewerP()) }))
+	c.ReviewLearning.Intercept(filter(func(a *access, q ent.Query) { q.(*ent.ReviewLearningQuery).Where(a.learningP()) }))
+	c.WebhookEvent.Intercept(filter(func(a *access, q ent.Query) { q.(*ent.WebhookEventQuery).Where(a.webhookEventP()) }))
+	c.User.Intercept(filter(func(a *access, q ent.Query) { q.(*ent.UserQuery).Where(a.userP()) }))
+	c.APIToken.Intercept(filter(func(a *access, q ent.Query) { q.(*ent.APITokenQuery).Where(a.apiTokenP()) }))
 	c.ConnectorCredential.Intercept(filter(func(a *access, q ent.Query) {
-		if !a.all {
-			q.(*ent.ConnectorCredentialQuery).Where(predicate.ConnectorCredential(func(s *sql.Selector) { s.Where(sql.False()) }))
-		}
+		q.(*ent.ConnectorCredentialQuery).Where(a.credentialP())
 	}))
 	c.Worker.Intercept(filter(func(*access, ent.Query) {})) // any signed-in viewer
 	countOnlyWhenAsked(c)

@@ -34,6 +34,8 @@ const (
 	FieldRepoAccess = "repo_access"
 	// FieldRepoAccessRefreshedAt holds the string denoting the repo_access_refreshed_at field in the database.
 	FieldRepoAccessRefreshedAt = "repo_access_refreshed_at"
+	// FieldAdminInstallations holds the string denoting the admin_installations field in the database.
+	FieldAdminInstallations = "admin_installations"
 	// EdgeAPITokens holds the string denoting the api_tokens edge name in mutations.
 	EdgeAPITokens = "api_tokens"
 	// Table holds the table name of the user in the database.
@@ -60,6 +62,7 @@ var Columns = []string{
 	FieldLastLoginAt,
 	FieldRepoAccess,
 	FieldRepoAccessRefreshedAt,
+	FieldAdminInstallations,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).

@@ -535,6 +535,16 @@ func RepoAccessRefreshedAtNotNil() predicate.User {
 	return predicate.User(sql.FieldNotNull(FieldRepoAccessRefreshedAt))
 }
 
+// AdminInstallationsIsNil applies the IsNil predicate on the "admin_installations" field.
+func AdminInstallationsIsNil() predicate.User {
+	return predicate.User(sql.FieldIsNull(FieldAdminInstallations))
+}
+
+// AdminInstallationsNotNil applies the NotNil predicate on the "admin_installations" field.
+func AdminInstallationsNotNil() predicate.User {
+	return predicate.User(sql.FieldNotNull(FieldAdminInstallations))
+}
+
 // HasAPITokens applies the HasEdge predicate on the "api_tokens" edge.
 func HasAPITokens() predicate.User {
 	return predicate.User(func(s *sql.Selector) {
