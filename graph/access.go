@@ -12,6 +12,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/apitoken"
+	"github.com/chakshu-dev/chakshu/ent/connectorcredential"
 	"github.com/chakshu-dev/chakshu/ent/finding"
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/predicate"
@@ -25,14 +26,20 @@ import (
 	"github.com/chakshu-dev/chakshu/server/auth"
 )
 
-// access is what a viewer may read: everything (admins), or the repositories
-// they can read on GitHub that Chakshu knows, and those repositories' installations.
+// access is what a viewer may read: everything (global admins), or the
+// repositories they can read on GitHub that Chakshu knows plus every
+// repository of the installations they administer (org owners), and those
+// repositories' installations.
 type access struct {
 	viewer    *auth.Viewer
 	all       bool
 	repoIDs   []int
 	instIDs   []int
 	repoNames []string // full names, for webhook events
+	// adminInst are the installations the viewer administers (not global
+	// admins: all covers them); adminInstGH their GitHub ids.
+	adminInst   map[int]bool
+	adminInstGH map[int64]bool
 }
 
 type accessCell struct {
@@ -67,11 +74,29 @@ func (h *api) access(ctx context.Context) (*access, error) {
 
 // loadAccess maps the viewer's GitHub repository ids to Chakshu's rows.
 func (h *api) loadAccess(ctx context.Context, v *auth.Viewer) (*access, error) {
-	a := &access{viewer: v, all: v.Admin}
+	a := &access{viewer: v, all: v.Admin, adminInst: map[int]bool{}, adminInstGH: map[int64]bool{}}
 	if a.all {
 		return a, nil
 	}
 	insts := map[int]bool{}
+	seen := map[int]bool{}
+	if len(v.AdminInstallations) > 0 {
+		ins, err := h.db.Installation.Query().Where(installation.IDIn(v.AdminInstallations...)).
+			WithRepositories(func(q *ent.RepositoryQuery) {
+				q.Where(repository.Removed(false)).Select(repository.FieldID, repository.FieldFullName, repository.InstallationColumn)
+			}).All(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("load administered installations: %w", err)
+		}
+		for _, in := range ins {
+			a.adminInst[in.ID], a.adminInstGH[in.GithubID], insts[in.ID] = true, true, true
+			for _, r := range in.Edges.Repositories {
+				seen[r.ID] = true
+				a.repoIDs = append(a.repoIDs, r.ID)
+				a.repoNames = append(a.repoNames, r.FullName)
+			}
+		}
+	}
 	const chunk = 5000
 	for i := 0; i < len(v.RepoGitHubIDs); i += chunk {
 		ids := v.RepoGitHubIDs[i:min(i+chunk, len(v.RepoGitHubIDs))]
@@ -82,6 +107,9 @@ func (h *api) loadAccess(ctx context.Context, v *auth.Viewer) (*access, error) {
 			return nil, fmt.Errorf("load readable repositories: %w", err)
 		}
 		for _, r := range repos {
+			if seen[r.ID] {
+				continue
+			}
 			a.repoIDs = append(a.repoIDs, r.ID)
 			a.repoNames = append(a.repoNames, r.FullName)
 			if r.Edges.Installation != nil {
@@ -165,9 +193,17 @@ func (a *access) apiTokenP() predicate.APIToken {
 	return apitoken.HasOwnerWith(user.ID(a.viewer.User.ID))
 }
 
+// credentialP: connector credentials of the installations the viewer administers.
 func (a *access) credentialP() predicate.ConnectorCredential {
-	return func(s *sql.Selector) { s.Where(sql.False()) }
+	ids := make([]int, 0, len(a.adminInst))
+	for id := range a.adminInst {
+		ids = append(ids, id)
+	}
+	return func(s *sql.Selector) { s.Where(inInts(s, connectorcredential.InstallationColumn, ids)) }
 }
+
+// adminOver reports whether the viewer administers the installation with this id.
+func (a *access) adminOver(instID int) bool { return a.all || a.adminInst[instID] }
 
 // intercept filters every query of the GraphQL client by the viewer's access:
 // root connections, node(id:), edges and eager loads alike. No viewer, no rows.
@@ -250,7 +286,11 @@ func (h *api) fieldPolicy(ctx context.Context, next graphql.Resolver) (any, erro
 		}
 	default:
 		if adminOnlyFields[fc.Object+"."+fc.Field.Name] {
-			if v := auth.FromContext(ctx); v == nil || !v.Admin {
+			ok, err := h.adminOverParent(ctx, fc)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
 				return "", nil
 			}
 		}
@@ -258,13 +298,73 @@ func (h *api) fieldPolicy(ctx context.Context, next graphql.Resolver) (any, erro
 	return next(ctx)
 }
 
-// isAdmin reports whether the viewer is an admin.
-func isAdmin(ctx context.Context) bool {
+// adminOverParent reports whether the viewer administers the installation of
+// the object whose field fc resolves (a run, run event or webhook event).
+func (h *api) adminOverParent(ctx context.Context, fc *graphql.FieldContext) (bool, error) {
 	v := auth.FromContext(ctx)
-	return v != nil && v.Admin
+	if v == nil || !v.AnyAdmin() {
+		return false, nil
+	}
+	if v.Admin {
+		return true, nil
+	}
+	var obj any
+	for p := fc.Parent; p != nil && obj == nil; p = p.Parent {
+		obj = p.Result
+	}
+	a, err := h.access(ctx)
+	if err != nil {
+		return false, err
+	}
+	return h.adminOverObject(ctx, a, obj)
 }
 
-// requireAdmin refuses non-admins.
+// adminOverObject reports whether a administers obj's installation.
+func (h *api) adminOverObject(ctx context.Context, a *access, obj any) (bool, error) {
+	if a.all {
+		return true, nil
+	}
+	ctx = allowAllCtx(ctx)
+	var q *ent.RepositoryQuery
+	switch o := obj.(type) {
+	case **ent.Run:
+		return h.adminOverObject(ctx, a, *o)
+	case **ent.RunEvent:
+		return h.adminOverObject(ctx, a, *o)
+	case **ent.WebhookEvent:
+		return h.adminOverObject(ctx, a, *o)
+	case *ent.Run:
+		q = h.db.Run.QueryRepository(o)
+	case *ent.RunEvent:
+		q = h.db.RunEvent.QueryRun(o).QueryRepository()
+	case *ent.WebhookEvent:
+		return a.adminInstGH[o.InstallationID], nil
+	default:
+		return false, nil
+	}
+	inst, err := q.QueryInstallation().OnlyID(ctx)
+	if ent.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return a.adminInst[inst], nil
+}
+
+// requireAdminOf refuses viewers who do not administer the installation.
+func requireAdminOf(ctx context.Context, instID int) error {
+	v, err := viewer(ctx)
+	if err != nil {
+		return err
+	}
+	if !v.AdminOf(instID) {
+		return errAdminOnly
+	}
+	return nil
+}
+
+// requireAdmin refuses viewers who are not global admins.
 func requireAdmin(ctx context.Context) error {
 	v, err := viewer(ctx)
 	if err != nil {

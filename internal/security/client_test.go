@@ -7,6 +7,8 @@ import (
 	"github.com/chakshu-dev/chakshu/graph/graphtest"
 )
 
+type gqlRespT = graphtest.Resp
+
 type clientT struct {
 	name string
 	c    *graphtest.Client

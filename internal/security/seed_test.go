@@ -79,11 +79,11 @@ func newWorld(t *testing.T, db *store.DB) *world {
 		return c.SaveX(ctx)
 	}
 	l1, l2, l3, l4 := learn(w.acme, w.api, "l1"), learn(w.acme, w.secret, "l2"), learn(w.globex, nil, "l3"), learn(w.globex, w.gx, "l4")
-	hook := func(repo string) *ent.WebhookEvent {
-		return db.WebhookEvent.Create().SetDeliveryID("d-" + repo).SetEvent("pull_request").SetRepository(repo).
+	hook := func(inst *ent.Installation, repo string) *ent.WebhookEvent {
+		return db.WebhookEvent.Create().SetDeliveryID("d-" + repo).SetEvent("pull_request").SetRepository(repo).SetInstallationID(inst.GithubID).
 			SetPayload([]byte(`{"secret":"payload"}`)).SetStatus(webhookevent.StatusFailed).SaveX(ctx)
 	}
-	h1, h2, h3 := hook("acme/api"), hook("acme/secret"), hook("globex/x")
+	h1, h2, h3 := hook(w.acme, "acme/api"), hook(w.acme, "acme/secret"), hook(w.globex, "globex/x")
 
 	// Users and their tokens: alice and bob sign in; bob makes a token.
 	w.Login("alice")

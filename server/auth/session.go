@@ -67,7 +67,7 @@ func (a *Auth) sessionViewer(w http.ResponseWriter, r *http.Request) (*Viewer, e
 			u = nu
 		}
 	}
-	return &Viewer{User: u, Admin: a.isAdmin(u), Method: MethodSession, RepoGitHubIDs: u.RepoAccess, oauthToken: tok}, nil
+	return &Viewer{User: u, Admin: a.isAdmin(u), AdminInstallations: u.AdminInstallations, Method: MethodSession, RepoGitHubIDs: u.RepoAccess, oauthToken: tok}, nil
 }
 
 var errTokenRevoked = errors.New("github token revoked")
@@ -79,8 +79,8 @@ type githubUser struct {
 	Name      string
 	AvatarURL string
 	Repos     []int64
-	// OrgOwner: an active owner of an organisation the App is installed on.
-	OrgOwner bool
+	// AdminInstallations: installations on organisations the user owns.
+	AdminInstallations []int
 }
 
 func (a *Auth) userClient(ctx context.Context, token string) *github.Client {
@@ -106,7 +106,7 @@ func (a *Auth) fetchUser(ctx context.Context, token string) (*githubUser, error)
 	if gu.Repos, err = a.fetchRepos(ctx, c); err != nil {
 		return nil, err
 	}
-	if gu.OrgOwner, err = a.ownsInstalledOrg(ctx, c); err != nil {
+	if gu.AdminInstallations, err = a.ownedInstallations(ctx, c); err != nil {
 		return nil, err
 	}
 	return gu, nil
@@ -144,11 +144,14 @@ func (a *Auth) refreshAccess(ctx context.Context, u *ent.User, token string) (*e
 	if err != nil {
 		return nil, err
 	}
-	owner, err := a.ownsInstalledOrg(ctx, c)
+	owned, err := a.ownedInstallations(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	return a.db.User.UpdateOne(u).SetRepoAccess(ids).SetIsAdmin(owner).SetRepoAccessRefreshedAt(a.cfg.Now()).Save(ctx)
+	// is_admin (global) is no longer granted by org ownership: cleared here so
+	// a flag set that way by an older version does not outlive this refresh.
+	return a.db.User.UpdateOne(u).SetRepoAccess(ids).SetIsAdmin(false).SetAdminInstallations(owned).
+		SetRepoAccessRefreshedAt(a.cfg.Now()).Save(ctx)
 }
 
 // login starts the OAuth web flow, or offers the sandbox login.
@@ -233,7 +236,7 @@ func (a *Auth) upsertUser(ctx context.Context, gu *githubUser) (*ent.User, error
 	now := a.cfg.Now()
 	id, err := a.db.User.Create().SetGithubID(gu.ID).SetLogin(gu.Login).SetName(gu.Name).
 		SetAvatarURL(gu.AvatarURL).SetLastLoginAt(now).
-		SetRepoAccess(gu.Repos).SetIsAdmin(gu.OrgOwner).SetRepoAccessRefreshedAt(now).
+		SetRepoAccess(gu.Repos).SetIsAdmin(false).SetAdminInstallations(gu.AdminInstallations).SetRepoAccessRefreshedAt(now).
 		OnConflictColumns(user.FieldGithubID).UpdateNewValues().ID(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("upsert user %s: %w", gu.Login, err)
@@ -309,7 +312,7 @@ func (a *Auth) me(w http.ResponseWriter, r *http.Request) {
 	body := Me{CSRFToken: tok, Login: MeLogin{GitHub: a.oauth != nil, Sandbox: a.SandboxLogin(), SandboxUsers: a.sandboxUsers()}}
 	if v := FromContext(r.Context()); v != nil {
 		body.Authenticated = true
-		body.User = &MeUser{ID: v.User.ID, Login: v.User.Login, Name: v.User.Name, AvatarURL: v.User.AvatarURL, IsAdmin: v.Admin, CanWrite: v.CanWrite()}
+		body.User = &MeUser{ID: v.User.ID, Login: v.User.Login, Name: v.User.Name, AvatarURL: v.User.AvatarURL, IsAdmin: v.AnyAdmin(), CanWrite: v.CanWrite()}
 	}
 	server.WriteJSON(w, http.StatusOK, body)
 }

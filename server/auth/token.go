@@ -70,5 +70,5 @@ func (a *Auth) tokenViewer(ctx context.Context, header string) (*Viewer, error) 
 		}
 	}
 	u := t.Edges.Owner
-	return &Viewer{User: u, Admin: a.isAdmin(u), Method: MethodToken, Scope: string(t.Scope), TokenID: t.ID, RepoGitHubIDs: u.RepoAccess}, nil
+	return &Viewer{User: u, Admin: a.isAdmin(u), AdminInstallations: u.AdminInstallations, Method: MethodToken, Scope: string(t.Scope), TokenID: t.ID, RepoGitHubIDs: u.RepoAccess}, nil
 }
