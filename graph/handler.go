@@ -125,7 +125,7 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	})
 	srv.AddTransport(transport.POST{})
 	srv.Use(extension.Introspection{})
-	srv.Use(limits{maxDepth: cfg.MaxDepth})
+	srv.Use(limits{maxDepth: cfg.MaxDepth, maxCost: cfg.MaxComplexity})
 	srv.Use(extension.FixedComplexityLimit(cfg.MaxComplexity))
 	srv.Use(mutationTx{client: h.client})
 	srv.AroundFields(h.fieldPolicy)
