@@ -30,7 +30,7 @@ func TestQueryCostPricesListsAndRefusesBeforeRunning(t *testing.T) {
 			ids[i] = fmt.Sprintf("%q", runID)
 		}
 		refused := map[string]string{
-			"timeline nested five deep":  fmt.Sprintf(`{ node(id: %q) { ... on Run { %s } } }`, runID, nest),
+			"timeline nested five deep":   fmt.Sprintf(`{ node(id: %q) { ... on Run { %s } } }`, runID, nest),
 			"100 nodes with nested lists": fmt.Sprintf(`{ nodes(ids: [%s]) { ... on Run { timeline { run { timeline { id message } } } } } }`, strings.Join(ids, ",")),
 			"101 nodes":                   fmt.Sprintf(`{ nodes(ids: [%s, %q]) { id } }`, strings.Join(ids, ","), runID),
 			"lists under a page":          `{ runs(first: 100) { edges { node { learningsApplied { id } timeline { run { learningsApplied { id } } } } } } }`,
