@@ -19604,6 +19604,7 @@ type UserMutation struct {
 	repo_access_refreshed_at  *time.Time
 	admin_installations       *[]int
 	appendadmin_installations []int
+	github_token_sealed       *[]byte
 	clearedFields             map[string]struct{}
 	api_tokens                map[int]struct{}
 	removedapi_tokens         map[int]struct{}
@@ -20211,6 +20212,55 @@ func (m *UserMutation) ResetAdminInstallations() {
 	delete(m.clearedFields, user.FieldAdminInstallations)
 }
 
+// SetGithubTokenSealed sets the "github_token_sealed" field.
+func (m *UserMutation) SetGithubTokenSealed(b []byte) {
+	m.github_token_sealed = &b
+}
+
+// GithubTokenSealed returns the value of the "github_token_sealed" field in the mutation.
+func (m *UserMutation) GithubTokenSealed() (r []byte, exists bool) {
+	v := m.github_token_sealed
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldGithubTokenSealed returns the old "github_token_sealed" field's value of the User entity.
+// If the User object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UserMutation) OldGithubTokenSealed(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldGithubTokenSealed is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldGithubTokenSealed requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldGithubTokenSealed: %w", err)
+	}
+	return oldValue.GithubTokenSealed, nil
+}
+
+// ClearGithubTokenSealed clears the value of the "github_token_sealed" field.
+func (m *UserMutation) ClearGithubTokenSealed() {
+	m.github_token_sealed = nil
+	m.clearedFields[user.FieldGithubTokenSealed] = struct{}{}
+}
+
+// GithubTokenSealedCleared returns if the "github_token_sealed" field was cleared in this mutation.
+func (m *UserMutation) GithubTokenSealedCleared() bool {
+	_, ok := m.clearedFields[user.FieldGithubTokenSealed]
+	return ok
+}
+
+// ResetGithubTokenSealed resets all changes to the "github_token_sealed" field.
+func (m *UserMutation) ResetGithubTokenSealed() {
+	m.github_token_sealed = nil
+	delete(m.clearedFields, user.FieldGithubTokenSealed)
+}
+
 // AddAPITokenIDs adds the "api_tokens" edge to the APIToken entity by ids.
 func (m *UserMutation) AddAPITokenIDs(ids ...int) {
 	if m.api_tokens == nil {
@@ -20299,7 +20349,7 @@ func (m *UserMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *UserMutation) Fields() []string {
-	fields := make([]string, 0, 11)
+	fields := make([]string, 0, 12)
 	if m.created_at != nil {
 		fields = append(fields, user.FieldCreatedAt)
 	}
@@ -20333,6 +20383,9 @@ func (m *UserMutation) Fields() []string {
 	if m.admin_installations != nil {
 		fields = append(fields, user.FieldAdminInstallations)
 	}
+	if m.github_token_sealed != nil {
+		fields = append(fields, user.FieldGithubTokenSealed)
+	}
 	return fields
 }
 
@@ -20363,6 +20416,8 @@ func (m *UserMutation) Field(name string) (ent.Value, bool) {
 		return m.RepoAccessRefreshedAt()
 	case user.FieldAdminInstallations:
 		return m.AdminInstallations()
+	case user.FieldGithubTokenSealed:
+		return m.GithubTokenSealed()
 	}
 	return nil, false
 }
@@ -20394,6 +20449,8 @@ func (m *UserMutation) OldField(ctx context.Context, name string) (ent.Value, er
 		return m.OldRepoAccessRefreshedAt(ctx)
 	case user.FieldAdminInstallations:
 		return m.OldAdminInstallations(ctx)
+	case user.FieldGithubTokenSealed:
+		return m.OldGithubTokenSealed(ctx)
 	}
 	return nil, fmt.Errorf("unknown User field %s", name)
 }
@@ -20480,6 +20537,13 @@ func (m *UserMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetAdminInstallations(v)
 		return nil
+	case user.FieldGithubTokenSealed:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetGithubTokenSealed(v)
+		return nil
 	}
 	return fmt.Errorf("unknown User field %s", name)
 }
@@ -20537,6 +20601,9 @@ func (m *UserMutation) ClearedFields() []string {
 	if m.FieldCleared(user.FieldAdminInstallations) {
 		fields = append(fields, user.FieldAdminInstallations)
 	}
+	if m.FieldCleared(user.FieldGithubTokenSealed) {
+		fields = append(fields, user.FieldGithubTokenSealed)
+	}
 	return fields
 }
 
@@ -20562,6 +20629,9 @@ func (m *UserMutation) ClearField(name string) error {
 		return nil
 	case user.FieldAdminInstallations:
 		m.ClearAdminInstallations()
+		return nil
+	case user.FieldGithubTokenSealed:
+		m.ClearGithubTokenSealed()
 		return nil
 	}
 	return fmt.Errorf("unknown User nullable field %s", name)
@@ -20603,6 +20673,9 @@ func (m *UserMutation) ResetField(name string) error {
 		return nil
 	case user.FieldAdminInstallations:
 		m.ResetAdminInstallations()
+		return nil
+	case user.FieldGithubTokenSealed:
+		m.ResetGithubTokenSealed()
 		return nil
 	}
 	return fmt.Errorf("unknown User field %s", name)

@@ -145,6 +145,12 @@ func (_c *UserCreate) SetAdminInstallations(v []int) *UserCreate {
 	return _c
 }
 
+// SetGithubTokenSealed sets the "github_token_sealed" field.
+func (_c *UserCreate) SetGithubTokenSealed(v []byte) *UserCreate {
+	_c.mutation.SetGithubTokenSealed(v)
+	return _c
+}
+
 // AddAPITokenIDs adds the "api_tokens" edge to the APIToken entity by IDs.
 func (_c *UserCreate) AddAPITokenIDs(ids ...int) *UserCreate {
 	_c.mutation.AddAPITokenIDs(ids...)
@@ -310,6 +316,10 @@ func (_c *UserCreate) createSpec() (*User, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.AdminInstallations(); ok {
 		_spec.SetField(user.FieldAdminInstallations, field.TypeJSON, value)
 		_node.AdminInstallations = value
+	}
+	if value, ok := _c.mutation.GithubTokenSealed(); ok {
+		_spec.SetField(user.FieldGithubTokenSealed, field.TypeBytes, value)
+		_node.GithubTokenSealed = value
 	}
 	if nodes := _c.mutation.APITokensIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -526,6 +536,24 @@ func (u *UserUpsert) UpdateAdminInstallations() *UserUpsert {
 // ClearAdminInstallations clears the value of the "admin_installations" field.
 func (u *UserUpsert) ClearAdminInstallations() *UserUpsert {
 	u.SetNull(user.FieldAdminInstallations)
+	return u
+}
+
+// SetGithubTokenSealed sets the "github_token_sealed" field.
+func (u *UserUpsert) SetGithubTokenSealed(v []byte) *UserUpsert {
+	u.Set(user.FieldGithubTokenSealed, v)
+	return u
+}
+
+// UpdateGithubTokenSealed sets the "github_token_sealed" field to the value that was provided on create.
+func (u *UserUpsert) UpdateGithubTokenSealed() *UserUpsert {
+	u.SetExcluded(user.FieldGithubTokenSealed)
+	return u
+}
+
+// ClearGithubTokenSealed clears the value of the "github_token_sealed" field.
+func (u *UserUpsert) ClearGithubTokenSealed() *UserUpsert {
+	u.SetNull(user.FieldGithubTokenSealed)
 	return u
 }
 
@@ -746,6 +774,27 @@ func (u *UserUpsertOne) UpdateAdminInstallations() *UserUpsertOne {
 func (u *UserUpsertOne) ClearAdminInstallations() *UserUpsertOne {
 	return u.Update(func(s *UserUpsert) {
 		s.ClearAdminInstallations()
+	})
+}
+
+// SetGithubTokenSealed sets the "github_token_sealed" field.
+func (u *UserUpsertOne) SetGithubTokenSealed(v []byte) *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.SetGithubTokenSealed(v)
+	})
+}
+
+// UpdateGithubTokenSealed sets the "github_token_sealed" field to the value that was provided on create.
+func (u *UserUpsertOne) UpdateGithubTokenSealed() *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.UpdateGithubTokenSealed()
+	})
+}
+
+// ClearGithubTokenSealed clears the value of the "github_token_sealed" field.
+func (u *UserUpsertOne) ClearGithubTokenSealed() *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.ClearGithubTokenSealed()
 	})
 }
 
@@ -1132,6 +1181,27 @@ func (u *UserUpsertBulk) UpdateAdminInstallations() *UserUpsertBulk {
 func (u *UserUpsertBulk) ClearAdminInstallations() *UserUpsertBulk {
 	return u.Update(func(s *UserUpsert) {
 		s.ClearAdminInstallations()
+	})
+}
+
+// SetGithubTokenSealed sets the "github_token_sealed" field.
+func (u *UserUpsertBulk) SetGithubTokenSealed(v []byte) *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.SetGithubTokenSealed(v)
+	})
+}
+
+// UpdateGithubTokenSealed sets the "github_token_sealed" field to the value that was provided on create.
+func (u *UserUpsertBulk) UpdateGithubTokenSealed() *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.UpdateGithubTokenSealed()
+	})
+}
+
+// ClearGithubTokenSealed clears the value of the "github_token_sealed" field.
+func (u *UserUpsertBulk) ClearGithubTokenSealed() *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.ClearGithubTokenSealed()
 	})
 }
 

@@ -190,6 +190,18 @@ func (_u *UserUpdate) ClearAdminInstallations() *UserUpdate {
 	return _u
 }
 
+// SetGithubTokenSealed sets the "github_token_sealed" field.
+func (_u *UserUpdate) SetGithubTokenSealed(v []byte) *UserUpdate {
+	_u.mutation.SetGithubTokenSealed(v)
+	return _u
+}
+
+// ClearGithubTokenSealed clears the value of the "github_token_sealed" field.
+func (_u *UserUpdate) ClearGithubTokenSealed() *UserUpdate {
+	_u.mutation.ClearGithubTokenSealed()
+	return _u
+}
+
 // AddAPITokenIDs adds the "api_tokens" edge to the APIToken entity by IDs.
 func (_u *UserUpdate) AddAPITokenIDs(ids ...int) *UserUpdate {
 	_u.mutation.AddAPITokenIDs(ids...)
@@ -336,6 +348,12 @@ func (_u *UserUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.AdminInstallationsCleared() {
 		_spec.ClearField(user.FieldAdminInstallations, field.TypeJSON)
+	}
+	if value, ok := _u.mutation.GithubTokenSealed(); ok {
+		_spec.SetField(user.FieldGithubTokenSealed, field.TypeBytes, value)
+	}
+	if _u.mutation.GithubTokenSealedCleared() {
+		_spec.ClearField(user.FieldGithubTokenSealed, field.TypeBytes)
 	}
 	if _u.mutation.APITokensCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -563,6 +581,18 @@ func (_u *UserUpdateOne) ClearAdminInstallations() *UserUpdateOne {
 	return _u
 }
 
+// SetGithubTokenSealed sets the "github_token_sealed" field.
+func (_u *UserUpdateOne) SetGithubTokenSealed(v []byte) *UserUpdateOne {
+	_u.mutation.SetGithubTokenSealed(v)
+	return _u
+}
+
+// ClearGithubTokenSealed clears the value of the "github_token_sealed" field.
+func (_u *UserUpdateOne) ClearGithubTokenSealed() *UserUpdateOne {
+	_u.mutation.ClearGithubTokenSealed()
+	return _u
+}
+
 // AddAPITokenIDs adds the "api_tokens" edge to the APIToken entity by IDs.
 func (_u *UserUpdateOne) AddAPITokenIDs(ids ...int) *UserUpdateOne {
 	_u.mutation.AddAPITokenIDs(ids...)
@@ -739,6 +769,12 @@ func (_u *UserUpdateOne) sqlSave(ctx context.Context) (_node *User, err error) {
 	}
 	if _u.mutation.AdminInstallationsCleared() {
 		_spec.ClearField(user.FieldAdminInstallations, field.TypeJSON)
+	}
+	if value, ok := _u.mutation.GithubTokenSealed(); ok {
+		_spec.SetField(user.FieldGithubTokenSealed, field.TypeBytes, value)
+	}
+	if _u.mutation.GithubTokenSealedCleared() {
+		_spec.ClearField(user.FieldGithubTokenSealed, field.TypeBytes)
 	}
 	if _u.mutation.APITokensCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -308,6 +308,9 @@ func (h *api) deleteConnectorCredential(ctx context.Context, id int) (bool, erro
 	return n > 0, nil
 }
 
+// DefaultTokenLifetime is how long an API token lasts when no expiresAt is given.
+const DefaultTokenLifetime = 90 * 24 * time.Hour
+
 func (h *api) createAPIToken(ctx context.Context, in model.CreateAPITokenInput) (*model.CreateAPITokenPayload, error) {
 	v, err := viewer(ctx)
 	if err != nil {
@@ -325,6 +328,10 @@ func (h *api) createAPIToken(ctx context.Context, in model.CreateAPITokenInput) 
 	}
 	if in.ExpiresAt != nil && !in.ExpiresAt.After(time.Now()) {
 		return nil, invalid("expiresAt must be in the future")
+	}
+	if in.ExpiresAt == nil { // tokens expire by default; the payload shows when
+		exp := time.Now().Add(DefaultTokenLifetime).Truncate(time.Second)
+		in.ExpiresAt = &exp
 	}
 	c := h.clientFrom(ctx)
 	n, err := c.APIToken.Query().Where(apitoken.HasOwnerWith(user.ID(v.User.ID)), apitoken.RevokedAtIsNil()).Count(ctx)

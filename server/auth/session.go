@@ -223,6 +223,11 @@ func (a *Auth) callback(w http.ResponseWriter, r *http.Request) {
 		server.WriteError(w, http.StatusInternalServerError, "INTERNAL", "internal error")
 		return
 	}
+	if err := a.storeGitHubToken(r.Context(), u, tok.AccessToken); err != nil {
+		a.log.Error("store github token", "err", err)
+		server.WriteError(w, http.StatusInternalServerError, "INTERNAL", "internal error")
+		return
+	}
 	if err := a.startSession(w, r, u, tok.AccessToken); err != nil {
 		a.log.Error("start session", "err", err)
 		server.WriteError(w, http.StatusInternalServerError, "INTERNAL", "internal error")
