@@ -66,6 +66,20 @@ func (_c *InstallationCreate) SetAccountLogin(v string) *InstallationCreate {
 	return _c
 }
 
+// SetAccountID sets the "account_id" field.
+func (_c *InstallationCreate) SetAccountID(v int64) *InstallationCreate {
+	_c.mutation.SetAccountID(v)
+	return _c
+}
+
+// SetNillableAccountID sets the "account_id" field if the given value is not nil.
+func (_c *InstallationCreate) SetNillableAccountID(v *int64) *InstallationCreate {
+	if v != nil {
+		_c.SetAccountID(*v)
+	}
+	return _c
+}
+
 // SetAccountType sets the "account_type" field.
 func (_c *InstallationCreate) SetAccountType(v string) *InstallationCreate {
 	_c.mutation.SetAccountType(v)
@@ -281,6 +295,10 @@ func (_c *InstallationCreate) defaults() {
 		v := installation.DefaultUpdatedAt()
 		_c.mutation.SetUpdatedAt(v)
 	}
+	if _, ok := _c.mutation.AccountID(); !ok {
+		v := installation.DefaultAccountID
+		_c.mutation.SetAccountID(v)
+	}
 	if _, ok := _c.mutation.AccountType(); !ok {
 		v := installation.DefaultAccountType
 		_c.mutation.SetAccountType(v)
@@ -320,6 +338,9 @@ func (_c *InstallationCreate) check() error {
 	}
 	if _, ok := _c.mutation.AccountLogin(); !ok {
 		return &ValidationError{Name: "account_login", err: errors.New(`ent: missing required field "Installation.account_login"`)}
+	}
+	if _, ok := _c.mutation.AccountID(); !ok {
+		return &ValidationError{Name: "account_id", err: errors.New(`ent: missing required field "Installation.account_id"`)}
 	}
 	if _, ok := _c.mutation.AccountType(); !ok {
 		return &ValidationError{Name: "account_type", err: errors.New(`ent: missing required field "Installation.account_type"`)}
@@ -381,6 +402,10 @@ func (_c *InstallationCreate) createSpec() (*Installation, *sqlgraph.CreateSpec)
 	if value, ok := _c.mutation.AccountLogin(); ok {
 		_spec.SetField(installation.FieldAccountLogin, field.TypeString, value)
 		_node.AccountLogin = value
+	}
+	if value, ok := _c.mutation.AccountID(); ok {
+		_spec.SetField(installation.FieldAccountID, field.TypeInt64, value)
+		_node.AccountID = value
 	}
 	if value, ok := _c.mutation.AccountType(); ok {
 		_spec.SetField(installation.FieldAccountType, field.TypeString, value)
@@ -569,6 +594,24 @@ func (u *InstallationUpsert) SetAccountLogin(v string) *InstallationUpsert {
 // UpdateAccountLogin sets the "account_login" field to the value that was provided on create.
 func (u *InstallationUpsert) UpdateAccountLogin() *InstallationUpsert {
 	u.SetExcluded(installation.FieldAccountLogin)
+	return u
+}
+
+// SetAccountID sets the "account_id" field.
+func (u *InstallationUpsert) SetAccountID(v int64) *InstallationUpsert {
+	u.Set(installation.FieldAccountID, v)
+	return u
+}
+
+// UpdateAccountID sets the "account_id" field to the value that was provided on create.
+func (u *InstallationUpsert) UpdateAccountID() *InstallationUpsert {
+	u.SetExcluded(installation.FieldAccountID)
+	return u
+}
+
+// AddAccountID adds v to the "account_id" field.
+func (u *InstallationUpsert) AddAccountID(v int64) *InstallationUpsert {
+	u.Add(installation.FieldAccountID, v)
 	return u
 }
 
@@ -771,6 +814,27 @@ func (u *InstallationUpsertOne) SetAccountLogin(v string) *InstallationUpsertOne
 func (u *InstallationUpsertOne) UpdateAccountLogin() *InstallationUpsertOne {
 	return u.Update(func(s *InstallationUpsert) {
 		s.UpdateAccountLogin()
+	})
+}
+
+// SetAccountID sets the "account_id" field.
+func (u *InstallationUpsertOne) SetAccountID(v int64) *InstallationUpsertOne {
+	return u.Update(func(s *InstallationUpsert) {
+		s.SetAccountID(v)
+	})
+}
+
+// AddAccountID adds v to the "account_id" field.
+func (u *InstallationUpsertOne) AddAccountID(v int64) *InstallationUpsertOne {
+	return u.Update(func(s *InstallationUpsert) {
+		s.AddAccountID(v)
+	})
+}
+
+// UpdateAccountID sets the "account_id" field to the value that was provided on create.
+func (u *InstallationUpsertOne) UpdateAccountID() *InstallationUpsertOne {
+	return u.Update(func(s *InstallationUpsert) {
+		s.UpdateAccountID()
 	})
 }
 
@@ -1157,6 +1221,27 @@ func (u *InstallationUpsertBulk) SetAccountLogin(v string) *InstallationUpsertBu
 func (u *InstallationUpsertBulk) UpdateAccountLogin() *InstallationUpsertBulk {
 	return u.Update(func(s *InstallationUpsert) {
 		s.UpdateAccountLogin()
+	})
+}
+
+// SetAccountID sets the "account_id" field.
+func (u *InstallationUpsertBulk) SetAccountID(v int64) *InstallationUpsertBulk {
+	return u.Update(func(s *InstallationUpsert) {
+		s.SetAccountID(v)
+	})
+}
+
+// AddAccountID adds v to the "account_id" field.
+func (u *InstallationUpsertBulk) AddAccountID(v int64) *InstallationUpsertBulk {
+	return u.Update(func(s *InstallationUpsert) {
+		s.AddAccountID(v)
+	})
+}
+
+// UpdateAccountID sets the "account_id" field to the value that was provided on create.
+func (u *InstallationUpsertBulk) UpdateAccountID() *InstallationUpsertBulk {
+	return u.Update(func(s *InstallationUpsert) {
+		s.UpdateAccountID()
 	})
 }
 

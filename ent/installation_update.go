@@ -74,6 +74,27 @@ func (_u *InstallationUpdate) SetNillableAccountLogin(v *string) *InstallationUp
 	return _u
 }
 
+// SetAccountID sets the "account_id" field.
+func (_u *InstallationUpdate) SetAccountID(v int64) *InstallationUpdate {
+	_u.mutation.ResetAccountID()
+	_u.mutation.SetAccountID(v)
+	return _u
+}
+
+// SetNillableAccountID sets the "account_id" field if the given value is not nil.
+func (_u *InstallationUpdate) SetNillableAccountID(v *int64) *InstallationUpdate {
+	if v != nil {
+		_u.SetAccountID(*v)
+	}
+	return _u
+}
+
+// AddAccountID adds value to the "account_id" field.
+func (_u *InstallationUpdate) AddAccountID(v int64) *InstallationUpdate {
+	_u.mutation.AddAccountID(v)
+	return _u
+}
+
 // SetAccountType sets the "account_type" field.
 func (_u *InstallationUpdate) SetAccountType(v string) *InstallationUpdate {
 	_u.mutation.SetAccountType(v)
@@ -410,6 +431,12 @@ func (_u *InstallationUpdate) sqlSave(ctx context.Context) (_node int, err error
 	if value, ok := _u.mutation.AccountLogin(); ok {
 		_spec.SetField(installation.FieldAccountLogin, field.TypeString, value)
 	}
+	if value, ok := _u.mutation.AccountID(); ok {
+		_spec.SetField(installation.FieldAccountID, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedAccountID(); ok {
+		_spec.AddField(installation.FieldAccountID, field.TypeInt64, value)
+	}
 	if value, ok := _u.mutation.AccountType(); ok {
 		_spec.SetField(installation.FieldAccountType, field.TypeString, value)
 	}
@@ -680,6 +707,27 @@ func (_u *InstallationUpdateOne) SetNillableAccountLogin(v *string) *Installatio
 	if v != nil {
 		_u.SetAccountLogin(*v)
 	}
+	return _u
+}
+
+// SetAccountID sets the "account_id" field.
+func (_u *InstallationUpdateOne) SetAccountID(v int64) *InstallationUpdateOne {
+	_u.mutation.ResetAccountID()
+	_u.mutation.SetAccountID(v)
+	return _u
+}
+
+// SetNillableAccountID sets the "account_id" field if the given value is not nil.
+func (_u *InstallationUpdateOne) SetNillableAccountID(v *int64) *InstallationUpdateOne {
+	if v != nil {
+		_u.SetAccountID(*v)
+	}
+	return _u
+}
+
+// AddAccountID adds value to the "account_id" field.
+func (_u *InstallationUpdateOne) AddAccountID(v int64) *InstallationUpdateOne {
+	_u.mutation.AddAccountID(v)
 	return _u
 }
 
@@ -1048,6 +1096,12 @@ func (_u *InstallationUpdateOne) sqlSave(ctx context.Context) (_node *Installati
 	}
 	if value, ok := _u.mutation.AccountLogin(); ok {
 		_spec.SetField(installation.FieldAccountLogin, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.AccountID(); ok {
+		_spec.SetField(installation.FieldAccountID, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedAccountID(); ok {
+		_spec.AddField(installation.FieldAccountID, field.TypeInt64, value)
 	}
 	if value, ok := _u.mutation.AccountType(); ok {
 		_spec.SetField(installation.FieldAccountType, field.TypeString, value)

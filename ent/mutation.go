@@ -9468,6 +9468,8 @@ type InstallationMutation struct {
 	github_id           *int64
 	addgithub_id        *int64
 	account_login       *string
+	account_id          *int64
+	addaccount_id       *int64
 	account_type        *string
 	reviewers_repo      *string
 	suspended           *bool
@@ -9754,6 +9756,62 @@ func (m *InstallationMutation) OldAccountLogin(ctx context.Context) (v string, e
 // ResetAccountLogin resets all changes to the "account_login" field.
 func (m *InstallationMutation) ResetAccountLogin() {
 	m.account_login = nil
+}
+
+// SetAccountID sets the "account_id" field.
+func (m *InstallationMutation) SetAccountID(i int64) {
+	m.account_id = &i
+	m.addaccount_id = nil
+}
+
+// AccountID returns the value of the "account_id" field in the mutation.
+func (m *InstallationMutation) AccountID() (r int64, exists bool) {
+	v := m.account_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAccountID returns the old "account_id" field's value of the Installation entity.
+// If the Installation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InstallationMutation) OldAccountID(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAccountID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAccountID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAccountID: %w", err)
+	}
+	return oldValue.AccountID, nil
+}
+
+// AddAccountID adds i to the "account_id" field.
+func (m *InstallationMutation) AddAccountID(i int64) {
+	if m.addaccount_id != nil {
+		*m.addaccount_id += i
+	} else {
+		m.addaccount_id = &i
+	}
+}
+
+// AddedAccountID returns the value that was added to the "account_id" field in this mutation.
+func (m *InstallationMutation) AddedAccountID() (r int64, exists bool) {
+	v := m.addaccount_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetAccountID resets all changes to the "account_id" field.
+func (m *InstallationMutation) ResetAccountID() {
+	m.account_id = nil
+	m.addaccount_id = nil
 }
 
 // SetAccountType sets the "account_type" field.
@@ -10333,6 +10391,9 @@ func (m *InstallationMutation) Fields() []string {
 	if m.account_login != nil {
 		fields = append(fields, installation.FieldAccountLogin)
 	}
+	if m.account_id != nil {
+		fields = append(fields, installation.FieldAccountID)
+	}
 	if m.account_type != nil {
 		fields = append(fields, installation.FieldAccountType)
 	}
@@ -10373,6 +10434,8 @@ func (m *InstallationMutation) Field(name string) (ent.Value, bool) {
 		return m.GithubID()
 	case installation.FieldAccountLogin:
 		return m.AccountLogin()
+	case installation.FieldAccountID:
+		return m.AccountID()
 	case installation.FieldAccountType:
 		return m.AccountType()
 	case installation.FieldReviewersRepo:
@@ -10406,6 +10469,8 @@ func (m *InstallationMutation) OldField(ctx context.Context, name string) (ent.V
 		return m.OldGithubID(ctx)
 	case installation.FieldAccountLogin:
 		return m.OldAccountLogin(ctx)
+	case installation.FieldAccountID:
+		return m.OldAccountID(ctx)
 	case installation.FieldAccountType:
 		return m.OldAccountType(ctx)
 	case installation.FieldReviewersRepo:
@@ -10458,6 +10523,13 @@ func (m *InstallationMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetAccountLogin(v)
+		return nil
+	case installation.FieldAccountID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAccountID(v)
 		return nil
 	case installation.FieldAccountType:
 		v, ok := value.(string)
@@ -10526,6 +10598,9 @@ func (m *InstallationMutation) AddedFields() []string {
 	if m.addgithub_id != nil {
 		fields = append(fields, installation.FieldGithubID)
 	}
+	if m.addaccount_id != nil {
+		fields = append(fields, installation.FieldAccountID)
+	}
 	return fields
 }
 
@@ -10536,6 +10611,8 @@ func (m *InstallationMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
 	case installation.FieldGithubID:
 		return m.AddedGithubID()
+	case installation.FieldAccountID:
+		return m.AddedAccountID()
 	}
 	return nil, false
 }
@@ -10551,6 +10628,13 @@ func (m *InstallationMutation) AddField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddGithubID(v)
+		return nil
+	case installation.FieldAccountID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddAccountID(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Installation numeric field %s", name)
@@ -10605,6 +10689,9 @@ func (m *InstallationMutation) ResetField(name string) error {
 		return nil
 	case installation.FieldAccountLogin:
 		m.ResetAccountLogin()
+		return nil
+	case installation.FieldAccountID:
+		m.ResetAccountID()
 		return nil
 	case installation.FieldAccountType:
 		m.ResetAccountType()
@@ -20081,28 +20168,31 @@ func (m *RunEventMutation) ResetEdge(name string) error {
 // UserMutation represents an operation that mutates the User nodes in the graph.
 type UserMutation struct {
 	config
-	op                       Op
-	typ                      string
-	id                       *int
-	created_at               *time.Time
-	updated_at               *time.Time
-	github_id                *int64
-	addgithub_id             *int64
-	login                    *string
-	name                     *string
-	avatar_url               *string
-	is_admin                 *bool
-	last_login_at            *time.Time
-	repo_access              *[]int64
-	appendrepo_access        []int64
-	repo_access_refreshed_at *time.Time
-	clearedFields            map[string]struct{}
-	api_tokens               map[int]struct{}
-	removedapi_tokens        map[int]struct{}
-	clearedapi_tokens        bool
-	done                     bool
-	oldValue                 func(context.Context) (*User, error)
-	predicates               []predicate.User
+	op                        Op
+	typ                       string
+	id                        *int
+	created_at                *time.Time
+	updated_at                *time.Time
+	github_id                 *int64
+	addgithub_id              *int64
+	login                     *string
+	name                      *string
+	avatar_url                *string
+	is_admin                  *bool
+	last_login_at             *time.Time
+	repo_access               *[]int64
+	appendrepo_access         []int64
+	repo_access_refreshed_at  *time.Time
+	admin_installations       *[]int
+	appendadmin_installations []int
+	github_token_sealed       *[]byte
+	clearedFields             map[string]struct{}
+	api_tokens                map[int]struct{}
+	removedapi_tokens         map[int]struct{}
+	clearedapi_tokens         bool
+	done                      bool
+	oldValue                  func(context.Context) (*User, error)
+	predicates                []predicate.User
 }
 
 var _ ent.Mutation = (*UserMutation)(nil)
@@ -20638,6 +20728,120 @@ func (m *UserMutation) ResetRepoAccessRefreshedAt() {
 	delete(m.clearedFields, user.FieldRepoAccessRefreshedAt)
 }
 
+// SetAdminInstallations sets the "admin_installations" field.
+func (m *UserMutation) SetAdminInstallations(i []int) {
+	m.admin_installations = &i
+	m.appendadmin_installations = nil
+}
+
+// AdminInstallations returns the value of the "admin_installations" field in the mutation.
+func (m *UserMutation) AdminInstallations() (r []int, exists bool) {
+	v := m.admin_installations
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAdminInstallations returns the old "admin_installations" field's value of the User entity.
+// If the User object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UserMutation) OldAdminInstallations(ctx context.Context) (v []int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAdminInstallations is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAdminInstallations requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAdminInstallations: %w", err)
+	}
+	return oldValue.AdminInstallations, nil
+}
+
+// AppendAdminInstallations adds i to the "admin_installations" field.
+func (m *UserMutation) AppendAdminInstallations(i []int) {
+	m.appendadmin_installations = append(m.appendadmin_installations, i...)
+}
+
+// AppendedAdminInstallations returns the list of values that were appended to the "admin_installations" field in this mutation.
+func (m *UserMutation) AppendedAdminInstallations() ([]int, bool) {
+	if len(m.appendadmin_installations) == 0 {
+		return nil, false
+	}
+	return m.appendadmin_installations, true
+}
+
+// ClearAdminInstallations clears the value of the "admin_installations" field.
+func (m *UserMutation) ClearAdminInstallations() {
+	m.admin_installations = nil
+	m.appendadmin_installations = nil
+	m.clearedFields[user.FieldAdminInstallations] = struct{}{}
+}
+
+// AdminInstallationsCleared returns if the "admin_installations" field was cleared in this mutation.
+func (m *UserMutation) AdminInstallationsCleared() bool {
+	_, ok := m.clearedFields[user.FieldAdminInstallations]
+	return ok
+}
+
+// ResetAdminInstallations resets all changes to the "admin_installations" field.
+func (m *UserMutation) ResetAdminInstallations() {
+	m.admin_installations = nil
+	m.appendadmin_installations = nil
+	delete(m.clearedFields, user.FieldAdminInstallations)
+}
+
+// SetGithubTokenSealed sets the "github_token_sealed" field.
+func (m *UserMutation) SetGithubTokenSealed(b []byte) {
+	m.github_token_sealed = &b
+}
+
+// GithubTokenSealed returns the value of the "github_token_sealed" field in the mutation.
+func (m *UserMutation) GithubTokenSealed() (r []byte, exists bool) {
+	v := m.github_token_sealed
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldGithubTokenSealed returns the old "github_token_sealed" field's value of the User entity.
+// If the User object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UserMutation) OldGithubTokenSealed(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldGithubTokenSealed is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldGithubTokenSealed requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldGithubTokenSealed: %w", err)
+	}
+	return oldValue.GithubTokenSealed, nil
+}
+
+// ClearGithubTokenSealed clears the value of the "github_token_sealed" field.
+func (m *UserMutation) ClearGithubTokenSealed() {
+	m.github_token_sealed = nil
+	m.clearedFields[user.FieldGithubTokenSealed] = struct{}{}
+}
+
+// GithubTokenSealedCleared returns if the "github_token_sealed" field was cleared in this mutation.
+func (m *UserMutation) GithubTokenSealedCleared() bool {
+	_, ok := m.clearedFields[user.FieldGithubTokenSealed]
+	return ok
+}
+
+// ResetGithubTokenSealed resets all changes to the "github_token_sealed" field.
+func (m *UserMutation) ResetGithubTokenSealed() {
+	m.github_token_sealed = nil
+	delete(m.clearedFields, user.FieldGithubTokenSealed)
+}
+
 // AddAPITokenIDs adds the "api_tokens" edge to the APIToken entity by ids.
 func (m *UserMutation) AddAPITokenIDs(ids ...int) {
 	if m.api_tokens == nil {
@@ -20726,7 +20930,7 @@ func (m *UserMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *UserMutation) Fields() []string {
-	fields := make([]string, 0, 10)
+	fields := make([]string, 0, 12)
 	if m.created_at != nil {
 		fields = append(fields, user.FieldCreatedAt)
 	}
@@ -20757,6 +20961,12 @@ func (m *UserMutation) Fields() []string {
 	if m.repo_access_refreshed_at != nil {
 		fields = append(fields, user.FieldRepoAccessRefreshedAt)
 	}
+	if m.admin_installations != nil {
+		fields = append(fields, user.FieldAdminInstallations)
+	}
+	if m.github_token_sealed != nil {
+		fields = append(fields, user.FieldGithubTokenSealed)
+	}
 	return fields
 }
 
@@ -20785,6 +20995,10 @@ func (m *UserMutation) Field(name string) (ent.Value, bool) {
 		return m.RepoAccess()
 	case user.FieldRepoAccessRefreshedAt:
 		return m.RepoAccessRefreshedAt()
+	case user.FieldAdminInstallations:
+		return m.AdminInstallations()
+	case user.FieldGithubTokenSealed:
+		return m.GithubTokenSealed()
 	}
 	return nil, false
 }
@@ -20814,6 +21028,10 @@ func (m *UserMutation) OldField(ctx context.Context, name string) (ent.Value, er
 		return m.OldRepoAccess(ctx)
 	case user.FieldRepoAccessRefreshedAt:
 		return m.OldRepoAccessRefreshedAt(ctx)
+	case user.FieldAdminInstallations:
+		return m.OldAdminInstallations(ctx)
+	case user.FieldGithubTokenSealed:
+		return m.OldGithubTokenSealed(ctx)
 	}
 	return nil, fmt.Errorf("unknown User field %s", name)
 }
@@ -20893,6 +21111,20 @@ func (m *UserMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetRepoAccessRefreshedAt(v)
 		return nil
+	case user.FieldAdminInstallations:
+		v, ok := value.([]int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAdminInstallations(v)
+		return nil
+	case user.FieldGithubTokenSealed:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetGithubTokenSealed(v)
+		return nil
 	}
 	return fmt.Errorf("unknown User field %s", name)
 }
@@ -20947,6 +21179,12 @@ func (m *UserMutation) ClearedFields() []string {
 	if m.FieldCleared(user.FieldRepoAccessRefreshedAt) {
 		fields = append(fields, user.FieldRepoAccessRefreshedAt)
 	}
+	if m.FieldCleared(user.FieldAdminInstallations) {
+		fields = append(fields, user.FieldAdminInstallations)
+	}
+	if m.FieldCleared(user.FieldGithubTokenSealed) {
+		fields = append(fields, user.FieldGithubTokenSealed)
+	}
 	return fields
 }
 
@@ -20969,6 +21207,12 @@ func (m *UserMutation) ClearField(name string) error {
 		return nil
 	case user.FieldRepoAccessRefreshedAt:
 		m.ClearRepoAccessRefreshedAt()
+		return nil
+	case user.FieldAdminInstallations:
+		m.ClearAdminInstallations()
+		return nil
+	case user.FieldGithubTokenSealed:
+		m.ClearGithubTokenSealed()
 		return nil
 	}
 	return fmt.Errorf("unknown User nullable field %s", name)
@@ -21007,6 +21251,12 @@ func (m *UserMutation) ResetField(name string) error {
 		return nil
 	case user.FieldRepoAccessRefreshedAt:
 		m.ResetRepoAccessRefreshedAt()
+		return nil
+	case user.FieldAdminInstallations:
+		m.ResetAdminInstallations()
+		return nil
+	case user.FieldGithubTokenSealed:
+		m.ResetGithubTokenSealed()
 		return nil
 	}
 	return fmt.Errorf("unknown User field %s", name)

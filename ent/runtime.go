@@ -394,24 +394,28 @@ func init() {
 	installation.DefaultUpdatedAt = installationDescUpdatedAt.Default.(func() time.Time)
 	// installation.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	installation.UpdateDefaultUpdatedAt = installationDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// installationDescAccountID is the schema descriptor for account_id field.
+	installationDescAccountID := installationFields[2].Descriptor()
+	// installation.DefaultAccountID holds the default value on creation for the account_id field.
+	installation.DefaultAccountID = installationDescAccountID.Default.(int64)
 	// installationDescAccountType is the schema descriptor for account_type field.
-	installationDescAccountType := installationFields[2].Descriptor()
+	installationDescAccountType := installationFields[3].Descriptor()
 	// installation.DefaultAccountType holds the default value on creation for the account_type field.
 	installation.DefaultAccountType = installationDescAccountType.Default.(string)
 	// installationDescReviewersRepo is the schema descriptor for reviewers_repo field.
-	installationDescReviewersRepo := installationFields[3].Descriptor()
+	installationDescReviewersRepo := installationFields[4].Descriptor()
 	// installation.DefaultReviewersRepo holds the default value on creation for the reviewers_repo field.
 	installation.DefaultReviewersRepo = installationDescReviewersRepo.Default.(string)
 	// installationDescSuspended is the schema descriptor for suspended field.
-	installationDescSuspended := installationFields[4].Descriptor()
+	installationDescSuspended := installationFields[5].Descriptor()
 	// installation.DefaultSuspended holds the default value on creation for the suspended field.
 	installation.DefaultSuspended = installationDescSuspended.Default.(bool)
 	// installationDescLastSyncCommit is the schema descriptor for last_sync_commit field.
-	installationDescLastSyncCommit := installationFields[6].Descriptor()
+	installationDescLastSyncCommit := installationFields[7].Descriptor()
 	// installation.DefaultLastSyncCommit holds the default value on creation for the last_sync_commit field.
 	installation.DefaultLastSyncCommit = installationDescLastSyncCommit.Default.(string)
 	// installationDescLastSyncError is the schema descriptor for last_sync_error field.
-	installationDescLastSyncError := installationFields[7].Descriptor()
+	installationDescLastSyncError := installationFields[8].Descriptor()
 	// installation.DefaultLastSyncError holds the default value on creation for the last_sync_error field.
 	installation.DefaultLastSyncError = installationDescLastSyncError.Default.(string)
 	// installationDescResolveBlocked is the schema descriptor for resolve_blocked field.

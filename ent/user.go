@@ -38,6 +38,10 @@ type User struct {
 	RepoAccess []int64 `json:"repo_access,omitempty"`
 	// RepoAccessRefreshedAt holds the value of the "repo_access_refreshed_at" field.
 	RepoAccessRefreshedAt *time.Time `json:"repo_access_refreshed_at,omitempty"`
+	// ids of the installations on organisations the user owns (admin there only), cached with repo_access
+	AdminInstallations []int `json:"admin_installations,omitempty"`
+	// the user's GitHub token from their last login, sealed (AES-GCM under CHAKSHU_SECRET_KEY): API tokens refresh their owner's access with it
+	GithubTokenSealed []byte `json:"-"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the UserQuery when eager-loading is set.
 	Edges        UserEdges `json:"edges"`
@@ -71,7 +75,7 @@ func (*User) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case user.FieldRepoAccess:
+		case user.FieldRepoAccess, user.FieldAdminInstallations, user.FieldGithubTokenSealed:
 			values[i] = new([]byte)
 		case user.FieldIsAdmin:
 			values[i] = new(sql.NullBool)
@@ -166,6 +170,20 @@ func (_m *User) assignValues(columns []string, values []any) error {
 				_m.RepoAccessRefreshedAt = new(time.Time)
 				*_m.RepoAccessRefreshedAt = value.Time
 			}
+		case user.FieldAdminInstallations:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field admin_installations", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.AdminInstallations); err != nil {
+					return fmt.Errorf("unmarshal field admin_installations: %w", err)
+				}
+			}
+		case user.FieldGithubTokenSealed:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field github_token_sealed", values[i])
+			} else if value != nil {
+				_m.GithubTokenSealed = *value
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -240,6 +258,11 @@ func (_m *User) String() string {
 		builder.WriteString("repo_access_refreshed_at=")
 		builder.WriteString(v.Format(time.ANSIC))
 	}
+	builder.WriteString(", ")
+	builder.WriteString("admin_installations=")
+	builder.WriteString(fmt.Sprintf("%v", _m.AdminInstallations))
+	builder.WriteString(", ")
+	builder.WriteString("github_token_sealed=<sensitive>")
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -139,6 +139,18 @@ func (_c *UserCreate) SetNillableRepoAccessRefreshedAt(v *time.Time) *UserCreate
 	return _c
 }
 
+// SetAdminInstallations sets the "admin_installations" field.
+func (_c *UserCreate) SetAdminInstallations(v []int) *UserCreate {
+	_c.mutation.SetAdminInstallations(v)
+	return _c
+}
+
+// SetGithubTokenSealed sets the "github_token_sealed" field.
+func (_c *UserCreate) SetGithubTokenSealed(v []byte) *UserCreate {
+	_c.mutation.SetGithubTokenSealed(v)
+	return _c
+}
+
 // AddAPITokenIDs adds the "api_tokens" edge to the APIToken entity by IDs.
 func (_c *UserCreate) AddAPITokenIDs(ids ...int) *UserCreate {
 	_c.mutation.AddAPITokenIDs(ids...)
@@ -300,6 +312,14 @@ func (_c *UserCreate) createSpec() (*User, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.RepoAccessRefreshedAt(); ok {
 		_spec.SetField(user.FieldRepoAccessRefreshedAt, field.TypeTime, value)
 		_node.RepoAccessRefreshedAt = &value
+	}
+	if value, ok := _c.mutation.AdminInstallations(); ok {
+		_spec.SetField(user.FieldAdminInstallations, field.TypeJSON, value)
+		_node.AdminInstallations = value
+	}
+	if value, ok := _c.mutation.GithubTokenSealed(); ok {
+		_spec.SetField(user.FieldGithubTokenSealed, field.TypeBytes, value)
+		_node.GithubTokenSealed = value
 	}
 	if nodes := _c.mutation.APITokensIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -501,6 +521,42 @@ func (u *UserUpsert) ClearRepoAccessRefreshedAt() *UserUpsert {
 	return u
 }
 
+// SetAdminInstallations sets the "admin_installations" field.
+func (u *UserUpsert) SetAdminInstallations(v []int) *UserUpsert {
+	u.Set(user.FieldAdminInstallations, v)
+	return u
+}
+
+// UpdateAdminInstallations sets the "admin_installations" field to the value that was provided on create.
+func (u *UserUpsert) UpdateAdminInstallations() *UserUpsert {
+	u.SetExcluded(user.FieldAdminInstallations)
+	return u
+}
+
+// ClearAdminInstallations clears the value of the "admin_installations" field.
+func (u *UserUpsert) ClearAdminInstallations() *UserUpsert {
+	u.SetNull(user.FieldAdminInstallations)
+	return u
+}
+
+// SetGithubTokenSealed sets the "github_token_sealed" field.
+func (u *UserUpsert) SetGithubTokenSealed(v []byte) *UserUpsert {
+	u.Set(user.FieldGithubTokenSealed, v)
+	return u
+}
+
+// UpdateGithubTokenSealed sets the "github_token_sealed" field to the value that was provided on create.
+func (u *UserUpsert) UpdateGithubTokenSealed() *UserUpsert {
+	u.SetExcluded(user.FieldGithubTokenSealed)
+	return u
+}
+
+// ClearGithubTokenSealed clears the value of the "github_token_sealed" field.
+func (u *UserUpsert) ClearGithubTokenSealed() *UserUpsert {
+	u.SetNull(user.FieldGithubTokenSealed)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create.
 // Using this option is equivalent to using:
 //
@@ -697,6 +753,48 @@ func (u *UserUpsertOne) UpdateRepoAccessRefreshedAt() *UserUpsertOne {
 func (u *UserUpsertOne) ClearRepoAccessRefreshedAt() *UserUpsertOne {
 	return u.Update(func(s *UserUpsert) {
 		s.ClearRepoAccessRefreshedAt()
+	})
+}
+
+// SetAdminInstallations sets the "admin_installations" field.
+func (u *UserUpsertOne) SetAdminInstallations(v []int) *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.SetAdminInstallations(v)
+	})
+}
+
+// UpdateAdminInstallations sets the "admin_installations" field to the value that was provided on create.
+func (u *UserUpsertOne) UpdateAdminInstallations() *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.UpdateAdminInstallations()
+	})
+}
+
+// ClearAdminInstallations clears the value of the "admin_installations" field.
+func (u *UserUpsertOne) ClearAdminInstallations() *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.ClearAdminInstallations()
+	})
+}
+
+// SetGithubTokenSealed sets the "github_token_sealed" field.
+func (u *UserUpsertOne) SetGithubTokenSealed(v []byte) *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.SetGithubTokenSealed(v)
+	})
+}
+
+// UpdateGithubTokenSealed sets the "github_token_sealed" field to the value that was provided on create.
+func (u *UserUpsertOne) UpdateGithubTokenSealed() *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.UpdateGithubTokenSealed()
+	})
+}
+
+// ClearGithubTokenSealed clears the value of the "github_token_sealed" field.
+func (u *UserUpsertOne) ClearGithubTokenSealed() *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.ClearGithubTokenSealed()
 	})
 }
 
@@ -1062,6 +1160,48 @@ func (u *UserUpsertBulk) UpdateRepoAccessRefreshedAt() *UserUpsertBulk {
 func (u *UserUpsertBulk) ClearRepoAccessRefreshedAt() *UserUpsertBulk {
 	return u.Update(func(s *UserUpsert) {
 		s.ClearRepoAccessRefreshedAt()
+	})
+}
+
+// SetAdminInstallations sets the "admin_installations" field.
+func (u *UserUpsertBulk) SetAdminInstallations(v []int) *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.SetAdminInstallations(v)
+	})
+}
+
+// UpdateAdminInstallations sets the "admin_installations" field to the value that was provided on create.
+func (u *UserUpsertBulk) UpdateAdminInstallations() *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.UpdateAdminInstallations()
+	})
+}
+
+// ClearAdminInstallations clears the value of the "admin_installations" field.
+func (u *UserUpsertBulk) ClearAdminInstallations() *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.ClearAdminInstallations()
+	})
+}
+
+// SetGithubTokenSealed sets the "github_token_sealed" field.
+func (u *UserUpsertBulk) SetGithubTokenSealed(v []byte) *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.SetGithubTokenSealed(v)
+	})
+}
+
+// UpdateGithubTokenSealed sets the "github_token_sealed" field to the value that was provided on create.
+func (u *UserUpsertBulk) UpdateGithubTokenSealed() *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.UpdateGithubTokenSealed()
+	})
+}
+
+// ClearGithubTokenSealed clears the value of the "github_token_sealed" field.
+func (u *UserUpsertBulk) ClearGithubTokenSealed() *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.ClearGithubTokenSealed()
 	})
 }
 

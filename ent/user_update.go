@@ -172,6 +172,36 @@ func (_u *UserUpdate) ClearRepoAccessRefreshedAt() *UserUpdate {
 	return _u
 }
 
+// SetAdminInstallations sets the "admin_installations" field.
+func (_u *UserUpdate) SetAdminInstallations(v []int) *UserUpdate {
+	_u.mutation.SetAdminInstallations(v)
+	return _u
+}
+
+// AppendAdminInstallations appends value to the "admin_installations" field.
+func (_u *UserUpdate) AppendAdminInstallations(v []int) *UserUpdate {
+	_u.mutation.AppendAdminInstallations(v)
+	return _u
+}
+
+// ClearAdminInstallations clears the value of the "admin_installations" field.
+func (_u *UserUpdate) ClearAdminInstallations() *UserUpdate {
+	_u.mutation.ClearAdminInstallations()
+	return _u
+}
+
+// SetGithubTokenSealed sets the "github_token_sealed" field.
+func (_u *UserUpdate) SetGithubTokenSealed(v []byte) *UserUpdate {
+	_u.mutation.SetGithubTokenSealed(v)
+	return _u
+}
+
+// ClearGithubTokenSealed clears the value of the "github_token_sealed" field.
+func (_u *UserUpdate) ClearGithubTokenSealed() *UserUpdate {
+	_u.mutation.ClearGithubTokenSealed()
+	return _u
+}
+
 // AddAPITokenIDs adds the "api_tokens" edge to the APIToken entity by IDs.
 func (_u *UserUpdate) AddAPITokenIDs(ids ...int) *UserUpdate {
 	_u.mutation.AddAPITokenIDs(ids...)
@@ -307,6 +337,23 @@ func (_u *UserUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.RepoAccessRefreshedAtCleared() {
 		_spec.ClearField(user.FieldRepoAccessRefreshedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.AdminInstallations(); ok {
+		_spec.SetField(user.FieldAdminInstallations, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedAdminInstallations(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, user.FieldAdminInstallations, value)
+		})
+	}
+	if _u.mutation.AdminInstallationsCleared() {
+		_spec.ClearField(user.FieldAdminInstallations, field.TypeJSON)
+	}
+	if value, ok := _u.mutation.GithubTokenSealed(); ok {
+		_spec.SetField(user.FieldGithubTokenSealed, field.TypeBytes, value)
+	}
+	if _u.mutation.GithubTokenSealedCleared() {
+		_spec.ClearField(user.FieldGithubTokenSealed, field.TypeBytes)
 	}
 	if _u.mutation.APITokensCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -516,6 +563,36 @@ func (_u *UserUpdateOne) ClearRepoAccessRefreshedAt() *UserUpdateOne {
 	return _u
 }
 
+// SetAdminInstallations sets the "admin_installations" field.
+func (_u *UserUpdateOne) SetAdminInstallations(v []int) *UserUpdateOne {
+	_u.mutation.SetAdminInstallations(v)
+	return _u
+}
+
+// AppendAdminInstallations appends value to the "admin_installations" field.
+func (_u *UserUpdateOne) AppendAdminInstallations(v []int) *UserUpdateOne {
+	_u.mutation.AppendAdminInstallations(v)
+	return _u
+}
+
+// ClearAdminInstallations clears the value of the "admin_installations" field.
+func (_u *UserUpdateOne) ClearAdminInstallations() *UserUpdateOne {
+	_u.mutation.ClearAdminInstallations()
+	return _u
+}
+
+// SetGithubTokenSealed sets the "github_token_sealed" field.
+func (_u *UserUpdateOne) SetGithubTokenSealed(v []byte) *UserUpdateOne {
+	_u.mutation.SetGithubTokenSealed(v)
+	return _u
+}
+
+// ClearGithubTokenSealed clears the value of the "github_token_sealed" field.
+func (_u *UserUpdateOne) ClearGithubTokenSealed() *UserUpdateOne {
+	_u.mutation.ClearGithubTokenSealed()
+	return _u
+}
+
 // AddAPITokenIDs adds the "api_tokens" edge to the APIToken entity by IDs.
 func (_u *UserUpdateOne) AddAPITokenIDs(ids ...int) *UserUpdateOne {
 	_u.mutation.AddAPITokenIDs(ids...)
@@ -681,6 +758,23 @@ func (_u *UserUpdateOne) sqlSave(ctx context.Context) (_node *User, err error) {
 	}
 	if _u.mutation.RepoAccessRefreshedAtCleared() {
 		_spec.ClearField(user.FieldRepoAccessRefreshedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.AdminInstallations(); ok {
+		_spec.SetField(user.FieldAdminInstallations, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedAdminInstallations(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, user.FieldAdminInstallations, value)
+		})
+	}
+	if _u.mutation.AdminInstallationsCleared() {
+		_spec.ClearField(user.FieldAdminInstallations, field.TypeJSON)
+	}
+	if value, ok := _u.mutation.GithubTokenSealed(); ok {
+		_spec.SetField(user.FieldGithubTokenSealed, field.TypeBytes, value)
+	}
+	if _u.mutation.GithubTokenSealedCleared() {
+		_spec.ClearField(user.FieldGithubTokenSealed, field.TypeBytes)
 	}
 	if _u.mutation.APITokensCleared() {
 		edge := &sqlgraph.EdgeSpec{

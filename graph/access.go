@@ -12,6 +12,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/apitoken"
+	"github.com/chakshu-dev/chakshu/ent/connectorcredential"
 	"github.com/chakshu-dev/chakshu/ent/finding"
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/predicate"
@@ -25,14 +26,20 @@ import (
 	"github.com/chakshu-dev/chakshu/server/auth"
 )
 
-// access is what a viewer may read: everything (admins), or the repositories
-// they can read on GitHub that Chakshu knows, and those repositories' installations.
+// access is what a viewer may read: everything (global admins), or the
+// repositories they can read on GitHub that Chakshu knows plus every
+// repository of the installations they administer (org owners), and those
+// repositories' installations.
 type access struct {
 	viewer    *auth.Viewer
 	all       bool
 	repoIDs   []int
 	instIDs   []int
 	repoNames []string // full names, for webhook events
+	// adminInst are the installations the viewer administers (not global
+	// admins: all covers them); adminInstGH their GitHub ids.
+	adminInst   map[int]bool
+	adminInstGH map[int64]bool
 }
 
 type accessCell struct {
@@ -67,11 +74,29 @@ func (h *api) access(ctx context.Context) (*access, error) {
 
 // loadAccess maps the viewer's GitHub repository ids to Chakshu's rows.
 func (h *api) loadAccess(ctx context.Context, v *auth.Viewer) (*access, error) {
-	a := &access{viewer: v, all: v.Admin}
+	a := &access{viewer: v, all: v.Admin, adminInst: map[int]bool{}, adminInstGH: map[int64]bool{}}
 	if a.all {
 		return a, nil
 	}
 	insts := map[int]bool{}
+	seen := map[int]bool{}
+	if len(v.AdminInstallations) > 0 {
+		ins, err := h.db.Installation.Query().Where(installation.IDIn(v.AdminInstallations...)).
+			WithRepositories(func(q *ent.RepositoryQuery) {
+				q.Where(repository.Removed(false)).Select(repository.FieldID, repository.FieldFullName, repository.InstallationColumn)
+			}).All(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("load administered installations: %w", err)
+		}
+		for _, in := range ins {
+			a.adminInst[in.ID], a.adminInstGH[in.GithubID], insts[in.ID] = true, true, true
+			for _, r := range in.Edges.Repositories {
+				seen[r.ID] = true
+				a.repoIDs = append(a.repoIDs, r.ID)
+				a.repoNames = append(a.repoNames, r.FullName)
+			}
+		}
+	}
 	const chunk = 5000
 	for i := 0; i < len(v.RepoGitHubIDs); i += chunk {
 		ids := v.RepoGitHubIDs[i:min(i+chunk, len(v.RepoGitHubIDs))]
@@ -82,6 +107,9 @@ func (h *api) loadAccess(ctx context.Context, v *auth.Viewer) (*access, error) {
 			return nil, fmt.Errorf("load readable repositories: %w", err)
 		}
 		for _, r := range repos {
+			if seen[r.ID] {
+				continue
+			}
 			a.repoIDs = append(a.repoIDs, r.ID)
 			a.repoNames = append(a.repoNames, r.FullName)
 			if r.Edges.Installation != nil {
@@ -113,6 +141,70 @@ func runsOf(repoIDs []int) *sql.Selector {
 	return q.Where(sql.InInts(t.C(run.RepositoryColumn), repoIDs...))
 }
 
+// The access predicates: what of each entity the viewer may read. The
+// interceptors apply them to every query; scopeWhere adds them inside every
+// where-input, so an edge predicate (hasRunsWith, hasRepositoryWith, … at any
+// depth, which ent turns into EXISTS subqueries no interceptor sees) only
+// matches rows the viewer may read. All of them are no-ops for a.all.
+
+func (a *access) runP() predicate.Run {
+	return func(s *sql.Selector) { s.Where(inInts(s, run.RepositoryColumn, a.repoIDs)) }
+}
+
+func (a *access) findingP() predicate.Finding {
+	return func(s *sql.Selector) { s.Where(sql.In(s.C(finding.RunColumn), runsOf(a.repoIDs))) }
+}
+
+func (a *access) runEventP() predicate.RunEvent {
+	return func(s *sql.Selector) { s.Where(sql.In(s.C(runevent.RunColumn), runsOf(a.repoIDs))) }
+}
+
+func (a *access) repositoryP() predicate.Repository {
+	return func(s *sql.Selector) { s.Where(inInts(s, repository.FieldID, a.repoIDs)) }
+}
+
+func (a *access) installationP() predicate.Installation {
+	return func(s *sql.Selector) { s.Where(inInts(s, installation.FieldID, a.instIDs)) }
+}
+
+func (a *access) reviewerP() predicate.Reviewer {
+	return func(s *sql.Selector) { s.Where(inInts(s, reviewer.InstallationColumn, a.instIDs)) }
+}
+
+func (a *access) learningP() predicate.ReviewLearning {
+	return func(s *sql.Selector) {
+		s.Where(sql.Or(
+			inInts(s, reviewlearning.RepositoryColumn, a.repoIDs),
+			sql.And(sql.IsNull(s.C(reviewlearning.RepositoryColumn)), inInts(s, reviewlearning.InstallationColumn, a.instIDs)),
+		))
+	}
+}
+
+func (a *access) webhookEventP() predicate.WebhookEvent {
+	if len(a.repoNames) == 0 {
+		return func(s *sql.Selector) { s.Where(sql.False()) }
+	}
+	return webhookevent.RepositoryIn(a.repoNames...)
+}
+
+func (a *access) userP() predicate.User { return user.ID(a.viewer.User.ID) }
+
+func (a *access) apiTokenP() predicate.APIToken {
+	return apitoken.HasOwnerWith(user.ID(a.viewer.User.ID))
+}
+
+// credentialP: connector credentials of the installations the viewer administers.
+func (a *access) credentialP() predicate.ConnectorCredential {
+	ids := make([]int, 0, len(a.adminInst))
+	for id := range a.adminInst {
+		ids = append(ids, id)
+	}
+	return func(s *sql.Selector) { s.Where(inInts(s, connectorcredential.InstallationColumn, ids)) }
+}
+
+// adminOver reports whether the viewer administers the installation with this id.
+func (a *access) adminOver(instID int) bool { return a.all || a.adminInst[instID] }
+
 // intercept filters every query of the GraphQL client by the viewer's access:
 // root connections, node(id:), edges and eager loads alike. No viewer, no rows.
 func (h *api) intercept(c *ent.Client) {
@@ -125,77 +217,24 @@ func (h *api) intercept(c *ent.Client) {
 			if err != nil {
 				return err
 			}
-			apply(a, q)
+			if !a.all {
+				apply(a, q)
+			}
 			return nil
 		})
 	}
-	c.Run.Intercept(filter(func(a *access, q ent.Query) {
-		if !a.all {
-			q.(*ent.RunQuery).Where(predicate.Run(func(s *sql.Selector) { s.Where(inInts(s, run.RepositoryColumn, a.repoIDs)) }))
-		}
-	}))
-	c.Finding.Intercept(filter(func(a *access, q ent.Query) {
-		if !a.all {
-			q.(*ent.FindingQuery).Where(predicate.Finding(func(s *sql.Selector) {
-				s.Where(sql.In(s.C(finding.RunColumn), runsOf(a.repoIDs)))
-			}))
-		}
-	}))
-	c.RunEvent.Intercept(filter(func(a *access, q ent.Query) {
-		if !a.all {
-			q.(*ent.RunEventQuery).Where(predicate.RunEvent(func(s *sql.Selector) {
-				s.Where(sql.In(s.C(runevent.RunColumn), runsOf(a.repoIDs)))
-			}))
-		}
-	}))
-	c.Repository.Intercept(filter(func(a *access, q ent.Query) {
-		if !a.all {
-			q.(*ent.RepositoryQuery).Where(predicate.Repository(func(s *sql.Selector) { s.Where(inInts(s, repository.FieldID, a.repoIDs)) }))
-		}
-	}))
-	c.Installation.Intercept(filter(func(a *access, q ent.Query) {
-		if !a.all {
-			q.(*ent.InstallationQuery).Where(predicate.Installation(func(s *sql.Selector) { s.Where(inInts(s, installation.FieldID, a.instIDs)) }))
-		}
-	}))
-	c.Reviewer.Intercept(filter(func(a *access, q ent.Query) {
-		if !a.all {
-			q.(*ent.ReviewerQuery).Where(predicate.Reviewer(func(s *sql.Selector) { s.Where(inInts(s, reviewer.InstallationColumn, a.instIDs)) }))
-		}
-	}))
-	c.ReviewLearning.Intercept(filter(func(a *access, q ent.Query) {
-		if !a.all {
-			q.(*ent.ReviewLearningQuery).Where(predicate.ReviewLearning(func(s *sql.Selector) {
-				s.Where(sql.Or(
-					inInts(s, reviewlearning.RepositoryColumn, a.repoIDs),
-					sql.And(sql.IsNull(s.C(reviewlearning.RepositoryColumn)), inInts(s, reviewlearning.InstallationColumn, a.instIDs)),
-				))
-			}))
-		}
-	}))
-	c.WebhookEvent.Intercept(filter(func(a *access, q ent.Query) {
-		if !a.all {
-			if len(a.repoNames) == 0 {
-				q.(*ent.WebhookEventQuery).Where(predicate.WebhookEvent(func(s *sql.Selector) { s.Where(sql.False()) }))
-				return
-			}
-			q.(*ent.WebhookEventQuery).Where(webhookevent.RepositoryIn(a.repoNames...))
-		}
-	}))
-	c.User.Intercept(filter(func(a *access, q ent.Query) {
-		if !a.all {
-			q.(*ent.UserQuery).Where(user.ID(a.viewer.User.ID))
-		}
-	}))
-	c.APIToken.Intercept(filter(func(a *access, q ent.Query) {
-		if !a.all {
-			q.(*ent.APITokenQuery).Where(apitoken.HasOwnerWith(user.ID(a.viewer.User.ID)))
-		}
-	}))
+	c.Run.Intercept(filter(func(a *access, q ent.Query) { q.(*ent.RunQuery).Where(a.runP()) }))
+	c.Finding.Intercept(filter(func(a *access, q ent.Query) { q.(*ent.FindingQuery).Where(a.findingP()) }))
+	c.RunEvent.Intercept(filter(func(a *access, q ent.Query) { q.(*ent.RunEventQuery).Where(a.runEventP()) }))
+	c.Repository.Intercept(filter(func(a *access, q ent.Query) { q.(*ent.RepositoryQuery).Where(a.repositoryP()) }))
+	c.Installation.Intercept(filter(func(a *access, q ent.Query) { q.(*ent.InstallationQuery).Where(a.installationP()) }))
+	c.Reviewer.Intercept(filter(func(a *access, q ent.Query) { q.(*ent.ReviewerQuery).Where(a.reviewerP()) }))
+	c.ReviewLearning.Intercept(filter(func(a *access, q ent.Query) { q.(*ent.ReviewLearningQuery).Where(a.learningP()) }))
+	c.WebhookEvent.Intercept(filter(func(a *access, q ent.Query) { q.(*ent.WebhookEventQuery).Where(a.webhookEventP()) }))
+	c.User.Intercept(filter(func(a *access, q ent.Query) { q.(*ent.UserQuery).Where(a.userP()) }))
+	c.APIToken.Intercept(filter(func(a *access, q ent.Query) { q.(*ent.APITokenQuery).Where(a.apiTokenP()) }))
 	c.ConnectorCredential.Intercept(filter(func(a *access, q ent.Query) {
-		if !a.all {
-			q.(*ent.ConnectorCredentialQuery).Where(predicate.ConnectorCredential(func(s *sql.Selector) { s.Where(sql.False()) }))
-		}
+		q.(*ent.ConnectorCredentialQuery).Where(a.credentialP())
 	}))
 	c.Worker.Intercept(filter(func(*access, ent.Query) {})) // any signed-in viewer
 	countOnlyWhenAsked(c)
@@ -247,7 +286,11 @@ func (h *api) fieldPolicy(ctx context.Context, next graphql.Resolver) (any, erro
 		}
 	default:
 		if adminOnlyFields[fc.Object+"."+fc.Field.Name] {
-			if v := auth.FromContext(ctx); v == nil || !v.Admin {
+			ok, err := h.adminOverParent(ctx, fc)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
 				return "", nil
 			}
 		}
@@ -255,13 +298,73 @@ func (h *api) fieldPolicy(ctx context.Context, next graphql.Resolver) (any, erro
 	return next(ctx)
 }
 
-// isAdmin reports whether the viewer is an admin.
-func isAdmin(ctx context.Context) bool {
+// adminOverParent reports whether the viewer administers the installation of
+// the object whose field fc resolves (a run, run event or webhook event).
+func (h *api) adminOverParent(ctx context.Context, fc *graphql.FieldContext) (bool, error) {
 	v := auth.FromContext(ctx)
-	return v != nil && v.Admin
+	if v == nil || !v.AnyAdmin() {
+		return false, nil
+	}
+	if v.Admin {
+		return true, nil
+	}
+	var obj any
+	for p := fc.Parent; p != nil && obj == nil; p = p.Parent {
+		obj = p.Result
+	}
+	a, err := h.access(ctx)
+	if err != nil {
+		return false, err
+	}
+	return h.adminOverObject(ctx, a, obj)
 }
 
-// requireAdmin refuses non-admins.
+// adminOverObject reports whether a administers obj's installation.
+func (h *api) adminOverObject(ctx context.Context, a *access, obj any) (bool, error) {
+	if a.all {
+		return true, nil
+	}
+	ctx = allowAllCtx(ctx)
+	var q *ent.RepositoryQuery
+	switch o := obj.(type) {
+	case **ent.Run:
+		return h.adminOverObject(ctx, a, *o)
+	case **ent.RunEvent:
+		return h.adminOverObject(ctx, a, *o)
+	case **ent.WebhookEvent:
+		return h.adminOverObject(ctx, a, *o)
+	case *ent.Run:
+		q = h.db.Run.QueryRepository(o)
+	case *ent.RunEvent:
+		q = h.db.RunEvent.QueryRun(o).QueryRepository()
+	case *ent.WebhookEvent:
+		return a.adminInstGH[o.InstallationID], nil
+	default:
+		return false, nil
+	}
+	inst, err := q.QueryInstallation().OnlyID(ctx)
+	if ent.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return a.adminInst[inst], nil
+}
+
+// requireAdminOf refuses viewers who do not administer the installation.
+func requireAdminOf(ctx context.Context, instID int) error {
+	v, err := viewer(ctx)
+	if err != nil {
+		return err
+	}
+	if !v.AdminOf(instID) {
+		return errAdminOnly
+	}
+	return nil
+}
+
+// requireAdmin refuses viewers who are not global admins.
 func requireAdmin(ctx context.Context) error {
 	v, err := viewer(ctx)
 	if err != nil {

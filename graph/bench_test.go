@@ -267,7 +267,7 @@ func benchHandler(b *testing.B, db *store.DB, drv dialect.Driver, users map[stri
 	if err != nil {
 		b.Fatal(err)
 	}
-	h, err := NewHandler(Config{DB: db, Log: log, Bus: notify.NewLocal(), Config: cfg, Auth: a, driver: drv})
+	h, err := NewHandler(Config{DB: db, Log: log, Bus: notify.NewLocal(), Config: cfg, Auth: a, Driver: drv})
 	if err != nil {
 		b.Fatal(err)
 	}

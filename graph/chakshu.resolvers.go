@@ -166,8 +166,10 @@ func (r *viewerResolver) User(ctx context.Context, obj *model.Viewer) (*ent.User
 
 // Payload is the resolver for the payload field.
 func (r *webhookEventResolver) Payload(ctx context.Context, obj *ent.WebhookEvent) (*string, error) {
-	if !isAdmin(ctx) {
-		return nil, nil
+	if a, err := r.h.access(ctx); err != nil {
+		return nil, err
+	} else if ok, err := r.h.adminOverObject(ctx, a, obj); err != nil || !ok {
+		return nil, err
 	}
 	p := string(obj.Payload)
 	return &p, nil

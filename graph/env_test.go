@@ -111,7 +111,7 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	}
 	e.drv = &countingDriver{Driver: entsql.OpenDB(db.Dialect, db.SQL)}
 	gql, err := NewHandler(Config{DB: db, Log: log, Bus: e.bus, Config: cfg, Auth: a, GitHub: apps,
-		PollInterval: 200 * time.Millisecond, driver: e.drv})
+		PollInterval: 200 * time.Millisecond, Driver: e.drv})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,8 +59,8 @@ type Config struct {
 	// derives it from Config.GitHubURL (the sandbox sets the simulator's pages).
 	GitHubWebURL string
 
-	// driver, when set, replaces the driver over DB.SQL (tests count statements).
-	driver dialect.Driver
+	// Driver, when set, replaces the driver over DB.SQL (tests count statements).
+	Driver dialect.Driver
 }
 
 // api holds what resolvers need.
@@ -94,7 +94,7 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = 2 * time.Second
 	}
-	drv := cfg.driver
+	drv := cfg.Driver
 	if drv == nil {
 		drv = entsql.OpenDB(cfg.DB.Dialect, cfg.DB.SQL)
 	}
@@ -125,10 +125,11 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	})
 	srv.AddTransport(transport.POST{})
 	srv.Use(extension.Introspection{})
-	srv.Use(limits{maxDepth: cfg.MaxDepth})
+	srv.Use(limits{maxDepth: cfg.MaxDepth, maxCost: cfg.MaxComplexity})
 	srv.Use(extension.FixedComplexityLimit(cfg.MaxComplexity))
 	srv.Use(mutationTx{client: h.client})
 	srv.AroundFields(h.fieldPolicy)
+	srv.AroundFields(h.scopeWhere)
 	srv.SetErrorPresenter(h.presentError)
 	srv.SetRecoverFunc(h.recoverPanic)
 

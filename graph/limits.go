@@ -14,16 +14,21 @@ import (
 	"github.com/chakshu-dev/chakshu/graph/exec"
 )
 
-// Page sizes of connections.
+// Page sizes of connections, and what lists cost.
 const (
 	MaxPageSize     = 100
 	DefaultPageSize = 50
+	// MaxNodeIDs caps nodes(ids:).
+	MaxNodeIDs = 100
+	// ListCost is the number of elements a list field (not a connection,
+	// whose page size is known) is priced at.
+	ListCost = 50
 )
 
 // limits checks each operation before it runs: nesting depth, and the page
 // size of every connection field (first/last ≤ 100; first: 50 is added when
 // neither is given, so no connection ever loads without a limit).
-type limits struct{ maxDepth int }
+type limits struct{ maxDepth, maxCost int }
 
 var _ interface {
 	graphql.HandlerExtension
@@ -38,7 +43,92 @@ func (l limits) MutateOperationContext(_ context.Context, oc *graphql.OperationC
 	if oc.Operation == nil {
 		return nil
 	}
-	return l.walk(oc.Operation.SelectionSet, oc.Variables, 1)
+	if err := l.walk(oc.Operation.SelectionSet, oc.Variables, 1); err != nil {
+		return err
+	}
+	if l.maxCost > 0 {
+		c, err := cost(oc.Operation.SelectionSet, oc.Variables)
+		if err != nil {
+			return err
+		}
+		if c > l.maxCost {
+			return gqlerror.Errorf("query complexity (cost) %d is over the budget of %d: ask for smaller pages or fewer nested lists", c, l.maxCost)
+		}
+	}
+	return nil
+}
+
+// cost prices a selection set before it runs: every field costs 1 plus its
+// children times how many times they run: a connection's page size
+// (first/last, default 50), len(ids) for nodes, ListCost for any other list
+// of objects (a connection's own edges and nodes lists are its page).
+// Fragments are priced where they are spread.
+func cost(set ast.SelectionSet, vars map[string]any) (int, *gqlerror.Error) {
+	total := 0
+	for _, sel := range set {
+		switch s := sel.(type) {
+		case *ast.Field:
+			if strings.HasPrefix(s.Name, "__") || s.Definition == nil {
+				continue
+			}
+			child, err := cost(s.SelectionSet, vars)
+			if err != nil {
+				return 0, err
+			}
+			n, err := multiplicity(s, vars)
+			if err != nil {
+				return 0, err
+			}
+			total += 1 + n*child
+		case *ast.InlineFragment:
+			c, err := cost(s.SelectionSet, vars)
+			if err != nil {
+				return 0, err
+			}
+			total += c
+		case *ast.FragmentSpread:
+			if s.Definition != nil {
+				c, err := cost(s.Definition.SelectionSet, vars)
+				if err != nil {
+					return 0, err
+				}
+				total += c
+			}
+		}
+		if total > 1<<30 {
+			return total, nil
+		}
+	}
+	return total, nil
+}
+
+// multiplicity is how many times a field's children run.
+func multiplicity(f *ast.Field, vars map[string]any) (int, *gqlerror.Error) {
+	def := f.Definition
+	if def.Arguments.ForName("first") != nil && def.Arguments.ForName("last") != nil {
+		args := f.ArgumentMap(vars)
+		if n, ok := intArg(args["first"]); ok {
+			return max(int(n), 1), nil
+		}
+		if n, ok := intArg(args["last"]); ok {
+			return max(int(n), 1), nil
+		}
+		return DefaultPageSize, nil
+	}
+	if def.Name == "nodes" && def.Arguments.ForName("ids") != nil {
+		ids, _ := f.ArgumentMap(vars)["ids"].([]any)
+		if len(ids) > MaxNodeIDs {
+			return 0, gqlerror.Errorf("nodes takes at most %d ids", MaxNodeIDs)
+		}
+		return max(len(ids), 1), nil
+	}
+	if def.Type.Elem == nil || len(f.SelectionSet) == 0 {
+		return 1, nil
+	}
+	if f.ObjectDefinition != nil && strings.HasSuffix(f.ObjectDefinition.Name, "Connection") {
+		return 1, nil // edges/nodes: the connection's page, priced by its first/last
+	}
+	return ListCost, nil
 }
 
 func (l limits) walk(set ast.SelectionSet, vars map[string]any, depth int) *gqlerror.Error {

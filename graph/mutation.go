@@ -36,19 +36,22 @@ func (h *api) notifyAfterCommit(ctx context.Context, topic string) {
 	})
 }
 
-// requireRepoWrite applies the PR-comment rule: admins, or people with write
-// access to the repository on GitHub (the installation's view of the
-// collaborator's permission).
+// requireRepoWrite applies the PR-comment rule: global admins, admins of the
+// repository's installation, or people with write access to the repository on
+// GitHub (the installation's view of the collaborator's permission).
 func (h *api) requireRepoWrite(ctx context.Context, v *auth.Viewer, repo *ent.Repository) error {
 	if v.Admin {
 		return nil
 	}
-	if h.cfg.GitHub == nil {
-		return forbidden("GitHub is not configured, so write access to %s cannot be checked", repo.FullName)
-	}
 	inst, err := repo.QueryInstallation().Only(allowAllCtx(ctx))
 	if err != nil {
 		return fmt.Errorf("repository installation: %w", err)
+	}
+	if v.AdminOf(inst.ID) {
+		return nil
+	}
+	if h.cfg.GitHub == nil {
+		return forbidden("GitHub is not configured, so write access to %s cannot be checked", repo.FullName)
 	}
 	ic, err := h.cfg.GitHub.Installation(inst.GithubID)
 	if err != nil {
@@ -97,12 +100,25 @@ func (h *api) cancelRun(ctx context.Context, id int) (*ent.Run, error) {
 }
 
 func (h *api) retryWebhookEvent(ctx context.Context, id int) (*ent.WebhookEvent, error) {
-	if err := requireAdmin(ctx); err != nil {
+	v, err := viewer(ctx)
+	if err != nil {
 		return nil, err
+	}
+	if !v.AnyAdmin() {
+		return nil, errAdminOnly
 	}
 	ev, err := h.client.WebhookEvent.Get(ctx, id)
 	if err != nil {
 		return nil, err
+	}
+	a, err := h.access(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if ok, err := h.adminOverObject(ctx, a, ev); err != nil {
+		return nil, err
+	} else if !ok {
+		return nil, errAdminOnly
 	}
 	// events.Retry writes through the store and wakes the event workers; this
 	// mutation is in ownWrites, so no request transaction holds the write lock.
@@ -115,7 +131,11 @@ func (h *api) retryWebhookEvent(ctx context.Context, id int) (*ent.WebhookEvent,
 }
 
 func (h *api) syncReviewers(ctx context.Context, installationID *int) (bool, error) {
-	if err := requireAdmin(ctx); err != nil {
+	if installationID == nil { // every installation: global admins only
+		if err := requireAdmin(ctx); err != nil {
+			return false, err
+		}
+	} else if err := requireAdminOf(ctx, *installationID); err != nil {
 		return false, err
 	}
 	c := h.clientFrom(ctx)
@@ -176,8 +196,8 @@ func (h *api) createLearning(ctx context.Context, in model.CreateLearningInput) 
 		if instID == 0 {
 			return nil, invalid("an installation learning needs installationID or repositoryID")
 		}
-		if !v.Admin {
-			return nil, forbidden("only admins can add learnings for a whole installation")
+		if !v.AdminOf(instID) {
+			return nil, forbidden("only admins of the installation can add learnings for all of it")
 		}
 		if repo != nil {
 			n.RepositoryID = repo.ID
@@ -203,12 +223,13 @@ func (h *api) setLearningEnabled(ctx context.Context, id int, enabled bool) (*en
 		return nil, err
 	}
 	c := h.clientFrom(ctx)
-	l, err := c.ReviewLearning.Query().Where(reviewlearning.ID(id)).WithRepository().Only(ctx)
+	l, err := c.ReviewLearning.Query().Where(reviewlearning.ID(id)).WithRepository().
+		WithInstallation(func(q *ent.InstallationQuery) { q.Select(installation.FieldID) }).Only(ctx)
 	if err != nil {
 		return nil, err
 	}
 	switch {
-	case v.Admin:
+	case l.Edges.Installation != nil && v.AdminOf(l.Edges.Installation.ID):
 	case l.Edges.Repository == nil:
 		return nil, forbidden("only admins can change learnings for a whole installation")
 	default:
@@ -228,7 +249,7 @@ func (h *api) credentials(ctx context.Context) (*connectors.Credentials, error) 
 }
 
 func (h *api) setConnectorCredential(ctx context.Context, in model.SetConnectorCredentialInput) (*ent.ConnectorCredential, error) {
-	if err := requireAdmin(ctx); err != nil {
+	if err := requireAdminOf(ctx, in.InstallationID); err != nil {
 		return nil, err
 	}
 	v, _ := viewer(ctx)
@@ -266,7 +287,17 @@ func (h *api) oneCredential(ctx context.Context, instID int, connector, name str
 }
 
 func (h *api) deleteConnectorCredential(ctx context.Context, id int) (bool, error) {
-	if err := requireAdmin(ctx); err != nil {
+	instID, err := h.db.ConnectorCredential.Query().Where(connectorcredential.ID(id)).QueryInstallation().OnlyID(allowAllCtx(ctx))
+	if ent.IsNotFound(err) {
+		if err := requireAdmin(ctx); err != nil { // no answer about other installations' ids
+			return false, err
+		}
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if err := requireAdminOf(ctx, instID); err != nil {
 		return false, err
 	}
 	c := h.clientFrom(ctx)
@@ -276,6 +307,9 @@ func (h *api) deleteConnectorCredential(ctx context.Context, id int) (bool, erro
 	}
 	return n > 0, nil
 }
+
+// DefaultTokenLifetime is how long an API token lasts when no expiresAt is given.
+const DefaultTokenLifetime = 90 * 24 * time.Hour
 
 func (h *api) createAPIToken(ctx context.Context, in model.CreateAPITokenInput) (*model.CreateAPITokenPayload, error) {
 	v, err := viewer(ctx)
@@ -294,6 +328,10 @@ func (h *api) createAPIToken(ctx context.Context, in model.CreateAPITokenInput) 
 	}
 	if in.ExpiresAt != nil && !in.ExpiresAt.After(time.Now()) {
 		return nil, invalid("expiresAt must be in the future")
+	}
+	if in.ExpiresAt == nil { // tokens expire by default; the payload shows when
+		exp := time.Now().Add(DefaultTokenLifetime).Truncate(time.Second)
+		in.ExpiresAt = &exp
 	}
 	c := h.clientFrom(ctx)
 	n, err := c.APIToken.Query().Where(apitoken.HasOwnerWith(user.ID(v.User.ID)), apitoken.RevokedAtIsNil()).Count(ctx)

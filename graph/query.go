@@ -58,7 +58,7 @@ func (h *api) viewer(ctx context.Context) (*model.Viewer, error) {
 		return nil, nil
 	}
 	out := &model.Viewer{User: v.User, Login: v.User.Login, Name: v.User.Name, AvatarURL: v.User.AvatarURL,
-		IsAdmin: v.Admin, AuthMethod: model.AuthMethodSession, CanWrite: v.CanWrite()}
+		IsAdmin: v.AnyAdmin(), AuthMethod: model.AuthMethodSession, CanWrite: v.CanWrite()}
 	if v.Method == auth.MethodToken {
 		out.AuthMethod = model.AuthMethodToken
 		s := apitoken.Scope(v.Scope)
@@ -165,9 +165,14 @@ func severityCounts(blocker, major, minor, nit int) *model.SeverityCounts {
 }
 
 func (h *api) connectorCredentials(ctx context.Context, installationID *int) ([]*ent.ConnectorCredential, error) {
-	if err := requireAdmin(ctx); err != nil {
+	v, err := viewer(ctx)
+	if err != nil {
 		return nil, err
 	}
+	if installationID != nil && !v.AdminOf(*installationID) || !v.AnyAdmin() {
+		return nil, errAdminOnly
+	}
+	// The filtered client keeps the installations the viewer administers.
 	q := h.clientFrom(ctx).ConnectorCredential.Query().Order(ent.Asc(connectorcredential.FieldConnector), ent.Asc(connectorcredential.FieldName))
 	if installationID != nil {
 		q.Where(connectorcredential.HasInstallationWith(installation.ID(*installationID)))

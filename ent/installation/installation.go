@@ -22,6 +22,8 @@ const (
 	FieldGithubID = "github_id"
 	// FieldAccountLogin holds the string denoting the account_login field in the database.
 	FieldAccountLogin = "account_login"
+	// FieldAccountID holds the string denoting the account_id field in the database.
+	FieldAccountID = "account_id"
 	// FieldAccountType holds the string denoting the account_type field in the database.
 	FieldAccountType = "account_type"
 	// FieldReviewersRepo holds the string denoting the reviewers_repo field in the database.
@@ -85,6 +87,7 @@ var Columns = []string{
 	FieldUpdatedAt,
 	FieldGithubID,
 	FieldAccountLogin,
+	FieldAccountID,
 	FieldAccountType,
 	FieldReviewersRepo,
 	FieldSuspended,
@@ -112,6 +115,8 @@ var (
 	DefaultUpdatedAt func() time.Time
 	// UpdateDefaultUpdatedAt holds the default value on update for the "updated_at" field.
 	UpdateDefaultUpdatedAt func() time.Time
+	// DefaultAccountID holds the default value on creation for the "account_id" field.
+	DefaultAccountID int64
 	// DefaultAccountType holds the default value on creation for the "account_type" field.
 	DefaultAccountType string
 	// DefaultReviewersRepo holds the default value on creation for the "reviewers_repo" field.
@@ -152,6 +157,11 @@ func ByGithubID(opts ...sql.OrderTermOption) OrderOption {
 // ByAccountLogin orders the results by the account_login field.
 func ByAccountLogin(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldAccountLogin, opts...).ToFunc()
+}
+
+// ByAccountID orders the results by the account_id field.
+func ByAccountID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldAccountID, opts...).ToFunc()
 }
 
 // ByAccountType orders the results by the account_type field.

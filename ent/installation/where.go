@@ -75,6 +75,11 @@ func AccountLogin(v string) predicate.Installation {
 	return predicate.Installation(sql.FieldEQ(FieldAccountLogin, v))
 }
 
+// AccountID applies equality check predicate on the "account_id" field. It's identical to AccountIDEQ.
+func AccountID(v int64) predicate.Installation {
+	return predicate.Installation(sql.FieldEQ(FieldAccountID, v))
+}
+
 // AccountType applies equality check predicate on the "account_type" field. It's identical to AccountTypeEQ.
 func AccountType(v string) predicate.Installation {
 	return predicate.Installation(sql.FieldEQ(FieldAccountType, v))
@@ -298,6 +303,46 @@ func AccountLoginEqualFold(v string) predicate.Installation {
 // AccountLoginContainsFold applies the ContainsFold predicate on the "account_login" field.
 func AccountLoginContainsFold(v string) predicate.Installation {
 	return predicate.Installation(sql.FieldContainsFold(FieldAccountLogin, v))
+}
+
+// AccountIDEQ applies the EQ predicate on the "account_id" field.
+func AccountIDEQ(v int64) predicate.Installation {
+	return predicate.Installation(sql.FieldEQ(FieldAccountID, v))
+}
+
+// AccountIDNEQ applies the NEQ predicate on the "account_id" field.
+func AccountIDNEQ(v int64) predicate.Installation {
+	return predicate.Installation(sql.FieldNEQ(FieldAccountID, v))
+}
+
+// AccountIDIn applies the In predicate on the "account_id" field.
+func AccountIDIn(vs ...int64) predicate.Installation {
+	return predicate.Installation(sql.FieldIn(FieldAccountID, vs...))
+}
+
+// AccountIDNotIn applies the NotIn predicate on the "account_id" field.
+func AccountIDNotIn(vs ...int64) predicate.Installation {
+	return predicate.Installation(sql.FieldNotIn(FieldAccountID, vs...))
+}
+
+// AccountIDGT applies the GT predicate on the "account_id" field.
+func AccountIDGT(v int64) predicate.Installation {
+	return predicate.Installation(sql.FieldGT(FieldAccountID, v))
+}
+
+// AccountIDGTE applies the GTE predicate on the "account_id" field.
+func AccountIDGTE(v int64) predicate.Installation {
+	return predicate.Installation(sql.FieldGTE(FieldAccountID, v))
+}
+
+// AccountIDLT applies the LT predicate on the "account_id" field.
+func AccountIDLT(v int64) predicate.Installation {
+	return predicate.Installation(sql.FieldLT(FieldAccountID, v))
+}
+
+// AccountIDLTE applies the LTE predicate on the "account_id" field.
+func AccountIDLTE(v int64) predicate.Installation {
+	return predicate.Installation(sql.FieldLTE(FieldAccountID, v))
 }
 
 // AccountTypeEQ applies the EQ predicate on the "account_type" field.

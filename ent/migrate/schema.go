@@ -221,6 +221,7 @@ var (
 		{Name: "updated_at", Type: field.TypeTime},
 		{Name: "github_id", Type: field.TypeInt64, Unique: true},
 		{Name: "account_login", Type: field.TypeString},
+		{Name: "account_id", Type: field.TypeInt64, Default: 0},
 		{Name: "account_type", Type: field.TypeString, Default: "Organization"},
 		{Name: "reviewers_repo", Type: field.TypeString, Default: ""},
 		{Name: "suspended", Type: field.TypeBool, Default: false},
@@ -547,6 +548,8 @@ var (
 		{Name: "last_login_at", Type: field.TypeTime, Nullable: true},
 		{Name: "repo_access", Type: field.TypeJSON, Nullable: true},
 		{Name: "repo_access_refreshed_at", Type: field.TypeTime, Nullable: true},
+		{Name: "admin_installations", Type: field.TypeJSON, Nullable: true},
+		{Name: "github_token_sealed", Type: field.TypeBytes, Nullable: true},
 	}
 	// UsersTable holds the schema information for the "users" table.
 	UsersTable = &schema.Table{

@@ -19,6 +19,8 @@ func (Installation) Fields() []ent.Field {
 		field.Int64("github_id").Unique().Comment("GitHub's installation id"),
 		field.String("account_login").
 			Comment("the organisation or user the GitHub App is installed on"),
+		field.Int64("account_id").Default(0).Annotations(gqlSkipAll()).
+			Comment("GitHub's id of the account the App is installed on: organisations are recognised by it, not by login (a renamed org's login can be taken by someone else); 0 until an installation event or sync records it"),
 		field.String("account_type").Default("Organization").
 			Comment("Organization or User"),
 		field.String("reviewers_repo").Default("").

@@ -31,6 +31,10 @@ func (User) Fields() []ent.Field {
 		field.JSON("repo_access", []int64{}).Optional().Annotations(gqlSkipAll()).
 			Comment("GitHub ids of repositories the user can read, cached"),
 		field.Time("repo_access_refreshed_at").Optional().Nillable().Annotations(gqlSkipAll()),
+		field.JSON("admin_installations", []int{}).Optional().Annotations(gqlSkipAll()).
+			Comment("ids of the installations on organisations the user owns (admin there only), cached with repo_access"),
+		field.Bytes("github_token_sealed").Optional().Sensitive().Annotations(gqlSkipAll()).
+			Comment("the user's GitHub token from their last login, sealed (AES-GCM under CHAKSHU_SECRET_KEY): API tokens refresh their owner's access with it"),
 	}
 }
 

@@ -34,6 +34,10 @@ const (
 	FieldRepoAccess = "repo_access"
 	// FieldRepoAccessRefreshedAt holds the string denoting the repo_access_refreshed_at field in the database.
 	FieldRepoAccessRefreshedAt = "repo_access_refreshed_at"
+	// FieldAdminInstallations holds the string denoting the admin_installations field in the database.
+	FieldAdminInstallations = "admin_installations"
+	// FieldGithubTokenSealed holds the string denoting the github_token_sealed field in the database.
+	FieldGithubTokenSealed = "github_token_sealed"
 	// EdgeAPITokens holds the string denoting the api_tokens edge name in mutations.
 	EdgeAPITokens = "api_tokens"
 	// Table holds the table name of the user in the database.
@@ -60,6 +64,8 @@ var Columns = []string{
 	FieldLastLoginAt,
 	FieldRepoAccess,
 	FieldRepoAccessRefreshedAt,
+	FieldAdminInstallations,
+	FieldGithubTokenSealed,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).

@@ -100,6 +100,11 @@ func RepoAccessRefreshedAt(v time.Time) predicate.User {
 	return predicate.User(sql.FieldEQ(FieldRepoAccessRefreshedAt, v))
 }
 
+// GithubTokenSealed applies equality check predicate on the "github_token_sealed" field. It's identical to GithubTokenSealedEQ.
+func GithubTokenSealed(v []byte) predicate.User {
+	return predicate.User(sql.FieldEQ(FieldGithubTokenSealed, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.User {
 	return predicate.User(sql.FieldEQ(FieldCreatedAt, v))
@@ -533,6 +538,66 @@ func RepoAccessRefreshedAtIsNil() predicate.User {
 // RepoAccessRefreshedAtNotNil applies the NotNil predicate on the "repo_access_refreshed_at" field.
 func RepoAccessRefreshedAtNotNil() predicate.User {
 	return predicate.User(sql.FieldNotNull(FieldRepoAccessRefreshedAt))
+}
+
+// AdminInstallationsIsNil applies the IsNil predicate on the "admin_installations" field.
+func AdminInstallationsIsNil() predicate.User {
+	return predicate.User(sql.FieldIsNull(FieldAdminInstallations))
+}
+
+// AdminInstallationsNotNil applies the NotNil predicate on the "admin_installations" field.
+func AdminInstallationsNotNil() predicate.User {
+	return predicate.User(sql.FieldNotNull(FieldAdminInstallations))
+}
+
+// GithubTokenSealedEQ applies the EQ predicate on the "github_token_sealed" field.
+func GithubTokenSealedEQ(v []byte) predicate.User {
+	return predicate.User(sql.FieldEQ(FieldGithubTokenSealed, v))
+}
+
+// GithubTokenSealedNEQ applies the NEQ predicate on the "github_token_sealed" field.
+func GithubTokenSealedNEQ(v []byte) predicate.User {
+	return predicate.User(sql.FieldNEQ(FieldGithubTokenSealed, v))
+}
+
+// GithubTokenSealedIn applies the In predicate on the "github_token_sealed" field.
+func GithubTokenSealedIn(vs ...[]byte) predicate.User {
+	return predicate.User(sql.FieldIn(FieldGithubTokenSealed, vs...))
+}
+
+// GithubTokenSealedNotIn applies the NotIn predicate on the "github_token_sealed" field.
+func GithubTokenSealedNotIn(vs ...[]byte) predicate.User {
+	return predicate.User(sql.FieldNotIn(FieldGithubTokenSealed, vs...))
+}
+
+// GithubTokenSealedGT applies the GT predicate on the "github_token_sealed" field.
+func GithubTokenSealedGT(v []byte) predicate.User {
+	return predicate.User(sql.FieldGT(FieldGithubTokenSealed, v))
+}
+
+// GithubTokenSealedGTE applies the GTE predicate on the "github_token_sealed" field.
+func GithubTokenSealedGTE(v []byte) predicate.User {
+	return predicate.User(sql.FieldGTE(FieldGithubTokenSealed, v))
+}
+
+// GithubTokenSealedLT applies the LT predicate on the "github_token_sealed" field.
+func GithubTokenSealedLT(v []byte) predicate.User {
+	return predicate.User(sql.FieldLT(FieldGithubTokenSealed, v))
+}
+
+// GithubTokenSealedLTE applies the LTE predicate on the "github_token_sealed" field.
+func GithubTokenSealedLTE(v []byte) predicate.User {
+	return predicate.User(sql.FieldLTE(FieldGithubTokenSealed, v))
+}
+
+// GithubTokenSealedIsNil applies the IsNil predicate on the "github_token_sealed" field.
+func GithubTokenSealedIsNil() predicate.User {
+	return predicate.User(sql.FieldIsNull(FieldGithubTokenSealed))
+}
+
+// GithubTokenSealedNotNil applies the NotNil predicate on the "github_token_sealed" field.
+func GithubTokenSealedNotNil() predicate.User {
+	return predicate.User(sql.FieldNotNull(FieldGithubTokenSealed))
 }
 
 // HasAPITokens applies the HasEdge predicate on the "api_tokens" edge.

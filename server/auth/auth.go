@@ -17,6 +17,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/internal/config"
+	"github.com/chakshu-dev/chakshu/internal/connectors"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/server"
 )
@@ -49,6 +50,11 @@ type Config struct {
 	// AccessTTL is how long the cached list of readable repositories is trusted
 	// before a session refreshes it from GitHub (default 10 min).
 	AccessTTL time.Duration
+	// TokenAccessTTL is how long an API token trusts its owner's cached access
+	// before refreshing it from GitHub with the owner's stored GitHub token
+	// (default 1 h); when that fails the token reads nothing until its owner
+	// signs in again.
+	TokenAccessTTL time.Duration
 	// Scopes are OAuth scopes to request; empty suits a GitHub App's user tokens.
 	Scopes []string
 	// Now is the clock (tests); nil means time.Now.
@@ -70,6 +76,7 @@ type Auth struct {
 	secure   bool
 	http     *http.Client
 	limits   *tokenLimits // per API token (ratelimit.go)
+	sealer   *connectors.Sealer // seals users' GitHub tokens at rest
 }
 
 // New validates cfg and returns an Auth.
@@ -87,6 +94,9 @@ func New(cfg Config) (*Auth, error) {
 	if cfg.AccessTTL <= 0 {
 		cfg.AccessTTL = 10 * time.Minute
 	}
+	if cfg.TokenAccessTTL <= 0 {
+		cfg.TokenAccessTTL = time.Hour
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -100,6 +110,9 @@ func New(cfg Config) (*Auth, error) {
 	a := &Auth{cfg: cfg, log: cfg.Log, db: cfg.DB, secure: pub.Scheme == "https", apiURL: c.GitHubURL, http: cfg.HTTPClient}
 	a.limits = newTokenLimits(c.APITokenRate, c.APITokenBurst)
 
+	if a.sealer, err = connectors.NewSealer(derive(c.SecretKey, "github-token")); err != nil {
+		return nil, err
+	}
 	a.sessions = sessions.NewCookieStore(derive(c.SecretKey, "session-hash"), derive(c.SecretKey, "session-block")[:32])
 	a.sessions.Options = &sessions.Options{
 		Path: "/", MaxAge: int(cfg.SessionMaxAge / time.Second), HttpOnly: true,

@@ -17,8 +17,8 @@ func TestSafeReturn(t *testing.T) {
 	}
 	for in, want := range cases {
 		t.Run(in, func(t *testing.T) {
-			if got := safeReturn(in); got != want {
-				t.Errorf("safeReturn(%q) = %q, want %q", in, got, want)
+			if got := SafeReturn(in); got != want {
+				t.Errorf("SafeReturn(%q) = %q, want %q", in, got, want)
 			}
 		})
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strings"
 
 	"github.com/google/go-github/v88/github"
 
@@ -15,39 +14,44 @@ import (
 // maxOwnerChecks caps how many organisations a login asks GitHub about.
 const maxOwnerChecks = 100
 
-// ownsInstalledOrg reports whether the token's user is an active owner
-// (membership role "admin", state "active") of an organisation the App is
-// installed on: such a user is a Chakshu admin (DESIGN §11's "org owners").
+// ownedInstallations returns the ids of the installations on organisations
+// the token's user is an active owner of (membership role "admin", state
+// "active"): such a user is admin of those installations only (DESIGN §9).
 // It asks GET /user/memberships/orgs/{org} with the user's own token for each
-// organisation Chakshu has an installation for; not being a member (404) or
-// not being allowed to see the membership (403) means not an owner.
-func (a *Auth) ownsInstalledOrg(ctx context.Context, c *github.Client) (bool, error) {
-	orgs, err := a.db.Installation.Query().
-		Where(installation.AccountType("Organization"), installation.Suspended(false)).
+// organisation installation whose account id Chakshu knows, and counts the
+// answer only when the membership's organisation has that id: a login names
+// whoever holds it now (a renamed organisation's old login can be registered by
+// someone else), the id does not change. Not being a member (404) or not being
+// allowed to see the membership (403) means not an owner.
+func (a *Auth) ownedInstallations(ctx context.Context, c *github.Client) ([]int, error) {
+	insts, err := a.db.Installation.Query().
+		Where(installation.AccountType("Organization"), installation.Suspended(false), installation.AccountIDNEQ(0)).
 		Order(installation.ByID()).Limit(maxOwnerChecks).
-		Select(installation.FieldAccountLogin).Strings(ctx)
+		Select(installation.FieldID, installation.FieldAccountLogin, installation.FieldAccountID).All(ctx)
 	if err != nil {
-		return false, fmt.Errorf("list installed organisations: %w", err)
+		return nil, fmt.Errorf("list installed organisations: %w", err)
 	}
-	seen := map[string]bool{}
-	for _, org := range orgs {
-		if seen[strings.ToLower(org)] {
-			continue
-		}
-		seen[strings.ToLower(org)] = true
-		m, resp, err := c.Organizations.GetOrgMembership(ctx, "", org)
-		if err != nil {
-			if resp != nil && slices.Contains([]int{http.StatusNotFound, http.StatusForbidden}, resp.StatusCode) {
-				continue
+	owned := []int{}
+	asked := map[int64]*github.Membership{}
+	for _, in := range insts {
+		m, seen := asked[in.AccountID]
+		if !seen {
+			var resp *github.Response
+			m, resp, err = c.Organizations.GetOrgMembership(ctx, "", in.AccountLogin)
+			if err != nil {
+				if resp != nil && resp.StatusCode == http.StatusUnauthorized {
+					return nil, errTokenRevoked
+				}
+				if resp == nil || !slices.Contains([]int{http.StatusNotFound, http.StatusForbidden}, resp.StatusCode) {
+					return nil, fmt.Errorf("membership in %s: %w", in.AccountLogin, err)
+				}
+				m = nil
 			}
-			if resp != nil && resp.StatusCode == http.StatusUnauthorized {
-				return false, errTokenRevoked
-			}
-			return false, fmt.Errorf("membership in %s: %w", org, err)
+			asked[in.AccountID] = m
 		}
-		if m.GetRole() == "admin" && m.GetState() == "active" {
-			return true, nil
+		if m != nil && m.GetOrganization().GetID() == in.AccountID && m.GetRole() == "admin" && m.GetState() == "active" {
+			owned = append(owned, in.ID)
 		}
 	}
-	return false, nil
+	return owned, nil
 }

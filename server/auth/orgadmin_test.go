@@ -40,7 +40,7 @@ func TestOrgOwnersAreAdmins(t *testing.T) {
 		sim.SetPermission("acme/api", "carol", "read")
 		sim.SetPermission("acme/api", "gina", "read")
 		inst := sim.Install(appID, "acme", nil, nil)
-		db.Installation.Create().SetGithubID(inst).SetAccountLogin("acme").ExecX(ctx)
+		db.Installation.Create().SetGithubID(inst).SetAccountLogin("acme").SetAccountID(sim.UserID("acme")).ExecX(ctx)
 
 		var now atomic.Int64
 		now.Store(time.Now().Unix())

@@ -79,7 +79,7 @@ func (a *Auth) sandbox(w http.ResponseWriter, r *http.Request) {
 		server.WriteError(w, http.StatusInternalServerError, "INTERNAL", "internal error")
 		return
 	}
-	ret := safeReturn(r.FormValue("return_to"))
+	ret := SafeReturn(r.FormValue("return_to"))
 	if strings.Contains(r.Header.Get("Accept"), "text/html") {
 		http.Redirect(w, r, ret, http.StatusSeeOther)
 		return

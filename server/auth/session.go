@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -66,7 +67,7 @@ func (a *Auth) sessionViewer(w http.ResponseWriter, r *http.Request) (*Viewer, e
 			u = nu
 		}
 	}
-	return &Viewer{User: u, Admin: a.isAdmin(u), Method: MethodSession, RepoGitHubIDs: u.RepoAccess, oauthToken: tok}, nil
+	return &Viewer{User: u, Admin: a.isAdmin(u), AdminInstallations: u.AdminInstallations, Method: MethodSession, RepoGitHubIDs: u.RepoAccess, oauthToken: tok}, nil
 }
 
 var errTokenRevoked = errors.New("github token revoked")
@@ -78,8 +79,8 @@ type githubUser struct {
 	Name      string
 	AvatarURL string
 	Repos     []int64
-	// OrgOwner: an active owner of an organisation the App is installed on.
-	OrgOwner bool
+	// AdminInstallations: installations on organisations the user owns.
+	AdminInstallations []int
 }
 
 func (a *Auth) userClient(ctx context.Context, token string) *github.Client {
@@ -105,7 +106,7 @@ func (a *Auth) fetchUser(ctx context.Context, token string) (*githubUser, error)
 	if gu.Repos, err = a.fetchRepos(ctx, c); err != nil {
 		return nil, err
 	}
-	if gu.OrgOwner, err = a.ownsInstalledOrg(ctx, c); err != nil {
+	if gu.AdminInstallations, err = a.ownedInstallations(ctx, c); err != nil {
 		return nil, err
 	}
 	return gu, nil
@@ -143,16 +144,19 @@ func (a *Auth) refreshAccess(ctx context.Context, u *ent.User, token string) (*e
 	if err != nil {
 		return nil, err
 	}
-	owner, err := a.ownsInstalledOrg(ctx, c)
+	owned, err := a.ownedInstallations(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	return a.db.User.UpdateOne(u).SetRepoAccess(ids).SetIsAdmin(owner).SetRepoAccessRefreshedAt(a.cfg.Now()).Save(ctx)
+	// is_admin (global) is no longer granted by org ownership: cleared here so
+	// a flag set that way by an older version does not outlive this refresh.
+	return a.db.User.UpdateOne(u).SetRepoAccess(ids).SetIsAdmin(false).SetAdminInstallations(owned).
+		SetRepoAccessRefreshedAt(a.cfg.Now()).Save(ctx)
 }
 
 // login starts the OAuth web flow, or offers the sandbox login.
 func (a *Auth) login(w http.ResponseWriter, r *http.Request) {
-	ret := safeReturn(r.URL.Query().Get("return_to"))
+	ret := SafeReturn(r.URL.Query().Get("return_to"))
 	if a.oauth == nil {
 		if a.SandboxLogin() {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -219,6 +223,11 @@ func (a *Auth) callback(w http.ResponseWriter, r *http.Request) {
 		server.WriteError(w, http.StatusInternalServerError, "INTERNAL", "internal error")
 		return
 	}
+	if err := a.storeGitHubToken(r.Context(), u, tok.AccessToken); err != nil {
+		a.log.Error("store github token", "err", err)
+		server.WriteError(w, http.StatusInternalServerError, "INTERNAL", "internal error")
+		return
+	}
 	if err := a.startSession(w, r, u, tok.AccessToken); err != nil {
 		a.log.Error("start session", "err", err)
 		server.WriteError(w, http.StatusInternalServerError, "INTERNAL", "internal error")
@@ -232,7 +241,7 @@ func (a *Auth) upsertUser(ctx context.Context, gu *githubUser) (*ent.User, error
 	now := a.cfg.Now()
 	id, err := a.db.User.Create().SetGithubID(gu.ID).SetLogin(gu.Login).SetName(gu.Name).
 		SetAvatarURL(gu.AvatarURL).SetLastLoginAt(now).
-		SetRepoAccess(gu.Repos).SetIsAdmin(gu.OrgOwner).SetRepoAccessRefreshedAt(now).
+		SetRepoAccess(gu.Repos).SetIsAdmin(false).SetAdminInstallations(gu.AdminInstallations).SetRepoAccessRefreshedAt(now).
 		OnConflictColumns(user.FieldGithubID).UpdateNewValues().ID(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("upsert user %s: %w", gu.Login, err)
@@ -308,15 +317,34 @@ func (a *Auth) me(w http.ResponseWriter, r *http.Request) {
 	body := Me{CSRFToken: tok, Login: MeLogin{GitHub: a.oauth != nil, Sandbox: a.SandboxLogin(), SandboxUsers: a.sandboxUsers()}}
 	if v := FromContext(r.Context()); v != nil {
 		body.Authenticated = true
-		body.User = &MeUser{ID: v.User.ID, Login: v.User.Login, Name: v.User.Name, AvatarURL: v.User.AvatarURL, IsAdmin: v.Admin, CanWrite: v.CanWrite()}
+		body.User = &MeUser{ID: v.User.ID, Login: v.User.Login, Name: v.User.Name, AvatarURL: v.User.AvatarURL, IsAdmin: v.AnyAdmin(), CanWrite: v.CanWrite()}
 	}
 	server.WriteJSON(w, http.StatusOK, body)
 }
 
-// safeReturn keeps redirects on this site: a path starting with one slash.
-func safeReturn(p string) string {
-	if p == "" || !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.HasPrefix(p, "/\\") || strings.ContainsAny(p, "\r\n") {
+// SafeReturn keeps redirects after login on this site: a path starting with
+// exactly one slash, made of printable ASCII without backslashes, whose
+// percent-decoded form has no control characters or backslashes and does not
+// start with two slashes either. Anything else becomes "/". Browsers remove
+// tabs and newlines anywhere in a URL and read "\" as "/", so "/\t/evil.com"
+// and "/\evil.com" would otherwise leave the site as "//evil.com".
+func SafeReturn(p string) string {
+	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") {
 		return "/"
+	}
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; c <= ' ' || c >= 0x7f || c == '\\' {
+			return "/"
+		}
+	}
+	dec, err := url.PathUnescape(p)
+	if err != nil || strings.HasPrefix(dec, "//") {
+		return "/"
+	}
+	for i := 0; i < len(dec); i++ {
+		if c := dec[i]; c < ' ' || c == 0x7f || c == '\\' {
+			return "/"
+		}
 	}
 	return p
 }

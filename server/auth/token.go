@@ -69,6 +69,56 @@ func (a *Auth) tokenViewer(ctx context.Context, header string) (*Viewer, error) 
 			a.log.Warn("record api token use", "err", err)
 		}
 	}
-	u := t.Edges.Owner
-	return &Viewer{User: u, Admin: a.isAdmin(u), Method: MethodToken, Scope: string(t.Scope), TokenID: t.ID, RepoGitHubIDs: u.RepoAccess}, nil
+	u := a.tokenOwnerAccess(ctx, t.Edges.Owner)
+	return &Viewer{User: u, Admin: a.isAdmin(u), AdminInstallations: u.AdminInstallations, Method: MethodToken, Scope: string(t.Scope), TokenID: t.ID, RepoGitHubIDs: u.RepoAccess}, nil
+}
+
+// tokenAD binds a sealed GitHub token to its user.
+func tokenAD(u *ent.User) []byte { return []byte(fmt.Sprintf("user/%d/github-token", u.ID)) }
+
+// storeGitHubToken keeps the user's GitHub token from this login, sealed, so
+// their API tokens can refresh their access while the portal session is gone.
+func (a *Auth) storeGitHubToken(ctx context.Context, u *ent.User, token string) error {
+	sealed, err := a.sealer.Seal([]byte(token), tokenAD(u))
+	if err != nil {
+		return err
+	}
+	return a.db.User.UpdateOne(u).SetGithubTokenSealed(sealed).Exec(ctx)
+}
+
+// tokenOwnerAccess returns the token owner with access no older than
+// TokenAccessTTL: refreshed from GitHub with the owner's stored GitHub token
+// when stale. When it cannot be refreshed (no stored token, GitHub revoked
+// it, or GitHub does not answer) the owner acts with no repositories and no
+// installation admin rights: someone removed from the organisation loses
+// access within the hour, not at their next portal login.
+func (a *Auth) tokenOwnerAccess(ctx context.Context, u *ent.User) *ent.User {
+	now := a.cfg.Now()
+	if u.RepoAccessRefreshedAt != nil && now.Sub(*u.RepoAccessRefreshedAt) <= a.cfg.TokenAccessTTL {
+		return u
+	}
+	locked := *u
+	locked.RepoAccess, locked.AdminInstallations = nil, nil // is_admin: the sandbox user only, not from GitHub
+	if len(u.GithubTokenSealed) == 0 {
+		return &locked
+	}
+	tok, err := a.sealer.Open(u.GithubTokenSealed, tokenAD(u))
+	if err != nil {
+		a.log.Warn("open stored github token", "user", u.Login, "err", err)
+		return &locked
+	}
+	nu, err := a.refreshAccess(ctx, u, string(tok))
+	if errors.Is(err, errTokenRevoked) {
+		// Until they sign in again: no access, and no GitHub call per request.
+		if err := a.db.User.UpdateOne(u).ClearGithubTokenSealed().SetRepoAccess([]int64{}).
+			SetAdminInstallations([]int{}).Exec(ctx); err != nil {
+			a.log.Warn("clear revoked github token", "user", u.Login, "err", err)
+		}
+		return &locked
+	}
+	if err != nil {
+		a.log.Warn("refresh api token owner's access", "user", u.Login, "err", err)
+		return &locked
+	}
+	return nu
 }

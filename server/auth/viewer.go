@@ -31,9 +31,13 @@ const (
 type Viewer struct {
 	// User is the signed-in user (the token's owner for API tokens).
 	User *ent.User
-	// Admin is true for configured admins (CHAKSHU_ADMINS) and users whose
-	// is_admin flag is set in the database.
+	// Admin is true for global admins: configured admins (CHAKSHU_ADMINS)
+	// and users whose is_admin flag is set in the database (the sandbox user).
 	Admin bool
+	// AdminInstallations are the ids of the installations (on organisations
+	// the user owns, matched by the organisation's id) the user administers;
+	// owning an organisation makes one admin of its installation only.
+	AdminInstallations []int
 	// Method says how the request authenticated.
 	Method Method
 	// Scope is the API token's scope (read or write); empty for sessions.
@@ -51,6 +55,14 @@ type Viewer struct {
 func (v *Viewer) CanWrite() bool {
 	return v != nil && (v.Method == MethodSession || v.Scope == ScopeWrite)
 }
+
+// AdminOf reports whether the viewer administers the installation with this id.
+func (v *Viewer) AdminOf(installationID int) bool {
+	return v != nil && (v.Admin || slices.Contains(v.AdminInstallations, installationID))
+}
+
+// AnyAdmin reports whether the viewer administers anything (global or one installation).
+func (v *Viewer) AnyAdmin() bool { return v != nil && (v.Admin || len(v.AdminInstallations) > 0) }
 
 // CanReadRepo reports whether the viewer can read the repository with this GitHub id.
 func (v *Viewer) CanReadRepo(githubID int64) bool {

@@ -95,7 +95,7 @@ func (h *handler) ensureInstallation(ctx context.Context, id int64, owner accoun
 	if err == nil || !ent.IsNotFound(err) {
 		return inst, err
 	}
-	c := h.cfg.DB.Installation.Create().SetGithubID(id).SetAccountLogin(owner.Login)
+	c := h.cfg.DB.Installation.Create().SetGithubID(id).SetAccountLogin(owner.Login).SetAccountID(owner.ID)
 	if t := owner.Type; t != "" {
 		c.SetAccountType(t)
 	}

@@ -54,6 +54,10 @@ func (h *handler) upsertInstallation(ctx context.Context, in *installationPayloa
 	if acct.Login != "" {
 		up.UpdateAccountLogin()
 	}
+	if acct.ID != 0 { // org owners are recognised by this id (server/auth/orgadmin.go)
+		c.SetAccountID(acct.ID)
+		up.UpdateAccountID()
+	}
 	if t := acct.Type; t != "" {
 		c.SetAccountType(t)
 		up.UpdateAccountType()

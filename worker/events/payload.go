@@ -12,6 +12,7 @@ type user struct {
 }
 
 type account struct {
+	ID    int64  `json:"id"`
 	Login string `json:"login"`
 	Type  string `json:"type"`
 }
