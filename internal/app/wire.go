@@ -13,6 +13,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/config"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/metrics"
+	"github.com/chakshu-dev/chakshu/internal/models"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/publish"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
@@ -40,6 +41,8 @@ type deps struct {
 	// githubWebURL is GitHub's web base for links; empty derives it from the
 	// API base (the sandbox: the simulator's pages).
 	githubWebURL string
+	// models is the model catalogue in force (built in, plus CHAKSHU_MODEL_CATALOG).
+	models *models.Source
 }
 
 func newGitHub(cfg *config.Config, reg prometheus.Registerer) (*gh.Apps, error) {
@@ -61,6 +64,7 @@ func webRoutes(d deps) ([]server.Route, func(), error) {
 		DB: d.db, Log: d.log, Bus: d.bus, GitHub: d.github,
 		Issuer: d.cfg.OIDCIssuer, Audience: d.cfg.OIDCAudience, PublicURL: d.cfg.PublicURL, AppSlug: d.cfg.AppSlug,
 		SecretKey: d.cfg.SecretKey, ModelURL: d.cfg.ModelURL, ModelAPIKey: d.cfg.ModelAPIKey,
+		Models: d.models, ModelBetas: d.cfg.ModelBetas,
 		AllowPlainHTTPConnectors: d.cfg.Sandbox,
 	})
 	if err != nil {
