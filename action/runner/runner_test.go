@@ -33,7 +33,7 @@ func reviewJob() runnerproto.Job {
 		ClaudeMD: "Flag SQL injection and ignored errors.",
 		Skills:   []runnerproto.Skill{{Name: "sql-injection", Description: "How to spot injectable SQL", Content: "# SQL injection\nLook for string-built queries."}},
 		Tools:    []runnerproto.ToolDef{{Name: "github.get_file", Description: "Read a file of another repository", InputSchema: json.RawMessage(`{"type":"object","properties":{"repo":{"type":"string"}}}`)}},
-		Model:    "claude-sonnet-4-5", MaxCostUSD: 1, MaxTurns: 10, WallSeconds: 60,
+		Model:    "claude-sonnet-5-5", MaxCostUSD: 1, MaxTurns: 10, WallSeconds: 60,
 	}
 }
 

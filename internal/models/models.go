@@ -16,6 +16,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/chakshu-dev/chakshu/internal/strictjson"
@@ -102,14 +103,14 @@ type Catalog struct {
 	Origin string
 }
 
-// Builtin is the catalogue shipped with the binary.
-func Builtin() *Catalog {
+// Builtin is the catalogue shipped with the binary (parsed once; read only).
+var Builtin = sync.OnceValue(func() *Catalog {
 	c, err := Parse(builtinJSON, "the built-in model catalogue")
 	if err != nil {
 		panic("models: built-in catalogue: " + err.Error()) // a test pins it
 	}
 	return c
-}
+})
 
 // Parse reads a catalogue file.
 func Parse(b []byte, origin string) (*Catalog, error) {

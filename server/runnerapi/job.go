@@ -275,6 +275,12 @@ func (a *API) buildJob(ctx context.Context, rn *ent.Run, log *slog.Logger) (*run
 	if job.Model == "" {
 		job.Model = jc.cfg.Model
 	}
+	if cat, _ := a.cfg.Models.Catalog(); cat != nil {
+		if e, err := cat.Lookup(job.Model); err == nil {
+			forced := e.ForcedToolChoice
+			job.ForcedToolChoice = &forced
+		}
+	}
 	job.MaxCostUSD = rn.MaxCostUsd
 	if job.MaxCostUSD <= 0 {
 		job.MaxCostUSD = jc.cfg.MaxCostUSD

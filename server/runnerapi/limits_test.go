@@ -46,7 +46,7 @@ func TestGatewayCapAndRateLimitThroughAPI(t *testing.T) {
 			t.Fatalf("job cap %v", job.MaxCostUSD)
 		}
 		path := runPath(runnerproto.PathModel, rn.ID) + "/v1/messages"
-		msg := `{"model":"claude-sonnet-4-5","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`
+		msg := `{"model":"claude-sonnet-5-5","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`
 		hdr := map[string]string{"Authorization": "Bearer " + job.RunToken}
 		if st := w.do(path, msg, hdr, nil); st != 200 {
 			t.Fatalf("first: %d", st)
