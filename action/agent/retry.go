@@ -78,6 +78,9 @@ func advice(resp *http.Response, now time.Time) (time.Duration, bool) {
 	return 0, false
 }
 
+// minWait is the shortest wait between two attempts.
+const minWait = 50 * time.Millisecond
+
 func backoff(n int) time.Duration {
 	d := min(8*time.Second, time.Duration(float64(500*time.Millisecond)*float64(int(1)<<min(n, 5))))
 	return d - time.Duration(rand.Int64N(int64(d/4)+1))
@@ -110,6 +113,7 @@ func (rt *retrier) middleware(req *http.Request, next func(*http.Request) (*http
 		if !ok {
 			wait = backoff(n)
 		}
+		wait = max(wait, minWait) // "retry-after: 0" from a server that stays down must not spin
 		if rt.now().Add(wait).Sub(start) > rt.horizon {
 			resp.Header.Set("x-should-retry", "false") // the SDK must not retry on its own either
 			return resp, nil
