@@ -117,7 +117,7 @@ func webRoutes(d deps) ([]server.Route, func(), error) {
 // workerParts builds every loop `chakshu worker` runs and the heartbeaters of
 // what those loops hold.
 func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, []func(context.Context, string, time.Time) error, error) {
-	syncer, err := reviewers.NewSyncer(reviewers.SyncerConfig{DB: d.db, Clients: d.github, Log: d.log})
+	syncer, err := reviewers.NewSyncer(reviewers.SyncerConfig{DB: d.db, Clients: d.github, Log: d.log, Models: d.models})
 	if err != nil {
 		return nil, nil, err
 	}
