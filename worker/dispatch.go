@@ -15,7 +15,9 @@ import (
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/models"
 	"github.com/chakshu-dev/chakshu/internal/notify"
+	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/runs"
 	"github.com/chakshu-dev/chakshu/internal/store"
 )
@@ -43,6 +45,9 @@ type DispatchConfig struct {
 	AppSlug string
 	// PollInterval is the safety-net poll; wake-ups come from the bus.
 	PollInterval time.Duration
+	// Models is the model catalogue; a run whose model is unknown or
+	// retired fails at once. Nil means the built-in catalogue.
+	Models *models.Source
 }
 
 // Dispatcher claims queued runs, opens their check runs and starts the
@@ -112,6 +117,26 @@ func (d *Dispatcher) Dispatch(ctx context.Context, id int) {
 	}
 }
 
+// checkModel fails a run whose model cannot be used now (unknown, retired)
+// before any workflow starts: the check run names the fix.
+func (d *Dispatcher) checkModel(r *ent.Run, rv *ent.Reviewer) error {
+	model := r.Model
+	if model == "" {
+		cfg, err := reviewers.FromEnt(rv)
+		if err != nil {
+			return nil // the job fetch reports a broken config
+		}
+		model = cfg.Model
+	}
+	if err := reviewers.CheckModel(d.cfg.Models, model, time.Now()); err != nil {
+		return &dispatchFailure{
+			reason: fmt.Sprintf("The reviewer %s cannot run: its %s. Set `model:` in reviewers/%s/reviewer.yaml of the reviewers repository to an active model and ask again.", rv.Name, err, rv.Name),
+			detail: err.Error(),
+		}
+	}
+	return nil
+}
+
 type dispatchFailure struct{ reason, detail string }
 
 func (f *dispatchFailure) Error() string { return f.reason + ": " + f.detail }
@@ -139,6 +164,9 @@ func (d *Dispatcher) dispatch(ctx context.Context, log *slog.Logger, r *ent.Run,
 	checkID, err := d.ensureCheck(ctx, c, r, owner, name, rv.Name)
 	if err != nil {
 		return fmt.Errorf("create check run: %w", err)
+	}
+	if err := d.checkModel(r, rv); err != nil {
+		return err
 	}
 
 	pr, _, err := c.PullRequests.Get(ctx, owner, name, r.PrNumber)

@@ -131,7 +131,7 @@ func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, [
 		return nil, nil, err
 	}
 	disp, err := worker.NewDispatcher(worker.DispatchConfig{DB: d.db, Log: d.log, Bus: d.bus, GitHub: d.github,
-		WorkerID: workerID, PublicURL: d.cfg.PublicURL, AppSlug: d.cfg.AppSlug, PollInterval: d.cfg.PollInterval})
+		WorkerID: workerID, PublicURL: d.cfg.PublicURL, AppSlug: d.cfg.AppSlug, PollInterval: d.cfg.PollInterval, Models: d.models})
 	if err != nil {
 		return nil, nil, err
 	}
