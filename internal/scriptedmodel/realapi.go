@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -218,4 +219,42 @@ func (pc *promptCache) use(bs []cacheBlock, minTokens int64, now time.Time) (rea
 		pc.entries[b.hash] = now.Add(b.ttl)
 	}
 	return read, w5m, w1h
+}
+
+// serveModels answers the Models API (docs "Models API": GET /v1/models
+// lists the models the key may use; GET /v1/models/{model_id} takes an id or
+// an alias and answers the model with its canonical id, else 404
+// not_found_error). It checks the key like POST /v1/messages.
+func (m *model) serveModels(w http.ResponseWriter, r *http.Request) {
+	if m.cfg.APIKey != "" && r.Header.Get("x-api-key") != m.cfg.APIKey {
+		apiError(w, http.StatusUnauthorized, "authentication_error", "invalid x-api-key")
+		return
+	}
+	type modelInfo struct {
+		Type        string `json:"type"`
+		ID          string `json:"id"`
+		DisplayName string `json:"display_name"`
+		CreatedAt   string `json:"created_at"`
+	}
+	info := func(e *models.Entry) modelInfo {
+		return modelInfo{Type: "model", ID: e.ID, DisplayName: e.Name, CreatedAt: "2026-01-01T00:00:00Z"}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, id, found := strings.Cut(r.URL.Path, "/v1/models/")
+	if found && id != "" {
+		e, ok := m.checkModel(id)
+		if !ok {
+			apiError(w, http.StatusNotFound, "not_found_error", "model: "+id)
+			return
+		}
+		_ = json.NewEncoder(w).Encode(info(e))
+		return
+	}
+	var data []modelInfo
+	for _, e := range m.catalog().Entries() {
+		if _, ok := m.checkModel(e.ID); ok {
+			data = append(data, info(e))
+		}
+	}
+	_ = json.NewEncoder(w).Encode(map[string]any{"data": data, "has_more": false})
 }
