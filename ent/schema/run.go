@@ -66,6 +66,7 @@ func (Run) Fields() []ent.Field {
 		field.Int64("output_tokens").Default(0),
 		field.Int64("cache_read_tokens").Default(0),
 		field.Int64("cache_write_tokens").Default(0),
+		field.Text("model_price").Default("").Comment("the model's prices the run was metered at (JSON, US dollars per million tokens: input, output, cache_write_5m, cache_write_1h, cache_read; tiers), from the model catalogue"),
 		field.Int("turns").Default(0),
 		field.Int64("duration_ms").Default(0).Annotations(gqlOrderField("DURATION")),
 		field.Text("summary").Default(""),

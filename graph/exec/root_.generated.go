@@ -179,6 +179,15 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	ModelStatus struct {
+		Model       func(childComplexity int) int
+		Provider    func(childComplexity int) int
+		Replacement func(childComplexity int) int
+		RetiresOn   func(childComplexity int) int
+		State       func(childComplexity int) int
+		Warning     func(childComplexity int) int
+	}
+
 	Mutation struct {
 		CancelRun                 func(childComplexity int, id int) int
 		CreateAPIToken            func(childComplexity int, input model.CreateAPITokenInput) int
@@ -302,6 +311,7 @@ type ComplexityRoot struct {
 		Enabled         func(childComplexity int) int
 		ID              func(childComplexity int) int
 		Installation    func(childComplexity int) int
+		ModelStatus     func(childComplexity int) int
 		Name            func(childComplexity int) int
 		Runs            func(childComplexity int, after *entgql.Cursor[int], first *int, before *entgql.Cursor[int], last *int, orderBy *ent.RunOrder, where *ent.RunWhereInput) int
 		Skills          func(childComplexity int) int
@@ -389,6 +399,7 @@ type ComplexityRoot struct {
 		Links               func(childComplexity int) int
 		MaxCostUsd          func(childComplexity int) int
 		Model               func(childComplexity int) int
+		ModelPrice          func(childComplexity int) int
 		NextAttemptAt       func(childComplexity int) int
 		Note                func(childComplexity int) int
 		OutputTokens        func(childComplexity int) int
@@ -1154,6 +1165,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.InstallationEdge.Node(childComplexity), true
 
+	case "ModelStatus.model":
+		if e.ComplexityRoot.ModelStatus.Model == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelStatus.Model(childComplexity), true
+	case "ModelStatus.provider":
+		if e.ComplexityRoot.ModelStatus.Provider == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelStatus.Provider(childComplexity), true
+	case "ModelStatus.replacement":
+		if e.ComplexityRoot.ModelStatus.Replacement == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelStatus.Replacement(childComplexity), true
+	case "ModelStatus.retiresOn":
+		if e.ComplexityRoot.ModelStatus.RetiresOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelStatus.RetiresOn(childComplexity), true
+	case "ModelStatus.state":
+		if e.ComplexityRoot.ModelStatus.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelStatus.State(childComplexity), true
+	case "ModelStatus.warning":
+		if e.ComplexityRoot.ModelStatus.Warning == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelStatus.Warning(childComplexity), true
+
 	case "Mutation.cancelRun":
 		if e.ComplexityRoot.Mutation.CancelRun == nil {
 			break
@@ -1830,6 +1878,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Reviewer.Installation(childComplexity), true
+	case "Reviewer.modelStatus":
+		if e.ComplexityRoot.Reviewer.ModelStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reviewer.ModelStatus(childComplexity), true
 	case "Reviewer.name":
 		if e.ComplexityRoot.Reviewer.Name == nil {
 			break
@@ -2282,6 +2336,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Run.Model(childComplexity), true
+	case "Run.modelPrice":
+		if e.ComplexityRoot.Run.ModelPrice == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Run.ModelPrice(childComplexity), true
 	case "Run.nextAttemptAt":
 		if e.ComplexityRoot.Run.NextAttemptAt == nil {
 			break
@@ -5567,6 +5627,10 @@ type Run implements Node {
   outputTokens: Int!
   cacheReadTokens: Int!
   cacheWriteTokens: Int!
+  """
+  the model's prices the run was metered at (JSON, US dollars per million tokens: input, output, cache_write_5m, cache_write_1h, cache_read; tiers), from the model catalogue
+  """
+  modelPrice: String!
   turns: Int!
   durationMs: Int!
   summary: String!
@@ -6304,6 +6368,22 @@ input RunWhereInput {
   cacheWriteTokensGTE: Int
   cacheWriteTokensLT: Int
   cacheWriteTokensLTE: Int
+  """
+  model_price field predicates
+  """
+  modelPrice: String
+  modelPriceNEQ: String
+  modelPriceIn: [String!]
+  modelPriceNotIn: [String!]
+  modelPriceGT: String
+  modelPriceGTE: String
+  modelPriceLT: String
+  modelPriceLTE: String
+  modelPriceContains: String
+  modelPriceHasPrefix: String
+  modelPriceHasSuffix: String
+  modelPriceEqualFold: String
+  modelPriceContainsFold: String
   """
   turns field predicates
   """
@@ -7081,6 +7161,43 @@ input WorkerWhereInput {
   stoppedNEQ: Boolean
 }
 `, BuiltIn: false},
+	{Name: "../../schema/models.graphqls", Input: `"""
+A reviewer's model as the model catalogue sees it (DESIGN §7, Models).
+"""
+type ModelStatus {
+  """
+  the model id in force (reviewer.yaml's model, or the default)
+  """
+  model: String!
+  """
+  the catalogue's provider, empty when the catalogue does not know the model
+  """
+  provider: String!
+  """
+  active, deprecated, retired or unknown
+  """
+  state: String!
+  """
+  retirement date (YYYY-MM-DD) of a deprecated or retired model
+  """
+  retiresOn: String
+  """
+  the suggested replacement model id
+  """
+  replacement: String
+  """
+  set from 60 days before retirement, and for retired or unknown models: what to do
+  """
+  warning: String
+}
+
+extend type Reviewer {
+  """
+  the reviewer's model and its lifecycle status
+  """
+  modelStatus: ModelStatus!
+}
+`, BuiltIn: false},
 	{Name: "../../schema/portal.graphqls", Input: `# What the portal needs beyond the API's data (issue 12).
 
 extend type Query {
@@ -7374,6 +7491,24 @@ func (ec *executionContext) childFields_InstallationEdge(ctx context.Context, fi
 	return nil, fmt.Errorf("no field named %q was found under type InstallationEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_ModelStatus(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "model":
+		return ec.fieldContext_ModelStatus_model(ctx, field)
+	case "provider":
+		return ec.fieldContext_ModelStatus_provider(ctx, field)
+	case "state":
+		return ec.fieldContext_ModelStatus_state(ctx, field)
+	case "retiresOn":
+		return ec.fieldContext_ModelStatus_retiresOn(ctx, field)
+	case "replacement":
+		return ec.fieldContext_ModelStatus_replacement(ctx, field)
+	case "warning":
+		return ec.fieldContext_ModelStatus_warning(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ModelStatus", field.Name)
+}
+
 func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "hasNextPage":
@@ -7572,6 +7707,8 @@ func (ec *executionContext) childFields_Reviewer(ctx context.Context, field grap
 		return ec.fieldContext_Reviewer_connectors(ctx, field)
 	case "stats":
 		return ec.fieldContext_Reviewer_stats(ctx, field)
+	case "modelStatus":
+		return ec.fieldContext_Reviewer_modelStatus(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Reviewer", field.Name)
 }
@@ -7708,6 +7845,8 @@ func (ec *executionContext) childFields_Run(ctx context.Context, field graphql.C
 		return ec.fieldContext_Run_cacheReadTokens(ctx, field)
 	case "cacheWriteTokens":
 		return ec.fieldContext_Run_cacheWriteTokens(ctx, field)
+	case "modelPrice":
+		return ec.fieldContext_Run_modelPrice(ctx, field)
 	case "turns":
 		return ec.fieldContext_Run_turns(ctx, field)
 	case "durationMs":

@@ -74,7 +74,7 @@ func webRoutes(d deps) ([]server.Route, func(), error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("auth: %w", err)
 	}
-	gql, err := graph.NewHandler(graph.Config{DB: d.db, Log: d.log, Bus: d.bus, Config: d.cfg, Auth: au, GitHub: d.github,
+	gql, err := graph.NewHandler(graph.Config{DB: d.db, Log: d.log, Bus: d.bus, Config: d.cfg, Auth: au, GitHub: d.github, Models: d.models,
 		GitHubWebURL: d.githubWebURL})
 	if err != nil {
 		return nil, nil, fmt.Errorf("graphql: %w", err)

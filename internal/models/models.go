@@ -11,6 +11,7 @@ package models
 
 import (
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -310,4 +311,18 @@ func (e *Entry) PriceFor(promptTokens int64) Price {
 		}
 	}
 	return p
+}
+
+// PriceJSON is e's prices as stored on a run (the run records what it was
+// metered at): the base price's fields, with the tiers when there are any.
+func (e *Entry) PriceJSON() string {
+	if e.Price == nil {
+		return ""
+	}
+	v := struct {
+		Price
+		Tiers []Tier `json:"tiers,omitempty"`
+	}{*e.Price, e.Tiers}
+	b, _ := json.Marshal(v)
+	return string(b)
 }
