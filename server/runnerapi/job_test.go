@@ -68,6 +68,13 @@ func TestJobLifecycle(t *testing.T) {
 		if job.Model != "claude-sonnet-5-5" || job.MaxCostUSD != 2 || job.MaxTurns != 40 || job.IncrementalSince != "" {
 			t.Errorf("caps: %s %v %d %q", job.Model, job.MaxCostUSD, job.MaxTurns, job.IncrementalSince)
 		}
+		// Sonnet 5.5 refuses forced tool choice; the run records the prices it is metered at.
+		if job.ForcedToolChoice == nil || *job.ForcedToolChoice {
+			t.Errorf("forced tool choice %v, want false for claude-sonnet-5-5", job.ForcedToolChoice)
+		}
+		if p := db.Run.GetX(context.Background(), rn.ID).ModelPrice; p != `{"input":2,"output":10,"cache_write_5m":2.5,"cache_write_1h":4,"cache_read":0.1}` {
+			t.Errorf("model price on the run %q", p)
+		}
 		if job.PR.Title != "Add login" || job.PR.HeadSHA != rn.HeadSha || job.PR.Author != "alice" {
 			t.Errorf("pr %+v", job.PR)
 		}
