@@ -1513,6 +1513,11 @@ func (_q *RunQuery) collectField(ctx context.Context, oneNode bool, opCtx *graph
 				selectedFields = append(selectedFields, run.FieldCacheWriteTokens)
 				fieldSeen[run.FieldCacheWriteTokens] = struct{}{}
 			}
+		case "modelPrice":
+			if _, ok := fieldSeen[run.FieldModelPrice]; !ok {
+				selectedFields = append(selectedFields, run.FieldModelPrice)
+				fieldSeen[run.FieldModelPrice] = struct{}{}
+			}
 		case "turns":
 			if _, ok := fieldSeen[run.FieldTurns]; !ok {
 				selectedFields = append(selectedFields, run.FieldTurns)

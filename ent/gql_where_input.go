@@ -4410,6 +4410,21 @@ type RunWhereInput struct {
 	CacheWriteTokensLT    *int64  `json:"cacheWriteTokensLT,omitempty"`
 	CacheWriteTokensLTE   *int64  `json:"cacheWriteTokensLTE,omitempty"`
 
+	// "model_price" field predicates.
+	ModelPrice             *string  `json:"modelPrice,omitempty"`
+	ModelPriceNEQ          *string  `json:"modelPriceNEQ,omitempty"`
+	ModelPriceIn           []string `json:"modelPriceIn,omitempty"`
+	ModelPriceNotIn        []string `json:"modelPriceNotIn,omitempty"`
+	ModelPriceGT           *string  `json:"modelPriceGT,omitempty"`
+	ModelPriceGTE          *string  `json:"modelPriceGTE,omitempty"`
+	ModelPriceLT           *string  `json:"modelPriceLT,omitempty"`
+	ModelPriceLTE          *string  `json:"modelPriceLTE,omitempty"`
+	ModelPriceContains     *string  `json:"modelPriceContains,omitempty"`
+	ModelPriceHasPrefix    *string  `json:"modelPriceHasPrefix,omitempty"`
+	ModelPriceHasSuffix    *string  `json:"modelPriceHasSuffix,omitempty"`
+	ModelPriceEqualFold    *string  `json:"modelPriceEqualFold,omitempty"`
+	ModelPriceContainsFold *string  `json:"modelPriceContainsFold,omitempty"`
+
 	// "turns" field predicates.
 	Turns      *int  `json:"turns,omitempty"`
 	TurnsNEQ   *int  `json:"turnsNEQ,omitempty"`
@@ -5783,6 +5798,45 @@ func (i *RunWhereInput) P() (predicate.Run, error) {
 	}
 	if i.CacheWriteTokensLTE != nil {
 		predicates = append(predicates, run.CacheWriteTokensLTE(*i.CacheWriteTokensLTE))
+	}
+	if i.ModelPrice != nil {
+		predicates = append(predicates, run.ModelPriceEQ(*i.ModelPrice))
+	}
+	if i.ModelPriceNEQ != nil {
+		predicates = append(predicates, run.ModelPriceNEQ(*i.ModelPriceNEQ))
+	}
+	if len(i.ModelPriceIn) > 0 {
+		predicates = append(predicates, run.ModelPriceIn(i.ModelPriceIn...))
+	}
+	if len(i.ModelPriceNotIn) > 0 {
+		predicates = append(predicates, run.ModelPriceNotIn(i.ModelPriceNotIn...))
+	}
+	if i.ModelPriceGT != nil {
+		predicates = append(predicates, run.ModelPriceGT(*i.ModelPriceGT))
+	}
+	if i.ModelPriceGTE != nil {
+		predicates = append(predicates, run.ModelPriceGTE(*i.ModelPriceGTE))
+	}
+	if i.ModelPriceLT != nil {
+		predicates = append(predicates, run.ModelPriceLT(*i.ModelPriceLT))
+	}
+	if i.ModelPriceLTE != nil {
+		predicates = append(predicates, run.ModelPriceLTE(*i.ModelPriceLTE))
+	}
+	if i.ModelPriceContains != nil {
+		predicates = append(predicates, run.ModelPriceContains(*i.ModelPriceContains))
+	}
+	if i.ModelPriceHasPrefix != nil {
+		predicates = append(predicates, run.ModelPriceHasPrefix(*i.ModelPriceHasPrefix))
+	}
+	if i.ModelPriceHasSuffix != nil {
+		predicates = append(predicates, run.ModelPriceHasSuffix(*i.ModelPriceHasSuffix))
+	}
+	if i.ModelPriceEqualFold != nil {
+		predicates = append(predicates, run.ModelPriceEqualFold(*i.ModelPriceEqualFold))
+	}
+	if i.ModelPriceContainsFold != nil {
+		predicates = append(predicates, run.ModelPriceContainsFold(*i.ModelPriceContainsFold))
 	}
 	if i.Turns != nil {
 		predicates = append(predicates, run.TurnsEQ(*i.Turns))

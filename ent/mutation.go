@@ -14467,6 +14467,7 @@ type RunMutation struct {
 	addcache_read_tokens      *int64
 	cache_write_tokens        *int64
 	addcache_write_tokens     *int64
+	model_price               *string
 	turns                     *int
 	addturns                  *int
 	duration_ms               *int64
@@ -16307,6 +16308,42 @@ func (m *RunMutation) ResetCacheWriteTokens() {
 	m.addcache_write_tokens = nil
 }
 
+// SetModelPrice sets the "model_price" field.
+func (m *RunMutation) SetModelPrice(s string) {
+	m.model_price = &s
+}
+
+// ModelPrice returns the value of the "model_price" field in the mutation.
+func (m *RunMutation) ModelPrice() (r string, exists bool) {
+	v := m.model_price
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldModelPrice returns the old "model_price" field's value of the Run entity.
+// If the Run object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RunMutation) OldModelPrice(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldModelPrice is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldModelPrice requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldModelPrice: %w", err)
+	}
+	return oldValue.ModelPrice, nil
+}
+
+// ResetModelPrice resets all changes to the "model_price" field.
+func (m *RunMutation) ResetModelPrice() {
+	m.model_price = nil
+}
+
 // SetTurns sets the "turns" field.
 func (m *RunMutation) SetTurns(i int) {
 	m.turns = &i
@@ -17852,7 +17889,7 @@ func (m *RunMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *RunMutation) Fields() []string {
-	fields := make([]string, 0, 64)
+	fields := make([]string, 0, 65)
 	if m.created_at != nil {
 		fields = append(fields, run.FieldCreatedAt)
 	}
@@ -17969,6 +18006,9 @@ func (m *RunMutation) Fields() []string {
 	}
 	if m.cache_write_tokens != nil {
 		fields = append(fields, run.FieldCacheWriteTokens)
+	}
+	if m.model_price != nil {
+		fields = append(fields, run.FieldModelPrice)
 	}
 	if m.turns != nil {
 		fields = append(fields, run.FieldTurns)
@@ -18131,6 +18171,8 @@ func (m *RunMutation) Field(name string) (ent.Value, bool) {
 		return m.CacheReadTokens()
 	case run.FieldCacheWriteTokens:
 		return m.CacheWriteTokens()
+	case run.FieldModelPrice:
+		return m.ModelPrice()
 	case run.FieldTurns:
 		return m.Turns()
 	case run.FieldDurationMs:
@@ -18268,6 +18310,8 @@ func (m *RunMutation) OldField(ctx context.Context, name string) (ent.Value, err
 		return m.OldCacheReadTokens(ctx)
 	case run.FieldCacheWriteTokens:
 		return m.OldCacheWriteTokens(ctx)
+	case run.FieldModelPrice:
+		return m.OldModelPrice(ctx)
 	case run.FieldTurns:
 		return m.OldTurns(ctx)
 	case run.FieldDurationMs:
@@ -18599,6 +18643,13 @@ func (m *RunMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetCacheWriteTokens(v)
+		return nil
+	case run.FieldModelPrice:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetModelPrice(v)
 		return nil
 	case run.FieldTurns:
 		v, ok := value.(int)
@@ -19330,6 +19381,9 @@ func (m *RunMutation) ResetField(name string) error {
 		return nil
 	case run.FieldCacheWriteTokens:
 		m.ResetCacheWriteTokens()
+		return nil
+	case run.FieldModelPrice:
+		m.ResetModelPrice()
 		return nil
 	case run.FieldTurns:
 		m.ResetTurns()

@@ -548,6 +548,20 @@ func (_c *RunCreate) SetNillableCacheWriteTokens(v *int64) *RunCreate {
 	return _c
 }
 
+// SetModelPrice sets the "model_price" field.
+func (_c *RunCreate) SetModelPrice(v string) *RunCreate {
+	_c.mutation.SetModelPrice(v)
+	return _c
+}
+
+// SetNillableModelPrice sets the "model_price" field if the given value is not nil.
+func (_c *RunCreate) SetNillableModelPrice(v *string) *RunCreate {
+	if v != nil {
+		_c.SetModelPrice(*v)
+	}
+	return _c
+}
+
 // SetTurns sets the "turns" field.
 func (_c *RunCreate) SetTurns(v int) *RunCreate {
 	_c.mutation.SetTurns(v)
@@ -1081,6 +1095,10 @@ func (_c *RunCreate) defaults() {
 		v := run.DefaultCacheWriteTokens
 		_c.mutation.SetCacheWriteTokens(v)
 	}
+	if _, ok := _c.mutation.ModelPrice(); !ok {
+		v := run.DefaultModelPrice
+		_c.mutation.SetModelPrice(v)
+	}
 	if _, ok := _c.mutation.Turns(); !ok {
 		v := run.DefaultTurns
 		_c.mutation.SetTurns(v)
@@ -1282,6 +1300,9 @@ func (_c *RunCreate) check() error {
 	}
 	if _, ok := _c.mutation.CacheWriteTokens(); !ok {
 		return &ValidationError{Name: "cache_write_tokens", err: errors.New(`ent: missing required field "Run.cache_write_tokens"`)}
+	}
+	if _, ok := _c.mutation.ModelPrice(); !ok {
+		return &ValidationError{Name: "model_price", err: errors.New(`ent: missing required field "Run.model_price"`)}
 	}
 	if _, ok := _c.mutation.Turns(); !ok {
 		return &ValidationError{Name: "turns", err: errors.New(`ent: missing required field "Run.turns"`)}
@@ -1534,6 +1555,10 @@ func (_c *RunCreate) createSpec() (*Run, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.CacheWriteTokens(); ok {
 		_spec.SetField(run.FieldCacheWriteTokens, field.TypeInt64, value)
 		_node.CacheWriteTokens = value
+	}
+	if value, ok := _c.mutation.ModelPrice(); ok {
+		_spec.SetField(run.FieldModelPrice, field.TypeString, value)
+		_node.ModelPrice = value
 	}
 	if value, ok := _c.mutation.Turns(); ok {
 		_spec.SetField(run.FieldTurns, field.TypeInt, value)
@@ -2302,6 +2327,18 @@ func (u *RunUpsert) UpdateCacheWriteTokens() *RunUpsert {
 // AddCacheWriteTokens adds v to the "cache_write_tokens" field.
 func (u *RunUpsert) AddCacheWriteTokens(v int64) *RunUpsert {
 	u.Add(run.FieldCacheWriteTokens, v)
+	return u
+}
+
+// SetModelPrice sets the "model_price" field.
+func (u *RunUpsert) SetModelPrice(v string) *RunUpsert {
+	u.Set(run.FieldModelPrice, v)
+	return u
+}
+
+// UpdateModelPrice sets the "model_price" field to the value that was provided on create.
+func (u *RunUpsert) UpdateModelPrice() *RunUpsert {
+	u.SetExcluded(run.FieldModelPrice)
 	return u
 }
 
@@ -3417,6 +3454,20 @@ func (u *RunUpsertOne) AddCacheWriteTokens(v int64) *RunUpsertOne {
 func (u *RunUpsertOne) UpdateCacheWriteTokens() *RunUpsertOne {
 	return u.Update(func(s *RunUpsert) {
 		s.UpdateCacheWriteTokens()
+	})
+}
+
+// SetModelPrice sets the "model_price" field.
+func (u *RunUpsertOne) SetModelPrice(v string) *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.SetModelPrice(v)
+	})
+}
+
+// UpdateModelPrice sets the "model_price" field to the value that was provided on create.
+func (u *RunUpsertOne) UpdateModelPrice() *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.UpdateModelPrice()
 	})
 }
 
@@ -4769,6 +4820,20 @@ func (u *RunUpsertBulk) AddCacheWriteTokens(v int64) *RunUpsertBulk {
 func (u *RunUpsertBulk) UpdateCacheWriteTokens() *RunUpsertBulk {
 	return u.Update(func(s *RunUpsert) {
 		s.UpdateCacheWriteTokens()
+	})
+}
+
+// SetModelPrice sets the "model_price" field.
+func (u *RunUpsertBulk) SetModelPrice(v string) *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.SetModelPrice(v)
+	})
+}
+
+// UpdateModelPrice sets the "model_price" field to the value that was provided on create.
+func (u *RunUpsertBulk) UpdateModelPrice() *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.UpdateModelPrice()
 	})
 }
 

@@ -664,6 +664,20 @@ func (_u *RunUpdate) AddCacheWriteTokens(v int64) *RunUpdate {
 	return _u
 }
 
+// SetModelPrice sets the "model_price" field.
+func (_u *RunUpdate) SetModelPrice(v string) *RunUpdate {
+	_u.mutation.SetModelPrice(v)
+	return _u
+}
+
+// SetNillableModelPrice sets the "model_price" field if the given value is not nil.
+func (_u *RunUpdate) SetNillableModelPrice(v *string) *RunUpdate {
+	if v != nil {
+		_u.SetModelPrice(*v)
+	}
+	return _u
+}
+
 // SetTurns sets the "turns" field.
 func (_u *RunUpdate) SetTurns(v int) *RunUpdate {
 	_u.mutation.ResetTurns()
@@ -1497,6 +1511,9 @@ func (_u *RunUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.AddedCacheWriteTokens(); ok {
 		_spec.AddField(run.FieldCacheWriteTokens, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.ModelPrice(); ok {
+		_spec.SetField(run.FieldModelPrice, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.Turns(); ok {
 		_spec.SetField(run.FieldTurns, field.TypeInt, value)
@@ -2446,6 +2463,20 @@ func (_u *RunUpdateOne) AddCacheWriteTokens(v int64) *RunUpdateOne {
 	return _u
 }
 
+// SetModelPrice sets the "model_price" field.
+func (_u *RunUpdateOne) SetModelPrice(v string) *RunUpdateOne {
+	_u.mutation.SetModelPrice(v)
+	return _u
+}
+
+// SetNillableModelPrice sets the "model_price" field if the given value is not nil.
+func (_u *RunUpdateOne) SetNillableModelPrice(v *string) *RunUpdateOne {
+	if v != nil {
+		_u.SetModelPrice(*v)
+	}
+	return _u
+}
+
 // SetTurns sets the "turns" field.
 func (_u *RunUpdateOne) SetTurns(v int) *RunUpdateOne {
 	_u.mutation.ResetTurns()
@@ -3309,6 +3340,9 @@ func (_u *RunUpdateOne) sqlSave(ctx context.Context) (_node *Run, err error) {
 	}
 	if value, ok := _u.mutation.AddedCacheWriteTokens(); ok {
 		_spec.AddField(run.FieldCacheWriteTokens, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.ModelPrice(); ok {
+		_spec.SetField(run.FieldModelPrice, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.Turns(); ok {
 		_spec.SetField(run.FieldTurns, field.TypeInt, value)

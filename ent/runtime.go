@@ -660,88 +660,92 @@ func init() {
 	runDescCacheWriteTokens := runFields[36].Descriptor()
 	// run.DefaultCacheWriteTokens holds the default value on creation for the cache_write_tokens field.
 	run.DefaultCacheWriteTokens = runDescCacheWriteTokens.Default.(int64)
+	// runDescModelPrice is the schema descriptor for model_price field.
+	runDescModelPrice := runFields[37].Descriptor()
+	// run.DefaultModelPrice holds the default value on creation for the model_price field.
+	run.DefaultModelPrice = runDescModelPrice.Default.(string)
 	// runDescTurns is the schema descriptor for turns field.
-	runDescTurns := runFields[37].Descriptor()
+	runDescTurns := runFields[38].Descriptor()
 	// run.DefaultTurns holds the default value on creation for the turns field.
 	run.DefaultTurns = runDescTurns.Default.(int)
 	// runDescDurationMs is the schema descriptor for duration_ms field.
-	runDescDurationMs := runFields[38].Descriptor()
+	runDescDurationMs := runFields[39].Descriptor()
 	// run.DefaultDurationMs holds the default value on creation for the duration_ms field.
 	run.DefaultDurationMs = runDescDurationMs.Default.(int64)
 	// runDescSummary is the schema descriptor for summary field.
-	runDescSummary := runFields[39].Descriptor()
+	runDescSummary := runFields[40].Descriptor()
 	// run.DefaultSummary holds the default value on creation for the summary field.
 	run.DefaultSummary = runDescSummary.Default.(string)
 	// runDescResultJSON is the schema descriptor for result_json field.
-	runDescResultJSON := runFields[42].Descriptor()
+	runDescResultJSON := runFields[43].Descriptor()
 	// run.DefaultResultJSON holds the default value on creation for the result_json field.
 	run.DefaultResultJSON = runDescResultJSON.Default.(string)
 	// runDescFailureReason is the schema descriptor for failure_reason field.
-	runDescFailureReason := runFields[43].Descriptor()
+	runDescFailureReason := runFields[44].Descriptor()
 	// run.DefaultFailureReason holds the default value on creation for the failure_reason field.
 	run.DefaultFailureReason = runDescFailureReason.Default.(string)
 	// runDescFailureDetail is the schema descriptor for failure_detail field.
-	runDescFailureDetail := runFields[44].Descriptor()
+	runDescFailureDetail := runFields[45].Descriptor()
 	// run.DefaultFailureDetail holds the default value on creation for the failure_detail field.
 	run.DefaultFailureDetail = runDescFailureDetail.Default.(string)
 	// runDescFindingsBlocker is the schema descriptor for findings_blocker field.
-	runDescFindingsBlocker := runFields[45].Descriptor()
+	runDescFindingsBlocker := runFields[46].Descriptor()
 	// run.DefaultFindingsBlocker holds the default value on creation for the findings_blocker field.
 	run.DefaultFindingsBlocker = runDescFindingsBlocker.Default.(int)
 	// runDescFindingsMajor is the schema descriptor for findings_major field.
-	runDescFindingsMajor := runFields[46].Descriptor()
+	runDescFindingsMajor := runFields[47].Descriptor()
 	// run.DefaultFindingsMajor holds the default value on creation for the findings_major field.
 	run.DefaultFindingsMajor = runDescFindingsMajor.Default.(int)
 	// runDescFindingsMinor is the schema descriptor for findings_minor field.
-	runDescFindingsMinor := runFields[47].Descriptor()
+	runDescFindingsMinor := runFields[48].Descriptor()
 	// run.DefaultFindingsMinor holds the default value on creation for the findings_minor field.
 	run.DefaultFindingsMinor = runDescFindingsMinor.Default.(int)
 	// runDescFindingsNit is the schema descriptor for findings_nit field.
-	runDescFindingsNit := runFields[48].Descriptor()
+	runDescFindingsNit := runFields[49].Descriptor()
 	// run.DefaultFindingsNit holds the default value on creation for the findings_nit field.
 	run.DefaultFindingsNit = runDescFindingsNit.Default.(int)
 	// runDescFindingsPosted is the schema descriptor for findings_posted field.
-	runDescFindingsPosted := runFields[49].Descriptor()
+	runDescFindingsPosted := runFields[50].Descriptor()
 	// run.DefaultFindingsPosted holds the default value on creation for the findings_posted field.
 	run.DefaultFindingsPosted = runDescFindingsPosted.Default.(int)
 	// runDescFindingsDropped is the schema descriptor for findings_dropped field.
-	runDescFindingsDropped := runFields[50].Descriptor()
+	runDescFindingsDropped := runFields[51].Descriptor()
 	// run.DefaultFindingsDropped holds the default value on creation for the findings_dropped field.
 	run.DefaultFindingsDropped = runDescFindingsDropped.Default.(int)
 	// runDescReviewID is the schema descriptor for review_id field.
-	runDescReviewID := runFields[51].Descriptor()
+	runDescReviewID := runFields[52].Descriptor()
 	// run.DefaultReviewID holds the default value on creation for the review_id field.
 	run.DefaultReviewID = runDescReviewID.Default.(int64)
 	// runDescChangedFiles is the schema descriptor for changed_files field.
-	runDescChangedFiles := runFields[53].Descriptor()
+	runDescChangedFiles := runFields[54].Descriptor()
 	// run.DefaultChangedFiles holds the default value on creation for the changed_files field.
 	run.DefaultChangedFiles = runDescChangedFiles.Default.(int)
 	// runDescAdditions is the schema descriptor for additions field.
-	runDescAdditions := runFields[54].Descriptor()
+	runDescAdditions := runFields[55].Descriptor()
 	// run.DefaultAdditions holds the default value on creation for the additions field.
 	run.DefaultAdditions = runDescAdditions.Default.(int)
 	// runDescDeletions is the schema descriptor for deletions field.
-	runDescDeletions := runFields[55].Descriptor()
+	runDescDeletions := runFields[56].Descriptor()
 	// run.DefaultDeletions holds the default value on creation for the deletions field.
 	run.DefaultDeletions = runDescDeletions.Default.(int)
 	// runDescBehindBy is the schema descriptor for behind_by field.
-	runDescBehindBy := runFields[56].Descriptor()
+	runDescBehindBy := runFields[57].Descriptor()
 	// run.DefaultBehindBy holds the default value on creation for the behind_by field.
 	run.DefaultBehindBy = runDescBehindBy.Default.(int)
 	// runDescAheadBy is the schema descriptor for ahead_by field.
-	runDescAheadBy := runFields[57].Descriptor()
+	runDescAheadBy := runFields[58].Descriptor()
 	// run.DefaultAheadBy holds the default value on creation for the ahead_by field.
 	run.DefaultAheadBy = runDescAheadBy.Default.(int)
 	// runDescFromFork is the schema descriptor for from_fork field.
-	runDescFromFork := runFields[58].Descriptor()
+	runDescFromFork := runFields[59].Descriptor()
 	// run.DefaultFromFork holds the default value on creation for the from_fork field.
 	run.DefaultFromFork = runDescFromFork.Default.(bool)
 	// runDescThreadRootCommentID is the schema descriptor for thread_root_comment_id field.
-	runDescThreadRootCommentID := runFields[60].Descriptor()
+	runDescThreadRootCommentID := runFields[61].Descriptor()
 	// run.DefaultThreadRootCommentID holds the default value on creation for the thread_root_comment_id field.
 	run.DefaultThreadRootCommentID = runDescThreadRootCommentID.Default.(int64)
 	// runDescReplyCommentID is the schema descriptor for reply_comment_id field.
-	runDescReplyCommentID := runFields[61].Descriptor()
+	runDescReplyCommentID := runFields[62].Descriptor()
 	// run.DefaultReplyCommentID holds the default value on creation for the reply_comment_id field.
 	run.DefaultReplyCommentID = runDescReplyCommentID.Default.(int64)
 	runeventFields := schema.RunEvent{}.Fields()

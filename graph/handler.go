@@ -20,6 +20,7 @@ import (
 	"github.com/chakshu-dev/chakshu/graph/exec"
 	"github.com/chakshu-dev/chakshu/internal/config"
 	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/models"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/runs"
 	"github.com/chakshu-dev/chakshu/internal/store"
@@ -44,6 +45,8 @@ type Config struct {
 	Config *config.Config
 	// Auth resolves viewers and applies CSRF protection.
 	Auth *auth.Auth
+	// Models is the model catalogue for reviewers' model status; nil means the built-in one.
+	Models *models.Source
 	// GitHub is used by requestReview and permission checks; nil makes them
 	// answer that GitHub is not configured.
 	GitHub GitHub

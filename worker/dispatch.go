@@ -16,7 +16,9 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
+	"github.com/chakshu-dev/chakshu/internal/models"
 	"github.com/chakshu-dev/chakshu/internal/notify"
+	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/runs"
 	"github.com/chakshu-dev/chakshu/internal/store"
 )
@@ -60,6 +62,9 @@ type DispatchConfig struct {
 	AppSlug string
 	// PollInterval is the safety-net poll; wake-ups come from the bus.
 	PollInterval time.Duration
+	// Models is the model catalogue; a run whose model is unknown or
+	// retired fails at once. Nil means the built-in catalogue.
+	Models *models.Source
 }
 
 // Dispatcher claims queued runs, opens their check runs and starts the
@@ -163,6 +168,26 @@ func WaitingText(until time.Time) string {
 	return fmt.Sprintf("GitHub asked Chakshu to slow down (rate limit); the review goes on at %s UTC.", until.UTC().Format("15:04:05"))
 }
 
+// checkModel fails a run whose model cannot be used now (unknown, retired)
+// before any workflow starts: the check run names the fix.
+func (d *Dispatcher) checkModel(r *ent.Run, rv *ent.Reviewer) error {
+	model := r.Model
+	if model == "" {
+		cfg, err := reviewers.FromEnt(rv)
+		if err != nil {
+			return nil // the job fetch reports a broken config
+		}
+		model = cfg.Model
+	}
+	if err := reviewers.CheckModel(d.cfg.Models, model, time.Now()); err != nil {
+		return &dispatchFailure{
+			reason: fmt.Sprintf("The reviewer %s cannot run: its %s. Set `model:` in reviewers/%s/reviewer.yaml of the reviewers repository to an active model and ask again.", rv.Name, err, rv.Name),
+			detail: err.Error(),
+		}
+	}
+	return nil
+}
+
 type dispatchFailure struct{ reason, detail string }
 
 func (f *dispatchFailure) Error() string { return f.reason + ": " + f.detail }
@@ -187,6 +212,9 @@ func (d *Dispatcher) dispatch(ctx context.Context, log *slog.Logger, r *ent.Run,
 	check, started, err := d.ensureCheck(ctx, r)
 	if err != nil {
 		return fmt.Errorf("create check run: %w", err)
+	}
+	if err := d.checkModel(r, rv); err != nil {
+		return err
 	}
 
 	pr, _, err := c.PullRequests.Get(ctx, owner, name, r.PrNumber)

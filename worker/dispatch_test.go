@@ -211,6 +211,13 @@ func TestDispatchFailuresNameTheFix(t *testing.T) {
 		{"5xx three times", func(f *fixture) {
 			f.sim.InjectFault(ghsim.Fault{Match: "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches", Kind: ghsim.FaultServerError, Times: 3})
 		}, "after 3 attempts"},
+		// A model retired after the reviewer synced: no workflow starts, the check names the fix.
+		{"retired model", func(f *fixture) {
+			f.db.Reviewer.UpdateOne(f.reviewer).SetConfig(map[string]any{"model": "claude-sonnet-4-5"}).ExecX(context.Background())
+		}, "Set `model:` in reviewers/security/reviewer.yaml"},
+		{"unknown model", func(f *fixture) {
+			f.db.Reviewer.UpdateOne(f.reviewer).SetConfig(map[string]any{"model": "claude-sonnet-9"}).ExecX(context.Background())
+		}, "CHAKSHU_MODEL_CATALOG"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/action/internal/ghlog"
 	"github.com/chakshu-dev/chakshu/action/tools"
+	"github.com/chakshu-dev/chakshu/internal/models"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 )
@@ -67,8 +68,12 @@ type Config struct {
 	MaxMalformed int
 	// MaxRefusals bounds refused submissions (default 3).
 	MaxRefusals int
-	// MaxRetries is the SDK's retry count for transient errors (default 2).
+	// MaxRetries is the SDK's own retry count (default 0: the agent's
+	// retrier follows the server's advice up to RetryHorizon instead).
 	MaxRetries *int
+	// RetryHorizon bounds how long one model request is retried after 429,
+	// 529 and 5xx answers (default DefaultRetryHorizon, 2 minutes).
+	RetryHorizon time.Duration
 }
 
 // Usage counts tokens as the gateway reported them.
@@ -112,6 +117,11 @@ type run struct {
 	maxTurns int
 	wall     time.Duration
 	lastMark int // index of the message holding the rolling cache breakpoint
+	// forced says the model accepts tool_choice {type: tool}; models that
+	// answer it with 400 (Sonnet 5.5 migration guide) are asked for their
+	// result with tool_choice auto and an instruction, one turn earlier.
+	forced  bool
+	retrier *retrier
 }
 
 func newRun(cfg Config) (*run, error) {
@@ -134,11 +144,12 @@ func newRun(cfg Config) (*run, error) {
 	if cfg.MaxRefusals == 0 {
 		cfg.MaxRefusals = DefaultMaxRefusals
 	}
-	retries := 2
+	retries := 0
 	if cfg.MaxRetries != nil {
 		retries = *cfg.MaxRetries
 	}
-	r := &run{cfg: cfg, job: job, log: cfg.Log, out: &Outcome{}, submit: cfg.Tools.SubmitName(), lastMark: -1}
+	r := &run{cfg: cfg, job: job, log: cfg.Log, out: &Outcome{}, submit: cfg.Tools.SubmitName(), lastMark: -1,
+		forced: forcedToolChoice(job), retrier: newRetrier(cfg.RetryHorizon)}
 	r.maxTurns = job.MaxTurns
 	if r.maxTurns <= 0 {
 		r.maxTurns = DefaultMaxTurns
@@ -154,7 +165,7 @@ func newRun(cfg Config) (*run, error) {
 		option.WithHeader("x-api-key", job.RunToken),
 		option.WithHTTPClient(cfg.HTTPClient),
 		option.WithMaxRetries(retries),
-		option.WithMiddleware(noRetryAtCap),
+		option.WithMiddleware(r.retrier.middleware, noRetryAtCap),
 	)
 	suffix, err := SystemSuffix(job.ClaudeMD, job.Skills, r.submit)
 	if err != nil {
@@ -229,8 +240,12 @@ func (r *run) loop(parent context.Context) *Outcome {
 			return r.fail(ReasonMaxTurns, nil)
 		}
 		if final == "" {
+			lead := 1 // turns left when the model is told to submit
+			if !r.forced {
+				lead = 2 // without forced tool choice it gets a second chance
+			}
 			switch {
-			case r.out.Turns == r.maxTurns-1:
+			case r.out.Turns >= r.maxTurns-lead:
 				final = finalTurnText
 			case time.Now().After(softDeadline):
 				final = wallTimeText
@@ -246,9 +261,10 @@ func (r *run) loop(parent context.Context) *Outcome {
 			Tools:     r.tools,
 			Messages:  r.markCache(),
 		}
-		if final != "" {
+		if final != "" && r.forced {
 			params.ToolChoice = anthropic.ToolChoiceUnionParam{OfTool: &anthropic.ToolChoiceToolParam{Name: r.submit}}
-		}
+		} // else tool_choice stays auto: the instruction in the user turn asks for the submit
+
 		var opts []option.RequestOption
 		if costCap {
 			opts = append(opts, option.WithHeader(HeaderFinal, "1"))
@@ -269,6 +285,8 @@ func (r *run) loop(parent context.Context) *Outcome {
 				continue
 			case isCostCap(err):
 				return r.fail(ReasonCostCap, err)
+			case isTransient(err):
+				return r.fail(ReasonOverloaded, err)
 			default:
 				return r.fail(ReasonGateway, err)
 			}
@@ -388,6 +406,31 @@ func isCostCap(err error) bool {
 	return strings.Contains(apiErr.RawJSON(), `"`+CodeCostCap+`"`)
 }
 
+// isTransient says err is a 429 (not the cost cap), 529 or 5xx answer the
+// retrier gave up on at its horizon.
+func isTransient(err error) bool {
+	var apiErr *anthropic.Error
+	if !errors.As(err, &apiErr) {
+		return false
+	}
+	c := apiErr.StatusCode
+	return c == http.StatusTooManyRequests || c >= 500
+}
+
+// forcedToolChoice says whether the job's model accepts a forced tool
+// choice: the job says so (from the server's catalogue), else the built-in
+// catalogue; a model neither knows is asked without forcing, which works on
+// every model.
+func forcedToolChoice(job *runnerproto.Job) bool {
+	if job.ForcedToolChoice != nil {
+		return *job.ForcedToolChoice
+	}
+	if e, err := models.Builtin().Lookup(job.Model); err == nil {
+		return e.ForcedToolChoice
+	}
+	return false
+}
+
 func (r *run) account(u anthropic.Usage) {
 	r.out.Usage.Input += u.InputTokens
 	r.out.Usage.Output += u.OutputTokens
@@ -426,18 +469,15 @@ func oneLine(s string, n int) string {
 	return ghlog.Escape(s)
 }
 
-// Price per million tokens, by model family; the gateway's meter is the
-// authority, this is only the running estimate printed in the log.
-type price struct{ in, out float64 }
-
-// EstimateCost estimates the cost in USD of usage on model.
+// EstimateCost estimates the cost in USD of usage on model from the
+// built-in catalogue (all cache writes at the 5-minute rate, which is what
+// the agent asks for); the gateway's meter is the authority, this is only
+// the running estimate printed in the log. An unknown model estimates 0.
 func EstimateCost(model string, u Usage) float64 {
-	p := price{3, 15}
-	switch m := strings.ToLower(model); {
-	case strings.Contains(m, "opus"):
-		p = price{5, 25}
-	case strings.Contains(m, "haiku"):
-		p = price{1, 5}
+	e, err := models.Builtin().Lookup(model)
+	if err != nil {
+		return 0
 	}
-	return (float64(u.Input)*p.in + float64(u.CacheWrite)*p.in*1.25 + float64(u.CacheRead)*p.in*0.1 + float64(u.Output)*p.out) / 1e6
+	return e.Cost(models.Usage{InputTokens: u.Input, OutputTokens: u.Output,
+		CacheCreationInputTokens: u.CacheWrite, CacheReadInputTokens: u.CacheRead})
 }

@@ -86,7 +86,7 @@ func setup(t *testing.T, model scriptedmodel.Config, job runnerproto.Job) (Confi
 	t.Cleanup(srv.Close)
 	job.ModelURL, job.RunToken = srv.URL, "chkr_token"
 	if job.Model == "" {
-		job.Model = "claude-sonnet-4-5"
+		job.Model = "claude-sonnet-5-5"
 	}
 	if job.Prompt == "" {
 		job.Prompt = "<pr_files>\na.go\n</pr_files>\n<diff>\ndiff --git a/a.go b/a.go\n--- a/a.go\n+++ b/a.go\n@@ -1,1 +1,2 @@\n package a\n+// TODO later\n</diff>"
@@ -150,7 +150,9 @@ func TestGatewayErrorIsRedacted(t *testing.T) {
 
 func TestEstimateCost(t *testing.T) {
 	u := Usage{Input: 1_000_000, Output: 100_000, CacheWrite: 1_000_000, CacheRead: 1_000_000}
-	cases := map[string]float64{"claude-sonnet-4-5": 3 + 1.5 + 3.75 + 0.3, "claude-opus-4-1": 5 + 2.5 + 6.25 + 0.5, "claude-haiku-4-5": 1 + 0.5 + 1.25 + 0.1}
+	// From the catalogue, exact ids: Opus 4.6 is $5/$25 (not Opus 4's $15/$75), an unknown id 0.
+	cases := map[string]float64{"claude-sonnet-5-5": 2 + 1 + 2.5 + 0.1, "claude-opus-4-6": 5 + 2.5 + 6.25 + 0.5,
+		"claude-haiku-4-5": 1 + 0.5 + 1.25 + 0.1, "claude-opus-4-6-new": 0}
 	for m, want := range cases {
 		if got := EstimateCost(m, u); got < want-1e-9 || got > want+1e-9 {
 			t.Errorf("EstimateCost(%s) = %v, want %v", m, got, want)

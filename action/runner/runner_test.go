@@ -33,7 +33,7 @@ func reviewJob() runnerproto.Job {
 		ClaudeMD: "Flag SQL injection and ignored errors.",
 		Skills:   []runnerproto.Skill{{Name: "sql-injection", Description: "How to spot injectable SQL", Content: "# SQL injection\nLook for string-built queries."}},
 		Tools:    []runnerproto.ToolDef{{Name: "github.get_file", Description: "Read a file of another repository", InputSchema: json.RawMessage(`{"type":"object","properties":{"repo":{"type":"string"}}}`)}},
-		Model:    "claude-sonnet-4-5", MaxCostUSD: 1, MaxTurns: 10, WallSeconds: 60,
+		Model:    "claude-sonnet-5-5", MaxCostUSD: 1, MaxTurns: 10, WallSeconds: 60,
 	}
 }
 
@@ -222,9 +222,10 @@ func TestMaxTurnsIsExact(t *testing.T) {
 	if rep.Failure == nil || rep.Failure.Reason != agent.ReasonMaxTurns || rep.Stats.Turns != 3 {
 		t.Fatalf("report = %+v", rep)
 	}
-	// The last allowed call asked for the result and forced the submit tool.
+	// The last allowed call asked for the result; Sonnet 5.5 refuses forced
+	// tool choice, so it asks in words with tool_choice left auto.
 	last := h.fake.modelBodies[2]
-	if !strings.Contains(last, `"tool_choice":{"name":"submit_result","type":"tool"}`) || !strings.Contains(last, "This is your last turn") {
+	if strings.Contains(last, `"tool_choice"`) || !strings.Contains(last, "This is your last turn") {
 		t.Errorf("last call did not ask for the result:\n%s", last[max(0, len(last)-600):])
 	}
 	if sum, _ := os.ReadFile(h.summary); !strings.Contains(string(sum), agent.ReasonMaxTurns) {
@@ -233,7 +234,7 @@ func TestMaxTurnsIsExact(t *testing.T) {
 }
 
 func TestCostCapAsksForResult(t *testing.T) {
-	h := newHarness(t, reviewJob(), scriptedmodel.New(scriptedmodel.Config{ExtraInputTokens: 400_000})) // $1.20 per call
+	h := newHarness(t, reviewJob(), scriptedmodel.New(scriptedmodel.Config{ExtraInputTokens: 600_000})) // $1.20 per call on Sonnet 5.5
 	if err := h.run(t); err != nil {
 		t.Fatalf("Run: %v\nlog:\n%s", err, h.log)
 	}
@@ -254,7 +255,7 @@ func TestCostCapAsksForResult(t *testing.T) {
 }
 
 func TestCostCapFinalRefused(t *testing.T) {
-	h := newHarness(t, reviewJob(), scriptedmodel.New(scriptedmodel.Config{ExtraInputTokens: 400_000}))
+	h := newHarness(t, reviewJob(), scriptedmodel.New(scriptedmodel.Config{ExtraInputTokens: 600_000}))
 	h.fake.refuseFinal = true
 	if err := h.run(t); !errors.Is(err, ErrRunFailed) {
 		t.Fatalf("Run = %v", err)

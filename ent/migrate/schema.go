@@ -386,6 +386,7 @@ var (
 		{Name: "output_tokens", Type: field.TypeInt64, Default: 0},
 		{Name: "cache_read_tokens", Type: field.TypeInt64, Default: 0},
 		{Name: "cache_write_tokens", Type: field.TypeInt64, Default: 0},
+		{Name: "model_price", Type: field.TypeString, Size: 2147483647, Default: ""},
 		{Name: "turns", Type: field.TypeInt, Default: 0},
 		{Name: "duration_ms", Type: field.TypeInt64, Default: 0},
 		{Name: "summary", Type: field.TypeString, Size: 2147483647, Default: ""},
@@ -422,13 +423,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "runs_repositories_runs",
-				Columns:    []*schema.Column{RunsColumns[65]},
+				Columns:    []*schema.Column{RunsColumns[66]},
 				RefColumns: []*schema.Column{RepositoriesColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "runs_reviewers_runs",
-				Columns:    []*schema.Column{RunsColumns[66]},
+				Columns:    []*schema.Column{RunsColumns[67]},
 				RefColumns: []*schema.Column{ReviewersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -457,17 +458,17 @@ var (
 			{
 				Name:    "run_pr_number_repository_runs",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[6], RunsColumns[65]},
+				Columns: []*schema.Column{RunsColumns[6], RunsColumns[66]},
 			},
 			{
 				Name:    "run_created_at_repository_runs",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[1], RunsColumns[65]},
+				Columns: []*schema.Column{RunsColumns[1], RunsColumns[66]},
 			},
 			{
 				Name:    "run_created_at_reviewer_runs",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[1], RunsColumns[66]},
+				Columns: []*schema.Column{RunsColumns[1], RunsColumns[67]},
 			},
 			{
 				Name:    "run_actions_run_id",
@@ -477,12 +478,12 @@ var (
 			{
 				Name:    "run_status_created_at_repository_runs",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[4], RunsColumns[1], RunsColumns[65]},
+				Columns: []*schema.Column{RunsColumns[4], RunsColumns[1], RunsColumns[66]},
 			},
 			{
 				Name:    "run_status_created_at_reviewer_runs",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[4], RunsColumns[1], RunsColumns[66]},
+				Columns: []*schema.Column{RunsColumns[4], RunsColumns[1], RunsColumns[67]},
 			},
 			{
 				Name:    "run_updated_at",
@@ -492,7 +493,7 @@ var (
 			{
 				Name:    "run_pr_number_head_sha_kind_repository_runs_reviewer_runs",
 				Unique:  true,
-				Columns: []*schema.Column{RunsColumns[6], RunsColumns[9], RunsColumns[3], RunsColumns[65], RunsColumns[66]},
+				Columns: []*schema.Column{RunsColumns[6], RunsColumns[9], RunsColumns[3], RunsColumns[66], RunsColumns[67]},
 				Annotation: &entsql.IndexAnnotation{
 					Where: "status IN ('queued','dispatched','running','publishing') AND kind = 'review'",
 				},
@@ -500,7 +501,7 @@ var (
 			{
 				Name:    "run_reply_to_comment_id",
 				Unique:  true,
-				Columns: []*schema.Column{RunsColumns[62]},
+				Columns: []*schema.Column{RunsColumns[63]},
 			},
 		},
 	}

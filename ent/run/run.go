@@ -95,6 +95,8 @@ const (
 	FieldCacheReadTokens = "cache_read_tokens"
 	// FieldCacheWriteTokens holds the string denoting the cache_write_tokens field in the database.
 	FieldCacheWriteTokens = "cache_write_tokens"
+	// FieldModelPrice holds the string denoting the model_price field in the database.
+	FieldModelPrice = "model_price"
 	// FieldTurns holds the string denoting the turns field in the database.
 	FieldTurns = "turns"
 	// FieldDurationMs holds the string denoting the duration_ms field in the database.
@@ -227,6 +229,7 @@ var Columns = []string{
 	FieldOutputTokens,
 	FieldCacheReadTokens,
 	FieldCacheWriteTokens,
+	FieldModelPrice,
 	FieldTurns,
 	FieldDurationMs,
 	FieldSummary,
@@ -335,6 +338,8 @@ var (
 	DefaultCacheReadTokens int64
 	// DefaultCacheWriteTokens holds the default value on creation for the "cache_write_tokens" field.
 	DefaultCacheWriteTokens int64
+	// DefaultModelPrice holds the default value on creation for the "model_price" field.
+	DefaultModelPrice string
 	// DefaultTurns holds the default value on creation for the "turns" field.
 	DefaultTurns int
 	// DefaultDurationMs holds the default value on creation for the "duration_ms" field.
@@ -665,6 +670,11 @@ func ByCacheReadTokens(opts ...sql.OrderTermOption) OrderOption {
 // ByCacheWriteTokens orders the results by the cache_write_tokens field.
 func ByCacheWriteTokens(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldCacheWriteTokens, opts...).ToFunc()
+}
+
+// ByModelPrice orders the results by the model_price field.
+func ByModelPrice(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldModelPrice, opts...).ToFunc()
 }
 
 // ByTurns orders the results by the turns field.

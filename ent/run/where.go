@@ -235,6 +235,11 @@ func CacheWriteTokens(v int64) predicate.Run {
 	return predicate.Run(sql.FieldEQ(FieldCacheWriteTokens, v))
 }
 
+// ModelPrice applies equality check predicate on the "model_price" field. It's identical to ModelPriceEQ.
+func ModelPrice(v string) predicate.Run {
+	return predicate.Run(sql.FieldEQ(FieldModelPrice, v))
+}
+
 // Turns applies equality check predicate on the "turns" field. It's identical to TurnsEQ.
 func Turns(v int) predicate.Run {
 	return predicate.Run(sql.FieldEQ(FieldTurns, v))
@@ -2243,6 +2248,71 @@ func CacheWriteTokensLT(v int64) predicate.Run {
 // CacheWriteTokensLTE applies the LTE predicate on the "cache_write_tokens" field.
 func CacheWriteTokensLTE(v int64) predicate.Run {
 	return predicate.Run(sql.FieldLTE(FieldCacheWriteTokens, v))
+}
+
+// ModelPriceEQ applies the EQ predicate on the "model_price" field.
+func ModelPriceEQ(v string) predicate.Run {
+	return predicate.Run(sql.FieldEQ(FieldModelPrice, v))
+}
+
+// ModelPriceNEQ applies the NEQ predicate on the "model_price" field.
+func ModelPriceNEQ(v string) predicate.Run {
+	return predicate.Run(sql.FieldNEQ(FieldModelPrice, v))
+}
+
+// ModelPriceIn applies the In predicate on the "model_price" field.
+func ModelPriceIn(vs ...string) predicate.Run {
+	return predicate.Run(sql.FieldIn(FieldModelPrice, vs...))
+}
+
+// ModelPriceNotIn applies the NotIn predicate on the "model_price" field.
+func ModelPriceNotIn(vs ...string) predicate.Run {
+	return predicate.Run(sql.FieldNotIn(FieldModelPrice, vs...))
+}
+
+// ModelPriceGT applies the GT predicate on the "model_price" field.
+func ModelPriceGT(v string) predicate.Run {
+	return predicate.Run(sql.FieldGT(FieldModelPrice, v))
+}
+
+// ModelPriceGTE applies the GTE predicate on the "model_price" field.
+func ModelPriceGTE(v string) predicate.Run {
+	return predicate.Run(sql.FieldGTE(FieldModelPrice, v))
+}
+
+// ModelPriceLT applies the LT predicate on the "model_price" field.
+func ModelPriceLT(v string) predicate.Run {
+	return predicate.Run(sql.FieldLT(FieldModelPrice, v))
+}
+
+// ModelPriceLTE applies the LTE predicate on the "model_price" field.
+func ModelPriceLTE(v string) predicate.Run {
+	return predicate.Run(sql.FieldLTE(FieldModelPrice, v))
+}
+
+// ModelPriceContains applies the Contains predicate on the "model_price" field.
+func ModelPriceContains(v string) predicate.Run {
+	return predicate.Run(sql.FieldContains(FieldModelPrice, v))
+}
+
+// ModelPriceHasPrefix applies the HasPrefix predicate on the "model_price" field.
+func ModelPriceHasPrefix(v string) predicate.Run {
+	return predicate.Run(sql.FieldHasPrefix(FieldModelPrice, v))
+}
+
+// ModelPriceHasSuffix applies the HasSuffix predicate on the "model_price" field.
+func ModelPriceHasSuffix(v string) predicate.Run {
+	return predicate.Run(sql.FieldHasSuffix(FieldModelPrice, v))
+}
+
+// ModelPriceEqualFold applies the EqualFold predicate on the "model_price" field.
+func ModelPriceEqualFold(v string) predicate.Run {
+	return predicate.Run(sql.FieldEqualFold(FieldModelPrice, v))
+}
+
+// ModelPriceContainsFold applies the ContainsFold predicate on the "model_price" field.
+func ModelPriceContainsFold(v string) predicate.Run {
+	return predicate.Run(sql.FieldContainsFold(FieldModelPrice, v))
 }
 
 // TurnsEQ applies the EQ predicate on the "turns" field.

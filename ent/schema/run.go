@@ -98,6 +98,8 @@ func (Run) Fields() []ent.Field {
 			Comment("input tokens read from the prompt cache"),
 		field.Int64("cache_write_tokens").Default(0).
 			Comment("input tokens written to the prompt cache"),
+		field.Text("model_price").Default("").
+			Comment("the model's prices the run was metered at (JSON, US dollars per million tokens: input, output, cache_write_5m, cache_write_1h, cache_read; tiers), from the model catalogue"),
 		field.Int("turns").Default(0).
 			Comment("agent turns (model requests)"),
 		field.Int64("duration_ms").Default(0).Annotations(gqlOrderField("DURATION")).

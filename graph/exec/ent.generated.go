@@ -51,6 +51,7 @@ type ReviewerResolver interface {
 	Skills(ctx context.Context, obj *ent.Reviewer) ([]*model.ReviewerSkill, error)
 	Connectors(ctx context.Context, obj *ent.Reviewer) ([]string, error)
 	Stats(ctx context.Context, obj *ent.Reviewer, from *time.Time, to *time.Time) (*model.ReviewerStats, error)
+	ModelStatus(ctx context.Context, obj *ent.Reviewer) (*model.ModelStatus, error)
 }
 type RunResolver interface {
 	Timeline(ctx context.Context, obj *ent.Run) ([]*ent.RunEvent, error)
@@ -4919,6 +4920,38 @@ func (ec *executionContext) fieldContext_Reviewer_stats(ctx context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _Reviewer_modelStatus(ctx context.Context, field graphql.CollectedField, obj *ent.Reviewer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reviewer_modelStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Reviewer().ModelStatus(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ModelStatus) graphql.Marshaler {
+			return ec.marshalNModelStatus2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋmodelᚐModelStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reviewer_modelStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Reviewer",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ModelStatus(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ReviewerConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.ReviewerConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5910,6 +5943,29 @@ func (ec *executionContext) _Run_cacheWriteTokens(ctx context.Context, field gra
 }
 func (ec *executionContext) fieldContext_Run_cacheWriteTokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Run", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Run_modelPrice(ctx context.Context, field graphql.CollectedField, obj *ent.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_modelPrice(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ModelPrice, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Run_modelPrice(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Run", field, false, false, "String")
 }
 
 func (ec *executionContext) _Run_turns(ctx context.Context, field graphql.CollectedField, obj *ent.Run) (ret graphql.Marshaler) {
@@ -14537,7 +14593,7 @@ func (ec *executionContext) unmarshalInputRunWhereInput(ctx context.Context, obj
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "kind", "kindNEQ", "kindIn", "kindNotIn", "status", "statusNEQ", "statusIn", "statusNotIn", "trigger", "triggerNEQ", "triggerIn", "triggerNotIn", "prNumber", "prNumberNEQ", "prNumberIn", "prNumberNotIn", "prNumberGT", "prNumberGTE", "prNumberLT", "prNumberLTE", "prTitle", "prTitleNEQ", "prTitleIn", "prTitleNotIn", "prTitleGT", "prTitleGTE", "prTitleLT", "prTitleLTE", "prTitleContains", "prTitleHasPrefix", "prTitleHasSuffix", "prTitleEqualFold", "prTitleContainsFold", "prURL", "prURLNEQ", "prURLIn", "prURLNotIn", "prURLGT", "prURLGTE", "prURLLT", "prURLLTE", "prURLContains", "prURLHasPrefix", "prURLHasSuffix", "prURLEqualFold", "prURLContainsFold", "headSha", "headShaNEQ", "headShaIn", "headShaNotIn", "headShaGT", "headShaGTE", "headShaLT", "headShaLTE", "headShaContains", "headShaHasPrefix", "headShaHasSuffix", "headShaEqualFold", "headShaContainsFold", "headRef", "headRefNEQ", "headRefIn", "headRefNotIn", "headRefGT", "headRefGTE", "headRefLT", "headRefLTE", "headRefContains", "headRefHasPrefix", "headRefHasSuffix", "headRefEqualFold", "headRefContainsFold", "baseSha", "baseShaNEQ", "baseShaIn", "baseShaNotIn", "baseShaGT", "baseShaGTE", "baseShaLT", "baseShaLTE", "baseShaContains", "baseShaHasPrefix", "baseShaHasSuffix", "baseShaEqualFold", "baseShaContainsFold", "baseRef", "baseRefNEQ", "baseRefIn", "baseRefNotIn", "baseRefGT", "baseRefGTE", "baseRefLT", "baseRefLTE", "baseRefContains", "baseRefHasPrefix", "baseRefHasSuffix", "baseRefEqualFold", "baseRefContainsFold", "incrementalSince", "incrementalSinceNEQ", "incrementalSinceIn", "incrementalSinceNotIn", "incrementalSinceGT", "incrementalSinceGTE", "incrementalSinceLT", "incrementalSinceLTE", "incrementalSinceContains", "incrementalSinceHasPrefix", "incrementalSinceHasSuffix", "incrementalSinceEqualFold", "incrementalSinceContainsFold", "fullReviewReason", "fullReviewReasonNEQ", "fullReviewReasonIn", "fullReviewReasonNotIn", "fullReviewReasonGT", "fullReviewReasonGTE", "fullReviewReasonLT", "fullReviewReasonLTE", "fullReviewReasonContains", "fullReviewReasonHasPrefix", "fullReviewReasonHasSuffix", "fullReviewReasonEqualFold", "fullReviewReasonContainsFold", "requester", "requesterNEQ", "requesterIn", "requesterNotIn", "requesterGT", "requesterGTE", "requesterLT", "requesterLTE", "requesterContains", "requesterHasPrefix", "requesterHasSuffix", "requesterEqualFold", "requesterContainsFold", "note", "noteNEQ", "noteIn", "noteNotIn", "noteGT", "noteGTE", "noteLT", "noteLTE", "noteContains", "noteHasPrefix", "noteHasSuffix", "noteEqualFold", "noteContainsFold", "requestTarget", "requestTargetNEQ", "requestTargetIn", "requestTargetNotIn", "requestTargetGT", "requestTargetGTE", "requestTargetLT", "requestTargetLTE", "requestTargetContains", "requestTargetHasPrefix", "requestTargetHasSuffix", "requestTargetEqualFold", "requestTargetContainsFold", "model", "modelNEQ", "modelIn", "modelNotIn", "modelGT", "modelGTE", "modelLT", "modelLTE", "modelContains", "modelHasPrefix", "modelHasSuffix", "modelEqualFold", "modelContainsFold", "maxCostUsd", "maxCostUsdNEQ", "maxCostUsdIn", "maxCostUsdNotIn", "maxCostUsdGT", "maxCostUsdGTE", "maxCostUsdLT", "maxCostUsdLTE", "checkRunID", "checkRunIDNEQ", "checkRunIDIn", "checkRunIDNotIn", "checkRunIDGT", "checkRunIDGTE", "checkRunIDLT", "checkRunIDLTE", "checkCompleted", "checkCompletedNEQ", "actionsRunID", "actionsRunIDNEQ", "actionsRunIDIn", "actionsRunIDNotIn", "actionsRunIDGT", "actionsRunIDGTE", "actionsRunIDLT", "actionsRunIDLTE", "actionsRunURL", "actionsRunURLNEQ", "actionsRunURLIn", "actionsRunURLNotIn", "actionsRunURLGT", "actionsRunURLGTE", "actionsRunURLLT", "actionsRunURLLTE", "actionsRunURLContains", "actionsRunURLHasPrefix", "actionsRunURLHasSuffix", "actionsRunURLEqualFold", "actionsRunURLContainsFold", "leaseOwner", "leaseOwnerNEQ", "leaseOwnerIn", "leaseOwnerNotIn", "leaseOwnerGT", "leaseOwnerGTE", "leaseOwnerLT", "leaseOwnerLTE", "leaseOwnerContains", "leaseOwnerHasPrefix", "leaseOwnerHasSuffix", "leaseOwnerEqualFold", "leaseOwnerContainsFold", "heartbeatAt", "heartbeatAtNEQ", "heartbeatAtIn", "heartbeatAtNotIn", "heartbeatAtGT", "heartbeatAtGTE", "heartbeatAtLT", "heartbeatAtLTE", "heartbeatAtIsNil", "heartbeatAtNotNil", "attempts", "attemptsNEQ", "attemptsIn", "attemptsNotIn", "attemptsGT", "attemptsGTE", "attemptsLT", "attemptsLTE", "nextAttemptAt", "nextAttemptAtNEQ", "nextAttemptAtIn", "nextAttemptAtNotIn", "nextAttemptAtGT", "nextAttemptAtGTE", "nextAttemptAtLT", "nextAttemptAtLTE", "nextAttemptAtIsNil", "nextAttemptAtNotNil", "dispatchedAt", "dispatchedAtNEQ", "dispatchedAtIn", "dispatchedAtNotIn", "dispatchedAtGT", "dispatchedAtGTE", "dispatchedAtLT", "dispatchedAtLTE", "dispatchedAtIsNil", "dispatchedAtNotNil", "startedAt", "startedAtNEQ", "startedAtIn", "startedAtNotIn", "startedAtGT", "startedAtGTE", "startedAtLT", "startedAtLTE", "startedAtIsNil", "startedAtNotNil", "reportedAt", "reportedAtNEQ", "reportedAtIn", "reportedAtNotIn", "reportedAtGT", "reportedAtGTE", "reportedAtLT", "reportedAtLTE", "reportedAtIsNil", "reportedAtNotNil", "finishedAt", "finishedAtNEQ", "finishedAtIn", "finishedAtNotIn", "finishedAtGT", "finishedAtGTE", "finishedAtLT", "finishedAtLTE", "finishedAtIsNil", "finishedAtNotNil", "costUsd", "costUsdNEQ", "costUsdIn", "costUsdNotIn", "costUsdGT", "costUsdGTE", "costUsdLT", "costUsdLTE", "inputTokens", "inputTokensNEQ", "inputTokensIn", "inputTokensNotIn", "inputTokensGT", "inputTokensGTE", "inputTokensLT", "inputTokensLTE", "outputTokens", "outputTokensNEQ", "outputTokensIn", "outputTokensNotIn", "outputTokensGT", "outputTokensGTE", "outputTokensLT", "outputTokensLTE", "cacheReadTokens", "cacheReadTokensNEQ", "cacheReadTokensIn", "cacheReadTokensNotIn", "cacheReadTokensGT", "cacheReadTokensGTE", "cacheReadTokensLT", "cacheReadTokensLTE", "cacheWriteTokens", "cacheWriteTokensNEQ", "cacheWriteTokensIn", "cacheWriteTokensNotIn", "cacheWriteTokensGT", "cacheWriteTokensGTE", "cacheWriteTokensLT", "cacheWriteTokensLTE", "turns", "turnsNEQ", "turnsIn", "turnsNotIn", "turnsGT", "turnsGTE", "turnsLT", "turnsLTE", "durationMs", "durationMsNEQ", "durationMsIn", "durationMsNotIn", "durationMsGT", "durationMsGTE", "durationMsLT", "durationMsLTE", "summary", "summaryNEQ", "summaryIn", "summaryNotIn", "summaryGT", "summaryGTE", "summaryLT", "summaryLTE", "summaryContains", "summaryHasPrefix", "summaryHasSuffix", "summaryEqualFold", "summaryContainsFold", "failureReason", "failureReasonNEQ", "failureReasonIn", "failureReasonNotIn", "failureReasonGT", "failureReasonGTE", "failureReasonLT", "failureReasonLTE", "failureReasonContains", "failureReasonHasPrefix", "failureReasonHasSuffix", "failureReasonEqualFold", "failureReasonContainsFold", "findingsBlocker", "findingsBlockerNEQ", "findingsBlockerIn", "findingsBlockerNotIn", "findingsBlockerGT", "findingsBlockerGTE", "findingsBlockerLT", "findingsBlockerLTE", "findingsMajor", "findingsMajorNEQ", "findingsMajorIn", "findingsMajorNotIn", "findingsMajorGT", "findingsMajorGTE", "findingsMajorLT", "findingsMajorLTE", "findingsMinor", "findingsMinorNEQ", "findingsMinorIn", "findingsMinorNotIn", "findingsMinorGT", "findingsMinorGTE", "findingsMinorLT", "findingsMinorLTE", "findingsNit", "findingsNitNEQ", "findingsNitIn", "findingsNitNotIn", "findingsNitGT", "findingsNitGTE", "findingsNitLT", "findingsNitLTE", "findingsPosted", "findingsPostedNEQ", "findingsPostedIn", "findingsPostedNotIn", "findingsPostedGT", "findingsPostedGTE", "findingsPostedLT", "findingsPostedLTE", "findingsDropped", "findingsDroppedNEQ", "findingsDroppedIn", "findingsDroppedNotIn", "findingsDroppedGT", "findingsDroppedGTE", "findingsDroppedLT", "findingsDroppedLTE", "reviewID", "reviewIDNEQ", "reviewIDIn", "reviewIDNotIn", "reviewIDGT", "reviewIDGTE", "reviewIDLT", "reviewIDLTE", "changedFiles", "changedFilesNEQ", "changedFilesIn", "changedFilesNotIn", "changedFilesGT", "changedFilesGTE", "changedFilesLT", "changedFilesLTE", "additions", "additionsNEQ", "additionsIn", "additionsNotIn", "additionsGT", "additionsGTE", "additionsLT", "additionsLTE", "deletions", "deletionsNEQ", "deletionsIn", "deletionsNotIn", "deletionsGT", "deletionsGTE", "deletionsLT", "deletionsLTE", "behindBy", "behindByNEQ", "behindByIn", "behindByNotIn", "behindByGT", "behindByGTE", "behindByLT", "behindByLTE", "aheadBy", "aheadByNEQ", "aheadByIn", "aheadByNotIn", "aheadByGT", "aheadByGTE", "aheadByLT", "aheadByLTE", "fromFork", "fromForkNEQ", "replyToCommentID", "replyToCommentIDNEQ", "replyToCommentIDIn", "replyToCommentIDNotIn", "replyToCommentIDGT", "replyToCommentIDGTE", "replyToCommentIDLT", "replyToCommentIDLTE", "replyToCommentIDIsNil", "replyToCommentIDNotNil", "threadRootCommentID", "threadRootCommentIDNEQ", "threadRootCommentIDIn", "threadRootCommentIDNotIn", "threadRootCommentIDGT", "threadRootCommentIDGTE", "threadRootCommentIDLT", "threadRootCommentIDLTE", "replyCommentID", "replyCommentIDNEQ", "replyCommentIDIn", "replyCommentIDNotIn", "replyCommentIDGT", "replyCommentIDGTE", "replyCommentIDLT", "replyCommentIDLTE", "hasRepository", "hasRepositoryWith", "hasReviewer", "hasReviewerWith", "hasFindings", "hasFindingsWith", "hasEvents", "hasEventsWith", "repositoryID", "reviewerID"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "kind", "kindNEQ", "kindIn", "kindNotIn", "status", "statusNEQ", "statusIn", "statusNotIn", "trigger", "triggerNEQ", "triggerIn", "triggerNotIn", "prNumber", "prNumberNEQ", "prNumberIn", "prNumberNotIn", "prNumberGT", "prNumberGTE", "prNumberLT", "prNumberLTE", "prTitle", "prTitleNEQ", "prTitleIn", "prTitleNotIn", "prTitleGT", "prTitleGTE", "prTitleLT", "prTitleLTE", "prTitleContains", "prTitleHasPrefix", "prTitleHasSuffix", "prTitleEqualFold", "prTitleContainsFold", "prURL", "prURLNEQ", "prURLIn", "prURLNotIn", "prURLGT", "prURLGTE", "prURLLT", "prURLLTE", "prURLContains", "prURLHasPrefix", "prURLHasSuffix", "prURLEqualFold", "prURLContainsFold", "headSha", "headShaNEQ", "headShaIn", "headShaNotIn", "headShaGT", "headShaGTE", "headShaLT", "headShaLTE", "headShaContains", "headShaHasPrefix", "headShaHasSuffix", "headShaEqualFold", "headShaContainsFold", "headRef", "headRefNEQ", "headRefIn", "headRefNotIn", "headRefGT", "headRefGTE", "headRefLT", "headRefLTE", "headRefContains", "headRefHasPrefix", "headRefHasSuffix", "headRefEqualFold", "headRefContainsFold", "baseSha", "baseShaNEQ", "baseShaIn", "baseShaNotIn", "baseShaGT", "baseShaGTE", "baseShaLT", "baseShaLTE", "baseShaContains", "baseShaHasPrefix", "baseShaHasSuffix", "baseShaEqualFold", "baseShaContainsFold", "baseRef", "baseRefNEQ", "baseRefIn", "baseRefNotIn", "baseRefGT", "baseRefGTE", "baseRefLT", "baseRefLTE", "baseRefContains", "baseRefHasPrefix", "baseRefHasSuffix", "baseRefEqualFold", "baseRefContainsFold", "incrementalSince", "incrementalSinceNEQ", "incrementalSinceIn", "incrementalSinceNotIn", "incrementalSinceGT", "incrementalSinceGTE", "incrementalSinceLT", "incrementalSinceLTE", "incrementalSinceContains", "incrementalSinceHasPrefix", "incrementalSinceHasSuffix", "incrementalSinceEqualFold", "incrementalSinceContainsFold", "fullReviewReason", "fullReviewReasonNEQ", "fullReviewReasonIn", "fullReviewReasonNotIn", "fullReviewReasonGT", "fullReviewReasonGTE", "fullReviewReasonLT", "fullReviewReasonLTE", "fullReviewReasonContains", "fullReviewReasonHasPrefix", "fullReviewReasonHasSuffix", "fullReviewReasonEqualFold", "fullReviewReasonContainsFold", "requester", "requesterNEQ", "requesterIn", "requesterNotIn", "requesterGT", "requesterGTE", "requesterLT", "requesterLTE", "requesterContains", "requesterHasPrefix", "requesterHasSuffix", "requesterEqualFold", "requesterContainsFold", "note", "noteNEQ", "noteIn", "noteNotIn", "noteGT", "noteGTE", "noteLT", "noteLTE", "noteContains", "noteHasPrefix", "noteHasSuffix", "noteEqualFold", "noteContainsFold", "requestTarget", "requestTargetNEQ", "requestTargetIn", "requestTargetNotIn", "requestTargetGT", "requestTargetGTE", "requestTargetLT", "requestTargetLTE", "requestTargetContains", "requestTargetHasPrefix", "requestTargetHasSuffix", "requestTargetEqualFold", "requestTargetContainsFold", "model", "modelNEQ", "modelIn", "modelNotIn", "modelGT", "modelGTE", "modelLT", "modelLTE", "modelContains", "modelHasPrefix", "modelHasSuffix", "modelEqualFold", "modelContainsFold", "maxCostUsd", "maxCostUsdNEQ", "maxCostUsdIn", "maxCostUsdNotIn", "maxCostUsdGT", "maxCostUsdGTE", "maxCostUsdLT", "maxCostUsdLTE", "checkRunID", "checkRunIDNEQ", "checkRunIDIn", "checkRunIDNotIn", "checkRunIDGT", "checkRunIDGTE", "checkRunIDLT", "checkRunIDLTE", "checkCompleted", "checkCompletedNEQ", "actionsRunID", "actionsRunIDNEQ", "actionsRunIDIn", "actionsRunIDNotIn", "actionsRunIDGT", "actionsRunIDGTE", "actionsRunIDLT", "actionsRunIDLTE", "actionsRunURL", "actionsRunURLNEQ", "actionsRunURLIn", "actionsRunURLNotIn", "actionsRunURLGT", "actionsRunURLGTE", "actionsRunURLLT", "actionsRunURLLTE", "actionsRunURLContains", "actionsRunURLHasPrefix", "actionsRunURLHasSuffix", "actionsRunURLEqualFold", "actionsRunURLContainsFold", "leaseOwner", "leaseOwnerNEQ", "leaseOwnerIn", "leaseOwnerNotIn", "leaseOwnerGT", "leaseOwnerGTE", "leaseOwnerLT", "leaseOwnerLTE", "leaseOwnerContains", "leaseOwnerHasPrefix", "leaseOwnerHasSuffix", "leaseOwnerEqualFold", "leaseOwnerContainsFold", "heartbeatAt", "heartbeatAtNEQ", "heartbeatAtIn", "heartbeatAtNotIn", "heartbeatAtGT", "heartbeatAtGTE", "heartbeatAtLT", "heartbeatAtLTE", "heartbeatAtIsNil", "heartbeatAtNotNil", "attempts", "attemptsNEQ", "attemptsIn", "attemptsNotIn", "attemptsGT", "attemptsGTE", "attemptsLT", "attemptsLTE", "nextAttemptAt", "nextAttemptAtNEQ", "nextAttemptAtIn", "nextAttemptAtNotIn", "nextAttemptAtGT", "nextAttemptAtGTE", "nextAttemptAtLT", "nextAttemptAtLTE", "nextAttemptAtIsNil", "nextAttemptAtNotNil", "dispatchedAt", "dispatchedAtNEQ", "dispatchedAtIn", "dispatchedAtNotIn", "dispatchedAtGT", "dispatchedAtGTE", "dispatchedAtLT", "dispatchedAtLTE", "dispatchedAtIsNil", "dispatchedAtNotNil", "startedAt", "startedAtNEQ", "startedAtIn", "startedAtNotIn", "startedAtGT", "startedAtGTE", "startedAtLT", "startedAtLTE", "startedAtIsNil", "startedAtNotNil", "reportedAt", "reportedAtNEQ", "reportedAtIn", "reportedAtNotIn", "reportedAtGT", "reportedAtGTE", "reportedAtLT", "reportedAtLTE", "reportedAtIsNil", "reportedAtNotNil", "finishedAt", "finishedAtNEQ", "finishedAtIn", "finishedAtNotIn", "finishedAtGT", "finishedAtGTE", "finishedAtLT", "finishedAtLTE", "finishedAtIsNil", "finishedAtNotNil", "costUsd", "costUsdNEQ", "costUsdIn", "costUsdNotIn", "costUsdGT", "costUsdGTE", "costUsdLT", "costUsdLTE", "inputTokens", "inputTokensNEQ", "inputTokensIn", "inputTokensNotIn", "inputTokensGT", "inputTokensGTE", "inputTokensLT", "inputTokensLTE", "outputTokens", "outputTokensNEQ", "outputTokensIn", "outputTokensNotIn", "outputTokensGT", "outputTokensGTE", "outputTokensLT", "outputTokensLTE", "cacheReadTokens", "cacheReadTokensNEQ", "cacheReadTokensIn", "cacheReadTokensNotIn", "cacheReadTokensGT", "cacheReadTokensGTE", "cacheReadTokensLT", "cacheReadTokensLTE", "cacheWriteTokens", "cacheWriteTokensNEQ", "cacheWriteTokensIn", "cacheWriteTokensNotIn", "cacheWriteTokensGT", "cacheWriteTokensGTE", "cacheWriteTokensLT", "cacheWriteTokensLTE", "modelPrice", "modelPriceNEQ", "modelPriceIn", "modelPriceNotIn", "modelPriceGT", "modelPriceGTE", "modelPriceLT", "modelPriceLTE", "modelPriceContains", "modelPriceHasPrefix", "modelPriceHasSuffix", "modelPriceEqualFold", "modelPriceContainsFold", "turns", "turnsNEQ", "turnsIn", "turnsNotIn", "turnsGT", "turnsGTE", "turnsLT", "turnsLTE", "durationMs", "durationMsNEQ", "durationMsIn", "durationMsNotIn", "durationMsGT", "durationMsGTE", "durationMsLT", "durationMsLTE", "summary", "summaryNEQ", "summaryIn", "summaryNotIn", "summaryGT", "summaryGTE", "summaryLT", "summaryLTE", "summaryContains", "summaryHasPrefix", "summaryHasSuffix", "summaryEqualFold", "summaryContainsFold", "failureReason", "failureReasonNEQ", "failureReasonIn", "failureReasonNotIn", "failureReasonGT", "failureReasonGTE", "failureReasonLT", "failureReasonLTE", "failureReasonContains", "failureReasonHasPrefix", "failureReasonHasSuffix", "failureReasonEqualFold", "failureReasonContainsFold", "findingsBlocker", "findingsBlockerNEQ", "findingsBlockerIn", "findingsBlockerNotIn", "findingsBlockerGT", "findingsBlockerGTE", "findingsBlockerLT", "findingsBlockerLTE", "findingsMajor", "findingsMajorNEQ", "findingsMajorIn", "findingsMajorNotIn", "findingsMajorGT", "findingsMajorGTE", "findingsMajorLT", "findingsMajorLTE", "findingsMinor", "findingsMinorNEQ", "findingsMinorIn", "findingsMinorNotIn", "findingsMinorGT", "findingsMinorGTE", "findingsMinorLT", "findingsMinorLTE", "findingsNit", "findingsNitNEQ", "findingsNitIn", "findingsNitNotIn", "findingsNitGT", "findingsNitGTE", "findingsNitLT", "findingsNitLTE", "findingsPosted", "findingsPostedNEQ", "findingsPostedIn", "findingsPostedNotIn", "findingsPostedGT", "findingsPostedGTE", "findingsPostedLT", "findingsPostedLTE", "findingsDropped", "findingsDroppedNEQ", "findingsDroppedIn", "findingsDroppedNotIn", "findingsDroppedGT", "findingsDroppedGTE", "findingsDroppedLT", "findingsDroppedLTE", "reviewID", "reviewIDNEQ", "reviewIDIn", "reviewIDNotIn", "reviewIDGT", "reviewIDGTE", "reviewIDLT", "reviewIDLTE", "changedFiles", "changedFilesNEQ", "changedFilesIn", "changedFilesNotIn", "changedFilesGT", "changedFilesGTE", "changedFilesLT", "changedFilesLTE", "additions", "additionsNEQ", "additionsIn", "additionsNotIn", "additionsGT", "additionsGTE", "additionsLT", "additionsLTE", "deletions", "deletionsNEQ", "deletionsIn", "deletionsNotIn", "deletionsGT", "deletionsGTE", "deletionsLT", "deletionsLTE", "behindBy", "behindByNEQ", "behindByIn", "behindByNotIn", "behindByGT", "behindByGTE", "behindByLT", "behindByLTE", "aheadBy", "aheadByNEQ", "aheadByIn", "aheadByNotIn", "aheadByGT", "aheadByGTE", "aheadByLT", "aheadByLTE", "fromFork", "fromForkNEQ", "replyToCommentID", "replyToCommentIDNEQ", "replyToCommentIDIn", "replyToCommentIDNotIn", "replyToCommentIDGT", "replyToCommentIDGTE", "replyToCommentIDLT", "replyToCommentIDLTE", "replyToCommentIDIsNil", "replyToCommentIDNotNil", "threadRootCommentID", "threadRootCommentIDNEQ", "threadRootCommentIDIn", "threadRootCommentIDNotIn", "threadRootCommentIDGT", "threadRootCommentIDGTE", "threadRootCommentIDLT", "threadRootCommentIDLTE", "replyCommentID", "replyCommentIDNEQ", "replyCommentIDIn", "replyCommentIDNotIn", "replyCommentIDGT", "replyCommentIDGTE", "replyCommentIDLT", "replyCommentIDLTE", "hasRepository", "hasRepositoryWith", "hasReviewer", "hasReviewerWith", "hasFindings", "hasFindingsWith", "hasEvents", "hasEventsWith", "repositoryID", "reviewerID"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -17085,6 +17141,97 @@ func (ec *executionContext) unmarshalInputRunWhereInput(ctx context.Context, obj
 				return it, err
 			}
 			it.CacheWriteTokensLTE = data
+		case "modelPrice":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("modelPrice"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ModelPrice = data
+		case "modelPriceNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("modelPriceNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ModelPriceNEQ = data
+		case "modelPriceIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("modelPriceIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ModelPriceIn = data
+		case "modelPriceNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("modelPriceNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ModelPriceNotIn = data
+		case "modelPriceGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("modelPriceGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ModelPriceGT = data
+		case "modelPriceGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("modelPriceGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ModelPriceGTE = data
+		case "modelPriceLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("modelPriceLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ModelPriceLT = data
+		case "modelPriceLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("modelPriceLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ModelPriceLTE = data
+		case "modelPriceContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("modelPriceContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ModelPriceContains = data
+		case "modelPriceHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("modelPriceHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ModelPriceHasPrefix = data
+		case "modelPriceHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("modelPriceHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ModelPriceHasSuffix = data
+		case "modelPriceEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("modelPriceEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ModelPriceEqualFold = data
+		case "modelPriceContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("modelPriceContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ModelPriceContainsFold = data
 		case "turns":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("turns"))
 			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
@@ -21964,6 +22111,12 @@ func (ec *executionContext) _Reviewer(ctx context.Context, sel ast.SelectionSet,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Reviewer_stats(ctx, field, obj)
 				})
+		case "modelStatus":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Reviewer_modelStatus(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -22255,6 +22408,11 @@ func (ec *executionContext) _Run(ctx context.Context, sel ast.SelectionSet, obj 
 			}
 		case "cacheWriteTokens":
 			out.Values[i] = ec._Run_cacheWriteTokens(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "modelPrice":
+			out.Values[i] = ec._Run_modelPrice(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

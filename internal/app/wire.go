@@ -14,6 +14,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/metrics"
+	"github.com/chakshu-dev/chakshu/internal/models"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/publish"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
@@ -45,6 +46,8 @@ type deps struct {
 	simPages http.Handler
 	// sandboxTour serves the portal's "things to try" (sandbox mode).
 	sandboxTour http.Handler
+	// models is the model catalogue in force (built in, plus CHAKSHU_MODEL_CATALOG).
+	models *models.Source
 }
 
 func newGitHub(cfg *config.Config, reg prometheus.Registerer) (*gh.Apps, error) {
@@ -66,6 +69,7 @@ func webRoutes(d deps) ([]server.Route, func(), error) {
 		DB: d.db, Log: d.log, Bus: d.bus, GitHub: d.github,
 		Issuer: d.cfg.OIDCIssuer, Audience: d.cfg.OIDCAudience, PublicURL: d.cfg.PublicURL, AppSlug: d.cfg.AppSlug,
 		SecretKey: d.cfg.SecretKey, ModelURL: d.cfg.ModelURL, ModelAPIKey: d.cfg.ModelAPIKey,
+		Models: d.models, ModelBetas: d.cfg.ModelBetas,
 		AllowPlainHTTPConnectors: d.cfg.Sandbox,
 	})
 	if err != nil {
@@ -75,7 +79,7 @@ func webRoutes(d deps) ([]server.Route, func(), error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("auth: %w", err)
 	}
-	gql, err := graph.NewHandler(graph.Config{DB: d.db, Log: d.log, Bus: d.bus, Config: d.cfg, Auth: au, GitHub: d.github,
+	gql, err := graph.NewHandler(graph.Config{DB: d.db, Log: d.log, Bus: d.bus, Config: d.cfg, Auth: au, GitHub: d.github, Models: d.models,
 		GitHubWebURL: d.githubWebURL})
 	if err != nil {
 		return nil, nil, fmt.Errorf("graphql: %w", err)
@@ -122,7 +126,7 @@ func webRoutes(d deps) ([]server.Route, func(), error) {
 // workerParts builds every loop `chakshu worker` runs and the heartbeaters of
 // what those loops hold.
 func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, []func(context.Context, string, time.Time) error, error) {
-	syncer, err := reviewers.NewSyncer(reviewers.SyncerConfig{DB: d.db, Clients: d.github, Log: d.log})
+	syncer, err := reviewers.NewSyncer(reviewers.SyncerConfig{DB: d.db, Clients: d.github, Log: d.log, Models: d.models})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -139,7 +143,7 @@ func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, [
 		return nil, nil, err
 	}
 	disp, err := worker.NewDispatcher(worker.DispatchConfig{DB: d.db, Log: d.log, Bus: d.bus, GitHub: d.github, Write: write,
-		WorkerID: workerID, PublicURL: d.cfg.PublicURL, AppSlug: d.cfg.AppSlug, PollInterval: d.cfg.PollInterval})
+		WorkerID: workerID, PublicURL: d.cfg.PublicURL, AppSlug: d.cfg.AppSlug, PollInterval: d.cfg.PollInterval, Models: d.models})
 	if err != nil {
 		return nil, nil, err
 	}

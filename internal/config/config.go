@@ -49,6 +49,12 @@ type Config struct {
 	// ModelURL and ModelAPIKey are the model gateway's upstream (CHAKSHU_MODEL_URL, CHAKSHU_MODEL_API_KEY).
 	ModelURL    string
 	ModelAPIKey string
+	// ModelCatalog is an operator's model catalogue file merged over the
+	// built-in one and re-read when it changes (CHAKSHU_MODEL_CATALOG).
+	ModelCatalog string
+	// ModelBetas are the anthropic-beta values runners may send through the
+	// gateway (CHAKSHU_MODEL_BETAS, comma-separated; default none).
+	ModelBetas []string
 	// Admins are GitHub logins with admin rights (CHAKSHU_ADMINS, comma-separated).
 	Admins []string
 	// ReviewAllowList are GitHub logins who may ask for reviews without write
@@ -104,6 +110,8 @@ var Settings = []struct{ Name, Meaning, Default string }{
 	{"CHAKSHU_OIDC_ISSUER, CHAKSHU_OIDC_AUDIENCE", "Actions token issuer and audience", "GitHub's issuer; the public URL"},
 	{"CHAKSHU_SECRET_KEY", "32-byte key (base64) for sessions and credentials", "sandbox: generated into the data dir"},
 	{"CHAKSHU_MODEL_URL, CHAKSHU_MODEL_API_KEY", "upstream of the model gateway", "Anthropic; sandbox: the scripted model"},
+	{"CHAKSHU_MODEL_CATALOG", "a JSON model catalogue merged over the built-in one (re-read on change)", "the built-in catalogue"},
+	{"CHAKSHU_MODEL_BETAS", "comma-separated anthropic-beta values runners may send", "none"},
 	{"CHAKSHU_ADMINS", "comma-separated GitHub logins with admin rights", "sandbox: the sandbox user"},
 	{"CHAKSHU_REVIEW_ALLOWLIST", "comma-separated GitHub logins who may ask for reviews without write access", "unset"},
 	{"CHAKSHU_SANDBOX", "1: run sandbox mode on purpose, even on a non-loopback address or with CHAKSHU_DATABASE_URL", "unset: sandbox on loopback and SQLite only"},
@@ -188,6 +196,7 @@ func Load(look Lookup) (*Config, error) {
 		OIDCIssuer:        get("CHAKSHU_OIDC_ISSUER", ""),
 		ModelURL:          get("CHAKSHU_MODEL_URL", DefaultModelURL),
 		ModelAPIKey:       get("CHAKSHU_MODEL_API_KEY", ""),
+		ModelCatalog:      get("CHAKSHU_MODEL_CATALOG", ""),
 		LogLevel:          strings.ToLower(get("CHAKSHU_LOG_LEVEL", "info")),
 		LogFormat:         strings.ToLower(get("CHAKSHU_LOG_FORMAT", "")),
 	}
@@ -294,6 +303,7 @@ func Load(look Lookup) (*Config, error) {
 		return nil, errors.New("CHAKSHU_SECRET_KEY: required when a GitHub App is configured (openssl rand -base64 32)")
 	}
 	c.Admins = splitList(get("CHAKSHU_ADMINS", ""))
+	c.ModelBetas = splitList(get("CHAKSHU_MODEL_BETAS", ""))
 	c.ReviewAllowList = splitList(get("CHAKSHU_REVIEW_ALLOWLIST", ""))
 	if c.Sandbox && len(c.Admins) == 0 {
 		c.Admins = []string{SandboxUser}

@@ -24,6 +24,7 @@ import (
 	entreviewer "github.com/chakshu-dev/chakshu/ent/reviewer"
 	"github.com/chakshu-dev/chakshu/internal/config"
 	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/models"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/setup"
@@ -48,6 +49,10 @@ type Config struct {
 	Timeout time.Duration
 	// Workflow is the current template; empty means action.WorkflowTemplate.
 	Workflow string
+	// Models is the model catalogue; nil reads CHAKSHU_MODEL_CATALOG.
+	Models *models.Source
+	// Now is the clock of model lifecycles; nil means time.Now.
+	Now func() time.Time
 }
 
 // Check is one line of the report.
@@ -135,6 +140,7 @@ func Run(ctx context.Context, cfg Config) []Check {
 	r.publicURL(ctx)
 	r.github(ctx, db)
 	r.model(ctx)
+	r.modelsInUse(ctx, db) // models.go
 	return r.out
 }
 

@@ -114,7 +114,7 @@ func TestDoctor(t *testing.T) {
 				names[i] = c.Name
 			}
 			want := []string{"database reachable", "database migrated", "webhook secret set", "public URL reachable", "App key valid",
-				"GitHub server", "installations", inst, "workflow acme/widget", "reviewers repo acme/chakshu-reviewers", "model upstream answering"}
+				"GitHub server", "installations", inst, "workflow acme/widget", "reviewers repo acme/chakshu-reviewers", "model upstream answering", "model claude-sonnet-5-5"}
 			if d := cmp.Diff(want, names); d != "" {
 				t.Fatalf("checks (-want +got):\n%s", d)
 			}
@@ -179,7 +179,7 @@ func TestDoctor(t *testing.T) {
 		t.Run("unreachable public URL and model", func(t *testing.T) {
 			cfg := healthy()
 			cfg.PublicURL, cfg.ModelURL = closedURL(t), closedURL(t)
-			check(t, cfg, []string{"public URL reachable", "model upstream answering"})
+			check(t, cfg, []string{"public URL reachable", "model upstream answering", "model claude-sonnet-5-5"})
 		})
 		t.Run("weak webhook secret", func(t *testing.T) {
 			cfg := healthy()

@@ -25,6 +25,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/models"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/runs"
 	"github.com/chakshu-dev/chakshu/server"
@@ -35,15 +36,19 @@ const HeaderFinal = "X-Chakshu-Final"
 
 // Error codes the gateway answers with (runnerproto.Error shape).
 const (
-	CodeCostCap      = "cost_cap_reached"
-	CodeBadRequest   = "bad_request"
-	CodeTooLarge     = "request_too_large"
-	CodeModel        = "model_not_allowed"
-	CodeUpstream     = "upstream_error"
-	CodeInternal     = "internal"
-	defaultVersion   = "2023-06-01"
-	defaultUpstream  = "https://api.anthropic.com"
-	defaultReqLimit  = 8 << 20
+	CodeCostCap     = "cost_cap_reached"
+	CodeBadRequest  = "bad_request"
+	CodeTooLarge    = "request_too_large"
+	CodeModel       = "model_not_allowed"
+	CodeFeature     = "feature_not_priced"
+	CodeBeta        = "beta_not_allowed"
+	CodeUpstream    = "upstream_error"
+	CodeInternal    = "internal"
+	defaultVersion  = "2023-06-01"
+	defaultUpstream = "https://api.anthropic.com"
+	// defaultReqLimit is the Messages API's request size limit, 32 MB
+	// (docs "Errors": request_too_large; REALITY.md).
+	defaultReqLimit  = 32_000_000
 	defaultRespLimit = 8 << 20
 )
 
@@ -58,11 +63,16 @@ type Config struct {
 	UpstreamURL string
 	// APIKey is Chakshu's key for the upstream (CHAKSHU_MODEL_API_KEY).
 	APIKey string
-	// Pricing prices usage; nil means DefaultPricing.
-	Pricing Pricing
+	// Models is the model catalogue that prices usage; nil means the built-in one.
+	Models *models.Source
+	// Betas are the anthropic-beta values a runner may send
+	// (CHAKSHU_MODEL_BETAS); any other value is refused.
+	Betas []string
+	// Now is the clock for model lifecycles; nil means time.Now.
+	Now func() time.Time
 	// HTTPClient calls the upstream; nil means a client with a 10 minute timeout.
 	HTTPClient *http.Client
-	// MaxRequestBytes and MaxResponseBytes cap bodies; 0 means 8 MiB each.
+	// MaxRequestBytes and MaxResponseBytes cap bodies; 0 means 32 MB and 8 MiB.
 	MaxRequestBytes, MaxResponseBytes int64
 }
 
@@ -87,8 +97,11 @@ func New(cfg Config) (*Gateway, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("gateway: CHAKSHU_MODEL_URL %q is not an http(s) URL", cfg.UpstreamURL)
 	}
-	if cfg.Pricing == nil {
-		cfg.Pricing = DefaultPricing()
+	if cfg.Models == nil {
+		cfg.Models = models.Static(models.Builtin())
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{Timeout: 10 * time.Minute}
@@ -110,9 +123,15 @@ type request struct {
 
 // answer is the part of a Messages answer the gateway looks at.
 type answer struct {
-	Model string `json:"model"`
-	Usage *Usage `json:"usage"`
+	Model string        `json:"model"`
+	Usage *models.Usage `json:"usage"`
 }
+
+// forwarded are the upstream's headers the runner gets: the request id, the
+// retry advice the SDKs follow (retry-after, retry-after-ms, x-should-retry;
+// anthropic-sdk-go v2.15.0 internal/requestconfig) and the rate limit state.
+var forwarded = []string{"Content-Type", "request-id", "retry-after", "retry-after-ms", "x-should-retry",
+	"anthropic-ratelimit-requests-remaining", "anthropic-ratelimit-tokens-remaining"}
 
 // Serve forwards one Messages request of run rn (authenticated and running).
 func (g *Gateway) Serve(w http.ResponseWriter, r *http.Request, rn *ent.Run) {
@@ -138,10 +157,24 @@ func (g *Gateway) Serve(w http.ResponseWriter, r *http.Request, rn *ent.Run) {
 		server.WriteError(w, http.StatusBadRequest, CodeModel, fmt.Sprintf("this run may only use model %q", rn.Model))
 		return
 	}
-	price, ok := g.cfg.Pricing.Lookup(req.Model)
-	if !ok {
-		log.Warn("model has no price", "model", req.Model)
-		server.WriteError(w, http.StatusBadRequest, CodeModel, "the model has no price in Chakshu's pricing table")
+	cat, cerr := g.cfg.Models.Catalog()
+	if cerr != nil {
+		log.Error("model catalogue", "err", cerr) // the last good catalogue stays in force
+	}
+	entry, _, err := cat.Check(req.Model, g.cfg.Now())
+	if err != nil {
+		log.Warn("model refused", "model", req.Model, "err", err)
+		server.WriteError(w, http.StatusBadRequest, CodeModel, err.Error())
+		return
+	}
+	if f := unpriced(body); f != "" {
+		server.WriteError(w, http.StatusBadRequest, CodeFeature,
+			fmt.Sprintf("the request uses %s, which has its own price that Chakshu does not meter; leave it out", f))
+		return
+	}
+	if b := betaRefused(r.Header.Get("anthropic-beta"), g.cfg.Betas); b != "" {
+		server.WriteError(w, http.StatusBadRequest, CodeBeta,
+			fmt.Sprintf("anthropic-beta %q is not allowed; an operator can allow it in CHAKSHU_MODEL_BETAS", b))
 		return
 	}
 	final := r.Header.Get(HeaderFinal) == "1"
@@ -150,6 +183,7 @@ func (g *Gateway) Serve(w http.ResponseWriter, r *http.Request, rn *ent.Run) {
 		server.WriteError(w, http.StatusInternalServerError, CodeInternal, "internal error")
 		return
 	} else if !allowed {
+		w.Header().Set("x-should-retry", "false") // asking again cannot help
 		server.WriteError(w, http.StatusTooManyRequests, CodeCostCap,
 			"the run reached its cost cap; submit the result now (one final request flagged X-Chakshu-Final: 1 is allowed)")
 		return
@@ -183,7 +217,7 @@ func (g *Gateway) Serve(w http.ResponseWriter, r *http.Request, rn *ent.Run) {
 	}
 	defer resp.Body.Close()
 	if req.Stream && isEventStream(resp) {
-		g.relay(ctx, w, resp, rn, price, log)
+		g.relay(ctx, w, resp, rn, entry, log)
 		return
 	}
 	out, err := io.ReadAll(io.LimitReader(resp.Body, g.cfg.MaxResponseBytes+1))
@@ -200,13 +234,13 @@ func (g *Gateway) Serve(w http.ResponseWriter, r *http.Request, rn *ent.Run) {
 		var a answer
 		if err := json.Unmarshal(out, &a); err != nil || a.Usage == nil {
 			log.Warn("model answer without usage", "status", resp.StatusCode)
-		} else if err := g.meter(ctx, rn, *a.Usage, price.Cost(*a.Usage)); err != nil {
+		} else if err := g.meter(ctx, rn, *a.Usage, entry.Cost(*a.Usage)); err != nil {
 			log.Error("meter model usage", "err", redact.Error(err))
 		}
 	} else {
 		log.Warn("model upstream refused", "status", resp.StatusCode, "body", redact.String(string(out[:min(len(out), 500)])))
 	}
-	for _, h := range []string{"Content-Type", "request-id", "retry-after", "anthropic-ratelimit-requests-remaining"} {
+	for _, h := range forwarded {
 		if v := resp.Header.Get(h); v != "" {
 			w.Header().Set(h, v)
 		}
@@ -238,7 +272,7 @@ func (g *Gateway) admit(ctx context.Context, id int, final bool) (bool, error) {
 
 // meter adds u and its cost to run rn in one atomic update, and notes on the
 // timeline when this answer took the run to its cap.
-func (g *Gateway) meter(ctx context.Context, rn *ent.Run, u Usage, cost float64) error {
+func (g *Gateway) meter(ctx context.Context, rn *ent.Run, u models.Usage, cost float64) error {
 	err := g.cfg.DB.Run.Update().Where(run.ID(rn.ID)).
 		AddCostUsd(cost).AddInputTokens(u.InputTokens).AddOutputTokens(u.OutputTokens).
 		AddCacheReadTokens(u.CacheReadInputTokens).AddCacheWriteTokens(u.CacheCreationInputTokens).

@@ -13,6 +13,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/models"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
@@ -24,10 +25,10 @@ type upstream struct {
 	srv   *httptest.Server
 	calls atomic.Int32
 	key   atomic.Value // last x-api-key seen
-	usage Usage
+	usage models.Usage
 }
 
-func newUpstream(t *testing.T, u Usage) *upstream {
+func newUpstream(t *testing.T, u models.Usage) *upstream {
 	up := &upstream{usage: u}
 	up.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		up.calls.Add(1)
@@ -64,7 +65,7 @@ func fixture(t *testing.T, db *store.DB, maxCost float64) *ent.Run {
 	repo := db.Repository.Create().SetGithubID(10).SetOwner("acme").SetName("app").SetFullName("acme/app").SetInstallation(inst).SaveX(ctx)
 	rv := db.Reviewer.Create().SetName("security").SetInstallation(inst).SaveX(ctx)
 	return db.Run.Create().SetRepository(repo).SetReviewer(rv).SetTrigger(run.TriggerComment).
-		SetPrNumber(1).SetHeadSha("abc").SetStatus(run.StatusRunning).SetModel("claude-sonnet-4-5").
+		SetPrNumber(1).SetHeadSha("abc").SetStatus(run.StatusRunning).SetModel("claude-sonnet-5-5").
 		SetMaxCostUsd(maxCost).SaveX(ctx)
 }
 
@@ -90,18 +91,18 @@ func errCode(t *testing.T, w *httptest.ResponseRecorder) string {
 	return e.Error.Code
 }
 
-const msg = `{"model":"claude-sonnet-4-5","max_tokens":100,"messages":[{"role":"user","content":"hi"}]}`
+const msg = `{"model":"claude-sonnet-5-5","max_tokens":100,"messages":[{"role":"user","content":"hi"}]}`
 
 func TestGatewayMetersAndCaps(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		// 100k input + 10k output on sonnet: 0.3 + 0.15 = $0.45 per answer.
-		up := newUpstream(t, Usage{InputTokens: 100_000, OutputTokens: 10_000, CacheReadInputTokens: 1_000_000, CacheCreationInputTokens: 0})
+		// 100k input + 10k output + 1M cache reads on Sonnet 5.5: 0.2 + 0.1 + 0.1 = $0.40 per answer.
+		up := newUpstream(t, models.Usage{InputTokens: 100_000, OutputTokens: 10_000, CacheReadInputTokens: 1_000_000, CacheCreationInputTokens: 0})
 		g, err := New(Config{DB: db.Client, Log: slog.New(slog.DiscardHandler), UpstreamURL: up.srv.URL, APIKey: "sk-ant-upstream-key-123456"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		rn := fixture(t, db, 1.0) // each answer costs 0.45 + 0.30 cache read = $0.75
+		rn := fixture(t, db, 0.5)
 
 		w := post(t, g, rn, msg, false)
 		if w.Code != 200 {
@@ -114,8 +115,8 @@ func TestGatewayMetersAndCaps(t *testing.T) {
 		if got.InputTokens != 100_000 || got.OutputTokens != 10_000 || got.CacheReadTokens != 1_000_000 {
 			t.Fatalf("tokens %d/%d/%d", got.InputTokens, got.OutputTokens, got.CacheReadTokens)
 		}
-		if d := got.CostUsd - 0.75; d > 1e-9 || d < -1e-9 {
-			t.Fatalf("cost %v, want 0.75", got.CostUsd)
+		if d := got.CostUsd - 0.40; d > 1e-9 || d < -1e-9 {
+			t.Fatalf("cost %v, want 0.40", got.CostUsd)
 		}
 		// Under the cap still: the second goes out and takes the run past it.
 		if w := post(t, g, rn, msg, false); w.Code != 200 {
@@ -138,8 +139,8 @@ func TestGatewayMetersAndCaps(t *testing.T) {
 			t.Fatalf("second final request: %d %s", w.Code, w.Body)
 		}
 		got = db.Run.GetX(ctx, rn.ID)
-		if d := got.CostUsd - 2.25; d > 1e-9 || d < -1e-9 {
-			t.Fatalf("cost %v, want 2.25", got.CostUsd)
+		if d := got.CostUsd - 1.20; d > 1e-9 || d < -1e-9 {
+			t.Fatalf("cost %v, want 1.20", got.CostUsd)
 		}
 		evs := db.RunEvent.Query().AllX(ctx)
 		n := 0
@@ -156,7 +157,7 @@ func TestGatewayMetersAndCaps(t *testing.T) {
 
 func TestGatewayRefusals(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		up := newUpstream(t, Usage{InputTokens: 1, OutputTokens: 1})
+		up := newUpstream(t, models.Usage{InputTokens: 1, OutputTokens: 1})
 		g, err := New(Config{DB: db.Client, Log: slog.New(slog.DiscardHandler), UpstreamURL: up.srv.URL,
 			APIKey: "sk-ant-upstream-key-123456", MaxRequestBytes: 1024})
 		if err != nil {
@@ -171,7 +172,7 @@ func TestGatewayRefusals(t *testing.T) {
 			{"streaming, other model", `{"model":"claude-opus-4-1","stream":true,"messages":[]}`, 400, CodeModel},
 			{"other model", `{"model":"claude-opus-4-1","messages":[]}`, 400, CodeModel},
 			{"not json", `hello`, 400, CodeBadRequest},
-			{"too large", `{"model":"claude-sonnet-4-5","messages":[{"role":"user","content":"` + strings.Repeat("x", 2000) + `"}]}`, 413, CodeTooLarge},
+			{"too large", `{"model":"claude-sonnet-5-5","messages":[{"role":"user","content":"` + strings.Repeat("x", 2000) + `"}]}`, 413, CodeTooLarge},
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				w := post(t, g, rn, c.body, false)
@@ -188,7 +189,7 @@ func TestGatewayRefusals(t *testing.T) {
 
 func TestGatewayPassesUpstreamErrors(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		up := newUpstream(t, Usage{InputTokens: 1})
+		up := newUpstream(t, models.Usage{InputTokens: 1})
 		g, _ := New(Config{DB: db.Client, UpstreamURL: up.srv.URL, APIKey: "wrong-key"})
 		rn := fixture(t, db, 5)
 		w := post(t, g, rn, msg, false)

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/internal/models"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 )
 
@@ -24,16 +25,17 @@ const maxEventLine = 1 << 20
 // input side (and a first output count); each message_delta carries the
 // cumulative counts of the fields it names, which replace the earlier ones.
 type streamUsage struct {
-	Usage
+	models.Usage
 	seen bool
 }
 
 // usageFields has every field optional so an absent one does not overwrite.
 type usageFields struct {
-	InputTokens              *int64 `json:"input_tokens"`
-	OutputTokens             *int64 `json:"output_tokens"`
-	CacheCreationInputTokens *int64 `json:"cache_creation_input_tokens"`
-	CacheReadInputTokens     *int64 `json:"cache_read_input_tokens"`
+	InputTokens              *int64                `json:"input_tokens"`
+	OutputTokens             *int64                `json:"output_tokens"`
+	CacheCreationInputTokens *int64                `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     *int64                `json:"cache_read_input_tokens"`
+	CacheCreation            *models.CacheCreation `json:"cache_creation"`
 }
 
 func (u *streamUsage) apply(f *usageFields) {
@@ -41,6 +43,10 @@ func (u *streamUsage) apply(f *usageFields) {
 		return
 	}
 	u.seen = true
+	if f.CacheCreation != nil {
+		cc := *f.CacheCreation
+		u.CacheCreation = &cc
+	}
 	for _, x := range []struct {
 		from *int64
 		to   *int64
@@ -83,8 +89,8 @@ func isEventStream(resp *http.Response) bool {
 // message_delta events, and meters it once the stream ends — also when the
 // client went away or the stream broke, for the usage seen so far. At most
 // MaxResponseBytes are relayed; past that the client gets an error event.
-func (g *Gateway) relay(ctx context.Context, w http.ResponseWriter, resp *http.Response, rn *ent.Run, price Price, log *slog.Logger) {
-	for _, h := range []string{"Content-Type", "request-id", "anthropic-ratelimit-requests-remaining"} {
+func (g *Gateway) relay(ctx context.Context, w http.ResponseWriter, resp *http.Response, rn *ent.Run, entry *models.Entry, log *slog.Logger) {
+	for _, h := range forwarded {
 		if v := resp.Header.Get(h); v != "" {
 			w.Header().Set(h, v)
 		}
@@ -102,7 +108,7 @@ func (g *Gateway) relay(ctx context.Context, w http.ResponseWriter, resp *http.R
 			return
 		}
 		// Metered even when the client has gone: the upstream has answered.
-		if err := g.meter(context.WithoutCancel(ctx), rn, u.Usage, price.Cost(u.Usage)); err != nil {
+		if err := g.meter(context.WithoutCancel(ctx), rn, u.Usage, entry.Cost(u.Usage)); err != nil {
 			log.Error("meter model usage", "err", redact.Error(err))
 		}
 	}()

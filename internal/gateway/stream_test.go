@@ -7,17 +7,19 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/internal/models"
 	"github.com/chakshu-dev/chakshu/internal/scriptedmodel"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
 
-const streamMsg = `{"model":"claude-sonnet-4-5","max_tokens":100,"stream":true,"messages":[{"role":"user","content":"hi"}]}`
+const streamMsg = `{"model":"claude-sonnet-5-5","max_tokens":100,"stream":true,"messages":[{"role":"user","content":"hi"}]}`
 
 // sse is one server-sent event as the client received it.
 type sse struct {
@@ -74,7 +76,7 @@ func (c *streamClient) next(t *testing.T) (ev sse, ok bool) {
 }
 
 // usageOf reads the usage the client saw: message_start's, updated by message_delta's.
-func usageOf(evs []sse) Usage {
+func usageOf(evs []sse) models.Usage {
 	var u streamUsage
 	for _, ev := range evs {
 		b, _ := json.Marshal(ev.data)
@@ -98,7 +100,7 @@ func TestGatewayStreams(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rn := fixture(t, db, 1.0) // each answer: ~200k input tokens on sonnet ≈ $0.60
+		rn := fixture(t, db, 0.7) // each answer: ~200k input tokens on Sonnet 5.5 ≈ $0.40
 
 		c := openStream(t, g, rn, streamMsg, false)
 		if c.resp.StatusCode != 200 || !strings.HasPrefix(c.resp.Header.Get("Content-Type"), "text/event-stream") {
@@ -143,7 +145,7 @@ func TestGatewayStreams(t *testing.T) {
 			t.Fatalf("usage seen by the client %+v", u)
 		}
 		got := db.Run.GetX(ctx, rn.ID)
-		price, _ := DefaultPricing().Lookup("claude-sonnet-4-5")
+		price, _ := models.Builtin().Lookup("claude-sonnet-5-5")
 		if got.InputTokens != u.InputTokens || got.OutputTokens != u.OutputTokens || got.CostUsd != price.Cost(u) {
 			t.Fatalf("metered %d/%d $%v, want %+v $%v", got.InputTokens, got.OutputTokens, got.CostUsd, u, price.Cost(u))
 		}
@@ -155,7 +157,7 @@ func TestGatewayStreams(t *testing.T) {
 				break
 			}
 		}
-		if cost := db.Run.GetX(ctx, rn.ID).CostUsd; cost < 1.0 {
+		if cost := db.Run.GetX(ctx, rn.ID).CostUsd; cost < 0.7 {
 			t.Fatalf("cost after two streams %v", cost)
 		}
 		// Past the cap: a stream is refused like any request; one final one goes out.
@@ -238,7 +240,7 @@ func TestGatewayStreamUpstreamError(t *testing.T) {
 func TestStreamUsage(t *testing.T) {
 	var u streamUsage
 	for _, ev := range []string{
-		`{"type":"message_start","message":{"usage":{"input_tokens":100,"output_tokens":1,"cache_read_input_tokens":50,"cache_creation_input_tokens":7}}}`,
+		`{"type":"message_start","message":{"usage":{"input_tokens":100,"output_tokens":1,"cache_read_input_tokens":50,"cache_creation_input_tokens":7,"cache_creation":{"ephemeral_5m_input_tokens":3,"ephemeral_1h_input_tokens":4}}}}`,
 		`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"},"usage":{"output_tokens":999}}`,
 		`{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":40}}`,
 		`{"type":"message_delta","delta":{},"usage":{"output_tokens":55,"input_tokens":120}}`, // cumulative: replaces
@@ -246,7 +248,8 @@ func TestStreamUsage(t *testing.T) {
 	} {
 		u.event([]byte(ev))
 	}
-	if want := (Usage{InputTokens: 120, OutputTokens: 55, CacheReadInputTokens: 50, CacheCreationInputTokens: 7}); !u.seen || u.Usage != want {
+	if want := (models.Usage{InputTokens: 120, OutputTokens: 55, CacheReadInputTokens: 50, CacheCreationInputTokens: 7,
+		CacheCreation: &models.CacheCreation{Ephemeral5m: 3, Ephemeral1h: 4}}); !u.seen || !reflect.DeepEqual(u.Usage, want) {
 		t.Fatalf("usage %+v, want %+v", u.Usage, want)
 	}
 }

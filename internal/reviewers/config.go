@@ -69,7 +69,7 @@ type HTTPEndpoint struct {
 // Defaults are the values of keys a reviewer.yaml leaves out.
 func Defaults() Config {
 	return Config{
-		Model:       "claude-sonnet-4-5",
+		Model:       "claude-sonnet-5-5",
 		MaxCostUSD:  2.0,
 		MaxTurns:    40,
 		MinSeverity: findings.Nit,

@@ -20,6 +20,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/reviewer"
 	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/models"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/store"
 )
@@ -77,6 +78,9 @@ type SyncerConfig struct {
 	Log     *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Models is the model catalogue each reviewer's model is checked
+	// against; nil means the built-in one.
+	Models *models.Source
 }
 
 // Syncer copies reviewers from an installation's reviewers repository into the
@@ -218,7 +222,7 @@ func (s *Syncer) fetch(ctx context.Context, inst *ent.Installation, full string)
 	if tree.GetTruncated() {
 		return nil, false, fmt.Errorf("reviewers repository %s: too many files to list at %s", full, short(commit))
 	}
-	f := &fetcher{rest: rest, owner: owner, repo: name, commit: commit}
+	f := &fetcher{rest: rest, owner: owner, repo: name, commit: commit, models: s.cfg.Models, now: s.cfg.Now()}
 	return f.snapshot(ctx, tree.Entries)
 }
 
@@ -233,6 +237,8 @@ func short(sha string) string {
 type fetcher struct {
 	rest                *github.Client
 	owner, repo, commit string
+	models              *models.Source
+	now                 time.Time
 }
 
 // file is a blob of the tree.
@@ -325,6 +331,12 @@ func (f *fetcher) reviewer(ctx context.Context, name string, files []file) (*par
 	if pr.config, pr.err = ParseReviewerYAML(dir+"reviewer.yaml", []byte(text)); pr.err != nil {
 		return pr, nil
 	}
+	// Lifecycle is checked before a run, not during one: an unknown or
+	// retired model is a sync error (DESIGN §7, Models).
+	if err := CheckModel(f.models, pr.config.Model, f.now); err != nil {
+		pr.err = problem(dir+"reviewer.yaml", "%s", err.Error())
+		return pr, nil
+	}
 	if md, ok := byPath["CLAUDE.md"]; ok {
 		if pr.claudeMD, err = get(md, MaxClaudeMDBytes); err != nil {
 			return f.fail(pr, err)
@@ -411,6 +423,16 @@ func (f *fetcher) reviewer(ctx context.Context, name string, files []file) (*par
 		pr.skills = append(pr.skills, sk)
 	}
 	return pr, nil
+}
+
+// CheckModel says why model cannot be used now (unknown, retired, no
+// price), or nil.
+func CheckModel(src *models.Source, model string, now time.Time) error {
+	cat, _ := src.Catalog() // a broken operator file leaves the last good catalogue
+	if _, _, err := cat.Check(model, now); err != nil {
+		return fmt.Errorf("model: %w", err)
+	}
+	return nil
 }
 
 // fail sorts a read error: file problems go on the reviewer, GitHub failures up.

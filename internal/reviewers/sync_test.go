@@ -66,7 +66,7 @@ func (f *simFixture) reviewer(t *testing.T, db *store.DB, name string) *ent.Revi
 }
 
 const securityYAML = `description: Security review
-model: claude-opus-4-1
+model: claude-opus-4-6
 min_severity: minor
 request_as: team:security
 auto:
@@ -128,7 +128,7 @@ func TestSyncReviewersRepo(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantCfg := Defaults()
-		wantCfg.Description, wantCfg.Model, wantCfg.MinSeverity, wantCfg.RequestAs = "Security review", "claude-opus-4-1", findings.Minor, "team:security"
+		wantCfg.Description, wantCfg.Model, wantCfg.MinSeverity, wantCfg.RequestAs = "Security review", "claude-opus-4-6", findings.Minor, "team:security"
 		wantCfg.Auto = Auto{Events: []string{"opened"}, Paths: []string{"**/*.go"}}
 		if d := cmp.Diff(wantCfg, cfg); d != "" {
 			t.Errorf("config in force (-want +got):\n%s", d)
@@ -170,7 +170,7 @@ func TestSyncReviewersRepo(t *testing.T) {
 
 		// Break security's reviewer.yaml, change perf, remove docs, add a broken new reviewer.
 		broken := f.sim.Commit(reviewersRepo, "main", map[string]string{
-			"reviewers/security/reviewer.yaml": "description: Security review\nmodel: claude-opus-4-1\nmin_severity: critical\n",
+			"reviewers/security/reviewer.yaml": "description: Security review\nmodel: claude-opus-4-6\nmin_severity: critical\n",
 			"reviewers/perf/CLAUDE.md":         "Find N+1 queries and allocations.\n",
 			"reviewers/docs/reviewer.yaml":     "", // deletes the file
 			"reviewers/style/reviewer.yaml":    "max_turns: -2\n",
@@ -280,6 +280,11 @@ func TestSyncFileProblems(t *testing.T) {
 		{name: "skill file over the cap", files: map[string]string{"reviewers/a/reviewer.yaml": "# defaults\n",
 			"reviewers/a/skills/s/SKILL.md": "---\nname: s\ndescription: d\n---\n", "reviewers/a/skills/s/x.txt": strings.Repeat("y", MaxSkillFileBytes+1)},
 			want: "reviewers/a/skills/s/x.txt: file is 262145 bytes, over the 262144 byte limit"},
+		// Lifecycle is checked at sync: claude-sonnet-4-5 reached end of life on 2026-11-30.
+		{name: "retired model", files: map[string]string{"reviewers/a/reviewer.yaml": "model: claude-sonnet-4-5\n"},
+			want: `reviewers/a/reviewer.yaml: model: model "claude-sonnet-4-5" is retired (retired since 2026-11-30; use claude-sonnet-5-5); set model: in reviewer.yaml to an active model`},
+		{name: "unknown model", files: map[string]string{"reviewers/a/reviewer.yaml": "model: claude-sonnet-4-5-turbo\n"},
+			want: `reviewers/a/reviewer.yaml: model: unknown model "claude-sonnet-4-5-turbo": it is not in the built-in model catalogue; use a model id listed there, or add an entry for it to the file named by CHAKSHU_MODEL_CATALOG`},
 	}
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		for i, tt := range tests {

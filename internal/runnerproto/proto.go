@@ -51,6 +51,9 @@ type Job struct {
 	MaxCostUSD  float64 `json:"max_cost_usd"`
 	MaxTurns    int     `json:"max_turns"`
 	WallSeconds int     `json:"wall_seconds"`
+	// ForcedToolChoice says whether Model accepts tool_choice {type: tool}
+	// (from Chakshu's model catalogue); nil: the runner's built-in catalogue decides.
+	ForcedToolChoice *bool `json:"forced_tool_choice,omitempty"`
 
 	// RunToken authenticates the runner's later calls for this run only.
 	RunToken string `json:"run_token"`

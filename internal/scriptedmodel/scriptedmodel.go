@@ -20,9 +20,11 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/chakshu-dev/chakshu/internal/findings"
+	"github.com/chakshu-dev/chakshu/internal/models"
 )
 
 // Config holds the test hooks. The zero value is the well-behaved model.
@@ -37,6 +39,9 @@ type Config struct {
 	Malformed bool
 	// NeverSubmit keeps the model searching for ever (for max-turns tests).
 	NeverSubmit bool
+	// Dawdle keeps the model searching until it is asked for its result
+	// (forced tool choice or the instruction in words).
+	Dawdle bool
 	// TextOnly makes the model answer in prose, never calling a tool.
 	TextOnly bool
 	// Latency delays every answer (for wall-time tests).
@@ -45,6 +50,16 @@ type Config struct {
 	// before its message_stop event until the channel is closed, so a test
 	// can see that the events before it were passed on as they came.
 	HoldStream <-chan struct{}
+	// Catalog decides which models exist, which are retired, which refuse
+	// forced tool choice and their minimum cacheable length; nil means the
+	// built-in catalogue.
+	Catalog *models.Catalog
+	// Now is the clock of lifecycles and the prompt cache; nil means time.Now.
+	Now func() time.Time
+	// Overloaded answers the first Overloaded requests with 529
+	// overloaded_error, with retry-after: OverloadRetryAfter when set.
+	Overloaded         int
+	OverloadRetryAfter string
 }
 
 // Handler returns the well-behaved scripted model.
@@ -53,7 +68,11 @@ func Handler() http.Handler { return New(Config{}) }
 // New returns a scripted model with the given hooks.
 func New(cfg Config) http.Handler { return &model{cfg: cfg} }
 
-type model struct{ cfg Config }
+type model struct {
+	cfg       Config
+	overloads atomic.Int64
+	cache     promptCache
+}
 
 // Tool names the script knows (chakshu-action's).
 const (
@@ -67,6 +86,10 @@ const (
 )
 
 func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/v1/models") {
+		m.serveModels(w, r)
+		return
+	}
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/v1/messages") {
 		apiError(w, http.StatusNotFound, "not_found_error", "Not found: "+r.Method+" "+r.URL.Path)
 		return
@@ -91,6 +114,26 @@ func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
 		return
 	}
+	entry, ok := m.checkModel(req.Model)
+	if !ok {
+		apiError(w, http.StatusNotFound, "not_found_error", "model: "+req.Model)
+		return
+	}
+	// Models that refuse forced tool use answer 400 (Sonnet 5.5 migration
+	// guide: forced tool use returns an error).
+	if req.ToolChoice != nil && req.ToolChoice.Type == "tool" && !entry.ForcedToolChoice {
+		apiError(w, http.StatusBadRequest, "invalid_request_error",
+			"tool_choice: forcing a specific tool is not supported by "+req.Model+"; use auto")
+		return
+	}
+	pb, err := prefixBlocks(&req, marshal)
+	if err != nil {
+		apiError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
+		return
+	}
+	if m.overloaded(w) {
+		return
+	}
 	if m.cfg.Latency > 0 {
 		select {
 		case <-time.After(m.cfg.Latency):
@@ -107,7 +150,7 @@ func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Model:      req.Model,
 		Content:    content,
 		StopReason: "tool_use",
-		Usage:      conv.usage(raw, out, m.cfg.ExtraInputTokens),
+		Usage:      m.usage(pb, entry, raw, out),
 	}
 	if !slices.ContainsFunc(content, func(o outItem) bool { return o.Type == "tool_use" }) {
 		resp.StopReason = "end_turn"
@@ -132,12 +175,12 @@ type conversation struct {
 	req        *request
 	system     string
 	prompt     string // the first user message's text
+	lastUser   string // the last user message's text
 	tools      map[string]bool
 	called     map[string]int // tool → times called
 	calls      []call         // every tool_use so far, in order
 	lastErrors map[string]bool
 	assistant  int
-	cached     bool
 }
 
 type call struct {
@@ -165,12 +208,6 @@ func parse(req *request) (*conversation, error) {
 			return nil, fmt.Errorf("tools: tool names must be unique (%s)", t.Name)
 		}
 		c.tools[t.Name] = true
-		if len(t.CacheControl) > 0 {
-			c.cached = true
-		}
-	}
-	if strings.Contains(string(req.System), "cache_control") {
-		c.cached = true
 	}
 	if req.ToolChoice != nil && req.ToolChoice.Type == "tool" && !c.tools[req.ToolChoice.Name] {
 		return nil, fmt.Errorf("tool_choice: tool %q not found in tools", req.ToolChoice.Name)
@@ -205,6 +242,7 @@ func parse(req *request) (*conversation, error) {
 		if i == 0 {
 			c.prompt = text(bs)
 		}
+		c.lastUser = text(bs)
 		errs := map[string]bool{}
 		for _, b := range bs {
 			if b.Type != "tool_result" {
@@ -242,22 +280,18 @@ func (c *conversation) hash(salt string) string {
 
 func tokens(n int) int64 { return int64(n+3) / 4 }
 
-// usage estimates tokens from bytes (about four per token). The tools and
-// system prompt are the cacheable prefix when the request marks them.
-func (c *conversation) usage(raw, out []byte, extra int64) usage {
-	toolsJSON, _ := json.Marshal(c.req.Tools)
-	prefix := tokens(len(toolsJSON) + len(c.req.System))
+// usage estimates tokens from bytes (about four per token) and takes the
+// cached part of the prompt from the prompt cache.
+func (m *model) usage(pb []cacheBlock, e *models.Entry, raw, out []byte) usage {
+	read, w5m, w1h := m.cache.use(pb, e.MinCacheTokens, m.now())
 	total := tokens(len(raw))
-	u := usage{InputTokens: max(total-prefix, 1) + extra, OutputTokens: tokens(len(out)) + 10}
-	switch {
-	case !c.cached:
-		u.InputTokens += prefix
-	case c.assistant == 0:
-		u.CacheCreationInputTokens = prefix
-	default:
-		u.CacheReadInputTokens = prefix
+	return usage{
+		InputTokens:              max(total-read-w5m-w1h, 1) + m.cfg.ExtraInputTokens,
+		OutputTokens:             tokens(len(out)) + 10,
+		CacheReadInputTokens:     read,
+		CacheCreationInputTokens: w5m + w1h,
+		CacheCreation:            cacheCreation{Ephemeral5m: w5m, Ephemeral1h: w1h},
 	}
-	return u
 }
 
 func (c *conversation) toolUse(i int, name string, input any) outItem {
@@ -275,6 +309,9 @@ func (m *model) next(c *conversation) []outItem {
 		submit = toolSubmit
 	}
 	forced := c.req.ToolChoice != nil && c.req.ToolChoice.Type == "tool" && c.req.ToolChoice.Name == submit && submit != ""
+	// Asked in words (tool_choice auto, for models that refuse forcing), the
+	// model does as told, like a real one mostly does.
+	forced = forced || (submit != "" && strings.Contains(c.lastUser, "call "+submit+" now"))
 
 	if m.cfg.Malformed && c.assistant == 0 && !forced {
 		return []outItem{
@@ -293,6 +330,9 @@ func (m *model) next(c *conversation) []outItem {
 	}
 	if submit == "" {
 		return []outItem{{Type: "text", Text: "I have no way to submit a result."}}
+	}
+	if m.cfg.Dawdle && !forced {
+		return []outItem{c.toolUse(c.assistant, toolGrep, map[string]any{"pattern": fmt.Sprintf("TODO|x%d", c.assistant)})}
 	}
 	if submit == toolSubmitReply {
 		return []outItem{c.toolUse(0, submit, replyFor(c.prompt))}

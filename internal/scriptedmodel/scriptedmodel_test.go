@@ -134,11 +134,11 @@ func TestWireValidation(t *testing.T) {
 	tools := []map[string]any{{"name": "Read", "input_schema": map[string]any{"type": "object"}}, {"name": "submit_result", "input_schema": map[string]any{"type": "object"}}}
 	cases := map[string]map[string]any{
 		"no model":            {"max_tokens": 10, "messages": []any{map[string]any{"role": "user", "content": "hi"}}},
-		"no messages":         {"model": "m", "max_tokens": 10},
-		"assistant first":     {"model": "m", "max_tokens": 10, "messages": []any{map[string]any{"role": "assistant", "content": "hi"}}},
-		"unanswered tool":     {"model": "m", "max_tokens": 10, "tools": tools, "messages": []any{map[string]any{"role": "user", "content": "hi"}, map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": "t1", "name": "Read", "input": map[string]any{}}}}, map[string]any{"role": "user", "content": "go on"}}},
-		"bad tool name":       {"model": "m", "max_tokens": 10, "tools": []any{map[string]any{"name": "github.get", "input_schema": map[string]any{}}}, "messages": []any{map[string]any{"role": "user", "content": "hi"}}},
-		"forced tool unknown": {"model": "m", "max_tokens": 10, "tool_choice": map[string]any{"type": "tool", "name": "nope"}, "messages": []any{map[string]any{"role": "user", "content": "hi"}}},
+		"no messages":         {"model": "claude-haiku-4-5", "max_tokens": 10},
+		"assistant first":     {"model": "claude-haiku-4-5", "max_tokens": 10, "messages": []any{map[string]any{"role": "assistant", "content": "hi"}}},
+		"unanswered tool":     {"model": "claude-haiku-4-5", "max_tokens": 10, "tools": tools, "messages": []any{map[string]any{"role": "user", "content": "hi"}, map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": "t1", "name": "Read", "input": map[string]any{}}}}, map[string]any{"role": "user", "content": "go on"}}},
+		"bad tool name":       {"model": "claude-haiku-4-5", "max_tokens": 10, "tools": []any{map[string]any{"name": "github.get", "input_schema": map[string]any{}}}, "messages": []any{map[string]any{"role": "user", "content": "hi"}}},
+		"forced tool unknown": {"model": "claude-haiku-4-5", "max_tokens": 10, "tool_choice": map[string]any{"type": "tool", "name": "nope"}, "messages": []any{map[string]any{"role": "user", "content": "hi"}}},
 	}
 	for name, body := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -148,7 +148,7 @@ func TestWireValidation(t *testing.T) {
 			}
 		})
 	}
-	code, out := post(t, h, map[string]any{"model": "m", "max_tokens": 100, "tools": tools,
+	code, out := post(t, h, map[string]any{"model": "claude-haiku-4-5", "max_tokens": 100, "tools": tools,
 		"messages": []any{map[string]any{"role": "user", "content": "<pr_files>\nstore/users.go\n</pr_files>\n<diff>" + diff + "</diff>"}}})
 	if code != http.StatusOK || out["stop_reason"] != "tool_use" || out["type"] != "message" {
 		t.Fatalf("first turn: %d %v", code, out)

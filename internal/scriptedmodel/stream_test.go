@@ -25,7 +25,7 @@ func TestStreamMatchesMessage(t *testing.T) {
 		return anthropic.ToolUnionParam{OfTool: &anthropic.ToolParam{Name: name, InputSchema: anthropic.ToolInputSchemaParam{Properties: map[string]any{}}}}
 	}
 	params := anthropic.MessageNewParams{
-		Model: "claude-sonnet-4-5", MaxTokens: 1000,
+		Model: "claude-sonnet-5-5", MaxTokens: 1000,
 		System:   []anthropic.TextBlockParam{{Text: "You review code. Ünïcödé text is split on rune boundaries."}},
 		Tools:    []anthropic.ToolUnionParam{tool("Read"), tool("Glob"), tool("Grep"), tool("submit_result")},
 		Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock(prompt))},

@@ -101,7 +101,7 @@ func newWorld(t *testing.T, db *store.DB) *world {
 			return
 		}
 		rw.Header().Set("Content-Type", "application/json")
-		io.WriteString(rw, `{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn","usage":{"input_tokens":1000,"output_tokens":100}}`)
+		io.WriteString(rw, `{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-5-5","content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn","usage":{"input_tokens":1000,"output_tokens":100}}`)
 	}))
 	t.Cleanup(w.model.Close)
 	w.api, err = New(Config{DB: db, Log: slog.New(slog.DiscardHandler), Bus: w.bus, GitHub: w.apps, Issuer: s.IssuerURL(),

@@ -278,6 +278,14 @@ func (a *API) buildJob(ctx context.Context, rn *ent.Run, log *slog.Logger) (*run
 	if job.Model == "" {
 		job.Model = jc.cfg.Model
 	}
+	price := ""
+	if cat, _ := a.cfg.Models.Catalog(); cat != nil {
+		if e, err := cat.Lookup(job.Model); err == nil {
+			forced := e.ForcedToolChoice
+			job.ForcedToolChoice = &forced
+			price = e.PriceJSON()
+		}
+	}
 	job.MaxCostUSD = rn.MaxCostUsd
 	if job.MaxCostUSD <= 0 {
 		job.MaxCostUSD = jc.cfg.MaxCostUSD
@@ -310,7 +318,7 @@ func (a *API) buildJob(ctx context.Context, rn *ent.Run, log *slog.Logger) (*run
 	err = runs.Transition(ctx, a.cfg.DB.Client, rn.ID, runs.Change{
 		From: []run.Status{run.StatusDispatched}, To: run.StatusRunning, Message: msg,
 		Set: func(u *ent.RunUpdate) {
-			u.SetRunTokenHash(hash).SetModel(job.Model).SetMaxCostUsd(job.MaxCostUSD).SetLearningsUsed(ids).
+			u.SetRunTokenHash(hash).SetModel(job.Model).SetModelPrice(price).SetMaxCostUsd(job.MaxCostUSD).SetLearningsUsed(ids).
 				SetPrTitle(runs.Text(job.PR.Title))
 			stats(u)
 		},

@@ -65,8 +65,15 @@ func TestJobLifecycle(t *testing.T) {
 		if d := cmp.Diff([]string{"github.get_file", "github.get_issue", "github.search_issues"}, names); d != "" {
 			t.Errorf("tools (-want +got):\n%s", d)
 		}
-		if job.Model != "claude-sonnet-4-5" || job.MaxCostUSD != 2 || job.MaxTurns != 40 || job.IncrementalSince != "" {
+		if job.Model != "claude-sonnet-5-5" || job.MaxCostUSD != 2 || job.MaxTurns != 40 || job.IncrementalSince != "" {
 			t.Errorf("caps: %s %v %d %q", job.Model, job.MaxCostUSD, job.MaxTurns, job.IncrementalSince)
+		}
+		// Sonnet 5.5 refuses forced tool choice; the run records the prices it is metered at.
+		if job.ForcedToolChoice == nil || *job.ForcedToolChoice {
+			t.Errorf("forced tool choice %v, want false for claude-sonnet-5-5", job.ForcedToolChoice)
+		}
+		if p := db.Run.GetX(context.Background(), rn.ID).ModelPrice; p != `{"input":2,"output":10,"cache_write_5m":2.5,"cache_write_1h":4,"cache_read":0.1}` {
+			t.Errorf("model price on the run %q", p)
 		}
 		if job.PR.Title != "Add login" || job.PR.HeadSHA != rn.HeadSha || job.PR.Author != "alice" {
 			t.Errorf("pr %+v", job.PR)
@@ -110,7 +117,7 @@ func TestJobLifecycle(t *testing.T) {
 		}
 		// Model gateway: x-api-key like the Anthropic SDK.
 		modelPath := runPath(runnerproto.PathModel, rn.ID) + "/v1/messages"
-		msg := `{"model":"claude-sonnet-4-5","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`
+		msg := `{"model":"claude-sonnet-5-5","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`
 		var m map[string]any
 		if st := w.do(modelPath, msg, map[string]string{"x-api-key": tok, "anthropic-version": "2023-06-01"}, &m); st != 200 || m["type"] != "message" {
 			t.Fatalf("model: %d %v", st, m)

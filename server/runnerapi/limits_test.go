@@ -37,16 +37,16 @@ func TestGatewayCapAndRateLimitThroughAPI(t *testing.T) {
 		ctx := context.Background()
 		w := newWorld(t, db)
 		rn := w.dispatch(run.KindReview)
-		db.Run.UpdateOne(rn).SetMaxCostUsd(0.004).ExecX(ctx) // one answer (1000 in + 100 out on sonnet) costs $0.0045
+		db.Run.UpdateOne(rn).SetMaxCostUsd(0.0025).ExecX(ctx) // one answer (1000 in + 100 out on Sonnet 5.5) costs $0.003
 		st, job, e := w.fetchJob(rn, w.token(rn))
 		if st != 200 {
 			t.Fatalf("job: %d %+v", st, e)
 		}
-		if job.MaxCostUSD != 0.004 {
+		if job.MaxCostUSD != 0.0025 {
 			t.Fatalf("job cap %v", job.MaxCostUSD)
 		}
 		path := runPath(runnerproto.PathModel, rn.ID) + "/v1/messages"
-		msg := `{"model":"claude-sonnet-4-5","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`
+		msg := `{"model":"claude-sonnet-5-5","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`
 		hdr := map[string]string{"Authorization": "Bearer " + job.RunToken}
 		if st := w.do(path, msg, hdr, nil); st != 200 {
 			t.Fatalf("first: %d", st)

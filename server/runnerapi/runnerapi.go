@@ -27,6 +27,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/connectors"
 	"github.com/chakshu-dev/chakshu/internal/gateway"
 	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/models"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/store"
@@ -64,8 +65,10 @@ type Config struct {
 	SecretKey []byte
 	// ModelURL and ModelAPIKey are the gateway's upstream (CHAKSHU_MODEL_URL, CHAKSHU_MODEL_API_KEY).
 	ModelURL, ModelAPIKey string
-	// Pricing prices model usage; nil means gateway.DefaultPricing.
-	Pricing gateway.Pricing
+	// Models is the model catalogue (CHAKSHU_MODEL_CATALOG); nil means the built-in one.
+	Models *models.Source
+	// ModelBetas are the anthropic-beta values runners may send (CHAKSHU_MODEL_BETAS).
+	ModelBetas []string
 	// HTTPClient fetches the OIDC discovery document and keys; nil means a
 	// client with a 10 s timeout. Answers are capped at 1 MiB either way.
 	HTTPClient *http.Client
@@ -160,7 +163,7 @@ func New(cfg Config) (*API, error) {
 	a := &API{cfg: cfg, log: cfg.Log, limits: newLimiter(cfg.RatePerSecond, cfg.Burst),
 		jobLimits: newLimiter(cfg.JobRatePerSecond, cfg.JobBurst), public: strings.TrimRight(cfg.PublicURL, "/")}
 	a.gateway, err = gateway.New(gateway.Config{DB: cfg.DB.Client, Log: cfg.Log, UpstreamURL: cfg.ModelURL,
-		APIKey: cfg.ModelAPIKey, Pricing: cfg.Pricing, HTTPClient: cfg.ModelHTTPClient})
+		APIKey: cfg.ModelAPIKey, Models: cfg.Models, Betas: cfg.ModelBetas, HTTPClient: cfg.ModelHTTPClient})
 	if err != nil {
 		return nil, err
 	}

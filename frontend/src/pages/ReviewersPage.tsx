@@ -21,6 +21,13 @@ const ReviewerCardFragment = graphql(`
     syncError
     syncErrorAt
     syncErrorCommit
+    modelStatus {
+      model
+      state
+      retiresOn
+      replacement
+      warning
+    }
     connectors
     skills {
       name
@@ -73,6 +80,18 @@ export function reviewersRepo(inst: { accountLogin: string; reviewersRepo: strin
   return inst.reviewersRepo || `${inst.accountLogin}/chakshu-reviewers`;
 }
 
+/** "active", "deprecated until 2027-01-22", "retired", "not in the catalogue". */
+export function modelState(m: { state: string; retiresOn?: string | null }): string {
+  switch (m.state) {
+    case 'deprecated':
+      return m.retiresOn ? `deprecated until ${m.retiresOn}` : 'deprecated';
+    case 'unknown':
+      return 'not in the model catalogue';
+    default:
+      return m.state;
+  }
+}
+
 function ReviewerCard(props: { reviewer: FragmentType<typeof ReviewerCardFragment> }) {
   const r = getFragmentData(ReviewerCardFragment, props.reviewer);
   const { githubWebURL } = useSession();
@@ -91,7 +110,19 @@ function ReviewerCard(props: { reviewer: FragmentType<typeof ReviewerCardFragmen
           <div className="muted">The last good version stays in force.</div>
         </div>
       )}
+      {r.modelStatus.warning && (
+        <div className={r.modelStatus.state === 'deprecated' ? 'callout' : 'callout callout-error'} role="status">
+          <strong>Model {r.modelStatus.model}</strong>: {r.modelStatus.warning}
+        </div>
+      )}
       <dl className="facts">
+        <div>
+          <dt>Model</dt>
+          <dd>
+            <span className="mono">{r.modelStatus.model}</span>{' '}
+            <span className="muted">{modelState(r.modelStatus)}</span>
+          </dd>
+        </div>
         <div>
           <dt>Synced from</dt>
           <dd>

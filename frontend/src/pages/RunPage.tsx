@@ -40,6 +40,7 @@ export const RunPageQuery = graphql(`
       outputTokens
       cacheReadTokens
       cacheWriteTokens
+      modelPrice
       totalTokens
       turns
       durationMs
@@ -225,6 +226,12 @@ export default function RunPage({ id }: { id: string }) {
             {formatCost(run.costUsd)} <span className="muted">of {formatCost(run.maxCostUsd)} cap</span>
           </dd>
         </div>
+        {run.modelPrice && (
+          <div>
+            <dt>Metered at</dt>
+            <dd>{meteredAt(run.modelPrice)}</dd>
+          </div>
+        )}
         <div>
           <dt>Tokens</dt>
           <dd title={`input ${run.inputTokens}, output ${run.outputTokens}, cache read ${run.cacheReadTokens}, cache write ${run.cacheWriteTokens}`}>
@@ -289,4 +296,15 @@ export default function RunPage({ id }: { id: string }) {
       </section>
     </div>
   );
+}
+
+/** The prices a run was metered at, per million tokens, from the stored JSON. */
+export function meteredAt(json: string): string {
+  try {
+    const p = JSON.parse(json) as Record<string, number>;
+    const usd = (n: number | undefined) => (n === undefined ? '?' : `$${n}`);
+    return `${usd(p.input)} in, ${usd(p.output)} out, ${usd(p.cache_write_5m)} / ${usd(p.cache_write_1h)} cache write (5 m / 1 h), ${usd(p.cache_read)} cache read per million tokens`;
+  } catch {
+    return json;
+  }
 }

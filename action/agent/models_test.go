@@ -1,0 +1,200 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chakshu-dev/chakshu/internal/findings"
+	"github.com/chakshu-dev/chakshu/internal/runnerproto"
+	"github.com/chakshu-dev/chakshu/internal/scriptedmodel"
+)
+
+// bodies records what the agent sent the model.
+type bodies struct {
+	h  http.Handler
+	mu sync.Mutex
+	b  []string
+}
+
+func (c *bodies) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b, _ := io.ReadAll(r.Body)
+	c.mu.Lock()
+	c.b = append(c.b, string(b))
+	c.mu.Unlock()
+	r.Body = io.NopCloser(bytes.NewReader(b))
+	c.h.ServeHTTP(w, r)
+}
+
+// The agent hands in exactly one result on every model: forcing the submit
+// tool where the model allows it, asking in words with tool_choice auto
+// where forcing is a 400 (the scripted model refuses it as the API does).
+func TestSubmitsOnEveryCapability(t *testing.T) {
+	yes, no := true, false
+	for _, c := range []struct {
+		name   string
+		model  string
+		job    *bool
+		forced bool
+	}{
+		{"forced allowed (Haiku 4.5)", "claude-haiku-4-5", nil, true},
+		{"forced refused (Sonnet 5.5)", "claude-sonnet-5-5", nil, false},
+		{"forced refused (Opus 5.5)", "claude-opus-5-5", nil, false},
+		{"job says no", "claude-haiku-4-5", &no, false},
+		{"job says yes", "claude-sonnet-5", &yes, true},
+		{"model unknown to the runner", "acme-tuned", nil, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := forcedToolChoice(&runnerproto.Job{Model: c.model, ForcedToolChoice: c.job}); got != c.forced {
+				t.Fatalf("forcedToolChoice = %v, want %v", got, c.forced)
+			}
+			if c.model == "acme-tuned" {
+				return // the scripted model serves catalogue ids only
+			}
+			cfg, _, log := setup(t, scriptedmodel.Config{Dawdle: true}, runnerproto.Job{MaxTurns: 6, Model: c.model, ForcedToolChoice: c.job})
+			out := Run(context.Background(), cfg)
+			if out.Failure != nil || out.Result == nil {
+				t.Fatalf("no result: %+v\n%s", out.Failure, log)
+			}
+			if _, err := findings.ParseResult(out.Result); err != nil {
+				t.Fatal(err)
+			}
+			if n := strings.Count(log.String(), "✓ result submitted"); n != 1 {
+				t.Fatalf("%d submissions", n)
+			}
+			lead := 1
+			if !c.forced {
+				lead = 2
+			}
+			// Asked at maxTurns-lead: the dawdling model submits on that turn.
+			if out.Turns != 6-lead+1 {
+				t.Fatalf("submitted on turn %d, want %d", out.Turns, 6-lead+1)
+			}
+		})
+	}
+}
+
+// The request bodies show the choice: type tool only for models that allow it.
+func TestToolChoicePerCapability(t *testing.T) {
+	for model, forced := range map[string]bool{"claude-haiku-4-5": true, "claude-sonnet-5-5": false} {
+		t.Run(model, func(t *testing.T) {
+			cfg, _, log := setup(t, scriptedmodel.Config{Dawdle: true}, runnerproto.Job{MaxTurns: 4, Model: model})
+			rec := &bodies{h: scriptedmodel.New(scriptedmodel.Config{Dawdle: true, APIKey: "chkr_token"})}
+			srv := httptest.NewServer(rec)
+			defer srv.Close()
+			cfg.Job.ModelURL, cfg.HTTPClient = srv.URL, srv.Client()
+			if out := Run(context.Background(), cfg); out.Result == nil {
+				t.Fatalf("no result: %+v\n%s", out.Failure, log)
+			}
+			last := rec.b[len(rec.b)-1]
+			if got := strings.Contains(last, `"tool_choice":{"name":"submit_result","type":"tool"}`); got != forced {
+				t.Fatalf("forced tool choice sent = %v, want %v", got, forced)
+			}
+			if !strings.Contains(last, "call submit_result now") {
+				t.Fatal("the last request does not ask for the result in words")
+			}
+			for _, b := range rec.b[:len(rec.b)-1] {
+				if strings.Contains(b, `"tool_choice"`) && strings.Contains(b, `"type":"tool"`) && !forced {
+					t.Fatal("a forced tool choice went to a model that refuses it")
+				}
+			}
+		})
+	}
+}
+
+// A burst of 529 overloaded answers is waited out; the review goes on.
+func TestOverloadIsRetried(t *testing.T) {
+	cfg, c, log := setup(t, scriptedmodel.Config{Overloaded: 3, OverloadRetryAfter: "0"}, runnerproto.Job{MaxTurns: 10})
+	out := Run(context.Background(), cfg)
+	if out.Failure != nil {
+		t.Fatalf("failure %+v\n%s", out.Failure, log)
+	}
+	if int(c.n.Load()) != out.Turns+3 {
+		t.Fatalf("%d requests for %d turns, want 3 retries", c.n.Load(), out.Turns)
+	}
+}
+
+// A model that stays overloaded past the horizon fails the run with a safe sentence.
+func TestOverloadPastTheHorizonFails(t *testing.T) {
+	cfg, c, log := setup(t, scriptedmodel.Config{Overloaded: 1 << 30, OverloadRetryAfter: "0"}, runnerproto.Job{MaxTurns: 10})
+	cfg.RetryHorizon = 300 * time.Millisecond
+	start := time.Now()
+	out := Run(context.Background(), cfg)
+	if out.Failure == nil || out.Failure.Reason != ReasonOverloaded {
+		t.Fatalf("outcome %+v\n%s", out.Failure, log)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Fatalf("took %v for a 300ms horizon", d)
+	}
+	// At least 50 ms between attempts: at most 300/50 + 1 of them.
+	if n := c.n.Load(); n < 2 || n > 7 {
+		t.Fatalf("%d attempts", n)
+	}
+}
+
+// The retrier against a fake clock: the server's advice is followed until
+// the next wait would pass the horizon (at the horizon still retried).
+func TestRetrierHorizon(t *testing.T) {
+	type answer struct {
+		status int
+		hdr    map[string]string
+	}
+	overloaded := answer{529, map[string]string{"retry-after-ms": "30000"}}
+	cases := []struct {
+		name     string
+		horizon  time.Duration
+		answers  []answer
+		attempts int
+		status   int
+	}{
+		{"at the horizon", 2 * time.Minute, []answer{overloaded}, 5, 529},                    // 0, 30, 60, 90, 120 s
+		{"just short of it", 2*time.Minute - time.Millisecond, []answer{overloaded}, 4, 529}, // 120 s would pass it
+		{"recovers", 2 * time.Minute, []answer{overloaded, overloaded, {200, nil}}, 3, 200},
+		{"should-retry false", 2 * time.Minute, []answer{{529, map[string]string{"x-should-retry": "false"}}}, 1, 529},
+		{"bad request", 2 * time.Minute, []answer{{400, nil}}, 1, 400},
+		{"rate limited, retry-after seconds", 2 * time.Minute, []answer{{429, map[string]string{"retry-after": "60"}}}, 3, 429},
+		{"5xx with backoff", 2 * time.Minute, []answer{{500, nil}, {200, nil}}, 2, 200},
+		{"should-retry true on 400", 2 * time.Minute, []answer{{400, map[string]string{"x-should-retry": "true", "retry-after": "1"}}, {200, nil}}, 2, 200},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+			rt := newRetrier(c.horizon)
+			rt.now = func() time.Time { return now }
+			rt.sleep = func(_ *http.Request, d time.Duration) bool { now = now.Add(d); return true }
+			var seen []string
+			next := func(req *http.Request) (*http.Response, error) {
+				b, _ := io.ReadAll(req.Body)
+				seen = append(seen, string(b))
+				a := c.answers[min(len(seen)-1, len(c.answers)-1)]
+				resp := &http.Response{StatusCode: a.status, Header: http.Header{}, Body: io.NopCloser(strings.NewReader("{}"))}
+				for k, v := range a.hdr {
+					resp.Header.Set(k, v)
+				}
+				return resp, nil
+			}
+			req := httptest.NewRequest(http.MethodPost, "/v1/messages", strings.NewReader(`{"model":"m"}`))
+			resp, err := rt.middleware(req, next)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rt.attempts != c.attempts || resp.StatusCode != c.status {
+				t.Fatalf("%d attempts ending %d, want %d ending %d", rt.attempts, resp.StatusCode, c.attempts, c.status)
+			}
+			for _, b := range seen {
+				if b != `{"model":"m"}` {
+					t.Fatalf("attempt sent %q", b)
+				}
+			}
+			if c.status >= 500 && resp.Header.Get("x-should-retry") != "false" {
+				t.Error("the SDK may still retry the given-up answer")
+			}
+		})
+	}
+}

@@ -1,0 +1,44 @@
+package graph
+
+import (
+	"time"
+
+	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/graph/model"
+	"github.com/chakshu-dev/chakshu/internal/reviewers"
+)
+
+// modelStatus is a reviewer's model as the catalogue sees it now.
+func (h *api) modelStatus(rv *ent.Reviewer) *model.ModelStatus {
+	id := reviewers.Defaults().Model
+	if c, err := reviewers.FromEnt(rv); err == nil {
+		id = c.Model
+	}
+	out := &model.ModelStatus{Model: id, State: "unknown"}
+	cat, _ := h.cfg.Models.Catalog()
+	e, err := cat.Lookup(id)
+	if err != nil {
+		w := err.Error()
+		out.Warning = &w
+		return out
+	}
+	st := e.StatusAt(time.Now())
+	out.Provider, out.State = e.Provider, st.State
+	if !st.RetiresOn.IsZero() {
+		d := st.RetiresOn.Format(time.DateOnly)
+		out.RetiresOn = &d
+	}
+	if st.Replacement != "" {
+		r := st.Replacement
+		out.Replacement = &r
+	}
+	switch {
+	case st.State == "retired":
+		w := "retired: runs fail until model: in reviewer.yaml names an active model (" + st.Sentence() + ")"
+		out.Warning = &w
+	case st.Warn:
+		w := st.Sentence() + "; change model: in reviewer.yaml before " + st.RetiresOn.Format(time.DateOnly)
+		out.Warning = &w
+	}
+	return out
+}
