@@ -1,6 +1,7 @@
 // Package e2e runs Chakshu end to end through its public surfaces only: the
 // production wiring (internal/app) in sandbox mode, a simulated GitHub that
-// delivers signed webhooks, the real runner code, and the scripted model.
+// delivers signed webhooks, the chakshu-action binary Chakshu serves (the
+// simulated Actions runner downloads and runs it), and the scripted model.
 package e2e
 
 import (
@@ -15,6 +16,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/app"
 	"github.com/chakshu-dev/chakshu/internal/config"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/runnerbin/runnerbintest"
 	"github.com/chakshu-dev/chakshu/internal/sandbox"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 	"github.com/chakshu-dev/chakshu/internal/syncbuf"
@@ -37,6 +39,7 @@ func start(t testing.TB, databaseURL string, env map[string]string) *chakshu {
 		"CHAKSHU_LOG_FORMAT":   "text",
 		"CHAKSHU_LOG_LEVEL":    "debug",
 		"CHAKSHU_DATABASE_URL": databaseURL,
+		"CHAKSHU_RUNNER_DIR":   runnerbintest.Dir(t),
 	}
 	for k, v := range env {
 		vars[k] = v
