@@ -5,15 +5,20 @@ GO ?= go
 export GOFLAGS := -buildvcs=false
 # Two cores here: keep the build from thrashing.
 GOPAR ?= 2
+# The version chakshu and the chakshu-action it serves are built as (the runner
+# API hands jobs only to a runner of the server's own version).
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
 .PHONY: run build test test-go test-frontend generate check-generate vet bench fuzz soak deps frontend clean
 
 run: build
 	./bin/chakshu all
 
+# bin/chakshu, and in bin/runner/ the chakshu-action binaries it serves to
+# workflows (linux/amd64 and linux/arm64, static, stripped, with .gz and .sha256).
 build: deps frontend
-	$(GO) build -p $(GOPAR) -o bin/chakshu ./cmd/chakshu
-	$(GO) build -p $(GOPAR) -o bin/chakshu-action ./cmd/chakshu-action
+	$(GO) build -p $(GOPAR) -ldflags "-X github.com/chakshu-dev/chakshu/internal/version.Version=$(VERSION)" -o bin/chakshu ./cmd/chakshu
+	GOPAR=$(GOPAR) scripts/runners.sh bin/runner $(VERSION)
 
 deps:
 	@scripts/deps.sh

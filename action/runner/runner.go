@@ -1,10 +1,9 @@
 // Package runner is chakshu-action's main flow: get the workflow's OIDC
 // token, fetch the job from Chakshu, drop the runner's GitHub credentials
 // from the environment, check the checkout, build the sanitised workspace,
-// run the agent, write the job summary and report the result. It runs
-// in-process too (the sandbox's simulated Actions runner calls Run): it
-// never exits the process and touches the process environment only through
-// Config.
+// run the agent, write the job summary and report the result. It never
+// exits the process and touches the process environment only through Config
+// (tests run it in-process; the sandbox runs the built binary, as GitHub does).
 package runner
 
 import (
@@ -27,6 +26,7 @@ import (
 	"github.com/chakshu-dev/chakshu/action/workspace"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
+	"github.com/chakshu-dev/chakshu/internal/version"
 )
 
 // Environment variables the runner reads and then removes before the agent
@@ -113,6 +113,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	log := cfg.Stdout
 	start := time.Now()
+	fmt.Fprintf(log, "chakshu-action %s\n", version.Version)
 
 	// Read the credentials, then remove them at once: nothing later, the
 	// agent least of all, can find them in the environment.
@@ -385,7 +386,7 @@ var jobRetryWait = func(n int, retryAfter time.Duration) time.Duration {
 // busy server or many runners behind one address) and 5xx. Nothing is
 // handed out on those answers, so asking again is safe.
 func fetchJob(ctx context.Context, hc *http.Client, server, oidc string, runID int64) (*runnerproto.Job, error) {
-	body, _ := json.Marshal(runnerproto.JobRequest{RunID: runID})
+	body, _ := json.Marshal(runnerproto.JobRequest{RunID: runID, RunnerVersion: version.Version})
 	jobURL := strings.TrimRight(server, "/") + runnerproto.PathJob
 	raw, err := postRetrying(ctx, hc, jobURL, oidc, body, "fetch job", 32<<20, retryPolicy{attempts: jobAttempts, wait: jobRetryWait})
 	if err != nil {

@@ -1,8 +1,11 @@
 // Command chakshu-action runs one Chakshu review on a GitHub Actions runner:
-// it is what action/action.yml builds and starts. Settings come from the
-// step's environment: CHAKSHU_URL, CHAKSHU_AUDIENCE (optional),
-// CHAKSHU_RUN_ID, CHAKSHU_CHECKOUT, and the runner's own RUNNER_TEMP,
-// GITHUB_STEP_SUMMARY and ACTIONS_ID_TOKEN_REQUEST_*.
+// the workflow template downloads it from Chakshu (of the server's own
+// version; action/action.yml builds it from source instead) and starts it.
+// Settings come from the step's environment: CHAKSHU_URL, CHAKSHU_AUDIENCE
+// (optional), CHAKSHU_RUN_ID, CHAKSHU_CHECKOUT, CHAKSHU_REPORT_BACKOFF
+// (optional: the first wait between result-report retries, default 2s), and
+// the runner's own RUNNER_TEMP, GITHUB_STEP_SUMMARY and
+// ACTIONS_ID_TOKEN_REQUEST_*.
 package main
 
 import (
@@ -12,6 +15,7 @@ import (
 	"os/signal"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/chakshu-dev/chakshu/action/runner"
 )
@@ -39,15 +43,22 @@ func run(ctx context.Context) error {
 	if work == "" {
 		work = os.TempDir()
 	}
+	var backoff time.Duration
+	if v := os.Getenv("CHAKSHU_REPORT_BACKOFF"); v != "" {
+		if backoff, err = time.ParseDuration(v); err != nil || backoff <= 0 || backoff > time.Minute {
+			return fmt.Errorf("CHAKSHU_REPORT_BACKOFF must be a duration up to 1m, got %q", v)
+		}
+	}
 	return runner.Run(ctx, runner.Config{
-		ServerURL:   os.Getenv("CHAKSHU_URL"),
-		Audience:    os.Getenv("CHAKSHU_AUDIENCE"),
-		RunID:       runID,
-		CheckoutDir: checkout,
-		WorkDir:     work,
-		Lookup:      os.LookupEnv,
-		Unsetenv:    os.Unsetenv,
-		Stdout:      os.Stdout,
-		SummaryPath: os.Getenv("GITHUB_STEP_SUMMARY"),
+		ServerURL:     os.Getenv("CHAKSHU_URL"),
+		Audience:      os.Getenv("CHAKSHU_AUDIENCE"),
+		RunID:         runID,
+		CheckoutDir:   checkout,
+		WorkDir:       work,
+		Lookup:        os.LookupEnv,
+		Unsetenv:      os.Unsetenv,
+		Stdout:        os.Stdout,
+		SummaryPath:   os.Getenv("GITHUB_STEP_SUMMARY"),
+		ReportBackoff: backoff,
 	})
 }

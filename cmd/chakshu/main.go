@@ -14,6 +14,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/app"
 	"github.com/chakshu-dev/chakshu/internal/config"
 	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/internal/version"
 )
 
 func main() {
@@ -58,7 +59,7 @@ func commands() []command {
 		{name: "migrate", summary: "bring the database to the current schema and exit",
 			help: "Additive migration of SQLite or PostgreSQL (CHAKSHU_DATABASE_URL). Also run at every start.", run: migrateCmd},
 		{name: "version", summary: "print the version", run: func(_ context.Context, _ []string, stdout, _ io.Writer) error {
-			fmt.Fprintln(stdout, "chakshu", app.Version)
+			fmt.Fprintln(stdout, "chakshu", version.Version)
 			return nil
 		}},
 	}

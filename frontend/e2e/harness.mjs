@@ -34,6 +34,13 @@ function buildChakshu(dir) {
     stdio: ['ignore', 'inherit', 'inherit'],
     env: { ...process.env, GOFLAGS: '-buildvcs=false' },
   });
+  // The runner it serves to the sandbox's simulated Actions runner, in
+  // runner/ beside it (where `make build` puts them), for this machine only.
+  const platform = process.arch === 'arm64' ? 'linux/arm64' : 'linux/amd64';
+  execFileSync('bash', [join(repoRoot, 'scripts', 'runners.sh'), join(dir, 'runner'), 'dev', platform], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   return bin;
 }
 

@@ -23,13 +23,11 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/sandbox"
 	"github.com/chakshu-dev/chakshu/internal/scriptedmodel"
 	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/internal/version"
 	"github.com/chakshu-dev/chakshu/server"
 	"github.com/chakshu-dev/chakshu/server/auth"
 	"github.com/chakshu-dev/chakshu/worker"
 )
-
-// Version is set at build time.
-var Version = "dev"
 
 // Mode says which process to run.
 type Mode string
@@ -180,7 +178,7 @@ func Run(ctx context.Context, o Options) error {
 		if err != nil {
 			return err
 		}
-		w, err := worker.New(worker.Config{DB: db, Log: log, ID: id, Version: Version,
+		w, err := worker.New(worker.Config{DB: db, Log: log, ID: id, Version: version.Version,
 			HeartbeatInterval: cfg.HeartbeatInterval, Loops: loops, Heartbeaters: beats})
 		if err != nil {
 			return err

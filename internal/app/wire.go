@@ -18,7 +18,9 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/publish"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/runnerbin"
 	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/internal/version"
 	"github.com/chakshu-dev/chakshu/server"
 	"github.com/chakshu-dev/chakshu/server/auth"
 	"github.com/chakshu-dev/chakshu/server/portal"
@@ -71,6 +73,7 @@ func webRoutes(d deps) ([]server.Route, func(), error) {
 		SecretKey: d.cfg.SecretKey, ModelURL: d.cfg.ModelURL, ModelAPIKey: d.cfg.ModelAPIKey,
 		Models: d.models, ModelBetas: d.cfg.ModelBetas,
 		AllowPlainHTTPConnectors: d.cfg.Sandbox,
+		Version:                  version.Version, Runners: runnerbin.New(d.cfg.RunnerDir, version.Version),
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("runner API: %w", err)

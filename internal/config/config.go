@@ -27,6 +27,9 @@ type Config struct {
 	DataDir string
 	// DatabaseURL selects PostgreSQL when set (CHAKSHU_DATABASE_URL).
 	DatabaseURL string
+	// RunnerDir holds the chakshu-action binaries the runner API serves
+	// (CHAKSHU_RUNNER_DIR); "" means runner/ beside the chakshu executable.
+	RunnerDir string
 
 	// AppID and AppSlug identify the GitHub App (CHAKSHU_APP_ID, CHAKSHU_APP_SLUG).
 	AppID   int64
@@ -102,6 +105,7 @@ var Settings = []struct{ Name, Meaning, Default string }{
 	{"CHAKSHU_PUBLIC_URL", "URL GitHub and runners reach Chakshu at", "http://<CHAKSHU_ADDR>"},
 	{"CHAKSHU_DATA_DIR", "where the SQLite file and local state live", "./data"},
 	{"CHAKSHU_DATABASE_URL", "postgres://… for PostgreSQL; unset → SQLite in the data dir", "unset"},
+	{"CHAKSHU_RUNNER_DIR", "folder of the chakshu-action binaries served to workflows (scripts/runners.sh builds them)", "runner/ beside the chakshu executable"},
 	{"CHAKSHU_APP_ID, CHAKSHU_APP_SLUG", "the GitHub App", "unset → sandbox"},
 	{"CHAKSHU_PRIVATE_KEY / CHAKSHU_PRIVATE_KEY_FILE", "the App's PEM key", "unset → sandbox"},
 	{"CHAKSHU_WEBHOOK_SECRET", "comma-separated webhook secrets (rotation)", "sandbox: sandbox-secret"},
@@ -188,6 +192,7 @@ func Load(look Lookup) (*Config, error) {
 		Addr:              get("CHAKSHU_ADDR", DefaultAddr),
 		DataDir:           get("CHAKSHU_DATA_DIR", "./data"),
 		DatabaseURL:       get("CHAKSHU_DATABASE_URL", ""),
+		RunnerDir:         get("CHAKSHU_RUNNER_DIR", ""),
 		AppSlug:           get("CHAKSHU_APP_SLUG", ""),
 		GitHubURL:         get("CHAKSHU_GITHUB_URL", DefaultGitHubURL),
 		GitHubGraphQLURL:  get("CHAKSHU_GITHUB_GRAPHQL_URL", ""),

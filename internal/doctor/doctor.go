@@ -372,41 +372,6 @@ func (r *run) installation(ctx context.Context, apps *gh.Apps, db *store.DB, in 
 	r.reviewersRepo(ctx, client, db, row, name, revRepo)
 }
 
-func normalise(s string) string {
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " \t")
-	}
-	return strings.Join(lines, "\n")
-}
-
-func (r *run) workflow(ctx context.Context, client *gh.Installation, repo *github.Repository) {
-	full, branch := repo.GetFullName(), repo.GetDefaultBranch()
-	name := "workflow " + full
-	fix := fmt.Sprintf("run `chakshu workflow print > %s` and commit it to %s's default branch (%s)", WorkflowPath, full, branch)
-	fc, _, resp, err := client.REST.Repositories.GetContents(ctx, repo.GetOwner().GetLogin(), repo.GetName(), WorkflowPath,
-		&github.RepositoryContentGetOptions{Ref: branch})
-	if err != nil {
-		if resp != nil && resp.StatusCode == http.StatusNotFound {
-			r.add(name, false, WorkflowPath+" is missing on "+branch, fix)
-			return
-		}
-		r.add(name, false, "read "+WorkflowPath+": "+ghError(err), "check the App's contents permission on "+full)
-		return
-	}
-	text, err := fc.GetContent()
-	if err != nil {
-		r.add(name, false, "decode "+WorkflowPath+": "+redact.Error(err), fix)
-		return
-	}
-	if normalise(text) != normalise(r.cfg.Workflow) {
-		r.add(name, false, WorkflowPath+" on "+branch+" differs from this version's template", fix)
-		return
-	}
-	r.add(name, true, "current on "+branch, "")
-}
-
 func (r *run) reviewersRepo(ctx context.Context, client *gh.Installation, db *store.DB, row *ent.Installation, name, full string) {
 	check := "reviewers repo " + full
 	owner, repoName, _ := strings.Cut(full, "/")

@@ -124,20 +124,44 @@ func TestDoctor(t *testing.T) {
 				t.Fatalf("report:\n%s", b.String())
 			}
 		})
-		t.Run("missing workflow", func(t *testing.T) {
+		t.Run("not enrolled", func(t *testing.T) {
+			// A repository without the workflow is not enrolled: said so, not a failure.
 			sim.Commit("acme/widget", "main", map[string]string{WorkflowPath: ""}, "drop the workflow")
-			cs := check(t, healthy(), []string{"workflow acme/widget"})
-			if !strings.Contains(detail(cs, "workflow acme/widget"), "missing") {
+			cs := check(t, healthy(), nil)
+			if !strings.Contains(detail(cs, "workflow acme/widget"), "not enrolled") {
 				t.Fatalf("detail: %q", detail(cs, "workflow acme/widget"))
 			}
 		})
 		t.Run("stale workflow", func(t *testing.T) {
-			sim.Commit("acme/widget", "main", map[string]string{WorkflowPath: strings.Replace(action.WorkflowTemplate, "contents: read", "contents: write", 1) + "# old\n"}, "old template")
-			cs := check(t, healthy(), []string{"workflow acme/widget"})
-			if !strings.Contains(detail(cs, "workflow acme/widget"), "differs") {
-				t.Fatalf("detail: %q", detail(cs, "workflow acme/widget"))
+			tpl := action.WorkflowTemplate
+			for _, c := range []struct{ name, text, want string }{
+				{"wider permissions", strings.Replace(tpl, "contents: read", "contents: write", 1) + "# old\n", "permissions: contents is write, want read"},
+				{"extra permission", strings.Replace(tpl, "contents: read", "contents: read\n  pull-requests: write", 1), "pull-requests: write is extra"},
+				{"extra trigger", strings.Replace(tpl, "on:\n  workflow_dispatch:", "on:\n  push:\n  workflow_dispatch:", 1), "triggers are push, workflow_dispatch"},
+				{"input dropped", strings.Replace(tpl, "      head_sha:\n        description: Head commit to review\n        required: true\n        type: string\n", "", 1), "head_sha missing"},
+				{"old checkout", strings.Replace(tpl, "actions/checkout@df4cb1c069e1874edd31b4311f1884172cec0e10 # v6.0.3", "actions/checkout@b4ffde65f46336ab88eb53be808477a3936bae11 # v4.1.1", 1), "checkout is actions/checkout@b4ffde65"},
+				{"download changed", strings.Replace(tpl, "sha256sum --check --status --strict chakshu-action.sha256", "true", 1), "the step downloading chakshu-action is not the template's"},
+				{"runner step changed", strings.Replace(tpl, "CHAKSHU_CHECKOUT: ${{ github.workspace }}/pr", "CHAKSHU_CHECKOUT: ${{ github.workspace }}", 1), "the step running chakshu-action is not the template's"},
+				{"runner built from source", oldTemplate, "builds the runner from Chakshu's source (chakshu-dev/chakshu/action@main)"},
+			} {
+				if c.text == tpl {
+					t.Fatalf("%s: the template changed; update this case", c.name)
+				}
+				sim.Commit("acme/widget", "main", map[string]string{WorkflowPath: c.text}, c.name)
+				cs := check(t, healthy(), []string{"workflow acme/widget"})
+				if got := detail(cs, "workflow acme/widget"); !strings.Contains(got, "differs from this version's template") || !strings.Contains(got, c.want) {
+					t.Fatalf("%s: detail %q, want %q", c.name, got, c.want)
+				}
 			}
-			sim.Commit("acme/widget", "main", map[string]string{WorkflowPath: strings.ReplaceAll(action.WorkflowTemplate, "\n", "\r\n")}, "current template, CRLF")
+			// The same meaning in another form is current: CRLF, comments,
+			// other key order and quoting.
+			sim.Commit("acme/widget", "main", map[string]string{WorkflowPath: strings.ReplaceAll(tpl, "\n", "\r\n")}, "current template, CRLF")
+			check(t, healthy(), nil)
+			reordered := strings.Replace(tpl, "permissions:\n  id-token: write\n  contents: read\n", "permissions:\n  contents: 'read'   # read only\n  id-token: \"write\"\n", 1)
+			if reordered == tpl {
+				t.Fatal("the template's permissions block changed; update this case")
+			}
+			sim.Commit("acme/widget", "main", map[string]string{WorkflowPath: "# our copy\n" + reordered}, "reformatted")
 			check(t, healthy(), nil)
 		})
 		t.Run("missing actions permission", func(t *testing.T) {
@@ -244,3 +268,37 @@ func TestDoctorUnmigratedDatabase(t *testing.T) {
 		t.Fatalf("failed checks (-want +got):\n%s", d)
 	}
 }
+
+// oldTemplate is the previous wave's workflow: it built the runner from
+// Chakshu's source with setup-go and a shared cache.
+const oldTemplate = `name: Chakshu
+on:
+  workflow_dispatch:
+    inputs:
+      run_id:
+        required: true
+        type: string
+      pr_number:
+        required: true
+        type: string
+      head_sha:
+        required: true
+        type: string
+permissions:
+  id-token: write
+  contents: read
+jobs:
+  review:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@df4cb1c069e1874edd31b4311f1884172cec0e10 # v6.0.3
+        with:
+          ref: refs/pull/${{ inputs.pr_number }}/head
+          persist-credentials: false
+          path: pr
+      - name: Review with Chakshu
+        uses: chakshu-dev/chakshu/action@main
+        with:
+          chakshu-url: ${{ vars.CHAKSHU_URL }}
+          run-id: ${{ inputs.run_id }}
+`

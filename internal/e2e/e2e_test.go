@@ -1,12 +1,16 @@
 // Package e2e runs Chakshu end to end through its public surfaces only: the
 // production wiring (internal/app) in sandbox mode, a simulated GitHub that
-// delivers signed webhooks, the real runner code, and the scripted model.
+// delivers signed webhooks, the chakshu-action binary Chakshu serves (the
+// simulated Actions runner downloads and runs it), and the scripted model.
 package e2e
 
 import (
 	"context"
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -15,9 +19,11 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/app"
 	"github.com/chakshu-dev/chakshu/internal/config"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/runnerbin/runnerbintest"
 	"github.com/chakshu-dev/chakshu/internal/sandbox"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 	"github.com/chakshu-dev/chakshu/internal/syncbuf"
+	"github.com/chakshu-dev/chakshu/internal/version"
 )
 
 // chakshu is a running `chakshu all` in sandbox mode.
@@ -25,6 +31,9 @@ type chakshu struct {
 	URL string
 	SB  *sandbox.Sandbox
 	log *syncbuf.Buffer
+	// DataDir is CHAKSHU_DATA_DIR; the simulated Actions runs' logs are in
+	// its actions-logs/.
+	DataDir string
 }
 
 // start runs the production wiring on a free loopback port with a fresh data
@@ -41,6 +50,9 @@ func start(t testing.TB, databaseURL string, env map[string]string) *chakshu {
 	}
 	for k, v := range env {
 		vars[k] = v
+	}
+	if vars["CHAKSHU_RUNNER_DIR"] == "" {
+		vars["CHAKSHU_RUNNER_DIR"] = runnerbintest.Dir(t)
 	}
 	cfg, err := config.Load(func(k string) (string, bool) { v, ok := vars[k]; return v, ok })
 	if err != nil {
@@ -65,7 +77,7 @@ func start(t testing.TB, databaseURL string, env map[string]string) *chakshu {
 			}},
 			SandboxReady: func(sb *sandbox.Sandbox) { ready <- sb }})
 	}()
-	c := &chakshu{URL: "http://" + ln.Addr().String(), log: logs}
+	c := &chakshu{URL: "http://" + ln.Addr().String(), log: logs, DataDir: vars["CHAKSHU_DATA_DIR"]}
 	select {
 	case c.SB = <-ready:
 	case err := <-done:
@@ -187,6 +199,25 @@ func commentToPublishedReview(t *testing.T, c *chakshu) {
 		}
 	}
 	fmt.Println("published", len(reviews), "reviews with", len(comments), "inline comments")
+
+	// Each review ran the chakshu-action Chakshu serves, downloaded and
+	// checked like the workflow template does, as a process of its own.
+	logs, _ := filepath.Glob(filepath.Join(c.DataDir, "actions-logs", "actions-run-*.log"))
+	delivered := 0
+	for _, l := range logs {
+		b, _ := os.ReadFile(l)
+		text := string(b)
+		if !strings.Contains(text, "/api/runner/v1/runner/linux/") || !regexp.MustCompile(`chakshu-action: sha256 [0-9a-f]{64} verified`).MatchString(text) ||
+			!strings.Contains(text, "chakshu-action "+version.Version+"\n") {
+			t.Errorf("%s does not show the served runner downloaded, verified and started:\n%s", filepath.Base(l), text)
+		}
+		if strings.Contains(text, "Result delivered to Chakshu.") {
+			delivered++
+		}
+	}
+	if delivered < 2 {
+		t.Errorf("%d Actions logs show a delivered result, want 2 (logs: %v)", delivered, logs)
+	}
 
 	// The runs are visible through GraphQL with their cost. The check run is
 	// completed a moment before the run's own status moves on, so wait for it.

@@ -11,12 +11,26 @@ const (
 	PathResult = "/api/runner/v1/runs/{id}/result"
 	PathTool   = "/api/runner/v1/runs/{id}/tools/{tool}" // tool is "<connector>.<tool>"
 	PathModel  = "/api/runner/v1/runs/{id}/model"        // Anthropic base URL; the SDK appends /v1/messages
+
+	// PathRunner serves chakshu-action of the server's version for one
+	// platform ({os}/{arch}: linux/amd64, linux/arm64), gzip-encoded to
+	// clients that accept it; PathRunnerSHA256 its SHA-256 in sha256sum's
+	// format. The workflow template downloads both.
+	PathRunner       = "/api/runner/v1/runner/{os}/{arch}/chakshu-action"
+	PathRunnerSHA256 = "/api/runner/v1/runner/{os}/{arch}/chakshu-action.sha256"
 )
+
+// HeaderRunnerSHA256 carries the served binary's SHA-256 (hex) on the
+// binary's own answer too.
+const HeaderRunnerSHA256 = "X-Chakshu-Runner-Sha256"
 
 // JobRequest is the body of POST /job (the OIDC token travels as the bearer).
 type JobRequest struct {
 	// RunID is the Chakshu run id the workflow was dispatched with.
 	RunID int64 `json:"run_id"`
+	// RunnerVersion is the runner's version; Chakshu hands jobs only to a
+	// runner of its own version (the one it serves at PathRunner).
+	RunnerVersion string `json:"runner_version"`
 }
 
 // Job is everything the runner needs for one run.

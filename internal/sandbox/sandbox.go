@@ -1,7 +1,9 @@
 // Package sandbox gives Chakshu a whole world to run in without a GitHub App or
 // a model key (DESIGN §10): the GitHub simulator, seeded with an org,
 // repositories, pull requests and a reviewers repo; a simulated Actions runner
-// that runs the real runner code when Chakshu dispatches chakshu.yml; and the
+// that, when Chakshu dispatches chakshu.yml, downloads the chakshu-action
+// Chakshu serves, checks its digest and runs it as a process with the
+// environment GitHub gives a job; and the
 // deterministic scripted model behind Chakshu's real model gateway. Only GitHub
 // and the model are simulated; every Chakshu code path runs for real.
 package sandbox
@@ -17,6 +19,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -24,7 +27,6 @@ import (
 	"time"
 
 	"github.com/chakshu-dev/chakshu/action"
-	"github.com/chakshu-dev/chakshu/action/runner"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/scriptedmodel"
 )
@@ -264,8 +266,8 @@ func readTree(root string) (map[string]string, error) {
 }
 
 // runWorkflow is the simulated Actions runner: it checks out the head SHA the
-// workflow was dispatched with and runs the real runner code, as
-// action/workflow/chakshu.yml does on GitHub.
+// workflow was dispatched with, downloads chakshu-action from Chakshu and runs
+// it, as action/workflow/chakshu.yml does on GitHub.
 func (sb *Sandbox) runWorkflow(wr ghsim.WorkflowRun) {
 	if sb.opts.Hold != nil && sb.opts.Hold(wr) {
 		return
@@ -318,15 +320,7 @@ func (sb *Sandbox) runOne(wr ghsim.WorkflowRun) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	env := map[string]string{
-		"ACTIONS_ID_TOKEN_REQUEST_URL":   wr.IDTokenRequestURL,
-		"ACTIONS_ID_TOKEN_REQUEST_TOKEN": wr.IDTokenRequestToken,
-		"GITHUB_TOKEN":                   "ghs_sandboxjobtokenthatmustneverreachtheagent",
-		"GITHUB_REPOSITORY":              wr.Repo,
-		"GITHUB_RUN_ID":                  strconv.FormatInt(wr.ID, 10),
-	}
-	var envMu sync.Mutex
-	out := io.Discard
+	var out io.Writer = io.Discard
 	if sb.opts.RunnerLogDir != "" {
 		if err := os.MkdirAll(sb.opts.RunnerLogDir, 0o755); err == nil {
 			f, err := os.Create(sb.opts.runLogPath(wr.ID))
@@ -337,39 +331,93 @@ func (sb *Sandbox) runOne(wr ghsim.WorkflowRun) error {
 		}
 	}
 	sb.Sim.StartRun(wr.ID)
-	checkout := filepath.Join(tmp, "checkout")
+	// The job's folders, as a hosted runner lays them out.
+	workspace := filepath.Join(tmp, "work", "workspace")
+	runnerTemp := filepath.Join(tmp, "work", "_temp")
+	home := filepath.Join(tmp, "home")
+	for _, d := range []string{workspace, runnerTemp, home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	checkout := filepath.Join(workspace, "pr")
 	if err := writeCheckout(checkout, files); err != nil {
 		// As actions/checkout does when git refuses the tree: the step fails
 		// and its log says which path.
 		fmt.Fprintf(out, "::error::checkout: %v\n", err)
 		return fmt.Errorf("checkout: %w", err)
 	}
+	// actions/checkout leaves a detached HEAD at the fetched commit; the
+	// runner reads it to check the checkout is the job's head.
+	if err := writeGitHead(checkout, head); err != nil {
+		return fmt.Errorf("checkout: %w", err)
+	}
 	ctx, cancel := context.WithTimeout(sb.ctx, 10*time.Minute)
 	defer cancel()
-	return runner.Run(ctx, runner.Config{
-		ServerURL:   server,
-		Audience:    aud,
-		RunID:       runID,
-		CheckoutDir: checkout,
-		WorkDir:     filepath.Join(tmp, "work"),
-		Lookup: func(k string) (string, bool) {
-			envMu.Lock()
-			defer envMu.Unlock()
-			v, ok := env[k]
-			return v, ok
-		},
-		Unsetenv: func(k string) error {
-			envMu.Lock()
-			defer envMu.Unlock()
-			delete(env, k)
-			return nil
-		},
-		Stdout:         out,
-		SummaryPath:    filepath.Join(tmp, "step-summary.md"),
-		CheckHead:      func(_, sha string) error { return checkHead(head, sha) },
-		ReportAttempts: 5,
-		ReportBackoff:  200 * time.Millisecond,
-	})
+	// The template's download step: the runner of Chakshu's own version,
+	// checked against the SHA-256 Chakshu publishes.
+	bin, err := DownloadRunner(ctx, DownloadConfig{ServerURL: server, Dir: runnerTemp, Log: out})
+	if err != nil {
+		return err
+	}
+	summary := filepath.Join(runnerTemp, "_runner_file_commands", "step_summary")
+	if err := os.MkdirAll(filepath.Dir(summary), 0o755); err != nil {
+		return err
+	}
+	env := map[string]string{
+		// What GitHub gives every job (docs: "Store information in variables",
+		// default environment variables), and the OIDC request pair a job
+		// with id-token: write gets.
+		"CI":                             "true",
+		"GITHUB_ACTIONS":                 "true",
+		"HOME":                           home,
+		"PATH":                           os.Getenv("PATH"),
+		"RUNNER_OS":                      "Linux",
+		"RUNNER_ARCH":                    RunnerArch(),
+		"RUNNER_TEMP":                    runnerTemp,
+		"GITHUB_WORKSPACE":               workspace,
+		"GITHUB_STEP_SUMMARY":            summary,
+		"GITHUB_REPOSITORY":              wr.Repo,
+		"GITHUB_RUN_ID":                  strconv.FormatInt(wr.ID, 10),
+		"GITHUB_RUN_ATTEMPT":             "1",
+		"GITHUB_EVENT_NAME":              "workflow_dispatch",
+		"GITHUB_REF":                     "refs/heads/" + wr.Ref,
+		"GITHUB_WORKFLOW_REF":            wr.Repo + "/" + action.WorkflowPath + "@refs/heads/" + wr.Ref,
+		"GITHUB_SERVER_URL":              sb.Sim.WebURL(),
+		"GITHUB_API_URL":                 sb.Sim.URL(),
+		"ACTIONS_ID_TOKEN_REQUEST_URL":   wr.IDTokenRequestURL,
+		"ACTIONS_ID_TOKEN_REQUEST_TOKEN": wr.IDTokenRequestToken,
+		"GITHUB_TOKEN":                   "ghs_sandboxjobtokenthatmustneverreachtheagent",
+		// The template's step environment.
+		"CHAKSHU_URL":      server,
+		"CHAKSHU_RUN_ID":   strconv.FormatInt(runID, 10),
+		"CHAKSHU_CHECKOUT": checkout,
+		// Report retries back off from 200 ms instead of 2 s, so a
+		// restarted sandbox catches the report sooner.
+		"CHAKSHU_REPORT_BACKOFF": "200ms",
+	}
+	if aud != "" && aud != server {
+		env["CHAKSHU_AUDIENCE"] = aud
+	}
+	cmd := exec.CommandContext(ctx, bin)
+	cmd.Dir = workspace
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.WaitDelay = 5 * time.Second
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("chakshu-action: %w", err)
+	}
+	return nil
+}
+
+// writeGitHead records the checkout's commit as a detached HEAD.
+func writeGitHead(dir, sha string) error {
+	if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, ".git", "HEAD"), []byte(sha+"\n"), 0o644)
 }
 
 // writeCheckout writes files under dir as git would check them out. A path git
@@ -403,13 +451,6 @@ func checkoutPath(p string) error {
 		if seg == "" || seg == "." || seg == ".." || strings.EqualFold(seg, ".git") {
 			return fmt.Errorf("invalid path %q", p)
 		}
-	}
-	return nil
-}
-
-func checkHead(checkedOut, want string) error {
-	if checkedOut != want {
-		return fmt.Errorf("checkout is at %s, the job is for %s", checkedOut, want)
 	}
 	return nil
 }

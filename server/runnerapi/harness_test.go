@@ -23,6 +23,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/internal/version"
 	"github.com/chakshu-dev/chakshu/server"
 	"github.com/chakshu-dev/chakshu/worker"
 )
@@ -190,7 +191,7 @@ func (w *world) do(path string, body any, hdr map[string]string, out any) int {
 func (w *world) fetchJob(rn *ent.Run, tok string) (int, *runnerproto.Job, runnerproto.Error) {
 	w.t.Helper()
 	var raw json.RawMessage
-	st := w.do(runnerproto.PathJob, runnerproto.JobRequest{RunID: int64(rn.ID)}, map[string]string{"Authorization": "Bearer " + tok}, &raw)
+	st := w.do(runnerproto.PathJob, runnerproto.JobRequest{RunID: int64(rn.ID), RunnerVersion: version.Version}, map[string]string{"Authorization": "Bearer " + tok}, &raw)
 	var job runnerproto.Job
 	var e runnerproto.Error
 	if st == 200 {

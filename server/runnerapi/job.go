@@ -132,6 +132,10 @@ func (a *API) handleJob(w http.ResponseWriter, r *http.Request) {
 		server.WriteError(w, http.StatusForbidden, codeForbidden, "the token is not valid for this run")
 		return
 	}
+	if req.RunnerVersion != a.cfg.Version {
+		a.refuseVersion(w, log, req.RunnerVersion)
+		return
+	}
 	if rn.Status != run.StatusDispatched {
 		log.Warn("job: run not waiting for a runner", "status", rn.Status)
 		server.WriteError(w, http.StatusConflict, codeConflict, "the run is not waiting for a runner: it already started or finished")

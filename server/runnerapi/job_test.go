@@ -18,6 +18,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
+	"github.com/chakshu-dev/chakshu/internal/version"
 )
 
 const validResult = `{"summary":"Checked auth/login.go.","checked":{"files":["auth/login.go"],"skills":["authz"]},"findings":[{"path":"auth/login.go","line":4,"severity":"major","category":"security","title":"Token compared with ==","body":"Use subtle.ConstantTimeCompare."}]}`
@@ -238,7 +239,7 @@ func TestJobForgeryMatrix(t *testing.T) {
 			t.Fatalf("token of another run: %d", st)
 		}
 		for _, bad := range []string{"", "Basic abc", "Bearer not-a-jwt"} {
-			if st := w.do(runnerproto.PathJob, runnerproto.JobRequest{RunID: int64(rn.ID)}, map[string]string{"Authorization": bad}, nil); st != 401 && st != 403 {
+			if st := w.do(runnerproto.PathJob, runnerproto.JobRequest{RunID: int64(rn.ID), RunnerVersion: version.Version}, map[string]string{"Authorization": bad}, nil); st != 401 && st != 403 {
 				t.Fatalf("authorization %q: %d", bad, st)
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
+	"github.com/chakshu-dev/chakshu/internal/version"
 )
 
 func TestCappedTransport(t *testing.T) {
@@ -56,7 +57,7 @@ func TestOIDCDiscoveryCapped(t *testing.T) {
 		w.srv = newServer(t, api)
 		rn := w.dispatch(run.KindReview)
 		var e runnerproto.Error
-		if st := w.do(runnerproto.PathJob, runnerproto.JobRequest{RunID: int64(rn.ID)}, bearer(w.token(rn)), &e); st != 503 || e.Error.Code != "oidc_unavailable" {
+		if st := w.do(runnerproto.PathJob, runnerproto.JobRequest{RunID: int64(rn.ID), RunnerVersion: version.Version}, bearer(w.token(rn)), &e); st != 503 || e.Error.Code != "oidc_unavailable" {
 			t.Fatalf("got %d %+v", st, e)
 		}
 	})

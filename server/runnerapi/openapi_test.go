@@ -19,14 +19,14 @@ func TestOpenAPIDescribesRoutes(t *testing.T) {
 	if err := doc.Validate(context.Background()); err != nil {
 		t.Fatalf("openapi.yaml: %v", err)
 	}
-	for _, p := range []string{runnerproto.PathJob, runnerproto.PathResult, runnerproto.PathTool, runnerproto.PathModel + "/v1/messages"} {
+	for _, p := range []string{runnerproto.PathJob, runnerproto.PathResult, runnerproto.PathTool, runnerproto.PathModel + "/v1/messages", runnerproto.PathRunner, runnerproto.PathRunnerSHA256} {
 		rel := strings.TrimPrefix(p, "/api/runner/v1")
 		if doc.Paths.Find(rel) == nil {
 			t.Errorf("openapi.yaml lacks %s", rel)
 		}
 	}
 	api := &API{}
-	if n := len(api.Routes()); n != 4 {
+	if n := len(api.Routes()); n != 6 {
 		t.Fatalf("%d routes; update openapi.yaml and this test", n)
 	}
 }

@@ -29,8 +29,10 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/models"
 	"github.com/chakshu-dev/chakshu/internal/notify"
+	"github.com/chakshu-dev/chakshu/internal/runnerbin"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/internal/version"
 	"github.com/chakshu-dev/chakshu/server"
 )
 
@@ -92,6 +94,12 @@ type Config struct {
 	DispatchWait time.Duration
 	// ReviewWallSeconds and ReplyWallSeconds bound the agent's wall time; 0 means 25 and 8 minutes.
 	ReviewWallSeconds, ReplyWallSeconds int
+	// Version is this server's version (empty means version.Version): jobs go
+	// only to runners of it.
+	Version string
+	// Runners serves chakshu-action of Version (PathRunner); nil means the
+	// binaries in runnerbin.DefaultDir.
+	Runners *runnerbin.Store
 }
 
 // API serves the runner API.
@@ -160,6 +168,12 @@ func New(cfg Config) (*API, error) {
 	if cfg.AppSlug == "" {
 		cfg.AppSlug = "chakshu"
 	}
+	if cfg.Version == "" {
+		cfg.Version = version.Version
+	}
+	if cfg.Runners == nil {
+		cfg.Runners = runnerbin.New("", cfg.Version)
+	}
 	a := &API{cfg: cfg, log: cfg.Log, limits: newLimiter(cfg.RatePerSecond, cfg.Burst),
 		jobLimits: newLimiter(cfg.JobRatePerSecond, cfg.JobBurst), public: strings.TrimRight(cfg.PublicURL, "/")}
 	a.gateway, err = gateway.New(gateway.Config{DB: cfg.DB.Client, Log: cfg.Log, UpstreamURL: cfg.ModelURL,
@@ -190,6 +204,8 @@ func (a *API) Routes() []server.Route {
 		{Pattern: "POST " + runnerproto.PathResult, Handler: http.HandlerFunc(a.handleResult)},
 		{Pattern: "POST " + runnerproto.PathTool, Handler: http.HandlerFunc(a.handleTool)},
 		{Pattern: "POST " + runnerproto.PathModel + "/v1/messages", Handler: http.HandlerFunc(a.handleModel)},
+		{Pattern: "GET " + runnerproto.PathRunner, Handler: http.HandlerFunc(a.handleRunner)},
+		{Pattern: "GET " + runnerproto.PathRunnerSHA256, Handler: http.HandlerFunc(a.handleRunnerSHA256)},
 	}
 }
 

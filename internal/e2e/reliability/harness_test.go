@@ -23,6 +23,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
 
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/runnerbin/runnerbintest"
 	"github.com/chakshu-dev/chakshu/internal/sandbox"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
@@ -45,6 +46,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
+	runnerbintest.Cleanup()
 	os.Exit(code)
 }
 
@@ -157,6 +159,7 @@ func startCluster(t *testing.T, o clusterOptions) *cluster {
 		"CHAKSHU_LOG_FORMAT":         "json",
 		"CHAKSHU_LOG_LEVEL":          "debug",
 		"CHAKSHU_POLL_INTERVAL":      "500ms",
+		"CHAKSHU_RUNNER_DIR":         runnerbintest.Dir(t),
 	}
 	for k, v := range o.env {
 		settings[k] = v

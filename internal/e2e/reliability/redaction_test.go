@@ -19,6 +19,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/redact/redacttest"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/sandbox"
+	"github.com/chakshu-dev/chakshu/internal/version"
 	"github.com/chakshu-dev/chakshu/server/auth"
 )
 
@@ -245,7 +246,7 @@ func failAsRunner(t *testing.T, c *cluster, wr ghsim.WorkflowRun, reason, detail
 	}
 	var job runnerproto.Job
 	runID, _ := strconv.ParseInt(fmt.Sprint(wr.Inputs["run_id"]), 10, 64)
-	postJSON(t, c.URL+"/api/runner/v1/job", oidc, runnerproto.JobRequest{RunID: runID}, &job)
+	postJSON(t, c.URL+"/api/runner/v1/job", oidc, runnerproto.JobRequest{RunID: runID, RunnerVersion: version.Version}, &job)
 	postJSON(t, job.ResultURL, job.RunToken,
 		runnerproto.Report{Failure: &runnerproto.Failure{Reason: reason, Detail: detail}, Stats: runnerproto.Stats{Turns: 1}}, nil)
 	c.SB.Sim.CompleteRun(wr.ID, "failure")
