@@ -25,6 +25,8 @@ type Installation struct {
 	GithubID int64 `json:"github_id,omitempty"`
 	// the organisation or user the GitHub App is installed on
 	AccountLogin string `json:"account_login,omitempty"`
+	// GitHub's id of the account the App is installed on: organisations are recognised by it, not by login (a renamed org's login can be taken by someone else); 0 until an installation event or sync records it
+	AccountID int64 `json:"account_id,omitempty"`
 	// Organization or User
 	AccountType string `json:"account_type,omitempty"`
 	// owner/name of the reviewers repository; empty means <account>/chakshu-reviewers
@@ -112,7 +114,7 @@ func (*Installation) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case installation.FieldSuspended:
 			values[i] = new(sql.NullBool)
-		case installation.FieldID, installation.FieldGithubID:
+		case installation.FieldID, installation.FieldGithubID, installation.FieldAccountID:
 			values[i] = new(sql.NullInt64)
 		case installation.FieldAccountLogin, installation.FieldAccountType, installation.FieldReviewersRepo, installation.FieldLastSyncCommit, installation.FieldLastSyncError, installation.FieldResolveBlocked:
 			values[i] = new(sql.NullString)
@@ -162,6 +164,12 @@ func (_m *Installation) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field account_login", values[i])
 			} else if value.Valid {
 				_m.AccountLogin = value.String
+			}
+		case installation.FieldAccountID:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field account_id", values[i])
+			} else if value.Valid {
+				_m.AccountID = value.Int64
 			}
 		case installation.FieldAccountType:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -280,6 +288,9 @@ func (_m *Installation) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("account_login=")
 	builder.WriteString(_m.AccountLogin)
+	builder.WriteString(", ")
+	builder.WriteString("account_id=")
+	builder.WriteString(fmt.Sprintf("%v", _m.AccountID))
 	builder.WriteString(", ")
 	builder.WriteString("account_type=")
 	builder.WriteString(_m.AccountType)

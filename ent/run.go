@@ -98,6 +98,8 @@ type Run struct {
 	CacheReadTokens int64 `json:"cache_read_tokens,omitempty"`
 	// input tokens written to the prompt cache
 	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
+	// the model's prices the run was metered at (JSON, US dollars per million tokens: input, output, cache_write_5m, cache_write_1h, cache_read; tiers), from the model catalogue
+	ModelPrice string `json:"model_price,omitempty"`
 	// agent turns (model requests)
 	Turns int `json:"turns,omitempty"`
 	// from the agent fetching its job (or queueing, if it never did) to publishing, in milliseconds; 0 until published
@@ -229,7 +231,7 @@ func (*Run) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullFloat64)
 		case run.FieldID, run.FieldPrNumber, run.FieldCheckRunID, run.FieldActionsRunID, run.FieldAttempts, run.FieldInputTokens, run.FieldOutputTokens, run.FieldCacheReadTokens, run.FieldCacheWriteTokens, run.FieldTurns, run.FieldDurationMs, run.FieldFindingsBlocker, run.FieldFindingsMajor, run.FieldFindingsMinor, run.FieldFindingsNit, run.FieldFindingsPosted, run.FieldFindingsDropped, run.FieldReviewID, run.FieldChangedFiles, run.FieldAdditions, run.FieldDeletions, run.FieldBehindBy, run.FieldAheadBy, run.FieldReplyToCommentID, run.FieldThreadRootCommentID, run.FieldReplyCommentID:
 			values[i] = new(sql.NullInt64)
-		case run.FieldKind, run.FieldStatus, run.FieldTrigger, run.FieldPrTitle, run.FieldPrURL, run.FieldHeadSha, run.FieldHeadRef, run.FieldBaseSha, run.FieldBaseRef, run.FieldIncrementalSince, run.FieldFullReviewReason, run.FieldRequester, run.FieldNote, run.FieldRequestTarget, run.FieldModel, run.FieldActionsRunURL, run.FieldRunTokenHash, run.FieldResultHash, run.FieldLeaseOwner, run.FieldSummary, run.FieldResultJSON, run.FieldFailureReason, run.FieldFailureDetail:
+		case run.FieldKind, run.FieldStatus, run.FieldTrigger, run.FieldPrTitle, run.FieldPrURL, run.FieldHeadSha, run.FieldHeadRef, run.FieldBaseSha, run.FieldBaseRef, run.FieldIncrementalSince, run.FieldFullReviewReason, run.FieldRequester, run.FieldNote, run.FieldRequestTarget, run.FieldModel, run.FieldActionsRunURL, run.FieldRunTokenHash, run.FieldResultHash, run.FieldLeaseOwner, run.FieldModelPrice, run.FieldSummary, run.FieldResultJSON, run.FieldFailureReason, run.FieldFailureDetail:
 			values[i] = new(sql.NullString)
 		case run.FieldCreatedAt, run.FieldUpdatedAt, run.FieldHeartbeatAt, run.FieldNextAttemptAt, run.FieldDispatchedAt, run.FieldStartedAt, run.FieldReportedAt, run.FieldFinishedAt:
 			values[i] = new(sql.NullTime)
@@ -497,6 +499,12 @@ func (_m *Run) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field cache_write_tokens", values[i])
 			} else if value.Valid {
 				_m.CacheWriteTokens = value.Int64
+			}
+		case run.FieldModelPrice:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field model_price", values[i])
+			} else if value.Valid {
+				_m.ModelPrice = value.String
 			}
 		case run.FieldTurns:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
@@ -851,6 +859,9 @@ func (_m *Run) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("cache_write_tokens=")
 	builder.WriteString(fmt.Sprintf("%v", _m.CacheWriteTokens))
+	builder.WriteString(", ")
+	builder.WriteString("model_price=")
+	builder.WriteString(_m.ModelPrice)
 	builder.WriteString(", ")
 	builder.WriteString("turns=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Turns))

@@ -419,7 +419,7 @@ func init() {
 	// installation.DefaultLastSyncError holds the default value on creation for the last_sync_error field.
 	installation.DefaultLastSyncError = installationDescLastSyncError.Default.(string)
 	// installationDescResolveBlocked is the schema descriptor for resolve_blocked field.
-	installationDescResolveBlocked := installationFields[9].Descriptor()
+	installationDescResolveBlocked := installationFields[10].Descriptor()
 	// installation.DefaultResolveBlocked holds the default value on creation for the resolve_blocked field.
 	installation.DefaultResolveBlocked = installationDescResolveBlocked.Default.(string)
 	repositoryMixin := schema.Repository{}.Mixin()

@@ -170,6 +170,7 @@ type ComplexityRoot struct {
 		LastSyncError   func(childComplexity int) int
 		Learnings       func(childComplexity int) int
 		Repositories    func(childComplexity int) int
+		ResolveBlocked  func(childComplexity int) int
 		Reviewers       func(childComplexity int) int
 		ReviewersRepo   func(childComplexity int) int
 		Suspended       func(childComplexity int) int
@@ -186,6 +187,15 @@ type ComplexityRoot struct {
 	InstallationEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	ModelStatus struct {
+		Model       func(childComplexity int) int
+		Provider    func(childComplexity int) int
+		Replacement func(childComplexity int) int
+		RetiresOn   func(childComplexity int) int
+		State       func(childComplexity int) int
+		Warning     func(childComplexity int) int
 	}
 
 	Mutation struct {
@@ -312,6 +322,7 @@ type ComplexityRoot struct {
 		Enabled         func(childComplexity int) int
 		ID              func(childComplexity int) int
 		Installation    func(childComplexity int) int
+		ModelStatus     func(childComplexity int) int
 		Name            func(childComplexity int) int
 		Runs            func(childComplexity int, after *entgql.Cursor[int], first *int, before *entgql.Cursor[int], last *int, orderBy *ent.RunOrder, where *ent.RunWhereInput) int
 		Skills          func(childComplexity int) int
@@ -399,6 +410,7 @@ type ComplexityRoot struct {
 		Links               func(childComplexity int) int
 		MaxCostUsd          func(childComplexity int) int
 		Model               func(childComplexity int) int
+		ModelPrice          func(childComplexity int) int
 		NextAttemptAt       func(childComplexity int) int
 		Note                func(childComplexity int) int
 		OutputTokens        func(childComplexity int) int
@@ -1138,6 +1150,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Installation.Repositories(childComplexity), true
+	case "Installation.resolveBlocked":
+		if e.ComplexityRoot.Installation.ResolveBlocked == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Installation.ResolveBlocked(childComplexity), true
 	case "Installation.reviewers":
 		if e.ComplexityRoot.Installation.Reviewers == nil {
 			break
@@ -1200,6 +1218,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.InstallationEdge.Node(childComplexity), true
+
+	case "ModelStatus.model":
+		if e.ComplexityRoot.ModelStatus.Model == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelStatus.Model(childComplexity), true
+	case "ModelStatus.provider":
+		if e.ComplexityRoot.ModelStatus.Provider == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelStatus.Provider(childComplexity), true
+	case "ModelStatus.replacement":
+		if e.ComplexityRoot.ModelStatus.Replacement == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelStatus.Replacement(childComplexity), true
+	case "ModelStatus.retiresOn":
+		if e.ComplexityRoot.ModelStatus.RetiresOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelStatus.RetiresOn(childComplexity), true
+	case "ModelStatus.state":
+		if e.ComplexityRoot.ModelStatus.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelStatus.State(childComplexity), true
+	case "ModelStatus.warning":
+		if e.ComplexityRoot.ModelStatus.Warning == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ModelStatus.Warning(childComplexity), true
 
 	case "Mutation.cancelRun":
 		if e.ComplexityRoot.Mutation.CancelRun == nil {
@@ -1888,6 +1943,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Reviewer.Installation(childComplexity), true
+	case "Reviewer.modelStatus":
+		if e.ComplexityRoot.Reviewer.ModelStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reviewer.ModelStatus(childComplexity), true
 	case "Reviewer.name":
 		if e.ComplexityRoot.Reviewer.Name == nil {
 			break
@@ -2340,6 +2401,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Run.Model(childComplexity), true
+	case "Run.modelPrice":
+		if e.ComplexityRoot.Run.ModelPrice == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Run.ModelPrice(childComplexity), true
 	case "Run.nextAttemptAt":
 		if e.ComplexityRoot.Run.NextAttemptAt == nil {
 			break
@@ -5594,6 +5661,10 @@ type Installation implements Node {
   """
   syncRequestedAt: Time
   """
+  why Chakshu could not resolve review threads here (GitHub answered FORBIDDEN: Contents: write not granted); empty once a resolve succeeds
+  """
+  resolveBlocked: String!
+  """
   repositories the installation covers (those the viewer can read)
   """
   repositories: [Repository!]
@@ -6151,6 +6222,58 @@ input InstallationWhereInput {
   Installations whose syncRequestedAt is set (when true).
   """
   syncRequestedAtNotNil: Boolean
+  """
+  Installations whose resolveBlocked equals the value.
+  """
+  resolveBlocked: String
+  """
+  Installations whose resolveBlocked differs from the value.
+  """
+  resolveBlockedNEQ: String
+  """
+  Installations whose resolveBlocked is one of the values.
+  """
+  resolveBlockedIn: [String!]
+  """
+  Installations whose resolveBlocked is none of the values.
+  """
+  resolveBlockedNotIn: [String!]
+  """
+  Installations whose resolveBlocked is greater than the value.
+  """
+  resolveBlockedGT: String
+  """
+  Installations whose resolveBlocked is greater than or equal to the value.
+  """
+  resolveBlockedGTE: String
+  """
+  Installations whose resolveBlocked is less than the value.
+  """
+  resolveBlockedLT: String
+  """
+  Installations whose resolveBlocked is less than or equal to the value.
+  """
+  resolveBlockedLTE: String
+  """
+  Installations whose resolveBlocked contains the text.
+  """
+  resolveBlockedContains: String
+  """
+  Installations whose resolveBlocked starts with the text.
+  """
+  resolveBlockedHasPrefix: String
+  """
+  Installations whose resolveBlocked ends with the text.
+  """
+  resolveBlockedHasSuffix: String
+  """
+  Installations whose resolveBlocked equals the text, ignoring case.
+  """
+  resolveBlockedEqualFold: String
+  """
+  Installations whose resolveBlocked contains the text, ignoring case.
+  """
+  resolveBlockedContainsFold: String
   """
   Installations that have (true) or lack (false) a repositories.
   """
@@ -8575,6 +8698,10 @@ type Run implements Node {
   """
   cacheWriteTokens: Int!
   """
+  the model's prices the run was metered at (JSON, US dollars per million tokens: input, output, cache_write_5m, cache_write_1h, cache_read; tiers), from the model catalogue
+  """
+  modelPrice: String!
+  """
   agent turns (model requests)
   """
   turns: Int!
@@ -10592,6 +10719,58 @@ input RunWhereInput {
   Runs whose cacheWriteTokens is less than or equal to the value.
   """
   cacheWriteTokensLTE: Int
+  """
+  Runs whose modelPrice equals the value.
+  """
+  modelPrice: String
+  """
+  Runs whose modelPrice differs from the value.
+  """
+  modelPriceNEQ: String
+  """
+  Runs whose modelPrice is one of the values.
+  """
+  modelPriceIn: [String!]
+  """
+  Runs whose modelPrice is none of the values.
+  """
+  modelPriceNotIn: [String!]
+  """
+  Runs whose modelPrice is greater than the value.
+  """
+  modelPriceGT: String
+  """
+  Runs whose modelPrice is greater than or equal to the value.
+  """
+  modelPriceGTE: String
+  """
+  Runs whose modelPrice is less than the value.
+  """
+  modelPriceLT: String
+  """
+  Runs whose modelPrice is less than or equal to the value.
+  """
+  modelPriceLTE: String
+  """
+  Runs whose modelPrice contains the text.
+  """
+  modelPriceContains: String
+  """
+  Runs whose modelPrice starts with the text.
+  """
+  modelPriceHasPrefix: String
+  """
+  Runs whose modelPrice ends with the text.
+  """
+  modelPriceHasSuffix: String
+  """
+  Runs whose modelPrice equals the text, ignoring case.
+  """
+  modelPriceEqualFold: String
+  """
+  Runs whose modelPrice contains the text, ignoring case.
+  """
+  modelPriceContainsFold: String
   """
   Runs whose turns equals the value.
   """
@@ -12746,6 +12925,43 @@ input WorkerWhereInput {
   stoppedNEQ: Boolean
 }
 `, BuiltIn: false},
+	{Name: "../../schema/models.graphqls", Input: `"""
+A reviewer's model as the model catalogue sees it (DESIGN §7, Models).
+"""
+type ModelStatus {
+  """
+  the model id in force (reviewer.yaml's model, or the default)
+  """
+  model: String!
+  """
+  the catalogue's provider, empty when the catalogue does not know the model
+  """
+  provider: String!
+  """
+  active, deprecated, retired or unknown
+  """
+  state: String!
+  """
+  retirement date (YYYY-MM-DD) of a deprecated or retired model
+  """
+  retiresOn: String
+  """
+  the suggested replacement model id
+  """
+  replacement: String
+  """
+  set from 60 days before retirement, and for retired or unknown models: what to do
+  """
+  warning: String
+}
+
+extend type Reviewer {
+  """
+  the reviewer's model and its lifecycle status
+  """
+  modelStatus: ModelStatus!
+}
+`, BuiltIn: false},
 	{Name: "../../schema/portal.graphqls", Input: `# What the portal needs beyond the API's data (issue 12).
 
 extend type Query {
@@ -13025,6 +13241,8 @@ func (ec *executionContext) childFields_Installation(ctx context.Context, field 
 		return ec.fieldContext_Installation_lastSyncError(ctx, field)
 	case "syncRequestedAt":
 		return ec.fieldContext_Installation_syncRequestedAt(ctx, field)
+	case "resolveBlocked":
+		return ec.fieldContext_Installation_resolveBlocked(ctx, field)
 	case "repositories":
 		return ec.fieldContext_Installation_repositories(ctx, field)
 	case "reviewers":
@@ -13055,6 +13273,24 @@ func (ec *executionContext) childFields_InstallationEdge(ctx context.Context, fi
 		return ec.fieldContext_InstallationEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type InstallationEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_ModelStatus(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "model":
+		return ec.fieldContext_ModelStatus_model(ctx, field)
+	case "provider":
+		return ec.fieldContext_ModelStatus_provider(ctx, field)
+	case "state":
+		return ec.fieldContext_ModelStatus_state(ctx, field)
+	case "retiresOn":
+		return ec.fieldContext_ModelStatus_retiresOn(ctx, field)
+	case "replacement":
+		return ec.fieldContext_ModelStatus_replacement(ctx, field)
+	case "warning":
+		return ec.fieldContext_ModelStatus_warning(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ModelStatus", field.Name)
 }
 
 func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -13255,6 +13491,8 @@ func (ec *executionContext) childFields_Reviewer(ctx context.Context, field grap
 		return ec.fieldContext_Reviewer_connectors(ctx, field)
 	case "stats":
 		return ec.fieldContext_Reviewer_stats(ctx, field)
+	case "modelStatus":
+		return ec.fieldContext_Reviewer_modelStatus(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Reviewer", field.Name)
 }
@@ -13391,6 +13629,8 @@ func (ec *executionContext) childFields_Run(ctx context.Context, field graphql.C
 		return ec.fieldContext_Run_cacheReadTokens(ctx, field)
 	case "cacheWriteTokens":
 		return ec.fieldContext_Run_cacheWriteTokens(ctx, field)
+	case "modelPrice":
+		return ec.fieldContext_Run_modelPrice(ctx, field)
 	case "turns":
 		return ec.fieldContext_Run_turns(ctx, field)
 	case "durationMs":

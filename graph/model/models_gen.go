@@ -139,6 +139,22 @@ type FindingTrend struct {
 	Posted int `json:"posted"`
 }
 
+// A reviewer's model as the model catalogue sees it (DESIGN §7, Models).
+type ModelStatus struct {
+	// the model id in force (reviewer.yaml's model, or the default)
+	Model string `json:"model"`
+	// the catalogue's provider, empty when the catalogue does not know the model
+	Provider string `json:"provider"`
+	// active, deprecated, retired or unknown
+	State string `json:"state"`
+	// retirement date (YYYY-MM-DD) of a deprecated or retired model
+	RetiresOn *string `json:"retiresOn,omitempty"`
+	// the suggested replacement model id
+	Replacement *string `json:"replacement,omitempty"`
+	// set from 60 days before retirement, and for retired or unknown models: what to do
+	Warning *string `json:"warning,omitempty"`
+}
+
 // What one pull request cost over a period.
 type PullRequestCost struct {
 	// The pull request's repository.
