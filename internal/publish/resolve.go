@@ -5,7 +5,7 @@ import (
 	"log/slog"
 	"strings"
 
-		"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/runs"

@@ -75,7 +75,7 @@ type Auth struct {
 	apiURL   string
 	secure   bool
 	http     *http.Client
-	limits   *tokenLimits // per API token (ratelimit.go)
+	limits   *tokenLimits       // per API token (ratelimit.go)
 	sealer   *connectors.Sealer // seals users' GitHub tokens at rest
 }
 
