@@ -238,7 +238,10 @@ func waitRunsEnded(t *testing.T, c *cluster, pr int) map[string]runEnd {
 		open := c.count(`SELECT count(*) FROM runs WHERE pr_number = $1 AND status NOT IN ('succeeded','failed','cancelled')`, pr)
 		runs := c.count(`SELECT count(*) FROM runs WHERE pr_number = $1`, pr)
 		pending := c.count(`SELECT count(*) FROM webhook_events WHERE status IN ('pending','processing') AND attempts = 0`)
-		return runs >= 1 && open == 0 && pending == 0
+		// A failed run's check is completed by the finisher after the run
+		// ends (DESIGN §3), so wait for that too before reading check runs.
+		unfinished := c.count(`SELECT count(*) FROM runs WHERE pr_number = $1 AND check_run_id <> 0 AND NOT check_completed`, pr)
+		return runs >= 1 && open == 0 && pending == 0 && unfinished == 0
 	})
 	rows, err := c.DB.Query(`SELECT v.name, r.status, r.failure_reason FROM runs r JOIN reviewers v ON v.id = r.reviewer_runs WHERE r.pr_number = $1`, pr)
 	if err != nil {
