@@ -52,6 +52,10 @@ describe('Reviewers page', () => {
     syncErrorAt: '2026-11-30T10:00:00Z',
     syncErrorCommit: 'fedcba9876',
     connectors: ['github'],
+    modelStatus: {
+      __typename: 'ModelStatus', model: 'claude-opus-4-5', provider: 'anthropic', state: 'deprecated',
+      retiresOn: '2027-01-22', replacement: 'claude-opus-5-5', warning: 'retires on 2027-01-22: move to claude-opus-5-5',
+    },
     skills: [{ __typename: 'ReviewerSkill', name: 'sqli', description: 'SQL injection' }],
     installation: { __typename: 'Installation', id: 'i1', accountLogin: 'acme', reviewersRepo: '' },
     stats: { __typename: 'ReviewerStats', runs: 10, failed: 3, failureRate: 0.3, findingsPerRun: 1.5, meanCostUsd: 0.2, totalCostUsd: 2 },
@@ -66,6 +70,9 @@ describe('Reviewers page', () => {
     expect(screen.getByText('sqli')).toBeTruthy();
     expect(screen.getByText('github')).toBeTruthy();
     expect(screen.getByText('30%')).toBeTruthy();
+    // The model in force and its lifecycle: deprecated, with the date and the replacement.
+    expect(screen.getByText('deprecated until 2027-01-22')).toBeTruthy();
+    expect(screen.getByRole('status').textContent).toMatch(/move to claude-opus-5-5/);
     expect(screen.queryByRole('button', { name: 'Sync reviewers now' })).toBeNull();
   });
 
