@@ -120,7 +120,7 @@ func TestDoctor(t *testing.T) {
 			}
 			var b bytes.Buffer
 			Write(&b, cs)
-			if !strings.Contains(b.String(), "all 11 checks passed") {
+			if !strings.Contains(b.String(), "all 12 checks passed") {
 				t.Fatalf("report:\n%s", b.String())
 			}
 		})
