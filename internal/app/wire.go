@@ -141,7 +141,8 @@ func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, [
 	// the web process gets none (webwrites_test.go).
 	write := ghwrite.New(d.github, d.cfg.AppSlug)
 	ev, err := events.New(events.Config{DB: d.db, Bus: d.bus, Log: d.log, GitHub: d.github, Write: write, AppSlug: d.cfg.AppSlug,
-		WorkerID: workerID, PollInterval: d.cfg.PollInterval, StaleAfter: d.cfg.DeadWorkerAfter, AllowList: d.cfg.ReviewAllowList})
+		WorkerID: workerID, PollInterval: d.cfg.PollInterval, StaleAfter: d.cfg.DeadWorkerAfter, AllowList: d.cfg.ReviewAllowList,
+		ReplyLimitPerPR: d.cfg.ReplyLimitPerPR, ReplyLimitPerUser: d.cfg.ReplyLimitPerUser})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -63,6 +63,10 @@ type Config struct {
 	// ReviewAllowList are GitHub logins who may ask for reviews without write
 	// access to the repository (CHAKSHU_REVIEW_ALLOWLIST, comma-separated).
 	ReviewAllowList []string
+	// ReplyLimitPerPR and ReplyLimitPerUser cap the reply runs queued in any
+	// hour per pull request and per person (CHAKSHU_REPLY_LIMIT_PER_PR,
+	// CHAKSHU_REPLY_LIMIT_PER_USER; replylimits.go).
+	ReplyLimitPerPR, ReplyLimitPerUser int
 	// LogLevel and LogFormat shape the logs (CHAKSHU_LOG_LEVEL, CHAKSHU_LOG_FORMAT).
 	LogLevel  string
 	LogFormat string
@@ -118,6 +122,7 @@ var Settings = []struct{ Name, Meaning, Default string }{
 	{"CHAKSHU_MODEL_BETAS", "comma-separated anthropic-beta values runners may send", "none"},
 	{"CHAKSHU_ADMINS", "comma-separated GitHub logins with admin rights", "sandbox: the sandbox user"},
 	{"CHAKSHU_REVIEW_ALLOWLIST", "comma-separated GitHub logins who may ask for reviews without write access", "unset"},
+	{"CHAKSHU_REPLY_LIMIT_PER_PR, CHAKSHU_REPLY_LIMIT_PER_USER", "reply runs (answers in Chakshu's review threads) per pull request, and per person, in any hour", "20; 10"},
 	{"CHAKSHU_SANDBOX", "1: run sandbox mode on purpose, even on a non-loopback address or with CHAKSHU_DATABASE_URL", "unset: sandbox on loopback and SQLite only"},
 	{"CHAKSHU_LOG_LEVEL, CHAKSHU_LOG_FORMAT", "debug…error; json or text", "info; json off a terminal"},
 	{"CHAKSHU_API_TOKEN_RATE, CHAKSHU_API_TOKEN_BURST", "requests per minute per API token (0: unlimited); how many at once", "600; 60"},
@@ -324,6 +329,9 @@ func Load(look Lookup) (*Config, error) {
 		return nil, fmt.Errorf("CHAKSHU_LOG_FORMAT: want json or text, got %q", c.LogFormat)
 	}
 	if err := c.loadTokenRate(get); err != nil {
+		return nil, err
+	}
+	if err := c.loadReplyLimits(get); err != nil {
 		return nil, err
 	}
 	durs := []struct {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
+	"github.com/chakshu-dev/chakshu/internal/config"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/notify"
@@ -63,6 +64,12 @@ type Config struct {
 	WorkerID string
 	// AllowList are GitHub logins who may trigger reviews whatever their repository permission.
 	AllowList []string
+	// ReplyLimitPerPR and ReplyLimitPerUser cap the reply runs queued per
+	// pull request and per person (in the installation) in any hour; 0 means
+	// config.DefaultReplyLimitPerPR and config.DefaultReplyLimitPerUser.
+	ReplyLimitPerPR, ReplyLimitPerUser int
+	// Now is the clock the reply limits are counted by; nil means time.Now.
+	Now func() time.Time
 
 	// PollInterval is the safety-net poll (≤ 1 s); 0 means 1 s.
 	PollInterval time.Duration
@@ -110,6 +117,15 @@ func New(cfg Config) (*Loop, error) {
 	}
 	if cfg.Concurrency <= 0 {
 		cfg.Concurrency = 2
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.ReplyLimitPerPR <= 0 {
+		cfg.ReplyLimitPerPR = config.DefaultReplyLimitPerPR
+	}
+	if cfg.ReplyLimitPerUser <= 0 {
+		cfg.ReplyLimitPerUser = config.DefaultReplyLimitPerUser
 	}
 	l := &Loop{cfg: cfg, allow: map[string]bool{}}
 	for _, a := range cfg.AllowList {

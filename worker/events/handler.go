@@ -208,8 +208,13 @@ func (h *handler) comment(ctx context.Context, repo *ent.Repository, pr int, mar
 // replyOnce answers in a review thread (replies endpoint), unless a retry of
 // this event finds the answer already there.
 func (h *handler) replyOnce(ctx context.Context, repo *ent.Repository, pr int, rootID int64, marker, body string) error {
+	return h.reply(ctx, repo, pr, rootID, marker, body, h.ev.Attempts > 1)
+}
+
+// reply answers in a review thread with marker; lookFirst looks for it before posting.
+func (h *handler) reply(ctx context.Context, repo *ent.Repository, pr int, rootID int64, marker, body string, lookFirst bool) error {
 	body = strings.TrimRight(body, "\n") + "\n\n" + marker
-	_, err := h.cfg.Write.Reply(ctx, ghwrite.RepoOf(repo), pr, rootID, body, hasMarker(marker), h.ev.Attempts > 1)
+	_, err := h.cfg.Write.Reply(ctx, ghwrite.RepoOf(repo), pr, rootID, body, hasMarker(marker), lookFirst)
 	return err
 }
 

@@ -3,6 +3,7 @@ package events
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 )
@@ -28,6 +29,20 @@ func helpMessage(slug string, known []string) string {
 func notAllowedMessage(login string) string {
 	return fmt.Sprintf("Thanks for asking, @%s! Only people with write access to this repository can ask me for a review. "+
 		"A maintainer can start one for you.", login)
+}
+
+func replyNotAllowedMessage(login string) string {
+	return fmt.Sprintf("Thanks for your reply, @%s! Only people with write access to this repository can get answers from me in review threads, "+
+		"so I have not looked at this one. A maintainer can reply for you.", login)
+}
+
+func replyLimitMessage(login string, perPR bool, limit int, retry time.Time) string {
+	what := fmt.Sprintf("replies from you in the last hour (at most %d)", limit)
+	if perPR {
+		what = fmt.Sprintf("replies on this pull request in the last hour (at most %d)", limit)
+	}
+	return fmt.Sprintf("Thanks, @%s! I have answered as many %s as I may, so I have not looked at this one. "+
+		"Please reply again after %s.", login, what, retry.Format("15:04 MST on 2 Jan"))
 }
 
 func rememberNotAllowedMessage(login string) string {

@@ -23,7 +23,8 @@ import (
 
 // reviewComment handles replies in review threads (DESIGN §6): a person's
 // reply in a thread Chakshu started queues a reply run for the reviewer that
-// made the finding, or, with "@<slug> remember …", stores a review learning.
+// made the finding (if the person may trigger Chakshu and is within the
+// reply limits, see mayQueueReply), or, with "@<slug> remember …", stores a review learning.
 func (h *handler) reviewComment(ctx context.Context) error {
 	var e reviewCommentEvent
 	if err := h.decode(&e); err != nil {
@@ -63,6 +64,9 @@ func (h *handler) replyCreated(ctx context.Context, e *reviewCommentEvent) error
 	h.log = h.log.With("reviewer", rv.Name)
 	if cmd, ok := commands.Parse(c.Body, h.cfg.AppSlug); ok && cmd.Verb == commands.Remember {
 		return h.remember(ctx, gc, inst, repo, e, cmd)
+	}
+	if ok, err := h.mayQueueReply(ctx, gc, inst, repo, e); err != nil || !ok {
+		return err
 	}
 	return h.queueReply(ctx, repo, rv, pr, c.ID, c.User.Login, rootID)
 }
