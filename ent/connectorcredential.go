@@ -3,6 +3,7 @@
 package ent
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -30,6 +31,8 @@ type ConnectorCredential struct {
 	Ciphertext []byte `json:"-"`
 	// login of the admin who stored it
 	CreatedBy string `json:"created_by,omitempty"`
+	// hosts (name or name:port, lower case) the http connector may send it to; empty refuses every call (issue 19 item 5)
+	Hosts []string `json:"hosts,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the ConnectorCredentialQuery when eager-loading is set.
 	Edges                    ConnectorCredentialEdges `json:"edges"`
@@ -64,7 +67,7 @@ func (*ConnectorCredential) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case connectorcredential.FieldCiphertext:
+		case connectorcredential.FieldCiphertext, connectorcredential.FieldHosts:
 			values[i] = new([]byte)
 		case connectorcredential.FieldID:
 			values[i] = new(sql.NullInt64)
@@ -131,6 +134,14 @@ func (_m *ConnectorCredential) assignValues(columns []string, values []any) erro
 			} else if value.Valid {
 				_m.CreatedBy = value.String
 			}
+		case connectorcredential.FieldHosts:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field hosts", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.Hosts); err != nil {
+					return fmt.Errorf("unmarshal field hosts: %w", err)
+				}
+			}
 		case connectorcredential.ForeignKeys[0]:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for edge-field installation_credentials", value)
@@ -195,6 +206,9 @@ func (_m *ConnectorCredential) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("created_by=")
 	builder.WriteString(_m.CreatedBy)
+	builder.WriteString(", ")
+	builder.WriteString("hosts=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Hosts))
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -83,6 +83,12 @@ func (_c *ConnectorCredentialCreate) SetNillableCreatedBy(v *string) *ConnectorC
 	return _c
 }
 
+// SetHosts sets the "hosts" field.
+func (_c *ConnectorCredentialCreate) SetHosts(v []string) *ConnectorCredentialCreate {
+	_c.mutation.SetHosts(v)
+	return _c
+}
+
 // SetInstallationID sets the "installation" edge to the Installation entity by ID.
 func (_c *ConnectorCredentialCreate) SetInstallationID(id int) *ConnectorCredentialCreate {
 	_c.mutation.SetInstallationID(id)
@@ -217,6 +223,10 @@ func (_c *ConnectorCredentialCreate) createSpec() (*ConnectorCredential, *sqlgra
 		_spec.SetField(connectorcredential.FieldCreatedBy, field.TypeString, value)
 		_node.CreatedBy = value
 	}
+	if value, ok := _c.mutation.Hosts(); ok {
+		_spec.SetField(connectorcredential.FieldHosts, field.TypeJSON, value)
+		_node.Hosts = value
+	}
 	if nodes := _c.mutation.InstallationIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -346,6 +356,24 @@ func (u *ConnectorCredentialUpsert) UpdateCreatedBy() *ConnectorCredentialUpsert
 	return u
 }
 
+// SetHosts sets the "hosts" field.
+func (u *ConnectorCredentialUpsert) SetHosts(v []string) *ConnectorCredentialUpsert {
+	u.Set(connectorcredential.FieldHosts, v)
+	return u
+}
+
+// UpdateHosts sets the "hosts" field to the value that was provided on create.
+func (u *ConnectorCredentialUpsert) UpdateHosts() *ConnectorCredentialUpsert {
+	u.SetExcluded(connectorcredential.FieldHosts)
+	return u
+}
+
+// ClearHosts clears the value of the "hosts" field.
+func (u *ConnectorCredentialUpsert) ClearHosts() *ConnectorCredentialUpsert {
+	u.SetNull(connectorcredential.FieldHosts)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create.
 // Using this option is equivalent to using:
 //
@@ -458,6 +486,27 @@ func (u *ConnectorCredentialUpsertOne) SetCreatedBy(v string) *ConnectorCredenti
 func (u *ConnectorCredentialUpsertOne) UpdateCreatedBy() *ConnectorCredentialUpsertOne {
 	return u.Update(func(s *ConnectorCredentialUpsert) {
 		s.UpdateCreatedBy()
+	})
+}
+
+// SetHosts sets the "hosts" field.
+func (u *ConnectorCredentialUpsertOne) SetHosts(v []string) *ConnectorCredentialUpsertOne {
+	return u.Update(func(s *ConnectorCredentialUpsert) {
+		s.SetHosts(v)
+	})
+}
+
+// UpdateHosts sets the "hosts" field to the value that was provided on create.
+func (u *ConnectorCredentialUpsertOne) UpdateHosts() *ConnectorCredentialUpsertOne {
+	return u.Update(func(s *ConnectorCredentialUpsert) {
+		s.UpdateHosts()
+	})
+}
+
+// ClearHosts clears the value of the "hosts" field.
+func (u *ConnectorCredentialUpsertOne) ClearHosts() *ConnectorCredentialUpsertOne {
+	return u.Update(func(s *ConnectorCredentialUpsert) {
+		s.ClearHosts()
 	})
 }
 
@@ -739,6 +788,27 @@ func (u *ConnectorCredentialUpsertBulk) SetCreatedBy(v string) *ConnectorCredent
 func (u *ConnectorCredentialUpsertBulk) UpdateCreatedBy() *ConnectorCredentialUpsertBulk {
 	return u.Update(func(s *ConnectorCredentialUpsert) {
 		s.UpdateCreatedBy()
+	})
+}
+
+// SetHosts sets the "hosts" field.
+func (u *ConnectorCredentialUpsertBulk) SetHosts(v []string) *ConnectorCredentialUpsertBulk {
+	return u.Update(func(s *ConnectorCredentialUpsert) {
+		s.SetHosts(v)
+	})
+}
+
+// UpdateHosts sets the "hosts" field to the value that was provided on create.
+func (u *ConnectorCredentialUpsertBulk) UpdateHosts() *ConnectorCredentialUpsertBulk {
+	return u.Update(func(s *ConnectorCredentialUpsert) {
+		s.UpdateHosts()
+	})
+}
+
+// ClearHosts clears the value of the "hosts" field.
+func (u *ConnectorCredentialUpsertBulk) ClearHosts() *ConnectorCredentialUpsertBulk {
+	return u.Update(func(s *ConnectorCredentialUpsert) {
+		s.ClearHosts()
 	})
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
+	"entgo.io/ent/dialect/sql/sqljson"
 	"entgo.io/ent/schema/field"
 	"github.com/chakshu-dev/chakshu/ent/connectorcredential"
 	"github.com/chakshu-dev/chakshu/ent/installation"
@@ -81,6 +82,24 @@ func (_u *ConnectorCredentialUpdate) SetNillableCreatedBy(v *string) *ConnectorC
 	if v != nil {
 		_u.SetCreatedBy(*v)
 	}
+	return _u
+}
+
+// SetHosts sets the "hosts" field.
+func (_u *ConnectorCredentialUpdate) SetHosts(v []string) *ConnectorCredentialUpdate {
+	_u.mutation.SetHosts(v)
+	return _u
+}
+
+// AppendHosts appends value to the "hosts" field.
+func (_u *ConnectorCredentialUpdate) AppendHosts(v []string) *ConnectorCredentialUpdate {
+	_u.mutation.AppendHosts(v)
+	return _u
+}
+
+// ClearHosts clears the value of the "hosts" field.
+func (_u *ConnectorCredentialUpdate) ClearHosts() *ConnectorCredentialUpdate {
+	_u.mutation.ClearHosts()
 	return _u
 }
 
@@ -182,6 +201,17 @@ func (_u *ConnectorCredentialUpdate) sqlSave(ctx context.Context) (_node int, er
 	}
 	if value, ok := _u.mutation.CreatedBy(); ok {
 		_spec.SetField(connectorcredential.FieldCreatedBy, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.Hosts(); ok {
+		_spec.SetField(connectorcredential.FieldHosts, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedHosts(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, connectorcredential.FieldHosts, value)
+		})
+	}
+	if _u.mutation.HostsCleared() {
+		_spec.ClearField(connectorcredential.FieldHosts, field.TypeJSON)
 	}
 	if _u.mutation.InstallationCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -285,6 +315,24 @@ func (_u *ConnectorCredentialUpdateOne) SetNillableCreatedBy(v *string) *Connect
 	if v != nil {
 		_u.SetCreatedBy(*v)
 	}
+	return _u
+}
+
+// SetHosts sets the "hosts" field.
+func (_u *ConnectorCredentialUpdateOne) SetHosts(v []string) *ConnectorCredentialUpdateOne {
+	_u.mutation.SetHosts(v)
+	return _u
+}
+
+// AppendHosts appends value to the "hosts" field.
+func (_u *ConnectorCredentialUpdateOne) AppendHosts(v []string) *ConnectorCredentialUpdateOne {
+	_u.mutation.AppendHosts(v)
+	return _u
+}
+
+// ClearHosts clears the value of the "hosts" field.
+func (_u *ConnectorCredentialUpdateOne) ClearHosts() *ConnectorCredentialUpdateOne {
+	_u.mutation.ClearHosts()
 	return _u
 }
 
@@ -416,6 +464,17 @@ func (_u *ConnectorCredentialUpdateOne) sqlSave(ctx context.Context) (_node *Con
 	}
 	if value, ok := _u.mutation.CreatedBy(); ok {
 		_spec.SetField(connectorcredential.FieldCreatedBy, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.Hosts(); ok {
+		_spec.SetField(connectorcredential.FieldHosts, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedHosts(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, connectorcredential.FieldHosts, value)
+		})
+	}
+	if _u.mutation.HostsCleared() {
+		_spec.ClearField(connectorcredential.FieldHosts, field.TypeJSON)
 	}
 	if _u.mutation.InstallationCleared() {
 		edge := &sqlgraph.EdgeSpec{

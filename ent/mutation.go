@@ -950,6 +950,8 @@ type ConnectorCredentialMutation struct {
 	name                *string
 	ciphertext          *[]byte
 	created_by          *string
+	hosts               *[]string
+	appendhosts         []string
 	clearedFields       map[string]struct{}
 	installation        *int
 	clearedinstallation bool
@@ -1272,6 +1274,71 @@ func (m *ConnectorCredentialMutation) ResetCreatedBy() {
 	m.created_by = nil
 }
 
+// SetHosts sets the "hosts" field.
+func (m *ConnectorCredentialMutation) SetHosts(s []string) {
+	m.hosts = &s
+	m.appendhosts = nil
+}
+
+// Hosts returns the value of the "hosts" field in the mutation.
+func (m *ConnectorCredentialMutation) Hosts() (r []string, exists bool) {
+	v := m.hosts
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHosts returns the old "hosts" field's value of the ConnectorCredential entity.
+// If the ConnectorCredential object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ConnectorCredentialMutation) OldHosts(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHosts is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHosts requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHosts: %w", err)
+	}
+	return oldValue.Hosts, nil
+}
+
+// AppendHosts adds s to the "hosts" field.
+func (m *ConnectorCredentialMutation) AppendHosts(s []string) {
+	m.appendhosts = append(m.appendhosts, s...)
+}
+
+// AppendedHosts returns the list of values that were appended to the "hosts" field in this mutation.
+func (m *ConnectorCredentialMutation) AppendedHosts() ([]string, bool) {
+	if len(m.appendhosts) == 0 {
+		return nil, false
+	}
+	return m.appendhosts, true
+}
+
+// ClearHosts clears the value of the "hosts" field.
+func (m *ConnectorCredentialMutation) ClearHosts() {
+	m.hosts = nil
+	m.appendhosts = nil
+	m.clearedFields[connectorcredential.FieldHosts] = struct{}{}
+}
+
+// HostsCleared returns if the "hosts" field was cleared in this mutation.
+func (m *ConnectorCredentialMutation) HostsCleared() bool {
+	_, ok := m.clearedFields[connectorcredential.FieldHosts]
+	return ok
+}
+
+// ResetHosts resets all changes to the "hosts" field.
+func (m *ConnectorCredentialMutation) ResetHosts() {
+	m.hosts = nil
+	m.appendhosts = nil
+	delete(m.clearedFields, connectorcredential.FieldHosts)
+}
+
 // SetInstallationID sets the "installation" edge to the Installation entity by id.
 func (m *ConnectorCredentialMutation) SetInstallationID(id int) {
 	m.installation = &id
@@ -1345,7 +1412,7 @@ func (m *ConnectorCredentialMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ConnectorCredentialMutation) Fields() []string {
-	fields := make([]string, 0, 6)
+	fields := make([]string, 0, 7)
 	if m.created_at != nil {
 		fields = append(fields, connectorcredential.FieldCreatedAt)
 	}
@@ -1363,6 +1430,9 @@ func (m *ConnectorCredentialMutation) Fields() []string {
 	}
 	if m.created_by != nil {
 		fields = append(fields, connectorcredential.FieldCreatedBy)
+	}
+	if m.hosts != nil {
+		fields = append(fields, connectorcredential.FieldHosts)
 	}
 	return fields
 }
@@ -1384,6 +1454,8 @@ func (m *ConnectorCredentialMutation) Field(name string) (ent.Value, bool) {
 		return m.Ciphertext()
 	case connectorcredential.FieldCreatedBy:
 		return m.CreatedBy()
+	case connectorcredential.FieldHosts:
+		return m.Hosts()
 	}
 	return nil, false
 }
@@ -1405,6 +1477,8 @@ func (m *ConnectorCredentialMutation) OldField(ctx context.Context, name string)
 		return m.OldCiphertext(ctx)
 	case connectorcredential.FieldCreatedBy:
 		return m.OldCreatedBy(ctx)
+	case connectorcredential.FieldHosts:
+		return m.OldHosts(ctx)
 	}
 	return nil, fmt.Errorf("unknown ConnectorCredential field %s", name)
 }
@@ -1456,6 +1530,13 @@ func (m *ConnectorCredentialMutation) SetField(name string, value ent.Value) err
 		}
 		m.SetCreatedBy(v)
 		return nil
+	case connectorcredential.FieldHosts:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHosts(v)
+		return nil
 	}
 	return fmt.Errorf("unknown ConnectorCredential field %s", name)
 }
@@ -1485,7 +1566,11 @@ func (m *ConnectorCredentialMutation) AddField(name string, value ent.Value) err
 // ClearedFields returns all nullable fields that were cleared during this
 // mutation.
 func (m *ConnectorCredentialMutation) ClearedFields() []string {
-	return nil
+	var fields []string
+	if m.FieldCleared(connectorcredential.FieldHosts) {
+		fields = append(fields, connectorcredential.FieldHosts)
+	}
+	return fields
 }
 
 // FieldCleared returns a boolean indicating if a field with the given name was
@@ -1498,6 +1583,11 @@ func (m *ConnectorCredentialMutation) FieldCleared(name string) bool {
 // ClearField clears the value of the field with the given name. It returns an
 // error if the field is not defined in the schema.
 func (m *ConnectorCredentialMutation) ClearField(name string) error {
+	switch name {
+	case connectorcredential.FieldHosts:
+		m.ClearHosts()
+		return nil
+	}
 	return fmt.Errorf("unknown ConnectorCredential nullable field %s", name)
 }
 
@@ -1522,6 +1612,9 @@ func (m *ConnectorCredentialMutation) ResetField(name string) error {
 		return nil
 	case connectorcredential.FieldCreatedBy:
 		m.ResetCreatedBy()
+		return nil
+	case connectorcredential.FieldHosts:
+		m.ResetHosts()
 		return nil
 	}
 	return fmt.Errorf("unknown ConnectorCredential field %s", name)

@@ -148,7 +148,7 @@ func TestAccessMatrix(t *testing.T) {
 				map[string]string{"anonymous": "UNAUTHENTICATED", "bob": "FORBIDDEN", "alice-read": "FORBIDDEN"}, nil},
 			{"createLearning installation", fixed(`mutation($i: ID!) { createLearning(input: {installationID: $i, scope: installation, directive: "Be brief"}) { id } }`,
 				map[string]any{"i": e.inst.ID}), adminOnlyMut, nil},
-			{"setConnectorCredential", fixed(`mutation($i: ID!) { setConnectorCredential(input: {installationID: $i, connector: "http", name: "jira", secret: "s3cret"}) { id name installation { accountLogin } } }`,
+			{"setConnectorCredential", fixed(`mutation($i: ID!) { setConnectorCredential(input: {installationID: $i, connector: "http", name: "jira", secret: "s3cret", hosts: ["jira.example.com"]}) { id name hosts installation { accountLogin } } }`,
 				map[string]any{"i": e.inst.ID}), adminOnlyMut,
 				func(t *testing.T, who string, r gqlResp) {
 					if strings.Contains(r.raw, "s3cret") {

@@ -259,6 +259,9 @@ func (h *api) setConnectorCredential(ctx context.Context, in model.SetConnectorC
 	if in.Secret == "" || len(in.Secret) > connectors.MaxCredentialBytes {
 		return nil, invalid("a credential is 1 to %d bytes", connectors.MaxCredentialBytes)
 	}
+	if _, err := connectors.NormalizeHosts(in.Connector, in.Hosts); err != nil {
+		return nil, invalid("%s", strings.TrimPrefix(err.Error(), "connectors: "))
+	}
 	c := h.clientFrom(ctx)
 	if _, err := c.Installation.Get(ctx, in.InstallationID); err != nil {
 		return nil, err
@@ -267,7 +270,7 @@ func (h *api) setConnectorCredential(ctx context.Context, in model.SetConnectorC
 	if err != nil {
 		return nil, err
 	}
-	if err := creds.Set(ctx, in.InstallationID, in.Connector, in.Name, in.Secret, v.User.Login); err != nil {
+	if err := creds.Set(ctx, in.InstallationID, in.Connector, in.Name, in.Secret, v.User.Login, in.Hosts); err != nil {
 		return nil, err
 	}
 	return h.oneCredential(ctx, in.InstallationID, in.Connector, in.Name)

@@ -179,5 +179,5 @@ func (h *api) connectorCredentials(ctx context.Context, installationID *int) ([]
 	}
 	// Never select the ciphertext.
 	return q.Select(connectorcredential.FieldID, connectorcredential.FieldCreatedAt, connectorcredential.FieldUpdatedAt,
-		connectorcredential.FieldConnector, connectorcredential.FieldName, connectorcredential.FieldCreatedBy).Limit(1000).All(ctx)
+		connectorcredential.FieldConnector, connectorcredential.FieldName, connectorcredential.FieldCreatedBy, connectorcredential.FieldHosts).Limit(1000).All(ctx)
 }

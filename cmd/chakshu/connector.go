@@ -18,12 +18,15 @@ import (
 )
 
 const connectorUsage = `Usage:
-  chakshu connector set    --installation <login|id> --connector <name> --name <credential> [--value-env VAR]
+  chakshu connector set    --installation <login|id> --connector <name> --name <credential> --hosts <host[:port],...> [--value-env VAR]
   chakshu connector delete --installation <login|id> --connector <name> --name <credential>
   chakshu connector list   --installation <login|id>
 
 Stores connector credentials encrypted with CHAKSHU_SECRET_KEY. "set" reads the secret from
 standard input (or from the environment variable named by --value-env), never from the command line.
+--hosts lists the exact hosts (optional :port; without one, only the scheme's default port) the http
+connector may send the credential to; it is required for http credentials, and a call to any other host
+is refused before the credential is attached. A credential stored without hosts is refused until set again.
 Reviewers refer to a credential by name, e.g. reviewer.yaml http: [{credential: jira, header: Authorization}].`
 
 // connectorCmd implements "chakshu connector set|delete|list".
@@ -47,6 +50,7 @@ func connectorMain(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	name := fs.String("name", "", "credential name")
 	valueEnv := fs.String("value-env", "", "read the secret from this environment variable instead of stdin")
 	by := fs.String("by", os.Getenv("USER"), "who set it (recorded)")
+	hostList := fs.String("hosts", "", "comma-separated hosts the credential may be sent to (required for http)")
 	fs.Usage = func() { fmt.Fprintln(stderr, connectorUsage) }
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -93,14 +97,18 @@ func connectorMain(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	creds := &connectors.Credentials{DB: db.Client, Sealer: sealer}
 	switch verb {
 	case "set":
+		hosts, err := connectors.NormalizeHosts(*conn, strings.Split(*hostList, ","))
+		if err != nil {
+			return err
+		}
 		secret, err := readSecret(stdin, *valueEnv)
 		if err != nil {
 			return err
 		}
-		if err := creds.Set(ctx, in.ID, *conn, *name, secret, *by); err != nil {
+		if err := creds.Set(ctx, in.ID, *conn, *name, secret, *by, hosts); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "stored credential %s/%s for %s\n", *conn, *name, in.AccountLogin)
+		fmt.Fprintf(stdout, "stored credential %s/%s for %s, sent only to %s\n", *conn, *name, in.AccountLogin, hostsText(hosts))
 	case "delete":
 		if err := creds.Delete(ctx, in.ID, *conn, *name); err != nil {
 			return err
@@ -112,13 +120,21 @@ func connectorMain(ctx context.Context, args []string, stdin io.Reader, stdout, 
 			return err
 		}
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "CONNECTOR\tNAME\tSET BY\tUPDATED")
+		fmt.Fprintln(tw, "CONNECTOR\tNAME\tHOSTS\tSET BY\tUPDATED")
 		for _, c := range list {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Connector, c.Name, c.CreatedBy, c.UpdatedAt)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", c.Connector, c.Name, hostsText(c.Hosts), c.CreatedBy, c.UpdatedAt)
 		}
 		return tw.Flush()
 	}
 	return nil
+}
+
+// hostsText shows a credential's hosts; none means every call is refused.
+func hostsText(hosts []string) string {
+	if len(hosts) == 0 {
+		return "(none: refused)"
+	}
+	return strings.Join(hosts, ",")
 }
 
 func findInstallation(ctx context.Context, db *ent.Client, ref string) (*ent.Installation, error) {

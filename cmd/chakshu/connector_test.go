@@ -36,7 +36,12 @@ func TestConnectorCmd(t *testing.T) {
 			in := db.Installation.Create().SetGithubID(42).SetAccountLogin("acme").SaveX(ctx)
 
 			var out, errb bytes.Buffer
-			err = connectorMain(ctx, []string{"set", "--installation", "acme", "--connector", "http", "--name", "jira", "--by", "ops"},
+			if err := connectorMain(ctx, []string{"set", "--installation", "acme", "--connector", "http", "--name", "jira"},
+				strings.NewReader("Bearer s3cret-value\n"), &out, &errb); err == nil || !strings.Contains(err.Error(), "hosts") {
+				t.Fatalf("http credential without --hosts: %v", err)
+			}
+			err = connectorMain(ctx, []string{"set", "--installation", "acme", "--connector", "http", "--name", "jira", "--by", "ops",
+				"--hosts", "Jira.example.com, jira.example.com:8443"},
 				strings.NewReader("Bearer s3cret-value\n"), &out, &errb)
 			if err != nil {
 				t.Fatalf("set: %v %s", err, errb.String())
@@ -50,7 +55,8 @@ func TestConnectorCmd(t *testing.T) {
 			if err := connectorMain(ctx, []string{"list", "--installation", "42"}, nil, &out, &errb); err != nil {
 				t.Fatal(err)
 			}
-			if !strings.Contains(out.String(), "jira") || !strings.Contains(out.String(), "ops") || strings.Contains(out.String(), "s3cret") {
+			if !strings.Contains(out.String(), "jira") || !strings.Contains(out.String(), "ops") ||
+				!strings.Contains(out.String(), "jira.example.com,jira.example.com:8443") || strings.Contains(out.String(), "s3cret") {
 				t.Fatalf("list:\n%s", out.String())
 			}
 			if err := connectorMain(ctx, []string{"delete", "--installation", "acme", "--name", "jira"}, nil, &out, &errb); err != nil {

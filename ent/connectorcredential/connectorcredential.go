@@ -26,6 +26,8 @@ const (
 	FieldCiphertext = "ciphertext"
 	// FieldCreatedBy holds the string denoting the created_by field in the database.
 	FieldCreatedBy = "created_by"
+	// FieldHosts holds the string denoting the hosts field in the database.
+	FieldHosts = "hosts"
 	// EdgeInstallation holds the string denoting the installation edge name in mutations.
 	EdgeInstallation = "installation"
 	// Table holds the table name of the connectorcredential in the database.
@@ -48,6 +50,7 @@ var Columns = []string{
 	FieldName,
 	FieldCiphertext,
 	FieldCreatedBy,
+	FieldHosts,
 }
 
 // ForeignKeys holds the SQL foreign-keys that are owned by the "connector_credentials"

@@ -400,6 +400,16 @@ func CreatedByContainsFold(v string) predicate.ConnectorCredential {
 	return predicate.ConnectorCredential(sql.FieldContainsFold(FieldCreatedBy, v))
 }
 
+// HostsIsNil applies the IsNil predicate on the "hosts" field.
+func HostsIsNil() predicate.ConnectorCredential {
+	return predicate.ConnectorCredential(sql.FieldIsNull(FieldHosts))
+}
+
+// HostsNotNil applies the NotNil predicate on the "hosts" field.
+func HostsNotNil() predicate.ConnectorCredential {
+	return predicate.ConnectorCredential(sql.FieldNotNull(FieldHosts))
+}
+
 // HasInstallation applies the HasEdge predicate on the "installation" edge.
 func HasInstallation() predicate.ConnectorCredential {
 	return predicate.ConnectorCredential(func(s *sql.Selector) {

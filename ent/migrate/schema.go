@@ -46,6 +46,7 @@ var (
 		{Name: "name", Type: field.TypeString},
 		{Name: "ciphertext", Type: field.TypeBytes},
 		{Name: "created_by", Type: field.TypeString, Default: ""},
+		{Name: "hosts", Type: field.TypeJSON, Nullable: true},
 		{Name: "installation_credentials", Type: field.TypeInt},
 	}
 	// ConnectorCredentialsTable holds the schema information for the "connector_credentials" table.
@@ -56,7 +57,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "connector_credentials_installations_credentials",
-				Columns:    []*schema.Column{ConnectorCredentialsColumns[7]},
+				Columns:    []*schema.Column{ConnectorCredentialsColumns[8]},
 				RefColumns: []*schema.Column{InstallationsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -65,7 +66,7 @@ var (
 			{
 				Name:    "connectorcredential_connector_name_installation_credentials",
 				Unique:  true,
-				Columns: []*schema.Column{ConnectorCredentialsColumns[3], ConnectorCredentialsColumns[4], ConnectorCredentialsColumns[7]},
+				Columns: []*schema.Column{ConnectorCredentialsColumns[3], ConnectorCredentialsColumns[4], ConnectorCredentialsColumns[8]},
 			},
 		},
 	}

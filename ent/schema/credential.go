@@ -22,6 +22,8 @@ func (ConnectorCredential) Fields() []ent.Field {
 		field.Bytes("ciphertext").Sensitive(),
 		field.String("created_by").Default("").
 			Comment("login of the admin who stored it"),
+		field.Strings("hosts").Optional().
+			Comment("hosts (name or name:port, lower case) the http connector may send it to; empty refuses every call (issue 19 item 5)"),
 	}
 }
 

@@ -313,6 +313,7 @@ describe('portal', () => {
     await page.getByLabel('Name', { exact: true }).waitFor({ timeout: 20_000 });
     await page.getByLabel('Name', { exact: true }).fill('e2e-jira');
     await page.getByLabel('Value', { exact: true }).fill(value);
+    await page.getByLabel('Hosts', { exact: true }).fill('jira.example.com'); // an http credential names its hosts
     await page.getByRole('button', { name: 'Save credential' }).click();
     await page.getByText('Saved e2e-jira (http).').waitFor({ timeout: 15_000 });
     await page.getByRole('button', { name: 'Delete e2e-jira (http)' }).waitFor();

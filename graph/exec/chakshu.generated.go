@@ -337,6 +337,29 @@ func (ec *executionContext) fieldContext_ConnectorCredential_createdBy(_ context
 	return graphql.NewScalarFieldContext("ConnectorCredential", field, false, false, "String")
 }
 
+func (ec *executionContext) _ConnectorCredential_hosts(ctx context.Context, field graphql.CollectedField, obj *ent.ConnectorCredential) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConnectorCredential_hosts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Hosts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConnectorCredential_hosts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConnectorCredential", field, false, false, "String")
+}
+
 func (ec *executionContext) _ConnectorCredential_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.ConnectorCredential) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -3230,7 +3253,7 @@ func (ec *executionContext) unmarshalInputSetConnectorCredentialInput(ctx contex
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"installationID", "connector", "name", "secret"}
+	fieldsInOrder := [...]string{"installationID", "connector", "name", "secret", "hosts"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -3265,6 +3288,13 @@ func (ec *executionContext) unmarshalInputSetConnectorCredentialInput(ctx contex
 				return it, err
 			}
 			it.Secret = data
+		case "hosts":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hosts"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Hosts = data
 		}
 	}
 	return it, nil
@@ -3324,6 +3354,11 @@ func (ec *executionContext) _ConnectorCredential(ctx context.Context, sel ast.Se
 			}
 		case "createdBy":
 			out.Values[i] = ec._ConnectorCredential_createdBy(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "hosts":
+			out.Values[i] = ec._ConnectorCredential_hosts(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

@@ -69,6 +69,7 @@ type ComplexityRoot struct {
 		Connector    func(childComplexity int) int
 		CreatedAt    func(childComplexity int) int
 		CreatedBy    func(childComplexity int) int
+		Hosts        func(childComplexity int) int
 		ID           func(childComplexity int) int
 		Installation func(childComplexity int) int
 		Name         func(childComplexity int) int
@@ -697,6 +698,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ConnectorCredential.CreatedBy(childComplexity), true
+	case "ConnectorCredential.hosts":
+		if e.ComplexityRoot.ConnectorCredential.Hosts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConnectorCredential.Hosts(childComplexity), true
 	case "ConnectorCredential.id":
 		if e.ComplexityRoot.ConnectorCredential.ID == nil {
 			break
@@ -3893,6 +3900,11 @@ type ConnectorCredential {
   """
   createdBy: String!
   """
+  The hosts (name or name:port) the http connector may send it to, set by the
+  admin with the credential. Empty: every call using it is refused.
+  """
+  hosts: [String!]!
+  """
   When it was first stored.
   """
   createdAt: Time!
@@ -4062,6 +4074,11 @@ input SetConnectorCredentialInput {
   Write-only.
   """
   secret: String!
+  """
+  The hosts (exact name, optional :port) it may be sent to; required for the
+  http connector. A name without a port matches only the scheme's default port.
+  """
+  hosts: [String!]
 }
 
 """
@@ -13039,6 +13056,8 @@ func (ec *executionContext) childFields_ConnectorCredential(ctx context.Context,
 		return ec.fieldContext_ConnectorCredential_name(ctx, field)
 	case "createdBy":
 		return ec.fieldContext_ConnectorCredential_createdBy(ctx, field)
+	case "hosts":
+		return ec.fieldContext_ConnectorCredential_hosts(ctx, field)
 	case "createdAt":
 		return ec.fieldContext_ConnectorCredential_createdAt(ctx, field)
 	case "updatedAt":

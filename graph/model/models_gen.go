@@ -259,6 +259,9 @@ type SetConnectorCredentialInput struct {
 	Name string `json:"name"`
 	// Write-only.
 	Secret string `json:"secret"`
+	// The hosts (exact name, optional :port) it may be sent to; required for the
+	// http connector. A name without a port matches only the scheme's default port.
+	Hosts []string `json:"hosts,omitempty"`
 }
 
 // Findings counted by severity.

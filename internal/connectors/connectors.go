@@ -42,8 +42,14 @@ type Config struct {
 	Credentials *Credentials
 	// GitHub serves the github connector; nil disables it.
 	GitHub GitHub
-	// HTTPTransport carries the http connector's requests; nil means http.DefaultTransport.
+	// HTTPTransport carries the http connector's requests; nil means a
+	// transport without proxy whose dialer refuses internal addresses after
+	// DNS resolution (CheckDialAddr). A transport given here bypasses that check.
 	HTTPTransport http.RoundTripper
+	// AllowLoopback lets the http connector connect to 127.0.0.0/8 and ::1
+	// (tests with a local server); private, link-local and metadata addresses
+	// stay refused.
+	AllowLoopback bool
 	// AllowPlainHTTP lets http endpoints use http:// (tests, sandbox); off, only https:// is called.
 	AllowPlainHTTP bool
 	// MaxOutputBytes caps an answer; 0 means 64 KiB.
@@ -62,7 +68,7 @@ func New(cfg Config) (*Registry, error) {
 		cfg.Log = slog.Default()
 	}
 	if cfg.HTTPTransport == nil {
-		cfg.HTTPTransport = http.DefaultTransport
+		cfg.HTTPTransport = guardedTransport(cfg.AllowLoopback)
 	}
 	if cfg.MaxOutputBytes <= 0 {
 		cfg.MaxOutputBytes = DefaultMaxOutput

@@ -30,6 +30,8 @@ type Credentials struct {
 type CredentialInfo struct {
 	Connector, Name, CreatedBy string
 	UpdatedAt                  string
+	// Hosts are the hosts the http connector may send it to.
+	Hosts []string
 }
 
 func additionalData(installationID int, connector, name string) []byte {
@@ -40,13 +42,18 @@ func additionalData(installationID int, connector, name string) []byte {
 func ValidName(s string) bool { return credName.MatchString(s) }
 
 // Set stores (or replaces) credential name of connector for installation
-// installationID (the ent id).
-func (c *Credentials) Set(ctx context.Context, installationID int, connector, name, secret, by string) error {
+// installationID (the ent id), with the hosts it may be sent to (required
+// for the http connector; see NormalizeHosts).
+func (c *Credentials) Set(ctx context.Context, installationID int, connector, name, secret, by string, hosts []string) error {
 	if !ValidName(connector) || !ValidName(name) {
 		return fmt.Errorf("connectors: connector and credential names are letters, digits, '.', '_' and '-'")
 	}
 	if secret == "" || len(secret) > MaxCredentialBytes {
 		return fmt.Errorf("connectors: a credential is 1 to %d bytes", MaxCredentialBytes)
+	}
+	hosts, err := NormalizeHosts(connector, hosts)
+	if err != nil {
+		return err
 	}
 	ct, err := c.Sealer.Seal([]byte(secret), additionalData(installationID, connector, name))
 	if err != nil {
@@ -58,7 +65,7 @@ func (c *Credentials) Set(ctx context.Context, installationID int, connector, na
 		n, err := c.DB.ConnectorCredential.Update().Where(
 			connectorcredential.HasInstallationWith(installation.ID(installationID)),
 			connectorcredential.Connector(connector), connectorcredential.Name(name)).
-			SetCiphertext(ct).SetCreatedBy(by).Save(ctx)
+			SetCiphertext(ct).SetCreatedBy(by).SetHosts(hosts).Save(ctx)
 		if err != nil {
 			return fmt.Errorf("connectors: store credential: %w", err)
 		}
@@ -66,7 +73,7 @@ func (c *Credentials) Set(ctx context.Context, installationID int, connector, na
 			return nil
 		}
 		err = c.DB.ConnectorCredential.Create().SetInstallationID(installationID).
-			SetConnector(connector).SetName(name).SetCiphertext(ct).SetCreatedBy(by).Exec(ctx)
+			SetConnector(connector).SetName(name).SetCiphertext(ct).SetCreatedBy(by).SetHosts(hosts).Exec(ctx)
 		if err == nil {
 			return nil
 		}
@@ -85,18 +92,24 @@ func (c *Credentials) query(installationID int, connector, name string) *ent.Con
 
 // Get returns the secret, or ErrNoCredential.
 func (c *Credentials) Get(ctx context.Context, installationID int, connector, name string) (string, error) {
+	secret, _, err := c.Lookup(ctx, installationID, connector, name)
+	return secret, err
+}
+
+// Lookup returns the secret and the hosts it may be sent to, or ErrNoCredential.
+func (c *Credentials) Lookup(ctx context.Context, installationID int, connector, name string) (secret string, hosts []string, err error) {
 	row, err := c.query(installationID, connector, name).Only(ctx)
 	if ent.IsNotFound(err) {
-		return "", ErrNoCredential
+		return "", nil, ErrNoCredential
 	}
 	if err != nil {
-		return "", fmt.Errorf("connectors: load credential: %w", err)
+		return "", nil, fmt.Errorf("connectors: load credential: %w", err)
 	}
 	pt, err := c.Sealer.Open(row.Ciphertext, additionalData(installationID, connector, name))
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	return string(pt), nil
+	return string(pt), row.Hosts, nil
 }
 
 // Delete removes a credential; deleting a missing one is ErrNoCredential.
@@ -124,7 +137,7 @@ func (c *Credentials) List(ctx context.Context, installationID int) ([]Credentia
 	out := make([]CredentialInfo, 0, len(rows))
 	for _, r := range rows {
 		out = append(out, CredentialInfo{Connector: r.Connector, Name: r.Name, CreatedBy: r.CreatedBy,
-			UpdatedAt: r.UpdatedAt.UTC().Format("2006-01-02 15:04:05Z")})
+			UpdatedAt: r.UpdatedAt.UTC().Format("2006-01-02 15:04:05Z"), Hosts: r.Hosts})
 	}
 	return out, nil
 }

@@ -178,12 +178,20 @@ func (r *Registry) httpCall(ctx context.Context, s Scope, e *endpoint, input jso
 		if r.cfg.Credentials == nil {
 			return nil, toolErr("the credential %s is not available", e.Credential)
 		}
-		secret, err := r.cfg.Credentials.Get(ctx, s.InstallationID, "http", e.Credential)
+		secret, hosts, err := r.cfg.Credentials.Lookup(ctx, s.InstallationID, "http", e.Credential)
 		if errors.Is(err, ErrNoCredential) {
 			return nil, toolErr("the credential %s is not set in Chakshu", e.Credential)
 		}
 		if err != nil {
 			return nil, err
+		}
+		// The admin who stored the credential chose where it may go; the
+		// reviewer.yaml only names it (issue 19 item 5). Nothing is sent.
+		if len(hosts) == 0 {
+			return nil, toolErr("the credential %s has no hosts it may be sent to; an admin sets them with the credential in Chakshu", e.Credential)
+		}
+		if !hostAllowed(u, hosts) {
+			return nil, toolErr("the credential %s may not be sent to %s; an admin binds it to its hosts in Chakshu", e.Credential, u.Host)
 		}
 		h := e.Header
 		if h == "" {

@@ -36,7 +36,7 @@ func newEnv(t *testing.T, db *store.DB, github GitHub, ghInst int64) *env {
 	e := &env{db: db, cred: &Credentials{DB: db.Client, Sealer: s}}
 	e.inst = db.Installation.Create().SetGithubID(ghInst).SetAccountLogin("acme").SaveX(ctx)
 	var err error
-	e.reg, err = New(Config{DB: db.Client, Log: slog.New(slog.DiscardHandler), Credentials: e.cred, GitHub: github, AllowPlainHTTP: true, MaxOutputBytes: 4096})
+	e.reg, err = New(Config{DB: db.Client, Log: slog.New(slog.DiscardHandler), Credentials: e.cred, GitHub: github, AllowPlainHTTP: true, AllowLoopback: true, MaxOutputBytes: 4096})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,12 +85,14 @@ func TestHTTPConnector(t *testing.T) {
 		defer api.Close()
 
 		e := newEnv(t, db, nil, 1)
-		if err := e.cred.Set(ctx, e.inst.ID, "http", "jira", "Bearer jira-secret-value", "admin"); err != nil {
+		if err := e.cred.Set(ctx, e.inst.ID, "http", "jira", "Bearer jira-secret-value", "admin",
+			[]string{strings.TrimPrefix(api.URL, "http://")}); err != nil {
 			t.Fatal(err)
 		}
 		cfg := reviewers.Config{Connectors: []string{"http"}, HTTP: []reviewers.HTTPEndpoint{
 			{Name: "jira_issue", Description: "Get a Jira issue", URL: api.URL + "/issue/{key}",
 				Params: map[string]string{"key": `[A-Z]+-[0-9]+`}, Header: "Authorization", Credential: "jira"},
+			{Name: "jira_elsewhere", URL: evil.URL + "/{key}", Credential: "jira"},
 			{Name: "templated_host", URL: "http://{host}/x"},
 		}}
 		s := e.scope(cfg)
@@ -98,7 +100,7 @@ func TestHTTPConnector(t *testing.T) {
 		for _, d := range e.reg.Tools(s) {
 			names = append(names, d.Name)
 		}
-		if strings.Join(names, ",") != "http.jira_issue" {
+		if strings.Join(names, ",") != "http.jira_elsewhere,http.jira_issue" {
 			t.Fatalf("tools = %v; an endpoint with a templated host must not be offered", names)
 		}
 
@@ -128,6 +130,10 @@ func TestHTTPConnector(t *testing.T) {
 		// A redirect to another host is refused and never reached.
 		if resp := call(t, e, s, "http.jira_issue", `{"key":"AWAY-1"}`); !strings.Contains(resp.Error, "not its declared host") {
 			t.Fatalf("redirect away: %+v", resp)
+		}
+		// The credential's hosts are the admin's: another declared host gets nothing.
+		if resp := call(t, e, s, "http.jira_elsewhere", `{"key":"PROJ-1"}`); !strings.Contains(resp.Error, "may not be sent to") {
+			t.Fatalf("credential to another host: %+v", resp)
 		}
 		if evilHits.Load() != 0 {
 			t.Fatal("the undeclared host was reached")

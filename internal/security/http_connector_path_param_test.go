@@ -33,7 +33,7 @@ func TestHTTPConnectorPathParam(t *testing.T) {
 		}))
 		defer api.Close()
 		inst := db.Installation.Create().SetGithubID(77).SetAccountLogin("acme").SaveX(ctx)
-		reg, err := connectors.New(connectors.Config{DB: db.Client, Log: slog.New(slog.DiscardHandler), AllowPlainHTTP: true})
+		reg, err := connectors.New(connectors.Config{DB: db.Client, Log: slog.New(slog.DiscardHandler), AllowPlainHTTP: true, AllowLoopback: true})
 		if err != nil {
 			t.Fatal(err)
 		}

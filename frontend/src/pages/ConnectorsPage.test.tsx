@@ -10,6 +10,7 @@ const cred = (over: Record<string, unknown> = {}) => ({
   connector: 'http',
   name: 'jira',
   createdBy: 'root',
+  hosts: ['jira.example.com'],
   createdAt: '2026-11-29T10:00:00Z',
   updatedAt: '2026-11-29T11:00:00Z',
   installation: { __typename: 'Installation', id: 'in1', accountLogin: 'acme' },
@@ -51,13 +52,16 @@ describe('ConnectorsPage', () => {
   });
 
   it('lists credentials by name, connector, installation and time, never a value', async () => {
-    setup(<ConnectorsPage />, { viewer: admin, handlers: { ConnectorsPage: () => answer([cred(), cred({ id: 'cc2', connector: 'sentry', name: 'sentry-token' })]) } });
+    setup(<ConnectorsPage />, { viewer: admin, handlers: { ConnectorsPage: () => answer([cred(), cred({ id: 'cc2', connector: 'sentry', name: 'sentry-token', hosts: [] })]) } });
     const table = await screen.findByRole('table');
     const rows = within(table).getAllByRole('row');
     expect(rows).toHaveLength(3);
     expect(rows[1].textContent).toContain('jira');
     expect(rows[1].textContent).toContain('http');
     expect(rows[1].textContent).toContain('acme');
+    expect(rows[1].textContent).toContain('jira.example.com');
+    // A credential without hosts (stored before they existed) is refused, and says so.
+    expect(rows[2].textContent).toContain('none: refused');
     expect(within(rows[1]).getByRole('time').getAttribute('datetime')).toBe('2026-11-29T11:00:00Z');
     // Connectors the reviewers use are suggested; github needs no credential.
     const options = [...document.querySelectorAll('#connector-options option')].map((o) => o.getAttribute('value'));
@@ -71,8 +75,10 @@ describe('ConnectorsPage', () => {
       handlers: {
         ConnectorsPage: () => answer(creds),
         SetConnectorCredential: (v) => {
-          creds = [cred({ name: v.input.name, connector: v.input.connector })];
-          return { data: { setConnectorCredential: { __typename: 'ConnectorCredential', id: 'cc1', connector: v.input.connector, name: v.input.name, updatedAt: '2026-11-29T12:00:00Z' } } };
+          creds = [cred({ name: v.input.name, connector: v.input.connector, hosts: v.input.hosts })];
+          return {
+            data: { setConnectorCredential: { __typename: 'ConnectorCredential', id: 'cc1', connector: v.input.connector, name: v.input.name, hosts: v.input.hosts, updatedAt: '2026-11-29T12:00:00Z' } },
+          };
         },
       },
     });
@@ -83,9 +89,17 @@ describe('ConnectorsPage', () => {
     const value = screen.getByLabelText('Value') as HTMLInputElement;
     expect(value.type).toBe('password');
     await userEvent.type(value, 's3cret-value');
+    // An http credential needs the hosts it may be sent to.
+    expect((save as HTMLButtonElement).disabled).toBe(true);
+    await userEvent.type(screen.getByLabelText('Hosts'), 'jira.example.com, jira.example.com:8443');
     await userEvent.click(save);
-    expect(await screen.findByRole('status')).toHaveProperty('textContent', 'Saved jira (http). It is stored encrypted and cannot be read back.');
-    expect(t.callsOf('SetConnectorCredential')[0].variables).toEqual({ input: { installationID: 'in1', connector: 'http', name: 'jira', secret: 's3cret-value' } });
+    expect(await screen.findByRole('status')).toHaveProperty(
+      'textContent',
+      'Saved jira (http). It is stored encrypted and cannot be read back. It is sent only to jira.example.com, jira.example.com:8443.',
+    );
+    expect(t.callsOf('SetConnectorCredential')[0].variables).toEqual({
+      input: { installationID: 'in1', connector: 'http', name: 'jira', secret: 's3cret-value', hosts: ['jira.example.com', 'jira.example.com:8443'] },
+    });
     expect(value.value).toBe('');
     await waitFor(() => expect(screen.getAllByRole('row')).toHaveLength(2));
     expect(document.body.textContent).not.toContain('s3cret-value');
@@ -102,6 +116,7 @@ describe('ConnectorsPage', () => {
     await screen.findByText('No credentials yet');
     await userEvent.type(screen.getByLabelText('Name'), 'jira');
     await userEvent.type(screen.getByLabelText('Value'), 'x');
+    await userEvent.type(screen.getByLabelText('Hosts'), 'jira.example.com');
     await userEvent.click(screen.getByRole('button', { name: 'Save credential' }));
     expect((await screen.findByRole('alert')).textContent).toMatch('a credential is 1 to 8192 bytes');
     expect((screen.getByLabelText('Value') as HTMLInputElement).value).toBe('');
@@ -124,6 +139,7 @@ describe('ConnectorsPage', () => {
     });
     await userEvent.click(await screen.findByRole('button', { name: 'Replace the value of jira (http)' }));
     expect((screen.getByLabelText('Name') as HTMLInputElement).value).toBe('jira');
+    expect((screen.getByLabelText('Hosts') as HTMLInputElement).value).toBe('jira.example.com');
     expect(document.activeElement).toBe(screen.getByLabelText('Value'));
     const del = screen.getByRole('button', { name: 'Delete jira (http)' });
     await userEvent.click(del);

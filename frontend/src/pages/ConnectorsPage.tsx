@@ -14,6 +14,7 @@ export const ConnectorsPageQuery = graphql(`
       connector
       name
       createdBy
+      hosts
       createdAt
       updatedAt
       installation {
@@ -44,6 +45,7 @@ const SetCredentialMutation = graphql(`
       id
       connector
       name
+      hosts
       updatedAt
     }
   }
@@ -58,11 +60,15 @@ const DeleteCredentialMutation = graphql(`
 /** Names the API accepts for connectors and credentials. */
 const NAME = /^[A-Za-z0-9._-]{1,64}$/;
 
+/** The hosts field, split on commas and spaces. */
+const splitHosts = (s: string) => s.split(/[\s,]+/).filter((h) => h !== '');
+
 interface Row {
   id: string;
   connector: string;
   name: string;
   createdBy: string;
+  hosts: string[];
   createdAt: string;
   updatedAt: string;
   installation: { id: string; accountLogin: string };
@@ -89,6 +95,7 @@ function Credentials() {
   const [connector, setConnector] = useState('http');
   const [name, setName] = useState('');
   const [secret, setSecret] = useState('');
+  const [hosts, setHosts] = useState('');
   const [done, setDone] = useState('');
   const secretRef = useRef<HTMLInputElement>(null);
 
@@ -96,19 +103,21 @@ function Credentials() {
   const inst = installation || installs[0]?.id || '';
   const rows: Row[] = res.data?.connectorCredentials ?? [];
   const known = [...new Set(['http', ...(res.data?.reviewers.edges ?? []).flatMap((e) => e?.node?.connectors ?? [])])].filter((c) => c !== 'github').sort();
-  const valid = inst !== '' && NAME.test(connector.trim()) && NAME.test(name.trim()) && secret !== '';
+  const valid = inst !== '' && NAME.test(connector.trim()) && NAME.test(name.trim()) && secret !== '' && (connector.trim() !== 'http' || splitHosts(hosts).length > 0);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (!valid) return;
     setDone('');
-    const r = await save({ input: { installationID: inst, connector: connector.trim(), name: name.trim(), secret } });
+    const r = await save({ input: { installationID: inst, connector: connector.trim(), name: name.trim(), secret, hosts: splitHosts(hosts) } });
     // The secret leaves the page as soon as it is sent, saved or not.
     setSecret('');
     if (r.data?.setConnectorCredential) {
       const c = r.data.setConnectorCredential;
-      setDone(`Saved ${c.name} (${c.connector}). It is stored encrypted and cannot be read back.`);
+      const to = c.hosts.length > 0 ? ` It is sent only to ${c.hosts.join(', ')}.` : '';
+      setDone(`Saved ${c.name} (${c.connector}). It is stored encrypted and cannot be read back.${to}`);
       setName('');
+      setHosts('');
       refresh();
     }
   };
@@ -118,6 +127,7 @@ function Credentials() {
     setInstallation(r.installation.id);
     setConnector(r.connector);
     setName(r.name);
+    setHosts(r.hosts.join(', '));
     setSecret('');
     setDone('');
     secretRef.current?.focus();
@@ -168,11 +178,26 @@ function Credentials() {
                   Value
                   <input ref={secretRef} name="secret" type="password" required value={secret} onChange={(e) => setSecret(e.target.value)} autoComplete="new-password" spellCheck={false} />
                 </label>
+                <label>
+                  Hosts
+                  <input
+                    name="hosts"
+                    required={connector.trim() === 'http'}
+                    value={hosts}
+                    onChange={(e) => setHosts(e.target.value)}
+                    placeholder="jira.example.com"
+                    spellCheck={false}
+                    aria-describedby="hosts-help"
+                  />
+                </label>
                 <button type="submit" className="primary" disabled={saved.fetching || !valid}>
                   {saved.fetching ? 'Saving…' : 'Save credential'}
                 </button>
                 <p id="name-help" className="muted small-note">
                   The name a reviewer's <code>reviewer.yaml</code> refers to; letters, digits, “.”, “_” and “-”. Saving an existing name replaces its value.
+                </p>
+                <p id="hosts-help" className="muted small-note">
+                  The only hosts the credential is sent to (required for <code>http</code>): exact names, comma separated, with an optional port (<code>jira.example.com:8443</code>); without a port only the default port matches. A call to any other host is refused before the credential is attached.
                 </p>
               </form>
             )}
@@ -196,6 +221,7 @@ function Credentials() {
                       <th scope="col">Name</th>
                       <th scope="col">Connector</th>
                       <th scope="col">Installation</th>
+                      <th scope="col">Hosts</th>
                       <th scope="col">Updated</th>
                       <th scope="col" className="hide-narrow">
                         Set by
@@ -227,6 +253,7 @@ function CredentialRow({ row, onReplace, onDeleted }: { row: Row; onReplace: () 
       <td className="mono">{row.name}</td>
       <td>{row.connector}</td>
       <td>{row.installation.accountLogin}</td>
+      <td className="mono">{row.hosts.length > 0 ? row.hosts.join(', ') : <span className="error-text">none: refused until set again with its hosts</span>}</td>
       <td>
         <time dateTime={row.updatedAt} title={formatTime(row.updatedAt)}>
           {ago(row.updatedAt)}
