@@ -37,6 +37,10 @@ async function setEditor(page, selector, text) {
 /** Runs the query in the editor and returns the response pane's text once it has an answer. */
 async function run(page, query) {
   await setEditor(page, '.graphiql-query-editor', query);
+  // GraphiQL derives the operation name from the editor's text after a short
+  // debounce; a click before it sends the previous query's name, which the
+  // server rightly refuses ("operation Me not found", 422).
+  await page.waitForTimeout(400);
   await page.locator('.graphiql-execute-button').click();
   return eventually(
     async () => {
