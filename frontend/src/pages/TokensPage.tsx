@@ -184,7 +184,7 @@ export default function TokensPage() {
             </select>
           </label>
           <label>
-            Expires on (optional)
+            Expires on (default: 90 days from today)
             <input type="date" name="expires" value={expires} onChange={(e) => setExpires(e.target.value)} />
           </label>
           <button type="submit" className="primary" disabled={created.fetching || !name.trim()}>
