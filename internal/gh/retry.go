@@ -121,7 +121,7 @@ func (t *RetryTransport) sleep(ctx context.Context, d time.Duration) error {
 	if t.Sleep != nil {
 		return t.Sleep(ctx, d)
 	}
-	return sleepCtx(ctx, d)
+	return Sleep(ctx, d)
 }
 
 // rateLimited reads a 403 or 429: whether it is a rate limit and the wait
@@ -215,7 +215,8 @@ func serverWait(resp *http.Response, backoff, max time.Duration) time.Duration {
 	return d
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) error {
+// Sleep waits d, or until ctx ends (its error is returned then).
+func Sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return nil
 	}

@@ -70,7 +70,7 @@ func WithSleep(f func(ctx context.Context, d time.Duration) error) Option {
 
 // New returns the port acting through apps as the App appSlug.
 func New(apps Installations, appSlug string, opts ...Option) *Port {
-	p := &Port{apps: apps, bot: strings.ToLower(appSlug) + "[bot]", attempts: 3, sleep: sleepCtx, now: time.Now}
+	p := &Port{apps: apps, bot: strings.ToLower(appSlug) + "[bot]", attempts: 3, sleep: gh.Sleep, now: time.Now}
 	for _, o := range opts {
 		o(p)
 	}
@@ -142,17 +142,6 @@ func createOnce[T any](ctx context.Context, p *Port, send func() (T, error), fou
 		if ok {
 			return got, nil
 		}
-	}
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
 }
 
