@@ -57,13 +57,7 @@ func failedDelivery(d *Delivery) bool { return d.Status < 200 || d.Status >= 400
 
 func hListHookDeliveries(c *reqCtx) {
 	q := c.r.URL.Query()
-	per, _ := strconv.Atoi(q.Get("per_page"))
-	if per <= 0 {
-		per = 30
-	}
-	if per > 100 {
-		per = 100
-	}
+	per := c.perPage()
 	status := q.Get("status")
 	// The cursor names the first attempt of the page (exclusive of newer).
 	start := int64(-1)

@@ -843,16 +843,19 @@ func bodyTooLong(resource string) obj {
 	return obj{"resource": resource, "code": "custom", "field": "body", "message": "body is too long (maximum is 65536 characters)"}
 }
 
+// perPage is the request's per_page: GitHub's default 30, at most 100.
+func (c *reqCtx) perPage() int {
+	per, _ := strconv.Atoi(c.r.URL.Query().Get("per_page"))
+	if per <= 0 {
+		return 30
+	}
+	return min(per, 100)
+}
+
 // paginate cuts items to the requested page and sets GitHub's Link header.
 func (c *reqCtx) paginate(items []any) []any {
 	q := c.r.URL.Query()
-	per, _ := strconv.Atoi(q.Get("per_page"))
-	if per <= 0 {
-		per = 30
-	}
-	if per > 100 {
-		per = 100
-	}
+	per := c.perPage()
 	page, _ := strconv.Atoi(q.Get("page"))
 	if page <= 0 {
 		page = 1
