@@ -72,7 +72,8 @@ type Config struct {
 	// retrier follows the server's advice up to RetryHorizon instead).
 	MaxRetries *int
 	// RetryHorizon bounds how long one model request is retried after 429,
-	// 529 and 5xx answers (default DefaultRetryHorizon, 2 minutes).
+	// 529 and 5xx answers; 0 means the job's retry_seconds (the server's
+	// CHAKSHU_MODEL_RETRY_HORIZON), else DefaultRetryHorizon (2 minutes).
 	RetryHorizon time.Duration
 }
 
@@ -143,6 +144,9 @@ func newRun(cfg Config) (*run, error) {
 	}
 	if cfg.MaxRefusals == 0 {
 		cfg.MaxRefusals = DefaultMaxRefusals
+	}
+	if cfg.RetryHorizon <= 0 && job.RetrySeconds > 0 {
+		cfg.RetryHorizon = time.Duration(job.RetrySeconds) * time.Second
 	}
 	retries := 0
 	if cfg.MaxRetries != nil {

@@ -198,3 +198,65 @@ func TestRetrierHorizon(t *testing.T) {
 		})
 	}
 }
+
+// The retry horizon comes from the agent's Config, else the job's
+// retry_seconds (the server's CHAKSHU_MODEL_RETRY_HORIZON), else 2 minutes;
+// and the job's horizon holds at its limit: a wait that ends exactly on it
+// is still taken, one that ends a second past it is not.
+func TestRetryHorizonFromTheJob(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		cfg  time.Duration
+		job  int
+		want time.Duration
+	}{
+		{"default", 0, 0, DefaultRetryHorizon},
+		{"job", 0, 300, 5 * time.Minute},
+		{"config wins", time.Second, 300, time.Second},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, _, _ := setup(t, scriptedmodel.Config{}, runnerproto.Job{RetrySeconds: c.job})
+			cfg.RetryHorizon = c.cfg
+			r, err := newRun(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.retrier.horizon != c.want {
+				t.Fatalf("horizon %v, want %v", r.retrier.horizon, c.want)
+			}
+		})
+	}
+	for _, c := range []struct {
+		name     string
+		after    string
+		attempts int
+		status   int
+	}{
+		{"wait ends on the horizon", "60", 2, 200},
+		{"wait ends past it", "61", 1, 529},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, _, _ := setup(t, scriptedmodel.Config{}, runnerproto.Job{RetrySeconds: 60})
+			r, err := newRun(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+			r.retrier.now = func() time.Time { return now }
+			r.retrier.sleep = func(_ *http.Request, d time.Duration) bool { now = now.Add(d); return true }
+			n := 0
+			next := func(*http.Request) (*http.Response, error) {
+				n++
+				resp := &http.Response{StatusCode: 529, Header: http.Header{"Retry-After": {c.after}}, Body: io.NopCloser(strings.NewReader("{}"))}
+				if n > 1 {
+					resp = &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(strings.NewReader("{}"))}
+				}
+				return resp, nil
+			}
+			resp, err := r.retrier.middleware(httptest.NewRequest(http.MethodPost, "/v1/messages", strings.NewReader("{}")), next)
+			if err != nil || n != c.attempts || resp.StatusCode != c.status {
+				t.Fatalf("%d attempts ending %d (%v), want %d ending %d", n, resp.StatusCode, err, c.attempts, c.status)
+			}
+		})
+	}
+}

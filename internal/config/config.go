@@ -58,6 +58,11 @@ type Config struct {
 	// ModelBetas are the anthropic-beta values runners may send through the
 	// gateway (CHAKSHU_MODEL_BETAS, comma-separated; default none).
 	ModelBetas []string
+	// ModelRetryHorizon is how long a runner keeps asking the model again
+	// after 429, 529 and 5xx answers before the run fails
+	// (CHAKSHU_MODEL_RETRY_HORIZON; default 2m, from 1s to 20m). It travels
+	// in each job, so runners need no setting of their own.
+	ModelRetryHorizon time.Duration
 	// Admins are GitHub logins with admin rights (CHAKSHU_ADMINS, comma-separated).
 	Admins []string
 	// ReviewAllowList are GitHub logins who may ask for reviews without write
@@ -103,6 +108,14 @@ type Config struct {
 	SandboxModelLatency time.Duration
 }
 
+// DefaultModelRetryHorizon and MaxModelRetryHorizon bound
+// CHAKSHU_MODEL_RETRY_HORIZON: retries stop well inside a review's wall time
+// (25 minutes).
+const (
+	DefaultModelRetryHorizon = 2 * time.Minute
+	MaxModelRetryHorizon     = 20 * time.Minute
+)
+
 // Settings lists every variable Load reads, for --help.
 var Settings = []struct{ Name, Meaning, Default string }{
 	{"CHAKSHU_ADDR", "listen address of web / all", "127.0.0.1:8080"},
@@ -120,6 +133,7 @@ var Settings = []struct{ Name, Meaning, Default string }{
 	{"CHAKSHU_MODEL_URL, CHAKSHU_MODEL_API_KEY", "upstream of the model gateway", "Anthropic; sandbox: the scripted model"},
 	{"CHAKSHU_MODEL_CATALOG", "a JSON model catalogue merged over the built-in one (re-read on change)", "the built-in catalogue"},
 	{"CHAKSHU_MODEL_BETAS", "comma-separated anthropic-beta values runners may send", "none"},
+	{"CHAKSHU_MODEL_RETRY_HORIZON", "how long a runner retries the model after overload, rate limit and 5xx answers (1s to 20m)", "2m"},
 	{"CHAKSHU_ADMINS", "comma-separated GitHub logins with admin rights", "sandbox: the sandbox user"},
 	{"CHAKSHU_REVIEW_ALLOWLIST", "comma-separated GitHub logins who may ask for reviews without write access", "unset"},
 	{"CHAKSHU_REPLY_LIMIT_PER_PR, CHAKSHU_REPLY_LIMIT_PER_USER", "reply runs (answers in Chakshu's review threads) per pull request, and per person, in any hour", "20; 10"},
@@ -353,6 +367,14 @@ func Load(look Lookup) (*Config, error) {
 			}
 			*d.dst = x
 		}
+	}
+	c.ModelRetryHorizon = DefaultModelRetryHorizon
+	if v := get("CHAKSHU_MODEL_RETRY_HORIZON", ""); v != "" {
+		x, err := time.ParseDuration(v)
+		if err != nil || x < time.Second || x > MaxModelRetryHorizon {
+			return nil, fmt.Errorf("CHAKSHU_MODEL_RETRY_HORIZON: want a duration from 1s to 20m such as 2m, got %q", v)
+		}
+		c.ModelRetryHorizon = x
 	}
 	if v := get("CHAKSHU_SANDBOX_MODEL_LATENCY", ""); v != "" {
 		x, err := time.ParseDuration(v)

@@ -68,6 +68,9 @@ type Job struct {
 	// ForcedToolChoice says whether Model accepts tool_choice {type: tool}
 	// (from Chakshu's model catalogue); nil: the runner's built-in catalogue decides.
 	ForcedToolChoice *bool `json:"forced_tool_choice,omitempty"`
+	// RetrySeconds is how long the runner retries one model request after
+	// 429, 529 and 5xx answers (CHAKSHU_MODEL_RETRY_HORIZON); 0: its default.
+	RetrySeconds int `json:"retry_seconds,omitempty"`
 
 	// RunToken authenticates the runner's later calls for this run only.
 	RunToken string `json:"run_token"`

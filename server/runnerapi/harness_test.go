@@ -107,7 +107,8 @@ func newWorld(t *testing.T, db *store.DB) *world {
 	t.Cleanup(w.model.Close)
 	w.api, err = New(Config{DB: db, Log: slog.New(slog.DiscardHandler), Bus: w.bus, GitHub: w.apps, Issuer: s.IssuerURL(),
 		Audience: audience, PublicURL: "http://chakshu.test", AppSlug: "chakshu", SecretKey: bytes.Repeat([]byte{1}, 32),
-		ModelURL: w.model.URL, ModelAPIKey: "sk-ant-chakshu-key-0123456789", RatePerSecond: 1000, Burst: 1000})
+		ModelURL: w.model.URL, ModelAPIKey: "sk-ant-chakshu-key-0123456789", RatePerSecond: 1000, Burst: 1000,
+		ModelRetryHorizon: 3 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -73,6 +73,10 @@ func TestJobLifecycle(t *testing.T) {
 		if job.ForcedToolChoice == nil || *job.ForcedToolChoice {
 			t.Errorf("forced tool choice %v, want false for claude-sonnet-5-5", job.ForcedToolChoice)
 		}
+		// The server's CHAKSHU_MODEL_RETRY_HORIZON travels in the job.
+		if job.RetrySeconds != 180 {
+			t.Errorf("retry seconds %d, want 180", job.RetrySeconds)
+		}
 		if p := db.Run.GetX(context.Background(), rn.ID).ModelPrice; p != `{"input":2,"output":10,"cache_write_5m":2.5,"cache_write_1h":4,"cache_read":0.1}` {
 			t.Errorf("model price on the run %q", p)
 		}

@@ -94,6 +94,9 @@ type Config struct {
 	DispatchWait time.Duration
 	// ReviewWallSeconds and ReplyWallSeconds bound the agent's wall time; 0 means 25 and 8 minutes.
 	ReviewWallSeconds, ReplyWallSeconds int
+	// ModelRetryHorizon goes in every job as its retry_seconds
+	// (CHAKSHU_MODEL_RETRY_HORIZON); 0 leaves the runner's default.
+	ModelRetryHorizon time.Duration
 	// Version is this server's version (empty means version.Version): jobs go
 	// only to runners of it.
 	Version string
