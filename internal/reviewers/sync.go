@@ -108,7 +108,8 @@ type Report struct {
 	Repo string
 	// Commit is the head of its default branch that was read.
 	Commit string
-	// Unchanged: the commit was already synced without errors; nothing was read.
+	// Unchanged: the commit was already synced without errors and every
+	// model in force is still usable; nothing was read.
 	Unchanged bool
 	// Stale: another sync that started later already wrote; this one wrote nothing.
 	Stale bool
@@ -213,7 +214,15 @@ func (s *Syncer) fetch(ctx context.Context, inst *ent.Installation, full string)
 	}
 	commit := q.Repository.DefaultBranchRef.Target.Oid
 	if commit == inst.LastSyncCommit && inst.LastSyncError == "" {
-		return &snapshot{commit: commit}, true, nil
+		lapsed, err := s.modelsLapsed(ctx, inst.ID)
+		if err != nil {
+			return nil, false, err
+		}
+		if !lapsed {
+			return &snapshot{commit: commit}, true, nil
+		}
+		// A model in force retired, or left the operator's catalogue, since
+		// this commit was synced: read it again so that is a sync error.
 	}
 	tree, _, err := rest.Git.GetTree(ctx, owner, name, commit, true)
 	if err != nil {
@@ -224,6 +233,30 @@ func (s *Syncer) fetch(ctx context.Context, inst *ent.Installation, full string)
 	}
 	f := &fetcher{rest: rest, owner: owner, repo: name, commit: commit, models: s.cfg.Models, now: s.cfg.Now()}
 	return f.snapshot(ctx, tree.Entries)
+}
+
+// modelsLapsed says whether a reviewer in force names a model the catalogue
+// now refuses. A lifecycle changes without a commit (a retirement date
+// passes, an operator edits CHAKSHU_MODEL_CATALOG), so every periodic sync
+// of an unchanged repository checks the models again (DESIGN §7, Models).
+func (s *Syncer) modelsLapsed(ctx context.Context, installationID int) (bool, error) {
+	rs, err := s.cfg.DB.Reviewer.Query().
+		Where(reviewer.HasInstallationWith(installation.ID(installationID)), reviewer.Enabled(true), reviewer.SyncError("")).
+		All(ctx)
+	if err != nil {
+		return false, fmt.Errorf("check the models of the reviewers in force: %w", err)
+	}
+	now := s.cfg.Now()
+	for _, r := range rs {
+		c, err := FromEnt(r)
+		if err != nil {
+			return true, nil // read again: the sync stores what the repository says
+		}
+		if CheckModel(s.cfg.Models, c.Model, now) != nil {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 func short(sha string) string {

@@ -3,6 +3,7 @@ package reviewers
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/models"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/store"
@@ -511,6 +513,86 @@ func TestSyncOlderSnapshotLoses(t *testing.T) {
 		}
 		if c, _ := FromEnt(f.reviewer(t, db, "perf")); c.MaxTurns != Defaults().MaxTurns {
 			t.Errorf("a stale snapshot was written: max_turns %d", c.MaxTurns)
+		}
+	})
+}
+
+// A model retires without a commit: the periodic sync of the unchanged
+// repository checks the models in force again, so from the retirement date
+// on (not a second before) the reviewer carries a sync error naming the fix,
+// while its last good version stays in force (a run of it fails at dispatch
+// with the same fix).
+func TestSyncModelRetiresWithoutCommit(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		// claude-opus-4-5 is deprecated, retiring on 2027-01-22 (the catalogue).
+		f := newSimFixture(t, db, map[string]string{"reviewers/a/reviewer.yaml": "model: claude-opus-4-5\n"})
+		retires := time.Date(2027, 1, 22, 0, 0, 0, 0, time.UTC)
+		now := retires.Add(-24 * time.Hour)
+		syncer, err := NewSyncer(SyncerConfig{DB: db, Clients: f.apps, Now: func() time.Time { return now }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := syncer.Sync(ctx, f.inst.ID)
+		if err != nil || len(rep.Synced) != 1 || rep.Failed != nil {
+			t.Fatalf("first sync: %+v %v", rep, err)
+		}
+		now = retires.Add(-time.Second)
+		if rep, err = syncer.Sync(ctx, f.inst.ID); err != nil || !rep.Unchanged {
+			t.Fatalf("a second before retirement: %+v %v, want unchanged", rep, err)
+		}
+		now = retires
+		rep, err = syncer.Sync(ctx, f.inst.ID)
+		if err != nil || rep.Unchanged {
+			t.Fatalf("at retirement: %+v %v, want a new read", rep, err)
+		}
+		want := `reviewers/a/reviewer.yaml: model: model "claude-opus-4-5" is retired (retired since 2027-01-22; use claude-opus-5-5); set model: in reviewer.yaml`
+		if !strings.HasPrefix(rep.Failed["a"], want) {
+			t.Fatalf("failed %q, want prefix %q", rep.Failed["a"], want)
+		}
+		r := f.reviewer(t, db, "a")
+		if !r.Enabled || !strings.HasPrefix(r.SyncError, want) {
+			t.Fatalf("stored: enabled=%v error=%q", r.Enabled, r.SyncError)
+		}
+		inst := db.Installation.GetX(ctx, f.inst.ID)
+		if !strings.Contains(inst.LastSyncError, "1 reviewers have sync errors: a") {
+			t.Fatalf("installation's sync error %q", inst.LastSyncError)
+		}
+	})
+}
+
+// An operator's catalogue that stops listing a model in force makes it a
+// sync error at the next sync of the unchanged repository too.
+func TestSyncModelLeavesCatalogue(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		f := newSimFixture(t, db, map[string]string{"reviewers/a/reviewer.yaml": "model: acme-tuned\n"})
+		dir := t.TempDir()
+		path := dir + "/models.json"
+		entry := `{"models":[{"id":"acme-tuned","provider":"anthropic","price":{"input":1,"output":5,"cache_write_5m":1.25,"cache_write_1h":2,"cache_read":0.1},"lifecycle":{"status":"active"}}]}`
+		if err := os.WriteFile(path, []byte(entry), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		src, err := models.NewSource(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		syncer, err := NewSyncer(SyncerConfig{DB: db, Clients: f.apps, Models: src})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep, err := syncer.Sync(ctx, f.inst.ID); err != nil || len(rep.Synced) != 1 {
+			t.Fatalf("first sync: %+v %v", rep, err)
+		}
+		if rep, err := syncer.Sync(ctx, f.inst.ID); err != nil || !rep.Unchanged {
+			t.Fatalf("second sync: %+v %v, want unchanged", rep, err)
+		}
+		if err := os.WriteFile(path, []byte(`{"models":[]}`+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := syncer.Sync(ctx, f.inst.ID)
+		if err != nil || !strings.Contains(rep.Failed["a"], `unknown model "acme-tuned"`) {
+			t.Fatalf("after the edit: %+v %v", rep, err)
 		}
 	})
 }
