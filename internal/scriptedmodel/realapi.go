@@ -60,17 +60,26 @@ func (m *model) overloaded(w http.ResponseWriter) bool {
 	return true
 }
 
+// The prompt caching rules below are those of Anthropic's "Prompt caching"
+// page (platform docs, build-with-claude/prompt-caching): sections "How
+// automatic prefix checking works", "When to use multiple breakpoints",
+// "Cache limitations", "What can be cached", "What invalidates the cache",
+// "Tracking cache performance" and "Mixing different TTLs".
+
 // maxBreakpoints is the API's limit of cache_control blocks per request
-// (docs "Prompt caching": up to 4 cache breakpoints).
+// ("You can define up to 4 cache breakpoints").
 const maxBreakpoints = 4
 
-// lookback is how many blocks before a breakpoint the API checks for an
-// earlier cache entry (docs "Prompt caching": about 20 blocks).
+// lookback is how many block boundaries before a breakpoint the API checks
+// for an earlier cache entry ("up to approximately 20 blocks before your
+// explicit breakpoint"; content further back is found only through another
+// breakpoint).
 const lookback = 20
 
 // cacheBlock is one block of the prompt in the API's cache order: tools,
-// then system, then messages (docs "Prompt caching": the prefix is tools,
-// system, messages in that order, up to the block with cache_control).
+// then system, then messages ("Prompt caching references the entire prompt -
+// tools, system, and messages (in that order) up to and including the block
+// designated with cache_control").
 type cacheBlock struct {
 	hash   string // of the prefix up to and including this block
 	tokens int64  // of the prefix up to and including this block
@@ -84,86 +93,132 @@ type cacheControl struct {
 }
 
 // promptCache is the scripted model's prompt cache: prefix hash → expiry.
-// A hit refreshes the entry's lifetime at no cost (docs "Prompt caching":
-// the cache is refreshed each time the cached content is used).
+// A hit refreshes the entry's lifetime at no cost ("The cache is refreshed
+// for no additional cost each time the cached content is used").
 type promptCache struct {
 	mu      sync.Mutex
 	entries map[string]time.Time
 }
 
-// prefixBlocks lays req out as the cache sees it. The cache key of message
-// blocks includes tool_choice (docs "Prompt caching", what invalidates the
-// cache: changing tool_choice invalidates the message blocks, not tools or
-// system); every key includes the model (caches are per model).
-func prefixBlocks(req *request, raw func(any) []byte) ([]cacheBlock, error) {
+// messageOverhead is what one message's framing (its role and the turn
+// around its content) adds to the prompt, in tokens.
+const messageOverhead = 4
+
+// prefixBlocks lays req out as the cache sees it and says how long the whole
+// prompt is. Each block is counted in its canonical form (the content, not
+// the escapes a JSON encoder chose: the API bills the prompt's tokens, not
+// its bytes on the wire). Per "What invalidates the cache", the key of the
+// message blocks also covers tool_choice, the thinking parameters and
+// whether the prompt holds images (each invalidates the messages cache only),
+// and every key covers the model (caches are per model). Requests the API
+// refuses are refused: more than 4 breakpoints, a cache_control on an empty
+// text block or a thinking block ("What cannot be cached"), a ttl other than
+// 5m or 1h, and a 1-hour breakpoint after a 5-minute one ("Cache entries
+// with longer TTL must appear before shorter TTLs").
+func prefixBlocks(req *request, raw func(any) []byte) ([]cacheBlock, int64, error) {
 	h := sha256.New()
 	h.Write([]byte(req.Model))
 	var out []cacheBlock
 	var total int64
 	marks := 0
-	add := func(content []byte, cc json.RawMessage) error {
+	seen5m := false
+	// add appends one block: its canonical content, its type and text (for
+	// the blocks that cannot carry cache_control) and its cache_control.
+	add := func(content []byte, b block, cc json.RawMessage, where string) error {
 		h.Write(content)
 		total += tokens(len(content))
-		b := cacheBlock{hash: hex.EncodeToString(h.Sum(nil)), tokens: total}
+		cb := cacheBlock{hash: hex.EncodeToString(h.Sum(nil)), tokens: total}
 		if len(cc) > 0 && string(cc) != "null" {
 			var c cacheControl
 			if err := json.Unmarshal(cc, &c); err != nil || c.Type != "ephemeral" {
-				return fmt.Errorf("cache_control: type must be \"ephemeral\"")
+				return fmt.Errorf("%s.cache_control: type must be \"ephemeral\"", where)
+			}
+			switch {
+			case b.Type == "text" && b.Text == "":
+				return fmt.Errorf("%s: cache_control cannot be set for empty text blocks", where)
+			case b.Type == "thinking" || b.Type == "redacted_thinking":
+				return fmt.Errorf("%s: cache_control cannot be set on thinking blocks", where)
 			}
 			switch c.TTL {
 			case "", "5m":
-				b.ttl = 5 * time.Minute
+				cb.ttl = 5 * time.Minute
+				seen5m = true
 			case "1h":
-				b.ttl = time.Hour
+				if seen5m {
+					return fmt.Errorf("%s.cache_control.ttl: a ttl='1h' cache_control block must not come after a ttl='5m' cache_control block", where)
+				}
+				cb.ttl = time.Hour
 			default:
-				return fmt.Errorf("cache_control.ttl: must be \"5m\" or \"1h\"")
+				return fmt.Errorf("%s.cache_control.ttl: must be \"5m\" or \"1h\"", where)
 			}
-			b.mark = true
+			cb.mark = true
 			marks++
 		}
-		out = append(out, b)
+		out = append(out, cb)
 		return nil
 	}
-	for _, t := range req.Tools {
+	for i, t := range req.Tools {
 		cc := t.CacheControl
 		t.CacheControl = nil
-		if err := add(raw(t), cc); err != nil {
-			return nil, err
+		if err := add(raw(t), block{Type: "tool"}, cc, fmt.Sprintf("tools.%d", i)); err != nil {
+			return nil, 0, err
 		}
 	}
 	sys, _ := blocks(req.System)
-	for _, b := range sys {
+	for i, b := range sys {
 		cc := b.CacheControl
 		b.CacheControl = nil
-		if err := add(raw(b), cc); err != nil {
-			return nil, err
+		if err := add(raw(b), b, cc, fmt.Sprintf("system.%d", i)); err != nil {
+			return nil, 0, err
 		}
 	}
 	if req.ToolChoice != nil {
 		h.Write(raw(req.ToolChoice))
 	}
+	if len(req.Thinking) > 0 {
+		h.Write(raw(req.Thinking))
+	}
+	images := false
 	for _, msg := range req.Messages {
-		h.Write([]byte(msg.Role))
 		bs, _ := blocks(msg.Content)
 		for _, b := range bs {
+			images = images || b.Type == "image"
+		}
+	}
+	fmt.Fprintf(h, "images=%v", images)
+	for i, msg := range req.Messages {
+		h.Write([]byte(msg.Role))
+		total += messageOverhead
+		bs, _ := blocks(msg.Content)
+		for j, b := range bs {
 			cc := b.CacheControl
 			b.CacheControl = nil
-			if err := add(raw(b), cc); err != nil {
-				return nil, err
+			if err := add(raw(b), b, cc, fmt.Sprintf("messages.%d.content.%d", i, j)); err != nil {
+				return nil, 0, err
 			}
 		}
 	}
 	if marks > maxBreakpoints {
-		return nil, fmt.Errorf("A maximum of %d blocks with cache_control may be provided. Found %d.", maxBreakpoints, marks)
+		return nil, 0, fmt.Errorf("A maximum of %d blocks with cache_control may be provided. Found %d.", maxBreakpoints, marks)
 	}
-	return out, nil
+	return out, total, nil
 }
 
+// marshal is v's canonical JSON: raw fields decoded (so "\u003c" and "<"
+// are the same content), keys sorted, nothing escaped that JSON allows as is.
 func marshal(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	var x any
+	if err := json.Unmarshal(b, &x); err != nil {
+		return b
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
+	_ = enc.Encode(x)
 	return bytes.TrimSpace(buf.Bytes())
 }
 

@@ -1,9 +1,12 @@
 package scriptedmodel
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -173,7 +176,7 @@ func TestMinimumCacheableLength(t *testing.T) {
 	b, _ := json.Marshal(req)
 	var parsed request
 	json.Unmarshal(b, &parsed)
-	pb, err := prefixBlocks(&parsed, marshal)
+	pb, _, err := prefixBlocks(&parsed, marshal)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,5 +217,111 @@ func TestTooManyBreakpoints(t *testing.T) {
 	code, out = post(t, Handler(), map[string]any{"model": "claude-sonnet-5-5", "max_tokens": 10, "system": sys, "messages": msgs("hi")})
 	if code != 400 || errType(out) != "invalid_request_error" {
 		t.Fatalf("5 breakpoints: %d %v", code, out)
+	}
+}
+
+// convo is a request whose system prompt (~6,750 tokens) is a breakpoint,
+// followed by one user turn of n text blocks, the breakpoints on the blocks
+// listed in marks.
+func convo(n int, marks ...int) map[string]any {
+	var content []any
+	for i := 0; i < n; i++ {
+		b := map[string]any{"type": "text", "text": fmt.Sprintf("block %d", i)}
+		if slices.Contains(marks, i) {
+			b["cache_control"] = map[string]any{"type": "ephemeral"}
+		}
+		content = append(content, b)
+	}
+	return map[string]any{"model": "claude-sonnet-5-5", "max_tokens": 10,
+		"system":   []any{map[string]any{"type": "text", "text": strings.Repeat("You review code carefully. ", 1000), "cache_control": map[string]any{"type": "ephemeral"}}},
+		"messages": []any{map[string]any{"role": "user", "content": content}}}
+}
+
+// The lookback (docs "Prompt caching": a breakpoint finds an earlier entry
+// up to about 20 blocks before it): an entry 20 blocks back is read, one 21
+// blocks back is not, and a second breakpoint brings it back into reach.
+func TestCacheLookback(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		blocks int
+		marks  []int
+		hit    bool
+	}{
+		{"20 blocks back", 21, []int{20}, true},
+		{"21 blocks back", 22, []int{21}, false},
+		{"21 back, with a breakpoint between", 22, []int{10, 21}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := Handler()
+			first := use(t, h, convo(1, 0)) // writes system + block 0
+			got := use(t, h, convo(c.blocks, c.marks...))
+			readAll := got.Read == first.Write
+			if readAll != c.hit {
+				t.Fatalf("second request %+v (first wrote %d): hit %v, want %v", got, first.Write, readAll, c.hit)
+			}
+			if !c.hit && got.Read == 0 {
+				t.Fatal("the system prompt's own breakpoint should still be read")
+			}
+		})
+	}
+}
+
+// Requests the API refuses (docs "Prompt caching"): a 1-hour breakpoint after
+// a 5-minute one, cache_control on an empty text block.
+func TestCacheControlRefusals(t *testing.T) {
+	h := Handler()
+	req := cacheReq("claude-sonnet-5-5", "system", "", "hi", nil)
+	req["messages"] = []any{map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": "hi", "cache_control": map[string]any{"type": "ephemeral", "ttl": "1h"}}}}}
+	if code, out := post(t, h, req); code != 400 || !strings.Contains(fmt.Sprint(out), "must not come after") {
+		t.Fatalf("1h after 5m: %d %v", code, out)
+	}
+	req = cacheReq("claude-sonnet-5-5", "system", "1h", "hi", nil) // 1h then 5m is allowed
+	if code, out := post(t, h, req); code != 200 {
+		t.Fatalf("1h then 5m: %d %v", code, out)
+	}
+	req = cacheReq("claude-sonnet-5-5", "system", "", "", nil)
+	if code, out := post(t, h, req); code != 400 || !strings.Contains(fmt.Sprint(out), "empty text blocks") {
+		t.Fatalf("empty text block: %d %v", code, out)
+	}
+}
+
+// What invalidates the cache (docs "Prompt caching"): thinking parameters and
+// images change the messages cache only; how the JSON was escaped changes
+// nothing (the prompt's content is the same, so are its tokens).
+func TestCacheInvalidation(t *testing.T) {
+	system := strings.Repeat("You review code carefully. ", 1000)
+	h := Handler()
+	base := use(t, h, cacheReq("claude-sonnet-5-5", system, "", "a <b> & c", nil))
+	withThinking := cacheReq("claude-sonnet-5-5", system, "", "a <b> & c", nil)
+	withThinking["thinking"] = map[string]any{"type": "adaptive"}
+	th := use(t, h, withThinking)
+	if th.Read == 0 || th.Read >= base.Write || th.Write == 0 {
+		t.Fatalf("thinking changed %+v: want tools and system read (< %d), the messages written", th, base.Write)
+	}
+	img := cacheReq("claude-sonnet-5-5", system, "", "a <b> & c", nil)
+	msgs := img["messages"].([]any)
+	img["messages"] = append(msgs,
+		map[string]any{"role": "assistant", "content": "ok"},
+		map[string]any{"role": "user", "content": []any{map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}}})
+	im := use(t, h, img)
+	if im.Read != th.Read {
+		t.Fatalf("an image added %+v: want only tools and system read (%d)", im, th.Read)
+	}
+	// The same request without the escapes Go's encoder adds (\u003c,
+	// \u0026 in base's body): the same content, so a full hit and the same
+	// input tokens.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(cacheReq("claude-sonnet-5-5", system, "", "a <b> & c", nil))
+	if !strings.Contains(buf.String(), "a <b> & c") {
+		t.Fatal("test request escaped")
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/v1/messages", &buf))
+	var out struct{ Usage usage }
+	_ = json.Unmarshal(rec.Body.Bytes(), &out)
+	if out.Usage.CacheReadInputTokens != base.Write || out.Usage.InputTokens != base.Input {
+		t.Fatalf("unescaped request %+v: want %d read and input %d as escaped", out.Usage, base.Write, base.Input)
 	}
 }

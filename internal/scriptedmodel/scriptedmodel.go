@@ -126,7 +126,7 @@ func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"tool_choice: forcing a specific tool is not supported by "+req.Model+"; use auto")
 		return
 	}
-	pb, err := prefixBlocks(&req, marshal)
+	pb, promptTokens, err := prefixBlocks(&req, marshal)
 	if err != nil {
 		apiError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
 		return
@@ -150,7 +150,7 @@ func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Model:      req.Model,
 		Content:    content,
 		StopReason: "tool_use",
-		Usage:      m.usage(pb, entry, raw, out),
+		Usage:      m.usage(pb, promptTokens, entry, out),
 	}
 	if !slices.ContainsFunc(content, func(o outItem) bool { return o.Type == "tool_use" }) {
 		resp.StopReason = "end_turn"
@@ -281,12 +281,13 @@ func (c *conversation) hash(salt string) string {
 func tokens(n int) int64 { return int64(n+3) / 4 }
 
 // usage estimates tokens from bytes (about four per token) and takes the
-// cached part of the prompt from the prompt cache.
-func (m *model) usage(pb []cacheBlock, e *models.Entry, raw, out []byte) usage {
+// cached part of the prompt from the prompt cache. input_tokens are the
+// prompt's tokens neither read from nor written to the cache (docs "Prompt
+// caching", Tracking cache performance).
+func (m *model) usage(pb []cacheBlock, promptTokens int64, e *models.Entry, out []byte) usage {
 	read, w5m, w1h := m.cache.use(pb, e.MinCacheTokens, m.now())
-	total := tokens(len(raw))
 	return usage{
-		InputTokens:              max(total-read-w5m-w1h, 1) + m.cfg.ExtraInputTokens,
+		InputTokens:              max(promptTokens-read-w5m-w1h, 1) + m.cfg.ExtraInputTokens,
 		OutputTokens:             tokens(len(out)) + 10,
 		CacheReadInputTokens:     read,
 		CacheCreationInputTokens: w5m + w1h,

@@ -15,7 +15,9 @@ type request struct {
 	Messages   []message       `json:"messages"`
 	Tools      []tool          `json:"tools,omitempty"`
 	ToolChoice *toolChoice     `json:"tool_choice,omitempty"`
-	Stream     bool            `json:"stream,omitempty"`
+	// Thinking is kept only as part of the cache key.
+	Thinking json.RawMessage `json:"thinking,omitempty"`
+	Stream   bool            `json:"stream,omitempty"`
 }
 
 type tool struct {
