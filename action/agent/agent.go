@@ -117,7 +117,7 @@ type run struct {
 	submit   string
 	maxTurns int
 	wall     time.Duration
-	lastMark int // index of the message holding the rolling cache breakpoint
+	marks    []int // messages holding the rolling cache breakpoints, oldest first
 	// forced says the model accepts tool_choice {type: tool}; models that
 	// answer it with 400 (Sonnet 5.5 migration guide) are asked for their
 	// result with tool_choice auto and an instruction, one turn earlier.
@@ -152,7 +152,7 @@ func newRun(cfg Config) (*run, error) {
 	if cfg.MaxRetries != nil {
 		retries = *cfg.MaxRetries
 	}
-	r := &run{cfg: cfg, job: job, log: cfg.Log, out: &Outcome{}, submit: cfg.Tools.SubmitName(), lastMark: -1,
+	r := &run{cfg: cfg, job: job, log: cfg.Log, out: &Outcome{}, submit: cfg.Tools.SubmitName(),
 		forced: forcedToolChoice(job), retrier: newRetrier(cfg.RetryHorizon)}
 	r.maxTurns = job.MaxTurns
 	if r.maxTurns <= 0 {
@@ -354,31 +354,53 @@ func (r *run) appendText(t string) {
 	last.OfUser.Content = append(last.OfUser.Content, anthropic.NewTextBlock(t))
 }
 
-// markCache moves the rolling cache breakpoint to the last block of the last
-// user message, so each turn reads the previous turn's prefix from cache.
+// rollingMarks is how many user turns carry a cache breakpoint. With the
+// breakpoints on the last tool and the system prompt that is 4, the API's
+// limit (docs "Prompt caching": up to 4 cache breakpoints).
+const rollingMarks = 2
+
+// markCache places the rolling cache breakpoints (docs "Prompt caching",
+// Continuing a multi-turn conversation): on the last block of the newest user
+// message, so the next turn reads this one's prefix from cache, and on the
+// previous turn's, whose cache entry this request reads. The API looks for
+// an earlier entry only about 20 blocks back from a breakpoint; a turn of
+// many parallel tool calls adds more blocks than that, and the previous
+// turn's breakpoint keeps its entry in reach ("When to use multiple
+// breakpoints"). Tools and system carry their own breakpoints, so they are
+// read across runs whatever the conversation does.
 func (r *run) markCache() []anthropic.MessageParam {
-	if r.lastMark >= 0 {
-		setCache(&r.messages[r.lastMark], false)
+	last := len(r.messages) - 1
+	if n := len(r.marks); n == 0 || r.marks[n-1] != last {
+		r.marks = append(r.marks, last)
 	}
-	r.lastMark = len(r.messages) - 1
-	setCache(&r.messages[r.lastMark], true)
+	for len(r.marks) > rollingMarks {
+		setCache(&r.messages[r.marks[0]], false)
+		r.marks = r.marks[1:]
+	}
+	for _, i := range r.marks {
+		setCache(&r.messages[i], true)
+	}
 	return r.messages
 }
 
+// setCache puts the breakpoint on m's last block (on) or none (off): a block
+// appended to a marked message moves its breakpoint rather than adding one.
 func setCache(m *anthropic.MessageParam, on bool) {
-	if m.OfUser == nil || len(m.OfUser.Content) == 0 {
+	if m.OfUser == nil {
 		return
 	}
-	cc := anthropic.CacheControlEphemeralParam{}
-	if on {
-		cc = anthropic.NewCacheControlEphemeralParam()
-	}
-	b := &m.OfUser.Content[len(m.OfUser.Content)-1]
-	switch {
-	case b.OfText != nil:
-		b.OfText.CacheControl = cc
-	case b.OfToolResult != nil:
-		b.OfToolResult.CacheControl = cc
+	for i := range m.OfUser.Content {
+		cc := anthropic.CacheControlEphemeralParam{}
+		if on && i == len(m.OfUser.Content)-1 {
+			cc = anthropic.NewCacheControlEphemeralParam()
+		}
+		b := &m.OfUser.Content[i]
+		switch {
+		case b.OfText != nil:
+			b.OfText.CacheControl = cc
+		case b.OfToolResult != nil:
+			b.OfToolResult.CacheControl = cc
+		}
 	}
 }
 

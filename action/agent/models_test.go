@@ -3,9 +3,11 @@ package agent
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -258,5 +260,68 @@ func TestRetryHorizonFromTheJob(t *testing.T) {
 				t.Fatalf("%d attempts ending %d (%v), want %d ending %d", n, resp.StatusCode, err, c.attempts, c.status)
 			}
 		})
+	}
+}
+
+// The cache breakpoints of every request: the last tool, the system prompt,
+// and the last block of the newest user turn and of the turn before it (so a
+// turn of more than 20 blocks still finds the previous entry within the
+// API's lookback); never more than the API's 4, and older turns unmarked.
+func TestCacheBreakpoints(t *testing.T) {
+	cfg, _, log := setup(t, scriptedmodel.Config{Dawdle: true}, runnerproto.Job{MaxTurns: 6, System: "Review carefully."})
+	rec := &bodies{h: scriptedmodel.New(scriptedmodel.Config{Dawdle: true, APIKey: "chkr_token"})}
+	srv := httptest.NewServer(rec)
+	defer srv.Close()
+	cfg.Job.ModelURL, cfg.HTTPClient = srv.URL, srv.Client()
+	if out := Run(context.Background(), cfg); out.Result == nil {
+		t.Fatalf("no result: %+v\n%s", out.Failure, log)
+	}
+	if len(rec.b) < 4 {
+		t.Fatalf("%d requests, want a conversation of at least 4", len(rec.b))
+	}
+	type blk struct {
+		CacheControl json.RawMessage `json:"cache_control"`
+	}
+	marked := func(bs []blk) []int {
+		var out []int
+		for i, b := range bs {
+			if len(b.CacheControl) > 0 && string(b.CacheControl) != "null" {
+				out = append(out, i)
+			}
+		}
+		return out
+	}
+	for n, body := range rec.b {
+		var req struct {
+			Tools    []blk `json:"tools"`
+			System   []blk `json:"system"`
+			Messages []struct {
+				Role    string `json:"role"`
+				Content []blk  `json:"content"`
+			} `json:"messages"`
+		}
+		if err := json.Unmarshal([]byte(body), &req); err != nil {
+			t.Fatal(err)
+		}
+		if got := marked(req.Tools); !slices.Equal(got, []int{len(req.Tools) - 1}) {
+			t.Errorf("request %d: tools marked %v", n, got)
+		}
+		if got := marked(req.System); !slices.Equal(got, []int{len(req.System) - 1}) {
+			t.Errorf("request %d: system marked %v", n, got)
+		}
+		last := len(req.Messages) - 1
+		want := [][2]int{{last, len(req.Messages[last].Content) - 1}}
+		if last >= 2 {
+			want = append([][2]int{{last - 2, len(req.Messages[last-2].Content) - 1}}, want...)
+		}
+		var got [][2]int
+		for i, m := range req.Messages {
+			for _, j := range marked(m.Content) {
+				got = append(got, [2]int{i, j})
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("request %d: message breakpoints %v, want %v", n, got, want)
+		}
 	}
 }
