@@ -34,6 +34,21 @@ func (c *bodies) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.h.ServeHTTP(w, r)
 }
 
+// recordedRun runs job against the dawdling scripted model (asked for its
+// result, it submits) and returns the request bodies it was sent.
+func recordedRun(t *testing.T, job runnerproto.Job) *bodies {
+	t.Helper()
+	cfg, _, log := setup(t, scriptedmodel.Config{Dawdle: true}, job)
+	rec := &bodies{h: scriptedmodel.New(scriptedmodel.Config{Dawdle: true, APIKey: "chkr_token"})}
+	srv := httptest.NewServer(rec)
+	t.Cleanup(srv.Close)
+	cfg.Job.ModelURL, cfg.HTTPClient = srv.URL, srv.Client()
+	if out := Run(context.Background(), cfg); out.Result == nil {
+		t.Fatalf("no result: %+v\n%s", out.Failure, log)
+	}
+	return rec
+}
+
 // The agent hands in exactly one result on every model: forcing the submit
 // tool where the model allows it, asking in words with tool_choice auto
 // where forcing is a 400 (the scripted model refuses it as the API does).
@@ -86,14 +101,7 @@ func TestSubmitsOnEveryCapability(t *testing.T) {
 func TestToolChoicePerCapability(t *testing.T) {
 	for model, forced := range map[string]bool{"claude-haiku-4-5": true, "claude-sonnet-5-5": false} {
 		t.Run(model, func(t *testing.T) {
-			cfg, _, log := setup(t, scriptedmodel.Config{Dawdle: true}, runnerproto.Job{MaxTurns: 4, Model: model})
-			rec := &bodies{h: scriptedmodel.New(scriptedmodel.Config{Dawdle: true, APIKey: "chkr_token"})}
-			srv := httptest.NewServer(rec)
-			defer srv.Close()
-			cfg.Job.ModelURL, cfg.HTTPClient = srv.URL, srv.Client()
-			if out := Run(context.Background(), cfg); out.Result == nil {
-				t.Fatalf("no result: %+v\n%s", out.Failure, log)
-			}
+			rec := recordedRun(t, runnerproto.Job{MaxTurns: 4, Model: model})
 			last := rec.b[len(rec.b)-1]
 			if got := strings.Contains(last, `"tool_choice":{"name":"submit_result","type":"tool"}`); got != forced {
 				t.Fatalf("forced tool choice sent = %v, want %v", got, forced)
@@ -268,14 +276,7 @@ func TestRetryHorizonFromTheJob(t *testing.T) {
 // turn of more than 20 blocks still finds the previous entry within the
 // API's lookback); never more than the API's 4, and older turns unmarked.
 func TestCacheBreakpoints(t *testing.T) {
-	cfg, _, log := setup(t, scriptedmodel.Config{Dawdle: true}, runnerproto.Job{MaxTurns: 6, System: "Review carefully."})
-	rec := &bodies{h: scriptedmodel.New(scriptedmodel.Config{Dawdle: true, APIKey: "chkr_token"})}
-	srv := httptest.NewServer(rec)
-	defer srv.Close()
-	cfg.Job.ModelURL, cfg.HTTPClient = srv.URL, srv.Client()
-	if out := Run(context.Background(), cfg); out.Result == nil {
-		t.Fatalf("no result: %+v\n%s", out.Failure, log)
-	}
+	rec := recordedRun(t, runnerproto.Job{MaxTurns: 6, System: "Review carefully."})
 	if len(rec.b) < 4 {
 		t.Fatalf("%d requests, want a conversation of at least 4", len(rec.b))
 	}
