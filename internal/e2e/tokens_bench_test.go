@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"sort"
 	"testing"
 	"time"
 
@@ -41,6 +42,7 @@ func BenchmarkReviewTokens(b *testing.B) {
 	}
 	var full, read, write, cost float64
 	var longFull, longRead, longWrite float64
+	perModel := map[string]*[3]float64{} // reviews of 4+ turns: read, full, write
 	for _, r := range rs {
 		full += float64(r.InputTokens)
 		read += float64(r.CacheReadTokens)
@@ -50,6 +52,14 @@ func BenchmarkReviewTokens(b *testing.B) {
 			longFull += float64(r.InputTokens)
 			longRead += float64(r.CacheReadTokens)
 			longWrite += float64(r.CacheWriteTokens)
+			m := perModel[r.Model]
+			if m == nil {
+				m = &[3]float64{}
+				perModel[r.Model] = m
+			}
+			m[0] += float64(r.CacheReadTokens)
+			m[1] += float64(r.InputTokens)
+			m[2] += float64(r.CacheWriteTokens)
 		}
 	}
 	share := func(rd, f, w float64) float64 {
@@ -64,4 +74,15 @@ func BenchmarkReviewTokens(b *testing.B) {
 	b.ReportMetric(cost/n, "usd/review")
 	fmt.Printf("review tokens (%d sandbox reviews): %.0f input tokens at full price per review, cache reads %.1f%% of input (%.1f%% on reviews of 4+ turns), $%.4f per review; budget: cache reads ≥ 70%% of input on reviews of 4+ turns\n",
 		len(rs), full/n, 100*share(read, full, write), 100*share(longRead, longFull, longWrite), cost/n)
+	// Per model: a prompt shorter than a model's minimum cacheable length is
+	// not cached at all (docs "Prompt caching"), whatever the breakpoints.
+	models := make([]string, 0, len(perModel))
+	for m := range perModel {
+		models = append(models, m)
+	}
+	sort.Strings(models)
+	for _, m := range models {
+		x := perModel[m]
+		fmt.Printf("  %s: cache reads %.1f%% of input on reviews of 4+ turns\n", m, 100*share(x[0], x[1], x[2]))
+	}
 }
