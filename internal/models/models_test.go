@@ -207,3 +207,42 @@ func TestSourceRereadsTheOperatorFile(t *testing.T) {
 		t.Errorf("a missing file at start is not an error")
 	}
 }
+
+// The facts checked against Anthropic's pages on 2026-12-02 (catalog.json
+// names each page): a change to any of them is deliberate.
+func TestBuiltinCheckedFacts(t *testing.T) {
+	c := Builtin()
+	prices := map[string]Price{
+		"claude-opus-5-5":  {Input: 4, Output: 20, CacheWrite5m: 5, CacheWrite1h: 8, CacheRead: 0.20},
+		"claude-haiku-5-5": {Input: 0.10, Output: 0.50, CacheWrite5m: 0.125, CacheWrite1h: 0.20, CacheRead: 0.01},
+		// Cache read not published: 0.1x input, never metered below cost.
+		"claude-fable-5-2": {Input: 8, Output: 40, CacheWrite5m: 10, CacheWrite1h: 16, CacheRead: 0.80},
+	}
+	for id, want := range prices {
+		e, err := c.Lookup(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if *e.Price != want {
+			t.Errorf("%s: price %+v, want %+v", id, *e.Price, want)
+		}
+	}
+	haiku, _ := c.Lookup("claude-haiku-5-5")
+	if p := haiku.PriceFor(100_000); p.Input != 0.10 {
+		t.Errorf("Haiku 5.5 at 100,000 prompt tokens: input %v, want 0.10", p.Input)
+	}
+	if p := haiku.PriceFor(100_001); p.Input != 0.50 || p.Output != 2.50 || p.CacheWrite5m != 0.625 {
+		t.Errorf("Haiku 5.5 over 100,000 prompt tokens: %+v", p)
+	}
+	for _, id := range []string{"claude-opus-4-6", "claude-opus-4-8", "claude-sonnet-4-6", "claude-opus-5-5"} {
+		if e, _ := c.Lookup(id); e.ContextWindow != 1_000_000 || e.MaxOutput != 128_000 {
+			t.Errorf("%s: context %d, max output %d; want 1M and 128K", id, e.ContextWindow, e.MaxOutput)
+		}
+	}
+	if e, _ := c.Lookup("claude-opus-5-5"); e.ForcedToolChoice {
+		t.Error("Opus 5.5 answers forced tool use with an error")
+	}
+	if _, err := c.Lookup("claude-mythos-5-2"); !errors.Is(err, ErrUnknown) {
+		t.Errorf("claude-mythos-5-2 has no published price, want it refused: %v", err)
+	}
+}
