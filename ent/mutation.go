@@ -14546,6 +14546,12 @@ type RunMutation struct {
 	attempts                  *int
 	addattempts               *int
 	next_attempt_at           *time.Time
+	publish_failures          *int
+	addpublish_failures       *int
+	finish_attempts           *int
+	addfinish_attempts        *int
+	finish_next_at            *time.Time
+	actions_cancelled_at      *time.Time
 	dispatched_at             *time.Time
 	started_at                *time.Time
 	reported_at               *time.Time
@@ -15923,6 +15929,216 @@ func (m *RunMutation) NextAttemptAtCleared() bool {
 func (m *RunMutation) ResetNextAttemptAt() {
 	m.next_attempt_at = nil
 	delete(m.clearedFields, run.FieldNextAttemptAt)
+}
+
+// SetPublishFailures sets the "publish_failures" field.
+func (m *RunMutation) SetPublishFailures(i int) {
+	m.publish_failures = &i
+	m.addpublish_failures = nil
+}
+
+// PublishFailures returns the value of the "publish_failures" field in the mutation.
+func (m *RunMutation) PublishFailures() (r int, exists bool) {
+	v := m.publish_failures
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPublishFailures returns the old "publish_failures" field's value of the Run entity.
+// If the Run object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RunMutation) OldPublishFailures(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPublishFailures is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPublishFailures requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPublishFailures: %w", err)
+	}
+	return oldValue.PublishFailures, nil
+}
+
+// AddPublishFailures adds i to the "publish_failures" field.
+func (m *RunMutation) AddPublishFailures(i int) {
+	if m.addpublish_failures != nil {
+		*m.addpublish_failures += i
+	} else {
+		m.addpublish_failures = &i
+	}
+}
+
+// AddedPublishFailures returns the value that was added to the "publish_failures" field in this mutation.
+func (m *RunMutation) AddedPublishFailures() (r int, exists bool) {
+	v := m.addpublish_failures
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetPublishFailures resets all changes to the "publish_failures" field.
+func (m *RunMutation) ResetPublishFailures() {
+	m.publish_failures = nil
+	m.addpublish_failures = nil
+}
+
+// SetFinishAttempts sets the "finish_attempts" field.
+func (m *RunMutation) SetFinishAttempts(i int) {
+	m.finish_attempts = &i
+	m.addfinish_attempts = nil
+}
+
+// FinishAttempts returns the value of the "finish_attempts" field in the mutation.
+func (m *RunMutation) FinishAttempts() (r int, exists bool) {
+	v := m.finish_attempts
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFinishAttempts returns the old "finish_attempts" field's value of the Run entity.
+// If the Run object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RunMutation) OldFinishAttempts(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFinishAttempts is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFinishAttempts requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFinishAttempts: %w", err)
+	}
+	return oldValue.FinishAttempts, nil
+}
+
+// AddFinishAttempts adds i to the "finish_attempts" field.
+func (m *RunMutation) AddFinishAttempts(i int) {
+	if m.addfinish_attempts != nil {
+		*m.addfinish_attempts += i
+	} else {
+		m.addfinish_attempts = &i
+	}
+}
+
+// AddedFinishAttempts returns the value that was added to the "finish_attempts" field in this mutation.
+func (m *RunMutation) AddedFinishAttempts() (r int, exists bool) {
+	v := m.addfinish_attempts
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetFinishAttempts resets all changes to the "finish_attempts" field.
+func (m *RunMutation) ResetFinishAttempts() {
+	m.finish_attempts = nil
+	m.addfinish_attempts = nil
+}
+
+// SetFinishNextAt sets the "finish_next_at" field.
+func (m *RunMutation) SetFinishNextAt(t time.Time) {
+	m.finish_next_at = &t
+}
+
+// FinishNextAt returns the value of the "finish_next_at" field in the mutation.
+func (m *RunMutation) FinishNextAt() (r time.Time, exists bool) {
+	v := m.finish_next_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFinishNextAt returns the old "finish_next_at" field's value of the Run entity.
+// If the Run object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RunMutation) OldFinishNextAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFinishNextAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFinishNextAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFinishNextAt: %w", err)
+	}
+	return oldValue.FinishNextAt, nil
+}
+
+// ClearFinishNextAt clears the value of the "finish_next_at" field.
+func (m *RunMutation) ClearFinishNextAt() {
+	m.finish_next_at = nil
+	m.clearedFields[run.FieldFinishNextAt] = struct{}{}
+}
+
+// FinishNextAtCleared returns if the "finish_next_at" field was cleared in this mutation.
+func (m *RunMutation) FinishNextAtCleared() bool {
+	_, ok := m.clearedFields[run.FieldFinishNextAt]
+	return ok
+}
+
+// ResetFinishNextAt resets all changes to the "finish_next_at" field.
+func (m *RunMutation) ResetFinishNextAt() {
+	m.finish_next_at = nil
+	delete(m.clearedFields, run.FieldFinishNextAt)
+}
+
+// SetActionsCancelledAt sets the "actions_cancelled_at" field.
+func (m *RunMutation) SetActionsCancelledAt(t time.Time) {
+	m.actions_cancelled_at = &t
+}
+
+// ActionsCancelledAt returns the value of the "actions_cancelled_at" field in the mutation.
+func (m *RunMutation) ActionsCancelledAt() (r time.Time, exists bool) {
+	v := m.actions_cancelled_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldActionsCancelledAt returns the old "actions_cancelled_at" field's value of the Run entity.
+// If the Run object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RunMutation) OldActionsCancelledAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldActionsCancelledAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldActionsCancelledAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldActionsCancelledAt: %w", err)
+	}
+	return oldValue.ActionsCancelledAt, nil
+}
+
+// ClearActionsCancelledAt clears the value of the "actions_cancelled_at" field.
+func (m *RunMutation) ClearActionsCancelledAt() {
+	m.actions_cancelled_at = nil
+	m.clearedFields[run.FieldActionsCancelledAt] = struct{}{}
+}
+
+// ActionsCancelledAtCleared returns if the "actions_cancelled_at" field was cleared in this mutation.
+func (m *RunMutation) ActionsCancelledAtCleared() bool {
+	_, ok := m.clearedFields[run.FieldActionsCancelledAt]
+	return ok
+}
+
+// ResetActionsCancelledAt resets all changes to the "actions_cancelled_at" field.
+func (m *RunMutation) ResetActionsCancelledAt() {
+	m.actions_cancelled_at = nil
+	delete(m.clearedFields, run.FieldActionsCancelledAt)
 }
 
 // SetDispatchedAt sets the "dispatched_at" field.
@@ -17982,7 +18198,7 @@ func (m *RunMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *RunMutation) Fields() []string {
-	fields := make([]string, 0, 65)
+	fields := make([]string, 0, 69)
 	if m.created_at != nil {
 		fields = append(fields, run.FieldCreatedAt)
 	}
@@ -18072,6 +18288,18 @@ func (m *RunMutation) Fields() []string {
 	}
 	if m.next_attempt_at != nil {
 		fields = append(fields, run.FieldNextAttemptAt)
+	}
+	if m.publish_failures != nil {
+		fields = append(fields, run.FieldPublishFailures)
+	}
+	if m.finish_attempts != nil {
+		fields = append(fields, run.FieldFinishAttempts)
+	}
+	if m.finish_next_at != nil {
+		fields = append(fields, run.FieldFinishNextAt)
+	}
+	if m.actions_cancelled_at != nil {
+		fields = append(fields, run.FieldActionsCancelledAt)
 	}
 	if m.dispatched_at != nil {
 		fields = append(fields, run.FieldDispatchedAt)
@@ -18246,6 +18474,14 @@ func (m *RunMutation) Field(name string) (ent.Value, bool) {
 		return m.Attempts()
 	case run.FieldNextAttemptAt:
 		return m.NextAttemptAt()
+	case run.FieldPublishFailures:
+		return m.PublishFailures()
+	case run.FieldFinishAttempts:
+		return m.FinishAttempts()
+	case run.FieldFinishNextAt:
+		return m.FinishNextAt()
+	case run.FieldActionsCancelledAt:
+		return m.ActionsCancelledAt()
 	case run.FieldDispatchedAt:
 		return m.DispatchedAt()
 	case run.FieldStartedAt:
@@ -18385,6 +18621,14 @@ func (m *RunMutation) OldField(ctx context.Context, name string) (ent.Value, err
 		return m.OldAttempts(ctx)
 	case run.FieldNextAttemptAt:
 		return m.OldNextAttemptAt(ctx)
+	case run.FieldPublishFailures:
+		return m.OldPublishFailures(ctx)
+	case run.FieldFinishAttempts:
+		return m.OldFinishAttempts(ctx)
+	case run.FieldFinishNextAt:
+		return m.OldFinishNextAt(ctx)
+	case run.FieldActionsCancelledAt:
+		return m.OldActionsCancelledAt(ctx)
 	case run.FieldDispatchedAt:
 		return m.OldDispatchedAt(ctx)
 	case run.FieldStartedAt:
@@ -18674,6 +18918,34 @@ func (m *RunMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetNextAttemptAt(v)
 		return nil
+	case run.FieldPublishFailures:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPublishFailures(v)
+		return nil
+	case run.FieldFinishAttempts:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFinishAttempts(v)
+		return nil
+	case run.FieldFinishNextAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFinishNextAt(v)
+		return nil
+	case run.FieldActionsCancelledAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetActionsCancelledAt(v)
+		return nil
 	case run.FieldDispatchedAt:
 		v, ok := value.(time.Time)
 		if !ok {
@@ -18942,6 +19214,12 @@ func (m *RunMutation) AddedFields() []string {
 	if m.addattempts != nil {
 		fields = append(fields, run.FieldAttempts)
 	}
+	if m.addpublish_failures != nil {
+		fields = append(fields, run.FieldPublishFailures)
+	}
+	if m.addfinish_attempts != nil {
+		fields = append(fields, run.FieldFinishAttempts)
+	}
 	if m.addcost_usd != nil {
 		fields = append(fields, run.FieldCostUsd)
 	}
@@ -19026,6 +19304,10 @@ func (m *RunMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedActionsRunID()
 	case run.FieldAttempts:
 		return m.AddedAttempts()
+	case run.FieldPublishFailures:
+		return m.AddedPublishFailures()
+	case run.FieldFinishAttempts:
+		return m.AddedFinishAttempts()
 	case run.FieldCostUsd:
 		return m.AddedCostUsd()
 	case run.FieldInputTokens:
@@ -19113,6 +19395,20 @@ func (m *RunMutation) AddField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddAttempts(v)
+		return nil
+	case run.FieldPublishFailures:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPublishFailures(v)
+		return nil
+	case run.FieldFinishAttempts:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddFinishAttempts(v)
 		return nil
 	case run.FieldCostUsd:
 		v, ok := value.(float64)
@@ -19282,6 +19578,12 @@ func (m *RunMutation) ClearedFields() []string {
 	if m.FieldCleared(run.FieldNextAttemptAt) {
 		fields = append(fields, run.FieldNextAttemptAt)
 	}
+	if m.FieldCleared(run.FieldFinishNextAt) {
+		fields = append(fields, run.FieldFinishNextAt)
+	}
+	if m.FieldCleared(run.FieldActionsCancelledAt) {
+		fields = append(fields, run.FieldActionsCancelledAt)
+	}
 	if m.FieldCleared(run.FieldDispatchedAt) {
 		fields = append(fields, run.FieldDispatchedAt)
 	}
@@ -19325,6 +19627,12 @@ func (m *RunMutation) ClearField(name string) error {
 		return nil
 	case run.FieldNextAttemptAt:
 		m.ClearNextAttemptAt()
+		return nil
+	case run.FieldFinishNextAt:
+		m.ClearFinishNextAt()
+		return nil
+	case run.FieldActionsCancelledAt:
+		m.ClearActionsCancelledAt()
 		return nil
 	case run.FieldDispatchedAt:
 		m.ClearDispatchedAt()
@@ -19447,6 +19755,18 @@ func (m *RunMutation) ResetField(name string) error {
 		return nil
 	case run.FieldNextAttemptAt:
 		m.ResetNextAttemptAt()
+		return nil
+	case run.FieldPublishFailures:
+		m.ResetPublishFailures()
+		return nil
+	case run.FieldFinishAttempts:
+		m.ResetFinishAttempts()
+		return nil
+	case run.FieldFinishNextAt:
+		m.ResetFinishNextAt()
+		return nil
+	case run.FieldActionsCancelledAt:
+		m.ResetActionsCancelledAt()
 		return nil
 	case run.FieldDispatchedAt:
 		m.ResetDispatchedAt()

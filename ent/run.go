@@ -80,6 +80,14 @@ type Run struct {
 	Attempts int `json:"attempts,omitempty"`
 	// a retry waits until then
 	NextAttemptAt *time.Time `json:"next_attempt_at,omitempty"`
+	// publishing attempts that failed and were put back for a retry; bounds the retries
+	PublishFailures int `json:"publish_failures,omitempty"`
+	// failed attempts to complete the check run of a failed or cancelled run
+	FinishAttempts int `json:"finish_attempts,omitempty"`
+	// completing the check run is retried then (the finisher's own backoff)
+	FinishNextAt *time.Time `json:"finish_next_at,omitempty"`
+	// when the Actions run of the ended run was cancelled, or found already finished; it is cancelled once
+	ActionsCancelledAt *time.Time `json:"actions_cancelled_at,omitempty"`
 	// when the workflow was dispatched
 	DispatchedAt *time.Time `json:"dispatched_at,omitempty"`
 	// when the agent fetched its job
@@ -229,11 +237,11 @@ func (*Run) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullBool)
 		case run.FieldMaxCostUsd, run.FieldCostUsd:
 			values[i] = new(sql.NullFloat64)
-		case run.FieldID, run.FieldPrNumber, run.FieldCheckRunID, run.FieldActionsRunID, run.FieldAttempts, run.FieldInputTokens, run.FieldOutputTokens, run.FieldCacheReadTokens, run.FieldCacheWriteTokens, run.FieldTurns, run.FieldDurationMs, run.FieldFindingsBlocker, run.FieldFindingsMajor, run.FieldFindingsMinor, run.FieldFindingsNit, run.FieldFindingsPosted, run.FieldFindingsDropped, run.FieldReviewID, run.FieldChangedFiles, run.FieldAdditions, run.FieldDeletions, run.FieldBehindBy, run.FieldAheadBy, run.FieldReplyToCommentID, run.FieldThreadRootCommentID, run.FieldReplyCommentID:
+		case run.FieldID, run.FieldPrNumber, run.FieldCheckRunID, run.FieldActionsRunID, run.FieldAttempts, run.FieldPublishFailures, run.FieldFinishAttempts, run.FieldInputTokens, run.FieldOutputTokens, run.FieldCacheReadTokens, run.FieldCacheWriteTokens, run.FieldTurns, run.FieldDurationMs, run.FieldFindingsBlocker, run.FieldFindingsMajor, run.FieldFindingsMinor, run.FieldFindingsNit, run.FieldFindingsPosted, run.FieldFindingsDropped, run.FieldReviewID, run.FieldChangedFiles, run.FieldAdditions, run.FieldDeletions, run.FieldBehindBy, run.FieldAheadBy, run.FieldReplyToCommentID, run.FieldThreadRootCommentID, run.FieldReplyCommentID:
 			values[i] = new(sql.NullInt64)
 		case run.FieldKind, run.FieldStatus, run.FieldTrigger, run.FieldPrTitle, run.FieldPrURL, run.FieldHeadSha, run.FieldHeadRef, run.FieldBaseSha, run.FieldBaseRef, run.FieldIncrementalSince, run.FieldFullReviewReason, run.FieldRequester, run.FieldNote, run.FieldRequestTarget, run.FieldModel, run.FieldActionsRunURL, run.FieldRunTokenHash, run.FieldResultHash, run.FieldLeaseOwner, run.FieldModelPrice, run.FieldSummary, run.FieldResultJSON, run.FieldFailureReason, run.FieldFailureDetail:
 			values[i] = new(sql.NullString)
-		case run.FieldCreatedAt, run.FieldUpdatedAt, run.FieldHeartbeatAt, run.FieldNextAttemptAt, run.FieldDispatchedAt, run.FieldStartedAt, run.FieldReportedAt, run.FieldFinishedAt:
+		case run.FieldCreatedAt, run.FieldUpdatedAt, run.FieldHeartbeatAt, run.FieldNextAttemptAt, run.FieldFinishNextAt, run.FieldActionsCancelledAt, run.FieldDispatchedAt, run.FieldStartedAt, run.FieldReportedAt, run.FieldFinishedAt:
 			values[i] = new(sql.NullTime)
 		case run.ForeignKeys[0]: // repository_runs
 			values[i] = new(sql.NullInt64)
@@ -441,6 +449,32 @@ func (_m *Run) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.NextAttemptAt = new(time.Time)
 				*_m.NextAttemptAt = value.Time
+			}
+		case run.FieldPublishFailures:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field publish_failures", values[i])
+			} else if value.Valid {
+				_m.PublishFailures = int(value.Int64)
+			}
+		case run.FieldFinishAttempts:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field finish_attempts", values[i])
+			} else if value.Valid {
+				_m.FinishAttempts = int(value.Int64)
+			}
+		case run.FieldFinishNextAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field finish_next_at", values[i])
+			} else if value.Valid {
+				_m.FinishNextAt = new(time.Time)
+				*_m.FinishNextAt = value.Time
+			}
+		case run.FieldActionsCancelledAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field actions_cancelled_at", values[i])
+			} else if value.Valid {
+				_m.ActionsCancelledAt = new(time.Time)
+				*_m.ActionsCancelledAt = value.Time
 			}
 		case run.FieldDispatchedAt:
 			if value, ok := values[i].(*sql.NullTime); !ok {
@@ -822,6 +856,22 @@ func (_m *Run) String() string {
 	builder.WriteString(", ")
 	if v := _m.NextAttemptAt; v != nil {
 		builder.WriteString("next_attempt_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	builder.WriteString("publish_failures=")
+	builder.WriteString(fmt.Sprintf("%v", _m.PublishFailures))
+	builder.WriteString(", ")
+	builder.WriteString("finish_attempts=")
+	builder.WriteString(fmt.Sprintf("%v", _m.FinishAttempts))
+	builder.WriteString(", ")
+	if v := _m.FinishNextAt; v != nil {
+		builder.WriteString("finish_next_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	if v := _m.ActionsCancelledAt; v != nil {
+		builder.WriteString("actions_cancelled_at=")
 		builder.WriteString(v.Format(time.ANSIC))
 	}
 	builder.WriteString(", ")

@@ -422,6 +422,62 @@ func (_c *RunCreate) SetNillableNextAttemptAt(v *time.Time) *RunCreate {
 	return _c
 }
 
+// SetPublishFailures sets the "publish_failures" field.
+func (_c *RunCreate) SetPublishFailures(v int) *RunCreate {
+	_c.mutation.SetPublishFailures(v)
+	return _c
+}
+
+// SetNillablePublishFailures sets the "publish_failures" field if the given value is not nil.
+func (_c *RunCreate) SetNillablePublishFailures(v *int) *RunCreate {
+	if v != nil {
+		_c.SetPublishFailures(*v)
+	}
+	return _c
+}
+
+// SetFinishAttempts sets the "finish_attempts" field.
+func (_c *RunCreate) SetFinishAttempts(v int) *RunCreate {
+	_c.mutation.SetFinishAttempts(v)
+	return _c
+}
+
+// SetNillableFinishAttempts sets the "finish_attempts" field if the given value is not nil.
+func (_c *RunCreate) SetNillableFinishAttempts(v *int) *RunCreate {
+	if v != nil {
+		_c.SetFinishAttempts(*v)
+	}
+	return _c
+}
+
+// SetFinishNextAt sets the "finish_next_at" field.
+func (_c *RunCreate) SetFinishNextAt(v time.Time) *RunCreate {
+	_c.mutation.SetFinishNextAt(v)
+	return _c
+}
+
+// SetNillableFinishNextAt sets the "finish_next_at" field if the given value is not nil.
+func (_c *RunCreate) SetNillableFinishNextAt(v *time.Time) *RunCreate {
+	if v != nil {
+		_c.SetFinishNextAt(*v)
+	}
+	return _c
+}
+
+// SetActionsCancelledAt sets the "actions_cancelled_at" field.
+func (_c *RunCreate) SetActionsCancelledAt(v time.Time) *RunCreate {
+	_c.mutation.SetActionsCancelledAt(v)
+	return _c
+}
+
+// SetNillableActionsCancelledAt sets the "actions_cancelled_at" field if the given value is not nil.
+func (_c *RunCreate) SetNillableActionsCancelledAt(v *time.Time) *RunCreate {
+	if v != nil {
+		_c.SetActionsCancelledAt(*v)
+	}
+	return _c
+}
+
 // SetDispatchedAt sets the "dispatched_at" field.
 func (_c *RunCreate) SetDispatchedAt(v time.Time) *RunCreate {
 	_c.mutation.SetDispatchedAt(v)
@@ -1075,6 +1131,14 @@ func (_c *RunCreate) defaults() {
 		v := run.DefaultAttempts
 		_c.mutation.SetAttempts(v)
 	}
+	if _, ok := _c.mutation.PublishFailures(); !ok {
+		v := run.DefaultPublishFailures
+		_c.mutation.SetPublishFailures(v)
+	}
+	if _, ok := _c.mutation.FinishAttempts(); !ok {
+		v := run.DefaultFinishAttempts
+		_c.mutation.SetFinishAttempts(v)
+	}
 	if _, ok := _c.mutation.CostUsd(); !ok {
 		v := run.DefaultCostUsd
 		_c.mutation.SetCostUsd(v)
@@ -1285,6 +1349,12 @@ func (_c *RunCreate) check() error {
 	}
 	if _, ok := _c.mutation.Attempts(); !ok {
 		return &ValidationError{Name: "attempts", err: errors.New(`ent: missing required field "Run.attempts"`)}
+	}
+	if _, ok := _c.mutation.PublishFailures(); !ok {
+		return &ValidationError{Name: "publish_failures", err: errors.New(`ent: missing required field "Run.publish_failures"`)}
+	}
+	if _, ok := _c.mutation.FinishAttempts(); !ok {
+		return &ValidationError{Name: "finish_attempts", err: errors.New(`ent: missing required field "Run.finish_attempts"`)}
 	}
 	if _, ok := _c.mutation.CostUsd(); !ok {
 		return &ValidationError{Name: "cost_usd", err: errors.New(`ent: missing required field "Run.cost_usd"`)}
@@ -1519,6 +1589,22 @@ func (_c *RunCreate) createSpec() (*Run, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.NextAttemptAt(); ok {
 		_spec.SetField(run.FieldNextAttemptAt, field.TypeTime, value)
 		_node.NextAttemptAt = &value
+	}
+	if value, ok := _c.mutation.PublishFailures(); ok {
+		_spec.SetField(run.FieldPublishFailures, field.TypeInt, value)
+		_node.PublishFailures = value
+	}
+	if value, ok := _c.mutation.FinishAttempts(); ok {
+		_spec.SetField(run.FieldFinishAttempts, field.TypeInt, value)
+		_node.FinishAttempts = value
+	}
+	if value, ok := _c.mutation.FinishNextAt(); ok {
+		_spec.SetField(run.FieldFinishNextAt, field.TypeTime, value)
+		_node.FinishNextAt = &value
+	}
+	if value, ok := _c.mutation.ActionsCancelledAt(); ok {
+		_spec.SetField(run.FieldActionsCancelledAt, field.TypeTime, value)
+		_node.ActionsCancelledAt = &value
 	}
 	if value, ok := _c.mutation.DispatchedAt(); ok {
 		_spec.SetField(run.FieldDispatchedAt, field.TypeTime, value)
@@ -2165,6 +2251,78 @@ func (u *RunUpsert) UpdateNextAttemptAt() *RunUpsert {
 // ClearNextAttemptAt clears the value of the "next_attempt_at" field.
 func (u *RunUpsert) ClearNextAttemptAt() *RunUpsert {
 	u.SetNull(run.FieldNextAttemptAt)
+	return u
+}
+
+// SetPublishFailures sets the "publish_failures" field.
+func (u *RunUpsert) SetPublishFailures(v int) *RunUpsert {
+	u.Set(run.FieldPublishFailures, v)
+	return u
+}
+
+// UpdatePublishFailures sets the "publish_failures" field to the value that was provided on create.
+func (u *RunUpsert) UpdatePublishFailures() *RunUpsert {
+	u.SetExcluded(run.FieldPublishFailures)
+	return u
+}
+
+// AddPublishFailures adds v to the "publish_failures" field.
+func (u *RunUpsert) AddPublishFailures(v int) *RunUpsert {
+	u.Add(run.FieldPublishFailures, v)
+	return u
+}
+
+// SetFinishAttempts sets the "finish_attempts" field.
+func (u *RunUpsert) SetFinishAttempts(v int) *RunUpsert {
+	u.Set(run.FieldFinishAttempts, v)
+	return u
+}
+
+// UpdateFinishAttempts sets the "finish_attempts" field to the value that was provided on create.
+func (u *RunUpsert) UpdateFinishAttempts() *RunUpsert {
+	u.SetExcluded(run.FieldFinishAttempts)
+	return u
+}
+
+// AddFinishAttempts adds v to the "finish_attempts" field.
+func (u *RunUpsert) AddFinishAttempts(v int) *RunUpsert {
+	u.Add(run.FieldFinishAttempts, v)
+	return u
+}
+
+// SetFinishNextAt sets the "finish_next_at" field.
+func (u *RunUpsert) SetFinishNextAt(v time.Time) *RunUpsert {
+	u.Set(run.FieldFinishNextAt, v)
+	return u
+}
+
+// UpdateFinishNextAt sets the "finish_next_at" field to the value that was provided on create.
+func (u *RunUpsert) UpdateFinishNextAt() *RunUpsert {
+	u.SetExcluded(run.FieldFinishNextAt)
+	return u
+}
+
+// ClearFinishNextAt clears the value of the "finish_next_at" field.
+func (u *RunUpsert) ClearFinishNextAt() *RunUpsert {
+	u.SetNull(run.FieldFinishNextAt)
+	return u
+}
+
+// SetActionsCancelledAt sets the "actions_cancelled_at" field.
+func (u *RunUpsert) SetActionsCancelledAt(v time.Time) *RunUpsert {
+	u.Set(run.FieldActionsCancelledAt, v)
+	return u
+}
+
+// UpdateActionsCancelledAt sets the "actions_cancelled_at" field to the value that was provided on create.
+func (u *RunUpsert) UpdateActionsCancelledAt() *RunUpsert {
+	u.SetExcluded(run.FieldActionsCancelledAt)
+	return u
+}
+
+// ClearActionsCancelledAt clears the value of the "actions_cancelled_at" field.
+func (u *RunUpsert) ClearActionsCancelledAt() *RunUpsert {
+	u.SetNull(run.FieldActionsCancelledAt)
 	return u
 }
 
@@ -3265,6 +3423,90 @@ func (u *RunUpsertOne) UpdateNextAttemptAt() *RunUpsertOne {
 func (u *RunUpsertOne) ClearNextAttemptAt() *RunUpsertOne {
 	return u.Update(func(s *RunUpsert) {
 		s.ClearNextAttemptAt()
+	})
+}
+
+// SetPublishFailures sets the "publish_failures" field.
+func (u *RunUpsertOne) SetPublishFailures(v int) *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.SetPublishFailures(v)
+	})
+}
+
+// AddPublishFailures adds v to the "publish_failures" field.
+func (u *RunUpsertOne) AddPublishFailures(v int) *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.AddPublishFailures(v)
+	})
+}
+
+// UpdatePublishFailures sets the "publish_failures" field to the value that was provided on create.
+func (u *RunUpsertOne) UpdatePublishFailures() *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.UpdatePublishFailures()
+	})
+}
+
+// SetFinishAttempts sets the "finish_attempts" field.
+func (u *RunUpsertOne) SetFinishAttempts(v int) *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.SetFinishAttempts(v)
+	})
+}
+
+// AddFinishAttempts adds v to the "finish_attempts" field.
+func (u *RunUpsertOne) AddFinishAttempts(v int) *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.AddFinishAttempts(v)
+	})
+}
+
+// UpdateFinishAttempts sets the "finish_attempts" field to the value that was provided on create.
+func (u *RunUpsertOne) UpdateFinishAttempts() *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.UpdateFinishAttempts()
+	})
+}
+
+// SetFinishNextAt sets the "finish_next_at" field.
+func (u *RunUpsertOne) SetFinishNextAt(v time.Time) *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.SetFinishNextAt(v)
+	})
+}
+
+// UpdateFinishNextAt sets the "finish_next_at" field to the value that was provided on create.
+func (u *RunUpsertOne) UpdateFinishNextAt() *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.UpdateFinishNextAt()
+	})
+}
+
+// ClearFinishNextAt clears the value of the "finish_next_at" field.
+func (u *RunUpsertOne) ClearFinishNextAt() *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.ClearFinishNextAt()
+	})
+}
+
+// SetActionsCancelledAt sets the "actions_cancelled_at" field.
+func (u *RunUpsertOne) SetActionsCancelledAt(v time.Time) *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.SetActionsCancelledAt(v)
+	})
+}
+
+// UpdateActionsCancelledAt sets the "actions_cancelled_at" field to the value that was provided on create.
+func (u *RunUpsertOne) UpdateActionsCancelledAt() *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.UpdateActionsCancelledAt()
+	})
+}
+
+// ClearActionsCancelledAt clears the value of the "actions_cancelled_at" field.
+func (u *RunUpsertOne) ClearActionsCancelledAt() *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.ClearActionsCancelledAt()
 	})
 }
 
@@ -4631,6 +4873,90 @@ func (u *RunUpsertBulk) UpdateNextAttemptAt() *RunUpsertBulk {
 func (u *RunUpsertBulk) ClearNextAttemptAt() *RunUpsertBulk {
 	return u.Update(func(s *RunUpsert) {
 		s.ClearNextAttemptAt()
+	})
+}
+
+// SetPublishFailures sets the "publish_failures" field.
+func (u *RunUpsertBulk) SetPublishFailures(v int) *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.SetPublishFailures(v)
+	})
+}
+
+// AddPublishFailures adds v to the "publish_failures" field.
+func (u *RunUpsertBulk) AddPublishFailures(v int) *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.AddPublishFailures(v)
+	})
+}
+
+// UpdatePublishFailures sets the "publish_failures" field to the value that was provided on create.
+func (u *RunUpsertBulk) UpdatePublishFailures() *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.UpdatePublishFailures()
+	})
+}
+
+// SetFinishAttempts sets the "finish_attempts" field.
+func (u *RunUpsertBulk) SetFinishAttempts(v int) *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.SetFinishAttempts(v)
+	})
+}
+
+// AddFinishAttempts adds v to the "finish_attempts" field.
+func (u *RunUpsertBulk) AddFinishAttempts(v int) *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.AddFinishAttempts(v)
+	})
+}
+
+// UpdateFinishAttempts sets the "finish_attempts" field to the value that was provided on create.
+func (u *RunUpsertBulk) UpdateFinishAttempts() *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.UpdateFinishAttempts()
+	})
+}
+
+// SetFinishNextAt sets the "finish_next_at" field.
+func (u *RunUpsertBulk) SetFinishNextAt(v time.Time) *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.SetFinishNextAt(v)
+	})
+}
+
+// UpdateFinishNextAt sets the "finish_next_at" field to the value that was provided on create.
+func (u *RunUpsertBulk) UpdateFinishNextAt() *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.UpdateFinishNextAt()
+	})
+}
+
+// ClearFinishNextAt clears the value of the "finish_next_at" field.
+func (u *RunUpsertBulk) ClearFinishNextAt() *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.ClearFinishNextAt()
+	})
+}
+
+// SetActionsCancelledAt sets the "actions_cancelled_at" field.
+func (u *RunUpsertBulk) SetActionsCancelledAt(v time.Time) *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.SetActionsCancelledAt(v)
+	})
+}
+
+// UpdateActionsCancelledAt sets the "actions_cancelled_at" field to the value that was provided on create.
+func (u *RunUpsertBulk) UpdateActionsCancelledAt() *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.UpdateActionsCancelledAt()
+	})
+}
+
+// ClearActionsCancelledAt clears the value of the "actions_cancelled_at" field.
+func (u *RunUpsertBulk) ClearActionsCancelledAt() *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.ClearActionsCancelledAt()
 	})
 }
 

@@ -479,6 +479,88 @@ func (_u *RunUpdate) ClearNextAttemptAt() *RunUpdate {
 	return _u
 }
 
+// SetPublishFailures sets the "publish_failures" field.
+func (_u *RunUpdate) SetPublishFailures(v int) *RunUpdate {
+	_u.mutation.ResetPublishFailures()
+	_u.mutation.SetPublishFailures(v)
+	return _u
+}
+
+// SetNillablePublishFailures sets the "publish_failures" field if the given value is not nil.
+func (_u *RunUpdate) SetNillablePublishFailures(v *int) *RunUpdate {
+	if v != nil {
+		_u.SetPublishFailures(*v)
+	}
+	return _u
+}
+
+// AddPublishFailures adds value to the "publish_failures" field.
+func (_u *RunUpdate) AddPublishFailures(v int) *RunUpdate {
+	_u.mutation.AddPublishFailures(v)
+	return _u
+}
+
+// SetFinishAttempts sets the "finish_attempts" field.
+func (_u *RunUpdate) SetFinishAttempts(v int) *RunUpdate {
+	_u.mutation.ResetFinishAttempts()
+	_u.mutation.SetFinishAttempts(v)
+	return _u
+}
+
+// SetNillableFinishAttempts sets the "finish_attempts" field if the given value is not nil.
+func (_u *RunUpdate) SetNillableFinishAttempts(v *int) *RunUpdate {
+	if v != nil {
+		_u.SetFinishAttempts(*v)
+	}
+	return _u
+}
+
+// AddFinishAttempts adds value to the "finish_attempts" field.
+func (_u *RunUpdate) AddFinishAttempts(v int) *RunUpdate {
+	_u.mutation.AddFinishAttempts(v)
+	return _u
+}
+
+// SetFinishNextAt sets the "finish_next_at" field.
+func (_u *RunUpdate) SetFinishNextAt(v time.Time) *RunUpdate {
+	_u.mutation.SetFinishNextAt(v)
+	return _u
+}
+
+// SetNillableFinishNextAt sets the "finish_next_at" field if the given value is not nil.
+func (_u *RunUpdate) SetNillableFinishNextAt(v *time.Time) *RunUpdate {
+	if v != nil {
+		_u.SetFinishNextAt(*v)
+	}
+	return _u
+}
+
+// ClearFinishNextAt clears the value of the "finish_next_at" field.
+func (_u *RunUpdate) ClearFinishNextAt() *RunUpdate {
+	_u.mutation.ClearFinishNextAt()
+	return _u
+}
+
+// SetActionsCancelledAt sets the "actions_cancelled_at" field.
+func (_u *RunUpdate) SetActionsCancelledAt(v time.Time) *RunUpdate {
+	_u.mutation.SetActionsCancelledAt(v)
+	return _u
+}
+
+// SetNillableActionsCancelledAt sets the "actions_cancelled_at" field if the given value is not nil.
+func (_u *RunUpdate) SetNillableActionsCancelledAt(v *time.Time) *RunUpdate {
+	if v != nil {
+		_u.SetActionsCancelledAt(*v)
+	}
+	return _u
+}
+
+// ClearActionsCancelledAt clears the value of the "actions_cancelled_at" field.
+func (_u *RunUpdate) ClearActionsCancelledAt() *RunUpdate {
+	_u.mutation.ClearActionsCancelledAt()
+	return _u
+}
+
 // SetDispatchedAt sets the "dispatched_at" field.
 func (_u *RunUpdate) SetDispatchedAt(v time.Time) *RunUpdate {
 	_u.mutation.SetDispatchedAt(v)
@@ -1458,6 +1540,30 @@ func (_u *RunUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if _u.mutation.NextAttemptAtCleared() {
 		_spec.ClearField(run.FieldNextAttemptAt, field.TypeTime)
 	}
+	if value, ok := _u.mutation.PublishFailures(); ok {
+		_spec.SetField(run.FieldPublishFailures, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedPublishFailures(); ok {
+		_spec.AddField(run.FieldPublishFailures, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.FinishAttempts(); ok {
+		_spec.SetField(run.FieldFinishAttempts, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedFinishAttempts(); ok {
+		_spec.AddField(run.FieldFinishAttempts, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.FinishNextAt(); ok {
+		_spec.SetField(run.FieldFinishNextAt, field.TypeTime, value)
+	}
+	if _u.mutation.FinishNextAtCleared() {
+		_spec.ClearField(run.FieldFinishNextAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.ActionsCancelledAt(); ok {
+		_spec.SetField(run.FieldActionsCancelledAt, field.TypeTime, value)
+	}
+	if _u.mutation.ActionsCancelledAtCleared() {
+		_spec.ClearField(run.FieldActionsCancelledAt, field.TypeTime)
+	}
 	if value, ok := _u.mutation.DispatchedAt(); ok {
 		_spec.SetField(run.FieldDispatchedAt, field.TypeTime, value)
 	}
@@ -2275,6 +2381,88 @@ func (_u *RunUpdateOne) SetNillableNextAttemptAt(v *time.Time) *RunUpdateOne {
 // ClearNextAttemptAt clears the value of the "next_attempt_at" field.
 func (_u *RunUpdateOne) ClearNextAttemptAt() *RunUpdateOne {
 	_u.mutation.ClearNextAttemptAt()
+	return _u
+}
+
+// SetPublishFailures sets the "publish_failures" field.
+func (_u *RunUpdateOne) SetPublishFailures(v int) *RunUpdateOne {
+	_u.mutation.ResetPublishFailures()
+	_u.mutation.SetPublishFailures(v)
+	return _u
+}
+
+// SetNillablePublishFailures sets the "publish_failures" field if the given value is not nil.
+func (_u *RunUpdateOne) SetNillablePublishFailures(v *int) *RunUpdateOne {
+	if v != nil {
+		_u.SetPublishFailures(*v)
+	}
+	return _u
+}
+
+// AddPublishFailures adds value to the "publish_failures" field.
+func (_u *RunUpdateOne) AddPublishFailures(v int) *RunUpdateOne {
+	_u.mutation.AddPublishFailures(v)
+	return _u
+}
+
+// SetFinishAttempts sets the "finish_attempts" field.
+func (_u *RunUpdateOne) SetFinishAttempts(v int) *RunUpdateOne {
+	_u.mutation.ResetFinishAttempts()
+	_u.mutation.SetFinishAttempts(v)
+	return _u
+}
+
+// SetNillableFinishAttempts sets the "finish_attempts" field if the given value is not nil.
+func (_u *RunUpdateOne) SetNillableFinishAttempts(v *int) *RunUpdateOne {
+	if v != nil {
+		_u.SetFinishAttempts(*v)
+	}
+	return _u
+}
+
+// AddFinishAttempts adds value to the "finish_attempts" field.
+func (_u *RunUpdateOne) AddFinishAttempts(v int) *RunUpdateOne {
+	_u.mutation.AddFinishAttempts(v)
+	return _u
+}
+
+// SetFinishNextAt sets the "finish_next_at" field.
+func (_u *RunUpdateOne) SetFinishNextAt(v time.Time) *RunUpdateOne {
+	_u.mutation.SetFinishNextAt(v)
+	return _u
+}
+
+// SetNillableFinishNextAt sets the "finish_next_at" field if the given value is not nil.
+func (_u *RunUpdateOne) SetNillableFinishNextAt(v *time.Time) *RunUpdateOne {
+	if v != nil {
+		_u.SetFinishNextAt(*v)
+	}
+	return _u
+}
+
+// ClearFinishNextAt clears the value of the "finish_next_at" field.
+func (_u *RunUpdateOne) ClearFinishNextAt() *RunUpdateOne {
+	_u.mutation.ClearFinishNextAt()
+	return _u
+}
+
+// SetActionsCancelledAt sets the "actions_cancelled_at" field.
+func (_u *RunUpdateOne) SetActionsCancelledAt(v time.Time) *RunUpdateOne {
+	_u.mutation.SetActionsCancelledAt(v)
+	return _u
+}
+
+// SetNillableActionsCancelledAt sets the "actions_cancelled_at" field if the given value is not nil.
+func (_u *RunUpdateOne) SetNillableActionsCancelledAt(v *time.Time) *RunUpdateOne {
+	if v != nil {
+		_u.SetActionsCancelledAt(*v)
+	}
+	return _u
+}
+
+// ClearActionsCancelledAt clears the value of the "actions_cancelled_at" field.
+func (_u *RunUpdateOne) ClearActionsCancelledAt() *RunUpdateOne {
+	_u.mutation.ClearActionsCancelledAt()
 	return _u
 }
 
@@ -3286,6 +3474,30 @@ func (_u *RunUpdateOne) sqlSave(ctx context.Context) (_node *Run, err error) {
 	}
 	if _u.mutation.NextAttemptAtCleared() {
 		_spec.ClearField(run.FieldNextAttemptAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.PublishFailures(); ok {
+		_spec.SetField(run.FieldPublishFailures, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedPublishFailures(); ok {
+		_spec.AddField(run.FieldPublishFailures, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.FinishAttempts(); ok {
+		_spec.SetField(run.FieldFinishAttempts, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedFinishAttempts(); ok {
+		_spec.AddField(run.FieldFinishAttempts, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.FinishNextAt(); ok {
+		_spec.SetField(run.FieldFinishNextAt, field.TypeTime, value)
+	}
+	if _u.mutation.FinishNextAtCleared() {
+		_spec.ClearField(run.FieldFinishNextAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.ActionsCancelledAt(); ok {
+		_spec.SetField(run.FieldActionsCancelledAt, field.TypeTime, value)
+	}
+	if _u.mutation.ActionsCancelledAtCleared() {
+		_spec.ClearField(run.FieldActionsCancelledAt, field.TypeTime)
 	}
 	if value, ok := _u.mutation.DispatchedAt(); ok {
 		_spec.SetField(run.FieldDispatchedAt, field.TypeTime, value)

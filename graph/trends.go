@@ -29,7 +29,7 @@ func (h *api) findingTrends(ctx context.Context, from, to time.Time, interval mo
 	if err != nil {
 		return nil, err
 	}
-	where, args := s.where()
+	where, args := s.Where()
 	q := `SELECT r.` + run.FieldCreatedAt + `, f.` + finding.FieldSeverity + `, f.` + finding.FieldCategory + `, COUNT(*),
 	SUM(CASE WHEN f.` + finding.FieldPosted + ` THEN 1 ELSE 0 END)
 FROM ` + finding.Table + ` f JOIN (SELECT ` + run.FieldID + `, ` + run.FieldCreatedAt + ` FROM ` + run.Table + ` WHERE ` + where + `) r

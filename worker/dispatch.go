@@ -96,7 +96,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	defer stop()
 	for {
 		for ctx.Err() == nil {
-			id, err := ClaimRun(ctx, d.cfg.DB, d.cfg.WorkerID, string(run.StatusQueued), time.Now())
+			id, err := d.cfg.DB.Claim(ctx, store.QueuedRuns, d.cfg.WorkerID, time.Now(), 0)
 			if err != nil {
 				d.cfg.Log.Warn("dispatch: claim", "err", err)
 				break
@@ -119,7 +119,7 @@ func (d *Dispatcher) Dispatch(ctx context.Context, id int) {
 		WithRepository(func(q *ent.RepositoryQuery) { q.WithInstallation() }).WithReviewer().Only(ctx)
 	if err != nil {
 		log.Error("dispatch: load run", "err", err)
-		Release(ctx, d.cfg.DB, id, d.cfg.WorkerID, 5*time.Second) //nolint:errcheck
+		d.cfg.DB.Release(ctx, store.QueuedRuns, id, d.cfg.WorkerID, time.Now().Add(5*time.Second)) //nolint:errcheck
 		return
 	}
 	repo, rv := r.Edges.Repository, r.Edges.Reviewer
@@ -146,7 +146,7 @@ func (d *Dispatcher) Dispatch(ctx context.Context, id int) {
 func (d *Dispatcher) waitForGitHub(ctx context.Context, log *slog.Logger, id int, until time.Time, cause error) {
 	text := WaitingText(until)
 	log.Info("dispatch: GitHub asked to wait", "until", until, "err", cause)
-	if err := Release(ctx, d.cfg.DB, id, d.cfg.WorkerID, time.Until(until)); err != nil {
+	if _, err := d.cfg.DB.Release(ctx, store.QueuedRuns, id, d.cfg.WorkerID, until); err != nil {
 		log.Error("dispatch: put the run back", "err", err)
 	}
 	if err := runs.Note(ctx, d.cfg.DB.Client, id, text, cause.Error()); err != nil {

@@ -109,7 +109,7 @@ func (f *fixture) finisher(t *testing.T) *worker.Finisher {
 // claimAndDispatch claims the next queued run as owner and dispatches it.
 func (f *fixture) claimAndDispatch(t *testing.T, d *worker.Dispatcher, owner string) int {
 	t.Helper()
-	id, err := worker.ClaimRun(context.Background(), f.db, owner, "queued", time.Now())
+	id, err := f.db.Claim(context.Background(), store.QueuedRuns, owner, time.Now(), 0)
 	if err != nil || id == 0 {
 		t.Fatalf("claim: id %d err %v", id, err)
 	}
@@ -271,10 +271,10 @@ func TestDeadWorkerRunIsRedispatched(t *testing.T) {
 		f := newFixture(t, db, nil)
 		r := f.enqueue(t)
 		old := time.Now().Add(-2 * time.Minute)
-		if id, err := worker.ClaimRun(ctx, db, "dead-worker", "queued", old); err != nil || id != r.ID {
+		if id, err := db.Claim(ctx, store.QueuedRuns, "dead-worker", old, 0); err != nil || id != r.ID {
 			t.Fatalf("claim by the doomed worker: %d %v", id, err)
 		}
-		if id, _ := worker.ClaimRun(ctx, db, "w2", "queued", time.Now()); id != 0 {
+		if id, _ := db.Claim(ctx, store.QueuedRuns, "w2", time.Now(), 0); id != 0 {
 			t.Fatal("a held run was claimed twice")
 		}
 		sw, err := worker.NewSweeper(worker.SweepConfig{DB: db, Log: f.log, Bus: f.bus, DeadAfter: 90 * time.Second})

@@ -87,11 +87,20 @@ func TestFinisherCancelsActionsRunOnce(t *testing.T) {
 		if wr.Status != "completed" || wr.Conclusion != "cancelled" {
 			t.Fatalf("Actions run: %s/%s, want completed/cancelled", wr.Status, wr.Conclusion)
 		}
-		if db.Run.GetX(ctx, r.ID).CheckCompleted {
+		got := db.Run.GetX(ctx, r.ID)
+		if got.CheckCompleted {
 			t.Fatal("check recorded completed although completing it failed")
 		}
+		// The failure is counted and backs off on the finisher's own due time.
+		if got.FinishAttempts != 1 || got.FinishNextAt == nil || got.ActionsCancelledAt == nil {
+			t.Fatalf("after a failed finish: attempts %d, due %v, Actions cancelled %v", got.FinishAttempts, got.FinishNextAt, got.ActionsCancelledAt)
+		}
+		updates := f.sim.CallCount(updateCheckRun)
+		if err := fin.FinishAll(ctx); err != nil || f.sim.CallCount(updateCheckRun) != updates {
+			t.Fatalf("finished again before its due time: %v, %d check updates, want %d", err, f.sim.CallCount(updateCheckRun), updates)
+		}
 		// The retry completes the check without cancelling again.
-		db.Run.UpdateOneID(r.ID).ClearNextAttemptAt().ExecX(ctx)
+		db.Run.UpdateOneID(r.ID).ClearFinishNextAt().ExecX(ctx)
 		f.finishTwice(t, fin)
 		if n := f.sim.CallCount(cancelActionsRun); n != 1 {
 			t.Fatalf("%d Actions cancels, want 1", n)

@@ -7,9 +7,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/chakshu-dev/chakshu/ent/predicate"
-	"github.com/chakshu-dev/chakshu/ent/run"
-	"github.com/chakshu-dev/chakshu/ent/runevent"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/redact"
@@ -108,10 +105,6 @@ func (l *PublishLoop) Run(ctx context.Context) error {
 	}
 }
 
-// retryNote marks an interrupted publishing attempt on the run's timeline;
-// counting them bounds the retries.
-const retryNote = "Publishing was interrupted; it will be tried again."
-
 // maxPublishAttempts bounds how often a run's publishing is tried.
 const maxPublishAttempts = 3
 
@@ -136,33 +129,32 @@ func (l *PublishLoop) publish(ctx context.Context, id int) {
 	}
 	// The run is still publishing (the publisher was interrupted, or could
 	// not record its failure): let go of it and retry later, a few times.
-	tries, cerr := l.cfg.DB.RunEvent.Query().Where(runevent.HasRunWith(run.ID(id)), runevent.Message(retryNote)).Count(bg)
-	if cerr == nil && tries+1 >= maxPublishAttempts {
+	// The run's publish_failures column counts the failures before this one.
+	r, cerr := l.cfg.DB.Run.Get(bg, id)
+	if cerr == nil && r.PublishFailures+1 >= maxPublishAttempts {
 		ferr := runs.Fail(bg, l.cfg.DB.Client, id, "Chakshu could not publish this review on GitHub. It can be triggered again.", err.Error())
 		if ferr == nil || errors.Is(ferr, runs.ErrConflict) {
 			return
 		}
 	}
 	n, uerr := l.cfg.DB.Run.Update().
-		Where(run.ID(id), run.StatusEQ(run.StatusPublishing), run.LeaseOwner(l.cfg.WorkerID)).
-		SetLeaseOwner("").SetNextAttemptAt(time.Now().Add(l.cfg.RetryAfter)).
+		Where(store.HeldRun(store.PublishingRuns, id, l.cfg.WorkerID)).
+		SetLeaseOwner("").SetNextAttemptAt(time.Now().Add(l.cfg.RetryAfter)).AddPublishFailures(1).
 		Save(bg)
 	switch {
 	case uerr != nil:
 		l.cfg.Log.Warn("publish: release run", "run_id", id, "err", redact.Error(uerr))
 	case n > 0:
 		l.cfg.Log.Warn("publish: will retry", "run_id", id, "err", redact.Error(err))
-		runs.Note(bg, l.cfg.DB.Client, id, retryNote, err.Error()) //nolint:errcheck // the timeline entry is advisory
+		runs.Note(bg, l.cfg.DB.Client, id, store.NotePublishRetry, err.Error()) //nolint:errcheck // the timeline entry is for people
 	}
 }
 
 // waitForGitHub lets go of a publishing run GitHub asked to wait for, due at
 // until, and says so on its timeline.
 func (l *PublishLoop) waitForGitHub(ctx context.Context, id int, until time.Time, cause error) {
-	n, err := l.cfg.DB.Run.Update().
-		Where(run.ID(id), run.StatusEQ(run.StatusPublishing), run.LeaseOwner(l.cfg.WorkerID)).
-		SetLeaseOwner("").SetNextAttemptAt(until).Save(ctx)
-	if err != nil || n == 0 {
+	held, err := l.cfg.DB.Release(ctx, store.PublishingRuns, id, l.cfg.WorkerID, until)
+	if err != nil || !held {
 		if err != nil {
 			l.cfg.Log.Warn("publish: put the run back", "run_id", id, "err", redact.Error(err))
 		}
@@ -183,52 +175,12 @@ func (l *PublishLoop) safePublish(ctx context.Context, id int) (err error) {
 	return l.cfg.Publisher.Publish(ctx, id)
 }
 
-// claimable selects publishing runs no live worker holds: no lease (the move
-// to publishing clears it, internal/runs) or a stale heartbeat, and not
-// waiting for a retry. A lease is judged by its heartbeat alone: comparing it
-// with reported_at let a second worker claim a run whose first claim was
-// stamped a moment before the run arrived, and both published it.
-func (l *PublishLoop) claimable(now time.Time) predicate.Run {
-	return run.And(
-		run.StatusEQ(run.StatusPublishing),
-		run.Or(run.NextAttemptAtIsNil(), run.NextAttemptAtLTE(now)),
-		run.Or(
-			run.LeaseOwnerEQ(""),
-			run.HeartbeatAtIsNil(),
-			run.HeartbeatAtLT(now.Add(-l.cfg.StaleAfter)),
-		),
-	)
-}
-
-// Claim takes the oldest claimable publishing run with a conditional update,
-// so two workers never hold the same run. It returns 0 when there is none.
+// Claim takes the oldest claimable publishing run: one nobody holds (the
+// move to publishing clears the lease, internal/runs) or whose holder went
+// silent for StaleAfter, and not waiting for a retry. A lease is judged by
+// its heartbeat alone: comparing it with reported_at let a second worker
+// claim a run whose first claim was stamped a moment before the run arrived,
+// and both published it. It returns 0 when there is none.
 func (l *PublishLoop) Claim(ctx context.Context, now time.Time) (int, error) {
-	ids, err := l.cfg.DB.Run.Query().Where(l.claimable(now)).
-		Order(run.ByReportedAt(), run.ByID()).Limit(5).IDs(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("find runs to publish: %w", err)
-	}
-	for _, id := range ids {
-		n, err := l.cfg.DB.Run.Update().Where(run.ID(id), l.claimable(now)).
-			SetLeaseOwner(l.cfg.WorkerID).SetHeartbeatAt(now).Save(ctx)
-		if err != nil {
-			return 0, fmt.Errorf("claim run %d: %w", id, err)
-		}
-		if n == 1 {
-			return id, nil
-		}
-	}
-	return 0, nil
-}
-
-// Heartbeat refreshes the leases of the publishing runs workerID holds; it
-// is a worker.Config.Heartbeaters entry.
-func (l *PublishLoop) Heartbeat(ctx context.Context, workerID string, now time.Time) error {
-	err := l.cfg.DB.Run.Update().
-		Where(run.LeaseOwner(workerID), run.StatusEQ(run.StatusPublishing)).
-		SetHeartbeatAt(now).Exec(ctx)
-	if err != nil {
-		return fmt.Errorf("publish leases: %w", err)
-	}
-	return nil
+	return l.cfg.DB.Claim(ctx, store.PublishingRuns, l.cfg.WorkerID, now, l.cfg.StaleAfter)
 }

@@ -122,7 +122,7 @@ func TestPublishClaimAndLeases(t *testing.T) {
 		}
 		// A's heartbeat keeps it; B may take it over only once A goes silent.
 		later := now.Add(60 * time.Second)
-		if err := a.Heartbeat(ctx, "w-a", later); err != nil {
+		if err := db.Heartbeat(ctx, "w-a", later, store.PublishingRuns); err != nil {
 			t.Fatal(err)
 		}
 		if got, _ := b.Claim(ctx, later.Add(60*time.Second)); got != 0 {
@@ -150,7 +150,7 @@ func TestPublishClaimAndLeases(t *testing.T) {
 		other := newRun("s4", func(c *ent.RunCreate) {
 			c.SetStatus(run.StatusQueued).SetLeaseOwner("w-a").SetHeartbeatAt(now)
 		})
-		if err := a.Heartbeat(ctx, "w-a", now.Add(time.Hour)); err != nil {
+		if err := db.Heartbeat(ctx, "w-a", now.Add(time.Hour), store.PublishingRuns); err != nil {
 			t.Fatal(err)
 		}
 		if hb := db.Run.GetX(ctx, other).HeartbeatAt; hb == nil || hb.After(now.Add(time.Minute)) {

@@ -51,13 +51,13 @@ func TestDispatchWaitsForGitHubRateLimit(t *testing.T) {
 			t.Fatalf("check run while waiting: %+v", c)
 		}
 		// Not claimable before it is due.
-		if id, _ := worker.ClaimRun(ctx, db, "w1", "queued", time.Now()); id != 0 {
+		if id, _ := db.Claim(ctx, store.QueuedRuns, "w1", time.Now(), 0); id != 0 {
 			t.Fatal("a waiting run was claimed before its due time")
 		}
 
 		// The second limit in a row waits longer (two minutes).
 		start = time.Now()
-		if id, err := worker.ClaimRun(ctx, db, "w1", "queued", got.NextAttemptAt.Add(time.Second)); err != nil || id != r.ID {
+		if id, err := db.Claim(ctx, store.QueuedRuns, "w1", got.NextAttemptAt.Add(time.Second), 0); err != nil || id != r.ID {
 			t.Fatalf("claim when due: %d %v", id, err)
 		}
 		d.Dispatch(ctx, r.ID)
@@ -67,7 +67,7 @@ func TestDispatchWaitsForGitHubRateLimit(t *testing.T) {
 		}
 
 		// GitHub answers again: dispatched, once.
-		if id, _ := worker.ClaimRun(ctx, db, "w1", "queued", got.NextAttemptAt.Add(time.Second)); id != r.ID {
+		if id, _ := db.Claim(ctx, store.QueuedRuns, "w1", got.NextAttemptAt.Add(time.Second), 0); id != r.ID {
 			t.Fatal("not claimable when due")
 		}
 		d.Dispatch(ctx, r.ID)

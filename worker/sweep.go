@@ -9,7 +9,6 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
-	"github.com/chakshu-dev/chakshu/ent/runevent"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/notify"
@@ -85,23 +84,12 @@ func (s *Sweeper) Sweep(ctx context.Context, now time.Time) error {
 func (s *Sweeper) SweepCount(ctx context.Context, now time.Time) (SweepResult, error) {
 	var res SweepResult
 	db := s.cfg.DB
-	cutoff := now.Add(-s.cfg.DeadAfter)
-	// Runs held by a worker that stopped heartbeating go back to whoever claims next.
-	rr, err := db.SQL.ExecContext(ctx, db.Rebind(`UPDATE runs SET lease_owner = '', next_attempt_at = NULL
-		WHERE lease_owner <> '' AND (heartbeat_at IS NULL OR heartbeat_at < ?) AND status IN ('queued','publishing')`), cutoff)
+	// Work held by a worker that stopped heartbeating goes back to whoever claims next.
+	back, err := db.RequeueDead(ctx, now.Add(-s.cfg.DeadAfter))
 	if err != nil {
-		return res, fmt.Errorf("requeue runs: %w", err)
+		return res, err
 	}
-	n, _ := rr.RowsAffected()
-	res.RunsRequeued = int(n)
-	// Webhook events likewise.
-	er, err := db.SQL.ExecContext(ctx, db.Rebind(`UPDATE webhook_events SET lease_owner = '', status = 'pending', next_attempt_at = NULL
-		WHERE lease_owner <> '' AND (heartbeat_at IS NULL OR heartbeat_at < ?) AND status IN ('pending','processing')`), cutoff)
-	if err != nil {
-		return res, fmt.Errorf("requeue events: %w", err)
-	}
-	n, _ = er.RowsAffected()
-	res.EventsRequeued = int(n)
+	res.RunsRequeued, res.EventsRequeued = back.Runs, back.Events
 	if res.RunsRequeued > 0 {
 		s.cfg.Log.Warn("requeued runs of a dead worker", "count", res.RunsRequeued)
 		s.cfg.Bus.Notify(ctx, notify.TopicRuns)    //nolint:errcheck
@@ -205,7 +193,7 @@ func (f *Finisher) FinishAll(ctx context.Context) error {
 	now := time.Now()
 	pending, err := f.cfg.DB.Run.Query().Where(
 		run.StatusIn(run.StatusFailed, run.StatusCancelled), run.CheckRunIDNEQ(0), run.CheckCompleted(false),
-		run.Or(run.NextAttemptAtIsNil(), run.NextAttemptAtLTE(now)),
+		run.Or(run.FinishNextAtIsNil(), run.FinishNextAtLTE(now)),
 	).WithRepository(func(q *ent.RepositoryQuery) { q.WithInstallation() }).WithReviewer().Limit(50).All(ctx)
 	if err != nil {
 		return err
@@ -213,13 +201,12 @@ func (f *Finisher) FinishAll(ctx context.Context) error {
 	for _, r := range pending {
 		if err := f.finish(ctx, r); err != nil {
 			f.cfg.Log.Warn("complete check run", "run_id", r.ID, "err", err)
-			// Back off, or until GitHub said; the run is terminal so
-			// next_attempt_at is free to use.
+			// Back off, or until GitHub said.
 			next := now.Add(30 * time.Second)
 			if until, ok := gh.WaitFor(err, now); ok {
 				next = until
 			}
-			f.cfg.DB.Run.UpdateOne(r).SetNextAttemptAt(next).Exec(ctx) //nolint:errcheck
+			f.cfg.DB.Run.UpdateOne(r).SetFinishNextAt(next).AddFinishAttempts(1).Exec(ctx) //nolint:errcheck
 		}
 	}
 	return nil
@@ -244,15 +231,8 @@ func (f *Finisher) finish(ctx context.Context, r *ent.Run) error {
 	if err != nil && !ghwrite.IsNotFound(err) {
 		return err
 	}
-	return f.cfg.DB.Run.UpdateOne(r).SetCheckCompleted(true).ClearNextAttemptAt().Exec(ctx)
+	return f.cfg.DB.Run.UpdateOne(r).SetCheckCompleted(true).ClearFinishNextAt().Exec(ctx)
 }
-
-// Timeline notes that record the Actions run of an ended run was dealt with,
-// so a retried finish does not cancel it again.
-const (
-	noteActionsCancelled = "Cancelled the GitHub Actions run."
-	noteActionsFinished  = "The GitHub Actions run had already finished."
-)
 
 // cancelActions cancels the Actions run of an ended run that was dispatched,
 // once: a portal cancel or a sweeper timeout changes only the database, and
@@ -264,24 +244,22 @@ func (f *Finisher) cancelActions(ctx context.Context, r *ent.Run) {
 		return // never started on Actions
 	}
 	log := f.cfg.Log.With("run_id", r.ID, "actions_run_id", r.ActionsRunID)
-	done, err := f.cfg.DB.RunEvent.Query().Where(runevent.HasRunWith(run.ID(r.ID)),
-		runevent.MessageIn(noteActionsCancelled, noteActionsFinished)).Exist(ctx)
-	if err != nil || done {
-		if err != nil {
-			log.Warn("cancel Actions run: read timeline", "err", redact.Error(err))
-		}
-		return
+	if r.ActionsCancelledAt != nil {
+		return // dealt with by an earlier attempt
 	}
 	outcome, err := f.cfg.Write.CancelActionsRun(ctx, ghwrite.RepoOf(r.Edges.Repository), r.ActionsRunID)
 	if err != nil {
 		log.Warn("cancel Actions run", "err", redact.Error(err))
 		return
 	}
-	note := noteActionsCancelled
+	note := store.NoteActionsCancelled
 	if outcome == ghwrite.AlreadyFinished { // it completed on its own
-		note = noteActionsFinished
+		note = store.NoteActionsFinished
 	}
 	log.Info("Actions run of an ended run", "outcome", note)
+	if err := f.cfg.DB.Run.UpdateOne(r).SetActionsCancelledAt(time.Now()).Exec(ctx); err != nil {
+		log.Warn("cancel Actions run: record it", "err", redact.Error(err))
+	}
 	if err := runs.Note(ctx, f.cfg.DB.Client, r.ID, note, ""); err != nil {
 		log.Warn("cancel Actions run: record on the timeline", "err", redact.Error(err))
 	}

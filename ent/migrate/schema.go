@@ -378,6 +378,10 @@ var (
 		{Name: "heartbeat_at", Type: field.TypeTime, Nullable: true},
 		{Name: "attempts", Type: field.TypeInt, Default: 0},
 		{Name: "next_attempt_at", Type: field.TypeTime, Nullable: true},
+		{Name: "publish_failures", Type: field.TypeInt, Default: 0},
+		{Name: "finish_attempts", Type: field.TypeInt, Default: 0},
+		{Name: "finish_next_at", Type: field.TypeTime, Nullable: true},
+		{Name: "actions_cancelled_at", Type: field.TypeTime, Nullable: true},
 		{Name: "dispatched_at", Type: field.TypeTime, Nullable: true},
 		{Name: "started_at", Type: field.TypeTime, Nullable: true},
 		{Name: "reported_at", Type: field.TypeTime, Nullable: true},
@@ -424,13 +428,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "runs_repositories_runs",
-				Columns:    []*schema.Column{RunsColumns[66]},
+				Columns:    []*schema.Column{RunsColumns[70]},
 				RefColumns: []*schema.Column{RepositoriesColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "runs_reviewers_runs",
-				Columns:    []*schema.Column{RunsColumns[67]},
+				Columns:    []*schema.Column{RunsColumns[71]},
 				RefColumns: []*schema.Column{ReviewersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -459,17 +463,17 @@ var (
 			{
 				Name:    "run_pr_number_repository_runs",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[6], RunsColumns[66]},
+				Columns: []*schema.Column{RunsColumns[6], RunsColumns[70]},
 			},
 			{
 				Name:    "run_created_at_repository_runs",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[1], RunsColumns[66]},
+				Columns: []*schema.Column{RunsColumns[1], RunsColumns[70]},
 			},
 			{
 				Name:    "run_created_at_reviewer_runs",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[1], RunsColumns[67]},
+				Columns: []*schema.Column{RunsColumns[1], RunsColumns[71]},
 			},
 			{
 				Name:    "run_actions_run_id",
@@ -479,12 +483,12 @@ var (
 			{
 				Name:    "run_status_created_at_repository_runs",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[4], RunsColumns[1], RunsColumns[66]},
+				Columns: []*schema.Column{RunsColumns[4], RunsColumns[1], RunsColumns[70]},
 			},
 			{
 				Name:    "run_status_created_at_reviewer_runs",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[4], RunsColumns[1], RunsColumns[67]},
+				Columns: []*schema.Column{RunsColumns[4], RunsColumns[1], RunsColumns[71]},
 			},
 			{
 				Name:    "run_updated_at",
@@ -494,7 +498,7 @@ var (
 			{
 				Name:    "run_pr_number_head_sha_kind_repository_runs_reviewer_runs",
 				Unique:  true,
-				Columns: []*schema.Column{RunsColumns[6], RunsColumns[9], RunsColumns[3], RunsColumns[66], RunsColumns[67]},
+				Columns: []*schema.Column{RunsColumns[6], RunsColumns[9], RunsColumns[3], RunsColumns[70], RunsColumns[71]},
 				Annotation: &entsql.IndexAnnotation{
 					Where: "status IN ('queued','dispatched','running','publishing') AND kind = 'review'",
 				},
@@ -502,7 +506,7 @@ var (
 			{
 				Name:    "run_reply_to_comment_id",
 				Unique:  true,
-				Columns: []*schema.Column{RunsColumns[63]},
+				Columns: []*schema.Column{RunsColumns[67]},
 			},
 		},
 	}

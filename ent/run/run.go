@@ -77,6 +77,14 @@ const (
 	FieldAttempts = "attempts"
 	// FieldNextAttemptAt holds the string denoting the next_attempt_at field in the database.
 	FieldNextAttemptAt = "next_attempt_at"
+	// FieldPublishFailures holds the string denoting the publish_failures field in the database.
+	FieldPublishFailures = "publish_failures"
+	// FieldFinishAttempts holds the string denoting the finish_attempts field in the database.
+	FieldFinishAttempts = "finish_attempts"
+	// FieldFinishNextAt holds the string denoting the finish_next_at field in the database.
+	FieldFinishNextAt = "finish_next_at"
+	// FieldActionsCancelledAt holds the string denoting the actions_cancelled_at field in the database.
+	FieldActionsCancelledAt = "actions_cancelled_at"
 	// FieldDispatchedAt holds the string denoting the dispatched_at field in the database.
 	FieldDispatchedAt = "dispatched_at"
 	// FieldStartedAt holds the string denoting the started_at field in the database.
@@ -220,6 +228,10 @@ var Columns = []string{
 	FieldHeartbeatAt,
 	FieldAttempts,
 	FieldNextAttemptAt,
+	FieldPublishFailures,
+	FieldFinishAttempts,
+	FieldFinishNextAt,
+	FieldActionsCancelledAt,
 	FieldDispatchedAt,
 	FieldStartedAt,
 	FieldReportedAt,
@@ -328,6 +340,10 @@ var (
 	DefaultLeaseOwner string
 	// DefaultAttempts holds the default value on creation for the "attempts" field.
 	DefaultAttempts int
+	// DefaultPublishFailures holds the default value on creation for the "publish_failures" field.
+	DefaultPublishFailures int
+	// DefaultFinishAttempts holds the default value on creation for the "finish_attempts" field.
+	DefaultFinishAttempts int
 	// DefaultCostUsd holds the default value on creation for the "cost_usd" field.
 	DefaultCostUsd float64
 	// DefaultInputTokens holds the default value on creation for the "input_tokens" field.
@@ -625,6 +641,26 @@ func ByAttempts(opts ...sql.OrderTermOption) OrderOption {
 // ByNextAttemptAt orders the results by the next_attempt_at field.
 func ByNextAttemptAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldNextAttemptAt, opts...).ToFunc()
+}
+
+// ByPublishFailures orders the results by the publish_failures field.
+func ByPublishFailures(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldPublishFailures, opts...).ToFunc()
+}
+
+// ByFinishAttempts orders the results by the finish_attempts field.
+func ByFinishAttempts(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldFinishAttempts, opts...).ToFunc()
+}
+
+// ByFinishNextAt orders the results by the finish_next_at field.
+func ByFinishNextAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldFinishNextAt, opts...).ToFunc()
+}
+
+// ByActionsCancelledAt orders the results by the actions_cancelled_at field.
+func ByActionsCancelledAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldActionsCancelledAt, opts...).ToFunc()
 }
 
 // ByDispatchedAt orders the results by the dispatched_at field.

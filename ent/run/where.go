@@ -190,6 +190,26 @@ func NextAttemptAt(v time.Time) predicate.Run {
 	return predicate.Run(sql.FieldEQ(FieldNextAttemptAt, v))
 }
 
+// PublishFailures applies equality check predicate on the "publish_failures" field. It's identical to PublishFailuresEQ.
+func PublishFailures(v int) predicate.Run {
+	return predicate.Run(sql.FieldEQ(FieldPublishFailures, v))
+}
+
+// FinishAttempts applies equality check predicate on the "finish_attempts" field. It's identical to FinishAttemptsEQ.
+func FinishAttempts(v int) predicate.Run {
+	return predicate.Run(sql.FieldEQ(FieldFinishAttempts, v))
+}
+
+// FinishNextAt applies equality check predicate on the "finish_next_at" field. It's identical to FinishNextAtEQ.
+func FinishNextAt(v time.Time) predicate.Run {
+	return predicate.Run(sql.FieldEQ(FieldFinishNextAt, v))
+}
+
+// ActionsCancelledAt applies equality check predicate on the "actions_cancelled_at" field. It's identical to ActionsCancelledAtEQ.
+func ActionsCancelledAt(v time.Time) predicate.Run {
+	return predicate.Run(sql.FieldEQ(FieldActionsCancelledAt, v))
+}
+
 // DispatchedAt applies equality check predicate on the "dispatched_at" field. It's identical to DispatchedAtEQ.
 func DispatchedAt(v time.Time) predicate.Run {
 	return predicate.Run(sql.FieldEQ(FieldDispatchedAt, v))
@@ -1848,6 +1868,186 @@ func NextAttemptAtIsNil() predicate.Run {
 // NextAttemptAtNotNil applies the NotNil predicate on the "next_attempt_at" field.
 func NextAttemptAtNotNil() predicate.Run {
 	return predicate.Run(sql.FieldNotNull(FieldNextAttemptAt))
+}
+
+// PublishFailuresEQ applies the EQ predicate on the "publish_failures" field.
+func PublishFailuresEQ(v int) predicate.Run {
+	return predicate.Run(sql.FieldEQ(FieldPublishFailures, v))
+}
+
+// PublishFailuresNEQ applies the NEQ predicate on the "publish_failures" field.
+func PublishFailuresNEQ(v int) predicate.Run {
+	return predicate.Run(sql.FieldNEQ(FieldPublishFailures, v))
+}
+
+// PublishFailuresIn applies the In predicate on the "publish_failures" field.
+func PublishFailuresIn(vs ...int) predicate.Run {
+	return predicate.Run(sql.FieldIn(FieldPublishFailures, vs...))
+}
+
+// PublishFailuresNotIn applies the NotIn predicate on the "publish_failures" field.
+func PublishFailuresNotIn(vs ...int) predicate.Run {
+	return predicate.Run(sql.FieldNotIn(FieldPublishFailures, vs...))
+}
+
+// PublishFailuresGT applies the GT predicate on the "publish_failures" field.
+func PublishFailuresGT(v int) predicate.Run {
+	return predicate.Run(sql.FieldGT(FieldPublishFailures, v))
+}
+
+// PublishFailuresGTE applies the GTE predicate on the "publish_failures" field.
+func PublishFailuresGTE(v int) predicate.Run {
+	return predicate.Run(sql.FieldGTE(FieldPublishFailures, v))
+}
+
+// PublishFailuresLT applies the LT predicate on the "publish_failures" field.
+func PublishFailuresLT(v int) predicate.Run {
+	return predicate.Run(sql.FieldLT(FieldPublishFailures, v))
+}
+
+// PublishFailuresLTE applies the LTE predicate on the "publish_failures" field.
+func PublishFailuresLTE(v int) predicate.Run {
+	return predicate.Run(sql.FieldLTE(FieldPublishFailures, v))
+}
+
+// FinishAttemptsEQ applies the EQ predicate on the "finish_attempts" field.
+func FinishAttemptsEQ(v int) predicate.Run {
+	return predicate.Run(sql.FieldEQ(FieldFinishAttempts, v))
+}
+
+// FinishAttemptsNEQ applies the NEQ predicate on the "finish_attempts" field.
+func FinishAttemptsNEQ(v int) predicate.Run {
+	return predicate.Run(sql.FieldNEQ(FieldFinishAttempts, v))
+}
+
+// FinishAttemptsIn applies the In predicate on the "finish_attempts" field.
+func FinishAttemptsIn(vs ...int) predicate.Run {
+	return predicate.Run(sql.FieldIn(FieldFinishAttempts, vs...))
+}
+
+// FinishAttemptsNotIn applies the NotIn predicate on the "finish_attempts" field.
+func FinishAttemptsNotIn(vs ...int) predicate.Run {
+	return predicate.Run(sql.FieldNotIn(FieldFinishAttempts, vs...))
+}
+
+// FinishAttemptsGT applies the GT predicate on the "finish_attempts" field.
+func FinishAttemptsGT(v int) predicate.Run {
+	return predicate.Run(sql.FieldGT(FieldFinishAttempts, v))
+}
+
+// FinishAttemptsGTE applies the GTE predicate on the "finish_attempts" field.
+func FinishAttemptsGTE(v int) predicate.Run {
+	return predicate.Run(sql.FieldGTE(FieldFinishAttempts, v))
+}
+
+// FinishAttemptsLT applies the LT predicate on the "finish_attempts" field.
+func FinishAttemptsLT(v int) predicate.Run {
+	return predicate.Run(sql.FieldLT(FieldFinishAttempts, v))
+}
+
+// FinishAttemptsLTE applies the LTE predicate on the "finish_attempts" field.
+func FinishAttemptsLTE(v int) predicate.Run {
+	return predicate.Run(sql.FieldLTE(FieldFinishAttempts, v))
+}
+
+// FinishNextAtEQ applies the EQ predicate on the "finish_next_at" field.
+func FinishNextAtEQ(v time.Time) predicate.Run {
+	return predicate.Run(sql.FieldEQ(FieldFinishNextAt, v))
+}
+
+// FinishNextAtNEQ applies the NEQ predicate on the "finish_next_at" field.
+func FinishNextAtNEQ(v time.Time) predicate.Run {
+	return predicate.Run(sql.FieldNEQ(FieldFinishNextAt, v))
+}
+
+// FinishNextAtIn applies the In predicate on the "finish_next_at" field.
+func FinishNextAtIn(vs ...time.Time) predicate.Run {
+	return predicate.Run(sql.FieldIn(FieldFinishNextAt, vs...))
+}
+
+// FinishNextAtNotIn applies the NotIn predicate on the "finish_next_at" field.
+func FinishNextAtNotIn(vs ...time.Time) predicate.Run {
+	return predicate.Run(sql.FieldNotIn(FieldFinishNextAt, vs...))
+}
+
+// FinishNextAtGT applies the GT predicate on the "finish_next_at" field.
+func FinishNextAtGT(v time.Time) predicate.Run {
+	return predicate.Run(sql.FieldGT(FieldFinishNextAt, v))
+}
+
+// FinishNextAtGTE applies the GTE predicate on the "finish_next_at" field.
+func FinishNextAtGTE(v time.Time) predicate.Run {
+	return predicate.Run(sql.FieldGTE(FieldFinishNextAt, v))
+}
+
+// FinishNextAtLT applies the LT predicate on the "finish_next_at" field.
+func FinishNextAtLT(v time.Time) predicate.Run {
+	return predicate.Run(sql.FieldLT(FieldFinishNextAt, v))
+}
+
+// FinishNextAtLTE applies the LTE predicate on the "finish_next_at" field.
+func FinishNextAtLTE(v time.Time) predicate.Run {
+	return predicate.Run(sql.FieldLTE(FieldFinishNextAt, v))
+}
+
+// FinishNextAtIsNil applies the IsNil predicate on the "finish_next_at" field.
+func FinishNextAtIsNil() predicate.Run {
+	return predicate.Run(sql.FieldIsNull(FieldFinishNextAt))
+}
+
+// FinishNextAtNotNil applies the NotNil predicate on the "finish_next_at" field.
+func FinishNextAtNotNil() predicate.Run {
+	return predicate.Run(sql.FieldNotNull(FieldFinishNextAt))
+}
+
+// ActionsCancelledAtEQ applies the EQ predicate on the "actions_cancelled_at" field.
+func ActionsCancelledAtEQ(v time.Time) predicate.Run {
+	return predicate.Run(sql.FieldEQ(FieldActionsCancelledAt, v))
+}
+
+// ActionsCancelledAtNEQ applies the NEQ predicate on the "actions_cancelled_at" field.
+func ActionsCancelledAtNEQ(v time.Time) predicate.Run {
+	return predicate.Run(sql.FieldNEQ(FieldActionsCancelledAt, v))
+}
+
+// ActionsCancelledAtIn applies the In predicate on the "actions_cancelled_at" field.
+func ActionsCancelledAtIn(vs ...time.Time) predicate.Run {
+	return predicate.Run(sql.FieldIn(FieldActionsCancelledAt, vs...))
+}
+
+// ActionsCancelledAtNotIn applies the NotIn predicate on the "actions_cancelled_at" field.
+func ActionsCancelledAtNotIn(vs ...time.Time) predicate.Run {
+	return predicate.Run(sql.FieldNotIn(FieldActionsCancelledAt, vs...))
+}
+
+// ActionsCancelledAtGT applies the GT predicate on the "actions_cancelled_at" field.
+func ActionsCancelledAtGT(v time.Time) predicate.Run {
+	return predicate.Run(sql.FieldGT(FieldActionsCancelledAt, v))
+}
+
+// ActionsCancelledAtGTE applies the GTE predicate on the "actions_cancelled_at" field.
+func ActionsCancelledAtGTE(v time.Time) predicate.Run {
+	return predicate.Run(sql.FieldGTE(FieldActionsCancelledAt, v))
+}
+
+// ActionsCancelledAtLT applies the LT predicate on the "actions_cancelled_at" field.
+func ActionsCancelledAtLT(v time.Time) predicate.Run {
+	return predicate.Run(sql.FieldLT(FieldActionsCancelledAt, v))
+}
+
+// ActionsCancelledAtLTE applies the LTE predicate on the "actions_cancelled_at" field.
+func ActionsCancelledAtLTE(v time.Time) predicate.Run {
+	return predicate.Run(sql.FieldLTE(FieldActionsCancelledAt, v))
+}
+
+// ActionsCancelledAtIsNil applies the IsNil predicate on the "actions_cancelled_at" field.
+func ActionsCancelledAtIsNil() predicate.Run {
+	return predicate.Run(sql.FieldIsNull(FieldActionsCancelledAt))
+}
+
+// ActionsCancelledAtNotNil applies the NotNil predicate on the "actions_cancelled_at" field.
+func ActionsCancelledAtNotNil() predicate.Run {
+	return predicate.Run(sql.FieldNotNull(FieldActionsCancelledAt))
 }
 
 // DispatchedAtEQ applies the EQ predicate on the "dispatched_at" field.

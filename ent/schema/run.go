@@ -78,6 +78,15 @@ func (Run) Fields() []ent.Field {
 			Comment("dispatch or publish attempts so far"),
 		field.Time("next_attempt_at").Optional().Nillable().
 			Comment("a retry waits until then"),
+		// Retry state as columns (never counted back from the timeline).
+		field.Int("publish_failures").Default(0).Annotations(gqlSkipAll()).
+			Comment("publishing attempts that failed and were put back for a retry; bounds the retries"),
+		field.Int("finish_attempts").Default(0).Annotations(gqlSkipAll()).
+			Comment("failed attempts to complete the check run of a failed or cancelled run"),
+		field.Time("finish_next_at").Optional().Nillable().Annotations(gqlSkipAll()).
+			Comment("completing the check run is retried then (the finisher's own backoff)"),
+		field.Time("actions_cancelled_at").Optional().Nillable().Annotations(gqlSkipAll()).
+			Comment("when the Actions run of the ended run was cancelled, or found already finished; it is cancelled once"),
 		// Timestamps.
 		field.Time("dispatched_at").Optional().Nillable().
 			Comment("when the workflow was dispatched"),

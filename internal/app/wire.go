@@ -174,6 +174,6 @@ func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, [
 		return nil, nil, err
 	}
 	loops := []worker.Loop{ev, disp, pl, sweep, fin, sync, rec}
-	beats := []func(context.Context, string, time.Time) error{ev.Heartbeat, worker.HeartbeatRuns(d.db)}
+	beats := []func(context.Context, string, time.Time) error{worker.HeartbeatLeases(d.db)}
 	return loops, beats, nil
 }

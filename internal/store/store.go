@@ -154,8 +154,17 @@ func (db *DB) Migrate(ctx context.Context) error {
 		}
 		defer conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", migrateLockKey) //nolint:errcheck
 	}
+	backfill, err := db.retryColumnsMissing(ctx)
+	if err != nil {
+		return err
+	}
 	if err := db.Schema.Create(ctx, migrate.WithDropColumn(false), migrate.WithDropIndex(false)); err != nil {
 		return fmt.Errorf("migrate: %w", err)
+	}
+	if backfill {
+		if err := db.backfillRetryColumns(ctx); err != nil {
+			return err
+		}
 	}
 	if err := db.migrateIntake(ctx); err != nil {
 		return err

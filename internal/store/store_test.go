@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
@@ -106,4 +107,68 @@ func TestSQLitePathWithURICharacters(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "chakshu.db")); err != nil {
 		t.Fatalf("the database is not where the data dir says: %v", err)
 	}
+}
+
+// A database from before the retry-state columns: Migrate adds them and fills
+// them from what older versions kept in the timeline and in next_attempt_at,
+// for the runs still under way, and leaves everything else at its default.
+func TestMigrateBackfillsRetryColumns(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		repo, rv := seedRepoReviewer(t, ctx, db)
+		mk := func(pr int, status run.Status) *ent.RunCreate {
+			return db.Run.Create().SetRepository(repo).SetReviewer(rv).SetPrNumber(pr).SetHeadSha("h").
+				SetTrigger(run.TriggerPortal).SetStatus(status)
+		}
+		note := func(id int, msg string, at time.Time) {
+			db.RunEvent.Create().SetRunID(id).SetMessage(msg).SetAt(at).ExecX(ctx)
+		}
+		at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+		due := at.Add(30 * time.Second)
+		// Publishing, interrupted twice.
+		pub := mk(1, run.StatusPublishing).SaveX(ctx).ID
+		note(pub, store.NotePublishRetry, at)
+		note(pub, store.NotePublishRetry, at.Add(time.Minute))
+		note(pub, "something else", at)
+		// Publishing, never interrupted.
+		fresh := mk(2, run.StatusPublishing).SaveX(ctx).ID
+		// Failed with its check still to complete: Actions cancelled, finisher waiting.
+		failed := mk(3, run.StatusFailed).SetCheckRunID(7).SetActionsRunID(8).SetNextAttemptAt(due).SaveX(ctx).ID
+		note(failed, store.NoteActionsFinished, at)
+		// Cancelled and finished on GitHub long ago: history, left alone.
+		old := mk(4, run.StatusCancelled).SetCheckRunID(9).SetCheckCompleted(true).SetNextAttemptAt(due).SaveX(ctx).ID
+		note(old, store.NoteActionsCancelled, at)
+		for _, col := range []string{"publish_failures", "finish_attempts", "finish_next_at", "actions_cancelled_at"} {
+			if _, err := db.SQL.ExecContext(ctx, `ALTER TABLE runs DROP COLUMN `+col); err != nil {
+				t.Fatalf("make the old schema: %s: %v", col, err)
+			}
+		}
+		if err := db.Migrate(ctx); err != nil {
+			t.Fatalf("upgrade: %v", err)
+		}
+		if got := db.Run.GetX(ctx, pub); got.PublishFailures != 2 {
+			t.Errorf("publishing run: %d failures, want 2 from its timeline", got.PublishFailures)
+		}
+		if got := db.Run.GetX(ctx, fresh); got.PublishFailures != 0 || got.ActionsCancelledAt != nil || got.FinishNextAt != nil {
+			t.Errorf("fresh run: %+v", got)
+		}
+		got := db.Run.GetX(ctx, failed)
+		if got.ActionsCancelledAt == nil || !got.ActionsCancelledAt.Equal(at) {
+			t.Errorf("failed run: actions_cancelled_at %v, want %v", got.ActionsCancelledAt, at)
+		}
+		if got.FinishNextAt == nil || !got.FinishNextAt.Equal(due) || got.FinishAttempts != 0 {
+			t.Errorf("failed run: finish_next_at %v attempts %d, want %v and 0", got.FinishNextAt, got.FinishAttempts, due)
+		}
+		if got := db.Run.GetX(ctx, old); got.ActionsCancelledAt != nil || got.FinishNextAt != nil {
+			t.Errorf("finished history was touched: %v %v", got.ActionsCancelledAt, got.FinishNextAt)
+		}
+		// The backfill runs once, on the upgrade: a later Migrate leaves the columns as they are.
+		db.Run.UpdateOne(db.Run.GetX(ctx, pub)).SetPublishFailures(0).ExecX(ctx)
+		if err := db.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := db.Run.GetX(ctx, pub); got.PublishFailures != 0 {
+			t.Errorf("a second Migrate backfilled again: %d", got.PublishFailures)
+		}
+	})
 }

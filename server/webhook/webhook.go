@@ -8,7 +8,6 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -20,8 +19,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/chakshu-dev/chakshu/ent"
-	"github.com/chakshu-dev/chakshu/ent/webhookevent"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/store"
@@ -69,7 +66,7 @@ type Config struct {
 	InFlightWait time.Duration
 	// Batch groups concurrent stores into one commit (group commit); the zero
 	// value turns it on, with the defaults for the database.
-	Batch BatchConfig
+	Batch store.IntakeConfig
 	// AnswerWithin bounds storing one delivery; 0 means AnswerWithin. GitHub
 	// counts an answer slower than 10 s as failed and never retries it by
 	// itself, so a stalled database answers 503 well before that and the
@@ -87,8 +84,7 @@ type Handler struct {
 	slots   chan struct{} // one per body in flight
 	secrets [][]byte
 	metrics *metrics
-	store   func(ctx context.Context, e *Event) (stored bool, err error)
-	batcher *batcher
+	intake  *store.Intake
 	wake    *waker
 }
 
@@ -123,35 +119,21 @@ func New(cfg Config) (*Handler, error) {
 	}
 	h.metrics = newMetrics(cfg.Metrics)
 	h.wake = newWaker(cfg.Bus)
-	h.store = func(ctx context.Context, e *Event) (bool, error) { return insert(ctx, cfg.DB, e) }
-	if cfg.Batch.enabled() {
-		h.batcher = newBatcher(cfg.DB, cfg.Batch)
-		h.store = h.batcher.store
-	}
+	h.intake = store.NewIntake(cfg.DB, cfg.Batch)
 	return h, nil
 }
 
-// Close stops the batcher and the waker after the work in flight.
+// Close stops the intake's writers and the waker after the work in flight.
 func (h *Handler) Close() {
-	if h.batcher != nil {
-		h.batcher.close()
-	}
+	h.intake.Close()
 	h.wake.close()
 }
 
 // Event is one delivery as stored.
-type Event struct {
-	DeliveryID     string
-	Event          string
-	Action         string
-	InstallationID int64
-	Repository     string
-	Payload        []byte
-	// Failed is set for a payload the worker can never handle (not JSON);
-	// it is stored as failed with Reason.
-	Failed bool
-	Reason string
-}
+type Event = store.Delivery
+
+// BatchConfig shapes group commit (store.IntakeConfig).
+type BatchConfig = store.IntakeConfig
 
 // ServeHTTP implements the intake.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -200,7 +182,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	e := &Event{DeliveryID: delivery, Event: event, Payload: body}
 	describe(e)
 	sctx, cancel := context.WithTimeout(r.Context(), h.cfg.AnswerWithin)
-	stored, err := h.store(sctx, e)
+	stored, err := h.intake.Store(sctx, e)
 	cancel()
 	if err != nil {
 		release = false // the batcher may still hold e: the buffer is left to the GC
@@ -361,27 +343,4 @@ func clip(s string, n int) string {
 		return s[:n]
 	}
 	return s
-}
-
-// insert stores e in its own statement; stored is false for a redelivery.
-func insert(ctx context.Context, db *store.DB, e *Event) (bool, error) {
-	return insertWith(ctx, db.WebhookEvent, e)
-}
-
-// insertWith stores e with c (the client's or a transaction's); an existing
-// delivery ID stores nothing (ON CONFLICT DO NOTHING) and reports false.
-func insertWith(ctx context.Context, c *ent.WebhookEventClient, e *Event) (bool, error) {
-	cr := c.Create().SetDeliveryID(e.DeliveryID).SetEvent(e.Event).SetAction(e.Action).
-		SetInstallationID(e.InstallationID).SetRepository(e.Repository).SetPayload(e.Payload)
-	if e.Failed {
-		cr.SetStatus(webhookevent.StatusFailed).SetLastError(e.Reason).SetHandledAt(time.Now())
-	}
-	_, err := cr.OnConflictColumns(webhookevent.FieldDeliveryID).DoNothing().ID(ctx)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("store webhook event: %w", err)
-	}
-	return true, nil
 }

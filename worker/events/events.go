@@ -10,7 +10,6 @@ package events
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -205,25 +204,7 @@ func (l *Loop) Drain(ctx context.Context) (int, error) {
 // claim leases the oldest due event (pending and due, or processing under a
 // lease nobody has refreshed for StaleAfter) and returns its id, 0 when none.
 func (l *Loop) claim(ctx context.Context) (int, error) {
-	now := time.Now()
-	stale := now.Add(-l.cfg.StaleAfter)
-	lock := ""
-	if l.cfg.DB.Postgres() {
-		lock = " FOR UPDATE SKIP LOCKED"
-	}
-	const due = `((status = 'pending' AND (next_attempt_at IS NULL OR next_attempt_at <= ?)) OR (status = 'processing' AND heartbeat_at < ?))`
-	q := l.cfg.DB.Rebind(`UPDATE webhook_events SET status = 'processing', lease_owner = ?, heartbeat_at = ?, attempts = attempts + 1
-WHERE id = (SELECT id FROM webhook_events WHERE ` + due + ` ORDER BY received_at, id LIMIT 1` + lock + `)
-AND ` + due + ` RETURNING id`)
-	var id int
-	err := l.cfg.DB.SQL.QueryRowContext(ctx, q, l.cfg.WorkerID, now, now, stale, now, stale).Scan(&id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, fmt.Errorf("claim webhook event: %w", err)
-	}
-	return id, nil
+	return l.cfg.DB.Claim(ctx, store.WebhookEvents, l.cfg.WorkerID, time.Now(), l.cfg.StaleAfter)
 }
 
 // process runs the handler of event id and records the outcome under the lease.
@@ -239,8 +220,7 @@ func (l *Loop) process(ctx context.Context, id int) {
 	if ctx.Err() != nil && herr != nil {
 		return // shutting down: the lease lapses and another worker takes it over
 	}
-	mine := l.cfg.DB.WebhookEvent.Update().Where(webhookevent.ID(id), webhookevent.StatusEQ(webhookevent.StatusProcessing),
-		webhookevent.LeaseOwner(l.cfg.WorkerID)).SetLeaseOwner("")
+	mine := l.cfg.DB.WebhookEvent.Update().Where(store.HeldEvent(id, l.cfg.WorkerID)).SetLeaseOwner("")
 	now := time.Now()
 	// The error may quote the payload (a repository named with a NUL): made
 	// storable, or PostgreSQL refuses the outcome and the event stays
@@ -282,23 +262,6 @@ func (l *Loop) handle(ctx context.Context, log *slog.Logger, ev *ent.WebhookEven
 	}()
 	h := &handler{Loop: l, log: log, ev: ev}
 	return h.dispatch(ctx)
-}
-
-// Heartbeat refreshes the leases of the events this loop holds (under
-// Config.WorkerID, whatever id the caller passes); it is a
-// worker.Config.Heartbeaters entry.
-func (l *Loop) Heartbeat(ctx context.Context, _ string, now time.Time) error {
-	return Heartbeat(ctx, l.cfg.DB, l.cfg.WorkerID, now)
-}
-
-// Heartbeat refreshes the leases of the events workerID holds.
-func Heartbeat(ctx context.Context, db *store.DB, workerID string, now time.Time) error {
-	err := db.WebhookEvent.Update().Where(webhookevent.LeaseOwner(workerID), webhookevent.StatusEQ(webhookevent.StatusProcessing)).
-		SetHeartbeatAt(now).Exec(ctx)
-	if err != nil {
-		return fmt.Errorf("heartbeat webhook events: %w", err)
-	}
-	return nil
 }
 
 // ErrNotFailed is returned by Retry for an event that is not failed.

@@ -95,7 +95,7 @@ func TestHeartbeatKeepsLease(t *testing.T) {
 		ev := db.WebhookEvent.Query().Where(webhookevent.Event("issue_comment")).OnlyX(ctx)
 		db.WebhookEvent.UpdateOne(ev).SetStatus(webhookevent.StatusProcessing).SetLeaseOwner("busy-worker").
 			SetHeartbeatAt(time.Now().Add(-10 * time.Minute)).ExecX(ctx)
-		if err := events.Heartbeat(ctx, db, "busy-worker", time.Now()); err != nil {
+		if err := db.Heartbeat(ctx, "busy-worker", time.Now(), store.WebhookEvents); err != nil {
 			t.Fatal(err)
 		}
 		if got, _ := e.loop.Drain(ctx); got != 0 {

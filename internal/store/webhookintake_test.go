@@ -1,4 +1,4 @@
-package webhook
+package store_test
 
 import (
 	"context"
@@ -17,32 +17,27 @@ import (
 func TestBatchAnswersEachDelivery(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		b := newBatcher(db, BatchConfig{})
-		defer b.close()
-		ev := func(id string) *Event { return &Event{DeliveryID: id, Event: "ping", Payload: []byte(`{}`)} }
-		if _, err := insert(ctx, db, ev("old")); err != nil {
+		in := store.NewIntake(db, store.IntakeConfig{})
+		defer in.Close()
+		ev := func(id string) *store.Delivery { return &store.Delivery{DeliveryID: id, Event: "ping", Payload: []byte(`{}`)} }
+		if _, err := db.StoreDelivery(ctx, ev("old")); err != nil {
 			t.Fatal(err)
 		}
-		check := func(batch []*storeReq, want []storeRes) {
+		check := func(batch []*store.Delivery, want []store.BatchResult) {
 			t.Helper()
-			for _, r := range batch {
-				r.done = make(chan storeRes, 1)
-			}
-			b.commit(batch, make([]storeRes, len(batch)))
-			for i, r := range batch {
-				got := <-r.done
-				if want[i].err != nil {
-					if got.err == nil {
-						t.Errorf("delivery %q: stored, want an error", r.e.DeliveryID)
+			for i, got := range store.CommitBatch(in, batch) {
+				if want[i].Err != nil {
+					if got.Err == nil {
+						t.Errorf("delivery %q: stored, want an error", batch[i].DeliveryID)
 					}
 				} else if got != want[i] {
-					t.Errorf("delivery %d (%s): %+v, want %+v", i, r.e.DeliveryID, got, want[i])
+					t.Errorf("delivery %d (%s): %+v, want %+v", i, batch[i].DeliveryID, got, want[i])
 				}
 			}
 		}
 		// The batch as one statement or transaction.
-		check([]*storeReq{{e: ev("a")}, {e: ev("old")}, {e: ev("b")}, {e: ev("a")}},
-			[]storeRes{{stored: true}, {}, {stored: true}, {}})
+		check([]*store.Delivery{ev("a"), ev("old"), ev("b"), ev("a")},
+			[]store.BatchResult{{Stored: true}, {}, {Stored: true}, {}})
 		// A row the database refuses (here by a trigger) fails the batch as a
 		// whole; then each row is stored on its own, and the writer goes on.
 		refuse := []string{`CREATE TRIGGER refuse BEFORE INSERT ON webhook_events
@@ -57,9 +52,9 @@ func TestBatchAnswersEachDelivery(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		check([]*storeReq{{e: ev("c")}, {e: ev("bad")}, {e: ev("b")}, {e: ev("d")}},
-			[]storeRes{{stored: true}, {err: errors.New("refused")}, {}, {stored: true}})
-		check([]*storeReq{{e: ev("e")}, {e: ev("c")}}, []storeRes{{stored: true}, {}})
+		check([]*store.Delivery{ev("c"), ev("bad"), ev("b"), ev("d")},
+			[]store.BatchResult{{Stored: true}, {Err: errors.New("refused")}, {}, {Stored: true}})
+		check([]*store.Delivery{ev("e"), ev("c")}, []store.BatchResult{{Stored: true}, {}})
 		if n := db.WebhookEvent.Query().Where(webhookevent.DeliveryIDIn("a", "b", "c", "d", "e", "old")).CountX(ctx); n != 6 {
 			t.Fatalf("%d rows", n)
 		}

@@ -1,0 +1,201 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/chakshu-dev/chakshu/ent/predicate"
+	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/ent/webhookevent"
+)
+
+// Leases (DESIGN §3): a worker claims a row of a queue table under its id
+// (lease_owner) and heartbeats it (heartbeat_at) while it works; it releases
+// the row when done, and another worker takes over a row whose heartbeat went
+// silent. This file is the one implementation of that for every queue: runs
+// waiting for dispatch, runs waiting to be published, and stored webhook events.
+
+// Queue is one kind of leased work: the rows of a table in a given status.
+type Queue struct {
+	name  string
+	table string
+	// free is the status of a row waiting to be claimed; held the status it
+	// is in while a worker holds it (the same for runs, whose status the
+	// holder moves on).
+	free, held string
+	// order is the claim order among due rows (columns of alias t).
+	order string
+	// attempts: a claim counts an attempt (the attempts column).
+	attempts bool
+	// fair: claims go round the installations (runs only).
+	fair bool
+}
+
+var (
+	// QueuedRuns are runs waiting for a worker to dispatch them. A claim
+	// counts a dispatch attempt and is fair across installations.
+	QueuedRuns = Queue{name: "queued run", table: "runs", free: "queued", held: "queued",
+		order: "t.created_at, t.id", attempts: true, fair: true}
+	// PublishingRuns are runs whose result is waiting to be published, oldest report first.
+	PublishingRuns = Queue{name: "publishing run", table: "runs", free: "publishing", held: "publishing",
+		order: "t.reported_at, t.id"}
+	// WebhookEvents are stored deliveries waiting to be handled, oldest first;
+	// a claim counts an attempt and moves the event to processing.
+	WebhookEvents = Queue{name: "webhook event", table: "webhook_events", free: "pending", held: "processing",
+		order: "t.received_at, t.id", attempts: true}
+)
+
+// queues is every queue a worker may hold rows of.
+var queues = []Queue{QueuedRuns, PublishingRuns, WebhookEvents}
+
+// inFlight counts, per installation, the runs under way: dispatched to
+// Actions, running, publishing, or held by a dispatcher right now. Two
+// indexable halves rather than one OR, so neither scans the history.
+const inFlight = `SELECT p.installation_repositories AS inst, COUNT(*) AS n FROM (
+	SELECT repository_runs AS repo FROM runs WHERE status IN ('dispatched','running','publishing')
+	UNION ALL
+	SELECT repository_runs FROM runs WHERE status = 'queued' AND lease_owner <> ''
+) f JOIN repositories p ON p.id = f.repo GROUP BY p.installation_repositories`
+
+// claimable is the condition a row of q must meet to be claimed, with its
+// arguments: waiting and due, or held under a lease silent since stale (when
+// staleAfter > 0).
+func (q Queue) claimable(now time.Time, staleAfter time.Duration) (string, []any) {
+	cond := fmt.Sprintf(`(t.status = '%s' AND t.lease_owner = '' AND (t.next_attempt_at IS NULL OR t.next_attempt_at <= ?))`, q.free)
+	args := []any{now}
+	if staleAfter > 0 {
+		cond = fmt.Sprintf(`(%s OR (t.status = '%s' AND t.lease_owner <> '' AND (t.heartbeat_at IS NULL OR t.heartbeat_at < ?)))`,
+			cond, q.held)
+		args = append(args, now.Add(-staleAfter))
+	}
+	return cond, args
+}
+
+// Claim leases the next row of q for owner and returns its id, 0 when none is
+// due. A row is due when it waits and its next_attempt_at has come, or, with
+// staleAfter > 0, when its holder has not heartbeated for staleAfter (a dead
+// worker's row is taken over at once). On PostgreSQL the candidate is picked
+// with FOR UPDATE SKIP LOCKED, so concurrent claimers pass over each other's
+// rows; on SQLite the single writer makes the conditional UPDATE the claim.
+//
+// QueuedRuns are fair across installations: the next run is the oldest due
+// run of the installation with the fewest runs in flight, so one installation
+// flooding the queue does not hold up the others.
+func (db *DB) Claim(ctx context.Context, q Queue, owner string, now time.Time, staleAfter time.Duration) (int, error) {
+	cond, condArgs := q.claimable(now, staleAfter)
+	from, order := q.table+" t", q.order
+	if q.fair {
+		from = q.table + ` t JOIN repositories p ON p.id = t.repository_runs
+			LEFT JOIN (` + inFlight + `) busy ON busy.inst = p.installation_repositories`
+		order = "COALESCE(busy.n, 0), " + order
+	}
+	lock := ""
+	if db.Postgres() {
+		lock = " FOR UPDATE OF t SKIP LOCKED"
+	}
+	set := "lease_owner = ?, heartbeat_at = ?"
+	if q.held != q.free {
+		set += fmt.Sprintf(", status = '%s'", q.held)
+	}
+	if q.attempts {
+		set += ", attempts = attempts + 1"
+	}
+	// The outer UPDATE names the table t too, so the same condition applies.
+	query := db.Rebind(`UPDATE ` + q.table + ` AS t SET ` + set + `
+		WHERE t.id = (SELECT t.id FROM ` + from + ` WHERE ` + cond + ` ORDER BY ` + order + ` LIMIT 1` + lock + `)
+		AND ` + cond + ` RETURNING id`)
+	args := append([]any{owner, now}, condArgs...)
+	args = append(args, condArgs...)
+	var id int
+	err := db.SQL.QueryRowContext(ctx, query, args...).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("claim %s: %w", q.name, err)
+	}
+	return id, nil
+}
+
+// Heartbeat refreshes the leases owner holds in the given queues (every
+// queue when none is named): what a worker does every 20 s (DESIGN §3).
+func (db *DB) Heartbeat(ctx context.Context, owner string, now time.Time, qs ...Queue) error {
+	if len(qs) == 0 {
+		qs = queues
+	}
+	byTable := map[string][]string{}
+	var tables []string
+	for _, q := range qs {
+		if byTable[q.table] == nil {
+			tables = append(tables, q.table)
+		}
+		byTable[q.table] = append(byTable[q.table], "'"+q.held+"'")
+	}
+	for _, table := range tables {
+		_, err := db.SQL.ExecContext(ctx, db.Rebind(`UPDATE `+table+` SET heartbeat_at = ?
+			WHERE lease_owner = ? AND status IN (`+strings.Join(byTable[table], ",")+`)`), now, owner)
+		if err != nil {
+			return fmt.Errorf("heartbeat %s: %w", table, err)
+		}
+	}
+	return nil
+}
+
+// Release gives a run of q that owner holds back to the queue, due at due.
+// It reports whether owner still held it.
+func (db *DB) Release(ctx context.Context, q Queue, id int, owner string, due time.Time) (bool, error) {
+	res, err := db.SQL.ExecContext(ctx, db.Rebind(`UPDATE `+q.table+` SET lease_owner = '', status = ?, next_attempt_at = ?
+		WHERE id = ? AND lease_owner = ? AND status = ?`), q.free, due, id, owner, q.held)
+	if err != nil {
+		return false, fmt.Errorf("release %s %d: %w", q.name, id, err)
+	}
+	n, _ := res.RowsAffected()
+	return n > 0, nil
+}
+
+// HeldRun selects run id while owner holds it in q: the condition of an
+// update that records the outcome of the work and lets go of the run
+// (set lease_owner to "") in one statement.
+func HeldRun(q Queue, id int, owner string) predicate.Run {
+	return run.And(run.ID(id), run.StatusEQ(run.Status(q.held)), run.LeaseOwner(owner))
+}
+
+// HeldEvent selects webhook event id while owner holds it, as HeldRun.
+func HeldEvent(id int, owner string) predicate.WebhookEvent {
+	return webhookevent.And(webhookevent.ID(id), webhookevent.StatusEQ(webhookevent.Status(WebhookEvents.held)),
+		webhookevent.LeaseOwner(owner))
+}
+
+// Requeued counts what RequeueDead took back.
+type Requeued struct{ Runs, Events int }
+
+// RequeueDead takes back every lease whose holder has not heartbeated since
+// cutoff (a dead worker's): its rows wait again, due at once.
+func (db *DB) RequeueDead(ctx context.Context, cutoff time.Time) (Requeued, error) {
+	var out Requeued
+	for _, t := range []struct {
+		table, free string
+		held        []string
+		n           *int
+	}{
+		{"runs", "", []string{QueuedRuns.held, PublishingRuns.held}, &out.Runs},
+		{"webhook_events", WebhookEvents.free, []string{WebhookEvents.free, WebhookEvents.held}, &out.Events},
+	} {
+		set := "lease_owner = '', next_attempt_at = NULL"
+		if t.free != "" {
+			set += fmt.Sprintf(", status = '%s'", t.free)
+		}
+		res, err := db.SQL.ExecContext(ctx, db.Rebind(`UPDATE `+t.table+` SET `+set+`
+			WHERE lease_owner <> '' AND (heartbeat_at IS NULL OR heartbeat_at < ?) AND status IN ('`+strings.Join(t.held, "','")+`')`), cutoff)
+		if err != nil {
+			return out, fmt.Errorf("requeue %s: %w", t.table, err)
+		}
+		n, _ := res.RowsAffected()
+		*t.n = int(n)
+	}
+	return out, nil
+}

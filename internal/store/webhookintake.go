@@ -1,0 +1,514 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+)
+
+// The webhook intake's storage (DESIGN §3, §11): a delivery is stored under
+// its unique delivery ID, a redelivery stores nothing, and Store returns only
+// once the row is committed, so the HTTP edge (server/webhook) can answer 202.
+// Concurrent deliveries share commits (group commit).
+
+// Delivery is one webhook delivery as stored in webhook_events.
+type Delivery struct {
+	DeliveryID     string
+	Event          string
+	Action         string
+	InstallationID int64
+	Repository     string
+	Payload        []byte
+	// Failed is set for a payload the worker can never handle (not JSON);
+	// it is stored as failed with Reason.
+	Failed bool
+	Reason string
+}
+
+// intakeColumns are the columns a stored delivery sets, in the order of
+// Delivery.values; the others take their defaults (NULL). Status pending (or
+// failed, handled now), no attempts, no lease, received now.
+var intakeColumns = []string{"delivery_id", "event", "action", "installation_id", "repository", "payload",
+	"status", "attempts", "last_error", "lease_owner", "received_at", "handled_at"}
+
+// values are the delivery's values of intakeColumns, stored at now.
+func (d *Delivery) values(now time.Time) []any {
+	status, handled := "pending", any(nil)
+	if d.Failed {
+		status, handled = "failed", now
+	}
+	return []any{d.DeliveryID, d.Event, d.Action, d.InstallationID, d.Repository, d.Payload,
+		status, 0, d.Reason, "", now, handled}
+}
+
+// intakeInsert is the statement that stores one delivery (? placeholders, or
+// $n when pg); a redelivery changes no row.
+func intakeInsert(pg bool) string {
+	ph := make([]string, len(intakeColumns))
+	for i := range ph {
+		ph[i] = "?"
+		if pg {
+			ph[i] = "$" + strconv.Itoa(i+1)
+		}
+	}
+	return "INSERT INTO webhook_events (" + strings.Join(intakeColumns, ", ") + ") VALUES (" + strings.Join(ph, ", ") +
+		") ON CONFLICT (delivery_id) DO NOTHING"
+}
+
+// StoreDelivery stores d in its own statement; stored is false for a redelivery.
+func (db *DB) StoreDelivery(ctx context.Context, d *Delivery) (bool, error) {
+	res, err := db.SQL.ExecContext(ctx, intakeInsert(db.Postgres()), d.values(time.Now())...)
+	if err != nil {
+		return false, fmt.Errorf("store webhook event: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("store webhook event: %w", err)
+	}
+	return n == 1, nil
+}
+
+// IntakeConfig shapes group commit: concurrent deliveries are stored in one
+// statement or transaction, and each request is answered only after its batch
+// has committed, so a 202 still means the event is in the database.
+//
+// The flush policy never waits on a timer: a flusher that is idle stores the
+// first delivery that arrives at once, and takes into its batch only what is
+// already queued; what arrives while a batch commits goes into the next one.
+// A lone delivery therefore costs one commit, and under load the commits
+// (an fsync each on PostgreSQL) are shared by all the deliveries that arrived
+// during the previous one.
+type IntakeConfig struct {
+	// Mode is "auto" (or empty) or "on": group commit; "off": each delivery
+	// is stored by its own request in its own statement.
+	Mode string
+	// MaxSize caps a batch; 0 means 128.
+	MaxSize int
+	// Flushers is how many batches may commit at once; 0 means 1 on SQLite
+	// (it has one writer at a time) and 4 on PostgreSQL (a delivery that
+	// arrives while one batch waits for its commit's fsync starts another at
+	// once, and PostgreSQL flushes the concurrent commits' WAL together).
+	Flushers int
+}
+
+// enabled resolves Mode.
+func (b IntakeConfig) enabled() bool { return b.Mode != "off" }
+
+type storeReq struct {
+	e    *Delivery
+	done chan storeRes
+}
+
+type storeRes struct {
+	stored bool
+	err    error
+}
+
+// batcher stores deliveries in batches, from one or more flusher goroutines.
+type batcher struct {
+	db     *DB
+	max    int
+	reqs   chan *storeReq
+	quit   chan struct{}
+	wg     sync.WaitGroup
+	once   sync.Once
+	writer batchWriter
+	pool   sync.Pool // *storeReq with its done channel, reused
+}
+
+// batchWriter stores one batch atomically: res[i] for batch[i].
+type batchWriter interface {
+	write(ctx context.Context, batch []*storeReq, res []storeRes) error
+	close()
+}
+
+var errClosed = errors.New("webhook intake is shutting down")
+
+func newBatcher(db *DB, cfg IntakeConfig) *batcher {
+	max := cfg.MaxSize
+	if max <= 0 {
+		max = 128
+	}
+	flushers := cfg.Flushers
+	b := &batcher{db: db, max: max, quit: make(chan struct{})}
+	if db.Postgres() {
+		if flushers <= 0 {
+			flushers = 4
+		}
+		b.writer = &pgWriter{db: db}
+	} else {
+		flushers = 1 // SQLite: one writer at a time
+		b.writer = newSQLiteWriter(db)
+	}
+	b.reqs = make(chan *storeReq, max*4)
+	for range flushers {
+		b.wg.Add(1)
+		go b.loop()
+	}
+	return b
+}
+
+func (b *batcher) close() {
+	b.once.Do(func() { close(b.quit) })
+	b.wg.Wait()
+	b.drain()
+	b.writer.close()
+}
+
+// store queues e for the next batch and waits for its commit.
+func (b *batcher) store(ctx context.Context, e *Delivery) (bool, error) {
+	r, _ := b.pool.Get().(*storeReq)
+	if r == nil {
+		r = &storeReq{done: make(chan storeRes, 1)}
+	}
+	r.e = e
+	select {
+	case b.reqs <- r:
+	case <-b.quit:
+		return false, errClosed
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+	select {
+	case res := <-r.done:
+		r.e = nil
+		b.pool.Put(r) // answered: no one refers to r any more
+		return res.stored, res.err
+	case <-ctx.Done():
+		return false, ctx.Err() // it may still commit; a redelivery is then a duplicate
+	}
+}
+
+func (b *batcher) loop() {
+	defer b.wg.Done()
+	batch := make([]*storeReq, 0, b.max)
+	res := make([]storeRes, b.max)
+	for {
+		var first *storeReq
+		select {
+		case first = <-b.reqs:
+		case <-b.quit:
+			return
+		}
+		batch = append(batch[:0], first)
+	fill:
+		for len(batch) < b.max {
+			select {
+			case r := <-b.reqs:
+				batch = append(batch, r)
+			default:
+				break fill
+			}
+		}
+		b.commit(batch, res[:len(batch)])
+	}
+}
+
+// drain answers what is still queued at shutdown.
+func (b *batcher) drain() {
+	res := make([]storeRes, 1)
+	for {
+		select {
+		case r := <-b.reqs:
+			b.commit([]*storeReq{r}, res)
+		default:
+			return
+		}
+	}
+}
+
+// commitTimeout bounds a batch: a database that stops answering fails the
+// batch's deliveries (503) instead of holding them past GitHub's 10 s, after
+// which GitHub counts the delivery failed and never retries it by itself;
+// the worker's webhook recovery asks for those again.
+const commitTimeout = 5 * time.Second
+
+func (b *batcher) commit(batch []*storeReq, res []storeRes) {
+	ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)
+	defer cancel()
+	clear(res)
+	if err := b.writer.write(ctx, batch, res); err != nil {
+		// One bad row must not fail its neighbours: store each on its own.
+		for i, r := range batch {
+			stored, err := b.db.StoreDelivery(ctx, r.e)
+			res[i] = storeRes{stored: stored, err: err}
+		}
+	}
+	for i, r := range batch {
+		r.done <- res[i]
+	}
+}
+
+// sqliteWriter writes batches on a connection of its own, in one immediate
+// transaction with a prepared statement.
+//
+// Durability: the database runs in WAL mode with synchronous=NORMAL
+// (store.SQLiteDSN). A commit is then in the WAL file — the operating
+// system's page cache — when COMMIT returns, so a 202 survives a crash or kill
+// of the process; only an OS crash or power loss can lose the last commits
+// (synchronous=FULL would fsync every commit, about a millisecond each).
+//
+// Checkpoints: a connection normally copies the WAL back into the database
+// (and fsyncs it) inside the COMMIT that crosses wal_autocheckpoint's 1,000
+// pages, which at 2,000 deliveries/s is several times a second and stalls
+// every delivery queued behind it. This connection turns that off and a
+// checkpointer goroutine runs PASSIVE checkpoints on another connection,
+// which proceed while this one keeps committing.
+type sqliteWriter struct {
+	db   *DB
+	mu   sync.Mutex // guards conn and stmt (one flusher, but close may race a write)
+	conn *sql.Conn
+	stmt *sql.Stmt
+	ckpt *checkpointer
+}
+
+func newSQLiteWriter(db *DB) *sqliteWriter {
+	return &sqliteWriter{db: db, ckpt: newCheckpointer(db)}
+}
+
+// open gets the writer's connection, with autocheckpoint off and the insert prepared.
+func (w *sqliteWriter) open(ctx context.Context) error {
+	if w.conn != nil {
+		return nil
+	}
+	conn, err := w.db.SQL.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := conn.ExecContext(ctx, "PRAGMA wal_autocheckpoint = 0"); err != nil {
+		conn.Close()
+		return err
+	}
+	stmt, err := conn.PrepareContext(ctx, intakeInsert(false))
+	if err != nil {
+		conn.Close()
+		return err
+	}
+	w.conn, w.stmt = conn, stmt
+	return nil
+}
+
+// drop gives the connection back to the pool, or discards it when broken or
+// in an unknown state (a transaction could still be open on it).
+func (w *sqliteWriter) drop(broken bool) {
+	if w.conn == nil {
+		return
+	}
+	w.stmt.Close()
+	if broken {
+		w.conn.Raw(func(any) error { return driver.ErrBadConn }) //nolint:errcheck // database/sql closes it
+	} else {
+		// Back in the pool the connection checkpoints by itself again.
+		w.conn.ExecContext(context.Background(), "PRAGMA wal_autocheckpoint = 1000") //nolint:errcheck
+	}
+	w.conn.Close()
+	w.conn, w.stmt = nil, nil
+}
+
+func (w *sqliteWriter) write(ctx context.Context, batch []*storeReq, res []storeRes) (err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.open(ctx); err != nil {
+		return err
+	}
+	if _, err := w.conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		w.drop(true)
+		return err
+	}
+	defer func() {
+		if err != nil {
+			rctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if _, rerr := w.conn.ExecContext(rctx, "ROLLBACK"); rerr != nil {
+				w.drop(true) // unknown state: start again on a fresh connection
+			}
+		}
+	}()
+	now := time.Now()
+	for i, r := range batch {
+		out, err := w.stmt.ExecContext(ctx, r.e.values(now)...)
+		if err != nil {
+			return err
+		}
+		n, err := out.RowsAffected()
+		if err != nil {
+			return err
+		}
+		res[i].stored = n == 1
+	}
+	if _, err := w.conn.ExecContext(ctx, "COMMIT"); err != nil {
+		return err
+	}
+	w.ckpt.kick()
+	return nil
+}
+
+func (w *sqliteWriter) close() {
+	w.ckpt.close()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.drop(false)
+}
+
+// checkpointer copies the WAL into the database after commits, off the
+// intake's connection, at most every checkpointEvery.
+type checkpointer struct {
+	db   *DB
+	kick func()
+	stop func()
+}
+
+const checkpointEvery = 50 * time.Millisecond
+
+func newCheckpointer(db *DB) *checkpointer {
+	kick := make(chan struct{}, 1)
+	quit := make(chan struct{})
+	done := make(chan struct{})
+	c := &checkpointer{db: db}
+	c.kick = func() {
+		select {
+		case kick <- struct{}{}:
+		default:
+		}
+	}
+	var once sync.Once
+	c.stop = func() {
+		once.Do(func() { close(quit) })
+		<-done
+	}
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-quit:
+				c.checkpoint() // leave the WAL short for the next start
+				return
+			case <-kick:
+			}
+			c.checkpoint()
+			select {
+			case <-quit:
+				c.checkpoint()
+				return
+			case <-time.After(checkpointEvery):
+			}
+		}
+	}()
+	return c
+}
+
+func (c *checkpointer) checkpoint() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c.db.SQL.ExecContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)") //nolint:errcheck // the next kick tries again
+}
+
+func (c *checkpointer) close() { c.stop() }
+
+const pgInsertName = "chakshu_webhook_insert_2"
+
+// pgFormats: every parameter in text format but the payload, sent as it is.
+var pgFormats = []int16{0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0}
+
+// pgWriter writes a batch on a pooled connection as one pipeline: the insert,
+// prepared once per connection, executed for each delivery, and a single Sync,
+// so the batch is one round trip and one implicit transaction whose commit
+// (with synchronous_commit on) is durable in the server before the 202s.
+//
+// It goes below database/sql and pgx's argument encoding on purpose: that
+// encoding copies each payload into buffers that start small and are dropped
+// after every query, several times the payload in garbage per delivery. Here
+// the payload is referenced as it is, and copied once, into the batch.
+type pgWriter struct {
+	db *DB
+}
+
+func (w *pgWriter) write(ctx context.Context, batch []*storeReq, res []storeRes) error {
+	conn, err := w.db.SQL.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		sc, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("webhook intake: not a pgx connection: %T", dc)
+		}
+		pc := sc.Conn()
+		if _, err := pc.Prepare(ctx, pgInsertName, intakeInsert(true)); err != nil { // once per connection: pgx keeps it
+			return err
+		}
+		now := time.Now().UTC().Truncate(time.Microsecond).AppendFormat(nil, "2006-01-02 15:04:05.999999-07:00")
+		b := &pgconn.Batch{}
+		for _, r := range batch {
+			e := r.e
+			status, handled := "pending", []byte(nil)
+			if e.Failed {
+				status, handled = "failed", now
+			}
+			// In the order of intakeColumns (Delivery.values), as text.
+			b.ExecPrepared(pgInsertName, [][]byte{
+				[]byte(e.DeliveryID), []byte(e.Event), []byte(e.Action), strconv.AppendInt(nil, e.InstallationID, 10),
+				[]byte(e.Repository), e.Payload, []byte(status), []byte("0"), []byte(e.Reason), []byte(""), now, handled,
+			}, pgFormats, nil)
+		}
+		results, err := pc.PgConn().ExecBatch(ctx, b).ReadAll()
+		if err != nil {
+			return err
+		}
+		if len(results) != len(batch) {
+			return fmt.Errorf("webhook intake: %d results for %d deliveries", len(results), len(batch))
+		}
+		for i, r := range results {
+			if r.Err != nil {
+				return r.Err
+			}
+			res[i].stored = r.CommandTag.RowsAffected() == 1
+		}
+		return nil
+	})
+}
+
+func (w *pgWriter) close() {}
+
+// Intake stores webhook deliveries, in group commits unless IntakeConfig.Mode
+// is "off". Close it to stop its flushers.
+type Intake struct {
+	db      *DB
+	batcher *batcher
+}
+
+// NewIntake starts the intake's writers on db.
+func NewIntake(db *DB, cfg IntakeConfig) *Intake {
+	in := &Intake{db: db}
+	if cfg.enabled() {
+		in.batcher = newBatcher(db, cfg)
+	}
+	return in
+}
+
+// Store stores d and returns once it is committed; stored is false for a
+// redelivery. When ctx ends first, d may still be committed (a redelivery is
+// then a duplicate); the caller must not reuse d's payload.
+func (in *Intake) Store(ctx context.Context, d *Delivery) (bool, error) {
+	if in.batcher == nil {
+		return in.db.StoreDelivery(ctx, d)
+	}
+	return in.batcher.store(ctx, d)
+}
+
+// Close stores what is queued and stops the writers.
+func (in *Intake) Close() {
+	if in.batcher != nil {
+		in.batcher.close()
+	}
+}
