@@ -2,7 +2,7 @@
 // repository's that has one, with today's and this month's spend; admins set
 // them here. A run queued while a budget is used up fails at dispatch.
 import { useState, type FormEvent } from 'react';
-import { useMutation, useQuery } from 'urql';
+import { useClient, useMutation, useQuery } from 'urql';
 import { graphql } from '../gql';
 import { useSession } from '../lib/session';
 import { formatCost, formatTime } from '../lib/format';
@@ -33,6 +33,21 @@ const SetBudgetMutation = graphql(`
       repositoryID
       dailyUsd
       monthlyUsd
+    }
+  }
+`);
+
+const BudgetRepositoryQuery = graphql(`
+  query BudgetRepository($name: String!) {
+    repositories(first: 1, where: { fullNameEqualFold: $name }) {
+      edges {
+        node {
+          id
+          installation {
+            id
+          }
+        }
+      }
     }
   }
 `);
@@ -81,6 +96,53 @@ function BudgetForm({ installationID, repositoryID, daily, monthly, onSaved }: {
         Save
       </button>
       <ActionError error={res.error} />
+    </form>
+  );
+}
+
+/** Gives a repository that has no budget yet its first one. */
+function AddRepositoryBudget({ onSaved }: { onSaved: () => void }) {
+  const client = useClient();
+  const [name, setName] = useState('');
+  const [d, setD] = useState('');
+  const [m, setM] = useState('');
+  const [notFound, setNotFound] = useState<Error | null>(null);
+  const [res, save] = useMutation(SetBudgetMutation);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setNotFound(null);
+    const found = await client.query(BudgetRepositoryQuery, { name: name.trim() }, { requestPolicy: 'network-only' }).toPromise();
+    const repo = found.data?.repositories.edges?.[0]?.node;
+    if (!repo) {
+      setNotFound(found.error ?? new Error(`Chakshu knows no repository ${name.trim()} that you can read.`));
+      return;
+    }
+    const r = await save({ input: { installationID: repo.installation.id, repositoryID: repo.id, dailyUsd: Number(d) || 0, monthlyUsd: Number(m) || 0 } });
+    if (r.data?.setBudget) {
+      setName('');
+      setD('');
+      setM('');
+      onSaved();
+    }
+  };
+  return (
+    <form className="filters" onSubmit={submit} aria-label="Add a repository budget">
+      <label>
+        Repository
+        <input name="repository" required value={name} onChange={(e) => setName(e.target.value)} placeholder="owner/name" />
+      </label>
+      <label>
+        Daily USD
+        <input type="number" min="0" step="any" value={d} onChange={(e) => setD(e.target.value)} />
+      </label>
+      <label>
+        Monthly USD
+        <input type="number" min="0" step="any" value={m} onChange={(e) => setM(e.target.value)} />
+      </label>
+      <button type="submit" disabled={res.fetching || !name.trim()}>
+        Add budget
+      </button>
+      <ActionError error={notFound ?? res.error} />
     </form>
   );
 }
@@ -152,6 +214,7 @@ export function BudgetsPanel() {
           </table>
         </div>
       )}
+      {viewer.isAdmin && <AddRepositoryBudget onSaved={refresh} />}
     </section>
   );
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { screen, waitFor } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import AuditPage, { auditWhere } from './AuditPage';
 import { BudgetsPanel, budgetText, usedUp } from '../components/BudgetsPanel';
@@ -90,19 +90,45 @@ describe('BudgetsPanel', () => {
     expect([...over].map((e) => e.textContent)).toEqual(['$10.00 of $10.00 — used up']);
     expect(screen.getByText('$5.00 of $100')).toBeTruthy();
     await userEvent.click(screen.getByRole('button', { name: 'Edit the budget of acme' }));
-    const daily = screen.getByLabelText('Daily USD');
+    const form = screen.getByRole('form', { name: 'Set budget' }) as HTMLFormElement;
+    const daily = within(form).getByLabelText('Daily USD');
     await userEvent.clear(daily);
     await userEvent.type(daily, '25');
-    const form = screen.getByRole('form', { name: 'Set budget' }) as HTMLFormElement;
     expect([...form.querySelectorAll('input')].map((i) => `${i.value}:${i.validity.valid}`)).toEqual(['25:true', '0:true']);
-    await userEvent.click(screen.getByRole('button', { name: 'Save' }));
+    await userEvent.click(within(form).getByRole('button', { name: 'Save' }));
     await waitFor(() => expect(t.callsOf('SetBudget')).toHaveLength(1));
     expect(t.callsOf('SetBudget')[0].variables).toEqual({ input: { installationID: 'i1', dailyUsd: 25, monthlyUsd: 0 } });
+  });
+
+  it('gives a repository its first budget, or says it is unknown', async () => {
+    const t = setup(<BudgetsPanel />, {
+      viewer: admin,
+      handlers: {
+        Budgets: () => ({ data: { budgets: [] } }),
+        BudgetRepository: (v) => ({
+          data: { repositories: connection('Repository', v.name === 'acme/api' ? [{ __typename: 'Repository', id: 'r1', installation: { __typename: 'Installation', id: 'i1' } }] : []) },
+        }),
+        SetBudget: (v) => ({ data: { setBudget: { __typename: 'Budget', scope: 'REPOSITORY', installationID: v.input.installationID, repositoryID: v.input.repositoryID, dailyUsd: v.input.dailyUsd, monthlyUsd: v.input.monthlyUsd } } }),
+      },
+    });
+    const form = await screen.findByRole('form', { name: 'Add a repository budget' });
+    await userEvent.type(within(form).getByLabelText('Repository'), 'acme/nope');
+    await userEvent.click(within(form).getByRole('button', { name: 'Add budget' }));
+    expect((await within(form).findByRole('alert')).textContent).toMatch('knows no repository acme/nope');
+    expect(t.callsOf('SetBudget')).toHaveLength(0);
+
+    await userEvent.clear(within(form).getByLabelText('Repository'));
+    await userEvent.type(within(form).getByLabelText('Repository'), 'acme/api');
+    await userEvent.type(within(form).getByLabelText('Monthly USD'), '40');
+    await userEvent.click(within(form).getByRole('button', { name: 'Add budget' }));
+    await waitFor(() => expect(t.callsOf('SetBudget')).toHaveLength(1));
+    expect(t.callsOf('SetBudget')[0].variables).toEqual({ input: { installationID: 'i1', repositoryID: 'r1', dailyUsd: 0, monthlyUsd: 40 } });
   });
 
   it('hides editing from non-admins and shows refusals', async () => {
     setup(<BudgetsPanel />, { viewer: user, handlers: { Budgets: () => ({ data: { budgets: [budget({ scope: 'REPOSITORY', repositoryID: 'r1', name: 'acme/api' })] } }) } });
     expect(await screen.findByText('acme/api')).toBeTruthy();
     expect(screen.queryByRole('button', { name: /Edit/ })).toBeNull();
+    expect(screen.queryByRole('form', { name: 'Add a repository budget' })).toBeNull();
   });
 });
