@@ -9,7 +9,7 @@ GOPAR ?= 2
 # API hands jobs only to a runner of the server's own version).
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: run build test test-go test-frontend generate check-generate vet bench fuzz soak deps frontend clean
+.PHONY: run build test test-go test-frontend test-deploy generate check-generate vet bench fuzz soak deps frontend clean
 
 run: build
 	./bin/chakshu all
@@ -27,13 +27,19 @@ deps:
 frontend:
 	@if [ -f frontend/package.json ]; then scripts/frontend.sh build; fi
 
-test: deps vet test-go test-frontend
+test: deps vet test-go test-frontend test-deploy
 
 test-go:
 	$(GO) test -p $(GOPAR) -race -timeout 25m ./...
 
 test-frontend:
 	@if [ -f frontend/package.json ]; then scripts/frontend.sh test; fi
+
+# The Helm chart, the compose file and the systemd unit, rendered and validated
+# offline (deploy/check is its own module: Helm's and Kubernetes' packages stay
+# out of chakshu's build; the Go build cache keeps them after the first run).
+test-deploy:
+	cd deploy/check && $(GO) test -p $(GOPAR) -count=1 ./...
 
 vet:
 	$(GO) vet ./...

@@ -10,6 +10,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/chakshu-dev/chakshu/ent/apitoken"
+	"github.com/chakshu-dev/chakshu/ent/auditentry"
 	"github.com/chakshu-dev/chakshu/ent/finding"
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/repository"
@@ -154,6 +155,120 @@ func newAPITokenPaginateArgs(rv map[string]any) *apitokenPaginateArgs {
 	}
 	if v, ok := rv[whereField].(*APITokenWhereInput); ok {
 		args.opts = append(args.opts, WithAPITokenFilter(v.Filter))
+	}
+	return args
+}
+
+// CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
+func (_q *AuditEntryQuery) CollectFields(ctx context.Context, satisfies ...string) (*AuditEntryQuery, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return _q, nil
+	}
+	if err := _q.collectField(ctx, false, graphql.GetOperationContext(ctx), fc.Field, nil, satisfies...); err != nil {
+		return nil, err
+	}
+	return _q, nil
+}
+
+func (_q *AuditEntryQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
+	path = append([]string(nil), path...)
+	var (
+		unknownSeen    bool
+		fieldSeen      = make(map[string]struct{}, len(auditentry.Columns))
+		selectedFields = []string{auditentry.FieldID}
+	)
+	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
+		switch field.Name {
+		case "createdAt":
+			if _, ok := fieldSeen[auditentry.FieldCreatedAt]; !ok {
+				selectedFields = append(selectedFields, auditentry.FieldCreatedAt)
+				fieldSeen[auditentry.FieldCreatedAt] = struct{}{}
+			}
+		case "actor":
+			if _, ok := fieldSeen[auditentry.FieldActor]; !ok {
+				selectedFields = append(selectedFields, auditentry.FieldActor)
+				fieldSeen[auditentry.FieldActor] = struct{}{}
+			}
+		case "action":
+			if _, ok := fieldSeen[auditentry.FieldAction]; !ok {
+				selectedFields = append(selectedFields, auditentry.FieldAction)
+				fieldSeen[auditentry.FieldAction] = struct{}{}
+			}
+		case "installationID":
+			if _, ok := fieldSeen[auditentry.FieldInstallationID]; !ok {
+				selectedFields = append(selectedFields, auditentry.FieldInstallationID)
+				fieldSeen[auditentry.FieldInstallationID] = struct{}{}
+			}
+		case "target":
+			if _, ok := fieldSeen[auditentry.FieldTarget]; !ok {
+				selectedFields = append(selectedFields, auditentry.FieldTarget)
+				fieldSeen[auditentry.FieldTarget] = struct{}{}
+			}
+		case "detail":
+			if _, ok := fieldSeen[auditentry.FieldDetail]; !ok {
+				selectedFields = append(selectedFields, auditentry.FieldDetail)
+				fieldSeen[auditentry.FieldDetail] = struct{}{}
+			}
+		case "id":
+		case "__typename":
+		default:
+			unknownSeen = true
+		}
+	}
+	if !unknownSeen {
+		_q.Select(selectedFields...)
+	}
+	return nil
+}
+
+type auditentryPaginateArgs struct {
+	first, last   *int
+	after, before *Cursor
+	opts          []AuditEntryPaginateOption
+}
+
+func newAuditEntryPaginateArgs(rv map[string]any) *auditentryPaginateArgs {
+	args := &auditentryPaginateArgs{}
+	if rv == nil {
+		return args
+	}
+	if v := rv[firstField]; v != nil {
+		args.first = v.(*int)
+	}
+	if v := rv[lastField]; v != nil {
+		args.last = v.(*int)
+	}
+	if v := rv[afterField]; v != nil {
+		args.after = v.(*Cursor)
+	}
+	if v := rv[beforeField]; v != nil {
+		args.before = v.(*Cursor)
+	}
+	if v, ok := rv[orderByField]; ok {
+		switch v := v.(type) {
+		case map[string]any:
+			var (
+				err1, err2 error
+				order      = &AuditEntryOrder{Field: &AuditEntryOrderField{}, Direction: entgql.OrderDirectionAsc}
+			)
+			if d, ok := v[directionField]; ok {
+				err1 = order.Direction.UnmarshalGQL(d)
+			}
+			if f, ok := v[fieldField]; ok {
+				err2 = order.Field.UnmarshalGQL(f)
+			}
+			if err1 == nil && err2 == nil {
+				args.opts = append(args.opts, WithAuditEntryOrder(order))
+			}
+		case *AuditEntryOrder:
+			if v != nil {
+				args.opts = append(args.opts, WithAuditEntryOrder(v))
+			}
+		}
+	}
+	if v, ok := rv[whereField].(*AuditEntryWhereInput); ok {
+		args.opts = append(args.opts, WithAuditEntryFilter(v.Filter))
 	}
 	return args
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/chakshu-dev/chakshu/ent/apitoken"
+	"github.com/chakshu-dev/chakshu/ent/auditentry"
 	"github.com/chakshu-dev/chakshu/ent/finding"
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/internal"
@@ -33,6 +34,11 @@ var apitokenImplementors = []string{"APIToken", "Node"}
 
 // IsNode implements the Node interface check for GQLGen.
 func (*APIToken) IsNode() {}
+
+var auditentryImplementors = []string{"AuditEntry", "Node"}
+
+// IsNode implements the Node interface check for GQLGen.
+func (*AuditEntry) IsNode() {}
 
 var findingImplementors = []string{"Finding", "Node"}
 
@@ -166,6 +172,15 @@ func (c *Client) noder(ctx context.Context, table string, id int) (Noder, error)
 			Where(apitoken.ID(id))
 		if fc := graphql.GetFieldContext(ctx); fc != nil {
 			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, apitokenImplementors...); err != nil {
+				return nil, err
+			}
+		}
+		return query.Only(ctx)
+	case auditentry.Table:
+		query := c.AuditEntry.Query().
+			Where(auditentry.ID(id))
+		if fc := graphql.GetFieldContext(ctx); fc != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, auditentryImplementors...); err != nil {
 				return nil, err
 			}
 		}
@@ -337,6 +352,22 @@ func (c *Client) noders(ctx context.Context, table string, ids []int) ([]Noder, 
 		query := c.APIToken.Query().
 			Where(apitoken.IDIn(ids...))
 		query, err := query.CollectFields(ctx, apitokenImplementors...)
+		if err != nil {
+			return nil, err
+		}
+		nodes, err := query.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range nodes {
+			for _, noder := range idmap[node.ID] {
+				*noder = node
+			}
+		}
+	case auditentry.Table:
+		query := c.AuditEntry.Query().
+			Where(auditentry.IDIn(ids...))
+		query, err := query.CollectFields(ctx, auditentryImplementors...)
 		if err != nil {
 			return nil, err
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chakshu-dev/chakshu/ent/apitoken"
+	"github.com/chakshu-dev/chakshu/ent/auditentry"
 	"github.com/chakshu-dev/chakshu/ent/finding"
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/predicate"
@@ -484,6 +485,360 @@ func (i *APITokenWhereInput) P() (predicate.APIToken, error) {
 		return predicates[0], nil
 	default:
 		return apitoken.And(predicates...), nil
+	}
+}
+
+// AuditEntryWhereInput represents a where input for filtering AuditEntry queries.
+type AuditEntryWhereInput struct {
+	Predicates []predicate.AuditEntry  `json:"-"`
+	Not        *AuditEntryWhereInput   `json:"not,omitempty"`
+	Or         []*AuditEntryWhereInput `json:"or,omitempty"`
+	And        []*AuditEntryWhereInput `json:"and,omitempty"`
+
+	// "id" field predicates.
+	ID      *int  `json:"id,omitempty"`
+	IDNEQ   *int  `json:"idNEQ,omitempty"`
+	IDIn    []int `json:"idIn,omitempty"`
+	IDNotIn []int `json:"idNotIn,omitempty"`
+	IDGT    *int  `json:"idGT,omitempty"`
+	IDGTE   *int  `json:"idGTE,omitempty"`
+	IDLT    *int  `json:"idLT,omitempty"`
+	IDLTE   *int  `json:"idLTE,omitempty"`
+
+	// "created_at" field predicates.
+	CreatedAt      *time.Time  `json:"createdAt,omitempty"`
+	CreatedAtNEQ   *time.Time  `json:"createdAtNEQ,omitempty"`
+	CreatedAtIn    []time.Time `json:"createdAtIn,omitempty"`
+	CreatedAtNotIn []time.Time `json:"createdAtNotIn,omitempty"`
+	CreatedAtGT    *time.Time  `json:"createdAtGT,omitempty"`
+	CreatedAtGTE   *time.Time  `json:"createdAtGTE,omitempty"`
+	CreatedAtLT    *time.Time  `json:"createdAtLT,omitempty"`
+	CreatedAtLTE   *time.Time  `json:"createdAtLTE,omitempty"`
+
+	// "actor" field predicates.
+	Actor             *string  `json:"actor,omitempty"`
+	ActorNEQ          *string  `json:"actorNEQ,omitempty"`
+	ActorIn           []string `json:"actorIn,omitempty"`
+	ActorNotIn        []string `json:"actorNotIn,omitempty"`
+	ActorGT           *string  `json:"actorGT,omitempty"`
+	ActorGTE          *string  `json:"actorGTE,omitempty"`
+	ActorLT           *string  `json:"actorLT,omitempty"`
+	ActorLTE          *string  `json:"actorLTE,omitempty"`
+	ActorContains     *string  `json:"actorContains,omitempty"`
+	ActorHasPrefix    *string  `json:"actorHasPrefix,omitempty"`
+	ActorHasSuffix    *string  `json:"actorHasSuffix,omitempty"`
+	ActorEqualFold    *string  `json:"actorEqualFold,omitempty"`
+	ActorContainsFold *string  `json:"actorContainsFold,omitempty"`
+
+	// "action" field predicates.
+	Action             *string  `json:"action,omitempty"`
+	ActionNEQ          *string  `json:"actionNEQ,omitempty"`
+	ActionIn           []string `json:"actionIn,omitempty"`
+	ActionNotIn        []string `json:"actionNotIn,omitempty"`
+	ActionGT           *string  `json:"actionGT,omitempty"`
+	ActionGTE          *string  `json:"actionGTE,omitempty"`
+	ActionLT           *string  `json:"actionLT,omitempty"`
+	ActionLTE          *string  `json:"actionLTE,omitempty"`
+	ActionContains     *string  `json:"actionContains,omitempty"`
+	ActionHasPrefix    *string  `json:"actionHasPrefix,omitempty"`
+	ActionHasSuffix    *string  `json:"actionHasSuffix,omitempty"`
+	ActionEqualFold    *string  `json:"actionEqualFold,omitempty"`
+	ActionContainsFold *string  `json:"actionContainsFold,omitempty"`
+
+	// "installation_id" field predicates.
+	InstallationID      *int  `json:"installationID,omitempty"`
+	InstallationIDNEQ   *int  `json:"installationIDNEQ,omitempty"`
+	InstallationIDIn    []int `json:"installationIDIn,omitempty"`
+	InstallationIDNotIn []int `json:"installationIDNotIn,omitempty"`
+	InstallationIDGT    *int  `json:"installationIDGT,omitempty"`
+	InstallationIDGTE   *int  `json:"installationIDGTE,omitempty"`
+	InstallationIDLT    *int  `json:"installationIDLT,omitempty"`
+	InstallationIDLTE   *int  `json:"installationIDLTE,omitempty"`
+
+	// "target" field predicates.
+	Target             *string  `json:"target,omitempty"`
+	TargetNEQ          *string  `json:"targetNEQ,omitempty"`
+	TargetIn           []string `json:"targetIn,omitempty"`
+	TargetNotIn        []string `json:"targetNotIn,omitempty"`
+	TargetGT           *string  `json:"targetGT,omitempty"`
+	TargetGTE          *string  `json:"targetGTE,omitempty"`
+	TargetLT           *string  `json:"targetLT,omitempty"`
+	TargetLTE          *string  `json:"targetLTE,omitempty"`
+	TargetContains     *string  `json:"targetContains,omitempty"`
+	TargetHasPrefix    *string  `json:"targetHasPrefix,omitempty"`
+	TargetHasSuffix    *string  `json:"targetHasSuffix,omitempty"`
+	TargetEqualFold    *string  `json:"targetEqualFold,omitempty"`
+	TargetContainsFold *string  `json:"targetContainsFold,omitempty"`
+}
+
+// AddPredicates adds custom predicates to the where input to be used during the filtering phase.
+func (i *AuditEntryWhereInput) AddPredicates(predicates ...predicate.AuditEntry) {
+	i.Predicates = append(i.Predicates, predicates...)
+}
+
+// Filter applies the AuditEntryWhereInput filter on the AuditEntryQuery builder.
+func (i *AuditEntryWhereInput) Filter(q *AuditEntryQuery) (*AuditEntryQuery, error) {
+	if i == nil {
+		return q, nil
+	}
+	p, err := i.P()
+	if err != nil {
+		if err == ErrEmptyAuditEntryWhereInput {
+			return q, nil
+		}
+		return nil, err
+	}
+	return q.Where(p), nil
+}
+
+// ErrEmptyAuditEntryWhereInput is returned in case the AuditEntryWhereInput is empty.
+var ErrEmptyAuditEntryWhereInput = errors.New("ent: empty predicate AuditEntryWhereInput")
+
+// P returns a predicate for filtering auditentries.
+// An error is returned if the input is empty or invalid.
+func (i *AuditEntryWhereInput) P() (predicate.AuditEntry, error) {
+	var predicates []predicate.AuditEntry
+	if i.Not != nil {
+		p, err := i.Not.P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'not'", err)
+		}
+		predicates = append(predicates, auditentry.Not(p))
+	}
+	switch n := len(i.Or); {
+	case n == 1:
+		p, err := i.Or[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'or'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		or := make([]predicate.AuditEntry, 0, n)
+		for _, w := range i.Or {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'or'", err)
+			}
+			or = append(or, p)
+		}
+		predicates = append(predicates, auditentry.Or(or...))
+	}
+	switch n := len(i.And); {
+	case n == 1:
+		p, err := i.And[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'and'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		and := make([]predicate.AuditEntry, 0, n)
+		for _, w := range i.And {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'and'", err)
+			}
+			and = append(and, p)
+		}
+		predicates = append(predicates, auditentry.And(and...))
+	}
+	predicates = append(predicates, i.Predicates...)
+	if i.ID != nil {
+		predicates = append(predicates, auditentry.IDEQ(*i.ID))
+	}
+	if i.IDNEQ != nil {
+		predicates = append(predicates, auditentry.IDNEQ(*i.IDNEQ))
+	}
+	if len(i.IDIn) > 0 {
+		predicates = append(predicates, auditentry.IDIn(i.IDIn...))
+	}
+	if len(i.IDNotIn) > 0 {
+		predicates = append(predicates, auditentry.IDNotIn(i.IDNotIn...))
+	}
+	if i.IDGT != nil {
+		predicates = append(predicates, auditentry.IDGT(*i.IDGT))
+	}
+	if i.IDGTE != nil {
+		predicates = append(predicates, auditentry.IDGTE(*i.IDGTE))
+	}
+	if i.IDLT != nil {
+		predicates = append(predicates, auditentry.IDLT(*i.IDLT))
+	}
+	if i.IDLTE != nil {
+		predicates = append(predicates, auditentry.IDLTE(*i.IDLTE))
+	}
+	if i.CreatedAt != nil {
+		predicates = append(predicates, auditentry.CreatedAtEQ(*i.CreatedAt))
+	}
+	if i.CreatedAtNEQ != nil {
+		predicates = append(predicates, auditentry.CreatedAtNEQ(*i.CreatedAtNEQ))
+	}
+	if len(i.CreatedAtIn) > 0 {
+		predicates = append(predicates, auditentry.CreatedAtIn(i.CreatedAtIn...))
+	}
+	if len(i.CreatedAtNotIn) > 0 {
+		predicates = append(predicates, auditentry.CreatedAtNotIn(i.CreatedAtNotIn...))
+	}
+	if i.CreatedAtGT != nil {
+		predicates = append(predicates, auditentry.CreatedAtGT(*i.CreatedAtGT))
+	}
+	if i.CreatedAtGTE != nil {
+		predicates = append(predicates, auditentry.CreatedAtGTE(*i.CreatedAtGTE))
+	}
+	if i.CreatedAtLT != nil {
+		predicates = append(predicates, auditentry.CreatedAtLT(*i.CreatedAtLT))
+	}
+	if i.CreatedAtLTE != nil {
+		predicates = append(predicates, auditentry.CreatedAtLTE(*i.CreatedAtLTE))
+	}
+	if i.Actor != nil {
+		predicates = append(predicates, auditentry.ActorEQ(*i.Actor))
+	}
+	if i.ActorNEQ != nil {
+		predicates = append(predicates, auditentry.ActorNEQ(*i.ActorNEQ))
+	}
+	if len(i.ActorIn) > 0 {
+		predicates = append(predicates, auditentry.ActorIn(i.ActorIn...))
+	}
+	if len(i.ActorNotIn) > 0 {
+		predicates = append(predicates, auditentry.ActorNotIn(i.ActorNotIn...))
+	}
+	if i.ActorGT != nil {
+		predicates = append(predicates, auditentry.ActorGT(*i.ActorGT))
+	}
+	if i.ActorGTE != nil {
+		predicates = append(predicates, auditentry.ActorGTE(*i.ActorGTE))
+	}
+	if i.ActorLT != nil {
+		predicates = append(predicates, auditentry.ActorLT(*i.ActorLT))
+	}
+	if i.ActorLTE != nil {
+		predicates = append(predicates, auditentry.ActorLTE(*i.ActorLTE))
+	}
+	if i.ActorContains != nil {
+		predicates = append(predicates, auditentry.ActorContains(*i.ActorContains))
+	}
+	if i.ActorHasPrefix != nil {
+		predicates = append(predicates, auditentry.ActorHasPrefix(*i.ActorHasPrefix))
+	}
+	if i.ActorHasSuffix != nil {
+		predicates = append(predicates, auditentry.ActorHasSuffix(*i.ActorHasSuffix))
+	}
+	if i.ActorEqualFold != nil {
+		predicates = append(predicates, auditentry.ActorEqualFold(*i.ActorEqualFold))
+	}
+	if i.ActorContainsFold != nil {
+		predicates = append(predicates, auditentry.ActorContainsFold(*i.ActorContainsFold))
+	}
+	if i.Action != nil {
+		predicates = append(predicates, auditentry.ActionEQ(*i.Action))
+	}
+	if i.ActionNEQ != nil {
+		predicates = append(predicates, auditentry.ActionNEQ(*i.ActionNEQ))
+	}
+	if len(i.ActionIn) > 0 {
+		predicates = append(predicates, auditentry.ActionIn(i.ActionIn...))
+	}
+	if len(i.ActionNotIn) > 0 {
+		predicates = append(predicates, auditentry.ActionNotIn(i.ActionNotIn...))
+	}
+	if i.ActionGT != nil {
+		predicates = append(predicates, auditentry.ActionGT(*i.ActionGT))
+	}
+	if i.ActionGTE != nil {
+		predicates = append(predicates, auditentry.ActionGTE(*i.ActionGTE))
+	}
+	if i.ActionLT != nil {
+		predicates = append(predicates, auditentry.ActionLT(*i.ActionLT))
+	}
+	if i.ActionLTE != nil {
+		predicates = append(predicates, auditentry.ActionLTE(*i.ActionLTE))
+	}
+	if i.ActionContains != nil {
+		predicates = append(predicates, auditentry.ActionContains(*i.ActionContains))
+	}
+	if i.ActionHasPrefix != nil {
+		predicates = append(predicates, auditentry.ActionHasPrefix(*i.ActionHasPrefix))
+	}
+	if i.ActionHasSuffix != nil {
+		predicates = append(predicates, auditentry.ActionHasSuffix(*i.ActionHasSuffix))
+	}
+	if i.ActionEqualFold != nil {
+		predicates = append(predicates, auditentry.ActionEqualFold(*i.ActionEqualFold))
+	}
+	if i.ActionContainsFold != nil {
+		predicates = append(predicates, auditentry.ActionContainsFold(*i.ActionContainsFold))
+	}
+	if i.InstallationID != nil {
+		predicates = append(predicates, auditentry.InstallationIDEQ(*i.InstallationID))
+	}
+	if i.InstallationIDNEQ != nil {
+		predicates = append(predicates, auditentry.InstallationIDNEQ(*i.InstallationIDNEQ))
+	}
+	if len(i.InstallationIDIn) > 0 {
+		predicates = append(predicates, auditentry.InstallationIDIn(i.InstallationIDIn...))
+	}
+	if len(i.InstallationIDNotIn) > 0 {
+		predicates = append(predicates, auditentry.InstallationIDNotIn(i.InstallationIDNotIn...))
+	}
+	if i.InstallationIDGT != nil {
+		predicates = append(predicates, auditentry.InstallationIDGT(*i.InstallationIDGT))
+	}
+	if i.InstallationIDGTE != nil {
+		predicates = append(predicates, auditentry.InstallationIDGTE(*i.InstallationIDGTE))
+	}
+	if i.InstallationIDLT != nil {
+		predicates = append(predicates, auditentry.InstallationIDLT(*i.InstallationIDLT))
+	}
+	if i.InstallationIDLTE != nil {
+		predicates = append(predicates, auditentry.InstallationIDLTE(*i.InstallationIDLTE))
+	}
+	if i.Target != nil {
+		predicates = append(predicates, auditentry.TargetEQ(*i.Target))
+	}
+	if i.TargetNEQ != nil {
+		predicates = append(predicates, auditentry.TargetNEQ(*i.TargetNEQ))
+	}
+	if len(i.TargetIn) > 0 {
+		predicates = append(predicates, auditentry.TargetIn(i.TargetIn...))
+	}
+	if len(i.TargetNotIn) > 0 {
+		predicates = append(predicates, auditentry.TargetNotIn(i.TargetNotIn...))
+	}
+	if i.TargetGT != nil {
+		predicates = append(predicates, auditentry.TargetGT(*i.TargetGT))
+	}
+	if i.TargetGTE != nil {
+		predicates = append(predicates, auditentry.TargetGTE(*i.TargetGTE))
+	}
+	if i.TargetLT != nil {
+		predicates = append(predicates, auditentry.TargetLT(*i.TargetLT))
+	}
+	if i.TargetLTE != nil {
+		predicates = append(predicates, auditentry.TargetLTE(*i.TargetLTE))
+	}
+	if i.TargetContains != nil {
+		predicates = append(predicates, auditentry.TargetContains(*i.TargetContains))
+	}
+	if i.TargetHasPrefix != nil {
+		predicates = append(predicates, auditentry.TargetHasPrefix(*i.TargetHasPrefix))
+	}
+	if i.TargetHasSuffix != nil {
+		predicates = append(predicates, auditentry.TargetHasSuffix(*i.TargetHasSuffix))
+	}
+	if i.TargetEqualFold != nil {
+		predicates = append(predicates, auditentry.TargetEqualFold(*i.TargetEqualFold))
+	}
+	if i.TargetContainsFold != nil {
+		predicates = append(predicates, auditentry.TargetContainsFold(*i.TargetContainsFold))
+	}
+
+	switch len(predicates) {
+	case 0:
+		return nil, ErrEmptyAuditEntryWhereInput
+	case 1:
+		return predicates[0], nil
+	default:
+		return auditentry.And(predicates...), nil
 	}
 }
 

@@ -43,6 +43,10 @@ type Installation struct {
 	SyncRequestedAt *time.Time `json:"sync_requested_at,omitempty"`
 	// why Chakshu could not resolve review threads here (GitHub answered FORBIDDEN: Contents: write not granted); empty once a resolve succeeds
 	ResolveBlocked string `json:"resolve_blocked,omitempty"`
+	// spend allowed per UTC day over the installation's runs, in USD; 0: no daily budget
+	BudgetDailyUsd float64 `json:"budget_daily_usd,omitempty"`
+	// spend allowed per UTC calendar month over the installation's runs, in USD; 0: no monthly budget
+	BudgetMonthlyUsd float64 `json:"budget_monthly_usd,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the InstallationQuery when eager-loading is set.
 	Edges        InstallationEdges `json:"edges"`
@@ -114,6 +118,8 @@ func (*Installation) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case installation.FieldSuspended:
 			values[i] = new(sql.NullBool)
+		case installation.FieldBudgetDailyUsd, installation.FieldBudgetMonthlyUsd:
+			values[i] = new(sql.NullFloat64)
 		case installation.FieldID, installation.FieldGithubID, installation.FieldAccountID:
 			values[i] = new(sql.NullInt64)
 		case installation.FieldAccountLogin, installation.FieldAccountType, installation.FieldReviewersRepo, installation.FieldLastSyncCommit, installation.FieldLastSyncError, installation.FieldResolveBlocked:
@@ -221,6 +227,18 @@ func (_m *Installation) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.ResolveBlocked = value.String
 			}
+		case installation.FieldBudgetDailyUsd:
+			if value, ok := values[i].(*sql.NullFloat64); !ok {
+				return fmt.Errorf("unexpected type %T for field budget_daily_usd", values[i])
+			} else if value.Valid {
+				_m.BudgetDailyUsd = value.Float64
+			}
+		case installation.FieldBudgetMonthlyUsd:
+			if value, ok := values[i].(*sql.NullFloat64); !ok {
+				return fmt.Errorf("unexpected type %T for field budget_monthly_usd", values[i])
+			} else if value.Valid {
+				_m.BudgetMonthlyUsd = value.Float64
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -319,6 +337,12 @@ func (_m *Installation) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("resolve_blocked=")
 	builder.WriteString(_m.ResolveBlocked)
+	builder.WriteString(", ")
+	builder.WriteString("budget_daily_usd=")
+	builder.WriteString(fmt.Sprintf("%v", _m.BudgetDailyUsd))
+	builder.WriteString(", ")
+	builder.WriteString("budget_monthly_usd=")
+	builder.WriteString(fmt.Sprintf("%v", _m.BudgetMonthlyUsd))
 	builder.WriteByte(')')
 	return builder.String()
 }

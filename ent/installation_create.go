@@ -192,6 +192,34 @@ func (_c *InstallationCreate) SetNillableResolveBlocked(v *string) *Installation
 	return _c
 }
 
+// SetBudgetDailyUsd sets the "budget_daily_usd" field.
+func (_c *InstallationCreate) SetBudgetDailyUsd(v float64) *InstallationCreate {
+	_c.mutation.SetBudgetDailyUsd(v)
+	return _c
+}
+
+// SetNillableBudgetDailyUsd sets the "budget_daily_usd" field if the given value is not nil.
+func (_c *InstallationCreate) SetNillableBudgetDailyUsd(v *float64) *InstallationCreate {
+	if v != nil {
+		_c.SetBudgetDailyUsd(*v)
+	}
+	return _c
+}
+
+// SetBudgetMonthlyUsd sets the "budget_monthly_usd" field.
+func (_c *InstallationCreate) SetBudgetMonthlyUsd(v float64) *InstallationCreate {
+	_c.mutation.SetBudgetMonthlyUsd(v)
+	return _c
+}
+
+// SetNillableBudgetMonthlyUsd sets the "budget_monthly_usd" field if the given value is not nil.
+func (_c *InstallationCreate) SetNillableBudgetMonthlyUsd(v *float64) *InstallationCreate {
+	if v != nil {
+		_c.SetBudgetMonthlyUsd(*v)
+	}
+	return _c
+}
+
 // AddRepositoryIDs adds the "repositories" edge to the Repository entity by IDs.
 func (_c *InstallationCreate) AddRepositoryIDs(ids ...int) *InstallationCreate {
 	_c.mutation.AddRepositoryIDs(ids...)
@@ -323,6 +351,14 @@ func (_c *InstallationCreate) defaults() {
 		v := installation.DefaultResolveBlocked
 		_c.mutation.SetResolveBlocked(v)
 	}
+	if _, ok := _c.mutation.BudgetDailyUsd(); !ok {
+		v := installation.DefaultBudgetDailyUsd
+		_c.mutation.SetBudgetDailyUsd(v)
+	}
+	if _, ok := _c.mutation.BudgetMonthlyUsd(); !ok {
+		v := installation.DefaultBudgetMonthlyUsd
+		_c.mutation.SetBudgetMonthlyUsd(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -359,6 +395,12 @@ func (_c *InstallationCreate) check() error {
 	}
 	if _, ok := _c.mutation.ResolveBlocked(); !ok {
 		return &ValidationError{Name: "resolve_blocked", err: errors.New(`ent: missing required field "Installation.resolve_blocked"`)}
+	}
+	if _, ok := _c.mutation.BudgetDailyUsd(); !ok {
+		return &ValidationError{Name: "budget_daily_usd", err: errors.New(`ent: missing required field "Installation.budget_daily_usd"`)}
+	}
+	if _, ok := _c.mutation.BudgetMonthlyUsd(); !ok {
+		return &ValidationError{Name: "budget_monthly_usd", err: errors.New(`ent: missing required field "Installation.budget_monthly_usd"`)}
 	}
 	return nil
 }
@@ -438,6 +480,14 @@ func (_c *InstallationCreate) createSpec() (*Installation, *sqlgraph.CreateSpec)
 	if value, ok := _c.mutation.ResolveBlocked(); ok {
 		_spec.SetField(installation.FieldResolveBlocked, field.TypeString, value)
 		_node.ResolveBlocked = value
+	}
+	if value, ok := _c.mutation.BudgetDailyUsd(); ok {
+		_spec.SetField(installation.FieldBudgetDailyUsd, field.TypeFloat64, value)
+		_node.BudgetDailyUsd = value
+	}
+	if value, ok := _c.mutation.BudgetMonthlyUsd(); ok {
+		_spec.SetField(installation.FieldBudgetMonthlyUsd, field.TypeFloat64, value)
+		_node.BudgetMonthlyUsd = value
 	}
 	if nodes := _c.mutation.RepositoriesIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -723,6 +773,42 @@ func (u *InstallationUpsert) UpdateResolveBlocked() *InstallationUpsert {
 	return u
 }
 
+// SetBudgetDailyUsd sets the "budget_daily_usd" field.
+func (u *InstallationUpsert) SetBudgetDailyUsd(v float64) *InstallationUpsert {
+	u.Set(installation.FieldBudgetDailyUsd, v)
+	return u
+}
+
+// UpdateBudgetDailyUsd sets the "budget_daily_usd" field to the value that was provided on create.
+func (u *InstallationUpsert) UpdateBudgetDailyUsd() *InstallationUpsert {
+	u.SetExcluded(installation.FieldBudgetDailyUsd)
+	return u
+}
+
+// AddBudgetDailyUsd adds v to the "budget_daily_usd" field.
+func (u *InstallationUpsert) AddBudgetDailyUsd(v float64) *InstallationUpsert {
+	u.Add(installation.FieldBudgetDailyUsd, v)
+	return u
+}
+
+// SetBudgetMonthlyUsd sets the "budget_monthly_usd" field.
+func (u *InstallationUpsert) SetBudgetMonthlyUsd(v float64) *InstallationUpsert {
+	u.Set(installation.FieldBudgetMonthlyUsd, v)
+	return u
+}
+
+// UpdateBudgetMonthlyUsd sets the "budget_monthly_usd" field to the value that was provided on create.
+func (u *InstallationUpsert) UpdateBudgetMonthlyUsd() *InstallationUpsert {
+	u.SetExcluded(installation.FieldBudgetMonthlyUsd)
+	return u
+}
+
+// AddBudgetMonthlyUsd adds v to the "budget_monthly_usd" field.
+func (u *InstallationUpsert) AddBudgetMonthlyUsd(v float64) *InstallationUpsert {
+	u.Add(installation.FieldBudgetMonthlyUsd, v)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create.
 // Using this option is equivalent to using:
 //
@@ -961,6 +1047,48 @@ func (u *InstallationUpsertOne) SetResolveBlocked(v string) *InstallationUpsertO
 func (u *InstallationUpsertOne) UpdateResolveBlocked() *InstallationUpsertOne {
 	return u.Update(func(s *InstallationUpsert) {
 		s.UpdateResolveBlocked()
+	})
+}
+
+// SetBudgetDailyUsd sets the "budget_daily_usd" field.
+func (u *InstallationUpsertOne) SetBudgetDailyUsd(v float64) *InstallationUpsertOne {
+	return u.Update(func(s *InstallationUpsert) {
+		s.SetBudgetDailyUsd(v)
+	})
+}
+
+// AddBudgetDailyUsd adds v to the "budget_daily_usd" field.
+func (u *InstallationUpsertOne) AddBudgetDailyUsd(v float64) *InstallationUpsertOne {
+	return u.Update(func(s *InstallationUpsert) {
+		s.AddBudgetDailyUsd(v)
+	})
+}
+
+// UpdateBudgetDailyUsd sets the "budget_daily_usd" field to the value that was provided on create.
+func (u *InstallationUpsertOne) UpdateBudgetDailyUsd() *InstallationUpsertOne {
+	return u.Update(func(s *InstallationUpsert) {
+		s.UpdateBudgetDailyUsd()
+	})
+}
+
+// SetBudgetMonthlyUsd sets the "budget_monthly_usd" field.
+func (u *InstallationUpsertOne) SetBudgetMonthlyUsd(v float64) *InstallationUpsertOne {
+	return u.Update(func(s *InstallationUpsert) {
+		s.SetBudgetMonthlyUsd(v)
+	})
+}
+
+// AddBudgetMonthlyUsd adds v to the "budget_monthly_usd" field.
+func (u *InstallationUpsertOne) AddBudgetMonthlyUsd(v float64) *InstallationUpsertOne {
+	return u.Update(func(s *InstallationUpsert) {
+		s.AddBudgetMonthlyUsd(v)
+	})
+}
+
+// UpdateBudgetMonthlyUsd sets the "budget_monthly_usd" field to the value that was provided on create.
+func (u *InstallationUpsertOne) UpdateBudgetMonthlyUsd() *InstallationUpsertOne {
+	return u.Update(func(s *InstallationUpsert) {
+		s.UpdateBudgetMonthlyUsd()
 	})
 }
 
@@ -1368,6 +1496,48 @@ func (u *InstallationUpsertBulk) SetResolveBlocked(v string) *InstallationUpsert
 func (u *InstallationUpsertBulk) UpdateResolveBlocked() *InstallationUpsertBulk {
 	return u.Update(func(s *InstallationUpsert) {
 		s.UpdateResolveBlocked()
+	})
+}
+
+// SetBudgetDailyUsd sets the "budget_daily_usd" field.
+func (u *InstallationUpsertBulk) SetBudgetDailyUsd(v float64) *InstallationUpsertBulk {
+	return u.Update(func(s *InstallationUpsert) {
+		s.SetBudgetDailyUsd(v)
+	})
+}
+
+// AddBudgetDailyUsd adds v to the "budget_daily_usd" field.
+func (u *InstallationUpsertBulk) AddBudgetDailyUsd(v float64) *InstallationUpsertBulk {
+	return u.Update(func(s *InstallationUpsert) {
+		s.AddBudgetDailyUsd(v)
+	})
+}
+
+// UpdateBudgetDailyUsd sets the "budget_daily_usd" field to the value that was provided on create.
+func (u *InstallationUpsertBulk) UpdateBudgetDailyUsd() *InstallationUpsertBulk {
+	return u.Update(func(s *InstallationUpsert) {
+		s.UpdateBudgetDailyUsd()
+	})
+}
+
+// SetBudgetMonthlyUsd sets the "budget_monthly_usd" field.
+func (u *InstallationUpsertBulk) SetBudgetMonthlyUsd(v float64) *InstallationUpsertBulk {
+	return u.Update(func(s *InstallationUpsert) {
+		s.SetBudgetMonthlyUsd(v)
+	})
+}
+
+// AddBudgetMonthlyUsd adds v to the "budget_monthly_usd" field.
+func (u *InstallationUpsertBulk) AddBudgetMonthlyUsd(v float64) *InstallationUpsertBulk {
+	return u.Update(func(s *InstallationUpsert) {
+		s.AddBudgetMonthlyUsd(v)
+	})
+}
+
+// UpdateBudgetMonthlyUsd sets the "budget_monthly_usd" field to the value that was provided on create.
+func (u *InstallationUpsertBulk) UpdateBudgetMonthlyUsd() *InstallationUpsertBulk {
+	return u.Update(func(s *InstallationUpsert) {
+		s.UpdateBudgetMonthlyUsd()
 	})
 }
 

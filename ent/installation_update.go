@@ -219,6 +219,48 @@ func (_u *InstallationUpdate) SetNillableResolveBlocked(v *string) *Installation
 	return _u
 }
 
+// SetBudgetDailyUsd sets the "budget_daily_usd" field.
+func (_u *InstallationUpdate) SetBudgetDailyUsd(v float64) *InstallationUpdate {
+	_u.mutation.ResetBudgetDailyUsd()
+	_u.mutation.SetBudgetDailyUsd(v)
+	return _u
+}
+
+// SetNillableBudgetDailyUsd sets the "budget_daily_usd" field if the given value is not nil.
+func (_u *InstallationUpdate) SetNillableBudgetDailyUsd(v *float64) *InstallationUpdate {
+	if v != nil {
+		_u.SetBudgetDailyUsd(*v)
+	}
+	return _u
+}
+
+// AddBudgetDailyUsd adds value to the "budget_daily_usd" field.
+func (_u *InstallationUpdate) AddBudgetDailyUsd(v float64) *InstallationUpdate {
+	_u.mutation.AddBudgetDailyUsd(v)
+	return _u
+}
+
+// SetBudgetMonthlyUsd sets the "budget_monthly_usd" field.
+func (_u *InstallationUpdate) SetBudgetMonthlyUsd(v float64) *InstallationUpdate {
+	_u.mutation.ResetBudgetMonthlyUsd()
+	_u.mutation.SetBudgetMonthlyUsd(v)
+	return _u
+}
+
+// SetNillableBudgetMonthlyUsd sets the "budget_monthly_usd" field if the given value is not nil.
+func (_u *InstallationUpdate) SetNillableBudgetMonthlyUsd(v *float64) *InstallationUpdate {
+	if v != nil {
+		_u.SetBudgetMonthlyUsd(*v)
+	}
+	return _u
+}
+
+// AddBudgetMonthlyUsd adds value to the "budget_monthly_usd" field.
+func (_u *InstallationUpdate) AddBudgetMonthlyUsd(v float64) *InstallationUpdate {
+	_u.mutation.AddBudgetMonthlyUsd(v)
+	return _u
+}
+
 // AddRepositoryIDs adds the "repositories" edge to the Repository entity by IDs.
 func (_u *InstallationUpdate) AddRepositoryIDs(ids ...int) *InstallationUpdate {
 	_u.mutation.AddRepositoryIDs(ids...)
@@ -466,6 +508,18 @@ func (_u *InstallationUpdate) sqlSave(ctx context.Context) (_node int, err error
 	}
 	if value, ok := _u.mutation.ResolveBlocked(); ok {
 		_spec.SetField(installation.FieldResolveBlocked, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.BudgetDailyUsd(); ok {
+		_spec.SetField(installation.FieldBudgetDailyUsd, field.TypeFloat64, value)
+	}
+	if value, ok := _u.mutation.AddedBudgetDailyUsd(); ok {
+		_spec.AddField(installation.FieldBudgetDailyUsd, field.TypeFloat64, value)
+	}
+	if value, ok := _u.mutation.BudgetMonthlyUsd(); ok {
+		_spec.SetField(installation.FieldBudgetMonthlyUsd, field.TypeFloat64, value)
+	}
+	if value, ok := _u.mutation.AddedBudgetMonthlyUsd(); ok {
+		_spec.AddField(installation.FieldBudgetMonthlyUsd, field.TypeFloat64, value)
 	}
 	if _u.mutation.RepositoriesCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -855,6 +909,48 @@ func (_u *InstallationUpdateOne) SetNillableResolveBlocked(v *string) *Installat
 	return _u
 }
 
+// SetBudgetDailyUsd sets the "budget_daily_usd" field.
+func (_u *InstallationUpdateOne) SetBudgetDailyUsd(v float64) *InstallationUpdateOne {
+	_u.mutation.ResetBudgetDailyUsd()
+	_u.mutation.SetBudgetDailyUsd(v)
+	return _u
+}
+
+// SetNillableBudgetDailyUsd sets the "budget_daily_usd" field if the given value is not nil.
+func (_u *InstallationUpdateOne) SetNillableBudgetDailyUsd(v *float64) *InstallationUpdateOne {
+	if v != nil {
+		_u.SetBudgetDailyUsd(*v)
+	}
+	return _u
+}
+
+// AddBudgetDailyUsd adds value to the "budget_daily_usd" field.
+func (_u *InstallationUpdateOne) AddBudgetDailyUsd(v float64) *InstallationUpdateOne {
+	_u.mutation.AddBudgetDailyUsd(v)
+	return _u
+}
+
+// SetBudgetMonthlyUsd sets the "budget_monthly_usd" field.
+func (_u *InstallationUpdateOne) SetBudgetMonthlyUsd(v float64) *InstallationUpdateOne {
+	_u.mutation.ResetBudgetMonthlyUsd()
+	_u.mutation.SetBudgetMonthlyUsd(v)
+	return _u
+}
+
+// SetNillableBudgetMonthlyUsd sets the "budget_monthly_usd" field if the given value is not nil.
+func (_u *InstallationUpdateOne) SetNillableBudgetMonthlyUsd(v *float64) *InstallationUpdateOne {
+	if v != nil {
+		_u.SetBudgetMonthlyUsd(*v)
+	}
+	return _u
+}
+
+// AddBudgetMonthlyUsd adds value to the "budget_monthly_usd" field.
+func (_u *InstallationUpdateOne) AddBudgetMonthlyUsd(v float64) *InstallationUpdateOne {
+	_u.mutation.AddBudgetMonthlyUsd(v)
+	return _u
+}
+
 // AddRepositoryIDs adds the "repositories" edge to the Repository entity by IDs.
 func (_u *InstallationUpdateOne) AddRepositoryIDs(ids ...int) *InstallationUpdateOne {
 	_u.mutation.AddRepositoryIDs(ids...)
@@ -1132,6 +1228,18 @@ func (_u *InstallationUpdateOne) sqlSave(ctx context.Context) (_node *Installati
 	}
 	if value, ok := _u.mutation.ResolveBlocked(); ok {
 		_spec.SetField(installation.FieldResolveBlocked, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.BudgetDailyUsd(); ok {
+		_spec.SetField(installation.FieldBudgetDailyUsd, field.TypeFloat64, value)
+	}
+	if value, ok := _u.mutation.AddedBudgetDailyUsd(); ok {
+		_spec.AddField(installation.FieldBudgetDailyUsd, field.TypeFloat64, value)
+	}
+	if value, ok := _u.mutation.BudgetMonthlyUsd(); ok {
+		_spec.SetField(installation.FieldBudgetMonthlyUsd, field.TypeFloat64, value)
+	}
+	if value, ok := _u.mutation.AddedBudgetMonthlyUsd(); ok {
+		_spec.AddField(installation.FieldBudgetMonthlyUsd, field.TypeFloat64, value)
 	}
 	if _u.mutation.RepositoriesCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"github.com/chakshu-dev/chakshu/ent/apitoken"
+	"github.com/chakshu-dev/chakshu/ent/auditentry"
 	"github.com/chakshu-dev/chakshu/ent/connectorcredential"
 	"github.com/chakshu-dev/chakshu/ent/costrollup"
 	"github.com/chakshu-dev/chakshu/ent/finding"
@@ -38,6 +39,7 @@ const (
 
 	// Node types.
 	TypeAPIToken            = "APIToken"
+	TypeAuditEntry          = "AuditEntry"
 	TypeConnectorCredential = "ConnectorCredential"
 	TypeCostRollup          = "CostRollup"
 	TypeFinding             = "Finding"
@@ -936,6 +938,638 @@ func (m *APITokenMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown APIToken edge %s", name)
+}
+
+// AuditEntryMutation represents an operation that mutates the AuditEntry nodes in the graph.
+type AuditEntryMutation struct {
+	config
+	op                 Op
+	typ                string
+	id                 *int
+	created_at         *time.Time
+	actor              *string
+	action             *string
+	installation_id    *int
+	addinstallation_id *int
+	target             *string
+	detail             *string
+	clearedFields      map[string]struct{}
+	done               bool
+	oldValue           func(context.Context) (*AuditEntry, error)
+	predicates         []predicate.AuditEntry
+}
+
+var _ ent.Mutation = (*AuditEntryMutation)(nil)
+
+// auditentryOption allows management of the mutation configuration using functional options.
+type auditentryOption func(*AuditEntryMutation)
+
+// newAuditEntryMutation creates new mutation for the AuditEntry entity.
+func newAuditEntryMutation(c config, op Op, opts ...auditentryOption) *AuditEntryMutation {
+	m := &AuditEntryMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeAuditEntry,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withAuditEntryID sets the ID field of the mutation.
+func withAuditEntryID(id int) auditentryOption {
+	return func(m *AuditEntryMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *AuditEntry
+		)
+		m.oldValue = func(ctx context.Context) (*AuditEntry, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().AuditEntry.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withAuditEntry sets the old AuditEntry of the mutation.
+func withAuditEntry(node *AuditEntry) auditentryOption {
+	return func(m *AuditEntryMutation) {
+		m.oldValue = func(context.Context) (*AuditEntry, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m AuditEntryMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m AuditEntryMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *AuditEntryMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *AuditEntryMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().AuditEntry.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *AuditEntryMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *AuditEntryMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the AuditEntry entity.
+// If the AuditEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEntryMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *AuditEntryMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetActor sets the "actor" field.
+func (m *AuditEntryMutation) SetActor(s string) {
+	m.actor = &s
+}
+
+// Actor returns the value of the "actor" field in the mutation.
+func (m *AuditEntryMutation) Actor() (r string, exists bool) {
+	v := m.actor
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldActor returns the old "actor" field's value of the AuditEntry entity.
+// If the AuditEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEntryMutation) OldActor(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldActor is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldActor requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldActor: %w", err)
+	}
+	return oldValue.Actor, nil
+}
+
+// ResetActor resets all changes to the "actor" field.
+func (m *AuditEntryMutation) ResetActor() {
+	m.actor = nil
+}
+
+// SetAction sets the "action" field.
+func (m *AuditEntryMutation) SetAction(s string) {
+	m.action = &s
+}
+
+// Action returns the value of the "action" field in the mutation.
+func (m *AuditEntryMutation) Action() (r string, exists bool) {
+	v := m.action
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAction returns the old "action" field's value of the AuditEntry entity.
+// If the AuditEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEntryMutation) OldAction(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAction is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAction requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAction: %w", err)
+	}
+	return oldValue.Action, nil
+}
+
+// ResetAction resets all changes to the "action" field.
+func (m *AuditEntryMutation) ResetAction() {
+	m.action = nil
+}
+
+// SetInstallationID sets the "installation_id" field.
+func (m *AuditEntryMutation) SetInstallationID(i int) {
+	m.installation_id = &i
+	m.addinstallation_id = nil
+}
+
+// InstallationID returns the value of the "installation_id" field in the mutation.
+func (m *AuditEntryMutation) InstallationID() (r int, exists bool) {
+	v := m.installation_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInstallationID returns the old "installation_id" field's value of the AuditEntry entity.
+// If the AuditEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEntryMutation) OldInstallationID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInstallationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInstallationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInstallationID: %w", err)
+	}
+	return oldValue.InstallationID, nil
+}
+
+// AddInstallationID adds i to the "installation_id" field.
+func (m *AuditEntryMutation) AddInstallationID(i int) {
+	if m.addinstallation_id != nil {
+		*m.addinstallation_id += i
+	} else {
+		m.addinstallation_id = &i
+	}
+}
+
+// AddedInstallationID returns the value that was added to the "installation_id" field in this mutation.
+func (m *AuditEntryMutation) AddedInstallationID() (r int, exists bool) {
+	v := m.addinstallation_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetInstallationID resets all changes to the "installation_id" field.
+func (m *AuditEntryMutation) ResetInstallationID() {
+	m.installation_id = nil
+	m.addinstallation_id = nil
+}
+
+// SetTarget sets the "target" field.
+func (m *AuditEntryMutation) SetTarget(s string) {
+	m.target = &s
+}
+
+// Target returns the value of the "target" field in the mutation.
+func (m *AuditEntryMutation) Target() (r string, exists bool) {
+	v := m.target
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTarget returns the old "target" field's value of the AuditEntry entity.
+// If the AuditEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEntryMutation) OldTarget(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTarget is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTarget requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTarget: %w", err)
+	}
+	return oldValue.Target, nil
+}
+
+// ResetTarget resets all changes to the "target" field.
+func (m *AuditEntryMutation) ResetTarget() {
+	m.target = nil
+}
+
+// SetDetail sets the "detail" field.
+func (m *AuditEntryMutation) SetDetail(s string) {
+	m.detail = &s
+}
+
+// Detail returns the value of the "detail" field in the mutation.
+func (m *AuditEntryMutation) Detail() (r string, exists bool) {
+	v := m.detail
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDetail returns the old "detail" field's value of the AuditEntry entity.
+// If the AuditEntry object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEntryMutation) OldDetail(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDetail is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDetail requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDetail: %w", err)
+	}
+	return oldValue.Detail, nil
+}
+
+// ResetDetail resets all changes to the "detail" field.
+func (m *AuditEntryMutation) ResetDetail() {
+	m.detail = nil
+}
+
+// Where appends a list predicates to the AuditEntryMutation builder.
+func (m *AuditEntryMutation) Where(ps ...predicate.AuditEntry) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the AuditEntryMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *AuditEntryMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.AuditEntry, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *AuditEntryMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *AuditEntryMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (AuditEntry).
+func (m *AuditEntryMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *AuditEntryMutation) Fields() []string {
+	fields := make([]string, 0, 6)
+	if m.created_at != nil {
+		fields = append(fields, auditentry.FieldCreatedAt)
+	}
+	if m.actor != nil {
+		fields = append(fields, auditentry.FieldActor)
+	}
+	if m.action != nil {
+		fields = append(fields, auditentry.FieldAction)
+	}
+	if m.installation_id != nil {
+		fields = append(fields, auditentry.FieldInstallationID)
+	}
+	if m.target != nil {
+		fields = append(fields, auditentry.FieldTarget)
+	}
+	if m.detail != nil {
+		fields = append(fields, auditentry.FieldDetail)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *AuditEntryMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case auditentry.FieldCreatedAt:
+		return m.CreatedAt()
+	case auditentry.FieldActor:
+		return m.Actor()
+	case auditentry.FieldAction:
+		return m.Action()
+	case auditentry.FieldInstallationID:
+		return m.InstallationID()
+	case auditentry.FieldTarget:
+		return m.Target()
+	case auditentry.FieldDetail:
+		return m.Detail()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *AuditEntryMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case auditentry.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case auditentry.FieldActor:
+		return m.OldActor(ctx)
+	case auditentry.FieldAction:
+		return m.OldAction(ctx)
+	case auditentry.FieldInstallationID:
+		return m.OldInstallationID(ctx)
+	case auditentry.FieldTarget:
+		return m.OldTarget(ctx)
+	case auditentry.FieldDetail:
+		return m.OldDetail(ctx)
+	}
+	return nil, fmt.Errorf("unknown AuditEntry field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AuditEntryMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case auditentry.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case auditentry.FieldActor:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetActor(v)
+		return nil
+	case auditentry.FieldAction:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAction(v)
+		return nil
+	case auditentry.FieldInstallationID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInstallationID(v)
+		return nil
+	case auditentry.FieldTarget:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTarget(v)
+		return nil
+	case auditentry.FieldDetail:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDetail(v)
+		return nil
+	}
+	return fmt.Errorf("unknown AuditEntry field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *AuditEntryMutation) AddedFields() []string {
+	var fields []string
+	if m.addinstallation_id != nil {
+		fields = append(fields, auditentry.FieldInstallationID)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *AuditEntryMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case auditentry.FieldInstallationID:
+		return m.AddedInstallationID()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AuditEntryMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case auditentry.FieldInstallationID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddInstallationID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown AuditEntry numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *AuditEntryMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *AuditEntryMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *AuditEntryMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown AuditEntry nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *AuditEntryMutation) ResetField(name string) error {
+	switch name {
+	case auditentry.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case auditentry.FieldActor:
+		m.ResetActor()
+		return nil
+	case auditentry.FieldAction:
+		m.ResetAction()
+		return nil
+	case auditentry.FieldInstallationID:
+		m.ResetInstallationID()
+		return nil
+	case auditentry.FieldTarget:
+		m.ResetTarget()
+		return nil
+	case auditentry.FieldDetail:
+		m.ResetDetail()
+		return nil
+	}
+	return fmt.Errorf("unknown AuditEntry field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *AuditEntryMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *AuditEntryMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *AuditEntryMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *AuditEntryMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *AuditEntryMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *AuditEntryMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *AuditEntryMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown AuditEntry unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *AuditEntryMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown AuditEntry edge %s", name)
 }
 
 // ConnectorCredentialMutation represents an operation that mutates the ConnectorCredential nodes in the graph.
@@ -9553,40 +10187,44 @@ func (m *HookCursorMutation) ResetEdge(name string) error {
 // InstallationMutation represents an operation that mutates the Installation nodes in the graph.
 type InstallationMutation struct {
 	config
-	op                  Op
-	typ                 string
-	id                  *int
-	created_at          *time.Time
-	updated_at          *time.Time
-	github_id           *int64
-	addgithub_id        *int64
-	account_login       *string
-	account_id          *int64
-	addaccount_id       *int64
-	account_type        *string
-	reviewers_repo      *string
-	suspended           *bool
-	last_sync_at        *time.Time
-	last_sync_commit    *string
-	last_sync_error     *string
-	sync_requested_at   *time.Time
-	resolve_blocked     *string
-	clearedFields       map[string]struct{}
-	repositories        map[int]struct{}
-	removedrepositories map[int]struct{}
-	clearedrepositories bool
-	reviewers           map[int]struct{}
-	removedreviewers    map[int]struct{}
-	clearedreviewers    bool
-	learnings           map[int]struct{}
-	removedlearnings    map[int]struct{}
-	clearedlearnings    bool
-	credentials         map[int]struct{}
-	removedcredentials  map[int]struct{}
-	clearedcredentials  bool
-	done                bool
-	oldValue            func(context.Context) (*Installation, error)
-	predicates          []predicate.Installation
+	op                    Op
+	typ                   string
+	id                    *int
+	created_at            *time.Time
+	updated_at            *time.Time
+	github_id             *int64
+	addgithub_id          *int64
+	account_login         *string
+	account_id            *int64
+	addaccount_id         *int64
+	account_type          *string
+	reviewers_repo        *string
+	suspended             *bool
+	last_sync_at          *time.Time
+	last_sync_commit      *string
+	last_sync_error       *string
+	sync_requested_at     *time.Time
+	resolve_blocked       *string
+	budget_daily_usd      *float64
+	addbudget_daily_usd   *float64
+	budget_monthly_usd    *float64
+	addbudget_monthly_usd *float64
+	clearedFields         map[string]struct{}
+	repositories          map[int]struct{}
+	removedrepositories   map[int]struct{}
+	clearedrepositories   bool
+	reviewers             map[int]struct{}
+	removedreviewers      map[int]struct{}
+	clearedreviewers      bool
+	learnings             map[int]struct{}
+	removedlearnings      map[int]struct{}
+	clearedlearnings      bool
+	credentials           map[int]struct{}
+	removedcredentials    map[int]struct{}
+	clearedcredentials    bool
+	done                  bool
+	oldValue              func(context.Context) (*Installation, error)
+	predicates            []predicate.Installation
 }
 
 var _ ent.Mutation = (*InstallationMutation)(nil)
@@ -10221,6 +10859,118 @@ func (m *InstallationMutation) ResetResolveBlocked() {
 	m.resolve_blocked = nil
 }
 
+// SetBudgetDailyUsd sets the "budget_daily_usd" field.
+func (m *InstallationMutation) SetBudgetDailyUsd(f float64) {
+	m.budget_daily_usd = &f
+	m.addbudget_daily_usd = nil
+}
+
+// BudgetDailyUsd returns the value of the "budget_daily_usd" field in the mutation.
+func (m *InstallationMutation) BudgetDailyUsd() (r float64, exists bool) {
+	v := m.budget_daily_usd
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBudgetDailyUsd returns the old "budget_daily_usd" field's value of the Installation entity.
+// If the Installation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InstallationMutation) OldBudgetDailyUsd(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBudgetDailyUsd is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBudgetDailyUsd requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBudgetDailyUsd: %w", err)
+	}
+	return oldValue.BudgetDailyUsd, nil
+}
+
+// AddBudgetDailyUsd adds f to the "budget_daily_usd" field.
+func (m *InstallationMutation) AddBudgetDailyUsd(f float64) {
+	if m.addbudget_daily_usd != nil {
+		*m.addbudget_daily_usd += f
+	} else {
+		m.addbudget_daily_usd = &f
+	}
+}
+
+// AddedBudgetDailyUsd returns the value that was added to the "budget_daily_usd" field in this mutation.
+func (m *InstallationMutation) AddedBudgetDailyUsd() (r float64, exists bool) {
+	v := m.addbudget_daily_usd
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetBudgetDailyUsd resets all changes to the "budget_daily_usd" field.
+func (m *InstallationMutation) ResetBudgetDailyUsd() {
+	m.budget_daily_usd = nil
+	m.addbudget_daily_usd = nil
+}
+
+// SetBudgetMonthlyUsd sets the "budget_monthly_usd" field.
+func (m *InstallationMutation) SetBudgetMonthlyUsd(f float64) {
+	m.budget_monthly_usd = &f
+	m.addbudget_monthly_usd = nil
+}
+
+// BudgetMonthlyUsd returns the value of the "budget_monthly_usd" field in the mutation.
+func (m *InstallationMutation) BudgetMonthlyUsd() (r float64, exists bool) {
+	v := m.budget_monthly_usd
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBudgetMonthlyUsd returns the old "budget_monthly_usd" field's value of the Installation entity.
+// If the Installation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InstallationMutation) OldBudgetMonthlyUsd(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBudgetMonthlyUsd is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBudgetMonthlyUsd requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBudgetMonthlyUsd: %w", err)
+	}
+	return oldValue.BudgetMonthlyUsd, nil
+}
+
+// AddBudgetMonthlyUsd adds f to the "budget_monthly_usd" field.
+func (m *InstallationMutation) AddBudgetMonthlyUsd(f float64) {
+	if m.addbudget_monthly_usd != nil {
+		*m.addbudget_monthly_usd += f
+	} else {
+		m.addbudget_monthly_usd = &f
+	}
+}
+
+// AddedBudgetMonthlyUsd returns the value that was added to the "budget_monthly_usd" field in this mutation.
+func (m *InstallationMutation) AddedBudgetMonthlyUsd() (r float64, exists bool) {
+	v := m.addbudget_monthly_usd
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetBudgetMonthlyUsd resets all changes to the "budget_monthly_usd" field.
+func (m *InstallationMutation) ResetBudgetMonthlyUsd() {
+	m.budget_monthly_usd = nil
+	m.addbudget_monthly_usd = nil
+}
+
 // AddRepositoryIDs adds the "repositories" edge to the Repository entity by ids.
 func (m *InstallationMutation) AddRepositoryIDs(ids ...int) {
 	if m.repositories == nil {
@@ -10471,7 +11221,7 @@ func (m *InstallationMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *InstallationMutation) Fields() []string {
-	fields := make([]string, 0, 13)
+	fields := make([]string, 0, 15)
 	if m.created_at != nil {
 		fields = append(fields, installation.FieldCreatedAt)
 	}
@@ -10511,6 +11261,12 @@ func (m *InstallationMutation) Fields() []string {
 	if m.resolve_blocked != nil {
 		fields = append(fields, installation.FieldResolveBlocked)
 	}
+	if m.budget_daily_usd != nil {
+		fields = append(fields, installation.FieldBudgetDailyUsd)
+	}
+	if m.budget_monthly_usd != nil {
+		fields = append(fields, installation.FieldBudgetMonthlyUsd)
+	}
 	return fields
 }
 
@@ -10545,6 +11301,10 @@ func (m *InstallationMutation) Field(name string) (ent.Value, bool) {
 		return m.SyncRequestedAt()
 	case installation.FieldResolveBlocked:
 		return m.ResolveBlocked()
+	case installation.FieldBudgetDailyUsd:
+		return m.BudgetDailyUsd()
+	case installation.FieldBudgetMonthlyUsd:
+		return m.BudgetMonthlyUsd()
 	}
 	return nil, false
 }
@@ -10580,6 +11340,10 @@ func (m *InstallationMutation) OldField(ctx context.Context, name string) (ent.V
 		return m.OldSyncRequestedAt(ctx)
 	case installation.FieldResolveBlocked:
 		return m.OldResolveBlocked(ctx)
+	case installation.FieldBudgetDailyUsd:
+		return m.OldBudgetDailyUsd(ctx)
+	case installation.FieldBudgetMonthlyUsd:
+		return m.OldBudgetMonthlyUsd(ctx)
 	}
 	return nil, fmt.Errorf("unknown Installation field %s", name)
 }
@@ -10680,6 +11444,20 @@ func (m *InstallationMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetResolveBlocked(v)
 		return nil
+	case installation.FieldBudgetDailyUsd:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBudgetDailyUsd(v)
+		return nil
+	case installation.FieldBudgetMonthlyUsd:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBudgetMonthlyUsd(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Installation field %s", name)
 }
@@ -10694,6 +11472,12 @@ func (m *InstallationMutation) AddedFields() []string {
 	if m.addaccount_id != nil {
 		fields = append(fields, installation.FieldAccountID)
 	}
+	if m.addbudget_daily_usd != nil {
+		fields = append(fields, installation.FieldBudgetDailyUsd)
+	}
+	if m.addbudget_monthly_usd != nil {
+		fields = append(fields, installation.FieldBudgetMonthlyUsd)
+	}
 	return fields
 }
 
@@ -10706,6 +11490,10 @@ func (m *InstallationMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedGithubID()
 	case installation.FieldAccountID:
 		return m.AddedAccountID()
+	case installation.FieldBudgetDailyUsd:
+		return m.AddedBudgetDailyUsd()
+	case installation.FieldBudgetMonthlyUsd:
+		return m.AddedBudgetMonthlyUsd()
 	}
 	return nil, false
 }
@@ -10728,6 +11516,20 @@ func (m *InstallationMutation) AddField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddAccountID(v)
+		return nil
+	case installation.FieldBudgetDailyUsd:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddBudgetDailyUsd(v)
+		return nil
+	case installation.FieldBudgetMonthlyUsd:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddBudgetMonthlyUsd(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Installation numeric field %s", name)
@@ -10809,6 +11611,12 @@ func (m *InstallationMutation) ResetField(name string) error {
 		return nil
 	case installation.FieldResolveBlocked:
 		m.ResetResolveBlocked()
+		return nil
+	case installation.FieldBudgetDailyUsd:
+		m.ResetBudgetDailyUsd()
+		return nil
+	case installation.FieldBudgetMonthlyUsd:
+		m.ResetBudgetMonthlyUsd()
 		return nil
 	}
 	return fmt.Errorf("unknown Installation field %s", name)
@@ -10979,31 +11787,35 @@ func (m *InstallationMutation) ResetEdge(name string) error {
 // RepositoryMutation represents an operation that mutates the Repository nodes in the graph.
 type RepositoryMutation struct {
 	config
-	op                  Op
-	typ                 string
-	id                  *int
-	created_at          *time.Time
-	updated_at          *time.Time
-	github_id           *int64
-	addgithub_id        *int64
-	owner               *string
-	name                *string
-	full_name           *string
-	default_branch      *string
-	private             *bool
-	removed             *bool
-	clearedFields       map[string]struct{}
-	installation        *int
-	clearedinstallation bool
-	runs                map[int]struct{}
-	removedruns         map[int]struct{}
-	clearedruns         bool
-	learnings           map[int]struct{}
-	removedlearnings    map[int]struct{}
-	clearedlearnings    bool
-	done                bool
-	oldValue            func(context.Context) (*Repository, error)
-	predicates          []predicate.Repository
+	op                    Op
+	typ                   string
+	id                    *int
+	created_at            *time.Time
+	updated_at            *time.Time
+	github_id             *int64
+	addgithub_id          *int64
+	owner                 *string
+	name                  *string
+	full_name             *string
+	default_branch        *string
+	private               *bool
+	removed               *bool
+	budget_daily_usd      *float64
+	addbudget_daily_usd   *float64
+	budget_monthly_usd    *float64
+	addbudget_monthly_usd *float64
+	clearedFields         map[string]struct{}
+	installation          *int
+	clearedinstallation   bool
+	runs                  map[int]struct{}
+	removedruns           map[int]struct{}
+	clearedruns           bool
+	learnings             map[int]struct{}
+	removedlearnings      map[int]struct{}
+	clearedlearnings      bool
+	done                  bool
+	oldValue              func(context.Context) (*Repository, error)
+	predicates            []predicate.Repository
 }
 
 var _ ent.Mutation = (*RepositoryMutation)(nil)
@@ -11448,6 +12260,118 @@ func (m *RepositoryMutation) ResetRemoved() {
 	m.removed = nil
 }
 
+// SetBudgetDailyUsd sets the "budget_daily_usd" field.
+func (m *RepositoryMutation) SetBudgetDailyUsd(f float64) {
+	m.budget_daily_usd = &f
+	m.addbudget_daily_usd = nil
+}
+
+// BudgetDailyUsd returns the value of the "budget_daily_usd" field in the mutation.
+func (m *RepositoryMutation) BudgetDailyUsd() (r float64, exists bool) {
+	v := m.budget_daily_usd
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBudgetDailyUsd returns the old "budget_daily_usd" field's value of the Repository entity.
+// If the Repository object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RepositoryMutation) OldBudgetDailyUsd(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBudgetDailyUsd is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBudgetDailyUsd requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBudgetDailyUsd: %w", err)
+	}
+	return oldValue.BudgetDailyUsd, nil
+}
+
+// AddBudgetDailyUsd adds f to the "budget_daily_usd" field.
+func (m *RepositoryMutation) AddBudgetDailyUsd(f float64) {
+	if m.addbudget_daily_usd != nil {
+		*m.addbudget_daily_usd += f
+	} else {
+		m.addbudget_daily_usd = &f
+	}
+}
+
+// AddedBudgetDailyUsd returns the value that was added to the "budget_daily_usd" field in this mutation.
+func (m *RepositoryMutation) AddedBudgetDailyUsd() (r float64, exists bool) {
+	v := m.addbudget_daily_usd
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetBudgetDailyUsd resets all changes to the "budget_daily_usd" field.
+func (m *RepositoryMutation) ResetBudgetDailyUsd() {
+	m.budget_daily_usd = nil
+	m.addbudget_daily_usd = nil
+}
+
+// SetBudgetMonthlyUsd sets the "budget_monthly_usd" field.
+func (m *RepositoryMutation) SetBudgetMonthlyUsd(f float64) {
+	m.budget_monthly_usd = &f
+	m.addbudget_monthly_usd = nil
+}
+
+// BudgetMonthlyUsd returns the value of the "budget_monthly_usd" field in the mutation.
+func (m *RepositoryMutation) BudgetMonthlyUsd() (r float64, exists bool) {
+	v := m.budget_monthly_usd
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBudgetMonthlyUsd returns the old "budget_monthly_usd" field's value of the Repository entity.
+// If the Repository object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RepositoryMutation) OldBudgetMonthlyUsd(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBudgetMonthlyUsd is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBudgetMonthlyUsd requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBudgetMonthlyUsd: %w", err)
+	}
+	return oldValue.BudgetMonthlyUsd, nil
+}
+
+// AddBudgetMonthlyUsd adds f to the "budget_monthly_usd" field.
+func (m *RepositoryMutation) AddBudgetMonthlyUsd(f float64) {
+	if m.addbudget_monthly_usd != nil {
+		*m.addbudget_monthly_usd += f
+	} else {
+		m.addbudget_monthly_usd = &f
+	}
+}
+
+// AddedBudgetMonthlyUsd returns the value that was added to the "budget_monthly_usd" field in this mutation.
+func (m *RepositoryMutation) AddedBudgetMonthlyUsd() (r float64, exists bool) {
+	v := m.addbudget_monthly_usd
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetBudgetMonthlyUsd resets all changes to the "budget_monthly_usd" field.
+func (m *RepositoryMutation) ResetBudgetMonthlyUsd() {
+	m.budget_monthly_usd = nil
+	m.addbudget_monthly_usd = nil
+}
+
 // SetInstallationID sets the "installation" edge to the Installation entity by id.
 func (m *RepositoryMutation) SetInstallationID(id int) {
 	m.installation = &id
@@ -11629,7 +12553,7 @@ func (m *RepositoryMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *RepositoryMutation) Fields() []string {
-	fields := make([]string, 0, 9)
+	fields := make([]string, 0, 11)
 	if m.created_at != nil {
 		fields = append(fields, repository.FieldCreatedAt)
 	}
@@ -11657,6 +12581,12 @@ func (m *RepositoryMutation) Fields() []string {
 	if m.removed != nil {
 		fields = append(fields, repository.FieldRemoved)
 	}
+	if m.budget_daily_usd != nil {
+		fields = append(fields, repository.FieldBudgetDailyUsd)
+	}
+	if m.budget_monthly_usd != nil {
+		fields = append(fields, repository.FieldBudgetMonthlyUsd)
+	}
 	return fields
 }
 
@@ -11683,6 +12613,10 @@ func (m *RepositoryMutation) Field(name string) (ent.Value, bool) {
 		return m.Private()
 	case repository.FieldRemoved:
 		return m.Removed()
+	case repository.FieldBudgetDailyUsd:
+		return m.BudgetDailyUsd()
+	case repository.FieldBudgetMonthlyUsd:
+		return m.BudgetMonthlyUsd()
 	}
 	return nil, false
 }
@@ -11710,6 +12644,10 @@ func (m *RepositoryMutation) OldField(ctx context.Context, name string) (ent.Val
 		return m.OldPrivate(ctx)
 	case repository.FieldRemoved:
 		return m.OldRemoved(ctx)
+	case repository.FieldBudgetDailyUsd:
+		return m.OldBudgetDailyUsd(ctx)
+	case repository.FieldBudgetMonthlyUsd:
+		return m.OldBudgetMonthlyUsd(ctx)
 	}
 	return nil, fmt.Errorf("unknown Repository field %s", name)
 }
@@ -11782,6 +12720,20 @@ func (m *RepositoryMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetRemoved(v)
 		return nil
+	case repository.FieldBudgetDailyUsd:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBudgetDailyUsd(v)
+		return nil
+	case repository.FieldBudgetMonthlyUsd:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBudgetMonthlyUsd(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Repository field %s", name)
 }
@@ -11793,6 +12745,12 @@ func (m *RepositoryMutation) AddedFields() []string {
 	if m.addgithub_id != nil {
 		fields = append(fields, repository.FieldGithubID)
 	}
+	if m.addbudget_daily_usd != nil {
+		fields = append(fields, repository.FieldBudgetDailyUsd)
+	}
+	if m.addbudget_monthly_usd != nil {
+		fields = append(fields, repository.FieldBudgetMonthlyUsd)
+	}
 	return fields
 }
 
@@ -11803,6 +12761,10 @@ func (m *RepositoryMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
 	case repository.FieldGithubID:
 		return m.AddedGithubID()
+	case repository.FieldBudgetDailyUsd:
+		return m.AddedBudgetDailyUsd()
+	case repository.FieldBudgetMonthlyUsd:
+		return m.AddedBudgetMonthlyUsd()
 	}
 	return nil, false
 }
@@ -11818,6 +12780,20 @@ func (m *RepositoryMutation) AddField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddGithubID(v)
+		return nil
+	case repository.FieldBudgetDailyUsd:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddBudgetDailyUsd(v)
+		return nil
+	case repository.FieldBudgetMonthlyUsd:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddBudgetMonthlyUsd(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Repository numeric field %s", name)
@@ -11872,6 +12848,12 @@ func (m *RepositoryMutation) ResetField(name string) error {
 		return nil
 	case repository.FieldRemoved:
 		m.ResetRemoved()
+		return nil
+	case repository.FieldBudgetDailyUsd:
+		m.ResetBudgetDailyUsd()
+		return nil
+	case repository.FieldBudgetMonthlyUsd:
+		m.ResetBudgetMonthlyUsd()
 		return nil
 	}
 	return fmt.Errorf("unknown Repository field %s", name)

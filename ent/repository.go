@@ -36,6 +36,10 @@ type Repository struct {
 	Private bool `json:"private,omitempty"`
 	// the installation no longer covers this repository
 	Removed bool `json:"removed,omitempty"`
+	// spend allowed per UTC day over the repository's runs, in USD; 0: no daily budget
+	BudgetDailyUsd float64 `json:"budget_daily_usd,omitempty"`
+	// spend allowed per UTC calendar month over the repository's runs, in USD; 0: no monthly budget
+	BudgetMonthlyUsd float64 `json:"budget_monthly_usd,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the RepositoryQuery when eager-loading is set.
 	Edges                     RepositoryEdges `json:"edges"`
@@ -97,6 +101,8 @@ func (*Repository) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case repository.FieldPrivate, repository.FieldRemoved:
 			values[i] = new(sql.NullBool)
+		case repository.FieldBudgetDailyUsd, repository.FieldBudgetMonthlyUsd:
+			values[i] = new(sql.NullFloat64)
 		case repository.FieldID, repository.FieldGithubID:
 			values[i] = new(sql.NullInt64)
 		case repository.FieldOwner, repository.FieldName, repository.FieldFullName, repository.FieldDefaultBranch:
@@ -179,6 +185,18 @@ func (_m *Repository) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field removed", values[i])
 			} else if value.Valid {
 				_m.Removed = value.Bool
+			}
+		case repository.FieldBudgetDailyUsd:
+			if value, ok := values[i].(*sql.NullFloat64); !ok {
+				return fmt.Errorf("unexpected type %T for field budget_daily_usd", values[i])
+			} else if value.Valid {
+				_m.BudgetDailyUsd = value.Float64
+			}
+		case repository.FieldBudgetMonthlyUsd:
+			if value, ok := values[i].(*sql.NullFloat64); !ok {
+				return fmt.Errorf("unexpected type %T for field budget_monthly_usd", values[i])
+			} else if value.Valid {
+				_m.BudgetMonthlyUsd = value.Float64
 			}
 		case repository.ForeignKeys[0]:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
@@ -264,6 +282,12 @@ func (_m *Repository) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("removed=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Removed))
+	builder.WriteString(", ")
+	builder.WriteString("budget_daily_usd=")
+	builder.WriteString(fmt.Sprintf("%v", _m.BudgetDailyUsd))
+	builder.WriteString(", ")
+	builder.WriteString("budget_monthly_usd=")
+	builder.WriteString(fmt.Sprintf("%v", _m.BudgetMonthlyUsd))
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -119,6 +119,34 @@ func (_c *RepositoryCreate) SetNillableRemoved(v *bool) *RepositoryCreate {
 	return _c
 }
 
+// SetBudgetDailyUsd sets the "budget_daily_usd" field.
+func (_c *RepositoryCreate) SetBudgetDailyUsd(v float64) *RepositoryCreate {
+	_c.mutation.SetBudgetDailyUsd(v)
+	return _c
+}
+
+// SetNillableBudgetDailyUsd sets the "budget_daily_usd" field if the given value is not nil.
+func (_c *RepositoryCreate) SetNillableBudgetDailyUsd(v *float64) *RepositoryCreate {
+	if v != nil {
+		_c.SetBudgetDailyUsd(*v)
+	}
+	return _c
+}
+
+// SetBudgetMonthlyUsd sets the "budget_monthly_usd" field.
+func (_c *RepositoryCreate) SetBudgetMonthlyUsd(v float64) *RepositoryCreate {
+	_c.mutation.SetBudgetMonthlyUsd(v)
+	return _c
+}
+
+// SetNillableBudgetMonthlyUsd sets the "budget_monthly_usd" field if the given value is not nil.
+func (_c *RepositoryCreate) SetNillableBudgetMonthlyUsd(v *float64) *RepositoryCreate {
+	if v != nil {
+		_c.SetBudgetMonthlyUsd(*v)
+	}
+	return _c
+}
+
 // SetInstallationID sets the "installation" edge to the Installation entity by ID.
 func (_c *RepositoryCreate) SetInstallationID(id int) *RepositoryCreate {
 	_c.mutation.SetInstallationID(id)
@@ -215,6 +243,14 @@ func (_c *RepositoryCreate) defaults() {
 		v := repository.DefaultRemoved
 		_c.mutation.SetRemoved(v)
 	}
+	if _, ok := _c.mutation.BudgetDailyUsd(); !ok {
+		v := repository.DefaultBudgetDailyUsd
+		_c.mutation.SetBudgetDailyUsd(v)
+	}
+	if _, ok := _c.mutation.BudgetMonthlyUsd(); !ok {
+		v := repository.DefaultBudgetMonthlyUsd
+		_c.mutation.SetBudgetMonthlyUsd(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -245,6 +281,12 @@ func (_c *RepositoryCreate) check() error {
 	}
 	if _, ok := _c.mutation.Removed(); !ok {
 		return &ValidationError{Name: "removed", err: errors.New(`ent: missing required field "Repository.removed"`)}
+	}
+	if _, ok := _c.mutation.BudgetDailyUsd(); !ok {
+		return &ValidationError{Name: "budget_daily_usd", err: errors.New(`ent: missing required field "Repository.budget_daily_usd"`)}
+	}
+	if _, ok := _c.mutation.BudgetMonthlyUsd(); !ok {
+		return &ValidationError{Name: "budget_monthly_usd", err: errors.New(`ent: missing required field "Repository.budget_monthly_usd"`)}
 	}
 	if len(_c.mutation.InstallationIDs()) == 0 {
 		return &ValidationError{Name: "installation", err: errors.New(`ent: missing required edge "Repository.installation"`)}
@@ -311,6 +353,14 @@ func (_c *RepositoryCreate) createSpec() (*Repository, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Removed(); ok {
 		_spec.SetField(repository.FieldRemoved, field.TypeBool, value)
 		_node.Removed = value
+	}
+	if value, ok := _c.mutation.BudgetDailyUsd(); ok {
+		_spec.SetField(repository.FieldBudgetDailyUsd, field.TypeFloat64, value)
+		_node.BudgetDailyUsd = value
+	}
+	if value, ok := _c.mutation.BudgetMonthlyUsd(); ok {
+		_spec.SetField(repository.FieldBudgetMonthlyUsd, field.TypeFloat64, value)
+		_node.BudgetMonthlyUsd = value
 	}
 	if nodes := _c.mutation.InstallationIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -515,6 +565,42 @@ func (u *RepositoryUpsert) UpdateRemoved() *RepositoryUpsert {
 	return u
 }
 
+// SetBudgetDailyUsd sets the "budget_daily_usd" field.
+func (u *RepositoryUpsert) SetBudgetDailyUsd(v float64) *RepositoryUpsert {
+	u.Set(repository.FieldBudgetDailyUsd, v)
+	return u
+}
+
+// UpdateBudgetDailyUsd sets the "budget_daily_usd" field to the value that was provided on create.
+func (u *RepositoryUpsert) UpdateBudgetDailyUsd() *RepositoryUpsert {
+	u.SetExcluded(repository.FieldBudgetDailyUsd)
+	return u
+}
+
+// AddBudgetDailyUsd adds v to the "budget_daily_usd" field.
+func (u *RepositoryUpsert) AddBudgetDailyUsd(v float64) *RepositoryUpsert {
+	u.Add(repository.FieldBudgetDailyUsd, v)
+	return u
+}
+
+// SetBudgetMonthlyUsd sets the "budget_monthly_usd" field.
+func (u *RepositoryUpsert) SetBudgetMonthlyUsd(v float64) *RepositoryUpsert {
+	u.Set(repository.FieldBudgetMonthlyUsd, v)
+	return u
+}
+
+// UpdateBudgetMonthlyUsd sets the "budget_monthly_usd" field to the value that was provided on create.
+func (u *RepositoryUpsert) UpdateBudgetMonthlyUsd() *RepositoryUpsert {
+	u.SetExcluded(repository.FieldBudgetMonthlyUsd)
+	return u
+}
+
+// AddBudgetMonthlyUsd adds v to the "budget_monthly_usd" field.
+func (u *RepositoryUpsert) AddBudgetMonthlyUsd(v float64) *RepositoryUpsert {
+	u.Add(repository.FieldBudgetMonthlyUsd, v)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create.
 // Using this option is equivalent to using:
 //
@@ -676,6 +762,48 @@ func (u *RepositoryUpsertOne) SetRemoved(v bool) *RepositoryUpsertOne {
 func (u *RepositoryUpsertOne) UpdateRemoved() *RepositoryUpsertOne {
 	return u.Update(func(s *RepositoryUpsert) {
 		s.UpdateRemoved()
+	})
+}
+
+// SetBudgetDailyUsd sets the "budget_daily_usd" field.
+func (u *RepositoryUpsertOne) SetBudgetDailyUsd(v float64) *RepositoryUpsertOne {
+	return u.Update(func(s *RepositoryUpsert) {
+		s.SetBudgetDailyUsd(v)
+	})
+}
+
+// AddBudgetDailyUsd adds v to the "budget_daily_usd" field.
+func (u *RepositoryUpsertOne) AddBudgetDailyUsd(v float64) *RepositoryUpsertOne {
+	return u.Update(func(s *RepositoryUpsert) {
+		s.AddBudgetDailyUsd(v)
+	})
+}
+
+// UpdateBudgetDailyUsd sets the "budget_daily_usd" field to the value that was provided on create.
+func (u *RepositoryUpsertOne) UpdateBudgetDailyUsd() *RepositoryUpsertOne {
+	return u.Update(func(s *RepositoryUpsert) {
+		s.UpdateBudgetDailyUsd()
+	})
+}
+
+// SetBudgetMonthlyUsd sets the "budget_monthly_usd" field.
+func (u *RepositoryUpsertOne) SetBudgetMonthlyUsd(v float64) *RepositoryUpsertOne {
+	return u.Update(func(s *RepositoryUpsert) {
+		s.SetBudgetMonthlyUsd(v)
+	})
+}
+
+// AddBudgetMonthlyUsd adds v to the "budget_monthly_usd" field.
+func (u *RepositoryUpsertOne) AddBudgetMonthlyUsd(v float64) *RepositoryUpsertOne {
+	return u.Update(func(s *RepositoryUpsert) {
+		s.AddBudgetMonthlyUsd(v)
+	})
+}
+
+// UpdateBudgetMonthlyUsd sets the "budget_monthly_usd" field to the value that was provided on create.
+func (u *RepositoryUpsertOne) UpdateBudgetMonthlyUsd() *RepositoryUpsertOne {
+	return u.Update(func(s *RepositoryUpsert) {
+		s.UpdateBudgetMonthlyUsd()
 	})
 }
 
@@ -1006,6 +1134,48 @@ func (u *RepositoryUpsertBulk) SetRemoved(v bool) *RepositoryUpsertBulk {
 func (u *RepositoryUpsertBulk) UpdateRemoved() *RepositoryUpsertBulk {
 	return u.Update(func(s *RepositoryUpsert) {
 		s.UpdateRemoved()
+	})
+}
+
+// SetBudgetDailyUsd sets the "budget_daily_usd" field.
+func (u *RepositoryUpsertBulk) SetBudgetDailyUsd(v float64) *RepositoryUpsertBulk {
+	return u.Update(func(s *RepositoryUpsert) {
+		s.SetBudgetDailyUsd(v)
+	})
+}
+
+// AddBudgetDailyUsd adds v to the "budget_daily_usd" field.
+func (u *RepositoryUpsertBulk) AddBudgetDailyUsd(v float64) *RepositoryUpsertBulk {
+	return u.Update(func(s *RepositoryUpsert) {
+		s.AddBudgetDailyUsd(v)
+	})
+}
+
+// UpdateBudgetDailyUsd sets the "budget_daily_usd" field to the value that was provided on create.
+func (u *RepositoryUpsertBulk) UpdateBudgetDailyUsd() *RepositoryUpsertBulk {
+	return u.Update(func(s *RepositoryUpsert) {
+		s.UpdateBudgetDailyUsd()
+	})
+}
+
+// SetBudgetMonthlyUsd sets the "budget_monthly_usd" field.
+func (u *RepositoryUpsertBulk) SetBudgetMonthlyUsd(v float64) *RepositoryUpsertBulk {
+	return u.Update(func(s *RepositoryUpsert) {
+		s.SetBudgetMonthlyUsd(v)
+	})
+}
+
+// AddBudgetMonthlyUsd adds v to the "budget_monthly_usd" field.
+func (u *RepositoryUpsertBulk) AddBudgetMonthlyUsd(v float64) *RepositoryUpsertBulk {
+	return u.Update(func(s *RepositoryUpsert) {
+		s.AddBudgetMonthlyUsd(v)
+	})
+}
+
+// UpdateBudgetMonthlyUsd sets the "budget_monthly_usd" field to the value that was provided on create.
+func (u *RepositoryUpsertBulk) UpdateBudgetMonthlyUsd() *RepositoryUpsertBulk {
+	return u.Update(func(s *RepositoryUpsert) {
+		s.UpdateBudgetMonthlyUsd()
 	})
 }
 

@@ -143,6 +143,48 @@ func (_u *RepositoryUpdate) SetNillableRemoved(v *bool) *RepositoryUpdate {
 	return _u
 }
 
+// SetBudgetDailyUsd sets the "budget_daily_usd" field.
+func (_u *RepositoryUpdate) SetBudgetDailyUsd(v float64) *RepositoryUpdate {
+	_u.mutation.ResetBudgetDailyUsd()
+	_u.mutation.SetBudgetDailyUsd(v)
+	return _u
+}
+
+// SetNillableBudgetDailyUsd sets the "budget_daily_usd" field if the given value is not nil.
+func (_u *RepositoryUpdate) SetNillableBudgetDailyUsd(v *float64) *RepositoryUpdate {
+	if v != nil {
+		_u.SetBudgetDailyUsd(*v)
+	}
+	return _u
+}
+
+// AddBudgetDailyUsd adds value to the "budget_daily_usd" field.
+func (_u *RepositoryUpdate) AddBudgetDailyUsd(v float64) *RepositoryUpdate {
+	_u.mutation.AddBudgetDailyUsd(v)
+	return _u
+}
+
+// SetBudgetMonthlyUsd sets the "budget_monthly_usd" field.
+func (_u *RepositoryUpdate) SetBudgetMonthlyUsd(v float64) *RepositoryUpdate {
+	_u.mutation.ResetBudgetMonthlyUsd()
+	_u.mutation.SetBudgetMonthlyUsd(v)
+	return _u
+}
+
+// SetNillableBudgetMonthlyUsd sets the "budget_monthly_usd" field if the given value is not nil.
+func (_u *RepositoryUpdate) SetNillableBudgetMonthlyUsd(v *float64) *RepositoryUpdate {
+	if v != nil {
+		_u.SetBudgetMonthlyUsd(*v)
+	}
+	return _u
+}
+
+// AddBudgetMonthlyUsd adds value to the "budget_monthly_usd" field.
+func (_u *RepositoryUpdate) AddBudgetMonthlyUsd(v float64) *RepositoryUpdate {
+	_u.mutation.AddBudgetMonthlyUsd(v)
+	return _u
+}
+
 // SetInstallationID sets the "installation" edge to the Installation entity by ID.
 func (_u *RepositoryUpdate) SetInstallationID(id int) *RepositoryUpdate {
 	_u.mutation.SetInstallationID(id)
@@ -325,6 +367,18 @@ func (_u *RepositoryUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 	}
 	if value, ok := _u.mutation.Removed(); ok {
 		_spec.SetField(repository.FieldRemoved, field.TypeBool, value)
+	}
+	if value, ok := _u.mutation.BudgetDailyUsd(); ok {
+		_spec.SetField(repository.FieldBudgetDailyUsd, field.TypeFloat64, value)
+	}
+	if value, ok := _u.mutation.AddedBudgetDailyUsd(); ok {
+		_spec.AddField(repository.FieldBudgetDailyUsd, field.TypeFloat64, value)
+	}
+	if value, ok := _u.mutation.BudgetMonthlyUsd(); ok {
+		_spec.SetField(repository.FieldBudgetMonthlyUsd, field.TypeFloat64, value)
+	}
+	if value, ok := _u.mutation.AddedBudgetMonthlyUsd(); ok {
+		_spec.AddField(repository.FieldBudgetMonthlyUsd, field.TypeFloat64, value)
 	}
 	if _u.mutation.InstallationCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -578,6 +632,48 @@ func (_u *RepositoryUpdateOne) SetNillableRemoved(v *bool) *RepositoryUpdateOne 
 	return _u
 }
 
+// SetBudgetDailyUsd sets the "budget_daily_usd" field.
+func (_u *RepositoryUpdateOne) SetBudgetDailyUsd(v float64) *RepositoryUpdateOne {
+	_u.mutation.ResetBudgetDailyUsd()
+	_u.mutation.SetBudgetDailyUsd(v)
+	return _u
+}
+
+// SetNillableBudgetDailyUsd sets the "budget_daily_usd" field if the given value is not nil.
+func (_u *RepositoryUpdateOne) SetNillableBudgetDailyUsd(v *float64) *RepositoryUpdateOne {
+	if v != nil {
+		_u.SetBudgetDailyUsd(*v)
+	}
+	return _u
+}
+
+// AddBudgetDailyUsd adds value to the "budget_daily_usd" field.
+func (_u *RepositoryUpdateOne) AddBudgetDailyUsd(v float64) *RepositoryUpdateOne {
+	_u.mutation.AddBudgetDailyUsd(v)
+	return _u
+}
+
+// SetBudgetMonthlyUsd sets the "budget_monthly_usd" field.
+func (_u *RepositoryUpdateOne) SetBudgetMonthlyUsd(v float64) *RepositoryUpdateOne {
+	_u.mutation.ResetBudgetMonthlyUsd()
+	_u.mutation.SetBudgetMonthlyUsd(v)
+	return _u
+}
+
+// SetNillableBudgetMonthlyUsd sets the "budget_monthly_usd" field if the given value is not nil.
+func (_u *RepositoryUpdateOne) SetNillableBudgetMonthlyUsd(v *float64) *RepositoryUpdateOne {
+	if v != nil {
+		_u.SetBudgetMonthlyUsd(*v)
+	}
+	return _u
+}
+
+// AddBudgetMonthlyUsd adds value to the "budget_monthly_usd" field.
+func (_u *RepositoryUpdateOne) AddBudgetMonthlyUsd(v float64) *RepositoryUpdateOne {
+	_u.mutation.AddBudgetMonthlyUsd(v)
+	return _u
+}
+
 // SetInstallationID sets the "installation" edge to the Installation entity by ID.
 func (_u *RepositoryUpdateOne) SetInstallationID(id int) *RepositoryUpdateOne {
 	_u.mutation.SetInstallationID(id)
@@ -790,6 +886,18 @@ func (_u *RepositoryUpdateOne) sqlSave(ctx context.Context) (_node *Repository, 
 	}
 	if value, ok := _u.mutation.Removed(); ok {
 		_spec.SetField(repository.FieldRemoved, field.TypeBool, value)
+	}
+	if value, ok := _u.mutation.BudgetDailyUsd(); ok {
+		_spec.SetField(repository.FieldBudgetDailyUsd, field.TypeFloat64, value)
+	}
+	if value, ok := _u.mutation.AddedBudgetDailyUsd(); ok {
+		_spec.AddField(repository.FieldBudgetDailyUsd, field.TypeFloat64, value)
+	}
+	if value, ok := _u.mutation.BudgetMonthlyUsd(); ok {
+		_spec.SetField(repository.FieldBudgetMonthlyUsd, field.TypeFloat64, value)
+	}
+	if value, ok := _u.mutation.AddedBudgetMonthlyUsd(); ok {
+		_spec.AddField(repository.FieldBudgetMonthlyUsd, field.TypeFloat64, value)
 	}
 	if _u.mutation.InstallationCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/chakshu-dev/chakshu/ent/apitoken"
+	"github.com/chakshu-dev/chakshu/ent/auditentry"
 	"github.com/chakshu-dev/chakshu/ent/connectorcredential"
 	"github.com/chakshu-dev/chakshu/ent/costrollup"
 	"github.com/chakshu-dev/chakshu/ent/finding"
@@ -45,6 +46,24 @@ func init() {
 	apitokenDescPrefix := apitokenFields[2].Descriptor()
 	// apitoken.DefaultPrefix holds the default value on creation for the prefix field.
 	apitoken.DefaultPrefix = apitokenDescPrefix.Default.(string)
+	auditentryFields := schema.AuditEntry{}.Fields()
+	_ = auditentryFields
+	// auditentryDescCreatedAt is the schema descriptor for created_at field.
+	auditentryDescCreatedAt := auditentryFields[0].Descriptor()
+	// auditentry.DefaultCreatedAt holds the default value on creation for the created_at field.
+	auditentry.DefaultCreatedAt = auditentryDescCreatedAt.Default.(func() time.Time)
+	// auditentryDescInstallationID is the schema descriptor for installation_id field.
+	auditentryDescInstallationID := auditentryFields[3].Descriptor()
+	// auditentry.DefaultInstallationID holds the default value on creation for the installation_id field.
+	auditentry.DefaultInstallationID = auditentryDescInstallationID.Default.(int)
+	// auditentryDescTarget is the schema descriptor for target field.
+	auditentryDescTarget := auditentryFields[4].Descriptor()
+	// auditentry.DefaultTarget holds the default value on creation for the target field.
+	auditentry.DefaultTarget = auditentryDescTarget.Default.(string)
+	// auditentryDescDetail is the schema descriptor for detail field.
+	auditentryDescDetail := auditentryFields[5].Descriptor()
+	// auditentry.DefaultDetail holds the default value on creation for the detail field.
+	auditentry.DefaultDetail = auditentryDescDetail.Default.(string)
 	connectorcredentialMixin := schema.ConnectorCredential{}.Mixin()
 	connectorcredentialMixinFields0 := connectorcredentialMixin[0].Fields()
 	_ = connectorcredentialMixinFields0
@@ -422,6 +441,14 @@ func init() {
 	installationDescResolveBlocked := installationFields[10].Descriptor()
 	// installation.DefaultResolveBlocked holds the default value on creation for the resolve_blocked field.
 	installation.DefaultResolveBlocked = installationDescResolveBlocked.Default.(string)
+	// installationDescBudgetDailyUsd is the schema descriptor for budget_daily_usd field.
+	installationDescBudgetDailyUsd := installationFields[11].Descriptor()
+	// installation.DefaultBudgetDailyUsd holds the default value on creation for the budget_daily_usd field.
+	installation.DefaultBudgetDailyUsd = installationDescBudgetDailyUsd.Default.(float64)
+	// installationDescBudgetMonthlyUsd is the schema descriptor for budget_monthly_usd field.
+	installationDescBudgetMonthlyUsd := installationFields[12].Descriptor()
+	// installation.DefaultBudgetMonthlyUsd holds the default value on creation for the budget_monthly_usd field.
+	installation.DefaultBudgetMonthlyUsd = installationDescBudgetMonthlyUsd.Default.(float64)
 	repositoryMixin := schema.Repository{}.Mixin()
 	repositoryMixinFields0 := repositoryMixin[0].Fields()
 	_ = repositoryMixinFields0
@@ -449,6 +476,14 @@ func init() {
 	repositoryDescRemoved := repositoryFields[6].Descriptor()
 	// repository.DefaultRemoved holds the default value on creation for the removed field.
 	repository.DefaultRemoved = repositoryDescRemoved.Default.(bool)
+	// repositoryDescBudgetDailyUsd is the schema descriptor for budget_daily_usd field.
+	repositoryDescBudgetDailyUsd := repositoryFields[7].Descriptor()
+	// repository.DefaultBudgetDailyUsd holds the default value on creation for the budget_daily_usd field.
+	repository.DefaultBudgetDailyUsd = repositoryDescBudgetDailyUsd.Default.(float64)
+	// repositoryDescBudgetMonthlyUsd is the schema descriptor for budget_monthly_usd field.
+	repositoryDescBudgetMonthlyUsd := repositoryFields[8].Descriptor()
+	// repository.DefaultBudgetMonthlyUsd holds the default value on creation for the budget_monthly_usd field.
+	repository.DefaultBudgetMonthlyUsd = repositoryDescBudgetMonthlyUsd.Default.(float64)
 	reviewlearningMixin := schema.ReviewLearning{}.Mixin()
 	reviewlearningMixinFields0 := reviewlearningMixin[0].Fields()
 	_ = reviewlearningMixinFields0

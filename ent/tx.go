@@ -16,6 +16,8 @@ type Tx struct {
 	config
 	// APIToken is the client for interacting with the APIToken builders.
 	APIToken *APITokenClient
+	// AuditEntry is the client for interacting with the AuditEntry builders.
+	AuditEntry *AuditEntryClient
 	// ConnectorCredential is the client for interacting with the ConnectorCredential builders.
 	ConnectorCredential *ConnectorCredentialClient
 	// CostRollup is the client for interacting with the CostRollup builders.
@@ -174,6 +176,7 @@ func (tx *Tx) Client() *Client {
 
 func (tx *Tx) init() {
 	tx.APIToken = NewAPITokenClient(tx.config)
+	tx.AuditEntry = NewAuditEntryClient(tx.config)
 	tx.ConnectorCredential = NewConnectorCredentialClient(tx.config)
 	tx.CostRollup = NewCostRollupClient(tx.config)
 	tx.Finding = NewFindingClient(tx.config)

@@ -236,6 +236,7 @@ func (h *api) intercept(c *ent.Client) {
 	c.ConnectorCredential.Intercept(filter(func(a *access, q ent.Query) {
 		q.(*ent.ConnectorCredentialQuery).Where(a.credentialP())
 	}))
+	c.AuditEntry.Intercept(filter(func(a *access, q ent.Query) { q.(*ent.AuditEntryQuery).Where(a.auditP()) }))
 	c.Worker.Intercept(filter(func(*access, ent.Query) {})) // any signed-in viewer
 	countOnlyWhenAsked(c)
 }

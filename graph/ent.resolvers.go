@@ -29,6 +29,11 @@ func (r *queryResolver) APITokens(ctx context.Context, after *entgql.Cursor[int]
 		ent.WithAPITokenOrder(orderBy), ent.WithAPITokenFilter(where.Filter))
 }
 
+// AuditLog is the resolver for the auditLog field.
+func (r *queryResolver) AuditLog(ctx context.Context, after *entgql.Cursor[int], first *int, before *entgql.Cursor[int], last *int, orderBy *ent.AuditEntryOrder, where *ent.AuditEntryWhereInput) (*ent.AuditEntryConnection, error) {
+	return r.h.auditLog(ctx, after, first, before, last, orderBy, where)
+}
+
 // Findings is the resolver for the findings field.
 func (r *queryResolver) Findings(ctx context.Context, after *entgql.Cursor[int], first *int, before *entgql.Cursor[int], last *int, orderBy *ent.FindingOrder, where *ent.FindingWhereInput) (*ent.FindingConnection, error) {
 	return r.h.client.Finding.Query().Paginate(ctx, after, first, before, last,

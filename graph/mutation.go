@@ -12,10 +12,12 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/apitoken"
 	"github.com/chakshu-dev/chakshu/ent/connectorcredential"
 	"github.com/chakshu-dev/chakshu/ent/installation"
+	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/reviewlearning"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/user"
 	"github.com/chakshu-dev/chakshu/graph/model"
+	"github.com/chakshu-dev/chakshu/internal/audit"
 	"github.com/chakshu-dev/chakshu/internal/connectors"
 	"github.com/chakshu-dev/chakshu/internal/learnings"
 	"github.com/chakshu-dev/chakshu/internal/notify"
@@ -96,6 +98,9 @@ func (h *api) cancelRun(ctx context.Context, id int) (*ent.Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := h.auditRun(ctx, c, v.User.Login, audit.RunCancel, r); err != nil {
+		return nil, err
+	}
 	return c.Run.Get(ctx, id)
 }
 
@@ -122,11 +127,19 @@ func (h *api) retryWebhookEvent(ctx context.Context, id int) (*ent.WebhookEvent,
 	}
 	// events.Retry writes through the store and wakes the event workers; this
 	// mutation is in ownWrites, so no request transaction holds the write lock.
-	if err := events.Retry(ctx, h.db, h.cfg.Bus, id); errors.Is(err, events.ErrNotFailed) {
+	err = h.db.WithTx(ctx, func(tx *ent.Tx) error { // the retry and its audit entry, together
+		if err := events.RetryWith(ctx, tx.Client(), id); err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx.Client(), audit.Entry{Actor: v.User.Login, Action: audit.WebhookRetry,
+			InstallationID: h.installationOfEvent(ctx, ev), Target: fmt.Sprintf("webhook %s %s (%s)", ev.Event, ev.DeliveryID, ev.Repository)})
+	})
+	if errors.Is(err, events.ErrNotFailed) {
 		return nil, invalid("only failed events can be retried (this one is %s)", ev.Status)
 	} else if err != nil {
 		return nil, err
 	}
+	events.WakeRetried(ctx, h.cfg.Bus)
 	return h.client.WebhookEvent.Get(ctx, id)
 }
 
@@ -273,6 +286,10 @@ func (h *api) setConnectorCredential(ctx context.Context, in model.SetConnectorC
 	if err := creds.Set(ctx, in.InstallationID, in.Connector, in.Name, in.Secret, v.User.Login, in.Hosts); err != nil {
 		return nil, err
 	}
+	if err := audit.Record(ctx, c, audit.Entry{Actor: v.User.Login, Action: audit.CredentialSet, InstallationID: in.InstallationID,
+		Target: fmt.Sprintf("connector %s credential %s", in.Connector, in.Name), Detail: "hosts " + strings.Join(in.Hosts, ",")}); err != nil {
+		return nil, err
+	}
 	return h.oneCredential(ctx, in.InstallationID, in.Connector, in.Name)
 }
 
@@ -304,9 +321,18 @@ func (h *api) deleteConnectorCredential(ctx context.Context, id int) (bool, erro
 		return false, err
 	}
 	c := h.clientFrom(ctx)
+	cc, err := c.ConnectorCredential.Get(ctx, id)
+	if err != nil {
+		return false, err
+	}
 	n, err := c.ConnectorCredential.Delete().Where(connectorcredential.ID(id)).Exec(ctx)
 	if err != nil {
 		return false, fmt.Errorf("delete credential %d: %w", id, err)
+	}
+	v, _ := viewer(ctx)
+	if err := audit.Record(ctx, c, audit.Entry{Actor: v.User.Login, Action: audit.CredentialDelete, InstallationID: instID,
+		Target: fmt.Sprintf("connector %s credential %s", cc.Connector, cc.Name)}); err != nil {
+		return false, err
 	}
 	return n > 0, nil
 }
@@ -350,11 +376,16 @@ func (h *api) createAPIToken(ctx context.Context, in model.CreateAPITokenInput) 
 	if err != nil {
 		return nil, fmt.Errorf("create api token: %w", err)
 	}
+	if err := audit.Record(ctx, c, audit.Entry{Actor: v.User.Login, Action: audit.TokenCreate,
+		Target: fmt.Sprintf("API token %q (%s…)", name, t.Prefix), Detail: fmt.Sprintf("scope %s, expires %s", in.Scope, in.ExpiresAt.UTC().Format(time.DateOnly))}); err != nil {
+		return nil, err
+	}
 	return &model.CreateAPITokenPayload{Token: secret, APIToken: t}, nil
 }
 
 func (h *api) revokeAPIToken(ctx context.Context, id int) (*ent.APIToken, error) {
-	if _, err := viewer(ctx); err != nil {
+	v, err := viewer(ctx)
+	if err != nil {
 		return nil, err
 	}
 	c := h.clientFrom(ctx)
@@ -366,5 +397,38 @@ func (h *api) revokeAPIToken(ctx context.Context, id int) (*ent.APIToken, error)
 	if t.RevokedAt != nil {
 		return t, nil
 	}
+	if err := audit.Record(ctx, c, audit.Entry{Actor: v.User.Login, Action: audit.TokenRevoke,
+		Target: fmt.Sprintf("API token %q (%s…)", t.Name, t.Prefix)}); err != nil {
+		return nil, err
+	}
 	return c.APIToken.UpdateOne(t).SetRevokedAt(time.Now()).Save(ctx)
+}
+
+// auditRun records action on run r (its repository loaded) in c's transaction.
+func (h *api) auditRun(ctx context.Context, c *ent.Client, actor, action string, r *ent.Run) error {
+	instID, err := r.Edges.Repository.QueryInstallation().OnlyID(allowAllCtx(ctx))
+	if err != nil {
+		return fmt.Errorf("run installation: %w", err)
+	}
+	return audit.Record(ctx, c, audit.Entry{Actor: actor, Action: action, InstallationID: instID,
+		Target: fmt.Sprintf("%s#%d run %d", r.Edges.Repository.FullName, r.PrNumber, r.ID)})
+}
+
+// installationOfEvent is Chakshu's id of a webhook event's installation, 0
+// when it names none Chakshu knows.
+func (h *api) installationOfEvent(ctx context.Context, ev *ent.WebhookEvent) int {
+	var id int
+	var err error
+	switch {
+	case ev.InstallationID != 0:
+		id, err = h.db.Installation.Query().Where(installation.GithubID(ev.InstallationID)).OnlyID(ctx)
+	case ev.Repository != "":
+		id, err = h.db.Repository.Query().Where(repository.FullName(ev.Repository)).QueryInstallation().OnlyID(ctx)
+	default:
+		return 0
+	}
+	if err != nil {
+		return 0
+	}
+	return id
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/reviewer"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/graph/model"
+	"github.com/chakshu-dev/chakshu/internal/audit"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/runs"
 )
@@ -180,6 +181,24 @@ func (h *api) requestReview(ctx context.Context, in model.RequestReviewInput) (*
 	if out.Runs == nil {
 		out.Runs = []*ent.Run{}
 	}
+	if len(created) > 0 {
+		// After the queueing, not in its transaction: Enqueue tells an active
+		// duplicate by a constraint error, which would abort a PostgreSQL one.
+		skip := map[int]bool{}
+		for _, id := range skipped {
+			skip[id] = true
+		}
+		var names []string
+		for _, id := range ids {
+			if !skip[id] {
+				names = append(names, byID[id].Name)
+			}
+		}
+		if err := audit.Record(ctx, h.db.Client, audit.Entry{Actor: v.User.Login, Action: audit.ReviewRequest, InstallationID: inst.ID,
+			Target: fmt.Sprintf("%s#%d at %s", repo.FullName, ref.Number, short(pr.GetHead().GetSHA())), Detail: "reviewers " + strings.Join(names, ", ")}); err != nil {
+			h.log.Error("audit log: review request", "err", err)
+		}
+	}
 	h.log.Info("review requested in the portal", "repo", repo.FullName, "pr", ref.Number, "requester", v.User.Login,
 		"queued", len(created), "skipped", len(skipped))
 	return out, nil
@@ -234,4 +253,11 @@ func (h *api) pickReviewers(ctx context.Context, gh *github.Client, repo *ent.Re
 		return nil, invalid("unknown reviewers: %s", strings.Join(unknown, ", "))
 	}
 	return out, nil
+}
+
+func short(sha string) string {
+	if len(sha) > 7 {
+		return sha[:7]
+	}
+	return sha
 }

@@ -65,6 +65,9 @@ type DispatchConfig struct {
 	// Models is the model catalogue; a run whose model is unknown or
 	// retired fails at once. Nil means the built-in catalogue.
 	Models *models.Source
+	// MaxConcurrentRuns caps the runs of one installation in flight; runs
+	// over it stay queued (limits.go). 0: no cap.
+	MaxConcurrentRuns int
 }
 
 // Dispatcher claims queued runs, opens their check runs and starts the
@@ -124,6 +127,9 @@ func (d *Dispatcher) Dispatch(ctx context.Context, id int) {
 	}
 	repo, rv := r.Edges.Repository, r.Edges.Reviewer
 	log = log.With("repo", repo.FullName, "pr", r.PrNumber, "reviewer", rv.Name)
+	if d.holdForCap(ctx, log, r, repo.Edges.Installation.ID) {
+		return
+	}
 	if err := d.dispatch(ctx, log, r, repo, rv); err != nil {
 		if until, ok := gh.WaitFor(err, time.Now()); ok {
 			d.waitForGitHub(ctx, log, id, until, err)
@@ -214,6 +220,9 @@ func (d *Dispatcher) dispatch(ctx context.Context, log *slog.Logger, r *ent.Run,
 		return fmt.Errorf("create check run: %w", err)
 	}
 	if err := d.checkModel(r, rv); err != nil {
+		return err
+	}
+	if err := d.checkBudget(ctx, repo.Edges.Installation, repo); err != nil {
 		return err
 	}
 

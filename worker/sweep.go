@@ -139,6 +139,10 @@ type FinishConfig struct {
 	// Write is the GitHub write port; nil builds one on GitHub.
 	Write        FinishWriter
 	PollInterval time.Duration
+	// InfraFailureConclusion is the conclusion of a failed run's check run
+	// (Chakshu failed, not a finding): "failure" (also when empty) or
+	// "neutral" (CHAKSHU_INFRA_FAILURE_CONCLUSION).
+	InfraFailureConclusion string
 }
 
 // FinishWriter is what the finisher writes to GitHub.
@@ -214,6 +218,9 @@ func (f *Finisher) FinishAll(ctx context.Context) error {
 
 func (f *Finisher) finish(ctx context.Context, r *ent.Run) error {
 	conclusion, title := "failure", "The review failed"
+	if f.cfg.InfraFailureConclusion == "neutral" {
+		conclusion = "neutral"
+	}
 	if r.Status == run.StatusCancelled {
 		conclusion, title = "cancelled", "The review was cancelled"
 	}

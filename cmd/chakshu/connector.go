@@ -13,6 +13,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/installation"
+	"github.com/chakshu-dev/chakshu/internal/audit"
 	"github.com/chakshu-dev/chakshu/internal/connectors"
 	"github.com/chakshu-dev/chakshu/internal/store"
 )
@@ -105,12 +106,28 @@ func connectorMain(ctx context.Context, args []string, stdin io.Reader, stdout, 
 		if err != nil {
 			return err
 		}
-		if err := creds.Set(ctx, in.ID, *conn, *name, secret, *by, hosts); err != nil {
+		err = db.WithTx(ctx, func(tx *ent.Tx) error { // the credential and its audit entry, together
+			txCreds := &connectors.Credentials{DB: tx.Client(), Sealer: sealer}
+			if err := txCreds.Set(ctx, in.ID, *conn, *name, secret, *by, hosts); err != nil {
+				return err
+			}
+			return audit.Record(ctx, tx.Client(), audit.Entry{Actor: audit.CLIActor(), Action: audit.CredentialSet, InstallationID: in.ID,
+				Target: fmt.Sprintf("connector %s credential %s", *conn, *name), Detail: "hosts " + hostsText(hosts) + ", set by " + *by})
+		})
+		if err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "stored credential %s/%s for %s, sent only to %s\n", *conn, *name, in.AccountLogin, hostsText(hosts))
 	case "delete":
-		if err := creds.Delete(ctx, in.ID, *conn, *name); err != nil {
+		err := db.WithTx(ctx, func(tx *ent.Tx) error {
+			txCreds := &connectors.Credentials{DB: tx.Client(), Sealer: sealer}
+			if err := txCreds.Delete(ctx, in.ID, *conn, *name); err != nil {
+				return err
+			}
+			return audit.Record(ctx, tx.Client(), audit.Entry{Actor: audit.CLIActor(), Action: audit.CredentialDelete, InstallationID: in.ID,
+				Target: fmt.Sprintf("connector %s credential %s", *conn, *name)})
+		})
+		if err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "deleted credential %s/%s of %s\n", *conn, *name, in.AccountLogin)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chakshu-dev/chakshu/ent/auditentry"
 	"github.com/chakshu-dev/chakshu/internal/connectors"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
@@ -64,6 +65,18 @@ func TestConnectorCmd(t *testing.T) {
 			}
 			if err := connectorMain(ctx, []string{"delete", "--installation", "acme", "--name", "jira"}, nil, &out, &errb); err == nil {
 				t.Fatal("second delete succeeded")
+			}
+			// The set and the first delete are in the audit log, as the command's
+			// user; the refused delete left nothing.
+			var log []string
+			for _, e := range db.AuditEntry.Query().Order(auditentry.ByID()).AllX(ctx) {
+				if !strings.HasPrefix(e.Actor, "cli") || e.InstallationID != in.ID || strings.Contains(e.Detail, "s3cret") {
+					t.Fatalf("audit entry %+v", e)
+				}
+				log = append(log, e.Action+" "+e.Target)
+			}
+			if got := strings.Join(log, "; "); got != "credential.set connector http credential jira; credential.delete connector http credential jira" {
+				t.Fatalf("audit log: %s", got)
 			}
 			if err := connectorMain(ctx, []string{"set", "--installation", "nobody", "--name", "x"}, strings.NewReader("v"), &out, &errb); err == nil {
 				t.Fatal("unknown installation accepted")

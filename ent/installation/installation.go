@@ -40,6 +40,10 @@ const (
 	FieldSyncRequestedAt = "sync_requested_at"
 	// FieldResolveBlocked holds the string denoting the resolve_blocked field in the database.
 	FieldResolveBlocked = "resolve_blocked"
+	// FieldBudgetDailyUsd holds the string denoting the budget_daily_usd field in the database.
+	FieldBudgetDailyUsd = "budget_daily_usd"
+	// FieldBudgetMonthlyUsd holds the string denoting the budget_monthly_usd field in the database.
+	FieldBudgetMonthlyUsd = "budget_monthly_usd"
 	// EdgeRepositories holds the string denoting the repositories edge name in mutations.
 	EdgeRepositories = "repositories"
 	// EdgeReviewers holds the string denoting the reviewers edge name in mutations.
@@ -96,6 +100,8 @@ var Columns = []string{
 	FieldLastSyncError,
 	FieldSyncRequestedAt,
 	FieldResolveBlocked,
+	FieldBudgetDailyUsd,
+	FieldBudgetMonthlyUsd,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -129,6 +135,10 @@ var (
 	DefaultLastSyncError string
 	// DefaultResolveBlocked holds the default value on creation for the "resolve_blocked" field.
 	DefaultResolveBlocked string
+	// DefaultBudgetDailyUsd holds the default value on creation for the "budget_daily_usd" field.
+	DefaultBudgetDailyUsd float64
+	// DefaultBudgetMonthlyUsd holds the default value on creation for the "budget_monthly_usd" field.
+	DefaultBudgetMonthlyUsd float64
 )
 
 // OrderOption defines the ordering options for the Installation queries.
@@ -202,6 +212,16 @@ func BySyncRequestedAt(opts ...sql.OrderTermOption) OrderOption {
 // ByResolveBlocked orders the results by the resolve_blocked field.
 func ByResolveBlocked(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldResolveBlocked, opts...).ToFunc()
+}
+
+// ByBudgetDailyUsd orders the results by the budget_daily_usd field.
+func ByBudgetDailyUsd(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldBudgetDailyUsd, opts...).ToFunc()
+}
+
+// ByBudgetMonthlyUsd orders the results by the budget_monthly_usd field.
+func ByBudgetMonthlyUsd(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldBudgetMonthlyUsd, opts...).ToFunc()
 }
 
 // ByRepositoriesCount orders the results by repositories count.

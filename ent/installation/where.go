@@ -120,6 +120,16 @@ func ResolveBlocked(v string) predicate.Installation {
 	return predicate.Installation(sql.FieldEQ(FieldResolveBlocked, v))
 }
 
+// BudgetDailyUsd applies equality check predicate on the "budget_daily_usd" field. It's identical to BudgetDailyUsdEQ.
+func BudgetDailyUsd(v float64) predicate.Installation {
+	return predicate.Installation(sql.FieldEQ(FieldBudgetDailyUsd, v))
+}
+
+// BudgetMonthlyUsd applies equality check predicate on the "budget_monthly_usd" field. It's identical to BudgetMonthlyUsdEQ.
+func BudgetMonthlyUsd(v float64) predicate.Installation {
+	return predicate.Installation(sql.FieldEQ(FieldBudgetMonthlyUsd, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.Installation {
 	return predicate.Installation(sql.FieldEQ(FieldCreatedAt, v))
@@ -778,6 +788,86 @@ func ResolveBlockedEqualFold(v string) predicate.Installation {
 // ResolveBlockedContainsFold applies the ContainsFold predicate on the "resolve_blocked" field.
 func ResolveBlockedContainsFold(v string) predicate.Installation {
 	return predicate.Installation(sql.FieldContainsFold(FieldResolveBlocked, v))
+}
+
+// BudgetDailyUsdEQ applies the EQ predicate on the "budget_daily_usd" field.
+func BudgetDailyUsdEQ(v float64) predicate.Installation {
+	return predicate.Installation(sql.FieldEQ(FieldBudgetDailyUsd, v))
+}
+
+// BudgetDailyUsdNEQ applies the NEQ predicate on the "budget_daily_usd" field.
+func BudgetDailyUsdNEQ(v float64) predicate.Installation {
+	return predicate.Installation(sql.FieldNEQ(FieldBudgetDailyUsd, v))
+}
+
+// BudgetDailyUsdIn applies the In predicate on the "budget_daily_usd" field.
+func BudgetDailyUsdIn(vs ...float64) predicate.Installation {
+	return predicate.Installation(sql.FieldIn(FieldBudgetDailyUsd, vs...))
+}
+
+// BudgetDailyUsdNotIn applies the NotIn predicate on the "budget_daily_usd" field.
+func BudgetDailyUsdNotIn(vs ...float64) predicate.Installation {
+	return predicate.Installation(sql.FieldNotIn(FieldBudgetDailyUsd, vs...))
+}
+
+// BudgetDailyUsdGT applies the GT predicate on the "budget_daily_usd" field.
+func BudgetDailyUsdGT(v float64) predicate.Installation {
+	return predicate.Installation(sql.FieldGT(FieldBudgetDailyUsd, v))
+}
+
+// BudgetDailyUsdGTE applies the GTE predicate on the "budget_daily_usd" field.
+func BudgetDailyUsdGTE(v float64) predicate.Installation {
+	return predicate.Installation(sql.FieldGTE(FieldBudgetDailyUsd, v))
+}
+
+// BudgetDailyUsdLT applies the LT predicate on the "budget_daily_usd" field.
+func BudgetDailyUsdLT(v float64) predicate.Installation {
+	return predicate.Installation(sql.FieldLT(FieldBudgetDailyUsd, v))
+}
+
+// BudgetDailyUsdLTE applies the LTE predicate on the "budget_daily_usd" field.
+func BudgetDailyUsdLTE(v float64) predicate.Installation {
+	return predicate.Installation(sql.FieldLTE(FieldBudgetDailyUsd, v))
+}
+
+// BudgetMonthlyUsdEQ applies the EQ predicate on the "budget_monthly_usd" field.
+func BudgetMonthlyUsdEQ(v float64) predicate.Installation {
+	return predicate.Installation(sql.FieldEQ(FieldBudgetMonthlyUsd, v))
+}
+
+// BudgetMonthlyUsdNEQ applies the NEQ predicate on the "budget_monthly_usd" field.
+func BudgetMonthlyUsdNEQ(v float64) predicate.Installation {
+	return predicate.Installation(sql.FieldNEQ(FieldBudgetMonthlyUsd, v))
+}
+
+// BudgetMonthlyUsdIn applies the In predicate on the "budget_monthly_usd" field.
+func BudgetMonthlyUsdIn(vs ...float64) predicate.Installation {
+	return predicate.Installation(sql.FieldIn(FieldBudgetMonthlyUsd, vs...))
+}
+
+// BudgetMonthlyUsdNotIn applies the NotIn predicate on the "budget_monthly_usd" field.
+func BudgetMonthlyUsdNotIn(vs ...float64) predicate.Installation {
+	return predicate.Installation(sql.FieldNotIn(FieldBudgetMonthlyUsd, vs...))
+}
+
+// BudgetMonthlyUsdGT applies the GT predicate on the "budget_monthly_usd" field.
+func BudgetMonthlyUsdGT(v float64) predicate.Installation {
+	return predicate.Installation(sql.FieldGT(FieldBudgetMonthlyUsd, v))
+}
+
+// BudgetMonthlyUsdGTE applies the GTE predicate on the "budget_monthly_usd" field.
+func BudgetMonthlyUsdGTE(v float64) predicate.Installation {
+	return predicate.Installation(sql.FieldGTE(FieldBudgetMonthlyUsd, v))
+}
+
+// BudgetMonthlyUsdLT applies the LT predicate on the "budget_monthly_usd" field.
+func BudgetMonthlyUsdLT(v float64) predicate.Installation {
+	return predicate.Installation(sql.FieldLT(FieldBudgetMonthlyUsd, v))
+}
+
+// BudgetMonthlyUsdLTE applies the LTE predicate on the "budget_monthly_usd" field.
+func BudgetMonthlyUsdLTE(v float64) predicate.Installation {
+	return predicate.Installation(sql.FieldLTE(FieldBudgetMonthlyUsd, v))
 }
 
 // HasRepositories applies the HasEdge predicate on the "repositories" edge.

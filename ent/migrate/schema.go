@@ -37,6 +37,34 @@ var (
 			},
 		},
 	}
+	// AuditEntriesColumns holds the columns for the "audit_entries" table.
+	AuditEntriesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "actor", Type: field.TypeString},
+		{Name: "action", Type: field.TypeString},
+		{Name: "installation_id", Type: field.TypeInt, Default: 0},
+		{Name: "target", Type: field.TypeString, Default: ""},
+		{Name: "detail", Type: field.TypeString, Size: 2147483647, Default: ""},
+	}
+	// AuditEntriesTable holds the schema information for the "audit_entries" table.
+	AuditEntriesTable = &schema.Table{
+		Name:       "audit_entries",
+		Columns:    AuditEntriesColumns,
+		PrimaryKey: []*schema.Column{AuditEntriesColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "auditentry_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{AuditEntriesColumns[1]},
+			},
+			{
+				Name:    "auditentry_installation_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{AuditEntriesColumns[4], AuditEntriesColumns[1]},
+			},
+		},
+	}
 	// ConnectorCredentialsColumns holds the columns for the "connector_credentials" table.
 	ConnectorCredentialsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -231,6 +259,8 @@ var (
 		{Name: "last_sync_error", Type: field.TypeString, Size: 2147483647, Default: ""},
 		{Name: "sync_requested_at", Type: field.TypeTime, Nullable: true},
 		{Name: "resolve_blocked", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "budget_daily_usd", Type: field.TypeFloat64, Default: 0},
+		{Name: "budget_monthly_usd", Type: field.TypeFloat64, Default: 0},
 	}
 	// InstallationsTable holds the schema information for the "installations" table.
 	InstallationsTable = &schema.Table{
@@ -250,6 +280,8 @@ var (
 		{Name: "default_branch", Type: field.TypeString, Default: "main"},
 		{Name: "private", Type: field.TypeBool, Default: false},
 		{Name: "removed", Type: field.TypeBool, Default: false},
+		{Name: "budget_daily_usd", Type: field.TypeFloat64, Default: 0},
+		{Name: "budget_monthly_usd", Type: field.TypeFloat64, Default: 0},
 		{Name: "installation_repositories", Type: field.TypeInt},
 	}
 	// RepositoriesTable holds the schema information for the "repositories" table.
@@ -260,7 +292,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "repositories_installations_repositories",
-				Columns:    []*schema.Column{RepositoriesColumns[10]},
+				Columns:    []*schema.Column{RepositoriesColumns[12]},
 				RefColumns: []*schema.Column{InstallationsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -631,6 +663,7 @@ var (
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
 		APITokensTable,
+		AuditEntriesTable,
 		ConnectorCredentialsTable,
 		CostRollupsTable,
 		FindingsTable,
@@ -651,6 +684,9 @@ func init() {
 	APITokensTable.ForeignKeys[0].RefTable = UsersTable
 	APITokensTable.Annotation = &entsql.Annotation{
 		IncrementStart: func(i int) *int { return &i }(0),
+	}
+	AuditEntriesTable.Annotation = &entsql.Annotation{
+		IncrementStart: func(i int) *int { return &i }(60129542144),
 	}
 	ConnectorCredentialsTable.ForeignKeys[0].RefTable = InstallationsTable
 	ConnectorCredentialsTable.Annotation = &entsql.Annotation{

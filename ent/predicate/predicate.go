@@ -9,6 +9,9 @@ import (
 // APIToken is the predicate function for apitoken builders.
 type APIToken func(*sql.Selector)
 
+// AuditEntry is the predicate function for auditentry builders.
+type AuditEntry func(*sql.Selector)
+
 // ConnectorCredential is the predicate function for connectorcredential builders.
 type ConnectorCredential func(*sql.Selector)
 

@@ -32,6 +32,10 @@ const (
 	FieldPrivate = "private"
 	// FieldRemoved holds the string denoting the removed field in the database.
 	FieldRemoved = "removed"
+	// FieldBudgetDailyUsd holds the string denoting the budget_daily_usd field in the database.
+	FieldBudgetDailyUsd = "budget_daily_usd"
+	// FieldBudgetMonthlyUsd holds the string denoting the budget_monthly_usd field in the database.
+	FieldBudgetMonthlyUsd = "budget_monthly_usd"
 	// EdgeInstallation holds the string denoting the installation edge name in mutations.
 	EdgeInstallation = "installation"
 	// EdgeRuns holds the string denoting the runs edge name in mutations.
@@ -75,6 +79,8 @@ var Columns = []string{
 	FieldDefaultBranch,
 	FieldPrivate,
 	FieldRemoved,
+	FieldBudgetDailyUsd,
+	FieldBudgetMonthlyUsd,
 }
 
 // ForeignKeys holds the SQL foreign-keys that are owned by the "repositories"
@@ -111,6 +117,10 @@ var (
 	DefaultPrivate bool
 	// DefaultRemoved holds the default value on creation for the "removed" field.
 	DefaultRemoved bool
+	// DefaultBudgetDailyUsd holds the default value on creation for the "budget_daily_usd" field.
+	DefaultBudgetDailyUsd float64
+	// DefaultBudgetMonthlyUsd holds the default value on creation for the "budget_monthly_usd" field.
+	DefaultBudgetMonthlyUsd float64
 )
 
 // OrderOption defines the ordering options for the Repository queries.
@@ -164,6 +174,16 @@ func ByPrivate(opts ...sql.OrderTermOption) OrderOption {
 // ByRemoved orders the results by the removed field.
 func ByRemoved(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldRemoved, opts...).ToFunc()
+}
+
+// ByBudgetDailyUsd orders the results by the budget_daily_usd field.
+func ByBudgetDailyUsd(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldBudgetDailyUsd, opts...).ToFunc()
+}
+
+// ByBudgetMonthlyUsd orders the results by the budget_monthly_usd field.
+func ByBudgetMonthlyUsd(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldBudgetMonthlyUsd, opts...).ToFunc()
 }
 
 // ByInstallationField orders the results by installation field.

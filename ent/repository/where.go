@@ -100,6 +100,16 @@ func Removed(v bool) predicate.Repository {
 	return predicate.Repository(sql.FieldEQ(FieldRemoved, v))
 }
 
+// BudgetDailyUsd applies equality check predicate on the "budget_daily_usd" field. It's identical to BudgetDailyUsdEQ.
+func BudgetDailyUsd(v float64) predicate.Repository {
+	return predicate.Repository(sql.FieldEQ(FieldBudgetDailyUsd, v))
+}
+
+// BudgetMonthlyUsd applies equality check predicate on the "budget_monthly_usd" field. It's identical to BudgetMonthlyUsdEQ.
+func BudgetMonthlyUsd(v float64) predicate.Repository {
+	return predicate.Repository(sql.FieldEQ(FieldBudgetMonthlyUsd, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.Repository {
 	return predicate.Repository(sql.FieldEQ(FieldCreatedAt, v))
@@ -498,6 +508,86 @@ func RemovedEQ(v bool) predicate.Repository {
 // RemovedNEQ applies the NEQ predicate on the "removed" field.
 func RemovedNEQ(v bool) predicate.Repository {
 	return predicate.Repository(sql.FieldNEQ(FieldRemoved, v))
+}
+
+// BudgetDailyUsdEQ applies the EQ predicate on the "budget_daily_usd" field.
+func BudgetDailyUsdEQ(v float64) predicate.Repository {
+	return predicate.Repository(sql.FieldEQ(FieldBudgetDailyUsd, v))
+}
+
+// BudgetDailyUsdNEQ applies the NEQ predicate on the "budget_daily_usd" field.
+func BudgetDailyUsdNEQ(v float64) predicate.Repository {
+	return predicate.Repository(sql.FieldNEQ(FieldBudgetDailyUsd, v))
+}
+
+// BudgetDailyUsdIn applies the In predicate on the "budget_daily_usd" field.
+func BudgetDailyUsdIn(vs ...float64) predicate.Repository {
+	return predicate.Repository(sql.FieldIn(FieldBudgetDailyUsd, vs...))
+}
+
+// BudgetDailyUsdNotIn applies the NotIn predicate on the "budget_daily_usd" field.
+func BudgetDailyUsdNotIn(vs ...float64) predicate.Repository {
+	return predicate.Repository(sql.FieldNotIn(FieldBudgetDailyUsd, vs...))
+}
+
+// BudgetDailyUsdGT applies the GT predicate on the "budget_daily_usd" field.
+func BudgetDailyUsdGT(v float64) predicate.Repository {
+	return predicate.Repository(sql.FieldGT(FieldBudgetDailyUsd, v))
+}
+
+// BudgetDailyUsdGTE applies the GTE predicate on the "budget_daily_usd" field.
+func BudgetDailyUsdGTE(v float64) predicate.Repository {
+	return predicate.Repository(sql.FieldGTE(FieldBudgetDailyUsd, v))
+}
+
+// BudgetDailyUsdLT applies the LT predicate on the "budget_daily_usd" field.
+func BudgetDailyUsdLT(v float64) predicate.Repository {
+	return predicate.Repository(sql.FieldLT(FieldBudgetDailyUsd, v))
+}
+
+// BudgetDailyUsdLTE applies the LTE predicate on the "budget_daily_usd" field.
+func BudgetDailyUsdLTE(v float64) predicate.Repository {
+	return predicate.Repository(sql.FieldLTE(FieldBudgetDailyUsd, v))
+}
+
+// BudgetMonthlyUsdEQ applies the EQ predicate on the "budget_monthly_usd" field.
+func BudgetMonthlyUsdEQ(v float64) predicate.Repository {
+	return predicate.Repository(sql.FieldEQ(FieldBudgetMonthlyUsd, v))
+}
+
+// BudgetMonthlyUsdNEQ applies the NEQ predicate on the "budget_monthly_usd" field.
+func BudgetMonthlyUsdNEQ(v float64) predicate.Repository {
+	return predicate.Repository(sql.FieldNEQ(FieldBudgetMonthlyUsd, v))
+}
+
+// BudgetMonthlyUsdIn applies the In predicate on the "budget_monthly_usd" field.
+func BudgetMonthlyUsdIn(vs ...float64) predicate.Repository {
+	return predicate.Repository(sql.FieldIn(FieldBudgetMonthlyUsd, vs...))
+}
+
+// BudgetMonthlyUsdNotIn applies the NotIn predicate on the "budget_monthly_usd" field.
+func BudgetMonthlyUsdNotIn(vs ...float64) predicate.Repository {
+	return predicate.Repository(sql.FieldNotIn(FieldBudgetMonthlyUsd, vs...))
+}
+
+// BudgetMonthlyUsdGT applies the GT predicate on the "budget_monthly_usd" field.
+func BudgetMonthlyUsdGT(v float64) predicate.Repository {
+	return predicate.Repository(sql.FieldGT(FieldBudgetMonthlyUsd, v))
+}
+
+// BudgetMonthlyUsdGTE applies the GTE predicate on the "budget_monthly_usd" field.
+func BudgetMonthlyUsdGTE(v float64) predicate.Repository {
+	return predicate.Repository(sql.FieldGTE(FieldBudgetMonthlyUsd, v))
+}
+
+// BudgetMonthlyUsdLT applies the LT predicate on the "budget_monthly_usd" field.
+func BudgetMonthlyUsdLT(v float64) predicate.Repository {
+	return predicate.Repository(sql.FieldLT(FieldBudgetMonthlyUsd, v))
+}
+
+// BudgetMonthlyUsdLTE applies the LTE predicate on the "budget_monthly_usd" field.
+func BudgetMonthlyUsdLTE(v float64) predicate.Repository {
+	return predicate.Repository(sql.FieldLTE(FieldBudgetMonthlyUsd, v))
 }
 
 // HasInstallation applies the HasEdge predicate on the "installation" edge.

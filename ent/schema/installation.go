@@ -37,6 +37,10 @@ func (Installation) Fields() []ent.Field {
 			Comment("a reviewers sync was requested (push, start, on demand) and no worker has claimed it yet"),
 		field.Text("resolve_blocked").Default("").
 			Comment("why Chakshu could not resolve review threads here (GitHub answered FORBIDDEN: Contents: write not granted); empty once a resolve succeeds"),
+		field.Float("budget_daily_usd").Default(0).Annotations(gqlSkipAll()).
+			Comment("spend allowed per UTC day over the installation's runs, in USD; 0: no daily budget"),
+		field.Float("budget_monthly_usd").Default(0).Annotations(gqlSkipAll()).
+			Comment("spend allowed per UTC calendar month over the installation's runs, in USD; 0: no monthly budget"),
 	}
 }
 

@@ -29,6 +29,10 @@ func (Repository) Fields() []ent.Field {
 		field.Bool("private").Default(false).
 			Comment("private or internal on GitHub"),
 		field.Bool("removed").Default(false).Comment("the installation no longer covers this repository"),
+		field.Float("budget_daily_usd").Default(0).Annotations(gqlSkipAll()).
+			Comment("spend allowed per UTC day over the repository's runs, in USD; 0: no daily budget"),
+		field.Float("budget_monthly_usd").Default(0).Annotations(gqlSkipAll()).
+			Comment("spend allowed per UTC calendar month over the repository's runs, in USD; 0: no monthly budget"),
 	}
 }
 

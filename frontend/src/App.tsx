@@ -18,6 +18,7 @@ const ReviewPage = lazy(() => import('./pages/ReviewPage'));
 const LearningsPage = lazy(() => import('./pages/LearningsPage'));
 const TokensPage = lazy(() => import('./pages/TokensPage'));
 const ConnectorsPage = lazy(() => import('./pages/ConnectorsPage'));
+const AuditPage = lazy(() => import('./pages/AuditPage'));
 
 export const ViewerQuery = graphql(`
   query Viewer {
@@ -51,6 +52,7 @@ export function Routes() {
         <Route path="/learnings" component={LearningsPage} />
         <Route path="/tokens" component={TokensPage} />
         <Route path="/connectors" component={ConnectorsPage} />
+        <Route path="/audit" component={AuditPage} />
         <Route>
           <div className="page">
             <h1>Page not found</h1>

@@ -65,6 +65,40 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	AuditEntry struct {
+		Action         func(childComplexity int) int
+		Actor          func(childComplexity int) int
+		CreatedAt      func(childComplexity int) int
+		Detail         func(childComplexity int) int
+		ID             func(childComplexity int) int
+		InstallationID func(childComplexity int) int
+		Target         func(childComplexity int) int
+	}
+
+	AuditEntryConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	AuditEntryEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	Budget struct {
+		DailyResetsAt     func(childComplexity int) int
+		DailyUsd          func(childComplexity int) int
+		InstallationID    func(childComplexity int) int
+		MonthlyResetsAt   func(childComplexity int) int
+		MonthlyUsd        func(childComplexity int) int
+		Name              func(childComplexity int) int
+		RepositoryID      func(childComplexity int) int
+		Scope             func(childComplexity int) int
+		SpentThisMonthUsd func(childComplexity int) int
+		SpentTodayUsd     func(childComplexity int) int
+	}
+
 	ConnectorCredential struct {
 		Connector    func(childComplexity int) int
 		CreatedAt    func(childComplexity int) int
@@ -207,6 +241,7 @@ type ComplexityRoot struct {
 		RequestReview             func(childComplexity int, input model.RequestReviewInput) int
 		RetryWebhookEvent         func(childComplexity int, id int) int
 		RevokeAPIToken            func(childComplexity int, id int) int
+		SetBudget                 func(childComplexity int, input model.SetBudgetInput) int
 		SetConnectorCredential    func(childComplexity int, input model.SetConnectorCredentialInput) int
 		SetLearningEnabled        func(childComplexity int, id int, enabled bool) int
 		SyncReviewers             func(childComplexity int, installationID *int) int
@@ -231,6 +266,8 @@ type ComplexityRoot struct {
 
 	Query struct {
 		APITokens             func(childComplexity int, after *entgql.Cursor[int], first *int, before *entgql.Cursor[int], last *int, orderBy *ent.APITokenOrder, where *ent.APITokenWhereInput) int
+		AuditLog              func(childComplexity int, after *entgql.Cursor[int], first *int, before *entgql.Cursor[int], last *int, orderBy *ent.AuditEntryOrder, where *ent.AuditEntryWhereInput) int
+		Budgets               func(childComplexity int) int
 		ConnectorCredentials  func(childComplexity int, installationID *int) int
 		CostSeries            func(childComplexity int, from time.Time, to time.Time, interval model.CostInterval, by model.CostSeriesBy, where *model.CostFilter) int
 		CostSummary           func(childComplexity int, from time.Time, to time.Time, groupBy model.CostGroupBy, where *model.CostFilter) int
@@ -679,6 +716,142 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.APITokenEdge.Node(childComplexity), true
+
+	case "AuditEntry.action":
+		if e.ComplexityRoot.AuditEntry.Action == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.Action(childComplexity), true
+	case "AuditEntry.actor":
+		if e.ComplexityRoot.AuditEntry.Actor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.Actor(childComplexity), true
+	case "AuditEntry.createdAt":
+		if e.ComplexityRoot.AuditEntry.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.CreatedAt(childComplexity), true
+	case "AuditEntry.detail":
+		if e.ComplexityRoot.AuditEntry.Detail == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.Detail(childComplexity), true
+	case "AuditEntry.id":
+		if e.ComplexityRoot.AuditEntry.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.ID(childComplexity), true
+	case "AuditEntry.installationID":
+		if e.ComplexityRoot.AuditEntry.InstallationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.InstallationID(childComplexity), true
+	case "AuditEntry.target":
+		if e.ComplexityRoot.AuditEntry.Target == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.Target(childComplexity), true
+
+	case "AuditEntryConnection.edges":
+		if e.ComplexityRoot.AuditEntryConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntryConnection.Edges(childComplexity), true
+	case "AuditEntryConnection.pageInfo":
+		if e.ComplexityRoot.AuditEntryConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntryConnection.PageInfo(childComplexity), true
+	case "AuditEntryConnection.totalCount":
+		if e.ComplexityRoot.AuditEntryConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntryConnection.TotalCount(childComplexity), true
+
+	case "AuditEntryEdge.cursor":
+		if e.ComplexityRoot.AuditEntryEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntryEdge.Cursor(childComplexity), true
+	case "AuditEntryEdge.node":
+		if e.ComplexityRoot.AuditEntryEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntryEdge.Node(childComplexity), true
+
+	case "Budget.dailyResetsAt":
+		if e.ComplexityRoot.Budget.DailyResetsAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Budget.DailyResetsAt(childComplexity), true
+	case "Budget.dailyUsd":
+		if e.ComplexityRoot.Budget.DailyUsd == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Budget.DailyUsd(childComplexity), true
+	case "Budget.installationID":
+		if e.ComplexityRoot.Budget.InstallationID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Budget.InstallationID(childComplexity), true
+	case "Budget.monthlyResetsAt":
+		if e.ComplexityRoot.Budget.MonthlyResetsAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Budget.MonthlyResetsAt(childComplexity), true
+	case "Budget.monthlyUsd":
+		if e.ComplexityRoot.Budget.MonthlyUsd == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Budget.MonthlyUsd(childComplexity), true
+	case "Budget.name":
+		if e.ComplexityRoot.Budget.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Budget.Name(childComplexity), true
+	case "Budget.repositoryID":
+		if e.ComplexityRoot.Budget.RepositoryID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Budget.RepositoryID(childComplexity), true
+	case "Budget.scope":
+		if e.ComplexityRoot.Budget.Scope == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Budget.Scope(childComplexity), true
+	case "Budget.spentThisMonthUsd":
+		if e.ComplexityRoot.Budget.SpentThisMonthUsd == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Budget.SpentThisMonthUsd(childComplexity), true
+	case "Budget.spentTodayUsd":
+		if e.ComplexityRoot.Budget.SpentTodayUsd == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Budget.SpentTodayUsd(childComplexity), true
 
 	case "ConnectorCredential.connector":
 		if e.ComplexityRoot.ConnectorCredential.Connector == nil {
@@ -1340,6 +1513,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RevokeAPIToken(childComplexity, args["id"].(int)), true
+	case "Mutation.setBudget":
+		if e.ComplexityRoot.Mutation.SetBudget == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setBudget_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetBudget(childComplexity, args["input"].(model.SetBudgetInput)), true
 	case "Mutation.setConnectorCredential":
 		if e.ComplexityRoot.Mutation.SetConnectorCredential == nil {
 			break
@@ -1453,6 +1637,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.APITokens(childComplexity, args["after"].(*entgql.Cursor[int]), args["first"].(*int), args["before"].(*entgql.Cursor[int]), args["last"].(*int), args["orderBy"].(*ent.APITokenOrder), args["where"].(*ent.APITokenWhereInput)), true
+	case "Query.auditLog":
+		if e.ComplexityRoot.Query.AuditLog == nil {
+			break
+		}
+
+		args, err := ec.field_Query_auditLog_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.AuditLog(childComplexity, args["after"].(*entgql.Cursor[int]), args["first"].(*int), args["before"].(*entgql.Cursor[int]), args["last"].(*int), args["orderBy"].(*ent.AuditEntryOrder), args["where"].(*ent.AuditEntryWhereInput)), true
+	case "Query.budgets":
+		if e.ComplexityRoot.Query.Budgets == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.Budgets(childComplexity), true
 	case "Query.connectorCredentials":
 		if e.ComplexityRoot.Query.ConnectorCredentials == nil {
 			break
@@ -3107,6 +3308,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		return graphql.NewInputUnmarshalerIndex(
 			graphql.NewInputUnmarshaler("APITokenOrder", ec.unmarshalInputAPITokenOrder),
 			graphql.NewInputUnmarshaler("APITokenWhereInput", ec.unmarshalInputAPITokenWhereInput),
+			graphql.NewInputUnmarshaler("AuditEntryOrder", ec.unmarshalInputAuditEntryOrder),
+			graphql.NewInputUnmarshaler("AuditEntryWhereInput", ec.unmarshalInputAuditEntryWhereInput),
 			graphql.NewInputUnmarshaler("CostFilter", ec.unmarshalInputCostFilter),
 			graphql.NewInputUnmarshaler("CreateAPITokenInput", ec.unmarshalInputCreateAPITokenInput),
 			graphql.NewInputUnmarshaler("CreateLearningInput", ec.unmarshalInputCreateLearningInput),
@@ -3124,6 +3327,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("RunEventWhereInput", ec.unmarshalInputRunEventWhereInput),
 			graphql.NewInputUnmarshaler("RunOrder", ec.unmarshalInputRunOrder),
 			graphql.NewInputUnmarshaler("RunWhereInput", ec.unmarshalInputRunWhereInput),
+			graphql.NewInputUnmarshaler("SetBudgetInput", ec.unmarshalInputSetBudgetInput),
 			graphql.NewInputUnmarshaler("SetConnectorCredentialInput", ec.unmarshalInputSetConnectorCredentialInput),
 			graphql.NewInputUnmarshaler("UserOrder", ec.unmarshalInputUserOrder),
 			graphql.NewInputUnmarshaler("UserWhereInput", ec.unmarshalInputUserWhereInput),
@@ -3223,6 +3427,74 @@ func newExecutionContext(
 }
 
 var sources = []*ast.Source{
+	{Name: "../../schema/budgets.graphqls", Input: `# Spend budgets per installation and per repository (issue 22 item 8), and the
+# admin audit log's extra fields (item 9; the connection itself is entgql's).
+
+extend type Query {
+  """
+  The spend budgets the viewer can see, with what was spent against them:
+  every installation the viewer reads, and each repository that has a budget.
+  """
+  budgets: [Budget!]!
+}
+
+extend type Mutation {
+  """
+  Set the daily and monthly spend budgets of an installation or of one
+  repository (admins of its installation). 0 removes a budget. A run queued
+  while a budget is spent fails at dispatch with a check text naming the budget
+  and when it resets. Recorded in the audit log.
+  """
+  setBudget(
+    "The scope and the new amounts."
+    input: SetBudgetInput!
+  ): Budget!
+}
+
+"What a budget covers."
+enum BudgetScope {
+  "Every repository of an installation."
+  INSTALLATION
+  "One repository."
+  REPOSITORY
+}
+
+"A spend budget and what was spent against it (UTC days and calendar months)."
+type Budget {
+  "An installation's budget or a repository's."
+  scope: BudgetScope!
+  "The installation, or the repository's installation."
+  installationID: ID!
+  "The repository, for a repository budget."
+  repositoryID: ID
+  "The account login, or the repository's owner/name."
+  name: String!
+  "Spend allowed per UTC day in USD; 0: none."
+  dailyUsd: Float!
+  "Spend allowed per UTC calendar month in USD; 0: none."
+  monthlyUsd: Float!
+  "Cost of the runs created today (UTC)."
+  spentTodayUsd: Float!
+  "Cost of the runs created this calendar month (UTC)."
+  spentThisMonthUsd: Float!
+  "When the daily budget starts again (next 00:00 UTC)."
+  dailyResetsAt: Time!
+  "When the monthly budget starts again (the first of next month, 00:00 UTC)."
+  monthlyResetsAt: Time!
+}
+
+"The budgets to set: an installation's, or one repository's."
+input SetBudgetInput {
+  "The installation to set, or the repository's installation."
+  installationID: ID!
+  "Set this repository's budget instead of the installation's."
+  repositoryID: ID
+  "USD per UTC day; 0 removes the daily budget."
+  dailyUsd: Float!
+  "USD per UTC calendar month; 0 removes the monthly budget."
+  monthlyUsd: Float!
+}
+`, BuiltIn: false},
 	{Name: "../../schema/chakshu.graphqls", Input: `# Chakshu's own GraphQL schema: what entgql does not generate (schema/ent.graphqls).
 #
 # Conventions for clients (the portal, internal dashboards):
@@ -4650,6 +4922,361 @@ input APITokenWhereInput {
   APITokens with a owner matching one of these filters.
   """
   hasOwnerWith: [UserWhereInput!]
+}
+"""
+One admin action, recorded in the transaction of the action: admins only.
+"""
+type AuditEntry implements Node {
+  """
+  The global ID: node(id:) resolves it.
+  """
+  id: ID!
+  """
+  when the action was taken
+  """
+  createdAt: Time!
+  """
+  the GitHub login who acted, or cli:<user> for a command on the server
+  """
+  actor: String!
+  """
+  what was done: run.cancel, review.request, webhook.retry, credential.set, credential.delete, token.create, token.revoke, budget.set, …
+  """
+  action: String!
+  """
+  Chakshu's id of the installation acted on; 0 for an action outside any installation
+  """
+  installationID: Int!
+  """
+  what was acted on, e.g. acme/api#12 reviewer security, or connector http credential jira
+  """
+  target: String!
+  """
+  what changed (never a secret)
+  """
+  detail: String!
+}
+"""
+A connection to a list of items.
+"""
+type AuditEntryConnection {
+  """
+  A list of edges.
+  """
+  edges: [AuditEntryEdge]
+  """
+  Information to aid in pagination.
+  """
+  pageInfo: PageInfo!
+  """
+  Identifies the total count of items in the connection.
+  """
+  totalCount: Int!
+}
+"""
+An edge in a connection.
+"""
+type AuditEntryEdge {
+  """
+  The item at the end of the edge.
+  """
+  node: AuditEntry
+  """
+  A cursor for use in pagination.
+  """
+  cursor: Cursor!
+}
+"""
+Ordering options for AuditEntry connections
+"""
+input AuditEntryOrder {
+  """
+  The ordering direction.
+  """
+  direction: OrderDirection! = ASC
+  """
+  The field by which to order AuditEntries.
+  """
+  field: AuditEntryOrderField!
+}
+"""
+Properties by which AuditEntry connections can be ordered.
+"""
+enum AuditEntryOrderField {
+  """
+  Order by createdAt.
+  """
+  CREATED_AT
+}
+"""
+AuditEntryWhereInput is used for filtering AuditEntry objects.
+Input was generated by ent.
+"""
+input AuditEntryWhereInput {
+  """
+  AuditEntries that do not match this filter.
+  """
+  not: AuditEntryWhereInput
+  """
+  AuditEntries that match every one of these filters.
+  """
+  and: [AuditEntryWhereInput!]
+  """
+  AuditEntries that match at least one of these filters.
+  """
+  or: [AuditEntryWhereInput!]
+  """
+  AuditEntries whose id equals the value.
+  """
+  id: ID
+  """
+  AuditEntries whose id differs from the value.
+  """
+  idNEQ: ID
+  """
+  AuditEntries whose id is one of the values.
+  """
+  idIn: [ID!]
+  """
+  AuditEntries whose id is none of the values.
+  """
+  idNotIn: [ID!]
+  """
+  AuditEntries whose id is greater than the value.
+  """
+  idGT: ID
+  """
+  AuditEntries whose id is greater than or equal to the value.
+  """
+  idGTE: ID
+  """
+  AuditEntries whose id is less than the value.
+  """
+  idLT: ID
+  """
+  AuditEntries whose id is less than or equal to the value.
+  """
+  idLTE: ID
+  """
+  AuditEntries whose createdAt equals the value.
+  """
+  createdAt: Time
+  """
+  AuditEntries whose createdAt differs from the value.
+  """
+  createdAtNEQ: Time
+  """
+  AuditEntries whose createdAt is one of the values.
+  """
+  createdAtIn: [Time!]
+  """
+  AuditEntries whose createdAt is none of the values.
+  """
+  createdAtNotIn: [Time!]
+  """
+  AuditEntries whose createdAt is greater than the value.
+  """
+  createdAtGT: Time
+  """
+  AuditEntries whose createdAt is greater than or equal to the value.
+  """
+  createdAtGTE: Time
+  """
+  AuditEntries whose createdAt is less than the value.
+  """
+  createdAtLT: Time
+  """
+  AuditEntries whose createdAt is less than or equal to the value.
+  """
+  createdAtLTE: Time
+  """
+  AuditEntries whose actor equals the value.
+  """
+  actor: String
+  """
+  AuditEntries whose actor differs from the value.
+  """
+  actorNEQ: String
+  """
+  AuditEntries whose actor is one of the values.
+  """
+  actorIn: [String!]
+  """
+  AuditEntries whose actor is none of the values.
+  """
+  actorNotIn: [String!]
+  """
+  AuditEntries whose actor is greater than the value.
+  """
+  actorGT: String
+  """
+  AuditEntries whose actor is greater than or equal to the value.
+  """
+  actorGTE: String
+  """
+  AuditEntries whose actor is less than the value.
+  """
+  actorLT: String
+  """
+  AuditEntries whose actor is less than or equal to the value.
+  """
+  actorLTE: String
+  """
+  AuditEntries whose actor contains the text.
+  """
+  actorContains: String
+  """
+  AuditEntries whose actor starts with the text.
+  """
+  actorHasPrefix: String
+  """
+  AuditEntries whose actor ends with the text.
+  """
+  actorHasSuffix: String
+  """
+  AuditEntries whose actor equals the text, ignoring case.
+  """
+  actorEqualFold: String
+  """
+  AuditEntries whose actor contains the text, ignoring case.
+  """
+  actorContainsFold: String
+  """
+  AuditEntries whose action equals the value.
+  """
+  action: String
+  """
+  AuditEntries whose action differs from the value.
+  """
+  actionNEQ: String
+  """
+  AuditEntries whose action is one of the values.
+  """
+  actionIn: [String!]
+  """
+  AuditEntries whose action is none of the values.
+  """
+  actionNotIn: [String!]
+  """
+  AuditEntries whose action is greater than the value.
+  """
+  actionGT: String
+  """
+  AuditEntries whose action is greater than or equal to the value.
+  """
+  actionGTE: String
+  """
+  AuditEntries whose action is less than the value.
+  """
+  actionLT: String
+  """
+  AuditEntries whose action is less than or equal to the value.
+  """
+  actionLTE: String
+  """
+  AuditEntries whose action contains the text.
+  """
+  actionContains: String
+  """
+  AuditEntries whose action starts with the text.
+  """
+  actionHasPrefix: String
+  """
+  AuditEntries whose action ends with the text.
+  """
+  actionHasSuffix: String
+  """
+  AuditEntries whose action equals the text, ignoring case.
+  """
+  actionEqualFold: String
+  """
+  AuditEntries whose action contains the text, ignoring case.
+  """
+  actionContainsFold: String
+  """
+  AuditEntries whose installationID equals the value.
+  """
+  installationID: Int
+  """
+  AuditEntries whose installationID differs from the value.
+  """
+  installationIDNEQ: Int
+  """
+  AuditEntries whose installationID is one of the values.
+  """
+  installationIDIn: [Int!]
+  """
+  AuditEntries whose installationID is none of the values.
+  """
+  installationIDNotIn: [Int!]
+  """
+  AuditEntries whose installationID is greater than the value.
+  """
+  installationIDGT: Int
+  """
+  AuditEntries whose installationID is greater than or equal to the value.
+  """
+  installationIDGTE: Int
+  """
+  AuditEntries whose installationID is less than the value.
+  """
+  installationIDLT: Int
+  """
+  AuditEntries whose installationID is less than or equal to the value.
+  """
+  installationIDLTE: Int
+  """
+  AuditEntries whose target equals the value.
+  """
+  target: String
+  """
+  AuditEntries whose target differs from the value.
+  """
+  targetNEQ: String
+  """
+  AuditEntries whose target is one of the values.
+  """
+  targetIn: [String!]
+  """
+  AuditEntries whose target is none of the values.
+  """
+  targetNotIn: [String!]
+  """
+  AuditEntries whose target is greater than the value.
+  """
+  targetGT: String
+  """
+  AuditEntries whose target is greater than or equal to the value.
+  """
+  targetGTE: String
+  """
+  AuditEntries whose target is less than the value.
+  """
+  targetLT: String
+  """
+  AuditEntries whose target is less than or equal to the value.
+  """
+  targetLTE: String
+  """
+  AuditEntries whose target contains the text.
+  """
+  targetContains: String
+  """
+  AuditEntries whose target starts with the text.
+  """
+  targetHasPrefix: String
+  """
+  AuditEntries whose target ends with the text.
+  """
+  targetHasSuffix: String
+  """
+  AuditEntries whose target equals the text, ignoring case.
+  """
+  targetEqualFold: String
+  """
+  AuditEntries whose target contains the text, ignoring case.
+  """
+  targetContainsFold: String
 }
 """
 Define a Relay Cursor type:
@@ -6417,6 +7044,40 @@ type Query {
     """
     where: APITokenWhereInput
   ): APITokenConnection!
+  """
+  AuditEntries the viewer can see, a page at a time (Relay): filter with where, sort with orderBy. One admin action, recorded in the transaction of the action: admins only.
+  """
+  auditLog(
+    """
+    Returns the elements in the list that come after the specified cursor.
+    """
+    after: Cursor
+
+    """
+    Returns the first _n_ elements from the list.
+    """
+    first: Int
+
+    """
+    Returns the elements in the list that come before the specified cursor.
+    """
+    before: Cursor
+
+    """
+    Returns the last _n_ elements from the list.
+    """
+    last: Int
+
+    """
+    Ordering options for AuditEntries returned from the connection.
+    """
+    orderBy: AuditEntryOrder
+
+    """
+    Filtering options for AuditEntries returned from the connection.
+    """
+    where: AuditEntryWhereInput
+  ): AuditEntryConnection!
   """
   Findings the viewer can see, a page at a time (Relay): filter with where, sort with orderBy. One thing a reviewer found in a run: a file, a line range, a severity and a category; posted on the pull request unless dropped.
   """
@@ -13042,6 +13703,74 @@ func (ec *executionContext) childFields_APITokenEdge(ctx context.Context, field 
 		return ec.fieldContext_APITokenEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type APITokenEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_AuditEntry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_AuditEntry_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_AuditEntry_createdAt(ctx, field)
+	case "actor":
+		return ec.fieldContext_AuditEntry_actor(ctx, field)
+	case "action":
+		return ec.fieldContext_AuditEntry_action(ctx, field)
+	case "installationID":
+		return ec.fieldContext_AuditEntry_installationID(ctx, field)
+	case "target":
+		return ec.fieldContext_AuditEntry_target(ctx, field)
+	case "detail":
+		return ec.fieldContext_AuditEntry_detail(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AuditEntry", field.Name)
+}
+
+func (ec *executionContext) childFields_AuditEntryConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_AuditEntryConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_AuditEntryConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_AuditEntryConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AuditEntryConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_AuditEntryEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_AuditEntryEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_AuditEntryEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AuditEntryEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_Budget(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "scope":
+		return ec.fieldContext_Budget_scope(ctx, field)
+	case "installationID":
+		return ec.fieldContext_Budget_installationID(ctx, field)
+	case "repositoryID":
+		return ec.fieldContext_Budget_repositoryID(ctx, field)
+	case "name":
+		return ec.fieldContext_Budget_name(ctx, field)
+	case "dailyUsd":
+		return ec.fieldContext_Budget_dailyUsd(ctx, field)
+	case "monthlyUsd":
+		return ec.fieldContext_Budget_monthlyUsd(ctx, field)
+	case "spentTodayUsd":
+		return ec.fieldContext_Budget_spentTodayUsd(ctx, field)
+	case "spentThisMonthUsd":
+		return ec.fieldContext_Budget_spentThisMonthUsd(ctx, field)
+	case "dailyResetsAt":
+		return ec.fieldContext_Budget_dailyResetsAt(ctx, field)
+	case "monthlyResetsAt":
+		return ec.fieldContext_Budget_monthlyResetsAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Budget", field.Name)
 }
 
 func (ec *executionContext) childFields_ConnectorCredential(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -17,6 +17,29 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
 )
 
+// A spend budget and what was spent against it (UTC days and calendar months).
+type Budget struct {
+	Scope BudgetScope `json:"scope"`
+	// The installation, or the repository's installation.
+	InstallationID int `json:"installationID"`
+	// The repository, for a repository budget.
+	RepositoryID *int `json:"repositoryID,omitempty"`
+	// The account login, or the repository's owner/name.
+	Name string `json:"name"`
+	// Spend allowed per UTC day in USD; 0: none.
+	DailyUsd float64 `json:"dailyUsd"`
+	// Spend allowed per UTC calendar month in USD; 0: none.
+	MonthlyUsd float64 `json:"monthlyUsd"`
+	// Cost of the runs created today (UTC).
+	SpentTodayUsd float64 `json:"spentTodayUsd"`
+	// Cost of the runs created this calendar month (UTC).
+	SpentThisMonthUsd float64 `json:"spentThisMonthUsd"`
+	// When the daily budget starts again (next 00:00 UTC).
+	DailyResetsAt time.Time `json:"dailyResetsAt"`
+	// When the monthly budget starts again (the first of next month, 00:00 UTC).
+	MonthlyResetsAt time.Time `json:"monthlyResetsAt"`
+}
+
 // Figures of the runs in one bucket (a day, a week, a reviewer or a repository).
 type CostBucket struct {
 	// 2026-11-30 for DAY and WEEK (the week's Monday), the reviewer's name, or owner/name.
@@ -249,6 +272,17 @@ type RunQueue struct {
 	OldestAgeSeconds *float64 `json:"oldestAgeSeconds,omitempty"`
 }
 
+type SetBudgetInput struct {
+	// The installation to set, or the repository's installation.
+	InstallationID int `json:"installationID"`
+	// Set this repository's budget instead of the installation's.
+	RepositoryID *int `json:"repositoryID,omitempty"`
+	// USD per UTC day; 0 removes the daily budget.
+	DailyUsd float64 `json:"dailyUsd"`
+	// USD per UTC calendar month; 0 removes the monthly budget.
+	MonthlyUsd float64 `json:"monthlyUsd"`
+}
+
 // A connector credential to store.
 type SetConnectorCredentialInput struct {
 	// The installation.
@@ -395,6 +429,64 @@ func (e *AuthMethod) UnmarshalJSON(b []byte) error {
 }
 
 func (e AuthMethod) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What a budget covers.
+type BudgetScope string
+
+const (
+	// Every repository of an installation.
+	BudgetScopeInstallation BudgetScope = "INSTALLATION"
+	// One repository.
+	BudgetScopeRepository BudgetScope = "REPOSITORY"
+)
+
+var AllBudgetScope = []BudgetScope{
+	BudgetScopeInstallation,
+	BudgetScopeRepository,
+}
+
+func (e BudgetScope) IsValid() bool {
+	switch e {
+	case BudgetScopeInstallation, BudgetScopeRepository:
+		return true
+	}
+	return false
+}
+
+func (e BudgetScope) String() string {
+	return string(e)
+}
+
+func (e *BudgetScope) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = BudgetScope(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid BudgetScope", str)
+	}
+	return nil
+}
+
+func (e BudgetScope) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *BudgetScope) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e BudgetScope) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

@@ -147,7 +147,8 @@ func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, [
 		return nil, nil, err
 	}
 	disp, err := worker.NewDispatcher(worker.DispatchConfig{DB: d.db, Log: d.log, Bus: d.bus, GitHub: d.github, Write: write,
-		WorkerID: workerID, PublicURL: d.cfg.PublicURL, AppSlug: d.cfg.AppSlug, PollInterval: d.cfg.PollInterval, Models: d.models})
+		WorkerID: workerID, PublicURL: d.cfg.PublicURL, AppSlug: d.cfg.AppSlug, PollInterval: d.cfg.PollInterval, Models: d.models,
+		MaxConcurrentRuns: d.cfg.MaxConcurrentRuns})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -156,7 +157,8 @@ func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, [
 	if err != nil {
 		return nil, nil, err
 	}
-	fin, err := worker.NewFinisher(worker.FinishConfig{DB: d.db, Log: d.log, Bus: d.bus, GitHub: d.github, Write: write, PollInterval: d.cfg.PollInterval})
+	fin, err := worker.NewFinisher(worker.FinishConfig{DB: d.db, Log: d.log, Bus: d.bus, GitHub: d.github, Write: write, PollInterval: d.cfg.PollInterval,
+		InfraFailureConclusion: d.cfg.InfraFailureConclusion})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -72,6 +72,14 @@ type Config struct {
 	// hour per pull request and per person (CHAKSHU_REPLY_LIMIT_PER_PR,
 	// CHAKSHU_REPLY_LIMIT_PER_USER; replylimits.go).
 	ReplyLimitPerPR, ReplyLimitPerUser int
+	// MaxConcurrentRuns caps the runs of one installation dispatched and not
+	// yet finished (CHAKSHU_MAX_CONCURRENT_RUNS; 0: no cap). Runs over the cap
+	// stay queued (blast.go).
+	MaxConcurrentRuns int
+	// InfraFailureConclusion is the check conclusion of a run that failed in
+	// Chakshu itself rather than on a finding: failure (the default) or
+	// neutral (CHAKSHU_INFRA_FAILURE_CONCLUSION; blast.go).
+	InfraFailureConclusion string
 	// LogLevel and LogFormat shape the logs (CHAKSHU_LOG_LEVEL, CHAKSHU_LOG_FORMAT).
 	LogLevel  string
 	LogFormat string
@@ -137,6 +145,8 @@ var Settings = []struct{ Name, Meaning, Default string }{
 	{"CHAKSHU_ADMINS", "comma-separated GitHub logins with admin rights", "sandbox: the sandbox user"},
 	{"CHAKSHU_REVIEW_ALLOWLIST", "comma-separated GitHub logins who may ask for reviews without write access", "unset"},
 	{"CHAKSHU_REPLY_LIMIT_PER_PR, CHAKSHU_REPLY_LIMIT_PER_USER", "reply runs (answers in Chakshu's review threads) per pull request, and per person, in any hour", "20; 10"},
+	{"CHAKSHU_MAX_CONCURRENT_RUNS", "runs per installation dispatched at once; more stay queued (0: no cap)", "0"},
+	{"CHAKSHU_INFRA_FAILURE_CONCLUSION", "check conclusion when Chakshu itself fails (not a finding): failure or neutral", "failure"},
 	{"CHAKSHU_SANDBOX", "1: run sandbox mode on purpose, even on a non-loopback address or with CHAKSHU_DATABASE_URL", "unset: sandbox on loopback and SQLite only"},
 	{"CHAKSHU_LOG_LEVEL, CHAKSHU_LOG_FORMAT", "debug…error; json or text", "info; json off a terminal"},
 	{"CHAKSHU_API_TOKEN_RATE, CHAKSHU_API_TOKEN_BURST", "requests per minute per API token (0: unlimited); how many at once", "600; 60"},
@@ -346,6 +356,9 @@ func Load(look Lookup) (*Config, error) {
 		return nil, err
 	}
 	if err := c.loadReplyLimits(get); err != nil {
+		return nil, err
+	}
+	if err := c.loadBlastRadius(get); err != nil {
 		return nil, err
 	}
 	durs := []struct {

@@ -270,7 +270,18 @@ var ErrNotFailed = errors.New("the webhook event is not failed")
 // Retry puts a failed event back to pending with fresh attempts (the portal's
 // retry), and wakes the event workers.
 func Retry(ctx context.Context, db *store.DB, bus notify.Bus, id int) error {
-	n, err := db.WebhookEvent.Update().Where(webhookevent.ID(id), webhookevent.StatusEQ(webhookevent.StatusFailed)).
+	if err := RetryWith(ctx, db.Client, id); err != nil {
+		return err
+	}
+	WakeRetried(ctx, bus)
+	return nil
+}
+
+// RetryWith queues failed event id again with c (a transaction's client, so
+// the caller can record the retry with it); the caller then wakes the
+// workers with WakeRetried once it is committed.
+func RetryWith(ctx context.Context, c *ent.Client, id int) error {
+	n, err := c.WebhookEvent.Update().Where(webhookevent.ID(id), webhookevent.StatusEQ(webhookevent.StatusFailed)).
 		SetStatus(webhookevent.StatusPending).SetAttempts(0).SetLeaseOwner("").ClearNextAttemptAt().
 		ClearHandledAt().Save(ctx)
 	if err != nil {
@@ -279,10 +290,14 @@ func Retry(ctx context.Context, db *store.DB, bus notify.Bus, id int) error {
 	if n == 0 {
 		return ErrNotFailed
 	}
+	return nil
+}
+
+// WakeRetried wakes the event workers after a retry.
+func WakeRetried(ctx context.Context, bus notify.Bus) {
 	if bus != nil {
 		bus.Notify(ctx, notify.TopicEvents) //nolint:errcheck // the poll is the safety net
 	}
-	return nil
 }
 
 // Retry is Retry on the loop's database and bus.

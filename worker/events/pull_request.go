@@ -2,11 +2,12 @@ package events
 
 import (
 	"context"
-	"errors"
 	"strings"
 
+	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/runs"
 )
@@ -19,7 +20,12 @@ func (h *handler) pullRequest(ctx context.Context) error {
 	}
 	h.log = h.log.With("pr", e.PullRequest.Number)
 	switch a := e.Action; a {
-	case "opened", "ready_for_review", "synchronize":
+	case "synchronize":
+		if err := h.cancelSuperseded(ctx, &e, false); err != nil {
+			return err
+		}
+		return h.prTrigger(ctx, &e, run.TriggerAuto, reviewers.Trigger{Kind: reviewers.TriggerAuto, Event: a}, "")
+	case "opened", "ready_for_review":
 		return h.prTrigger(ctx, &e, run.TriggerAuto, reviewers.Trigger{Kind: reviewers.TriggerAuto, Event: a}, "")
 	case "review_requested":
 		t := reviewers.Trigger{Kind: reviewers.TriggerReviewRequest, Team: e.RequestedTeam.Slug, User: e.RequestedReviewer.Login}
@@ -85,27 +91,31 @@ func requester(sender user, t run.Trigger) string {
 	return sender.Login
 }
 
-// prClosed cancels the PR's queued runs.
+// prClosed cancels the PR's runs that have not reached publishing.
 func (h *handler) prClosed(ctx context.Context, e *pullRequestEvent) error {
+	return h.cancelSuperseded(ctx, e, true)
+}
+
+// cancelSuperseded cancels the PR's runs for an older head (a push), or all
+// of them not yet publishing (closed); the finisher cancels their Actions
+// runs and completes their check runs.
+func (h *handler) cancelSuperseded(ctx context.Context, e *pullRequestEvent, closed bool) error {
 	if e.Repository == nil {
 		return nil
 	}
-	ids, err := h.cfg.DB.Run.Query().Where(run.PrNumber(e.PullRequest.Number), run.StatusEQ(run.StatusQueued),
-		run.HasRepositoryWith(repository.GithubID(e.Repository.ID))).IDs(ctx)
+	repoID, err := h.cfg.DB.Repository.Query().Where(repository.GithubID(e.Repository.ID)).OnlyID(ctx)
+	if ent.IsNotFound(err) {
+		return nil // never seen: nothing of it queued
+	}
 	if err != nil {
 		return err
 	}
-	for _, id := range ids {
-		err := runs.Transition(ctx, h.cfg.DB.Client, id, runs.Change{
-			From: []run.Status{run.StatusQueued}, To: run.StatusCancelled,
-			Message: "The pull request was closed before the review started.",
-		})
-		if err != nil && !errors.Is(err, runs.ErrConflict) {
-			return err
+	n, err := runs.CancelSuperseded(ctx, h.cfg.DB.Client, repoID, e.PullRequest.Number, e.PullRequest.Head.SHA, closed, h.cfg.AppSlug)
+	if n > 0 {
+		h.log.Info("runs cancelled: pull request closed or pushed to", "runs", n, "closed", closed)
+		if h.cfg.Bus != nil {
+			h.cfg.Bus.Notify(ctx, notify.TopicFinish) //nolint:errcheck // the finisher polls too
 		}
 	}
-	if len(ids) > 0 {
-		h.log.Info("queued runs cancelled: PR closed", "runs", len(ids))
-	}
-	return nil
+	return err
 }

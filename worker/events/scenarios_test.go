@@ -259,7 +259,7 @@ func TestLabelsRequestsAndClose(t *testing.T) {
 		}
 		want(t, "request targets", map[string]string{"perf": "user:bob", "security": "team:security"}, targets)
 
-		// chakshu:review is the default reviewers; a dispatched run is not cancelled on close.
+		// chakshu:review is the default reviewers; closing cancels dispatched runs too (their Actions runs are cancelled by the finisher).
 		m := e.pr("second", "b.go", false)
 		e.sim.AddLabel(repoFN, m, "chakshu:review", "alice")
 		e.drain()
@@ -268,7 +268,7 @@ func TestLabelsRequestsAndClose(t *testing.T) {
 		db.Run.UpdateOne(moved).SetStatus(run.StatusDispatched).ExecX(ctx)
 		e.sim.ClosePR(repoFN, n, "alice")
 		e.drain()
-		want(t, "closed", []string{"perf/review_request/cancelled", "security/review_request/cancelled", "style/label/dispatched"}, e.runsOf(n))
+		want(t, "closed", []string{"perf/review_request/cancelled", "security/review_request/cancelled", "style/label/cancelled"}, e.runsOf(n))
 		want(t, "other PR untouched", []string{"perf/label/queued", "security/label/queued", "style/label/queued"}, e.runsOf(m))
 	})
 }
@@ -291,7 +291,7 @@ func TestAutoReview(t *testing.T) {
 		want(t, "opened", []string{"go/auto/queued"}, e.runsOf(n))
 		e.sim.Commit(repoFN, "feature", map[string]string{"pkg/b.go": "package pkg\n"}, "more")
 		e.drain()
-		want(t, "synchronize: a new head", []string{"go/auto/queued", "go/auto/queued"}, e.runsOf(n))
+		want(t, "synchronize: a new head supersedes the old head's run", []string{"go/auto/cancelled", "go/auto/queued"}, e.runsOf(n))
 
 		d := e.pr("draft", "pkg/c.go", true)
 		e.drain()

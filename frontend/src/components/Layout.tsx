@@ -13,6 +13,7 @@ const NAV: { href: string; label: string; admin?: boolean }[] = [
   { href: '/learnings', label: 'Learnings' },
   { href: '/tokens', label: 'API tokens' },
   { href: '/connectors', label: 'Connectors', admin: true },
+  { href: '/audit', label: 'Audit log', admin: true },
 ];
 
 export function Layout({ children }: { children: ReactNode }) {

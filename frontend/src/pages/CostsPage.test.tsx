@@ -23,6 +23,8 @@ const bucket = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
+const noBudgets = () => ({ data: { budgets: [] } });
+
 const summary = () => ({
   data: {
     series: { __typename: 'CostSummary', total: bucket({ costUsd: 6, runs: 3 }), buckets: [bucket({ key: '2026-11-02', start: '2026-11-02T00:00:00Z', costUsd: 6 })] },
@@ -76,6 +78,7 @@ describe('Costs page, over time', () => {
     const t = setup(<CostsPage />, {
       path: PERIOD,
       handlers: {
+        Budgets: noBudgets,
         CostsPage: summary,
         CostSeries: (v) =>
           v.by === 'REVIEWER'
@@ -102,12 +105,12 @@ describe('Costs page, over time', () => {
   });
 
   it('has its own loading, empty and error states', async () => {
-    const loading = setup(<CostsPage />, { path: PERIOD, handlers: { CostsPage: summary, CostSeries: pending } });
+    const loading = setup(<CostsPage />, { path: PERIOD, handlers: { Budgets: noBudgets, CostsPage: summary, CostSeries: pending } });
     expect(await screen.findByText('Adding up costs by reviewer…')).toBeTruthy();
     expect(screen.getByText('Adding up costs by repository…')).toBeTruthy();
     loading.unmount();
 
-    const empty = setup(<CostsPage />, { path: PERIOD, handlers: { CostsPage: summary, CostSeries: () => ({ data: { costSeries: [] } }) } });
+    const empty = setup(<CostsPage />, { path: PERIOD, handlers: { Budgets: noBudgets, CostsPage: summary, CostSeries: () => ({ data: { costSeries: [] } }) } });
     expect(await screen.findByText('No costs by reviewer in this period')).toBeTruthy();
     empty.unmount();
 
@@ -115,6 +118,7 @@ describe('Costs page, over time', () => {
     setup(<CostsPage />, {
       path: PERIOD,
       handlers: {
+        Budgets: noBudgets,
         CostsPage: summary,
         CostSeries: (v) => (v.by === 'REVIEWER' && n++ === 0 ? { errors: [{ message: 'Too many series.', extensions: { code: 'INVALID' } }] } : { data: { costSeries: [series('security', [['2026-11-01', 1]])] } }),
       },
@@ -129,7 +133,7 @@ describe('Costs page, over time', () => {
   });
 
   it('asks for weeks over a long period', async () => {
-    const t = setup(<CostsPage />, { path: '/?from=2026-01-01&to=2026-11-30', handlers: { CostsPage: summary, CostSeries: () => ({ data: { costSeries: [series('security', [['2026-11-02', 1]])] } }) } });
+    const t = setup(<CostsPage />, { path: '/?from=2026-01-01&to=2026-11-30', handlers: { Budgets: noBudgets, CostsPage: summary, CostSeries: () => ({ data: { costSeries: [series('security', [['2026-11-02', 1]])] } }) } });
     expect(await screen.findByRole('img', { name: 'Cost by week and reviewer' })).toBeTruthy();
     expect(t.callsOf('CostSeries')[0].variables.interval).toBe('WEEK');
   });

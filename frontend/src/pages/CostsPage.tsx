@@ -6,6 +6,7 @@ import { BarList, ColumnChart, SERIES_COLOURS, StackedColumnChart, type Point, t
 import { Empty, ErrorState, Loading } from '../components/States';
 import { dayEnd, dayStart, formatCost, formatCount, formatDuration, isoDay } from '../lib/format';
 import { useUrlState } from '../lib/url';
+import { BudgetsPanel } from '../components/BudgetsPanel';
 
 const CostsPageQuery = graphql(`
   query CostsPage($from: Time!, $to: Time!, $series: CostGroupBy!) {
@@ -315,6 +316,7 @@ export default function CostsPage() {
           </section>
         </>
       )}
+      <BudgetsPanel />
     </div>
   );
 }

@@ -7,7 +7,7 @@ import ReviewersPage from './ReviewersPage';
 import CostsPage, { fillSeries, period } from './CostsPage';
 import LearningsPage from './LearningsPage';
 import { connection } from '../test/fixtures';
-import { admin, pending, setup, user } from '../test/harness';
+import { admin, pending, setup, user, type Handler } from '../test/harness';
 
 const emptyCost = () => ({
   __typename: 'CostSummary',
@@ -15,23 +15,23 @@ const emptyCost = () => ({
   buckets: [],
 });
 
-const cases: { name: string; Page: ComponentType; op: string; empty: unknown; emptyText: RegExp }[] = [
+const cases: { name: string; Page: ComponentType; op: string; empty: unknown; emptyText: RegExp; extra?: Record<string, Handler> }[] = [
   { name: 'Reviewers', Page: ReviewersPage, op: 'ReviewersPage', empty: { reviewers: connection('Reviewer', []) }, emptyText: /No reviewers/ },
-  { name: 'Costs', Page: CostsPage, op: 'CostsPage', empty: { series: emptyCost(), byReviewer: emptyCost(), byRepository: emptyCost(), expensivePullRequests: [] }, emptyText: /No runs in this period/ },
+  { name: 'Costs', Page: CostsPage, op: 'CostsPage', empty: { series: emptyCost(), byReviewer: emptyCost(), byRepository: emptyCost(), expensivePullRequests: [] }, emptyText: /No runs in this period/, extra: { Budgets: () => ({ data: { budgets: [] } }) } },
   { name: 'Learnings', Page: LearningsPage, op: 'LearningsPage', empty: { reviewLearnings: connection('ReviewLearning', []) }, emptyText: /No learnings yet/ },
 ];
 
-describe.each(cases)('$name page', ({ Page, op, empty, emptyText }) => {
+describe.each(cases)('$name page', ({ Page, op, empty, emptyText, extra }) => {
   it('shows loading', async () => {
-    setup(<Page />, { handlers: { [op]: pending } });
+    setup(<Page />, { handlers: { ...extra, [op]: pending } });
     expect(await screen.findByRole('status')).toBeTruthy();
   });
   it('shows empty', async () => {
-    setup(<Page />, { handlers: { [op]: () => ({ data: empty }) } });
+    setup(<Page />, { handlers: { ...extra, [op]: () => ({ data: empty }) } });
     expect(await screen.findByText(emptyText)).toBeTruthy();
   });
   it('shows errors with a retry', async () => {
-    setup(<Page />, { handlers: { [op]: () => ({ errors: [{ message: 'Boom, safely.', extensions: { code: 'INTERNAL' } }] }) } });
+    setup(<Page />, { handlers: { ...extra, [op]: () => ({ errors: [{ message: 'Boom, safely.', extensions: { code: 'INTERNAL' } }] }) } });
     const alert = await screen.findByRole('alert');
     expect(alert.textContent).toMatch('Boom, safely.');
     expect(screen.getByRole('button', { name: 'Try again' })).toBeTruthy();
