@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -12,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
 
 	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
@@ -325,4 +329,50 @@ func TestCacheBreakpoints(t *testing.T) {
 			t.Errorf("request %d: message breakpoints %v, want %v", n, got, want)
 		}
 	}
+}
+
+// A turn of many parallel tool calls (16 blocks from the model, 15 results)
+// puts the previous prompt's end more than the API's 20 blocks back from
+// the newest breakpoint: the request still reads the whole previous prompt
+// from cache, because the previous turn keeps its breakpoint (the scripted
+// model applies the lookback as documented).
+func TestCacheSurvivesAWideTurn(t *testing.T) {
+	var files []string
+	for i := 0; i < 15; i++ {
+		files = append(files, fmt.Sprintf("f%02d.go", i))
+	}
+	job := runnerproto.Job{MaxTurns: 10, System: strings.Repeat("Review carefully. ", 400),
+		Prompt: "<pr_files>\n" + strings.Join(files, "\n") + "\n</pr_files>\n<diff>\n+// TODO\n</diff>"}
+	cfg, _, log := setup(t, scriptedmodel.Config{}, job)
+	rec := &usages{h: scriptedmodel.New(scriptedmodel.Config{Fanout: 15, APIKey: "chkr_token"})}
+	srv := httptest.NewServer(rec)
+	defer srv.Close()
+	cfg.Job.ModelURL, cfg.HTTPClient = srv.URL, srv.Client()
+	if out := Run(context.Background(), cfg); out.Result == nil {
+		t.Fatalf("no result: %+v\n%s", out.Failure, log)
+	}
+	if len(rec.u) < 2 {
+		t.Fatalf("%d requests", len(rec.u))
+	}
+	first, second := rec.u[0], rec.u[1]
+	if first.CacheCreationInputTokens == 0 || second.CacheReadInputTokens != first.CacheReadInputTokens+first.CacheCreationInputTokens {
+		t.Fatalf("the request after the wide turn read %d, want all of the previous prompt (%+v)", second.CacheReadInputTokens, first)
+	}
+}
+
+// usages records the usage of every answer, as the SDK reads it.
+type usages struct {
+	h http.Handler
+	u []anthropic.Usage
+}
+
+func (c *usages) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rw := httptest.NewRecorder()
+	c.h.ServeHTTP(rw, r)
+	var m anthropic.Message
+	_ = json.Unmarshal(rw.Body.Bytes(), &m)
+	c.u = append(c.u, m.Usage)
+	maps.Copy(w.Header(), rw.Header())
+	w.WriteHeader(rw.Code)
+	_, _ = w.Write(rw.Body.Bytes())
 }

@@ -42,6 +42,9 @@ type Config struct {
 	// Dawdle keeps the model searching until it is asked for its result
 	// (forced tool choice or the instruction in words).
 	Dawdle bool
+	// Fanout is how many changed files the first turn reads at once (in
+	// parallel tool calls); below 6 it is 6.
+	Fanout int
 	// TextOnly makes the model answer in prose, never calling a tool.
 	TextOnly bool
 	// Latency delays every answer (for wall-time tests).
@@ -348,7 +351,7 @@ func (m *model) next(c *conversation) []outItem {
 			}
 			if c.tools[toolRead] {
 				for _, f := range files {
-					if len(out) > 6 {
+					if len(out) > max(6, m.cfg.Fanout) {
 						break
 					}
 					out = append(out, c.toolUse(len(out), toolRead, map[string]string{"file_path": f}))
