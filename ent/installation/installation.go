@@ -40,6 +40,14 @@ const (
 	FieldSyncRequestedAt = "sync_requested_at"
 	// FieldResolveBlocked holds the string denoting the resolve_blocked field in the database.
 	FieldResolveBlocked = "resolve_blocked"
+	// FieldGithubWaitUntil holds the string denoting the github_wait_until field in the database.
+	FieldGithubWaitUntil = "github_wait_until"
+	// FieldGithubWaitReason holds the string denoting the github_wait_reason field in the database.
+	FieldGithubWaitReason = "github_wait_reason"
+	// FieldSecondaryHits holds the string denoting the secondary_hits field in the database.
+	FieldSecondaryHits = "secondary_hits"
+	// FieldWritePace holds the string denoting the write_pace field in the database.
+	FieldWritePace = "write_pace"
 	// EdgeRepositories holds the string denoting the repositories edge name in mutations.
 	EdgeRepositories = "repositories"
 	// EdgeReviewers holds the string denoting the reviewers edge name in mutations.
@@ -96,6 +104,10 @@ var Columns = []string{
 	FieldLastSyncError,
 	FieldSyncRequestedAt,
 	FieldResolveBlocked,
+	FieldGithubWaitUntil,
+	FieldGithubWaitReason,
+	FieldSecondaryHits,
+	FieldWritePace,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -129,6 +141,12 @@ var (
 	DefaultLastSyncError string
 	// DefaultResolveBlocked holds the default value on creation for the "resolve_blocked" field.
 	DefaultResolveBlocked string
+	// DefaultGithubWaitReason holds the default value on creation for the "github_wait_reason" field.
+	DefaultGithubWaitReason string
+	// DefaultSecondaryHits holds the default value on creation for the "secondary_hits" field.
+	DefaultSecondaryHits int
+	// DefaultWritePace holds the default value on creation for the "write_pace" field.
+	DefaultWritePace string
 )
 
 // OrderOption defines the ordering options for the Installation queries.
@@ -202,6 +220,26 @@ func BySyncRequestedAt(opts ...sql.OrderTermOption) OrderOption {
 // ByResolveBlocked orders the results by the resolve_blocked field.
 func ByResolveBlocked(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldResolveBlocked, opts...).ToFunc()
+}
+
+// ByGithubWaitUntil orders the results by the github_wait_until field.
+func ByGithubWaitUntil(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldGithubWaitUntil, opts...).ToFunc()
+}
+
+// ByGithubWaitReason orders the results by the github_wait_reason field.
+func ByGithubWaitReason(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldGithubWaitReason, opts...).ToFunc()
+}
+
+// BySecondaryHits orders the results by the secondary_hits field.
+func BySecondaryHits(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldSecondaryHits, opts...).ToFunc()
+}
+
+// ByWritePace orders the results by the write_pace field.
+func ByWritePace(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldWritePace, opts...).ToFunc()
 }
 
 // ByRepositoriesCount orders the results by repositories count.

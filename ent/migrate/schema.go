@@ -231,6 +231,10 @@ var (
 		{Name: "last_sync_error", Type: field.TypeString, Size: 2147483647, Default: ""},
 		{Name: "sync_requested_at", Type: field.TypeTime, Nullable: true},
 		{Name: "resolve_blocked", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "github_wait_until", Type: field.TypeTime, Nullable: true},
+		{Name: "github_wait_reason", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "secondary_hits", Type: field.TypeInt, Default: 0},
+		{Name: "write_pace", Type: field.TypeString, Default: ""},
 	}
 	// InstallationsTable holds the schema information for the "installations" table.
 	InstallationsTable = &schema.Table{

@@ -37,6 +37,14 @@ func (Installation) Fields() []ent.Field {
 			Comment("a reviewers sync was requested (push, start, on demand) and no worker has claimed it yet"),
 		field.Text("resolve_blocked").Default("").
 			Comment("why Chakshu could not resolve review threads here (GitHub answered FORBIDDEN: Contents: write not granted); empty once a resolve succeeds"),
+		field.Time("github_wait_until").Optional().Nillable().Annotations(gqlSkipWhereInput()).
+			Comment("GitHub asked Chakshu to wait (a rate limit) until then: every worker process holds this installation's writes to GitHub until it passes"),
+		field.Text("github_wait_reason").Default("").Annotations(gqlSkipWhereInput()).
+			Comment("which limit GitHub answered with, for the Status page; kept after the wait passes"),
+		field.Int("secondary_hits").Default(0).Annotations(gqlSkipAll()).
+			Comment("consecutive secondary rate limits without Retry-After: the wait doubles with each (60 s, 120 s, 240 s …); a write that goes through clears it"),
+		field.String("write_pace").Default("").Annotations(gqlSkipAll()).
+			Comment("the content-creation budget shared by every worker process: per pacing window, when the next write is due (GCRA theoretical arrival time, unix ns, comma-separated)"),
 	}
 }
 
