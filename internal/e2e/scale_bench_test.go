@@ -233,8 +233,17 @@ func (w *scaleWorld) runner(ctx context.Context, report bool) (dispatched func()
 			case <-ctx.Done():
 				return
 			case id := <-ids:
+				// The dispatcher records the run as dispatched just after
+				// GitHub started the workflow.
 				bg := context.Background()
-				if runs.Transition(bg, w.db.Client, id, runs.Change{From: []run.Status{run.StatusDispatched}, To: run.StatusRunning}) != nil {
+				var err error
+				for range 500 {
+					if err = runs.Transition(bg, w.db.Client, id, runs.Change{From: []run.Status{run.StatusDispatched}, To: run.StatusRunning}); err == nil {
+						break
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+				if err != nil {
 					continue
 				}
 				runs.Transition(bg, w.db.Client, id, runs.Change{From: []run.Status{run.StatusRunning}, To: run.StatusPublishing, //nolint:errcheck
