@@ -225,3 +225,44 @@ func TestPrimaryLimitHoldsUpdates(t *testing.T) {
 		}
 	})
 }
+
+// Processes spending from one installation's budget at the same moment
+// never spend more than it holds: exactly the burst goes, every other write
+// is told to wait (the compare-and-swap, on both databases).
+func TestBudgetHoldsAcrossConcurrentProcesses(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		const inst = 7
+		if _, err := db.Installation.Create().SetGithubID(inst).SetAccountLogin("acme").Save(ctx); err != nil {
+			t.Fatal(err)
+		}
+		now := time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC)
+		var mu sync.Mutex
+		went, waited := 0, 0
+		var wg sync.WaitGroup
+		for range 4 {
+			b := ghwrite.NewDBBudget(db, []ghwrite.Window{{N: 80, Per: time.Minute}}) // a burst of 10
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range 8 {
+					wait, _, err := b.Admit(ctx, inst, ghwrite.Finishing, now)
+					mu.Lock()
+					switch {
+					case err != nil:
+						t.Error(err)
+					case wait == 0:
+						went++
+					default:
+						waited++
+					}
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+		if went != 10 || waited != 22 {
+			t.Fatalf("%d writes went and %d waited, want 10 and 22", went, waited)
+		}
+	})
+}
