@@ -583,6 +583,16 @@ func (_q *InstallationQuery) collectField(ctx context.Context, oneNode bool, opC
 				selectedFields = append(selectedFields, installation.FieldResolveBlocked)
 				fieldSeen[installation.FieldResolveBlocked] = struct{}{}
 			}
+		case "githubWaitUntil":
+			if _, ok := fieldSeen[installation.FieldGithubWaitUntil]; !ok {
+				selectedFields = append(selectedFields, installation.FieldGithubWaitUntil)
+				fieldSeen[installation.FieldGithubWaitUntil] = struct{}{}
+			}
+		case "githubWaitReason":
+			if _, ok := fieldSeen[installation.FieldGithubWaitReason]; !ok {
+				selectedFields = append(selectedFields, installation.FieldGithubWaitReason)
+				fieldSeen[installation.FieldGithubWaitReason] = struct{}{}
+			}
 		case "id":
 		case "__typename":
 		default:

@@ -150,7 +150,7 @@ func (d *Dispatcher) Dispatch(ctx context.Context, id int) {
 // waitForGitHub puts a run GitHub asked to wait for back in the queue, due
 // at until, frees the worker, and says so on the timeline and the check run.
 func (d *Dispatcher) waitForGitHub(ctx context.Context, log *slog.Logger, id int, until time.Time, cause error) {
-	text := WaitingText(until)
+	text := waitingText(cause, until)
 	log.Info("dispatch: GitHub asked to wait", "until", until, "err", cause)
 	if _, err := d.cfg.DB.Release(ctx, store.QueuedRuns, id, d.cfg.WorkerID, until); err != nil {
 		log.Error("dispatch: put the run back", "err", err)
@@ -158,20 +158,26 @@ func (d *Dispatcher) waitForGitHub(ctx context.Context, log *slog.Logger, id int
 	if err := runs.Note(ctx, d.cfg.DB.Client, id, text, cause.Error()); err != nil {
 		log.Warn("dispatch: record the wait", "err", err)
 	}
-	r, err := d.cfg.DB.Run.Query().Where(run.ID(id)).
-		WithRepository(func(q *ent.RepositoryQuery) { q.WithInstallation() }).WithReviewer().Only(ctx)
-	if err != nil || r.CheckRunID == 0 {
-		return
-	}
-	if err := d.cfg.Write.NoteCheck(ctx, ghwrite.CheckOf(r), ghwrite.Text{Title: "Waiting for GitHub", Summary: text}); err != nil {
-		log.Warn("dispatch: say the wait on the check run", "err", err) // it is rate limited too, likely
-	}
+	noteWait(ctx, d.cfg.DB, d.cfg.Write, log, id, until, cause)
 }
 
 // WaitingText is what a run waiting for GitHub's rate limit says, with the
 // time it goes on.
 func WaitingText(until time.Time) string {
 	return fmt.Sprintf("GitHub asked Chakshu to slow down (rate limit); the review goes on at %s UTC.", until.UTC().Format("15:04:05"))
+}
+
+// PacedText is what a run held back by its installation's content budget
+// says, with the time it goes on.
+func PacedText(until time.Time) string {
+	return fmt.Sprintf("Chakshu paces this organisation's reviews under GitHub's content limits; this one goes on at %s UTC.", until.UTC().Format("15:04:05"))
+}
+
+func waitingText(cause error, until time.Time) string {
+	if gh.Paced(cause) {
+		return PacedText(until)
+	}
+	return WaitingText(until)
 }
 
 // checkModel fails a run whose model cannot be used now (unknown, retired)

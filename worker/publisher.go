@@ -7,7 +7,10 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/runs"
@@ -38,7 +41,17 @@ type PublisherConfig struct {
 	// RetryAfter is how long a run whose publishing hit an error it could not
 	// record waits before it is tried again.
 	RetryAfter time.Duration
+	// Check says a run's wait for GitHub on its check run; nil says it only
+	// on the timeline.
+	Check CheckNoter
 }
+
+// CheckNoter changes a check run's text (*ghwrite.Port).
+type CheckNoter interface {
+	NoteCheck(ctx context.Context, c ghwrite.Check, t ghwrite.Text) error
+}
+
+var _ CheckNoter = (*ghwrite.Port)(nil)
 
 // PublishLoop claims runs in publishing and publishes them.
 type PublishLoop struct{ cfg PublisherConfig }
@@ -161,7 +174,26 @@ func (l *PublishLoop) waitForGitHub(ctx context.Context, id int, until time.Time
 		return
 	}
 	l.cfg.Log.Info("publish: GitHub asked to wait", "run_id", id, "until", until, "err", redact.Error(cause))
-	runs.Note(ctx, l.cfg.DB.Client, id, WaitingText(until), cause.Error()) //nolint:errcheck // the timeline entry is advisory
+	runs.Note(ctx, l.cfg.DB.Client, id, waitingText(cause, until), cause.Error()) //nolint:errcheck // the timeline entry is advisory
+	if l.cfg.Check != nil {
+		noteWait(ctx, l.cfg.DB, l.cfg.Check, l.cfg.Log, id, until, cause)
+	}
+}
+
+// noteWait says on run id's check run that it waits for GitHub until then,
+// when GitHub's answer allows a call now (ghwrite.MayTell).
+func noteWait(ctx context.Context, db *store.DB, w CheckNoter, log *slog.Logger, id int, until time.Time, cause error) {
+	if !ghwrite.MayTell(cause) {
+		return
+	}
+	r, err := db.Run.Query().Where(run.ID(id)).
+		WithRepository(func(q *ent.RepositoryQuery) { q.WithInstallation() }).WithReviewer().Only(ctx)
+	if err != nil || r.CheckRunID == 0 {
+		return
+	}
+	if err := w.NoteCheck(ctx, ghwrite.CheckOf(r), ghwrite.Text{Title: "Waiting for GitHub", Summary: WaitingText(until)}); err != nil {
+		log.Warn("say the wait on the check run", "run_id", id, "err", redact.Error(err))
+	}
 }
 
 // safePublish turns a panic in publishing into an error, so one bad run

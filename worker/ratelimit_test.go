@@ -8,7 +8,9 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/runevent"
+	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 	"github.com/chakshu-dev/chakshu/worker"
@@ -96,5 +98,69 @@ func TestDispatchWaitsForPrimaryReset(t *testing.T) {
 		if wait := got.NextAttemptAt.Sub(start); wait < 599*time.Second || wait > 603*time.Second {
 			t.Fatalf("due in %s, want the reset (600 s)", wait)
 		}
+	})
+}
+
+// Publishing and finishing held by GitHub's secondary limit say so, with the
+// time, on the check run (a check update is not content creation, so GitHub
+// takes it); a primary limit refuses every call, so the check is not told.
+func TestPublishAndFinishSayTheWaitOnTheCheck(t *testing.T) {
+	const reviews = "POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews"
+	const patch = "PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}"
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		f := newFixture(t, db, nil)
+		port := ghwrite.New(f.apps, "chakshu")
+
+		// Finish: completing a cancelled run's check meets the limit.
+		c := f.cancelledAfterDispatch(t, "")
+		f.sim.InjectFault(ghsim.Fault{Match: patch, Kind: ghsim.FaultSecondaryRateLimit, RetryAfter: 90, Times: 1})
+		fin, err := worker.NewFinisher(worker.FinishConfig{DB: db, Log: f.log, Bus: f.bus, GitHub: f.apps, Write: port})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := fin.FinishAll(ctx); err != nil {
+			t.Fatal(err)
+		}
+		got := db.Run.GetX(ctx, c.ID)
+		if got.CheckCompleted || got.NextAttemptAt == nil {
+			t.Fatalf("finish under the limit: completed %v due %v", got.CheckCompleted, got.NextAttemptAt)
+		}
+		if cr := f.checkRun(t, got.CheckRunID); cr.Title != "Waiting for GitHub" || cr.Summary != worker.WaitingText(*got.NextAttemptAt) {
+			t.Fatalf("check run while finishing waits: %+v", cr)
+		}
+
+		// A primary limit: one refused PATCH, and no note after it.
+		c2 := f.cancelledAfterDispatch(t, "")
+		f.sim.InjectFault(ghsim.Fault{Match: patch, Kind: ghsim.FaultPrimaryRateLimit, RetryAfter: 600, Times: 1})
+		before := f.sim.CallCount(patch)
+		if err := fin.FinishAll(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if n := f.sim.CallCount(patch) - before; n != 1 {
+			t.Fatalf("%d check updates during a primary limit, want the one refused", n)
+		}
+		if got := db.Run.GetX(ctx, c2.ID); got.CheckCompleted {
+			t.Fatal("check completed during a primary limit")
+		}
+		// Publish: the review POST meets a secondary limit asking 90 s.
+		l := f.publishLoop(t, "w-pub", func(c *worker.PublisherConfig) { c.Check = port })
+		f.enqueue(t)
+		id := f.claimAndDispatch(t, f.dispatcher(t, "w-disp"), "w-disp")
+		f.report(t, id, findings.Result{Summary: "Fine."})
+		f.sim.InjectFault(ghsim.Fault{Match: reviews, Kind: ghsim.FaultSecondaryRateLimit, RetryAfter: 90, Times: 1})
+		if got, err := l.Claim(ctx, time.Now()); err != nil || got != id {
+			t.Fatalf("claim: %d %v", got, err)
+		}
+		l.PublishOne(ctx, id)
+		r := db.Run.GetX(ctx, id)
+		if r.Status != run.StatusPublishing || r.NextAttemptAt == nil || r.NextAttemptAt.Sub(time.Now()) < 80*time.Second {
+			t.Fatalf("publishing run after the limit: %s due %v", r.Status, r.NextAttemptAt)
+		}
+		want := worker.WaitingText(*r.NextAttemptAt)
+		if c := f.checkRun(t, r.CheckRunID); c.Title != "Waiting for GitHub" || c.Summary != want || c.Status == "completed" {
+			t.Fatalf("check run while publishing waits: %+v, want %q", c, want)
+		}
+
 	})
 }

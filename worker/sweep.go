@@ -209,6 +209,9 @@ func (f *Finisher) FinishAll(ctx context.Context) error {
 			next := now.Add(30 * time.Second)
 			if until, ok := gh.WaitFor(err, now); ok {
 				next = until
+				if n, ok := f.cfg.Write.(CheckNoter); ok {
+					noteWait(ctx, f.cfg.DB, n, f.cfg.Log, r.ID, until, err)
+				}
 			}
 			f.cfg.DB.Run.UpdateOne(r).SetFinishNextAt(next).AddFinishAttempts(1).Exec(ctx) //nolint:errcheck
 		}

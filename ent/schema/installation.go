@@ -41,6 +41,14 @@ func (Installation) Fields() []ent.Field {
 			Comment("spend allowed per UTC day over the installation's runs, in USD; 0: no daily budget"),
 		field.Float("budget_monthly_usd").Default(0).Annotations(gqlSkipAll()).
 			Comment("spend allowed per UTC calendar month over the installation's runs, in USD; 0: no monthly budget"),
+		field.Time("github_wait_until").Optional().Nillable().Annotations(gqlSkipWhereInput()).
+			Comment("GitHub asked Chakshu to wait (a rate limit) until then: every worker process holds this installation's writes to GitHub until it passes"),
+		field.Text("github_wait_reason").Default("").Annotations(gqlSkipWhereInput()).
+			Comment("which limit GitHub answered with, for the Status page; kept after the wait passes"),
+		field.Int("secondary_hits").Default(0).Annotations(gqlSkipAll()).
+			Comment("consecutive secondary rate limits without Retry-After: the wait doubles with each (60 s, 120 s, 240 s …); a write that goes through clears it"),
+		field.String("write_pace").Default("").Annotations(gqlSkipAll()).
+			Comment("the content-creation budget shared by every worker process: per pacing window, when the next write is due (GCRA theoretical arrival time, unix ns, comma-separated)"),
 	}
 }
 

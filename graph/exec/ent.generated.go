@@ -2600,6 +2600,52 @@ func (ec *executionContext) fieldContext_Installation_resolveBlocked(_ context.C
 	return graphql.NewScalarFieldContext("Installation", field, false, false, "String")
 }
 
+func (ec *executionContext) _Installation_githubWaitUntil(ctx context.Context, field graphql.CollectedField, obj *ent.Installation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Installation_githubWaitUntil(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GithubWaitUntil, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Installation_githubWaitUntil(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Installation", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Installation_githubWaitReason(ctx context.Context, field graphql.CollectedField, obj *ent.Installation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Installation_githubWaitReason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GithubWaitReason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Installation_githubWaitReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Installation", field, false, false, "String")
+}
+
 func (ec *executionContext) _Installation_repositories(ctx context.Context, field graphql.CollectedField, obj *ent.Installation) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -22440,6 +22486,16 @@ func (ec *executionContext) _Installation(ctx context.Context, sel ast.Selection
 			}
 		case "resolveBlocked":
 			out.Values[i] = ec._Installation_resolveBlocked(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "githubWaitUntil":
+			out.Values[i] = ec._Installation_githubWaitUntil(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "githubWaitReason":
+			out.Values[i] = ec._Installation_githubWaitReason(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

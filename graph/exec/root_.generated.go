@@ -195,22 +195,24 @@ type ComplexityRoot struct {
 	}
 
 	Installation struct {
-		AccountLogin    func(childComplexity int) int
-		AccountType     func(childComplexity int) int
-		CreatedAt       func(childComplexity int) int
-		GithubID        func(childComplexity int) int
-		ID              func(childComplexity int) int
-		LastSyncAt      func(childComplexity int) int
-		LastSyncCommit  func(childComplexity int) int
-		LastSyncError   func(childComplexity int) int
-		Learnings       func(childComplexity int) int
-		Repositories    func(childComplexity int) int
-		ResolveBlocked  func(childComplexity int) int
-		Reviewers       func(childComplexity int) int
-		ReviewersRepo   func(childComplexity int) int
-		Suspended       func(childComplexity int) int
-		SyncRequestedAt func(childComplexity int) int
-		UpdatedAt       func(childComplexity int) int
+		AccountLogin     func(childComplexity int) int
+		AccountType      func(childComplexity int) int
+		CreatedAt        func(childComplexity int) int
+		GithubID         func(childComplexity int) int
+		GithubWaitReason func(childComplexity int) int
+		GithubWaitUntil  func(childComplexity int) int
+		ID               func(childComplexity int) int
+		LastSyncAt       func(childComplexity int) int
+		LastSyncCommit   func(childComplexity int) int
+		LastSyncError    func(childComplexity int) int
+		Learnings        func(childComplexity int) int
+		Repositories     func(childComplexity int) int
+		ResolveBlocked   func(childComplexity int) int
+		Reviewers        func(childComplexity int) int
+		ReviewersRepo    func(childComplexity int) int
+		Suspended        func(childComplexity int) int
+		SyncRequestedAt  func(childComplexity int) int
+		UpdatedAt        func(childComplexity int) int
 	}
 
 	InstallationConnection struct {
@@ -1294,6 +1296,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Installation.GithubID(childComplexity), true
+	case "Installation.githubWaitReason":
+		if e.ComplexityRoot.Installation.GithubWaitReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Installation.GithubWaitReason(childComplexity), true
+	case "Installation.githubWaitUntil":
+		if e.ComplexityRoot.Installation.GithubWaitUntil == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Installation.GithubWaitUntil(childComplexity), true
 	case "Installation.id":
 		if e.ComplexityRoot.Installation.ID == nil {
 			break
@@ -6308,6 +6322,14 @@ type Installation implements Node {
   why Chakshu could not resolve review threads here (GitHub answered FORBIDDEN: Contents: write not granted); empty once a resolve succeeds
   """
   resolveBlocked: String!
+  """
+  GitHub asked Chakshu to wait (a rate limit) until then: every worker process holds this installation's writes to GitHub until it passes
+  """
+  githubWaitUntil: Time
+  """
+  which limit GitHub answered with, for the Status page; kept after the wait passes
+  """
+  githubWaitReason: String!
   """
   repositories the installation covers (those the viewer can read)
   """
@@ -13991,6 +14013,10 @@ func (ec *executionContext) childFields_Installation(ctx context.Context, field 
 		return ec.fieldContext_Installation_syncRequestedAt(ctx, field)
 	case "resolveBlocked":
 		return ec.fieldContext_Installation_resolveBlocked(ctx, field)
+	case "githubWaitUntil":
+		return ec.fieldContext_Installation_githubWaitUntil(ctx, field)
+	case "githubWaitReason":
+		return ec.fieldContext_Installation_githubWaitReason(ctx, field)
 	case "repositories":
 		return ec.fieldContext_Installation_repositories(ctx, field)
 	case "reviewers":

@@ -139,7 +139,10 @@ func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, [
 	}
 	// The one GitHub write port, shared by every loop that writes (DESIGN §8);
 	// the web process gets none (webwrites_test.go).
-	write := ghwrite.New(d.github, d.cfg.AppSlug)
+	// It paces content-creating writes per installation by a budget every
+	// worker process shares through the database.
+	write := ghwrite.New(d.github, d.cfg.AppSlug, ghwrite.WithBudget(ghwrite.NewDBBudget(d.db, []ghwrite.Window{
+		{N: d.cfg.GitHubWritesPerMinute, Per: time.Minute}, {N: d.cfg.GitHubWritesPerHour, Per: time.Hour}})))
 	ev, err := events.New(events.Config{DB: d.db, Bus: d.bus, Log: d.log, GitHub: d.github, Write: write, AppSlug: d.cfg.AppSlug,
 		WorkerID: workerID, PollInterval: d.cfg.PollInterval, StaleAfter: d.cfg.DeadWorkerAfter, AllowList: d.cfg.ReviewAllowList,
 		ReplyLimitPerPR: d.cfg.ReplyLimitPerPR, ReplyLimitPerUser: d.cfg.ReplyLimitPerUser})
@@ -166,7 +169,7 @@ func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, [
 	if err != nil {
 		return nil, nil, err
 	}
-	pl, err := worker.NewPublishLoop(worker.PublisherConfig{DB: d.db, Bus: d.bus, Publisher: pub, Log: d.log,
+	pl, err := worker.NewPublishLoop(worker.PublisherConfig{DB: d.db, Bus: d.bus, Publisher: pub, Log: d.log, Check: write,
 		WorkerID: workerID, Poll: d.cfg.PollInterval, StaleAfter: d.cfg.DeadWorkerAfter})
 	if err != nil {
 		return nil, nil, err

@@ -110,6 +110,13 @@ type Config struct {
 	// (CHAKSHU_API_TOKEN_BURST). Sessions are not limited.
 	APITokenRate  int
 	APITokenBurst int
+	// GitHubWritesPerMinute and GitHubWritesPerHour pace the
+	// content-creating writes to GitHub per installation, shared by every
+	// worker process (CHAKSHU_GITHUB_WRITES_PER_MINUTE, default 80, and
+	// CHAKSHU_GITHUB_WRITES_PER_HOUR, default 500: GitHub's secondary limits;
+	// set them to an Enterprise Server's own; 0 turns that window off).
+	GitHubWritesPerMinute int
+	GitHubWritesPerHour   int
 	// SandboxModelLatency delays each answer of the sandbox's scripted model
 	// (CHAKSHU_SANDBOX_MODEL_LATENCY), so a run lasts long enough to watch its
 	// Actions log live (browser tests, demos). 0 answers at once.
@@ -355,6 +362,9 @@ func Load(look Lookup) (*Config, error) {
 	if err := c.loadTokenRate(get); err != nil {
 		return nil, err
 	}
+	if err := c.loadWritePace(get); err != nil {
+		return nil, err
+	}
 	if err := c.loadReplyLimits(get); err != nil {
 		return nil, err
 	}
@@ -457,12 +467,20 @@ func (c *Config) IsAdmin(login string) bool {
 }
 
 // DefaultOIDCIssuerFor is the Actions OIDC issuer of the GitHub at apiURL:
-// github.com's, or https://HOST/_services/token on Enterprise Server
+// github.com's; https://token.actions.SUBDOMAIN.ghe.com on GitHub Enterprise
+// Cloud with data residency, whose API is https://api.SUBDOMAIN.ghe.com
+// (docs "Feature overview for GitHub Enterprise Cloud with data residency",
+// URL differences); or https://HOST/_services/token on Enterprise Server
 // (docs "OpenID Connect", GHES: the issuer is the instance's own).
 func DefaultOIDCIssuerFor(apiURL string) string {
 	u, err := url.Parse(apiURL)
 	if err != nil || apiURL == DefaultGitHubURL || u.Host == "api.github.com" {
 		return DefaultOIDCIssuer
+	}
+	host := strings.ToLower(u.Hostname())
+	if sub, ok := strings.CutSuffix(host, ".ghe.com"); ok {
+		sub = strings.TrimPrefix(sub, "api.")
+		return "https://token.actions." + sub + ".ghe.com"
 	}
 	return u.Scheme + "://" + u.Host + "/_services/token"
 }

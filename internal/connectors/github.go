@@ -12,6 +12,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/repository"
+	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 )
 
@@ -123,7 +124,7 @@ func (r *Registry) notPrivateIntoPublic(ctx context.Context, s Scope, owner, nam
 }
 
 func (r *Registry) client(s Scope) (*github.Client, error) {
-	in, err := r.cfg.GitHub.Installation(s.GitHubInstallationID)
+	in, err := r.cfg.GitHub.InstallationFor(s.GitHubInstallationID, gh.ScopeConnectors)
 	if err != nil {
 		return nil, err
 	}

@@ -50,6 +50,8 @@ type Installation struct {
 	HTTP *http.Client
 	// Token returns a current installation token (for the connector and checkout needs).
 	Token func(ctx context.Context) (string, error)
+
+	st *scopedTransport
 }
 
 // New validates cfg and returns the client factory.
@@ -129,7 +131,22 @@ func (a *Apps) InstallationFor(id int64, scope Scope) (*Installation, error) {
 		GraphQL: githubv4.NewEnterpriseClient(a.cfg.GraphQLURL, hc),
 		HTTP:    hc,
 		Token:   st.Token,
+		st:      st,
 	}
 	a.insts[key] = in
 	return in, nil
+}
+
+// Regrant makes every token of installation id ask for its full scope again
+// at its next use: the owner accepted the App's new permissions
+// (installation event, action new_permissions_accepted), so a token cut down
+// to what was granted before need not wait out regrantAfter.
+func (a *Apps) Regrant(id int64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, in := range a.insts {
+		if in.ID == id {
+			in.st.regrant()
+		}
+	}
 }

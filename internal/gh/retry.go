@@ -145,6 +145,9 @@ func (t *RetryTransport) rateLimited(resp *http.Response, key string) (time.Dura
 	}
 	if resp.Header.Get("Retry-After") == "" {
 		resp.Header.Set("Retry-After", strconv.Itoa(int((d+time.Second-1)/time.Second)))
+		if secondary {
+			resp.Header.Set(SyntheticRetryAfter, "1")
+		}
 	}
 	return d, true
 }

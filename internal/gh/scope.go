@@ -31,8 +31,11 @@ var (
 	// ScopeResolve resolves review threads: GitHub gates resolveReviewThread
 	// on Contents: write for App tokens (github/gh-aw#35726, oven-sh/bun#40468).
 	ScopeResolve = Scope{"contents": "write", "pull_requests": "write", "metadata": "read"}
-	// ScopeRead reads repositories and pull requests (connectors, checkouts).
+	// ScopeRead reads repositories and pull requests (the runner's job:
+	// the PR, its files, diff and comments, the repository's config).
 	ScopeRead = Scope{"contents": "read", "pull_requests": "read", "metadata": "read"}
+	// ScopeConnectors is the github connector's: ScopeRead and issues.
+	ScopeConnectors = Scope{"contents": "read", "pull_requests": "read", "issues": "read", "metadata": "read"}
 )
 
 // String is the scope as "name:level" pairs, sorted (a cache key and a log value).
@@ -140,6 +143,19 @@ func (st *scopedTransport) Token(ctx context.Context) (string, error) {
 	}
 	st.tr, st.reduced = tr, time.Now()
 	return st.tr.Token(ctx)
+}
+
+// regrant drops a token cut down to the granted permissions, so the next
+// one asks for the full scope.
+func (st *scopedTransport) regrant() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.reduced.IsZero() {
+		return
+	}
+	if tr, err := st.transport(st.scope); err == nil {
+		st.tr, st.reduced = tr, time.Time{}
+	}
 }
 
 func (st *scopedTransport) RoundTrip(req *http.Request) (*http.Response, error) {

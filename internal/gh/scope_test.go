@@ -127,3 +127,32 @@ func TestScopeNotGrantedFallsBackToWhatIsGranted(t *testing.T) {
 		t.Fatalf("%d reads of the installation's permissions, want 2", n)
 	}
 }
+
+// An owner accepts Contents: write (installation new_permissions_accepted):
+// after Regrant the resolve token asks for its full scope at once, not
+// after regrantAfter; before it, the cut-down token still refuses.
+func TestRegrantAfterNewPermissionsAccepted(t *testing.T) {
+	perms := ghsim.DefaultPermissions()
+	perms["contents"] = "read"
+	f := newScopeFixture(t, perms)
+	res, err := f.apps.InstallationFor(f.instID, gh.ScopeResolve)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := resolve(res.GraphQL, f.thread); err == nil {
+		t.Fatal("resolved without Contents: write")
+	}
+	perms["contents"] = "write"
+	f.sim.SetInstallationPermissions(f.instID, perms)
+	if err := resolve(res.GraphQL, f.thread); err == nil {
+		t.Fatal("the cut-down token resolved before Regrant: the test shows nothing")
+	}
+	f.apps.Regrant(f.instID + 1) // another installation: nothing changes
+	if err := resolve(res.GraphQL, f.thread); err == nil {
+		t.Fatal("Regrant of another installation renewed this one's token")
+	}
+	f.apps.Regrant(f.instID)
+	if err := resolve(res.GraphQL, f.thread); err != nil {
+		t.Fatalf("resolve after Regrant: %v", err)
+	}
+}

@@ -87,6 +87,10 @@ func (h *secondaryHits) clear(key string) {
 // primary limit until its reset, a secondary limit as the transport
 // computed it (Retry-After, set on every rate-limit answer it returns).
 func WaitFor(err error, now time.Time) (time.Time, bool) {
+	var we *WaitError
+	if errors.As(err, &we) {
+		return we.Until, true
+	}
 	var rl *github.RateLimitError
 	if errors.As(err, &rl) {
 		if reset := rl.Rate.Reset.Time; !reset.IsZero() {
@@ -105,10 +109,18 @@ func WaitFor(err error, now time.Time) (time.Time, bool) {
 		return now.Add(secondaryFirst), true
 	}
 	var er *github.ErrorResponse
-	if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusTooManyRequests {
+	if errors.As(err, &er) && limitAnswer(er.Response) {
 		return retryAfter(er.Response, now), true
 	}
 	return time.Time{}, false
+}
+
+// limitAnswer is a 429, or a 403 that carries a Retry-After (GitHub's, or
+// the transport's for a secondary limit whose documentation_url go-github
+// does not recognise); a 403 without one is a permission refusal.
+func limitAnswer(resp *http.Response) bool {
+	return resp != nil && (resp.StatusCode == http.StatusTooManyRequests ||
+		resp.StatusCode == http.StatusForbidden && resp.Header.Get("Retry-After") != "")
 }
 
 func retryAfter(resp *http.Response, now time.Time) time.Time {
@@ -123,4 +135,73 @@ func maxTime(a, b time.Time) time.Time {
 		return a
 	}
 	return b
+}
+
+// WaitError is a write held back before it reached GitHub: the
+// installation's content budget is spent (pacing), or GitHub asked every
+// process to wait (a recorded rate limit). WaitFor reports its Until.
+type WaitError struct {
+	Until time.Time
+	// Reason is a safe sentence for logs and the run's timeline.
+	Reason string
+	// Err is GitHub's answer that started the wait; nil when GitHub was
+	// not asked.
+	Err error
+	// Paced: the installation's content budget is spent (Chakshu's own
+	// pacing), not a wait GitHub asked for.
+	Paced bool
+}
+
+func (e *WaitError) Error() string {
+	if e.Err != nil {
+		return e.Reason + ": " + e.Err.Error()
+	}
+	return e.Reason
+}
+
+func (e *WaitError) Unwrap() error { return e.Err }
+
+// SyntheticRetryAfter marks an answer whose Retry-After the transport set
+// itself: GitHub sent a secondary limit without one, so the wait grows with
+// each consecutive limit (the write port keeps that count per installation,
+// so every process honours it).
+const SyntheticRetryAfter = "X-Chakshu-Retry-After"
+
+// Secondary reports a secondary rate limit GitHub answered without a
+// Retry-After (the wait is at least a minute, growing), as opposed to a
+// primary limit or a secondary one naming its wait.
+func Secondary(err error) (noRetryAfter, ok bool) {
+	var rl *github.RateLimitError
+	if errors.As(err, &rl) {
+		return false, false
+	}
+	var resp *http.Response
+	var arl *github.AbuseRateLimitError
+	var er *github.ErrorResponse
+	switch {
+	case errors.As(err, &arl):
+		resp = arl.Response
+	case errors.As(err, &er) && limitAnswer(er.Response):
+		resp = er.Response
+	default:
+		return false, false
+	}
+	return resp != nil && resp.Header.Get(SyntheticRetryAfter) != "", true
+}
+
+// Primary reports GitHub's primary rate limit (x-ratelimit-remaining 0):
+// nothing may be sent until its reset.
+func Primary(err error) bool {
+	var rl *github.RateLimitError
+	return errors.As(err, &rl)
+}
+
+// Growing is the wait after the hits-th consecutive secondary limit without
+// Retry-After: 60 s, 120 s, 240 s … at most 32 minutes.
+func Growing(hits int) time.Duration { return growing(hits) }
+
+// Paced reports a wait that is Chakshu's own pacing of content creation.
+func Paced(err error) bool {
+	var we *WaitError
+	return errors.As(err, &we) && we.Paced
 }

@@ -88,6 +88,14 @@ func (s *Sim) serveAPI(w http.ResponseWriter, r *http.Request, path string) {
 	if s.applyFault(w, r, key) {
 		return
 	}
+	release, ok := s.admit(w, r, key)
+	if !ok {
+		return
+	}
+	defer release()
+	if s.limits != nil && s.limits.Latency > 0 {
+		time.Sleep(s.limits.Latency)
+	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, 20<<20))
 	if err != nil {
 		return
@@ -110,11 +118,13 @@ func (s *Sim) serveAPI(w http.ResponseWriter, r *http.Request, path string) {
 		rec.status = http.StatusOK
 	}
 	rec.h.Set("X-GitHub-Request-Id", fmt.Sprintf("SIM:%X", time.Now().UnixNano()&0xffffff))
-	rec.h.Set("X-RateLimit-Limit", "5000")
-	rec.h.Set("X-RateLimit-Remaining", "4999")
-	rec.h.Set("X-RateLimit-Reset", strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10))
-	rec.h.Set("X-RateLimit-Used", "1")
-	rec.h.Set("X-RateLimit-Resource", "core")
+	if w.Header().Get("X-RateLimit-Limit") == "" { // the realistic mode set its own
+		rec.h.Set("X-RateLimit-Limit", "5000")
+		rec.h.Set("X-RateLimit-Remaining", "4999")
+		rec.h.Set("X-RateLimit-Reset", strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10))
+		rec.h.Set("X-RateLimit-Used", "1")
+		rec.h.Set("X-RateLimit-Resource", "core")
+	}
 	if s.opts.Validate {
 		s.validateResponse(r, path, body, rec)
 	}

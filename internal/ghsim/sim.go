@@ -63,13 +63,19 @@ type Options struct {
 	// http://127.0.0.1:PORT/_services/token. REST stays under /api/v3 and
 	// GraphQL at /api/graphql, as on every Enterprise Server.
 	EnterpriseVersion string
+	// Limits, when set, is the realistic mode: GitHub's primary and
+	// secondary rate limits per installation and a cap on concurrent
+	// requests (limits.go; API.md "Rate limits").
+	Limits *Limits
 }
 
 // Sim is a running simulator. All methods are safe for concurrent use.
 type Sim struct {
 	opts Options
 	srv  *httptest.Server
-	base string // http://127.0.0.1:PORT
+	// limits is the realistic mode (Options.Limits); nil without it.
+	limits *limiter
+	base   string // http://127.0.0.1:PORT
 	// pagesBase is where /sim/… pages are served (Options.PagesURL).
 	pagesBase string
 
@@ -128,6 +134,7 @@ func Start(opts Options) (*Sim, error) {
 	}
 	s := &Sim{
 		opts:     opts,
+		limits:   newLimiter(opts.Limits),
 		nextID:   1000,
 		accounts: map[string]*account{},
 		teams:    map[string]*team{},

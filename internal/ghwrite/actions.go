@@ -24,6 +24,12 @@ func (p *Port) Dispatch(ctx context.Context, r Repo, file, ref string, inputs ma
 	// Ask for the run it started, unless this host refused to say; a first
 	// refusal dispatches again without the key (nothing was started: GitHub
 	// validates the body before it dispatches).
+	return written(ctx, p, r, startNew, func() (*github.WorkflowDispatchRunDetails, error) {
+		return p.dispatch(ctx, gc, r, file, ref, inputs)
+	})
+}
+
+func (p *Port) dispatch(ctx context.Context, gc *github.Client, r Repo, file, ref string, inputs map[string]any) (*github.WorkflowDispatchRunDetails, error) {
 	req := github.CreateWorkflowDispatchEventRequest{Ref: ref, Inputs: inputs}
 	host := hostOf(gc)
 	if !p.runDetails.refuses(host) {
@@ -56,6 +62,9 @@ func (p *Port) CancelActionsRun(ctx context.Context, r Repo, id int64) (CancelOu
 	if err != nil {
 		return 0, err
 	}
+	if _, err := p.gate(ctx, r.Installation, update); err != nil {
+		return 0, err
+	}
 	resp, err := gc.Actions.CancelWorkflowRunByID(ctx, r.Owner, r.Name, id)
 	var accepted *github.AcceptedError
 	switch {
@@ -64,5 +73,5 @@ func (p *Port) CancelActionsRun(ctx context.Context, r Repo, id int64) (CancelOu
 	case resp != nil && resp.StatusCode == http.StatusConflict:
 		return AlreadyFinished, nil
 	}
-	return 0, fmt.Errorf("cancel Actions run %d: %w", id, err)
+	return 0, fmt.Errorf("cancel Actions run %d: %w", id, p.settle(ctx, r.Installation, 0, err))
 }

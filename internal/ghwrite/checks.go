@@ -57,14 +57,16 @@ func (p *Port) OpenCheck(ctx context.Context, c Check, detailsURL string, t Text
 	}
 	ext := strconv.Itoa(c.RunID)
 	var made bool
-	id, err = createOnce(ctx, p, func() (int64, error) {
-		cr, _, err := gc.Checks.CreateCheckRun(ctx, c.Repo.Owner, c.Repo.Name, github.CreateCheckRunOptions{
-			Name: c.Name, HeadSHA: c.HeadSHA, ExternalID: &ext, Status: github.Ptr("in_progress"),
-			DetailsURL: github.Ptr(detailsURL), Output: t.output(),
-		})
-		made = err == nil
-		return cr.GetID(), err
-	}, find)
+	id, err = written(ctx, p, c.Repo, startNew, func() (int64, error) {
+		return createOnce(ctx, p, func() (int64, error) {
+			cr, _, err := gc.Checks.CreateCheckRun(ctx, c.Repo.Owner, c.Repo.Name, github.CreateCheckRunOptions{
+				Name: c.Name, HeadSHA: c.HeadSHA, ExternalID: &ext, Status: github.Ptr("in_progress"),
+				DetailsURL: github.Ptr(detailsURL), Output: t.output(),
+			})
+			made = err == nil
+			return cr.GetID(), err
+		}, find)
+	})
 	return id, made, err
 }
 
@@ -95,9 +97,18 @@ func (p *Port) LinkCheck(ctx context.Context, c Check, url string, t Text) error
 	return p.updateCheck(ctx, c, github.UpdateCheckRunOptions{DetailsURL: &url, Output: t.output()})
 }
 
-// NoteCheck changes only the check's text (a run waiting for GitHub says so).
+// NoteCheck changes only the check's text (a run waiting for GitHub says
+// so). It is not held by a recorded wait: the caller sends it only when
+// GitHub's answer allows (MayTell).
 func (p *Port) NoteCheck(ctx context.Context, c Check, t Text) error {
-	return p.updateCheck(ctx, c, github.UpdateCheckRunOptions{Output: t.output()})
+	gc, err := p.rest(c.Repo)
+	if err != nil {
+		return err
+	}
+	if _, _, err := gc.Checks.UpdateCheckRun(ctx, c.Repo.Owner, c.Repo.Name, c.ID, github.UpdateCheckRunOptions{Name: c.Name, Output: t.output()}); err != nil {
+		return fmt.Errorf("update check run: %w", err)
+	}
+	return nil
 }
 
 // CompleteCheck completes the check with conclusion ("success", "failure",
@@ -116,7 +127,11 @@ func (p *Port) updateCheck(ctx context.Context, c Check, o github.UpdateCheckRun
 		return err
 	}
 	o.Name = c.Name
-	if _, _, err := gc.Checks.UpdateCheckRun(ctx, c.Repo.Owner, c.Repo.Name, c.ID, o); err != nil {
+	_, err = written(ctx, p, c.Repo, update, func() (*github.CheckRun, error) {
+		cr, _, err := gc.Checks.UpdateCheckRun(ctx, c.Repo.Owner, c.Repo.Name, c.ID, o)
+		return cr, err
+	})
+	if err != nil {
 		return fmt.Errorf("update check run: %w", err)
 	}
 	return nil

@@ -58,6 +58,11 @@ type Port struct {
 	now      func() time.Time
 	// runDetails remembers the hosts that refuse return_run_details.
 	runDetails runDetailsHosts
+	// budget paces content-creating writes per installation and keeps
+	// GitHub's asked waits for every process; nil writes unpaced.
+	budget Budget
+	// inline is the longest a write waits for its budget in place.
+	inline time.Duration
 }
 
 // Option adjusts a Port.
@@ -68,9 +73,21 @@ func WithSleep(f func(ctx context.Context, d time.Duration) error) Option {
 	return func(p *Port) { p.sleep = f }
 }
 
+// WithBudget paces content-creating writes per installation by b and holds
+// every write while GitHub asked its installation to wait (DBBudget).
+func WithBudget(b Budget) Option {
+	return func(p *Port) { p.budget = b }
+}
+
+// WithClock replaces the clock and the longest in-place wait (tests and
+// the compressed-time benchmark).
+func WithClock(now func() time.Time, inline time.Duration) Option {
+	return func(p *Port) { p.now, p.inline = now, inline }
+}
+
 // New returns the port acting through apps as the App appSlug.
 func New(apps Installations, appSlug string, opts ...Option) *Port {
-	p := &Port{apps: apps, bot: strings.ToLower(appSlug) + "[bot]", attempts: 3, sleep: gh.Sleep, now: time.Now}
+	p := &Port{apps: apps, bot: strings.ToLower(appSlug) + "[bot]", attempts: 3, sleep: gh.Sleep, now: time.Now, inline: gh.InlineWait}
 	for _, o := range opts {
 		o(p)
 	}

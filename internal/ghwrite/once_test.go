@@ -21,13 +21,16 @@ type world struct {
 	repo ghwrite.Repo
 	pr   int
 	head string
+	apps *gh.Apps
 	// waits records the port's pauses between attempts.
 	waits []time.Duration
 }
 
-func newWorld(t *testing.T) *world {
+func newWorld(t *testing.T) *world { t.Helper(); return newWorldWith(t, ghsim.Options{}) }
+
+func newWorldWith(t *testing.T, opts ghsim.Options) *world {
 	t.Helper()
-	s := ghsim.NewForTest(t)
+	s := ghsim.NewForTest(t, opts)
 	appID, pem := s.CreateApp("chakshu")
 	s.CreateOrg("acme")
 	s.CreateUser("alice")
@@ -43,6 +46,7 @@ func newWorld(t *testing.T) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
+	w.apps = apps
 	w.port = ghwrite.New(apps, "chakshu", ghwrite.WithSleep(func(_ context.Context, d time.Duration) error {
 		w.waits = append(w.waits, d)
 		return nil

@@ -28,11 +28,13 @@ func (p *Port) CreateReview(ctx context.Context, r Repo, pr int, req *github.Pul
 	if err != nil {
 		return nil, err
 	}
-	return createOnce(ctx, p, func() (*github.PullRequestReview, error) {
-		rv, _, err := gc.PullRequests.CreateReview(ctx, r.Owner, r.Name, pr, req)
-		return rv, err
-	}, func() (*github.PullRequestReview, bool, error) {
-		return p.findReview(ctx, gc, r, pr, mine)
+	return written(ctx, p, r, finish, func() (*github.PullRequestReview, error) {
+		return createOnce(ctx, p, func() (*github.PullRequestReview, error) {
+			rv, _, err := gc.PullRequests.CreateReview(ctx, r.Owner, r.Name, pr, req)
+			return rv, err
+		}, func() (*github.PullRequestReview, bool, error) {
+			return p.findReview(ctx, gc, r, pr, mine)
+		})
 	})
 }
 
@@ -82,10 +84,12 @@ func (p *Port) Comment(ctx context.Context, r Repo, pr int, body string, mine Mi
 			return c, err
 		}
 	}
-	c, err := createOnce(ctx, p, func() (*github.IssueComment, error) {
-		c, _, err := gc.Issues.CreateComment(ctx, r.Owner, r.Name, pr, &github.IssueComment{Body: github.Ptr(body)})
-		return c, err
-	}, find)
+	c, err := written(ctx, p, r, finish, func() (*github.IssueComment, error) {
+		return createOnce(ctx, p, func() (*github.IssueComment, error) {
+			c, _, err := gc.Issues.CreateComment(ctx, r.Owner, r.Name, pr, &github.IssueComment{Body: github.Ptr(body)})
+			return c, err
+		}, find)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("comment on %s#%d: %w", r, pr, err)
 	}
@@ -113,18 +117,20 @@ func (p *Port) Reply(ctx context.Context, r Repo, pr int, root int64, body strin
 			return c, err
 		}
 	}
-	c, err := createOnce(ctx, p, func() (*github.PullRequestComment, error) {
-		req, err := gc.NewRequest(ctx, http.MethodPost, fmt.Sprintf("repos/%s/%s/pulls/%d/comments/%d/replies", r.Owner, r.Name, pr, root),
-			map[string]string{"body": body})
-		if err != nil {
-			return nil, err
-		}
-		var out github.PullRequestComment
-		if _, err := gc.Do(req, &out); err != nil {
-			return nil, err
-		}
-		return &out, nil
-	}, find)
+	c, err := written(ctx, p, r, finish, func() (*github.PullRequestComment, error) {
+		return createOnce(ctx, p, func() (*github.PullRequestComment, error) {
+			req, err := gc.NewRequest(ctx, http.MethodPost, fmt.Sprintf("repos/%s/%s/pulls/%d/comments/%d/replies", r.Owner, r.Name, pr, root),
+				map[string]string{"body": body})
+			if err != nil {
+				return nil, err
+			}
+			var out github.PullRequestComment
+			if _, err := gc.Do(req, &out); err != nil {
+				return nil, err
+			}
+			return &out, nil
+		}, find)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("reply in %s#%d thread %d: %w", r, pr, root, err)
 	}
@@ -148,6 +154,9 @@ func (p *Port) ResolveThread(ctx context.Context, r Repo, threadID string) error
 		return fmt.Errorf("github client for installation %d (resolve): %w", r.Installation, err)
 	}
 	gq := in.GraphQL
+	if _, err := p.gate(ctx, r.Installation, update); err != nil {
+		return err
+	}
 	var m struct {
 		ResolveReviewThread struct {
 			Thread struct {
@@ -157,7 +166,7 @@ func (p *Port) ResolveThread(ctx context.Context, r Repo, threadID string) error
 		} `graphql:"resolveReviewThread(input: $input)"`
 	}
 	if err := gq.Mutate(ctx, &m, githubv4.ResolveReviewThreadInput{ThreadID: githubv4.ID(threadID)}, nil); err != nil {
-		return fmt.Errorf("resolve review thread: %w", err)
+		return p.settle(ctx, r.Installation, 0, fmt.Errorf("resolve review thread: %w", err))
 	}
 	return nil
 }
@@ -182,7 +191,10 @@ func (p *Port) RemoveReviewRequest(ctx context.Context, r Repo, pr int, target s
 	if err != nil {
 		return err
 	}
-	if _, err := gc.PullRequests.RemoveReviewers(ctx, r.Owner, r.Name, pr, req); err != nil {
+	_, err = written(ctx, p, r, update, func() (*github.Response, error) {
+		return gc.PullRequests.RemoveReviewers(ctx, r.Owner, r.Name, pr, req)
+	})
+	if err != nil {
 		return fmt.Errorf("remove review request: %w", err)
 	}
 	return nil

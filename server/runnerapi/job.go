@@ -20,6 +20,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/reviewer"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/connectors"
+	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/learnings"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/redact"
@@ -176,7 +177,7 @@ func (a *API) buildJob(ctx context.Context, rn *ent.Run, log *slog.Logger) (*run
 	if jc.cfg, err = reviewers.FromEnt(jc.rv); err != nil {
 		return nil, err
 	}
-	in, err := a.cfg.GitHub.Installation(jc.inst.GithubID)
+	in, err := a.cfg.GitHub.InstallationFor(jc.inst.GithubID, gh.ScopeRead) // the job only reads
 	if err != nil {
 		return nil, fmt.Errorf("installation client: %w", err)
 	}

@@ -38,7 +38,8 @@ import (
 
 // GitHub hands out installation clients; *gh.Apps satisfies it.
 type GitHub interface {
-	Installation(id int64) (*gh.Installation, error)
+	// InstallationFor is a token narrowed to scope (read-only here).
+	InstallationFor(id int64, scope gh.Scope) (*gh.Installation, error)
 }
 
 var _ GitHub = (*gh.Apps)(nil)

@@ -10,6 +10,10 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 )
 
+// regranter is *gh.Apps: its tokens cut down to what an installation had
+// granted ask for their full scope again.
+type regranter interface{ Regrant(githubID int64) }
+
 // installation keeps the Installation row (and its repositories) current.
 func (h *handler) installation(ctx context.Context) error {
 	var e installationEvent
@@ -25,6 +29,9 @@ func (h *handler) installation(ctx context.Context) error {
 		}
 		if err := h.addRepos(ctx, inst, e.Repositories); err != nil {
 			return err
+		}
+		if r, ok := h.cfg.GitHub.(regranter); ok && e.Action == "new_permissions_accepted" {
+			r.Regrant(in.ID) // tokens ask for the accepted permissions at once
 		}
 		// A new (or newly permitted) installation needs its reviewers now, not at the next periodic sync.
 		return reviewers.RequestSync(ctx, h.cfg.DB, h.cfg.Bus, inst.ID)

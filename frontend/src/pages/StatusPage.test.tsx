@@ -5,7 +5,9 @@ import StatusPage from './StatusPage';
 import { connection } from '../test/fixtures';
 import { admin, pending, setup, user } from '../test/harness';
 
-const status = (failedNodes: unknown[]) => ({
+const acme = { __typename: 'Installation', id: 'i1', accountLogin: 'acme', reviewersRepo: '', lastSyncAt: '2026-11-30T11:00:00Z', lastSyncCommit: 'abcdef0123', lastSyncError: '', syncRequestedAt: null, resolveBlocked: '', githubWaitUntil: null, githubWaitReason: '' };
+
+const status = (failedNodes: unknown[], installations: unknown[] = [acme]) => ({
   data: {
     status: {
       __typename: 'SystemStatus',
@@ -22,7 +24,7 @@ const status = (failedNodes: unknown[]) => ({
       ],
       runQueues: [{ __typename: 'RunQueue', status: 'queued', count: 3, oldestAt: '2026-11-30T11:58:00Z', oldestAgeSeconds: 120 }],
       webhookQueues: [{ __typename: 'WebhookQueue', status: 'pending', count: 0, oldestAt: null, oldestAgeSeconds: null }],
-      installations: [{ __typename: 'Installation', id: 'i1', accountLogin: 'acme', reviewersRepo: '', lastSyncAt: '2026-11-30T11:00:00Z', lastSyncCommit: 'abcdef0123', lastSyncError: '', syncRequestedAt: null }],
+      installations,
     },
     failed: connection('WebhookEvent', failedNodes),
   },
@@ -74,6 +76,26 @@ describe('StatusPage', () => {
     expect((await screen.findByText(/Queued again: pull_request.opened delivery d-123/)).getAttribute('role')).toBe('status');
     expect(t.callsOf('RetryWebhook')[0].variables).toEqual({ id: 'we1' });
     await waitFor(() => expect(t.callsOf('StatusPage').length).toBeGreaterThan(1));
+  });
+
+  it('says no installation waits for GitHub', async () => {
+    setup(<StatusPage />, { handlers: { StatusPage: () => status([]) } });
+    expect(await screen.findByText(/No installation is waiting for GitHub/)).toBeTruthy();
+  });
+
+  it('shows installations waiting for GitHub until when, and those that cannot resolve threads', async () => {
+    const installations = [
+      { ...acme, githubWaitUntil: '2026-11-30T12:04:00Z', githubWaitReason: 'a secondary rate limit' },
+      // a wait that has passed is not shown
+      { ...acme, id: 'i2', accountLogin: 'globex', githubWaitUntil: '2026-11-30T11:59:59Z', githubWaitReason: 'a secondary rate limit' },
+      { ...acme, id: 'i3', accountLogin: 'initech', resolveBlocked: 'GitHub refused to resolve a review thread: grant Contents: write.' },
+    ];
+    setup(<StatusPage />, { handlers: { StatusPage: () => status([], installations) } });
+    const waiting = (await screen.findByText(/waiting for GitHub until/)).closest('li');
+    expect(waiting?.textContent).toMatch(/^acme: waiting for GitHub until .*\(a secondary rate limit\); its reviews go on then\.$/);
+    expect(screen.getAllByText(/waiting for GitHub until/)).toHaveLength(1);
+    expect(screen.getByText(/cannot resolve review threads/).closest('li')?.textContent).toMatch(/^initech: cannot resolve review threads\. GitHub refused .*Contents: write\.$/);
+    expect(screen.queryByText(/No installation is waiting/)).toBeNull();
   });
 
   it('shows an error state', async () => {

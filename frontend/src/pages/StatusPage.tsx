@@ -1,4 +1,4 @@
-// Status: workers, queues, failed webhooks (with Retry for admins), syncs.
+// Status: workers, queues, failed webhooks (with Retry for admins), GitHub limits, syncs.
 import { useCallback, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { graphql, getFragmentData, type FragmentType } from '../gql';
@@ -48,6 +48,9 @@ const StatusPageQuery = graphql(`
         lastSyncCommit
         lastSyncError
         syncRequestedAt
+        resolveBlocked
+        githubWaitUntil
+        githubWaitReason
       }
     }
     failed: webhookEvents(first: 20, where: { status: failed }, orderBy: { field: RECEIVED_AT, direction: DESC }) {
@@ -280,6 +283,33 @@ export default function StatusPage() {
             </table>
           </div>
         )}
+      </section>
+
+      <section aria-labelledby="github-h">
+        <h2 id="github-h">GitHub limits</h2>
+        {(() => {
+          const now = Date.parse(s.now);
+          const waiting = s.installations.filter((i) => i.githubWaitUntil && Date.parse(i.githubWaitUntil) > now);
+          const blocked = s.installations.filter((i) => i.resolveBlocked);
+          if (waiting.length === 0 && blocked.length === 0) {
+            return <p className="muted">No installation is waiting for GitHub, and every one may resolve review threads.</p>;
+          }
+          return (
+            <ul className="plain">
+              {waiting.map((i) => (
+                <li key={`wait-${i.id}`}>
+                  <strong>{i.accountLogin}</strong>: waiting for GitHub until {formatTime(i.githubWaitUntil)}
+                  {i.githubWaitReason && <span className="muted"> ({i.githubWaitReason})</span>}; its reviews go on then.
+                </li>
+              ))}
+              {blocked.map((i) => (
+                <li key={`resolve-${i.id}`}>
+                  <strong>{i.accountLogin}</strong>: cannot resolve review threads. <span className="error-text">{i.resolveBlocked}</span>
+                </li>
+              ))}
+            </ul>
+          );
+        })()}
       </section>
 
       <section aria-labelledby="sync-h">

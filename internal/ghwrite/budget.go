@@ -1,0 +1,192 @@
+package ghwrite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/ent/installation"
+	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/store"
+)
+
+// DBBudget keeps the budget in the installations table, so every worker
+// process sharing the database paces by one count and honours one wait.
+//
+// Each window is a token bucket kept as one timestamp (GCRA, the generic
+// cell rate algorithm: the theoretical arrival time of the next write),
+// changed by compare-and-swap, so concurrent processes never both spend the
+// last write. golang.org/x/time/rate keeps its bucket in one process's
+// memory, which cannot pace several processes.
+type DBBudget struct {
+	db      *store.DB
+	windows []Window
+}
+
+var _ Budget = (*DBBudget)(nil)
+
+// NewDBBudget paces by windows (GitHubWindows for github.com; a window with
+// N 0 is left out).
+func NewDBBudget(db *store.DB, windows []Window) *DBBudget {
+	b := &DBBudget{db: db}
+	for _, w := range windows {
+		if w.N > 0 && w.Per > 0 {
+			b.windows = append(b.windows, w)
+		}
+	}
+	return b
+}
+
+// cell is a window as GCRA parameters: a write every t on average, burst at
+// once, and the burst reserved from Starting writes.
+type cell struct {
+	t            time.Duration
+	burst, spare int
+}
+
+// cellOf keeps any Per-long interval within N writes: a bucket of burst
+// refilled every Per/(N-burst) admits at most burst + (N-burst) in one Per.
+func cellOf(w Window) cell {
+	burst := max(1, w.N/8)
+	refill := max(1, w.N-burst)
+	return cell{t: w.Per / time.Duration(refill), burst: burst, spare: max(1, burst/2)}
+}
+
+// due is how long until a write of pri may go given the window's tat (the
+// theoretical arrival time, unix ns), and the tat after it goes.
+func (c cell) due(tat, now int64, pri Priority) (wait time.Duration, next int64) {
+	tolerance := int64(c.burst-1) * int64(c.t)
+	if pri == Starting {
+		tolerance -= int64(c.spare) * int64(c.t)
+	}
+	at := max(tat, now)
+	if d := at - tolerance - now; d > 0 {
+		return time.Duration(d), tat
+	}
+	return 0, at + int64(c.t)
+}
+
+func (b *DBBudget) read(ctx context.Context, inst int64) (*ent.Installation, error) {
+	in, err := b.db.Installation.Query().Where(installation.GithubID(inst)).
+		Select(installation.FieldWritePace, installation.FieldGithubWaitUntil, installation.FieldGithubWaitReason, installation.FieldSecondaryHits).
+		Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, nil
+	}
+	return in, err
+}
+
+func holdOf(in *ent.Installation) Hold {
+	h := Hold{Reason: in.GithubWaitReason, Hits: in.SecondaryHits}
+	if in.GithubWaitUntil != nil {
+		h.Until = *in.GithubWaitUntil
+	}
+	return h
+}
+
+// Admit implements Budget.
+func (b *DBBudget) Admit(ctx context.Context, inst int64, pri Priority, now time.Time) (time.Duration, Hold, error) {
+	for range 20 {
+		in, err := b.read(ctx, inst)
+		if err != nil || in == nil {
+			return 0, Hold{}, err // an installation not stored goes unpaced
+		}
+		hold := holdOf(in)
+		if hold.Until.After(now) {
+			return hold.Until.Sub(now), hold, nil
+		}
+		if len(b.windows) == 0 {
+			return 0, hold, nil
+		}
+		tats := parseTATs(in.WritePace, len(b.windows))
+		var wait time.Duration
+		next := make([]int64, len(tats))
+		for i, w := range b.windows {
+			d, n := cellOf(w).due(tats[i], now.UnixNano(), pri)
+			wait, next[i] = max(wait, d), n
+		}
+		if wait > 0 {
+			return wait, hold, nil
+		}
+		res, err := b.db.SQL.ExecContext(ctx, b.db.Rebind(`UPDATE installations SET write_pace = ? WHERE github_id = ? AND write_pace = ?`),
+			formatTATs(next), inst, in.WritePace)
+		if err != nil {
+			return 0, hold, fmt.Errorf("spend write budget: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 1 {
+			return 0, hold, nil
+		}
+		// Another process spent from this budget meanwhile: read it again.
+	}
+	return 0, Hold{}, errors.New("spend write budget: too much contention")
+}
+
+// Held implements Budget.
+func (b *DBBudget) Held(ctx context.Context, inst int64) (Hold, error) {
+	in, err := b.read(ctx, inst)
+	if err != nil || in == nil {
+		return Hold{}, err
+	}
+	return holdOf(in), nil
+}
+
+// Record implements Budget.
+func (b *DBBudget) Record(ctx context.Context, inst int64, until time.Time, reason string, growing bool, now time.Time) (time.Time, error) {
+	for range 20 {
+		in, err := b.read(ctx, inst)
+		if err != nil {
+			return until, err
+		}
+		if in == nil {
+			return until, nil
+		}
+		hits := in.SecondaryHits
+		if growing {
+			hits++
+			until = now.Add(gh.Growing(hits))
+		}
+		if in.GithubWaitUntil != nil && in.GithubWaitUntil.After(until) {
+			until = *in.GithubWaitUntil // another process kept a longer wait
+		}
+		n, err := b.db.Installation.Update().
+			Where(installation.GithubID(inst), installation.SecondaryHits(in.SecondaryHits)).
+			SetGithubWaitUntil(until).SetGithubWaitReason(reason).SetSecondaryHits(hits).Save(ctx)
+		if err != nil {
+			return until, fmt.Errorf("record GitHub's wait: %w", err)
+		}
+		if n == 1 {
+			return until, nil
+		}
+	}
+	return until, errors.New("record GitHub's wait: too much contention")
+}
+
+// Clear implements Budget.
+func (b *DBBudget) Clear(ctx context.Context, inst int64) error {
+	_, err := b.db.SQL.ExecContext(ctx, b.db.Rebind(`UPDATE installations SET secondary_hits = 0 WHERE github_id = ? AND secondary_hits > 0`), inst)
+	return err
+}
+
+func parseTATs(s string, n int) []int64 {
+	out := make([]int64, n)
+	parts := strings.Split(s, ",")
+	if len(parts) != n {
+		return out // the windows changed: start full
+	}
+	for i, p := range parts {
+		out[i], _ = strconv.ParseInt(p, 10, 64)
+	}
+	return out
+}
+
+func formatTATs(ts []int64) string {
+	parts := make([]string, len(ts))
+	for i, t := range ts {
+		parts[i] = strconv.FormatInt(t, 10)
+	}
+	return strings.Join(parts, ",")
+}
