@@ -157,7 +157,9 @@ func TestServeDrain(t *testing.T) {
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			served := make(chan error, 1)
-			go func() { served <- ServeDrain(ctx, ln, Handler(Config{Routes: []Route{{Pattern: "GET /slow", Handler: h}}}), slog.New(slog.DiscardHandler), tc.drain) }()
+			go func() {
+				served <- ServeDrain(ctx, ln, Handler(Config{Routes: []Route{{Pattern: "GET /slow", Handler: h}}}), slog.New(slog.DiscardHandler), tc.drain)
+			}()
 			body := make(chan string, 1)
 			go func() {
 				resp, err := http.Get("http://" + ln.Addr().String() + "/slow")
