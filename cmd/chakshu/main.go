@@ -52,6 +52,8 @@ func commands() []command {
 			run: sandboxCmd, ownArgs: true},
 		{name: "connector", summary: "set, delete or list connector credentials (stored encrypted)",
 			run: connectorCmd, ownArgs: true},
+		{name: "installation", summary: "admin changes to an installation: set-reviewers-repo",
+			run: installationCmd, ownArgs: true},
 		{name: "workflow", summary: "print the workflow template to commit as .github/workflows/chakshu.yml",
 			help: "Usage: chakshu workflow print", run: workflowCmd, ownArgs: true},
 		{name: "setup", summary: "create the GitHub App from a manifest and store its settings in the data dir",
