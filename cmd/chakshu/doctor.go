@@ -19,7 +19,9 @@ func doctorCommand() command {
 		flags: func(fs *flag.FlagSet) {
 			fs.BoolVar(&asJSON, "json", false, "print one JSON report {ok, failed, total, checks: [{name, status: ok|fail|info, detail, fix}]}")
 		},
-		run: func(ctx context.Context, _ []string, stdout, _ io.Writer) error { return doctorCmd(ctx, asJSON, stdout) }}
+		run: func(ctx context.Context, _ []string, stdout, _ io.Writer) error {
+			return doctorCmd(ctx, asJSON, stdout)
+		}}
 }
 
 // doctorCmd runs `chakshu doctor`: one line per check, a fix under each
