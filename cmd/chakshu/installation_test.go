@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/chakshu-dev/chakshu/internal/store"
-	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
 
 func TestInstallationSetReviewersRepo(t *testing.T) {
