@@ -143,6 +143,16 @@ func TestAccessMatrix(t *testing.T) {
 				return `mutation($id: ID!) { retryWebhookEvent(id: $id) { status } }`, idOf(e.seedFailedEvent("acme/api").ID)
 			}, adminOnlyMut, nil},
 			{"syncReviewers", fixed(`mutation { syncReviewers }`, nil), adminOnlyMut, nil},
+			{"setReviewersRepository", fixed(`mutation($i: ID!) { setReviewersRepository(installation: $i, repository: "acme/review-bots") { reviewersRepo } }`,
+				map[string]any{"i": e.inst.ID}), adminOnlyMut,
+				func(t *testing.T, who string, r gqlResp) {
+					if !strings.Contains(r.raw, `"reviewersRepo":"acme/review-bots"`) {
+						t.Errorf("%s: %s", who, r.raw)
+					}
+				}},
+			{"setReviewersRepository of another account", fixed(`mutation($i: ID!) { setReviewersRepository(installation: $i, repository: "evil/bots") { reviewersRepo } }`,
+				map[string]any{"i": e.inst.ID}),
+				map[string]string{"anonymous": "UNAUTHENTICATED", "alice": "FORBIDDEN", "bob": "FORBIDDEN", "alice-read": "FORBIDDEN", "alice-write": "FORBIDDEN", "carol": "INVALID"}, nil},
 			{"createLearning repo A", fixed(`mutation($r: ID!) { createLearning(input: {repositoryID: $r, scope: repo, glob: "**/*.go", directive: "Prefer errors.Is"}) { id enabled } }`,
 				map[string]any{"r": e.repoA.ID}),
 				map[string]string{"anonymous": "UNAUTHENTICATED", "bob": "FORBIDDEN", "alice-read": "FORBIDDEN"}, nil},

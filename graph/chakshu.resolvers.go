@@ -44,6 +44,11 @@ func (r *mutationResolver) SyncReviewers(ctx context.Context, installationID *in
 	return r.h.syncReviewers(ctx, installationID)
 }
 
+// SetReviewersRepository is the resolver for the setReviewersRepository field.
+func (r *mutationResolver) SetReviewersRepository(ctx context.Context, installation int, repository string) (*ent.Installation, error) {
+	return r.h.setReviewersRepository(ctx, installation, repository)
+}
+
 // CreateLearning is the resolver for the createLearning field.
 func (r *mutationResolver) CreateLearning(ctx context.Context, input model.CreateLearningInput) (*ent.ReviewLearning, error) {
 	return r.h.createLearning(ctx, input)

@@ -21,6 +21,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/connectors"
 	"github.com/chakshu-dev/chakshu/internal/learnings"
 	"github.com/chakshu-dev/chakshu/internal/notify"
+	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/runs"
 	"github.com/chakshu-dev/chakshu/server/auth"
 	"github.com/chakshu-dev/chakshu/worker/events"
@@ -164,6 +165,23 @@ func (h *api) syncReviewers(ctx context.Context, installationID *int) (bool, err
 	}
 	h.notifyAfterCommit(ctx, notify.TopicSync)
 	return true, nil
+}
+
+// setReviewersRepository points an installation at another reviewers
+// repository: admins of that installation only, checked here.
+func (h *api) setReviewersRepository(ctx context.Context, installationID int, repo string) (*ent.Installation, error) {
+	if err := requireAdminOf(ctx, installationID); err != nil {
+		return nil, err
+	}
+	in, err := reviewers.SetReviewersRepo(ctx, h.clientFrom(ctx), installationID, repo)
+	if errors.Is(err, reviewers.ErrBadReviewersRepo) {
+		return nil, invalid("%s", err.Error())
+	}
+	if err != nil {
+		return nil, err
+	}
+	h.notifyAfterCommit(ctx, notify.TopicSync)
+	return in, nil
 }
 
 func (h *api) createLearning(ctx context.Context, in model.CreateLearningInput) (*ent.ReviewLearning, error) {

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -23,46 +24,128 @@ type Route struct {
 
 // Config builds a Server.
 type Config struct {
+	// Log receives the access log and errors; nil discards.
 	Log *slog.Logger
 	// Ready reports whether the process can serve (database reachable).
+	// Ignored when Health is set.
 	Ready func(ctx context.Context) error
+	// Health answers /healthz and /readyz; nil builds one from Ready.
+	Health *Health
 	// Routes are mounted as given.
 	Routes []Route
-	// Registry serves /metrics; nil means the default registry.
+	// Registry, when set, is also served at /metrics on this handler. The
+	// processes serve metrics on the internal listener only (Internal).
 	Registry prometheus.Gatherer
 }
 
-// Handler returns the mux with health, readiness, metrics and the routes.
-func Handler(cfg Config) http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
-	})
-	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-		defer cancel()
-		if cfg.Ready != nil {
-			if err := cfg.Ready(ctx); err != nil {
-				cfg.Log.Warn("not ready", "err", err)
-				WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
+// Health answers liveness and readiness. Readiness is 503 until Started,
+// after Drain (at once on SIGTERM, while in-flight requests finish), and
+// whenever Ready fails.
+type Health struct {
+	ready             func(ctx context.Context) error
+	started, draining atomic.Bool
+}
+
+// NewHealth returns a Health that is not started yet. ready may be nil.
+func NewHealth(ready func(ctx context.Context) error) *Health {
+	return &Health{ready: ready}
+}
+
+// Start marks the process as serving.
+func (h *Health) Start() { h.started.Store(true) }
+
+// Drain turns readiness to 503 for good.
+func (h *Health) Drain() { h.draining.Store(true) }
+
+// Draining reports whether Drain was called.
+func (h *Health) Draining() bool { return h.draining.Load() }
+
+func (h *Health) routes(log *slog.Logger) []Route {
+	return []Route{
+		{Pattern: "GET /healthz", Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+		})},
+		{Pattern: "GET /readyz", Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch {
+			case h.draining.Load():
+				WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "draining"})
+				return
+			case !h.started.Load():
+				WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "starting"})
 				return
 			}
-		}
-		WriteJSON(w, http.StatusOK, map[string]string{"status": "ready"})
-	})
-	g := cfg.Registry
-	if g == nil {
-		g = prometheus.DefaultGatherer
+			if h.ready != nil {
+				ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+				defer cancel()
+				if err := h.ready(ctx); err != nil {
+					log.Warn("not ready", "err", err)
+					WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
+					return
+				}
+			}
+			WriteJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+		})},
 	}
-	mux.Handle("GET /metrics", promhttp.HandlerFor(g, promhttp.HandlerOpts{}))
+}
+
+// Handler returns the mux with health, readiness, the routes (and metrics
+// when cfg.Registry is set), every request logged (accesslog.go).
+func Handler(cfg Config) http.Handler {
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	hl := cfg.Health
+	if hl == nil {
+		hl = NewHealth(cfg.Ready)
+		hl.Start()
+	}
+	mux := http.NewServeMux()
+	for _, r := range hl.routes(cfg.Log) {
+		mux.Handle(r.Pattern, r.Handler)
+	}
+	if cfg.Registry != nil {
+		mux.Handle("GET /metrics", promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{}))
+	}
 	for _, r := range cfg.Routes {
 		mux.Handle(r.Pattern, r.Handler)
 	}
+	return accessLog(cfg.Log, recoverer(cfg.Log, mux))
+}
+
+// InternalConfig builds the internal listener's handler.
+type InternalConfig struct {
+	Log      *slog.Logger
+	Health   *Health
+	Registry prometheus.Gatherer
+}
+
+// Internal is what every process serves on CHAKSHU_INTERNAL_ADDR: /metrics,
+// /healthz and /readyz, and nothing a user reaches. Scrapes and probes are
+// not access-logged (one line every few seconds says nothing).
+func Internal(cfg InternalConfig) http.Handler {
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	mux := http.NewServeMux()
+	for _, r := range cfg.Health.routes(cfg.Log) {
+		mux.Handle(r.Pattern, r.Handler)
+	}
+	mux.Handle("GET /metrics", promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{}))
 	return recoverer(cfg.Log, mux)
 }
 
-// Serve listens on ln until ctx ends, then drains for up to 15 s.
+// DefaultDrain is Serve's drain when none is given.
+const DefaultDrain = 15 * time.Second
+
+// Serve listens on ln until ctx ends, then drains for up to DefaultDrain.
 func Serve(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Logger) error {
+	return ServeDrain(ctx, ln, h, log, DefaultDrain)
+}
+
+// ServeDrain listens on ln until ctx ends, then stops accepting and gives
+// the requests in flight (a relayed model stream may last minutes) up to
+// drain to finish; what is still open then is closed.
+func ServeDrain(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Logger, drain time.Duration) error {
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -78,10 +161,14 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Logge
 		return err
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	sctx, cancel := context.WithTimeout(context.Background(), drain)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
-		return err
+		if !errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+		log.Warn("drain timeout: closing the requests still in flight", "addr", ln.Addr().String(), "drain", drain.String())
+		srv.Close() //nolint:errcheck
 	}
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 		return err

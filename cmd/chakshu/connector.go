@@ -15,7 +15,6 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/internal/audit"
 	"github.com/chakshu-dev/chakshu/internal/connectors"
-	"github.com/chakshu-dev/chakshu/internal/store"
 )
 
 const connectorUsage = `Usage:
@@ -83,14 +82,11 @@ func connectorMain(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	if err != nil {
 		return fmt.Errorf("CHAKSHU_SECRET_KEY: %w", err)
 	}
-	db, err := store.Open(ctx, store.Options{DatabaseURL: cfg.DatabaseURL, DataDir: cfg.DataDir})
+	db, err := openMigrated(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
-		return err
-	}
 	in, err := findInstallation(ctx, db.Client, *inst)
 	if err != nil {
 		return err

@@ -36,6 +36,8 @@ type command struct {
 	run                 func(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	// ownArgs: the command parses its own flags and sub-commands.
 	ownArgs bool
+	// flags, when set, adds the command's flags before parsing.
+	flags func(*flag.FlagSet)
 }
 
 func commands() []command {
@@ -50,12 +52,13 @@ func commands() []command {
 			run: sandboxCmd, ownArgs: true},
 		{name: "connector", summary: "set, delete or list connector credentials (stored encrypted)",
 			run: connectorCmd, ownArgs: true},
+		{name: "installation", summary: "admin changes to an installation: set-reviewers-repo",
+			run: installationCmd, ownArgs: true},
 		{name: "workflow", summary: "print the workflow template to commit as .github/workflows/chakshu.yml",
 			help: "Usage: chakshu workflow print", run: workflowCmd, ownArgs: true},
 		{name: "setup", summary: "create the GitHub App from a manifest and store its settings in the data dir",
 			run: setupCmd, ownArgs: true},
-		{name: "doctor", summary: "check the configuration end to end; one line per check with a fix for each failure",
-			help: "Checks the database, App key, webhook secret, public URL, each installation's permissions and\nworkflow, the reviewers repo and the model upstream. Exits non-zero when a check fails.", run: doctorCmd},
+		doctorCommand(),
 		{name: "migrate", summary: "bring the database to the current schema and exit",
 			help: "Additive migration of SQLite or PostgreSQL (CHAKSHU_DATABASE_URL). Also run at every start.", run: migrateCmd},
 		{name: "version", summary: "print the version", run: func(_ context.Context, _ []string, stdout, _ io.Writer) error {
@@ -96,10 +99,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
 		fs.SetOutput(stderr)
+		if c.flags != nil {
+			c.flags(fs)
+		}
 		fs.Usage = func() {
 			fmt.Fprintf(stdout, "Usage: chakshu %s\n\n%s\n", c.name, c.summary)
 			if c.help != "" {
 				fmt.Fprintln(stdout, c.help)
+			}
+			if c.flags != nil {
+				fmt.Fprintln(stdout, "\nFlags:")
+				fs.SetOutput(stdout)
+				fs.PrintDefaults()
 			}
 			if c.name != "version" {
 				settingsHelp(stdout)

@@ -16,7 +16,7 @@ import (
 )
 
 // The real binary starts in sandbox mode with no settings, answers /readyz,
-// and drains and exits 0 on SIGTERM.
+// serves /metrics on its internal listener, and drains and exits 0 on SIGTERM.
 func TestBinaryServesAndStopsOnSIGTERM(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "chakshu")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
@@ -28,9 +28,15 @@ func TestBinaryServesAndStopsOnSIGTERM(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
+	iln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	iaddr := iln.Addr().String()
+	iln.Close()
 	var stdout, stderr syncbuf.Buffer
 	cmd := exec.Command(bin, "all")
-	cmd.Env = append(os.Environ(), "CHAKSHU_ADDR="+addr, "CHAKSHU_DATA_DIR="+t.TempDir(), "CHAKSHU_LOG_FORMAT=json")
+	cmd.Env = append(os.Environ(), "CHAKSHU_ADDR="+addr, "CHAKSHU_INTERNAL_ADDR="+iaddr, "CHAKSHU_DATA_DIR="+t.TempDir(), "CHAKSHU_LOG_FORMAT=json")
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -59,7 +65,7 @@ func TestBinaryServesAndStopsOnSIGTERM(t *testing.T) {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	resp, err := http.Get("http://" + addr + "/metrics")
+	resp, err := http.Get("http://" + iaddr + "/metrics") // on the internal listener
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("/metrics: %v", err)
 	}

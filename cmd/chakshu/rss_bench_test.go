@@ -149,7 +149,7 @@ func startIdle(b *testing.B, bin, addr string, env []string) *idleProc {
 			base = append(base, kv)
 		}
 	}
-	p.cmd.Env = append(append(base, "CHAKSHU_ADDR="+addr, "CHAKSHU_LOG_FORMAT=json"), env...)
+	p.cmd.Env = append(append(base, "CHAKSHU_ADDR="+addr, "CHAKSHU_INTERNAL_ADDR=127.0.0.1:0", "CHAKSHU_LOG_FORMAT=json"), env...)
 	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
 	if err := p.cmd.Start(); err != nil {
 		b.Fatal(err)

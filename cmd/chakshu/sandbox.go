@@ -71,8 +71,15 @@ func sandboxCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 
 // workflowCmd prints the workflow template users commit.
 func workflowCmd(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	const usage = "Usage: chakshu workflow print\n\nPrints the workflow template to commit as " + action.WorkflowPath + " on each reviewed\nrepository's default branch (`chakshu doctor` compares each repository's copy by meaning)."
+	for _, a := range args {
+		if a == "-h" || a == "--help" || a == "-help" || a == "help" {
+			fmt.Fprintln(stdout, usage)
+			return nil
+		}
+	}
 	if len(args) != 1 || args[0] != "print" {
-		fmt.Fprintln(stderr, "Usage: chakshu workflow print")
+		fmt.Fprintln(stderr, usage)
 		return errUsage
 	}
 	_, err := io.WriteString(stdout, action.WorkflowTemplate)

@@ -29,6 +29,7 @@ type MutationResolver interface {
 	CancelRun(ctx context.Context, id int) (*ent.Run, error)
 	RetryWebhookEvent(ctx context.Context, id int) (*ent.WebhookEvent, error)
 	SyncReviewers(ctx context.Context, installationID *int) (bool, error)
+	SetReviewersRepository(ctx context.Context, installation int, repository string) (*ent.Installation, error)
 	CreateLearning(ctx context.Context, input model.CreateLearningInput) (*ent.ReviewLearning, error)
 	SetLearningEnabled(ctx context.Context, id int, enabled bool) (*ent.ReviewLearning, error)
 	SetConnectorCredential(ctx context.Context, input model.SetConnectorCredentialInput) (*ent.ConnectorCredential, error)
@@ -193,6 +194,28 @@ func (ec *executionContext) field_Mutation_setLearningEnabled_args(ctx context.C
 		return nil, err
 	}
 	args["enabled"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_setReviewersRepository_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "installation",
+		func(ctx context.Context, v any) (int, error) {
+			return ec.unmarshalNID2int(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["installation"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "repository",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["repository"] = arg1
 	return args, nil
 }
 
@@ -1325,6 +1348,50 @@ func (ec *executionContext) fieldContext_Mutation_syncReviewers(ctx context.Cont
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_syncReviewers_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_setReviewersRepository(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_setReviewersRepository(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().SetReviewersRepository(ctx, fc.Args["installation"].(int), fc.Args["repository"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Installation) graphql.Marshaler {
+			return ec.marshalNInstallation2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚐInstallation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_setReviewersRepository(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Installation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_setReviewersRepository_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -3743,6 +3810,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "syncReviewers":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_syncReviewers(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "setReviewersRepository":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_setReviewersRepository(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++

@@ -246,6 +246,7 @@ type ComplexityRoot struct {
 		SetBudget                 func(childComplexity int, input model.SetBudgetInput) int
 		SetConnectorCredential    func(childComplexity int, input model.SetConnectorCredentialInput) int
 		SetLearningEnabled        func(childComplexity int, id int, enabled bool) int
+		SetReviewersRepository    func(childComplexity int, installation int, repository string) int
 		SyncReviewers             func(childComplexity int, installationID *int) int
 	}
 
@@ -1560,6 +1561,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SetLearningEnabled(childComplexity, args["id"].(int), args["enabled"].(bool)), true
+	case "Mutation.setReviewersRepository":
+		if e.ComplexityRoot.Mutation.SetReviewersRepository == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setReviewersRepository_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetReviewersRepository(childComplexity, args["installation"].(int), args["repository"].(string)), true
 	case "Mutation.syncReviewers":
 		if e.ComplexityRoot.Mutation.SyncReviewers == nil {
 			break
@@ -4232,6 +4244,17 @@ type Mutation {
     "One installation; null for all."
     installationID: ID
   ): Boolean!
+  """
+  Point an installation at another reviewers repository (admins of that installation): owner/name of a
+  repository in the installation's account, or an empty string for <account>/chakshu-reviewers. The workers
+  sync it at once. The same as ` + "`" + `chakshu installation set-reviewers-repo` + "`" + `.
+  """
+  setReviewersRepository(
+    "The installation."
+    installation: ID!
+    "owner/name in the installation's account; empty for the default."
+    repository: String!
+  ): Installation!
   """
   Store a review learning.
   """

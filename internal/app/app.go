@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -47,8 +48,14 @@ type Options struct {
 	Stderr, Stdout io.Writer
 	// Listener, when set, is used instead of listening on Config.Addr (tests bind :0).
 	Listener net.Listener
+	// InternalListener, when set, is used instead of listening on
+	// Config.InternalAddr; when only Listener is set (tests), the internal
+	// listener binds 127.0.0.1:0, so tests never contend for one port.
+	InternalListener net.Listener
 	// Started, when set, is called once the process serves, with the address.
 	Started func(addr string)
+	// InternalStarted, when set, is called with the internal listener's address.
+	InternalStarted func(addr string)
 	// Sandbox tunes sandbox mode (seeded history size, model hooks in tests).
 	Sandbox SandboxOptions
 	// SandboxReady, when set, receives the running sandbox (tests drive it).
@@ -73,6 +80,14 @@ func Run(ctx context.Context, o Options) error {
 		o.Stdout = io.Discard
 	}
 	log := logging.New(o.Stderr, cfg.LogLevel, cfg.LogFormat)
+	if cfg.Sandbox && !cfg.SandboxExplicit && o.Mode == ModeWeb {
+		return runSetupMode(ctx, o, log) // setupmode.go: no App yet, so web serves only /setup
+	}
+	if o.Mode != ModeWorker {
+		if err := cfg.CheckWeb(); err != nil {
+			return err
+		}
+	}
 	if cfg.Sandbox {
 		addr := cfg.Addr
 		if o.Listener != nil {
@@ -90,6 +105,37 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	defer db.Close()
+
+	// The internal listener comes up first, so /healthz answers during the
+	// migration and /readyz says "starting" until the process serves. It
+	// stops last, so /readyz says "draining" through the whole drain.
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	health := server.NewHealth(db.Ping)
+	iln := o.InternalListener
+	if iln == nil {
+		iaddr := cfg.InternalAddr
+		if o.Listener != nil {
+			iaddr = "127.0.0.1:0"
+		}
+		if iln, err = net.Listen("tcp", iaddr); err != nil {
+			return fmt.Errorf("listen on CHAKSHU_INTERNAL_ADDR %s: %w", iaddr, err)
+		}
+	}
+	ictx, stopInternal := context.WithCancel(context.Background())
+	internalDone := make(chan struct{})
+	go func() {
+		defer close(internalDone)
+		if err := server.ServeDrain(ictx, iln, server.Internal(server.InternalConfig{Log: log, Health: health, Registry: reg}), log, 2*time.Second); err != nil {
+			log.Error("internal listener", "err", err)
+		}
+	}()
+	defer func() { stopInternal(); <-internalDone }()
+	log.Info("internal listening", "addr", iln.Addr().String(), "serves", "/metrics /healthz /readyz")
+	if o.InternalStarted != nil {
+		o.InternalStarted(iln.Addr().String())
+	}
+
 	if err := db.Migrate(ctx); err != nil {
 		return err
 	}
@@ -112,6 +158,10 @@ func Run(ctx context.Context, o Options) error {
 		}
 	}
 
+	// The GitHub the setup page creates an App on: the configured one (an
+	// Enterprise Server host too), even in sandbox mode, which points
+	// GitHubURL at the simulator below.
+	setupGitHub := cfg.GitHubURL
 	var sb *sandbox.Sandbox
 	if cfg.Sandbox {
 		if o.Mode != ModeAll {
@@ -136,8 +186,6 @@ func Run(ctx context.Context, o Options) error {
 		cfg.OIDCIssuer, cfg.ModelURL = sb.Sim.IssuerURL(), sb.ModelURL
 	}
 
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	gh, err := newGitHub(cfg, reg)
 	if err != nil {
 		return err
@@ -146,7 +194,7 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	d := deps{cfg: cfg, db: db, bus: notify.New(ctx, db, log), log: log, github: gh, registry: reg, models: cat}
+	d := deps{cfg: cfg, db: db, bus: notify.New(ctx, db, log), log: log, github: gh, registry: reg, models: cat, setupGitHubURL: setupGitHub}
 	runs.PublishChanges(db.Client, d.bus) // every run status change wakes the portal's live updates
 	if sb != nil {
 		d.sandboxDev = auth.SandboxDev{Login: sandbox.Dev, Token: sb.Sim.UserToken}
@@ -162,12 +210,12 @@ func Run(ctx context.Context, o Options) error {
 			return err
 		}
 		defer closeWeb()
-		h := server.Handler(server.Config{Log: log, Ready: db.Ping, Routes: routes, Registry: reg})
+		h := server.Handler(server.Config{Log: log, Health: health, Routes: routes})
 		log.Info("web listening", "addr", ln.Addr().String(), "public_url", cfg.PublicURL, "sandbox", cfg.Sandbox)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := server.Serve(ctx, ln, h, log); err != nil {
+			if err := server.ServeDrain(ctx, ln, h, log, cfg.DrainTimeout); err != nil {
 				errs <- fmt.Errorf("web: %w", err)
 			}
 		}()
@@ -211,6 +259,7 @@ func Run(ctx context.Context, o Options) error {
 	// OS once, so the idle footprint is what the process holds (DESIGN §11).
 	db.ReleaseIdle()
 	debug.FreeOSMemory()
+	health.Start()
 	if o.Started != nil && ln != nil {
 		o.Started(ln.Addr().String())
 	}
@@ -220,6 +269,11 @@ func Run(ctx context.Context, o Options) error {
 	case runErr = <-errs:
 		cancel()
 	}
+	// Readiness turns 503 at once; web stops accepting and lets what is in
+	// flight (relayed model streams too) finish within CHAKSHU_DRAIN_TIMEOUT;
+	// the worker's loops stop and it hands back what it holds.
+	health.Drain()
+	log.Info("draining", "drain_timeout", cfg.DrainTimeout.String())
 	wg.Wait()
 	if runErr != nil && !errors.Is(runErr, context.Canceled) {
 		return runErr

@@ -50,6 +50,9 @@ type deps struct {
 	sandboxTour http.Handler
 	// models is the model catalogue in force (built in, plus CHAKSHU_MODEL_CATALOG).
 	models *models.Source
+	// setupGitHubURL is the REST base the setup page creates the App on:
+	// CHAKSHU_GITHUB_URL as configured (the sandbox's simulator never).
+	setupGitHubURL string
 }
 
 func newGitHub(cfg *config.Config, reg prometheus.Registerer) (*gh.Apps, error) {
@@ -108,14 +111,18 @@ func webRoutes(d deps) ([]server.Route, func(), error) {
 	if err := d.registry.Register(col); err != nil {
 		return nil, nil, fmt.Errorf("metrics: %w", err)
 	}
-	setupGitHub := d.cfg.GitHubURL
-	if d.cfg.Sandbox { // the sandbox points GitHubURL at the simulator; a real App is made on GitHub.com
+	setupGitHub := d.setupGitHubURL
+	if setupGitHub == "" {
 		setupGitHub = config.DefaultGitHubURL
 	}
+	// Admins only, sandbox mode included: the page writes an App's
+	// credentials into the data dir, so whoever completes it chooses the App
+	// this install trusts. (With no App at all, `chakshu web` runs setup
+	// mode instead, gated by a one-time token: setupmode.go.)
 	sp, err := setuppage.New(setuppage.Config{PublicURL: d.cfg.PublicURL, GitHubURL: setupGitHub, WebURL: auth.WebURL(setupGitHub),
 		DataDir: d.cfg.DataDir, Log: d.log, Allow: func(r *http.Request) bool {
 			v := auth.FromContext(r.Context())
-			return d.cfg.Sandbox || (v != nil && v.Admin)
+			return v != nil && v.Admin
 		}})
 	if err != nil {
 		return nil, nil, err

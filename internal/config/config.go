@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -117,6 +118,14 @@ type Config struct {
 	// set them to an Enterprise Server's own; 0 turns that window off).
 	GitHubWritesPerMinute int
 	GitHubWritesPerHour   int
+	// InternalAddr is the internal listener every process serves /metrics,
+	// /healthz and /readyz on (CHAKSHU_INTERNAL_ADDR), apart from the public
+	// listener so scrapes and probes need not be routed publicly.
+	InternalAddr string
+	// DrainTimeout bounds the drain after SIGTERM (CHAKSHU_DRAIN_TIMEOUT):
+	// readiness turns 503 at once, in-flight requests and relayed model
+	// streams get this long to finish, then the process stops.
+	DrainTimeout time.Duration
 	// SandboxModelLatency delays each answer of the sandbox's scripted model
 	// (CHAKSHU_SANDBOX_MODEL_LATENCY), so a run lasts long enough to watch its
 	// Actions log live (browser tests, demos). 0 answers at once.
@@ -157,19 +166,31 @@ var Settings = []struct{ Name, Meaning, Default string }{
 	{"CHAKSHU_SANDBOX", "1: run sandbox mode on purpose, even on a non-loopback address or with CHAKSHU_DATABASE_URL", "unset: sandbox on loopback and SQLite only"},
 	{"CHAKSHU_LOG_LEVEL, CHAKSHU_LOG_FORMAT", "debug…error; json or text", "info; json off a terminal"},
 	{"CHAKSHU_API_TOKEN_RATE, CHAKSHU_API_TOKEN_BURST", "requests per minute per API token (0: unlimited); how many at once", "600; 60"},
+	{"CHAKSHU_INTERNAL_ADDR", "internal listener of every process (web, worker, all): /metrics, /healthz, /readyz", "127.0.0.1:9090"},
+	{"CHAKSHU_DRAIN_TIMEOUT", "after SIGTERM: readiness answers 503 at once, in-flight requests and model streams get this long to finish", "60s"},
+	{"CHAKSHU_HEARTBEAT_INTERVAL", "how often a worker refreshes its row and the leases it holds", "20s"},
+	{"CHAKSHU_DEAD_WORKER_AFTER", "a worker silent this long is dead: its runs and webhook events go back to the queue", "90s"},
+	{"CHAKSHU_RUN_REPORT_TIMEOUT", "a dispatched run that has not reported back this long fails", "45m"},
+	{"CHAKSHU_POLL_INTERVAL", "the slowest a worker loop looks for work when no wake-up came", "1s"},
 	{"CHAKSHU_SANDBOX_MODEL_LATENCY", "sandbox: delay of each scripted model answer, to watch a run's log live", "0"},
 	{"CHAKSHU_CONFIG_FILE", "a file of NAME=value lines setting the same names (the environment wins)", "unset"},
 }
 
 // Defaults.
 const (
-	DefaultAddr       = "127.0.0.1:8080"
-	DefaultGitHubURL  = "https://api.github.com/"
-	DefaultGraphQLURL = "https://api.github.com/graphql"
-	DefaultOIDCIssuer = "https://token.actions.githubusercontent.com"
-	DefaultModelURL   = "https://api.anthropic.com"
-	SandboxSecret     = "sandbox-secret"
-	SandboxUser       = "sandbox-admin"
+	DefaultAddr = "127.0.0.1:8080"
+	// DefaultInternalAddr is where /metrics, /healthz and /readyz are served
+	// apart from the public listener.
+	DefaultInternalAddr = "127.0.0.1:9090"
+	// DefaultDrainTimeout is how long in-flight requests (a relayed model
+	// stream may last minutes) get after SIGTERM.
+	DefaultDrainTimeout = 60 * time.Second
+	DefaultGitHubURL    = "https://api.github.com/"
+	DefaultGraphQLURL   = "https://api.github.com/graphql"
+	DefaultOIDCIssuer   = "https://token.actions.githubusercontent.com"
+	DefaultModelURL     = "https://api.anthropic.com"
+	SandboxSecret       = "sandbox-secret"
+	SandboxUser         = "sandbox-admin"
 )
 
 // Lookup finds a setting by name, like os.LookupEnv.
@@ -226,6 +247,7 @@ func Load(look Lookup) (*Config, error) {
 	}
 	c := &Config{
 		Addr:              get("CHAKSHU_ADDR", DefaultAddr),
+		InternalAddr:      get("CHAKSHU_INTERNAL_ADDR", DefaultInternalAddr),
 		DataDir:           get("CHAKSHU_DATA_DIR", "./data"),
 		DatabaseURL:       get("CHAKSHU_DATABASE_URL", ""),
 		RunnerDir:         get("CHAKSHU_RUNNER_DIR", ""),
@@ -243,6 +265,9 @@ func Load(look Lookup) (*Config, error) {
 	}
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		return nil, fmt.Errorf("CHAKSHU_ADDR: want host:port, got %q", c.Addr)
+	}
+	if _, _, err := net.SplitHostPort(c.InternalAddr); err != nil {
+		return nil, fmt.Errorf("CHAKSHU_INTERNAL_ADDR: want host:port, got %q", c.InternalAddr)
 	}
 	c.PublicURL = strings.TrimRight(get("CHAKSHU_PUBLIC_URL", "http://"+c.Addr), "/")
 	c.PublicURLDefaulted = get("CHAKSHU_PUBLIC_URL", "") == ""
@@ -380,6 +405,7 @@ func Load(look Lookup) (*Config, error) {
 		{"CHAKSHU_DEAD_WORKER_AFTER", &c.DeadWorkerAfter, 90 * time.Second},
 		{"CHAKSHU_RUN_REPORT_TIMEOUT", &c.RunReportTimeout, 45 * time.Minute},
 		{"CHAKSHU_POLL_INTERVAL", &c.PollInterval, time.Second},
+		{"CHAKSHU_DRAIN_TIMEOUT", &c.DrainTimeout, DefaultDrainTimeout},
 	}
 	for _, d := range durs {
 		*d.dst = d.def
@@ -455,6 +481,27 @@ func (c *Config) EnsureSecretKey() error {
 	c.SecretKey = k
 	return nil
 }
+
+// CheckWeb refuses a configuration `web` (or `all`) cannot serve people
+// with: a GitHub App without the OAuth client the portal's login needs
+// (sandbox mode signs in without one).
+func (c *Config) CheckWeb() error {
+	if !c.Sandbox && c.OAuthClientID == "" {
+		return errors.New("CHAKSHU_OAUTH_CLIENT_ID: required by web with a GitHub App configured, or nobody can sign in to the portal (the App's client id and CHAKSHU_OAUTH_CLIENT_SECRET; chakshu setup writes both)")
+	}
+	return nil
+}
+
+// SettingNames are the variable names Settings lists, in order.
+func SettingNames() []string {
+	var out []string
+	for _, s := range Settings {
+		out = append(out, settingName.FindAllString(s.Name, -1)...)
+	}
+	return out
+}
+
+var settingName = regexp.MustCompile(`CHAKSHU_[A-Z0-9_]+`)
 
 // IsAdmin reports whether login is a configured admin.
 func (c *Config) IsAdmin(login string) bool {

@@ -40,3 +40,7 @@ func loopbackAddr(addr string) bool {
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
 }
+
+// PublicURLHTTPS reports whether the public URL is https (cookies are then
+// marked Secure even behind a proxy that terminates TLS).
+func (c *Config) PublicURLHTTPS() bool { return strings.HasPrefix(c.PublicURL, "https://") }

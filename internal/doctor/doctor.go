@@ -29,6 +29,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/setup"
 	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/internal/version"
 )
 
 // WorkflowPath is where each reviewed repository keeps the workflow.
@@ -51,8 +52,11 @@ type Config struct {
 	Workflow string
 	// Models is the model catalogue; nil reads CHAKSHU_MODEL_CATALOG.
 	Models *models.Source
-	// Now is the clock of model lifecycles; nil means time.Now.
+	// Now is the clock of model lifecycles and worker heartbeats; nil means time.Now.
 	Now func() time.Time
+	// Version is this server's version, which a runner built from source
+	// must match; empty means version.Version.
+	Version string
 }
 
 // Check is one line of the report.
@@ -62,6 +66,20 @@ type Check struct {
 	Detail string
 	// Fix says what to do when the check failed.
 	Fix string
+	// Info marks a line that is neither a pass nor a failure (a repository
+	// not enrolled): OK is true, so it never fails the run.
+	Info bool
+}
+
+// Status is "ok", "fail" or "info".
+func (c Check) Status() string {
+	switch {
+	case !c.OK:
+		return "fail"
+	case c.Info:
+		return "info"
+	}
+	return "ok"
 }
 
 // Failed counts the failed checks.
@@ -78,10 +96,7 @@ func Failed(cs []Check) int {
 // Write prints one line per check (and the fix under a failure).
 func Write(w io.Writer, cs []Check) {
 	for _, c := range cs {
-		mark := "ok  "
-		if !c.OK {
-			mark = "FAIL"
-		}
+		mark := map[string]string{"ok": "ok  ", "fail": "FAIL", "info": "--  "}[c.Status()]
 		line := fmt.Sprintf("%s %s", mark, c.Name)
 		if c.Detail != "" {
 			line += ": " + c.Detail
@@ -110,6 +125,10 @@ func (r *run) add(name string, ok bool, detail, fix string) {
 	r.out = append(r.out, Check{Name: name, OK: ok, Detail: detail, Fix: fix})
 }
 
+func (r *run) info(name, detail string) {
+	r.out = append(r.out, Check{Name: name, OK: true, Info: true, Detail: detail})
+}
+
 // Run performs every check and returns them in order.
 func Run(ctx context.Context, cfg Config) []Check {
 	if cfg.Timeout <= 0 {
@@ -117,6 +136,12 @@ func Run(ctx context.Context, cfg Config) []Check {
 	}
 	if cfg.Workflow == "" {
 		cfg.Workflow = action.WorkflowTemplate
+	}
+	if cfg.Version == "" {
+		cfg.Version = version.Version
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
 	r := &run{cfg: cfg, c: cfg.Config, client: cfg.HTTP}
 	if r.client == nil {
@@ -136,8 +161,11 @@ func Run(ctx context.Context, cfg Config) []Check {
 	if db != nil {
 		r.database(ctx, db)
 	}
+	r.workers(ctx, db) // live.go
 	r.webhookSecret()
 	r.publicURL(ctx)
+	r.oidcIssuer(ctx)  // live.go
+	r.oauthClient(ctx) // live.go
 	r.github(ctx, db)
 	r.model(ctx)
 	r.modelsInUse(ctx, db) // models.go

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
+	"encoding/json"
 	"encoding/pem"
 	"log/slog"
 	"net"
@@ -13,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -73,6 +75,9 @@ func TestDoctor(t *testing.T) {
 		if _, err := syncer.Sync(ctx, row.ID); err != nil {
 			t.Fatal(err)
 		}
+		// A worker heartbeating now.
+		db.Worker.Create().SetWorkerID("w1").SetVersion("dev").SetHeartbeatAt(time.Now()).ExecX(ctx)
+		clientID, clientSecret := sim.AppClientCredentials(appID)
 		web := httptest.NewServer(server.Handler(server.Config{Ready: db.Ping}))
 		t.Cleanup(web.Close)
 		model := httptest.NewServer(scriptedmodel.Handler())
@@ -80,11 +85,12 @@ func TestDoctor(t *testing.T) {
 
 		healthy := func() *config.Config {
 			return &config.Config{AppID: appID, AppSlug: "chakshu", PrivateKey: key, WebhookSecrets: []string{"a-long-random-webhook-secret"},
-				GitHubURL: sim.URL(), GitHubGraphQLURL: sim.GraphQLURL(), PublicURL: web.URL, ModelURL: model.URL, ModelAPIKey: "k"}
+				GitHubURL: sim.URL(), GitHubGraphQLURL: sim.GraphQLURL(), PublicURL: web.URL, ModelURL: model.URL, ModelAPIKey: "k",
+				OIDCIssuer: sim.IssuerURL(), OAuthClientID: clientID, OAuthClientSecret: clientSecret, DeadWorkerAfter: 90 * time.Second}
 		}
 		check := func(t *testing.T, cfg *config.Config, want []string) []Check {
 			t.Helper()
-			cs := Run(ctx, Config{Config: cfg, DB: db})
+			cs := Run(ctx, Config{Config: cfg, DB: db, Version: "1.4.0"})
 			if d := cmp.Diff(want, failed(cs)); d != "" {
 				var b bytes.Buffer
 				Write(&b, cs)
@@ -113,14 +119,15 @@ func TestDoctor(t *testing.T) {
 			for i, c := range cs {
 				names[i] = c.Name
 			}
-			want := []string{"database reachable", "database migrated", "webhook secret set", "public URL reachable", "App key valid",
+			want := []string{"database reachable", "database migrated", "workers heartbeating", "webhook secret set", "public URL reachable",
+				"OIDC issuer " + sim.IssuerURL(), "OAuth client (portal login)", "App key valid",
 				"GitHub server", "installations", inst, "workflow acme/widget", "reviewers repo acme/chakshu-reviewers", "model upstream answering", "model claude-sonnet-5-5"}
 			if d := cmp.Diff(want, names); d != "" {
 				t.Fatalf("checks (-want +got):\n%s", d)
 			}
 			var b bytes.Buffer
 			Write(&b, cs)
-			if !strings.Contains(b.String(), "all 12 checks passed") {
+			if !strings.Contains(b.String(), "all 15 checks passed") {
 				t.Fatalf("report:\n%s", b.String())
 			}
 		})
@@ -131,6 +138,26 @@ func TestDoctor(t *testing.T) {
 			if !strings.Contains(detail(cs, "workflow acme/widget"), "not enrolled") {
 				t.Fatalf("detail: %q", detail(cs, "workflow acme/widget"))
 			}
+			var b bytes.Buffer
+			Write(&b, cs)
+			if !strings.Contains(b.String(), "--   workflow acme/widget: not enrolled") {
+				t.Fatalf("report:\n%s", b.String())
+			}
+			b.Reset()
+			if err := WriteJSON(&b, cs); err != nil {
+				t.Fatal(err)
+			}
+			var rep Report
+			if err := json.Unmarshal(b.Bytes(), &rep); err != nil {
+				t.Fatal(err)
+			}
+			var st map[string]string = map[string]string{}
+			for _, c := range rep.Checks {
+				st[c.Name] = c.Status
+			}
+			if !rep.OK || rep.Failed != 0 || rep.Total != len(cs) || st["workflow acme/widget"] != "info" || st["database reachable"] != "ok" {
+				t.Fatalf("JSON report: %s", b.String())
+			}
 		})
 		t.Run("stale workflow", func(t *testing.T) {
 			tpl := action.WorkflowTemplate
@@ -139,10 +166,12 @@ func TestDoctor(t *testing.T) {
 				{"extra permission", strings.Replace(tpl, "contents: read", "contents: read\n  pull-requests: write", 1), "pull-requests: write is extra"},
 				{"extra trigger", strings.Replace(tpl, "on:\n  workflow_dispatch:", "on:\n  push:\n  workflow_dispatch:", 1), "triggers are push, workflow_dispatch"},
 				{"input dropped", strings.Replace(tpl, "      head_sha:\n        description: Head commit to review\n        required: true\n        type: string\n", "", 1), "head_sha missing"},
-				{"old checkout", strings.Replace(tpl, "actions/checkout@df4cb1c069e1874edd31b4311f1884172cec0e10 # v6.0.3", "actions/checkout@b4ffde65f46336ab88eb53be808477a3936bae11 # v4.1.1", 1), "checkout is actions/checkout@b4ffde65"},
-				{"download changed", strings.Replace(tpl, "sha256sum --check --status --strict chakshu-action.sha256", "true", 1), "the step downloading chakshu-action is not the template's"},
-				{"runner step changed", strings.Replace(tpl, "CHAKSHU_CHECKOUT: ${{ github.workspace }}/pr", "CHAKSHU_CHECKOUT: ${{ github.workspace }}", 1), "the step running chakshu-action is not the template's"},
-				{"runner built from source", oldTemplate, "builds the runner from Chakshu's source (chakshu-dev/chakshu/action@main)"},
+				{"Node 20 checkout", strings.Replace(tpl, "actions/checkout@df4cb1c069e1874edd31b4311f1884172cec0e10 # v6.0.3", "actions/checkout@v4", 1), "checkout is actions/checkout@v4, a Node 20 action"},
+				{"checkout keeps credentials", strings.Replace(tpl, "persist-credentials: false", "persist-credentials: true", 1), "checkout with: persist-credentials is true, want false"},
+				{"download unverified", strings.Replace(tpl, "sha256sum --check --status --strict chakshu-action.sha256", "true", 1), "does not check it against the SHA-256"},
+				{"runner step changed", strings.Replace(tpl, "CHAKSHU_CHECKOUT: ${{ github.workspace }}/pr", "CHAKSHU_CHECKOUT: ${{ github.workspace }}", 1), "the step running chakshu-action: CHAKSHU_CHECKOUT is"},
+				{"runner built from source, no version", oldTemplate, "the runner built from source (chakshu-dev/chakshu/action@main) names no version"},
+				{"runner built from source, other version", strings.Replace(oldTemplate, "run-id: ${{ inputs.run_id }}", "run-id: ${{ inputs.run_id }}\n          version: 1.3.9", 1), "is version 1.3.9, but this server is 1.4.0"},
 			} {
 				if c.text == tpl {
 					t.Fatalf("%s: the template changed; update this case", c.name)
@@ -163,6 +192,57 @@ func TestDoctor(t *testing.T) {
 			}
 			sim.Commit("acme/widget", "main", map[string]string{WorkflowPath: "# our copy\n" + reordered}, "reformatted")
 			check(t, healthy(), nil)
+			// Pins are not meaning: checkout pinned to a release tag or another
+			// commit, and the documented build from source pinned to a release
+			// of the server's version, are current.
+			for name, text := range map[string]string{
+				"checkout tag":    strings.Replace(tpl, "actions/checkout@df4cb1c069e1874edd31b4311f1884172cec0e10", "actions/checkout@v6.0.3", 1),
+				"checkout commit": strings.Replace(tpl, "actions/checkout@df4cb1c069e1874edd31b4311f1884172cec0e10", "actions/checkout@0123456789abcdef0123456789abcdef01234567", 1),
+				"from source at a release": strings.Replace(strings.Replace(oldTemplate, "action@main", "action@v1.4.0", 1),
+					"run-id: ${{ inputs.run_id }}", "run-id: ${{ inputs.run_id }}\n          version: 1.4.0", 1),
+			} {
+				sim.Commit("acme/widget", "main", map[string]string{WorkflowPath: text}, name)
+				if cs := check(t, healthy(), nil); detail(cs, "workflow acme/widget") != "current on main" {
+					t.Fatalf("%s: %q", name, detail(cs, "workflow acme/widget"))
+				}
+			}
+			sim.Commit("acme/widget", "main", map[string]string{WorkflowPath: tpl}, "back to the template")
+		})
+		t.Run("OAuth client refused", func(t *testing.T) {
+			cfg := healthy()
+			cfg.OAuthClientSecret = "not-the-secret"
+			cs := check(t, cfg, []string{"OAuth client (portal login)"})
+			if !strings.Contains(detail(cs, "OAuth client (portal login)"), "GitHub refuses client") {
+				t.Fatal(detail(cs, "OAuth client (portal login)"))
+			}
+			cfg.OAuthClientID, cfg.OAuthClientSecret = "", ""
+			check(t, cfg, []string{"OAuth client (portal login)"})
+		})
+		t.Run("OIDC issuer wrong", func(t *testing.T) {
+			cfg := healthy()
+			cfg.OIDCIssuer = web.URL // answers, but serves no discovery document
+			check(t, cfg, []string{"OIDC issuer " + web.URL})
+			cfg.OIDCIssuer = closedURL(t)
+			check(t, cfg, []string{"OIDC issuer " + cfg.OIDCIssuer})
+		})
+		t.Run("no live worker", func(t *testing.T) {
+			// The worker's last heartbeat is 90 s old: at the limit it is
+			// alive; one second past it, dead; a stopped worker never counts.
+			beat := time.Now().Add(-90 * time.Second)
+			db.Worker.Update().SetHeartbeatAt(beat).ExecX(ctx)
+			defer db.Worker.Update().SetHeartbeatAt(time.Now()).SetStopped(false).ExecX(ctx)
+			at := func(now time.Time) []Check {
+				cs := Run(ctx, Config{Config: healthy(), DB: db, Version: "1.4.0", Now: func() time.Time { return now }})
+				return cs
+			}
+			if f := failed(at(beat.Add(90 * time.Second))); len(f) != 0 {
+				t.Fatalf("at the limit: %v", f)
+			}
+			if d := cmp.Diff([]string{"workers heartbeating"}, failed(at(beat.Add(91*time.Second)))); d != "" {
+				t.Fatalf("past the limit (-want +got):\n%s", d)
+			}
+			db.Worker.Update().SetHeartbeatAt(time.Now()).SetStopped(true).ExecX(ctx)
+			check(t, healthy(), []string{"workers heartbeating"})
 		})
 		t.Run("missing actions permission", func(t *testing.T) {
 			perms := ghsim.DefaultPermissions()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -28,7 +29,7 @@ func (r *run) workflow(ctx context.Context, client *gh.Installation, repo *githu
 		&github.RepositoryContentGetOptions{Ref: branch})
 	if err != nil {
 		if resp != nil && resp.StatusCode == http.StatusNotFound {
-			r.add(name, true, "not enrolled: no "+WorkflowPath+" on "+branch+" (Chakshu cannot review its pull requests until it has one)", "")
+			r.info(name, "not enrolled: no "+WorkflowPath+" on "+branch+" (Chakshu cannot review its pull requests until it has one)")
 			return
 		}
 		r.add(name, false, "read "+WorkflowPath+": "+ghError(err), "check the App's contents permission on "+full)
@@ -39,7 +40,7 @@ func (r *run) workflow(ctx context.Context, client *gh.Installation, repo *githu
 		r.add(name, false, "decode "+WorkflowPath+": "+redact.Error(err), fix)
 		return
 	}
-	diffs, err := workflowDiffs(text, r.cfg.Workflow)
+	diffs, err := workflowDiffs(text, r.cfg.Workflow, r.cfg.Version)
 	if err != nil {
 		r.add(name, false, WorkflowPath+" on "+branch+" is not a valid workflow: "+err.Error(), fix)
 		return
@@ -56,10 +57,18 @@ type workflowShape struct {
 	triggers    []string
 	inputs      map[string]string // name → "required type"
 	permissions map[string]string // workflow level, and each job's as job.<name>.<permission>
-	checkout    string            // the actions/checkout reference
-	download    string            // the download step's script, whitespace collapsed
-	runner      string            // the runner step's script and environment
-	fromSource  []string          // uses: of an action that builds the runner
+	// checkout is the actions/checkout step: its reference (any pin) and the
+	// inputs that matter (ref, persist-credentials, path).
+	checkout     string
+	checkoutWith map[string]string
+	// download is the step fetching chakshu-action from Chakshu (whitespace
+	// collapsed); runnerEnv the environment of the step running it.
+	download  string
+	runnerEnv map[string]string
+	// fromSource is the action that builds the runner from Chakshu's source
+	// (action/action.yml, documented as the alternative) and its inputs.
+	fromSource     string
+	fromSourceWith map[string]string
 }
 
 type wfStep struct {
@@ -67,6 +76,7 @@ type wfStep struct {
 	Uses string            `yaml:"uses"`
 	Run  string            `yaml:"run"`
 	Env  map[string]string `yaml:"env"`
+	With map[string]string `yaml:"with"`
 }
 
 func parseWorkflow(src string) (workflowShape, error) {
@@ -127,17 +137,16 @@ func parseWorkflow(src string) (workflowShape, error) {
 			switch {
 			case strings.HasPrefix(st.Uses, "actions/checkout@"):
 				s.checkout = st.Uses
+				s.checkoutWith = map[string]string{}
+				for _, k := range []string{"ref", "persist-credentials", "path"} {
+					s.checkoutWith[k] = st.With[k]
+				}
 			case st.Uses != "" && strings.Contains(st.Uses, "chakshu"):
-				s.fromSource = append(s.fromSource, st.Uses)
+				s.fromSource, s.fromSourceWith = st.Uses, st.With
 			case strings.Contains(st.Run, "/api/runner/v1/runner/"):
 				s.download = collapse(st.Run)
 			case strings.Contains(st.Run, "chakshu-action") && st.Env["CHAKSHU_RUN_ID"] != "":
-				var env []string
-				for k, v := range st.Env {
-					env = append(env, k+"="+v)
-				}
-				sort.Strings(env)
-				s.runner = collapse(st.Run) + " env " + strings.Join(env, " ")
+				s.runnerEnv = st.Env
 			}
 		}
 	}
@@ -146,8 +155,20 @@ func parseWorkflow(src string) (workflowShape, error) {
 
 func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// workflowDiffs names, in words, how have's meaning differs from want's.
-func workflowDiffs(have, want string) ([]string, error) {
+// node20Checkout matches actions/checkout pinned to a major release that
+// runs on Node 20 or older: Node 20 left the Actions runners on 2026-09-16
+// (GitHub changelog 2025-09-19 "Deprecation of Node 20 on GitHub Actions
+// runners"; checkout v6 runs on Node 24). A commit pin is not judged: doctor
+// cannot tell its release.
+var node20Checkout = regexp.MustCompile(`^actions/checkout@v[1-5](\.|$)`)
+
+// workflowDiffs names, in words, how have's meaning differs from want's:
+// the trigger and its inputs, the permissions, what the checkout fetches
+// and whether it keeps credentials, and how the runner is started (the
+// served binary, verified, with the run id; or the documented build from
+// source, pinned to the server's version). Pins (a commit, a release) of
+// the actions used, comments and formatting do not matter.
+func workflowDiffs(have, want, serverVersion string) ([]string, error) {
 	w, err := parseWorkflow(want)
 	if err != nil {
 		return nil, fmt.Errorf("the template: %w", err)
@@ -166,23 +187,49 @@ func workflowDiffs(have, want string) ([]string, error) {
 	if d := mapDiff(h.permissions, w.permissions); d != "" {
 		out = append(out, "permissions: "+d)
 	}
-	if h.checkout != w.checkout {
-		have := h.checkout
-		if have == "" {
-			have = "none"
+	switch {
+	case h.checkout == "":
+		out = append(out, "has no actions/checkout step (want "+w.checkout+")")
+	case node20Checkout.MatchString(h.checkout):
+		out = append(out, fmt.Sprintf("checkout is %s, a Node 20 action the runners no longer run: want %s", h.checkout, w.checkout))
+	default:
+		if d := mapDiff(h.checkoutWith, w.checkoutWith); d != "" {
+			out = append(out, "checkout with: "+d)
 		}
-		out = append(out, fmt.Sprintf("checkout is %s, want %s", have, w.checkout))
+	}
+	if h.fromSource != "" {
+		// action/action.yml: "must build the version the Chakshu server runs".
+		fw := h.fromSourceWith
+		switch {
+		case fw["run-id"] != "${{ inputs.run_id }}":
+			out = append(out, fmt.Sprintf("the runner built from source (%s) gets run-id %q, want ${{ inputs.run_id }}", h.fromSource, fw["run-id"]))
+		case fw["chakshu-url"] == "":
+			out = append(out, fmt.Sprintf("the runner built from source (%s) has no chakshu-url", h.fromSource))
+		case fw["version"] == "":
+			out = append(out, fmt.Sprintf("the runner built from source (%s) names no version: Chakshu hands jobs only to a runner of its own version (%s)", h.fromSource, serverVersion))
+		case serverVersion != "" && fw["version"] != serverVersion:
+			out = append(out, fmt.Sprintf("the runner built from source (%s) is version %s, but this server is %s and refuses other versions", h.fromSource, fw["version"], serverVersion))
+		}
+		return out, nil
 	}
 	switch {
-	case len(h.fromSource) > 0:
-		out = append(out, fmt.Sprintf("builds the runner from Chakshu's source (%s) instead of downloading the one Chakshu serves", strings.Join(h.fromSource, ", ")))
 	case h.download == "":
 		out = append(out, "has no step downloading chakshu-action from Chakshu")
-	case h.download != w.download:
-		out = append(out, "the step downloading chakshu-action is not the template's")
+	case !strings.Contains(h.download, "sha256sum"):
+		out = append(out, "the step downloading chakshu-action does not check it against the SHA-256 Chakshu publishes")
 	}
-	if len(h.fromSource) == 0 && h.runner != w.runner {
-		out = append(out, "the step running chakshu-action is not the template's")
+	if h.runnerEnv == nil {
+		out = append(out, "has no step running chakshu-action with CHAKSHU_RUN_ID")
+	} else {
+		var bad []string
+		for _, k := range []string{"CHAKSHU_URL", "CHAKSHU_RUN_ID", "CHAKSHU_CHECKOUT"} {
+			if h.runnerEnv[k] != w.runnerEnv[k] {
+				bad = append(bad, fmt.Sprintf("%s is %q, want %q", k, h.runnerEnv[k], w.runnerEnv[k]))
+			}
+		}
+		if len(bad) > 0 {
+			out = append(out, "the step running chakshu-action: "+strings.Join(bad, ", "))
+		}
 	}
 	return out, nil
 }

@@ -109,10 +109,18 @@ func (s *Sim) serveOAuth(w http.ResponseWriter, r *http.Request) {
 		}
 		s.mu.Unlock()
 		resp := url.Values{}
-		if tok == nil {
+		// GitHub checks the client first: a wrong client id or secret answers
+		// incorrect_client_credentials whatever the code, a right client with
+		// a bad code bad_verification_code, both with status 200 (docs
+		// "Troubleshooting OAuth app access token request errors").
+		switch {
+		case !okClient:
+			resp.Set("error", "incorrect_client_credentials")
+			resp.Set("error_description", "The client_id and/or client_secret passed are incorrect.")
+		case tok == nil:
 			resp.Set("error", "bad_verification_code")
 			resp.Set("error_description", "The code passed is incorrect or expired.")
-		} else {
+		default:
 			resp.Set("access_token", tok.token)
 			resp.Set("token_type", "bearer")
 			resp.Set("scope", "")

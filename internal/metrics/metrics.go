@@ -1,7 +1,12 @@
 // Package metrics exposes Chakshu's Prometheus metrics: a collector that
-// reads runs, the queue, webhook handling and model spend from the database
-// on each scrape (cheap GROUP BY queries, so every web process reports the
-// same numbers), and a RoundTripper that counts GitHub calls by endpoint.
+// reports runs, the queue, webhook handling and model spend from the
+// database on each scrape, and a RoundTripper that counts GitHub calls by
+// endpoint. A scrape never scans the runs or webhook_events tables: totals
+// come from the cost rollup (kept by triggers on every write to a run,
+// internal/store/rollup.go; a few rows per reviewer and month), and the
+// counts of work in progress read only the rows in those statuses through
+// the status indexes, so a scrape costs the same at a million runs as at ten
+// (queries.go; TestScrapeReadsNoWholeTable checks the query plans).
 package metrics
 
 import (
@@ -9,12 +14,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/chakshu-dev/chakshu/ent"
 	entrun "github.com/chakshu-dev/chakshu/ent/run"
+	entschema "github.com/chakshu-dev/chakshu/ent/schema"
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
 	"github.com/chakshu-dev/chakshu/internal/store"
 )
@@ -31,14 +38,16 @@ type Config struct {
 	Now func() time.Time
 }
 
-// DurationBuckets are the run duration histogram's upper bounds, in seconds.
-var DurationBuckets = []float64{30, 60, 120, 300, 600, 1200, 2700}
+// DurationBucketIndexes are the rollup's duration buckets (store.DurationBound:
+// quarter octaves from 1 s) reported as the histogram's upper bounds: whole
+// octaves from 32 s to 2048 s (about 34 minutes).
+var DurationBucketIndexes = []int{20, 24, 28, 32, 36, 40, 44}
 
 // Collector reads the database on scrape.
 type Collector struct {
 	cfg Config
 
-	runs, queueDepth, queueAge, duration, webhooks, webhookAge, cost *prometheus.Desc
+	finished, active, queueDepth, queueAge, duration, webhooks, webhookAge, cost *prometheus.Desc
 }
 
 var _ prometheus.Collector = (*Collector)(nil)
@@ -59,23 +68,25 @@ func New(cfg Config) (*Collector, error) {
 	}
 	return &Collector{
 		cfg: cfg,
-		runs: prometheus.NewDesc("chakshu_runs", "Runs by status and reviewer (terminal statuses only grow: use increase() for rates).",
+		finished: prometheus.NewDesc("chakshu_runs_finished_total", "Runs that ended, by final status (succeeded, failed, cancelled) and reviewer, over all time (from the cost rollup).",
+			[]string{"status", "reviewer"}, nil),
+		active: prometheus.NewDesc("chakshu_runs_active", "Runs in progress, by status (queued, dispatched, running, publishing) and reviewer.",
 			[]string{"status", "reviewer"}, nil),
 		queueDepth: prometheus.NewDesc("chakshu_run_queue_depth", "Runs waiting to be dispatched (status queued).", nil, nil),
 		queueAge:   prometheus.NewDesc("chakshu_run_queue_oldest_age_seconds", "Age of the oldest queued run; 0 when none is queued.", nil, nil),
-		duration: prometheus.NewDesc("chakshu_run_duration_seconds", "Review durations of finished runs (as the runner reported them), by final status.",
-			[]string{"status"}, nil),
-		webhooks: prometheus.NewDesc("chakshu_webhook_events", "Stored webhook deliveries by handling status (pending, processing, done, failed).",
+		duration: prometheus.NewDesc("chakshu_run_duration_seconds", "Review durations of succeeded and failed runs (as the runner reported them), by reviewer, from the cost rollup's histogram; the sum is estimated from its buckets (within 19%).",
+			[]string{"reviewer"}, nil),
+		webhooks: prometheus.NewDesc("chakshu_webhook_events", "Stored webhook deliveries not handled successfully, by status (pending, processing, failed).",
 			[]string{"status"}, nil),
 		webhookAge: prometheus.NewDesc("chakshu_webhook_oldest_pending_age_seconds", "Age of the oldest webhook delivery not handled yet; 0 when none waits.", nil, nil),
-		cost: prometheus.NewDesc("chakshu_model_cost_usd_total", "Model gateway spend in US dollars over all runs, by reviewer.",
+		cost: prometheus.NewDesc("chakshu_model_cost_usd_total", "Model gateway spend in US dollars over all runs, by reviewer (from the cost rollup).",
 			[]string{"reviewer"}, nil),
 	}, nil
 }
 
 // Describe sends the descriptors.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.runs, c.queueDepth, c.queueAge, c.duration, c.webhooks, c.webhookAge, c.cost} {
+	for _, d := range []*prometheus.Desc{c.finished, c.active, c.queueDepth, c.queueAge, c.duration, c.webhooks, c.webhookAge, c.cost} {
 		ch <- d
 	}
 }
@@ -89,46 +100,92 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		c.cfg.Log.Error("metrics: scrape query", "err", err)
 		ch <- prometheus.NewInvalidMetric(d, err)
 	}
-	if err := c.byReviewer(ctx, ch); err != nil {
-		fail(c.runs, err)
+	if err := c.totals(ctx, ch); err != nil {
+		fail(c.finished, err)
+	}
+	if err := c.inProgress(ctx, ch); err != nil {
+		fail(c.active, err)
 	}
 	if err := c.queue(ctx, ch); err != nil {
 		fail(c.queueDepth, err)
-	}
-	if err := c.durations(ctx, ch); err != nil {
-		fail(c.duration, err)
 	}
 	if err := c.webhookStatus(ctx, ch); err != nil {
 		fail(c.webhooks, err)
 	}
 }
 
-// byReviewer reports run counts and spend by reviewer in one GROUP BY.
-func (c *Collector) byReviewer(ctx context.Context, ch chan<- prometheus.Metric) error {
-	rows, err := c.cfg.DB.SQL.QueryContext(ctx, `SELECT r.status, COALESCE(v.name, ''), COUNT(*), COALESCE(SUM(r.cost_usd), 0)
-		FROM runs r LEFT JOIN reviewers v ON v.id = r.reviewer_runs GROUP BY r.status, v.name`)
+// totals reports finished runs, spend and durations per reviewer from the
+// rollup's per-reviewer monthly rows.
+func (c *Collector) totals(ctx context.Context, ch chan<- prometheus.Metric) error {
+	rows, err := c.cfg.DB.SQL.QueryContext(ctx, totalsQuery)
 	if err != nil {
-		return fmt.Errorf("runs by status and reviewer: %w", err)
+		return fmt.Errorf("rollup totals: %w", err)
 	}
 	defer rows.Close()
-	cost := map[string]float64{}
+	for rows.Next() {
+		var reviewer string
+		var succeeded, failed, cancelled int64
+		var usd float64
+		h := make([]int64, entschema.CostRollupBuckets)
+		dst := []any{&reviewer, &succeeded, &failed, &cancelled, &usd}
+		for i := range h {
+			dst = append(dst, &h[i])
+		}
+		if err := rows.Scan(dst...); err != nil {
+			return fmt.Errorf("rollup totals: %w", err)
+		}
+		for st, n := range map[string]int64{"succeeded": succeeded, "failed": failed, "cancelled": cancelled} {
+			ch <- prometheus.MustNewConstMetric(c.finished, prometheus.CounterValue, float64(n), st, reviewer)
+		}
+		ch <- prometheus.MustNewConstMetric(c.cost, prometheus.CounterValue, usd, reviewer)
+		count, sum, buckets := histogram(h)
+		ch <- prometheus.MustNewConstHistogram(c.duration, count, sum, buckets, reviewer)
+	}
+	return rows.Err()
+}
+
+// histogram turns the rollup's bucket counts into a cumulative histogram at
+// DurationBucketIndexes, with the sum estimated at each bucket's geometric
+// middle.
+func histogram(h []int64) (count uint64, sum float64, buckets map[float64]uint64) {
+	buckets = map[float64]uint64{}
+	var cum uint64
+	next := 0
+	for i, n := range h {
+		cum += uint64(n)
+		lo := 0.0
+		if i > 0 {
+			lo = float64(store.DurationBound(i-1)) / 1000
+		}
+		hi := float64(store.DurationBound(i)) / 1000
+		if lo == 0 {
+			lo = hi / math.Pow(2, 0.25)
+		}
+		sum += float64(n) * math.Sqrt(lo*hi)
+		if next < len(DurationBucketIndexes) && DurationBucketIndexes[next] == i {
+			buckets[hi] = cum
+			next++
+		}
+	}
+	return cum, sum, buckets
+}
+
+// inProgress reports runs not finished yet, by status and reviewer.
+func (c *Collector) inProgress(ctx context.Context, ch chan<- prometheus.Metric) error {
+	rows, err := c.cfg.DB.SQL.QueryContext(ctx, activeQuery)
+	if err != nil {
+		return fmt.Errorf("runs in progress: %w", err)
+	}
+	defer rows.Close()
 	for rows.Next() {
 		var status, reviewer string
 		var n int64
-		var usd float64
-		if err := rows.Scan(&status, &reviewer, &n, &usd); err != nil {
-			return fmt.Errorf("runs by status and reviewer: %w", err)
+		if err := rows.Scan(&status, &reviewer, &n); err != nil {
+			return fmt.Errorf("runs in progress: %w", err)
 		}
-		ch <- prometheus.MustNewConstMetric(c.runs, prometheus.GaugeValue, float64(n), status, reviewer)
-		cost[reviewer] += usd
+		ch <- prometheus.MustNewConstMetric(c.active, prometheus.GaugeValue, float64(n), status, reviewer)
 	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("runs by status and reviewer: %w", err)
-	}
-	for reviewer, usd := range cost {
-		ch <- prometheus.MustNewConstMetric(c.cost, prometheus.CounterValue, usd, reviewer)
-	}
-	return nil
+	return rows.Err()
 }
 
 func (c *Collector) queue(ctx context.Context, ch chan<- prometheus.Metric) error {
@@ -152,54 +209,27 @@ func (c *Collector) queue(ctx context.Context, ch chan<- prometheus.Metric) erro
 	return nil
 }
 
-func (c *Collector) durations(ctx context.Context, ch chan<- prometheus.Metric) error {
-	q := "SELECT status, COUNT(*), COALESCE(SUM(duration_ms), 0)"
-	for _, b := range DurationBuckets {
-		q += fmt.Sprintf(", COALESCE(SUM(CASE WHEN duration_ms <= %d THEN 1 ELSE 0 END), 0)", int64(b*1000))
-	}
-	q += " FROM runs WHERE finished_at IS NOT NULL AND duration_ms > 0 GROUP BY status"
-	rows, err := c.cfg.DB.SQL.QueryContext(ctx, q)
-	if err != nil {
-		return fmt.Errorf("run durations: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var status string
-		var n, sumMS int64
-		counts := make([]int64, len(DurationBuckets))
-		dst := []any{&status, &n, &sumMS}
-		for i := range counts {
-			dst = append(dst, &counts[i])
-		}
-		if err := rows.Scan(dst...); err != nil {
-			return fmt.Errorf("run durations: %w", err)
-		}
-		buckets := map[float64]uint64{}
-		for i, b := range DurationBuckets {
-			buckets[b] = uint64(counts[i])
-		}
-		ch <- prometheus.MustNewConstHistogram(c.duration, uint64(n), float64(sumMS)/1000, buckets, status)
-	}
-	return rows.Err()
-}
-
 func (c *Collector) webhookStatus(ctx context.Context, ch chan<- prometheus.Metric) error {
-	var counts []struct {
-		Status string `json:"status"`
-		Count  int    `json:"count"`
-	}
-	if err := c.cfg.DB.WebhookEvent.Query().GroupBy(webhookevent.FieldStatus).Aggregate(ent.Count()).Scan(ctx, &counts); err != nil {
+	rows, err := c.cfg.DB.SQL.QueryContext(ctx, webhookQuery)
+	if err != nil {
 		return fmt.Errorf("webhook events by status: %w", err)
 	}
-	seen := map[string]bool{}
-	for _, s := range counts {
-		seen[s.Status] = true
-		ch <- prometheus.MustNewConstMetric(c.webhooks, prometheus.GaugeValue, float64(s.Count), s.Status)
-	}
-	for _, s := range []webhookevent.Status{webhookevent.StatusPending, webhookevent.StatusProcessing, webhookevent.StatusDone, webhookevent.StatusFailed} {
-		if !seen[string(s)] { // every status present, so alerts see 0 rather than nothing
-			ch <- prometheus.MustNewConstMetric(c.webhooks, prometheus.GaugeValue, 0, string(s))
+	counts := map[string]int64{}
+	for rows.Next() {
+		var st string
+		var n int64
+		if err := rows.Scan(&st, &n); err != nil {
+			rows.Close()
+			return fmt.Errorf("webhook events by status: %w", err)
 		}
+		counts[st] = n
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("webhook events by status: %w", err)
+	}
+	for _, s := range webhookStatuses { // every status present, so alerts see 0 rather than nothing
+		ch <- prometheus.MustNewConstMetric(c.webhooks, prometheus.GaugeValue, float64(counts[string(s)]), string(s))
 	}
 	age := 0.0
 	oldest, err := c.cfg.DB.WebhookEvent.Query().

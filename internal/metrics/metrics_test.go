@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -47,9 +48,7 @@ func values(t *testing.T, reg *prometheus.Registry, name string) map[string]floa
 				out[k+":count"] = float64(m.GetHistogram().GetSampleCount())
 				out[k+":sum"] = m.GetHistogram().GetSampleSum()
 				for _, b := range m.GetHistogram().GetBucket() {
-					if b.GetUpperBound() == 60 {
-						out[k+":le60"] = float64(b.GetCumulativeCount())
-					}
+					out[k+fmt.Sprintf(":le%g", b.GetUpperBound())] = float64(b.GetCumulativeCount())
 				}
 			case dto.MetricType_COUNTER:
 				out[k] = m.GetCounter().GetValue()
@@ -94,10 +93,14 @@ func TestCollector(t *testing.T) {
 		reg.MustRegister(col)
 
 		if d := cmp.Diff(map[string]float64{
-			"reviewer=security,status=succeeded": 2, "reviewer=security,status=failed": 1,
-			"reviewer=security,status=queued": 1, "reviewer=style,status=queued": 1,
-		}, values(t, reg, "chakshu_runs")); d != "" {
-			t.Errorf("chakshu_runs (-want +got):\n%s", d)
+			"reviewer=security,status=succeeded": 2, "reviewer=security,status=failed": 1, "reviewer=security,status=cancelled": 0,
+			"reviewer=style,status=succeeded": 0, "reviewer=style,status=failed": 0, "reviewer=style,status=cancelled": 0,
+		}, values(t, reg, "chakshu_runs_finished_total")); d != "" {
+			t.Errorf("chakshu_runs_finished_total (-want +got):\n%s", d)
+		}
+		if d := cmp.Diff(map[string]float64{"reviewer=security,status=queued": 1, "reviewer=style,status=queued": 1},
+			values(t, reg, "chakshu_runs_active")); d != "" {
+			t.Errorf("chakshu_runs_active (-want +got):\n%s", d)
 		}
 		cost := values(t, reg, "chakshu_model_cost_usd_total")
 		if got := cost["reviewer=security"]; got < 0.7999 || got > 0.8001 {
@@ -109,13 +112,18 @@ func TestCollector(t *testing.T) {
 		if got := values(t, reg, "chakshu_run_queue_oldest_age_seconds")[""]; got < 599 || got > 601 {
 			t.Errorf("oldest queued age %v, want 600", got)
 		}
-		if d := cmp.Diff(map[string]float64{
-			"status=succeeded:count": 2, "status=succeeded:sum": 135, "status=succeeded:le60": 1,
-			"status=failed:count": 1, "status=failed:sum": 20, "status=failed:le60": 1,
-		}, values(t, reg, "chakshu_run_duration_seconds")); d != "" {
+		// 20 s, 45 s and 90 s land in the buckets up to 32, 64 and 128 s.
+		dur := values(t, reg, "chakshu_run_duration_seconds")
+		if d := cmp.Diff(map[string]float64{"count": 3, "le32": 1, "le64": 2, "le128": 3, "le256": 3, "le2048": 3, "le16": -1},
+			map[string]float64{"count": dur["reviewer=security:count"], "le32": dur["reviewer=security:le32"], "le64": dur["reviewer=security:le64"],
+				"le128": dur["reviewer=security:le128"], "le256": dur["reviewer=security:le256"], "le2048": dur["reviewer=security:le2048"],
+				"le16": orMinus(dur, "reviewer=security:le16")}); d != "" {
 			t.Errorf("chakshu_run_duration_seconds (-want +got):\n%s", d)
 		}
-		if d := cmp.Diff(map[string]float64{"status=done": 2, "status=failed": 1, "status=pending": 1, "status=processing": 0},
+		if sum := dur["reviewer=security:sum"]; sum < 155/1.19 || sum > 155*1.19 {
+			t.Errorf("duration sum %v, want 155 within 19%%", sum)
+		}
+		if d := cmp.Diff(map[string]float64{"status=failed": 1, "status=pending": 1, "status=processing": 0},
 			values(t, reg, "chakshu_webhook_events")); d != "" {
 			t.Errorf("chakshu_webhook_events (-want +got):\n%s", d)
 		}
@@ -132,8 +140,8 @@ func TestCollector(t *testing.T) {
 		}
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		for _, want := range []string{`chakshu_runs{reviewer="security",status="failed"} 1`, "chakshu_run_queue_depth 2",
-			`chakshu_run_duration_seconds_bucket{status="succeeded",le="60"} 1`, `chakshu_webhook_events{status="failed"} 1`,
+		for _, want := range []string{`chakshu_runs_finished_total{reviewer="security",status="failed"} 1`, "chakshu_run_queue_depth 2",
+			`chakshu_run_duration_seconds_bucket{reviewer="security",le="64"} 2`, `chakshu_webhook_events{status="failed"} 1`,
 			`chakshu_model_cost_usd_total{reviewer="style"} 0`} {
 			if !strings.Contains(string(body), want) {
 				t.Errorf("/metrics lacks %s", want)
@@ -232,4 +240,11 @@ func FuzzEndpoint(f *testing.F) {
 			}
 		}
 	})
+}
+
+func orMinus(m map[string]float64, k string) float64 {
+	if v, ok := m[k]; ok {
+		return v
+	}
+	return -1
 }

@@ -7,7 +7,7 @@ type Registerer = prometheus.Registerer
 
 type metrics struct {
 	received   *prometheus.CounterVec
-	duplicates prometheus.Counter
+	duplicates *prometheus.CounterVec
 	rejected   *prometheus.CounterVec
 }
 
@@ -17,10 +17,10 @@ func newMetrics(reg Registerer) *metrics {
 			Name: "chakshu_webhook_received_total",
 			Help: "Webhook deliveries stored, by event.",
 		}, []string{"event"}),
-		duplicates: prometheus.NewCounter(prometheus.CounterOpts{
+		duplicates: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "chakshu_webhook_duplicates_total",
-			Help: "Redeliveries of a delivery ID already stored (nothing stored).",
-		}),
+			Help: "Redeliveries of a delivery ID already stored (nothing stored), by event.",
+		}, []string{"event"}),
 		rejected: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "chakshu_webhook_rejected_total",
 			Help: "Webhook deliveries refused, by reason (signature, too_large, headers, read, store).",

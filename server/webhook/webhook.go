@@ -192,7 +192,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !stored {
-		h.metrics.duplicates.Inc()
+		h.metrics.duplicates.WithLabelValues(event).Inc()
 	} else {
 		h.metrics.received.WithLabelValues(event).Inc()
 		if e.Failed {

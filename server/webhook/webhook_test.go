@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
@@ -157,6 +158,12 @@ func TestStoresAndRedelivery(t *testing.T) {
 		}
 		if got := metric(t, in.reg, "chakshu_webhook_duplicates_total"); got != 1 {
 			t.Fatalf("duplicates counter %v", got)
+		}
+		if err := testutil.GatherAndCompare(in.reg, strings.NewReader(`# HELP chakshu_webhook_duplicates_total Redeliveries of a delivery ID already stored (nothing stored), by event.
+# TYPE chakshu_webhook_duplicates_total counter
+chakshu_webhook_duplicates_total{event="issue_comment"} 1
+`), "chakshu_webhook_duplicates_total"); err != nil {
+			t.Fatalf("duplicates by event: %v", err)
 		}
 		// Missing delivery or event header.
 		req := webhooktest.Request(t, in.url(), secret, "issue_comment", "", body)

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/chakshu-dev/chakshu/internal/config"
+	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/store"
+)
+
+const installationUsage = `Usage:
+  chakshu installation set-reviewers-repo --installation <login|id> <owner/name>
+
+Points an installation at another reviewers repository (it must belong to the
+installation's account; "" goes back to <account>/chakshu-reviewers) and asks the
+workers to sync it now. The same as the GraphQL mutation setReviewersRepository.`
+
+// installationCmd runs `chakshu installation …`: admin changes to an
+// installation, for whoever holds the database settings.
+func installationCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprintln(stdout, installationUsage)
+		if len(args) == 0 {
+			return errUsage
+		}
+		return nil
+	}
+	if args[0] != "set-reviewers-repo" {
+		fmt.Fprintf(stderr, "chakshu installation: unknown action %q\n%s\n", args[0], installationUsage)
+		return errUsage
+	}
+	fs := flag.NewFlagSet("installation set-reviewers-repo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	inst := fs.String("installation", "", "the installation: its account login or GitHub installation id")
+	fs.Usage = func() { fmt.Fprintln(stdout, installationUsage) }
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return errUsage
+	}
+	if *inst == "" || fs.NArg() != 1 {
+		fmt.Fprintln(stderr, installationUsage)
+		return errUsage
+	}
+	cfg, err := loadConfig()
+	if err != nil {
+		return err
+	}
+	db, err := openMigrated(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	in, err := findInstallation(ctx, db.Client, *inst)
+	if err != nil {
+		return err
+	}
+	in, err = reviewers.SetReviewersRepo(ctx, db.Client, in.ID, fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "installation %s now syncs reviewers from %s (a worker picks it up at once)\n", in.AccountLogin, reviewers.ReviewersRepo(in))
+	return nil
+}
+
+// openMigrated opens the configured database at the current schema.
+func openMigrated(ctx context.Context, cfg *config.Config) (*store.DB, error) {
+	db, err := store.Open(ctx, store.Options{DatabaseURL: cfg.DatabaseURL, DataDir: cfg.DataDir})
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/chakshu-dev/chakshu/internal/store"
+)
+
+func TestInstallationSetReviewersRepo(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	t.Setenv("CHAKSHU_DATA_DIR", dir)
+	db, err := store.Open(ctx, store.Options{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	in := db.Installation.Create().SetGithubID(42).SetAccountLogin("acme").SaveX(ctx)
+	var out, errb bytes.Buffer
+	if err := run(ctx, []string{"installation", "set-reviewers-repo", "--installation", "42", "acme/bots"}, &out, &errb); err != nil {
+		t.Fatalf("%v\n%s", err, errb.String())
+	}
+	if !strings.Contains(out.String(), "now syncs reviewers from acme/bots") || db.Installation.GetX(ctx, in.ID).ReviewersRepo != "acme/bots" {
+		t.Fatalf("out %q", out.String())
+	}
+	if err := run(ctx, []string{"installation", "set-reviewers-repo", "--installation", "acme", "evil/bots"}, &out, &errb); err == nil {
+		t.Fatal("another account's repository was accepted")
+	}
+	if err := run(ctx, []string{"installation", "set-reviewers-repo", "--installation", "nobody", "nobody/x"}, &out, &errb); err == nil ||
+		!strings.Contains(err.Error(), "no installation") {
+		t.Fatalf("unknown installation: %v", err)
+	}
+	if err := run(ctx, []string{"installation", "set-reviewers-repo", "acme/bots"}, &out, &errb); err != errUsage {
+		t.Fatalf("without --installation: %v, want the usage error", err)
+	}
+}
