@@ -23,6 +23,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/learnings"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/redact"
+	"github.com/chakshu-dev/chakshu/internal/review"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/runs"
@@ -189,17 +190,14 @@ func (a *API) buildJob(ctx context.Context, rn *ent.Run, log *slog.Logger) (*run
 	if head := pr.GetHead().GetSHA(); head != rn.HeadSha || pr.GetState() != "open" {
 		return nil, a.cancelMoved(ctx, jc, pr)
 	}
-	rc, found, err := reviewers.LoadRepoConfig(ctx, jc.gh, jc.owner, jc.name, jc.repo.DefaultBranch)
-	var pe *reviewers.ParseError
-	switch {
-	case errors.As(err, &pe):
-		log.Warn("job: .github/chakshu.yml does not parse; using defaults", "err", err)
-		rc = reviewers.RepoConfig{}
-	case err != nil:
+	loaded, err := review.LoadRepoConfig(ctx, jc.gh, jc.repo)
+	if err != nil {
 		return nil, ghUnavailable(err)
-	case !found:
-		rc = reviewers.RepoConfig{}
 	}
+	if loaded.Invalid != nil {
+		log.Warn("job: .github/chakshu.yml does not parse; using defaults", "err", loaded.Invalid)
+	}
+	rc := loaded.RepoConfig
 
 	job := &runnerproto.Job{
 		RunID: int64(rn.ID), Kind: string(rn.Kind), Reviewer: jc.rv.Name, Repository: jc.repo.FullName,

@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"time"
 
@@ -27,6 +26,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/redact"
+	"github.com/chakshu-dev/chakshu/internal/review"
 	"github.com/chakshu-dev/chakshu/internal/runs"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/worker"
@@ -86,8 +86,8 @@ type Config struct {
 
 // Loop handles stored webhook events. It implements worker.Loop.
 type Loop struct {
-	cfg   Config
-	allow map[string]bool
+	cfg      Config
+	requests *review.Requests
 }
 
 var _ worker.Loop = (*Loop)(nil)
@@ -127,13 +127,7 @@ func New(cfg Config) (*Loop, error) {
 	if cfg.ReplyLimitPerUser <= 0 {
 		cfg.ReplyLimitPerUser = config.DefaultReplyLimitPerUser
 	}
-	l := &Loop{cfg: cfg, allow: map[string]bool{}}
-	for _, a := range cfg.AllowList {
-		if a = strings.ToLower(strings.TrimSpace(a)); a != "" {
-			l.allow[a] = true
-		}
-	}
-	return l, nil
+	return &Loop{cfg: cfg, requests: &review.Requests{DB: cfg.DB, Bus: cfg.Bus, Access: review.NewAccess(cfg.AllowList)}}, nil
 }
 
 // Name implements worker.Loop.
@@ -302,19 +296,13 @@ func Heartbeat(ctx context.Context, db *store.DB, workerID string, now time.Time
 }
 
 // ErrNotFailed is returned by Retry for an event that is not failed.
-var ErrNotFailed = errors.New("the webhook event is not failed")
+var ErrNotFailed = store.ErrEventNotFailed
 
 // Retry puts a failed event back to pending with fresh attempts (the portal's
 // retry), and wakes the event workers.
 func Retry(ctx context.Context, db *store.DB, bus notify.Bus, id int) error {
-	n, err := db.WebhookEvent.Update().Where(webhookevent.ID(id), webhookevent.StatusEQ(webhookevent.StatusFailed)).
-		SetStatus(webhookevent.StatusPending).SetAttempts(0).SetLeaseOwner("").ClearNextAttemptAt().
-		ClearHandledAt().Save(ctx)
-	if err != nil {
-		return fmt.Errorf("retry webhook event %d: %w", id, err)
-	}
-	if n == 0 {
-		return ErrNotFailed
+	if err := db.RetryWebhookEvent(ctx, id); err != nil {
+		return err
 	}
 	if bus != nil {
 		bus.Notify(ctx, notify.TopicEvents) //nolint:errcheck // the poll is the safety net
