@@ -22,6 +22,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
 	"github.com/chakshu-dev/chakshu/internal/config"
+	"github.com/chakshu-dev/chakshu/internal/fault"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/notify"
@@ -240,7 +241,6 @@ func (l *Loop) process(ctx context.Context, id int) {
 	// storable, or PostgreSQL refuses the outcome and the event stays
 	// processing under a lease its own heartbeat keeps fresh.
 	lastErr := runs.Text(redact.String(fmt.Sprint(herr)))
-	var perm *permanentError
 	until, waitForGitHub := gh.WaitFor(herr, now)
 	switch {
 	case herr == nil:
@@ -250,7 +250,7 @@ func (l *Loop) process(ctx context.Context, id int) {
 		// GitHub asked to wait: back with that due time, never failed for it.
 		mine.SetStatus(webhookevent.StatusPending).SetNextAttemptAt(until).SetLastError(lastErr)
 		log.Info("webhook handler: GitHub asked to wait", "until", until, "err", redact.Error(herr))
-	case ev.Attempts >= l.cfg.MaxAttempts || errors.As(herr, &perm):
+	case ev.Attempts >= l.cfg.MaxAttempts || fault.Is(herr, fault.Invalid):
 		mine.SetStatus(webhookevent.StatusFailed).SetHandledAt(now).SetLastError(lastErr)
 		log.Error("webhook failed", "attempts", ev.Attempts, "err", redact.Error(herr))
 	default:
@@ -313,12 +313,8 @@ func Retry(ctx context.Context, db *store.DB, bus notify.Bus, id int) error {
 // Retry is Retry on the loop's database and bus.
 func (l *Loop) Retry(ctx context.Context, id int) error { return Retry(ctx, l.cfg.DB, l.cfg.Bus, id) }
 
-// permanentError is a failure no retry can fix (a payload that does not fit its event).
-type permanentError struct{ err error }
-
-func (e *permanentError) Error() string { return e.err.Error() }
-func (e *permanentError) Unwrap() error { return e.err }
-
+// permanent is a failure no retry can fix (a payload that does not fit its
+// event): fault.Invalid, which fails the event at once.
 func permanent(format string, args ...any) error {
-	return &permanentError{err: fmt.Errorf(format, args...)}
+	return fault.Newf(fault.Invalid, format, args...)
 }
