@@ -228,7 +228,7 @@ type Request struct {
 	// the known ones are queued and Outcome.Unknown lists the rest.
 	RefuseUnknown bool
 	// InvalidConfig is told of a .github/chakshu.yml that does not parse
-	// (the defaults apply); nil ignores it.
+	// (the defaults apply) when picking read it; nil ignores it.
 	InvalidConfig func(context.Context, RepoConfig) error
 }
 
@@ -292,7 +292,8 @@ func (s *Requests) Request(ctx context.Context, r Request) (Outcome, error) {
 		return out, nil
 	}
 	var rc RepoConfig
-	if needsConfig(r.Trigger) || r.InvalidConfig != nil && r.Trigger.Kind != reviewers.TriggerReviewRequest {
+	if needsConfig(r.Trigger) { // the job reads it again for instructions and path filters
+
 		if rc, err = LoadRepoConfig(ctx, r.GitHub, r.Repo); err != nil {
 			return out, err
 		}
