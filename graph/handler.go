@@ -109,7 +109,7 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	h.intercept(h.client)
 	// The handler's own client writes runs too (cancelRun, in the request's
 	// transaction): its status changes wake runUpdated like everyone's.
-	runs.PublishChanges(h.client, cfg.Bus)
+	runs.NotifyLiveUpdates(h.client, cfg.Bus)
 
 	ec := exec.Config{Resolvers: &Resolver{h: h}}
 	setComplexity(&ec.Complexity)
