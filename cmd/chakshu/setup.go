@@ -15,7 +15,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/appmanifest"
 	"github.com/chakshu-dev/chakshu/server"
 	"github.com/chakshu-dev/chakshu/server/auth"
-	setuppage "github.com/chakshu-dev/chakshu/server/setup"
+	"github.com/chakshu-dev/chakshu/server/setuppage"
 )
 
 const setupUsage = `Usage: chakshu setup [--org ORG] [--name NAME] [--print]

@@ -1,8 +1,8 @@
-// Package setup serves the GitHub App manifest flow as a plain server-rendered
+// Package setuppage serves the GitHub App manifest flow as a plain server-rendered
 // page: GET /setup builds the manifest and posts it to GitHub's "new App" page,
 // GET /setup/callback converts the code GitHub returns and stores the App's
 // settings in the data dir.
-package setup
+package setuppage
 
 import (
 	"crypto/subtle"

@@ -1,4 +1,4 @@
-package setup
+package setuppage
 
 import (
 	"encoding/json"
