@@ -54,8 +54,9 @@ func (a Access) CanWrite(ctx context.Context, gc *github.Client, repo *ent.Repos
 		return false, nil
 	}
 	// GET /repos/{owner}/{repo}/collaborators/{username}/permission answers
-	// 404 for a login that is no collaborator; role_name carries maintain
-	// (which permission reports as write) and custom roles' base role.
+	// 404 for an unknown login. "permission" is the legacy level (admin,
+	// write, read, none: maintain reports as write, and a custom role as the
+	// level of its base role); role_name names the role itself.
 	p, resp, err := gc.Repositories.GetPermissionLevel(ctx, repo.Owner, repo.Name, login)
 	if resp != nil && resp.StatusCode == http.StatusNotFound {
 		return false, nil
