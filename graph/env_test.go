@@ -69,7 +69,7 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	t.Helper()
 	ctx := context.Background()
 	e := &env{t: t, db: db, sim: ghsim.NewForTest(t), bus: notify.NewLocal()}
-	runs.PublishChanges(db.Client, e.bus) // as the app wires it
+	runs.NotifyLiveUpdates(db.Client, e.bus) // as the app wires it
 	s := e.sim
 	appID, pem := s.CreateApp("chakshu")
 	clientID, clientSecret := s.AppClientCredentials(appID)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/graph/scalar"
+	"github.com/chakshu-dev/chakshu/internal/fault"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 )
 
@@ -62,9 +63,12 @@ func (h *api) presentError(ctx context.Context, err error) *gqlerror.Error {
 func (h *api) classify(ctx context.Context, err error) (Code, string) {
 	var ae *apiError
 	var ge *gqlerror.Error
+	fe, isFault := fault.As(err)
 	switch {
 	case errors.As(err, &ae):
 		return ae.code, ae.msg
+	case isFault && fe.Kind != fault.Internal:
+		return codeOf(fe.Kind), fe.Public
 	case errors.Is(err, scalar.ErrInvalidID):
 		return CodeInvalid, scalar.ErrInvalidID.Error()
 	case ent.IsNotFound(err):
@@ -85,6 +89,22 @@ func (h *api) classify(ctx context.Context, err error) (Code, string) {
 	}
 	h.log.Error("graphql resolver failed", "path", path, "err", redact.Error(err))
 	return CodeInternal, "internal error"
+}
+
+// codeOf maps a fault kind to its GraphQL code, once for every resolver.
+func codeOf(k fault.Kind) Code {
+	switch k {
+	case fault.NotFound:
+		return CodeNotFound
+	case fault.Invalid, fault.Conflict:
+		return CodeInvalid
+	case fault.Unauthorized:
+		return CodeUnauthenticated
+	case fault.Forbidden:
+		return CodeForbidden
+	default:
+		return CodeInternal
+	}
 }
 
 func (h *api) recoverPanic(ctx context.Context, v any) error {

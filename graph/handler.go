@@ -22,6 +22,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/models"
 	"github.com/chakshu-dev/chakshu/internal/notify"
+	"github.com/chakshu-dev/chakshu/internal/review"
 	"github.com/chakshu-dev/chakshu/internal/runs"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/server"
@@ -73,6 +74,8 @@ type api struct {
 	db     *store.DB   // unfiltered: auth lookups, enqueueing, raw aggregates
 	client *ent.Client // filtered per viewer by interceptors (access.go)
 	webURL string      // GitHub's web base, for links and PR URLs
+	// requests is the "request a review" use case, shared with webhook handling.
+	requests *review.Requests
 }
 
 // NewHandler returns the /graphql handler: POST and graphql-ws transports,
@@ -101,11 +104,12 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	if drv == nil {
 		drv = entsql.OpenDB(cfg.DB.Dialect, cfg.DB.SQL)
 	}
-	h := &api{cfg: cfg, log: cfg.Log, db: cfg.DB, client: ent.NewClient(ent.Driver(drv)), webURL: webBase(cfg)}
+	h := &api{cfg: cfg, log: cfg.Log, db: cfg.DB, client: ent.NewClient(ent.Driver(drv)), webURL: webBase(cfg),
+		requests: &review.Requests{DB: cfg.DB, Bus: cfg.Bus, Access: review.NewAccess(cfg.Config.ReviewAllowList)}}
 	h.intercept(h.client)
 	// The handler's own client writes runs too (cancelRun, in the request's
 	// transaction): its status changes wake runUpdated like everyone's.
-	runs.PublishChanges(h.client, cfg.Bus)
+	runs.NotifyLiveUpdates(h.client, cfg.Bus)
 
 	ec := exec.Config{Resolvers: &Resolver{h: h}}
 	setComplexity(&ec.Complexity)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
@@ -23,8 +22,8 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/server/auth"
-	"github.com/chakshu-dev/chakshu/worker/events"
 )
 
 // maxTokensPerUser caps active API tokens per user.
@@ -39,9 +38,9 @@ func (h *api) notifyAfterCommit(ctx context.Context, topic string) {
 	})
 }
 
-// requireRepoWrite applies the PR-comment rule: global admins, admins of the
-// repository's installation, or people with write access to the repository on
-// GitHub (the installation's view of the collaborator's permission).
+// requireRepoWrite applies the PR-comment rule (review.Access: the allow-list,
+// the repository's owner, or write access on GitHub as the installation sees
+// it), and lets global admins and admins of the repository's installation in.
 func (h *api) requireRepoWrite(ctx context.Context, v *auth.Viewer, repo *ent.Repository) error {
 	if v.Admin {
 		return nil
@@ -60,18 +59,14 @@ func (h *api) requireRepoWrite(ctx context.Context, v *auth.Viewer, repo *ent.Re
 	if err != nil {
 		return fmt.Errorf("installation client: %w", err)
 	}
-	perm, resp, err := ic.REST.Repositories.GetPermissionLevel(ctx, repo.Owner, repo.Name, v.User.Login)
-	if resp != nil && (resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusForbidden) {
-		return forbidden("you need write access to %s", repo.FullName)
-	}
+	ok, err := h.requests.Access.CanWrite(ctx, ic.REST, repo, v.User.Login, "")
 	if err != nil {
 		return fmt.Errorf("check permission on %s: %w", repo.FullName, err)
 	}
-	switch perm.GetPermission() {
-	case "admin", "maintain", "write":
-		return nil
+	if !ok {
+		return forbidden("you need write access to %s", repo.FullName)
 	}
-	return forbidden("you need write access to %s", repo.FullName)
+	return nil
 }
 
 func (h *api) cancelRun(ctx context.Context, id int) (*ent.Run, error) {
@@ -126,21 +121,23 @@ func (h *api) retryWebhookEvent(ctx context.Context, id int) (*ent.WebhookEvent,
 	} else if !ok {
 		return nil, errAdminOnly
 	}
-	// events.Retry writes through the store and wakes the event workers; this
+	// The retry writes through the store, then wakes the event workers; this
 	// mutation is in ownWrites, so no request transaction holds the write lock.
 	err = h.db.WithTx(ctx, func(tx *ent.Tx) error { // the retry and its audit entry, together
-		if err := events.RetryWith(ctx, tx.Client(), id); err != nil {
+		if err := store.RetryWebhookEvent(ctx, tx.Client(), id); err != nil {
 			return err
 		}
 		return audit.Record(ctx, tx.Client(), audit.Entry{Actor: v.User.Login, Action: audit.WebhookRetry,
 			InstallationID: h.installationOfEvent(ctx, ev), Target: fmt.Sprintf("webhook %s %s (%s)", ev.Event, ev.DeliveryID, ev.Repository)})
 	})
-	if errors.Is(err, events.ErrNotFailed) {
+	if errors.Is(err, store.ErrEventNotFailed) {
 		return nil, invalid("only failed events can be retried (this one is %s)", ev.Status)
 	} else if err != nil {
 		return nil, err
 	}
-	events.WakeRetried(ctx, h.cfg.Bus)
+	if err := h.cfg.Bus.Notify(ctx, notify.TopicEvents); err != nil {
+		h.log.Warn("notify", "topic", notify.TopicEvents, "err", err)
+	}
 	return h.client.WebhookEvent.Get(ctx, id)
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/fault"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/models"
@@ -135,12 +136,12 @@ func (d *Dispatcher) Dispatch(ctx context.Context, id int) {
 			d.waitForGitHub(ctx, log, id, until, err)
 			return
 		}
-		var df *dispatchFailure
-		if !errors.As(err, &df) {
-			df = &dispatchFailure{reason: "Chakshu could not start the review: GitHub did not answer as expected. Ask again later.", detail: err.Error()}
+		reason, detail := "Chakshu could not start the review: GitHub did not answer as expected. Ask again later.", err.Error()
+		if fe, ok := fault.As(err); ok && fe.Err != nil {
+			reason, detail = fe.Public, fe.Err.Error() // the check run's text is the kind's safe sentence
 		}
-		log.Warn("dispatch failed", "reason", df.reason, "err", df.detail)
-		if ferr := runs.Fail(ctx, d.cfg.DB.Client, id, df.reason, df.detail); ferr != nil && !errors.Is(ferr, runs.ErrConflict) {
+		log.Warn("dispatch failed", "reason", reason, "err", detail)
+		if ferr := runs.Fail(ctx, d.cfg.DB.Client, id, reason, detail); ferr != nil && !errors.Is(ferr, runs.ErrConflict) {
 			log.Error("dispatch: fail run", "err", ferr)
 		}
 		d.cfg.Bus.Notify(ctx, notify.TopicFinish) //nolint:errcheck
@@ -192,17 +193,10 @@ func (d *Dispatcher) checkModel(r *ent.Run, rv *ent.Reviewer) error {
 		model = cfg.Model
 	}
 	if err := reviewers.CheckModel(d.cfg.Models, model, time.Now()); err != nil {
-		return &dispatchFailure{
-			reason: fmt.Sprintf("The reviewer %s cannot run: its %s. Set `model:` in reviewers/%s/reviewer.yaml of the reviewers repository to an active model and ask again.", rv.Name, err, rv.Name),
-			detail: err.Error(),
-		}
+		return fault.New(fault.Invalid, fmt.Sprintf("The reviewer %s cannot run: its %s. Set `model:` in reviewers/%s/reviewer.yaml of the reviewers repository to an active model and ask again.", rv.Name, err, rv.Name), err)
 	}
 	return nil
 }
-
-type dispatchFailure struct{ reason, detail string }
-
-func (f *dispatchFailure) Error() string { return f.reason + ": " + f.detail }
 
 // CheckName is the check run's name for a run.
 func CheckName(reviewer string, kind run.Kind) string {
@@ -264,25 +258,13 @@ func (d *Dispatcher) dispatch(ctx context.Context, log *slog.Logger, r *ent.Run,
 		}
 		switch ghwrite.StatusOf(err) {
 		case http.StatusNotFound:
-			return &dispatchFailure{
-				reason: fmt.Sprintf("This repository has no Chakshu workflow on its default branch (%s). Add `.github/workflows/%s` from Chakshu's workflow template (`chakshu workflow print`, or action/workflow/chakshu.yml in Chakshu's repository) and ask again.", ref, WorkflowFile),
-				detail: err.Error(),
-			}
+			return fault.New(fault.NotFound, fmt.Sprintf("This repository has no Chakshu workflow on its default branch (%s). Add `.github/workflows/%s` from Chakshu's workflow template (`chakshu workflow print`, or action/workflow/chakshu.yml in Chakshu's repository) and ask again.", ref, WorkflowFile), err)
 		case http.StatusForbidden:
-			return &dispatchFailure{
-				reason: "The Chakshu app may not start workflows in this repository. Grant the app the \"Actions: Read and write\" repository permission, accept it on the installation, and ask again.",
-				detail: err.Error(),
-			}
+			return fault.New(fault.Forbidden, "The Chakshu app may not start workflows in this repository. Grant the app the \"Actions: Read and write\" repository permission, accept it on the installation, and ask again.", err)
 		case http.StatusUnprocessableEntity:
-			return &dispatchFailure{
-				reason: fmt.Sprintf("GitHub refused to start `.github/workflows/%s`: it must have a `workflow_dispatch` trigger with the inputs run_id, pr_number and head_sha. Update it from Chakshu's workflow template and ask again.", WorkflowFile),
-				detail: err.Error(),
-			}
+			return fault.New(fault.Invalid, fmt.Sprintf("GitHub refused to start `.github/workflows/%s`: it must have a `workflow_dispatch` trigger with the inputs run_id, pr_number and head_sha. Update it from Chakshu's workflow template and ask again.", WorkflowFile), err)
 		}
-		return &dispatchFailure{
-			reason: "GitHub did not start the review workflow after 3 attempts. Ask again later.",
-			detail: err.Error(),
-		}
+		return fault.New(fault.Unavailable, "GitHub did not start the review workflow after 3 attempts. Ask again later.", err)
 	}
 
 	var actionsID int64

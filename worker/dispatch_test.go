@@ -71,7 +71,7 @@ func newFixtureWith(t *testing.T, db *store.DB, files map[string]string, opts gh
 		SetFullName(repoName).SetDefaultBranch("main").SetInstallation(inst).SaveX(ctx)
 	rv := db.Reviewer.Create().SetName("security").SetInstallation(inst).SaveX(ctx)
 	bus := notify.NewLocal()
-	runs.PublishChanges(db.Client, bus) // as the app wires it
+	runs.NotifyLiveUpdates(db.Client, bus) // as the app wires it
 	return &fixture{sim: s, db: db, apps: apps, bus: bus, instID: instID, repo: repo, reviewer: rv,
 		pr: pr, head: head, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 }

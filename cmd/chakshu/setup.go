@@ -12,10 +12,10 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/chakshu-dev/chakshu/internal/setup"
+	"github.com/chakshu-dev/chakshu/internal/appmanifest"
 	"github.com/chakshu-dev/chakshu/server"
 	"github.com/chakshu-dev/chakshu/server/auth"
-	setuppage "github.com/chakshu-dev/chakshu/server/setup"
+	"github.com/chakshu-dev/chakshu/server/setuppage"
 )
 
 const setupUsage = `Usage: chakshu setup [--org ORG] [--name NAME] [--print]
@@ -48,19 +48,19 @@ func setupCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if *code != "" {
-		creds, err := setup.Convert(ctx, nil, cfg.GitHubURL, *code)
+		creds, err := appmanifest.Convert(ctx, nil, cfg.GitHubURL, *code)
 		if err != nil {
 			return err
 		}
 		if *printOnly {
 			fmt.Fprintf(stdout, "# GitHub App %s (id %d, %s): settings to copy\n", creds.Slug, creds.ID, creds.HTMLURL)
-			fmt.Fprint(stdout, setup.Format(creds.Settings("")))
+			fmt.Fprint(stdout, appmanifest.Format(creds.Settings("")))
 			return nil
 		}
-		saved, err := setup.Save(cfg.DataDir, cfg.PublicURL, creds)
+		saved, err := appmanifest.Save(cfg.DataDir, cfg.PublicURL, creds)
 		if err != nil {
 			// The App exists on GitHub now: hand its settings over rather than lose them.
-			fmt.Fprintf(stdout, "# Could not store the settings; copy them now (GitHub App %s, id %d):\n%s", creds.Slug, creds.ID, setup.Format(creds.Settings("")))
+			fmt.Fprintf(stdout, "# Could not store the settings; copy them now (GitHub App %s, id %d):\n%s", creds.Slug, creds.ID, appmanifest.Format(creds.Settings("")))
 			return err
 		}
 		fmt.Fprintf(stdout, "GitHub App %s (id %d) stored: CHAKSHU_CONFIG_FILE=%s (key %s)\nAdd CHAKSHU_MODEL_API_KEY there, install the App (%s/installations/new), then run `chakshu doctor`.\n",
@@ -74,7 +74,7 @@ func setupCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer cancel()
 	h, err := setuppage.New(setuppage.Config{PublicURL: cfg.PublicURL, GitHubURL: cfg.GitHubURL, WebURL: auth.WebURL(cfg.GitHubURL),
 		DataDir: cfg.DataDir, AppName: *name, Allow: func(*http.Request) bool { return true },
-		Saved: func(s *setup.Saved, c *setup.Credentials) {
+		Saved: func(s *appmanifest.Saved, c *appmanifest.Credentials) {
 			fmt.Fprintf(stdout, "GitHub App %s (id %d) stored: CHAKSHU_CONFIG_FILE=%s\n", c.Slug, c.ID, s.EnvFile)
 			time.AfterFunc(time.Second, cancel) // let the page reach the browser
 		}})
@@ -89,7 +89,7 @@ func setupCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *org != "" {
 		start += "?org=" + url.QueryEscape(*org)
 	}
-	fmt.Fprintf(stdout, "Open %s in your browser (GitHub will send you back to %s%s).\n", start, cfg.PublicURL, setup.RedirectPath)
+	fmt.Fprintf(stdout, "Open %s in your browser (GitHub will send you back to %s%s).\n", start, cfg.PublicURL, appmanifest.RedirectPath)
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	return server.Serve(ctx, ln, server.Handler(server.Config{Log: log, Routes: h.Routes()}), log)
 }

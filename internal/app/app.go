@@ -195,7 +195,7 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	d := deps{cfg: cfg, db: db, bus: notify.New(ctx, db, log), log: log, github: gh, registry: reg, models: cat, setupGitHubURL: setupGitHub}
-	runs.PublishChanges(db.Client, d.bus) // every run status change wakes the portal's live updates
+	runs.NotifyLiveUpdates(db.Client, d.bus) // every run status change wakes the portal's live updates
 	if sb != nil {
 		d.sandboxDev = auth.SandboxDev{Login: sandbox.Dev, Token: sb.Sim.UserToken}
 		d.githubWebURL = sb.Sim.PagesURL() // the simulator's pull request, check and Actions pages

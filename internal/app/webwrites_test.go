@@ -9,7 +9,7 @@ import (
 	"github.com/chakshu-dev/chakshu/server/auth"
 	"github.com/chakshu-dev/chakshu/server/portal"
 	"github.com/chakshu-dev/chakshu/server/runnerapi"
-	setuppage "github.com/chakshu-dev/chakshu/server/setup"
+	"github.com/chakshu-dev/chakshu/server/setuppage"
 	"github.com/chakshu-dev/chakshu/server/webhook"
 )
 

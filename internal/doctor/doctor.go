@@ -22,12 +22,12 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/migrate"
 	entreviewer "github.com/chakshu-dev/chakshu/ent/reviewer"
+	"github.com/chakshu-dev/chakshu/internal/appmanifest"
 	"github.com/chakshu-dev/chakshu/internal/config"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/models"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
-	"github.com/chakshu-dev/chakshu/internal/setup"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/version"
 )
@@ -346,7 +346,7 @@ func (r *run) installation(ctx context.Context, apps *gh.Apps, db *store.DB, in 
 		_ = json.Unmarshal(b, &granted)
 	}
 	var lacking []string
-	for _, p := range setup.Permissions {
+	for _, p := range appmanifest.Permissions {
 		if levels[granted[p.Name]] < levels[p.Access] {
 			lacking = append(lacking, p.Name+":"+p.Access+" ("+p.Why+")")
 		}

@@ -15,6 +15,10 @@ import (
 // figure to compare against.
 const callsBeforeWritePort = 21
 
+// callsBeforeUseCases is what it measured on commit e3ea84d, before the
+// shared "request a review" use case (issue 20 item 3): 20.
+const callsBeforeUseCases = 20
+
 // BenchmarkGitHubCallsPerReview counts, through the production wiring in
 // sandbox mode, the GitHub calls (REST and GraphQL, as the simulator counts
 // them, the simulated runner's included) one review takes from the PR
@@ -65,7 +69,8 @@ func BenchmarkGitHubCallsPerReview(b *testing.B) {
 		keys = append(keys, fmt.Sprintf("%s ×%d", k, v))
 	}
 	sort.Strings(keys)
-	fmt.Printf("GitHub calls per review, trigger → completed check (%d reviews): median %d; before the write port: %d\n", reviews, med, callsBeforeWritePort)
+	fmt.Printf("GitHub calls per review, trigger → completed check (%d reviews): median %d; before the write port: %d; before the shared use cases: %d\n",
+		reviews, med, callsBeforeWritePort, callsBeforeUseCases)
 	if testing.Verbose() {
 		fmt.Println("  last review: " + strings.Join(keys, ", "))
 	}

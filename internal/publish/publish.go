@@ -16,6 +16,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/reviewlearning"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/diffmap"
+	"github.com/chakshu-dev/chakshu/internal/fault"
 	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
@@ -120,20 +121,20 @@ func (p *Publisher) Publish(ctx context.Context, id int) error {
 		// puts it back with that due time (nothing posts twice).
 		return err
 	}
-	var re resultError
-	if errors.As(err, &re) {
-		reason = reasonResult
+	cause := err
+	if fe, ok := fault.As(err); ok && fe.Public != "" && fe.Err != nil {
+		reason, cause = fe.Public, fe.Err // the kind's safe sentence; its detail for operators
 	}
 	log.Warn("publish failed", "err", redact.Error(err))
-	p.failRun(context.WithoutCancel(ctx), r, reason, err, log)
+	p.failRun(context.WithoutCancel(ctx), r, reason, cause, log)
 	return err
 }
 
-// resultError marks a result that cannot be published as it is.
-type resultError struct{ err error }
-
-func (e resultError) Error() string { return e.err.Error() }
-func (e resultError) Unwrap() error { return e.err }
+// resultError marks a result that cannot be published as it is: no retry
+// can fix it, and the run fails saying so.
+func resultError(err error) error {
+	return fault.New(fault.Invalid, reasonResult, err)
+}
 
 // failRun fails the run with a safe reason and redacted detail. The
 // worker's finisher completes its check run with that reason (notify.TopicFinish).
@@ -168,7 +169,7 @@ func (p *Publisher) publishReview(ctx context.Context, r *ent.Run, log *slog.Log
 	repo, rv := r.Edges.Repository, r.Edges.Reviewer
 	res, err := findings.ParseResult([]byte(r.ResultJSON))
 	if err != nil {
-		return resultError{fmt.Errorf("parse result: %w", err)}
+		return resultError(fmt.Errorf("parse result: %w", err))
 	}
 	cfg, err := reviewers.FromEnt(rv)
 	if err != nil {

@@ -25,7 +25,7 @@ func (p *Publisher) publishReply(ctx context.Context, r *ent.Run, log *slog.Logg
 	repo := r.Edges.Repository
 	res, err := findings.ParseReply([]byte(r.ResultJSON))
 	if err != nil {
-		return resultError{fmt.Errorf("parse reply: %w", err)}
+		return resultError(fmt.Errorf("parse reply: %w", err))
 	}
 	// GitHub's replies endpoint takes the thread's first comment.
 	root := r.ThreadRootCommentID
@@ -33,7 +33,7 @@ func (p *Publisher) publishReply(ctx context.Context, r *ent.Run, log *slog.Logg
 		root = *r.ReplyToCommentID
 	}
 	if root == 0 {
-		return resultError{fmt.Errorf("reply run %d names no comment to answer", r.ID)}
+		return resultError(fmt.Errorf("reply run %d names no comment to answer", r.ID))
 	}
 	inst, err := p.cfg.GitHub.Installation(repo.Edges.Installation.GithubID)
 	if err != nil {

@@ -138,7 +138,12 @@ func (l *SyncLoop) RunPending(ctx context.Context) int {
 			if err == nil || ctx.Err() != nil {
 				continue
 			}
-			l.cfg.Log.Warn("reviewers sync failed", "installation", id, "repo", rep.Repo, "err", redact.Error(err))
+			// installation_id is GitHub's id, as in every other log line.
+			var ghID int64
+			if in, gerr := l.cfg.DB.Installation.Get(ctx, id); gerr == nil {
+				ghID = in.GithubID
+			}
+			l.cfg.Log.Warn("reviewers sync failed", "installation_id", ghID, "repo", rep.Repo, "err", redact.Error(err))
 			if errors.Is(err, ErrNoReviewersRepo) {
 				continue // the next push, request or resync tries again
 			}

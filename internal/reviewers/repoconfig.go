@@ -1,13 +1,8 @@
 package reviewers
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"net/http"
 	"strings"
 
-	"github.com/google/go-github/v88/github"
 	"gopkg.in/yaml.v3"
 )
 
@@ -83,35 +78,4 @@ func (c *checker) repoAuto(f field) *RepoAuto {
 		}
 	}
 	return a
-}
-
-// LoadRepoConfig reads .github/chakshu.yml from the repository's default
-// branch, never from a pull request's head. found is false when the file does
-// not exist (the zero config applies). A file that does not parse is found,
-// with the zero config and the *ParseError to report on the PR.
-func LoadRepoConfig(ctx context.Context, client *github.Client, owner, repo, defaultBranch string) (RepoConfig, bool, error) {
-	if defaultBranch == "" {
-		return RepoConfig{}, false, errors.New("load chakshu.yml: default branch unknown")
-	}
-	fc, _, resp, err := client.Repositories.GetContents(ctx, owner, repo, RepoConfigPath,
-		&github.RepositoryContentGetOptions{Ref: "refs/heads/" + defaultBranch})
-	if resp != nil && resp.StatusCode == http.StatusNotFound {
-		return RepoConfig{}, false, nil
-	}
-	if err != nil {
-		return RepoConfig{}, false, fmt.Errorf("load %s of %s/%s: %w", RepoConfigPath, owner, repo, err)
-	}
-	if fc == nil || fc.GetType() != "file" {
-		return RepoConfig{}, false, nil // a directory of that name is no config
-	}
-	if fc.GetSize() > MaxRepoConfigBytes {
-		return RepoConfig{}, true, &ParseError{Problems: []Problem{{File: RepoConfigPath,
-			Msg: fmt.Sprintf("file is %d bytes, over the %d byte limit", fc.GetSize(), MaxRepoConfigBytes)}}}
-	}
-	text, err := fc.GetContent()
-	if err != nil {
-		return RepoConfig{}, true, fmt.Errorf("load %s of %s/%s: decode: %w", RepoConfigPath, owner, repo, err)
-	}
-	rc, err := ParseRepoConfig([]byte(text))
-	return rc, true, err
 }

@@ -21,9 +21,11 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/connectors"
 	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/fault"
 	"github.com/chakshu-dev/chakshu/internal/learnings"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/redact"
+	"github.com/chakshu-dev/chakshu/internal/review"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/runs"
@@ -46,15 +48,6 @@ type jobCtx struct {
 	owner, name string
 	log         *slog.Logger
 }
-
-// httpErr is an answer the handler gives as is.
-type httpErr struct {
-	status        int
-	code, message string
-	err           error // for the log
-}
-
-func (e *httpErr) Error() string { return e.code + ": " + e.message }
 
 func (a *API) handleJob(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
@@ -139,17 +132,16 @@ func (a *API) handleJob(w http.ResponseWriter, r *http.Request) {
 	}
 	if rn.Status != run.StatusDispatched {
 		log.Warn("job: run not waiting for a runner", "status", rn.Status)
-		server.WriteError(w, http.StatusConflict, codeConflict, "the run is not waiting for a runner: it already started or finished")
+		writeFault(w, errNotWaiting())
 		return
 	}
 	job, err := a.buildJob(ctx, rn, log)
 	if err != nil {
-		var he *httpErr
-		if errors.As(err, &he) {
-			if he.err != nil {
-				log.Warn("job: refused", "code", he.code, "err", redact.Error(he.err))
+		if fe, ok := fault.As(err); ok && fe.Kind != fault.Internal {
+			if fe.Err != nil {
+				log.Warn("job: refused", "code", fe.Code, "err", redact.Error(fe.Err))
 			}
-			server.WriteError(w, he.status, he.code, he.message)
+			writeFault(w, fe)
 			return
 		}
 		log.Error("job: build", "err", redact.Error(err))
@@ -161,7 +153,7 @@ func (a *API) handleJob(w http.ResponseWriter, r *http.Request) {
 }
 
 func ghUnavailable(err error) error {
-	return &httpErr{status: http.StatusBadGateway, code: codeUnavailable, message: "GitHub could not be reached; retry later", err: err}
+	return fault.New(fault.Unavailable, "GitHub could not be reached; retry later", err).WithCode(codeUnavailable)
 }
 
 // buildJob gathers everything the runner needs and switches the run to
@@ -190,17 +182,14 @@ func (a *API) buildJob(ctx context.Context, rn *ent.Run, log *slog.Logger) (*run
 	if head := pr.GetHead().GetSHA(); head != rn.HeadSha || pr.GetState() != "open" {
 		return nil, a.cancelMoved(ctx, jc, pr)
 	}
-	rc, found, err := reviewers.LoadRepoConfig(ctx, jc.gh, jc.owner, jc.name, jc.repo.DefaultBranch)
-	var pe *reviewers.ParseError
-	switch {
-	case errors.As(err, &pe):
-		log.Warn("job: .github/chakshu.yml does not parse; using defaults", "err", err)
-		rc = reviewers.RepoConfig{}
-	case err != nil:
+	loaded, err := review.LoadRepoConfig(ctx, jc.gh, jc.repo)
+	if err != nil {
 		return nil, ghUnavailable(err)
-	case !found:
-		rc = reviewers.RepoConfig{}
 	}
+	if loaded.Invalid != nil {
+		log.Warn("job: .github/chakshu.yml does not parse; using defaults", "err", loaded.Invalid)
+	}
+	rc := loaded.RepoConfig
 
 	job := &runnerproto.Job{
 		RunID: int64(rn.ID), Kind: string(rn.Kind), Reviewer: jc.rv.Name, Repository: jc.repo.FullName,
@@ -330,8 +319,7 @@ func (a *API) buildJob(ctx context.Context, rn *ent.Run, log *slog.Logger) (*run
 		},
 	})
 	if errors.Is(err, runs.ErrConflict) {
-		return nil, &httpErr{status: http.StatusConflict, code: codeConflict,
-			message: "the run is not waiting for a runner: it already started or finished"}
+		return nil, errNotWaiting()
 	}
 	if err != nil {
 		return nil, err
@@ -361,13 +349,24 @@ func (a *API) cancelMoved(ctx context.Context, jc *jobCtx, pr *github.PullReques
 	}
 	err := runs.CancelMoved(ctx, a.cfg.DB.Client, rn.ID, run.StatusDispatched, rn.HeadSha, pr.GetHead().GetSHA(), closed, a.cfg.AppSlug)
 	if errors.Is(err, runs.ErrConflict) {
-		return &httpErr{status: http.StatusConflict, code: codeConflict, message: "the run is not waiting for a runner: it already started or finished"}
+		return errNotWaiting()
 	}
 	if err != nil {
 		return err
 	}
 	a.notify(ctx, notify.TopicFinish)
-	return &httpErr{status: http.StatusConflict, code: code, message: message}
+	return fault.Newf(fault.Conflict, "%s", message).WithCode(code)
+}
+
+// writeFault answers with a fault's status, code and safe sentence: the
+// runner API's one mapping of error kinds.
+func writeFault(w http.ResponseWriter, fe *fault.Error) {
+	server.WriteError(w, fault.HTTPStatus(fe.Kind), fe.Code, fe.Public)
+}
+
+// errNotWaiting answers a job fetch for a run that started or finished.
+func errNotWaiting() *fault.Error {
+	return fault.Newf(fault.Conflict, "the run is not waiting for a runner: it already started or finished").WithCode(codeConflict)
 }
 
 // listFiles lists every file the PR touches (GitHub lists at most 3,000),

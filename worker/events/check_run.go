@@ -7,6 +7,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/review"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 )
 
@@ -56,22 +57,16 @@ func (h *handler) checkRerequested(ctx context.Context, e *checkRunEvent) error 
 		number = r.PrNumber
 	}
 	h.log = h.log.With("pr", number, "reviewer", name)
-	all, err := h.enabledReviewers(ctx, inst)
-	if err != nil {
-		return err
-	}
-	p, err := pick(ctx, all, reviewers.RepoConfig{}, repo.FullName, reviewers.Trigger{Kind: reviewers.TriggerComment, Names: []string{name}}, false, nil)
-	if err != nil || len(p.Reviewers) == 0 {
-		return err // the reviewer is gone
-	}
 	gc, err := h.client(inst.GithubID)
 	if err != nil {
 		return err
 	}
-	pr, err := getPR(ctx, gc, repo, number)
-	if err != nil || pr.State != "open" {
-		return err
+	// Only people with write access can re-run a check on GitHub.
+	out, err := h.requests.Request(ctx, review.Request{Repo: repo, Inst: inst, GitHub: gc, Trusted: true,
+		Login: e.Sender.Login, Number: number, Trigger: reviewers.Trigger{Kind: reviewers.TriggerComment, Names: []string{name}},
+		RunTrigger: run.TriggerRerequest})
+	if refused(err) || err == nil && len(out.Picked.Reviewers) == 0 {
+		return nil // the PR is closed, or the reviewer is gone
 	}
-	_, err = h.queue(ctx, repo, pr, p.Reviewers, run.TriggerRerequest, e.Sender.Login, "", "")
 	return err
 }

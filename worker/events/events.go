@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"time"
 
@@ -22,10 +21,12 @@ import (
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
 	"github.com/chakshu-dev/chakshu/internal/config"
+	"github.com/chakshu-dev/chakshu/internal/fault"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/redact"
+	"github.com/chakshu-dev/chakshu/internal/review"
 	"github.com/chakshu-dev/chakshu/internal/runs"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/worker"
@@ -85,8 +86,8 @@ type Config struct {
 
 // Loop handles stored webhook events. It implements worker.Loop.
 type Loop struct {
-	cfg   Config
-	allow map[string]bool
+	cfg      Config
+	requests *review.Requests
 }
 
 var _ worker.Loop = (*Loop)(nil)
@@ -126,13 +127,7 @@ func New(cfg Config) (*Loop, error) {
 	if cfg.ReplyLimitPerUser <= 0 {
 		cfg.ReplyLimitPerUser = config.DefaultReplyLimitPerUser
 	}
-	l := &Loop{cfg: cfg, allow: map[string]bool{}}
-	for _, a := range cfg.AllowList {
-		if a = strings.ToLower(strings.TrimSpace(a)); a != "" {
-			l.allow[a] = true
-		}
-	}
-	return l, nil
+	return &Loop{cfg: cfg, requests: &review.Requests{DB: cfg.DB, Bus: cfg.Bus, Access: review.NewAccess(cfg.AllowList)}}, nil
 }
 
 // Name implements worker.Loop.
@@ -226,7 +221,6 @@ func (l *Loop) process(ctx context.Context, id int) {
 	// storable, or PostgreSQL refuses the outcome and the event stays
 	// processing under a lease its own heartbeat keeps fresh.
 	lastErr := runs.Text(redact.String(fmt.Sprint(herr)))
-	var perm *permanentError
 	until, waitForGitHub := gh.WaitFor(herr, now)
 	switch {
 	case herr == nil:
@@ -236,7 +230,7 @@ func (l *Loop) process(ctx context.Context, id int) {
 		// GitHub asked to wait: back with that due time, never failed for it.
 		mine.SetStatus(webhookevent.StatusPending).SetNextAttemptAt(until).SetLastError(lastErr)
 		log.Info("webhook handler: GitHub asked to wait", "until", until, "err", redact.Error(herr))
-	case ev.Attempts >= l.cfg.MaxAttempts || errors.As(herr, &perm):
+	case ev.Attempts >= l.cfg.MaxAttempts || fault.Is(herr, fault.Invalid):
 		mine.SetStatus(webhookevent.StatusFailed).SetHandledAt(now).SetLastError(lastErr)
 		log.Error("webhook failed", "attempts", ev.Attempts, "err", redact.Error(herr))
 	default:
@@ -265,31 +259,15 @@ func (l *Loop) handle(ctx context.Context, log *slog.Logger, ev *ent.WebhookEven
 }
 
 // ErrNotFailed is returned by Retry for an event that is not failed.
-var ErrNotFailed = errors.New("the webhook event is not failed")
+var ErrNotFailed = store.ErrEventNotFailed
 
 // Retry puts a failed event back to pending with fresh attempts (the portal's
 // retry), and wakes the event workers.
 func Retry(ctx context.Context, db *store.DB, bus notify.Bus, id int) error {
-	if err := RetryWith(ctx, db.Client, id); err != nil {
+	if err := db.RetryWebhookEvent(ctx, id); err != nil {
 		return err
 	}
 	WakeRetried(ctx, bus)
-	return nil
-}
-
-// RetryWith queues failed event id again with c (a transaction's client, so
-// the caller can record the retry with it); the caller then wakes the
-// workers with WakeRetried once it is committed.
-func RetryWith(ctx context.Context, c *ent.Client, id int) error {
-	n, err := c.WebhookEvent.Update().Where(webhookevent.ID(id), webhookevent.StatusEQ(webhookevent.StatusFailed)).
-		SetStatus(webhookevent.StatusPending).SetAttempts(0).SetLeaseOwner("").ClearNextAttemptAt().
-		ClearHandledAt().Save(ctx)
-	if err != nil {
-		return fmt.Errorf("retry webhook event %d: %w", id, err)
-	}
-	if n == 0 {
-		return ErrNotFailed
-	}
 	return nil
 }
 
@@ -303,12 +281,8 @@ func WakeRetried(ctx context.Context, bus notify.Bus) {
 // Retry is Retry on the loop's database and bus.
 func (l *Loop) Retry(ctx context.Context, id int) error { return Retry(ctx, l.cfg.DB, l.cfg.Bus, id) }
 
-// permanentError is a failure no retry can fix (a payload that does not fit its event).
-type permanentError struct{ err error }
-
-func (e *permanentError) Error() string { return e.err.Error() }
-func (e *permanentError) Unwrap() error { return e.err }
-
+// permanent is a failure no retry can fix (a payload that does not fit its
+// event): fault.Invalid, which fails the event at once.
 func permanent(format string, args ...any) error {
-	return &permanentError{err: fmt.Errorf(format, args...)}
+	return fault.Newf(fault.Invalid, format, args...)
 }

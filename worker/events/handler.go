@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"strings"
 
 	"github.com/google/go-github/v88/github"
@@ -15,7 +14,6 @@ import (
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/repository"
-	"github.com/chakshu-dev/chakshu/ent/reviewer"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 )
 
@@ -150,46 +148,9 @@ func (h *handler) repoOf(ctx context.Context, c *common) (*ent.Installation, *en
 	return in, repo, nil
 }
 
-// enabledReviewers are the installation's reviewers in force.
-func (h *handler) enabledReviewers(ctx context.Context, inst *ent.Installation) ([]*ent.Reviewer, error) {
-	rs, err := h.cfg.DB.Reviewer.Query().Where(reviewer.HasInstallationWith(installation.ID(inst.ID)), reviewer.Enabled(true)).
-		Order(ent.Asc(reviewer.FieldName)).All(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list reviewers: %w", err)
-	}
-	return rs, nil
-}
-
-// canWrite says whether login may trigger Chakshu in repo: the allow-list,
-// the repository owner, or a member or collaborator whose permission on the
-// repository is write, maintain or admin.
+// canWrite applies review.Access, the one rule for who may ask.
 func (h *handler) canWrite(ctx context.Context, gc *github.Client, repo *ent.Repository, login, association string) (bool, error) {
-	if h.allow[strings.ToLower(login)] {
-		return true, nil
-	}
-	switch association {
-	case "OWNER":
-		return true, nil
-	case "MEMBER", "COLLABORATOR", "":
-	default:
-		return false, nil // contributors, first-timers and strangers cannot have write access
-	}
-	p, resp, err := gc.Repositories.GetPermissionLevel(ctx, repo.Owner, repo.Name, login)
-	if resp != nil && resp.StatusCode == http.StatusNotFound {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("permission of %s on %s: %w", login, repo.FullName, err)
-	}
-	switch p.GetPermission() {
-	case "admin", "maintain", "write":
-		return true, nil
-	}
-	switch p.GetRoleName() {
-	case "admin", "maintain", "write":
-		return true, nil
-	}
-	return false, nil
+	return h.requests.Access.CanWrite(ctx, gc, repo, login, association)
 }
 
 // commentOnce posts body (with a hidden marker) on the PR's conversation,

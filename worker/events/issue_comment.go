@@ -2,11 +2,13 @@ package events
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/commands"
+	"github.com/chakshu-dev/chakshu/internal/review"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 )
 
@@ -40,7 +42,7 @@ func (h *handler) commentCreated(ctx context.Context, e *issueCommentEvent) erro
 	}
 	number, login := e.Issue.Number, c.User.Login
 	h.log = h.log.With("pr", number)
-	all, err := h.enabledReviewers(ctx, inst)
+	all, err := review.EnabledReviewers(ctx, h.cfg.DB.Client, inst)
 	if err != nil {
 		return err
 	}
@@ -61,39 +63,26 @@ func (h *handler) commentCreated(ctx context.Context, e *issueCommentEvent) erro
 	default:
 		return nil
 	}
-	ok, err = h.canWrite(ctx, gc, repo, login, c.AuthorAssociation)
-	if err != nil {
-		return err
-	}
-	if !ok {
+	out, err := h.requests.Request(ctx, review.Request{Repo: repo, Inst: inst, GitHub: gc,
+		Login: login, Association: c.AuthorAssociation, Number: number,
+		Trigger:    reviewers.Trigger{Kind: reviewers.TriggerComment, Names: cmd.Names, All: cmd.All},
+		RunTrigger: run.TriggerComment, Note: cmd.Note, InvalidConfig: h.reportConfig(repo, number)})
+	switch {
+	case errors.Is(err, review.ErrNotAllowed):
 		// One polite answer per person and pull request, however often they ask.
 		h.log.Info("review asked by a user without write access", "user", login)
 		once := fmt.Sprintf("<!-- chakshu:not-allowed:%s -->", safeMarker(strings.ToLower(login)))
 		return h.comment(ctx, repo, number, once, notAllowedMessage(login), true)
-	}
-	pr, err := getPR(ctx, gc, repo, number)
-	if err != nil {
-		return err
-	}
-	if pr.State != "open" {
+	case refused(err):
 		return nil
-	}
-	rc, err := h.repoConfig(ctx, gc, repo, number)
-	if err != nil {
+	case err != nil:
 		return err
 	}
-	p, err := pick(ctx, all, rc, repo.FullName, reviewers.Trigger{Kind: reviewers.TriggerComment, Names: cmd.Names, All: cmd.All}, pr.Draft, nil)
-	if err != nil {
-		return err
-	}
-	q, err := h.queue(ctx, repo, pr, p.Reviewers, run.TriggerComment, login, cmd.Note, "")
-	if err != nil {
-		return err
-	}
+	h.log.Info("runs queued", "trigger", run.TriggerComment, "created", len(out.Created), "skipped", len(out.Skipped))
 	switch {
-	case len(p.Unknown) > 0:
-		return h.commentOnce(ctx, repo, number, marker, unknownReviewersMessage(p.Unknown, p.Known, len(q.Created)+q.Skipped))
-	case len(p.Reviewers) == 0:
+	case len(out.Unknown) > 0:
+		return h.commentOnce(ctx, repo, number, marker, unknownReviewersMessage(out.Unknown, out.Known, len(out.Created)+len(out.Skipped)))
+	case len(out.Picked.Reviewers) == 0:
 		return h.commentOnce(ctx, repo, number, marker, noReviewersMessage())
 	}
 	return nil

@@ -1,7 +1,5 @@
 package events
 
-import "github.com/google/go-github/v88/github"
-
 // The parts of webhook payloads the handlers read. They are decoded on their
 // own rather than with go-github's event types, so that a field Chakshu does
 // not use (a timestamp in an older format, say) cannot fail an event.
@@ -33,8 +31,11 @@ type installationPayload struct {
 }
 
 type gitRef struct {
-	Ref string `json:"ref"`
-	SHA string `json:"sha"`
+	Ref  string `json:"ref"`
+	SHA  string `json:"sha"`
+	Repo struct {
+		ID int64 `json:"id"`
+	} `json:"repo"`
 }
 
 // prPayload is a pull request as webhooks and the REST API show it.
@@ -46,13 +47,6 @@ type prPayload struct {
 	Draft   bool   `json:"draft"`
 	Head    gitRef `json:"head"`
 	Base    gitRef `json:"base"`
-}
-
-// fromREST converts a go-github pull request.
-func fromREST(p *github.PullRequest) *prPayload {
-	return &prPayload{Number: p.GetNumber(), Title: p.GetTitle(), HTMLURL: p.GetHTMLURL(), State: p.GetState(),
-		Draft: p.GetDraft(), Head: gitRef{Ref: p.GetHead().GetRef(), SHA: p.GetHead().GetSHA()},
-		Base: gitRef{Ref: p.GetBase().GetRef(), SHA: p.GetBase().GetSHA()}}
 }
 
 // common are the fields of every event Chakshu acts on.

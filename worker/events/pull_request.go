@@ -8,6 +8,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/notify"
+	"github.com/chakshu-dev/chakshu/internal/review"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/runs"
 )
@@ -51,7 +52,7 @@ func (h *handler) pullRequest(ctx context.Context) error {
 	}
 }
 
-// prTrigger queues the reviewers c picks on the PR's head.
+// prTrigger queues the reviewers t picks on the PR's head.
 func (h *handler) prTrigger(ctx context.Context, e *pullRequestEvent, trigger run.Trigger, t reviewers.Trigger, target string) error {
 	pr := &e.PullRequest
 	if pr.State != "open" {
@@ -61,25 +62,19 @@ func (h *handler) prTrigger(ctx context.Context, e *pullRequestEvent, trigger ru
 	if err != nil {
 		return err
 	}
-	all, err := h.enabledReviewers(ctx, inst)
-	if err != nil || len(all) == 0 {
-		return err // no reviewers: nothing to read or queue
-	}
 	gc, err := h.client(inst.GithubID)
 	if err != nil {
 		return err
 	}
-	var rc reviewers.RepoConfig
-	if t.Kind != reviewers.TriggerReviewRequest { // review requests map to reviewers by reviewer.yaml alone
-		if rc, err = h.repoConfig(ctx, gc, repo, pr.Number); err != nil {
-			return err
-		}
+	out, err := h.requests.Request(ctx, review.Request{Repo: repo, Inst: inst, GitHub: gc, Trusted: true,
+		Login: requester(e.Sender, trigger), PR: pr.asPR(), Trigger: t, RunTrigger: trigger, Target: target,
+		Files: review.ChangedFiles(gc, repo, pr.Number), InvalidConfig: h.reportConfig(repo, pr.Number)})
+	if refused(err) {
+		return nil
 	}
-	p, err := pick(ctx, all, rc, repo.FullName, t, pr.Draft, prFiles(gc, repo, pr.Number))
-	if err != nil {
-		return err
+	if err == nil && !out.NoReviewers {
+		h.log.Info("runs queued", "trigger", trigger, "created", len(out.Created), "skipped", len(out.Skipped))
 	}
-	_, err = h.queue(ctx, repo, pr, p.Reviewers, trigger, requester(e.Sender, trigger), "", target)
 	return err
 }
 

@@ -1,8 +1,8 @@
-// Package setup serves the GitHub App manifest flow as a plain server-rendered
+// Package setuppage serves the GitHub App manifest flow as a plain server-rendered
 // page: GET /setup builds the manifest and posts it to GitHub's "new App" page,
 // GET /setup/callback converts the code GitHub returns and stores the App's
 // settings in the data dir.
-package setup
+package setuppage
 
 import (
 	"crypto/subtle"
@@ -13,8 +13,8 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/appmanifest"
 	"github.com/chakshu-dev/chakshu/internal/redact"
-	appsetup "github.com/chakshu-dev/chakshu/internal/setup"
 	"github.com/chakshu-dev/chakshu/server"
 )
 
@@ -36,7 +36,7 @@ type Config struct {
 	// Log receives operator errors; nil discards.
 	Log *slog.Logger
 	// Saved, when set, is called after the App's settings were stored.
-	Saved func(*appsetup.Saved, *appsetup.Credentials)
+	Saved func(*appmanifest.Saved, *appmanifest.Credentials)
 }
 
 // Handler serves the flow.
@@ -66,7 +66,7 @@ const errMissing = setupError("setup page: Allow, PublicURL, GitHubURL, WebURL a
 func (h *Handler) Routes() []server.Route {
 	return []server.Route{
 		{Pattern: "GET /setup", Handler: http.HandlerFunc(h.start)},
-		{Pattern: "GET " + appsetup.RedirectPath, Handler: http.HandlerFunc(h.callback)},
+		{Pattern: "GET " + appmanifest.RedirectPath, Handler: http.HandlerFunc(h.callback)},
 	}
 }
 
@@ -95,7 +95,7 @@ code,pre{background:#f3f3f3;padding:.1rem .3rem}table{border-collapse:collapse}t
 
 type view struct {
 	Error, PublicURL, Org, Action, Manifest string
-	Permissions                             []appsetup.Permission
+	Permissions                             []appmanifest.Permission
 	Events                                  []string
 	Saved                                   bool
 	Slug, EnvFile, KeyFile, InstallURL      string
@@ -123,16 +123,16 @@ func (h *Handler) start(w http.ResponseWriter, r *http.Request) {
 		h.render(w, http.StatusBadRequest, view{Error: "That is not a GitHub organisation name."})
 		return
 	}
-	state := appsetup.NewState()
+	state := appmanifest.NewState()
 	http.SetCookie(w, &http.Cookie{Name: stateCookie, Value: state, Path: "/setup", HttpOnly: true,
 		Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode, MaxAge: 3600})
-	m, err := json.Marshal(appsetup.BuildManifest(h.cfg.AppName, h.cfg.PublicURL))
+	m, err := json.Marshal(appmanifest.BuildManifest(h.cfg.AppName, h.cfg.PublicURL))
 	if err != nil {
 		server.WriteError(w, http.StatusInternalServerError, "INTERNAL", "could not build the manifest")
 		return
 	}
 	h.render(w, http.StatusOK, view{PublicURL: h.cfg.PublicURL, Org: org, Manifest: string(m),
-		Action: appsetup.NewAppURL(h.cfg.WebURL, org, state), Permissions: appsetup.Permissions, Events: appsetup.Events})
+		Action: appmanifest.NewAppURL(h.cfg.WebURL, org, state), Permissions: appmanifest.Permissions, Events: appmanifest.Events})
 }
 
 func (h *Handler) callback(w http.ResponseWriter, r *http.Request) {
@@ -147,13 +147,13 @@ func (h *Handler) callback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: stateCookie, Path: "/setup", MaxAge: -1})
-	creds, err := appsetup.Convert(r.Context(), h.cfg.HTTP, h.cfg.GitHubURL, q.Get("code"))
+	creds, err := appmanifest.Convert(r.Context(), h.cfg.HTTP, h.cfg.GitHubURL, q.Get("code"))
 	if err != nil {
 		h.cfg.Log.Error("setup: manifest conversion", "err", redact.Error(err))
 		h.render(w, http.StatusBadGateway, view{Error: "GitHub did not hand over the new App (the code may have expired). Start again at /setup."})
 		return
 	}
-	saved, err := appsetup.Save(h.cfg.DataDir, h.cfg.PublicURL, creds)
+	saved, err := appmanifest.Save(h.cfg.DataDir, h.cfg.PublicURL, creds)
 	if err != nil {
 		h.cfg.Log.Error("setup: store the App's settings", "err", redact.Error(err), "app_slug", creds.Slug)
 		h.render(w, http.StatusInternalServerError, view{Error: "The App " + creds.Slug + " was created on GitHub but its settings could not be stored in the data dir (see the log). Delete the App on GitHub and start again."})

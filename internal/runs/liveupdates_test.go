@@ -15,12 +15,12 @@ import (
 
 // Every status change, wherever it is written, wakes the portal's live
 // updates once it is committed, and nothing else does.
-func TestStatusChangesPublishRunUpdated(t *testing.T) {
+func TestStatusChangesWakeLiveUpdates(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		repo, revs := seed(t, db)
 		bus := notify.NewLocal()
-		runs.PublishChanges(db.Client, bus)
+		runs.NotifyLiveUpdates(db.Client, bus)
 		wake, stop := bus.Subscribe(notify.TopicRunUpdated)
 		defer stop()
 		// seen says whether a wake-up is pending (Local delivers synchronously) and drains it.

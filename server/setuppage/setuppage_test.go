@@ -1,4 +1,4 @@
-package setup
+package setuppage
 
 import (
 	"encoding/json"
@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chakshu-dev/chakshu/internal/appmanifest"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
-	appsetup "github.com/chakshu-dev/chakshu/internal/setup"
 	"github.com/chakshu-dev/chakshu/server"
 )
 
@@ -75,7 +75,7 @@ func TestManifestFlow(t *testing.T) {
 		t.Fatalf("form posts to %s, want %s…", action, prefix)
 	}
 	state := strings.TrimPrefix(action, prefix)
-	var m appsetup.Manifest
+	var m appmanifest.Manifest
 	if err := json.Unmarshal([]byte(html.UnescapeString(manifestRe.FindStringSubmatch(body)[1])), &m); err != nil {
 		t.Fatal(err)
 	}

@@ -8,14 +8,14 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/notify"
 )
 
-// PublishChanges makes every change of a run's status written through client
+// NotifyLiveUpdates makes every change of a run's status written through client
 // (a run queued, or moved by Transition and Fail) wake notify.TopicRunUpdated,
 // the portal's live updates, once the change is committed: at once outside a
 // transaction, on commit inside one (transactions of client share its hooks),
 // never for a transaction that rolls back or an update that matched no run.
 // The app calls it once, at wiring time; the bus carries topics, not ids, and
 // subscribers read what changed since they last looked.
-func PublishChanges(client *ent.Client, bus notify.Bus) {
+func NotifyLiveUpdates(client *ent.Client, bus notify.Bus) {
 	if bus == nil {
 		return
 	}

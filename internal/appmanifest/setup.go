@@ -1,8 +1,8 @@
-// Package setup creates Chakshu's GitHub App from a manifest (GitHub's
+// Package appmanifest creates Chakshu's GitHub App from a manifest (GitHub's
 // documented manifest flow): it builds the manifest with exactly the
 // permissions and events Chakshu needs, converts the code GitHub hands back,
 // and stores or prints the App's credentials as settings.
-package setup
+package appmanifest
 
 import (
 	"context"

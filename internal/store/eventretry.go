@@ -1,0 +1,35 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/ent/webhookevent"
+)
+
+// ErrEventNotFailed is returned by RetryWebhookEvent for an event that is not failed.
+var ErrEventNotFailed = errors.New("the webhook event is not failed")
+
+// RetryWebhookEvent puts failed webhook event id back to pending with fresh
+// attempts (an admin's retry from the portal). The caller wakes the event
+// workers (notify.TopicEvents).
+func (db *DB) RetryWebhookEvent(ctx context.Context, id int) error {
+	return RetryWebhookEvent(ctx, db.Client, id)
+}
+
+// RetryWebhookEvent is DB.RetryWebhookEvent with c, a transaction's client,
+// so the caller can record the retry (the audit log) in the same transaction.
+func RetryWebhookEvent(ctx context.Context, c *ent.Client, id int) error {
+	n, err := c.WebhookEvent.Update().Where(webhookevent.ID(id), webhookevent.StatusEQ(webhookevent.StatusFailed)).
+		SetStatus(webhookevent.StatusPending).SetAttempts(0).SetLeaseOwner("").ClearNextAttemptAt().
+		ClearHandledAt().Save(ctx)
+	if err != nil {
+		return fmt.Errorf("retry webhook event %d: %w", id, err)
+	}
+	if n == 0 {
+		return ErrEventNotFailed
+	}
+	return nil
+}
