@@ -19,7 +19,9 @@ func TestBatchAnswersEachDelivery(t *testing.T) {
 		ctx := context.Background()
 		in := store.NewIntake(db, store.IntakeConfig{})
 		defer in.Close()
-		ev := func(id string) *store.Delivery { return &store.Delivery{DeliveryID: id, Event: "ping", Payload: []byte(`{}`)} }
+		ev := func(id string) *store.Delivery {
+			return &store.Delivery{DeliveryID: id, Event: "ping", Payload: []byte(`{}`)}
+		}
 		if _, err := db.StoreDelivery(ctx, ev("old")); err != nil {
 			t.Fatal(err)
 		}
