@@ -2,7 +2,6 @@
 -- PostgreSQL database dump
 --
 
-\restrict ouyPxmZ5W8bhkydHqcgQI9y32XyHwhm6f7C1AiZOuCJgvcuUHZAH9wPOe8Ebb3i
 
 -- Dumped from database version 15.20 (Debian 15.20-0+deb12u1)
 -- Dumped by pg_dump version 15.20 (Debian 15.20-0+deb12u1)
@@ -1351,5 +1350,4 @@ ALTER TABLE ONLY "public"."runs"
 -- PostgreSQL database dump complete
 --
 
-\unrestrict ouyPxmZ5W8bhkydHqcgQI9y32XyHwhm6f7C1AiZOuCJgvcuUHZAH9wPOe8Ebb3i
 

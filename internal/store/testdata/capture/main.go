@@ -81,10 +81,11 @@ func main() {
 	if err != nil {
 		log.Fatalf("pg_dump: %v", err)
 	}
-	// pg_dump empties search_path for its own session; the loader keeps its connection's.
+	// pg_dump empties search_path for its own session (the loader keeps its
+	// connection's), and psql meta-commands (\restrict) are not SQL.
 	var keep []string
 	for _, l := range strings.Split(string(dump), "\n") {
-		if strings.Contains(l, "set_config('search_path'") {
+		if strings.Contains(l, "set_config('search_path'") || strings.HasPrefix(l, `\`) {
 			continue
 		}
 		keep = append(keep, l)
