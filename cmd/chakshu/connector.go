@@ -14,7 +14,6 @@ import (
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/internal/connectors"
-	"github.com/chakshu-dev/chakshu/internal/store"
 )
 
 const connectorUsage = `Usage:
@@ -69,27 +68,19 @@ func connectorMain(ctx context.Context, args []string, stdin io.Reader, stdout, 
 		return errUsage
 	}
 
-	cfg, err := loadConfig()
+	cfg, err := loadConfigWithKey()
 	if err != nil {
 		return err
 	}
-	if cfg.Sandbox {
-		if err := cfg.EnsureSecretKey(); err != nil {
-			return fmt.Errorf("secret key: %w", err)
-		}
-	}
-	sealer, err := connectors.NewSealer(cfg.SecretKey)
+	sealer, err := connectors.NewSealer(cfg.SecretKey, cfg.SecretKeyPrevious...)
 	if err != nil {
 		return fmt.Errorf("CHAKSHU_SECRET_KEY: %w", err)
 	}
-	db, err := store.Open(ctx, store.Options{DatabaseURL: cfg.DatabaseURL, DataDir: cfg.DataDir})
+	db, err := openMigrated(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
-		return err
-	}
 	in, err := findInstallation(ctx, db.Client, *inst)
 	if err != nil {
 		return err

@@ -70,7 +70,7 @@ func webRoutes(d deps) ([]server.Route, func(), error) {
 	api, err := runnerapi.New(runnerapi.Config{
 		DB: d.db, Log: d.log, Bus: d.bus, GitHub: d.github,
 		Issuer: d.cfg.OIDCIssuer, Audience: d.cfg.OIDCAudience, PublicURL: d.cfg.PublicURL, AppSlug: d.cfg.AppSlug,
-		SecretKey: d.cfg.SecretKey, ModelURL: d.cfg.ModelURL, ModelAPIKey: d.cfg.ModelAPIKey,
+		SecretKey: d.cfg.SecretKey, SecretKeyPrevious: d.cfg.SecretKeyPrevious, ModelURL: d.cfg.ModelURL, ModelAPIKey: d.cfg.ModelAPIKey,
 		Models: d.models, ModelBetas: d.cfg.ModelBetas,
 		AllowPlainHTTPConnectors: d.cfg.Sandbox,
 		Version:                  version.Version, Runners: runnerbin.New(d.cfg.RunnerDir, version.Version),
