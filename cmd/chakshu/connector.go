@@ -68,13 +68,9 @@ func connectorMain(ctx context.Context, args []string, stdin io.Reader, stdout, 
 		return errUsage
 	}
 
-	cfg, err := loadConfigWithKey()
+	cfg, sealer, err := credentialSealer()
 	if err != nil {
 		return err
-	}
-	sealer, err := connectors.NewSealer(cfg.SecretKey, cfg.SecretKeyPrevious...)
-	if err != nil {
-		return fmt.Errorf("CHAKSHU_SECRET_KEY: %w", err)
 	}
 	db, err := openMigrated(ctx, cfg)
 	if err != nil {

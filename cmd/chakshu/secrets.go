@@ -32,13 +32,9 @@ func secretsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fmt.Fprintln(stderr, secretsUsage)
 		return errUsage
 	}
-	cfg, err := loadConfigWithKey()
+	cfg, creds, err := credentialSealer()
 	if err != nil {
 		return err
-	}
-	creds, err := connectors.NewSealer(cfg.SecretKey, cfg.SecretKeyPrevious...)
-	if err != nil {
-		return fmt.Errorf("CHAKSHU_SECRET_KEY: %w", err)
 	}
 	tokens, err := auth.TokenSealer(cfg.SecretKey, cfg.SecretKeyPrevious)
 	if err != nil {
@@ -78,6 +74,20 @@ func loadConfigWithKey() (*config.Config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// credentialSealer loads the settings and the sealer of connector
+// credentials under the current and previous secret keys.
+func credentialSealer() (*config.Config, *connectors.Sealer, error) {
+	cfg, err := loadConfigWithKey()
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := connectors.NewSealer(cfg.SecretKey, cfg.SecretKeyPrevious...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("CHAKSHU_SECRET_KEY: %w", err)
+	}
+	return cfg, s, nil
 }
 
 // openMigrated opens the configured database and migrates it.
