@@ -173,7 +173,17 @@ func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, [
 	if err != nil {
 		return nil, nil, err
 	}
-	loops := []worker.Loop{ev, disp, pl, sweep, fin, sync, rec}
+	prune, err := worker.NewPruner(worker.PruneConfig{DB: d.db, Log: d.log, Retention: storeRetention(d.cfg.Retention), Interval: d.cfg.Retention.Interval})
+	if err != nil {
+		return nil, nil, err
+	}
+	loops := []worker.Loop{ev, disp, pl, sweep, fin, sync, rec, prune}
 	beats := []func(context.Context, string, time.Time) error{ev.Heartbeat, worker.HeartbeatRuns(d.db)}
 	return loops, beats, nil
+}
+
+// storeRetention is the store's view of the retention settings.
+func storeRetention(r config.Retention) store.Retention {
+	return store.Retention{WebhookPayloads: r.WebhookPayloads, WebhookEvents: r.WebhookEvents, FailedEvents: r.FailedEvents,
+		RunEvents: r.RunEvents, Runs: r.Runs, Workers: r.Workers, Batch: r.Batch}
 }

@@ -42,7 +42,8 @@ func (p Pruned) Total() int {
 	return p.Payloads + p.WebhookEvents + p.FailedEvents + p.RunEvents + p.Runs + p.Workers
 }
 
-func (p *Pruned) add(q Pruned) {
+// Add adds q to p.
+func (p *Pruned) Add(q Pruned) {
 	p.Payloads += q.Payloads
 	p.WebhookEvents += q.WebhookEvents
 	p.FailedEvents += q.FailedEvents
