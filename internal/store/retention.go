@@ -153,13 +153,19 @@ func (db *DB) PruneBatch(ctx context.Context, r Retention, now time.Time, payloa
 			return p, payloadsAfter, err
 		}
 	}
+	// Each kind: find the rows by reading (no lock on SQLite's WAL), then,
+	// only when there are some, delete them by id in a short write
+	// transaction that checks the condition again.
 	del := func(table, where string, dst *int, args ...any) error {
-		q := db.Rebind("DELETE FROM " + table + " WHERE id IN (SELECT id FROM " + table + " WHERE " + where + " LIMIT " + fmt.Sprint(n) + ")")
-		res, err := db.SQL.ExecContext(ctx, q, args...)
+		ids, err := db.ids(ctx, "SELECT id FROM "+table+" WHERE "+where+" LIMIT "+fmt.Sprint(n), args...)
+		if err != nil || len(ids) == 0 {
+			return err
+		}
+		q := db.Rebind("DELETE FROM " + table + " WHERE id IN (" + placeholders(len(ids)) + ") AND " + where)
+		k, err := db.execWrite(ctx, q, append(ids, args...)...)
 		if err != nil {
 			return fmt.Errorf("prune %s: %w", table, err)
 		}
-		k, _ := res.RowsAffected()
 		*dst = int(k)
 		return nil
 	}
@@ -226,11 +232,10 @@ func (db *DB) clearPayloads(ctx context.Context, from, before time.Time, n int) 
 		return 0, before, nil
 	}
 	q := db.Rebind("UPDATE webhook_events SET payload = ? WHERE status = 'done' AND id IN (" + placeholders(len(ids)) + ")")
-	res, err := db.SQL.ExecContext(ctx, q, append([]any{[]byte{}}, ids...)...)
+	k, err := db.execWrite(ctx, q, append([]any{[]byte{}}, ids...)...)
 	if err != nil {
 		return 0, from, fmt.Errorf("prune payloads: %w", err)
 	}
-	k, _ := res.RowsAffected()
 	if len(ids) < n {
 		last = before
 	}
@@ -269,22 +274,8 @@ func (db *DB) pruneRuns(ctx context.Context, cut time.Time, n int) (int, error) 
 	if len(have) == 0 {
 		return 0, nil
 	}
-	rows, err := db.SQL.QueryContext(ctx, db.Rebind("SELECT id FROM runs WHERE status IN "+finishedRunStatuses+
-		" AND created_at < ? LIMIT "+fmt.Sprint(n)), cut)
-	if err != nil {
-		return 0, fmt.Errorf("prune runs: %w", err)
-	}
-	var ids []any
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return 0, fmt.Errorf("prune runs: %w", err)
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil || len(ids) == 0 {
+	ids, err := db.ids(ctx, "SELECT id FROM runs WHERE status IN "+finishedRunStatuses+" AND created_at < ? LIMIT "+fmt.Sprint(n), cut)
+	if err != nil || len(ids) == 0 {
 		return 0, err
 	}
 	tx, err := db.SQL.BeginTx(ctx, nil)
@@ -323,4 +314,41 @@ func (db *DB) pruneRuns(ctx context.Context, cut time.Time, n int) (int, error) 
 		return 0, fmt.Errorf("prune runs: %w", err)
 	}
 	return int(k), nil
+}
+
+// execWrite runs one writing statement in a transaction of its own. On
+// SQLite that transaction is immediate (store.SQLiteDSN): it takes the write
+// lock first, waiting its turn behind the intake's writer, where an
+// autocommit statement that read first could fail with SQLITE_BUSY when a
+// write lands between its read and its write.
+func (db *DB) execWrite(ctx context.Context, q string, args ...any) (int64, error) {
+	tx, err := db.SQL.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback() //nolint:errcheck
+	res, err := tx.ExecContext(ctx, q, args...)
+	if err != nil {
+		return 0, err
+	}
+	k, _ := res.RowsAffected()
+	return k, tx.Commit()
+}
+
+// ids reads the ids a query (with ?-placeholders) selects.
+func (db *DB) ids(ctx context.Context, q string, args ...any) ([]any, error) {
+	rows, err := db.SQL.QueryContext(ctx, db.Rebind(q), args...)
+	if err != nil {
+		return nil, fmt.Errorf("prune: %w", err)
+	}
+	defer rows.Close()
+	var out []any
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("prune: %w", err)
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
 }
