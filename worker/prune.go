@@ -18,12 +18,20 @@ type PruneConfig struct {
 	Retention store.Retention
 	// Interval is the wait between passes; 0 means a minute.
 	Interval time.Duration
-	// Pause is the wait between two batches of a pass, so the webhook intake
-	// and the queue claims have the database between them; 0 means 20 ms.
+	// Pause is the least wait between two batches of a pass, so the webhook
+	// intake and the queue claims have the database between them; 0 means
+	// 20 ms. A pass also waits DutyFactor times as long as its last batch
+	// took, so pruning takes at most about 1/(1+DutyFactor) of the database's
+	// (and, on SQLite, the process's) time however slow the batches get.
 	Pause time.Duration
+	// DutyFactor is that multiple; 0 means 4 (pruning at most ~20%).
+	DutyFactor int
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
+
+// maxPause caps the wait between batches a slow batch asks for.
+const maxPause = 2 * time.Second
 
 // Pruner deletes what the retention settings no longer keep, in small
 // batches, each its own short transaction (store.PruneBatch). Every worker
@@ -47,6 +55,9 @@ func NewPruner(cfg PruneConfig) (*Pruner, error) {
 	}
 	if cfg.Pause <= 0 {
 		cfg.Pause = 20 * time.Millisecond
+	}
+	if cfg.DutyFactor <= 0 {
+		cfg.DutyFactor = 4
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -80,7 +91,9 @@ func (p *Pruner) Pass(ctx context.Context) (store.Pruned, error) {
 	start := time.Now()
 	batches := 0
 	for ctx.Err() == nil {
+		t0 := time.Now()
 		got, after, err := p.cfg.DB.PruneBatch(ctx, p.cfg.Retention, p.cfg.Now(), p.payloadsAfter)
+		took := time.Since(t0)
 		p.payloadsAfter = after
 		total.Add(got)
 		if err != nil {
@@ -92,7 +105,7 @@ func (p *Pruner) Pass(ctx context.Context) (store.Pruned, error) {
 		}
 		select {
 		case <-ctx.Done():
-		case <-time.After(p.cfg.Pause):
+		case <-time.After(min(max(p.cfg.Pause, time.Duration(p.cfg.DutyFactor)*took), maxPause)):
 		}
 	}
 	if total.Total() > 0 {

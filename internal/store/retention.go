@@ -161,12 +161,14 @@ func (db *DB) PruneBatch(ctx context.Context, r Retention, now time.Time, payloa
 		if err != nil || len(ids) == 0 {
 			return err
 		}
-		q := db.Rebind("DELETE FROM " + table + " WHERE id IN (" + placeholders(len(ids)) + ") AND " + where)
-		k, err := db.execWrite(ctx, q, append(ids, args...)...)
-		if err != nil {
-			return fmt.Errorf("prune %s: %w", table, err)
+		for _, part := range db.writeChunks(ids) {
+			q := db.Rebind("DELETE FROM " + table + " WHERE id IN (" + placeholders(len(part)) + ") AND " + where)
+			k, err := db.execWrite(ctx, q, append(part, args...)...)
+			if err != nil {
+				return fmt.Errorf("prune %s: %w", table, err)
+			}
+			*dst += int(k)
 		}
-		*dst = int(k)
 		return nil
 	}
 	if r.WebhookEvents > 0 {
@@ -231,10 +233,14 @@ func (db *DB) clearPayloads(ctx context.Context, from, before time.Time, n int) 
 		// Nothing left below before: the next pass starts there.
 		return 0, before, nil
 	}
-	q := db.Rebind("UPDATE webhook_events SET payload = ? WHERE status = 'done' AND id IN (" + placeholders(len(ids)) + ")")
-	k, err := db.execWrite(ctx, q, append([]any{[]byte{}}, ids...)...)
-	if err != nil {
-		return 0, from, fmt.Errorf("prune payloads: %w", err)
+	var k int64
+	for _, part := range db.writeChunks(ids) {
+		q := db.Rebind("UPDATE webhook_events SET payload = ? WHERE status = 'done' AND id IN (" + placeholders(len(part)) + ")")
+		n, err := db.execWrite(ctx, q, append([]any{[]byte{}}, part...)...)
+		if err != nil {
+			return 0, from, fmt.Errorf("prune payloads: %w", err)
+		}
+		k += n
 	}
 	if len(ids) < n {
 		last = before
@@ -351,4 +357,22 @@ func (db *DB) ids(ctx context.Context, q string, args ...any) ([]any, error) {
 		out = append(out, id)
 	}
 	return out, rows.Err()
+}
+
+// sqliteWriteChunk bounds the rows one pruning transaction writes on SQLite,
+// where it holds the database's only write lock: the webhook intake waits
+// for it, so it is kept to a few milliseconds.
+const sqliteWriteChunk = 100
+
+// writeChunks splits ids into the groups written in one transaction each.
+func (db *DB) writeChunks(ids []any) [][]any {
+	if db.Postgres() {
+		return [][]any{ids}
+	}
+	var out [][]any
+	for len(ids) > sqliteWriteChunk {
+		out = append(out, ids[:sqliteWriteChunk])
+		ids = ids[sqliteWriteChunk:]
+	}
+	return append(out, ids)
 }
