@@ -269,7 +269,7 @@ func (h *api) setLearningEnabled(ctx context.Context, id int, enabled bool) (*en
 }
 
 func (h *api) credentials(ctx context.Context) (*connectors.Credentials, error) {
-	s, err := connectors.NewSealer(h.cfg.Config.SecretKey)
+	s, err := connectors.NewSealer(h.cfg.Config.SecretKey, h.cfg.Config.SecretKeyPrevious...)
 	if err != nil {
 		return nil, err
 	}

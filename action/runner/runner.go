@@ -386,7 +386,7 @@ var jobRetryWait = func(n int, retryAfter time.Duration) time.Duration {
 // busy server or many runners behind one address) and 5xx. Nothing is
 // handed out on those answers, so asking again is safe.
 func fetchJob(ctx context.Context, hc *http.Client, server, oidc string, runID int64) (*runnerproto.Job, error) {
-	body, _ := json.Marshal(runnerproto.JobRequest{RunID: runID, RunnerVersion: version.Version})
+	body, _ := json.Marshal(runnerproto.JobRequest{RunID: runID, RunnerVersion: version.Version, Protocol: runnerproto.Protocol})
 	jobURL := strings.TrimRight(server, "/") + runnerproto.PathJob
 	raw, err := postRetrying(ctx, hc, jobURL, oidc, body, "fetch job", 32<<20, retryPolicy{attempts: jobAttempts, wait: jobRetryWait})
 	if err != nil {

@@ -69,18 +69,9 @@ func connectorMain(ctx context.Context, args []string, stdin io.Reader, stdout, 
 		return errUsage
 	}
 
-	cfg, err := loadConfig()
+	cfg, sealer, err := credentialSealer()
 	if err != nil {
 		return err
-	}
-	if cfg.Sandbox {
-		if err := cfg.EnsureSecretKey(); err != nil {
-			return fmt.Errorf("secret key: %w", err)
-		}
-	}
-	sealer, err := connectors.NewSealer(cfg.SecretKey)
-	if err != nil {
-		return fmt.Errorf("CHAKSHU_SECRET_KEY: %w", err)
 	}
 	db, err := openMigrated(ctx, cfg)
 	if err != nil {

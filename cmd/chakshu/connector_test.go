@@ -17,23 +17,9 @@ func TestConnectorCmd(t *testing.T) {
 	for _, d := range storetest.Dialects {
 		t.Run(d, func(t *testing.T) {
 			ctx := context.Background()
-			dir := t.TempDir()
 			key := bytes.Repeat([]byte{9}, 32)
-			t.Setenv("CHAKSHU_DATA_DIR", dir)
 			t.Setenv("CHAKSHU_SECRET_KEY", base64.StdEncoding.EncodeToString(key))
-			opts := store.Options{DataDir: dir}
-			if d == "postgres" {
-				opts.DatabaseURL = storetest.NewPostgresDatabase(t)
-				t.Setenv("CHAKSHU_DATABASE_URL", opts.DatabaseURL)
-			}
-			db, err := store.Open(ctx, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			if err := db.Migrate(ctx); err != nil {
-				t.Fatal(err)
-			}
+			db := commandDB(t, d)
 			in := db.Installation.Create().SetGithubID(42).SetAccountLogin("acme").SaveX(ctx)
 
 			var out, errb bytes.Buffer
@@ -41,7 +27,7 @@ func TestConnectorCmd(t *testing.T) {
 				strings.NewReader("Bearer s3cret-value\n"), &out, &errb); err == nil || !strings.Contains(err.Error(), "hosts") {
 				t.Fatalf("http credential without --hosts: %v", err)
 			}
-			err = connectorMain(ctx, []string{"set", "--installation", "acme", "--connector", "http", "--name", "jira", "--by", "ops",
+			err := connectorMain(ctx, []string{"set", "--installation", "acme", "--connector", "http", "--name", "jira", "--by", "ops",
 				"--hosts", "Jira.example.com, jira.example.com:8443"},
 				strings.NewReader("Bearer s3cret-value\n"), &out, &errb)
 			if err != nil {
@@ -86,4 +72,28 @@ func TestConnectorCmd(t *testing.T) {
 			}
 		})
 	}
+}
+
+// commandDB points the commands' settings at a fresh, migrated database of
+// dialect d (SQLite in a temporary data dir, or a PostgreSQL database) and
+// opens it for the test.
+func commandDB(t *testing.T, d string) *store.DB {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	t.Setenv("CHAKSHU_DATA_DIR", dir)
+	opts := store.Options{DataDir: dir}
+	if d == "postgres" {
+		opts.DatabaseURL = storetest.NewPostgresDatabase(t)
+		t.Setenv("CHAKSHU_DATABASE_URL", opts.DatabaseURL)
+	}
+	db, err := store.Open(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return db
 }

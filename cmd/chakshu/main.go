@@ -13,7 +13,6 @@ import (
 
 	"github.com/chakshu-dev/chakshu/internal/app"
 	"github.com/chakshu-dev/chakshu/internal/config"
-	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/version"
 )
 
@@ -54,6 +53,8 @@ func commands() []command {
 			run: connectorCmd, ownArgs: true},
 		{name: "installation", summary: "admin changes to an installation: set-reviewers-repo",
 			run: installationCmd, ownArgs: true},
+		{name: "secrets", summary: "re-seal stored credentials and tokens under the current CHAKSHU_SECRET_KEY (key rotation)",
+			run: secretsCmd, ownArgs: true},
 		{name: "workflow", summary: "print the workflow template to commit as .github/workflows/chakshu.yml",
 			help: "Usage: chakshu workflow print", run: workflowCmd, ownArgs: true},
 		{name: "setup", summary: "create the GitHub App from a manifest and store its settings in the data dir",
@@ -152,14 +153,11 @@ func migrateCmd(ctx context.Context, _ []string, stdout, _ io.Writer) error {
 	if err != nil {
 		return err
 	}
-	db, err := store.Open(ctx, store.Options{DatabaseURL: cfg.DatabaseURL, DataDir: cfg.DataDir})
+	db, err := openMigrated(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
-		return err
-	}
 	fmt.Fprintln(stdout, "database is at the current schema")
 	return nil
 }

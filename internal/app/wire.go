@@ -73,7 +73,7 @@ func webRoutes(d deps) ([]server.Route, func(), error) {
 	api, err := runnerapi.New(runnerapi.Config{
 		DB: d.db, Log: d.log, Bus: d.bus, GitHub: d.github,
 		Issuer: d.cfg.OIDCIssuer, Audience: d.cfg.OIDCAudience, PublicURL: d.cfg.PublicURL, AppSlug: d.cfg.AppSlug,
-		SecretKey: d.cfg.SecretKey, ModelURL: d.cfg.ModelURL, ModelAPIKey: d.cfg.ModelAPIKey,
+		SecretKey: d.cfg.SecretKey, SecretKeyPrevious: d.cfg.SecretKeyPrevious, ModelURL: d.cfg.ModelURL, ModelAPIKey: d.cfg.ModelAPIKey,
 		Models: d.models, ModelBetas: d.cfg.ModelBetas, ModelRetryHorizon: d.cfg.ModelRetryHorizon,
 		AllowPlainHTTPConnectors: d.cfg.Sandbox,
 		Version:                  version.Version, Runners: runnerbin.New(d.cfg.RunnerDir, version.Version),
@@ -185,7 +185,17 @@ func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, [
 	if err != nil {
 		return nil, nil, err
 	}
-	loops := []worker.Loop{ev, disp, pl, sweep, fin, sync, rec}
+	prune, err := worker.NewPruner(worker.PruneConfig{DB: d.db, Log: d.log, Retention: storeRetention(d.cfg.Retention), Interval: d.cfg.Retention.Interval})
+	if err != nil {
+		return nil, nil, err
+	}
+	loops := []worker.Loop{ev, disp, pl, sweep, fin, sync, rec, prune}
 	beats := []func(context.Context, string, time.Time) error{worker.HeartbeatLeases(d.db)}
 	return loops, beats, nil
+}
+
+// storeRetention is the store's view of the retention settings.
+func storeRetention(r config.Retention) store.Retention {
+	return store.Retention{WebhookPayloads: r.WebhookPayloads, WebhookEvents: r.WebhookEvents, FailedEvents: r.FailedEvents,
+		RunEvents: r.RunEvents, Runs: r.Runs, Workers: r.Workers, Batch: r.Batch}
 }

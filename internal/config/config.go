@@ -50,6 +50,9 @@ type Config struct {
 	OIDCAudience string
 	// SecretKey is 32 bytes for sessions and stored credentials (CHAKSHU_SECRET_KEY, base64).
 	SecretKey []byte
+	// SecretKeyPrevious are keys CHAKSHU_SECRET_KEY replaced, still accepted
+	// for opening during a rotation (CHAKSHU_SECRET_KEY_PREVIOUS; retention.go).
+	SecretKeyPrevious [][]byte
 	// ModelURL and ModelAPIKey are the model gateway's upstream (CHAKSHU_MODEL_URL, CHAKSHU_MODEL_API_KEY).
 	ModelURL    string
 	ModelAPIKey string
@@ -130,6 +133,9 @@ type Config struct {
 	// (CHAKSHU_SANDBOX_MODEL_LATENCY), so a run lasts long enough to watch its
 	// Actions log live (browser tests, demos). 0 answers at once.
 	SandboxModelLatency time.Duration
+	// Retention bounds what the database keeps (CHAKSHU_RETAIN_*,
+	// CHAKSHU_PRUNE_*; retention.go).
+	Retention Retention
 }
 
 // DefaultModelRetryHorizon and MaxModelRetryHorizon bound
@@ -154,6 +160,7 @@ var Settings = []struct{ Name, Meaning, Default string }{
 	{"CHAKSHU_OAUTH_CLIENT_ID, CHAKSHU_OAUTH_CLIENT_SECRET", "portal login", "unset → sandbox login"},
 	{"CHAKSHU_OIDC_ISSUER, CHAKSHU_OIDC_AUDIENCE", "Actions token issuer and audience", "GitHub's issuer; the public URL"},
 	{"CHAKSHU_SECRET_KEY", "32-byte key (base64) for sessions and credentials", "sandbox: generated into the data dir"},
+	{"CHAKSHU_SECRET_KEY_PREVIOUS", "comma-separated keys CHAKSHU_SECRET_KEY replaced, still accepted while rotating (chakshu secrets rotate)", "unset"},
 	{"CHAKSHU_MODEL_URL, CHAKSHU_MODEL_API_KEY", "upstream of the model gateway", "Anthropic; sandbox: the scripted model"},
 	{"CHAKSHU_MODEL_CATALOG", "a JSON model catalogue merged over the built-in one (re-read on change)", "the built-in catalogue"},
 	{"CHAKSHU_MODEL_BETAS", "comma-separated anthropic-beta values runners may send", "none"},
@@ -173,6 +180,13 @@ var Settings = []struct{ Name, Meaning, Default string }{
 	{"CHAKSHU_RUN_REPORT_TIMEOUT", "a dispatched run that has not reported back this long fails", "45m"},
 	{"CHAKSHU_POLL_INTERVAL", "the slowest a worker loop looks for work when no wake-up came", "1s"},
 	{"CHAKSHU_SANDBOX_MODEL_LATENCY", "sandbox: delay of each scripted model answer, to watch a run's log live", "0"},
+	{"CHAKSHU_RETAIN_WEBHOOK_PAYLOADS", "a handled webhook's payload is emptied after this (the row stays for deduplication); 0 keeps it", "24h"},
+	{"CHAKSHU_RETAIN_WEBHOOK_EVENTS", "a handled webhook's row is deleted after this; at least GitHub's redelivery window (3d github.com, 7d Enterprise Server)", "8d"},
+	{"CHAKSHU_RETAIN_FAILED_EVENTS", "a failed webhook is deleted after this", "30d"},
+	{"CHAKSHU_RETAIN_RUN_EVENTS", "finished runs' timeline entries are deleted after this", "90d"},
+	{"CHAKSHU_RETAIN_RUNS", "finished runs (with findings and timeline) are deleted after this; cost figures stay exact", "365d"},
+	{"CHAKSHU_RETAIN_WORKERS", "rows of workers silent this long are deleted", "7d"},
+	{"CHAKSHU_PRUNE_INTERVAL, CHAKSHU_PRUNE_BATCH", "how often a worker prunes; rows per pruning statement", "1m; 500"},
 	{"CHAKSHU_CONFIG_FILE", "a file of NAME=value lines setting the same names (the environment wins)", "unset"},
 }
 
@@ -368,6 +382,9 @@ func Load(look Lookup) (*Config, error) {
 	} else if !c.Sandbox {
 		return nil, errors.New("CHAKSHU_SECRET_KEY: required when a GitHub App is configured (openssl rand -base64 32)")
 	}
+	if err := c.loadPreviousKeys(get); err != nil {
+		return nil, err
+	}
 	c.Admins = splitList(get("CHAKSHU_ADMINS", ""))
 	c.ModelBetas = splitList(get("CHAKSHU_MODEL_BETAS", ""))
 	c.ReviewAllowList = splitList(get("CHAKSHU_REVIEW_ALLOWLIST", ""))
@@ -424,6 +441,9 @@ func Load(look Lookup) (*Config, error) {
 			return nil, fmt.Errorf("CHAKSHU_MODEL_RETRY_HORIZON: want a duration from 1s to 20m such as 2m, got %q", v)
 		}
 		c.ModelRetryHorizon = x
+	}
+	if err := c.loadRetention(get); err != nil {
+		return nil, err
 	}
 	if v := get("CHAKSHU_SANDBOX_MODEL_LATENCY", ""); v != "" {
 		x, err := time.ParseDuration(v)

@@ -141,3 +141,52 @@ func (c *Credentials) List(ctx context.Context, installationID int) ([]Credentia
 	}
 	return out, nil
 }
+
+// Resealed counts what a rotation did to one kind of sealed value.
+type Resealed struct {
+	// Resealed were sealed under a previous key and now under the current one.
+	Resealed int
+	// Current were already sealed under the current key.
+	Current int
+	// Unreadable opened under no accepted key (left as they are).
+	Unreadable []string
+}
+
+// ResealAll seals every stored credential under the Sealer's current key
+// (chakshu secrets rotate). Each row is updated only if its ciphertext is
+// still the one read, so a credential set meanwhile is not overwritten.
+func (c *Credentials) ResealAll(ctx context.Context) (Resealed, error) {
+	var out Resealed
+	rows, err := c.DB.ConnectorCredential.Query().WithInstallation().All(ctx)
+	if err != nil {
+		return out, fmt.Errorf("connectors: list credentials: %w", err)
+	}
+	for _, row := range rows {
+		if row.Edges.Installation == nil {
+			continue
+		}
+		ad := additionalData(row.Edges.Installation.ID, row.Connector, row.Name)
+		ct, changed, err := c.Sealer.Reseal(row.Ciphertext, ad)
+		switch {
+		case errors.Is(err, ErrOpen):
+			out.Unreadable = append(out.Unreadable, fmt.Sprintf("installation %s credential %s/%s", row.Edges.Installation.AccountLogin, row.Connector, row.Name))
+			continue
+		case err != nil:
+			return out, err
+		case !changed:
+			out.Current++
+			continue
+		}
+		n, err := c.DB.ConnectorCredential.Update().Where(connectorcredential.ID(row.ID),
+			connectorcredential.CiphertextEQ(row.Ciphertext)).SetCiphertext(ct).Save(ctx)
+		if err != nil {
+			return out, fmt.Errorf("connectors: reseal credential: %w", err)
+		}
+		if n == 0 { // set again meanwhile, under the current key
+			out.Current++
+			continue
+		}
+		out.Resealed++
+	}
+	return out, nil
+}

@@ -24,17 +24,37 @@ const (
 // binary's own answer too.
 const HeaderRunnerSHA256 = "X-Chakshu-Runner-Sha256"
 
+// Protocol is the version of this wire contract (the shapes and meanings of
+// every path above). A change a runner or server of the previous protocol
+// would misread bumps it; an added optional field does not.
+//
+// Compatibility: the server hands a job to a runner whose Protocol lies in
+// [MinProtocol, Protocol], whatever build it is, so during a rolling deploy a
+// runner downloaded from one web instance may fetch its job from another of a
+// neighbouring build. A runner that sends no protocol (builds before the
+// field) gets a job only from a server of its own build; any other runner is
+// refused with 409 runner_version, naming both protocols.
+const Protocol = 1
+
+// MinProtocol is the oldest runner protocol this server still serves.
+const MinProtocol = 1
+
 // JobRequest is the body of POST /job (the OIDC token travels as the bearer).
 type JobRequest struct {
 	// RunID is the Chakshu run id the workflow was dispatched with.
 	RunID int64 `json:"run_id"`
-	// RunnerVersion is the runner's version; Chakshu hands jobs only to a
-	// runner of its own version (the one it serves at PathRunner).
+	// RunnerVersion is the runner's build (for the record and, without
+	// Protocol, the exact match older runners needed).
 	RunnerVersion string `json:"runner_version"`
+	// Protocol is the runner's Protocol; 0 (absent) from runners built
+	// before the field.
+	Protocol int `json:"protocol,omitempty"`
 }
 
 // Job is everything the runner needs for one run.
 type Job struct {
+	// Protocol is the server's Protocol.
+	Protocol   int    `json:"protocol"`
 	RunID      int64  `json:"run_id"`
 	Kind       string `json:"kind"` // review or reply
 	Reviewer   string `json:"reviewer"`

@@ -33,9 +33,10 @@ import (
 // (~50,000 with ten reviewers), a year by week 52. Each write of a run
 // upserts one row per grain and level, in one statement.
 
-// rollupVersion names the triggers; bump it when their SQL changes, so
-// Migrate replaces them and rebuilds the rollup.
-const rollupVersion = "v3"
+// rollupVersion numbers the triggers (runs_rollup_v<N>_…); bump it when
+// their SQL changes. Migrate replaces installed triggers only when they are
+// older than this, never newer ones (migrate.go), and then rebuilds the rollup.
+const rollupVersion = 3
 
 // RollupGrains are the periods the rollup keeps: day, week, month.
 var RollupGrains = []string{"d", "w", "m"}
@@ -202,9 +203,9 @@ func (db *DB) rollupChanged() string {
 	return strings.Join(conds, " OR ")
 }
 
-// rollupDDL is the SQL that installs the triggers.
-func (db *DB) rollupDDL() []string {
-	name := "runs_rollup_" + rollupVersion
+// rollupDDL is the SQL that installs the triggers of version v.
+func (db *DB) rollupDDL(v int) []string {
+	name := rollupTriggerPrefix(v)
 	upserts := func(p, sign string) string { return db.rollupUpsert(p, sign) + ";" }
 	if db.Postgres() {
 		return []string{
@@ -222,59 +223,6 @@ func (db *DB) rollupDDL() []string {
 		"CREATE TRIGGER " + name + "_update AFTER UPDATE ON runs WHEN " + db.rollupChanged() + " BEGIN\n" +
 			upserts("OLD.", "-") + "\n" + upserts("NEW.", "+") + "\nEND",
 	}
-}
-
-// migrateRollup installs the current triggers when they are missing, and
-// then rebuilds the rollup from the runs, in one transaction (writers of runs
-// wait for it).
-func (db *DB) migrateRollup(ctx context.Context) error {
-	name := "runs_rollup_" + rollupVersion
-	listQ := "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'runs_rollup_%'"
-	if db.Postgres() {
-		listQ = "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal AND tgname LIKE 'runs_rollup_%'"
-	}
-	tx, err := db.SQL.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("cost rollup: %w", err)
-	}
-	defer tx.Rollback() //nolint:errcheck
-	if db.Postgres() {
-		// Writers of runs wait until the triggers and the rebuild are in.
-		if _, err := tx.ExecContext(ctx, "LOCK TABLE runs IN SHARE ROW EXCLUSIVE MODE"); err != nil {
-			return fmt.Errorf("cost rollup: %w", err)
-		}
-	}
-	names, err := queryStrings(ctx, tx, listQ)
-	if err != nil {
-		return fmt.Errorf("cost rollup: %w", err)
-	}
-	current := false
-	for _, n := range names {
-		if strings.HasPrefix(n, name+"_") {
-			current = true
-		}
-	}
-	if current {
-		return nil
-	}
-	for _, n := range names {
-		q := "DROP TRIGGER IF EXISTS " + n
-		if db.Postgres() {
-			q += " ON runs"
-		}
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("cost rollup: drop %s: %w", n, err)
-		}
-	}
-	for _, q := range db.rollupDDL() {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("cost rollup: install triggers: %w", err)
-		}
-	}
-	if err := db.rebuildRollup(ctx, tx); err != nil {
-		return err
-	}
-	return tx.Commit()
 }
 
 // rebuildRollup recomputes every cell from the runs.
@@ -303,7 +251,8 @@ func (db *DB) rebuildRollup(ctx context.Context, tx *sql.Tx) error {
 			}
 		}
 	}
-	return nil
+	// Runs pruned by retention are gone from runs but not from the costs.
+	return db.addPrunedToRollup(ctx, tx)
 }
 
 // RebuildRollup recomputes the rollup from the runs (tests, repair).

@@ -18,7 +18,6 @@ import (
 	_ "modernc.org/sqlite"             // registers the "sqlite" driver
 
 	"github.com/chakshu-dev/chakshu/ent"
-	"github.com/chakshu-dev/chakshu/ent/migrate"
 )
 
 // DB is an open database: the ent client plus the raw handle and its dialect,
@@ -139,37 +138,11 @@ func redactURL(u *url.URL) string {
 // when several processes start at once.
 const migrateLockKey = 0x6368616b736875 // "chakshu"
 
-// Migrate brings the database to the current schema. It is additive: tables,
-// columns and indexes are created; nothing is dropped, so data survives upgrades
-// and an older binary can still read a newer database during a rolling deploy.
+// Migrate brings the database to the current schema (migrate.go: additive,
+// versioned, and never undone by an older release running beside this one).
 func (db *DB) Migrate(ctx context.Context) error {
-	if db.Postgres() {
-		conn, err := db.SQL.Conn(ctx)
-		if err != nil {
-			return fmt.Errorf("migrate: %w", err)
-		}
-		defer conn.Close()
-		if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock($1)", migrateLockKey); err != nil {
-			return fmt.Errorf("migrate: lock: %w", err)
-		}
-		defer conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", migrateLockKey) //nolint:errcheck
-	}
-	backfill, err := db.retryColumnsMissing(ctx)
-	if err != nil {
-		return err
-	}
-	if err := db.Schema.Create(ctx, migrate.WithDropColumn(false), migrate.WithDropIndex(false)); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	if backfill {
-		if err := db.backfillRetryColumns(ctx); err != nil {
-			return err
-		}
-	}
-	if err := db.migrateIntake(ctx); err != nil {
-		return err
-	}
-	return db.migrateRollup(ctx)
+	_, err := db.MigrateAs(ctx, Current)
+	return err
 }
 
 // Ping checks the database answers (readiness).

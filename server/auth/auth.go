@@ -77,6 +77,7 @@ type Auth struct {
 	http     *http.Client
 	limits   *tokenLimits       // per API token (ratelimit.go)
 	sealer   *connectors.Sealer // seals users' GitHub tokens at rest
+	rekey    *cookieRekey       // CSRF cookies of a previous secret key (rotation.go); nil without one
 }
 
 // New validates cfg and returns an Auth.
@@ -110,16 +111,17 @@ func New(cfg Config) (*Auth, error) {
 	a := &Auth{cfg: cfg, log: cfg.Log, db: cfg.DB, secure: pub.Scheme == "https", apiURL: c.GitHubURL, http: cfg.HTTPClient}
 	a.limits = newTokenLimits(c.APITokenRate, c.APITokenBurst)
 
-	if a.sealer, err = connectors.NewSealer(derive(c.SecretKey, "github-token")); err != nil {
+	if a.sealer, err = TokenSealer(c.SecretKey, c.SecretKeyPrevious); err != nil {
 		return nil, err
 	}
-	a.sessions = sessions.NewCookieStore(derive(c.SecretKey, "session-hash"), derive(c.SecretKey, "session-block")[:32])
+	a.rekey = newCSRFRekey(c.SecretKey, c.SecretKeyPrevious)
+	a.sessions = sessions.NewCookieStore(keyPairs(c.SecretKey, c.SecretKeyPrevious, "session-hash", "session-block")...)
 	a.sessions.Options = &sessions.Options{
 		Path: "/", MaxAge: int(cfg.SessionMaxAge / time.Second), HttpOnly: true,
 		Secure: a.secure, SameSite: http.SameSiteLaxMode,
 	}
 	a.sessions.MaxAge(int(cfg.SessionMaxAge / time.Second))
-	a.states = sessions.NewCookieStore(derive(c.SecretKey, "state-hash"), derive(c.SecretKey, "state-block")[:32])
+	a.states = sessions.NewCookieStore(keyPairs(c.SecretKey, c.SecretKeyPrevious, "state-hash", "state-block")...)
 	a.states.Options = &sessions.Options{
 		Path: "/auth/", MaxAge: 600, HttpOnly: true, Secure: a.secure, SameSite: http.SameSiteLaxMode,
 	}
@@ -187,6 +189,7 @@ func (a *Auth) Middleware(next http.Handler) http.Handler {
 		if !a.secure {
 			r = csrf.PlaintextHTTPRequest(r)
 		}
+		r = a.rekey.csrf(w, r, a.secure)
 		if h := r.Header.Get("Authorization"); h != "" {
 			v, err := a.tokenViewer(r.Context(), h)
 			if err != nil {

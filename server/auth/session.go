@@ -47,6 +47,13 @@ func (a *Auth) sessionViewer(w http.ResponseWriter, r *http.Request) (*Viewer, e
 	if uid == 0 || a.cfg.Now().Sub(time.Unix(iat, 0)) > a.cfg.SessionMaxAge {
 		return nil, nil
 	}
+	if a.sessionFromPrevious(r) {
+		// Signed under a previous secret key: the same session (same issue
+		// time), re-issued under the current one.
+		if err := s.Save(r, w); err != nil {
+			a.log.Warn("re-issue session under the current secret key", "err", err)
+		}
+	}
 	u, err := a.db.User.Get(r.Context(), uid)
 	if ent.IsNotFound(err) {
 		return nil, nil

@@ -107,18 +107,34 @@ func acceptsGzip(r *http.Request) bool {
 	return false
 }
 
-// refuseVersion answers a job request from a runner of another version. The
-// run stays dispatched: the failed workflow run then fails it (or the stale
-// sweep does), and triggering the review again dispatches a workflow that
-// downloads this server's runner.
-func (a *API) refuseVersion(w http.ResponseWriter, log *slog.Logger, got string) {
+// runnerCompatible reports whether the server hands a job to the runner of
+// req (runnerproto.Protocol says the rule): a runner of a protocol this
+// server speaks, or, without a protocol, of this very build.
+func runnerCompatible(req runnerproto.JobRequest, serverVersion string) bool {
+	if req.Protocol == 0 {
+		return req.RunnerVersion == serverVersion
+	}
+	return req.Protocol >= runnerproto.MinProtocol && req.Protocol <= runnerproto.Protocol
+}
+
+// refuseVersion answers a job request from a runner this server does not
+// serve. The run stays dispatched: the failed workflow run then fails it (or
+// the stale sweep does), and triggering the review again dispatches a
+// workflow that downloads this server's runner.
+func (a *API) refuseVersion(w http.ResponseWriter, log *slog.Logger, req runnerproto.JobRequest) {
+	got := req.RunnerVersion
 	if got == "" {
 		got = "of an unknown version (one that does not send it)"
 	}
-	log.Warn("job: runner of another version refused", "runner_version", got, "version", a.cfg.Version)
+	proto := "no runner protocol"
+	if req.Protocol != 0 {
+		proto = fmt.Sprintf("runner protocol %d", req.Protocol)
+	}
+	log.Warn("job: runner of another version refused", "runner_version", got, "runner_protocol", req.Protocol,
+		"version", a.cfg.Version, "protocol", runnerproto.Protocol)
 	server.WriteError(w, http.StatusConflict, codeRunnerVersion, fmt.Sprintf(
-		"this runner is chakshu-action %s but Chakshu is %s: the workflow must run the chakshu-action Chakshu serves. "+
+		"this runner is chakshu-action %s speaking %s but Chakshu is %s and serves runner protocols %d to %d: the workflow must run the chakshu-action Chakshu serves. "+
 			"Replace .github/workflows/chakshu.yml on the default branch with the output of `chakshu workflow print` "+
 			"(it downloads the runner from Chakshu), then trigger the review again; if you build the runner from source, build it at Chakshu's version %s",
-		got, a.cfg.Version, a.cfg.Version))
+		got, proto, a.cfg.Version, runnerproto.MinProtocol, runnerproto.Protocol, a.cfg.Version))
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -365,27 +366,53 @@ func TestWorkflowDownloadStep(t *testing.T) {
 	})
 }
 
-// A runner of another version (or one that does not say) gets no job, with
-// a message naming the fix; the run stays dispatched for the right runner.
+// A runner of another build without a protocol (or one that does not say
+// its version), or of a protocol outside [MinProtocol, Protocol], gets no job,
+// with a message naming the fix and both protocols; the run stays dispatched
+// for the right runner. A runner of another build that speaks a protocol the
+// server serves gets it (a rolling deploy's neighbouring build).
 func TestJobRefusesOtherRunnerVersion(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		w := newWorld(t, db)
 		w.api.cfg.Version = servedVersion
 		rn := w.dispatch(run.KindReview)
-		for _, v := range []string{"", "v9.9.8", "v9.9.9-dirty", "dev"} {
+		for _, req := range []runnerproto.JobRequest{
+			{RunnerVersion: ""}, {RunnerVersion: "v9.9.8"}, {RunnerVersion: "v9.9.9-dirty"}, {RunnerVersion: "dev"},
+			{RunnerVersion: "v9.9.8", Protocol: runnerproto.Protocol + 1},
+			{RunnerVersion: "v9.9.8", Protocol: runnerproto.MinProtocol - 1 - 1},
+			{RunnerVersion: servedVersion, Protocol: runnerproto.Protocol + 1},
+		} {
+			req.RunID = int64(rn.ID)
 			var e runnerproto.Error
-			st := w.do(runnerproto.PathJob, runnerproto.JobRequest{RunID: int64(rn.ID), RunnerVersion: v}, bearer(w.token(rn)), &e)
+			st := w.do(runnerproto.PathJob, req, bearer(w.token(rn)), &e)
 			if st != 409 || e.Error.Code != codeRunnerVersion || !strings.Contains(e.Error.Message, "chakshu workflow print") ||
-				!strings.Contains(e.Error.Message, "Chakshu is "+servedVersion) {
-				t.Fatalf("runner %q: %d %+v", v, st, e)
+				!strings.Contains(e.Error.Message, "Chakshu is "+servedVersion) ||
+				!strings.Contains(e.Error.Message, fmt.Sprintf("serves runner protocols %d to %d", runnerproto.MinProtocol, runnerproto.Protocol)) {
+				t.Fatalf("runner %+v: %d %+v", req, st, e)
+			}
+			if req.Protocol != 0 && !strings.Contains(e.Error.Message, fmt.Sprintf("speaking runner protocol %d", req.Protocol)) {
+				t.Fatalf("runner %+v: the refusal does not name its protocol: %s", req, e.Error.Message)
 			}
 			if got := db.Run.GetX(context.Background(), rn.ID); got.Status != run.StatusDispatched || got.RunTokenHash != "" {
-				t.Fatalf("runner %q moved the run to %s", v, got.Status)
+				t.Fatalf("runner %+v moved the run to %s", req, got.Status)
 			}
 		}
 		var job runnerproto.Job
 		if st := w.do(runnerproto.PathJob, runnerproto.JobRequest{RunID: int64(rn.ID), RunnerVersion: servedVersion}, bearer(w.token(rn)), &job); st != 200 || job.RunToken == "" {
 			t.Fatalf("runner of the server's version: %d", st)
+		}
+		if job.Protocol != runnerproto.Protocol {
+			t.Fatalf("job protocol %d, want %d", job.Protocol, runnerproto.Protocol)
+		}
+		// Another build at each end of the served protocols (each run
+		// finished first: one active run per PR, reviewer and head).
+		for _, p := range []int{runnerproto.MinProtocol, runnerproto.Protocol} {
+			db.Run.Update().SetStatus(run.StatusCancelled).ExecX(context.Background())
+			rn := w.dispatch(run.KindReview)
+			var job runnerproto.Job
+			if st := w.do(runnerproto.PathJob, runnerproto.JobRequest{RunID: int64(rn.ID), RunnerVersion: "v9.9.8", Protocol: p}, bearer(w.token(rn)), &job); st != 200 || job.RunToken == "" {
+				t.Fatalf("runner of another build speaking protocol %d: %d", p, st)
+			}
 		}
 	})
 }

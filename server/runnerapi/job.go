@@ -126,8 +126,8 @@ func (a *API) handleJob(w http.ResponseWriter, r *http.Request) {
 		server.WriteError(w, http.StatusForbidden, codeForbidden, "the token is not valid for this run")
 		return
 	}
-	if req.RunnerVersion != a.cfg.Version {
-		a.refuseVersion(w, log, req.RunnerVersion)
+	if !runnerCompatible(req, a.cfg.Version) {
+		a.refuseVersion(w, log, req)
 		return
 	}
 	if rn.Status != run.StatusDispatched {
@@ -192,7 +192,8 @@ func (a *API) buildJob(ctx context.Context, rn *ent.Run, log *slog.Logger) (*run
 	rc := loaded.RepoConfig
 
 	job := &runnerproto.Job{
-		RunID: int64(rn.ID), Kind: string(rn.Kind), Reviewer: jc.rv.Name, Repository: jc.repo.FullName,
+		Protocol: runnerproto.Protocol,
+		RunID:    int64(rn.ID), Kind: string(rn.Kind), Reviewer: jc.rv.Name, Repository: jc.repo.FullName,
 		PR: runnerproto.PR{Number: rn.PrNumber, Title: pr.GetTitle(), Body: pr.GetBody(), URL: pr.GetHTMLURL(),
 			Author: pr.GetUser().GetLogin(), HeadSHA: pr.GetHead().GetSHA(), BaseSHA: pr.GetBase().GetSHA(),
 			HeadRef: pr.GetHead().GetRef(), BaseRef: pr.GetBase().GetRef()},

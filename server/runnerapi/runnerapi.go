@@ -66,6 +66,8 @@ type Config struct {
 	AppSlug string
 	// SecretKey (32 bytes, CHAKSHU_SECRET_KEY) decrypts connector credentials.
 	SecretKey []byte
+	// SecretKeyPrevious (CHAKSHU_SECRET_KEY_PREVIOUS) still open what they sealed.
+	SecretKeyPrevious [][]byte
 	// ModelURL and ModelAPIKey are the gateway's upstream (CHAKSHU_MODEL_URL, CHAKSHU_MODEL_API_KEY).
 	ModelURL, ModelAPIKey string
 	// Models is the model catalogue (CHAKSHU_MODEL_CATALOG); nil means the built-in one.
@@ -187,7 +189,7 @@ func New(cfg Config) (*API, error) {
 	}
 	var creds *connectors.Credentials
 	if len(cfg.SecretKey) > 0 {
-		s, err := connectors.NewSealer(cfg.SecretKey)
+		s, err := connectors.NewSealer(cfg.SecretKey, cfg.SecretKeyPrevious...)
 		if err != nil {
 			return nil, err
 		}

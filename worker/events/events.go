@@ -211,7 +211,7 @@ func (l *Loop) process(ctx context.Context, id int) {
 	}
 	log := l.cfg.Log.With("delivery_id", ev.DeliveryID, "event", ev.Event, "action", ev.Action,
 		"installation_id", ev.InstallationID, "repo", ev.Repository)
-	herr := l.handle(ctx, log, ev)
+	drop, herr := l.handle(ctx, log, ev)
 	if ctx.Err() != nil && herr != nil {
 		return // shutting down: the lease lapses and another worker takes it over
 	}
@@ -225,6 +225,10 @@ func (l *Loop) process(ctx context.Context, id int) {
 	switch {
 	case herr == nil:
 		mine.SetStatus(webhookevent.StatusDone).SetHandledAt(now).SetLastError("")
+		if drop {
+			// Nothing of it is needed again: the row stays for deduplication.
+			mine.SetPayload([]byte{})
+		}
 		log.Debug("webhook handled")
 	case waitForGitHub:
 		// GitHub asked to wait: back with that due time, never failed for it.
@@ -248,14 +252,16 @@ func (l *Loop) process(ctx context.Context, id int) {
 }
 
 // handle runs the event's handler, turning a panic into an error.
-func (l *Loop) handle(ctx context.Context, log *slog.Logger, ev *ent.WebhookEvent) (err error) {
+// drop says the handler needs nothing of the payload again (dropPayload).
+func (l *Loop) handle(ctx context.Context, log *slog.Logger, ev *ent.WebhookEvent) (drop bool, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = fmt.Errorf("handler panic: %v", v)
 		}
 	}()
 	h := &handler{Loop: l, log: log, ev: ev}
-	return h.dispatch(ctx)
+	err = h.dispatch(ctx)
+	return h.dropPayload, err
 }
 
 // ErrNotFailed is returned by Retry for an event that is not failed.

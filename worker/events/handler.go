@@ -22,6 +22,10 @@ type handler struct {
 	*Loop
 	log *slog.Logger
 	ev  *ent.WebhookEvent
+	// dropPayload: once handled, the event's payload is emptied at once
+	// (retention keeps the row for deduplication): set by handlers of
+	// events Chakshu stores only because GitHub sends them.
+	dropPayload bool
 }
 
 // dispatch picks the handler of the event type; other events are done, ignored.

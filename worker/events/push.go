@@ -10,12 +10,15 @@ import (
 )
 
 // push asks for a reviewer sync when the installation's reviewers repository
-// moves on its default branch.
+// moves on its default branch. The App receives the pushes of every
+// repository it can see; only that one matters, so the payload of every other
+// push is dropped once handled (issue 22: not stored beyond deduplication).
 func (h *handler) push(ctx context.Context) error {
 	var e pushEvent
 	if err := h.decode(&e); err != nil {
 		return err
 	}
+	h.dropPayload = true
 	repo := e.Repository
 	if repo == nil {
 		return nil
@@ -41,6 +44,7 @@ func (h *handler) push(ctx context.Context) error {
 	if !strings.EqualFold(repo.FullName, want) {
 		return nil
 	}
+	h.dropPayload = false // the reviewers repository: kept as long as retention says
 	h.log.Info("reviewers repository pushed: sync requested", "commit", e.After)
 	return reviewers.RequestSync(ctx, h.cfg.DB, h.cfg.Bus, inst.ID)
 }

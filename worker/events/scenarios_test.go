@@ -709,6 +709,25 @@ func TestPushToReviewersRepoRequestsSync(t *testing.T) {
 		default:
 			t.Fatal("the sync loop was not woken")
 		}
+		// Pushes elsewhere (another repository, another branch) are kept
+		// only as rows for deduplication; the reviewers repository's
+		// default-branch push keeps its payload.
+		e.deliver("push", "push-widget", []byte(fmt.Sprintf(`{"ref":"refs/heads/main","after":"abc","repository":{"full_name":%q,"default_branch":"main"},"installation":{"id":%d}}`, repoFN, e.instID)))
+		e.drain()
+		pushes := db.WebhookEvent.Query().Where(webhookevent.Event("push")).AllX(ctx)
+		var seen []string
+		for _, ev := range pushes {
+			seen = append(seen, ev.Repository)
+		}
+		if want := []string{"acme/chakshu-reviewers", "acme/chakshu-reviewers", repoFN}; !cmp.Equal(seen, want) {
+			t.Fatalf("push events stored for %v, want %v", seen, want)
+		}
+		for _, ev := range pushes {
+			kept := ev.Repository == "acme/chakshu-reviewers" && strings.Contains(string(ev.Payload), `"ref":"refs/heads/main"`)
+			if ev.Status != webhookevent.StatusDone || (len(ev.Payload) > 0) != kept {
+				t.Fatalf("push to %s: status %s, payload of %d bytes, want kept=%v", ev.Repository, ev.Status, len(ev.Payload), kept)
+			}
+		}
 	})
 }
 

@@ -277,3 +277,43 @@ func lastLines(s string, n int) string {
 	}
 	return strings.Join(l, "\n")
 }
+
+// OpenEmpty returns a database of the given dialect with no tables at all
+// (not migrated), closed and removed when the test ends: for tests that build
+// an older release's schema themselves.
+func OpenEmpty(t testing.TB, dialect string) *store.DB {
+	t.Helper()
+	ctx := context.Background()
+	var o store.Options
+	switch dialect {
+	case "sqlite":
+		o.DataDir = t.TempDir()
+	case "postgres":
+		admin, err := sql.Open("pgx", PostgresAdminURL(t))
+		if err != nil {
+			t.Fatalf("storetest: %v", err)
+		}
+		defer admin.Close()
+		name := "chakshu_t_" + randHex(6)
+		if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
+			t.Fatalf("storetest: create database: %v", err)
+		}
+		t.Cleanup(func() {
+			a, err := sql.Open("pgx", pgAdminURL)
+			if err != nil {
+				return
+			}
+			defer a.Close()
+			a.Exec(fmt.Sprintf("DROP DATABASE IF EXISTS %s WITH (FORCE)", name)) //nolint:errcheck
+		})
+		o.DatabaseURL = withDatabase(pgAdminURL, name)
+	default:
+		t.Fatalf("storetest: unknown dialect %q", dialect)
+	}
+	db, err := store.Open(ctx, o)
+	if err != nil {
+		t.Fatalf("storetest: %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}

@@ -1,0 +1,354 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/internal/store/storetest"
+)
+
+// rollupCells reads every cell of cost_rollups as text, keyed by grain, day,
+// repository and reviewer.
+func rollupCells(t *testing.T, db *store.DB) map[string]string {
+	t.Helper()
+	cols := strings.Join(store.RollupSums, ", ")
+	rows, err := db.SQL.QueryContext(context.Background(), "SELECT grain, day, repository_id, reviewer_id, "+cols+" FROM cost_rollups")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var grain, day string
+		var repo, rev int64
+		vals := make([]any, len(store.RollupSums))
+		ptrs := []any{&grain, &day, &repo, &rev}
+		for i := range vals {
+			ptrs = append(ptrs, &vals[i])
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		zero := true
+		var b strings.Builder
+		for i, v := range vals {
+			s := fmt.Sprint(v)
+			if f, ok := v.(float64); ok {
+				s = fmt.Sprintf("%.6f", f)
+			}
+			if s != "0" && s != "0.000000" {
+				zero = false
+			}
+			fmt.Fprintf(&b, "%s=%s ", store.RollupSums[i], s)
+		}
+		if !zero { // a cell emptied by subtraction equals an absent one
+			out[fmt.Sprintf("%s|%s|%d|%d", grain, day, repo, rev)] = b.String()
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// checkRollupExact asserts the rollup equals a rebuild from the runs (and the
+// ledger of pruned runs), leaving the rebuilt one in place.
+func checkRollupExact(t *testing.T, db *store.DB) {
+	t.Helper()
+	kept := rollupCells(t, db)
+	if err := db.RebuildRollup(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(rollupCells(t, db), kept); diff != "" {
+		t.Fatalf("the trigger-kept rollup differs from a rebuild (-rebuilt +kept):\n%s", diff)
+	}
+}
+
+// triggers lists the rollup triggers installed.
+func triggers(t *testing.T, db *store.DB) []string {
+	t.Helper()
+	q := "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'runs_rollup_%'"
+	if db.Postgres() {
+		q = "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal AND tgname LIKE 'runs_rollup_%'"
+	}
+	rows, err := db.SQL.QueryContext(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		rows.Scan(&s) //nolint:errcheck
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// A sentinel cell no run touches: a rebuild of the rollup deletes it, so its
+// survival shows no start rebuilt the rollup.
+func plantSentinel(t *testing.T, db *store.DB) {
+	t.Helper()
+	if _, err := db.SQL.ExecContext(context.Background(),
+		`INSERT INTO cost_rollups (grain, day, repository_id, reviewer_id, runs) VALUES ('dt', '1999-01-01', 0, 0, 7)`); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func sentinel(t *testing.T, db *store.DB) bool {
+	t.Helper()
+	var n int
+	err := db.SQL.QueryRowContext(context.Background(),
+		`SELECT COUNT(*) FROM cost_rollups WHERE grain = 'dt' AND day = '1999-01-01' AND runs = 7`).Scan(&n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n == 1
+}
+
+func dropSentinel(t *testing.T, db *store.DB) {
+	t.Helper()
+	if _, err := db.SQL.ExecContext(context.Background(), `DELETE FROM cost_rollups WHERE day = '1999-01-01'`); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// loadFixture fills an empty database with a release's dump.
+func loadFixture(t *testing.T, db *store.DB, release int) {
+	t.Helper()
+	d := "sqlite"
+	if db.Postgres() {
+		d = "postgres"
+	}
+	b, err := os.ReadFile(fmt.Sprintf("testdata/release%d.%s.sql", release, d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One connection: SQLite's dump switches foreign keys off for it, and
+	// they are switched back on before it returns to the pool.
+	ctx := context.Background()
+	conn, err := db.SQL.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, string(b)); err != nil {
+		t.Fatalf("load release %d fixture: %v", release, err)
+	}
+	if !db.Postgres() {
+		if _, err := conn.ExecContext(ctx, "PRAGMA foreign_keys=ON"); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// A database created and filled by release 1 (the last release before the
+// schema record; testdata/capture made the dump at its commit) is brought to
+// this release's schema: its data survives, the new columns and tables work,
+// the rollup triggers it installed (v3, unchanged) are kept, so the rollup is
+// not rebuilt and keeps following writes exactly.
+func TestUpgradeFromRelease1(t *testing.T) {
+	for _, d := range storetest.Dialects {
+		t.Run(d, func(t *testing.T) {
+			ctx := context.Background()
+			db := storetest.OpenEmpty(t, d)
+			loadFixture(t, db, 1)
+			before := triggers(t, db)
+			if len(before) == 0 {
+				t.Fatal("the fixture has no rollup triggers")
+			}
+			plantSentinel(t, db)
+
+			rep, err := db.MigrateAs(ctx, store.Current)
+			if err != nil {
+				t.Fatalf("upgrade: %v", err)
+			}
+			want := store.MigrateReport{DatabaseSchema: 1, SchemaChanged: true}
+			if rep != want {
+				t.Fatalf("report %+v, want %+v", rep, want)
+			}
+			if !sentinel(t, db) {
+				t.Fatal("the upgrade rebuilt the rollup")
+			}
+			if got := triggers(t, db); !cmp.Equal(got, before) {
+				t.Fatalf("triggers %v, want release 1's %v", got, before)
+			}
+			dropSentinel(t, db)
+			checkRollupExact(t, db)
+
+			// Release 1's data, read through this release's schema.
+			if n := db.Run.Query().CountX(ctx); n != 5 {
+				t.Fatalf("runs after upgrade: %d, want 5", n)
+			}
+			var cost float64
+			if err := db.SQL.QueryRowContext(ctx, `SELECT SUM(cost_usd) FROM runs`).Scan(&cost); err != nil || fmt.Sprintf("%.2f", cost) != "1.57" {
+				t.Fatalf("cost after upgrade: %v %v", cost, err)
+			}
+			if n := db.Finding.Query().CountX(ctx); n != 2 {
+				t.Fatalf("findings after upgrade: %d, want 2", n)
+			}
+			if n := db.WebhookEvent.Query().CountX(ctx); n != 2 {
+				t.Fatalf("webhook events after upgrade: %d, want 2", n)
+			}
+			// Writes through this release's schema reach the rollup.
+			repo := db.Repository.Query().OnlyX(ctx)
+			rv := db.Reviewer.Query().FirstX(ctx)
+			r := db.Run.Create().SetRepository(repo).SetReviewer(rv).SetPrNumber(99).SetHeadSha("new").
+				SetTrigger(run.TriggerPortal).SaveX(ctx)
+			db.Run.UpdateOne(r).SetStatus(run.StatusSucceeded).SetCostUsd(0.5).SetDurationMs(30_000).ExecX(ctx)
+			checkRollupExact(t, db)
+
+			hist, err := db.SchemaHistory(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(hist) != 1 || hist[0].Schema != store.Current.Schema || hist[0].MinCompatible != store.Current.MinCompatible {
+				t.Fatalf("schema history %+v", hist)
+			}
+		})
+	}
+}
+
+// N and N-1 against one database, as in a rolling deploy and a rollback: the
+// newer release installs its triggers and rebuilds the rollup once; the older
+// one, started again and again beside it, changes no schema, keeps the newer
+// triggers and never rebuilds; writes from both stay in the rollup exactly.
+func TestRollbackNoFlipFlop(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		prev := store.Current                                                   // N-1: what is released now
+		next := store.Release{Schema: prev.Schema + 1, Rollup: prev.Rollup + 1} // N: a release with new triggers
+		repo, rv := seedRepoReviewer(t, ctx, db)
+		pr := 0
+		write := func() {
+			pr++
+			r := db.Run.Create().SetRepository(repo).SetReviewer(rv).SetPrNumber(pr).SetHeadSha("h").
+				SetTrigger(run.TriggerComment).SaveX(ctx)
+			db.Run.UpdateOne(r).SetStatus(run.StatusSucceeded).SetCostUsd(0.25).SetDurationMs(int64(pr) * 10_000).
+				SetFindingsMinor(1).ExecX(ctx)
+		}
+		write()
+
+		rep, err := db.MigrateAs(ctx, next)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rep.SchemaChanged || !rep.RollupInstalled {
+			t.Fatalf("N's first start: %+v, want the schema migrated and its triggers installed", rep)
+		}
+		newTriggers := triggers(t, db)
+		for _, n := range newTriggers {
+			if !strings.HasPrefix(n, fmt.Sprintf("runs_rollup_v%d_", next.Rollup)) {
+				t.Fatalf("after N's start, trigger %s of another version is left", n)
+			}
+		}
+		checkRollupExact(t, db)
+		plantSentinel(t, db)
+		write()
+
+		// An index N needs, gone: an older start must not bring schema back or
+		// change it; only a start at N's schema does.
+		if _, err := db.SQL.ExecContext(ctx, `DROP INDEX run_actions_run_id`); err != nil {
+			t.Fatal(err)
+		}
+		for i, rel := range []store.Release{prev, next, prev, prev, next} {
+			rep, err := db.MigrateAs(ctx, rel)
+			if err != nil {
+				t.Fatalf("start %d (schema %d): %v", i, rel.Schema, err)
+			}
+			if rep.RollupInstalled {
+				t.Fatalf("start %d (schema %d) reinstalled the triggers: %+v", i, rel.Schema, rep)
+			}
+			wantKept := 0
+			if rel == prev {
+				wantKept = next.Rollup
+			}
+			if rep.RollupKept != wantKept || rep.SchemaChanged != (rel == next) || rep.DatabaseSchema != next.Schema {
+				t.Fatalf("start %d (schema %d): %+v", i, rel.Schema, rep)
+			}
+			if i == 0 && indexExists(t, db, "run_actions_run_id") {
+				t.Fatal("the older release changed the schema")
+			}
+			if got := triggers(t, db); !cmp.Equal(got, newTriggers) {
+				t.Fatalf("start %d (schema %d): triggers %v, want %v", i, rel.Schema, got, newTriggers)
+			}
+			if !sentinel(t, db) {
+				t.Fatalf("start %d (schema %d) rebuilt the rollup", i, rel.Schema)
+			}
+			write()
+		}
+		if !indexExists(t, db, "run_actions_run_id") {
+			t.Fatal("N's start did not bring its schema back")
+		}
+		dropSentinel(t, db)
+		// No lost writes: every run is there and in the rollup.
+		if n := db.Run.Query().CountX(ctx); n != pr {
+			t.Fatalf("runs: %d, want %d", n, pr)
+		}
+		checkRollupExact(t, db)
+		var runs int
+		db.SQL.QueryRowContext(ctx, `SELECT runs FROM cost_rollups WHERE grain = 'mt'`).Scan(&runs) //nolint:errcheck
+		if runs != pr {
+			t.Fatalf("rollup counts %d runs, want %d", runs, pr)
+		}
+	})
+}
+
+func indexExists(t *testing.T, db *store.DB, name string) bool {
+	t.Helper()
+	q := `SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = ?`
+	if db.Postgres() {
+		q = `SELECT COUNT(*) FROM pg_indexes WHERE indexname = $1`
+	}
+	var n int
+	if err := db.SQL.QueryRowContext(context.Background(), q, name).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n == 1
+}
+
+// A release refuses to start against a database migrated by one that does not
+// run beside it (MinCompatible above its schema), and starts at the limit.
+func TestMigrateRefusesTooOldBinary(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		newer := store.Release{Schema: store.Current.Schema + 2, MinCompatible: store.Current.Schema + 1, Rollup: store.Current.Rollup}
+		if _, err := db.MigrateAs(ctx, newer); err != nil {
+			t.Fatal(err)
+		}
+		_, err := db.MigrateAs(ctx, store.Current)
+		if !errors.Is(err, store.ErrSchemaTooOld) {
+			t.Fatalf("schema %d against a database needing %d: got %v, want ErrSchemaTooOld", store.Current.Schema, newer.MinCompatible, err)
+		}
+		for _, want := range []string{fmt.Sprintf("schema %d", newer.Schema), fmt.Sprintf("schema %d or newer", newer.MinCompatible), fmt.Sprintf("this binary is schema %d", store.Current.Schema)} {
+			if !strings.Contains(err.Error(), want) {
+				t.Fatalf("refusal %q does not say %q", err, want)
+			}
+		}
+		atLimit := store.Release{Schema: newer.MinCompatible, Rollup: store.Current.Rollup}
+		if _, err := db.MigrateAs(ctx, atLimit); err != nil {
+			t.Fatalf("schema %d at the minimum %d: %v", atLimit.Schema, newer.MinCompatible, err)
+		}
+		hist, err := db.SchemaHistory(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int
+		for _, h := range hist {
+			got = append(got, h.Schema)
+		}
+		if want := []int{store.Current.Schema, atLimit.Schema, newer.Schema}; !cmp.Equal(got, want) {
+			t.Fatalf("schema history %v, want %v (the refused start leaves no record)", got, want)
+		}
+	})
+}

@@ -1,0 +1,378 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Retention bounds what the database keeps (docs/production.md, Retention).
+// Each age is measured from when the row was received or created; 0 keeps
+// that kind of row for ever.
+type Retention struct {
+	// WebhookPayloads: a handled (done) event's payload is emptied after this;
+	// the row stays for deduplication.
+	WebhookPayloads time.Duration
+	// WebhookEvents: a handled event's row is deleted after this. It must
+	// outlast the window in which GitHub may redeliver it, or a redelivery
+	// would be handled twice.
+	WebhookEvents time.Duration
+	// FailedEvents: a failed event (row and payload) is deleted after this.
+	FailedEvents time.Duration
+	// RunEvents: a finished run's timeline entries are deleted after this.
+	RunEvents time.Duration
+	// Runs: a finished run (with its findings and timeline) is deleted after
+	// this; the cost rollup keeps its figures.
+	Runs time.Duration
+	// Workers: a worker row whose last heartbeat is older is deleted.
+	Workers time.Duration
+	// Batch is how many rows one statement touches; 0 means 500.
+	Batch int
+}
+
+// Pruned counts what one pass removed.
+type Pruned struct {
+	Payloads, WebhookEvents, FailedEvents, RunEvents, Runs, Workers int
+}
+
+// Total is the number of rows changed.
+func (p Pruned) Total() int {
+	return p.Payloads + p.WebhookEvents + p.FailedEvents + p.RunEvents + p.Runs + p.Workers
+}
+
+// Add adds q to p.
+func (p *Pruned) Add(q Pruned) {
+	p.Payloads += q.Payloads
+	p.WebhookEvents += q.WebhookEvents
+	p.FailedEvents += q.FailedEvents
+	p.RunEvents += q.RunEvents
+	p.Runs += q.Runs
+	p.Workers += q.Workers
+}
+
+// prunedTable keeps the cost rollup's figures of pruned runs, in the rollup's
+// own cells: a rebuild of the rollup from the runs adds it back, so pruning
+// never changes the costs, counts or durations the portal shows.
+const prunedTable = "cost_rollup_pruned"
+
+// migrateRetention creates the ledger of pruned runs. Hand-written (not an
+// ent schema): only this file reads or writes it.
+func (db *DB) migrateRetention(ctx context.Context) error {
+	float := "REAL"
+	if db.Postgres() {
+		float = "DOUBLE PRECISION"
+	}
+	cols := []string{"grain TEXT NOT NULL", "day TEXT NOT NULL", "repository_id BIGINT NOT NULL", "reviewer_id BIGINT NOT NULL"}
+	for _, c := range RollupSums {
+		t := "BIGINT"
+		if c == "cost_usd" {
+			t = float
+		}
+		cols = append(cols, c+" "+t+" NOT NULL DEFAULT 0")
+	}
+	q := "CREATE TABLE IF NOT EXISTS " + prunedTable + " (" + strings.Join(cols, ", ") +
+		", PRIMARY KEY (grain, day, repository_id, reviewer_id))"
+	if _, err := db.SQL.ExecContext(ctx, q); err != nil {
+		return fmt.Errorf("migrate: %s: %w", prunedTable, err)
+	}
+	return nil
+}
+
+// addRunsTo adds the rollup contribution of the runs matching where (SQL over
+// runs, with args) to every cell of table (cost_rollups or the ledger).
+func (db *DB) addRunsTo(ctx context.Context, tx *sql.Tx, table, where string, args ...any) error {
+	sums := RunContribution("")
+	for i := range sums {
+		sums[i] = "SUM(" + sums[i] + ")"
+	}
+	set := make([]string, len(RollupSums))
+	for i, c := range RollupSums {
+		set[i] = c + " = " + table + "." + c + " + excluded." + c
+	}
+	for _, g := range RollupGrains {
+		for _, l := range rollupLevels {
+			repo, rev := l.cols("")
+			group := []string{db.RollupDay(g, "created_at")}
+			for _, c := range []string{repo, rev} {
+				if c != "0" {
+					group = append(group, c)
+				}
+			}
+			q := "INSERT INTO " + table + " (grain, day, repository_id, reviewer_id, " + strings.Join(RollupSums, ", ") + ")\n" +
+				"SELECT '" + g + l.suffix + "', " + db.RollupDay(g, "created_at") + ", " + repo + ", " + rev + ", " + strings.Join(sums, ", ") +
+				"\nFROM runs WHERE " + where + " GROUP BY " + strings.Join(group, ", ") +
+				"\nON CONFLICT (grain, day, repository_id, reviewer_id) DO UPDATE SET " + strings.Join(set, ", ")
+			if _, err := tx.ExecContext(ctx, db.Rebind(q), args...); err != nil {
+				return fmt.Errorf("cost rollup: add to %s: %w", table, err)
+			}
+		}
+	}
+	return nil
+}
+
+// addPrunedToRollup adds the ledger of pruned runs to a rollup just rebuilt
+// from the runs.
+func (db *DB) addPrunedToRollup(ctx context.Context, tx *sql.Tx) error {
+	set := make([]string, len(RollupSums))
+	for i, c := range RollupSums {
+		set[i] = c + " = cost_rollups." + c + " + excluded." + c
+	}
+	cols := "grain, day, repository_id, reviewer_id, " + strings.Join(RollupSums, ", ")
+	q := "INSERT INTO cost_rollups (" + cols + ") SELECT " + cols + " FROM " + prunedTable +
+		" WHERE true ON CONFLICT (grain, day, repository_id, reviewer_id) DO UPDATE SET " + strings.Join(set, ", ")
+	if _, err := tx.ExecContext(ctx, q); err != nil {
+		return fmt.Errorf("cost rollup: add pruned runs: %w", err)
+	}
+	return nil
+}
+
+// finishedRunStatuses are the states a run never leaves.
+const finishedRunStatuses = "('succeeded', 'failed', 'cancelled')"
+
+// PruneBatch removes at most r.Batch rows of each kind that r says are past
+// keeping, each kind in its own short transaction, and returns what it
+// removed. Callers repeat it until it removes nothing (Pruner).
+// payloadsAfter bounds the payload scan from below (the previous pass's
+// progress; the zero time scans from the row retention's cut-off).
+func (db *DB) PruneBatch(ctx context.Context, r Retention, now time.Time, payloadsAfter time.Time) (Pruned, time.Time, error) {
+	var p Pruned
+	n := r.Batch
+	if n <= 0 {
+		n = 500
+	}
+	now = now.UTC().Round(0)
+	var err error
+	if r.WebhookPayloads > 0 {
+		from := payloadsAfter
+		if r.WebhookEvents > 0 && from.Before(now.Add(-r.WebhookEvents)) {
+			from = now.Add(-r.WebhookEvents)
+		}
+		if p.Payloads, payloadsAfter, err = db.clearPayloads(ctx, from, now.Add(-r.WebhookPayloads), n); err != nil {
+			return p, payloadsAfter, err
+		}
+	}
+	// Each kind: find the rows by reading (no lock on SQLite's WAL), then,
+	// only when there are some, delete them by id in a short write
+	// transaction that checks the condition again.
+	del := func(table, where string, dst *int, args ...any) error {
+		ids, err := db.ids(ctx, "SELECT id FROM "+table+" WHERE "+where+" LIMIT "+fmt.Sprint(n), args...)
+		if err != nil || len(ids) == 0 {
+			return err
+		}
+		for _, part := range db.writeChunks(ids) {
+			q := db.Rebind("DELETE FROM " + table + " WHERE id IN (" + placeholders(len(part)) + ") AND " + where)
+			k, err := db.execWrite(ctx, q, append(part, args...)...)
+			if err != nil {
+				return fmt.Errorf("prune %s: %w", table, err)
+			}
+			*dst += int(k)
+		}
+		return nil
+	}
+	if r.WebhookEvents > 0 {
+		if err := del("webhook_events", "status = 'done' AND received_at < ?", &p.WebhookEvents, now.Add(-r.WebhookEvents)); err != nil {
+			return p, payloadsAfter, err
+		}
+	}
+	if r.FailedEvents > 0 {
+		if err := del("webhook_events", "status = 'failed' AND received_at < ?", &p.FailedEvents, now.Add(-r.FailedEvents)); err != nil {
+			return p, payloadsAfter, err
+		}
+	}
+	if r.RunEvents > 0 {
+		if err := del("run_events", "at < ? AND EXISTS (SELECT 1 FROM runs WHERE runs.id = run_events.run_events AND runs.status IN "+finishedRunStatuses+")",
+			&p.RunEvents, now.Add(-r.RunEvents)); err != nil {
+			return p, payloadsAfter, err
+		}
+	}
+	if r.Workers > 0 {
+		if err := del("workers", "heartbeat_at < ?", &p.Workers, now.Add(-r.Workers)); err != nil {
+			return p, payloadsAfter, err
+		}
+	}
+	if r.Runs > 0 {
+		if p.Runs, err = db.pruneRuns(ctx, now.Add(-r.Runs), n); err != nil {
+			return p, payloadsAfter, err
+		}
+	}
+	return p, payloadsAfter, nil
+}
+
+// clearPayloads empties the payloads of handled events received in
+// [from, before), oldest first, at most n; it returns how many and the
+// receipt time reached (the next call's from).
+func (db *DB) clearPayloads(ctx context.Context, from, before time.Time, n int) (int, time.Time, error) {
+	if !from.Before(before) {
+		return 0, from, nil
+	}
+	rows, err := db.SQL.QueryContext(ctx, db.Rebind(`SELECT id, received_at FROM webhook_events
+		WHERE received_at >= ? AND received_at < ? AND status = 'done' AND `+db.octetLength("payload")+` > 0
+		ORDER BY received_at LIMIT `+fmt.Sprint(n)), from, before)
+	if err != nil {
+		return 0, from, fmt.Errorf("prune payloads: %w", err)
+	}
+	var ids []any
+	last := from
+	for rows.Next() {
+		var id int64
+		var at time.Time
+		if err := rows.Scan(&id, &at); err != nil {
+			rows.Close()
+			return 0, from, fmt.Errorf("prune payloads: %w", err)
+		}
+		ids = append(ids, id)
+		last = at
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, from, fmt.Errorf("prune payloads: %w", err)
+	}
+	if len(ids) == 0 {
+		// Nothing left below before: the next pass starts there.
+		return 0, before, nil
+	}
+	var k int64
+	for _, part := range db.writeChunks(ids) {
+		q := db.Rebind("UPDATE webhook_events SET payload = ? WHERE status = 'done' AND id IN (" + placeholders(len(part)) + ")")
+		n, err := db.execWrite(ctx, q, append([]any{[]byte{}}, part...)...)
+		if err != nil {
+			return 0, from, fmt.Errorf("prune payloads: %w", err)
+		}
+		k += n
+	}
+	if len(ids) < n {
+		last = before
+	}
+	return int(k), last, nil
+}
+
+// octetLength is the byte length of a blob column, read from its header on
+// PostgreSQL (no decompression of a TOASTed payload).
+func (db *DB) octetLength(col string) string {
+	if db.Postgres() {
+		return "octet_length(" + col + ")"
+	}
+	return "length(" + col + ")"
+}
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
+// pruneRuns deletes up to n finished runs created before cut, with their
+// findings and timeline, in one transaction that first moves their rollup
+// figures into the ledger and adds them back to the rollup, so the delete
+// trigger's subtraction leaves the rollup as it was. It runs only while this
+// release's triggers are in force (a newer release's triggers may treat a
+// delete otherwise; that release prunes).
+func (db *DB) pruneRuns(ctx context.Context, cut time.Time, n int) (int, error) {
+	have, err := db.rollupTriggers(ctx, db.SQL)
+	if err != nil {
+		return 0, fmt.Errorf("prune runs: %w", err)
+	}
+	for v := range have {
+		if v != rollupVersion {
+			return 0, nil
+		}
+	}
+	if len(have) == 0 {
+		return 0, nil
+	}
+	ids, err := db.ids(ctx, "SELECT id FROM runs WHERE status IN "+finishedRunStatuses+" AND created_at < ? LIMIT "+fmt.Sprint(n), cut)
+	if err != nil || len(ids) == 0 {
+		return 0, err
+	}
+	tx, err := db.SQL.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("prune runs: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck
+	in := "id IN (" + placeholders(len(ids)) + ") AND status IN " + finishedRunStatuses
+	if db.Postgres() {
+		// Hold the rows: a concurrent update between the copy and the delete
+		// would make the trigger subtract other figures than those added.
+		if _, err := tx.ExecContext(ctx, db.Rebind("SELECT id FROM runs WHERE "+in+" FOR UPDATE"), ids...); err != nil {
+			return 0, fmt.Errorf("prune runs: %w", err)
+		}
+	}
+	// The runs' figures as they are now, inside the transaction that deletes them.
+	for _, table := range []string{prunedTable, "cost_rollups"} {
+		if err := db.addRunsTo(ctx, tx, table, in, ids...); err != nil {
+			return 0, err
+		}
+	}
+	for _, q := range []string{
+		"DELETE FROM findings WHERE run_findings IN (SELECT id FROM runs WHERE " + in + ")",
+		"DELETE FROM run_events WHERE run_events IN (SELECT id FROM runs WHERE " + in + ")",
+	} {
+		if _, err := tx.ExecContext(ctx, db.Rebind(q), ids...); err != nil {
+			return 0, fmt.Errorf("prune runs: %w", err)
+		}
+	}
+	res, err := tx.ExecContext(ctx, db.Rebind("DELETE FROM runs WHERE "+in), ids...)
+	if err != nil {
+		return 0, fmt.Errorf("prune runs: %w", err)
+	}
+	k, _ := res.RowsAffected()
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("prune runs: %w", err)
+	}
+	return int(k), nil
+}
+
+// execWrite runs one writing statement in a transaction of its own. On
+// SQLite that transaction is immediate (store.SQLiteDSN): it takes the write
+// lock first, waiting its turn behind the intake's writer, where an
+// autocommit statement that read first could fail with SQLITE_BUSY when a
+// write lands between its read and its write.
+func (db *DB) execWrite(ctx context.Context, q string, args ...any) (int64, error) {
+	tx, err := db.SQL.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback() //nolint:errcheck
+	res, err := tx.ExecContext(ctx, q, args...)
+	if err != nil {
+		return 0, err
+	}
+	k, _ := res.RowsAffected()
+	return k, tx.Commit()
+}
+
+// ids reads the ids a query (with ?-placeholders) selects.
+func (db *DB) ids(ctx context.Context, q string, args ...any) ([]any, error) {
+	rows, err := db.SQL.QueryContext(ctx, db.Rebind(q), args...)
+	if err != nil {
+		return nil, fmt.Errorf("prune: %w", err)
+	}
+	defer rows.Close()
+	var out []any
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("prune: %w", err)
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
+// sqliteWriteChunk bounds the rows one pruning transaction writes on SQLite,
+// where it holds the database's only write lock: the webhook intake waits
+// for it, so it is kept to a few milliseconds.
+const sqliteWriteChunk = 100
+
+// writeChunks splits ids into the groups written in one transaction each.
+func (db *DB) writeChunks(ids []any) [][]any {
+	if db.Postgres() {
+		return [][]any{ids}
+	}
+	var out [][]any
+	for len(ids) > sqliteWriteChunk {
+		out = append(out, ids[:sqliteWriteChunk])
+		ids = ids[sqliteWriteChunk:]
+	}
+	return append(out, ids)
+}

@@ -1,0 +1,178 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/ent/runevent"
+	"github.com/chakshu-dev/chakshu/ent/webhookevent"
+	"github.com/chakshu-dev/chakshu/ent/worker"
+	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/internal/store/storetest"
+)
+
+const day = 24 * time.Hour
+
+var retention = store.Retention{WebhookPayloads: day, WebhookEvents: 8 * day, FailedEvents: 30 * day,
+	RunEvents: 90 * day, Runs: 365 * day, Workers: 7 * day, Batch: 2}
+
+// pruneAll runs batches until one removes nothing, checking each removes at
+// most the batch size of each kind; it returns the sum and the batch count.
+func pruneAll(t *testing.T, db *store.DB, r store.Retention, now time.Time) (store.Pruned, int) {
+	t.Helper()
+	var total store.Pruned
+	var after time.Time
+	for i := 1; ; i++ {
+		got, next, err := db.PruneBatch(context.Background(), r, now, after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		after = next
+		for _, n := range []int{got.Payloads, got.WebhookEvents, got.FailedEvents, got.RunEvents, got.Runs, got.Workers} {
+			if n > r.Batch {
+				t.Fatalf("batch %d removed %+v, more than %d of a kind", i, got, r.Batch)
+			}
+		}
+		total.Add(got)
+		if got.Total() == 0 {
+			return total, i
+		}
+		if i > 50 {
+			t.Fatal("pruning does not finish")
+		}
+	}
+}
+
+// Each kind of row goes once it is older than its retention, and stays at
+// exactly its retention (received or created at the cut-off); unhandled
+// events, unfinished runs and their timelines stay whatever their age.
+func TestPruneBoundaries(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+		repo, rv := seedRepoReviewer(t, ctx, db)
+		ev := func(id string, st webhookevent.Status, age time.Duration) {
+			db.WebhookEvent.Create().SetDeliveryID(id).SetEvent("push").SetPayload([]byte(`{"x":1}`)).
+				SetStatus(st).SetReceivedAt(now.Add(-age)).ExecX(ctx)
+		}
+		ev("payload-past", webhookevent.StatusDone, day+time.Second)
+		ev("payload-at", webhookevent.StatusDone, day)
+		ev("row-past-1", webhookevent.StatusDone, 8*day+time.Second)
+		ev("row-past-2", webhookevent.StatusDone, 9*day)
+		ev("row-past-3", webhookevent.StatusDone, 10*day)
+		ev("row-at", webhookevent.StatusDone, 8*day)
+		ev("failed-past", webhookevent.StatusFailed, 30*day+time.Second)
+		ev("failed-at", webhookevent.StatusFailed, 30*day)
+		ev("pending-old", webhookevent.StatusPending, 400*day)
+		ev("failed-young", webhookevent.StatusFailed, 9*day) // past the done rows' age, not the failed ones'
+
+		mkRun := func(pr int, st run.Status, age time.Duration) int {
+			at := now.Add(-age)
+			r := db.Run.Create().SetRepository(repo).SetReviewer(rv).SetPrNumber(pr).SetHeadSha("h").
+				SetTrigger(run.TriggerComment).SetStatus(st).SetCostUsd(0.5 * float64(pr)).SetDurationMs(int64(pr) * 61_000).
+				SetFindingsMajor(pr % 3).SetInputTokens(int64(100 * pr)).SetCreatedAt(at).SetUpdatedAt(at).SaveX(ctx)
+			db.RunEvent.Create().SetRun(r).SetAt(at).SetToStatus(string(st)).SetMessage("m").ExecX(ctx)
+			db.Finding.Create().SetRun(r).SetHiddenID(fmt.Sprint(pr)).SetPath("a.go").SetSeverity("major").SetTitle("t").ExecX(ctx)
+			return r.ID
+		}
+		gone1 := mkRun(1, run.StatusSucceeded, 365*day+time.Second)
+		gone2 := mkRun(2, run.StatusFailed, 366*day)
+		gone3 := mkRun(3, run.StatusCancelled, 500*day)
+		keptAt := mkRun(4, run.StatusSucceeded, 365*day)
+		queuedOld := mkRun(5, run.StatusQueued, 400*day)
+		timeline := mkRun(6, run.StatusSucceeded, 90*day+time.Second) // run stays, its timeline goes
+		timelineAt := mkRun(7, run.StatusSucceeded, 90*day)
+		young := mkRun(8, run.StatusSucceeded, time.Hour)
+
+		db.Worker.Create().SetWorkerID("dead").SetHeartbeatAt(now.Add(-7*day - time.Second)).ExecX(ctx)
+		db.Worker.Create().SetWorkerID("at").SetHeartbeatAt(now.Add(-7 * day)).ExecX(ctx)
+
+		costs := rollupCells(t, db)
+		total, batches := pruneAll(t, db, retention, now)
+		// Timelines: those of the three runs past retention (before the runs
+		// themselves go), of the run kept at 365 days and of the one at 90
+		// days and a second.
+		want := store.Pruned{Payloads: 2, WebhookEvents: 3, FailedEvents: 1, RunEvents: 5, Runs: 3, Workers: 1}
+		if total != want {
+			t.Fatalf("pruned %+v, want %+v", total, want)
+		}
+		if batches < 3 {
+			t.Fatalf("%d batches for 3 runs in batches of 2", batches)
+		}
+
+		// Webhook events.
+		left := map[string]int{}
+		for _, e := range db.WebhookEvent.Query().AllX(ctx) {
+			left[e.DeliveryID] = len(e.Payload)
+		}
+		wantLeft := map[string]int{"payload-past": 0, "payload-at": 7, "row-at": 0, "failed-at": 7, "pending-old": 7, "failed-young": 7}
+		if diff := cmp.Diff(wantLeft, left); diff != "" {
+			t.Fatalf("webhook events left, payload bytes (-want +got):\n%s", diff)
+		}
+		// Runs, their findings and timelines.
+		for _, id := range []int{gone1, gone2, gone3} {
+			if db.Run.Query().Where(run.ID(id)).ExistX(ctx) {
+				t.Fatalf("run %d past retention is still there", id)
+			}
+		}
+		for _, id := range []int{keptAt, queuedOld, timeline, timelineAt, young} {
+			if !db.Run.Query().Where(run.ID(id)).ExistX(ctx) {
+				t.Fatalf("run %d within retention or unfinished was deleted", id)
+			}
+		}
+		if n := db.Finding.Query().CountX(ctx); n != 5 {
+			t.Fatalf("%d findings left, want 5 (those of the runs kept)", n)
+		}
+		for id, want := range map[int]bool{keptAt: false, queuedOld: true, timeline: false, timelineAt: true, young: true} {
+			if has := db.RunEvent.Query().Where(runevent.HasRunWith(run.ID(id))).ExistX(ctx); has != want {
+				t.Fatalf("run %d timeline kept %v, want %v", id, has, want)
+			}
+		}
+		if got := db.Worker.Query().Where(worker.WorkerID("at")).ExistX(ctx); !got || db.Worker.Query().CountX(ctx) != 1 {
+			t.Fatal("workers: want only the one silent for exactly the retention")
+		}
+
+		// Costs: the rollup shows the pruned runs as before, and a rebuild
+		// from what is left plus the ledger agrees.
+		if diff := cmp.Diff(costs, rollupCells(t, db)); diff != "" {
+			t.Fatalf("pruning changed the cost rollup (-before +after):\n%s", diff)
+		}
+		checkRollupExact(t, db)
+
+		// A second pass finds nothing; retention 0 keeps everything.
+		if again, _ := pruneAll(t, db, retention, now); again.Total() != 0 {
+			t.Fatalf("second pass pruned %+v", again)
+		}
+		if kept, _ := pruneAll(t, db, store.Retention{Batch: 2}, now.Add(1000*day)); kept.Total() != 0 {
+			t.Fatalf("retention 0 pruned %+v", kept)
+		}
+	})
+}
+
+// Runs are pruned only while this release's rollup triggers are in force: a
+// newer release's triggers may treat a delete otherwise, so an older worker
+// leaves the runs to it.
+func TestPruneRunsOnlyUnderOwnTriggers(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+		repo, rv := seedRepoReviewer(t, ctx, db)
+		old := now.Add(-400 * day)
+		db.Run.Create().SetRepository(repo).SetReviewer(rv).SetPrNumber(1).SetHeadSha("h").SetTrigger(run.TriggerComment).
+			SetStatus(run.StatusSucceeded).SetCostUsd(1).SetCreatedAt(old).SetUpdatedAt(old).ExecX(ctx)
+		if _, err := db.MigrateAs(ctx, store.Release{Schema: store.Current.Schema + 1, Rollup: store.Current.Rollup + 1}); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := pruneAll(t, db, retention, now); got.Runs != 0 {
+			t.Fatalf("pruned %d runs under a newer release's triggers", got.Runs)
+		}
+		if db.Run.Query().CountX(ctx) != 1 {
+			t.Fatal("the run went")
+		}
+	})
+}

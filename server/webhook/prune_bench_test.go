@@ -1,0 +1,144 @@
+package webhook_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/internal/store/storetest"
+	"github.com/chakshu-dev/chakshu/server/webhook/webhooktest"
+	"github.com/chakshu-dev/chakshu/worker"
+)
+
+// BenchmarkIntakeWhilePruning measures webhook intake (as BenchmarkIntake:
+// paced 2,000 deliveries/s over real HTTP) while the worker's pruning loop
+// deletes a table of handled webhook events past their retention, on SQLite
+// and PostgreSQL, against the intake budget (DESIGN §11: p99 ≤ 5 ms). Pruning
+// must not block intake: it deletes in batches (CHAKSHU_PRUNE_BATCH rows, each
+// its own transaction) with a pause between them.
+//
+//	go test ./server/webhook -run '^$' -bench IntakeWhilePruning -benchtime 1x
+//
+// CHAKSHU_BENCH_PRUNE_ROWS sets the table's size (default 1,000,000: each
+// row's payload is 512 bytes, so a million is ~0.5 GB before indexes);
+// CHAKSHU_BENCH_RATE and CHAKSHU_BENCH_DURATION as for BenchmarkIntake.
+func BenchmarkIntakeWhilePruning(b *testing.B) {
+	rows := 1_000_000
+	if v, err := strconv.Atoi(os.Getenv("CHAKSHU_BENCH_PRUNE_ROWS")); err == nil && v > 0 {
+		rows = v
+	}
+	rate := 2000
+	if v, err := strconv.Atoi(os.Getenv("CHAKSHU_BENCH_RATE")); err == nil && v > 0 {
+		rate = v
+	}
+	duration := 10 * time.Second
+	if v, err := time.ParseDuration(os.Getenv("CHAKSHU_BENCH_DURATION")); err == nil && v > 0 {
+		duration = v
+	}
+	const (
+		clients  = 64
+		budgetMS = 5.0
+	)
+	payload := webhooktest.Examples(b, "issue_comment")[0].Payload
+	retention := store.Retention{WebhookPayloads: 24 * time.Hour, WebhookEvents: 8 * 24 * time.Hour, Batch: 500}
+	for _, dialect := range storetest.Dialects {
+		b.Run(dialect, func(b *testing.B) {
+			ctx := context.Background()
+			db := storetest.Open(b, dialect)
+			fill := time.Now()
+			fillHandledEvents(b, db, rows, time.Now().Add(-30*24*time.Hour))
+			b.Logf("filled %d handled webhook events in %v", rows, time.Since(fill).Round(time.Millisecond))
+			in := newBenchIntake(b, db, "auto", payload)
+			conns := make([]*rawConn, clients)
+			for i := range conns {
+				conns[i] = in.dial(b)
+				defer conns[i].close()
+			}
+			paced(conns, "warm-"+dialect, rate, time.Second)
+			idle := paced(conns, "idle-"+dialect, rate, duration/2)
+
+			p, err := worker.NewPruner(worker.PruneConfig{DB: db, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Retention: retention})
+			if err != nil {
+				b.Fatal(err)
+			}
+			pctx, stop := context.WithCancel(ctx)
+			var wg sync.WaitGroup
+			var pruned store.Pruned
+			var pruneTook time.Duration
+			var pruneErr error
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				t0 := time.Now()
+				pruned, pruneErr = p.Pass(pctx)
+				pruneTook = time.Since(t0)
+			}()
+			runtime.GC()
+			b.ResetTimer()
+			var r result
+			for iter := 0; iter < b.N; iter++ {
+				r = paced(conns, fmt.Sprintf("prune-%s-%d", dialect, iter), rate, duration)
+			}
+			b.StopTimer()
+			stop()
+			wg.Wait()
+			if pruneErr != nil && pctx.Err() == nil {
+				b.Fatalf("pruning: %v", pruneErr)
+			}
+			var left int
+			if err := db.SQL.QueryRowContext(ctx, `SELECT COUNT(*) FROM webhook_events WHERE delivery_id LIKE 'old-%'`).Scan(&left); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(r.q(0.99), "p99-ms")
+			b.ReportMetric(float64(pruned.WebhookEvents)/pruneTook.Seconds(), "pruned-rows/s")
+			verdict := "within"
+			if r.q(0.99) > budgetMS || r.failures > 0 {
+				verdict = "OVER"
+			}
+			state := "still pruning when the measured run ended"
+			if left == 0 {
+				state = fmt.Sprintf("done in %v", pruneTook.Round(time.Millisecond))
+			}
+			b.Logf("webhook intake while pruning %s: %d of %d handled events pruned in batches of %d (%.0f rows/s; %s); "+
+				"intake at %d/s for %v: p50 %.2f ms, p99 %.2f ms, max %.2f ms, %d failures (before pruning: p99 %.2f ms); "+
+				"budget p99 ≤ %.0f ms at 2,000/s: %s",
+				dialect, pruned.WebhookEvents, rows, retention.Batch, float64(pruned.WebhookEvents)/pruneTook.Seconds(), state,
+				rate, duration, r.q(0.50), r.q(0.99), r.q(1), r.failures, idle.q(0.99), budgetMS, verdict)
+		})
+	}
+}
+
+// fillHandledEvents inserts n handled webhook events received at at, each
+// with a 512-byte payload, in one statement per 50,000.
+func fillHandledEvents(b *testing.B, db *store.DB, n int, at time.Time) {
+	b.Helper()
+	ctx := context.Background()
+	pad := strings.Repeat("x", 512-2)
+	for from := 0; from < n; from += 50_000 {
+		k := min(50_000, n-from)
+		series := "generate_series(1, $1) AS s(i)"
+		q := `INSERT INTO webhook_events (delivery_id, event, action, installation_id, repository, payload, status, attempts, last_error, lease_owner, received_at, handled_at)
+			SELECT 'old-' || ($2 + i), 'push', '', 1, 'acme/api', convert_to('"` + pad + `"', 'UTF8'), 'done', 1, '', '', $3, $3 FROM ` + series
+		if !db.Postgres() {
+			q = `WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < ?)
+			INSERT INTO webhook_events (delivery_id, event, action, installation_id, repository, payload, status, attempts, last_error, lease_owner, received_at, handled_at)
+			SELECT 'old-' || (? + i), 'push', '', 1, 'acme/api', CAST('"` + pad + `"' AS BLOB), 'done', 1, '', '', ?, ? FROM s`
+		}
+		args := []any{k, from, at}
+		if !db.Postgres() {
+			args = append(args, at)
+		}
+		if _, err := db.SQL.ExecContext(ctx, q, args...); err != nil {
+			b.Fatalf("fill: %v", err)
+		}
+	}
+}
