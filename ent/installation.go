@@ -47,6 +47,14 @@ type Installation struct {
 	BudgetDailyUsd float64 `json:"budget_daily_usd,omitempty"`
 	// spend allowed per UTC calendar month over the installation's runs, in USD; 0: no monthly budget
 	BudgetMonthlyUsd float64 `json:"budget_monthly_usd,omitempty"`
+	// GitHub asked Chakshu to wait (a rate limit) until then: every worker process holds this installation's writes to GitHub until it passes
+	GithubWaitUntil *time.Time `json:"github_wait_until,omitempty"`
+	// which limit GitHub answered with, for the Status page; kept after the wait passes
+	GithubWaitReason string `json:"github_wait_reason,omitempty"`
+	// consecutive secondary rate limits without Retry-After: the wait doubles with each (60 s, 120 s, 240 s …); a write that goes through clears it
+	SecondaryHits int `json:"secondary_hits,omitempty"`
+	// the content-creation budget shared by every worker process: per pacing window, when the next write is due (GCRA theoretical arrival time, unix ns, comma-separated)
+	WritePace string `json:"write_pace,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the InstallationQuery when eager-loading is set.
 	Edges        InstallationEdges `json:"edges"`
@@ -120,11 +128,11 @@ func (*Installation) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullBool)
 		case installation.FieldBudgetDailyUsd, installation.FieldBudgetMonthlyUsd:
 			values[i] = new(sql.NullFloat64)
-		case installation.FieldID, installation.FieldGithubID, installation.FieldAccountID:
+		case installation.FieldID, installation.FieldGithubID, installation.FieldAccountID, installation.FieldSecondaryHits:
 			values[i] = new(sql.NullInt64)
-		case installation.FieldAccountLogin, installation.FieldAccountType, installation.FieldReviewersRepo, installation.FieldLastSyncCommit, installation.FieldLastSyncError, installation.FieldResolveBlocked:
+		case installation.FieldAccountLogin, installation.FieldAccountType, installation.FieldReviewersRepo, installation.FieldLastSyncCommit, installation.FieldLastSyncError, installation.FieldResolveBlocked, installation.FieldGithubWaitReason, installation.FieldWritePace:
 			values[i] = new(sql.NullString)
-		case installation.FieldCreatedAt, installation.FieldUpdatedAt, installation.FieldLastSyncAt, installation.FieldSyncRequestedAt:
+		case installation.FieldCreatedAt, installation.FieldUpdatedAt, installation.FieldLastSyncAt, installation.FieldSyncRequestedAt, installation.FieldGithubWaitUntil:
 			values[i] = new(sql.NullTime)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -239,6 +247,31 @@ func (_m *Installation) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.BudgetMonthlyUsd = value.Float64
 			}
+		case installation.FieldGithubWaitUntil:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field github_wait_until", values[i])
+			} else if value.Valid {
+				_m.GithubWaitUntil = new(time.Time)
+				*_m.GithubWaitUntil = value.Time
+			}
+		case installation.FieldGithubWaitReason:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field github_wait_reason", values[i])
+			} else if value.Valid {
+				_m.GithubWaitReason = value.String
+			}
+		case installation.FieldSecondaryHits:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field secondary_hits", values[i])
+			} else if value.Valid {
+				_m.SecondaryHits = int(value.Int64)
+			}
+		case installation.FieldWritePace:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field write_pace", values[i])
+			} else if value.Valid {
+				_m.WritePace = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -343,6 +376,20 @@ func (_m *Installation) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("budget_monthly_usd=")
 	builder.WriteString(fmt.Sprintf("%v", _m.BudgetMonthlyUsd))
+	builder.WriteString(", ")
+	if v := _m.GithubWaitUntil; v != nil {
+		builder.WriteString("github_wait_until=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	builder.WriteString("github_wait_reason=")
+	builder.WriteString(_m.GithubWaitReason)
+	builder.WriteString(", ")
+	builder.WriteString("secondary_hits=")
+	builder.WriteString(fmt.Sprintf("%v", _m.SecondaryHits))
+	builder.WriteString(", ")
+	builder.WriteString("write_pace=")
+	builder.WriteString(_m.WritePace)
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -220,6 +220,62 @@ func (_c *InstallationCreate) SetNillableBudgetMonthlyUsd(v *float64) *Installat
 	return _c
 }
 
+// SetGithubWaitUntil sets the "github_wait_until" field.
+func (_c *InstallationCreate) SetGithubWaitUntil(v time.Time) *InstallationCreate {
+	_c.mutation.SetGithubWaitUntil(v)
+	return _c
+}
+
+// SetNillableGithubWaitUntil sets the "github_wait_until" field if the given value is not nil.
+func (_c *InstallationCreate) SetNillableGithubWaitUntil(v *time.Time) *InstallationCreate {
+	if v != nil {
+		_c.SetGithubWaitUntil(*v)
+	}
+	return _c
+}
+
+// SetGithubWaitReason sets the "github_wait_reason" field.
+func (_c *InstallationCreate) SetGithubWaitReason(v string) *InstallationCreate {
+	_c.mutation.SetGithubWaitReason(v)
+	return _c
+}
+
+// SetNillableGithubWaitReason sets the "github_wait_reason" field if the given value is not nil.
+func (_c *InstallationCreate) SetNillableGithubWaitReason(v *string) *InstallationCreate {
+	if v != nil {
+		_c.SetGithubWaitReason(*v)
+	}
+	return _c
+}
+
+// SetSecondaryHits sets the "secondary_hits" field.
+func (_c *InstallationCreate) SetSecondaryHits(v int) *InstallationCreate {
+	_c.mutation.SetSecondaryHits(v)
+	return _c
+}
+
+// SetNillableSecondaryHits sets the "secondary_hits" field if the given value is not nil.
+func (_c *InstallationCreate) SetNillableSecondaryHits(v *int) *InstallationCreate {
+	if v != nil {
+		_c.SetSecondaryHits(*v)
+	}
+	return _c
+}
+
+// SetWritePace sets the "write_pace" field.
+func (_c *InstallationCreate) SetWritePace(v string) *InstallationCreate {
+	_c.mutation.SetWritePace(v)
+	return _c
+}
+
+// SetNillableWritePace sets the "write_pace" field if the given value is not nil.
+func (_c *InstallationCreate) SetNillableWritePace(v *string) *InstallationCreate {
+	if v != nil {
+		_c.SetWritePace(*v)
+	}
+	return _c
+}
+
 // AddRepositoryIDs adds the "repositories" edge to the Repository entity by IDs.
 func (_c *InstallationCreate) AddRepositoryIDs(ids ...int) *InstallationCreate {
 	_c.mutation.AddRepositoryIDs(ids...)
@@ -359,6 +415,18 @@ func (_c *InstallationCreate) defaults() {
 		v := installation.DefaultBudgetMonthlyUsd
 		_c.mutation.SetBudgetMonthlyUsd(v)
 	}
+	if _, ok := _c.mutation.GithubWaitReason(); !ok {
+		v := installation.DefaultGithubWaitReason
+		_c.mutation.SetGithubWaitReason(v)
+	}
+	if _, ok := _c.mutation.SecondaryHits(); !ok {
+		v := installation.DefaultSecondaryHits
+		_c.mutation.SetSecondaryHits(v)
+	}
+	if _, ok := _c.mutation.WritePace(); !ok {
+		v := installation.DefaultWritePace
+		_c.mutation.SetWritePace(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -401,6 +469,15 @@ func (_c *InstallationCreate) check() error {
 	}
 	if _, ok := _c.mutation.BudgetMonthlyUsd(); !ok {
 		return &ValidationError{Name: "budget_monthly_usd", err: errors.New(`ent: missing required field "Installation.budget_monthly_usd"`)}
+	}
+	if _, ok := _c.mutation.GithubWaitReason(); !ok {
+		return &ValidationError{Name: "github_wait_reason", err: errors.New(`ent: missing required field "Installation.github_wait_reason"`)}
+	}
+	if _, ok := _c.mutation.SecondaryHits(); !ok {
+		return &ValidationError{Name: "secondary_hits", err: errors.New(`ent: missing required field "Installation.secondary_hits"`)}
+	}
+	if _, ok := _c.mutation.WritePace(); !ok {
+		return &ValidationError{Name: "write_pace", err: errors.New(`ent: missing required field "Installation.write_pace"`)}
 	}
 	return nil
 }
@@ -488,6 +565,22 @@ func (_c *InstallationCreate) createSpec() (*Installation, *sqlgraph.CreateSpec)
 	if value, ok := _c.mutation.BudgetMonthlyUsd(); ok {
 		_spec.SetField(installation.FieldBudgetMonthlyUsd, field.TypeFloat64, value)
 		_node.BudgetMonthlyUsd = value
+	}
+	if value, ok := _c.mutation.GithubWaitUntil(); ok {
+		_spec.SetField(installation.FieldGithubWaitUntil, field.TypeTime, value)
+		_node.GithubWaitUntil = &value
+	}
+	if value, ok := _c.mutation.GithubWaitReason(); ok {
+		_spec.SetField(installation.FieldGithubWaitReason, field.TypeString, value)
+		_node.GithubWaitReason = value
+	}
+	if value, ok := _c.mutation.SecondaryHits(); ok {
+		_spec.SetField(installation.FieldSecondaryHits, field.TypeInt, value)
+		_node.SecondaryHits = value
+	}
+	if value, ok := _c.mutation.WritePace(); ok {
+		_spec.SetField(installation.FieldWritePace, field.TypeString, value)
+		_node.WritePace = value
 	}
 	if nodes := _c.mutation.RepositoriesIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -809,6 +902,66 @@ func (u *InstallationUpsert) AddBudgetMonthlyUsd(v float64) *InstallationUpsert 
 	return u
 }
 
+// SetGithubWaitUntil sets the "github_wait_until" field.
+func (u *InstallationUpsert) SetGithubWaitUntil(v time.Time) *InstallationUpsert {
+	u.Set(installation.FieldGithubWaitUntil, v)
+	return u
+}
+
+// UpdateGithubWaitUntil sets the "github_wait_until" field to the value that was provided on create.
+func (u *InstallationUpsert) UpdateGithubWaitUntil() *InstallationUpsert {
+	u.SetExcluded(installation.FieldGithubWaitUntil)
+	return u
+}
+
+// ClearGithubWaitUntil clears the value of the "github_wait_until" field.
+func (u *InstallationUpsert) ClearGithubWaitUntil() *InstallationUpsert {
+	u.SetNull(installation.FieldGithubWaitUntil)
+	return u
+}
+
+// SetGithubWaitReason sets the "github_wait_reason" field.
+func (u *InstallationUpsert) SetGithubWaitReason(v string) *InstallationUpsert {
+	u.Set(installation.FieldGithubWaitReason, v)
+	return u
+}
+
+// UpdateGithubWaitReason sets the "github_wait_reason" field to the value that was provided on create.
+func (u *InstallationUpsert) UpdateGithubWaitReason() *InstallationUpsert {
+	u.SetExcluded(installation.FieldGithubWaitReason)
+	return u
+}
+
+// SetSecondaryHits sets the "secondary_hits" field.
+func (u *InstallationUpsert) SetSecondaryHits(v int) *InstallationUpsert {
+	u.Set(installation.FieldSecondaryHits, v)
+	return u
+}
+
+// UpdateSecondaryHits sets the "secondary_hits" field to the value that was provided on create.
+func (u *InstallationUpsert) UpdateSecondaryHits() *InstallationUpsert {
+	u.SetExcluded(installation.FieldSecondaryHits)
+	return u
+}
+
+// AddSecondaryHits adds v to the "secondary_hits" field.
+func (u *InstallationUpsert) AddSecondaryHits(v int) *InstallationUpsert {
+	u.Add(installation.FieldSecondaryHits, v)
+	return u
+}
+
+// SetWritePace sets the "write_pace" field.
+func (u *InstallationUpsert) SetWritePace(v string) *InstallationUpsert {
+	u.Set(installation.FieldWritePace, v)
+	return u
+}
+
+// UpdateWritePace sets the "write_pace" field to the value that was provided on create.
+func (u *InstallationUpsert) UpdateWritePace() *InstallationUpsert {
+	u.SetExcluded(installation.FieldWritePace)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create.
 // Using this option is equivalent to using:
 //
@@ -1089,6 +1242,76 @@ func (u *InstallationUpsertOne) AddBudgetMonthlyUsd(v float64) *InstallationUpse
 func (u *InstallationUpsertOne) UpdateBudgetMonthlyUsd() *InstallationUpsertOne {
 	return u.Update(func(s *InstallationUpsert) {
 		s.UpdateBudgetMonthlyUsd()
+	})
+}
+
+// SetGithubWaitUntil sets the "github_wait_until" field.
+func (u *InstallationUpsertOne) SetGithubWaitUntil(v time.Time) *InstallationUpsertOne {
+	return u.Update(func(s *InstallationUpsert) {
+		s.SetGithubWaitUntil(v)
+	})
+}
+
+// UpdateGithubWaitUntil sets the "github_wait_until" field to the value that was provided on create.
+func (u *InstallationUpsertOne) UpdateGithubWaitUntil() *InstallationUpsertOne {
+	return u.Update(func(s *InstallationUpsert) {
+		s.UpdateGithubWaitUntil()
+	})
+}
+
+// ClearGithubWaitUntil clears the value of the "github_wait_until" field.
+func (u *InstallationUpsertOne) ClearGithubWaitUntil() *InstallationUpsertOne {
+	return u.Update(func(s *InstallationUpsert) {
+		s.ClearGithubWaitUntil()
+	})
+}
+
+// SetGithubWaitReason sets the "github_wait_reason" field.
+func (u *InstallationUpsertOne) SetGithubWaitReason(v string) *InstallationUpsertOne {
+	return u.Update(func(s *InstallationUpsert) {
+		s.SetGithubWaitReason(v)
+	})
+}
+
+// UpdateGithubWaitReason sets the "github_wait_reason" field to the value that was provided on create.
+func (u *InstallationUpsertOne) UpdateGithubWaitReason() *InstallationUpsertOne {
+	return u.Update(func(s *InstallationUpsert) {
+		s.UpdateGithubWaitReason()
+	})
+}
+
+// SetSecondaryHits sets the "secondary_hits" field.
+func (u *InstallationUpsertOne) SetSecondaryHits(v int) *InstallationUpsertOne {
+	return u.Update(func(s *InstallationUpsert) {
+		s.SetSecondaryHits(v)
+	})
+}
+
+// AddSecondaryHits adds v to the "secondary_hits" field.
+func (u *InstallationUpsertOne) AddSecondaryHits(v int) *InstallationUpsertOne {
+	return u.Update(func(s *InstallationUpsert) {
+		s.AddSecondaryHits(v)
+	})
+}
+
+// UpdateSecondaryHits sets the "secondary_hits" field to the value that was provided on create.
+func (u *InstallationUpsertOne) UpdateSecondaryHits() *InstallationUpsertOne {
+	return u.Update(func(s *InstallationUpsert) {
+		s.UpdateSecondaryHits()
+	})
+}
+
+// SetWritePace sets the "write_pace" field.
+func (u *InstallationUpsertOne) SetWritePace(v string) *InstallationUpsertOne {
+	return u.Update(func(s *InstallationUpsert) {
+		s.SetWritePace(v)
+	})
+}
+
+// UpdateWritePace sets the "write_pace" field to the value that was provided on create.
+func (u *InstallationUpsertOne) UpdateWritePace() *InstallationUpsertOne {
+	return u.Update(func(s *InstallationUpsert) {
+		s.UpdateWritePace()
 	})
 }
 
@@ -1538,6 +1761,76 @@ func (u *InstallationUpsertBulk) AddBudgetMonthlyUsd(v float64) *InstallationUps
 func (u *InstallationUpsertBulk) UpdateBudgetMonthlyUsd() *InstallationUpsertBulk {
 	return u.Update(func(s *InstallationUpsert) {
 		s.UpdateBudgetMonthlyUsd()
+	})
+}
+
+// SetGithubWaitUntil sets the "github_wait_until" field.
+func (u *InstallationUpsertBulk) SetGithubWaitUntil(v time.Time) *InstallationUpsertBulk {
+	return u.Update(func(s *InstallationUpsert) {
+		s.SetGithubWaitUntil(v)
+	})
+}
+
+// UpdateGithubWaitUntil sets the "github_wait_until" field to the value that was provided on create.
+func (u *InstallationUpsertBulk) UpdateGithubWaitUntil() *InstallationUpsertBulk {
+	return u.Update(func(s *InstallationUpsert) {
+		s.UpdateGithubWaitUntil()
+	})
+}
+
+// ClearGithubWaitUntil clears the value of the "github_wait_until" field.
+func (u *InstallationUpsertBulk) ClearGithubWaitUntil() *InstallationUpsertBulk {
+	return u.Update(func(s *InstallationUpsert) {
+		s.ClearGithubWaitUntil()
+	})
+}
+
+// SetGithubWaitReason sets the "github_wait_reason" field.
+func (u *InstallationUpsertBulk) SetGithubWaitReason(v string) *InstallationUpsertBulk {
+	return u.Update(func(s *InstallationUpsert) {
+		s.SetGithubWaitReason(v)
+	})
+}
+
+// UpdateGithubWaitReason sets the "github_wait_reason" field to the value that was provided on create.
+func (u *InstallationUpsertBulk) UpdateGithubWaitReason() *InstallationUpsertBulk {
+	return u.Update(func(s *InstallationUpsert) {
+		s.UpdateGithubWaitReason()
+	})
+}
+
+// SetSecondaryHits sets the "secondary_hits" field.
+func (u *InstallationUpsertBulk) SetSecondaryHits(v int) *InstallationUpsertBulk {
+	return u.Update(func(s *InstallationUpsert) {
+		s.SetSecondaryHits(v)
+	})
+}
+
+// AddSecondaryHits adds v to the "secondary_hits" field.
+func (u *InstallationUpsertBulk) AddSecondaryHits(v int) *InstallationUpsertBulk {
+	return u.Update(func(s *InstallationUpsert) {
+		s.AddSecondaryHits(v)
+	})
+}
+
+// UpdateSecondaryHits sets the "secondary_hits" field to the value that was provided on create.
+func (u *InstallationUpsertBulk) UpdateSecondaryHits() *InstallationUpsertBulk {
+	return u.Update(func(s *InstallationUpsert) {
+		s.UpdateSecondaryHits()
+	})
+}
+
+// SetWritePace sets the "write_pace" field.
+func (u *InstallationUpsertBulk) SetWritePace(v string) *InstallationUpsertBulk {
+	return u.Update(func(s *InstallationUpsert) {
+		s.SetWritePace(v)
+	})
+}
+
+// UpdateWritePace sets the "write_pace" field to the value that was provided on create.
+func (u *InstallationUpsertBulk) UpdateWritePace() *InstallationUpsertBulk {
+	return u.Update(func(s *InstallationUpsert) {
+		s.UpdateWritePace()
 	})
 }
 

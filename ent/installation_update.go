@@ -261,6 +261,75 @@ func (_u *InstallationUpdate) AddBudgetMonthlyUsd(v float64) *InstallationUpdate
 	return _u
 }
 
+// SetGithubWaitUntil sets the "github_wait_until" field.
+func (_u *InstallationUpdate) SetGithubWaitUntil(v time.Time) *InstallationUpdate {
+	_u.mutation.SetGithubWaitUntil(v)
+	return _u
+}
+
+// SetNillableGithubWaitUntil sets the "github_wait_until" field if the given value is not nil.
+func (_u *InstallationUpdate) SetNillableGithubWaitUntil(v *time.Time) *InstallationUpdate {
+	if v != nil {
+		_u.SetGithubWaitUntil(*v)
+	}
+	return _u
+}
+
+// ClearGithubWaitUntil clears the value of the "github_wait_until" field.
+func (_u *InstallationUpdate) ClearGithubWaitUntil() *InstallationUpdate {
+	_u.mutation.ClearGithubWaitUntil()
+	return _u
+}
+
+// SetGithubWaitReason sets the "github_wait_reason" field.
+func (_u *InstallationUpdate) SetGithubWaitReason(v string) *InstallationUpdate {
+	_u.mutation.SetGithubWaitReason(v)
+	return _u
+}
+
+// SetNillableGithubWaitReason sets the "github_wait_reason" field if the given value is not nil.
+func (_u *InstallationUpdate) SetNillableGithubWaitReason(v *string) *InstallationUpdate {
+	if v != nil {
+		_u.SetGithubWaitReason(*v)
+	}
+	return _u
+}
+
+// SetSecondaryHits sets the "secondary_hits" field.
+func (_u *InstallationUpdate) SetSecondaryHits(v int) *InstallationUpdate {
+	_u.mutation.ResetSecondaryHits()
+	_u.mutation.SetSecondaryHits(v)
+	return _u
+}
+
+// SetNillableSecondaryHits sets the "secondary_hits" field if the given value is not nil.
+func (_u *InstallationUpdate) SetNillableSecondaryHits(v *int) *InstallationUpdate {
+	if v != nil {
+		_u.SetSecondaryHits(*v)
+	}
+	return _u
+}
+
+// AddSecondaryHits adds value to the "secondary_hits" field.
+func (_u *InstallationUpdate) AddSecondaryHits(v int) *InstallationUpdate {
+	_u.mutation.AddSecondaryHits(v)
+	return _u
+}
+
+// SetWritePace sets the "write_pace" field.
+func (_u *InstallationUpdate) SetWritePace(v string) *InstallationUpdate {
+	_u.mutation.SetWritePace(v)
+	return _u
+}
+
+// SetNillableWritePace sets the "write_pace" field if the given value is not nil.
+func (_u *InstallationUpdate) SetNillableWritePace(v *string) *InstallationUpdate {
+	if v != nil {
+		_u.SetWritePace(*v)
+	}
+	return _u
+}
+
 // AddRepositoryIDs adds the "repositories" edge to the Repository entity by IDs.
 func (_u *InstallationUpdate) AddRepositoryIDs(ids ...int) *InstallationUpdate {
 	_u.mutation.AddRepositoryIDs(ids...)
@@ -520,6 +589,24 @@ func (_u *InstallationUpdate) sqlSave(ctx context.Context) (_node int, err error
 	}
 	if value, ok := _u.mutation.AddedBudgetMonthlyUsd(); ok {
 		_spec.AddField(installation.FieldBudgetMonthlyUsd, field.TypeFloat64, value)
+	}
+	if value, ok := _u.mutation.GithubWaitUntil(); ok {
+		_spec.SetField(installation.FieldGithubWaitUntil, field.TypeTime, value)
+	}
+	if _u.mutation.GithubWaitUntilCleared() {
+		_spec.ClearField(installation.FieldGithubWaitUntil, field.TypeTime)
+	}
+	if value, ok := _u.mutation.GithubWaitReason(); ok {
+		_spec.SetField(installation.FieldGithubWaitReason, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.SecondaryHits(); ok {
+		_spec.SetField(installation.FieldSecondaryHits, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedSecondaryHits(); ok {
+		_spec.AddField(installation.FieldSecondaryHits, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.WritePace(); ok {
+		_spec.SetField(installation.FieldWritePace, field.TypeString, value)
 	}
 	if _u.mutation.RepositoriesCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -951,6 +1038,75 @@ func (_u *InstallationUpdateOne) AddBudgetMonthlyUsd(v float64) *InstallationUpd
 	return _u
 }
 
+// SetGithubWaitUntil sets the "github_wait_until" field.
+func (_u *InstallationUpdateOne) SetGithubWaitUntil(v time.Time) *InstallationUpdateOne {
+	_u.mutation.SetGithubWaitUntil(v)
+	return _u
+}
+
+// SetNillableGithubWaitUntil sets the "github_wait_until" field if the given value is not nil.
+func (_u *InstallationUpdateOne) SetNillableGithubWaitUntil(v *time.Time) *InstallationUpdateOne {
+	if v != nil {
+		_u.SetGithubWaitUntil(*v)
+	}
+	return _u
+}
+
+// ClearGithubWaitUntil clears the value of the "github_wait_until" field.
+func (_u *InstallationUpdateOne) ClearGithubWaitUntil() *InstallationUpdateOne {
+	_u.mutation.ClearGithubWaitUntil()
+	return _u
+}
+
+// SetGithubWaitReason sets the "github_wait_reason" field.
+func (_u *InstallationUpdateOne) SetGithubWaitReason(v string) *InstallationUpdateOne {
+	_u.mutation.SetGithubWaitReason(v)
+	return _u
+}
+
+// SetNillableGithubWaitReason sets the "github_wait_reason" field if the given value is not nil.
+func (_u *InstallationUpdateOne) SetNillableGithubWaitReason(v *string) *InstallationUpdateOne {
+	if v != nil {
+		_u.SetGithubWaitReason(*v)
+	}
+	return _u
+}
+
+// SetSecondaryHits sets the "secondary_hits" field.
+func (_u *InstallationUpdateOne) SetSecondaryHits(v int) *InstallationUpdateOne {
+	_u.mutation.ResetSecondaryHits()
+	_u.mutation.SetSecondaryHits(v)
+	return _u
+}
+
+// SetNillableSecondaryHits sets the "secondary_hits" field if the given value is not nil.
+func (_u *InstallationUpdateOne) SetNillableSecondaryHits(v *int) *InstallationUpdateOne {
+	if v != nil {
+		_u.SetSecondaryHits(*v)
+	}
+	return _u
+}
+
+// AddSecondaryHits adds value to the "secondary_hits" field.
+func (_u *InstallationUpdateOne) AddSecondaryHits(v int) *InstallationUpdateOne {
+	_u.mutation.AddSecondaryHits(v)
+	return _u
+}
+
+// SetWritePace sets the "write_pace" field.
+func (_u *InstallationUpdateOne) SetWritePace(v string) *InstallationUpdateOne {
+	_u.mutation.SetWritePace(v)
+	return _u
+}
+
+// SetNillableWritePace sets the "write_pace" field if the given value is not nil.
+func (_u *InstallationUpdateOne) SetNillableWritePace(v *string) *InstallationUpdateOne {
+	if v != nil {
+		_u.SetWritePace(*v)
+	}
+	return _u
+}
+
 // AddRepositoryIDs adds the "repositories" edge to the Repository entity by IDs.
 func (_u *InstallationUpdateOne) AddRepositoryIDs(ids ...int) *InstallationUpdateOne {
 	_u.mutation.AddRepositoryIDs(ids...)
@@ -1240,6 +1396,24 @@ func (_u *InstallationUpdateOne) sqlSave(ctx context.Context) (_node *Installati
 	}
 	if value, ok := _u.mutation.AddedBudgetMonthlyUsd(); ok {
 		_spec.AddField(installation.FieldBudgetMonthlyUsd, field.TypeFloat64, value)
+	}
+	if value, ok := _u.mutation.GithubWaitUntil(); ok {
+		_spec.SetField(installation.FieldGithubWaitUntil, field.TypeTime, value)
+	}
+	if _u.mutation.GithubWaitUntilCleared() {
+		_spec.ClearField(installation.FieldGithubWaitUntil, field.TypeTime)
+	}
+	if value, ok := _u.mutation.GithubWaitReason(); ok {
+		_spec.SetField(installation.FieldGithubWaitReason, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.SecondaryHits(); ok {
+		_spec.SetField(installation.FieldSecondaryHits, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedSecondaryHits(); ok {
+		_spec.AddField(installation.FieldSecondaryHits, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.WritePace(); ok {
+		_spec.SetField(installation.FieldWritePace, field.TypeString, value)
 	}
 	if _u.mutation.RepositoriesCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -10209,6 +10209,11 @@ type InstallationMutation struct {
 	addbudget_daily_usd   *float64
 	budget_monthly_usd    *float64
 	addbudget_monthly_usd *float64
+	github_wait_until     *time.Time
+	github_wait_reason    *string
+	secondary_hits        *int
+	addsecondary_hits     *int
+	write_pace            *string
 	clearedFields         map[string]struct{}
 	repositories          map[int]struct{}
 	removedrepositories   map[int]struct{}
@@ -10971,6 +10976,183 @@ func (m *InstallationMutation) ResetBudgetMonthlyUsd() {
 	m.addbudget_monthly_usd = nil
 }
 
+// SetGithubWaitUntil sets the "github_wait_until" field.
+func (m *InstallationMutation) SetGithubWaitUntil(t time.Time) {
+	m.github_wait_until = &t
+}
+
+// GithubWaitUntil returns the value of the "github_wait_until" field in the mutation.
+func (m *InstallationMutation) GithubWaitUntil() (r time.Time, exists bool) {
+	v := m.github_wait_until
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldGithubWaitUntil returns the old "github_wait_until" field's value of the Installation entity.
+// If the Installation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InstallationMutation) OldGithubWaitUntil(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldGithubWaitUntil is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldGithubWaitUntil requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldGithubWaitUntil: %w", err)
+	}
+	return oldValue.GithubWaitUntil, nil
+}
+
+// ClearGithubWaitUntil clears the value of the "github_wait_until" field.
+func (m *InstallationMutation) ClearGithubWaitUntil() {
+	m.github_wait_until = nil
+	m.clearedFields[installation.FieldGithubWaitUntil] = struct{}{}
+}
+
+// GithubWaitUntilCleared returns if the "github_wait_until" field was cleared in this mutation.
+func (m *InstallationMutation) GithubWaitUntilCleared() bool {
+	_, ok := m.clearedFields[installation.FieldGithubWaitUntil]
+	return ok
+}
+
+// ResetGithubWaitUntil resets all changes to the "github_wait_until" field.
+func (m *InstallationMutation) ResetGithubWaitUntil() {
+	m.github_wait_until = nil
+	delete(m.clearedFields, installation.FieldGithubWaitUntil)
+}
+
+// SetGithubWaitReason sets the "github_wait_reason" field.
+func (m *InstallationMutation) SetGithubWaitReason(s string) {
+	m.github_wait_reason = &s
+}
+
+// GithubWaitReason returns the value of the "github_wait_reason" field in the mutation.
+func (m *InstallationMutation) GithubWaitReason() (r string, exists bool) {
+	v := m.github_wait_reason
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldGithubWaitReason returns the old "github_wait_reason" field's value of the Installation entity.
+// If the Installation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InstallationMutation) OldGithubWaitReason(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldGithubWaitReason is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldGithubWaitReason requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldGithubWaitReason: %w", err)
+	}
+	return oldValue.GithubWaitReason, nil
+}
+
+// ResetGithubWaitReason resets all changes to the "github_wait_reason" field.
+func (m *InstallationMutation) ResetGithubWaitReason() {
+	m.github_wait_reason = nil
+}
+
+// SetSecondaryHits sets the "secondary_hits" field.
+func (m *InstallationMutation) SetSecondaryHits(i int) {
+	m.secondary_hits = &i
+	m.addsecondary_hits = nil
+}
+
+// SecondaryHits returns the value of the "secondary_hits" field in the mutation.
+func (m *InstallationMutation) SecondaryHits() (r int, exists bool) {
+	v := m.secondary_hits
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSecondaryHits returns the old "secondary_hits" field's value of the Installation entity.
+// If the Installation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InstallationMutation) OldSecondaryHits(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSecondaryHits is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSecondaryHits requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSecondaryHits: %w", err)
+	}
+	return oldValue.SecondaryHits, nil
+}
+
+// AddSecondaryHits adds i to the "secondary_hits" field.
+func (m *InstallationMutation) AddSecondaryHits(i int) {
+	if m.addsecondary_hits != nil {
+		*m.addsecondary_hits += i
+	} else {
+		m.addsecondary_hits = &i
+	}
+}
+
+// AddedSecondaryHits returns the value that was added to the "secondary_hits" field in this mutation.
+func (m *InstallationMutation) AddedSecondaryHits() (r int, exists bool) {
+	v := m.addsecondary_hits
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetSecondaryHits resets all changes to the "secondary_hits" field.
+func (m *InstallationMutation) ResetSecondaryHits() {
+	m.secondary_hits = nil
+	m.addsecondary_hits = nil
+}
+
+// SetWritePace sets the "write_pace" field.
+func (m *InstallationMutation) SetWritePace(s string) {
+	m.write_pace = &s
+}
+
+// WritePace returns the value of the "write_pace" field in the mutation.
+func (m *InstallationMutation) WritePace() (r string, exists bool) {
+	v := m.write_pace
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldWritePace returns the old "write_pace" field's value of the Installation entity.
+// If the Installation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InstallationMutation) OldWritePace(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldWritePace is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldWritePace requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldWritePace: %w", err)
+	}
+	return oldValue.WritePace, nil
+}
+
+// ResetWritePace resets all changes to the "write_pace" field.
+func (m *InstallationMutation) ResetWritePace() {
+	m.write_pace = nil
+}
+
 // AddRepositoryIDs adds the "repositories" edge to the Repository entity by ids.
 func (m *InstallationMutation) AddRepositoryIDs(ids ...int) {
 	if m.repositories == nil {
@@ -11221,7 +11403,7 @@ func (m *InstallationMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *InstallationMutation) Fields() []string {
-	fields := make([]string, 0, 15)
+	fields := make([]string, 0, 19)
 	if m.created_at != nil {
 		fields = append(fields, installation.FieldCreatedAt)
 	}
@@ -11267,6 +11449,18 @@ func (m *InstallationMutation) Fields() []string {
 	if m.budget_monthly_usd != nil {
 		fields = append(fields, installation.FieldBudgetMonthlyUsd)
 	}
+	if m.github_wait_until != nil {
+		fields = append(fields, installation.FieldGithubWaitUntil)
+	}
+	if m.github_wait_reason != nil {
+		fields = append(fields, installation.FieldGithubWaitReason)
+	}
+	if m.secondary_hits != nil {
+		fields = append(fields, installation.FieldSecondaryHits)
+	}
+	if m.write_pace != nil {
+		fields = append(fields, installation.FieldWritePace)
+	}
 	return fields
 }
 
@@ -11305,6 +11499,14 @@ func (m *InstallationMutation) Field(name string) (ent.Value, bool) {
 		return m.BudgetDailyUsd()
 	case installation.FieldBudgetMonthlyUsd:
 		return m.BudgetMonthlyUsd()
+	case installation.FieldGithubWaitUntil:
+		return m.GithubWaitUntil()
+	case installation.FieldGithubWaitReason:
+		return m.GithubWaitReason()
+	case installation.FieldSecondaryHits:
+		return m.SecondaryHits()
+	case installation.FieldWritePace:
+		return m.WritePace()
 	}
 	return nil, false
 }
@@ -11344,6 +11546,14 @@ func (m *InstallationMutation) OldField(ctx context.Context, name string) (ent.V
 		return m.OldBudgetDailyUsd(ctx)
 	case installation.FieldBudgetMonthlyUsd:
 		return m.OldBudgetMonthlyUsd(ctx)
+	case installation.FieldGithubWaitUntil:
+		return m.OldGithubWaitUntil(ctx)
+	case installation.FieldGithubWaitReason:
+		return m.OldGithubWaitReason(ctx)
+	case installation.FieldSecondaryHits:
+		return m.OldSecondaryHits(ctx)
+	case installation.FieldWritePace:
+		return m.OldWritePace(ctx)
 	}
 	return nil, fmt.Errorf("unknown Installation field %s", name)
 }
@@ -11458,6 +11668,34 @@ func (m *InstallationMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetBudgetMonthlyUsd(v)
 		return nil
+	case installation.FieldGithubWaitUntil:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetGithubWaitUntil(v)
+		return nil
+	case installation.FieldGithubWaitReason:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetGithubWaitReason(v)
+		return nil
+	case installation.FieldSecondaryHits:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSecondaryHits(v)
+		return nil
+	case installation.FieldWritePace:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetWritePace(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Installation field %s", name)
 }
@@ -11478,6 +11716,9 @@ func (m *InstallationMutation) AddedFields() []string {
 	if m.addbudget_monthly_usd != nil {
 		fields = append(fields, installation.FieldBudgetMonthlyUsd)
 	}
+	if m.addsecondary_hits != nil {
+		fields = append(fields, installation.FieldSecondaryHits)
+	}
 	return fields
 }
 
@@ -11494,6 +11735,8 @@ func (m *InstallationMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedBudgetDailyUsd()
 	case installation.FieldBudgetMonthlyUsd:
 		return m.AddedBudgetMonthlyUsd()
+	case installation.FieldSecondaryHits:
+		return m.AddedSecondaryHits()
 	}
 	return nil, false
 }
@@ -11531,6 +11774,13 @@ func (m *InstallationMutation) AddField(name string, value ent.Value) error {
 		}
 		m.AddBudgetMonthlyUsd(v)
 		return nil
+	case installation.FieldSecondaryHits:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSecondaryHits(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Installation numeric field %s", name)
 }
@@ -11544,6 +11794,9 @@ func (m *InstallationMutation) ClearedFields() []string {
 	}
 	if m.FieldCleared(installation.FieldSyncRequestedAt) {
 		fields = append(fields, installation.FieldSyncRequestedAt)
+	}
+	if m.FieldCleared(installation.FieldGithubWaitUntil) {
+		fields = append(fields, installation.FieldGithubWaitUntil)
 	}
 	return fields
 }
@@ -11564,6 +11817,9 @@ func (m *InstallationMutation) ClearField(name string) error {
 		return nil
 	case installation.FieldSyncRequestedAt:
 		m.ClearSyncRequestedAt()
+		return nil
+	case installation.FieldGithubWaitUntil:
+		m.ClearGithubWaitUntil()
 		return nil
 	}
 	return fmt.Errorf("unknown Installation nullable field %s", name)
@@ -11617,6 +11873,18 @@ func (m *InstallationMutation) ResetField(name string) error {
 		return nil
 	case installation.FieldBudgetMonthlyUsd:
 		m.ResetBudgetMonthlyUsd()
+		return nil
+	case installation.FieldGithubWaitUntil:
+		m.ResetGithubWaitUntil()
+		return nil
+	case installation.FieldGithubWaitReason:
+		m.ResetGithubWaitReason()
+		return nil
+	case installation.FieldSecondaryHits:
+		m.ResetSecondaryHits()
+		return nil
+	case installation.FieldWritePace:
+		m.ResetWritePace()
 		return nil
 	}
 	return fmt.Errorf("unknown Installation field %s", name)

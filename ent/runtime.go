@@ -449,6 +449,18 @@ func init() {
 	installationDescBudgetMonthlyUsd := installationFields[12].Descriptor()
 	// installation.DefaultBudgetMonthlyUsd holds the default value on creation for the budget_monthly_usd field.
 	installation.DefaultBudgetMonthlyUsd = installationDescBudgetMonthlyUsd.Default.(float64)
+	// installationDescGithubWaitReason is the schema descriptor for github_wait_reason field.
+	installationDescGithubWaitReason := installationFields[14].Descriptor()
+	// installation.DefaultGithubWaitReason holds the default value on creation for the github_wait_reason field.
+	installation.DefaultGithubWaitReason = installationDescGithubWaitReason.Default.(string)
+	// installationDescSecondaryHits is the schema descriptor for secondary_hits field.
+	installationDescSecondaryHits := installationFields[15].Descriptor()
+	// installation.DefaultSecondaryHits holds the default value on creation for the secondary_hits field.
+	installation.DefaultSecondaryHits = installationDescSecondaryHits.Default.(int)
+	// installationDescWritePace is the schema descriptor for write_pace field.
+	installationDescWritePace := installationFields[16].Descriptor()
+	// installation.DefaultWritePace holds the default value on creation for the write_pace field.
+	installation.DefaultWritePace = installationDescWritePace.Default.(string)
 	repositoryMixin := schema.Repository{}.Mixin()
 	repositoryMixinFields0 := repositoryMixin[0].Fields()
 	_ = repositoryMixinFields0

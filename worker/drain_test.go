@@ -23,7 +23,7 @@ type holdLoop struct {
 func (holdLoop) Name() string { return "hold" }
 
 func (l holdLoop) Run(ctx context.Context) error {
-	id, err := worker.ClaimRun(ctx, l.db, l.owner, "queued", time.Now())
+	id, err := l.db.Claim(ctx, store.QueuedRuns, l.owner, time.Now(), 0)
 	if err != nil {
 		return err
 	}
@@ -58,14 +58,14 @@ func TestStoppingWorkerReleasesItsLeases(t *testing.T) {
 		if id := <-loop.claimed; id != r.ID {
 			t.Fatalf("claimed %d, want %d", id, r.ID)
 		}
-		if id, _ := worker.ClaimRun(ctx, db, "w2", "queued", time.Now()); id != 0 {
+		if id, _ := db.Claim(ctx, store.QueuedRuns, "w2", time.Now(), 0); id != 0 {
 			t.Fatal("a held run was claimed by another worker")
 		}
 		stop()
 		if err := <-done; err != nil {
 			t.Fatal(err)
 		}
-		if id, err := worker.ClaimRun(ctx, db, "w2", "queued", time.Now()); err != nil || id != r.ID {
+		if id, err := db.Claim(ctx, store.QueuedRuns, "w2", time.Now(), 0); err != nil || id != r.ID {
 			t.Fatalf("after the stop another worker claims %d (%v), want %d at once", id, err, r.ID)
 		}
 		held := db.WebhookEvent.Query().Where(webhookevent.DeliveryID("d-held")).OnlyX(ctx)

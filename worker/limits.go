@@ -8,7 +8,9 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/internal/budget"
+	"github.com/chakshu-dev/chakshu/internal/fault"
 	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/store"
 )
 
 // CapWait is how long a run held back by the concurrency cap waits before a
@@ -33,7 +35,7 @@ func (d *Dispatcher) holdForCap(ctx context.Context, log *slog.Logger, r *ent.Ru
 		return false
 	}
 	log.Info("dispatch: installation at its concurrency cap; the run stays queued", "in_flight", n, "cap", limit)
-	if err := Release(ctx, d.cfg.DB, r.ID, d.cfg.WorkerID, CapWait); err != nil {
+	if _, err := d.cfg.DB.Release(ctx, store.QueuedRuns, r.ID, d.cfg.WorkerID, time.Now().Add(CapWait)); err != nil {
 		log.Error("dispatch: put the run back", "err", err)
 	}
 	if r.Attempts <= 1 {
@@ -53,7 +55,7 @@ func (d *Dispatcher) checkBudget(ctx context.Context, inst *ent.Installation, re
 		return fmt.Errorf("check spend budgets: %w", err)
 	}
 	if ex != nil {
-		return &dispatchFailure{reason: ex.Reason(), detail: fmt.Sprintf("%s budget of %s: limit %.4f, spent %.4f", ex.Period, ex.What, ex.Limit, ex.Spent)}
+		return fault.New(fault.Forbidden, ex.Reason(), fmt.Errorf("%s budget of %s: limit %.4f, spent %.4f", ex.Period, ex.What, ex.Limit, ex.Spent))
 	}
 	return nil
 }

@@ -92,7 +92,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	// mark the worker stopped.
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if runs, events, err := ReleaseHeld(sctx, w.cfg.DB, w.cfg.ID); err != nil {
+	if runs, events, err := w.cfg.DB.ReleaseHeld(sctx, w.cfg.ID); err != nil {
 		w.cfg.Log.Warn("release leases at stop", "err", err)
 	} else if runs+events > 0 {
 		w.cfg.Log.Info("released leases at stop", "runs", runs, "webhook_events", events)
@@ -101,24 +101,6 @@ func (w *Worker) Run(ctx context.Context) error {
 	return runErr
 }
 
-// ReleaseHeld gives back every lease owner holds, as the sweep does for a
-// dead worker: runs waiting for dispatch or publishing go back to the queue,
-// webhook events back to pending.
-func ReleaseHeld(ctx context.Context, db *store.DB, owner string) (runs, events int64, err error) {
-	rr, err := db.SQL.ExecContext(ctx, db.Rebind(`UPDATE runs SET lease_owner = '', next_attempt_at = NULL
-		WHERE lease_owner = ? AND status IN ('queued','publishing')`), owner)
-	if err != nil {
-		return 0, 0, fmt.Errorf("release runs: %w", err)
-	}
-	er, err := db.SQL.ExecContext(ctx, db.Rebind(`UPDATE webhook_events SET lease_owner = '', status = 'pending', next_attempt_at = NULL
-		WHERE lease_owner = ? AND status IN ('pending','processing')`), owner)
-	if err != nil {
-		return 0, 0, fmt.Errorf("release webhook events: %w", err)
-	}
-	runs, _ = rr.RowsAffected()
-	events, _ = er.RowsAffected()
-	return runs, events, nil
-}
 
 func (w *Worker) heartbeat(ctx context.Context) {
 	t := time.NewTicker(w.cfg.HeartbeatInterval)

@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/chakshu-dev/chakshu/internal/config"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
-	"github.com/chakshu-dev/chakshu/internal/store"
 )
 
 const installationUsage = `Usage:
@@ -66,17 +64,4 @@ func installationCmd(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	fmt.Fprintf(stdout, "installation %s now syncs reviewers from %s (a worker picks it up at once)\n", in.AccountLogin, reviewers.ReviewersRepo(in))
 	return nil
-}
-
-// openMigrated opens the configured database at the current schema.
-func openMigrated(ctx context.Context, cfg *config.Config) (*store.DB, error) {
-	db, err := store.Open(ctx, store.Options{DatabaseURL: cfg.DatabaseURL, DataDir: cfg.DataDir})
-	if err != nil {
-		return nil, err
-	}
-	if err := db.Migrate(ctx); err != nil {
-		db.Close()
-		return nil, err
-	}
-	return db, nil
 }

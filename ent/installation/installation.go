@@ -44,6 +44,14 @@ const (
 	FieldBudgetDailyUsd = "budget_daily_usd"
 	// FieldBudgetMonthlyUsd holds the string denoting the budget_monthly_usd field in the database.
 	FieldBudgetMonthlyUsd = "budget_monthly_usd"
+	// FieldGithubWaitUntil holds the string denoting the github_wait_until field in the database.
+	FieldGithubWaitUntil = "github_wait_until"
+	// FieldGithubWaitReason holds the string denoting the github_wait_reason field in the database.
+	FieldGithubWaitReason = "github_wait_reason"
+	// FieldSecondaryHits holds the string denoting the secondary_hits field in the database.
+	FieldSecondaryHits = "secondary_hits"
+	// FieldWritePace holds the string denoting the write_pace field in the database.
+	FieldWritePace = "write_pace"
 	// EdgeRepositories holds the string denoting the repositories edge name in mutations.
 	EdgeRepositories = "repositories"
 	// EdgeReviewers holds the string denoting the reviewers edge name in mutations.
@@ -102,6 +110,10 @@ var Columns = []string{
 	FieldResolveBlocked,
 	FieldBudgetDailyUsd,
 	FieldBudgetMonthlyUsd,
+	FieldGithubWaitUntil,
+	FieldGithubWaitReason,
+	FieldSecondaryHits,
+	FieldWritePace,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -139,6 +151,12 @@ var (
 	DefaultBudgetDailyUsd float64
 	// DefaultBudgetMonthlyUsd holds the default value on creation for the "budget_monthly_usd" field.
 	DefaultBudgetMonthlyUsd float64
+	// DefaultGithubWaitReason holds the default value on creation for the "github_wait_reason" field.
+	DefaultGithubWaitReason string
+	// DefaultSecondaryHits holds the default value on creation for the "secondary_hits" field.
+	DefaultSecondaryHits int
+	// DefaultWritePace holds the default value on creation for the "write_pace" field.
+	DefaultWritePace string
 )
 
 // OrderOption defines the ordering options for the Installation queries.
@@ -222,6 +240,26 @@ func ByBudgetDailyUsd(opts ...sql.OrderTermOption) OrderOption {
 // ByBudgetMonthlyUsd orders the results by the budget_monthly_usd field.
 func ByBudgetMonthlyUsd(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldBudgetMonthlyUsd, opts...).ToFunc()
+}
+
+// ByGithubWaitUntil orders the results by the github_wait_until field.
+func ByGithubWaitUntil(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldGithubWaitUntil, opts...).ToFunc()
+}
+
+// ByGithubWaitReason orders the results by the github_wait_reason field.
+func ByGithubWaitReason(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldGithubWaitReason, opts...).ToFunc()
+}
+
+// BySecondaryHits orders the results by the secondary_hits field.
+func BySecondaryHits(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldSecondaryHits, opts...).ToFunc()
+}
+
+// ByWritePace orders the results by the write_pace field.
+func ByWritePace(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldWritePace, opts...).ToFunc()
 }
 
 // ByRepositoriesCount orders the results by repositories count.

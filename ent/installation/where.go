@@ -130,6 +130,26 @@ func BudgetMonthlyUsd(v float64) predicate.Installation {
 	return predicate.Installation(sql.FieldEQ(FieldBudgetMonthlyUsd, v))
 }
 
+// GithubWaitUntil applies equality check predicate on the "github_wait_until" field. It's identical to GithubWaitUntilEQ.
+func GithubWaitUntil(v time.Time) predicate.Installation {
+	return predicate.Installation(sql.FieldEQ(FieldGithubWaitUntil, v))
+}
+
+// GithubWaitReason applies equality check predicate on the "github_wait_reason" field. It's identical to GithubWaitReasonEQ.
+func GithubWaitReason(v string) predicate.Installation {
+	return predicate.Installation(sql.FieldEQ(FieldGithubWaitReason, v))
+}
+
+// SecondaryHits applies equality check predicate on the "secondary_hits" field. It's identical to SecondaryHitsEQ.
+func SecondaryHits(v int) predicate.Installation {
+	return predicate.Installation(sql.FieldEQ(FieldSecondaryHits, v))
+}
+
+// WritePace applies equality check predicate on the "write_pace" field. It's identical to WritePaceEQ.
+func WritePace(v string) predicate.Installation {
+	return predicate.Installation(sql.FieldEQ(FieldWritePace, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.Installation {
 	return predicate.Installation(sql.FieldEQ(FieldCreatedAt, v))
@@ -868,6 +888,226 @@ func BudgetMonthlyUsdLT(v float64) predicate.Installation {
 // BudgetMonthlyUsdLTE applies the LTE predicate on the "budget_monthly_usd" field.
 func BudgetMonthlyUsdLTE(v float64) predicate.Installation {
 	return predicate.Installation(sql.FieldLTE(FieldBudgetMonthlyUsd, v))
+}
+
+// GithubWaitUntilEQ applies the EQ predicate on the "github_wait_until" field.
+func GithubWaitUntilEQ(v time.Time) predicate.Installation {
+	return predicate.Installation(sql.FieldEQ(FieldGithubWaitUntil, v))
+}
+
+// GithubWaitUntilNEQ applies the NEQ predicate on the "github_wait_until" field.
+func GithubWaitUntilNEQ(v time.Time) predicate.Installation {
+	return predicate.Installation(sql.FieldNEQ(FieldGithubWaitUntil, v))
+}
+
+// GithubWaitUntilIn applies the In predicate on the "github_wait_until" field.
+func GithubWaitUntilIn(vs ...time.Time) predicate.Installation {
+	return predicate.Installation(sql.FieldIn(FieldGithubWaitUntil, vs...))
+}
+
+// GithubWaitUntilNotIn applies the NotIn predicate on the "github_wait_until" field.
+func GithubWaitUntilNotIn(vs ...time.Time) predicate.Installation {
+	return predicate.Installation(sql.FieldNotIn(FieldGithubWaitUntil, vs...))
+}
+
+// GithubWaitUntilGT applies the GT predicate on the "github_wait_until" field.
+func GithubWaitUntilGT(v time.Time) predicate.Installation {
+	return predicate.Installation(sql.FieldGT(FieldGithubWaitUntil, v))
+}
+
+// GithubWaitUntilGTE applies the GTE predicate on the "github_wait_until" field.
+func GithubWaitUntilGTE(v time.Time) predicate.Installation {
+	return predicate.Installation(sql.FieldGTE(FieldGithubWaitUntil, v))
+}
+
+// GithubWaitUntilLT applies the LT predicate on the "github_wait_until" field.
+func GithubWaitUntilLT(v time.Time) predicate.Installation {
+	return predicate.Installation(sql.FieldLT(FieldGithubWaitUntil, v))
+}
+
+// GithubWaitUntilLTE applies the LTE predicate on the "github_wait_until" field.
+func GithubWaitUntilLTE(v time.Time) predicate.Installation {
+	return predicate.Installation(sql.FieldLTE(FieldGithubWaitUntil, v))
+}
+
+// GithubWaitUntilIsNil applies the IsNil predicate on the "github_wait_until" field.
+func GithubWaitUntilIsNil() predicate.Installation {
+	return predicate.Installation(sql.FieldIsNull(FieldGithubWaitUntil))
+}
+
+// GithubWaitUntilNotNil applies the NotNil predicate on the "github_wait_until" field.
+func GithubWaitUntilNotNil() predicate.Installation {
+	return predicate.Installation(sql.FieldNotNull(FieldGithubWaitUntil))
+}
+
+// GithubWaitReasonEQ applies the EQ predicate on the "github_wait_reason" field.
+func GithubWaitReasonEQ(v string) predicate.Installation {
+	return predicate.Installation(sql.FieldEQ(FieldGithubWaitReason, v))
+}
+
+// GithubWaitReasonNEQ applies the NEQ predicate on the "github_wait_reason" field.
+func GithubWaitReasonNEQ(v string) predicate.Installation {
+	return predicate.Installation(sql.FieldNEQ(FieldGithubWaitReason, v))
+}
+
+// GithubWaitReasonIn applies the In predicate on the "github_wait_reason" field.
+func GithubWaitReasonIn(vs ...string) predicate.Installation {
+	return predicate.Installation(sql.FieldIn(FieldGithubWaitReason, vs...))
+}
+
+// GithubWaitReasonNotIn applies the NotIn predicate on the "github_wait_reason" field.
+func GithubWaitReasonNotIn(vs ...string) predicate.Installation {
+	return predicate.Installation(sql.FieldNotIn(FieldGithubWaitReason, vs...))
+}
+
+// GithubWaitReasonGT applies the GT predicate on the "github_wait_reason" field.
+func GithubWaitReasonGT(v string) predicate.Installation {
+	return predicate.Installation(sql.FieldGT(FieldGithubWaitReason, v))
+}
+
+// GithubWaitReasonGTE applies the GTE predicate on the "github_wait_reason" field.
+func GithubWaitReasonGTE(v string) predicate.Installation {
+	return predicate.Installation(sql.FieldGTE(FieldGithubWaitReason, v))
+}
+
+// GithubWaitReasonLT applies the LT predicate on the "github_wait_reason" field.
+func GithubWaitReasonLT(v string) predicate.Installation {
+	return predicate.Installation(sql.FieldLT(FieldGithubWaitReason, v))
+}
+
+// GithubWaitReasonLTE applies the LTE predicate on the "github_wait_reason" field.
+func GithubWaitReasonLTE(v string) predicate.Installation {
+	return predicate.Installation(sql.FieldLTE(FieldGithubWaitReason, v))
+}
+
+// GithubWaitReasonContains applies the Contains predicate on the "github_wait_reason" field.
+func GithubWaitReasonContains(v string) predicate.Installation {
+	return predicate.Installation(sql.FieldContains(FieldGithubWaitReason, v))
+}
+
+// GithubWaitReasonHasPrefix applies the HasPrefix predicate on the "github_wait_reason" field.
+func GithubWaitReasonHasPrefix(v string) predicate.Installation {
+	return predicate.Installation(sql.FieldHasPrefix(FieldGithubWaitReason, v))
+}
+
+// GithubWaitReasonHasSuffix applies the HasSuffix predicate on the "github_wait_reason" field.
+func GithubWaitReasonHasSuffix(v string) predicate.Installation {
+	return predicate.Installation(sql.FieldHasSuffix(FieldGithubWaitReason, v))
+}
+
+// GithubWaitReasonEqualFold applies the EqualFold predicate on the "github_wait_reason" field.
+func GithubWaitReasonEqualFold(v string) predicate.Installation {
+	return predicate.Installation(sql.FieldEqualFold(FieldGithubWaitReason, v))
+}
+
+// GithubWaitReasonContainsFold applies the ContainsFold predicate on the "github_wait_reason" field.
+func GithubWaitReasonContainsFold(v string) predicate.Installation {
+	return predicate.Installation(sql.FieldContainsFold(FieldGithubWaitReason, v))
+}
+
+// SecondaryHitsEQ applies the EQ predicate on the "secondary_hits" field.
+func SecondaryHitsEQ(v int) predicate.Installation {
+	return predicate.Installation(sql.FieldEQ(FieldSecondaryHits, v))
+}
+
+// SecondaryHitsNEQ applies the NEQ predicate on the "secondary_hits" field.
+func SecondaryHitsNEQ(v int) predicate.Installation {
+	return predicate.Installation(sql.FieldNEQ(FieldSecondaryHits, v))
+}
+
+// SecondaryHitsIn applies the In predicate on the "secondary_hits" field.
+func SecondaryHitsIn(vs ...int) predicate.Installation {
+	return predicate.Installation(sql.FieldIn(FieldSecondaryHits, vs...))
+}
+
+// SecondaryHitsNotIn applies the NotIn predicate on the "secondary_hits" field.
+func SecondaryHitsNotIn(vs ...int) predicate.Installation {
+	return predicate.Installation(sql.FieldNotIn(FieldSecondaryHits, vs...))
+}
+
+// SecondaryHitsGT applies the GT predicate on the "secondary_hits" field.
+func SecondaryHitsGT(v int) predicate.Installation {
+	return predicate.Installation(sql.FieldGT(FieldSecondaryHits, v))
+}
+
+// SecondaryHitsGTE applies the GTE predicate on the "secondary_hits" field.
+func SecondaryHitsGTE(v int) predicate.Installation {
+	return predicate.Installation(sql.FieldGTE(FieldSecondaryHits, v))
+}
+
+// SecondaryHitsLT applies the LT predicate on the "secondary_hits" field.
+func SecondaryHitsLT(v int) predicate.Installation {
+	return predicate.Installation(sql.FieldLT(FieldSecondaryHits, v))
+}
+
+// SecondaryHitsLTE applies the LTE predicate on the "secondary_hits" field.
+func SecondaryHitsLTE(v int) predicate.Installation {
+	return predicate.Installation(sql.FieldLTE(FieldSecondaryHits, v))
+}
+
+// WritePaceEQ applies the EQ predicate on the "write_pace" field.
+func WritePaceEQ(v string) predicate.Installation {
+	return predicate.Installation(sql.FieldEQ(FieldWritePace, v))
+}
+
+// WritePaceNEQ applies the NEQ predicate on the "write_pace" field.
+func WritePaceNEQ(v string) predicate.Installation {
+	return predicate.Installation(sql.FieldNEQ(FieldWritePace, v))
+}
+
+// WritePaceIn applies the In predicate on the "write_pace" field.
+func WritePaceIn(vs ...string) predicate.Installation {
+	return predicate.Installation(sql.FieldIn(FieldWritePace, vs...))
+}
+
+// WritePaceNotIn applies the NotIn predicate on the "write_pace" field.
+func WritePaceNotIn(vs ...string) predicate.Installation {
+	return predicate.Installation(sql.FieldNotIn(FieldWritePace, vs...))
+}
+
+// WritePaceGT applies the GT predicate on the "write_pace" field.
+func WritePaceGT(v string) predicate.Installation {
+	return predicate.Installation(sql.FieldGT(FieldWritePace, v))
+}
+
+// WritePaceGTE applies the GTE predicate on the "write_pace" field.
+func WritePaceGTE(v string) predicate.Installation {
+	return predicate.Installation(sql.FieldGTE(FieldWritePace, v))
+}
+
+// WritePaceLT applies the LT predicate on the "write_pace" field.
+func WritePaceLT(v string) predicate.Installation {
+	return predicate.Installation(sql.FieldLT(FieldWritePace, v))
+}
+
+// WritePaceLTE applies the LTE predicate on the "write_pace" field.
+func WritePaceLTE(v string) predicate.Installation {
+	return predicate.Installation(sql.FieldLTE(FieldWritePace, v))
+}
+
+// WritePaceContains applies the Contains predicate on the "write_pace" field.
+func WritePaceContains(v string) predicate.Installation {
+	return predicate.Installation(sql.FieldContains(FieldWritePace, v))
+}
+
+// WritePaceHasPrefix applies the HasPrefix predicate on the "write_pace" field.
+func WritePaceHasPrefix(v string) predicate.Installation {
+	return predicate.Installation(sql.FieldHasPrefix(FieldWritePace, v))
+}
+
+// WritePaceHasSuffix applies the HasSuffix predicate on the "write_pace" field.
+func WritePaceHasSuffix(v string) predicate.Installation {
+	return predicate.Installation(sql.FieldHasSuffix(FieldWritePace, v))
+}
+
+// WritePaceEqualFold applies the EqualFold predicate on the "write_pace" field.
+func WritePaceEqualFold(v string) predicate.Installation {
+	return predicate.Installation(sql.FieldEqualFold(FieldWritePace, v))
+}
+
+// WritePaceContainsFold applies the ContainsFold predicate on the "write_pace" field.
+func WritePaceContainsFold(v string) predicate.Installation {
+	return predicate.Installation(sql.FieldContainsFold(FieldWritePace, v))
 }
 
 // HasRepositories applies the HasEdge predicate on the "repositories" edge.

@@ -261,6 +261,10 @@ var (
 		{Name: "resolve_blocked", Type: field.TypeString, Size: 2147483647, Default: ""},
 		{Name: "budget_daily_usd", Type: field.TypeFloat64, Default: 0},
 		{Name: "budget_monthly_usd", Type: field.TypeFloat64, Default: 0},
+		{Name: "github_wait_until", Type: field.TypeTime, Nullable: true},
+		{Name: "github_wait_reason", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "secondary_hits", Type: field.TypeInt, Default: 0},
+		{Name: "write_pace", Type: field.TypeString, Default: ""},
 	}
 	// InstallationsTable holds the schema information for the "installations" table.
 	InstallationsTable = &schema.Table{

@@ -8,10 +8,10 @@ import (
 	"net"
 	"net/http"
 
-	appsetup "github.com/chakshu-dev/chakshu/internal/setup"
+	appsetup "github.com/chakshu-dev/chakshu/internal/appmanifest"
 	"github.com/chakshu-dev/chakshu/server"
 	"github.com/chakshu-dev/chakshu/server/auth"
-	setuppage "github.com/chakshu-dev/chakshu/server/setup"
+	"github.com/chakshu-dev/chakshu/server/setuppage"
 )
 
 // setupTokenCookie keeps the one-time setup token between the pages of the

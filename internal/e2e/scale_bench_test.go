@@ -154,7 +154,7 @@ func (w *scaleWorld) open(b *testing.B) *store.DB {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
-	runs.PublishChanges(db.Client, w.bus)
+	runs.NotifyLiveUpdates(db.Client, w.bus)
 	return db
 }
 

@@ -199,3 +199,22 @@ func (db *DB) RequeueDead(ctx context.Context, cutoff time.Time) (Requeued, erro
 	}
 	return out, nil
 }
+
+// ReleaseHeld gives back every lease owner holds, as the sweep does for a
+// dead worker: runs waiting for dispatch or publishing go back to the queue,
+// webhook events back to pending.
+func (db *DB) ReleaseHeld(ctx context.Context, owner string) (runs, events int64, err error) {
+	rr, err := db.SQL.ExecContext(ctx, db.Rebind(`UPDATE runs SET lease_owner = '', next_attempt_at = NULL
+		WHERE lease_owner = ? AND status IN ('queued','publishing')`), owner)
+	if err != nil {
+		return 0, 0, fmt.Errorf("release runs: %w", err)
+	}
+	er, err := db.SQL.ExecContext(ctx, db.Rebind(`UPDATE webhook_events SET lease_owner = '', status = 'pending', next_attempt_at = NULL
+		WHERE lease_owner = ? AND status IN ('pending','processing')`), owner)
+	if err != nil {
+		return 0, 0, fmt.Errorf("release webhook events: %w", err)
+	}
+	runs, _ = rr.RowsAffected()
+	events, _ = er.RowsAffected()
+	return runs, events, nil
+}
