@@ -101,7 +101,6 @@ func (w *Worker) Run(ctx context.Context) error {
 	return runErr
 }
 
-
 func (w *Worker) heartbeat(ctx context.Context) {
 	t := time.NewTicker(w.cfg.HeartbeatInterval)
 	defer t.Stop()
