@@ -51,6 +51,8 @@ const (
 	// (docs "Errors": request_too_large; REALITY.md).
 	defaultReqLimit  = 32_000_000
 	defaultRespLimit = 8 << 20
+	// defaultTimeout bounds one model call.
+	defaultTimeout = 10 * time.Minute
 )
 
 // Config builds a Gateway.
@@ -112,7 +114,7 @@ func New(cfg Config) (*Gateway, error) {
 		cfg.Now = time.Now
 	}
 	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = &http.Client{Timeout: 10 * time.Minute}
+		cfg.HTTPClient = &http.Client{Timeout: defaultTimeout}
 	}
 	if cfg.MaxRequestBytes <= 0 {
 		cfg.MaxRequestBytes = defaultReqLimit

@@ -38,7 +38,21 @@ func platforms(t *testing.T) []platform {
 	model := scriptedmodel.New(scriptedmodel.Config{ExtraInputTokens: 100_000})
 	br := &providersim.Bedrock{Model: model, Models: map[string]string{bedrockID: "claude-sonnet-5-5"}}
 	vx := &providersim.Vertex{Model: model, Project: "sim-project", Region: "us-east5", Models: map[string]string{vertexID: "claude-sonnet-5-5"}}
+	oa := &providersim.OpenAI{Model: model, Models: map[string]string{"sonnet-via-litellm": "claude-sonnet-5-5", "claude-not-enabled-here": "claude-sonnet-5-5"}}
+	delete(oa.Models, "claude-not-enabled-here")
 	return []platform{
+		{name: "openai", sim: oa, calls: oa.Calls, refuseNext: func() { oa.RateLimit(1) },
+			up: func(t *testing.T, url string, wrongKey bool) Upstream {
+				key := providersim.OpenAIKey
+				if wrongKey {
+					key = "sk-not-the-key-of-this-server-0000"
+				}
+				u, err := NewOpenAI(OpenAIConfig{BaseURL: url + "/v1", APIKey: key}, http.DefaultClient)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return u
+			}},
 		{name: "bedrock", sim: br, calls: br.Calls, refuseNext: func() { br.Throttle(1) },
 			up: func(t *testing.T, url string, wrongKey bool) Upstream {
 				secret := providersim.BedrockSecretKey
@@ -78,6 +92,9 @@ func platforms(t *testing.T) []platform {
 func routed(t *testing.T) *models.Source {
 	c, err := models.Builtin().WithRoutes("bedrock", map[string]models.Route{"claude-sonnet-5-5": {Model: bedrockID,
 		Price: &models.Price{Input: 3, Output: 15}}})
+	if err == nil {
+		c, err = c.WithRoutes("openai", map[string]models.Route{"claude-sonnet-5-5": {Model: "sonnet-via-litellm"}})
+	}
 	if err == nil {
 		c, err = c.WithRoutes("vertex", map[string]models.Route{"claude-sonnet-5-5": {Model: vertexID}})
 	}
