@@ -13,6 +13,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -72,4 +73,53 @@ func jsonError(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
+}
+
+// SandboxModels are the model ids the simulated accounts serve, by
+// provider: the provider's id of each catalogue model the sandbox's seeded
+// reviewers use. (Simulated ids in each provider's format; a deployment's
+// own ids go in its catalogue file.)
+var SandboxModels = map[string]map[string]string{
+	"bedrock": {"claude-sonnet-5-5": "global.anthropic.claude-sonnet-5-5-v1:0", "claude-haiku-4-5-20251001": "global.anthropic.claude-haiku-4-5-20251001-v1:0"},
+	"vertex":  {"claude-sonnet-5-5": "claude-sonnet-5-5@sandbox", "claude-haiku-4-5-20251001": "claude-haiku-4-5@20251001"},
+	"openai":  {"claude-sonnet-5-5": "sandbox/claude-sonnet-5-5", "claude-haiku-4-5-20251001": "sandbox/claude-haiku-4-5"},
+}
+
+// VertexProject and VertexRegion are the simulated Vertex AI project.
+const (
+	VertexProject = "sim-project"
+	VertexRegion  = "us-east5"
+)
+
+// Sim is one provider's simulator in front of a scripted model.
+type Sim struct {
+	Handler http.Handler
+	// Calls counts the requests that reached the model through the
+	// simulator (nil for anthropic: the scripted model is served directly).
+	Calls func() int
+	// Vertex is set for the vertex provider (its key file needs the address).
+	Vertex *Vertex
+}
+
+// New builds the simulator of provider in front of model, serving
+// SandboxModels[provider]; "" or "anthropic" is the scripted model itself.
+func New(provider string, model http.Handler) (*Sim, error) {
+	served := map[string]string{}
+	for catalogID, id := range SandboxModels[provider] {
+		served[id] = catalogID
+	}
+	switch provider {
+	case "", "anthropic":
+		return &Sim{Handler: model}, nil
+	case "bedrock":
+		b := &Bedrock{Model: model, Models: served}
+		return &Sim{Handler: b, Calls: b.Calls}, nil
+	case "vertex":
+		v := &Vertex{Model: model, Project: VertexProject, Region: VertexRegion, Models: served}
+		return &Sim{Handler: v, Vertex: v, Calls: v.Calls}, nil
+	case "openai":
+		o := &OpenAI{Model: model, Models: served}
+		return &Sim{Handler: o, Calls: o.Calls}, nil
+	}
+	return nil, fmt.Errorf("providersim: no simulator for provider %q", provider)
 }
