@@ -188,3 +188,47 @@ func TestGatewayThroughCloudPlatforms(t *testing.T) {
 		})
 	}
 }
+
+// Microsoft Foundry serves the Messages API itself under /anthropic/ with
+// the resource's key in x-api-key (anthropic-sdk-go v2.15.0 foundry:
+// https://{resource}.services.ai.azure.com/anthropic/); the scripted model
+// checks that key, so a wrong one is refused as Foundry refuses it.
+func TestGatewayThroughFoundry(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		const key = "foundry-resource-key-0123456789abcdef"
+		srv := httptest.NewServer(scriptedmodel.New(scriptedmodel.Config{APIKey: key}))
+		defer srv.Close()
+		cat, err := models.Builtin().WithRoutes("foundry", map[string]models.Route{"claude-sonnet-5-5": {Model: "claude-sonnet-5-5"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rn := fixture(t, db, 10)
+		for _, tc := range []struct {
+			key    string
+			status int
+		}{{key, 200}, {"not-the-resource-key-000000000000", http.StatusBadGateway}} {
+			up, err := NewFoundry(FoundryConfig{BaseURL: srv.URL + "/anthropic/", APIKey: tc.key}, http.DefaultClient)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := New(Config{DB: db.Client, Log: slog.New(slog.DiscardHandler), Platform: "foundry", Models: models.Static(cat),
+				Upstreams: map[string]Upstream{"foundry": up}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := post(t, g, rn, msg, false)
+			if w.Code != tc.status {
+				t.Fatalf("key %s: %d %s", tc.key[:8], w.Code, w.Body)
+			}
+			if strings.Contains(w.Body.String(), tc.key) {
+				t.Fatal("the key is in the answer")
+			}
+		}
+		if got := db.Run.GetX(context.Background(), rn.ID); got.CostUsd <= 0 || got.InputTokens == 0 {
+			t.Fatalf("not metered: %+v", got)
+		}
+		if _, err := NewFoundry(FoundryConfig{BaseURL: srv.URL}, http.DefaultClient); err == nil {
+			t.Error("Foundry without a key accepted")
+		}
+	})
+}
