@@ -36,17 +36,29 @@ func TestClassifyRefusals(t *testing.T) {
 		{"bedrock not found", func() (string, string) { return classifyBedrock(404, h("ResourceNotFoundException"), nil) }, CodeNotEnabled},
 		{"bedrock bad key", func() (string, string) { return classifyBedrock(403, h("UnrecognizedClientException"), nil) }, CodeCredentials},
 		{"bedrock unknown 500", func() (string, string) { return classifyBedrock(500, h("SomethingNew"), nil) }, CodeOverloaded},
-		{"google quota", func() (string, string) { return classifyGoogle(429, nil, []byte(`{"error":{"status":"RESOURCE_EXHAUSTED"}}`)) }, CodeThrottled},
+		{"google quota", func() (string, string) {
+			return classifyGoogle(429, nil, []byte(`{"error":{"status":"RESOURCE_EXHAUSTED"}}`))
+		}, CodeThrottled},
 		{"google unavailable", func() (string, string) { return classifyGoogle(503, nil, []byte(`{"error":{"status":"UNAVAILABLE"}}`)) }, CodeOverloaded},
 		{"google not found", func() (string, string) { return classifyGoogle(404, nil, []byte(`{"error":{"status":"NOT_FOUND"}}`)) }, CodeNotEnabled},
-		{"google denied", func() (string, string) { return classifyGoogle(403, nil, []byte(`{"error":{"status":"PERMISSION_DENIED"}}`)) }, CodeCredentials},
+		{"google denied", func() (string, string) {
+			return classifyGoogle(403, nil, []byte(`{"error":{"status":"PERMISSION_DENIED"}}`))
+		}, CodeCredentials},
 		{"google passes anthropic", func() (string, string) {
 			return classifyGoogle(529, nil, []byte(`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`))
 		}, CodeOverloaded},
-		{"anthropic rate", func() (string, string) { return classifyAnthropic(429, nil, []byte(`{"error":{"type":"rate_limit_error"}}`)) }, CodeThrottled},
-		{"anthropic auth", func() (string, string) { return classifyAnthropic(401, nil, []byte(`{"error":{"type":"authentication_error"}}`)) }, CodeCredentials},
-		{"anthropic not found", func() (string, string) { return classifyAnthropic(404, nil, []byte(`{"error":{"type":"not_found_error"}}`)) }, CodeNotEnabled},
-		{"anthropic invalid", func() (string, string) { return classifyAnthropic(400, nil, []byte(`{"error":{"type":"invalid_request_error"}}`)) }, CodeRefused},
+		{"anthropic rate", func() (string, string) {
+			return classifyAnthropic(429, nil, []byte(`{"error":{"type":"rate_limit_error"}}`))
+		}, CodeThrottled},
+		{"anthropic auth", func() (string, string) {
+			return classifyAnthropic(401, nil, []byte(`{"error":{"type":"authentication_error"}}`))
+		}, CodeCredentials},
+		{"anthropic not found", func() (string, string) {
+			return classifyAnthropic(404, nil, []byte(`{"error":{"type":"not_found_error"}}`))
+		}, CodeNotEnabled},
+		{"anthropic invalid", func() (string, string) {
+			return classifyAnthropic(400, nil, []byte(`{"error":{"type":"invalid_request_error"}}`))
+		}, CodeRefused},
 		{"status 529", func() (string, string) { return classifyAnthropic(529, nil, nil) }, CodeOverloaded},
 	}
 	for _, tc := range cases {
