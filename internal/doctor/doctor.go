@@ -141,6 +141,7 @@ func Run(ctx context.Context, cfg Config) []Check {
 	r.github(ctx, db)
 	r.model(ctx)
 	r.modelsInUse(ctx, db) // models.go
+	r.providers(ctx)       // providers.go
 	return r.out
 }
 
