@@ -246,7 +246,7 @@ func (g *Gateway) Serve(w http.ResponseWriter, r *http.Request, rn *ent.Run) {
 	}
 	defer resp.Body.Close()
 	if req.Stream && isEventStream(resp) {
-		g.relay(ctx, w, resp, rn, entry, log)
+		g.relay(ctx, w, resp, rn, served.Provider, entry, log)
 		return
 	}
 	out, err := io.ReadAll(io.LimitReader(resp.Body, g.cfg.MaxResponseBytes+1))
@@ -263,7 +263,7 @@ func (g *Gateway) Serve(w http.ResponseWriter, r *http.Request, rn *ent.Run) {
 		var a answer
 		if err := json.Unmarshal(out, &a); err != nil || a.Usage == nil {
 			log.Warn("model answer without usage", "status", resp.StatusCode)
-		} else if err := g.meter(ctx, rn, *a.Usage, entry.Cost(*a.Usage)); err != nil {
+		} else if err := g.meter(ctx, rn, served.Provider, *a.Usage, entry.Cost(*a.Usage)); err != nil {
 			log.Error("meter model usage", "err", redact.Error(err))
 		}
 	} else {
@@ -301,8 +301,8 @@ func (g *Gateway) admit(ctx context.Context, id int, final bool) (bool, error) {
 
 // meter adds u and its cost to run rn in one atomic update, and notes on the
 // timeline when this answer took the run to its cap.
-func (g *Gateway) meter(ctx context.Context, rn *ent.Run, u models.Usage, cost float64) error {
-	err := g.cfg.DB.Run.Update().Where(run.ID(rn.ID)).
+func (g *Gateway) meter(ctx context.Context, rn *ent.Run, provider string, u models.Usage, cost float64) error {
+	err := g.cfg.DB.Run.Update().Where(run.ID(rn.ID)).SetProvider(provider).
 		AddCostUsd(cost).AddInputTokens(u.InputTokens).AddOutputTokens(u.OutputTokens).
 		AddCacheReadTokens(u.CacheReadInputTokens).AddCacheWriteTokens(u.CacheCreationInputTokens).
 		Exec(ctx)

@@ -128,6 +128,9 @@ func TestGatewayThroughCloudPlatforms(t *testing.T) {
 					t.Fatalf("invoke: %d %s", w.Code, w.Body)
 				}
 				got := db.Run.GetX(ctx, rn.ID)
+				if got.Provider != p.name {
+					t.Fatalf("run records provider %q, want %q", got.Provider, p.name)
+				}
 				wantIn := 2.0
 				if p.name == "bedrock" {
 					wantIn = 3
