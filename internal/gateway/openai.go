@@ -265,7 +265,7 @@ func toolInput(args string) json.RawMessage {
 }
 
 // fromChat translates a Chat Completions answer to a Messages answer.
-func fromChat(b []byte, model string) ([]byte, error) {
+func fromChat(b []byte, model string, promptBytes int) ([]byte, error) {
 	var r struct {
 		ID      string `json:"id"`
 		Choices []struct {
@@ -291,6 +291,13 @@ func fromChat(b []byte, model string) ([]byte, error) {
 	var u models.Usage
 	if r.Usage != nil {
 		u = r.Usage.messages()
+	} else {
+		out := 0
+		for _, c := range content {
+			bb, _ := json.Marshal(c)
+			out += len(bb)
+		}
+		u = estimate(promptBytes, out)
 	}
 	return json.Marshal(map[string]any{"id": r.ID, "type": "message", "role": "assistant", "model": model, "content": content,
 		"stop_reason": stopReason(c.FinishReason), "stop_sequence": nil, "usage": u})
@@ -308,7 +315,7 @@ func (u *openAIUpstream) Send(ctx context.Context, c Call) (*http.Response, erro
 	req.Header.Set("Content-Type", "application/json")
 	if u.key != "" {
 		req.Header.Set("Authorization", "Bearer "+u.key)
-		if u.azure { // Azure OpenAI's key header
+		if u.azure { // Azure OpenAI's key header (its v1 API, learn.microsoft.com "Azure OpenAI API version lifecycle", also takes the bearer)
 			req.Header.Set("api-key", u.key)
 		}
 	}
@@ -338,7 +345,7 @@ func (u *openAIUpstream) Send(ctx context.Context, c Call) (*http.Response, erro
 		if err != nil {
 			return nil, err
 		}
-		out, err := fromChat(b, c.Model)
+		out, err := fromChat(b, c.Model, len(body))
 		if err != nil {
 			return nil, err
 		}
@@ -348,7 +355,7 @@ func (u *openAIUpstream) Send(ctx context.Context, c Call) (*http.Response, erro
 	pr, pw := io.Pipe()
 	go func() {
 		defer resp.Body.Close()
-		pw.CloseWithError(translateStream(resp.Body, pw, c.Model))
+		pw.CloseWithError(translateStream(resp.Body, pw, c.Model, len(body)))
 	}()
 	return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: pr, ContentLength: -1}, nil
 }
@@ -359,7 +366,7 @@ func (u *openAIUpstream) Send(ctx context.Context, c Call) (*http.Response, erro
 // input_json_delta pieces; then message_delta (stop reason and the usage of
 // the include_usage chunk) and message_stop at [DONE]. A stream that ends
 // without [DONE] is an error.
-func translateStream(r io.Reader, w io.Writer, model string) error {
+func translateStream(r io.Reader, w io.Writer, model string, promptBytes int) error {
 	emit := func(event string, v any) error {
 		b, _ := json.Marshal(v)
 		_, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b)
@@ -370,7 +377,8 @@ func translateStream(r io.Reader, w io.Writer, model string) error {
 	kind := "" // "text" or "tool:<openai index>"
 	next := 0
 	stop := "end_turn"
-	var usage models.Usage
+	var usage *models.Usage
+	outBytes := 0
 	closeBlock := func() error {
 		if open < 0 {
 			return nil
@@ -394,6 +402,10 @@ func translateStream(r io.Reader, w io.Writer, model string) error {
 			}
 			if err := closeBlock(); err != nil {
 				return err
+			}
+			if usage == nil {
+				e := estimate(promptBytes, outBytes)
+				usage = &e
 			}
 			if err := emit("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
 				"usage": usage}); err != nil {
@@ -424,7 +436,8 @@ func translateStream(r io.Reader, w io.Writer, model string) error {
 			}
 		}
 		if ch.Usage != nil {
-			usage = ch.Usage.messages()
+			m := ch.Usage.messages()
+			usage = &m
 		}
 		for _, c := range ch.Choices {
 			if t := c.Delta.Content; t != nil && *t != "" {
@@ -439,6 +452,7 @@ func translateStream(r io.Reader, w io.Writer, model string) error {
 						return err
 					}
 				}
+				outBytes += len(*t)
 				if err := emit("content_block_delta", map[string]any{"type": "content_block_delta", "index": open,
 					"delta": map[string]any{"type": "text_delta", "text": *t}}); err != nil {
 					return err
@@ -461,6 +475,7 @@ func translateStream(r io.Reader, w io.Writer, model string) error {
 						return err
 					}
 				}
+				outBytes += len(tc.Function.Name) + len(tc.Function.Arguments)
 				if a := tc.Function.Arguments; a != "" {
 					if err := emit("content_block_delta", map[string]any{"type": "content_block_delta", "index": open,
 						"delta": map[string]any{"type": "input_json_delta", "partial_json": a}}); err != nil {
@@ -477,4 +492,11 @@ func translateStream(r io.Reader, w io.Writer, model string) error {
 		return err
 	}
 	return errors.New("openai: the stream ended without [DONE]")
+}
+
+// estimate is the usage of an answer from a server that reported none (it
+// ignored stream_options.include_usage, or has no usage at all): about four
+// bytes a token, so the run's cost cap still holds at the entry's price.
+func estimate(promptBytes, outBytes int) models.Usage {
+	return models.Usage{InputTokens: int64(promptBytes+3) / 4, OutputTokens: int64(outBytes+3)/4 + 1}
 }

@@ -106,3 +106,31 @@ func TestUpstreamsFromConfig(t *testing.T) {
 		}
 	}
 }
+
+// A Chat Completions server that reports no usage is metered by estimate,
+// never at zero: the stream's message_delta and a plain answer carry it.
+func TestOpenAIWithoutUsage(t *testing.T) {
+	in := "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"abcdefgh\"}}]}\n\n" +
+		"data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"t1\",\"type\":\"function\",\"function\":{\"name\":\"Read\",\"arguments\":\"\"}}]}}]}\n\n" +
+		"data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{\\\"path\\\":\"}}]}}]}\n\n" +
+		"data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"\\\"a.go\\\"}\"}}]},\"finish_reason\":\"tool_calls\"}]}\n\n" +
+		"data: [DONE]\n\n"
+	var out strings.Builder
+	if err := translateStream(strings.NewReader(in), &out, "m", 400); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	for _, want := range []string{`"text":"abcdefgh","type":"text_delta"`, `"name":"Read"`, `"partial_json":"{\"path\":"`,
+		`"partial_json":"\"a.go\"}"`, `"stop_reason":"tool_use"`, `"input_tokens":100`, "event: message_stop"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("stream lacks %s:\n%s", want, s)
+		}
+	}
+	if err := translateStream(strings.NewReader(strings.TrimSuffix(in, "data: [DONE]\n\n")), &out, "m", 1); err == nil {
+		t.Error("a stream cut before [DONE] passed as complete")
+	}
+	b, err := fromChat([]byte(`{"id":"c2","choices":[{"message":{"content":"ok"},"finish_reason":"length"}]}`), "m", 40)
+	if err != nil || !strings.Contains(string(b), `"input_tokens":10`) || !strings.Contains(string(b), `"stop_reason":"max_tokens"`) {
+		t.Fatalf("plain answer without usage: %s %v", b, err)
+	}
+}
