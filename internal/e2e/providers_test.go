@@ -58,13 +58,14 @@ func TestReviewThroughEachProvider(t *testing.T) {
 								Status      string  `json:"status"`
 								CostUsd     float64 `json:"costUsd"`
 								InputTokens int64   `json:"inputTokens"`
+								Provider    string  `json:"provider"`
 							} `json:"node"`
 						} `json:"edges"`
 					} `json:"runs"`
 				}
-				s.graphql(t, `{ runs(first: 5) { edges { node { status costUsd inputTokens } } } }`, nil, &out)
+				s.graphql(t, `{ runs(first: 5) { edges { node { status costUsd inputTokens provider } } } }`, nil, &out)
 				for _, e := range out.Runs.Edges {
-					if strings.EqualFold(e.Node.Status, "succeeded") && e.Node.CostUsd > 0 && e.Node.InputTokens > 0 {
+					if strings.EqualFold(e.Node.Status, "succeeded") && e.Node.CostUsd > 0 && e.Node.InputTokens > 0 && e.Node.Provider == provider {
 						return true
 					}
 				}
