@@ -133,6 +133,8 @@ func (h *api) keyCols(gr grouping, grain string) []string {
 		cols = append(cols, map[bool]string{true: run.ReviewerColumn, false: "reviewer_id"}[grain == ""])
 	case model.CostGroupByRepository:
 		cols = append(cols, map[bool]string{true: run.RepositoryColumn, false: "repository_id"}[grain == ""])
+	case model.CostGroupByProvider: // runs only (spans)
+		cols = append(cols, run.FieldProvider)
 	}
 	return cols
 }
@@ -175,7 +177,7 @@ func (h *api) spans(from, to time.Time, gr grouping) []span {
 		return floorDay(t).AddDate(0, 0, 1)
 	}
 	d0, d1 := ceilDay(from), floorDay(to)
-	if !d0.Before(d1) {
+	if !d0.Before(d1) || gr.entity == model.CostGroupByProvider { // the rollup has no provider: read the runs
 		return []span{{"", from, to}}
 	}
 	var out []span

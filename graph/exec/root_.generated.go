@@ -3558,6 +3558,11 @@ enum CostGroupBy {
   One bucket per repository.
   """
   REPOSITORY
+  """
+  One bucket per model provider the runs went to (anthropic, bedrock, vertex, foundry,
+  openai; empty for runs that never reached a model), summed from the runs themselves.
+  """
+  PROVIDER
 }
 
 """
