@@ -1548,6 +1548,11 @@ func (_q *RunQuery) collectField(ctx context.Context, oneNode bool, opCtx *graph
 				selectedFields = append(selectedFields, run.FieldModel)
 				fieldSeen[run.FieldModel] = struct{}{}
 			}
+		case "provider":
+			if _, ok := fieldSeen[run.FieldProvider]; !ok {
+				selectedFields = append(selectedFields, run.FieldProvider)
+				fieldSeen[run.FieldProvider] = struct{}{}
+			}
 		case "maxCostUsd":
 			if _, ok := fieldSeen[run.FieldMaxCostUsd]; !ok {
 				selectedFields = append(selectedFields, run.FieldMaxCostUsd)

@@ -15780,6 +15780,7 @@ type RunMutation struct {
 	note                      *string
 	request_target            *string
 	model                     *string
+	provider                  *string
 	max_cost_usd              *float64
 	addmax_cost_usd           *float64
 	check_run_id              *int64
@@ -16641,6 +16642,42 @@ func (m *RunMutation) OldModel(ctx context.Context) (v string, err error) {
 // ResetModel resets all changes to the "model" field.
 func (m *RunMutation) ResetModel() {
 	m.model = nil
+}
+
+// SetProvider sets the "provider" field.
+func (m *RunMutation) SetProvider(s string) {
+	m.provider = &s
+}
+
+// Provider returns the value of the "provider" field in the mutation.
+func (m *RunMutation) Provider() (r string, exists bool) {
+	v := m.provider
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProvider returns the old "provider" field's value of the Run entity.
+// If the Run object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RunMutation) OldProvider(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProvider is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProvider requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProvider: %w", err)
+	}
+	return oldValue.Provider, nil
+}
+
+// ResetProvider resets all changes to the "provider" field.
+func (m *RunMutation) ResetProvider() {
+	m.provider = nil
 }
 
 // SetMaxCostUsd sets the "max_cost_usd" field.
@@ -19448,7 +19485,7 @@ func (m *RunMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *RunMutation) Fields() []string {
-	fields := make([]string, 0, 69)
+	fields := make([]string, 0, 70)
 	if m.created_at != nil {
 		fields = append(fields, run.FieldCreatedAt)
 	}
@@ -19502,6 +19539,9 @@ func (m *RunMutation) Fields() []string {
 	}
 	if m.model != nil {
 		fields = append(fields, run.FieldModel)
+	}
+	if m.provider != nil {
+		fields = append(fields, run.FieldProvider)
 	}
 	if m.max_cost_usd != nil {
 		fields = append(fields, run.FieldMaxCostUsd)
@@ -19700,6 +19740,8 @@ func (m *RunMutation) Field(name string) (ent.Value, bool) {
 		return m.RequestTarget()
 	case run.FieldModel:
 		return m.Model()
+	case run.FieldProvider:
+		return m.Provider()
 	case run.FieldMaxCostUsd:
 		return m.MaxCostUsd()
 	case run.FieldCheckRunID:
@@ -19847,6 +19889,8 @@ func (m *RunMutation) OldField(ctx context.Context, name string) (ent.Value, err
 		return m.OldRequestTarget(ctx)
 	case run.FieldModel:
 		return m.OldModel(ctx)
+	case run.FieldProvider:
+		return m.OldProvider(ctx)
 	case run.FieldMaxCostUsd:
 		return m.OldMaxCostUsd(ctx)
 	case run.FieldCheckRunID:
@@ -20083,6 +20127,13 @@ func (m *RunMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetModel(v)
+		return nil
+	case run.FieldProvider:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProvider(v)
 		return nil
 	case run.FieldMaxCostUsd:
 		v, ok := value.(float64)
@@ -20969,6 +21020,9 @@ func (m *RunMutation) ResetField(name string) error {
 		return nil
 	case run.FieldModel:
 		m.ResetModel()
+		return nil
+	case run.FieldProvider:
+		m.ResetProvider()
 		return nil
 	case run.FieldMaxCostUsd:
 		m.ResetMaxCostUsd()

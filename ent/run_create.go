@@ -254,6 +254,20 @@ func (_c *RunCreate) SetNillableModel(v *string) *RunCreate {
 	return _c
 }
 
+// SetProvider sets the "provider" field.
+func (_c *RunCreate) SetProvider(v string) *RunCreate {
+	_c.mutation.SetProvider(v)
+	return _c
+}
+
+// SetNillableProvider sets the "provider" field if the given value is not nil.
+func (_c *RunCreate) SetNillableProvider(v *string) *RunCreate {
+	if v != nil {
+		_c.SetProvider(*v)
+	}
+	return _c
+}
+
 // SetMaxCostUsd sets the "max_cost_usd" field.
 func (_c *RunCreate) SetMaxCostUsd(v float64) *RunCreate {
 	_c.mutation.SetMaxCostUsd(v)
@@ -1091,6 +1105,10 @@ func (_c *RunCreate) defaults() {
 		v := run.DefaultModel
 		_c.mutation.SetModel(v)
 	}
+	if _, ok := _c.mutation.Provider(); !ok {
+		v := run.DefaultProvider
+		_c.mutation.SetProvider(v)
+	}
 	if _, ok := _c.mutation.MaxCostUsd(); !ok {
 		v := run.DefaultMaxCostUsd
 		_c.mutation.SetMaxCostUsd(v)
@@ -1320,6 +1338,9 @@ func (_c *RunCreate) check() error {
 	if _, ok := _c.mutation.Model(); !ok {
 		return &ValidationError{Name: "model", err: errors.New(`ent: missing required field "Run.model"`)}
 	}
+	if _, ok := _c.mutation.Provider(); !ok {
+		return &ValidationError{Name: "provider", err: errors.New(`ent: missing required field "Run.provider"`)}
+	}
 	if _, ok := _c.mutation.MaxCostUsd(); !ok {
 		return &ValidationError{Name: "max_cost_usd", err: errors.New(`ent: missing required field "Run.max_cost_usd"`)}
 	}
@@ -1541,6 +1562,10 @@ func (_c *RunCreate) createSpec() (*Run, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Model(); ok {
 		_spec.SetField(run.FieldModel, field.TypeString, value)
 		_node.Model = value
+	}
+	if value, ok := _c.mutation.Provider(); ok {
+		_spec.SetField(run.FieldProvider, field.TypeString, value)
+		_node.Provider = value
 	}
 	if value, ok := _c.mutation.MaxCostUsd(); ok {
 		_spec.SetField(run.FieldMaxCostUsd, field.TypeFloat64, value)
@@ -2071,6 +2096,18 @@ func (u *RunUpsert) SetModel(v string) *RunUpsert {
 // UpdateModel sets the "model" field to the value that was provided on create.
 func (u *RunUpsert) UpdateModel() *RunUpsert {
 	u.SetExcluded(run.FieldModel)
+	return u
+}
+
+// SetProvider sets the "provider" field.
+func (u *RunUpsert) SetProvider(v string) *RunUpsert {
+	u.Set(run.FieldProvider, v)
+	return u
+}
+
+// UpdateProvider sets the "provider" field to the value that was provided on create.
+func (u *RunUpsert) UpdateProvider() *RunUpsert {
+	u.SetExcluded(run.FieldProvider)
 	return u
 }
 
@@ -3213,6 +3250,20 @@ func (u *RunUpsertOne) SetModel(v string) *RunUpsertOne {
 func (u *RunUpsertOne) UpdateModel() *RunUpsertOne {
 	return u.Update(func(s *RunUpsert) {
 		s.UpdateModel()
+	})
+}
+
+// SetProvider sets the "provider" field.
+func (u *RunUpsertOne) SetProvider(v string) *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.SetProvider(v)
+	})
+}
+
+// UpdateProvider sets the "provider" field to the value that was provided on create.
+func (u *RunUpsertOne) UpdateProvider() *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.UpdateProvider()
 	})
 }
 
@@ -4663,6 +4714,20 @@ func (u *RunUpsertBulk) SetModel(v string) *RunUpsertBulk {
 func (u *RunUpsertBulk) UpdateModel() *RunUpsertBulk {
 	return u.Update(func(s *RunUpsert) {
 		s.UpdateModel()
+	})
+}
+
+// SetProvider sets the "provider" field.
+func (u *RunUpsertBulk) SetProvider(v string) *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.SetProvider(v)
+	})
+}
+
+// UpdateProvider sets the "provider" field to the value that was provided on create.
+func (u *RunUpsertBulk) UpdateProvider() *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.UpdateProvider()
 	})
 }
 

@@ -271,6 +271,20 @@ func (_u *RunUpdate) SetNillableModel(v *string) *RunUpdate {
 	return _u
 }
 
+// SetProvider sets the "provider" field.
+func (_u *RunUpdate) SetProvider(v string) *RunUpdate {
+	_u.mutation.SetProvider(v)
+	return _u
+}
+
+// SetNillableProvider sets the "provider" field if the given value is not nil.
+func (_u *RunUpdate) SetNillableProvider(v *string) *RunUpdate {
+	if v != nil {
+		_u.SetProvider(*v)
+	}
+	return _u
+}
+
 // SetMaxCostUsd sets the "max_cost_usd" field.
 func (_u *RunUpdate) SetMaxCostUsd(v float64) *RunUpdate {
 	_u.mutation.ResetMaxCostUsd()
@@ -1486,6 +1500,9 @@ func (_u *RunUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.Model(); ok {
 		_spec.SetField(run.FieldModel, field.TypeString, value)
 	}
+	if value, ok := _u.mutation.Provider(); ok {
+		_spec.SetField(run.FieldProvider, field.TypeString, value)
+	}
 	if value, ok := _u.mutation.MaxCostUsd(); ok {
 		_spec.SetField(run.FieldMaxCostUsd, field.TypeFloat64, value)
 	}
@@ -2172,6 +2189,20 @@ func (_u *RunUpdateOne) SetModel(v string) *RunUpdateOne {
 func (_u *RunUpdateOne) SetNillableModel(v *string) *RunUpdateOne {
 	if v != nil {
 		_u.SetModel(*v)
+	}
+	return _u
+}
+
+// SetProvider sets the "provider" field.
+func (_u *RunUpdateOne) SetProvider(v string) *RunUpdateOne {
+	_u.mutation.SetProvider(v)
+	return _u
+}
+
+// SetNillableProvider sets the "provider" field if the given value is not nil.
+func (_u *RunUpdateOne) SetNillableProvider(v *string) *RunUpdateOne {
+	if v != nil {
+		_u.SetProvider(*v)
 	}
 	return _u
 }
@@ -3420,6 +3451,9 @@ func (_u *RunUpdateOne) sqlSave(ctx context.Context) (_node *Run, err error) {
 	}
 	if value, ok := _u.mutation.Model(); ok {
 		_spec.SetField(run.FieldModel, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.Provider(); ok {
+		_spec.SetField(run.FieldProvider, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.MaxCostUsd(); ok {
 		_spec.SetField(run.FieldMaxCostUsd, field.TypeFloat64, value)

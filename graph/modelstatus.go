@@ -24,6 +24,14 @@ func (h *api) modelStatus(rv *ent.Reviewer) *model.ModelStatus {
 	}
 	st := e.StatusAt(time.Now())
 	out.Provider, out.State = e.Provider, st.State
+	platform := ""
+	if h.cfg.Config != nil {
+		platform = h.cfg.Config.Providers.Platform
+	}
+	served, serr := e.Serve(platform) // the provider runs go to (CHAKSHU_MODEL_PROVIDER)
+	if serr == nil {
+		out.Provider = served.Provider
+	}
 	if !st.RetiresOn.IsZero() {
 		d := st.RetiresOn.Format(time.DateOnly)
 		out.RetiresOn = &d
@@ -33,6 +41,9 @@ func (h *api) modelStatus(rv *ent.Reviewer) *model.ModelStatus {
 		out.Replacement = &r
 	}
 	switch {
+	case serr != nil:
+		w := serr.Error()
+		out.Warning = &w
 	case st.State == "retired":
 		w := "retired: runs fail until model: in reviewer.yaml names an active model (" + st.Sentence() + ")"
 		out.Warning = &w

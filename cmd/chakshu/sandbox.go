@@ -23,8 +23,9 @@ func sandboxCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	seed := fs.Int("seed-size", 600, "past runs to seed so the portal has history (0: none)")
 	dir := fs.String("data-dir", "", "data directory (default CHAKSHU_DATA_DIR or ./data)")
 	reset := fs.Bool("reset", false, "delete the sandbox's SQLite database first")
+	provider := fs.String("provider", "", "model provider simulated in front of the scripted model: anthropic, bedrock, vertex or openai")
 	fs.Usage = func() {
-		fmt.Fprintln(stdout, "Usage: chakshu sandbox [--port N] [--seed-size N] [--data-dir DIR] [--reset]\n\nRuns Chakshu with a simulated GitHub, Actions runner and model. No GitHub App or model key is used.")
+		fmt.Fprintln(stdout, "Usage: chakshu sandbox [--port N] [--seed-size N] [--data-dir DIR] [--reset] [--provider anthropic|bedrock|vertex|openai]\n\nRuns Chakshu with a simulated GitHub, Actions runner and model. No GitHub App or model key is used.")
 		fs.SetOutput(stdout)
 		fs.PrintDefaults()
 	}
@@ -41,6 +42,9 @@ func sandboxCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	over := map[string]string{"CHAKSHU_ADDR": fmt.Sprintf("127.0.0.1:%d", *port)}
 	if *dir != "" {
 		over["CHAKSHU_DATA_DIR"] = *dir
+	}
+	if *provider != "" {
+		over["CHAKSHU_SANDBOX_PROVIDER"] = *provider
 	}
 	for _, k := range []string{"CHAKSHU_APP_ID", "CHAKSHU_PRIVATE_KEY", "CHAKSHU_PRIVATE_KEY_FILE", "CHAKSHU_DATABASE_URL"} {
 		over[k] = "" // the sandbox is always the simulated world on SQLite

@@ -402,6 +402,7 @@ var (
 		{Name: "note", Type: field.TypeString, Size: 2147483647, Default: ""},
 		{Name: "request_target", Type: field.TypeString, Default: ""},
 		{Name: "model", Type: field.TypeString, Default: ""},
+		{Name: "provider", Type: field.TypeString, Default: ""},
 		{Name: "max_cost_usd", Type: field.TypeFloat64, Default: 0},
 		{Name: "check_run_id", Type: field.TypeInt64, Default: 0},
 		{Name: "check_completed", Type: field.TypeBool, Default: false},
@@ -464,13 +465,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "runs_repositories_runs",
-				Columns:    []*schema.Column{RunsColumns[70]},
+				Columns:    []*schema.Column{RunsColumns[71]},
 				RefColumns: []*schema.Column{RepositoriesColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "runs_reviewers_runs",
-				Columns:    []*schema.Column{RunsColumns[71]},
+				Columns:    []*schema.Column{RunsColumns[72]},
 				RefColumns: []*schema.Column{ReviewersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -479,12 +480,12 @@ var (
 			{
 				Name:    "run_status_next_attempt_at_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[4], RunsColumns[30], RunsColumns[1]},
+				Columns: []*schema.Column{RunsColumns[4], RunsColumns[31], RunsColumns[1]},
 			},
 			{
 				Name:    "run_lease_owner_status",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[27], RunsColumns[4]},
+				Columns: []*schema.Column{RunsColumns[28], RunsColumns[4]},
 			},
 			{
 				Name:    "run_created_at",
@@ -499,32 +500,32 @@ var (
 			{
 				Name:    "run_pr_number_repository_runs",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[6], RunsColumns[70]},
+				Columns: []*schema.Column{RunsColumns[6], RunsColumns[71]},
 			},
 			{
 				Name:    "run_created_at_repository_runs",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[1], RunsColumns[70]},
+				Columns: []*schema.Column{RunsColumns[1], RunsColumns[71]},
 			},
 			{
 				Name:    "run_created_at_reviewer_runs",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[1], RunsColumns[71]},
+				Columns: []*schema.Column{RunsColumns[1], RunsColumns[72]},
 			},
 			{
 				Name:    "run_actions_run_id",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[22]},
+				Columns: []*schema.Column{RunsColumns[23]},
 			},
 			{
 				Name:    "run_status_created_at_repository_runs",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[4], RunsColumns[1], RunsColumns[70]},
+				Columns: []*schema.Column{RunsColumns[4], RunsColumns[1], RunsColumns[71]},
 			},
 			{
 				Name:    "run_status_created_at_reviewer_runs",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[4], RunsColumns[1], RunsColumns[71]},
+				Columns: []*schema.Column{RunsColumns[4], RunsColumns[1], RunsColumns[72]},
 			},
 			{
 				Name:    "run_updated_at",
@@ -534,7 +535,7 @@ var (
 			{
 				Name:    "run_pr_number_head_sha_kind_repository_runs_reviewer_runs",
 				Unique:  true,
-				Columns: []*schema.Column{RunsColumns[6], RunsColumns[9], RunsColumns[3], RunsColumns[70], RunsColumns[71]},
+				Columns: []*schema.Column{RunsColumns[6], RunsColumns[9], RunsColumns[3], RunsColumns[71], RunsColumns[72]},
 				Annotation: &entsql.IndexAnnotation{
 					Where: "status IN ('queued','dispatched','running','publishing') AND kind = 'review'",
 				},
@@ -542,7 +543,7 @@ var (
 			{
 				Name:    "run_reply_to_comment_id",
 				Unique:  true,
-				Columns: []*schema.Column{RunsColumns[67]},
+				Columns: []*schema.Column{RunsColumns[68]},
 			},
 		},
 	}

@@ -53,6 +53,8 @@ const (
 	FieldRequestTarget = "request_target"
 	// FieldModel holds the string denoting the model field in the database.
 	FieldModel = "model"
+	// FieldProvider holds the string denoting the provider field in the database.
+	FieldProvider = "provider"
 	// FieldMaxCostUsd holds the string denoting the max_cost_usd field in the database.
 	FieldMaxCostUsd = "max_cost_usd"
 	// FieldCheckRunID holds the string denoting the check_run_id field in the database.
@@ -216,6 +218,7 @@ var Columns = []string{
 	FieldNote,
 	FieldRequestTarget,
 	FieldModel,
+	FieldProvider,
 	FieldMaxCostUsd,
 	FieldCheckRunID,
 	FieldCheckCompleted,
@@ -320,6 +323,8 @@ var (
 	DefaultRequestTarget string
 	// DefaultModel holds the default value on creation for the "model" field.
 	DefaultModel string
+	// DefaultProvider holds the default value on creation for the "provider" field.
+	DefaultProvider string
 	// DefaultMaxCostUsd holds the default value on creation for the "max_cost_usd" field.
 	DefaultMaxCostUsd float64
 	// DefaultCheckRunID holds the default value on creation for the "check_run_id" field.
@@ -581,6 +586,11 @@ func ByRequestTarget(opts ...sql.OrderTermOption) OrderOption {
 // ByModel orders the results by the model field.
 func ByModel(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldModel, opts...).ToFunc()
+}
+
+// ByProvider orders the results by the provider field.
+func ByProvider(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldProvider, opts...).ToFunc()
 }
 
 // ByMaxCostUsd orders the results by the max_cost_usd field.

@@ -130,6 +130,11 @@ func Model(v string) predicate.Run {
 	return predicate.Run(sql.FieldEQ(FieldModel, v))
 }
 
+// Provider applies equality check predicate on the "provider" field. It's identical to ProviderEQ.
+func Provider(v string) predicate.Run {
+	return predicate.Run(sql.FieldEQ(FieldProvider, v))
+}
+
 // MaxCostUsd applies equality check predicate on the "max_cost_usd" field. It's identical to MaxCostUsdEQ.
 func MaxCostUsd(v float64) predicate.Run {
 	return predicate.Run(sql.FieldEQ(FieldMaxCostUsd, v))
@@ -1328,6 +1333,71 @@ func ModelEqualFold(v string) predicate.Run {
 // ModelContainsFold applies the ContainsFold predicate on the "model" field.
 func ModelContainsFold(v string) predicate.Run {
 	return predicate.Run(sql.FieldContainsFold(FieldModel, v))
+}
+
+// ProviderEQ applies the EQ predicate on the "provider" field.
+func ProviderEQ(v string) predicate.Run {
+	return predicate.Run(sql.FieldEQ(FieldProvider, v))
+}
+
+// ProviderNEQ applies the NEQ predicate on the "provider" field.
+func ProviderNEQ(v string) predicate.Run {
+	return predicate.Run(sql.FieldNEQ(FieldProvider, v))
+}
+
+// ProviderIn applies the In predicate on the "provider" field.
+func ProviderIn(vs ...string) predicate.Run {
+	return predicate.Run(sql.FieldIn(FieldProvider, vs...))
+}
+
+// ProviderNotIn applies the NotIn predicate on the "provider" field.
+func ProviderNotIn(vs ...string) predicate.Run {
+	return predicate.Run(sql.FieldNotIn(FieldProvider, vs...))
+}
+
+// ProviderGT applies the GT predicate on the "provider" field.
+func ProviderGT(v string) predicate.Run {
+	return predicate.Run(sql.FieldGT(FieldProvider, v))
+}
+
+// ProviderGTE applies the GTE predicate on the "provider" field.
+func ProviderGTE(v string) predicate.Run {
+	return predicate.Run(sql.FieldGTE(FieldProvider, v))
+}
+
+// ProviderLT applies the LT predicate on the "provider" field.
+func ProviderLT(v string) predicate.Run {
+	return predicate.Run(sql.FieldLT(FieldProvider, v))
+}
+
+// ProviderLTE applies the LTE predicate on the "provider" field.
+func ProviderLTE(v string) predicate.Run {
+	return predicate.Run(sql.FieldLTE(FieldProvider, v))
+}
+
+// ProviderContains applies the Contains predicate on the "provider" field.
+func ProviderContains(v string) predicate.Run {
+	return predicate.Run(sql.FieldContains(FieldProvider, v))
+}
+
+// ProviderHasPrefix applies the HasPrefix predicate on the "provider" field.
+func ProviderHasPrefix(v string) predicate.Run {
+	return predicate.Run(sql.FieldHasPrefix(FieldProvider, v))
+}
+
+// ProviderHasSuffix applies the HasSuffix predicate on the "provider" field.
+func ProviderHasSuffix(v string) predicate.Run {
+	return predicate.Run(sql.FieldHasSuffix(FieldProvider, v))
+}
+
+// ProviderEqualFold applies the EqualFold predicate on the "provider" field.
+func ProviderEqualFold(v string) predicate.Run {
+	return predicate.Run(sql.FieldEqualFold(FieldProvider, v))
+}
+
+// ProviderContainsFold applies the ContainsFold predicate on the "provider" field.
+func ProviderContainsFold(v string) predicate.Run {
+	return predicate.Run(sql.FieldContainsFold(FieldProvider, v))
 }
 
 // MaxCostUsdEQ applies the EQ predicate on the "max_cost_usd" field.

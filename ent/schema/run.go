@@ -54,6 +54,8 @@ func (Run) Fields() []ent.Field {
 		field.String("request_target").Default("").Comment("team:<slug> or user:<login> whose review request triggered this run"),
 		field.String("model").Default("").
 			Comment("model id the reviewer ran with (the reviewer's model in force)"),
+		field.String("provider").Default("").
+			Comment("model provider the gateway sent the run's requests to (anthropic, bedrock, vertex, foundry, openai); empty before the first"),
 		field.Float("max_cost_usd").Default(0).
 			Comment("the run's hard cost cap in USD (reviewer.yaml max_cost_usd)"),
 		// Dispatch and Actions.

@@ -6012,6 +6012,29 @@ func (ec *executionContext) fieldContext_Run_model(_ context.Context, field grap
 	return graphql.NewScalarFieldContext("Run", field, false, false, "String")
 }
 
+func (ec *executionContext) _Run_provider(ctx context.Context, field graphql.CollectedField, obj *ent.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_provider(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Provider, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Run_provider(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Run", field, false, false, "String")
+}
+
 func (ec *executionContext) _Run_maxCostUsd(ctx context.Context, field graphql.CollectedField, obj *ent.Run) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15624,7 +15647,7 @@ func (ec *executionContext) unmarshalInputRunWhereInput(ctx context.Context, obj
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "kind", "kindNEQ", "kindIn", "kindNotIn", "status", "statusNEQ", "statusIn", "statusNotIn", "trigger", "triggerNEQ", "triggerIn", "triggerNotIn", "prNumber", "prNumberNEQ", "prNumberIn", "prNumberNotIn", "prNumberGT", "prNumberGTE", "prNumberLT", "prNumberLTE", "prTitle", "prTitleNEQ", "prTitleIn", "prTitleNotIn", "prTitleGT", "prTitleGTE", "prTitleLT", "prTitleLTE", "prTitleContains", "prTitleHasPrefix", "prTitleHasSuffix", "prTitleEqualFold", "prTitleContainsFold", "prURL", "prURLNEQ", "prURLIn", "prURLNotIn", "prURLGT", "prURLGTE", "prURLLT", "prURLLTE", "prURLContains", "prURLHasPrefix", "prURLHasSuffix", "prURLEqualFold", "prURLContainsFold", "headSha", "headShaNEQ", "headShaIn", "headShaNotIn", "headShaGT", "headShaGTE", "headShaLT", "headShaLTE", "headShaContains", "headShaHasPrefix", "headShaHasSuffix", "headShaEqualFold", "headShaContainsFold", "headRef", "headRefNEQ", "headRefIn", "headRefNotIn", "headRefGT", "headRefGTE", "headRefLT", "headRefLTE", "headRefContains", "headRefHasPrefix", "headRefHasSuffix", "headRefEqualFold", "headRefContainsFold", "baseSha", "baseShaNEQ", "baseShaIn", "baseShaNotIn", "baseShaGT", "baseShaGTE", "baseShaLT", "baseShaLTE", "baseShaContains", "baseShaHasPrefix", "baseShaHasSuffix", "baseShaEqualFold", "baseShaContainsFold", "baseRef", "baseRefNEQ", "baseRefIn", "baseRefNotIn", "baseRefGT", "baseRefGTE", "baseRefLT", "baseRefLTE", "baseRefContains", "baseRefHasPrefix", "baseRefHasSuffix", "baseRefEqualFold", "baseRefContainsFold", "incrementalSince", "incrementalSinceNEQ", "incrementalSinceIn", "incrementalSinceNotIn", "incrementalSinceGT", "incrementalSinceGTE", "incrementalSinceLT", "incrementalSinceLTE", "incrementalSinceContains", "incrementalSinceHasPrefix", "incrementalSinceHasSuffix", "incrementalSinceEqualFold", "incrementalSinceContainsFold", "fullReviewReason", "fullReviewReasonNEQ", "fullReviewReasonIn", "fullReviewReasonNotIn", "fullReviewReasonGT", "fullReviewReasonGTE", "fullReviewReasonLT", "fullReviewReasonLTE", "fullReviewReasonContains", "fullReviewReasonHasPrefix", "fullReviewReasonHasSuffix", "fullReviewReasonEqualFold", "fullReviewReasonContainsFold", "requester", "requesterNEQ", "requesterIn", "requesterNotIn", "requesterGT", "requesterGTE", "requesterLT", "requesterLTE", "requesterContains", "requesterHasPrefix", "requesterHasSuffix", "requesterEqualFold", "requesterContainsFold", "note", "noteNEQ", "noteIn", "noteNotIn", "noteGT", "noteGTE", "noteLT", "noteLTE", "noteContains", "noteHasPrefix", "noteHasSuffix", "noteEqualFold", "noteContainsFold", "requestTarget", "requestTargetNEQ", "requestTargetIn", "requestTargetNotIn", "requestTargetGT", "requestTargetGTE", "requestTargetLT", "requestTargetLTE", "requestTargetContains", "requestTargetHasPrefix", "requestTargetHasSuffix", "requestTargetEqualFold", "requestTargetContainsFold", "model", "modelNEQ", "modelIn", "modelNotIn", "modelGT", "modelGTE", "modelLT", "modelLTE", "modelContains", "modelHasPrefix", "modelHasSuffix", "modelEqualFold", "modelContainsFold", "maxCostUsd", "maxCostUsdNEQ", "maxCostUsdIn", "maxCostUsdNotIn", "maxCostUsdGT", "maxCostUsdGTE", "maxCostUsdLT", "maxCostUsdLTE", "checkRunID", "checkRunIDNEQ", "checkRunIDIn", "checkRunIDNotIn", "checkRunIDGT", "checkRunIDGTE", "checkRunIDLT", "checkRunIDLTE", "checkCompleted", "checkCompletedNEQ", "actionsRunID", "actionsRunIDNEQ", "actionsRunIDIn", "actionsRunIDNotIn", "actionsRunIDGT", "actionsRunIDGTE", "actionsRunIDLT", "actionsRunIDLTE", "actionsRunURL", "actionsRunURLNEQ", "actionsRunURLIn", "actionsRunURLNotIn", "actionsRunURLGT", "actionsRunURLGTE", "actionsRunURLLT", "actionsRunURLLTE", "actionsRunURLContains", "actionsRunURLHasPrefix", "actionsRunURLHasSuffix", "actionsRunURLEqualFold", "actionsRunURLContainsFold", "leaseOwner", "leaseOwnerNEQ", "leaseOwnerIn", "leaseOwnerNotIn", "leaseOwnerGT", "leaseOwnerGTE", "leaseOwnerLT", "leaseOwnerLTE", "leaseOwnerContains", "leaseOwnerHasPrefix", "leaseOwnerHasSuffix", "leaseOwnerEqualFold", "leaseOwnerContainsFold", "heartbeatAt", "heartbeatAtNEQ", "heartbeatAtIn", "heartbeatAtNotIn", "heartbeatAtGT", "heartbeatAtGTE", "heartbeatAtLT", "heartbeatAtLTE", "heartbeatAtIsNil", "heartbeatAtNotNil", "attempts", "attemptsNEQ", "attemptsIn", "attemptsNotIn", "attemptsGT", "attemptsGTE", "attemptsLT", "attemptsLTE", "nextAttemptAt", "nextAttemptAtNEQ", "nextAttemptAtIn", "nextAttemptAtNotIn", "nextAttemptAtGT", "nextAttemptAtGTE", "nextAttemptAtLT", "nextAttemptAtLTE", "nextAttemptAtIsNil", "nextAttemptAtNotNil", "dispatchedAt", "dispatchedAtNEQ", "dispatchedAtIn", "dispatchedAtNotIn", "dispatchedAtGT", "dispatchedAtGTE", "dispatchedAtLT", "dispatchedAtLTE", "dispatchedAtIsNil", "dispatchedAtNotNil", "startedAt", "startedAtNEQ", "startedAtIn", "startedAtNotIn", "startedAtGT", "startedAtGTE", "startedAtLT", "startedAtLTE", "startedAtIsNil", "startedAtNotNil", "reportedAt", "reportedAtNEQ", "reportedAtIn", "reportedAtNotIn", "reportedAtGT", "reportedAtGTE", "reportedAtLT", "reportedAtLTE", "reportedAtIsNil", "reportedAtNotNil", "finishedAt", "finishedAtNEQ", "finishedAtIn", "finishedAtNotIn", "finishedAtGT", "finishedAtGTE", "finishedAtLT", "finishedAtLTE", "finishedAtIsNil", "finishedAtNotNil", "costUsd", "costUsdNEQ", "costUsdIn", "costUsdNotIn", "costUsdGT", "costUsdGTE", "costUsdLT", "costUsdLTE", "inputTokens", "inputTokensNEQ", "inputTokensIn", "inputTokensNotIn", "inputTokensGT", "inputTokensGTE", "inputTokensLT", "inputTokensLTE", "outputTokens", "outputTokensNEQ", "outputTokensIn", "outputTokensNotIn", "outputTokensGT", "outputTokensGTE", "outputTokensLT", "outputTokensLTE", "cacheReadTokens", "cacheReadTokensNEQ", "cacheReadTokensIn", "cacheReadTokensNotIn", "cacheReadTokensGT", "cacheReadTokensGTE", "cacheReadTokensLT", "cacheReadTokensLTE", "cacheWriteTokens", "cacheWriteTokensNEQ", "cacheWriteTokensIn", "cacheWriteTokensNotIn", "cacheWriteTokensGT", "cacheWriteTokensGTE", "cacheWriteTokensLT", "cacheWriteTokensLTE", "modelPrice", "modelPriceNEQ", "modelPriceIn", "modelPriceNotIn", "modelPriceGT", "modelPriceGTE", "modelPriceLT", "modelPriceLTE", "modelPriceContains", "modelPriceHasPrefix", "modelPriceHasSuffix", "modelPriceEqualFold", "modelPriceContainsFold", "turns", "turnsNEQ", "turnsIn", "turnsNotIn", "turnsGT", "turnsGTE", "turnsLT", "turnsLTE", "durationMs", "durationMsNEQ", "durationMsIn", "durationMsNotIn", "durationMsGT", "durationMsGTE", "durationMsLT", "durationMsLTE", "summary", "summaryNEQ", "summaryIn", "summaryNotIn", "summaryGT", "summaryGTE", "summaryLT", "summaryLTE", "summaryContains", "summaryHasPrefix", "summaryHasSuffix", "summaryEqualFold", "summaryContainsFold", "failureReason", "failureReasonNEQ", "failureReasonIn", "failureReasonNotIn", "failureReasonGT", "failureReasonGTE", "failureReasonLT", "failureReasonLTE", "failureReasonContains", "failureReasonHasPrefix", "failureReasonHasSuffix", "failureReasonEqualFold", "failureReasonContainsFold", "findingsBlocker", "findingsBlockerNEQ", "findingsBlockerIn", "findingsBlockerNotIn", "findingsBlockerGT", "findingsBlockerGTE", "findingsBlockerLT", "findingsBlockerLTE", "findingsMajor", "findingsMajorNEQ", "findingsMajorIn", "findingsMajorNotIn", "findingsMajorGT", "findingsMajorGTE", "findingsMajorLT", "findingsMajorLTE", "findingsMinor", "findingsMinorNEQ", "findingsMinorIn", "findingsMinorNotIn", "findingsMinorGT", "findingsMinorGTE", "findingsMinorLT", "findingsMinorLTE", "findingsNit", "findingsNitNEQ", "findingsNitIn", "findingsNitNotIn", "findingsNitGT", "findingsNitGTE", "findingsNitLT", "findingsNitLTE", "findingsPosted", "findingsPostedNEQ", "findingsPostedIn", "findingsPostedNotIn", "findingsPostedGT", "findingsPostedGTE", "findingsPostedLT", "findingsPostedLTE", "findingsDropped", "findingsDroppedNEQ", "findingsDroppedIn", "findingsDroppedNotIn", "findingsDroppedGT", "findingsDroppedGTE", "findingsDroppedLT", "findingsDroppedLTE", "reviewID", "reviewIDNEQ", "reviewIDIn", "reviewIDNotIn", "reviewIDGT", "reviewIDGTE", "reviewIDLT", "reviewIDLTE", "changedFiles", "changedFilesNEQ", "changedFilesIn", "changedFilesNotIn", "changedFilesGT", "changedFilesGTE", "changedFilesLT", "changedFilesLTE", "additions", "additionsNEQ", "additionsIn", "additionsNotIn", "additionsGT", "additionsGTE", "additionsLT", "additionsLTE", "deletions", "deletionsNEQ", "deletionsIn", "deletionsNotIn", "deletionsGT", "deletionsGTE", "deletionsLT", "deletionsLTE", "behindBy", "behindByNEQ", "behindByIn", "behindByNotIn", "behindByGT", "behindByGTE", "behindByLT", "behindByLTE", "aheadBy", "aheadByNEQ", "aheadByIn", "aheadByNotIn", "aheadByGT", "aheadByGTE", "aheadByLT", "aheadByLTE", "fromFork", "fromForkNEQ", "replyToCommentID", "replyToCommentIDNEQ", "replyToCommentIDIn", "replyToCommentIDNotIn", "replyToCommentIDGT", "replyToCommentIDGTE", "replyToCommentIDLT", "replyToCommentIDLTE", "replyToCommentIDIsNil", "replyToCommentIDNotNil", "threadRootCommentID", "threadRootCommentIDNEQ", "threadRootCommentIDIn", "threadRootCommentIDNotIn", "threadRootCommentIDGT", "threadRootCommentIDGTE", "threadRootCommentIDLT", "threadRootCommentIDLTE", "replyCommentID", "replyCommentIDNEQ", "replyCommentIDIn", "replyCommentIDNotIn", "replyCommentIDGT", "replyCommentIDGTE", "replyCommentIDLT", "replyCommentIDLTE", "hasRepository", "hasRepositoryWith", "hasReviewer", "hasReviewerWith", "hasFindings", "hasFindingsWith", "hasEvents", "hasEventsWith", "repositoryID", "reviewerID"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "kind", "kindNEQ", "kindIn", "kindNotIn", "status", "statusNEQ", "statusIn", "statusNotIn", "trigger", "triggerNEQ", "triggerIn", "triggerNotIn", "prNumber", "prNumberNEQ", "prNumberIn", "prNumberNotIn", "prNumberGT", "prNumberGTE", "prNumberLT", "prNumberLTE", "prTitle", "prTitleNEQ", "prTitleIn", "prTitleNotIn", "prTitleGT", "prTitleGTE", "prTitleLT", "prTitleLTE", "prTitleContains", "prTitleHasPrefix", "prTitleHasSuffix", "prTitleEqualFold", "prTitleContainsFold", "prURL", "prURLNEQ", "prURLIn", "prURLNotIn", "prURLGT", "prURLGTE", "prURLLT", "prURLLTE", "prURLContains", "prURLHasPrefix", "prURLHasSuffix", "prURLEqualFold", "prURLContainsFold", "headSha", "headShaNEQ", "headShaIn", "headShaNotIn", "headShaGT", "headShaGTE", "headShaLT", "headShaLTE", "headShaContains", "headShaHasPrefix", "headShaHasSuffix", "headShaEqualFold", "headShaContainsFold", "headRef", "headRefNEQ", "headRefIn", "headRefNotIn", "headRefGT", "headRefGTE", "headRefLT", "headRefLTE", "headRefContains", "headRefHasPrefix", "headRefHasSuffix", "headRefEqualFold", "headRefContainsFold", "baseSha", "baseShaNEQ", "baseShaIn", "baseShaNotIn", "baseShaGT", "baseShaGTE", "baseShaLT", "baseShaLTE", "baseShaContains", "baseShaHasPrefix", "baseShaHasSuffix", "baseShaEqualFold", "baseShaContainsFold", "baseRef", "baseRefNEQ", "baseRefIn", "baseRefNotIn", "baseRefGT", "baseRefGTE", "baseRefLT", "baseRefLTE", "baseRefContains", "baseRefHasPrefix", "baseRefHasSuffix", "baseRefEqualFold", "baseRefContainsFold", "incrementalSince", "incrementalSinceNEQ", "incrementalSinceIn", "incrementalSinceNotIn", "incrementalSinceGT", "incrementalSinceGTE", "incrementalSinceLT", "incrementalSinceLTE", "incrementalSinceContains", "incrementalSinceHasPrefix", "incrementalSinceHasSuffix", "incrementalSinceEqualFold", "incrementalSinceContainsFold", "fullReviewReason", "fullReviewReasonNEQ", "fullReviewReasonIn", "fullReviewReasonNotIn", "fullReviewReasonGT", "fullReviewReasonGTE", "fullReviewReasonLT", "fullReviewReasonLTE", "fullReviewReasonContains", "fullReviewReasonHasPrefix", "fullReviewReasonHasSuffix", "fullReviewReasonEqualFold", "fullReviewReasonContainsFold", "requester", "requesterNEQ", "requesterIn", "requesterNotIn", "requesterGT", "requesterGTE", "requesterLT", "requesterLTE", "requesterContains", "requesterHasPrefix", "requesterHasSuffix", "requesterEqualFold", "requesterContainsFold", "note", "noteNEQ", "noteIn", "noteNotIn", "noteGT", "noteGTE", "noteLT", "noteLTE", "noteContains", "noteHasPrefix", "noteHasSuffix", "noteEqualFold", "noteContainsFold", "requestTarget", "requestTargetNEQ", "requestTargetIn", "requestTargetNotIn", "requestTargetGT", "requestTargetGTE", "requestTargetLT", "requestTargetLTE", "requestTargetContains", "requestTargetHasPrefix", "requestTargetHasSuffix", "requestTargetEqualFold", "requestTargetContainsFold", "model", "modelNEQ", "modelIn", "modelNotIn", "modelGT", "modelGTE", "modelLT", "modelLTE", "modelContains", "modelHasPrefix", "modelHasSuffix", "modelEqualFold", "modelContainsFold", "provider", "providerNEQ", "providerIn", "providerNotIn", "providerGT", "providerGTE", "providerLT", "providerLTE", "providerContains", "providerHasPrefix", "providerHasSuffix", "providerEqualFold", "providerContainsFold", "maxCostUsd", "maxCostUsdNEQ", "maxCostUsdIn", "maxCostUsdNotIn", "maxCostUsdGT", "maxCostUsdGTE", "maxCostUsdLT", "maxCostUsdLTE", "checkRunID", "checkRunIDNEQ", "checkRunIDIn", "checkRunIDNotIn", "checkRunIDGT", "checkRunIDGTE", "checkRunIDLT", "checkRunIDLTE", "checkCompleted", "checkCompletedNEQ", "actionsRunID", "actionsRunIDNEQ", "actionsRunIDIn", "actionsRunIDNotIn", "actionsRunIDGT", "actionsRunIDGTE", "actionsRunIDLT", "actionsRunIDLTE", "actionsRunURL", "actionsRunURLNEQ", "actionsRunURLIn", "actionsRunURLNotIn", "actionsRunURLGT", "actionsRunURLGTE", "actionsRunURLLT", "actionsRunURLLTE", "actionsRunURLContains", "actionsRunURLHasPrefix", "actionsRunURLHasSuffix", "actionsRunURLEqualFold", "actionsRunURLContainsFold", "leaseOwner", "leaseOwnerNEQ", "leaseOwnerIn", "leaseOwnerNotIn", "leaseOwnerGT", "leaseOwnerGTE", "leaseOwnerLT", "leaseOwnerLTE", "leaseOwnerContains", "leaseOwnerHasPrefix", "leaseOwnerHasSuffix", "leaseOwnerEqualFold", "leaseOwnerContainsFold", "heartbeatAt", "heartbeatAtNEQ", "heartbeatAtIn", "heartbeatAtNotIn", "heartbeatAtGT", "heartbeatAtGTE", "heartbeatAtLT", "heartbeatAtLTE", "heartbeatAtIsNil", "heartbeatAtNotNil", "attempts", "attemptsNEQ", "attemptsIn", "attemptsNotIn", "attemptsGT", "attemptsGTE", "attemptsLT", "attemptsLTE", "nextAttemptAt", "nextAttemptAtNEQ", "nextAttemptAtIn", "nextAttemptAtNotIn", "nextAttemptAtGT", "nextAttemptAtGTE", "nextAttemptAtLT", "nextAttemptAtLTE", "nextAttemptAtIsNil", "nextAttemptAtNotNil", "dispatchedAt", "dispatchedAtNEQ", "dispatchedAtIn", "dispatchedAtNotIn", "dispatchedAtGT", "dispatchedAtGTE", "dispatchedAtLT", "dispatchedAtLTE", "dispatchedAtIsNil", "dispatchedAtNotNil", "startedAt", "startedAtNEQ", "startedAtIn", "startedAtNotIn", "startedAtGT", "startedAtGTE", "startedAtLT", "startedAtLTE", "startedAtIsNil", "startedAtNotNil", "reportedAt", "reportedAtNEQ", "reportedAtIn", "reportedAtNotIn", "reportedAtGT", "reportedAtGTE", "reportedAtLT", "reportedAtLTE", "reportedAtIsNil", "reportedAtNotNil", "finishedAt", "finishedAtNEQ", "finishedAtIn", "finishedAtNotIn", "finishedAtGT", "finishedAtGTE", "finishedAtLT", "finishedAtLTE", "finishedAtIsNil", "finishedAtNotNil", "costUsd", "costUsdNEQ", "costUsdIn", "costUsdNotIn", "costUsdGT", "costUsdGTE", "costUsdLT", "costUsdLTE", "inputTokens", "inputTokensNEQ", "inputTokensIn", "inputTokensNotIn", "inputTokensGT", "inputTokensGTE", "inputTokensLT", "inputTokensLTE", "outputTokens", "outputTokensNEQ", "outputTokensIn", "outputTokensNotIn", "outputTokensGT", "outputTokensGTE", "outputTokensLT", "outputTokensLTE", "cacheReadTokens", "cacheReadTokensNEQ", "cacheReadTokensIn", "cacheReadTokensNotIn", "cacheReadTokensGT", "cacheReadTokensGTE", "cacheReadTokensLT", "cacheReadTokensLTE", "cacheWriteTokens", "cacheWriteTokensNEQ", "cacheWriteTokensIn", "cacheWriteTokensNotIn", "cacheWriteTokensGT", "cacheWriteTokensGTE", "cacheWriteTokensLT", "cacheWriteTokensLTE", "modelPrice", "modelPriceNEQ", "modelPriceIn", "modelPriceNotIn", "modelPriceGT", "modelPriceGTE", "modelPriceLT", "modelPriceLTE", "modelPriceContains", "modelPriceHasPrefix", "modelPriceHasSuffix", "modelPriceEqualFold", "modelPriceContainsFold", "turns", "turnsNEQ", "turnsIn", "turnsNotIn", "turnsGT", "turnsGTE", "turnsLT", "turnsLTE", "durationMs", "durationMsNEQ", "durationMsIn", "durationMsNotIn", "durationMsGT", "durationMsGTE", "durationMsLT", "durationMsLTE", "summary", "summaryNEQ", "summaryIn", "summaryNotIn", "summaryGT", "summaryGTE", "summaryLT", "summaryLTE", "summaryContains", "summaryHasPrefix", "summaryHasSuffix", "summaryEqualFold", "summaryContainsFold", "failureReason", "failureReasonNEQ", "failureReasonIn", "failureReasonNotIn", "failureReasonGT", "failureReasonGTE", "failureReasonLT", "failureReasonLTE", "failureReasonContains", "failureReasonHasPrefix", "failureReasonHasSuffix", "failureReasonEqualFold", "failureReasonContainsFold", "findingsBlocker", "findingsBlockerNEQ", "findingsBlockerIn", "findingsBlockerNotIn", "findingsBlockerGT", "findingsBlockerGTE", "findingsBlockerLT", "findingsBlockerLTE", "findingsMajor", "findingsMajorNEQ", "findingsMajorIn", "findingsMajorNotIn", "findingsMajorGT", "findingsMajorGTE", "findingsMajorLT", "findingsMajorLTE", "findingsMinor", "findingsMinorNEQ", "findingsMinorIn", "findingsMinorNotIn", "findingsMinorGT", "findingsMinorGTE", "findingsMinorLT", "findingsMinorLTE", "findingsNit", "findingsNitNEQ", "findingsNitIn", "findingsNitNotIn", "findingsNitGT", "findingsNitGTE", "findingsNitLT", "findingsNitLTE", "findingsPosted", "findingsPostedNEQ", "findingsPostedIn", "findingsPostedNotIn", "findingsPostedGT", "findingsPostedGTE", "findingsPostedLT", "findingsPostedLTE", "findingsDropped", "findingsDroppedNEQ", "findingsDroppedIn", "findingsDroppedNotIn", "findingsDroppedGT", "findingsDroppedGTE", "findingsDroppedLT", "findingsDroppedLTE", "reviewID", "reviewIDNEQ", "reviewIDIn", "reviewIDNotIn", "reviewIDGT", "reviewIDGTE", "reviewIDLT", "reviewIDLTE", "changedFiles", "changedFilesNEQ", "changedFilesIn", "changedFilesNotIn", "changedFilesGT", "changedFilesGTE", "changedFilesLT", "changedFilesLTE", "additions", "additionsNEQ", "additionsIn", "additionsNotIn", "additionsGT", "additionsGTE", "additionsLT", "additionsLTE", "deletions", "deletionsNEQ", "deletionsIn", "deletionsNotIn", "deletionsGT", "deletionsGTE", "deletionsLT", "deletionsLTE", "behindBy", "behindByNEQ", "behindByIn", "behindByNotIn", "behindByGT", "behindByGTE", "behindByLT", "behindByLTE", "aheadBy", "aheadByNEQ", "aheadByIn", "aheadByNotIn", "aheadByGT", "aheadByGTE", "aheadByLT", "aheadByLTE", "fromFork", "fromForkNEQ", "replyToCommentID", "replyToCommentIDNEQ", "replyToCommentIDIn", "replyToCommentIDNotIn", "replyToCommentIDGT", "replyToCommentIDGTE", "replyToCommentIDLT", "replyToCommentIDLTE", "replyToCommentIDIsNil", "replyToCommentIDNotNil", "threadRootCommentID", "threadRootCommentIDNEQ", "threadRootCommentIDIn", "threadRootCommentIDNotIn", "threadRootCommentIDGT", "threadRootCommentIDGTE", "threadRootCommentIDLT", "threadRootCommentIDLTE", "replyCommentID", "replyCommentIDNEQ", "replyCommentIDIn", "replyCommentIDNotIn", "replyCommentIDGT", "replyCommentIDGTE", "replyCommentIDLT", "replyCommentIDLTE", "hasRepository", "hasRepositoryWith", "hasReviewer", "hasReviewerWith", "hasFindings", "hasFindingsWith", "hasEvents", "hasEventsWith", "repositoryID", "reviewerID"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -17052,6 +17075,97 @@ func (ec *executionContext) unmarshalInputRunWhereInput(ctx context.Context, obj
 				return it, err
 			}
 			it.ModelContainsFold = data
+		case "provider":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("provider"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Provider = data
+		case "providerNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("providerNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ProviderNEQ = data
+		case "providerIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("providerIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ProviderIn = data
+		case "providerNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("providerNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ProviderNotIn = data
+		case "providerGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("providerGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ProviderGT = data
+		case "providerGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("providerGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ProviderGTE = data
+		case "providerLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("providerLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ProviderLT = data
+		case "providerLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("providerLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ProviderLTE = data
+		case "providerContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("providerContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ProviderContains = data
+		case "providerHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("providerHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ProviderHasPrefix = data
+		case "providerHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("providerHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ProviderHasSuffix = data
+		case "providerEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("providerEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ProviderEqualFold = data
+		case "providerContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("providerContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ProviderContainsFold = data
 		case "maxCostUsd":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxCostUsd"))
 			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
@@ -23520,6 +23634,11 @@ func (ec *executionContext) _Run(ctx context.Context, sel ast.SelectionSet, obj 
 			}
 		case "model":
 			out.Values[i] = ec._Run_model(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "provider":
+			out.Values[i] = ec._Run_provider(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

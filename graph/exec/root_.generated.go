@@ -458,6 +458,7 @@ type ComplexityRoot struct {
 		PrNumber            func(childComplexity int) int
 		PrTitle             func(childComplexity int) int
 		PrURL               func(childComplexity int) int
+		Provider            func(childComplexity int) int
 		ReplyCommentID      func(childComplexity int) int
 		ReplyToCommentID    func(childComplexity int) int
 		ReportedAt          func(childComplexity int) int
@@ -2677,6 +2678,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Run.PrURL(childComplexity), true
+	case "Run.provider":
+		if e.ComplexityRoot.Run.Provider == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Run.Provider(childComplexity), true
 	case "Run.replyCommentID":
 		if e.ComplexityRoot.Run.ReplyCommentID == nil {
 			break
@@ -3849,6 +3856,11 @@ enum CostGroupBy {
   One bucket per repository.
   """
   REPOSITORY
+  """
+  One bucket per model provider the runs went to (anthropic, bedrock, vertex, foundry,
+  openai; empty for runs that never reached a model), summed from the runs themselves.
+  """
+  PROVIDER
 }
 
 """
@@ -9349,6 +9361,10 @@ type Run implements Node {
   """
   model: String!
   """
+  model provider the gateway sent the run's requests to (anthropic, bedrock, vertex, foundry, openai); empty before the first
+  """
+  provider: String!
+  """
   the run's hard cost cap in USD (reviewer.yaml max_cost_usd)
   """
   maxCostUsd: Float!
@@ -10802,6 +10818,58 @@ input RunWhereInput {
   Runs whose model contains the text, ignoring case.
   """
   modelContainsFold: String
+  """
+  Runs whose provider equals the value.
+  """
+  provider: String
+  """
+  Runs whose provider differs from the value.
+  """
+  providerNEQ: String
+  """
+  Runs whose provider is one of the values.
+  """
+  providerIn: [String!]
+  """
+  Runs whose provider is none of the values.
+  """
+  providerNotIn: [String!]
+  """
+  Runs whose provider is greater than the value.
+  """
+  providerGT: String
+  """
+  Runs whose provider is greater than or equal to the value.
+  """
+  providerGTE: String
+  """
+  Runs whose provider is less than the value.
+  """
+  providerLT: String
+  """
+  Runs whose provider is less than or equal to the value.
+  """
+  providerLTE: String
+  """
+  Runs whose provider contains the text.
+  """
+  providerContains: String
+  """
+  Runs whose provider starts with the text.
+  """
+  providerHasPrefix: String
+  """
+  Runs whose provider ends with the text.
+  """
+  providerHasSuffix: String
+  """
+  Runs whose provider equals the text, ignoring case.
+  """
+  providerEqualFold: String
+  """
+  Runs whose provider contains the text, ignoring case.
+  """
+  providerContainsFold: String
   """
   Runs whose maxCostUsd equals the value.
   """
@@ -14390,6 +14458,8 @@ func (ec *executionContext) childFields_Run(ctx context.Context, field graphql.C
 		return ec.fieldContext_Run_requestTarget(ctx, field)
 	case "model":
 		return ec.fieldContext_Run_model(ctx, field)
+	case "provider":
+		return ec.fieldContext_Run_provider(ctx, field)
 	case "maxCostUsd":
 		return ec.fieldContext_Run_maxCostUsd(ctx, field)
 	case "checkRunID":

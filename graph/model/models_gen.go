@@ -504,6 +504,9 @@ const (
 	CostGroupByReviewer CostGroupBy = "REVIEWER"
 	// One bucket per repository.
 	CostGroupByRepository CostGroupBy = "REPOSITORY"
+	// One bucket per model provider the runs went to (anthropic, bedrock, vertex, foundry,
+	// openai; empty for runs that never reached a model), summed from the runs themselves.
+	CostGroupByProvider CostGroupBy = "PROVIDER"
 )
 
 var AllCostGroupBy = []CostGroupBy{
@@ -511,11 +514,12 @@ var AllCostGroupBy = []CostGroupBy{
 	CostGroupByWeek,
 	CostGroupByReviewer,
 	CostGroupByRepository,
+	CostGroupByProvider,
 }
 
 func (e CostGroupBy) IsValid() bool {
 	switch e {
-	case CostGroupByDay, CostGroupByWeek, CostGroupByReviewer, CostGroupByRepository:
+	case CostGroupByDay, CostGroupByWeek, CostGroupByReviewer, CostGroupByRepository, CostGroupByProvider:
 		return true
 	}
 	return false

@@ -176,6 +176,7 @@ func Run(ctx context.Context, o Options) error {
 			RunnerLogDir: filepath.Join(cfg.DataDir, "actions-logs"),
 			PagesURL:     cfg.PublicURL, // the simulated GitHub's pages on Chakshu's own address, so links survive a restart
 			Validate:     o.Sandbox.Validate, OnValidationError: o.Sandbox.OnValidationError, Model: model,
+			Provider: cfg.Providers.Sandbox,
 		})
 		if err != nil {
 			return err
@@ -184,13 +185,20 @@ func Run(ctx context.Context, o Options) error {
 		cfg.AppID, cfg.PrivateKey = sb.AppID, sb.AppKey
 		cfg.GitHubURL, cfg.GitHubGraphQLURL = sb.Sim.URL(), sb.Sim.GraphQLURL()
 		cfg.OIDCIssuer, cfg.ModelURL = sb.Sim.IssuerURL(), sb.ModelURL
+		sb.ModelProvider(&cfg.Providers) // `chakshu sandbox --provider`: the simulated provider and its credentials
 	}
 
 	gh, err := newGitHub(cfg, reg)
 	if err != nil {
 		return err
 	}
-	cat, err := models.NewSource(cfg.ModelCatalog)
+	base := models.Builtin()
+	if sb != nil {
+		if base, err = sb.Catalog(base); err != nil {
+			return err
+		}
+	}
+	cat, err := models.NewSourceOver(base, cfg.ModelCatalog)
 	if err != nil {
 		return err
 	}

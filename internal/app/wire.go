@@ -11,6 +11,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/graph"
 	"github.com/chakshu-dev/chakshu/internal/config"
+	"github.com/chakshu-dev/chakshu/internal/gateway"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/metrics"
@@ -70,7 +71,12 @@ func webRoutes(d deps) ([]server.Route, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	ups, err := gateway.Upstreams(context.Background(), d.cfg.Providers, nil)
+	if err != nil {
+		return nil, nil, err
+	}
 	api, err := runnerapi.New(runnerapi.Config{
+		ModelUpstreams: ups, ModelPlatform: d.cfg.Providers.Platform,
 		DB: d.db, Log: d.log, Bus: d.bus, GitHub: d.github,
 		Issuer: d.cfg.OIDCIssuer, Audience: d.cfg.OIDCAudience, PublicURL: d.cfg.PublicURL, AppSlug: d.cfg.AppSlug,
 		SecretKey: d.cfg.SecretKey, SecretKeyPrevious: d.cfg.SecretKeyPrevious, ModelURL: d.cfg.ModelURL, ModelAPIKey: d.cfg.ModelAPIKey,

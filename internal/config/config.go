@@ -67,6 +67,8 @@ type Config struct {
 	// (CHAKSHU_MODEL_RETRY_HORIZON; default 2m, from 1s to 20m). It travels
 	// in each job, so runners need no setting of their own.
 	ModelRetryHorizon time.Duration
+	// Providers are the model providers besides Anthropic's API (providers.go).
+	Providers Providers
 	// Admins are GitHub logins with admin rights (CHAKSHU_ADMINS, comma-separated).
 	Admins []string
 	// ReviewAllowList are GitHub logins who may ask for reviews without write
@@ -370,7 +372,10 @@ func Load(look Lookup) (*Config, error) {
 	if err := checkURL("CHAKSHU_MODEL_URL", c.ModelURL); err != nil {
 		return nil, err
 	}
-	if !c.Sandbox && c.ModelAPIKey == "" && c.ModelURL == DefaultModelURL {
+	if err := c.loadProviders(get); err != nil {
+		return nil, err
+	}
+	if !c.Sandbox && c.ModelAPIKey == "" && c.ModelURL == DefaultModelURL && c.Providers.Platform == "" {
 		return nil, errors.New("CHAKSHU_MODEL_API_KEY: required to reach Anthropic")
 	}
 	if v := get("CHAKSHU_SECRET_KEY", ""); v != "" {

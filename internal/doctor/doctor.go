@@ -169,6 +169,7 @@ func Run(ctx context.Context, cfg Config) []Check {
 	r.github(ctx, db)
 	r.model(ctx)
 	r.modelsInUse(ctx, db) // models.go
+	r.providers(ctx)       // providers.go
 	return r.out
 }
 

@@ -11,7 +11,6 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,6 +21,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/tidwall/sjson"
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
@@ -50,6 +51,8 @@ const (
 	// (docs "Errors": request_too_large; REALITY.md).
 	defaultReqLimit  = 32_000_000
 	defaultRespLimit = 8 << 20
+	// defaultTimeout bounds one model call.
+	defaultTimeout = 10 * time.Minute
 )
 
 // Config builds a Gateway.
@@ -65,6 +68,14 @@ type Config struct {
 	APIKey string
 	// Models is the model catalogue that prices usage; nil means the built-in one.
 	Models *models.Source
+	// Platform is the provider Anthropic's models go through
+	// (CHAKSHU_MODEL_PROVIDER: bedrock, vertex or foundry); "" or "anthropic"
+	// means Anthropic's API. A catalogue model of another provider (a local
+	// model behind an OpenAI-compatible server) goes to its own provider.
+	Platform string
+	// Upstreams are the configured providers by name (models.Provider*);
+	// Anthropic's is built from UpstreamURL and APIKey unless given here.
+	Upstreams map[string]Upstream
 	// Betas are the anthropic-beta values a runner may send
 	// (CHAKSHU_MODEL_BETAS); any other value is refused.
 	Betas []string
@@ -78,8 +89,7 @@ type Config struct {
 
 // Gateway forwards and meters model requests.
 type Gateway struct {
-	cfg      Config
-	endpoint string
+	cfg Config
 }
 
 // New validates cfg.
@@ -104,7 +114,7 @@ func New(cfg Config) (*Gateway, error) {
 		cfg.Now = time.Now
 	}
 	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = &http.Client{Timeout: 10 * time.Minute}
+		cfg.HTTPClient = &http.Client{Timeout: defaultTimeout}
 	}
 	if cfg.MaxRequestBytes <= 0 {
 		cfg.MaxRequestBytes = defaultReqLimit
@@ -112,7 +122,19 @@ func New(cfg Config) (*Gateway, error) {
 	if cfg.MaxResponseBytes <= 0 {
 		cfg.MaxResponseBytes = defaultRespLimit
 	}
-	return &Gateway{cfg: cfg, endpoint: strings.TrimRight(cfg.UpstreamURL, "/") + "/v1/messages"}, nil
+	ups := map[string]Upstream{}
+	for k, v := range cfg.Upstreams {
+		ups[k] = v
+	}
+	if ups[models.ProviderAnthropic] == nil {
+		ups[models.ProviderAnthropic] = &anthropicUpstream{endpoint: strings.TrimRight(cfg.UpstreamURL, "/") + "/v1/messages",
+			key: cfg.APIKey, client: cfg.HTTPClient}
+	}
+	cfg.Upstreams = ups
+	if cfg.Platform == models.ProviderAnthropic {
+		cfg.Platform = ""
+	}
+	return &Gateway{cfg: cfg}, nil
 }
 
 // request is the part of a Messages request the gateway looks at.
@@ -167,6 +189,26 @@ func (g *Gateway) Serve(w http.ResponseWriter, r *http.Request, rn *ent.Run) {
 		server.WriteError(w, http.StatusBadRequest, CodeModel, err.Error())
 		return
 	}
+	served, err := entry.Serve(g.cfg.Platform)
+	if err != nil {
+		log.Warn("model not offered", "model", req.Model, "err", err)
+		server.WriteError(w, http.StatusBadRequest, CodeNotEnabled, err.Error())
+		return
+	}
+	up := g.cfg.Upstreams[served.Provider]
+	if up == nil {
+		log.Warn("model provider not configured", "model", req.Model, "provider", served.Provider)
+		server.WriteError(w, http.StatusBadRequest, CodeNotEnabled,
+			fmt.Sprintf("model %q is served by %s, which this Chakshu has not configured (see README, Model providers)", req.Model, providerNames[served.Provider]))
+		return
+	}
+	entry = served.Entry // priced as this provider charges
+	if served.Model != req.Model {
+		if body, err = sjson.SetBytes(body, "model", served.Model); err != nil {
+			server.WriteError(w, http.StatusBadRequest, CodeBadRequest, "the request body is not a JSON Messages request")
+			return
+		}
+	}
 	if f := unpriced(body); f != "" {
 		server.WriteError(w, http.StatusBadRequest, CodeFeature,
 			fmt.Sprintf("the request uses %s, which has its own price that Chakshu does not meter; leave it out", f))
@@ -189,35 +231,22 @@ func (g *Gateway) Serve(w http.ResponseWriter, r *http.Request, rn *ent.Run) {
 		return
 	}
 
-	up, err := http.NewRequestWithContext(ctx, http.MethodPost, g.endpoint, bytes.NewReader(body))
-	if err != nil {
-		server.WriteError(w, http.StatusInternalServerError, CodeInternal, "internal error")
+	resp, err := up.Send(ctx, Call{Body: body, Model: served.Model, Stream: req.Stream,
+		Version: r.Header.Get("anthropic-version"), Beta: r.Header.Get("anthropic-beta")})
+	var ref *Refusal
+	if errors.As(err, &ref) {
+		log.Warn("model provider refused", "provider", ref.Provider, "code", ref.Code, "detail", redact.String(ref.Detail))
+		ref.write(w)
 		return
 	}
-	up.Header.Set("Content-Type", "application/json")
-	if req.Stream {
-		up.Header.Set("Accept", "text/event-stream")
-	} else {
-		up.Header.Set("Accept", "application/json")
-	}
-	up.Header.Set("x-api-key", g.cfg.APIKey)
-	v := r.Header.Get("anthropic-version")
-	if v == "" {
-		v = defaultVersion
-	}
-	up.Header.Set("anthropic-version", v)
-	if b := r.Header.Get("anthropic-beta"); b != "" {
-		up.Header.Set("anthropic-beta", b)
-	}
-	resp, err := g.cfg.HTTPClient.Do(up)
 	if err != nil {
-		log.Warn("model upstream", "err", redact.Error(err))
+		log.Warn("model upstream", "provider", served.Provider, "err", redact.Error(err))
 		server.WriteError(w, http.StatusBadGateway, CodeUpstream, "the model upstream could not be reached")
 		return
 	}
 	defer resp.Body.Close()
 	if req.Stream && isEventStream(resp) {
-		g.relay(ctx, w, resp, rn, entry, log)
+		g.relay(ctx, w, resp, rn, served.Provider, entry, log)
 		return
 	}
 	out, err := io.ReadAll(io.LimitReader(resp.Body, g.cfg.MaxResponseBytes+1))
@@ -234,7 +263,7 @@ func (g *Gateway) Serve(w http.ResponseWriter, r *http.Request, rn *ent.Run) {
 		var a answer
 		if err := json.Unmarshal(out, &a); err != nil || a.Usage == nil {
 			log.Warn("model answer without usage", "status", resp.StatusCode)
-		} else if err := g.meter(ctx, rn, *a.Usage, entry.Cost(*a.Usage)); err != nil {
+		} else if err := g.meter(ctx, rn, served.Provider, *a.Usage, entry.Cost(*a.Usage)); err != nil {
 			log.Error("meter model usage", "err", redact.Error(err))
 		}
 	} else {
@@ -272,8 +301,8 @@ func (g *Gateway) admit(ctx context.Context, id int, final bool) (bool, error) {
 
 // meter adds u and its cost to run rn in one atomic update, and notes on the
 // timeline when this answer took the run to its cap.
-func (g *Gateway) meter(ctx context.Context, rn *ent.Run, u models.Usage, cost float64) error {
-	err := g.cfg.DB.Run.Update().Where(run.ID(rn.ID)).
+func (g *Gateway) meter(ctx context.Context, rn *ent.Run, provider string, u models.Usage, cost float64) error {
+	err := g.cfg.DB.Run.Update().Where(run.ID(rn.ID)).SetProvider(provider).
 		AddCostUsd(cost).AddInputTokens(u.InputTokens).AddOutputTokens(u.OutputTokens).
 		AddCacheReadTokens(u.CacheReadInputTokens).AddCacheWriteTokens(u.CacheCreationInputTokens).
 		Exec(ctx)

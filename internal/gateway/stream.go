@@ -89,7 +89,7 @@ func isEventStream(resp *http.Response) bool {
 // message_delta events, and meters it once the stream ends — also when the
 // client went away or the stream broke, for the usage seen so far. At most
 // MaxResponseBytes are relayed; past that the client gets an error event.
-func (g *Gateway) relay(ctx context.Context, w http.ResponseWriter, resp *http.Response, rn *ent.Run, entry *models.Entry, log *slog.Logger) {
+func (g *Gateway) relay(ctx context.Context, w http.ResponseWriter, resp *http.Response, rn *ent.Run, provider string, entry *models.Entry, log *slog.Logger) {
 	for _, h := range forwarded {
 		if v := resp.Header.Get(h); v != "" {
 			w.Header().Set(h, v)
@@ -108,7 +108,7 @@ func (g *Gateway) relay(ctx context.Context, w http.ResponseWriter, resp *http.R
 			return
 		}
 		// Metered even when the client has gone: the upstream has answered.
-		if err := g.meter(context.WithoutCancel(ctx), rn, u.Usage, entry.Cost(u.Usage)); err != nil {
+		if err := g.meter(context.WithoutCancel(ctx), rn, provider, u.Usage, entry.Cost(u.Usage)); err != nil {
 			log.Error("meter model usage", "err", redact.Error(err))
 		}
 	}()

@@ -33,11 +33,23 @@ const Setting = "CHAKSHU_MODEL_CATALOG"
 // Anthropic gives at least 60 days' notice (model deprecations page).
 const WarnBefore = 60 * 24 * time.Hour
 
-// Providers the catalogue knows. Only Anthropic's API is wired today; the
-// field is there so entries for other platforms can sit beside them.
-const ProviderAnthropic = "anthropic"
+// Providers the catalogue knows (DESIGN §7, Models): Anthropic's API, the
+// cloud platforms that serve Anthropic's models with the Messages API
+// (Amazon Bedrock, Google Vertex AI, Microsoft Foundry) and any
+// OpenAI-compatible Chat Completions endpoint (vLLM, Ollama, LiteLLM, Azure
+// OpenAI).
+const (
+	ProviderAnthropic = "anthropic"
+	ProviderBedrock   = "bedrock"
+	ProviderVertex    = "vertex"
+	ProviderFoundry   = "foundry"
+	ProviderOpenAI    = "openai"
+)
 
-var providers = map[string]bool{ProviderAnthropic: true}
+// Providers lists the provider names, in the order people read them.
+var Providers = []string{ProviderAnthropic, ProviderBedrock, ProviderVertex, ProviderFoundry, ProviderOpenAI}
+
+var providers = map[string]bool{ProviderAnthropic: true, ProviderBedrock: true, ProviderVertex: true, ProviderFoundry: true, ProviderOpenAI: true}
 
 // Price is what a model costs, in US dollars per million tokens.
 type Price struct {
@@ -87,6 +99,11 @@ type Entry struct {
 	Lifecycle Lifecycle `json:"lifecycle"`
 	// Source names, per fact, where it was read (keys of the catalogue's sources).
 	Source map[string]string `json:"source,omitempty"`
+	// Routes name the model on other providers that serve it (Bedrock's
+	// model or inference profile id, Vertex's publisher model id, a Foundry
+	// deployment, an OpenAI-compatible server's model name), with that
+	// provider's price when it differs.
+	Routes map[string]Route `json:"providers,omitempty"`
 
 	retires time.Time
 }
@@ -132,6 +149,11 @@ func (c *Catalog) add(e *Entry) error {
 	if err := e.validate(); err != nil {
 		return err
 	}
+	return c.insert(e)
+}
+
+// insert adds a validated entry.
+func (c *Catalog) insert(e *Entry) error {
 	for _, id := range append([]string{e.ID}, e.Aliases...) {
 		if _, dup := c.byID[id]; dup {
 			return fmt.Errorf("%s: model id %q appears twice", e.ID, id)
@@ -156,7 +178,10 @@ func (e *Entry) validate() error {
 		return fmt.Errorf("an entry has no id (or one with spaces)")
 	}
 	if !providers[e.Provider] {
-		return fmt.Errorf("%s: provider %q is not one Chakshu knows (anthropic)", e.ID, e.Provider)
+		return fmt.Errorf("%s: provider %q is not one Chakshu knows (%s)", e.ID, e.Provider, strings.Join(Providers, ", "))
+	}
+	if err := e.validateRoutes(); err != nil {
+		return err
 	}
 	switch e.Lifecycle.Status {
 	case "active", "deprecated", "retired":

@@ -26,7 +26,13 @@ type Source struct {
 // NewSource reads path (empty: the built-in catalogue only). A bad file at
 // start is an error, so a typo does not go unnoticed.
 func NewSource(path string) (*Source, error) {
-	s := &Source{path: path, builtin: Builtin()}
+	return NewSourceOver(Builtin(), path)
+}
+
+// NewSourceOver is NewSource with base in place of the built-in catalogue
+// (the sandbox adds its simulated providers' routes to it).
+func NewSourceOver(base *Catalog, path string) (*Source, error) {
+	s := &Source{path: path, builtin: base}
 	s.cat = s.builtin
 	if path == "" {
 		return s, nil

@@ -38,6 +38,19 @@ var rules = []rule{
 	// and JSON quoted again inside a string).
 	{re: regexp.MustCompile(`(AKIA|ASIA)[A-Z0-9]{16}\b`)},
 	{re: regexp.MustCompile(`(?i)((?:aws_)?secret_?access_?key\\?["']?\s*[=:]\s*)\\?["']?[A-Za-z0-9/+=]{40}\\?["']?`), keep: 1},
+	// AWS session tokens (STS and IAM Identity Center issue them beginning
+	// with these base64 prefixes), and any value named as one.
+	{re: regexp.MustCompile(`(IQoJb3JpZ2lu|FwoGZXIvYXdz)[A-Za-z0-9/+=]{40,}`)},
+	{re: regexp.MustCompile(`(?i)((?:aws_session_token|x-amz-security-token|sessiontoken)\\?["']?\s*[=:]\s*)\\?["']?[A-Za-z0-9/+=%]{40,}\\?["']?`), keep: 1},
+	// Google: OAuth access and refresh tokens, and a service account key's id
+	// (its private_key is a PEM block, caught above even when JSON-escaped).
+	{re: regexp.MustCompile(`ya29\.[A-Za-z0-9_\-\.]{20,}`)},
+	{re: regexp.MustCompile(`1//0[A-Za-z0-9_\-]{30,}`)},
+	{re: regexp.MustCompile(`(?i)(private_key_id\\?["']?\s*[=:]\s*)\\?["']?[0-9a-f]{40}\\?["']?`), keep: 1},
+	// Azure keys (Azure OpenAI, Foundry, API Management) and x-api-key
+	// values next to their names, and OpenAI-style sk- keys.
+	{re: regexp.MustCompile(`(?i)((?:api-key|x-api-key|ocp-apim-subscription-key|azure_openai_api_key|[a-z_]*foundry_api_key|[a-z_]*openai_api_key)\\?["']?\s*[=:]\s*)\\?["']?[A-Za-z0-9_\-]{20,}\\?["']?`), keep: 1},
+	{re: regexp.MustCompile(`(^|[^A-Za-z0-9]|\\n)sk-[A-Za-z0-9_\-]{20,}`), keep: 1},
 	// JWTs.
 	{re: regexp.MustCompile(`eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{10,}`)},
 	// Bearer / token authorization values.

@@ -36,6 +36,9 @@ func TestString(t *testing.T) {
 		"Authorization: Bearer abcdefghijklmnop1234":                       "Authorization: Bearer " + mask,
 		"aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY": "aws_secret_access_key = " + mask,
 		"nothing secret here: ghp_short":                                   "nothing secret here: ghp_short",
+		"branch risk-assessment-module-refactor-2":                         "branch risk-assessment-module-refactor-2",
+		"key=sk-proj-Zr2Lm5Np8Ws3Tv6Yb1Ac4Df7":                             "key=" + mask,
+		"x-api-key: Zr2Lm5Np8Ws3Tv6Yb1Ac4Df7Gh0":                           "x-api-key: " + mask,
 	}
 	for in, want := range cases {
 		if got := String(in); got != want {

@@ -28,6 +28,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/action"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/providersim"
 	"github.com/chakshu-dev/chakshu/internal/scriptedmodel"
 )
 
@@ -68,6 +69,9 @@ type Options struct {
 	OnValidationError func(error)
 	// Model tunes the scripted model (tests).
 	Model scriptedmodel.Config
+	// Provider is the model provider simulated in front of the scripted
+	// model (anthropic, bedrock, vertex, openai; "" is anthropic).
+	Provider string
 	// Hold, when it returns true for a dispatched Actions run, keeps the
 	// simulated runner away from it, as if no runner had picked the job up
 	// yet: the test plays the runner (tests).
@@ -89,6 +93,7 @@ type Sandbox struct {
 
 	opts      Options
 	modelSrv  *http.Server
+	provider  *providersim.Sim
 	chakshu   string // Chakshu's public URL, set by Connect
 	audience  string
 	mu        sync.Mutex
@@ -130,7 +135,14 @@ func Start(o Options) (*Sandbox, error) {
 		sim.Close()
 		return nil, fmt.Errorf("sandbox: scripted model: %w", err)
 	}
-	sb.modelSrv = &http.Server{Handler: scriptedmodel.New(o.Model), ReadHeaderTimeout: 10 * time.Second}
+	psim, err := providersim.New(o.Provider, scriptedmodel.New(o.Model))
+	if err != nil {
+		ln.Close()
+		sim.Close()
+		return nil, err
+	}
+	sb.provider = psim
+	sb.modelSrv = &http.Server{Handler: psim.Handler, ReadHeaderTimeout: 10 * time.Second}
 	go sb.modelSrv.Serve(ln) //nolint:errcheck
 	sb.ModelURL = "http://" + ln.Addr().String()
 	sim.OnDispatch(sb.runWorkflow)

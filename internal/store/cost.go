@@ -77,6 +77,9 @@ type CostEntity string
 const (
 	CostByReviewer   CostEntity = "REVIEWER"
 	CostByRepository CostEntity = "REPOSITORY"
+	// CostByProvider groups by the model provider that carried each run; the
+	// rollup has no provider, so it is read from the runs.
+	CostByProvider CostEntity = "PROVIDER"
 )
 
 // CostGrouping is how AggregateCosts keys its buckets: by Period ("d" or
@@ -109,6 +112,8 @@ func (db *DB) costKeyCols(gr CostGrouping, grain string) []string {
 		cols = append(cols, map[bool]string{true: run.ReviewerColumn, false: "reviewer_id"}[grain == ""])
 	case CostByRepository:
 		cols = append(cols, map[bool]string{true: run.RepositoryColumn, false: "repository_id"}[grain == ""])
+	case CostByProvider: // runs only (costSpans)
+		cols = append(cols, run.FieldProvider)
 	}
 	return cols
 }
@@ -151,7 +156,7 @@ func (db *DB) costSpans(from, to time.Time, gr CostGrouping) []span {
 		return floorDay(t).AddDate(0, 0, 1)
 	}
 	d0, d1 := ceilDay(from), floorDay(to)
-	if !d0.Before(d1) {
+	if !d0.Before(d1) || gr.Entity == CostByProvider { // the rollup has no provider: read the runs
 		return []span{{"", from, to}}
 	}
 	var out []span

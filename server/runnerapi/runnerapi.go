@@ -74,6 +74,10 @@ type Config struct {
 	Models *models.Source
 	// ModelBetas are the anthropic-beta values runners may send (CHAKSHU_MODEL_BETAS).
 	ModelBetas []string
+	// ModelUpstreams are the model providers besides Anthropic's API and
+	// ModelPlatform the one Anthropic's models go through (gateway.Config).
+	ModelUpstreams map[string]gateway.Upstream
+	ModelPlatform  string
 	// HTTPClient fetches the OIDC discovery document and keys; nil means a
 	// client with a 10 s timeout. Answers are capped at 1 MiB either way.
 	HTTPClient *http.Client
@@ -183,7 +187,8 @@ func New(cfg Config) (*API, error) {
 	a := &API{cfg: cfg, log: cfg.Log, limits: newLimiter(cfg.RatePerSecond, cfg.Burst),
 		jobLimits: newLimiter(cfg.JobRatePerSecond, cfg.JobBurst), public: strings.TrimRight(cfg.PublicURL, "/")}
 	a.gateway, err = gateway.New(gateway.Config{DB: cfg.DB.Client, Log: cfg.Log, UpstreamURL: cfg.ModelURL,
-		APIKey: cfg.ModelAPIKey, Models: cfg.Models, Betas: cfg.ModelBetas, HTTPClient: cfg.ModelHTTPClient})
+		APIKey: cfg.ModelAPIKey, Models: cfg.Models, Betas: cfg.ModelBetas, HTTPClient: cfg.ModelHTTPClient,
+		Upstreams: cfg.ModelUpstreams, Platform: cfg.ModelPlatform})
 	if err != nil {
 		return nil, err
 	}

@@ -138,3 +138,30 @@ describe('Costs page, over time', () => {
     expect(t.callsOf('CostSeries')[0].variables.interval).toBe('WEEK');
   });
 });
+
+describe('Costs page, by model provider', () => {
+  it('shows cost by provider once runs went beyond Anthropic, named for people', async () => {
+    const withProviders = () => {
+      const s = summary();
+      return {
+        data: {
+          ...s.data,
+          byProvider: { __typename: 'CostSummary', buckets: [bucket({ key: 'bedrock', costUsd: 5, runs: 2 }), bucket({ key: 'anthropic', costUsd: 1 }), bucket({ key: '', costUsd: 0 })] },
+        },
+      };
+    };
+    setup(<CostsPage />, { path: PERIOD, handlers: { CostsPage: withProviders, CostSeries: () => ({ data: { costSeries: [] } }) } });
+    expect(await screen.findByText('Amazon Bedrock (2 runs)')).toBeTruthy();
+    expect(screen.getByText('Anthropic (1 runs)')).toBeTruthy();
+  });
+
+  it('stays out of the way when every run went to Anthropic', async () => {
+    const onlyAnthropic = () => {
+      const s = summary();
+      return { data: { ...s.data, byProvider: { __typename: 'CostSummary', buckets: [bucket({ key: 'anthropic' })] } } };
+    };
+    setup(<CostsPage />, { path: PERIOD, handlers: { CostsPage: onlyAnthropic, CostSeries: () => ({ data: { costSeries: [] } }) } });
+    await screen.findByRole('heading', { name: 'By repository' });
+    expect(screen.queryByRole('heading', { name: 'By model provider' })).toBeNull();
+  });
+});

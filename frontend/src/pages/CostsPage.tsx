@@ -7,6 +7,7 @@ import { Empty, ErrorState, Loading } from '../components/States';
 import { dayEnd, dayStart, formatCost, formatCount, formatDuration, isoDay } from '../lib/format';
 import { useUrlState } from '../lib/url';
 import { BudgetsPanel } from '../components/BudgetsPanel';
+import { providerName } from '../lib/providers';
 
 const CostsPageQuery = graphql(`
   query CostsPage($from: Time!, $to: Time!, $series: CostGroupBy!) {
@@ -54,6 +55,13 @@ const CostsPageQuery = graphql(`
         findings {
           total
         }
+      }
+    }
+    byProvider: costSummary(from: $from, to: $to, groupBy: PROVIDER) {
+      buckets {
+        key
+        costUsd
+        runs
       }
     }
     expensivePullRequests(from: $from, to: $to, limit: 10) {
@@ -274,6 +282,12 @@ export default function CostsPage() {
               <BarList title="Cost by repository" points={d.byRepository.buckets.slice(0, 15).map((b) => ({ key: b.key, label: `${b.key} (${b.runs} runs)`, value: b.costUsd }))} />
             </section>
           </div>
+          {(d.byProvider?.buckets ?? []).some((b) => b.key !== '' && b.key !== 'anthropic') && (
+            <section>
+              <h2>By model provider</h2>
+              <BarList title="Cost by model provider" points={(d.byProvider?.buckets ?? []).filter((b) => b.key !== '').map((b) => ({ key: b.key, label: `${providerName(b.key)} (${b.runs} runs)`, value: b.costUsd }))} />
+            </section>
+          )}
           <section>
             <h2>Most expensive pull requests</h2>
             <div className="table-wrap">

@@ -7,6 +7,7 @@ import { ActionError, Empty, ErrorState, Loading } from '../components/States';
 import { ago, formatCost, formatPercent, formatTime, shortSha } from '../lib/format';
 import { commitURL, useSession } from '../lib/session';
 import { useUrlState } from '../lib/url';
+import { providerName } from '../lib/providers';
 import { pageVars } from './RunsPage';
 
 const ReviewerCardFragment = graphql(`
@@ -23,6 +24,7 @@ const ReviewerCardFragment = graphql(`
     syncErrorCommit
     modelStatus {
       model
+      provider
       state
       retiresOn
       replacement
@@ -121,6 +123,7 @@ function ReviewerCard(props: { reviewer: FragmentType<typeof ReviewerCardFragmen
           <dd>
             <span className="mono">{r.modelStatus.model}</span>{' '}
             <span className="muted">{modelState(r.modelStatus)}</span>
+            {r.modelStatus.provider && <span className="muted"> · via {providerName(r.modelStatus.provider)}</span>}
           </dd>
         </div>
         <div>

@@ -13,6 +13,7 @@ import { useLiveRuns } from '../lib/live';
 import { LiveBadge } from '../components/LiveBadge';
 import { humanize, isActive } from '../lib/runStatus';
 import { useSession } from '../lib/session';
+import { providerName } from '../lib/providers';
 
 export const RunPageQuery = graphql(`
   query RunPage($id: ID!) {
@@ -32,6 +33,7 @@ export const RunPageQuery = graphql(`
       note
       requestTarget
       model
+      provider
       maxCostUsd
       createdAt
       finishedAt
@@ -248,7 +250,10 @@ export default function RunPage({ id }: { id: string }) {
         </div>
         <div>
           <dt>Model</dt>
-          <dd className="mono">{run.model || '—'}</dd>
+          <dd>
+            <span className="mono">{run.model || '—'}</span>
+            {run.provider && <span className="muted"> via {providerName(run.provider)}</span>}
+          </dd>
         </div>
         <div>
           <dt>Diff</dt>

@@ -33,6 +33,13 @@ var Corpus = map[string]string{
 	"bearer header":         "Authorization: Bearer q8Zt3LmN0pRs7VwX2yA5bC9dE4fG6hJ1",
 	"token header":          "Authorization: token ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8",
 	"chakshu run token":     "chkr_Zq1Xw2Ec3Rv4Tb5Yn6Um7Ik8Ol9P0aSdF",
+	"aws session token":     "IQoJb3JpZ2luX2VjEHwaCXVzLWVhc3QtMSJHMEUCIQDk9Xq7Zr2Lm5Np8Ws3Tv6Yb1Ac4Df7Gh0Jk3Mn6Pq9St2Vw==",
+	"aws security header":   "X-Amz-Security-Token: AgoJb3JpZ2luX2VjEHwaCXVzLWVhc3QtMSJHMEUCIQDk9Xq7Zr2Lm5Np8Ws3Tv6Yb1A",
+	"google access token":   "ya29.a0AfB_byC7Xq2Lm5Np8Ws3Tv6Yb1Ac4Df7Gh0Jk3Mn6Pq9St2Vw5Yz8",
+	"google sa key json":    `{"type": "service_account", "private_key_id": "3f2a9c1e7b4d8a6f0c5e2b9d7a1f4c8e6b3d0a92", "private_key": "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQDZx4\n-----END PRIVATE KEY-----\n"}`,
+	"azure api key":         "api-key: 8f2c4e6a1b3d5f7091a2c4e6b8d0f1a3",
+	"foundry key env":       "ANTHROPIC_FOUNDRY_API_KEY=Fq7Zr2Lm5Np8Ws3Tv6Yb1Ac4Df7Gh0Jk3Mn6Pq9St2Vw5Yz8Bc1Ef4Hi7",
+	"openai style key":      "sk-proj-Zr2Lm5Np8Ws3Tv6Yb1Ac4Df7Gh0Jk3Mn6Pq9St2",
 }
 
 // SecretParts are the pieces of a corpus entry that must not survive.
@@ -42,7 +49,8 @@ func SecretParts(v string) []string {
 		return strings.ContainsRune(" \n\"{}:=@/?,\\", r)
 	}) {
 		if len(f) >= 16 && !strings.Contains(f, "-----") && !strings.Contains(f, "example.com") && !strings.Contains(f, "SecretAccessKey") &&
-			!strings.HasPrefix(f, "payments-api") && !strings.HasPrefix(f, "x-access-token") && !strings.HasPrefix(f, "AWS_SECRET") {
+			!strings.HasPrefix(f, "payments-api") && !strings.HasPrefix(f, "x-access-token") && !strings.HasPrefix(f, "AWS_SECRET") &&
+			!strings.HasPrefix(f, "X-Amz-Security") && !strings.HasPrefix(f, "ANTHROPIC_FOUNDRY") {
 			out = append(out, f)
 		}
 	}

@@ -1,0 +1,47 @@
+package sandbox
+
+import (
+	"github.com/chakshu-dev/chakshu/internal/config"
+	"github.com/chakshu-dev/chakshu/internal/models"
+	"github.com/chakshu-dev/chakshu/internal/providersim"
+)
+
+// ModelProvider points p at the simulated provider (`chakshu sandbox
+// --provider`): Anthropic's models go through it with the simulated
+// account's credentials. Anthropic (the default) changes nothing.
+func (sb *Sandbox) ModelProvider(p *config.Providers) {
+	switch sb.opts.Provider {
+	case models.ProviderBedrock:
+		p.Platform, p.BedrockURL, p.BedrockRegion = models.ProviderBedrock, sb.ModelURL, providersim.BedrockRegion
+		p.BedrockAccessKeyID, p.BedrockSecretAccessKey = providersim.BedrockAccessKey, providersim.BedrockSecretKey
+	case models.ProviderVertex:
+		sb.provider.Vertex.BaseURL = sb.ModelURL
+		p.Platform, p.VertexURL, p.VertexProject, p.VertexRegion = models.ProviderVertex, sb.ModelURL+"/", providersim.VertexProject, providersim.VertexRegion
+		p.VertexCredentialsJSON = sb.provider.Vertex.CredentialsJSON()
+	case models.ProviderOpenAI:
+		p.Platform, p.OpenAIURL, p.OpenAIAPIKey = models.ProviderOpenAI, sb.ModelURL+"/v1", providersim.OpenAIKey
+	}
+}
+
+// Catalog is base with the simulated provider's ids of the seeded
+// reviewers' models.
+func (sb *Sandbox) Catalog(base *models.Catalog) (*models.Catalog, error) {
+	ids := providersim.SandboxModels[sb.opts.Provider]
+	if len(ids) == 0 {
+		return base, nil
+	}
+	routes := map[string]models.Route{}
+	for catalogID, id := range ids {
+		routes[catalogID] = models.Route{Model: id}
+	}
+	return base.WithRoutes(sb.opts.Provider, routes)
+}
+
+// ProviderCalls is how many model requests reached the scripted model
+// through the simulated provider (0 for anthropic).
+func (sb *Sandbox) ProviderCalls() int {
+	if sb.provider.Calls == nil {
+		return 0
+	}
+	return sb.provider.Calls()
+}
