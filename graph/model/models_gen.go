@@ -19,6 +19,7 @@ import (
 
 // A spend budget and what was spent against it (UTC days and calendar months).
 type Budget struct {
+	// An installation's budget or a repository's.
 	Scope BudgetScope `json:"scope"`
 	// The installation, or the repository's installation.
 	InstallationID int `json:"installationID"`
@@ -272,6 +273,7 @@ type RunQueue struct {
 	OldestAgeSeconds *float64 `json:"oldestAgeSeconds,omitempty"`
 }
 
+// The budgets to set: an installation's, or one repository's.
 type SetBudgetInput struct {
 	// The installation to set, or the repository's installation.
 	InstallationID int `json:"installationID"`
