@@ -175,6 +175,7 @@ var Settings = []struct{ Name, Meaning, Default string }{
 	{"CHAKSHU_SANDBOX", "1: run sandbox mode on purpose, even on a non-loopback address or with CHAKSHU_DATABASE_URL", "unset: sandbox on loopback and SQLite only"},
 	{"CHAKSHU_LOG_LEVEL, CHAKSHU_LOG_FORMAT", "debug…error; json or text", "info; json off a terminal"},
 	{"CHAKSHU_API_TOKEN_RATE, CHAKSHU_API_TOKEN_BURST", "requests per minute per API token (0: unlimited); how many at once", "600; 60"},
+	{"CHAKSHU_GITHUB_WRITES_PER_MINUTE, CHAKSHU_GITHUB_WRITES_PER_HOUR", "content-creating writes to GitHub per installation, shared by every worker process (0: that window off; set an Enterprise Server's own limits)", "80; 500"},
 	{"CHAKSHU_INTERNAL_ADDR", "internal listener of every process (web, worker, all): /metrics, /healthz, /readyz", "127.0.0.1:9090"},
 	{"CHAKSHU_DRAIN_TIMEOUT", "after SIGTERM: readiness answers 503 at once, in-flight requests and model streams get this long to finish", "60s"},
 	{"CHAKSHU_HEARTBEAT_INTERVAL", "how often a worker refreshes its row and the leases it holds", "20s"},

@@ -53,8 +53,8 @@ var providerSettings = []struct{ Name, Meaning, Default string }{
 	{"CHAKSHU_BEDROCK_REGION, CHAKSHU_BEDROCK_URL", "Amazon Bedrock's region and an endpoint override; credentials from the AWS default chain", "AWS_REGION; the regional endpoint"},
 	{"CHAKSHU_VERTEX_PROJECT, CHAKSHU_VERTEX_REGION, CHAKSHU_VERTEX_URL", "Google Vertex AI project, region and endpoint override", "unset; the regional endpoint"},
 	{"CHAKSHU_VERTEX_CREDENTIALS_FILE", "a service account key file for Vertex AI", "Application Default Credentials"},
-	{"CHAKSHU_FOUNDRY_RESOURCE / CHAKSHU_FOUNDRY_URL, CHAKSHU_FOUNDRY_API_KEY[_FILE]", "Microsoft Foundry resource (or endpoint) and key", "unset"},
-	{"CHAKSHU_OPENAI_URL, CHAKSHU_OPENAI_API_KEY[_FILE]", "an OpenAI-compatible Chat Completions server (vLLM, Ollama, LiteLLM, Azure OpenAI) and key", "unset"},
+	{"CHAKSHU_FOUNDRY_RESOURCE / CHAKSHU_FOUNDRY_URL, CHAKSHU_FOUNDRY_API_KEY / CHAKSHU_FOUNDRY_API_KEY_FILE", "Microsoft Foundry resource (or endpoint) and key", "unset"},
+	{"CHAKSHU_OPENAI_URL, CHAKSHU_OPENAI_API_KEY / CHAKSHU_OPENAI_API_KEY_FILE", "an OpenAI-compatible Chat Completions server (vLLM, Ollama, LiteLLM, Azure OpenAI) and key", "unset"},
 	{"CHAKSHU_SANDBOX_PROVIDER", "sandbox: the simulated provider in front of the scripted model (anthropic, bedrock, vertex, openai)", "anthropic"},
 }
 

@@ -9,6 +9,9 @@ import (
 	"strconv"
 	"time"
 
+	atlas "ariga.io/atlas/sql/schema"
+	"entgo.io/ent/dialect/sql/schema"
+
 	"github.com/chakshu-dev/chakshu/ent/migrate"
 	"github.com/chakshu-dev/chakshu/internal/version"
 )
@@ -177,7 +180,7 @@ func (db *DB) MigrateAs(ctx context.Context, rel Release) (MigrateReport, error)
 		if err != nil {
 			return rep, err
 		}
-		if err := db.Schema.Create(ctx, migrate.WithDropColumn(false), migrate.WithDropIndex(false)); err != nil {
+		if err := db.Schema.Create(ctx, migrate.WithDropColumn(false), migrate.WithDropIndex(false), schema.WithDiffHook(constantDefaults)); err != nil {
 			return rep, fmt.Errorf("migrate: %w", err)
 		}
 		if backfill {
@@ -329,4 +332,39 @@ func (db *DB) migrateRollup(ctx context.Context, v int) (installed bool, kept in
 		return false, 0, fmt.Errorf("cost rollup: %w", err)
 	}
 	return true, 0, nil
+}
+
+// constantDefault is a column default that is a constant: a number or a
+// quoted string.
+var constantDefault = regexp.MustCompile(`^(?:-?[0-9]+(?:\.[0-9]+)?|'(?:[^']|'')*')$`)
+
+// constantDefaults gives each added column's constant default to the
+// migration planner as a literal. ent writes every default as a raw
+// expression, and on SQLite Atlas then copies the whole table into a new one
+// to add the column (ALTER TABLE ADD COLUMN takes only a constant default)
+// instead of altering it in place: on a large runs table that is a long
+// write lock, and the copy drops the table's triggers (the cost rollup's),
+// which forced a rollup rebuild on every upgrade. A constant stays a
+// constant, so nothing else changes.
+func constantDefaults(next schema.Differ) schema.Differ {
+	return schema.DiffFunc(func(current, desired *atlas.Schema) ([]atlas.Change, error) {
+		changes, err := next.Diff(current, desired)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range changes {
+			m, ok := c.(*atlas.ModifyTable)
+			if !ok {
+				continue
+			}
+			for _, mc := range m.Changes {
+				if add, ok := mc.(*atlas.AddColumn); ok {
+					if x, ok := add.C.Default.(*atlas.RawExpr); ok && constantDefault.MatchString(x.X) {
+						add.C.Default = &atlas.Literal{V: x.X}
+					}
+				}
+			}
+		}
+		return changes, nil
+	})
 }
