@@ -123,10 +123,10 @@ func TestPublishAndFinishSayTheWaitOnTheCheck(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := db.Run.GetX(ctx, c.ID)
-		if got.CheckCompleted || got.NextAttemptAt == nil {
-			t.Fatalf("finish under the limit: completed %v due %v", got.CheckCompleted, got.NextAttemptAt)
+		if got.CheckCompleted || got.FinishNextAt == nil {
+			t.Fatalf("finish under the limit: completed %v due %v", got.CheckCompleted, got.FinishNextAt)
 		}
-		if cr := f.checkRun(t, got.CheckRunID); cr.Title != "Waiting for GitHub" || cr.Summary != worker.WaitingText(*got.NextAttemptAt) {
+		if cr := f.checkRun(t, got.CheckRunID); cr.Title != "Waiting for GitHub" || cr.Summary != worker.WaitingText(*got.FinishNextAt) {
 			t.Fatalf("check run while finishing waits: %+v", cr)
 		}
 
