@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/chakshu-dev/chakshu/internal/models"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
@@ -14,7 +16,9 @@ import (
 // Reviewer.modelStatus: each reviewer's model and its lifecycle from the
 // catalogue; unknown and retired carry what to do, a deprecated model warns
 // from 60 days before its retirement (claude-opus-4-5 retires 2027-01-22,
-// so it warns from 2026-11-23 on: this test runs after that).
+// so it warns from 2026-11-23 on: this test runs after that, and its state is
+// read from the catalogue at the test's time, deprecated until the retirement
+// and retired after it).
 func TestReviewerModelStatus(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db)
@@ -56,9 +60,13 @@ func TestReviewerModelStatus(t *testing.T) {
 			}
 			got[ed.Node.Name] = s
 		}
+		opus, err := models.Builtin().Lookup("claude-opus-4-5")
+		if err != nil {
+			t.Fatal(err)
+		}
 		want := map[string]string{
 			"old":      "claude-sonnet-4-5 retired 2026-11-30 warn",
-			"perf":     "claude-opus-4-5 deprecated 2027-01-22 warn",
+			"perf":     "claude-opus-4-5 " + opus.StatusAt(time.Now()).State + " 2027-01-22 warn",
 			"plain":    "claude-sonnet-5-5 active",
 			"security": "claude-x unknown warn",
 		}
