@@ -98,6 +98,11 @@ func TestAuditLog(t *testing.T) {
 		alice.do(`mutation($id: ID!) { revokeAPIToken(id: $id) { id } }`, map[string]any{"id": tok.CreateAPIToken.APIToken.ID}).ok(t)
 		carol.do(`mutation($i: ID!) { setConnectorCredential(input: {installationID: $i, connector: "http", name: "jira", secret: "s3cret-value", hosts: ["jira.example.com"]}) { id } }`,
 			map[string]any{"i": e.inst.ID}).ok(t)
+		// A refused reviewers repository records nothing; an accepted one records old → new.
+		if r := carol.do(`mutation($i: ID!) { setReviewersRepository(installation: $i, repository: "evil/bots") { id } }`, map[string]any{"i": e.inst.ID}); r.code() == "OK" {
+			t.Fatalf("another account's repository was accepted: %s", r.raw)
+		}
+		carol.do(`mutation($i: ID!) { setReviewersRepository(installation: $i, repository: "acme/bots") { id } }`, map[string]any{"i": e.inst.ID}).ok(t)
 		// Another installation's entry, which alice must not see.
 		other := db.Installation.Create().SetGithubID(999).SetAccountLogin("globex").SaveX(ctx)
 		db.AuditEntry.Create().SetActor("zed").SetAction("budget.set").SetInstallationID(other.ID).SetTarget("installation globex").ExecX(ctx)
@@ -124,19 +129,22 @@ func TestAuditLog(t *testing.T) {
 				t.Fatalf("a secret in the audit log: %+v", ed.Node)
 			}
 		}
-		want := "zed budget.set,carol credential.set,alice token.revoke,alice token.create,carol webhook.retry,carol run.cancel"
-		if got := strings.Join(actions, ","); got != want || all.AuditLog.TotalCount != 6 {
+		want := "zed budget.set,carol installation.reviewers_repo,carol credential.set,alice token.revoke,alice token.create,carol webhook.retry,carol run.cancel"
+		if got := strings.Join(actions, ","); got != want || all.AuditLog.TotalCount != 7 {
 			t.Fatalf("audit log, newest first:\n got %s (%d)\nwant %s", got, all.AuditLog.TotalCount, want)
 		}
-		if all.AuditLog.Edges[5].Node.Target != "acme/api#"+itoa(r.PrNumber)+" run "+itoa(r.ID) {
-			t.Fatalf("cancel target %q", all.AuditLog.Edges[5].Node.Target)
+		if all.AuditLog.Edges[6].Node.Target != "acme/api#"+itoa(r.PrNumber)+" run "+itoa(r.ID) {
+			t.Fatalf("cancel target %q", all.AuditLog.Edges[6].Node.Target)
+		}
+		if n := all.AuditLog.Edges[1].Node; n.Target != "installation acme" || n.Detail != "acme/chakshu-reviewers → acme/bots" {
+			t.Fatalf("reviewers repository entry: %+v", n)
 		}
 
-		// Paged: 4 then 2.
+		// Paged: 4 then 3.
 		var p1, p2 page
 		carol.do(q, map[string]any{"first": 4}).into(t, &p1)
 		carol.do(q, map[string]any{"first": 4, "after": p1.AuditLog.PageInfo.EndCursor}).into(t, &p2)
-		if len(p1.AuditLog.Edges) != 4 || !p1.AuditLog.PageInfo.HasNextPage || len(p2.AuditLog.Edges) != 2 || p2.AuditLog.PageInfo.HasNextPage {
+		if len(p1.AuditLog.Edges) != 4 || !p1.AuditLog.PageInfo.HasNextPage || len(p2.AuditLog.Edges) != 3 || p2.AuditLog.PageInfo.HasNextPage {
 			t.Fatalf("pages: %d (%v), %d (%v)", len(p1.AuditLog.Edges), p1.AuditLog.PageInfo.HasNextPage, len(p2.AuditLog.Edges), p2.AuditLog.PageInfo.HasNextPage)
 		}
 		// Filtered by action and actor.
@@ -153,7 +161,7 @@ func TestAuditLog(t *testing.T) {
 				t.Fatal("an org owner sees another installation's audit entries")
 			}
 		}
-		if own.AuditLog.TotalCount != 3 { // cancel, retry, credential (tokens are outside any installation)
+		if own.AuditLog.TotalCount != 4 { // cancel, retry, credential, reviewers repository (tokens are outside any installation)
 			t.Fatalf("org owner's entries: %d %+v", own.AuditLog.TotalCount, own.AuditLog.Edges)
 		}
 		if r := bob.do(q, map[string]any{"first": 10}); r.code() != "FORBIDDEN" {

@@ -170,7 +170,11 @@ func (h *api) setReviewersRepository(ctx context.Context, installationID int, re
 	if err := requireAdminOf(ctx, installationID); err != nil {
 		return nil, err
 	}
-	in, err := reviewers.SetReviewersRepo(ctx, h.clientFrom(ctx), installationID, repo)
+	v, err := viewer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	in, err := reviewers.SetReviewersRepoAs(ctx, h.clientFrom(ctx), v.User.Login, installationID, repo)
 	if errors.Is(err, reviewers.ErrBadReviewersRepo) {
 		return nil, invalid("%s", err.Error())
 	}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/internal/audit"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 )
 
@@ -58,7 +60,10 @@ func installationCmd(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	in, err = reviewers.SetReviewersRepo(ctx, db.Client, in.ID, fs.Arg(0))
+	err = db.WithTx(ctx, func(tx *ent.Tx) error {
+		in, err = reviewers.SetReviewersRepoAs(ctx, tx.Client(), audit.CLIActor(), in.ID, fs.Arg(0))
+		return err
+	})
 	if err != nil {
 		return err
 	}

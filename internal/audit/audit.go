@@ -1,6 +1,6 @@
 // Package audit records admin actions (issue 22 item 9): who retried,
 // cancelled, requested a review, set or deleted a credential, created or
-// revoked a token, or changed a budget. Each entry is written with the client
+// revoked a token, changed a budget or an installation's reviewers repository. Each entry is written with the client
 // of the action's own transaction, so an action and its record commit or roll
 // back together.
 package audit
@@ -24,6 +24,9 @@ const (
 	TokenCreate      = "token.create"
 	TokenRevoke      = "token.revoke"
 	BudgetSet        = "budget.set"
+	// InstallationReviewersRepo: an installation pointed at another
+	// reviewers repository (GraphQL setReviewersRepository or the CLI).
+	InstallationReviewersRepo = "installation.reviewers_repo"
 )
 
 // Entry is one action.

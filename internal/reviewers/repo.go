@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/internal/audit"
 )
 
 // ErrBadReviewersRepo is a reviewers repository an installation cannot use.
@@ -49,6 +50,26 @@ func SetReviewersRepo(ctx context.Context, c *ent.Client, installationID int, re
 	in, err = in.Update().SetReviewersRepo(repo).SetSyncRequestedAt(time.Now().UTC()).SetLastSyncError("").Save(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("set reviewers repository: %w", err)
+	}
+	return in, nil
+}
+
+// SetReviewersRepoAs is SetReviewersRepo recorded in the audit log as actor's
+// action, both written with c: pass a transaction's client so the change and
+// its record commit or roll back together. A refused repository records nothing.
+func SetReviewersRepoAs(ctx context.Context, c *ent.Client, actor string, installationID int, repo string) (*ent.Installation, error) {
+	before, err := c.Installation.Get(ctx, installationID)
+	if err != nil {
+		return nil, fmt.Errorf("set reviewers repository: %w", err)
+	}
+	in, err := SetReviewersRepo(ctx, c, installationID, repo)
+	if err != nil {
+		return nil, err
+	}
+	err = audit.Record(ctx, c, audit.Entry{Actor: actor, Action: audit.InstallationReviewersRepo, InstallationID: in.ID,
+		Target: "installation " + in.AccountLogin, Detail: ReviewersRepo(before) + " → " + ReviewersRepo(in)})
+	if err != nil {
+		return nil, err
 	}
 	return in, nil
 }

@@ -43,6 +43,7 @@ export const AUDIT_ACTIONS = [
   'token.create',
   'token.revoke',
   'budget.set',
+  'installation.reviewers_repo',
 ] as const;
 
 /** The where-input of the filters: only what is set. */
