@@ -12,9 +12,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/compose-spec/compose-go/v2/loader"
 	"github.com/compose-spec/compose-go/v2/types"
@@ -158,7 +160,7 @@ func TestChartRendersWebAndWorkerSeparately(t *testing.T) {
 		kinds = append(kinds, k)
 	}
 	sort.Strings(kinds)
-	want := "Deployment/chakshu-web Deployment/chakshu-worker Job/chakshu-migrate PodDisruptionBudget/chakshu-web PodDisruptionBudget/chakshu-worker Service/chakshu-web ServiceAccount/chakshu"
+	want := "Deployment/chakshu-web Deployment/chakshu-worker Job/chakshu-migrate PodDisruptionBudget/chakshu-web PodDisruptionBudget/chakshu-worker Service/chakshu-internal Service/chakshu-web ServiceAccount/chakshu"
 	if got := strings.Join(kinds, " "); got != want {
 		t.Fatalf("objects:\n got %s\nwant %s", got, want)
 	}
@@ -184,12 +186,22 @@ func TestChartRendersWebAndWorkerSeparately(t *testing.T) {
 	if a := worker.Spec.Template.Spec.Containers[0].Args; len(a) != 1 || a[0] != "worker" {
 		t.Errorf("worker args %v", a)
 	}
-	// Probes: web's own /healthz and /readyz on its HTTP port.
-	wc := web.Spec.Template.Spec.Containers[0]
-	if wc.LivenessProbe == nil || wc.LivenessProbe.HTTPGet.Path != "/healthz" || wc.LivenessProbe.HTTPGet.Port.String() != "http" ||
-		wc.ReadinessProbe == nil || wc.ReadinessProbe.HTTPGet.Path != "/readyz" {
-		t.Errorf("web probes: %+v %+v", wc.LivenessProbe, wc.ReadinessProbe)
+	// Probes, by default: /healthz and /readyz on the internal listener, web and worker alike;
+	// the pods get longer to stop than the drain lasts.
+	for _, d := range []*appsv1.Deployment{web, worker} {
+		c := d.Spec.Template.Spec.Containers[0]
+		if c.LivenessProbe == nil || c.LivenessProbe.HTTPGet.Path != "/healthz" || c.LivenessProbe.HTTPGet.Port.String() != "internal" ||
+			c.ReadinessProbe == nil || c.ReadinessProbe.HTTPGet.Path != "/readyz" || c.ReadinessProbe.HTTPGet.Port.String() != "internal" {
+			t.Errorf("%s probes: %+v %+v", d.Name, c.LivenessProbe, c.ReadinessProbe)
+		}
+		if !hasPort(c.Ports, "internal", 9090) || envOf(c)["CHAKSHU_INTERNAL_ADDR"] != "0.0.0.0:9090" {
+			t.Errorf("%s: internal listener not on 0.0.0.0:9090: ports %+v env %v", d.Name, c.Ports, envOf(c))
+		}
+		if g := d.Spec.Template.Spec.TerminationGracePeriodSeconds; g == nil || time.Duration(*g)*time.Second <= drainTimeout(t, envOf(c)["CHAKSHU_DRAIN_TIMEOUT"]) {
+			t.Errorf("%s: terminationGracePeriodSeconds %v does not exceed the drain timeout", d.Name, g)
+		}
 	}
+	wc := web.Spec.Template.Spec.Containers[0]
 	env := map[string]string{}
 	for _, e := range wc.Env {
 		env[e.Name] = e.Value
@@ -243,14 +255,22 @@ func TestChartInternalListenerAndServiceMonitor(t *testing.T) {
 			t.Errorf("the ServiceMonitor's selector %v does not select the internal service %v", sel, svc.Labels)
 		}
 	}
-	// Without the internal listener workers have no probe (they serve no HTTP).
-	objs, err = render(t, merge(nil))
+	// Without the internal listener (a version that lacks it) workers have no
+	// probe (they serve no HTTP) and web's probes use its public port.
+	objs, err = render(t, merge(map[string]any{"internal": map[string]any{"enabled": false}}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := typed(t, objs)["Deployment/chakshu-worker"].(*appsv1.Deployment).Spec.Template.Spec.Containers[0]
+	off := typed(t, objs)
+	w := off["Deployment/chakshu-worker"].(*appsv1.Deployment).Spec.Template.Spec.Containers[0]
 	if w.LivenessProbe != nil || len(w.Ports) != 0 {
 		t.Errorf("worker without the internal listener: probe %+v ports %+v", w.LivenessProbe, w.Ports)
+	}
+	if wc := off["Deployment/chakshu-web"].(*appsv1.Deployment).Spec.Template.Spec.Containers[0]; wc.ReadinessProbe == nil || wc.ReadinessProbe.HTTPGet.Port.String() != "http" {
+		t.Errorf("web without the internal listener: %+v", wc.ReadinessProbe)
+	}
+	if _, ok := off["Service/chakshu-internal"]; ok {
+		t.Error("internal.enabled=false still renders the internal Service")
 	}
 }
 
@@ -323,6 +343,25 @@ func TestComposeTwoWebTwoWorkers(t *testing.T) {
 		if !s.ReadOnly {
 			t.Errorf("%s: root filesystem not read-only", name)
 		}
+		// Probed on the internal listener, which stays unpublished; stopped after the drain.
+		if h := s.HealthCheck; h == nil || strings.Join(h.Test, " ") != "CMD /usr/local/bin/chakshu probe" {
+			t.Errorf("%s healthcheck %+v: want `chakshu probe` (GET /readyz on the internal listener)", name, h)
+		}
+		if a := s.Environment["CHAKSHU_INTERNAL_ADDR"]; a == nil || *a != "0.0.0.0:9090" {
+			t.Errorf("%s CHAKSHU_INTERNAL_ADDR %v", name, a)
+		}
+		for _, p := range s.Ports {
+			if p.Target == 9090 {
+				t.Errorf("%s publishes the internal listener: %+v", name, p)
+			}
+		}
+		var drain string
+		if d := s.Environment["CHAKSHU_DRAIN_TIMEOUT"]; d != nil {
+			drain = *d
+		}
+		if s.StopGracePeriod == nil || time.Duration(*s.StopGracePeriod) <= drainTimeout(t, drain) {
+			t.Errorf("%s stop_grace_period %v does not exceed the drain timeout", name, s.StopGracePeriod)
+		}
 	}
 	if m := p.Services["migrate"].DependsOn["postgres"]; m.Condition != types.ServiceConditionHealthy {
 		t.Errorf("migrate does not wait for a healthy postgres: %+v", m)
@@ -336,6 +375,36 @@ func TestComposeTwoWebTwoWorkers(t *testing.T) {
 	if p.Services["web-1"].Ports[0].Published == p.Services["web-2"].Ports[0].Published {
 		t.Error("the two web services publish the same host port")
 	}
+}
+
+// drainTimeout is CHAKSHU_DRAIN_TIMEOUT as set, or the server's default.
+func drainTimeout(t *testing.T, v string) time.Duration {
+	t.Helper()
+	if v == "" {
+		return 60 * time.Second // config.DefaultDrainTimeout
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		t.Fatalf("CHAKSHU_DRAIN_TIMEOUT %q: %v", v, err)
+	}
+	return d
+}
+
+func envOf(c corev1.Container) map[string]string {
+	env := map[string]string{}
+	for _, e := range c.Env {
+		env[e.Name] = e.Value
+	}
+	return env
+}
+
+func hasPort(ports []corev1.ContainerPort, name string, n int32) bool {
+	for _, p := range ports {
+		if p.Name == name && p.ContainerPort == n {
+			return true
+		}
+	}
+	return false
 }
 
 func TestComposeNamesAMissingSetting(t *testing.T) {
@@ -363,6 +432,14 @@ func TestSystemdTemplateUnit(t *testing.T) {
 		if !strings.Contains(unit, "\n"+want+"\n") {
 			t.Errorf("unit lacks %q", want)
 		}
+	}
+	// The stop timeout outlasts the drain (CHAKSHU_DRAIN_TIMEOUT, default 60s).
+	m := regexp.MustCompile(`\nTimeoutStopSec=(\S+)\n`).FindStringSubmatch(unit)
+	if m == nil {
+		t.Fatal("unit lacks TimeoutStopSec")
+	}
+	if stop, err := time.ParseDuration(m[1]); err != nil || stop <= drainTimeout(t, "") {
+		t.Errorf("TimeoutStopSec=%s does not exceed the drain timeout (%v)", m[1], err)
 	}
 	if strings.Contains(unit, "ReadWritePaths=/var/lib/chakshu\n") {
 		t.Error("a shared ReadWritePaths would let instances write each other's state")
@@ -392,5 +469,20 @@ func TestSystemdTemplateUnit(t *testing.T) {
 		if strings.Contains(line, "chakshu@") {
 			t.Errorf("systemd-analyze verify: %s", line)
 		}
+	}
+}
+
+func TestDockerfileInternalListener(t *testing.T) {
+	b, err := os.ReadFile("../Dockerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	df := string(b)
+	// Reachable from outside the container (probes, Prometheus), and exposed.
+	if !regexp.MustCompile(`\n\s+CHAKSHU_INTERNAL_ADDR=0\.0\.0\.0:9090 `).MatchString(df) {
+		t.Error("the image does not set CHAKSHU_INTERNAL_ADDR=0.0.0.0:9090")
+	}
+	if !regexp.MustCompile(`\nEXPOSE 8080 9090\n`).MatchString(df) {
+		t.Error("the image does not expose 8080 and 9090")
 	}
 }
