@@ -61,7 +61,7 @@ func commands() []command {
 			run: setupCmd, ownArgs: true},
 		doctorCommand(),
 		{name: "probe", summary: "ask this process's internal listener for /readyz (--live: /healthz); exit 0 on 200",
-			help: "Usage: chakshu probe [--live]\nA container health check: the image has no shell or curl.", run: probeCmd, ownArgs: true},
+			run: probeCmd, ownArgs: true},
 		{name: "migrate", summary: "bring the database to the current schema and exit",
 			help: "Additive migration of SQLite or PostgreSQL (CHAKSHU_DATABASE_URL). Also run at every start.", run: migrateCmd},
 		{name: "version", summary: "print the version", run: func(_ context.Context, _ []string, stdout, _ io.Writer) error {

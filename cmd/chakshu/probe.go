@@ -11,12 +11,21 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/config"
 )
 
+const probeUsage = `Usage: chakshu probe [--live]
+
+Asks this process's internal listener (CHAKSHU_INTERNAL_ADDR) for /readyz, or
+/healthz with --live, and exits 0 on 200: a container health check for an
+image with no shell or curl.`
+
 // probeCmd asks this process's internal listener (CHAKSHU_INTERNAL_ADDR) for
 // /readyz, or /healthz with --live: a container health check for an image
 // with no shell or curl. A wildcard host (0.0.0.0, ::) is asked on loopback.
 func probeCmd(ctx context.Context, args []string, stdout, _ io.Writer) error {
 	path := "/readyz"
 	switch {
+	case len(args) == 1 && (args[0] == "--help" || args[0] == "-h"):
+		fmt.Fprintln(stdout, probeUsage)
+		return nil
 	case len(args) == 1 && args[0] == "--live":
 		path = "/healthz"
 	case len(args) != 0:
