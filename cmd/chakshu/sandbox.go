@@ -23,9 +23,9 @@ func sandboxCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	seed := fs.Int("seed-size", 600, "past runs to seed so the portal has history (0: none)")
 	dir := fs.String("data-dir", "", "data directory (default CHAKSHU_DATA_DIR or ./data)")
 	reset := fs.Bool("reset", false, "delete the sandbox's SQLite database first")
-	provider := fs.String("provider", "", "model provider simulated in front of the scripted model: anthropic, bedrock, vertex or openai")
+	provider := fs.String("provider", "", "model provider simulated in front of the scripted model: anthropic, bedrock, vertex, foundry or openai")
 	fs.Usage = func() {
-		fmt.Fprintln(stdout, "Usage: chakshu sandbox [--port N] [--seed-size N] [--data-dir DIR] [--reset] [--provider anthropic|bedrock|vertex|openai]\n\nRuns Chakshu with a simulated GitHub, Actions runner and model. No GitHub App or model key is used.")
+		fmt.Fprintln(stdout, "Usage: chakshu sandbox [--port N] [--seed-size N] [--data-dir DIR] [--reset] [--provider anthropic|bedrock|vertex|foundry|openai]\n\nRuns Chakshu with a simulated GitHub, Actions runner and model. No GitHub App or model key is used.")
 		fs.SetOutput(stdout)
 		fs.PrintDefaults()
 	}

@@ -55,7 +55,7 @@ var providerSettings = []struct{ Name, Meaning, Default string }{
 	{"CHAKSHU_VERTEX_CREDENTIALS_FILE", "a service account key file for Vertex AI", "Application Default Credentials"},
 	{"CHAKSHU_FOUNDRY_RESOURCE / CHAKSHU_FOUNDRY_URL, CHAKSHU_FOUNDRY_API_KEY / CHAKSHU_FOUNDRY_API_KEY_FILE", "Microsoft Foundry resource (or endpoint) and key", "unset"},
 	{"CHAKSHU_OPENAI_URL, CHAKSHU_OPENAI_API_KEY / CHAKSHU_OPENAI_API_KEY_FILE", "an OpenAI-compatible Chat Completions server (vLLM, Ollama, LiteLLM, Azure OpenAI) and key", "unset"},
-	{"CHAKSHU_SANDBOX_PROVIDER", "sandbox: the simulated provider in front of the scripted model (anthropic, bedrock, vertex, openai)", "anthropic"},
+	{"CHAKSHU_SANDBOX_PROVIDER", "sandbox: the simulated provider in front of the scripted model (anthropic, bedrock, vertex, foundry, openai)", "anthropic"},
 }
 
 func init() { Settings = append(Settings, providerSettings...) }
@@ -95,9 +95,9 @@ func (c *Config) loadProviders(get func(name, def string) string) error {
 		return fmt.Errorf("CHAKSHU_MODEL_PROVIDER: want anthropic, bedrock, vertex, foundry or openai, got %q", p.Platform)
 	}
 	switch p.Sandbox {
-	case "", "anthropic", "bedrock", "vertex", "openai":
+	case "", "anthropic", "bedrock", "vertex", "foundry", "openai":
 	default:
-		return fmt.Errorf("CHAKSHU_SANDBOX_PROVIDER: want anthropic, bedrock, vertex or openai, got %q", p.Sandbox)
+		return fmt.Errorf("CHAKSHU_SANDBOX_PROVIDER: want anthropic, bedrock, vertex, foundry or openai, got %q", p.Sandbox)
 	}
 	for _, u := range []struct{ name, v string }{{"CHAKSHU_BEDROCK_URL", p.BedrockURL}, {"CHAKSHU_VERTEX_URL", p.VertexURL},
 		{"CHAKSHU_FOUNDRY_URL", p.FoundryURL}, {"CHAKSHU_OPENAI_URL", p.OpenAIURL}} {

@@ -194,22 +194,28 @@ func TestGatewayThroughCloudPlatforms(t *testing.T) {
 
 // Microsoft Foundry serves the Messages API itself under /anthropic/ with
 // the resource's key in x-api-key (anthropic-sdk-go v2.15.0 foundry:
-// https://{resource}.services.ai.azure.com/anthropic/); the scripted model
-// checks that key, so a wrong one is refused as Foundry refuses it.
+// https://{resource}.services.ai.azure.com/anthropic/); its simulator
+// refuses a wrong key with Azure's 401 (a credentials error naming the
+// setting) and an undeployed name with 404 (a model not enabled).
 func TestGatewayThroughFoundry(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		const key = "foundry-resource-key-0123456789abcdef"
-		srv := httptest.NewServer(scriptedmodel.New(scriptedmodel.Config{APIKey: key}))
+		srv := httptest.NewServer(&providersim.Foundry{Model: scriptedmodel.New(scriptedmodel.Config{}),
+			Deployments: map[string]string{"my-sonnet": "claude-sonnet-5-5"}})
 		defer srv.Close()
-		cat, err := models.Builtin().WithRoutes("foundry", map[string]models.Route{"claude-sonnet-5-5": {Model: "claude-sonnet-5-5"}})
-		if err != nil {
-			t.Fatal(err)
-		}
 		rn := fixture(t, db, 10)
 		for _, tc := range []struct {
-			key    string
-			status int
-		}{{key, 200}, {"not-the-resource-key-000000000000", http.StatusBadGateway}} {
+			key, deployment string
+			status          int
+			says            string
+		}{
+			{providersim.FoundryKey, "my-sonnet", 200, ""},
+			{"not-the-resource-key-000000000000", "my-sonnet", http.StatusBadGateway, "CHAKSHU_FOUNDRY_API_KEY"},
+			{providersim.FoundryKey, "not-deployed", http.StatusBadRequest, "deploy it in the Foundry resource"},
+		} {
+			cat, err := models.Builtin().WithRoutes("foundry", map[string]models.Route{"claude-sonnet-5-5": {Model: tc.deployment}})
+			if err != nil {
+				t.Fatal(err)
+			}
 			up, err := NewFoundry(FoundryConfig{BaseURL: srv.URL + "/anthropic/", APIKey: tc.key}, http.DefaultClient)
 			if err != nil {
 				t.Fatal(err)
@@ -220,8 +226,8 @@ func TestGatewayThroughFoundry(t *testing.T) {
 				t.Fatal(err)
 			}
 			w := post(t, g, rn, msg, false)
-			if w.Code != tc.status {
-				t.Fatalf("key %s: %d %s", tc.key[:8], w.Code, w.Body)
+			if w.Code != tc.status || !strings.Contains(w.Body.String(), tc.says) {
+				t.Fatalf("key %s, %s: %d %s", tc.key[:8], tc.deployment, w.Code, w.Body)
 			}
 			if strings.Contains(w.Body.String(), tc.key) {
 				t.Fatal("the key is in the answer")

@@ -6,7 +6,8 @@
 // simulated credentials; Vertex: an OAuth access token it issued itself for
 // a service account's signed JWT) and answers in the provider's own wire
 // format (Bedrock's binary event stream of base64 chunks; Vertex's
-// server-sent events). Sources are cited beside each behaviour.
+// server-sent events; Foundry: the resource key in front of Anthropic's
+// own Messages API). Sources are cited beside each behaviour.
 package providersim
 
 import (
@@ -83,6 +84,7 @@ var SandboxModels = map[string]map[string]string{
 	"bedrock": {"claude-sonnet-5-5": "global.anthropic.claude-sonnet-5-5-v1:0", "claude-haiku-4-5-20251001": "global.anthropic.claude-haiku-4-5-20251001-v1:0"},
 	"vertex":  {"claude-sonnet-5-5": "claude-sonnet-5-5@sandbox", "claude-haiku-4-5-20251001": "claude-haiku-4-5@20251001"},
 	"openai":  {"claude-sonnet-5-5": "sandbox/claude-sonnet-5-5", "claude-haiku-4-5-20251001": "sandbox/claude-haiku-4-5"},
+	"foundry": {"claude-sonnet-5-5": "sandbox-claude-sonnet-5-5", "claude-haiku-4-5-20251001": "sandbox-claude-haiku-4-5"},
 }
 
 // VertexProject and VertexRegion are the simulated Vertex AI project.
@@ -120,6 +122,9 @@ func New(provider string, model http.Handler) (*Sim, error) {
 	case "openai":
 		o := &OpenAI{Model: model, Models: served}
 		return &Sim{Handler: o, Calls: o.Calls}, nil
+	case "foundry":
+		f := &Foundry{Model: model, Deployments: served}
+		return &Sim{Handler: f, Calls: f.Calls}, nil
 	}
 	return nil, fmt.Errorf("providersim: no simulator for provider %q", provider)
 }

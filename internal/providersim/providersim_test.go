@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -130,5 +131,52 @@ func TestVertexRefuses(t *testing.T) {
 		if resp.StatusCode != 400 {
 			t.Errorf("%s: %d", name, resp.StatusCode)
 		}
+	}
+}
+
+// Foundry refuses a missing or wrong resource key with Azure's 401 before
+// the request reaches Claude, and an unknown deployment with 404; the
+// deployment name is rewritten to the model the scripted model answers as.
+func TestFoundryRefuses(t *testing.T) {
+	f := &Foundry{Model: scriptedmodel.New(scriptedmodel.Config{}), Deployments: map[string]string{"my-claude": "claude-sonnet-5-5"}}
+	srv := httptest.NewServer(f)
+	defer srv.Close()
+	ok := `{"model":"my-claude","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`
+	path := "/anthropic/v1/messages"
+	cases := []struct {
+		name, header, key, path, body, code string
+		status                              int
+	}{
+		{"x-api-key", "x-api-key", FoundryKey, path, ok, "", 200},
+		{"api-key", "api-key", FoundryKey, path, ok, "", 200},
+		{"no key", "", "", path, ok, `"code":"401"`, 401},
+		{"wrong key", "x-api-key", FoundryKey + "x", path, ok, `"code":"401"`, 401},
+		{"bearer is not the key header", "Authorization", "Bearer " + FoundryKey, path, ok, `"code":"401"`, 401},
+		{"first-party path", "x-api-key", FoundryKey, "/v1/messages", ok, `"code":"404"`, 404},
+		{"undeployed model", "x-api-key", FoundryKey, path, strings.Replace(ok, "my-claude", "claude-sonnet-5-5", 1), "DeploymentNotFound", 404},
+		{"not JSON", "x-api-key", FoundryKey, path, "{", "invalid_request_error", 400},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r, _ := http.NewRequest(http.MethodPost, srv.URL+tc.path, strings.NewReader(tc.body))
+			if tc.header != "" {
+				r.Header.Set(tc.header, tc.key)
+			}
+			resp, err := http.DefaultClient.Do(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tc.status || !strings.Contains(string(b), tc.code) {
+				t.Fatalf("%d %s", resp.StatusCode, b)
+			}
+			if tc.status == 200 && !strings.Contains(string(b), `"model":"claude-sonnet-5-5"`) {
+				t.Fatalf("answered as %s", b)
+			}
+		})
+	}
+	if f.Calls() != 2 {
+		t.Fatalf("%d calls reached the model, want the 2 accepted", f.Calls())
 	}
 }

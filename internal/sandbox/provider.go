@@ -20,6 +20,8 @@ func (sb *Sandbox) ModelProvider(p *config.Providers) {
 		p.VertexCredentialsJSON = sb.provider.Vertex.CredentialsJSON()
 	case models.ProviderOpenAI:
 		p.Platform, p.OpenAIURL, p.OpenAIAPIKey = models.ProviderOpenAI, sb.ModelURL+"/v1", providersim.OpenAIKey
+	case models.ProviderFoundry:
+		p.Platform, p.FoundryResource, p.FoundryURL, p.FoundryAPIKey = models.ProviderFoundry, "", sb.ModelURL+"/anthropic/", providersim.FoundryKey
 	}
 }
 

@@ -70,7 +70,7 @@ type Options struct {
 	// Model tunes the scripted model (tests).
 	Model scriptedmodel.Config
 	// Provider is the model provider simulated in front of the scripted
-	// model (anthropic, bedrock, vertex, openai; "" is anthropic).
+	// model (anthropic, bedrock, vertex, foundry, openai; "" is anthropic).
 	Provider string
 	// Hold, when it returns true for a dispatched Actions run, keeps the
 	// simulated runner away from it, as if no runner had picked the job up
