@@ -187,6 +187,32 @@ func TestGatewayThroughCloudPlatforms(t *testing.T) {
 				if w.Code != http.StatusBadRequest {
 					t.Fatalf("unrouted model: %d %s", w.Code, w.Body)
 				}
+
+				// The hard cap holds on this platform too: the answer that
+				// crosses it is metered from the platform's usage, the next is
+				// refused before the platform sees it, and one final request
+				// goes out, only one.
+				spent := db.Run.GetX(ctx, rn.ID).CostUsd
+				capped := db.Run.UpdateOneID(rn.ID).SetMaxCostUsd(spent + 0.0001).SaveX(ctx)
+				if w := post(t, g, capped, msg, false); w.Code != 200 {
+					t.Fatalf("first capped request: %d %s", w.Code, w.Body)
+				}
+				if c := db.Run.GetX(ctx, capped.ID).CostUsd; c <= capped.MaxCostUsd {
+					t.Fatalf("the answer took the run to $%v, want past its $%v cap", c, capped.MaxCostUsd)
+				}
+				calls = p.calls()
+				if w := post(t, g, capped, msg, false); w.Code != http.StatusTooManyRequests || errCode(t, w) != CodeCostCap {
+					t.Fatalf("past the cap: %d %s", w.Code, w.Body)
+				}
+				if p.calls() != calls {
+					t.Fatal("a request past the cap reached the platform")
+				}
+				if w := post(t, g, capped, msg, true); w.Code != 200 {
+					t.Fatalf("final request: %d %s", w.Code, w.Body)
+				}
+				if w := post(t, g, capped, msg, true); w.Code != http.StatusTooManyRequests {
+					t.Fatalf("second final request: %d %s", w.Code, w.Body)
+				}
 			})
 		})
 	}
