@@ -176,6 +176,13 @@ type Requeued struct{ Runs, Events int }
 // RequeueDead takes back every lease whose holder has not heartbeated since
 // cutoff (a dead worker's): its rows wait again, due at once.
 func (db *DB) RequeueDead(ctx context.Context, cutoff time.Time) (Requeued, error) {
+	return db.takeBack(ctx, "lease_owner <> '' AND (heartbeat_at IS NULL OR heartbeat_at < ?)", cutoff)
+}
+
+// takeBack frees every held run and webhook event matching cond (one ?
+// argument, arg): runs keep their status, events go back to pending, and
+// both are due at once. RequeueDead and ReleaseHeld differ only in cond.
+func (db *DB) takeBack(ctx context.Context, cond string, arg any) (Requeued, error) {
 	var out Requeued
 	for _, t := range []struct {
 		table, free string
@@ -190,9 +197,9 @@ func (db *DB) RequeueDead(ctx context.Context, cutoff time.Time) (Requeued, erro
 			set += fmt.Sprintf(", status = '%s'", t.free)
 		}
 		res, err := db.SQL.ExecContext(ctx, db.Rebind(`UPDATE `+t.table+` SET `+set+`
-			WHERE lease_owner <> '' AND (heartbeat_at IS NULL OR heartbeat_at < ?) AND status IN ('`+strings.Join(t.held, "','")+`')`), cutoff)
+			WHERE `+cond+` AND status IN ('`+strings.Join(t.held, "','")+`')`), arg)
 		if err != nil {
-			return out, fmt.Errorf("requeue %s: %w", t.table, err)
+			return out, fmt.Errorf("take back %s: %w", t.table, err)
 		}
 		n, _ := res.RowsAffected()
 		*t.n = int(n)
@@ -204,17 +211,6 @@ func (db *DB) RequeueDead(ctx context.Context, cutoff time.Time) (Requeued, erro
 // dead worker: runs waiting for dispatch or publishing go back to the queue,
 // webhook events back to pending.
 func (db *DB) ReleaseHeld(ctx context.Context, owner string) (runs, events int64, err error) {
-	rr, err := db.SQL.ExecContext(ctx, db.Rebind(`UPDATE runs SET lease_owner = '', next_attempt_at = NULL
-		WHERE lease_owner = ? AND status IN ('queued','publishing')`), owner)
-	if err != nil {
-		return 0, 0, fmt.Errorf("release runs: %w", err)
-	}
-	er, err := db.SQL.ExecContext(ctx, db.Rebind(`UPDATE webhook_events SET lease_owner = '', status = 'pending', next_attempt_at = NULL
-		WHERE lease_owner = ? AND status IN ('pending','processing')`), owner)
-	if err != nil {
-		return 0, 0, fmt.Errorf("release webhook events: %w", err)
-	}
-	runs, _ = rr.RowsAffected()
-	events, _ = er.RowsAffected()
-	return runs, events, nil
+	got, err := db.takeBack(ctx, "lease_owner = ?", owner)
+	return int64(got.Runs), int64(got.Events), err
 }
