@@ -56,6 +56,16 @@ type Finding struct {
 	ThreadID string `json:"thread_id,omitempty"`
 	// its review thread was resolved (by a person, or by Chakshu once outdated)
 	Resolved bool `json:"resolved,omitempty"`
+	// the agent's quote of the code the finding rests on: exact text from the file at the head commit
+	Evidence string `json:"evidence,omitempty"`
+	// the line the agent named when the evidence was found on a nearby line instead (the finding was moved there); 0 when not moved
+	EvidenceMovedFrom int `json:"evidence_moved_from,omitempty"`
+	// what became of a posted finding, read from GitHub: open until decided
+	Outcome finding.Outcome `json:"outcome,omitempty"`
+	// when the outcome was decided
+	OutcomeAt *time.Time `json:"outcome_at,omitempty"`
+	// the GitHub fact the outcome rests on, e.g. 'lines 10-12 changed in abc1234', 'thread resolved by @alice'
+	OutcomeReason string `json:"outcome_reason,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the FindingQuery when eager-loading is set.
 	Edges        FindingEdges `json:"edges"`
@@ -92,11 +102,11 @@ func (*Finding) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case finding.FieldPosted, finding.FieldResolved:
 			values[i] = new(sql.NullBool)
-		case finding.FieldID, finding.FieldLine, finding.FieldStartLine, finding.FieldCommentID:
+		case finding.FieldID, finding.FieldLine, finding.FieldStartLine, finding.FieldCommentID, finding.FieldEvidenceMovedFrom:
 			values[i] = new(sql.NullInt64)
-		case finding.FieldHiddenID, finding.FieldPath, finding.FieldSide, finding.FieldSeverity, finding.FieldCategory, finding.FieldTitle, finding.FieldBody, finding.FieldSuggestion, finding.FieldPlacement, finding.FieldDroppedReason, finding.FieldCommentURL, finding.FieldThreadID:
+		case finding.FieldHiddenID, finding.FieldPath, finding.FieldSide, finding.FieldSeverity, finding.FieldCategory, finding.FieldTitle, finding.FieldBody, finding.FieldSuggestion, finding.FieldPlacement, finding.FieldDroppedReason, finding.FieldCommentURL, finding.FieldThreadID, finding.FieldEvidence, finding.FieldOutcome, finding.FieldOutcomeReason:
 			values[i] = new(sql.NullString)
-		case finding.FieldCreatedAt, finding.FieldUpdatedAt:
+		case finding.FieldCreatedAt, finding.FieldUpdatedAt, finding.FieldOutcomeAt:
 			values[i] = new(sql.NullTime)
 		case finding.ForeignKeys[0]: // run_findings
 			values[i] = new(sql.NullInt64)
@@ -235,6 +245,37 @@ func (_m *Finding) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.Resolved = value.Bool
 			}
+		case finding.FieldEvidence:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field evidence", values[i])
+			} else if value.Valid {
+				_m.Evidence = value.String
+			}
+		case finding.FieldEvidenceMovedFrom:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field evidence_moved_from", values[i])
+			} else if value.Valid {
+				_m.EvidenceMovedFrom = int(value.Int64)
+			}
+		case finding.FieldOutcome:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field outcome", values[i])
+			} else if value.Valid {
+				_m.Outcome = finding.Outcome(value.String)
+			}
+		case finding.FieldOutcomeAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field outcome_at", values[i])
+			} else if value.Valid {
+				_m.OutcomeAt = new(time.Time)
+				*_m.OutcomeAt = value.Time
+			}
+		case finding.FieldOutcomeReason:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field outcome_reason", values[i])
+			} else if value.Valid {
+				_m.OutcomeReason = value.String
+			}
 		case finding.ForeignKeys[0]:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for edge-field run_findings", value)
@@ -339,6 +380,23 @@ func (_m *Finding) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("resolved=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Resolved))
+	builder.WriteString(", ")
+	builder.WriteString("evidence=")
+	builder.WriteString(_m.Evidence)
+	builder.WriteString(", ")
+	builder.WriteString("evidence_moved_from=")
+	builder.WriteString(fmt.Sprintf("%v", _m.EvidenceMovedFrom))
+	builder.WriteString(", ")
+	builder.WriteString("outcome=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Outcome))
+	builder.WriteString(", ")
+	if v := _m.OutcomeAt; v != nil {
+		builder.WriteString("outcome_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	builder.WriteString("outcome_reason=")
+	builder.WriteString(_m.OutcomeReason)
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -257,6 +257,76 @@ func (_c *FindingCreate) SetNillableResolved(v *bool) *FindingCreate {
 	return _c
 }
 
+// SetEvidence sets the "evidence" field.
+func (_c *FindingCreate) SetEvidence(v string) *FindingCreate {
+	_c.mutation.SetEvidence(v)
+	return _c
+}
+
+// SetNillableEvidence sets the "evidence" field if the given value is not nil.
+func (_c *FindingCreate) SetNillableEvidence(v *string) *FindingCreate {
+	if v != nil {
+		_c.SetEvidence(*v)
+	}
+	return _c
+}
+
+// SetEvidenceMovedFrom sets the "evidence_moved_from" field.
+func (_c *FindingCreate) SetEvidenceMovedFrom(v int) *FindingCreate {
+	_c.mutation.SetEvidenceMovedFrom(v)
+	return _c
+}
+
+// SetNillableEvidenceMovedFrom sets the "evidence_moved_from" field if the given value is not nil.
+func (_c *FindingCreate) SetNillableEvidenceMovedFrom(v *int) *FindingCreate {
+	if v != nil {
+		_c.SetEvidenceMovedFrom(*v)
+	}
+	return _c
+}
+
+// SetOutcome sets the "outcome" field.
+func (_c *FindingCreate) SetOutcome(v finding.Outcome) *FindingCreate {
+	_c.mutation.SetOutcome(v)
+	return _c
+}
+
+// SetNillableOutcome sets the "outcome" field if the given value is not nil.
+func (_c *FindingCreate) SetNillableOutcome(v *finding.Outcome) *FindingCreate {
+	if v != nil {
+		_c.SetOutcome(*v)
+	}
+	return _c
+}
+
+// SetOutcomeAt sets the "outcome_at" field.
+func (_c *FindingCreate) SetOutcomeAt(v time.Time) *FindingCreate {
+	_c.mutation.SetOutcomeAt(v)
+	return _c
+}
+
+// SetNillableOutcomeAt sets the "outcome_at" field if the given value is not nil.
+func (_c *FindingCreate) SetNillableOutcomeAt(v *time.Time) *FindingCreate {
+	if v != nil {
+		_c.SetOutcomeAt(*v)
+	}
+	return _c
+}
+
+// SetOutcomeReason sets the "outcome_reason" field.
+func (_c *FindingCreate) SetOutcomeReason(v string) *FindingCreate {
+	_c.mutation.SetOutcomeReason(v)
+	return _c
+}
+
+// SetNillableOutcomeReason sets the "outcome_reason" field if the given value is not nil.
+func (_c *FindingCreate) SetNillableOutcomeReason(v *string) *FindingCreate {
+	if v != nil {
+		_c.SetOutcomeReason(*v)
+	}
+	return _c
+}
+
 // SetRunID sets the "run" edge to the Run entity by ID.
 func (_c *FindingCreate) SetRunID(id int) *FindingCreate {
 	_c.mutation.SetRunID(id)
@@ -363,6 +433,22 @@ func (_c *FindingCreate) defaults() {
 		v := finding.DefaultResolved
 		_c.mutation.SetResolved(v)
 	}
+	if _, ok := _c.mutation.Evidence(); !ok {
+		v := finding.DefaultEvidence
+		_c.mutation.SetEvidence(v)
+	}
+	if _, ok := _c.mutation.EvidenceMovedFrom(); !ok {
+		v := finding.DefaultEvidenceMovedFrom
+		_c.mutation.SetEvidenceMovedFrom(v)
+	}
+	if _, ok := _c.mutation.Outcome(); !ok {
+		v := finding.DefaultOutcome
+		_c.mutation.SetOutcome(v)
+	}
+	if _, ok := _c.mutation.OutcomeReason(); !ok {
+		v := finding.DefaultOutcomeReason
+		_c.mutation.SetOutcomeReason(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -433,6 +519,23 @@ func (_c *FindingCreate) check() error {
 	}
 	if _, ok := _c.mutation.Resolved(); !ok {
 		return &ValidationError{Name: "resolved", err: errors.New(`ent: missing required field "Finding.resolved"`)}
+	}
+	if _, ok := _c.mutation.Evidence(); !ok {
+		return &ValidationError{Name: "evidence", err: errors.New(`ent: missing required field "Finding.evidence"`)}
+	}
+	if _, ok := _c.mutation.EvidenceMovedFrom(); !ok {
+		return &ValidationError{Name: "evidence_moved_from", err: errors.New(`ent: missing required field "Finding.evidence_moved_from"`)}
+	}
+	if _, ok := _c.mutation.Outcome(); !ok {
+		return &ValidationError{Name: "outcome", err: errors.New(`ent: missing required field "Finding.outcome"`)}
+	}
+	if v, ok := _c.mutation.Outcome(); ok {
+		if err := finding.OutcomeValidator(v); err != nil {
+			return &ValidationError{Name: "outcome", err: fmt.Errorf(`ent: validator failed for field "Finding.outcome": %w`, err)}
+		}
+	}
+	if _, ok := _c.mutation.OutcomeReason(); !ok {
+		return &ValidationError{Name: "outcome_reason", err: errors.New(`ent: missing required field "Finding.outcome_reason"`)}
 	}
 	if len(_c.mutation.RunIDs()) == 0 {
 		return &ValidationError{Name: "run", err: errors.New(`ent: missing required edge "Finding.run"`)}
@@ -539,6 +642,26 @@ func (_c *FindingCreate) createSpec() (*Finding, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Resolved(); ok {
 		_spec.SetField(finding.FieldResolved, field.TypeBool, value)
 		_node.Resolved = value
+	}
+	if value, ok := _c.mutation.Evidence(); ok {
+		_spec.SetField(finding.FieldEvidence, field.TypeString, value)
+		_node.Evidence = value
+	}
+	if value, ok := _c.mutation.EvidenceMovedFrom(); ok {
+		_spec.SetField(finding.FieldEvidenceMovedFrom, field.TypeInt, value)
+		_node.EvidenceMovedFrom = value
+	}
+	if value, ok := _c.mutation.Outcome(); ok {
+		_spec.SetField(finding.FieldOutcome, field.TypeEnum, value)
+		_node.Outcome = value
+	}
+	if value, ok := _c.mutation.OutcomeAt(); ok {
+		_spec.SetField(finding.FieldOutcomeAt, field.TypeTime, value)
+		_node.OutcomeAt = &value
+	}
+	if value, ok := _c.mutation.OutcomeReason(); ok {
+		_spec.SetField(finding.FieldOutcomeReason, field.TypeString, value)
+		_node.OutcomeReason = value
 	}
 	if nodes := _c.mutation.RunIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -840,6 +963,78 @@ func (u *FindingUpsert) SetResolved(v bool) *FindingUpsert {
 // UpdateResolved sets the "resolved" field to the value that was provided on create.
 func (u *FindingUpsert) UpdateResolved() *FindingUpsert {
 	u.SetExcluded(finding.FieldResolved)
+	return u
+}
+
+// SetEvidence sets the "evidence" field.
+func (u *FindingUpsert) SetEvidence(v string) *FindingUpsert {
+	u.Set(finding.FieldEvidence, v)
+	return u
+}
+
+// UpdateEvidence sets the "evidence" field to the value that was provided on create.
+func (u *FindingUpsert) UpdateEvidence() *FindingUpsert {
+	u.SetExcluded(finding.FieldEvidence)
+	return u
+}
+
+// SetEvidenceMovedFrom sets the "evidence_moved_from" field.
+func (u *FindingUpsert) SetEvidenceMovedFrom(v int) *FindingUpsert {
+	u.Set(finding.FieldEvidenceMovedFrom, v)
+	return u
+}
+
+// UpdateEvidenceMovedFrom sets the "evidence_moved_from" field to the value that was provided on create.
+func (u *FindingUpsert) UpdateEvidenceMovedFrom() *FindingUpsert {
+	u.SetExcluded(finding.FieldEvidenceMovedFrom)
+	return u
+}
+
+// AddEvidenceMovedFrom adds v to the "evidence_moved_from" field.
+func (u *FindingUpsert) AddEvidenceMovedFrom(v int) *FindingUpsert {
+	u.Add(finding.FieldEvidenceMovedFrom, v)
+	return u
+}
+
+// SetOutcome sets the "outcome" field.
+func (u *FindingUpsert) SetOutcome(v finding.Outcome) *FindingUpsert {
+	u.Set(finding.FieldOutcome, v)
+	return u
+}
+
+// UpdateOutcome sets the "outcome" field to the value that was provided on create.
+func (u *FindingUpsert) UpdateOutcome() *FindingUpsert {
+	u.SetExcluded(finding.FieldOutcome)
+	return u
+}
+
+// SetOutcomeAt sets the "outcome_at" field.
+func (u *FindingUpsert) SetOutcomeAt(v time.Time) *FindingUpsert {
+	u.Set(finding.FieldOutcomeAt, v)
+	return u
+}
+
+// UpdateOutcomeAt sets the "outcome_at" field to the value that was provided on create.
+func (u *FindingUpsert) UpdateOutcomeAt() *FindingUpsert {
+	u.SetExcluded(finding.FieldOutcomeAt)
+	return u
+}
+
+// ClearOutcomeAt clears the value of the "outcome_at" field.
+func (u *FindingUpsert) ClearOutcomeAt() *FindingUpsert {
+	u.SetNull(finding.FieldOutcomeAt)
+	return u
+}
+
+// SetOutcomeReason sets the "outcome_reason" field.
+func (u *FindingUpsert) SetOutcomeReason(v string) *FindingUpsert {
+	u.Set(finding.FieldOutcomeReason, v)
+	return u
+}
+
+// UpdateOutcomeReason sets the "outcome_reason" field to the value that was provided on create.
+func (u *FindingUpsert) UpdateOutcomeReason() *FindingUpsert {
+	u.SetExcluded(finding.FieldOutcomeReason)
 	return u
 }
 
@@ -1158,6 +1353,90 @@ func (u *FindingUpsertOne) SetResolved(v bool) *FindingUpsertOne {
 func (u *FindingUpsertOne) UpdateResolved() *FindingUpsertOne {
 	return u.Update(func(s *FindingUpsert) {
 		s.UpdateResolved()
+	})
+}
+
+// SetEvidence sets the "evidence" field.
+func (u *FindingUpsertOne) SetEvidence(v string) *FindingUpsertOne {
+	return u.Update(func(s *FindingUpsert) {
+		s.SetEvidence(v)
+	})
+}
+
+// UpdateEvidence sets the "evidence" field to the value that was provided on create.
+func (u *FindingUpsertOne) UpdateEvidence() *FindingUpsertOne {
+	return u.Update(func(s *FindingUpsert) {
+		s.UpdateEvidence()
+	})
+}
+
+// SetEvidenceMovedFrom sets the "evidence_moved_from" field.
+func (u *FindingUpsertOne) SetEvidenceMovedFrom(v int) *FindingUpsertOne {
+	return u.Update(func(s *FindingUpsert) {
+		s.SetEvidenceMovedFrom(v)
+	})
+}
+
+// AddEvidenceMovedFrom adds v to the "evidence_moved_from" field.
+func (u *FindingUpsertOne) AddEvidenceMovedFrom(v int) *FindingUpsertOne {
+	return u.Update(func(s *FindingUpsert) {
+		s.AddEvidenceMovedFrom(v)
+	})
+}
+
+// UpdateEvidenceMovedFrom sets the "evidence_moved_from" field to the value that was provided on create.
+func (u *FindingUpsertOne) UpdateEvidenceMovedFrom() *FindingUpsertOne {
+	return u.Update(func(s *FindingUpsert) {
+		s.UpdateEvidenceMovedFrom()
+	})
+}
+
+// SetOutcome sets the "outcome" field.
+func (u *FindingUpsertOne) SetOutcome(v finding.Outcome) *FindingUpsertOne {
+	return u.Update(func(s *FindingUpsert) {
+		s.SetOutcome(v)
+	})
+}
+
+// UpdateOutcome sets the "outcome" field to the value that was provided on create.
+func (u *FindingUpsertOne) UpdateOutcome() *FindingUpsertOne {
+	return u.Update(func(s *FindingUpsert) {
+		s.UpdateOutcome()
+	})
+}
+
+// SetOutcomeAt sets the "outcome_at" field.
+func (u *FindingUpsertOne) SetOutcomeAt(v time.Time) *FindingUpsertOne {
+	return u.Update(func(s *FindingUpsert) {
+		s.SetOutcomeAt(v)
+	})
+}
+
+// UpdateOutcomeAt sets the "outcome_at" field to the value that was provided on create.
+func (u *FindingUpsertOne) UpdateOutcomeAt() *FindingUpsertOne {
+	return u.Update(func(s *FindingUpsert) {
+		s.UpdateOutcomeAt()
+	})
+}
+
+// ClearOutcomeAt clears the value of the "outcome_at" field.
+func (u *FindingUpsertOne) ClearOutcomeAt() *FindingUpsertOne {
+	return u.Update(func(s *FindingUpsert) {
+		s.ClearOutcomeAt()
+	})
+}
+
+// SetOutcomeReason sets the "outcome_reason" field.
+func (u *FindingUpsertOne) SetOutcomeReason(v string) *FindingUpsertOne {
+	return u.Update(func(s *FindingUpsert) {
+		s.SetOutcomeReason(v)
+	})
+}
+
+// UpdateOutcomeReason sets the "outcome_reason" field to the value that was provided on create.
+func (u *FindingUpsertOne) UpdateOutcomeReason() *FindingUpsertOne {
+	return u.Update(func(s *FindingUpsert) {
+		s.UpdateOutcomeReason()
 	})
 }
 
@@ -1642,6 +1921,90 @@ func (u *FindingUpsertBulk) SetResolved(v bool) *FindingUpsertBulk {
 func (u *FindingUpsertBulk) UpdateResolved() *FindingUpsertBulk {
 	return u.Update(func(s *FindingUpsert) {
 		s.UpdateResolved()
+	})
+}
+
+// SetEvidence sets the "evidence" field.
+func (u *FindingUpsertBulk) SetEvidence(v string) *FindingUpsertBulk {
+	return u.Update(func(s *FindingUpsert) {
+		s.SetEvidence(v)
+	})
+}
+
+// UpdateEvidence sets the "evidence" field to the value that was provided on create.
+func (u *FindingUpsertBulk) UpdateEvidence() *FindingUpsertBulk {
+	return u.Update(func(s *FindingUpsert) {
+		s.UpdateEvidence()
+	})
+}
+
+// SetEvidenceMovedFrom sets the "evidence_moved_from" field.
+func (u *FindingUpsertBulk) SetEvidenceMovedFrom(v int) *FindingUpsertBulk {
+	return u.Update(func(s *FindingUpsert) {
+		s.SetEvidenceMovedFrom(v)
+	})
+}
+
+// AddEvidenceMovedFrom adds v to the "evidence_moved_from" field.
+func (u *FindingUpsertBulk) AddEvidenceMovedFrom(v int) *FindingUpsertBulk {
+	return u.Update(func(s *FindingUpsert) {
+		s.AddEvidenceMovedFrom(v)
+	})
+}
+
+// UpdateEvidenceMovedFrom sets the "evidence_moved_from" field to the value that was provided on create.
+func (u *FindingUpsertBulk) UpdateEvidenceMovedFrom() *FindingUpsertBulk {
+	return u.Update(func(s *FindingUpsert) {
+		s.UpdateEvidenceMovedFrom()
+	})
+}
+
+// SetOutcome sets the "outcome" field.
+func (u *FindingUpsertBulk) SetOutcome(v finding.Outcome) *FindingUpsertBulk {
+	return u.Update(func(s *FindingUpsert) {
+		s.SetOutcome(v)
+	})
+}
+
+// UpdateOutcome sets the "outcome" field to the value that was provided on create.
+func (u *FindingUpsertBulk) UpdateOutcome() *FindingUpsertBulk {
+	return u.Update(func(s *FindingUpsert) {
+		s.UpdateOutcome()
+	})
+}
+
+// SetOutcomeAt sets the "outcome_at" field.
+func (u *FindingUpsertBulk) SetOutcomeAt(v time.Time) *FindingUpsertBulk {
+	return u.Update(func(s *FindingUpsert) {
+		s.SetOutcomeAt(v)
+	})
+}
+
+// UpdateOutcomeAt sets the "outcome_at" field to the value that was provided on create.
+func (u *FindingUpsertBulk) UpdateOutcomeAt() *FindingUpsertBulk {
+	return u.Update(func(s *FindingUpsert) {
+		s.UpdateOutcomeAt()
+	})
+}
+
+// ClearOutcomeAt clears the value of the "outcome_at" field.
+func (u *FindingUpsertBulk) ClearOutcomeAt() *FindingUpsertBulk {
+	return u.Update(func(s *FindingUpsert) {
+		s.ClearOutcomeAt()
+	})
+}
+
+// SetOutcomeReason sets the "outcome_reason" field.
+func (u *FindingUpsertBulk) SetOutcomeReason(v string) *FindingUpsertBulk {
+	return u.Update(func(s *FindingUpsert) {
+		s.SetOutcomeReason(v)
+	})
+}
+
+// UpdateOutcomeReason sets the "outcome_reason" field to the value that was provided on create.
+func (u *FindingUpsertBulk) UpdateOutcomeReason() *FindingUpsertBulk {
+	return u.Update(func(s *FindingUpsert) {
+		s.UpdateOutcomeReason()
 	})
 }
 

@@ -295,6 +295,89 @@ func (_u *FindingUpdate) SetNillableResolved(v *bool) *FindingUpdate {
 	return _u
 }
 
+// SetEvidence sets the "evidence" field.
+func (_u *FindingUpdate) SetEvidence(v string) *FindingUpdate {
+	_u.mutation.SetEvidence(v)
+	return _u
+}
+
+// SetNillableEvidence sets the "evidence" field if the given value is not nil.
+func (_u *FindingUpdate) SetNillableEvidence(v *string) *FindingUpdate {
+	if v != nil {
+		_u.SetEvidence(*v)
+	}
+	return _u
+}
+
+// SetEvidenceMovedFrom sets the "evidence_moved_from" field.
+func (_u *FindingUpdate) SetEvidenceMovedFrom(v int) *FindingUpdate {
+	_u.mutation.ResetEvidenceMovedFrom()
+	_u.mutation.SetEvidenceMovedFrom(v)
+	return _u
+}
+
+// SetNillableEvidenceMovedFrom sets the "evidence_moved_from" field if the given value is not nil.
+func (_u *FindingUpdate) SetNillableEvidenceMovedFrom(v *int) *FindingUpdate {
+	if v != nil {
+		_u.SetEvidenceMovedFrom(*v)
+	}
+	return _u
+}
+
+// AddEvidenceMovedFrom adds value to the "evidence_moved_from" field.
+func (_u *FindingUpdate) AddEvidenceMovedFrom(v int) *FindingUpdate {
+	_u.mutation.AddEvidenceMovedFrom(v)
+	return _u
+}
+
+// SetOutcome sets the "outcome" field.
+func (_u *FindingUpdate) SetOutcome(v finding.Outcome) *FindingUpdate {
+	_u.mutation.SetOutcome(v)
+	return _u
+}
+
+// SetNillableOutcome sets the "outcome" field if the given value is not nil.
+func (_u *FindingUpdate) SetNillableOutcome(v *finding.Outcome) *FindingUpdate {
+	if v != nil {
+		_u.SetOutcome(*v)
+	}
+	return _u
+}
+
+// SetOutcomeAt sets the "outcome_at" field.
+func (_u *FindingUpdate) SetOutcomeAt(v time.Time) *FindingUpdate {
+	_u.mutation.SetOutcomeAt(v)
+	return _u
+}
+
+// SetNillableOutcomeAt sets the "outcome_at" field if the given value is not nil.
+func (_u *FindingUpdate) SetNillableOutcomeAt(v *time.Time) *FindingUpdate {
+	if v != nil {
+		_u.SetOutcomeAt(*v)
+	}
+	return _u
+}
+
+// ClearOutcomeAt clears the value of the "outcome_at" field.
+func (_u *FindingUpdate) ClearOutcomeAt() *FindingUpdate {
+	_u.mutation.ClearOutcomeAt()
+	return _u
+}
+
+// SetOutcomeReason sets the "outcome_reason" field.
+func (_u *FindingUpdate) SetOutcomeReason(v string) *FindingUpdate {
+	_u.mutation.SetOutcomeReason(v)
+	return _u
+}
+
+// SetNillableOutcomeReason sets the "outcome_reason" field if the given value is not nil.
+func (_u *FindingUpdate) SetNillableOutcomeReason(v *string) *FindingUpdate {
+	if v != nil {
+		_u.SetOutcomeReason(*v)
+	}
+	return _u
+}
+
 // SetRunID sets the "run" edge to the Run entity by ID.
 func (_u *FindingUpdate) SetRunID(id int) *FindingUpdate {
 	_u.mutation.SetRunID(id)
@@ -363,6 +446,11 @@ func (_u *FindingUpdate) check() error {
 	if v, ok := _u.mutation.Placement(); ok {
 		if err := finding.PlacementValidator(v); err != nil {
 			return &ValidationError{Name: "placement", err: fmt.Errorf(`ent: validator failed for field "Finding.placement": %w`, err)}
+		}
+	}
+	if v, ok := _u.mutation.Outcome(); ok {
+		if err := finding.OutcomeValidator(v); err != nil {
+			return &ValidationError{Name: "outcome", err: fmt.Errorf(`ent: validator failed for field "Finding.outcome": %w`, err)}
 		}
 	}
 	if _u.mutation.RunCleared() && len(_u.mutation.RunIDs()) > 0 {
@@ -451,6 +539,27 @@ func (_u *FindingUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.Resolved(); ok {
 		_spec.SetField(finding.FieldResolved, field.TypeBool, value)
+	}
+	if value, ok := _u.mutation.Evidence(); ok {
+		_spec.SetField(finding.FieldEvidence, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.EvidenceMovedFrom(); ok {
+		_spec.SetField(finding.FieldEvidenceMovedFrom, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedEvidenceMovedFrom(); ok {
+		_spec.AddField(finding.FieldEvidenceMovedFrom, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.Outcome(); ok {
+		_spec.SetField(finding.FieldOutcome, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.OutcomeAt(); ok {
+		_spec.SetField(finding.FieldOutcomeAt, field.TypeTime, value)
+	}
+	if _u.mutation.OutcomeAtCleared() {
+		_spec.ClearField(finding.FieldOutcomeAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.OutcomeReason(); ok {
+		_spec.SetField(finding.FieldOutcomeReason, field.TypeString, value)
 	}
 	if _u.mutation.RunCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -768,6 +877,89 @@ func (_u *FindingUpdateOne) SetNillableResolved(v *bool) *FindingUpdateOne {
 	return _u
 }
 
+// SetEvidence sets the "evidence" field.
+func (_u *FindingUpdateOne) SetEvidence(v string) *FindingUpdateOne {
+	_u.mutation.SetEvidence(v)
+	return _u
+}
+
+// SetNillableEvidence sets the "evidence" field if the given value is not nil.
+func (_u *FindingUpdateOne) SetNillableEvidence(v *string) *FindingUpdateOne {
+	if v != nil {
+		_u.SetEvidence(*v)
+	}
+	return _u
+}
+
+// SetEvidenceMovedFrom sets the "evidence_moved_from" field.
+func (_u *FindingUpdateOne) SetEvidenceMovedFrom(v int) *FindingUpdateOne {
+	_u.mutation.ResetEvidenceMovedFrom()
+	_u.mutation.SetEvidenceMovedFrom(v)
+	return _u
+}
+
+// SetNillableEvidenceMovedFrom sets the "evidence_moved_from" field if the given value is not nil.
+func (_u *FindingUpdateOne) SetNillableEvidenceMovedFrom(v *int) *FindingUpdateOne {
+	if v != nil {
+		_u.SetEvidenceMovedFrom(*v)
+	}
+	return _u
+}
+
+// AddEvidenceMovedFrom adds value to the "evidence_moved_from" field.
+func (_u *FindingUpdateOne) AddEvidenceMovedFrom(v int) *FindingUpdateOne {
+	_u.mutation.AddEvidenceMovedFrom(v)
+	return _u
+}
+
+// SetOutcome sets the "outcome" field.
+func (_u *FindingUpdateOne) SetOutcome(v finding.Outcome) *FindingUpdateOne {
+	_u.mutation.SetOutcome(v)
+	return _u
+}
+
+// SetNillableOutcome sets the "outcome" field if the given value is not nil.
+func (_u *FindingUpdateOne) SetNillableOutcome(v *finding.Outcome) *FindingUpdateOne {
+	if v != nil {
+		_u.SetOutcome(*v)
+	}
+	return _u
+}
+
+// SetOutcomeAt sets the "outcome_at" field.
+func (_u *FindingUpdateOne) SetOutcomeAt(v time.Time) *FindingUpdateOne {
+	_u.mutation.SetOutcomeAt(v)
+	return _u
+}
+
+// SetNillableOutcomeAt sets the "outcome_at" field if the given value is not nil.
+func (_u *FindingUpdateOne) SetNillableOutcomeAt(v *time.Time) *FindingUpdateOne {
+	if v != nil {
+		_u.SetOutcomeAt(*v)
+	}
+	return _u
+}
+
+// ClearOutcomeAt clears the value of the "outcome_at" field.
+func (_u *FindingUpdateOne) ClearOutcomeAt() *FindingUpdateOne {
+	_u.mutation.ClearOutcomeAt()
+	return _u
+}
+
+// SetOutcomeReason sets the "outcome_reason" field.
+func (_u *FindingUpdateOne) SetOutcomeReason(v string) *FindingUpdateOne {
+	_u.mutation.SetOutcomeReason(v)
+	return _u
+}
+
+// SetNillableOutcomeReason sets the "outcome_reason" field if the given value is not nil.
+func (_u *FindingUpdateOne) SetNillableOutcomeReason(v *string) *FindingUpdateOne {
+	if v != nil {
+		_u.SetOutcomeReason(*v)
+	}
+	return _u
+}
+
 // SetRunID sets the "run" edge to the Run entity by ID.
 func (_u *FindingUpdateOne) SetRunID(id int) *FindingUpdateOne {
 	_u.mutation.SetRunID(id)
@@ -849,6 +1041,11 @@ func (_u *FindingUpdateOne) check() error {
 	if v, ok := _u.mutation.Placement(); ok {
 		if err := finding.PlacementValidator(v); err != nil {
 			return &ValidationError{Name: "placement", err: fmt.Errorf(`ent: validator failed for field "Finding.placement": %w`, err)}
+		}
+	}
+	if v, ok := _u.mutation.Outcome(); ok {
+		if err := finding.OutcomeValidator(v); err != nil {
+			return &ValidationError{Name: "outcome", err: fmt.Errorf(`ent: validator failed for field "Finding.outcome": %w`, err)}
 		}
 	}
 	if _u.mutation.RunCleared() && len(_u.mutation.RunIDs()) > 0 {
@@ -954,6 +1151,27 @@ func (_u *FindingUpdateOne) sqlSave(ctx context.Context) (_node *Finding, err er
 	}
 	if value, ok := _u.mutation.Resolved(); ok {
 		_spec.SetField(finding.FieldResolved, field.TypeBool, value)
+	}
+	if value, ok := _u.mutation.Evidence(); ok {
+		_spec.SetField(finding.FieldEvidence, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.EvidenceMovedFrom(); ok {
+		_spec.SetField(finding.FieldEvidenceMovedFrom, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedEvidenceMovedFrom(); ok {
+		_spec.AddField(finding.FieldEvidenceMovedFrom, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.Outcome(); ok {
+		_spec.SetField(finding.FieldOutcome, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.OutcomeAt(); ok {
+		_spec.SetField(finding.FieldOutcomeAt, field.TypeTime, value)
+	}
+	if _u.mutation.OutcomeAtCleared() {
+		_spec.ClearField(finding.FieldOutcomeAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.OutcomeReason(); ok {
+		_spec.SetField(finding.FieldOutcomeReason, field.TypeString, value)
 	}
 	if _u.mutation.RunCleared() {
 		edge := &sqlgraph.EdgeSpec{

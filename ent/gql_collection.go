@@ -400,6 +400,31 @@ func (_q *FindingQuery) collectField(ctx context.Context, oneNode bool, opCtx *g
 				selectedFields = append(selectedFields, finding.FieldResolved)
 				fieldSeen[finding.FieldResolved] = struct{}{}
 			}
+		case "evidence":
+			if _, ok := fieldSeen[finding.FieldEvidence]; !ok {
+				selectedFields = append(selectedFields, finding.FieldEvidence)
+				fieldSeen[finding.FieldEvidence] = struct{}{}
+			}
+		case "evidenceMovedFrom":
+			if _, ok := fieldSeen[finding.FieldEvidenceMovedFrom]; !ok {
+				selectedFields = append(selectedFields, finding.FieldEvidenceMovedFrom)
+				fieldSeen[finding.FieldEvidenceMovedFrom] = struct{}{}
+			}
+		case "outcome":
+			if _, ok := fieldSeen[finding.FieldOutcome]; !ok {
+				selectedFields = append(selectedFields, finding.FieldOutcome)
+				fieldSeen[finding.FieldOutcome] = struct{}{}
+			}
+		case "outcomeAt":
+			if _, ok := fieldSeen[finding.FieldOutcomeAt]; !ok {
+				selectedFields = append(selectedFields, finding.FieldOutcomeAt)
+				fieldSeen[finding.FieldOutcomeAt] = struct{}{}
+			}
+		case "outcomeReason":
+			if _, ok := fieldSeen[finding.FieldOutcomeReason]; !ok {
+				selectedFields = append(selectedFields, finding.FieldOutcomeReason)
+				fieldSeen[finding.FieldOutcomeReason] = struct{}{}
+			}
 		case "id":
 		case "__typename":
 		default:
@@ -1482,6 +1507,11 @@ func (_q *RunQuery) collectField(ctx context.Context, oneNode bool, opCtx *graph
 			if _, ok := fieldSeen[run.FieldTrigger]; !ok {
 				selectedFields = append(selectedFields, run.FieldTrigger)
 				fieldSeen[run.FieldTrigger] = struct{}{}
+			}
+		case "shadow":
+			if _, ok := fieldSeen[run.FieldShadow]; !ok {
+				selectedFields = append(selectedFields, run.FieldShadow)
+				fieldSeen[run.FieldShadow] = struct{}{}
 			}
 		case "prNumber":
 			if _, ok := fieldSeen[run.FieldPrNumber]; !ok {

@@ -938,6 +938,20 @@ var (
 			}
 		},
 	}
+	// FindingOrderFieldOutcome orders Finding by outcome.
+	FindingOrderFieldOutcome = &FindingOrderField{
+		Value: func(_m *Finding) (ent.Value, error) {
+			return _m.Outcome, nil
+		},
+		column: finding.FieldOutcome,
+		toTerm: finding.ByOutcome,
+		toCursor: func(_m *Finding) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.Outcome,
+			}
+		},
+	}
 )
 
 // String implement fmt.Stringer interface.
@@ -948,6 +962,8 @@ func (f FindingOrderField) String() string {
 		str = "CREATED_AT"
 	case FindingOrderFieldSeverity.column:
 		str = "SEVERITY"
+	case FindingOrderFieldOutcome.column:
+		str = "OUTCOME"
 	}
 	return str
 }
@@ -968,6 +984,8 @@ func (f *FindingOrderField) UnmarshalGQL(v interface{}) error {
 		*f = *FindingOrderFieldCreatedAt
 	case "SEVERITY":
 		*f = *FindingOrderFieldSeverity
+	case "OUTCOME":
+		*f = *FindingOrderFieldOutcome
 	default:
 		return fmt.Errorf("%s is not a valid FindingOrderField", str)
 	}

@@ -1079,6 +1079,64 @@ type FindingWhereInput struct {
 	Resolved    *bool `json:"resolved,omitempty"`
 	ResolvedNEQ *bool `json:"resolvedNEQ,omitempty"`
 
+	// "evidence" field predicates.
+	Evidence             *string  `json:"evidence,omitempty"`
+	EvidenceNEQ          *string  `json:"evidenceNEQ,omitempty"`
+	EvidenceIn           []string `json:"evidenceIn,omitempty"`
+	EvidenceNotIn        []string `json:"evidenceNotIn,omitempty"`
+	EvidenceGT           *string  `json:"evidenceGT,omitempty"`
+	EvidenceGTE          *string  `json:"evidenceGTE,omitempty"`
+	EvidenceLT           *string  `json:"evidenceLT,omitempty"`
+	EvidenceLTE          *string  `json:"evidenceLTE,omitempty"`
+	EvidenceContains     *string  `json:"evidenceContains,omitempty"`
+	EvidenceHasPrefix    *string  `json:"evidenceHasPrefix,omitempty"`
+	EvidenceHasSuffix    *string  `json:"evidenceHasSuffix,omitempty"`
+	EvidenceEqualFold    *string  `json:"evidenceEqualFold,omitempty"`
+	EvidenceContainsFold *string  `json:"evidenceContainsFold,omitempty"`
+
+	// "evidence_moved_from" field predicates.
+	EvidenceMovedFrom      *int  `json:"evidenceMovedFrom,omitempty"`
+	EvidenceMovedFromNEQ   *int  `json:"evidenceMovedFromNEQ,omitempty"`
+	EvidenceMovedFromIn    []int `json:"evidenceMovedFromIn,omitempty"`
+	EvidenceMovedFromNotIn []int `json:"evidenceMovedFromNotIn,omitempty"`
+	EvidenceMovedFromGT    *int  `json:"evidenceMovedFromGT,omitempty"`
+	EvidenceMovedFromGTE   *int  `json:"evidenceMovedFromGTE,omitempty"`
+	EvidenceMovedFromLT    *int  `json:"evidenceMovedFromLT,omitempty"`
+	EvidenceMovedFromLTE   *int  `json:"evidenceMovedFromLTE,omitempty"`
+
+	// "outcome" field predicates.
+	Outcome      *finding.Outcome  `json:"outcome,omitempty"`
+	OutcomeNEQ   *finding.Outcome  `json:"outcomeNEQ,omitempty"`
+	OutcomeIn    []finding.Outcome `json:"outcomeIn,omitempty"`
+	OutcomeNotIn []finding.Outcome `json:"outcomeNotIn,omitempty"`
+
+	// "outcome_at" field predicates.
+	OutcomeAt       *time.Time  `json:"outcomeAt,omitempty"`
+	OutcomeAtNEQ    *time.Time  `json:"outcomeAtNEQ,omitempty"`
+	OutcomeAtIn     []time.Time `json:"outcomeAtIn,omitempty"`
+	OutcomeAtNotIn  []time.Time `json:"outcomeAtNotIn,omitempty"`
+	OutcomeAtGT     *time.Time  `json:"outcomeAtGT,omitempty"`
+	OutcomeAtGTE    *time.Time  `json:"outcomeAtGTE,omitempty"`
+	OutcomeAtLT     *time.Time  `json:"outcomeAtLT,omitempty"`
+	OutcomeAtLTE    *time.Time  `json:"outcomeAtLTE,omitempty"`
+	OutcomeAtIsNil  bool        `json:"outcomeAtIsNil,omitempty"`
+	OutcomeAtNotNil bool        `json:"outcomeAtNotNil,omitempty"`
+
+	// "outcome_reason" field predicates.
+	OutcomeReason             *string  `json:"outcomeReason,omitempty"`
+	OutcomeReasonNEQ          *string  `json:"outcomeReasonNEQ,omitempty"`
+	OutcomeReasonIn           []string `json:"outcomeReasonIn,omitempty"`
+	OutcomeReasonNotIn        []string `json:"outcomeReasonNotIn,omitempty"`
+	OutcomeReasonGT           *string  `json:"outcomeReasonGT,omitempty"`
+	OutcomeReasonGTE          *string  `json:"outcomeReasonGTE,omitempty"`
+	OutcomeReasonLT           *string  `json:"outcomeReasonLT,omitempty"`
+	OutcomeReasonLTE          *string  `json:"outcomeReasonLTE,omitempty"`
+	OutcomeReasonContains     *string  `json:"outcomeReasonContains,omitempty"`
+	OutcomeReasonHasPrefix    *string  `json:"outcomeReasonHasPrefix,omitempty"`
+	OutcomeReasonHasSuffix    *string  `json:"outcomeReasonHasSuffix,omitempty"`
+	OutcomeReasonEqualFold    *string  `json:"outcomeReasonEqualFold,omitempty"`
+	OutcomeReasonContainsFold *string  `json:"outcomeReasonContainsFold,omitempty"`
+
 	// "run" edge predicates.
 	HasRun     *bool            `json:"hasRun,omitempty"`
 	HasRunWith []*RunWhereInput `json:"hasRunWith,omitempty"`
@@ -1724,6 +1782,150 @@ func (i *FindingWhereInput) P() (predicate.Finding, error) {
 	}
 	if i.ResolvedNEQ != nil {
 		predicates = append(predicates, finding.ResolvedNEQ(*i.ResolvedNEQ))
+	}
+	if i.Evidence != nil {
+		predicates = append(predicates, finding.EvidenceEQ(*i.Evidence))
+	}
+	if i.EvidenceNEQ != nil {
+		predicates = append(predicates, finding.EvidenceNEQ(*i.EvidenceNEQ))
+	}
+	if len(i.EvidenceIn) > 0 {
+		predicates = append(predicates, finding.EvidenceIn(i.EvidenceIn...))
+	}
+	if len(i.EvidenceNotIn) > 0 {
+		predicates = append(predicates, finding.EvidenceNotIn(i.EvidenceNotIn...))
+	}
+	if i.EvidenceGT != nil {
+		predicates = append(predicates, finding.EvidenceGT(*i.EvidenceGT))
+	}
+	if i.EvidenceGTE != nil {
+		predicates = append(predicates, finding.EvidenceGTE(*i.EvidenceGTE))
+	}
+	if i.EvidenceLT != nil {
+		predicates = append(predicates, finding.EvidenceLT(*i.EvidenceLT))
+	}
+	if i.EvidenceLTE != nil {
+		predicates = append(predicates, finding.EvidenceLTE(*i.EvidenceLTE))
+	}
+	if i.EvidenceContains != nil {
+		predicates = append(predicates, finding.EvidenceContains(*i.EvidenceContains))
+	}
+	if i.EvidenceHasPrefix != nil {
+		predicates = append(predicates, finding.EvidenceHasPrefix(*i.EvidenceHasPrefix))
+	}
+	if i.EvidenceHasSuffix != nil {
+		predicates = append(predicates, finding.EvidenceHasSuffix(*i.EvidenceHasSuffix))
+	}
+	if i.EvidenceEqualFold != nil {
+		predicates = append(predicates, finding.EvidenceEqualFold(*i.EvidenceEqualFold))
+	}
+	if i.EvidenceContainsFold != nil {
+		predicates = append(predicates, finding.EvidenceContainsFold(*i.EvidenceContainsFold))
+	}
+	if i.EvidenceMovedFrom != nil {
+		predicates = append(predicates, finding.EvidenceMovedFromEQ(*i.EvidenceMovedFrom))
+	}
+	if i.EvidenceMovedFromNEQ != nil {
+		predicates = append(predicates, finding.EvidenceMovedFromNEQ(*i.EvidenceMovedFromNEQ))
+	}
+	if len(i.EvidenceMovedFromIn) > 0 {
+		predicates = append(predicates, finding.EvidenceMovedFromIn(i.EvidenceMovedFromIn...))
+	}
+	if len(i.EvidenceMovedFromNotIn) > 0 {
+		predicates = append(predicates, finding.EvidenceMovedFromNotIn(i.EvidenceMovedFromNotIn...))
+	}
+	if i.EvidenceMovedFromGT != nil {
+		predicates = append(predicates, finding.EvidenceMovedFromGT(*i.EvidenceMovedFromGT))
+	}
+	if i.EvidenceMovedFromGTE != nil {
+		predicates = append(predicates, finding.EvidenceMovedFromGTE(*i.EvidenceMovedFromGTE))
+	}
+	if i.EvidenceMovedFromLT != nil {
+		predicates = append(predicates, finding.EvidenceMovedFromLT(*i.EvidenceMovedFromLT))
+	}
+	if i.EvidenceMovedFromLTE != nil {
+		predicates = append(predicates, finding.EvidenceMovedFromLTE(*i.EvidenceMovedFromLTE))
+	}
+	if i.Outcome != nil {
+		predicates = append(predicates, finding.OutcomeEQ(*i.Outcome))
+	}
+	if i.OutcomeNEQ != nil {
+		predicates = append(predicates, finding.OutcomeNEQ(*i.OutcomeNEQ))
+	}
+	if len(i.OutcomeIn) > 0 {
+		predicates = append(predicates, finding.OutcomeIn(i.OutcomeIn...))
+	}
+	if len(i.OutcomeNotIn) > 0 {
+		predicates = append(predicates, finding.OutcomeNotIn(i.OutcomeNotIn...))
+	}
+	if i.OutcomeAt != nil {
+		predicates = append(predicates, finding.OutcomeAtEQ(*i.OutcomeAt))
+	}
+	if i.OutcomeAtNEQ != nil {
+		predicates = append(predicates, finding.OutcomeAtNEQ(*i.OutcomeAtNEQ))
+	}
+	if len(i.OutcomeAtIn) > 0 {
+		predicates = append(predicates, finding.OutcomeAtIn(i.OutcomeAtIn...))
+	}
+	if len(i.OutcomeAtNotIn) > 0 {
+		predicates = append(predicates, finding.OutcomeAtNotIn(i.OutcomeAtNotIn...))
+	}
+	if i.OutcomeAtGT != nil {
+		predicates = append(predicates, finding.OutcomeAtGT(*i.OutcomeAtGT))
+	}
+	if i.OutcomeAtGTE != nil {
+		predicates = append(predicates, finding.OutcomeAtGTE(*i.OutcomeAtGTE))
+	}
+	if i.OutcomeAtLT != nil {
+		predicates = append(predicates, finding.OutcomeAtLT(*i.OutcomeAtLT))
+	}
+	if i.OutcomeAtLTE != nil {
+		predicates = append(predicates, finding.OutcomeAtLTE(*i.OutcomeAtLTE))
+	}
+	if i.OutcomeAtIsNil {
+		predicates = append(predicates, finding.OutcomeAtIsNil())
+	}
+	if i.OutcomeAtNotNil {
+		predicates = append(predicates, finding.OutcomeAtNotNil())
+	}
+	if i.OutcomeReason != nil {
+		predicates = append(predicates, finding.OutcomeReasonEQ(*i.OutcomeReason))
+	}
+	if i.OutcomeReasonNEQ != nil {
+		predicates = append(predicates, finding.OutcomeReasonNEQ(*i.OutcomeReasonNEQ))
+	}
+	if len(i.OutcomeReasonIn) > 0 {
+		predicates = append(predicates, finding.OutcomeReasonIn(i.OutcomeReasonIn...))
+	}
+	if len(i.OutcomeReasonNotIn) > 0 {
+		predicates = append(predicates, finding.OutcomeReasonNotIn(i.OutcomeReasonNotIn...))
+	}
+	if i.OutcomeReasonGT != nil {
+		predicates = append(predicates, finding.OutcomeReasonGT(*i.OutcomeReasonGT))
+	}
+	if i.OutcomeReasonGTE != nil {
+		predicates = append(predicates, finding.OutcomeReasonGTE(*i.OutcomeReasonGTE))
+	}
+	if i.OutcomeReasonLT != nil {
+		predicates = append(predicates, finding.OutcomeReasonLT(*i.OutcomeReasonLT))
+	}
+	if i.OutcomeReasonLTE != nil {
+		predicates = append(predicates, finding.OutcomeReasonLTE(*i.OutcomeReasonLTE))
+	}
+	if i.OutcomeReasonContains != nil {
+		predicates = append(predicates, finding.OutcomeReasonContains(*i.OutcomeReasonContains))
+	}
+	if i.OutcomeReasonHasPrefix != nil {
+		predicates = append(predicates, finding.OutcomeReasonHasPrefix(*i.OutcomeReasonHasPrefix))
+	}
+	if i.OutcomeReasonHasSuffix != nil {
+		predicates = append(predicates, finding.OutcomeReasonHasSuffix(*i.OutcomeReasonHasSuffix))
+	}
+	if i.OutcomeReasonEqualFold != nil {
+		predicates = append(predicates, finding.OutcomeReasonEqualFold(*i.OutcomeReasonEqualFold))
+	}
+	if i.OutcomeReasonContainsFold != nil {
+		predicates = append(predicates, finding.OutcomeReasonContainsFold(*i.OutcomeReasonContainsFold))
 	}
 
 	if i.HasRun != nil {
@@ -4379,6 +4581,10 @@ type RunWhereInput struct {
 	TriggerIn    []run.Trigger `json:"triggerIn,omitempty"`
 	TriggerNotIn []run.Trigger `json:"triggerNotIn,omitempty"`
 
+	// "shadow" field predicates.
+	Shadow    *bool `json:"shadow,omitempty"`
+	ShadowNEQ *bool `json:"shadowNEQ,omitempty"`
+
 	// "pr_number" field predicates.
 	PrNumber      *int  `json:"prNumber,omitempty"`
 	PrNumberNEQ   *int  `json:"prNumberNEQ,omitempty"`
@@ -5196,6 +5402,12 @@ func (i *RunWhereInput) P() (predicate.Run, error) {
 	}
 	if len(i.TriggerNotIn) > 0 {
 		predicates = append(predicates, run.TriggerNotIn(i.TriggerNotIn...))
+	}
+	if i.Shadow != nil {
+		predicates = append(predicates, run.ShadowEQ(*i.Shadow))
+	}
+	if i.ShadowNEQ != nil {
+		predicates = append(predicates, run.ShadowNEQ(*i.ShadowNEQ))
 	}
 	if i.PrNumber != nil {
 		predicates = append(predicates, run.PrNumberEQ(*i.PrNumber))

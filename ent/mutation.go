@@ -8195,37 +8195,43 @@ func (m *CostRollupMutation) ResetEdge(name string) error {
 // FindingMutation represents an operation that mutates the Finding nodes in the graph.
 type FindingMutation struct {
 	config
-	op             Op
-	typ            string
-	id             *int
-	created_at     *time.Time
-	updated_at     *time.Time
-	hidden_id      *string
-	_path          *string
-	line           *int
-	addline        *int
-	start_line     *int
-	addstart_line  *int
-	side           *string
-	severity       *finding.Severity
-	category       *string
-	title          *string
-	body           *string
-	suggestion     *string
-	posted         *bool
-	placement      *finding.Placement
-	dropped_reason *string
-	comment_id     *int64
-	addcomment_id  *int64
-	comment_url    *string
-	thread_id      *string
-	resolved       *bool
-	clearedFields  map[string]struct{}
-	run            *int
-	clearedrun     bool
-	done           bool
-	oldValue       func(context.Context) (*Finding, error)
-	predicates     []predicate.Finding
+	op                     Op
+	typ                    string
+	id                     *int
+	created_at             *time.Time
+	updated_at             *time.Time
+	hidden_id              *string
+	_path                  *string
+	line                   *int
+	addline                *int
+	start_line             *int
+	addstart_line          *int
+	side                   *string
+	severity               *finding.Severity
+	category               *string
+	title                  *string
+	body                   *string
+	suggestion             *string
+	posted                 *bool
+	placement              *finding.Placement
+	dropped_reason         *string
+	comment_id             *int64
+	addcomment_id          *int64
+	comment_url            *string
+	thread_id              *string
+	resolved               *bool
+	evidence               *string
+	evidence_moved_from    *int
+	addevidence_moved_from *int
+	outcome                *finding.Outcome
+	outcome_at             *time.Time
+	outcome_reason         *string
+	clearedFields          map[string]struct{}
+	run                    *int
+	clearedrun             bool
+	done                   bool
+	oldValue               func(context.Context) (*Finding, error)
+	predicates             []predicate.Finding
 }
 
 var _ ent.Mutation = (*FindingMutation)(nil)
@@ -9070,6 +9076,219 @@ func (m *FindingMutation) ResetResolved() {
 	m.resolved = nil
 }
 
+// SetEvidence sets the "evidence" field.
+func (m *FindingMutation) SetEvidence(s string) {
+	m.evidence = &s
+}
+
+// Evidence returns the value of the "evidence" field in the mutation.
+func (m *FindingMutation) Evidence() (r string, exists bool) {
+	v := m.evidence
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEvidence returns the old "evidence" field's value of the Finding entity.
+// If the Finding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FindingMutation) OldEvidence(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEvidence is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEvidence requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEvidence: %w", err)
+	}
+	return oldValue.Evidence, nil
+}
+
+// ResetEvidence resets all changes to the "evidence" field.
+func (m *FindingMutation) ResetEvidence() {
+	m.evidence = nil
+}
+
+// SetEvidenceMovedFrom sets the "evidence_moved_from" field.
+func (m *FindingMutation) SetEvidenceMovedFrom(i int) {
+	m.evidence_moved_from = &i
+	m.addevidence_moved_from = nil
+}
+
+// EvidenceMovedFrom returns the value of the "evidence_moved_from" field in the mutation.
+func (m *FindingMutation) EvidenceMovedFrom() (r int, exists bool) {
+	v := m.evidence_moved_from
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEvidenceMovedFrom returns the old "evidence_moved_from" field's value of the Finding entity.
+// If the Finding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FindingMutation) OldEvidenceMovedFrom(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEvidenceMovedFrom is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEvidenceMovedFrom requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEvidenceMovedFrom: %w", err)
+	}
+	return oldValue.EvidenceMovedFrom, nil
+}
+
+// AddEvidenceMovedFrom adds i to the "evidence_moved_from" field.
+func (m *FindingMutation) AddEvidenceMovedFrom(i int) {
+	if m.addevidence_moved_from != nil {
+		*m.addevidence_moved_from += i
+	} else {
+		m.addevidence_moved_from = &i
+	}
+}
+
+// AddedEvidenceMovedFrom returns the value that was added to the "evidence_moved_from" field in this mutation.
+func (m *FindingMutation) AddedEvidenceMovedFrom() (r int, exists bool) {
+	v := m.addevidence_moved_from
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetEvidenceMovedFrom resets all changes to the "evidence_moved_from" field.
+func (m *FindingMutation) ResetEvidenceMovedFrom() {
+	m.evidence_moved_from = nil
+	m.addevidence_moved_from = nil
+}
+
+// SetOutcome sets the "outcome" field.
+func (m *FindingMutation) SetOutcome(f finding.Outcome) {
+	m.outcome = &f
+}
+
+// Outcome returns the value of the "outcome" field in the mutation.
+func (m *FindingMutation) Outcome() (r finding.Outcome, exists bool) {
+	v := m.outcome
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOutcome returns the old "outcome" field's value of the Finding entity.
+// If the Finding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FindingMutation) OldOutcome(ctx context.Context) (v finding.Outcome, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOutcome is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOutcome requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOutcome: %w", err)
+	}
+	return oldValue.Outcome, nil
+}
+
+// ResetOutcome resets all changes to the "outcome" field.
+func (m *FindingMutation) ResetOutcome() {
+	m.outcome = nil
+}
+
+// SetOutcomeAt sets the "outcome_at" field.
+func (m *FindingMutation) SetOutcomeAt(t time.Time) {
+	m.outcome_at = &t
+}
+
+// OutcomeAt returns the value of the "outcome_at" field in the mutation.
+func (m *FindingMutation) OutcomeAt() (r time.Time, exists bool) {
+	v := m.outcome_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOutcomeAt returns the old "outcome_at" field's value of the Finding entity.
+// If the Finding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FindingMutation) OldOutcomeAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOutcomeAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOutcomeAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOutcomeAt: %w", err)
+	}
+	return oldValue.OutcomeAt, nil
+}
+
+// ClearOutcomeAt clears the value of the "outcome_at" field.
+func (m *FindingMutation) ClearOutcomeAt() {
+	m.outcome_at = nil
+	m.clearedFields[finding.FieldOutcomeAt] = struct{}{}
+}
+
+// OutcomeAtCleared returns if the "outcome_at" field was cleared in this mutation.
+func (m *FindingMutation) OutcomeAtCleared() bool {
+	_, ok := m.clearedFields[finding.FieldOutcomeAt]
+	return ok
+}
+
+// ResetOutcomeAt resets all changes to the "outcome_at" field.
+func (m *FindingMutation) ResetOutcomeAt() {
+	m.outcome_at = nil
+	delete(m.clearedFields, finding.FieldOutcomeAt)
+}
+
+// SetOutcomeReason sets the "outcome_reason" field.
+func (m *FindingMutation) SetOutcomeReason(s string) {
+	m.outcome_reason = &s
+}
+
+// OutcomeReason returns the value of the "outcome_reason" field in the mutation.
+func (m *FindingMutation) OutcomeReason() (r string, exists bool) {
+	v := m.outcome_reason
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOutcomeReason returns the old "outcome_reason" field's value of the Finding entity.
+// If the Finding object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FindingMutation) OldOutcomeReason(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOutcomeReason is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOutcomeReason requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOutcomeReason: %w", err)
+	}
+	return oldValue.OutcomeReason, nil
+}
+
+// ResetOutcomeReason resets all changes to the "outcome_reason" field.
+func (m *FindingMutation) ResetOutcomeReason() {
+	m.outcome_reason = nil
+}
+
 // SetRunID sets the "run" edge to the Run entity by id.
 func (m *FindingMutation) SetRunID(id int) {
 	m.run = &id
@@ -9143,7 +9362,7 @@ func (m *FindingMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *FindingMutation) Fields() []string {
-	fields := make([]string, 0, 19)
+	fields := make([]string, 0, 24)
 	if m.created_at != nil {
 		fields = append(fields, finding.FieldCreatedAt)
 	}
@@ -9201,6 +9420,21 @@ func (m *FindingMutation) Fields() []string {
 	if m.resolved != nil {
 		fields = append(fields, finding.FieldResolved)
 	}
+	if m.evidence != nil {
+		fields = append(fields, finding.FieldEvidence)
+	}
+	if m.evidence_moved_from != nil {
+		fields = append(fields, finding.FieldEvidenceMovedFrom)
+	}
+	if m.outcome != nil {
+		fields = append(fields, finding.FieldOutcome)
+	}
+	if m.outcome_at != nil {
+		fields = append(fields, finding.FieldOutcomeAt)
+	}
+	if m.outcome_reason != nil {
+		fields = append(fields, finding.FieldOutcomeReason)
+	}
 	return fields
 }
 
@@ -9247,6 +9481,16 @@ func (m *FindingMutation) Field(name string) (ent.Value, bool) {
 		return m.ThreadID()
 	case finding.FieldResolved:
 		return m.Resolved()
+	case finding.FieldEvidence:
+		return m.Evidence()
+	case finding.FieldEvidenceMovedFrom:
+		return m.EvidenceMovedFrom()
+	case finding.FieldOutcome:
+		return m.Outcome()
+	case finding.FieldOutcomeAt:
+		return m.OutcomeAt()
+	case finding.FieldOutcomeReason:
+		return m.OutcomeReason()
 	}
 	return nil, false
 }
@@ -9294,6 +9538,16 @@ func (m *FindingMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldThreadID(ctx)
 	case finding.FieldResolved:
 		return m.OldResolved(ctx)
+	case finding.FieldEvidence:
+		return m.OldEvidence(ctx)
+	case finding.FieldEvidenceMovedFrom:
+		return m.OldEvidenceMovedFrom(ctx)
+	case finding.FieldOutcome:
+		return m.OldOutcome(ctx)
+	case finding.FieldOutcomeAt:
+		return m.OldOutcomeAt(ctx)
+	case finding.FieldOutcomeReason:
+		return m.OldOutcomeReason(ctx)
 	}
 	return nil, fmt.Errorf("unknown Finding field %s", name)
 }
@@ -9436,6 +9690,41 @@ func (m *FindingMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetResolved(v)
 		return nil
+	case finding.FieldEvidence:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEvidence(v)
+		return nil
+	case finding.FieldEvidenceMovedFrom:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEvidenceMovedFrom(v)
+		return nil
+	case finding.FieldOutcome:
+		v, ok := value.(finding.Outcome)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOutcome(v)
+		return nil
+	case finding.FieldOutcomeAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOutcomeAt(v)
+		return nil
+	case finding.FieldOutcomeReason:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOutcomeReason(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Finding field %s", name)
 }
@@ -9453,6 +9742,9 @@ func (m *FindingMutation) AddedFields() []string {
 	if m.addcomment_id != nil {
 		fields = append(fields, finding.FieldCommentID)
 	}
+	if m.addevidence_moved_from != nil {
+		fields = append(fields, finding.FieldEvidenceMovedFrom)
+	}
 	return fields
 }
 
@@ -9467,6 +9759,8 @@ func (m *FindingMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedStartLine()
 	case finding.FieldCommentID:
 		return m.AddedCommentID()
+	case finding.FieldEvidenceMovedFrom:
+		return m.AddedEvidenceMovedFrom()
 	}
 	return nil, false
 }
@@ -9497,6 +9791,13 @@ func (m *FindingMutation) AddField(name string, value ent.Value) error {
 		}
 		m.AddCommentID(v)
 		return nil
+	case finding.FieldEvidenceMovedFrom:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddEvidenceMovedFrom(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Finding numeric field %s", name)
 }
@@ -9504,7 +9805,11 @@ func (m *FindingMutation) AddField(name string, value ent.Value) error {
 // ClearedFields returns all nullable fields that were cleared during this
 // mutation.
 func (m *FindingMutation) ClearedFields() []string {
-	return nil
+	var fields []string
+	if m.FieldCleared(finding.FieldOutcomeAt) {
+		fields = append(fields, finding.FieldOutcomeAt)
+	}
+	return fields
 }
 
 // FieldCleared returns a boolean indicating if a field with the given name was
@@ -9517,6 +9822,11 @@ func (m *FindingMutation) FieldCleared(name string) bool {
 // ClearField clears the value of the field with the given name. It returns an
 // error if the field is not defined in the schema.
 func (m *FindingMutation) ClearField(name string) error {
+	switch name {
+	case finding.FieldOutcomeAt:
+		m.ClearOutcomeAt()
+		return nil
+	}
 	return fmt.Errorf("unknown Finding nullable field %s", name)
 }
 
@@ -9580,6 +9890,21 @@ func (m *FindingMutation) ResetField(name string) error {
 		return nil
 	case finding.FieldResolved:
 		m.ResetResolved()
+		return nil
+	case finding.FieldEvidence:
+		m.ResetEvidence()
+		return nil
+	case finding.FieldEvidenceMovedFrom:
+		m.ResetEvidenceMovedFrom()
+		return nil
+	case finding.FieldOutcome:
+		m.ResetOutcome()
+		return nil
+	case finding.FieldOutcomeAt:
+		m.ResetOutcomeAt()
+		return nil
+	case finding.FieldOutcomeReason:
+		m.ResetOutcomeReason()
 		return nil
 	}
 	return fmt.Errorf("unknown Finding field %s", name)
@@ -15766,6 +16091,7 @@ type RunMutation struct {
 	kind                      *run.Kind
 	status                    *run.Status
 	trigger                   *run.Trigger
+	shadow                    *bool
 	pr_number                 *int
 	addpr_number              *int
 	pr_title                  *string
@@ -16154,6 +16480,42 @@ func (m *RunMutation) OldTrigger(ctx context.Context) (v run.Trigger, err error)
 // ResetTrigger resets all changes to the "trigger" field.
 func (m *RunMutation) ResetTrigger() {
 	m.trigger = nil
+}
+
+// SetShadow sets the "shadow" field.
+func (m *RunMutation) SetShadow(b bool) {
+	m.shadow = &b
+}
+
+// Shadow returns the value of the "shadow" field in the mutation.
+func (m *RunMutation) Shadow() (r bool, exists bool) {
+	v := m.shadow
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldShadow returns the old "shadow" field's value of the Run entity.
+// If the Run object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RunMutation) OldShadow(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldShadow is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldShadow requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldShadow: %w", err)
+	}
+	return oldValue.Shadow, nil
+}
+
+// ResetShadow resets all changes to the "shadow" field.
+func (m *RunMutation) ResetShadow() {
+	m.shadow = nil
 }
 
 // SetPrNumber sets the "pr_number" field.
@@ -19485,7 +19847,7 @@ func (m *RunMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *RunMutation) Fields() []string {
-	fields := make([]string, 0, 70)
+	fields := make([]string, 0, 71)
 	if m.created_at != nil {
 		fields = append(fields, run.FieldCreatedAt)
 	}
@@ -19500,6 +19862,9 @@ func (m *RunMutation) Fields() []string {
 	}
 	if m.trigger != nil {
 		fields = append(fields, run.FieldTrigger)
+	}
+	if m.shadow != nil {
+		fields = append(fields, run.FieldShadow)
 	}
 	if m.pr_number != nil {
 		fields = append(fields, run.FieldPrNumber)
@@ -19714,6 +20079,8 @@ func (m *RunMutation) Field(name string) (ent.Value, bool) {
 		return m.Status()
 	case run.FieldTrigger:
 		return m.Trigger()
+	case run.FieldShadow:
+		return m.Shadow()
 	case run.FieldPrNumber:
 		return m.PrNumber()
 	case run.FieldPrTitle:
@@ -19863,6 +20230,8 @@ func (m *RunMutation) OldField(ctx context.Context, name string) (ent.Value, err
 		return m.OldStatus(ctx)
 	case run.FieldTrigger:
 		return m.OldTrigger(ctx)
+	case run.FieldShadow:
+		return m.OldShadow(ctx)
 	case run.FieldPrNumber:
 		return m.OldPrNumber(ctx)
 	case run.FieldPrTitle:
@@ -20036,6 +20405,13 @@ func (m *RunMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetTrigger(v)
+		return nil
+	case run.FieldShadow:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetShadow(v)
 		return nil
 	case run.FieldPrNumber:
 		v, ok := value.(int)
@@ -20981,6 +21357,9 @@ func (m *RunMutation) ResetField(name string) error {
 		return nil
 	case run.FieldTrigger:
 		m.ResetTrigger()
+		return nil
+	case run.FieldShadow:
+		m.ResetShadow()
 		return nil
 	case run.FieldPrNumber:
 		m.ResetPrNumber()

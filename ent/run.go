@@ -30,6 +30,8 @@ type Run struct {
 	Status run.Status `json:"status,omitempty"`
 	// what asked for the run
 	Trigger run.Trigger `json:"trigger,omitempty"`
+	// a backtest run: reviewed like any other, but nothing is posted on the pull request (no review, check, thread or request change)
+	Shadow bool `json:"shadow,omitempty"`
 	// pull request number in the repository
 	PrNumber int `json:"pr_number,omitempty"`
 	// the pull request's title when the run was queued
@@ -235,7 +237,7 @@ func (*Run) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case run.FieldChecked, run.FieldFilteredFiles, run.FieldLearningsUsed:
 			values[i] = new([]byte)
-		case run.FieldCheckCompleted, run.FieldModelFinalUsed, run.FieldFromFork:
+		case run.FieldShadow, run.FieldCheckCompleted, run.FieldModelFinalUsed, run.FieldFromFork:
 			values[i] = new(sql.NullBool)
 		case run.FieldMaxCostUsd, run.FieldCostUsd:
 			values[i] = new(sql.NullFloat64)
@@ -299,6 +301,12 @@ func (_m *Run) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field trigger", values[i])
 			} else if value.Valid {
 				_m.Trigger = run.Trigger(value.String)
+			}
+		case run.FieldShadow:
+			if value, ok := values[i].(*sql.NullBool); !ok {
+				return fmt.Errorf("unexpected type %T for field shadow", values[i])
+			} else if value.Valid {
+				_m.Shadow = value.Bool
 			}
 		case run.FieldPrNumber:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
@@ -789,6 +797,9 @@ func (_m *Run) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("trigger=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Trigger))
+	builder.WriteString(", ")
+	builder.WriteString("shadow=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Shadow))
 	builder.WriteString(", ")
 	builder.WriteString("pr_number=")
 	builder.WriteString(fmt.Sprintf("%v", _m.PrNumber))

@@ -88,6 +88,20 @@ func (_c *RunCreate) SetTrigger(v run.Trigger) *RunCreate {
 	return _c
 }
 
+// SetShadow sets the "shadow" field.
+func (_c *RunCreate) SetShadow(v bool) *RunCreate {
+	_c.mutation.SetShadow(v)
+	return _c
+}
+
+// SetNillableShadow sets the "shadow" field if the given value is not nil.
+func (_c *RunCreate) SetNillableShadow(v *bool) *RunCreate {
+	if v != nil {
+		_c.SetShadow(*v)
+	}
+	return _c
+}
+
 // SetPrNumber sets the "pr_number" field.
 func (_c *RunCreate) SetPrNumber(v int) *RunCreate {
 	_c.mutation.SetPrNumber(v)
@@ -1061,6 +1075,10 @@ func (_c *RunCreate) defaults() {
 		v := run.DefaultStatus
 		_c.mutation.SetStatus(v)
 	}
+	if _, ok := _c.mutation.Shadow(); !ok {
+		v := run.DefaultShadow
+		_c.mutation.SetShadow(v)
+	}
 	if _, ok := _c.mutation.PrTitle(); !ok {
 		v := run.DefaultPrTitle
 		_c.mutation.SetPrTitle(v)
@@ -1299,6 +1317,9 @@ func (_c *RunCreate) check() error {
 			return &ValidationError{Name: "trigger", err: fmt.Errorf(`ent: validator failed for field "Run.trigger": %w`, err)}
 		}
 	}
+	if _, ok := _c.mutation.Shadow(); !ok {
+		return &ValidationError{Name: "shadow", err: errors.New(`ent: missing required field "Run.shadow"`)}
+	}
 	if _, ok := _c.mutation.PrNumber(); !ok {
 		return &ValidationError{Name: "pr_number", err: errors.New(`ent: missing required field "Run.pr_number"`)}
 	}
@@ -1510,6 +1531,10 @@ func (_c *RunCreate) createSpec() (*Run, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Trigger(); ok {
 		_spec.SetField(run.FieldTrigger, field.TypeEnum, value)
 		_node.Trigger = value
+	}
+	if value, ok := _c.mutation.Shadow(); ok {
+		_spec.SetField(run.FieldShadow, field.TypeBool, value)
+		_node.Shadow = value
 	}
 	if value, ok := _c.mutation.PrNumber(); ok {
 		_spec.SetField(run.FieldPrNumber, field.TypeInt, value)
@@ -1934,6 +1959,18 @@ func (u *RunUpsert) SetTrigger(v run.Trigger) *RunUpsert {
 // UpdateTrigger sets the "trigger" field to the value that was provided on create.
 func (u *RunUpsert) UpdateTrigger() *RunUpsert {
 	u.SetExcluded(run.FieldTrigger)
+	return u
+}
+
+// SetShadow sets the "shadow" field.
+func (u *RunUpsert) SetShadow(v bool) *RunUpsert {
+	u.Set(run.FieldShadow, v)
+	return u
+}
+
+// UpdateShadow sets the "shadow" field to the value that was provided on create.
+func (u *RunUpsert) UpdateShadow() *RunUpsert {
+	u.SetExcluded(run.FieldShadow)
 	return u
 }
 
@@ -3061,6 +3098,20 @@ func (u *RunUpsertOne) SetTrigger(v run.Trigger) *RunUpsertOne {
 func (u *RunUpsertOne) UpdateTrigger() *RunUpsertOne {
 	return u.Update(func(s *RunUpsert) {
 		s.UpdateTrigger()
+	})
+}
+
+// SetShadow sets the "shadow" field.
+func (u *RunUpsertOne) SetShadow(v bool) *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.SetShadow(v)
+	})
+}
+
+// UpdateShadow sets the "shadow" field to the value that was provided on create.
+func (u *RunUpsertOne) UpdateShadow() *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.UpdateShadow()
 	})
 }
 
@@ -4525,6 +4576,20 @@ func (u *RunUpsertBulk) SetTrigger(v run.Trigger) *RunUpsertBulk {
 func (u *RunUpsertBulk) UpdateTrigger() *RunUpsertBulk {
 	return u.Update(func(s *RunUpsert) {
 		s.UpdateTrigger()
+	})
+}
+
+// SetShadow sets the "shadow" field.
+func (u *RunUpsertBulk) SetShadow(v bool) *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.SetShadow(v)
+	})
+}
+
+// UpdateShadow sets the "shadow" field to the value that was provided on create.
+func (u *RunUpsertBulk) UpdateShadow() *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.UpdateShadow()
 	})
 }
 

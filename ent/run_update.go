@@ -82,6 +82,20 @@ func (_u *RunUpdate) SetNillableTrigger(v *run.Trigger) *RunUpdate {
 	return _u
 }
 
+// SetShadow sets the "shadow" field.
+func (_u *RunUpdate) SetShadow(v bool) *RunUpdate {
+	_u.mutation.SetShadow(v)
+	return _u
+}
+
+// SetNillableShadow sets the "shadow" field if the given value is not nil.
+func (_u *RunUpdate) SetNillableShadow(v *bool) *RunUpdate {
+	if v != nil {
+		_u.SetShadow(*v)
+	}
+	return _u
+}
+
 // SetPrNumber sets the "pr_number" field.
 func (_u *RunUpdate) SetPrNumber(v int) *RunUpdate {
 	_u.mutation.ResetPrNumber()
@@ -1458,6 +1472,9 @@ func (_u *RunUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.Trigger(); ok {
 		_spec.SetField(run.FieldTrigger, field.TypeEnum, value)
 	}
+	if value, ok := _u.mutation.Shadow(); ok {
+		_spec.SetField(run.FieldShadow, field.TypeBool, value)
+	}
 	if value, ok := _u.mutation.PrNumber(); ok {
 		_spec.SetField(run.FieldPrNumber, field.TypeInt, value)
 	}
@@ -2000,6 +2017,20 @@ func (_u *RunUpdateOne) SetTrigger(v run.Trigger) *RunUpdateOne {
 func (_u *RunUpdateOne) SetNillableTrigger(v *run.Trigger) *RunUpdateOne {
 	if v != nil {
 		_u.SetTrigger(*v)
+	}
+	return _u
+}
+
+// SetShadow sets the "shadow" field.
+func (_u *RunUpdateOne) SetShadow(v bool) *RunUpdateOne {
+	_u.mutation.SetShadow(v)
+	return _u
+}
+
+// SetNillableShadow sets the "shadow" field if the given value is not nil.
+func (_u *RunUpdateOne) SetNillableShadow(v *bool) *RunUpdateOne {
+	if v != nil {
+		_u.SetShadow(*v)
 	}
 	return _u
 }
@@ -3409,6 +3440,9 @@ func (_u *RunUpdateOne) sqlSave(ctx context.Context) (_node *Run, err error) {
 	}
 	if value, ok := _u.mutation.Trigger(); ok {
 		_spec.SetField(run.FieldTrigger, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.Shadow(); ok {
+		_spec.SetField(run.FieldShadow, field.TypeBool, value)
 	}
 	if value, ok := _u.mutation.PrNumber(); ok {
 		_spec.SetField(run.FieldPrNumber, field.TypeInt, value)

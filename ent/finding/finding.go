@@ -55,6 +55,16 @@ const (
 	FieldThreadID = "thread_id"
 	// FieldResolved holds the string denoting the resolved field in the database.
 	FieldResolved = "resolved"
+	// FieldEvidence holds the string denoting the evidence field in the database.
+	FieldEvidence = "evidence"
+	// FieldEvidenceMovedFrom holds the string denoting the evidence_moved_from field in the database.
+	FieldEvidenceMovedFrom = "evidence_moved_from"
+	// FieldOutcome holds the string denoting the outcome field in the database.
+	FieldOutcome = "outcome"
+	// FieldOutcomeAt holds the string denoting the outcome_at field in the database.
+	FieldOutcomeAt = "outcome_at"
+	// FieldOutcomeReason holds the string denoting the outcome_reason field in the database.
+	FieldOutcomeReason = "outcome_reason"
 	// EdgeRun holds the string denoting the run edge name in mutations.
 	EdgeRun = "run"
 	// Table holds the table name of the finding in the database.
@@ -90,6 +100,11 @@ var Columns = []string{
 	FieldCommentURL,
 	FieldThreadID,
 	FieldResolved,
+	FieldEvidence,
+	FieldEvidenceMovedFrom,
+	FieldOutcome,
+	FieldOutcomeAt,
+	FieldOutcomeReason,
 }
 
 // ForeignKeys holds the SQL foreign-keys that are owned by the "findings"
@@ -144,6 +159,12 @@ var (
 	DefaultThreadID string
 	// DefaultResolved holds the default value on creation for the "resolved" field.
 	DefaultResolved bool
+	// DefaultEvidence holds the default value on creation for the "evidence" field.
+	DefaultEvidence string
+	// DefaultEvidenceMovedFrom holds the default value on creation for the "evidence_moved_from" field.
+	DefaultEvidenceMovedFrom int
+	// DefaultOutcomeReason holds the default value on creation for the "outcome_reason" field.
+	DefaultOutcomeReason string
 )
 
 // Severity defines the type for the "severity" enum field.
@@ -195,6 +216,36 @@ func PlacementValidator(pl Placement) error {
 		return nil
 	default:
 		return fmt.Errorf("finding: invalid enum value for placement field: %q", pl)
+	}
+}
+
+// Outcome defines the type for the "outcome" enum field.
+type Outcome string
+
+// OutcomeOpen is the default value of the Outcome enum.
+const DefaultOutcome = OutcomeOpen
+
+// Outcome values.
+const (
+	OutcomeOpen           Outcome = "open"
+	OutcomeFixed          Outcome = "fixed"
+	OutcomeDismissed      Outcome = "dismissed"
+	OutcomeAcknowledged   Outcome = "acknowledged"
+	OutcomeOpenAtMerge    Outcome = "open_at_merge"
+	OutcomeClosedUnmerged Outcome = "closed_unmerged"
+)
+
+func (o Outcome) String() string {
+	return string(o)
+}
+
+// OutcomeValidator is a validator for the "outcome" field enum values. It is called by the builders before save.
+func OutcomeValidator(o Outcome) error {
+	switch o {
+	case OutcomeOpen, OutcomeFixed, OutcomeDismissed, OutcomeAcknowledged, OutcomeOpenAtMerge, OutcomeClosedUnmerged:
+		return nil
+	default:
+		return fmt.Errorf("finding: invalid enum value for outcome field: %q", o)
 	}
 }
 
@@ -301,6 +352,31 @@ func ByResolved(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldResolved, opts...).ToFunc()
 }
 
+// ByEvidence orders the results by the evidence field.
+func ByEvidence(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldEvidence, opts...).ToFunc()
+}
+
+// ByEvidenceMovedFrom orders the results by the evidence_moved_from field.
+func ByEvidenceMovedFrom(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldEvidenceMovedFrom, opts...).ToFunc()
+}
+
+// ByOutcome orders the results by the outcome field.
+func ByOutcome(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldOutcome, opts...).ToFunc()
+}
+
+// ByOutcomeAt orders the results by the outcome_at field.
+func ByOutcomeAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldOutcomeAt, opts...).ToFunc()
+}
+
+// ByOutcomeReason orders the results by the outcome_reason field.
+func ByOutcomeReason(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldOutcomeReason, opts...).ToFunc()
+}
+
 // ByRunField orders the results by run field.
 func ByRunField(field string, opts ...sql.OrderTermOption) OrderOption {
 	return func(s *sql.Selector) {
@@ -347,6 +423,24 @@ func (e *Placement) UnmarshalGQL(val interface{}) error {
 	*e = Placement(str)
 	if err := PlacementValidator(*e); err != nil {
 		return fmt.Errorf("%s is not a valid Placement", str)
+	}
+	return nil
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (e Outcome) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(e.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (e *Outcome) UnmarshalGQL(val interface{}) error {
+	str, ok := val.(string)
+	if !ok {
+		return fmt.Errorf("enum %T must be a string", val)
+	}
+	*e = Outcome(str)
+	if err := OutcomeValidator(*e); err != nil {
+		return fmt.Errorf("%s is not a valid Outcome", str)
 	}
 	return nil
 }

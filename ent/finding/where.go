@@ -140,6 +140,26 @@ func Resolved(v bool) predicate.Finding {
 	return predicate.Finding(sql.FieldEQ(FieldResolved, v))
 }
 
+// Evidence applies equality check predicate on the "evidence" field. It's identical to EvidenceEQ.
+func Evidence(v string) predicate.Finding {
+	return predicate.Finding(sql.FieldEQ(FieldEvidence, v))
+}
+
+// EvidenceMovedFrom applies equality check predicate on the "evidence_moved_from" field. It's identical to EvidenceMovedFromEQ.
+func EvidenceMovedFrom(v int) predicate.Finding {
+	return predicate.Finding(sql.FieldEQ(FieldEvidenceMovedFrom, v))
+}
+
+// OutcomeAt applies equality check predicate on the "outcome_at" field. It's identical to OutcomeAtEQ.
+func OutcomeAt(v time.Time) predicate.Finding {
+	return predicate.Finding(sql.FieldEQ(FieldOutcomeAt, v))
+}
+
+// OutcomeReason applies equality check predicate on the "outcome_reason" field. It's identical to OutcomeReasonEQ.
+func OutcomeReason(v string) predicate.Finding {
+	return predicate.Finding(sql.FieldEQ(FieldOutcomeReason, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.Finding {
 	return predicate.Finding(sql.FieldEQ(FieldCreatedAt, v))
@@ -1048,6 +1068,246 @@ func ResolvedEQ(v bool) predicate.Finding {
 // ResolvedNEQ applies the NEQ predicate on the "resolved" field.
 func ResolvedNEQ(v bool) predicate.Finding {
 	return predicate.Finding(sql.FieldNEQ(FieldResolved, v))
+}
+
+// EvidenceEQ applies the EQ predicate on the "evidence" field.
+func EvidenceEQ(v string) predicate.Finding {
+	return predicate.Finding(sql.FieldEQ(FieldEvidence, v))
+}
+
+// EvidenceNEQ applies the NEQ predicate on the "evidence" field.
+func EvidenceNEQ(v string) predicate.Finding {
+	return predicate.Finding(sql.FieldNEQ(FieldEvidence, v))
+}
+
+// EvidenceIn applies the In predicate on the "evidence" field.
+func EvidenceIn(vs ...string) predicate.Finding {
+	return predicate.Finding(sql.FieldIn(FieldEvidence, vs...))
+}
+
+// EvidenceNotIn applies the NotIn predicate on the "evidence" field.
+func EvidenceNotIn(vs ...string) predicate.Finding {
+	return predicate.Finding(sql.FieldNotIn(FieldEvidence, vs...))
+}
+
+// EvidenceGT applies the GT predicate on the "evidence" field.
+func EvidenceGT(v string) predicate.Finding {
+	return predicate.Finding(sql.FieldGT(FieldEvidence, v))
+}
+
+// EvidenceGTE applies the GTE predicate on the "evidence" field.
+func EvidenceGTE(v string) predicate.Finding {
+	return predicate.Finding(sql.FieldGTE(FieldEvidence, v))
+}
+
+// EvidenceLT applies the LT predicate on the "evidence" field.
+func EvidenceLT(v string) predicate.Finding {
+	return predicate.Finding(sql.FieldLT(FieldEvidence, v))
+}
+
+// EvidenceLTE applies the LTE predicate on the "evidence" field.
+func EvidenceLTE(v string) predicate.Finding {
+	return predicate.Finding(sql.FieldLTE(FieldEvidence, v))
+}
+
+// EvidenceContains applies the Contains predicate on the "evidence" field.
+func EvidenceContains(v string) predicate.Finding {
+	return predicate.Finding(sql.FieldContains(FieldEvidence, v))
+}
+
+// EvidenceHasPrefix applies the HasPrefix predicate on the "evidence" field.
+func EvidenceHasPrefix(v string) predicate.Finding {
+	return predicate.Finding(sql.FieldHasPrefix(FieldEvidence, v))
+}
+
+// EvidenceHasSuffix applies the HasSuffix predicate on the "evidence" field.
+func EvidenceHasSuffix(v string) predicate.Finding {
+	return predicate.Finding(sql.FieldHasSuffix(FieldEvidence, v))
+}
+
+// EvidenceEqualFold applies the EqualFold predicate on the "evidence" field.
+func EvidenceEqualFold(v string) predicate.Finding {
+	return predicate.Finding(sql.FieldEqualFold(FieldEvidence, v))
+}
+
+// EvidenceContainsFold applies the ContainsFold predicate on the "evidence" field.
+func EvidenceContainsFold(v string) predicate.Finding {
+	return predicate.Finding(sql.FieldContainsFold(FieldEvidence, v))
+}
+
+// EvidenceMovedFromEQ applies the EQ predicate on the "evidence_moved_from" field.
+func EvidenceMovedFromEQ(v int) predicate.Finding {
+	return predicate.Finding(sql.FieldEQ(FieldEvidenceMovedFrom, v))
+}
+
+// EvidenceMovedFromNEQ applies the NEQ predicate on the "evidence_moved_from" field.
+func EvidenceMovedFromNEQ(v int) predicate.Finding {
+	return predicate.Finding(sql.FieldNEQ(FieldEvidenceMovedFrom, v))
+}
+
+// EvidenceMovedFromIn applies the In predicate on the "evidence_moved_from" field.
+func EvidenceMovedFromIn(vs ...int) predicate.Finding {
+	return predicate.Finding(sql.FieldIn(FieldEvidenceMovedFrom, vs...))
+}
+
+// EvidenceMovedFromNotIn applies the NotIn predicate on the "evidence_moved_from" field.
+func EvidenceMovedFromNotIn(vs ...int) predicate.Finding {
+	return predicate.Finding(sql.FieldNotIn(FieldEvidenceMovedFrom, vs...))
+}
+
+// EvidenceMovedFromGT applies the GT predicate on the "evidence_moved_from" field.
+func EvidenceMovedFromGT(v int) predicate.Finding {
+	return predicate.Finding(sql.FieldGT(FieldEvidenceMovedFrom, v))
+}
+
+// EvidenceMovedFromGTE applies the GTE predicate on the "evidence_moved_from" field.
+func EvidenceMovedFromGTE(v int) predicate.Finding {
+	return predicate.Finding(sql.FieldGTE(FieldEvidenceMovedFrom, v))
+}
+
+// EvidenceMovedFromLT applies the LT predicate on the "evidence_moved_from" field.
+func EvidenceMovedFromLT(v int) predicate.Finding {
+	return predicate.Finding(sql.FieldLT(FieldEvidenceMovedFrom, v))
+}
+
+// EvidenceMovedFromLTE applies the LTE predicate on the "evidence_moved_from" field.
+func EvidenceMovedFromLTE(v int) predicate.Finding {
+	return predicate.Finding(sql.FieldLTE(FieldEvidenceMovedFrom, v))
+}
+
+// OutcomeEQ applies the EQ predicate on the "outcome" field.
+func OutcomeEQ(v Outcome) predicate.Finding {
+	return predicate.Finding(sql.FieldEQ(FieldOutcome, v))
+}
+
+// OutcomeNEQ applies the NEQ predicate on the "outcome" field.
+func OutcomeNEQ(v Outcome) predicate.Finding {
+	return predicate.Finding(sql.FieldNEQ(FieldOutcome, v))
+}
+
+// OutcomeIn applies the In predicate on the "outcome" field.
+func OutcomeIn(vs ...Outcome) predicate.Finding {
+	return predicate.Finding(sql.FieldIn(FieldOutcome, vs...))
+}
+
+// OutcomeNotIn applies the NotIn predicate on the "outcome" field.
+func OutcomeNotIn(vs ...Outcome) predicate.Finding {
+	return predicate.Finding(sql.FieldNotIn(FieldOutcome, vs...))
+}
+
+// OutcomeAtEQ applies the EQ predicate on the "outcome_at" field.
+func OutcomeAtEQ(v time.Time) predicate.Finding {
+	return predicate.Finding(sql.FieldEQ(FieldOutcomeAt, v))
+}
+
+// OutcomeAtNEQ applies the NEQ predicate on the "outcome_at" field.
+func OutcomeAtNEQ(v time.Time) predicate.Finding {
+	return predicate.Finding(sql.FieldNEQ(FieldOutcomeAt, v))
+}
+
+// OutcomeAtIn applies the In predicate on the "outcome_at" field.
+func OutcomeAtIn(vs ...time.Time) predicate.Finding {
+	return predicate.Finding(sql.FieldIn(FieldOutcomeAt, vs...))
+}
+
+// OutcomeAtNotIn applies the NotIn predicate on the "outcome_at" field.
+func OutcomeAtNotIn(vs ...time.Time) predicate.Finding {
+	return predicate.Finding(sql.FieldNotIn(FieldOutcomeAt, vs...))
+}
+
+// OutcomeAtGT applies the GT predicate on the "outcome_at" field.
+func OutcomeAtGT(v time.Time) predicate.Finding {
+	return predicate.Finding(sql.FieldGT(FieldOutcomeAt, v))
+}
+
+// OutcomeAtGTE applies the GTE predicate on the "outcome_at" field.
+func OutcomeAtGTE(v time.Time) predicate.Finding {
+	return predicate.Finding(sql.FieldGTE(FieldOutcomeAt, v))
+}
+
+// OutcomeAtLT applies the LT predicate on the "outcome_at" field.
+func OutcomeAtLT(v time.Time) predicate.Finding {
+	return predicate.Finding(sql.FieldLT(FieldOutcomeAt, v))
+}
+
+// OutcomeAtLTE applies the LTE predicate on the "outcome_at" field.
+func OutcomeAtLTE(v time.Time) predicate.Finding {
+	return predicate.Finding(sql.FieldLTE(FieldOutcomeAt, v))
+}
+
+// OutcomeAtIsNil applies the IsNil predicate on the "outcome_at" field.
+func OutcomeAtIsNil() predicate.Finding {
+	return predicate.Finding(sql.FieldIsNull(FieldOutcomeAt))
+}
+
+// OutcomeAtNotNil applies the NotNil predicate on the "outcome_at" field.
+func OutcomeAtNotNil() predicate.Finding {
+	return predicate.Finding(sql.FieldNotNull(FieldOutcomeAt))
+}
+
+// OutcomeReasonEQ applies the EQ predicate on the "outcome_reason" field.
+func OutcomeReasonEQ(v string) predicate.Finding {
+	return predicate.Finding(sql.FieldEQ(FieldOutcomeReason, v))
+}
+
+// OutcomeReasonNEQ applies the NEQ predicate on the "outcome_reason" field.
+func OutcomeReasonNEQ(v string) predicate.Finding {
+	return predicate.Finding(sql.FieldNEQ(FieldOutcomeReason, v))
+}
+
+// OutcomeReasonIn applies the In predicate on the "outcome_reason" field.
+func OutcomeReasonIn(vs ...string) predicate.Finding {
+	return predicate.Finding(sql.FieldIn(FieldOutcomeReason, vs...))
+}
+
+// OutcomeReasonNotIn applies the NotIn predicate on the "outcome_reason" field.
+func OutcomeReasonNotIn(vs ...string) predicate.Finding {
+	return predicate.Finding(sql.FieldNotIn(FieldOutcomeReason, vs...))
+}
+
+// OutcomeReasonGT applies the GT predicate on the "outcome_reason" field.
+func OutcomeReasonGT(v string) predicate.Finding {
+	return predicate.Finding(sql.FieldGT(FieldOutcomeReason, v))
+}
+
+// OutcomeReasonGTE applies the GTE predicate on the "outcome_reason" field.
+func OutcomeReasonGTE(v string) predicate.Finding {
+	return predicate.Finding(sql.FieldGTE(FieldOutcomeReason, v))
+}
+
+// OutcomeReasonLT applies the LT predicate on the "outcome_reason" field.
+func OutcomeReasonLT(v string) predicate.Finding {
+	return predicate.Finding(sql.FieldLT(FieldOutcomeReason, v))
+}
+
+// OutcomeReasonLTE applies the LTE predicate on the "outcome_reason" field.
+func OutcomeReasonLTE(v string) predicate.Finding {
+	return predicate.Finding(sql.FieldLTE(FieldOutcomeReason, v))
+}
+
+// OutcomeReasonContains applies the Contains predicate on the "outcome_reason" field.
+func OutcomeReasonContains(v string) predicate.Finding {
+	return predicate.Finding(sql.FieldContains(FieldOutcomeReason, v))
+}
+
+// OutcomeReasonHasPrefix applies the HasPrefix predicate on the "outcome_reason" field.
+func OutcomeReasonHasPrefix(v string) predicate.Finding {
+	return predicate.Finding(sql.FieldHasPrefix(FieldOutcomeReason, v))
+}
+
+// OutcomeReasonHasSuffix applies the HasSuffix predicate on the "outcome_reason" field.
+func OutcomeReasonHasSuffix(v string) predicate.Finding {
+	return predicate.Finding(sql.FieldHasSuffix(FieldOutcomeReason, v))
+}
+
+// OutcomeReasonEqualFold applies the EqualFold predicate on the "outcome_reason" field.
+func OutcomeReasonEqualFold(v string) predicate.Finding {
+	return predicate.Finding(sql.FieldEqualFold(FieldOutcomeReason, v))
+}
+
+// OutcomeReasonContainsFold applies the ContainsFold predicate on the "outcome_reason" field.
+func OutcomeReasonContainsFold(v string) predicate.Finding {
+	return predicate.Finding(sql.FieldContainsFold(FieldOutcomeReason, v))
 }
 
 // HasRun applies the HasEdge predicate on the "run" edge.

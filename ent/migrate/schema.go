@@ -202,6 +202,11 @@ var (
 		{Name: "comment_url", Type: field.TypeString, Default: ""},
 		{Name: "thread_id", Type: field.TypeString, Default: ""},
 		{Name: "resolved", Type: field.TypeBool, Default: false},
+		{Name: "evidence", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "evidence_moved_from", Type: field.TypeInt, Default: 0},
+		{Name: "outcome", Type: field.TypeEnum, Enums: []string{"open", "fixed", "dismissed", "acknowledged", "open_at_merge", "closed_unmerged"}, Default: "open"},
+		{Name: "outcome_at", Type: field.TypeTime, Nullable: true},
+		{Name: "outcome_reason", Type: field.TypeString, Default: ""},
 		{Name: "run_findings", Type: field.TypeInt},
 	}
 	// FindingsTable holds the schema information for the "findings" table.
@@ -212,7 +217,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "findings_runs_findings",
-				Columns:    []*schema.Column{FindingsColumns[20]},
+				Columns:    []*schema.Column{FindingsColumns[25]},
 				RefColumns: []*schema.Column{RunsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -227,6 +232,11 @@ var (
 				Name:    "finding_comment_id",
 				Unique:  false,
 				Columns: []*schema.Column{FindingsColumns[16]},
+			},
+			{
+				Name:    "finding_outcome",
+				Unique:  false,
+				Columns: []*schema.Column{FindingsColumns[22]},
 			},
 		},
 	}
@@ -389,6 +399,7 @@ var (
 		{Name: "kind", Type: field.TypeEnum, Enums: []string{"review", "reply"}, Default: "review"},
 		{Name: "status", Type: field.TypeEnum, Enums: []string{"queued", "dispatched", "running", "publishing", "succeeded", "failed", "cancelled"}, Default: "queued"},
 		{Name: "trigger", Type: field.TypeEnum, Enums: []string{"comment", "review_request", "label", "portal", "auto", "rerequest", "reply"}},
+		{Name: "shadow", Type: field.TypeBool, Default: false},
 		{Name: "pr_number", Type: field.TypeInt},
 		{Name: "pr_title", Type: field.TypeString, Default: ""},
 		{Name: "pr_url", Type: field.TypeString, Default: ""},
@@ -465,13 +476,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "runs_repositories_runs",
-				Columns:    []*schema.Column{RunsColumns[71]},
+				Columns:    []*schema.Column{RunsColumns[72]},
 				RefColumns: []*schema.Column{RepositoriesColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "runs_reviewers_runs",
-				Columns:    []*schema.Column{RunsColumns[72]},
+				Columns:    []*schema.Column{RunsColumns[73]},
 				RefColumns: []*schema.Column{ReviewersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -480,12 +491,12 @@ var (
 			{
 				Name:    "run_status_next_attempt_at_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[4], RunsColumns[31], RunsColumns[1]},
+				Columns: []*schema.Column{RunsColumns[4], RunsColumns[32], RunsColumns[1]},
 			},
 			{
 				Name:    "run_lease_owner_status",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[28], RunsColumns[4]},
+				Columns: []*schema.Column{RunsColumns[29], RunsColumns[4]},
 			},
 			{
 				Name:    "run_created_at",
@@ -500,32 +511,32 @@ var (
 			{
 				Name:    "run_pr_number_repository_runs",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[6], RunsColumns[71]},
+				Columns: []*schema.Column{RunsColumns[7], RunsColumns[72]},
 			},
 			{
 				Name:    "run_created_at_repository_runs",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[1], RunsColumns[71]},
+				Columns: []*schema.Column{RunsColumns[1], RunsColumns[72]},
 			},
 			{
 				Name:    "run_created_at_reviewer_runs",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[1], RunsColumns[72]},
+				Columns: []*schema.Column{RunsColumns[1], RunsColumns[73]},
 			},
 			{
 				Name:    "run_actions_run_id",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[23]},
+				Columns: []*schema.Column{RunsColumns[24]},
 			},
 			{
 				Name:    "run_status_created_at_repository_runs",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[4], RunsColumns[1], RunsColumns[71]},
+				Columns: []*schema.Column{RunsColumns[4], RunsColumns[1], RunsColumns[72]},
 			},
 			{
 				Name:    "run_status_created_at_reviewer_runs",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[4], RunsColumns[1], RunsColumns[72]},
+				Columns: []*schema.Column{RunsColumns[4], RunsColumns[1], RunsColumns[73]},
 			},
 			{
 				Name:    "run_updated_at",
@@ -535,7 +546,7 @@ var (
 			{
 				Name:    "run_pr_number_head_sha_kind_repository_runs_reviewer_runs",
 				Unique:  true,
-				Columns: []*schema.Column{RunsColumns[6], RunsColumns[9], RunsColumns[3], RunsColumns[71], RunsColumns[72]},
+				Columns: []*schema.Column{RunsColumns[7], RunsColumns[10], RunsColumns[3], RunsColumns[72], RunsColumns[73]},
 				Annotation: &entsql.IndexAnnotation{
 					Where: "status IN ('queued','dispatched','running','publishing') AND kind = 'review'",
 				},
@@ -543,7 +554,7 @@ var (
 			{
 				Name:    "run_reply_to_comment_id",
 				Unique:  true,
-				Columns: []*schema.Column{RunsColumns[68]},
+				Columns: []*schema.Column{RunsColumns[69]},
 			},
 		},
 	}

@@ -27,6 +27,8 @@ const (
 	FieldStatus = "status"
 	// FieldTrigger holds the string denoting the trigger field in the database.
 	FieldTrigger = "trigger"
+	// FieldShadow holds the string denoting the shadow field in the database.
+	FieldShadow = "shadow"
 	// FieldPrNumber holds the string denoting the pr_number field in the database.
 	FieldPrNumber = "pr_number"
 	// FieldPrTitle holds the string denoting the pr_title field in the database.
@@ -205,6 +207,7 @@ var Columns = []string{
 	FieldKind,
 	FieldStatus,
 	FieldTrigger,
+	FieldShadow,
 	FieldPrNumber,
 	FieldPrTitle,
 	FieldPrURL,
@@ -301,6 +304,8 @@ var (
 	DefaultUpdatedAt func() time.Time
 	// UpdateDefaultUpdatedAt holds the default value on update for the "updated_at" field.
 	UpdateDefaultUpdatedAt func() time.Time
+	// DefaultShadow holds the default value on creation for the "shadow" field.
+	DefaultShadow bool
 	// DefaultPrTitle holds the default value on creation for the "pr_title" field.
 	DefaultPrTitle string
 	// DefaultPrURL holds the default value on creation for the "pr_url" field.
@@ -521,6 +526,11 @@ func ByStatus(opts ...sql.OrderTermOption) OrderOption {
 // ByTrigger orders the results by the trigger field.
 func ByTrigger(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldTrigger, opts...).ToFunc()
+}
+
+// ByShadow orders the results by the shadow field.
+func ByShadow(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldShadow, opts...).ToFunc()
 }
 
 // ByPrNumber orders the results by the pr_number field.

@@ -65,6 +65,11 @@ func UpdatedAt(v time.Time) predicate.Run {
 	return predicate.Run(sql.FieldEQ(FieldUpdatedAt, v))
 }
 
+// Shadow applies equality check predicate on the "shadow" field. It's identical to ShadowEQ.
+func Shadow(v bool) predicate.Run {
+	return predicate.Run(sql.FieldEQ(FieldShadow, v))
+}
+
 // PrNumber applies equality check predicate on the "pr_number" field. It's identical to PrNumberEQ.
 func PrNumber(v int) predicate.Run {
 	return predicate.Run(sql.FieldEQ(FieldPrNumber, v))
@@ -513,6 +518,16 @@ func TriggerIn(vs ...Trigger) predicate.Run {
 // TriggerNotIn applies the NotIn predicate on the "trigger" field.
 func TriggerNotIn(vs ...Trigger) predicate.Run {
 	return predicate.Run(sql.FieldNotIn(FieldTrigger, vs...))
+}
+
+// ShadowEQ applies the EQ predicate on the "shadow" field.
+func ShadowEQ(v bool) predicate.Run {
+	return predicate.Run(sql.FieldEQ(FieldShadow, v))
+}
+
+// ShadowNEQ applies the NEQ predicate on the "shadow" field.
+func ShadowNEQ(v bool) predicate.Run {
+	return predicate.Run(sql.FieldNEQ(FieldShadow, v))
 }
 
 // PrNumberEQ applies the EQ predicate on the "pr_number" field.

@@ -14,6 +14,9 @@ type Finding struct{ ent.Schema }
 // Mixin of the Finding.
 func (Finding) Mixin() []ent.Mixin { return []ent.Mixin{TimeMixin{}} }
 
+// findingOutcomes are what can become of a posted finding (issue: reviewer quality).
+var findingOutcomes = []string{"open", "fixed", "dismissed", "acknowledged", "open_at_merge", "closed_unmerged"}
+
 // Fields of the Finding.
 func (Finding) Fields() []ent.Field {
 	return []ent.Field{
@@ -50,6 +53,17 @@ func (Finding) Fields() []ent.Field {
 		field.String("thread_id").Default("").Comment("GraphQL node id of the review thread"),
 		field.Bool("resolved").Default(false).
 			Comment("its review thread was resolved (by a person, or by Chakshu once outdated)"),
+		field.Text("evidence").Default("").
+			Comment("the agent's quote of the code the finding rests on: exact text from the file at the head commit"),
+		field.Int("evidence_moved_from").Default(0).
+			Comment("the line the agent named when the evidence was found on a nearby line instead (the finding was moved there); 0 when not moved"),
+		field.Enum("outcome").Values(findingOutcomes...).Default("open").Annotations(gqlOrderField("OUTCOME")).
+			Comment("what became of a posted finding, read from GitHub: open until decided").
+			Annotations(enumDoc{"open": "Not decided yet (or not posted).", "fixed": "A later commit changed the lines under it and it did not come back, or its suggestion was applied.", "dismissed": "A person resolved its thread with no change under it, replied that it is wrong, or reacted 👎.", "acknowledged": "A person reacted 👍 or replied agreeing.", "open_at_merge": "Still open when the pull request was merged.", "closed_unmerged": "The pull request was closed without merging while it was open."}),
+		field.Time("outcome_at").Optional().Nillable().
+			Comment("when the outcome was decided"),
+		field.String("outcome_reason").Default("").
+			Comment("the GitHub fact the outcome rests on, e.g. 'lines 10-12 changed in abc1234', 'thread resolved by @alice'"),
 	}
 }
 
@@ -66,6 +80,7 @@ func (Finding) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("hidden_id"),
 		index.Fields("comment_id"),
+		index.Fields("outcome"),
 	}
 }
 

@@ -32,6 +32,8 @@ func (Run) Fields() []ent.Field {
 		field.Enum("trigger").Values("comment", "review_request", "label", "portal", "auto", "rerequest", "reply").
 			Comment("what asked for the run").
 			Annotations(enumDoc{"comment": "A `review` command in a pull request comment.", "review_request": "Chakshu's reviewer team or user was requested as a reviewer.", "label": "A label set on the pull request.", "portal": "Review a PR in the portal or the requestReview mutation.", "auto": "An automatic rule (reviewer.yaml or chakshu.yml auto).", "rerequest": "Re-run from the check run on GitHub.", "reply": "A person replied on a review thread."}),
+		field.Bool("shadow").Default(false).
+			Comment("a backtest run: reviewed like any other, but nothing is posted on the pull request (no review, check, thread or request change)"),
 		field.Int("pr_number").
 			Comment("pull request number in the repository"),
 		field.String("pr_title").Default("").

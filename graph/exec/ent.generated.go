@@ -2127,6 +2127,121 @@ func (ec *executionContext) fieldContext_Finding_resolved(_ context.Context, fie
 	return graphql.NewScalarFieldContext("Finding", field, false, false, "Boolean")
 }
 
+func (ec *executionContext) _Finding_evidence(ctx context.Context, field graphql.CollectedField, obj *ent.Finding) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Finding_evidence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Evidence, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Finding_evidence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Finding", field, false, false, "String")
+}
+
+func (ec *executionContext) _Finding_evidenceMovedFrom(ctx context.Context, field graphql.CollectedField, obj *ent.Finding) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Finding_evidenceMovedFrom(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EvidenceMovedFrom, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Finding_evidenceMovedFrom(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Finding", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Finding_outcome(ctx context.Context, field graphql.CollectedField, obj *ent.Finding) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Finding_outcome(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Outcome, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v finding.Outcome) graphql.Marshaler {
+			return ec.marshalNFindingOutcome2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋfindingᚐOutcome(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Finding_outcome(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Finding", field, false, false, "FindingOutcome")
+}
+
+func (ec *executionContext) _Finding_outcomeAt(ctx context.Context, field graphql.CollectedField, obj *ent.Finding) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Finding_outcomeAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OutcomeAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Finding_outcomeAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Finding", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Finding_outcomeReason(ctx context.Context, field graphql.CollectedField, obj *ent.Finding) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Finding_outcomeReason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OutcomeReason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Finding_outcomeReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Finding", field, false, false, "String")
+}
+
 func (ec *executionContext) _Finding_run(ctx context.Context, field graphql.CollectedField, obj *ent.Finding) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5711,6 +5826,29 @@ func (ec *executionContext) _Run_trigger(ctx context.Context, field graphql.Coll
 }
 func (ec *executionContext) fieldContext_Run_trigger(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Run", field, false, false, "RunTrigger")
+}
+
+func (ec *executionContext) _Run_shadow(ctx context.Context, field graphql.CollectedField, obj *ent.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_shadow(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Shadow, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Run_shadow(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Run", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Run_prNumber(ctx context.Context, field graphql.CollectedField, obj *ent.Run) (ret graphql.Marshaler) {
@@ -9843,7 +9981,7 @@ func (ec *executionContext) unmarshalInputFindingWhereInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "hiddenID", "hiddenIDNEQ", "hiddenIDIn", "hiddenIDNotIn", "hiddenIDGT", "hiddenIDGTE", "hiddenIDLT", "hiddenIDLTE", "hiddenIDContains", "hiddenIDHasPrefix", "hiddenIDHasSuffix", "hiddenIDEqualFold", "hiddenIDContainsFold", "path", "pathNEQ", "pathIn", "pathNotIn", "pathGT", "pathGTE", "pathLT", "pathLTE", "pathContains", "pathHasPrefix", "pathHasSuffix", "pathEqualFold", "pathContainsFold", "line", "lineNEQ", "lineIn", "lineNotIn", "lineGT", "lineGTE", "lineLT", "lineLTE", "startLine", "startLineNEQ", "startLineIn", "startLineNotIn", "startLineGT", "startLineGTE", "startLineLT", "startLineLTE", "side", "sideNEQ", "sideIn", "sideNotIn", "sideGT", "sideGTE", "sideLT", "sideLTE", "sideContains", "sideHasPrefix", "sideHasSuffix", "sideEqualFold", "sideContainsFold", "severity", "severityNEQ", "severityIn", "severityNotIn", "category", "categoryNEQ", "categoryIn", "categoryNotIn", "categoryGT", "categoryGTE", "categoryLT", "categoryLTE", "categoryContains", "categoryHasPrefix", "categoryHasSuffix", "categoryEqualFold", "categoryContainsFold", "title", "titleNEQ", "titleIn", "titleNotIn", "titleGT", "titleGTE", "titleLT", "titleLTE", "titleContains", "titleHasPrefix", "titleHasSuffix", "titleEqualFold", "titleContainsFold", "body", "bodyNEQ", "bodyIn", "bodyNotIn", "bodyGT", "bodyGTE", "bodyLT", "bodyLTE", "bodyContains", "bodyHasPrefix", "bodyHasSuffix", "bodyEqualFold", "bodyContainsFold", "suggestion", "suggestionNEQ", "suggestionIn", "suggestionNotIn", "suggestionGT", "suggestionGTE", "suggestionLT", "suggestionLTE", "suggestionContains", "suggestionHasPrefix", "suggestionHasSuffix", "suggestionEqualFold", "suggestionContainsFold", "posted", "postedNEQ", "placement", "placementNEQ", "placementIn", "placementNotIn", "droppedReason", "droppedReasonNEQ", "droppedReasonIn", "droppedReasonNotIn", "droppedReasonGT", "droppedReasonGTE", "droppedReasonLT", "droppedReasonLTE", "droppedReasonContains", "droppedReasonHasPrefix", "droppedReasonHasSuffix", "droppedReasonEqualFold", "droppedReasonContainsFold", "commentID", "commentIDNEQ", "commentIDIn", "commentIDNotIn", "commentIDGT", "commentIDGTE", "commentIDLT", "commentIDLTE", "commentURL", "commentURLNEQ", "commentURLIn", "commentURLNotIn", "commentURLGT", "commentURLGTE", "commentURLLT", "commentURLLTE", "commentURLContains", "commentURLHasPrefix", "commentURLHasSuffix", "commentURLEqualFold", "commentURLContainsFold", "threadID", "threadIDNEQ", "threadIDIn", "threadIDNotIn", "threadIDGT", "threadIDGTE", "threadIDLT", "threadIDLTE", "threadIDContains", "threadIDHasPrefix", "threadIDHasSuffix", "threadIDEqualFold", "threadIDContainsFold", "resolved", "resolvedNEQ", "hasRun", "hasRunWith", "runID"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "hiddenID", "hiddenIDNEQ", "hiddenIDIn", "hiddenIDNotIn", "hiddenIDGT", "hiddenIDGTE", "hiddenIDLT", "hiddenIDLTE", "hiddenIDContains", "hiddenIDHasPrefix", "hiddenIDHasSuffix", "hiddenIDEqualFold", "hiddenIDContainsFold", "path", "pathNEQ", "pathIn", "pathNotIn", "pathGT", "pathGTE", "pathLT", "pathLTE", "pathContains", "pathHasPrefix", "pathHasSuffix", "pathEqualFold", "pathContainsFold", "line", "lineNEQ", "lineIn", "lineNotIn", "lineGT", "lineGTE", "lineLT", "lineLTE", "startLine", "startLineNEQ", "startLineIn", "startLineNotIn", "startLineGT", "startLineGTE", "startLineLT", "startLineLTE", "side", "sideNEQ", "sideIn", "sideNotIn", "sideGT", "sideGTE", "sideLT", "sideLTE", "sideContains", "sideHasPrefix", "sideHasSuffix", "sideEqualFold", "sideContainsFold", "severity", "severityNEQ", "severityIn", "severityNotIn", "category", "categoryNEQ", "categoryIn", "categoryNotIn", "categoryGT", "categoryGTE", "categoryLT", "categoryLTE", "categoryContains", "categoryHasPrefix", "categoryHasSuffix", "categoryEqualFold", "categoryContainsFold", "title", "titleNEQ", "titleIn", "titleNotIn", "titleGT", "titleGTE", "titleLT", "titleLTE", "titleContains", "titleHasPrefix", "titleHasSuffix", "titleEqualFold", "titleContainsFold", "body", "bodyNEQ", "bodyIn", "bodyNotIn", "bodyGT", "bodyGTE", "bodyLT", "bodyLTE", "bodyContains", "bodyHasPrefix", "bodyHasSuffix", "bodyEqualFold", "bodyContainsFold", "suggestion", "suggestionNEQ", "suggestionIn", "suggestionNotIn", "suggestionGT", "suggestionGTE", "suggestionLT", "suggestionLTE", "suggestionContains", "suggestionHasPrefix", "suggestionHasSuffix", "suggestionEqualFold", "suggestionContainsFold", "posted", "postedNEQ", "placement", "placementNEQ", "placementIn", "placementNotIn", "droppedReason", "droppedReasonNEQ", "droppedReasonIn", "droppedReasonNotIn", "droppedReasonGT", "droppedReasonGTE", "droppedReasonLT", "droppedReasonLTE", "droppedReasonContains", "droppedReasonHasPrefix", "droppedReasonHasSuffix", "droppedReasonEqualFold", "droppedReasonContainsFold", "commentID", "commentIDNEQ", "commentIDIn", "commentIDNotIn", "commentIDGT", "commentIDGTE", "commentIDLT", "commentIDLTE", "commentURL", "commentURLNEQ", "commentURLIn", "commentURLNotIn", "commentURLGT", "commentURLGTE", "commentURLLT", "commentURLLTE", "commentURLContains", "commentURLHasPrefix", "commentURLHasSuffix", "commentURLEqualFold", "commentURLContainsFold", "threadID", "threadIDNEQ", "threadIDIn", "threadIDNotIn", "threadIDGT", "threadIDGTE", "threadIDLT", "threadIDLTE", "threadIDContains", "threadIDHasPrefix", "threadIDHasSuffix", "threadIDEqualFold", "threadIDContainsFold", "resolved", "resolvedNEQ", "evidence", "evidenceNEQ", "evidenceIn", "evidenceNotIn", "evidenceGT", "evidenceGTE", "evidenceLT", "evidenceLTE", "evidenceContains", "evidenceHasPrefix", "evidenceHasSuffix", "evidenceEqualFold", "evidenceContainsFold", "evidenceMovedFrom", "evidenceMovedFromNEQ", "evidenceMovedFromIn", "evidenceMovedFromNotIn", "evidenceMovedFromGT", "evidenceMovedFromGTE", "evidenceMovedFromLT", "evidenceMovedFromLTE", "outcome", "outcomeNEQ", "outcomeIn", "outcomeNotIn", "outcomeAt", "outcomeAtNEQ", "outcomeAtIn", "outcomeAtNotIn", "outcomeAtGT", "outcomeAtGTE", "outcomeAtLT", "outcomeAtLTE", "outcomeAtIsNil", "outcomeAtNotNil", "outcomeReason", "outcomeReasonNEQ", "outcomeReasonIn", "outcomeReasonNotIn", "outcomeReasonGT", "outcomeReasonGTE", "outcomeReasonLT", "outcomeReasonLTE", "outcomeReasonContains", "outcomeReasonHasPrefix", "outcomeReasonHasSuffix", "outcomeReasonEqualFold", "outcomeReasonContainsFold", "hasRun", "hasRunWith", "runID"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -11201,6 +11339,342 @@ func (ec *executionContext) unmarshalInputFindingWhereInput(ctx context.Context,
 				return it, err
 			}
 			it.ResolvedNEQ = data
+		case "evidence":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("evidence"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Evidence = data
+		case "evidenceNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("evidenceNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EvidenceNEQ = data
+		case "evidenceIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("evidenceIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EvidenceIn = data
+		case "evidenceNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("evidenceNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EvidenceNotIn = data
+		case "evidenceGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("evidenceGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EvidenceGT = data
+		case "evidenceGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("evidenceGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EvidenceGTE = data
+		case "evidenceLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("evidenceLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EvidenceLT = data
+		case "evidenceLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("evidenceLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EvidenceLTE = data
+		case "evidenceContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("evidenceContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EvidenceContains = data
+		case "evidenceHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("evidenceHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EvidenceHasPrefix = data
+		case "evidenceHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("evidenceHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EvidenceHasSuffix = data
+		case "evidenceEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("evidenceEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EvidenceEqualFold = data
+		case "evidenceContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("evidenceContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EvidenceContainsFold = data
+		case "evidenceMovedFrom":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("evidenceMovedFrom"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EvidenceMovedFrom = data
+		case "evidenceMovedFromNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("evidenceMovedFromNEQ"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EvidenceMovedFromNEQ = data
+		case "evidenceMovedFromIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("evidenceMovedFromIn"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EvidenceMovedFromIn = data
+		case "evidenceMovedFromNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("evidenceMovedFromNotIn"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EvidenceMovedFromNotIn = data
+		case "evidenceMovedFromGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("evidenceMovedFromGT"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EvidenceMovedFromGT = data
+		case "evidenceMovedFromGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("evidenceMovedFromGTE"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EvidenceMovedFromGTE = data
+		case "evidenceMovedFromLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("evidenceMovedFromLT"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EvidenceMovedFromLT = data
+		case "evidenceMovedFromLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("evidenceMovedFromLTE"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EvidenceMovedFromLTE = data
+		case "outcome":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("outcome"))
+			data, err := ec.unmarshalOFindingOutcome2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋfindingᚐOutcome(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Outcome = data
+		case "outcomeNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("outcomeNEQ"))
+			data, err := ec.unmarshalOFindingOutcome2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋfindingᚐOutcome(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OutcomeNEQ = data
+		case "outcomeIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("outcomeIn"))
+			data, err := ec.unmarshalOFindingOutcome2ᚕgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋfindingᚐOutcomeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OutcomeIn = data
+		case "outcomeNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("outcomeNotIn"))
+			data, err := ec.unmarshalOFindingOutcome2ᚕgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋfindingᚐOutcomeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OutcomeNotIn = data
+		case "outcomeAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("outcomeAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OutcomeAt = data
+		case "outcomeAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("outcomeAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OutcomeAtNEQ = data
+		case "outcomeAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("outcomeAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OutcomeAtIn = data
+		case "outcomeAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("outcomeAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OutcomeAtNotIn = data
+		case "outcomeAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("outcomeAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OutcomeAtGT = data
+		case "outcomeAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("outcomeAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OutcomeAtGTE = data
+		case "outcomeAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("outcomeAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OutcomeAtLT = data
+		case "outcomeAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("outcomeAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OutcomeAtLTE = data
+		case "outcomeAtIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("outcomeAtIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OutcomeAtIsNil = data
+		case "outcomeAtNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("outcomeAtNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OutcomeAtNotNil = data
+		case "outcomeReason":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("outcomeReason"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OutcomeReason = data
+		case "outcomeReasonNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("outcomeReasonNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OutcomeReasonNEQ = data
+		case "outcomeReasonIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("outcomeReasonIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OutcomeReasonIn = data
+		case "outcomeReasonNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("outcomeReasonNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OutcomeReasonNotIn = data
+		case "outcomeReasonGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("outcomeReasonGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OutcomeReasonGT = data
+		case "outcomeReasonGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("outcomeReasonGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OutcomeReasonGTE = data
+		case "outcomeReasonLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("outcomeReasonLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OutcomeReasonLT = data
+		case "outcomeReasonLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("outcomeReasonLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OutcomeReasonLTE = data
+		case "outcomeReasonContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("outcomeReasonContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OutcomeReasonContains = data
+		case "outcomeReasonHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("outcomeReasonHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OutcomeReasonHasPrefix = data
+		case "outcomeReasonHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("outcomeReasonHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OutcomeReasonHasSuffix = data
+		case "outcomeReasonEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("outcomeReasonEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OutcomeReasonEqualFold = data
+		case "outcomeReasonContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("outcomeReasonContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OutcomeReasonContainsFold = data
 		case "hasRun":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasRun"))
 			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
@@ -15647,7 +16121,7 @@ func (ec *executionContext) unmarshalInputRunWhereInput(ctx context.Context, obj
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "kind", "kindNEQ", "kindIn", "kindNotIn", "status", "statusNEQ", "statusIn", "statusNotIn", "trigger", "triggerNEQ", "triggerIn", "triggerNotIn", "prNumber", "prNumberNEQ", "prNumberIn", "prNumberNotIn", "prNumberGT", "prNumberGTE", "prNumberLT", "prNumberLTE", "prTitle", "prTitleNEQ", "prTitleIn", "prTitleNotIn", "prTitleGT", "prTitleGTE", "prTitleLT", "prTitleLTE", "prTitleContains", "prTitleHasPrefix", "prTitleHasSuffix", "prTitleEqualFold", "prTitleContainsFold", "prURL", "prURLNEQ", "prURLIn", "prURLNotIn", "prURLGT", "prURLGTE", "prURLLT", "prURLLTE", "prURLContains", "prURLHasPrefix", "prURLHasSuffix", "prURLEqualFold", "prURLContainsFold", "headSha", "headShaNEQ", "headShaIn", "headShaNotIn", "headShaGT", "headShaGTE", "headShaLT", "headShaLTE", "headShaContains", "headShaHasPrefix", "headShaHasSuffix", "headShaEqualFold", "headShaContainsFold", "headRef", "headRefNEQ", "headRefIn", "headRefNotIn", "headRefGT", "headRefGTE", "headRefLT", "headRefLTE", "headRefContains", "headRefHasPrefix", "headRefHasSuffix", "headRefEqualFold", "headRefContainsFold", "baseSha", "baseShaNEQ", "baseShaIn", "baseShaNotIn", "baseShaGT", "baseShaGTE", "baseShaLT", "baseShaLTE", "baseShaContains", "baseShaHasPrefix", "baseShaHasSuffix", "baseShaEqualFold", "baseShaContainsFold", "baseRef", "baseRefNEQ", "baseRefIn", "baseRefNotIn", "baseRefGT", "baseRefGTE", "baseRefLT", "baseRefLTE", "baseRefContains", "baseRefHasPrefix", "baseRefHasSuffix", "baseRefEqualFold", "baseRefContainsFold", "incrementalSince", "incrementalSinceNEQ", "incrementalSinceIn", "incrementalSinceNotIn", "incrementalSinceGT", "incrementalSinceGTE", "incrementalSinceLT", "incrementalSinceLTE", "incrementalSinceContains", "incrementalSinceHasPrefix", "incrementalSinceHasSuffix", "incrementalSinceEqualFold", "incrementalSinceContainsFold", "fullReviewReason", "fullReviewReasonNEQ", "fullReviewReasonIn", "fullReviewReasonNotIn", "fullReviewReasonGT", "fullReviewReasonGTE", "fullReviewReasonLT", "fullReviewReasonLTE", "fullReviewReasonContains", "fullReviewReasonHasPrefix", "fullReviewReasonHasSuffix", "fullReviewReasonEqualFold", "fullReviewReasonContainsFold", "requester", "requesterNEQ", "requesterIn", "requesterNotIn", "requesterGT", "requesterGTE", "requesterLT", "requesterLTE", "requesterContains", "requesterHasPrefix", "requesterHasSuffix", "requesterEqualFold", "requesterContainsFold", "note", "noteNEQ", "noteIn", "noteNotIn", "noteGT", "noteGTE", "noteLT", "noteLTE", "noteContains", "noteHasPrefix", "noteHasSuffix", "noteEqualFold", "noteContainsFold", "requestTarget", "requestTargetNEQ", "requestTargetIn", "requestTargetNotIn", "requestTargetGT", "requestTargetGTE", "requestTargetLT", "requestTargetLTE", "requestTargetContains", "requestTargetHasPrefix", "requestTargetHasSuffix", "requestTargetEqualFold", "requestTargetContainsFold", "model", "modelNEQ", "modelIn", "modelNotIn", "modelGT", "modelGTE", "modelLT", "modelLTE", "modelContains", "modelHasPrefix", "modelHasSuffix", "modelEqualFold", "modelContainsFold", "provider", "providerNEQ", "providerIn", "providerNotIn", "providerGT", "providerGTE", "providerLT", "providerLTE", "providerContains", "providerHasPrefix", "providerHasSuffix", "providerEqualFold", "providerContainsFold", "maxCostUsd", "maxCostUsdNEQ", "maxCostUsdIn", "maxCostUsdNotIn", "maxCostUsdGT", "maxCostUsdGTE", "maxCostUsdLT", "maxCostUsdLTE", "checkRunID", "checkRunIDNEQ", "checkRunIDIn", "checkRunIDNotIn", "checkRunIDGT", "checkRunIDGTE", "checkRunIDLT", "checkRunIDLTE", "checkCompleted", "checkCompletedNEQ", "actionsRunID", "actionsRunIDNEQ", "actionsRunIDIn", "actionsRunIDNotIn", "actionsRunIDGT", "actionsRunIDGTE", "actionsRunIDLT", "actionsRunIDLTE", "actionsRunURL", "actionsRunURLNEQ", "actionsRunURLIn", "actionsRunURLNotIn", "actionsRunURLGT", "actionsRunURLGTE", "actionsRunURLLT", "actionsRunURLLTE", "actionsRunURLContains", "actionsRunURLHasPrefix", "actionsRunURLHasSuffix", "actionsRunURLEqualFold", "actionsRunURLContainsFold", "leaseOwner", "leaseOwnerNEQ", "leaseOwnerIn", "leaseOwnerNotIn", "leaseOwnerGT", "leaseOwnerGTE", "leaseOwnerLT", "leaseOwnerLTE", "leaseOwnerContains", "leaseOwnerHasPrefix", "leaseOwnerHasSuffix", "leaseOwnerEqualFold", "leaseOwnerContainsFold", "heartbeatAt", "heartbeatAtNEQ", "heartbeatAtIn", "heartbeatAtNotIn", "heartbeatAtGT", "heartbeatAtGTE", "heartbeatAtLT", "heartbeatAtLTE", "heartbeatAtIsNil", "heartbeatAtNotNil", "attempts", "attemptsNEQ", "attemptsIn", "attemptsNotIn", "attemptsGT", "attemptsGTE", "attemptsLT", "attemptsLTE", "nextAttemptAt", "nextAttemptAtNEQ", "nextAttemptAtIn", "nextAttemptAtNotIn", "nextAttemptAtGT", "nextAttemptAtGTE", "nextAttemptAtLT", "nextAttemptAtLTE", "nextAttemptAtIsNil", "nextAttemptAtNotNil", "dispatchedAt", "dispatchedAtNEQ", "dispatchedAtIn", "dispatchedAtNotIn", "dispatchedAtGT", "dispatchedAtGTE", "dispatchedAtLT", "dispatchedAtLTE", "dispatchedAtIsNil", "dispatchedAtNotNil", "startedAt", "startedAtNEQ", "startedAtIn", "startedAtNotIn", "startedAtGT", "startedAtGTE", "startedAtLT", "startedAtLTE", "startedAtIsNil", "startedAtNotNil", "reportedAt", "reportedAtNEQ", "reportedAtIn", "reportedAtNotIn", "reportedAtGT", "reportedAtGTE", "reportedAtLT", "reportedAtLTE", "reportedAtIsNil", "reportedAtNotNil", "finishedAt", "finishedAtNEQ", "finishedAtIn", "finishedAtNotIn", "finishedAtGT", "finishedAtGTE", "finishedAtLT", "finishedAtLTE", "finishedAtIsNil", "finishedAtNotNil", "costUsd", "costUsdNEQ", "costUsdIn", "costUsdNotIn", "costUsdGT", "costUsdGTE", "costUsdLT", "costUsdLTE", "inputTokens", "inputTokensNEQ", "inputTokensIn", "inputTokensNotIn", "inputTokensGT", "inputTokensGTE", "inputTokensLT", "inputTokensLTE", "outputTokens", "outputTokensNEQ", "outputTokensIn", "outputTokensNotIn", "outputTokensGT", "outputTokensGTE", "outputTokensLT", "outputTokensLTE", "cacheReadTokens", "cacheReadTokensNEQ", "cacheReadTokensIn", "cacheReadTokensNotIn", "cacheReadTokensGT", "cacheReadTokensGTE", "cacheReadTokensLT", "cacheReadTokensLTE", "cacheWriteTokens", "cacheWriteTokensNEQ", "cacheWriteTokensIn", "cacheWriteTokensNotIn", "cacheWriteTokensGT", "cacheWriteTokensGTE", "cacheWriteTokensLT", "cacheWriteTokensLTE", "modelPrice", "modelPriceNEQ", "modelPriceIn", "modelPriceNotIn", "modelPriceGT", "modelPriceGTE", "modelPriceLT", "modelPriceLTE", "modelPriceContains", "modelPriceHasPrefix", "modelPriceHasSuffix", "modelPriceEqualFold", "modelPriceContainsFold", "turns", "turnsNEQ", "turnsIn", "turnsNotIn", "turnsGT", "turnsGTE", "turnsLT", "turnsLTE", "durationMs", "durationMsNEQ", "durationMsIn", "durationMsNotIn", "durationMsGT", "durationMsGTE", "durationMsLT", "durationMsLTE", "summary", "summaryNEQ", "summaryIn", "summaryNotIn", "summaryGT", "summaryGTE", "summaryLT", "summaryLTE", "summaryContains", "summaryHasPrefix", "summaryHasSuffix", "summaryEqualFold", "summaryContainsFold", "failureReason", "failureReasonNEQ", "failureReasonIn", "failureReasonNotIn", "failureReasonGT", "failureReasonGTE", "failureReasonLT", "failureReasonLTE", "failureReasonContains", "failureReasonHasPrefix", "failureReasonHasSuffix", "failureReasonEqualFold", "failureReasonContainsFold", "findingsBlocker", "findingsBlockerNEQ", "findingsBlockerIn", "findingsBlockerNotIn", "findingsBlockerGT", "findingsBlockerGTE", "findingsBlockerLT", "findingsBlockerLTE", "findingsMajor", "findingsMajorNEQ", "findingsMajorIn", "findingsMajorNotIn", "findingsMajorGT", "findingsMajorGTE", "findingsMajorLT", "findingsMajorLTE", "findingsMinor", "findingsMinorNEQ", "findingsMinorIn", "findingsMinorNotIn", "findingsMinorGT", "findingsMinorGTE", "findingsMinorLT", "findingsMinorLTE", "findingsNit", "findingsNitNEQ", "findingsNitIn", "findingsNitNotIn", "findingsNitGT", "findingsNitGTE", "findingsNitLT", "findingsNitLTE", "findingsPosted", "findingsPostedNEQ", "findingsPostedIn", "findingsPostedNotIn", "findingsPostedGT", "findingsPostedGTE", "findingsPostedLT", "findingsPostedLTE", "findingsDropped", "findingsDroppedNEQ", "findingsDroppedIn", "findingsDroppedNotIn", "findingsDroppedGT", "findingsDroppedGTE", "findingsDroppedLT", "findingsDroppedLTE", "reviewID", "reviewIDNEQ", "reviewIDIn", "reviewIDNotIn", "reviewIDGT", "reviewIDGTE", "reviewIDLT", "reviewIDLTE", "changedFiles", "changedFilesNEQ", "changedFilesIn", "changedFilesNotIn", "changedFilesGT", "changedFilesGTE", "changedFilesLT", "changedFilesLTE", "additions", "additionsNEQ", "additionsIn", "additionsNotIn", "additionsGT", "additionsGTE", "additionsLT", "additionsLTE", "deletions", "deletionsNEQ", "deletionsIn", "deletionsNotIn", "deletionsGT", "deletionsGTE", "deletionsLT", "deletionsLTE", "behindBy", "behindByNEQ", "behindByIn", "behindByNotIn", "behindByGT", "behindByGTE", "behindByLT", "behindByLTE", "aheadBy", "aheadByNEQ", "aheadByIn", "aheadByNotIn", "aheadByGT", "aheadByGTE", "aheadByLT", "aheadByLTE", "fromFork", "fromForkNEQ", "replyToCommentID", "replyToCommentIDNEQ", "replyToCommentIDIn", "replyToCommentIDNotIn", "replyToCommentIDGT", "replyToCommentIDGTE", "replyToCommentIDLT", "replyToCommentIDLTE", "replyToCommentIDIsNil", "replyToCommentIDNotNil", "threadRootCommentID", "threadRootCommentIDNEQ", "threadRootCommentIDIn", "threadRootCommentIDNotIn", "threadRootCommentIDGT", "threadRootCommentIDGTE", "threadRootCommentIDLT", "threadRootCommentIDLTE", "replyCommentID", "replyCommentIDNEQ", "replyCommentIDIn", "replyCommentIDNotIn", "replyCommentIDGT", "replyCommentIDGTE", "replyCommentIDLT", "replyCommentIDLTE", "hasRepository", "hasRepositoryWith", "hasReviewer", "hasReviewerWith", "hasFindings", "hasFindingsWith", "hasEvents", "hasEventsWith", "repositoryID", "reviewerID"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "kind", "kindNEQ", "kindIn", "kindNotIn", "status", "statusNEQ", "statusIn", "statusNotIn", "trigger", "triggerNEQ", "triggerIn", "triggerNotIn", "shadow", "shadowNEQ", "prNumber", "prNumberNEQ", "prNumberIn", "prNumberNotIn", "prNumberGT", "prNumberGTE", "prNumberLT", "prNumberLTE", "prTitle", "prTitleNEQ", "prTitleIn", "prTitleNotIn", "prTitleGT", "prTitleGTE", "prTitleLT", "prTitleLTE", "prTitleContains", "prTitleHasPrefix", "prTitleHasSuffix", "prTitleEqualFold", "prTitleContainsFold", "prURL", "prURLNEQ", "prURLIn", "prURLNotIn", "prURLGT", "prURLGTE", "prURLLT", "prURLLTE", "prURLContains", "prURLHasPrefix", "prURLHasSuffix", "prURLEqualFold", "prURLContainsFold", "headSha", "headShaNEQ", "headShaIn", "headShaNotIn", "headShaGT", "headShaGTE", "headShaLT", "headShaLTE", "headShaContains", "headShaHasPrefix", "headShaHasSuffix", "headShaEqualFold", "headShaContainsFold", "headRef", "headRefNEQ", "headRefIn", "headRefNotIn", "headRefGT", "headRefGTE", "headRefLT", "headRefLTE", "headRefContains", "headRefHasPrefix", "headRefHasSuffix", "headRefEqualFold", "headRefContainsFold", "baseSha", "baseShaNEQ", "baseShaIn", "baseShaNotIn", "baseShaGT", "baseShaGTE", "baseShaLT", "baseShaLTE", "baseShaContains", "baseShaHasPrefix", "baseShaHasSuffix", "baseShaEqualFold", "baseShaContainsFold", "baseRef", "baseRefNEQ", "baseRefIn", "baseRefNotIn", "baseRefGT", "baseRefGTE", "baseRefLT", "baseRefLTE", "baseRefContains", "baseRefHasPrefix", "baseRefHasSuffix", "baseRefEqualFold", "baseRefContainsFold", "incrementalSince", "incrementalSinceNEQ", "incrementalSinceIn", "incrementalSinceNotIn", "incrementalSinceGT", "incrementalSinceGTE", "incrementalSinceLT", "incrementalSinceLTE", "incrementalSinceContains", "incrementalSinceHasPrefix", "incrementalSinceHasSuffix", "incrementalSinceEqualFold", "incrementalSinceContainsFold", "fullReviewReason", "fullReviewReasonNEQ", "fullReviewReasonIn", "fullReviewReasonNotIn", "fullReviewReasonGT", "fullReviewReasonGTE", "fullReviewReasonLT", "fullReviewReasonLTE", "fullReviewReasonContains", "fullReviewReasonHasPrefix", "fullReviewReasonHasSuffix", "fullReviewReasonEqualFold", "fullReviewReasonContainsFold", "requester", "requesterNEQ", "requesterIn", "requesterNotIn", "requesterGT", "requesterGTE", "requesterLT", "requesterLTE", "requesterContains", "requesterHasPrefix", "requesterHasSuffix", "requesterEqualFold", "requesterContainsFold", "note", "noteNEQ", "noteIn", "noteNotIn", "noteGT", "noteGTE", "noteLT", "noteLTE", "noteContains", "noteHasPrefix", "noteHasSuffix", "noteEqualFold", "noteContainsFold", "requestTarget", "requestTargetNEQ", "requestTargetIn", "requestTargetNotIn", "requestTargetGT", "requestTargetGTE", "requestTargetLT", "requestTargetLTE", "requestTargetContains", "requestTargetHasPrefix", "requestTargetHasSuffix", "requestTargetEqualFold", "requestTargetContainsFold", "model", "modelNEQ", "modelIn", "modelNotIn", "modelGT", "modelGTE", "modelLT", "modelLTE", "modelContains", "modelHasPrefix", "modelHasSuffix", "modelEqualFold", "modelContainsFold", "provider", "providerNEQ", "providerIn", "providerNotIn", "providerGT", "providerGTE", "providerLT", "providerLTE", "providerContains", "providerHasPrefix", "providerHasSuffix", "providerEqualFold", "providerContainsFold", "maxCostUsd", "maxCostUsdNEQ", "maxCostUsdIn", "maxCostUsdNotIn", "maxCostUsdGT", "maxCostUsdGTE", "maxCostUsdLT", "maxCostUsdLTE", "checkRunID", "checkRunIDNEQ", "checkRunIDIn", "checkRunIDNotIn", "checkRunIDGT", "checkRunIDGTE", "checkRunIDLT", "checkRunIDLTE", "checkCompleted", "checkCompletedNEQ", "actionsRunID", "actionsRunIDNEQ", "actionsRunIDIn", "actionsRunIDNotIn", "actionsRunIDGT", "actionsRunIDGTE", "actionsRunIDLT", "actionsRunIDLTE", "actionsRunURL", "actionsRunURLNEQ", "actionsRunURLIn", "actionsRunURLNotIn", "actionsRunURLGT", "actionsRunURLGTE", "actionsRunURLLT", "actionsRunURLLTE", "actionsRunURLContains", "actionsRunURLHasPrefix", "actionsRunURLHasSuffix", "actionsRunURLEqualFold", "actionsRunURLContainsFold", "leaseOwner", "leaseOwnerNEQ", "leaseOwnerIn", "leaseOwnerNotIn", "leaseOwnerGT", "leaseOwnerGTE", "leaseOwnerLT", "leaseOwnerLTE", "leaseOwnerContains", "leaseOwnerHasPrefix", "leaseOwnerHasSuffix", "leaseOwnerEqualFold", "leaseOwnerContainsFold", "heartbeatAt", "heartbeatAtNEQ", "heartbeatAtIn", "heartbeatAtNotIn", "heartbeatAtGT", "heartbeatAtGTE", "heartbeatAtLT", "heartbeatAtLTE", "heartbeatAtIsNil", "heartbeatAtNotNil", "attempts", "attemptsNEQ", "attemptsIn", "attemptsNotIn", "attemptsGT", "attemptsGTE", "attemptsLT", "attemptsLTE", "nextAttemptAt", "nextAttemptAtNEQ", "nextAttemptAtIn", "nextAttemptAtNotIn", "nextAttemptAtGT", "nextAttemptAtGTE", "nextAttemptAtLT", "nextAttemptAtLTE", "nextAttemptAtIsNil", "nextAttemptAtNotNil", "dispatchedAt", "dispatchedAtNEQ", "dispatchedAtIn", "dispatchedAtNotIn", "dispatchedAtGT", "dispatchedAtGTE", "dispatchedAtLT", "dispatchedAtLTE", "dispatchedAtIsNil", "dispatchedAtNotNil", "startedAt", "startedAtNEQ", "startedAtIn", "startedAtNotIn", "startedAtGT", "startedAtGTE", "startedAtLT", "startedAtLTE", "startedAtIsNil", "startedAtNotNil", "reportedAt", "reportedAtNEQ", "reportedAtIn", "reportedAtNotIn", "reportedAtGT", "reportedAtGTE", "reportedAtLT", "reportedAtLTE", "reportedAtIsNil", "reportedAtNotNil", "finishedAt", "finishedAtNEQ", "finishedAtIn", "finishedAtNotIn", "finishedAtGT", "finishedAtGTE", "finishedAtLT", "finishedAtLTE", "finishedAtIsNil", "finishedAtNotNil", "costUsd", "costUsdNEQ", "costUsdIn", "costUsdNotIn", "costUsdGT", "costUsdGTE", "costUsdLT", "costUsdLTE", "inputTokens", "inputTokensNEQ", "inputTokensIn", "inputTokensNotIn", "inputTokensGT", "inputTokensGTE", "inputTokensLT", "inputTokensLTE", "outputTokens", "outputTokensNEQ", "outputTokensIn", "outputTokensNotIn", "outputTokensGT", "outputTokensGTE", "outputTokensLT", "outputTokensLTE", "cacheReadTokens", "cacheReadTokensNEQ", "cacheReadTokensIn", "cacheReadTokensNotIn", "cacheReadTokensGT", "cacheReadTokensGTE", "cacheReadTokensLT", "cacheReadTokensLTE", "cacheWriteTokens", "cacheWriteTokensNEQ", "cacheWriteTokensIn", "cacheWriteTokensNotIn", "cacheWriteTokensGT", "cacheWriteTokensGTE", "cacheWriteTokensLT", "cacheWriteTokensLTE", "modelPrice", "modelPriceNEQ", "modelPriceIn", "modelPriceNotIn", "modelPriceGT", "modelPriceGTE", "modelPriceLT", "modelPriceLTE", "modelPriceContains", "modelPriceHasPrefix", "modelPriceHasSuffix", "modelPriceEqualFold", "modelPriceContainsFold", "turns", "turnsNEQ", "turnsIn", "turnsNotIn", "turnsGT", "turnsGTE", "turnsLT", "turnsLTE", "durationMs", "durationMsNEQ", "durationMsIn", "durationMsNotIn", "durationMsGT", "durationMsGTE", "durationMsLT", "durationMsLTE", "summary", "summaryNEQ", "summaryIn", "summaryNotIn", "summaryGT", "summaryGTE", "summaryLT", "summaryLTE", "summaryContains", "summaryHasPrefix", "summaryHasSuffix", "summaryEqualFold", "summaryContainsFold", "failureReason", "failureReasonNEQ", "failureReasonIn", "failureReasonNotIn", "failureReasonGT", "failureReasonGTE", "failureReasonLT", "failureReasonLTE", "failureReasonContains", "failureReasonHasPrefix", "failureReasonHasSuffix", "failureReasonEqualFold", "failureReasonContainsFold", "findingsBlocker", "findingsBlockerNEQ", "findingsBlockerIn", "findingsBlockerNotIn", "findingsBlockerGT", "findingsBlockerGTE", "findingsBlockerLT", "findingsBlockerLTE", "findingsMajor", "findingsMajorNEQ", "findingsMajorIn", "findingsMajorNotIn", "findingsMajorGT", "findingsMajorGTE", "findingsMajorLT", "findingsMajorLTE", "findingsMinor", "findingsMinorNEQ", "findingsMinorIn", "findingsMinorNotIn", "findingsMinorGT", "findingsMinorGTE", "findingsMinorLT", "findingsMinorLTE", "findingsNit", "findingsNitNEQ", "findingsNitIn", "findingsNitNotIn", "findingsNitGT", "findingsNitGTE", "findingsNitLT", "findingsNitLTE", "findingsPosted", "findingsPostedNEQ", "findingsPostedIn", "findingsPostedNotIn", "findingsPostedGT", "findingsPostedGTE", "findingsPostedLT", "findingsPostedLTE", "findingsDropped", "findingsDroppedNEQ", "findingsDroppedIn", "findingsDroppedNotIn", "findingsDroppedGT", "findingsDroppedGTE", "findingsDroppedLT", "findingsDroppedLTE", "reviewID", "reviewIDNEQ", "reviewIDIn", "reviewIDNotIn", "reviewIDGT", "reviewIDGTE", "reviewIDLT", "reviewIDLTE", "changedFiles", "changedFilesNEQ", "changedFilesIn", "changedFilesNotIn", "changedFilesGT", "changedFilesGTE", "changedFilesLT", "changedFilesLTE", "additions", "additionsNEQ", "additionsIn", "additionsNotIn", "additionsGT", "additionsGTE", "additionsLT", "additionsLTE", "deletions", "deletionsNEQ", "deletionsIn", "deletionsNotIn", "deletionsGT", "deletionsGTE", "deletionsLT", "deletionsLTE", "behindBy", "behindByNEQ", "behindByIn", "behindByNotIn", "behindByGT", "behindByGTE", "behindByLT", "behindByLTE", "aheadBy", "aheadByNEQ", "aheadByIn", "aheadByNotIn", "aheadByGT", "aheadByGTE", "aheadByLT", "aheadByLTE", "fromFork", "fromForkNEQ", "replyToCommentID", "replyToCommentIDNEQ", "replyToCommentIDIn", "replyToCommentIDNotIn", "replyToCommentIDGT", "replyToCommentIDGTE", "replyToCommentIDLT", "replyToCommentIDLTE", "replyToCommentIDIsNil", "replyToCommentIDNotNil", "threadRootCommentID", "threadRootCommentIDNEQ", "threadRootCommentIDIn", "threadRootCommentIDNotIn", "threadRootCommentIDGT", "threadRootCommentIDGTE", "threadRootCommentIDLT", "threadRootCommentIDLTE", "replyCommentID", "replyCommentIDNEQ", "replyCommentIDIn", "replyCommentIDNotIn", "replyCommentIDGT", "replyCommentIDGTE", "replyCommentIDLT", "replyCommentIDLTE", "hasRepository", "hasRepositoryWith", "hasReviewer", "hasReviewerWith", "hasFindings", "hasFindingsWith", "hasEvents", "hasEventsWith", "repositoryID", "reviewerID"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -15927,6 +16401,20 @@ func (ec *executionContext) unmarshalInputRunWhereInput(ctx context.Context, obj
 				return it, err
 			}
 			it.TriggerNotIn = data
+		case "shadow":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("shadow"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Shadow = data
+		case "shadowNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("shadowNEQ"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ShadowNEQ = data
 		case "prNumber":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("prNumber"))
 			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
@@ -22423,6 +22911,31 @@ func (ec *executionContext) _Finding(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "evidence":
+			out.Values[i] = ec._Finding_evidence(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "evidenceMovedFrom":
+			out.Values[i] = ec._Finding_evidenceMovedFrom(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "outcome":
+			out.Values[i] = ec._Finding_outcome(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "outcomeAt":
+			out.Values[i] = ec._Finding_outcomeAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "outcomeReason":
+			out.Values[i] = ec._Finding_outcomeReason(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "run":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -23572,6 +24085,11 @@ func (ec *executionContext) _Run(ctx context.Context, sel ast.SelectionSet, obj 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "shadow":
+			out.Values[i] = ec._Run_shadow(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "prNumber":
 			out.Values[i] = ec._Run_prNumber(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -24509,6 +25027,16 @@ func (ec *executionContext) marshalNFindingOrderField2ᚖgithubᚗcomᚋchakshu�
 	return v
 }
 
+func (ec *executionContext) unmarshalNFindingOutcome2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋfindingᚐOutcome(ctx context.Context, v any) (finding.Outcome, error) {
+	var res finding.Outcome
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNFindingOutcome2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋfindingᚐOutcome(ctx context.Context, sel ast.SelectionSet, v finding.Outcome) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNFindingPlacement2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋfindingᚐPlacement(ctx context.Context, v any) (finding.Placement, error) {
 	var res finding.Placement
 	err := res.UnmarshalGQL(v)
@@ -25175,6 +25703,58 @@ func (ec *executionContext) unmarshalOFindingOrder2ᚖgithubᚗcomᚋchakshuᚑd
 	}
 	res, err := ec.unmarshalInputFindingOrder(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOFindingOutcome2ᚕgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋfindingᚐOutcomeᚄ(ctx context.Context, v any) ([]finding.Outcome, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]finding.Outcome, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNFindingOutcome2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋfindingᚐOutcome(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOFindingOutcome2ᚕgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋfindingᚐOutcomeᚄ(ctx context.Context, sel ast.SelectionSet, v []finding.Outcome) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNFindingOutcome2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋfindingᚐOutcome(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOFindingOutcome2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋfindingᚐOutcome(ctx context.Context, v any) (*finding.Outcome, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(finding.Outcome)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOFindingOutcome2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋfindingᚐOutcome(ctx context.Context, sel ast.SelectionSet, v *finding.Outcome) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) unmarshalOFindingPlacement2ᚕgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋfindingᚐPlacementᚄ(ctx context.Context, v any) ([]finding.Placement, error) {

@@ -151,27 +151,32 @@ type ComplexityRoot struct {
 	}
 
 	Finding struct {
-		Body          func(childComplexity int) int
-		Category      func(childComplexity int) int
-		CommentID     func(childComplexity int) int
-		CommentURL    func(childComplexity int) int
-		CreatedAt     func(childComplexity int) int
-		DroppedReason func(childComplexity int) int
-		HiddenID      func(childComplexity int) int
-		ID            func(childComplexity int) int
-		Line          func(childComplexity int) int
-		Path          func(childComplexity int) int
-		Placement     func(childComplexity int) int
-		Posted        func(childComplexity int) int
-		Resolved      func(childComplexity int) int
-		Run           func(childComplexity int) int
-		Severity      func(childComplexity int) int
-		Side          func(childComplexity int) int
-		StartLine     func(childComplexity int) int
-		Suggestion    func(childComplexity int) int
-		ThreadID      func(childComplexity int) int
-		Title         func(childComplexity int) int
-		UpdatedAt     func(childComplexity int) int
+		Body              func(childComplexity int) int
+		Category          func(childComplexity int) int
+		CommentID         func(childComplexity int) int
+		CommentURL        func(childComplexity int) int
+		CreatedAt         func(childComplexity int) int
+		DroppedReason     func(childComplexity int) int
+		Evidence          func(childComplexity int) int
+		EvidenceMovedFrom func(childComplexity int) int
+		HiddenID          func(childComplexity int) int
+		ID                func(childComplexity int) int
+		Line              func(childComplexity int) int
+		Outcome           func(childComplexity int) int
+		OutcomeAt         func(childComplexity int) int
+		OutcomeReason     func(childComplexity int) int
+		Path              func(childComplexity int) int
+		Placement         func(childComplexity int) int
+		Posted            func(childComplexity int) int
+		Resolved          func(childComplexity int) int
+		Run               func(childComplexity int) int
+		Severity          func(childComplexity int) int
+		Side              func(childComplexity int) int
+		StartLine         func(childComplexity int) int
+		Suggestion        func(childComplexity int) int
+		ThreadID          func(childComplexity int) int
+		Title             func(childComplexity int) int
+		UpdatedAt         func(childComplexity int) int
 	}
 
 	FindingConnection struct {
@@ -467,6 +472,7 @@ type ComplexityRoot struct {
 		Requester           func(childComplexity int) int
 		ReviewID            func(childComplexity int) int
 		Reviewer            func(childComplexity int) int
+		Shadow              func(childComplexity int) int
 		StartedAt           func(childComplexity int) int
 		Status              func(childComplexity int) int
 		Summary             func(childComplexity int) int
@@ -1114,6 +1120,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Finding.DroppedReason(childComplexity), true
+	case "Finding.evidence":
+		if e.ComplexityRoot.Finding.Evidence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Finding.Evidence(childComplexity), true
+	case "Finding.evidenceMovedFrom":
+		if e.ComplexityRoot.Finding.EvidenceMovedFrom == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Finding.EvidenceMovedFrom(childComplexity), true
 	case "Finding.hiddenID":
 		if e.ComplexityRoot.Finding.HiddenID == nil {
 			break
@@ -1132,6 +1150,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Finding.Line(childComplexity), true
+	case "Finding.outcome":
+		if e.ComplexityRoot.Finding.Outcome == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Finding.Outcome(childComplexity), true
+	case "Finding.outcomeAt":
+		if e.ComplexityRoot.Finding.OutcomeAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Finding.OutcomeAt(childComplexity), true
+	case "Finding.outcomeReason":
+		if e.ComplexityRoot.Finding.OutcomeReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Finding.OutcomeReason(childComplexity), true
 	case "Finding.path":
 		if e.ComplexityRoot.Finding.Path == nil {
 			break
@@ -2732,6 +2768,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Run.Reviewer(childComplexity), true
+	case "Run.shadow":
+		if e.ComplexityRoot.Run.Shadow == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Run.Shadow(childComplexity), true
 	case "Run.startedAt":
 		if e.ComplexityRoot.Run.StartedAt == nil {
 			break
@@ -5417,6 +5459,26 @@ type Finding implements Node {
   """
   resolved: Boolean!
   """
+  the agent's quote of the code the finding rests on: exact text from the file at the head commit
+  """
+  evidence: String!
+  """
+  the line the agent named when the evidence was found on a nearby line instead (the finding was moved there); 0 when not moved
+  """
+  evidenceMovedFrom: Int!
+  """
+  what became of a posted finding, read from GitHub: open until decided
+  """
+  outcome: FindingOutcome!
+  """
+  when the outcome was decided
+  """
+  outcomeAt: Time
+  """
+  the GitHub fact the outcome rests on, e.g. 'lines 10-12 changed in abc1234', 'thread resolved by @alice'
+  """
+  outcomeReason: String!
+  """
   the run that found it
   """
   run: Run!
@@ -5476,6 +5538,39 @@ enum FindingOrderField {
   Order by severity.
   """
   SEVERITY
+  """
+  Order by outcome.
+  """
+  OUTCOME
+}
+"""
+FindingOutcome is enum for the field outcome
+"""
+enum FindingOutcome @goModel(model: "github.com/chakshu-dev/chakshu/ent/finding.Outcome") {
+  """
+  Not decided yet (or not posted).
+  """
+  open
+  """
+  A later commit changed the lines under it and it did not come back, or its suggestion was applied.
+  """
+  fixed
+  """
+  A person resolved its thread with no change under it, replied that it is wrong, or reacted 👎.
+  """
+  dismissed
+  """
+  A person reacted 👍 or replied agreeing.
+  """
+  acknowledged
+  """
+  Still open when the pull request was merged.
+  """
+  open_at_merge
+  """
+  The pull request was closed without merging while it was open.
+  """
+  closed_unmerged
 }
 """
 FindingPlacement is enum for the field placement
@@ -6292,6 +6387,198 @@ input FindingWhereInput {
   Findings whose resolved differs from the value.
   """
   resolvedNEQ: Boolean
+  """
+  Findings whose evidence equals the value.
+  """
+  evidence: String
+  """
+  Findings whose evidence differs from the value.
+  """
+  evidenceNEQ: String
+  """
+  Findings whose evidence is one of the values.
+  """
+  evidenceIn: [String!]
+  """
+  Findings whose evidence is none of the values.
+  """
+  evidenceNotIn: [String!]
+  """
+  Findings whose evidence is greater than the value.
+  """
+  evidenceGT: String
+  """
+  Findings whose evidence is greater than or equal to the value.
+  """
+  evidenceGTE: String
+  """
+  Findings whose evidence is less than the value.
+  """
+  evidenceLT: String
+  """
+  Findings whose evidence is less than or equal to the value.
+  """
+  evidenceLTE: String
+  """
+  Findings whose evidence contains the text.
+  """
+  evidenceContains: String
+  """
+  Findings whose evidence starts with the text.
+  """
+  evidenceHasPrefix: String
+  """
+  Findings whose evidence ends with the text.
+  """
+  evidenceHasSuffix: String
+  """
+  Findings whose evidence equals the text, ignoring case.
+  """
+  evidenceEqualFold: String
+  """
+  Findings whose evidence contains the text, ignoring case.
+  """
+  evidenceContainsFold: String
+  """
+  Findings whose evidenceMovedFrom equals the value.
+  """
+  evidenceMovedFrom: Int
+  """
+  Findings whose evidenceMovedFrom differs from the value.
+  """
+  evidenceMovedFromNEQ: Int
+  """
+  Findings whose evidenceMovedFrom is one of the values.
+  """
+  evidenceMovedFromIn: [Int!]
+  """
+  Findings whose evidenceMovedFrom is none of the values.
+  """
+  evidenceMovedFromNotIn: [Int!]
+  """
+  Findings whose evidenceMovedFrom is greater than the value.
+  """
+  evidenceMovedFromGT: Int
+  """
+  Findings whose evidenceMovedFrom is greater than or equal to the value.
+  """
+  evidenceMovedFromGTE: Int
+  """
+  Findings whose evidenceMovedFrom is less than the value.
+  """
+  evidenceMovedFromLT: Int
+  """
+  Findings whose evidenceMovedFrom is less than or equal to the value.
+  """
+  evidenceMovedFromLTE: Int
+  """
+  Findings whose outcome equals the value.
+  """
+  outcome: FindingOutcome
+  """
+  Findings whose outcome differs from the value.
+  """
+  outcomeNEQ: FindingOutcome
+  """
+  Findings whose outcome is one of the values.
+  """
+  outcomeIn: [FindingOutcome!]
+  """
+  Findings whose outcome is none of the values.
+  """
+  outcomeNotIn: [FindingOutcome!]
+  """
+  Findings whose outcomeAt equals the value.
+  """
+  outcomeAt: Time
+  """
+  Findings whose outcomeAt differs from the value.
+  """
+  outcomeAtNEQ: Time
+  """
+  Findings whose outcomeAt is one of the values.
+  """
+  outcomeAtIn: [Time!]
+  """
+  Findings whose outcomeAt is none of the values.
+  """
+  outcomeAtNotIn: [Time!]
+  """
+  Findings whose outcomeAt is greater than the value.
+  """
+  outcomeAtGT: Time
+  """
+  Findings whose outcomeAt is greater than or equal to the value.
+  """
+  outcomeAtGTE: Time
+  """
+  Findings whose outcomeAt is less than the value.
+  """
+  outcomeAtLT: Time
+  """
+  Findings whose outcomeAt is less than or equal to the value.
+  """
+  outcomeAtLTE: Time
+  """
+  Findings whose outcomeAt is null (when true).
+  """
+  outcomeAtIsNil: Boolean
+  """
+  Findings whose outcomeAt is set (when true).
+  """
+  outcomeAtNotNil: Boolean
+  """
+  Findings whose outcomeReason equals the value.
+  """
+  outcomeReason: String
+  """
+  Findings whose outcomeReason differs from the value.
+  """
+  outcomeReasonNEQ: String
+  """
+  Findings whose outcomeReason is one of the values.
+  """
+  outcomeReasonIn: [String!]
+  """
+  Findings whose outcomeReason is none of the values.
+  """
+  outcomeReasonNotIn: [String!]
+  """
+  Findings whose outcomeReason is greater than the value.
+  """
+  outcomeReasonGT: String
+  """
+  Findings whose outcomeReason is greater than or equal to the value.
+  """
+  outcomeReasonGTE: String
+  """
+  Findings whose outcomeReason is less than the value.
+  """
+  outcomeReasonLT: String
+  """
+  Findings whose outcomeReason is less than or equal to the value.
+  """
+  outcomeReasonLTE: String
+  """
+  Findings whose outcomeReason contains the text.
+  """
+  outcomeReasonContains: String
+  """
+  Findings whose outcomeReason starts with the text.
+  """
+  outcomeReasonHasPrefix: String
+  """
+  Findings whose outcomeReason ends with the text.
+  """
+  outcomeReasonHasSuffix: String
+  """
+  Findings whose outcomeReason equals the text, ignoring case.
+  """
+  outcomeReasonEqualFold: String
+  """
+  Findings whose outcomeReason contains the text, ignoring case.
+  """
+  outcomeReasonContainsFold: String
   """
   Findings that have (true) or lack (false) a run.
   """
@@ -9309,6 +9596,10 @@ type Run implements Node {
   """
   trigger: RunTrigger!
   """
+  a backtest run: reviewed like any other, but nothing is posted on the pull request (no review, check, thread or request change)
+  """
+  shadow: Boolean!
+  """
   pull request number in the repository
   """
   prNumber: Int!
@@ -10162,6 +10453,14 @@ input RunWhereInput {
   Runs whose trigger is none of the values.
   """
   triggerNotIn: [RunTrigger!]
+  """
+  Runs whose shadow equals the value.
+  """
+  shadow: Boolean
+  """
+  Runs whose shadow differs from the value.
+  """
+  shadowNEQ: Boolean
   """
   Runs whose prNumber equals the value.
   """
@@ -14030,6 +14329,16 @@ func (ec *executionContext) childFields_Finding(ctx context.Context, field graph
 		return ec.fieldContext_Finding_threadID(ctx, field)
 	case "resolved":
 		return ec.fieldContext_Finding_resolved(ctx, field)
+	case "evidence":
+		return ec.fieldContext_Finding_evidence(ctx, field)
+	case "evidenceMovedFrom":
+		return ec.fieldContext_Finding_evidenceMovedFrom(ctx, field)
+	case "outcome":
+		return ec.fieldContext_Finding_outcome(ctx, field)
+	case "outcomeAt":
+		return ec.fieldContext_Finding_outcomeAt(ctx, field)
+	case "outcomeReason":
+		return ec.fieldContext_Finding_outcomeReason(ctx, field)
 	case "run":
 		return ec.fieldContext_Finding_run(ctx, field)
 	}
@@ -14432,6 +14741,8 @@ func (ec *executionContext) childFields_Run(ctx context.Context, field graphql.C
 		return ec.fieldContext_Run_status(ctx, field)
 	case "trigger":
 		return ec.fieldContext_Run_trigger(ctx, field)
+	case "shadow":
+		return ec.fieldContext_Run_shadow(ctx, field)
 	case "prNumber":
 		return ec.fieldContext_Run_prNumber(ctx, field)
 	case "prTitle":

@@ -334,9 +334,9 @@ func (db *DB) migrateRollup(ctx context.Context, v int) (installed bool, kept in
 	return true, 0, nil
 }
 
-// constantDefault is a column default that is a constant: a number or a
-// quoted string.
-var constantDefault = regexp.MustCompile(`^(?:-?[0-9]+(?:\.[0-9]+)?|'(?:[^']|'')*')$`)
+// constantDefault is a column default that is a constant: a number, a
+// quoted string or a boolean keyword (SQLite takes TRUE and FALSE as constants).
+var constantDefault = regexp.MustCompile(`^(?:-?[0-9]+(?:\.[0-9]+)?|'(?:[^']|'')*'|(?i:true|false))$`)
 
 // constantDefaults gives each added column's constant default to the
 // migration planner as a literal. ent writes every default as a raw

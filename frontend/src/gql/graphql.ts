@@ -197,6 +197,21 @@ export type CreateApiTokenInput = {
   scope: ApiTokenScope;
 };
 
+/** FindingOutcome is enum for the field outcome */
+export type FindingOutcome =
+  /** A person reacted 👍 or replied agreeing. */
+  | 'acknowledged'
+  /** The pull request was closed without merging while it was open. */
+  | 'closed_unmerged'
+  /** A person resolved its thread with no change under it, replied that it is wrong, or reacted 👎. */
+  | 'dismissed'
+  /** A later commit changed the lines under it and it did not come back, or its suggestion was applied. */
+  | 'fixed'
+  /** Not decided yet (or not posted). */
+  | 'open'
+  /** Still open when the pull request was merged. */
+  | 'open_at_merge';
+
 /** FindingPlacement is enum for the field placement */
 export type FindingPlacement =
   /** Posted in the review body (its line is not in the diff). */
@@ -360,6 +375,48 @@ export type FindingWhereInput = {
   droppedReasonNEQ?: string | null | undefined;
   /** Findings whose droppedReason is none of the values. */
   droppedReasonNotIn?: Array<string> | null | undefined;
+  /** Findings whose evidence equals the value. */
+  evidence?: string | null | undefined;
+  /** Findings whose evidence contains the text. */
+  evidenceContains?: string | null | undefined;
+  /** Findings whose evidence contains the text, ignoring case. */
+  evidenceContainsFold?: string | null | undefined;
+  /** Findings whose evidence equals the text, ignoring case. */
+  evidenceEqualFold?: string | null | undefined;
+  /** Findings whose evidence is greater than the value. */
+  evidenceGT?: string | null | undefined;
+  /** Findings whose evidence is greater than or equal to the value. */
+  evidenceGTE?: string | null | undefined;
+  /** Findings whose evidence starts with the text. */
+  evidenceHasPrefix?: string | null | undefined;
+  /** Findings whose evidence ends with the text. */
+  evidenceHasSuffix?: string | null | undefined;
+  /** Findings whose evidence is one of the values. */
+  evidenceIn?: Array<string> | null | undefined;
+  /** Findings whose evidence is less than the value. */
+  evidenceLT?: string | null | undefined;
+  /** Findings whose evidence is less than or equal to the value. */
+  evidenceLTE?: string | null | undefined;
+  /** Findings whose evidenceMovedFrom equals the value. */
+  evidenceMovedFrom?: number | null | undefined;
+  /** Findings whose evidenceMovedFrom is greater than the value. */
+  evidenceMovedFromGT?: number | null | undefined;
+  /** Findings whose evidenceMovedFrom is greater than or equal to the value. */
+  evidenceMovedFromGTE?: number | null | undefined;
+  /** Findings whose evidenceMovedFrom is one of the values. */
+  evidenceMovedFromIn?: Array<number> | null | undefined;
+  /** Findings whose evidenceMovedFrom is less than the value. */
+  evidenceMovedFromLT?: number | null | undefined;
+  /** Findings whose evidenceMovedFrom is less than or equal to the value. */
+  evidenceMovedFromLTE?: number | null | undefined;
+  /** Findings whose evidenceMovedFrom differs from the value. */
+  evidenceMovedFromNEQ?: number | null | undefined;
+  /** Findings whose evidenceMovedFrom is none of the values. */
+  evidenceMovedFromNotIn?: Array<number> | null | undefined;
+  /** Findings whose evidence differs from the value. */
+  evidenceNEQ?: string | null | undefined;
+  /** Findings whose evidence is none of the values. */
+  evidenceNotIn?: Array<string> | null | undefined;
   /** Findings that have (true) or lack (false) a run. */
   hasRun?: boolean | null | undefined;
   /** Findings with a run matching one of these filters. */
@@ -426,6 +483,60 @@ export type FindingWhereInput = {
   not?: FindingWhereInput | null | undefined;
   /** Findings that match at least one of these filters. */
   or?: Array<FindingWhereInput> | null | undefined;
+  /** Findings whose outcome equals the value. */
+  outcome?: FindingOutcome | null | undefined;
+  /** Findings whose outcomeAt equals the value. */
+  outcomeAt?: string | null | undefined;
+  /** Findings whose outcomeAt is greater than the value. */
+  outcomeAtGT?: string | null | undefined;
+  /** Findings whose outcomeAt is greater than or equal to the value. */
+  outcomeAtGTE?: string | null | undefined;
+  /** Findings whose outcomeAt is one of the values. */
+  outcomeAtIn?: Array<string> | null | undefined;
+  /** Findings whose outcomeAt is null (when true). */
+  outcomeAtIsNil?: boolean | null | undefined;
+  /** Findings whose outcomeAt is less than the value. */
+  outcomeAtLT?: string | null | undefined;
+  /** Findings whose outcomeAt is less than or equal to the value. */
+  outcomeAtLTE?: string | null | undefined;
+  /** Findings whose outcomeAt differs from the value. */
+  outcomeAtNEQ?: string | null | undefined;
+  /** Findings whose outcomeAt is none of the values. */
+  outcomeAtNotIn?: Array<string> | null | undefined;
+  /** Findings whose outcomeAt is set (when true). */
+  outcomeAtNotNil?: boolean | null | undefined;
+  /** Findings whose outcome is one of the values. */
+  outcomeIn?: Array<FindingOutcome> | null | undefined;
+  /** Findings whose outcome differs from the value. */
+  outcomeNEQ?: FindingOutcome | null | undefined;
+  /** Findings whose outcome is none of the values. */
+  outcomeNotIn?: Array<FindingOutcome> | null | undefined;
+  /** Findings whose outcomeReason equals the value. */
+  outcomeReason?: string | null | undefined;
+  /** Findings whose outcomeReason contains the text. */
+  outcomeReasonContains?: string | null | undefined;
+  /** Findings whose outcomeReason contains the text, ignoring case. */
+  outcomeReasonContainsFold?: string | null | undefined;
+  /** Findings whose outcomeReason equals the text, ignoring case. */
+  outcomeReasonEqualFold?: string | null | undefined;
+  /** Findings whose outcomeReason is greater than the value. */
+  outcomeReasonGT?: string | null | undefined;
+  /** Findings whose outcomeReason is greater than or equal to the value. */
+  outcomeReasonGTE?: string | null | undefined;
+  /** Findings whose outcomeReason starts with the text. */
+  outcomeReasonHasPrefix?: string | null | undefined;
+  /** Findings whose outcomeReason ends with the text. */
+  outcomeReasonHasSuffix?: string | null | undefined;
+  /** Findings whose outcomeReason is one of the values. */
+  outcomeReasonIn?: Array<string> | null | undefined;
+  /** Findings whose outcomeReason is less than the value. */
+  outcomeReasonLT?: string | null | undefined;
+  /** Findings whose outcomeReason is less than or equal to the value. */
+  outcomeReasonLTE?: string | null | undefined;
+  /** Findings whose outcomeReason differs from the value. */
+  outcomeReasonNEQ?: string | null | undefined;
+  /** Findings whose outcomeReason is none of the values. */
+  outcomeReasonNotIn?: Array<string> | null | undefined;
   /** Findings whose path equals the value. */
   path?: string | null | undefined;
   /** Findings whose path contains the text. */
@@ -2864,6 +2975,10 @@ export type RunWhereInput = {
   reviewIDNotIn?: Array<number> | null | undefined;
   /** Runs by this reviewer (Reviewer ID). */
   reviewerID?: string | number | null | undefined;
+  /** Runs whose shadow equals the value. */
+  shadow?: boolean | null | undefined;
+  /** Runs whose shadow differs from the value. */
+  shadowNEQ?: boolean | null | undefined;
   /** Runs whose startedAt equals the value. */
   startedAt?: string | null | undefined;
   /** Runs whose startedAt is greater than the value. */
