@@ -17,6 +17,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/chakshu-dev/chakshu/ent/apitoken"
 	"github.com/chakshu-dev/chakshu/ent/auditentry"
+	"github.com/chakshu-dev/chakshu/ent/backtest"
 	"github.com/chakshu-dev/chakshu/ent/connectorcredential"
 	"github.com/chakshu-dev/chakshu/ent/costrollup"
 	"github.com/chakshu-dev/chakshu/ent/finding"
@@ -43,6 +44,8 @@ type Client struct {
 	APIToken *APITokenClient
 	// AuditEntry is the client for interacting with the AuditEntry builders.
 	AuditEntry *AuditEntryClient
+	// Backtest is the client for interacting with the Backtest builders.
+	Backtest *BacktestClient
 	// ConnectorCredential is the client for interacting with the ConnectorCredential builders.
 	ConnectorCredential *ConnectorCredentialClient
 	// CostRollup is the client for interacting with the CostRollup builders.
@@ -82,6 +85,7 @@ func (c *Client) init() {
 	c.Schema = migrate.NewSchema(c.driver)
 	c.APIToken = NewAPITokenClient(c.config)
 	c.AuditEntry = NewAuditEntryClient(c.config)
+	c.Backtest = NewBacktestClient(c.config)
 	c.ConnectorCredential = NewConnectorCredentialClient(c.config)
 	c.CostRollup = NewCostRollupClient(c.config)
 	c.Finding = NewFindingClient(c.config)
@@ -189,6 +193,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		config:              cfg,
 		APIToken:            NewAPITokenClient(cfg),
 		AuditEntry:          NewAuditEntryClient(cfg),
+		Backtest:            NewBacktestClient(cfg),
 		ConnectorCredential: NewConnectorCredentialClient(cfg),
 		CostRollup:          NewCostRollupClient(cfg),
 		Finding:             NewFindingClient(cfg),
@@ -223,6 +228,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		config:              cfg,
 		APIToken:            NewAPITokenClient(cfg),
 		AuditEntry:          NewAuditEntryClient(cfg),
+		Backtest:            NewBacktestClient(cfg),
 		ConnectorCredential: NewConnectorCredentialClient(cfg),
 		CostRollup:          NewCostRollupClient(cfg),
 		Finding:             NewFindingClient(cfg),
@@ -265,9 +271,9 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.APIToken, c.AuditEntry, c.ConnectorCredential, c.CostRollup, c.Finding,
-		c.HookCursor, c.Installation, c.Repository, c.ReviewLearning, c.Reviewer,
-		c.Run, c.RunEvent, c.User, c.WebhookEvent, c.Worker,
+		c.APIToken, c.AuditEntry, c.Backtest, c.ConnectorCredential, c.CostRollup,
+		c.Finding, c.HookCursor, c.Installation, c.Repository, c.ReviewLearning,
+		c.Reviewer, c.Run, c.RunEvent, c.User, c.WebhookEvent, c.Worker,
 	} {
 		n.Use(hooks...)
 	}
@@ -277,9 +283,9 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.APIToken, c.AuditEntry, c.ConnectorCredential, c.CostRollup, c.Finding,
-		c.HookCursor, c.Installation, c.Repository, c.ReviewLearning, c.Reviewer,
-		c.Run, c.RunEvent, c.User, c.WebhookEvent, c.Worker,
+		c.APIToken, c.AuditEntry, c.Backtest, c.ConnectorCredential, c.CostRollup,
+		c.Finding, c.HookCursor, c.Installation, c.Repository, c.ReviewLearning,
+		c.Reviewer, c.Run, c.RunEvent, c.User, c.WebhookEvent, c.Worker,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -292,6 +298,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.APIToken.mutate(ctx, m)
 	case *AuditEntryMutation:
 		return c.AuditEntry.mutate(ctx, m)
+	case *BacktestMutation:
+		return c.Backtest.mutate(ctx, m)
 	case *ConnectorCredentialMutation:
 		return c.ConnectorCredential.mutate(ctx, m)
 	case *CostRollupMutation:
@@ -602,6 +610,155 @@ func (c *AuditEntryClient) mutate(ctx context.Context, m *AuditEntryMutation) (V
 		return (&AuditEntryDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown AuditEntry mutation op: %q", m.Op())
+	}
+}
+
+// BacktestClient is a client for the Backtest schema.
+type BacktestClient struct {
+	config
+}
+
+// NewBacktestClient returns a client for the Backtest from the given config.
+func NewBacktestClient(c config) *BacktestClient {
+	return &BacktestClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `backtest.Hooks(f(g(h())))`.
+func (c *BacktestClient) Use(hooks ...Hook) {
+	c.hooks.Backtest = append(c.hooks.Backtest, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `backtest.Intercept(f(g(h())))`.
+func (c *BacktestClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Backtest = append(c.inters.Backtest, interceptors...)
+}
+
+// Create returns a builder for creating a Backtest entity.
+func (c *BacktestClient) Create() *BacktestCreate {
+	mutation := newBacktestMutation(c.config, OpCreate)
+	return &BacktestCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Backtest entities.
+func (c *BacktestClient) CreateBulk(builders ...*BacktestCreate) *BacktestCreateBulk {
+	return &BacktestCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *BacktestClient) MapCreateBulk(slice any, setFunc func(*BacktestCreate, int)) *BacktestCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &BacktestCreateBulk{err: fmt.Errorf("calling to BacktestClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*BacktestCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &BacktestCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Backtest.
+func (c *BacktestClient) Update() *BacktestUpdate {
+	mutation := newBacktestMutation(c.config, OpUpdate)
+	return &BacktestUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *BacktestClient) UpdateOne(_m *Backtest) *BacktestUpdateOne {
+	mutation := newBacktestMutation(c.config, OpUpdateOne, withBacktest(_m))
+	return &BacktestUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *BacktestClient) UpdateOneID(id int) *BacktestUpdateOne {
+	mutation := newBacktestMutation(c.config, OpUpdateOne, withBacktestID(id))
+	return &BacktestUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Backtest.
+func (c *BacktestClient) Delete() *BacktestDelete {
+	mutation := newBacktestMutation(c.config, OpDelete)
+	return &BacktestDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *BacktestClient) DeleteOne(_m *Backtest) *BacktestDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *BacktestClient) DeleteOneID(id int) *BacktestDeleteOne {
+	builder := c.Delete().Where(backtest.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &BacktestDeleteOne{builder}
+}
+
+// Query returns a query builder for Backtest.
+func (c *BacktestClient) Query() *BacktestQuery {
+	return &BacktestQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeBacktest},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Backtest entity by its id.
+func (c *BacktestClient) Get(ctx context.Context, id int) (*Backtest, error) {
+	return c.Query().Where(backtest.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *BacktestClient) GetX(ctx context.Context, id int) *Backtest {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryInstallation queries the installation edge of a Backtest.
+func (c *BacktestClient) QueryInstallation(_m *Backtest) *InstallationQuery {
+	query := (&InstallationClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(backtest.Table, backtest.FieldID, id),
+			sqlgraph.To(installation.Table, installation.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, backtest.InstallationTable, backtest.InstallationColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *BacktestClient) Hooks() []Hook {
+	return c.hooks.Backtest
+}
+
+// Interceptors returns the client interceptors.
+func (c *BacktestClient) Interceptors() []Interceptor {
+	return c.inters.Backtest
+}
+
+func (c *BacktestClient) mutate(ctx context.Context, m *BacktestMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&BacktestCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&BacktestUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&BacktestUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&BacktestDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Backtest mutation op: %q", m.Op())
 	}
 }
 
@@ -1275,6 +1432,22 @@ func (c *InstallationClient) GetX(ctx context.Context, id int) *Installation {
 		panic(err)
 	}
 	return obj
+}
+
+// QueryBacktests queries the backtests edge of a Installation.
+func (c *InstallationClient) QueryBacktests(_m *Installation) *BacktestQuery {
+	query := (&BacktestClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(installation.Table, installation.FieldID, id),
+			sqlgraph.To(backtest.Table, backtest.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, installation.BacktestsTable, installation.BacktestsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
 }
 
 // QueryRepositories queries the repositories edge of a Installation.
@@ -2641,14 +2814,14 @@ func (c *WorkerClient) mutate(ctx context.Context, m *WorkerMutation) (Value, er
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIToken, AuditEntry, ConnectorCredential, CostRollup, Finding, HookCursor,
-		Installation, Repository, ReviewLearning, Reviewer, Run, RunEvent, User,
-		WebhookEvent, Worker []ent.Hook
+		APIToken, AuditEntry, Backtest, ConnectorCredential, CostRollup, Finding,
+		HookCursor, Installation, Repository, ReviewLearning, Reviewer, Run, RunEvent,
+		User, WebhookEvent, Worker []ent.Hook
 	}
 	inters struct {
-		APIToken, AuditEntry, ConnectorCredential, CostRollup, Finding, HookCursor,
-		Installation, Repository, ReviewLearning, Reviewer, Run, RunEvent, User,
-		WebhookEvent, Worker []ent.Interceptor
+		APIToken, AuditEntry, Backtest, ConnectorCredential, CostRollup, Finding,
+		HookCursor, Installation, Repository, ReviewLearning, Reviewer, Run, RunEvent,
+		User, WebhookEvent, Worker []ent.Interceptor
 	}
 )
 

@@ -14,6 +14,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/chakshu-dev/chakshu/ent/apitoken"
 	"github.com/chakshu-dev/chakshu/ent/auditentry"
+	"github.com/chakshu-dev/chakshu/ent/backtest"
 	"github.com/chakshu-dev/chakshu/ent/connectorcredential"
 	"github.com/chakshu-dev/chakshu/ent/costrollup"
 	"github.com/chakshu-dev/chakshu/ent/finding"
@@ -89,6 +90,7 @@ func checkColumn(t, c string) error {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
 			apitoken.Table:            apitoken.ValidColumn,
 			auditentry.Table:          auditentry.ValidColumn,
+			backtest.Table:            backtest.ValidColumn,
 			connectorcredential.Table: connectorcredential.ValidColumn,
 			costrollup.Table:          costrollup.ValidColumn,
 			finding.Table:             finding.ValidColumn,

@@ -11,6 +11,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/chakshu-dev/chakshu/ent/apitoken"
 	"github.com/chakshu-dev/chakshu/ent/auditentry"
+	"github.com/chakshu-dev/chakshu/ent/backtest"
 	"github.com/chakshu-dev/chakshu/ent/finding"
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/repository"
@@ -269,6 +270,191 @@ func newAuditEntryPaginateArgs(rv map[string]any) *auditentryPaginateArgs {
 	}
 	if v, ok := rv[whereField].(*AuditEntryWhereInput); ok {
 		args.opts = append(args.opts, WithAuditEntryFilter(v.Filter))
+	}
+	return args
+}
+
+// CollectFields tells the query-builder to eagerly load connected nodes by resolver context.
+func (_q *BacktestQuery) CollectFields(ctx context.Context, satisfies ...string) (*BacktestQuery, error) {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
+		return _q, nil
+	}
+	if err := _q.collectField(ctx, false, graphql.GetOperationContext(ctx), fc.Field, nil, satisfies...); err != nil {
+		return nil, err
+	}
+	return _q, nil
+}
+
+func (_q *BacktestQuery) collectField(ctx context.Context, oneNode bool, opCtx *graphql.OperationContext, collected graphql.CollectedField, path []string, satisfies ...string) error {
+	path = append([]string(nil), path...)
+	var (
+		unknownSeen    bool
+		fieldSeen      = make(map[string]struct{}, len(backtest.Columns))
+		selectedFields = []string{backtest.FieldID}
+	)
+	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
+		switch field.Name {
+
+		case "installation":
+			var (
+				alias = field.Alias
+				path  = append(path, alias)
+				query = (&InstallationClient{config: _q.config}).Query()
+			)
+			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, installationImplementors)...); err != nil {
+				return err
+			}
+			_q.withInstallation = query
+		case "createdAt":
+			if _, ok := fieldSeen[backtest.FieldCreatedAt]; !ok {
+				selectedFields = append(selectedFields, backtest.FieldCreatedAt)
+				fieldSeen[backtest.FieldCreatedAt] = struct{}{}
+			}
+		case "updatedAt":
+			if _, ok := fieldSeen[backtest.FieldUpdatedAt]; !ok {
+				selectedFields = append(selectedFields, backtest.FieldUpdatedAt)
+				fieldSeen[backtest.FieldUpdatedAt] = struct{}{}
+			}
+		case "reviewerName":
+			if _, ok := fieldSeen[backtest.FieldReviewerName]; !ok {
+				selectedFields = append(selectedFields, backtest.FieldReviewerName)
+				fieldSeen[backtest.FieldReviewerName] = struct{}{}
+			}
+		case "reviewersRepo":
+			if _, ok := fieldSeen[backtest.FieldReviewersRepo]; !ok {
+				selectedFields = append(selectedFields, backtest.FieldReviewersRepo)
+				fieldSeen[backtest.FieldReviewersRepo] = struct{}{}
+			}
+		case "prNumber":
+			if _, ok := fieldSeen[backtest.FieldPrNumber]; !ok {
+				selectedFields = append(selectedFields, backtest.FieldPrNumber)
+				fieldSeen[backtest.FieldPrNumber] = struct{}{}
+			}
+		case "prURL":
+			if _, ok := fieldSeen[backtest.FieldPrURL]; !ok {
+				selectedFields = append(selectedFields, backtest.FieldPrURL)
+				fieldSeen[backtest.FieldPrURL] = struct{}{}
+			}
+		case "headSha":
+			if _, ok := fieldSeen[backtest.FieldHeadSha]; !ok {
+				selectedFields = append(selectedFields, backtest.FieldHeadSha)
+				fieldSeen[backtest.FieldHeadSha] = struct{}{}
+			}
+		case "baseSha":
+			if _, ok := fieldSeen[backtest.FieldBaseSha]; !ok {
+				selectedFields = append(selectedFields, backtest.FieldBaseSha)
+				fieldSeen[backtest.FieldBaseSha] = struct{}{}
+			}
+		case "status":
+			if _, ok := fieldSeen[backtest.FieldStatus]; !ok {
+				selectedFields = append(selectedFields, backtest.FieldStatus)
+				fieldSeen[backtest.FieldStatus] = struct{}{}
+			}
+		case "maxPrs":
+			if _, ok := fieldSeen[backtest.FieldMaxPrs]; !ok {
+				selectedFields = append(selectedFields, backtest.FieldMaxPrs)
+				fieldSeen[backtest.FieldMaxPrs] = struct{}{}
+			}
+		case "maxCostUsd":
+			if _, ok := fieldSeen[backtest.FieldMaxCostUsd]; !ok {
+				selectedFields = append(selectedFields, backtest.FieldMaxCostUsd)
+				fieldSeen[backtest.FieldMaxCostUsd] = struct{}{}
+			}
+		case "costUsd":
+			if _, ok := fieldSeen[backtest.FieldCostUsd]; !ok {
+				selectedFields = append(selectedFields, backtest.FieldCostUsd)
+				fieldSeen[backtest.FieldCostUsd] = struct{}{}
+			}
+		case "checkRunID":
+			if _, ok := fieldSeen[backtest.FieldCheckRunID]; !ok {
+				selectedFields = append(selectedFields, backtest.FieldCheckRunID)
+				fieldSeen[backtest.FieldCheckRunID] = struct{}{}
+			}
+		case "commentID":
+			if _, ok := fieldSeen[backtest.FieldCommentID]; !ok {
+				selectedFields = append(selectedFields, backtest.FieldCommentID)
+				fieldSeen[backtest.FieldCommentID] = struct{}{}
+			}
+		case "report":
+			if _, ok := fieldSeen[backtest.FieldReport]; !ok {
+				selectedFields = append(selectedFields, backtest.FieldReport)
+				fieldSeen[backtest.FieldReport] = struct{}{}
+			}
+		case "summary":
+			if _, ok := fieldSeen[backtest.FieldSummary]; !ok {
+				selectedFields = append(selectedFields, backtest.FieldSummary)
+				fieldSeen[backtest.FieldSummary] = struct{}{}
+			}
+		case "failureReason":
+			if _, ok := fieldSeen[backtest.FieldFailureReason]; !ok {
+				selectedFields = append(selectedFields, backtest.FieldFailureReason)
+				fieldSeen[backtest.FieldFailureReason] = struct{}{}
+			}
+		case "finishedAt":
+			if _, ok := fieldSeen[backtest.FieldFinishedAt]; !ok {
+				selectedFields = append(selectedFields, backtest.FieldFinishedAt)
+				fieldSeen[backtest.FieldFinishedAt] = struct{}{}
+			}
+		case "id":
+		case "__typename":
+		default:
+			unknownSeen = true
+		}
+	}
+	if !unknownSeen {
+		_q.Select(selectedFields...)
+	}
+	return nil
+}
+
+type backtestPaginateArgs struct {
+	first, last   *int
+	after, before *Cursor
+	opts          []BacktestPaginateOption
+}
+
+func newBacktestPaginateArgs(rv map[string]any) *backtestPaginateArgs {
+	args := &backtestPaginateArgs{}
+	if rv == nil {
+		return args
+	}
+	if v := rv[firstField]; v != nil {
+		args.first = v.(*int)
+	}
+	if v := rv[lastField]; v != nil {
+		args.last = v.(*int)
+	}
+	if v := rv[afterField]; v != nil {
+		args.after = v.(*Cursor)
+	}
+	if v := rv[beforeField]; v != nil {
+		args.before = v.(*Cursor)
+	}
+	if v, ok := rv[orderByField]; ok {
+		switch v := v.(type) {
+		case map[string]any:
+			var (
+				err1, err2 error
+				order      = &BacktestOrder{Field: &BacktestOrderField{}, Direction: entgql.OrderDirectionAsc}
+			)
+			if d, ok := v[directionField]; ok {
+				err1 = order.Direction.UnmarshalGQL(d)
+			}
+			if f, ok := v[fieldField]; ok {
+				err2 = order.Field.UnmarshalGQL(f)
+			}
+			if err1 == nil && err2 == nil {
+				args.opts = append(args.opts, WithBacktestOrder(order))
+			}
+		case *BacktestOrder:
+			if v != nil {
+				args.opts = append(args.opts, WithBacktestOrder(v))
+			}
+		}
+	}
+	if v, ok := rv[whereField].(*BacktestWhereInput); ok {
+		args.opts = append(args.opts, WithBacktestFilter(v.Filter))
 	}
 	return args
 }
@@ -1512,6 +1698,16 @@ func (_q *RunQuery) collectField(ctx context.Context, oneNode bool, opCtx *graph
 			if _, ok := fieldSeen[run.FieldShadow]; !ok {
 				selectedFields = append(selectedFields, run.FieldShadow)
 				fieldSeen[run.FieldShadow] = struct{}{}
+			}
+		case "backtestSide":
+			if _, ok := fieldSeen[run.FieldBacktestSide]; !ok {
+				selectedFields = append(selectedFields, run.FieldBacktestSide)
+				fieldSeen[run.FieldBacktestSide] = struct{}{}
+			}
+		case "backtestID":
+			if _, ok := fieldSeen[run.FieldBacktestID]; !ok {
+				selectedFields = append(selectedFields, run.FieldBacktestID)
+				fieldSeen[run.FieldBacktestID] = struct{}{}
 			}
 		case "prNumber":
 			if _, ok := fieldSeen[run.FieldPrNumber]; !ok {

@@ -10,6 +10,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/chakshu-dev/chakshu/ent/apitoken"
 	"github.com/chakshu-dev/chakshu/ent/auditentry"
+	"github.com/chakshu-dev/chakshu/ent/backtest"
 	"github.com/chakshu-dev/chakshu/ent/finding"
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/internal"
@@ -39,6 +40,11 @@ var auditentryImplementors = []string{"AuditEntry", "Node"}
 
 // IsNode implements the Node interface check for GQLGen.
 func (*AuditEntry) IsNode() {}
+
+var backtestImplementors = []string{"Backtest", "Node"}
+
+// IsNode implements the Node interface check for GQLGen.
+func (*Backtest) IsNode() {}
 
 var findingImplementors = []string{"Finding", "Node"}
 
@@ -181,6 +187,15 @@ func (c *Client) noder(ctx context.Context, table string, id int) (Noder, error)
 			Where(auditentry.ID(id))
 		if fc := graphql.GetFieldContext(ctx); fc != nil {
 			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, auditentryImplementors...); err != nil {
+				return nil, err
+			}
+		}
+		return query.Only(ctx)
+	case backtest.Table:
+		query := c.Backtest.Query().
+			Where(backtest.ID(id))
+		if fc := graphql.GetFieldContext(ctx); fc != nil {
+			if err := query.collectField(ctx, true, graphql.GetOperationContext(ctx), fc.Field, nil, backtestImplementors...); err != nil {
 				return nil, err
 			}
 		}
@@ -368,6 +383,22 @@ func (c *Client) noders(ctx context.Context, table string, ids []int) ([]Noder, 
 		query := c.AuditEntry.Query().
 			Where(auditentry.IDIn(ids...))
 		query, err := query.CollectFields(ctx, auditentryImplementors...)
+		if err != nil {
+			return nil, err
+		}
+		nodes, err := query.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range nodes {
+			for _, noder := range idmap[node.ID] {
+				*noder = node
+			}
+		}
+	case backtest.Table:
+		query := c.Backtest.Query().
+			Where(backtest.IDIn(ids...))
+		query, err := query.CollectFields(ctx, backtestImplementors...)
 		if err != nil {
 			return nil, err
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/errcode"
 	"github.com/chakshu-dev/chakshu/ent/apitoken"
 	"github.com/chakshu-dev/chakshu/ent/auditentry"
+	"github.com/chakshu-dev/chakshu/ent/backtest"
 	"github.com/chakshu-dev/chakshu/ent/finding"
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/repository"
@@ -696,6 +697,302 @@ func (_m *AuditEntry) ToEdge(order *AuditEntryOrder) *AuditEntryEdge {
 		order = DefaultAuditEntryOrder
 	}
 	return &AuditEntryEdge{
+		Node:   _m,
+		Cursor: order.Field.toCursor(_m),
+	}
+}
+
+// BacktestEdge is the edge representation of Backtest.
+type BacktestEdge struct {
+	Node   *Backtest `json:"node"`
+	Cursor Cursor    `json:"cursor"`
+}
+
+// BacktestConnection is the connection containing edges to Backtest.
+type BacktestConnection struct {
+	Edges      []*BacktestEdge `json:"edges"`
+	PageInfo   PageInfo        `json:"pageInfo"`
+	TotalCount int             `json:"totalCount"`
+}
+
+func (c *BacktestConnection) build(nodes []*Backtest, pager *backtestPager, after *Cursor, first *int, before *Cursor, last *int) {
+	c.PageInfo.HasNextPage = before != nil
+	c.PageInfo.HasPreviousPage = after != nil
+	if first != nil && *first+1 == len(nodes) {
+		c.PageInfo.HasNextPage = true
+		nodes = nodes[:len(nodes)-1]
+	} else if last != nil && *last+1 == len(nodes) {
+		c.PageInfo.HasPreviousPage = true
+		nodes = nodes[:len(nodes)-1]
+	}
+	var nodeAt func(int) *Backtest
+	if last != nil {
+		n := len(nodes) - 1
+		nodeAt = func(i int) *Backtest {
+			return nodes[n-i]
+		}
+	} else {
+		nodeAt = func(i int) *Backtest {
+			return nodes[i]
+		}
+	}
+	c.Edges = make([]*BacktestEdge, len(nodes))
+	for i := range nodes {
+		node := nodeAt(i)
+		c.Edges[i] = &BacktestEdge{
+			Node:   node,
+			Cursor: pager.toCursor(node),
+		}
+	}
+	if l := len(c.Edges); l > 0 {
+		c.PageInfo.StartCursor = &c.Edges[0].Cursor
+		c.PageInfo.EndCursor = &c.Edges[l-1].Cursor
+	}
+	if c.TotalCount == 0 {
+		c.TotalCount = len(nodes)
+	}
+}
+
+// BacktestPaginateOption enables pagination customization.
+type BacktestPaginateOption func(*backtestPager) error
+
+// WithBacktestOrder configures pagination ordering.
+func WithBacktestOrder(order *BacktestOrder) BacktestPaginateOption {
+	if order == nil {
+		order = DefaultBacktestOrder
+	}
+	o := *order
+	return func(pager *backtestPager) error {
+		if err := o.Direction.Validate(); err != nil {
+			return err
+		}
+		if o.Field == nil {
+			o.Field = DefaultBacktestOrder.Field
+		}
+		pager.order = &o
+		return nil
+	}
+}
+
+// WithBacktestFilter configures pagination filter.
+func WithBacktestFilter(filter func(*BacktestQuery) (*BacktestQuery, error)) BacktestPaginateOption {
+	return func(pager *backtestPager) error {
+		if filter == nil {
+			return errors.New("BacktestQuery filter cannot be nil")
+		}
+		pager.filter = filter
+		return nil
+	}
+}
+
+type backtestPager struct {
+	reverse bool
+	order   *BacktestOrder
+	filter  func(*BacktestQuery) (*BacktestQuery, error)
+}
+
+func newBacktestPager(opts []BacktestPaginateOption, reverse bool) (*backtestPager, error) {
+	pager := &backtestPager{reverse: reverse}
+	for _, opt := range opts {
+		if err := opt(pager); err != nil {
+			return nil, err
+		}
+	}
+	if pager.order == nil {
+		pager.order = DefaultBacktestOrder
+	}
+	return pager, nil
+}
+
+func (p *backtestPager) applyFilter(query *BacktestQuery) (*BacktestQuery, error) {
+	if p.filter != nil {
+		return p.filter(query)
+	}
+	return query, nil
+}
+
+func (p *backtestPager) toCursor(_m *Backtest) Cursor {
+	return p.order.Field.toCursor(_m)
+}
+
+func (p *backtestPager) applyCursors(query *BacktestQuery, after, before *Cursor) (*BacktestQuery, error) {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	for _, predicate := range entgql.CursorsPredicate(after, before, DefaultBacktestOrder.Field.column, p.order.Field.column, direction) {
+		query = query.Where(predicate)
+	}
+	return query, nil
+}
+
+func (p *backtestPager) applyOrder(query *BacktestQuery) *BacktestQuery {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	query = query.Order(p.order.Field.toTerm(direction.OrderTermOption()))
+	if p.order.Field != DefaultBacktestOrder.Field {
+		query = query.Order(DefaultBacktestOrder.Field.toTerm(direction.OrderTermOption()))
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return query
+}
+
+func (p *backtestPager) orderExpr(query *BacktestQuery) sql.Querier {
+	direction := p.order.Direction
+	if p.reverse {
+		direction = direction.Reverse()
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(p.order.Field.column)
+	}
+	return sql.ExprFunc(func(b *sql.Builder) {
+		b.Ident(p.order.Field.column).Pad().WriteString(string(direction))
+		if p.order.Field != DefaultBacktestOrder.Field {
+			b.Comma().Ident(DefaultBacktestOrder.Field.column).Pad().WriteString(string(direction))
+		}
+	})
+}
+
+// Paginate executes the query and returns a relay based cursor connection to Backtest.
+func (_m *BacktestQuery) Paginate(
+	ctx context.Context, after *Cursor, first *int,
+	before *Cursor, last *int, opts ...BacktestPaginateOption,
+) (*BacktestConnection, error) {
+	if err := validateFirstLast(first, last); err != nil {
+		return nil, err
+	}
+	pager, err := newBacktestPager(opts, last != nil)
+	if err != nil {
+		return nil, err
+	}
+	if _m, err = pager.applyFilter(_m); err != nil {
+		return nil, err
+	}
+	conn := &BacktestConnection{Edges: []*BacktestEdge{}}
+	ignoredEdges := !hasCollectedField(ctx, edgesField)
+	if hasCollectedField(ctx, totalCountField) || hasCollectedField(ctx, pageInfoField) {
+		hasPagination := after != nil || first != nil || before != nil || last != nil
+		if hasPagination || ignoredEdges {
+			c := _m.Clone()
+			c.ctx.Fields = nil
+			if conn.TotalCount, err = c.Count(ctx); err != nil {
+				return nil, err
+			}
+			conn.PageInfo.HasNextPage = first != nil && conn.TotalCount > 0
+			conn.PageInfo.HasPreviousPage = last != nil && conn.TotalCount > 0
+		}
+	}
+	if ignoredEdges || (first != nil && *first == 0) || (last != nil && *last == 0) {
+		return conn, nil
+	}
+	if _m, err = pager.applyCursors(_m, after, before); err != nil {
+		return nil, err
+	}
+	limit := paginateLimit(first, last)
+	if limit != 0 {
+		_m.Limit(limit)
+	}
+	if field := collectedField(ctx, edgesField, nodeField); field != nil {
+		if err := _m.collectField(ctx, limit == 1, graphql.GetOperationContext(ctx), *field, []string{edgesField, nodeField}); err != nil {
+			return nil, err
+		}
+	}
+	_m = pager.applyOrder(_m)
+	nodes, err := _m.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn.build(nodes, pager, after, first, before, last)
+	return conn, nil
+}
+
+var (
+	// BacktestOrderFieldCreatedAt orders Backtest by created_at.
+	BacktestOrderFieldCreatedAt = &BacktestOrderField{
+		Value: func(_m *Backtest) (ent.Value, error) {
+			return _m.CreatedAt, nil
+		},
+		column: backtest.FieldCreatedAt,
+		toTerm: backtest.ByCreatedAt,
+		toCursor: func(_m *Backtest) Cursor {
+			return Cursor{
+				ID:    _m.ID,
+				Value: _m.CreatedAt,
+			}
+		},
+	}
+)
+
+// String implement fmt.Stringer interface.
+func (f BacktestOrderField) String() string {
+	var str string
+	switch f.column {
+	case BacktestOrderFieldCreatedAt.column:
+		str = "CREATED_AT"
+	}
+	return str
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (f BacktestOrderField) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(f.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (f *BacktestOrderField) UnmarshalGQL(v interface{}) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("BacktestOrderField %T must be a string", v)
+	}
+	switch str {
+	case "CREATED_AT":
+		*f = *BacktestOrderFieldCreatedAt
+	default:
+		return fmt.Errorf("%s is not a valid BacktestOrderField", str)
+	}
+	return nil
+}
+
+// BacktestOrderField defines the ordering field of Backtest.
+type BacktestOrderField struct {
+	// Value extracts the ordering value from the given Backtest.
+	Value    func(*Backtest) (ent.Value, error)
+	column   string // field or computed.
+	toTerm   func(...sql.OrderTermOption) backtest.OrderOption
+	toCursor func(*Backtest) Cursor
+}
+
+// BacktestOrder defines the ordering of Backtest.
+type BacktestOrder struct {
+	Direction OrderDirection      `json:"direction"`
+	Field     *BacktestOrderField `json:"field"`
+}
+
+// DefaultBacktestOrder is the default ordering of Backtest.
+var DefaultBacktestOrder = &BacktestOrder{
+	Direction: entgql.OrderDirectionAsc,
+	Field: &BacktestOrderField{
+		Value: func(_m *Backtest) (ent.Value, error) {
+			return _m.ID, nil
+		},
+		column: backtest.FieldID,
+		toTerm: backtest.ByID,
+		toCursor: func(_m *Backtest) Cursor {
+			return Cursor{ID: _m.ID}
+		},
+	},
+}
+
+// ToEdge converts Backtest into BacktestEdge.
+func (_m *Backtest) ToEdge(order *BacktestOrder) *BacktestEdge {
+	if order == nil {
+		order = DefaultBacktestOrder
+	}
+	return &BacktestEdge{
 		Node:   _m,
 		Cursor: order.Field.toCursor(_m),
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent/apitoken"
 	"github.com/chakshu-dev/chakshu/ent/auditentry"
+	"github.com/chakshu-dev/chakshu/ent/backtest"
 	"github.com/chakshu-dev/chakshu/ent/finding"
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/predicate"
@@ -839,6 +840,862 @@ func (i *AuditEntryWhereInput) P() (predicate.AuditEntry, error) {
 		return predicates[0], nil
 	default:
 		return auditentry.And(predicates...), nil
+	}
+}
+
+// BacktestWhereInput represents a where input for filtering Backtest queries.
+type BacktestWhereInput struct {
+	Predicates []predicate.Backtest  `json:"-"`
+	Not        *BacktestWhereInput   `json:"not,omitempty"`
+	Or         []*BacktestWhereInput `json:"or,omitempty"`
+	And        []*BacktestWhereInput `json:"and,omitempty"`
+
+	// "id" field predicates.
+	ID      *int  `json:"id,omitempty"`
+	IDNEQ   *int  `json:"idNEQ,omitempty"`
+	IDIn    []int `json:"idIn,omitempty"`
+	IDNotIn []int `json:"idNotIn,omitempty"`
+	IDGT    *int  `json:"idGT,omitempty"`
+	IDGTE   *int  `json:"idGTE,omitempty"`
+	IDLT    *int  `json:"idLT,omitempty"`
+	IDLTE   *int  `json:"idLTE,omitempty"`
+
+	// "created_at" field predicates.
+	CreatedAt      *time.Time  `json:"createdAt,omitempty"`
+	CreatedAtNEQ   *time.Time  `json:"createdAtNEQ,omitempty"`
+	CreatedAtIn    []time.Time `json:"createdAtIn,omitempty"`
+	CreatedAtNotIn []time.Time `json:"createdAtNotIn,omitempty"`
+	CreatedAtGT    *time.Time  `json:"createdAtGT,omitempty"`
+	CreatedAtGTE   *time.Time  `json:"createdAtGTE,omitempty"`
+	CreatedAtLT    *time.Time  `json:"createdAtLT,omitempty"`
+	CreatedAtLTE   *time.Time  `json:"createdAtLTE,omitempty"`
+
+	// "updated_at" field predicates.
+	UpdatedAt      *time.Time  `json:"updatedAt,omitempty"`
+	UpdatedAtNEQ   *time.Time  `json:"updatedAtNEQ,omitempty"`
+	UpdatedAtIn    []time.Time `json:"updatedAtIn,omitempty"`
+	UpdatedAtNotIn []time.Time `json:"updatedAtNotIn,omitempty"`
+	UpdatedAtGT    *time.Time  `json:"updatedAtGT,omitempty"`
+	UpdatedAtGTE   *time.Time  `json:"updatedAtGTE,omitempty"`
+	UpdatedAtLT    *time.Time  `json:"updatedAtLT,omitempty"`
+	UpdatedAtLTE   *time.Time  `json:"updatedAtLTE,omitempty"`
+
+	// "reviewer_name" field predicates.
+	ReviewerName             *string  `json:"reviewerName,omitempty"`
+	ReviewerNameNEQ          *string  `json:"reviewerNameNEQ,omitempty"`
+	ReviewerNameIn           []string `json:"reviewerNameIn,omitempty"`
+	ReviewerNameNotIn        []string `json:"reviewerNameNotIn,omitempty"`
+	ReviewerNameGT           *string  `json:"reviewerNameGT,omitempty"`
+	ReviewerNameGTE          *string  `json:"reviewerNameGTE,omitempty"`
+	ReviewerNameLT           *string  `json:"reviewerNameLT,omitempty"`
+	ReviewerNameLTE          *string  `json:"reviewerNameLTE,omitempty"`
+	ReviewerNameContains     *string  `json:"reviewerNameContains,omitempty"`
+	ReviewerNameHasPrefix    *string  `json:"reviewerNameHasPrefix,omitempty"`
+	ReviewerNameHasSuffix    *string  `json:"reviewerNameHasSuffix,omitempty"`
+	ReviewerNameEqualFold    *string  `json:"reviewerNameEqualFold,omitempty"`
+	ReviewerNameContainsFold *string  `json:"reviewerNameContainsFold,omitempty"`
+
+	// "reviewers_repo" field predicates.
+	ReviewersRepo             *string  `json:"reviewersRepo,omitempty"`
+	ReviewersRepoNEQ          *string  `json:"reviewersRepoNEQ,omitempty"`
+	ReviewersRepoIn           []string `json:"reviewersRepoIn,omitempty"`
+	ReviewersRepoNotIn        []string `json:"reviewersRepoNotIn,omitempty"`
+	ReviewersRepoGT           *string  `json:"reviewersRepoGT,omitempty"`
+	ReviewersRepoGTE          *string  `json:"reviewersRepoGTE,omitempty"`
+	ReviewersRepoLT           *string  `json:"reviewersRepoLT,omitempty"`
+	ReviewersRepoLTE          *string  `json:"reviewersRepoLTE,omitempty"`
+	ReviewersRepoContains     *string  `json:"reviewersRepoContains,omitempty"`
+	ReviewersRepoHasPrefix    *string  `json:"reviewersRepoHasPrefix,omitempty"`
+	ReviewersRepoHasSuffix    *string  `json:"reviewersRepoHasSuffix,omitempty"`
+	ReviewersRepoEqualFold    *string  `json:"reviewersRepoEqualFold,omitempty"`
+	ReviewersRepoContainsFold *string  `json:"reviewersRepoContainsFold,omitempty"`
+
+	// "pr_number" field predicates.
+	PrNumber      *int  `json:"prNumber,omitempty"`
+	PrNumberNEQ   *int  `json:"prNumberNEQ,omitempty"`
+	PrNumberIn    []int `json:"prNumberIn,omitempty"`
+	PrNumberNotIn []int `json:"prNumberNotIn,omitempty"`
+	PrNumberGT    *int  `json:"prNumberGT,omitempty"`
+	PrNumberGTE   *int  `json:"prNumberGTE,omitempty"`
+	PrNumberLT    *int  `json:"prNumberLT,omitempty"`
+	PrNumberLTE   *int  `json:"prNumberLTE,omitempty"`
+
+	// "pr_url" field predicates.
+	PrURL             *string  `json:"prURL,omitempty"`
+	PrURLNEQ          *string  `json:"prURLNEQ,omitempty"`
+	PrURLIn           []string `json:"prURLIn,omitempty"`
+	PrURLNotIn        []string `json:"prURLNotIn,omitempty"`
+	PrURLGT           *string  `json:"prURLGT,omitempty"`
+	PrURLGTE          *string  `json:"prURLGTE,omitempty"`
+	PrURLLT           *string  `json:"prURLLT,omitempty"`
+	PrURLLTE          *string  `json:"prURLLTE,omitempty"`
+	PrURLContains     *string  `json:"prURLContains,omitempty"`
+	PrURLHasPrefix    *string  `json:"prURLHasPrefix,omitempty"`
+	PrURLHasSuffix    *string  `json:"prURLHasSuffix,omitempty"`
+	PrURLEqualFold    *string  `json:"prURLEqualFold,omitempty"`
+	PrURLContainsFold *string  `json:"prURLContainsFold,omitempty"`
+
+	// "head_sha" field predicates.
+	HeadSha             *string  `json:"headSha,omitempty"`
+	HeadShaNEQ          *string  `json:"headShaNEQ,omitempty"`
+	HeadShaIn           []string `json:"headShaIn,omitempty"`
+	HeadShaNotIn        []string `json:"headShaNotIn,omitempty"`
+	HeadShaGT           *string  `json:"headShaGT,omitempty"`
+	HeadShaGTE          *string  `json:"headShaGTE,omitempty"`
+	HeadShaLT           *string  `json:"headShaLT,omitempty"`
+	HeadShaLTE          *string  `json:"headShaLTE,omitempty"`
+	HeadShaContains     *string  `json:"headShaContains,omitempty"`
+	HeadShaHasPrefix    *string  `json:"headShaHasPrefix,omitempty"`
+	HeadShaHasSuffix    *string  `json:"headShaHasSuffix,omitempty"`
+	HeadShaEqualFold    *string  `json:"headShaEqualFold,omitempty"`
+	HeadShaContainsFold *string  `json:"headShaContainsFold,omitempty"`
+
+	// "base_sha" field predicates.
+	BaseSha             *string  `json:"baseSha,omitempty"`
+	BaseShaNEQ          *string  `json:"baseShaNEQ,omitempty"`
+	BaseShaIn           []string `json:"baseShaIn,omitempty"`
+	BaseShaNotIn        []string `json:"baseShaNotIn,omitempty"`
+	BaseShaGT           *string  `json:"baseShaGT,omitempty"`
+	BaseShaGTE          *string  `json:"baseShaGTE,omitempty"`
+	BaseShaLT           *string  `json:"baseShaLT,omitempty"`
+	BaseShaLTE          *string  `json:"baseShaLTE,omitempty"`
+	BaseShaContains     *string  `json:"baseShaContains,omitempty"`
+	BaseShaHasPrefix    *string  `json:"baseShaHasPrefix,omitempty"`
+	BaseShaHasSuffix    *string  `json:"baseShaHasSuffix,omitempty"`
+	BaseShaEqualFold    *string  `json:"baseShaEqualFold,omitempty"`
+	BaseShaContainsFold *string  `json:"baseShaContainsFold,omitempty"`
+
+	// "status" field predicates.
+	Status      *backtest.Status  `json:"status,omitempty"`
+	StatusNEQ   *backtest.Status  `json:"statusNEQ,omitempty"`
+	StatusIn    []backtest.Status `json:"statusIn,omitempty"`
+	StatusNotIn []backtest.Status `json:"statusNotIn,omitempty"`
+
+	// "max_prs" field predicates.
+	MaxPrs      *int  `json:"maxPrs,omitempty"`
+	MaxPrsNEQ   *int  `json:"maxPrsNEQ,omitempty"`
+	MaxPrsIn    []int `json:"maxPrsIn,omitempty"`
+	MaxPrsNotIn []int `json:"maxPrsNotIn,omitempty"`
+	MaxPrsGT    *int  `json:"maxPrsGT,omitempty"`
+	MaxPrsGTE   *int  `json:"maxPrsGTE,omitempty"`
+	MaxPrsLT    *int  `json:"maxPrsLT,omitempty"`
+	MaxPrsLTE   *int  `json:"maxPrsLTE,omitempty"`
+
+	// "max_cost_usd" field predicates.
+	MaxCostUsd      *float64  `json:"maxCostUsd,omitempty"`
+	MaxCostUsdNEQ   *float64  `json:"maxCostUsdNEQ,omitempty"`
+	MaxCostUsdIn    []float64 `json:"maxCostUsdIn,omitempty"`
+	MaxCostUsdNotIn []float64 `json:"maxCostUsdNotIn,omitempty"`
+	MaxCostUsdGT    *float64  `json:"maxCostUsdGT,omitempty"`
+	MaxCostUsdGTE   *float64  `json:"maxCostUsdGTE,omitempty"`
+	MaxCostUsdLT    *float64  `json:"maxCostUsdLT,omitempty"`
+	MaxCostUsdLTE   *float64  `json:"maxCostUsdLTE,omitempty"`
+
+	// "cost_usd" field predicates.
+	CostUsd      *float64  `json:"costUsd,omitempty"`
+	CostUsdNEQ   *float64  `json:"costUsdNEQ,omitempty"`
+	CostUsdIn    []float64 `json:"costUsdIn,omitempty"`
+	CostUsdNotIn []float64 `json:"costUsdNotIn,omitempty"`
+	CostUsdGT    *float64  `json:"costUsdGT,omitempty"`
+	CostUsdGTE   *float64  `json:"costUsdGTE,omitempty"`
+	CostUsdLT    *float64  `json:"costUsdLT,omitempty"`
+	CostUsdLTE   *float64  `json:"costUsdLTE,omitempty"`
+
+	// "check_run_id" field predicates.
+	CheckRunID      *int64  `json:"checkRunID,omitempty"`
+	CheckRunIDNEQ   *int64  `json:"checkRunIDNEQ,omitempty"`
+	CheckRunIDIn    []int64 `json:"checkRunIDIn,omitempty"`
+	CheckRunIDNotIn []int64 `json:"checkRunIDNotIn,omitempty"`
+	CheckRunIDGT    *int64  `json:"checkRunIDGT,omitempty"`
+	CheckRunIDGTE   *int64  `json:"checkRunIDGTE,omitempty"`
+	CheckRunIDLT    *int64  `json:"checkRunIDLT,omitempty"`
+	CheckRunIDLTE   *int64  `json:"checkRunIDLTE,omitempty"`
+
+	// "comment_id" field predicates.
+	CommentID      *int64  `json:"commentID,omitempty"`
+	CommentIDNEQ   *int64  `json:"commentIDNEQ,omitempty"`
+	CommentIDIn    []int64 `json:"commentIDIn,omitempty"`
+	CommentIDNotIn []int64 `json:"commentIDNotIn,omitempty"`
+	CommentIDGT    *int64  `json:"commentIDGT,omitempty"`
+	CommentIDGTE   *int64  `json:"commentIDGTE,omitempty"`
+	CommentIDLT    *int64  `json:"commentIDLT,omitempty"`
+	CommentIDLTE   *int64  `json:"commentIDLTE,omitempty"`
+
+	// "report" field predicates.
+	Report             *string  `json:"report,omitempty"`
+	ReportNEQ          *string  `json:"reportNEQ,omitempty"`
+	ReportIn           []string `json:"reportIn,omitempty"`
+	ReportNotIn        []string `json:"reportNotIn,omitempty"`
+	ReportGT           *string  `json:"reportGT,omitempty"`
+	ReportGTE          *string  `json:"reportGTE,omitempty"`
+	ReportLT           *string  `json:"reportLT,omitempty"`
+	ReportLTE          *string  `json:"reportLTE,omitempty"`
+	ReportContains     *string  `json:"reportContains,omitempty"`
+	ReportHasPrefix    *string  `json:"reportHasPrefix,omitempty"`
+	ReportHasSuffix    *string  `json:"reportHasSuffix,omitempty"`
+	ReportEqualFold    *string  `json:"reportEqualFold,omitempty"`
+	ReportContainsFold *string  `json:"reportContainsFold,omitempty"`
+
+	// "failure_reason" field predicates.
+	FailureReason             *string  `json:"failureReason,omitempty"`
+	FailureReasonNEQ          *string  `json:"failureReasonNEQ,omitempty"`
+	FailureReasonIn           []string `json:"failureReasonIn,omitempty"`
+	FailureReasonNotIn        []string `json:"failureReasonNotIn,omitempty"`
+	FailureReasonGT           *string  `json:"failureReasonGT,omitempty"`
+	FailureReasonGTE          *string  `json:"failureReasonGTE,omitempty"`
+	FailureReasonLT           *string  `json:"failureReasonLT,omitempty"`
+	FailureReasonLTE          *string  `json:"failureReasonLTE,omitempty"`
+	FailureReasonContains     *string  `json:"failureReasonContains,omitempty"`
+	FailureReasonHasPrefix    *string  `json:"failureReasonHasPrefix,omitempty"`
+	FailureReasonHasSuffix    *string  `json:"failureReasonHasSuffix,omitempty"`
+	FailureReasonEqualFold    *string  `json:"failureReasonEqualFold,omitempty"`
+	FailureReasonContainsFold *string  `json:"failureReasonContainsFold,omitempty"`
+
+	// "finished_at" field predicates.
+	FinishedAt       *time.Time  `json:"finishedAt,omitempty"`
+	FinishedAtNEQ    *time.Time  `json:"finishedAtNEQ,omitempty"`
+	FinishedAtIn     []time.Time `json:"finishedAtIn,omitempty"`
+	FinishedAtNotIn  []time.Time `json:"finishedAtNotIn,omitempty"`
+	FinishedAtGT     *time.Time  `json:"finishedAtGT,omitempty"`
+	FinishedAtGTE    *time.Time  `json:"finishedAtGTE,omitempty"`
+	FinishedAtLT     *time.Time  `json:"finishedAtLT,omitempty"`
+	FinishedAtLTE    *time.Time  `json:"finishedAtLTE,omitempty"`
+	FinishedAtIsNil  bool        `json:"finishedAtIsNil,omitempty"`
+	FinishedAtNotNil bool        `json:"finishedAtNotNil,omitempty"`
+
+	// "installation" edge predicates.
+	HasInstallation     *bool                     `json:"hasInstallation,omitempty"`
+	HasInstallationWith []*InstallationWhereInput `json:"hasInstallationWith,omitempty"`
+}
+
+// AddPredicates adds custom predicates to the where input to be used during the filtering phase.
+func (i *BacktestWhereInput) AddPredicates(predicates ...predicate.Backtest) {
+	i.Predicates = append(i.Predicates, predicates...)
+}
+
+// Filter applies the BacktestWhereInput filter on the BacktestQuery builder.
+func (i *BacktestWhereInput) Filter(q *BacktestQuery) (*BacktestQuery, error) {
+	if i == nil {
+		return q, nil
+	}
+	p, err := i.P()
+	if err != nil {
+		if err == ErrEmptyBacktestWhereInput {
+			return q, nil
+		}
+		return nil, err
+	}
+	return q.Where(p), nil
+}
+
+// ErrEmptyBacktestWhereInput is returned in case the BacktestWhereInput is empty.
+var ErrEmptyBacktestWhereInput = errors.New("ent: empty predicate BacktestWhereInput")
+
+// P returns a predicate for filtering backtests.
+// An error is returned if the input is empty or invalid.
+func (i *BacktestWhereInput) P() (predicate.Backtest, error) {
+	var predicates []predicate.Backtest
+	if i.Not != nil {
+		p, err := i.Not.P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'not'", err)
+		}
+		predicates = append(predicates, backtest.Not(p))
+	}
+	switch n := len(i.Or); {
+	case n == 1:
+		p, err := i.Or[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'or'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		or := make([]predicate.Backtest, 0, n)
+		for _, w := range i.Or {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'or'", err)
+			}
+			or = append(or, p)
+		}
+		predicates = append(predicates, backtest.Or(or...))
+	}
+	switch n := len(i.And); {
+	case n == 1:
+		p, err := i.And[0].P()
+		if err != nil {
+			return nil, fmt.Errorf("%w: field 'and'", err)
+		}
+		predicates = append(predicates, p)
+	case n > 1:
+		and := make([]predicate.Backtest, 0, n)
+		for _, w := range i.And {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'and'", err)
+			}
+			and = append(and, p)
+		}
+		predicates = append(predicates, backtest.And(and...))
+	}
+	predicates = append(predicates, i.Predicates...)
+	if i.ID != nil {
+		predicates = append(predicates, backtest.IDEQ(*i.ID))
+	}
+	if i.IDNEQ != nil {
+		predicates = append(predicates, backtest.IDNEQ(*i.IDNEQ))
+	}
+	if len(i.IDIn) > 0 {
+		predicates = append(predicates, backtest.IDIn(i.IDIn...))
+	}
+	if len(i.IDNotIn) > 0 {
+		predicates = append(predicates, backtest.IDNotIn(i.IDNotIn...))
+	}
+	if i.IDGT != nil {
+		predicates = append(predicates, backtest.IDGT(*i.IDGT))
+	}
+	if i.IDGTE != nil {
+		predicates = append(predicates, backtest.IDGTE(*i.IDGTE))
+	}
+	if i.IDLT != nil {
+		predicates = append(predicates, backtest.IDLT(*i.IDLT))
+	}
+	if i.IDLTE != nil {
+		predicates = append(predicates, backtest.IDLTE(*i.IDLTE))
+	}
+	if i.CreatedAt != nil {
+		predicates = append(predicates, backtest.CreatedAtEQ(*i.CreatedAt))
+	}
+	if i.CreatedAtNEQ != nil {
+		predicates = append(predicates, backtest.CreatedAtNEQ(*i.CreatedAtNEQ))
+	}
+	if len(i.CreatedAtIn) > 0 {
+		predicates = append(predicates, backtest.CreatedAtIn(i.CreatedAtIn...))
+	}
+	if len(i.CreatedAtNotIn) > 0 {
+		predicates = append(predicates, backtest.CreatedAtNotIn(i.CreatedAtNotIn...))
+	}
+	if i.CreatedAtGT != nil {
+		predicates = append(predicates, backtest.CreatedAtGT(*i.CreatedAtGT))
+	}
+	if i.CreatedAtGTE != nil {
+		predicates = append(predicates, backtest.CreatedAtGTE(*i.CreatedAtGTE))
+	}
+	if i.CreatedAtLT != nil {
+		predicates = append(predicates, backtest.CreatedAtLT(*i.CreatedAtLT))
+	}
+	if i.CreatedAtLTE != nil {
+		predicates = append(predicates, backtest.CreatedAtLTE(*i.CreatedAtLTE))
+	}
+	if i.UpdatedAt != nil {
+		predicates = append(predicates, backtest.UpdatedAtEQ(*i.UpdatedAt))
+	}
+	if i.UpdatedAtNEQ != nil {
+		predicates = append(predicates, backtest.UpdatedAtNEQ(*i.UpdatedAtNEQ))
+	}
+	if len(i.UpdatedAtIn) > 0 {
+		predicates = append(predicates, backtest.UpdatedAtIn(i.UpdatedAtIn...))
+	}
+	if len(i.UpdatedAtNotIn) > 0 {
+		predicates = append(predicates, backtest.UpdatedAtNotIn(i.UpdatedAtNotIn...))
+	}
+	if i.UpdatedAtGT != nil {
+		predicates = append(predicates, backtest.UpdatedAtGT(*i.UpdatedAtGT))
+	}
+	if i.UpdatedAtGTE != nil {
+		predicates = append(predicates, backtest.UpdatedAtGTE(*i.UpdatedAtGTE))
+	}
+	if i.UpdatedAtLT != nil {
+		predicates = append(predicates, backtest.UpdatedAtLT(*i.UpdatedAtLT))
+	}
+	if i.UpdatedAtLTE != nil {
+		predicates = append(predicates, backtest.UpdatedAtLTE(*i.UpdatedAtLTE))
+	}
+	if i.ReviewerName != nil {
+		predicates = append(predicates, backtest.ReviewerNameEQ(*i.ReviewerName))
+	}
+	if i.ReviewerNameNEQ != nil {
+		predicates = append(predicates, backtest.ReviewerNameNEQ(*i.ReviewerNameNEQ))
+	}
+	if len(i.ReviewerNameIn) > 0 {
+		predicates = append(predicates, backtest.ReviewerNameIn(i.ReviewerNameIn...))
+	}
+	if len(i.ReviewerNameNotIn) > 0 {
+		predicates = append(predicates, backtest.ReviewerNameNotIn(i.ReviewerNameNotIn...))
+	}
+	if i.ReviewerNameGT != nil {
+		predicates = append(predicates, backtest.ReviewerNameGT(*i.ReviewerNameGT))
+	}
+	if i.ReviewerNameGTE != nil {
+		predicates = append(predicates, backtest.ReviewerNameGTE(*i.ReviewerNameGTE))
+	}
+	if i.ReviewerNameLT != nil {
+		predicates = append(predicates, backtest.ReviewerNameLT(*i.ReviewerNameLT))
+	}
+	if i.ReviewerNameLTE != nil {
+		predicates = append(predicates, backtest.ReviewerNameLTE(*i.ReviewerNameLTE))
+	}
+	if i.ReviewerNameContains != nil {
+		predicates = append(predicates, backtest.ReviewerNameContains(*i.ReviewerNameContains))
+	}
+	if i.ReviewerNameHasPrefix != nil {
+		predicates = append(predicates, backtest.ReviewerNameHasPrefix(*i.ReviewerNameHasPrefix))
+	}
+	if i.ReviewerNameHasSuffix != nil {
+		predicates = append(predicates, backtest.ReviewerNameHasSuffix(*i.ReviewerNameHasSuffix))
+	}
+	if i.ReviewerNameEqualFold != nil {
+		predicates = append(predicates, backtest.ReviewerNameEqualFold(*i.ReviewerNameEqualFold))
+	}
+	if i.ReviewerNameContainsFold != nil {
+		predicates = append(predicates, backtest.ReviewerNameContainsFold(*i.ReviewerNameContainsFold))
+	}
+	if i.ReviewersRepo != nil {
+		predicates = append(predicates, backtest.ReviewersRepoEQ(*i.ReviewersRepo))
+	}
+	if i.ReviewersRepoNEQ != nil {
+		predicates = append(predicates, backtest.ReviewersRepoNEQ(*i.ReviewersRepoNEQ))
+	}
+	if len(i.ReviewersRepoIn) > 0 {
+		predicates = append(predicates, backtest.ReviewersRepoIn(i.ReviewersRepoIn...))
+	}
+	if len(i.ReviewersRepoNotIn) > 0 {
+		predicates = append(predicates, backtest.ReviewersRepoNotIn(i.ReviewersRepoNotIn...))
+	}
+	if i.ReviewersRepoGT != nil {
+		predicates = append(predicates, backtest.ReviewersRepoGT(*i.ReviewersRepoGT))
+	}
+	if i.ReviewersRepoGTE != nil {
+		predicates = append(predicates, backtest.ReviewersRepoGTE(*i.ReviewersRepoGTE))
+	}
+	if i.ReviewersRepoLT != nil {
+		predicates = append(predicates, backtest.ReviewersRepoLT(*i.ReviewersRepoLT))
+	}
+	if i.ReviewersRepoLTE != nil {
+		predicates = append(predicates, backtest.ReviewersRepoLTE(*i.ReviewersRepoLTE))
+	}
+	if i.ReviewersRepoContains != nil {
+		predicates = append(predicates, backtest.ReviewersRepoContains(*i.ReviewersRepoContains))
+	}
+	if i.ReviewersRepoHasPrefix != nil {
+		predicates = append(predicates, backtest.ReviewersRepoHasPrefix(*i.ReviewersRepoHasPrefix))
+	}
+	if i.ReviewersRepoHasSuffix != nil {
+		predicates = append(predicates, backtest.ReviewersRepoHasSuffix(*i.ReviewersRepoHasSuffix))
+	}
+	if i.ReviewersRepoEqualFold != nil {
+		predicates = append(predicates, backtest.ReviewersRepoEqualFold(*i.ReviewersRepoEqualFold))
+	}
+	if i.ReviewersRepoContainsFold != nil {
+		predicates = append(predicates, backtest.ReviewersRepoContainsFold(*i.ReviewersRepoContainsFold))
+	}
+	if i.PrNumber != nil {
+		predicates = append(predicates, backtest.PrNumberEQ(*i.PrNumber))
+	}
+	if i.PrNumberNEQ != nil {
+		predicates = append(predicates, backtest.PrNumberNEQ(*i.PrNumberNEQ))
+	}
+	if len(i.PrNumberIn) > 0 {
+		predicates = append(predicates, backtest.PrNumberIn(i.PrNumberIn...))
+	}
+	if len(i.PrNumberNotIn) > 0 {
+		predicates = append(predicates, backtest.PrNumberNotIn(i.PrNumberNotIn...))
+	}
+	if i.PrNumberGT != nil {
+		predicates = append(predicates, backtest.PrNumberGT(*i.PrNumberGT))
+	}
+	if i.PrNumberGTE != nil {
+		predicates = append(predicates, backtest.PrNumberGTE(*i.PrNumberGTE))
+	}
+	if i.PrNumberLT != nil {
+		predicates = append(predicates, backtest.PrNumberLT(*i.PrNumberLT))
+	}
+	if i.PrNumberLTE != nil {
+		predicates = append(predicates, backtest.PrNumberLTE(*i.PrNumberLTE))
+	}
+	if i.PrURL != nil {
+		predicates = append(predicates, backtest.PrURLEQ(*i.PrURL))
+	}
+	if i.PrURLNEQ != nil {
+		predicates = append(predicates, backtest.PrURLNEQ(*i.PrURLNEQ))
+	}
+	if len(i.PrURLIn) > 0 {
+		predicates = append(predicates, backtest.PrURLIn(i.PrURLIn...))
+	}
+	if len(i.PrURLNotIn) > 0 {
+		predicates = append(predicates, backtest.PrURLNotIn(i.PrURLNotIn...))
+	}
+	if i.PrURLGT != nil {
+		predicates = append(predicates, backtest.PrURLGT(*i.PrURLGT))
+	}
+	if i.PrURLGTE != nil {
+		predicates = append(predicates, backtest.PrURLGTE(*i.PrURLGTE))
+	}
+	if i.PrURLLT != nil {
+		predicates = append(predicates, backtest.PrURLLT(*i.PrURLLT))
+	}
+	if i.PrURLLTE != nil {
+		predicates = append(predicates, backtest.PrURLLTE(*i.PrURLLTE))
+	}
+	if i.PrURLContains != nil {
+		predicates = append(predicates, backtest.PrURLContains(*i.PrURLContains))
+	}
+	if i.PrURLHasPrefix != nil {
+		predicates = append(predicates, backtest.PrURLHasPrefix(*i.PrURLHasPrefix))
+	}
+	if i.PrURLHasSuffix != nil {
+		predicates = append(predicates, backtest.PrURLHasSuffix(*i.PrURLHasSuffix))
+	}
+	if i.PrURLEqualFold != nil {
+		predicates = append(predicates, backtest.PrURLEqualFold(*i.PrURLEqualFold))
+	}
+	if i.PrURLContainsFold != nil {
+		predicates = append(predicates, backtest.PrURLContainsFold(*i.PrURLContainsFold))
+	}
+	if i.HeadSha != nil {
+		predicates = append(predicates, backtest.HeadShaEQ(*i.HeadSha))
+	}
+	if i.HeadShaNEQ != nil {
+		predicates = append(predicates, backtest.HeadShaNEQ(*i.HeadShaNEQ))
+	}
+	if len(i.HeadShaIn) > 0 {
+		predicates = append(predicates, backtest.HeadShaIn(i.HeadShaIn...))
+	}
+	if len(i.HeadShaNotIn) > 0 {
+		predicates = append(predicates, backtest.HeadShaNotIn(i.HeadShaNotIn...))
+	}
+	if i.HeadShaGT != nil {
+		predicates = append(predicates, backtest.HeadShaGT(*i.HeadShaGT))
+	}
+	if i.HeadShaGTE != nil {
+		predicates = append(predicates, backtest.HeadShaGTE(*i.HeadShaGTE))
+	}
+	if i.HeadShaLT != nil {
+		predicates = append(predicates, backtest.HeadShaLT(*i.HeadShaLT))
+	}
+	if i.HeadShaLTE != nil {
+		predicates = append(predicates, backtest.HeadShaLTE(*i.HeadShaLTE))
+	}
+	if i.HeadShaContains != nil {
+		predicates = append(predicates, backtest.HeadShaContains(*i.HeadShaContains))
+	}
+	if i.HeadShaHasPrefix != nil {
+		predicates = append(predicates, backtest.HeadShaHasPrefix(*i.HeadShaHasPrefix))
+	}
+	if i.HeadShaHasSuffix != nil {
+		predicates = append(predicates, backtest.HeadShaHasSuffix(*i.HeadShaHasSuffix))
+	}
+	if i.HeadShaEqualFold != nil {
+		predicates = append(predicates, backtest.HeadShaEqualFold(*i.HeadShaEqualFold))
+	}
+	if i.HeadShaContainsFold != nil {
+		predicates = append(predicates, backtest.HeadShaContainsFold(*i.HeadShaContainsFold))
+	}
+	if i.BaseSha != nil {
+		predicates = append(predicates, backtest.BaseShaEQ(*i.BaseSha))
+	}
+	if i.BaseShaNEQ != nil {
+		predicates = append(predicates, backtest.BaseShaNEQ(*i.BaseShaNEQ))
+	}
+	if len(i.BaseShaIn) > 0 {
+		predicates = append(predicates, backtest.BaseShaIn(i.BaseShaIn...))
+	}
+	if len(i.BaseShaNotIn) > 0 {
+		predicates = append(predicates, backtest.BaseShaNotIn(i.BaseShaNotIn...))
+	}
+	if i.BaseShaGT != nil {
+		predicates = append(predicates, backtest.BaseShaGT(*i.BaseShaGT))
+	}
+	if i.BaseShaGTE != nil {
+		predicates = append(predicates, backtest.BaseShaGTE(*i.BaseShaGTE))
+	}
+	if i.BaseShaLT != nil {
+		predicates = append(predicates, backtest.BaseShaLT(*i.BaseShaLT))
+	}
+	if i.BaseShaLTE != nil {
+		predicates = append(predicates, backtest.BaseShaLTE(*i.BaseShaLTE))
+	}
+	if i.BaseShaContains != nil {
+		predicates = append(predicates, backtest.BaseShaContains(*i.BaseShaContains))
+	}
+	if i.BaseShaHasPrefix != nil {
+		predicates = append(predicates, backtest.BaseShaHasPrefix(*i.BaseShaHasPrefix))
+	}
+	if i.BaseShaHasSuffix != nil {
+		predicates = append(predicates, backtest.BaseShaHasSuffix(*i.BaseShaHasSuffix))
+	}
+	if i.BaseShaEqualFold != nil {
+		predicates = append(predicates, backtest.BaseShaEqualFold(*i.BaseShaEqualFold))
+	}
+	if i.BaseShaContainsFold != nil {
+		predicates = append(predicates, backtest.BaseShaContainsFold(*i.BaseShaContainsFold))
+	}
+	if i.Status != nil {
+		predicates = append(predicates, backtest.StatusEQ(*i.Status))
+	}
+	if i.StatusNEQ != nil {
+		predicates = append(predicates, backtest.StatusNEQ(*i.StatusNEQ))
+	}
+	if len(i.StatusIn) > 0 {
+		predicates = append(predicates, backtest.StatusIn(i.StatusIn...))
+	}
+	if len(i.StatusNotIn) > 0 {
+		predicates = append(predicates, backtest.StatusNotIn(i.StatusNotIn...))
+	}
+	if i.MaxPrs != nil {
+		predicates = append(predicates, backtest.MaxPrsEQ(*i.MaxPrs))
+	}
+	if i.MaxPrsNEQ != nil {
+		predicates = append(predicates, backtest.MaxPrsNEQ(*i.MaxPrsNEQ))
+	}
+	if len(i.MaxPrsIn) > 0 {
+		predicates = append(predicates, backtest.MaxPrsIn(i.MaxPrsIn...))
+	}
+	if len(i.MaxPrsNotIn) > 0 {
+		predicates = append(predicates, backtest.MaxPrsNotIn(i.MaxPrsNotIn...))
+	}
+	if i.MaxPrsGT != nil {
+		predicates = append(predicates, backtest.MaxPrsGT(*i.MaxPrsGT))
+	}
+	if i.MaxPrsGTE != nil {
+		predicates = append(predicates, backtest.MaxPrsGTE(*i.MaxPrsGTE))
+	}
+	if i.MaxPrsLT != nil {
+		predicates = append(predicates, backtest.MaxPrsLT(*i.MaxPrsLT))
+	}
+	if i.MaxPrsLTE != nil {
+		predicates = append(predicates, backtest.MaxPrsLTE(*i.MaxPrsLTE))
+	}
+	if i.MaxCostUsd != nil {
+		predicates = append(predicates, backtest.MaxCostUsdEQ(*i.MaxCostUsd))
+	}
+	if i.MaxCostUsdNEQ != nil {
+		predicates = append(predicates, backtest.MaxCostUsdNEQ(*i.MaxCostUsdNEQ))
+	}
+	if len(i.MaxCostUsdIn) > 0 {
+		predicates = append(predicates, backtest.MaxCostUsdIn(i.MaxCostUsdIn...))
+	}
+	if len(i.MaxCostUsdNotIn) > 0 {
+		predicates = append(predicates, backtest.MaxCostUsdNotIn(i.MaxCostUsdNotIn...))
+	}
+	if i.MaxCostUsdGT != nil {
+		predicates = append(predicates, backtest.MaxCostUsdGT(*i.MaxCostUsdGT))
+	}
+	if i.MaxCostUsdGTE != nil {
+		predicates = append(predicates, backtest.MaxCostUsdGTE(*i.MaxCostUsdGTE))
+	}
+	if i.MaxCostUsdLT != nil {
+		predicates = append(predicates, backtest.MaxCostUsdLT(*i.MaxCostUsdLT))
+	}
+	if i.MaxCostUsdLTE != nil {
+		predicates = append(predicates, backtest.MaxCostUsdLTE(*i.MaxCostUsdLTE))
+	}
+	if i.CostUsd != nil {
+		predicates = append(predicates, backtest.CostUsdEQ(*i.CostUsd))
+	}
+	if i.CostUsdNEQ != nil {
+		predicates = append(predicates, backtest.CostUsdNEQ(*i.CostUsdNEQ))
+	}
+	if len(i.CostUsdIn) > 0 {
+		predicates = append(predicates, backtest.CostUsdIn(i.CostUsdIn...))
+	}
+	if len(i.CostUsdNotIn) > 0 {
+		predicates = append(predicates, backtest.CostUsdNotIn(i.CostUsdNotIn...))
+	}
+	if i.CostUsdGT != nil {
+		predicates = append(predicates, backtest.CostUsdGT(*i.CostUsdGT))
+	}
+	if i.CostUsdGTE != nil {
+		predicates = append(predicates, backtest.CostUsdGTE(*i.CostUsdGTE))
+	}
+	if i.CostUsdLT != nil {
+		predicates = append(predicates, backtest.CostUsdLT(*i.CostUsdLT))
+	}
+	if i.CostUsdLTE != nil {
+		predicates = append(predicates, backtest.CostUsdLTE(*i.CostUsdLTE))
+	}
+	if i.CheckRunID != nil {
+		predicates = append(predicates, backtest.CheckRunIDEQ(*i.CheckRunID))
+	}
+	if i.CheckRunIDNEQ != nil {
+		predicates = append(predicates, backtest.CheckRunIDNEQ(*i.CheckRunIDNEQ))
+	}
+	if len(i.CheckRunIDIn) > 0 {
+		predicates = append(predicates, backtest.CheckRunIDIn(i.CheckRunIDIn...))
+	}
+	if len(i.CheckRunIDNotIn) > 0 {
+		predicates = append(predicates, backtest.CheckRunIDNotIn(i.CheckRunIDNotIn...))
+	}
+	if i.CheckRunIDGT != nil {
+		predicates = append(predicates, backtest.CheckRunIDGT(*i.CheckRunIDGT))
+	}
+	if i.CheckRunIDGTE != nil {
+		predicates = append(predicates, backtest.CheckRunIDGTE(*i.CheckRunIDGTE))
+	}
+	if i.CheckRunIDLT != nil {
+		predicates = append(predicates, backtest.CheckRunIDLT(*i.CheckRunIDLT))
+	}
+	if i.CheckRunIDLTE != nil {
+		predicates = append(predicates, backtest.CheckRunIDLTE(*i.CheckRunIDLTE))
+	}
+	if i.CommentID != nil {
+		predicates = append(predicates, backtest.CommentIDEQ(*i.CommentID))
+	}
+	if i.CommentIDNEQ != nil {
+		predicates = append(predicates, backtest.CommentIDNEQ(*i.CommentIDNEQ))
+	}
+	if len(i.CommentIDIn) > 0 {
+		predicates = append(predicates, backtest.CommentIDIn(i.CommentIDIn...))
+	}
+	if len(i.CommentIDNotIn) > 0 {
+		predicates = append(predicates, backtest.CommentIDNotIn(i.CommentIDNotIn...))
+	}
+	if i.CommentIDGT != nil {
+		predicates = append(predicates, backtest.CommentIDGT(*i.CommentIDGT))
+	}
+	if i.CommentIDGTE != nil {
+		predicates = append(predicates, backtest.CommentIDGTE(*i.CommentIDGTE))
+	}
+	if i.CommentIDLT != nil {
+		predicates = append(predicates, backtest.CommentIDLT(*i.CommentIDLT))
+	}
+	if i.CommentIDLTE != nil {
+		predicates = append(predicates, backtest.CommentIDLTE(*i.CommentIDLTE))
+	}
+	if i.Report != nil {
+		predicates = append(predicates, backtest.ReportEQ(*i.Report))
+	}
+	if i.ReportNEQ != nil {
+		predicates = append(predicates, backtest.ReportNEQ(*i.ReportNEQ))
+	}
+	if len(i.ReportIn) > 0 {
+		predicates = append(predicates, backtest.ReportIn(i.ReportIn...))
+	}
+	if len(i.ReportNotIn) > 0 {
+		predicates = append(predicates, backtest.ReportNotIn(i.ReportNotIn...))
+	}
+	if i.ReportGT != nil {
+		predicates = append(predicates, backtest.ReportGT(*i.ReportGT))
+	}
+	if i.ReportGTE != nil {
+		predicates = append(predicates, backtest.ReportGTE(*i.ReportGTE))
+	}
+	if i.ReportLT != nil {
+		predicates = append(predicates, backtest.ReportLT(*i.ReportLT))
+	}
+	if i.ReportLTE != nil {
+		predicates = append(predicates, backtest.ReportLTE(*i.ReportLTE))
+	}
+	if i.ReportContains != nil {
+		predicates = append(predicates, backtest.ReportContains(*i.ReportContains))
+	}
+	if i.ReportHasPrefix != nil {
+		predicates = append(predicates, backtest.ReportHasPrefix(*i.ReportHasPrefix))
+	}
+	if i.ReportHasSuffix != nil {
+		predicates = append(predicates, backtest.ReportHasSuffix(*i.ReportHasSuffix))
+	}
+	if i.ReportEqualFold != nil {
+		predicates = append(predicates, backtest.ReportEqualFold(*i.ReportEqualFold))
+	}
+	if i.ReportContainsFold != nil {
+		predicates = append(predicates, backtest.ReportContainsFold(*i.ReportContainsFold))
+	}
+	if i.FailureReason != nil {
+		predicates = append(predicates, backtest.FailureReasonEQ(*i.FailureReason))
+	}
+	if i.FailureReasonNEQ != nil {
+		predicates = append(predicates, backtest.FailureReasonNEQ(*i.FailureReasonNEQ))
+	}
+	if len(i.FailureReasonIn) > 0 {
+		predicates = append(predicates, backtest.FailureReasonIn(i.FailureReasonIn...))
+	}
+	if len(i.FailureReasonNotIn) > 0 {
+		predicates = append(predicates, backtest.FailureReasonNotIn(i.FailureReasonNotIn...))
+	}
+	if i.FailureReasonGT != nil {
+		predicates = append(predicates, backtest.FailureReasonGT(*i.FailureReasonGT))
+	}
+	if i.FailureReasonGTE != nil {
+		predicates = append(predicates, backtest.FailureReasonGTE(*i.FailureReasonGTE))
+	}
+	if i.FailureReasonLT != nil {
+		predicates = append(predicates, backtest.FailureReasonLT(*i.FailureReasonLT))
+	}
+	if i.FailureReasonLTE != nil {
+		predicates = append(predicates, backtest.FailureReasonLTE(*i.FailureReasonLTE))
+	}
+	if i.FailureReasonContains != nil {
+		predicates = append(predicates, backtest.FailureReasonContains(*i.FailureReasonContains))
+	}
+	if i.FailureReasonHasPrefix != nil {
+		predicates = append(predicates, backtest.FailureReasonHasPrefix(*i.FailureReasonHasPrefix))
+	}
+	if i.FailureReasonHasSuffix != nil {
+		predicates = append(predicates, backtest.FailureReasonHasSuffix(*i.FailureReasonHasSuffix))
+	}
+	if i.FailureReasonEqualFold != nil {
+		predicates = append(predicates, backtest.FailureReasonEqualFold(*i.FailureReasonEqualFold))
+	}
+	if i.FailureReasonContainsFold != nil {
+		predicates = append(predicates, backtest.FailureReasonContainsFold(*i.FailureReasonContainsFold))
+	}
+	if i.FinishedAt != nil {
+		predicates = append(predicates, backtest.FinishedAtEQ(*i.FinishedAt))
+	}
+	if i.FinishedAtNEQ != nil {
+		predicates = append(predicates, backtest.FinishedAtNEQ(*i.FinishedAtNEQ))
+	}
+	if len(i.FinishedAtIn) > 0 {
+		predicates = append(predicates, backtest.FinishedAtIn(i.FinishedAtIn...))
+	}
+	if len(i.FinishedAtNotIn) > 0 {
+		predicates = append(predicates, backtest.FinishedAtNotIn(i.FinishedAtNotIn...))
+	}
+	if i.FinishedAtGT != nil {
+		predicates = append(predicates, backtest.FinishedAtGT(*i.FinishedAtGT))
+	}
+	if i.FinishedAtGTE != nil {
+		predicates = append(predicates, backtest.FinishedAtGTE(*i.FinishedAtGTE))
+	}
+	if i.FinishedAtLT != nil {
+		predicates = append(predicates, backtest.FinishedAtLT(*i.FinishedAtLT))
+	}
+	if i.FinishedAtLTE != nil {
+		predicates = append(predicates, backtest.FinishedAtLTE(*i.FinishedAtLTE))
+	}
+	if i.FinishedAtIsNil {
+		predicates = append(predicates, backtest.FinishedAtIsNil())
+	}
+	if i.FinishedAtNotNil {
+		predicates = append(predicates, backtest.FinishedAtNotNil())
+	}
+
+	if i.HasInstallation != nil {
+		p := backtest.HasInstallation()
+		if !*i.HasInstallation {
+			p = backtest.Not(p)
+		}
+		predicates = append(predicates, p)
+	}
+	if len(i.HasInstallationWith) > 0 {
+		with := make([]predicate.Installation, 0, len(i.HasInstallationWith))
+		for _, w := range i.HasInstallationWith {
+			p, err := w.P()
+			if err != nil {
+				return nil, fmt.Errorf("%w: field 'HasInstallationWith'", err)
+			}
+			with = append(with, p)
+		}
+		predicates = append(predicates, backtest.HasInstallationWith(with...))
+	}
+	switch len(predicates) {
+	case 0:
+		return nil, ErrEmptyBacktestWhereInput
+	case 1:
+		return predicates[0], nil
+	default:
+		return backtest.And(predicates...), nil
 	}
 }
 
@@ -4585,6 +5442,22 @@ type RunWhereInput struct {
 	Shadow    *bool `json:"shadow,omitempty"`
 	ShadowNEQ *bool `json:"shadowNEQ,omitempty"`
 
+	// "backtest_side" field predicates.
+	BacktestSide      *run.BacktestSide  `json:"backtestSide,omitempty"`
+	BacktestSideNEQ   *run.BacktestSide  `json:"backtestSideNEQ,omitempty"`
+	BacktestSideIn    []run.BacktestSide `json:"backtestSideIn,omitempty"`
+	BacktestSideNotIn []run.BacktestSide `json:"backtestSideNotIn,omitempty"`
+
+	// "backtest_id" field predicates.
+	BacktestID      *int  `json:"backtestID,omitempty"`
+	BacktestIDNEQ   *int  `json:"backtestIDNEQ,omitempty"`
+	BacktestIDIn    []int `json:"backtestIDIn,omitempty"`
+	BacktestIDNotIn []int `json:"backtestIDNotIn,omitempty"`
+	BacktestIDGT    *int  `json:"backtestIDGT,omitempty"`
+	BacktestIDGTE   *int  `json:"backtestIDGTE,omitempty"`
+	BacktestIDLT    *int  `json:"backtestIDLT,omitempty"`
+	BacktestIDLTE   *int  `json:"backtestIDLTE,omitempty"`
+
 	// "pr_number" field predicates.
 	PrNumber      *int  `json:"prNumber,omitempty"`
 	PrNumberNEQ   *int  `json:"prNumberNEQ,omitempty"`
@@ -5408,6 +6281,42 @@ func (i *RunWhereInput) P() (predicate.Run, error) {
 	}
 	if i.ShadowNEQ != nil {
 		predicates = append(predicates, run.ShadowNEQ(*i.ShadowNEQ))
+	}
+	if i.BacktestSide != nil {
+		predicates = append(predicates, run.BacktestSideEQ(*i.BacktestSide))
+	}
+	if i.BacktestSideNEQ != nil {
+		predicates = append(predicates, run.BacktestSideNEQ(*i.BacktestSideNEQ))
+	}
+	if len(i.BacktestSideIn) > 0 {
+		predicates = append(predicates, run.BacktestSideIn(i.BacktestSideIn...))
+	}
+	if len(i.BacktestSideNotIn) > 0 {
+		predicates = append(predicates, run.BacktestSideNotIn(i.BacktestSideNotIn...))
+	}
+	if i.BacktestID != nil {
+		predicates = append(predicates, run.BacktestIDEQ(*i.BacktestID))
+	}
+	if i.BacktestIDNEQ != nil {
+		predicates = append(predicates, run.BacktestIDNEQ(*i.BacktestIDNEQ))
+	}
+	if len(i.BacktestIDIn) > 0 {
+		predicates = append(predicates, run.BacktestIDIn(i.BacktestIDIn...))
+	}
+	if len(i.BacktestIDNotIn) > 0 {
+		predicates = append(predicates, run.BacktestIDNotIn(i.BacktestIDNotIn...))
+	}
+	if i.BacktestIDGT != nil {
+		predicates = append(predicates, run.BacktestIDGT(*i.BacktestIDGT))
+	}
+	if i.BacktestIDGTE != nil {
+		predicates = append(predicates, run.BacktestIDGTE(*i.BacktestIDGTE))
+	}
+	if i.BacktestIDLT != nil {
+		predicates = append(predicates, run.BacktestIDLT(*i.BacktestIDLT))
+	}
+	if i.BacktestIDLTE != nil {
+		predicates = append(predicates, run.BacktestIDLTE(*i.BacktestIDLTE))
 	}
 	if i.PrNumber != nil {
 		predicates = append(predicates, run.PrNumberEQ(*i.PrNumber))

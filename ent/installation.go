@@ -63,6 +63,8 @@ type Installation struct {
 
 // InstallationEdges holds the relations/edges for other nodes in the graph.
 type InstallationEdges struct {
+	// backtests of changes to its reviewers
+	Backtests []*Backtest `json:"backtests,omitempty"`
 	// repositories the installation covers (those the viewer can read)
 	Repositories []*Repository `json:"repositories,omitempty"`
 	// reviewers synced from its reviewers repository
@@ -73,20 +75,30 @@ type InstallationEdges struct {
 	Credentials []*ConnectorCredential `json:"credentials,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [4]bool
+	loadedTypes [5]bool
 	// totalCount holds the count of the edges above.
 	totalCount [3]map[string]int
 
+	namedBacktests    map[string][]*Backtest
 	namedRepositories map[string][]*Repository
 	namedReviewers    map[string][]*Reviewer
 	namedLearnings    map[string][]*ReviewLearning
 	namedCredentials  map[string][]*ConnectorCredential
 }
 
+// BacktestsOrErr returns the Backtests value or an error if the edge
+// was not loaded in eager-loading.
+func (e InstallationEdges) BacktestsOrErr() ([]*Backtest, error) {
+	if e.loadedTypes[0] {
+		return e.Backtests, nil
+	}
+	return nil, &NotLoadedError{edge: "backtests"}
+}
+
 // RepositoriesOrErr returns the Repositories value or an error if the edge
 // was not loaded in eager-loading.
 func (e InstallationEdges) RepositoriesOrErr() ([]*Repository, error) {
-	if e.loadedTypes[0] {
+	if e.loadedTypes[1] {
 		return e.Repositories, nil
 	}
 	return nil, &NotLoadedError{edge: "repositories"}
@@ -95,7 +107,7 @@ func (e InstallationEdges) RepositoriesOrErr() ([]*Repository, error) {
 // ReviewersOrErr returns the Reviewers value or an error if the edge
 // was not loaded in eager-loading.
 func (e InstallationEdges) ReviewersOrErr() ([]*Reviewer, error) {
-	if e.loadedTypes[1] {
+	if e.loadedTypes[2] {
 		return e.Reviewers, nil
 	}
 	return nil, &NotLoadedError{edge: "reviewers"}
@@ -104,7 +116,7 @@ func (e InstallationEdges) ReviewersOrErr() ([]*Reviewer, error) {
 // LearningsOrErr returns the Learnings value or an error if the edge
 // was not loaded in eager-loading.
 func (e InstallationEdges) LearningsOrErr() ([]*ReviewLearning, error) {
-	if e.loadedTypes[2] {
+	if e.loadedTypes[3] {
 		return e.Learnings, nil
 	}
 	return nil, &NotLoadedError{edge: "learnings"}
@@ -113,7 +125,7 @@ func (e InstallationEdges) LearningsOrErr() ([]*ReviewLearning, error) {
 // CredentialsOrErr returns the Credentials value or an error if the edge
 // was not loaded in eager-loading.
 func (e InstallationEdges) CredentialsOrErr() ([]*ConnectorCredential, error) {
-	if e.loadedTypes[3] {
+	if e.loadedTypes[4] {
 		return e.Credentials, nil
 	}
 	return nil, &NotLoadedError{edge: "credentials"}
@@ -285,6 +297,11 @@ func (_m *Installation) Value(name string) (ent.Value, error) {
 	return _m.selectValues.Get(name)
 }
 
+// QueryBacktests queries the "backtests" edge of the Installation entity.
+func (_m *Installation) QueryBacktests() *BacktestQuery {
+	return NewInstallationClient(_m.config).QueryBacktests(_m)
+}
+
 // QueryRepositories queries the "repositories" edge of the Installation entity.
 func (_m *Installation) QueryRepositories() *RepositoryQuery {
 	return NewInstallationClient(_m.config).QueryRepositories(_m)
@@ -392,6 +409,30 @@ func (_m *Installation) String() string {
 	builder.WriteString(_m.WritePace)
 	builder.WriteByte(')')
 	return builder.String()
+}
+
+// NamedBacktests returns the Backtests named value or an error if the edge was not
+// loaded in eager-loading with this name.
+func (_m *Installation) NamedBacktests(name string) ([]*Backtest, error) {
+	if _m.Edges.namedBacktests == nil {
+		return nil, &NotLoadedError{edge: name}
+	}
+	nodes, ok := _m.Edges.namedBacktests[name]
+	if !ok {
+		return nil, &NotLoadedError{edge: name}
+	}
+	return nodes, nil
+}
+
+func (_m *Installation) appendNamedBacktests(name string, edges ...*Backtest) {
+	if _m.Edges.namedBacktests == nil {
+		_m.Edges.namedBacktests = make(map[string][]*Backtest)
+	}
+	if len(edges) == 0 {
+		_m.Edges.namedBacktests[name] = []*Backtest{}
+	} else {
+		_m.Edges.namedBacktests[name] = append(_m.Edges.namedBacktests[name], edges...)
+	}
 }
 
 // NamedRepositories returns the Repositories named value or an error if the edge was not

@@ -11,6 +11,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+	"github.com/chakshu-dev/chakshu/ent/backtest"
 	"github.com/chakshu-dev/chakshu/ent/connectorcredential"
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/repository"
@@ -274,6 +275,21 @@ func (_c *InstallationCreate) SetNillableWritePace(v *string) *InstallationCreat
 		_c.SetWritePace(*v)
 	}
 	return _c
+}
+
+// AddBacktestIDs adds the "backtests" edge to the Backtest entity by IDs.
+func (_c *InstallationCreate) AddBacktestIDs(ids ...int) *InstallationCreate {
+	_c.mutation.AddBacktestIDs(ids...)
+	return _c
+}
+
+// AddBacktests adds the "backtests" edges to the Backtest entity.
+func (_c *InstallationCreate) AddBacktests(v ...*Backtest) *InstallationCreate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddBacktestIDs(ids...)
 }
 
 // AddRepositoryIDs adds the "repositories" edge to the Repository entity by IDs.
@@ -581,6 +597,22 @@ func (_c *InstallationCreate) createSpec() (*Installation, *sqlgraph.CreateSpec)
 	if value, ok := _c.mutation.WritePace(); ok {
 		_spec.SetField(installation.FieldWritePace, field.TypeString, value)
 		_node.WritePace = value
+	}
+	if nodes := _c.mutation.BacktestsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   installation.BacktestsTable,
+			Columns: []string{installation.BacktestsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(backtest.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
 	}
 	if nodes := _c.mutation.RepositoriesIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{

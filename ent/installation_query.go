@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+	"github.com/chakshu-dev/chakshu/ent/backtest"
 	"github.com/chakshu-dev/chakshu/ent/connectorcredential"
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/predicate"
@@ -28,12 +29,14 @@ type InstallationQuery struct {
 	order                 []installation.OrderOption
 	inters                []Interceptor
 	predicates            []predicate.Installation
+	withBacktests         *BacktestQuery
 	withRepositories      *RepositoryQuery
 	withReviewers         *ReviewerQuery
 	withLearnings         *ReviewLearningQuery
 	withCredentials       *ConnectorCredentialQuery
 	loadTotal             []func(context.Context, []*Installation) error
 	modifiers             []func(*sql.Selector)
+	withNamedBacktests    map[string]*BacktestQuery
 	withNamedRepositories map[string]*RepositoryQuery
 	withNamedReviewers    map[string]*ReviewerQuery
 	withNamedLearnings    map[string]*ReviewLearningQuery
@@ -72,6 +75,28 @@ func (_q *InstallationQuery) Unique(unique bool) *InstallationQuery {
 func (_q *InstallationQuery) Order(o ...installation.OrderOption) *InstallationQuery {
 	_q.order = append(_q.order, o...)
 	return _q
+}
+
+// QueryBacktests chains the current query on the "backtests" edge.
+func (_q *InstallationQuery) QueryBacktests() *BacktestQuery {
+	query := (&BacktestClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(installation.Table, installation.FieldID, selector),
+			sqlgraph.To(backtest.Table, backtest.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, installation.BacktestsTable, installation.BacktestsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
 }
 
 // QueryRepositories chains the current query on the "repositories" edge.
@@ -354,6 +379,7 @@ func (_q *InstallationQuery) Clone() *InstallationQuery {
 		order:            append([]installation.OrderOption{}, _q.order...),
 		inters:           append([]Interceptor{}, _q.inters...),
 		predicates:       append([]predicate.Installation{}, _q.predicates...),
+		withBacktests:    _q.withBacktests.Clone(),
 		withRepositories: _q.withRepositories.Clone(),
 		withReviewers:    _q.withReviewers.Clone(),
 		withLearnings:    _q.withLearnings.Clone(),
@@ -363,6 +389,17 @@ func (_q *InstallationQuery) Clone() *InstallationQuery {
 		path:      _q.path,
 		modifiers: append([]func(*sql.Selector){}, _q.modifiers...),
 	}
+}
+
+// WithBacktests tells the query-builder to eager-load the nodes that are connected to
+// the "backtests" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *InstallationQuery) WithBacktests(opts ...func(*BacktestQuery)) *InstallationQuery {
+	query := (&BacktestClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withBacktests = query
+	return _q
 }
 
 // WithRepositories tells the query-builder to eager-load the nodes that are connected to
@@ -487,7 +524,8 @@ func (_q *InstallationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 	var (
 		nodes       = []*Installation{}
 		_spec       = _q.querySpec()
-		loadedTypes = [4]bool{
+		loadedTypes = [5]bool{
+			_q.withBacktests != nil,
 			_q.withRepositories != nil,
 			_q.withReviewers != nil,
 			_q.withLearnings != nil,
@@ -515,6 +553,13 @@ func (_q *InstallationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 	if len(nodes) == 0 {
 		return nodes, nil
 	}
+	if query := _q.withBacktests; query != nil {
+		if err := _q.loadBacktests(ctx, query, nodes,
+			func(n *Installation) { n.Edges.Backtests = []*Backtest{} },
+			func(n *Installation, e *Backtest) { n.Edges.Backtests = append(n.Edges.Backtests, e) }); err != nil {
+			return nil, err
+		}
+	}
 	if query := _q.withRepositories; query != nil {
 		if err := _q.loadRepositories(ctx, query, nodes,
 			func(n *Installation) { n.Edges.Repositories = []*Repository{} },
@@ -540,6 +585,13 @@ func (_q *InstallationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 		if err := _q.loadCredentials(ctx, query, nodes,
 			func(n *Installation) { n.Edges.Credentials = []*ConnectorCredential{} },
 			func(n *Installation, e *ConnectorCredential) { n.Edges.Credentials = append(n.Edges.Credentials, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for name, query := range _q.withNamedBacktests {
+		if err := _q.loadBacktests(ctx, query, nodes,
+			func(n *Installation) { n.appendNamedBacktests(name) },
+			func(n *Installation, e *Backtest) { n.appendNamedBacktests(name, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -579,6 +631,37 @@ func (_q *InstallationQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]
 	return nodes, nil
 }
 
+func (_q *InstallationQuery) loadBacktests(ctx context.Context, query *BacktestQuery, nodes []*Installation, init func(*Installation), assign func(*Installation, *Backtest)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[int]*Installation)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	query.withFKs = true
+	query.Where(predicate.Backtest(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(installation.BacktestsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.installation_backtests
+		if fk == nil {
+			return fmt.Errorf(`foreign-key "installation_backtests" is nil for node %v`, n.ID)
+		}
+		node, ok := nodeids[*fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "installation_backtests" returned %v for node %v`, *fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
 func (_q *InstallationQuery) loadRepositories(ctx context.Context, query *RepositoryQuery, nodes []*Installation, init func(*Installation), assign func(*Installation, *Repository)) error {
 	fks := make([]driver.Value, 0, len(nodes))
 	nodeids := make(map[int]*Installation)
@@ -821,6 +904,20 @@ func (_q *InstallationQuery) ForShare(opts ...sql.LockOption) *InstallationQuery
 func (_q *InstallationQuery) Modify(modifiers ...func(s *sql.Selector)) *InstallationSelect {
 	_q.modifiers = append(_q.modifiers, modifiers...)
 	return _q.Select()
+}
+
+// WithNamedBacktests tells the query-builder to eager-load the nodes that are connected to the "backtests"
+// edge with the given name. The optional arguments are used to configure the query builder of the edge.
+func (_q *InstallationQuery) WithNamedBacktests(name string, opts ...func(*BacktestQuery)) *InstallationQuery {
+	query := (&BacktestClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	if _q.withNamedBacktests == nil {
+		_q.withNamedBacktests = make(map[string]*BacktestQuery)
+	}
+	_q.withNamedBacktests[name] = query
+	return _q
 }
 
 // WithNamedRepositories tells the query-builder to eager-load the nodes that are connected to the "repositories"

@@ -11,6 +11,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+	"github.com/chakshu-dev/chakshu/ent/backtest"
 	"github.com/chakshu-dev/chakshu/ent/connectorcredential"
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/predicate"
@@ -330,6 +331,21 @@ func (_u *InstallationUpdate) SetNillableWritePace(v *string) *InstallationUpdat
 	return _u
 }
 
+// AddBacktestIDs adds the "backtests" edge to the Backtest entity by IDs.
+func (_u *InstallationUpdate) AddBacktestIDs(ids ...int) *InstallationUpdate {
+	_u.mutation.AddBacktestIDs(ids...)
+	return _u
+}
+
+// AddBacktests adds the "backtests" edges to the Backtest entity.
+func (_u *InstallationUpdate) AddBacktests(v ...*Backtest) *InstallationUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddBacktestIDs(ids...)
+}
+
 // AddRepositoryIDs adds the "repositories" edge to the Repository entity by IDs.
 func (_u *InstallationUpdate) AddRepositoryIDs(ids ...int) *InstallationUpdate {
 	_u.mutation.AddRepositoryIDs(ids...)
@@ -393,6 +409,27 @@ func (_u *InstallationUpdate) AddCredentials(v ...*ConnectorCredential) *Install
 // Mutation returns the InstallationMutation object of the builder.
 func (_u *InstallationUpdate) Mutation() *InstallationMutation {
 	return _u.mutation
+}
+
+// ClearBacktests clears all "backtests" edges to the Backtest entity.
+func (_u *InstallationUpdate) ClearBacktests() *InstallationUpdate {
+	_u.mutation.ClearBacktests()
+	return _u
+}
+
+// RemoveBacktestIDs removes the "backtests" edge to Backtest entities by IDs.
+func (_u *InstallationUpdate) RemoveBacktestIDs(ids ...int) *InstallationUpdate {
+	_u.mutation.RemoveBacktestIDs(ids...)
+	return _u
+}
+
+// RemoveBacktests removes "backtests" edges to Backtest entities.
+func (_u *InstallationUpdate) RemoveBacktests(v ...*Backtest) *InstallationUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveBacktestIDs(ids...)
 }
 
 // ClearRepositories clears all "repositories" edges to the Repository entity.
@@ -607,6 +644,51 @@ func (_u *InstallationUpdate) sqlSave(ctx context.Context) (_node int, err error
 	}
 	if value, ok := _u.mutation.WritePace(); ok {
 		_spec.SetField(installation.FieldWritePace, field.TypeString, value)
+	}
+	if _u.mutation.BacktestsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   installation.BacktestsTable,
+			Columns: []string{installation.BacktestsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(backtest.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedBacktestsIDs(); len(nodes) > 0 && !_u.mutation.BacktestsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   installation.BacktestsTable,
+			Columns: []string{installation.BacktestsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(backtest.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.BacktestsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   installation.BacktestsTable,
+			Columns: []string{installation.BacktestsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(backtest.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
 	if _u.mutation.RepositoriesCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -1107,6 +1189,21 @@ func (_u *InstallationUpdateOne) SetNillableWritePace(v *string) *InstallationUp
 	return _u
 }
 
+// AddBacktestIDs adds the "backtests" edge to the Backtest entity by IDs.
+func (_u *InstallationUpdateOne) AddBacktestIDs(ids ...int) *InstallationUpdateOne {
+	_u.mutation.AddBacktestIDs(ids...)
+	return _u
+}
+
+// AddBacktests adds the "backtests" edges to the Backtest entity.
+func (_u *InstallationUpdateOne) AddBacktests(v ...*Backtest) *InstallationUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddBacktestIDs(ids...)
+}
+
 // AddRepositoryIDs adds the "repositories" edge to the Repository entity by IDs.
 func (_u *InstallationUpdateOne) AddRepositoryIDs(ids ...int) *InstallationUpdateOne {
 	_u.mutation.AddRepositoryIDs(ids...)
@@ -1170,6 +1267,27 @@ func (_u *InstallationUpdateOne) AddCredentials(v ...*ConnectorCredential) *Inst
 // Mutation returns the InstallationMutation object of the builder.
 func (_u *InstallationUpdateOne) Mutation() *InstallationMutation {
 	return _u.mutation
+}
+
+// ClearBacktests clears all "backtests" edges to the Backtest entity.
+func (_u *InstallationUpdateOne) ClearBacktests() *InstallationUpdateOne {
+	_u.mutation.ClearBacktests()
+	return _u
+}
+
+// RemoveBacktestIDs removes the "backtests" edge to Backtest entities by IDs.
+func (_u *InstallationUpdateOne) RemoveBacktestIDs(ids ...int) *InstallationUpdateOne {
+	_u.mutation.RemoveBacktestIDs(ids...)
+	return _u
+}
+
+// RemoveBacktests removes "backtests" edges to Backtest entities.
+func (_u *InstallationUpdateOne) RemoveBacktests(v ...*Backtest) *InstallationUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveBacktestIDs(ids...)
 }
 
 // ClearRepositories clears all "repositories" edges to the Repository entity.
@@ -1414,6 +1532,51 @@ func (_u *InstallationUpdateOne) sqlSave(ctx context.Context) (_node *Installati
 	}
 	if value, ok := _u.mutation.WritePace(); ok {
 		_spec.SetField(installation.FieldWritePace, field.TypeString, value)
+	}
+	if _u.mutation.BacktestsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   installation.BacktestsTable,
+			Columns: []string{installation.BacktestsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(backtest.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedBacktestsIDs(); len(nodes) > 0 && !_u.mutation.BacktestsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   installation.BacktestsTable,
+			Columns: []string{installation.BacktestsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(backtest.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.BacktestsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   installation.BacktestsTable,
+			Columns: []string{installation.BacktestsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(backtest.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
 	if _u.mutation.RepositoriesCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/chakshu-dev/chakshu/ent/apitoken"
 	"github.com/chakshu-dev/chakshu/ent/auditentry"
+	"github.com/chakshu-dev/chakshu/ent/backtest"
 	"github.com/chakshu-dev/chakshu/ent/connectorcredential"
 	"github.com/chakshu-dev/chakshu/ent/costrollup"
 	"github.com/chakshu-dev/chakshu/ent/finding"
@@ -40,6 +41,7 @@ const (
 	// Node types.
 	TypeAPIToken            = "APIToken"
 	TypeAuditEntry          = "AuditEntry"
+	TypeBacktest            = "Backtest"
 	TypeConnectorCredential = "ConnectorCredential"
 	TypeCostRollup          = "CostRollup"
 	TypeFinding             = "Finding"
@@ -1570,6 +1572,1559 @@ func (m *AuditEntryMutation) ClearEdge(name string) error {
 // It returns an error if the edge is not defined in the schema.
 func (m *AuditEntryMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown AuditEntry edge %s", name)
+}
+
+// BacktestMutation represents an operation that mutates the Backtest nodes in the graph.
+type BacktestMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *int
+	created_at          *time.Time
+	updated_at          *time.Time
+	reviewer_name       *string
+	reviewers_repo      *string
+	pr_number           *int
+	addpr_number        *int
+	pr_url              *string
+	head_sha            *string
+	base_sha            *string
+	status              *backtest.Status
+	max_prs             *int
+	addmax_prs          *int
+	max_cost_usd        *float64
+	addmax_cost_usd     *float64
+	cost_usd            *float64
+	addcost_usd         *float64
+	check_run_id        *int64
+	addcheck_run_id     *int64
+	comment_id          *int64
+	addcomment_id       *int64
+	report              *string
+	summary             *map[string]interface{}
+	failure_reason      *string
+	finished_at         *time.Time
+	clearedFields       map[string]struct{}
+	installation        *int
+	clearedinstallation bool
+	done                bool
+	oldValue            func(context.Context) (*Backtest, error)
+	predicates          []predicate.Backtest
+}
+
+var _ ent.Mutation = (*BacktestMutation)(nil)
+
+// backtestOption allows management of the mutation configuration using functional options.
+type backtestOption func(*BacktestMutation)
+
+// newBacktestMutation creates new mutation for the Backtest entity.
+func newBacktestMutation(c config, op Op, opts ...backtestOption) *BacktestMutation {
+	m := &BacktestMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeBacktest,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withBacktestID sets the ID field of the mutation.
+func withBacktestID(id int) backtestOption {
+	return func(m *BacktestMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Backtest
+		)
+		m.oldValue = func(ctx context.Context) (*Backtest, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Backtest.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withBacktest sets the old Backtest of the mutation.
+func withBacktest(node *Backtest) backtestOption {
+	return func(m *BacktestMutation) {
+		m.oldValue = func(context.Context) (*Backtest, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m BacktestMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m BacktestMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *BacktestMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *BacktestMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Backtest.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *BacktestMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *BacktestMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Backtest entity.
+// If the Backtest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BacktestMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *BacktestMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *BacktestMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *BacktestMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the Backtest entity.
+// If the Backtest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BacktestMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *BacktestMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetReviewerName sets the "reviewer_name" field.
+func (m *BacktestMutation) SetReviewerName(s string) {
+	m.reviewer_name = &s
+}
+
+// ReviewerName returns the value of the "reviewer_name" field in the mutation.
+func (m *BacktestMutation) ReviewerName() (r string, exists bool) {
+	v := m.reviewer_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReviewerName returns the old "reviewer_name" field's value of the Backtest entity.
+// If the Backtest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BacktestMutation) OldReviewerName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReviewerName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReviewerName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReviewerName: %w", err)
+	}
+	return oldValue.ReviewerName, nil
+}
+
+// ResetReviewerName resets all changes to the "reviewer_name" field.
+func (m *BacktestMutation) ResetReviewerName() {
+	m.reviewer_name = nil
+}
+
+// SetReviewersRepo sets the "reviewers_repo" field.
+func (m *BacktestMutation) SetReviewersRepo(s string) {
+	m.reviewers_repo = &s
+}
+
+// ReviewersRepo returns the value of the "reviewers_repo" field in the mutation.
+func (m *BacktestMutation) ReviewersRepo() (r string, exists bool) {
+	v := m.reviewers_repo
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReviewersRepo returns the old "reviewers_repo" field's value of the Backtest entity.
+// If the Backtest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BacktestMutation) OldReviewersRepo(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReviewersRepo is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReviewersRepo requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReviewersRepo: %w", err)
+	}
+	return oldValue.ReviewersRepo, nil
+}
+
+// ResetReviewersRepo resets all changes to the "reviewers_repo" field.
+func (m *BacktestMutation) ResetReviewersRepo() {
+	m.reviewers_repo = nil
+}
+
+// SetPrNumber sets the "pr_number" field.
+func (m *BacktestMutation) SetPrNumber(i int) {
+	m.pr_number = &i
+	m.addpr_number = nil
+}
+
+// PrNumber returns the value of the "pr_number" field in the mutation.
+func (m *BacktestMutation) PrNumber() (r int, exists bool) {
+	v := m.pr_number
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPrNumber returns the old "pr_number" field's value of the Backtest entity.
+// If the Backtest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BacktestMutation) OldPrNumber(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPrNumber is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPrNumber requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPrNumber: %w", err)
+	}
+	return oldValue.PrNumber, nil
+}
+
+// AddPrNumber adds i to the "pr_number" field.
+func (m *BacktestMutation) AddPrNumber(i int) {
+	if m.addpr_number != nil {
+		*m.addpr_number += i
+	} else {
+		m.addpr_number = &i
+	}
+}
+
+// AddedPrNumber returns the value that was added to the "pr_number" field in this mutation.
+func (m *BacktestMutation) AddedPrNumber() (r int, exists bool) {
+	v := m.addpr_number
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetPrNumber resets all changes to the "pr_number" field.
+func (m *BacktestMutation) ResetPrNumber() {
+	m.pr_number = nil
+	m.addpr_number = nil
+}
+
+// SetPrURL sets the "pr_url" field.
+func (m *BacktestMutation) SetPrURL(s string) {
+	m.pr_url = &s
+}
+
+// PrURL returns the value of the "pr_url" field in the mutation.
+func (m *BacktestMutation) PrURL() (r string, exists bool) {
+	v := m.pr_url
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPrURL returns the old "pr_url" field's value of the Backtest entity.
+// If the Backtest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BacktestMutation) OldPrURL(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPrURL is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPrURL requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPrURL: %w", err)
+	}
+	return oldValue.PrURL, nil
+}
+
+// ResetPrURL resets all changes to the "pr_url" field.
+func (m *BacktestMutation) ResetPrURL() {
+	m.pr_url = nil
+}
+
+// SetHeadSha sets the "head_sha" field.
+func (m *BacktestMutation) SetHeadSha(s string) {
+	m.head_sha = &s
+}
+
+// HeadSha returns the value of the "head_sha" field in the mutation.
+func (m *BacktestMutation) HeadSha() (r string, exists bool) {
+	v := m.head_sha
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHeadSha returns the old "head_sha" field's value of the Backtest entity.
+// If the Backtest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BacktestMutation) OldHeadSha(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHeadSha is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHeadSha requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHeadSha: %w", err)
+	}
+	return oldValue.HeadSha, nil
+}
+
+// ResetHeadSha resets all changes to the "head_sha" field.
+func (m *BacktestMutation) ResetHeadSha() {
+	m.head_sha = nil
+}
+
+// SetBaseSha sets the "base_sha" field.
+func (m *BacktestMutation) SetBaseSha(s string) {
+	m.base_sha = &s
+}
+
+// BaseSha returns the value of the "base_sha" field in the mutation.
+func (m *BacktestMutation) BaseSha() (r string, exists bool) {
+	v := m.base_sha
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBaseSha returns the old "base_sha" field's value of the Backtest entity.
+// If the Backtest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BacktestMutation) OldBaseSha(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBaseSha is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBaseSha requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBaseSha: %w", err)
+	}
+	return oldValue.BaseSha, nil
+}
+
+// ResetBaseSha resets all changes to the "base_sha" field.
+func (m *BacktestMutation) ResetBaseSha() {
+	m.base_sha = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *BacktestMutation) SetStatus(b backtest.Status) {
+	m.status = &b
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *BacktestMutation) Status() (r backtest.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the Backtest entity.
+// If the Backtest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BacktestMutation) OldStatus(ctx context.Context) (v backtest.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *BacktestMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetMaxPrs sets the "max_prs" field.
+func (m *BacktestMutation) SetMaxPrs(i int) {
+	m.max_prs = &i
+	m.addmax_prs = nil
+}
+
+// MaxPrs returns the value of the "max_prs" field in the mutation.
+func (m *BacktestMutation) MaxPrs() (r int, exists bool) {
+	v := m.max_prs
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMaxPrs returns the old "max_prs" field's value of the Backtest entity.
+// If the Backtest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BacktestMutation) OldMaxPrs(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMaxPrs is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMaxPrs requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMaxPrs: %w", err)
+	}
+	return oldValue.MaxPrs, nil
+}
+
+// AddMaxPrs adds i to the "max_prs" field.
+func (m *BacktestMutation) AddMaxPrs(i int) {
+	if m.addmax_prs != nil {
+		*m.addmax_prs += i
+	} else {
+		m.addmax_prs = &i
+	}
+}
+
+// AddedMaxPrs returns the value that was added to the "max_prs" field in this mutation.
+func (m *BacktestMutation) AddedMaxPrs() (r int, exists bool) {
+	v := m.addmax_prs
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetMaxPrs resets all changes to the "max_prs" field.
+func (m *BacktestMutation) ResetMaxPrs() {
+	m.max_prs = nil
+	m.addmax_prs = nil
+}
+
+// SetMaxCostUsd sets the "max_cost_usd" field.
+func (m *BacktestMutation) SetMaxCostUsd(f float64) {
+	m.max_cost_usd = &f
+	m.addmax_cost_usd = nil
+}
+
+// MaxCostUsd returns the value of the "max_cost_usd" field in the mutation.
+func (m *BacktestMutation) MaxCostUsd() (r float64, exists bool) {
+	v := m.max_cost_usd
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMaxCostUsd returns the old "max_cost_usd" field's value of the Backtest entity.
+// If the Backtest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BacktestMutation) OldMaxCostUsd(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMaxCostUsd is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMaxCostUsd requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMaxCostUsd: %w", err)
+	}
+	return oldValue.MaxCostUsd, nil
+}
+
+// AddMaxCostUsd adds f to the "max_cost_usd" field.
+func (m *BacktestMutation) AddMaxCostUsd(f float64) {
+	if m.addmax_cost_usd != nil {
+		*m.addmax_cost_usd += f
+	} else {
+		m.addmax_cost_usd = &f
+	}
+}
+
+// AddedMaxCostUsd returns the value that was added to the "max_cost_usd" field in this mutation.
+func (m *BacktestMutation) AddedMaxCostUsd() (r float64, exists bool) {
+	v := m.addmax_cost_usd
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetMaxCostUsd resets all changes to the "max_cost_usd" field.
+func (m *BacktestMutation) ResetMaxCostUsd() {
+	m.max_cost_usd = nil
+	m.addmax_cost_usd = nil
+}
+
+// SetCostUsd sets the "cost_usd" field.
+func (m *BacktestMutation) SetCostUsd(f float64) {
+	m.cost_usd = &f
+	m.addcost_usd = nil
+}
+
+// CostUsd returns the value of the "cost_usd" field in the mutation.
+func (m *BacktestMutation) CostUsd() (r float64, exists bool) {
+	v := m.cost_usd
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCostUsd returns the old "cost_usd" field's value of the Backtest entity.
+// If the Backtest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BacktestMutation) OldCostUsd(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCostUsd is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCostUsd requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCostUsd: %w", err)
+	}
+	return oldValue.CostUsd, nil
+}
+
+// AddCostUsd adds f to the "cost_usd" field.
+func (m *BacktestMutation) AddCostUsd(f float64) {
+	if m.addcost_usd != nil {
+		*m.addcost_usd += f
+	} else {
+		m.addcost_usd = &f
+	}
+}
+
+// AddedCostUsd returns the value that was added to the "cost_usd" field in this mutation.
+func (m *BacktestMutation) AddedCostUsd() (r float64, exists bool) {
+	v := m.addcost_usd
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetCostUsd resets all changes to the "cost_usd" field.
+func (m *BacktestMutation) ResetCostUsd() {
+	m.cost_usd = nil
+	m.addcost_usd = nil
+}
+
+// SetCheckRunID sets the "check_run_id" field.
+func (m *BacktestMutation) SetCheckRunID(i int64) {
+	m.check_run_id = &i
+	m.addcheck_run_id = nil
+}
+
+// CheckRunID returns the value of the "check_run_id" field in the mutation.
+func (m *BacktestMutation) CheckRunID() (r int64, exists bool) {
+	v := m.check_run_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCheckRunID returns the old "check_run_id" field's value of the Backtest entity.
+// If the Backtest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BacktestMutation) OldCheckRunID(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCheckRunID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCheckRunID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCheckRunID: %w", err)
+	}
+	return oldValue.CheckRunID, nil
+}
+
+// AddCheckRunID adds i to the "check_run_id" field.
+func (m *BacktestMutation) AddCheckRunID(i int64) {
+	if m.addcheck_run_id != nil {
+		*m.addcheck_run_id += i
+	} else {
+		m.addcheck_run_id = &i
+	}
+}
+
+// AddedCheckRunID returns the value that was added to the "check_run_id" field in this mutation.
+func (m *BacktestMutation) AddedCheckRunID() (r int64, exists bool) {
+	v := m.addcheck_run_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetCheckRunID resets all changes to the "check_run_id" field.
+func (m *BacktestMutation) ResetCheckRunID() {
+	m.check_run_id = nil
+	m.addcheck_run_id = nil
+}
+
+// SetCommentID sets the "comment_id" field.
+func (m *BacktestMutation) SetCommentID(i int64) {
+	m.comment_id = &i
+	m.addcomment_id = nil
+}
+
+// CommentID returns the value of the "comment_id" field in the mutation.
+func (m *BacktestMutation) CommentID() (r int64, exists bool) {
+	v := m.comment_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCommentID returns the old "comment_id" field's value of the Backtest entity.
+// If the Backtest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BacktestMutation) OldCommentID(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCommentID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCommentID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCommentID: %w", err)
+	}
+	return oldValue.CommentID, nil
+}
+
+// AddCommentID adds i to the "comment_id" field.
+func (m *BacktestMutation) AddCommentID(i int64) {
+	if m.addcomment_id != nil {
+		*m.addcomment_id += i
+	} else {
+		m.addcomment_id = &i
+	}
+}
+
+// AddedCommentID returns the value that was added to the "comment_id" field in this mutation.
+func (m *BacktestMutation) AddedCommentID() (r int64, exists bool) {
+	v := m.addcomment_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetCommentID resets all changes to the "comment_id" field.
+func (m *BacktestMutation) ResetCommentID() {
+	m.comment_id = nil
+	m.addcomment_id = nil
+}
+
+// SetReport sets the "report" field.
+func (m *BacktestMutation) SetReport(s string) {
+	m.report = &s
+}
+
+// Report returns the value of the "report" field in the mutation.
+func (m *BacktestMutation) Report() (r string, exists bool) {
+	v := m.report
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReport returns the old "report" field's value of the Backtest entity.
+// If the Backtest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BacktestMutation) OldReport(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReport is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReport requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReport: %w", err)
+	}
+	return oldValue.Report, nil
+}
+
+// ResetReport resets all changes to the "report" field.
+func (m *BacktestMutation) ResetReport() {
+	m.report = nil
+}
+
+// SetSummary sets the "summary" field.
+func (m *BacktestMutation) SetSummary(value map[string]interface{}) {
+	m.summary = &value
+}
+
+// Summary returns the value of the "summary" field in the mutation.
+func (m *BacktestMutation) Summary() (r map[string]interface{}, exists bool) {
+	v := m.summary
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSummary returns the old "summary" field's value of the Backtest entity.
+// If the Backtest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BacktestMutation) OldSummary(ctx context.Context) (v map[string]interface{}, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSummary is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSummary requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSummary: %w", err)
+	}
+	return oldValue.Summary, nil
+}
+
+// ClearSummary clears the value of the "summary" field.
+func (m *BacktestMutation) ClearSummary() {
+	m.summary = nil
+	m.clearedFields[backtest.FieldSummary] = struct{}{}
+}
+
+// SummaryCleared returns if the "summary" field was cleared in this mutation.
+func (m *BacktestMutation) SummaryCleared() bool {
+	_, ok := m.clearedFields[backtest.FieldSummary]
+	return ok
+}
+
+// ResetSummary resets all changes to the "summary" field.
+func (m *BacktestMutation) ResetSummary() {
+	m.summary = nil
+	delete(m.clearedFields, backtest.FieldSummary)
+}
+
+// SetFailureReason sets the "failure_reason" field.
+func (m *BacktestMutation) SetFailureReason(s string) {
+	m.failure_reason = &s
+}
+
+// FailureReason returns the value of the "failure_reason" field in the mutation.
+func (m *BacktestMutation) FailureReason() (r string, exists bool) {
+	v := m.failure_reason
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFailureReason returns the old "failure_reason" field's value of the Backtest entity.
+// If the Backtest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BacktestMutation) OldFailureReason(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFailureReason is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFailureReason requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFailureReason: %w", err)
+	}
+	return oldValue.FailureReason, nil
+}
+
+// ResetFailureReason resets all changes to the "failure_reason" field.
+func (m *BacktestMutation) ResetFailureReason() {
+	m.failure_reason = nil
+}
+
+// SetFinishedAt sets the "finished_at" field.
+func (m *BacktestMutation) SetFinishedAt(t time.Time) {
+	m.finished_at = &t
+}
+
+// FinishedAt returns the value of the "finished_at" field in the mutation.
+func (m *BacktestMutation) FinishedAt() (r time.Time, exists bool) {
+	v := m.finished_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFinishedAt returns the old "finished_at" field's value of the Backtest entity.
+// If the Backtest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BacktestMutation) OldFinishedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFinishedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFinishedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFinishedAt: %w", err)
+	}
+	return oldValue.FinishedAt, nil
+}
+
+// ClearFinishedAt clears the value of the "finished_at" field.
+func (m *BacktestMutation) ClearFinishedAt() {
+	m.finished_at = nil
+	m.clearedFields[backtest.FieldFinishedAt] = struct{}{}
+}
+
+// FinishedAtCleared returns if the "finished_at" field was cleared in this mutation.
+func (m *BacktestMutation) FinishedAtCleared() bool {
+	_, ok := m.clearedFields[backtest.FieldFinishedAt]
+	return ok
+}
+
+// ResetFinishedAt resets all changes to the "finished_at" field.
+func (m *BacktestMutation) ResetFinishedAt() {
+	m.finished_at = nil
+	delete(m.clearedFields, backtest.FieldFinishedAt)
+}
+
+// SetInstallationID sets the "installation" edge to the Installation entity by id.
+func (m *BacktestMutation) SetInstallationID(id int) {
+	m.installation = &id
+}
+
+// ClearInstallation clears the "installation" edge to the Installation entity.
+func (m *BacktestMutation) ClearInstallation() {
+	m.clearedinstallation = true
+}
+
+// InstallationCleared reports if the "installation" edge to the Installation entity was cleared.
+func (m *BacktestMutation) InstallationCleared() bool {
+	return m.clearedinstallation
+}
+
+// InstallationID returns the "installation" edge ID in the mutation.
+func (m *BacktestMutation) InstallationID() (id int, exists bool) {
+	if m.installation != nil {
+		return *m.installation, true
+	}
+	return
+}
+
+// InstallationIDs returns the "installation" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// InstallationID instead. It exists only for internal usage by the builders.
+func (m *BacktestMutation) InstallationIDs() (ids []int) {
+	if id := m.installation; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetInstallation resets all changes to the "installation" edge.
+func (m *BacktestMutation) ResetInstallation() {
+	m.installation = nil
+	m.clearedinstallation = false
+}
+
+// Where appends a list predicates to the BacktestMutation builder.
+func (m *BacktestMutation) Where(ps ...predicate.Backtest) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the BacktestMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *BacktestMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Backtest, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *BacktestMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *BacktestMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Backtest).
+func (m *BacktestMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *BacktestMutation) Fields() []string {
+	fields := make([]string, 0, 18)
+	if m.created_at != nil {
+		fields = append(fields, backtest.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, backtest.FieldUpdatedAt)
+	}
+	if m.reviewer_name != nil {
+		fields = append(fields, backtest.FieldReviewerName)
+	}
+	if m.reviewers_repo != nil {
+		fields = append(fields, backtest.FieldReviewersRepo)
+	}
+	if m.pr_number != nil {
+		fields = append(fields, backtest.FieldPrNumber)
+	}
+	if m.pr_url != nil {
+		fields = append(fields, backtest.FieldPrURL)
+	}
+	if m.head_sha != nil {
+		fields = append(fields, backtest.FieldHeadSha)
+	}
+	if m.base_sha != nil {
+		fields = append(fields, backtest.FieldBaseSha)
+	}
+	if m.status != nil {
+		fields = append(fields, backtest.FieldStatus)
+	}
+	if m.max_prs != nil {
+		fields = append(fields, backtest.FieldMaxPrs)
+	}
+	if m.max_cost_usd != nil {
+		fields = append(fields, backtest.FieldMaxCostUsd)
+	}
+	if m.cost_usd != nil {
+		fields = append(fields, backtest.FieldCostUsd)
+	}
+	if m.check_run_id != nil {
+		fields = append(fields, backtest.FieldCheckRunID)
+	}
+	if m.comment_id != nil {
+		fields = append(fields, backtest.FieldCommentID)
+	}
+	if m.report != nil {
+		fields = append(fields, backtest.FieldReport)
+	}
+	if m.summary != nil {
+		fields = append(fields, backtest.FieldSummary)
+	}
+	if m.failure_reason != nil {
+		fields = append(fields, backtest.FieldFailureReason)
+	}
+	if m.finished_at != nil {
+		fields = append(fields, backtest.FieldFinishedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *BacktestMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case backtest.FieldCreatedAt:
+		return m.CreatedAt()
+	case backtest.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case backtest.FieldReviewerName:
+		return m.ReviewerName()
+	case backtest.FieldReviewersRepo:
+		return m.ReviewersRepo()
+	case backtest.FieldPrNumber:
+		return m.PrNumber()
+	case backtest.FieldPrURL:
+		return m.PrURL()
+	case backtest.FieldHeadSha:
+		return m.HeadSha()
+	case backtest.FieldBaseSha:
+		return m.BaseSha()
+	case backtest.FieldStatus:
+		return m.Status()
+	case backtest.FieldMaxPrs:
+		return m.MaxPrs()
+	case backtest.FieldMaxCostUsd:
+		return m.MaxCostUsd()
+	case backtest.FieldCostUsd:
+		return m.CostUsd()
+	case backtest.FieldCheckRunID:
+		return m.CheckRunID()
+	case backtest.FieldCommentID:
+		return m.CommentID()
+	case backtest.FieldReport:
+		return m.Report()
+	case backtest.FieldSummary:
+		return m.Summary()
+	case backtest.FieldFailureReason:
+		return m.FailureReason()
+	case backtest.FieldFinishedAt:
+		return m.FinishedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *BacktestMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case backtest.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case backtest.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case backtest.FieldReviewerName:
+		return m.OldReviewerName(ctx)
+	case backtest.FieldReviewersRepo:
+		return m.OldReviewersRepo(ctx)
+	case backtest.FieldPrNumber:
+		return m.OldPrNumber(ctx)
+	case backtest.FieldPrURL:
+		return m.OldPrURL(ctx)
+	case backtest.FieldHeadSha:
+		return m.OldHeadSha(ctx)
+	case backtest.FieldBaseSha:
+		return m.OldBaseSha(ctx)
+	case backtest.FieldStatus:
+		return m.OldStatus(ctx)
+	case backtest.FieldMaxPrs:
+		return m.OldMaxPrs(ctx)
+	case backtest.FieldMaxCostUsd:
+		return m.OldMaxCostUsd(ctx)
+	case backtest.FieldCostUsd:
+		return m.OldCostUsd(ctx)
+	case backtest.FieldCheckRunID:
+		return m.OldCheckRunID(ctx)
+	case backtest.FieldCommentID:
+		return m.OldCommentID(ctx)
+	case backtest.FieldReport:
+		return m.OldReport(ctx)
+	case backtest.FieldSummary:
+		return m.OldSummary(ctx)
+	case backtest.FieldFailureReason:
+		return m.OldFailureReason(ctx)
+	case backtest.FieldFinishedAt:
+		return m.OldFinishedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown Backtest field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *BacktestMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case backtest.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case backtest.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case backtest.FieldReviewerName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReviewerName(v)
+		return nil
+	case backtest.FieldReviewersRepo:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReviewersRepo(v)
+		return nil
+	case backtest.FieldPrNumber:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPrNumber(v)
+		return nil
+	case backtest.FieldPrURL:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPrURL(v)
+		return nil
+	case backtest.FieldHeadSha:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHeadSha(v)
+		return nil
+	case backtest.FieldBaseSha:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBaseSha(v)
+		return nil
+	case backtest.FieldStatus:
+		v, ok := value.(backtest.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case backtest.FieldMaxPrs:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMaxPrs(v)
+		return nil
+	case backtest.FieldMaxCostUsd:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMaxCostUsd(v)
+		return nil
+	case backtest.FieldCostUsd:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCostUsd(v)
+		return nil
+	case backtest.FieldCheckRunID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCheckRunID(v)
+		return nil
+	case backtest.FieldCommentID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCommentID(v)
+		return nil
+	case backtest.FieldReport:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReport(v)
+		return nil
+	case backtest.FieldSummary:
+		v, ok := value.(map[string]interface{})
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSummary(v)
+		return nil
+	case backtest.FieldFailureReason:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFailureReason(v)
+		return nil
+	case backtest.FieldFinishedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFinishedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Backtest field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *BacktestMutation) AddedFields() []string {
+	var fields []string
+	if m.addpr_number != nil {
+		fields = append(fields, backtest.FieldPrNumber)
+	}
+	if m.addmax_prs != nil {
+		fields = append(fields, backtest.FieldMaxPrs)
+	}
+	if m.addmax_cost_usd != nil {
+		fields = append(fields, backtest.FieldMaxCostUsd)
+	}
+	if m.addcost_usd != nil {
+		fields = append(fields, backtest.FieldCostUsd)
+	}
+	if m.addcheck_run_id != nil {
+		fields = append(fields, backtest.FieldCheckRunID)
+	}
+	if m.addcomment_id != nil {
+		fields = append(fields, backtest.FieldCommentID)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *BacktestMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case backtest.FieldPrNumber:
+		return m.AddedPrNumber()
+	case backtest.FieldMaxPrs:
+		return m.AddedMaxPrs()
+	case backtest.FieldMaxCostUsd:
+		return m.AddedMaxCostUsd()
+	case backtest.FieldCostUsd:
+		return m.AddedCostUsd()
+	case backtest.FieldCheckRunID:
+		return m.AddedCheckRunID()
+	case backtest.FieldCommentID:
+		return m.AddedCommentID()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *BacktestMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case backtest.FieldPrNumber:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPrNumber(v)
+		return nil
+	case backtest.FieldMaxPrs:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddMaxPrs(v)
+		return nil
+	case backtest.FieldMaxCostUsd:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddMaxCostUsd(v)
+		return nil
+	case backtest.FieldCostUsd:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddCostUsd(v)
+		return nil
+	case backtest.FieldCheckRunID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddCheckRunID(v)
+		return nil
+	case backtest.FieldCommentID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddCommentID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Backtest numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *BacktestMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(backtest.FieldSummary) {
+		fields = append(fields, backtest.FieldSummary)
+	}
+	if m.FieldCleared(backtest.FieldFinishedAt) {
+		fields = append(fields, backtest.FieldFinishedAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *BacktestMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *BacktestMutation) ClearField(name string) error {
+	switch name {
+	case backtest.FieldSummary:
+		m.ClearSummary()
+		return nil
+	case backtest.FieldFinishedAt:
+		m.ClearFinishedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown Backtest nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *BacktestMutation) ResetField(name string) error {
+	switch name {
+	case backtest.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case backtest.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case backtest.FieldReviewerName:
+		m.ResetReviewerName()
+		return nil
+	case backtest.FieldReviewersRepo:
+		m.ResetReviewersRepo()
+		return nil
+	case backtest.FieldPrNumber:
+		m.ResetPrNumber()
+		return nil
+	case backtest.FieldPrURL:
+		m.ResetPrURL()
+		return nil
+	case backtest.FieldHeadSha:
+		m.ResetHeadSha()
+		return nil
+	case backtest.FieldBaseSha:
+		m.ResetBaseSha()
+		return nil
+	case backtest.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case backtest.FieldMaxPrs:
+		m.ResetMaxPrs()
+		return nil
+	case backtest.FieldMaxCostUsd:
+		m.ResetMaxCostUsd()
+		return nil
+	case backtest.FieldCostUsd:
+		m.ResetCostUsd()
+		return nil
+	case backtest.FieldCheckRunID:
+		m.ResetCheckRunID()
+		return nil
+	case backtest.FieldCommentID:
+		m.ResetCommentID()
+		return nil
+	case backtest.FieldReport:
+		m.ResetReport()
+		return nil
+	case backtest.FieldSummary:
+		m.ResetSummary()
+		return nil
+	case backtest.FieldFailureReason:
+		m.ResetFailureReason()
+		return nil
+	case backtest.FieldFinishedAt:
+		m.ResetFinishedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown Backtest field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *BacktestMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.installation != nil {
+		edges = append(edges, backtest.EdgeInstallation)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *BacktestMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case backtest.EdgeInstallation:
+		if id := m.installation; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *BacktestMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *BacktestMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *BacktestMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedinstallation {
+		edges = append(edges, backtest.EdgeInstallation)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *BacktestMutation) EdgeCleared(name string) bool {
+	switch name {
+	case backtest.EdgeInstallation:
+		return m.clearedinstallation
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *BacktestMutation) ClearEdge(name string) error {
+	switch name {
+	case backtest.EdgeInstallation:
+		m.ClearInstallation()
+		return nil
+	}
+	return fmt.Errorf("unknown Backtest unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *BacktestMutation) ResetEdge(name string) error {
+	switch name {
+	case backtest.EdgeInstallation:
+		m.ResetInstallation()
+		return nil
+	}
+	return fmt.Errorf("unknown Backtest edge %s", name)
 }
 
 // ConnectorCredentialMutation represents an operation that mutates the ConnectorCredential nodes in the graph.
@@ -10540,6 +12095,9 @@ type InstallationMutation struct {
 	addsecondary_hits     *int
 	write_pace            *string
 	clearedFields         map[string]struct{}
+	backtests             map[int]struct{}
+	removedbacktests      map[int]struct{}
+	clearedbacktests      bool
 	repositories          map[int]struct{}
 	removedrepositories   map[int]struct{}
 	clearedrepositories   bool
@@ -11478,6 +13036,60 @@ func (m *InstallationMutation) ResetWritePace() {
 	m.write_pace = nil
 }
 
+// AddBacktestIDs adds the "backtests" edge to the Backtest entity by ids.
+func (m *InstallationMutation) AddBacktestIDs(ids ...int) {
+	if m.backtests == nil {
+		m.backtests = make(map[int]struct{})
+	}
+	for i := range ids {
+		m.backtests[ids[i]] = struct{}{}
+	}
+}
+
+// ClearBacktests clears the "backtests" edge to the Backtest entity.
+func (m *InstallationMutation) ClearBacktests() {
+	m.clearedbacktests = true
+}
+
+// BacktestsCleared reports if the "backtests" edge to the Backtest entity was cleared.
+func (m *InstallationMutation) BacktestsCleared() bool {
+	return m.clearedbacktests
+}
+
+// RemoveBacktestIDs removes the "backtests" edge to the Backtest entity by IDs.
+func (m *InstallationMutation) RemoveBacktestIDs(ids ...int) {
+	if m.removedbacktests == nil {
+		m.removedbacktests = make(map[int]struct{})
+	}
+	for i := range ids {
+		delete(m.backtests, ids[i])
+		m.removedbacktests[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedBacktests returns the removed IDs of the "backtests" edge to the Backtest entity.
+func (m *InstallationMutation) RemovedBacktestsIDs() (ids []int) {
+	for id := range m.removedbacktests {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// BacktestsIDs returns the "backtests" edge IDs in the mutation.
+func (m *InstallationMutation) BacktestsIDs() (ids []int) {
+	for id := range m.backtests {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetBacktests resets all changes to the "backtests" edge.
+func (m *InstallationMutation) ResetBacktests() {
+	m.backtests = nil
+	m.clearedbacktests = false
+	m.removedbacktests = nil
+}
+
 // AddRepositoryIDs adds the "repositories" edge to the Repository entity by ids.
 func (m *InstallationMutation) AddRepositoryIDs(ids ...int) {
 	if m.repositories == nil {
@@ -12217,7 +13829,10 @@ func (m *InstallationMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *InstallationMutation) AddedEdges() []string {
-	edges := make([]string, 0, 4)
+	edges := make([]string, 0, 5)
+	if m.backtests != nil {
+		edges = append(edges, installation.EdgeBacktests)
+	}
 	if m.repositories != nil {
 		edges = append(edges, installation.EdgeRepositories)
 	}
@@ -12237,6 +13852,12 @@ func (m *InstallationMutation) AddedEdges() []string {
 // name in this mutation.
 func (m *InstallationMutation) AddedIDs(name string) []ent.Value {
 	switch name {
+	case installation.EdgeBacktests:
+		ids := make([]ent.Value, 0, len(m.backtests))
+		for id := range m.backtests {
+			ids = append(ids, id)
+		}
+		return ids
 	case installation.EdgeRepositories:
 		ids := make([]ent.Value, 0, len(m.repositories))
 		for id := range m.repositories {
@@ -12267,7 +13888,10 @@ func (m *InstallationMutation) AddedIDs(name string) []ent.Value {
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *InstallationMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 4)
+	edges := make([]string, 0, 5)
+	if m.removedbacktests != nil {
+		edges = append(edges, installation.EdgeBacktests)
+	}
 	if m.removedrepositories != nil {
 		edges = append(edges, installation.EdgeRepositories)
 	}
@@ -12287,6 +13911,12 @@ func (m *InstallationMutation) RemovedEdges() []string {
 // the given name in this mutation.
 func (m *InstallationMutation) RemovedIDs(name string) []ent.Value {
 	switch name {
+	case installation.EdgeBacktests:
+		ids := make([]ent.Value, 0, len(m.removedbacktests))
+		for id := range m.removedbacktests {
+			ids = append(ids, id)
+		}
+		return ids
 	case installation.EdgeRepositories:
 		ids := make([]ent.Value, 0, len(m.removedrepositories))
 		for id := range m.removedrepositories {
@@ -12317,7 +13947,10 @@ func (m *InstallationMutation) RemovedIDs(name string) []ent.Value {
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *InstallationMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 4)
+	edges := make([]string, 0, 5)
+	if m.clearedbacktests {
+		edges = append(edges, installation.EdgeBacktests)
+	}
 	if m.clearedrepositories {
 		edges = append(edges, installation.EdgeRepositories)
 	}
@@ -12337,6 +13970,8 @@ func (m *InstallationMutation) ClearedEdges() []string {
 // was cleared in this mutation.
 func (m *InstallationMutation) EdgeCleared(name string) bool {
 	switch name {
+	case installation.EdgeBacktests:
+		return m.clearedbacktests
 	case installation.EdgeRepositories:
 		return m.clearedrepositories
 	case installation.EdgeReviewers:
@@ -12361,6 +13996,9 @@ func (m *InstallationMutation) ClearEdge(name string) error {
 // It returns an error if the edge is not defined in the schema.
 func (m *InstallationMutation) ResetEdge(name string) error {
 	switch name {
+	case installation.EdgeBacktests:
+		m.ResetBacktests()
+		return nil
 	case installation.EdgeRepositories:
 		m.ResetRepositories()
 		return nil
@@ -16092,6 +17730,10 @@ type RunMutation struct {
 	status                    *run.Status
 	trigger                   *run.Trigger
 	shadow                    *bool
+	backtest_side             *run.BacktestSide
+	backtest_id               *int
+	addbacktest_id            *int
+	reviewer_snapshot         *map[string]interface{}
 	pr_number                 *int
 	addpr_number              *int
 	pr_title                  *string
@@ -16516,6 +18158,147 @@ func (m *RunMutation) OldShadow(ctx context.Context) (v bool, err error) {
 // ResetShadow resets all changes to the "shadow" field.
 func (m *RunMutation) ResetShadow() {
 	m.shadow = nil
+}
+
+// SetBacktestSide sets the "backtest_side" field.
+func (m *RunMutation) SetBacktestSide(rs run.BacktestSide) {
+	m.backtest_side = &rs
+}
+
+// BacktestSide returns the value of the "backtest_side" field in the mutation.
+func (m *RunMutation) BacktestSide() (r run.BacktestSide, exists bool) {
+	v := m.backtest_side
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBacktestSide returns the old "backtest_side" field's value of the Run entity.
+// If the Run object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RunMutation) OldBacktestSide(ctx context.Context) (v run.BacktestSide, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBacktestSide is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBacktestSide requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBacktestSide: %w", err)
+	}
+	return oldValue.BacktestSide, nil
+}
+
+// ResetBacktestSide resets all changes to the "backtest_side" field.
+func (m *RunMutation) ResetBacktestSide() {
+	m.backtest_side = nil
+}
+
+// SetBacktestID sets the "backtest_id" field.
+func (m *RunMutation) SetBacktestID(i int) {
+	m.backtest_id = &i
+	m.addbacktest_id = nil
+}
+
+// BacktestID returns the value of the "backtest_id" field in the mutation.
+func (m *RunMutation) BacktestID() (r int, exists bool) {
+	v := m.backtest_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBacktestID returns the old "backtest_id" field's value of the Run entity.
+// If the Run object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RunMutation) OldBacktestID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBacktestID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBacktestID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBacktestID: %w", err)
+	}
+	return oldValue.BacktestID, nil
+}
+
+// AddBacktestID adds i to the "backtest_id" field.
+func (m *RunMutation) AddBacktestID(i int) {
+	if m.addbacktest_id != nil {
+		*m.addbacktest_id += i
+	} else {
+		m.addbacktest_id = &i
+	}
+}
+
+// AddedBacktestID returns the value that was added to the "backtest_id" field in this mutation.
+func (m *RunMutation) AddedBacktestID() (r int, exists bool) {
+	v := m.addbacktest_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetBacktestID resets all changes to the "backtest_id" field.
+func (m *RunMutation) ResetBacktestID() {
+	m.backtest_id = nil
+	m.addbacktest_id = nil
+}
+
+// SetReviewerSnapshot sets the "reviewer_snapshot" field.
+func (m *RunMutation) SetReviewerSnapshot(value map[string]interface{}) {
+	m.reviewer_snapshot = &value
+}
+
+// ReviewerSnapshot returns the value of the "reviewer_snapshot" field in the mutation.
+func (m *RunMutation) ReviewerSnapshot() (r map[string]interface{}, exists bool) {
+	v := m.reviewer_snapshot
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReviewerSnapshot returns the old "reviewer_snapshot" field's value of the Run entity.
+// If the Run object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RunMutation) OldReviewerSnapshot(ctx context.Context) (v map[string]interface{}, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReviewerSnapshot is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReviewerSnapshot requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReviewerSnapshot: %w", err)
+	}
+	return oldValue.ReviewerSnapshot, nil
+}
+
+// ClearReviewerSnapshot clears the value of the "reviewer_snapshot" field.
+func (m *RunMutation) ClearReviewerSnapshot() {
+	m.reviewer_snapshot = nil
+	m.clearedFields[run.FieldReviewerSnapshot] = struct{}{}
+}
+
+// ReviewerSnapshotCleared returns if the "reviewer_snapshot" field was cleared in this mutation.
+func (m *RunMutation) ReviewerSnapshotCleared() bool {
+	_, ok := m.clearedFields[run.FieldReviewerSnapshot]
+	return ok
+}
+
+// ResetReviewerSnapshot resets all changes to the "reviewer_snapshot" field.
+func (m *RunMutation) ResetReviewerSnapshot() {
+	m.reviewer_snapshot = nil
+	delete(m.clearedFields, run.FieldReviewerSnapshot)
 }
 
 // SetPrNumber sets the "pr_number" field.
@@ -19847,7 +21630,7 @@ func (m *RunMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *RunMutation) Fields() []string {
-	fields := make([]string, 0, 71)
+	fields := make([]string, 0, 74)
 	if m.created_at != nil {
 		fields = append(fields, run.FieldCreatedAt)
 	}
@@ -19865,6 +21648,15 @@ func (m *RunMutation) Fields() []string {
 	}
 	if m.shadow != nil {
 		fields = append(fields, run.FieldShadow)
+	}
+	if m.backtest_side != nil {
+		fields = append(fields, run.FieldBacktestSide)
+	}
+	if m.backtest_id != nil {
+		fields = append(fields, run.FieldBacktestID)
+	}
+	if m.reviewer_snapshot != nil {
+		fields = append(fields, run.FieldReviewerSnapshot)
 	}
 	if m.pr_number != nil {
 		fields = append(fields, run.FieldPrNumber)
@@ -20081,6 +21873,12 @@ func (m *RunMutation) Field(name string) (ent.Value, bool) {
 		return m.Trigger()
 	case run.FieldShadow:
 		return m.Shadow()
+	case run.FieldBacktestSide:
+		return m.BacktestSide()
+	case run.FieldBacktestID:
+		return m.BacktestID()
+	case run.FieldReviewerSnapshot:
+		return m.ReviewerSnapshot()
 	case run.FieldPrNumber:
 		return m.PrNumber()
 	case run.FieldPrTitle:
@@ -20232,6 +22030,12 @@ func (m *RunMutation) OldField(ctx context.Context, name string) (ent.Value, err
 		return m.OldTrigger(ctx)
 	case run.FieldShadow:
 		return m.OldShadow(ctx)
+	case run.FieldBacktestSide:
+		return m.OldBacktestSide(ctx)
+	case run.FieldBacktestID:
+		return m.OldBacktestID(ctx)
+	case run.FieldReviewerSnapshot:
+		return m.OldReviewerSnapshot(ctx)
 	case run.FieldPrNumber:
 		return m.OldPrNumber(ctx)
 	case run.FieldPrTitle:
@@ -20412,6 +22216,27 @@ func (m *RunMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetShadow(v)
+		return nil
+	case run.FieldBacktestSide:
+		v, ok := value.(run.BacktestSide)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBacktestSide(v)
+		return nil
+	case run.FieldBacktestID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBacktestID(v)
+		return nil
+	case run.FieldReviewerSnapshot:
+		v, ok := value.(map[string]interface{})
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReviewerSnapshot(v)
 		return nil
 	case run.FieldPrNumber:
 		v, ok := value.(int)
@@ -20876,6 +22701,9 @@ func (m *RunMutation) SetField(name string, value ent.Value) error {
 // this mutation.
 func (m *RunMutation) AddedFields() []string {
 	var fields []string
+	if m.addbacktest_id != nil {
+		fields = append(fields, run.FieldBacktestID)
+	}
 	if m.addpr_number != nil {
 		fields = append(fields, run.FieldPrNumber)
 	}
@@ -20971,6 +22799,8 @@ func (m *RunMutation) AddedFields() []string {
 // was not set, or was not defined in the schema.
 func (m *RunMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
+	case run.FieldBacktestID:
+		return m.AddedBacktestID()
 	case run.FieldPrNumber:
 		return m.AddedPrNumber()
 	case run.FieldMaxCostUsd:
@@ -21038,6 +22868,13 @@ func (m *RunMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *RunMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case run.FieldBacktestID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddBacktestID(v)
+		return nil
 	case run.FieldPrNumber:
 		v, ok := value.(int)
 		if !ok {
@@ -21249,6 +23086,9 @@ func (m *RunMutation) AddField(name string, value ent.Value) error {
 // mutation.
 func (m *RunMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(run.FieldReviewerSnapshot) {
+		fields = append(fields, run.FieldReviewerSnapshot)
+	}
 	if m.FieldCleared(run.FieldHeartbeatAt) {
 		fields = append(fields, run.FieldHeartbeatAt)
 	}
@@ -21299,6 +23139,9 @@ func (m *RunMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *RunMutation) ClearField(name string) error {
 	switch name {
+	case run.FieldReviewerSnapshot:
+		m.ClearReviewerSnapshot()
+		return nil
 	case run.FieldHeartbeatAt:
 		m.ClearHeartbeatAt()
 		return nil
@@ -21360,6 +23203,15 @@ func (m *RunMutation) ResetField(name string) error {
 		return nil
 	case run.FieldShadow:
 		m.ResetShadow()
+		return nil
+	case run.FieldBacktestSide:
+		m.ResetBacktestSide()
+		return nil
+	case run.FieldBacktestID:
+		m.ResetBacktestID()
+		return nil
+	case run.FieldReviewerSnapshot:
+		m.ResetReviewerSnapshot()
 		return nil
 	case run.FieldPrNumber:
 		m.ResetPrNumber()

@@ -32,6 +32,12 @@ type Run struct {
 	Trigger run.Trigger `json:"trigger,omitempty"`
 	// a backtest run: reviewed like any other, but nothing is posted on the pull request (no review, check, thread or request change)
 	Shadow bool `json:"shadow,omitempty"`
+	// for a shadow run: which version of the reviewer it ran (the one in force, or the change's)
+	BacktestSide run.BacktestSide `json:"backtest_side,omitempty"`
+	// the backtest a shadow run belongs to; 0 for other runs (a plain column, not a foreign key: on SQLite adding a foreign key to runs copies the whole table)
+	BacktestID int `json:"backtest_id,omitempty"`
+	// a shadow run's reviewer (claude_md, config, skills) to use instead of the one in force
+	ReviewerSnapshot map[string]interface{} `json:"reviewer_snapshot,omitempty"`
 	// pull request number in the repository
 	PrNumber int `json:"pr_number,omitempty"`
 	// the pull request's title when the run was queued
@@ -235,15 +241,15 @@ func (*Run) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case run.FieldChecked, run.FieldFilteredFiles, run.FieldLearningsUsed:
+		case run.FieldReviewerSnapshot, run.FieldChecked, run.FieldFilteredFiles, run.FieldLearningsUsed:
 			values[i] = new([]byte)
 		case run.FieldShadow, run.FieldCheckCompleted, run.FieldModelFinalUsed, run.FieldFromFork:
 			values[i] = new(sql.NullBool)
 		case run.FieldMaxCostUsd, run.FieldCostUsd:
 			values[i] = new(sql.NullFloat64)
-		case run.FieldID, run.FieldPrNumber, run.FieldCheckRunID, run.FieldActionsRunID, run.FieldAttempts, run.FieldPublishFailures, run.FieldFinishAttempts, run.FieldInputTokens, run.FieldOutputTokens, run.FieldCacheReadTokens, run.FieldCacheWriteTokens, run.FieldTurns, run.FieldDurationMs, run.FieldFindingsBlocker, run.FieldFindingsMajor, run.FieldFindingsMinor, run.FieldFindingsNit, run.FieldFindingsPosted, run.FieldFindingsDropped, run.FieldReviewID, run.FieldChangedFiles, run.FieldAdditions, run.FieldDeletions, run.FieldBehindBy, run.FieldAheadBy, run.FieldReplyToCommentID, run.FieldThreadRootCommentID, run.FieldReplyCommentID:
+		case run.FieldID, run.FieldBacktestID, run.FieldPrNumber, run.FieldCheckRunID, run.FieldActionsRunID, run.FieldAttempts, run.FieldPublishFailures, run.FieldFinishAttempts, run.FieldInputTokens, run.FieldOutputTokens, run.FieldCacheReadTokens, run.FieldCacheWriteTokens, run.FieldTurns, run.FieldDurationMs, run.FieldFindingsBlocker, run.FieldFindingsMajor, run.FieldFindingsMinor, run.FieldFindingsNit, run.FieldFindingsPosted, run.FieldFindingsDropped, run.FieldReviewID, run.FieldChangedFiles, run.FieldAdditions, run.FieldDeletions, run.FieldBehindBy, run.FieldAheadBy, run.FieldReplyToCommentID, run.FieldThreadRootCommentID, run.FieldReplyCommentID:
 			values[i] = new(sql.NullInt64)
-		case run.FieldKind, run.FieldStatus, run.FieldTrigger, run.FieldPrTitle, run.FieldPrURL, run.FieldHeadSha, run.FieldHeadRef, run.FieldBaseSha, run.FieldBaseRef, run.FieldIncrementalSince, run.FieldFullReviewReason, run.FieldRequester, run.FieldNote, run.FieldRequestTarget, run.FieldModel, run.FieldProvider, run.FieldActionsRunURL, run.FieldRunTokenHash, run.FieldResultHash, run.FieldLeaseOwner, run.FieldModelPrice, run.FieldSummary, run.FieldResultJSON, run.FieldFailureReason, run.FieldFailureDetail:
+		case run.FieldKind, run.FieldStatus, run.FieldTrigger, run.FieldBacktestSide, run.FieldPrTitle, run.FieldPrURL, run.FieldHeadSha, run.FieldHeadRef, run.FieldBaseSha, run.FieldBaseRef, run.FieldIncrementalSince, run.FieldFullReviewReason, run.FieldRequester, run.FieldNote, run.FieldRequestTarget, run.FieldModel, run.FieldProvider, run.FieldActionsRunURL, run.FieldRunTokenHash, run.FieldResultHash, run.FieldLeaseOwner, run.FieldModelPrice, run.FieldSummary, run.FieldResultJSON, run.FieldFailureReason, run.FieldFailureDetail:
 			values[i] = new(sql.NullString)
 		case run.FieldCreatedAt, run.FieldUpdatedAt, run.FieldHeartbeatAt, run.FieldNextAttemptAt, run.FieldFinishNextAt, run.FieldActionsCancelledAt, run.FieldDispatchedAt, run.FieldStartedAt, run.FieldReportedAt, run.FieldFinishedAt:
 			values[i] = new(sql.NullTime)
@@ -307,6 +313,26 @@ func (_m *Run) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field shadow", values[i])
 			} else if value.Valid {
 				_m.Shadow = value.Bool
+			}
+		case run.FieldBacktestSide:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field backtest_side", values[i])
+			} else if value.Valid {
+				_m.BacktestSide = run.BacktestSide(value.String)
+			}
+		case run.FieldBacktestID:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field backtest_id", values[i])
+			} else if value.Valid {
+				_m.BacktestID = int(value.Int64)
+			}
+		case run.FieldReviewerSnapshot:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field reviewer_snapshot", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.ReviewerSnapshot); err != nil {
+					return fmt.Errorf("unmarshal field reviewer_snapshot: %w", err)
+				}
 			}
 		case run.FieldPrNumber:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
@@ -800,6 +826,15 @@ func (_m *Run) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("shadow=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Shadow))
+	builder.WriteString(", ")
+	builder.WriteString("backtest_side=")
+	builder.WriteString(fmt.Sprintf("%v", _m.BacktestSide))
+	builder.WriteString(", ")
+	builder.WriteString("backtest_id=")
+	builder.WriteString(fmt.Sprintf("%v", _m.BacktestID))
+	builder.WriteString(", ")
+	builder.WriteString("reviewer_snapshot=")
+	builder.WriteString(fmt.Sprintf("%v", _m.ReviewerSnapshot))
 	builder.WriteString(", ")
 	builder.WriteString("pr_number=")
 	builder.WriteString(fmt.Sprintf("%v", _m.PrNumber))

@@ -102,6 +102,40 @@ func (_c *RunCreate) SetNillableShadow(v *bool) *RunCreate {
 	return _c
 }
 
+// SetBacktestSide sets the "backtest_side" field.
+func (_c *RunCreate) SetBacktestSide(v run.BacktestSide) *RunCreate {
+	_c.mutation.SetBacktestSide(v)
+	return _c
+}
+
+// SetNillableBacktestSide sets the "backtest_side" field if the given value is not nil.
+func (_c *RunCreate) SetNillableBacktestSide(v *run.BacktestSide) *RunCreate {
+	if v != nil {
+		_c.SetBacktestSide(*v)
+	}
+	return _c
+}
+
+// SetBacktestID sets the "backtest_id" field.
+func (_c *RunCreate) SetBacktestID(v int) *RunCreate {
+	_c.mutation.SetBacktestID(v)
+	return _c
+}
+
+// SetNillableBacktestID sets the "backtest_id" field if the given value is not nil.
+func (_c *RunCreate) SetNillableBacktestID(v *int) *RunCreate {
+	if v != nil {
+		_c.SetBacktestID(*v)
+	}
+	return _c
+}
+
+// SetReviewerSnapshot sets the "reviewer_snapshot" field.
+func (_c *RunCreate) SetReviewerSnapshot(v map[string]interface{}) *RunCreate {
+	_c.mutation.SetReviewerSnapshot(v)
+	return _c
+}
+
 // SetPrNumber sets the "pr_number" field.
 func (_c *RunCreate) SetPrNumber(v int) *RunCreate {
 	_c.mutation.SetPrNumber(v)
@@ -1079,6 +1113,14 @@ func (_c *RunCreate) defaults() {
 		v := run.DefaultShadow
 		_c.mutation.SetShadow(v)
 	}
+	if _, ok := _c.mutation.BacktestSide(); !ok {
+		v := run.DefaultBacktestSide
+		_c.mutation.SetBacktestSide(v)
+	}
+	if _, ok := _c.mutation.BacktestID(); !ok {
+		v := run.DefaultBacktestID
+		_c.mutation.SetBacktestID(v)
+	}
 	if _, ok := _c.mutation.PrTitle(); !ok {
 		v := run.DefaultPrTitle
 		_c.mutation.SetPrTitle(v)
@@ -1320,6 +1362,17 @@ func (_c *RunCreate) check() error {
 	if _, ok := _c.mutation.Shadow(); !ok {
 		return &ValidationError{Name: "shadow", err: errors.New(`ent: missing required field "Run.shadow"`)}
 	}
+	if _, ok := _c.mutation.BacktestSide(); !ok {
+		return &ValidationError{Name: "backtest_side", err: errors.New(`ent: missing required field "Run.backtest_side"`)}
+	}
+	if v, ok := _c.mutation.BacktestSide(); ok {
+		if err := run.BacktestSideValidator(v); err != nil {
+			return &ValidationError{Name: "backtest_side", err: fmt.Errorf(`ent: validator failed for field "Run.backtest_side": %w`, err)}
+		}
+	}
+	if _, ok := _c.mutation.BacktestID(); !ok {
+		return &ValidationError{Name: "backtest_id", err: errors.New(`ent: missing required field "Run.backtest_id"`)}
+	}
 	if _, ok := _c.mutation.PrNumber(); !ok {
 		return &ValidationError{Name: "pr_number", err: errors.New(`ent: missing required field "Run.pr_number"`)}
 	}
@@ -1535,6 +1588,18 @@ func (_c *RunCreate) createSpec() (*Run, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Shadow(); ok {
 		_spec.SetField(run.FieldShadow, field.TypeBool, value)
 		_node.Shadow = value
+	}
+	if value, ok := _c.mutation.BacktestSide(); ok {
+		_spec.SetField(run.FieldBacktestSide, field.TypeEnum, value)
+		_node.BacktestSide = value
+	}
+	if value, ok := _c.mutation.BacktestID(); ok {
+		_spec.SetField(run.FieldBacktestID, field.TypeInt, value)
+		_node.BacktestID = value
+	}
+	if value, ok := _c.mutation.ReviewerSnapshot(); ok {
+		_spec.SetField(run.FieldReviewerSnapshot, field.TypeJSON, value)
+		_node.ReviewerSnapshot = value
 	}
 	if value, ok := _c.mutation.PrNumber(); ok {
 		_spec.SetField(run.FieldPrNumber, field.TypeInt, value)
@@ -1971,6 +2036,54 @@ func (u *RunUpsert) SetShadow(v bool) *RunUpsert {
 // UpdateShadow sets the "shadow" field to the value that was provided on create.
 func (u *RunUpsert) UpdateShadow() *RunUpsert {
 	u.SetExcluded(run.FieldShadow)
+	return u
+}
+
+// SetBacktestSide sets the "backtest_side" field.
+func (u *RunUpsert) SetBacktestSide(v run.BacktestSide) *RunUpsert {
+	u.Set(run.FieldBacktestSide, v)
+	return u
+}
+
+// UpdateBacktestSide sets the "backtest_side" field to the value that was provided on create.
+func (u *RunUpsert) UpdateBacktestSide() *RunUpsert {
+	u.SetExcluded(run.FieldBacktestSide)
+	return u
+}
+
+// SetBacktestID sets the "backtest_id" field.
+func (u *RunUpsert) SetBacktestID(v int) *RunUpsert {
+	u.Set(run.FieldBacktestID, v)
+	return u
+}
+
+// UpdateBacktestID sets the "backtest_id" field to the value that was provided on create.
+func (u *RunUpsert) UpdateBacktestID() *RunUpsert {
+	u.SetExcluded(run.FieldBacktestID)
+	return u
+}
+
+// AddBacktestID adds v to the "backtest_id" field.
+func (u *RunUpsert) AddBacktestID(v int) *RunUpsert {
+	u.Add(run.FieldBacktestID, v)
+	return u
+}
+
+// SetReviewerSnapshot sets the "reviewer_snapshot" field.
+func (u *RunUpsert) SetReviewerSnapshot(v map[string]interface{}) *RunUpsert {
+	u.Set(run.FieldReviewerSnapshot, v)
+	return u
+}
+
+// UpdateReviewerSnapshot sets the "reviewer_snapshot" field to the value that was provided on create.
+func (u *RunUpsert) UpdateReviewerSnapshot() *RunUpsert {
+	u.SetExcluded(run.FieldReviewerSnapshot)
+	return u
+}
+
+// ClearReviewerSnapshot clears the value of the "reviewer_snapshot" field.
+func (u *RunUpsert) ClearReviewerSnapshot() *RunUpsert {
+	u.SetNull(run.FieldReviewerSnapshot)
 	return u
 }
 
@@ -3112,6 +3225,62 @@ func (u *RunUpsertOne) SetShadow(v bool) *RunUpsertOne {
 func (u *RunUpsertOne) UpdateShadow() *RunUpsertOne {
 	return u.Update(func(s *RunUpsert) {
 		s.UpdateShadow()
+	})
+}
+
+// SetBacktestSide sets the "backtest_side" field.
+func (u *RunUpsertOne) SetBacktestSide(v run.BacktestSide) *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.SetBacktestSide(v)
+	})
+}
+
+// UpdateBacktestSide sets the "backtest_side" field to the value that was provided on create.
+func (u *RunUpsertOne) UpdateBacktestSide() *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.UpdateBacktestSide()
+	})
+}
+
+// SetBacktestID sets the "backtest_id" field.
+func (u *RunUpsertOne) SetBacktestID(v int) *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.SetBacktestID(v)
+	})
+}
+
+// AddBacktestID adds v to the "backtest_id" field.
+func (u *RunUpsertOne) AddBacktestID(v int) *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.AddBacktestID(v)
+	})
+}
+
+// UpdateBacktestID sets the "backtest_id" field to the value that was provided on create.
+func (u *RunUpsertOne) UpdateBacktestID() *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.UpdateBacktestID()
+	})
+}
+
+// SetReviewerSnapshot sets the "reviewer_snapshot" field.
+func (u *RunUpsertOne) SetReviewerSnapshot(v map[string]interface{}) *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.SetReviewerSnapshot(v)
+	})
+}
+
+// UpdateReviewerSnapshot sets the "reviewer_snapshot" field to the value that was provided on create.
+func (u *RunUpsertOne) UpdateReviewerSnapshot() *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.UpdateReviewerSnapshot()
+	})
+}
+
+// ClearReviewerSnapshot clears the value of the "reviewer_snapshot" field.
+func (u *RunUpsertOne) ClearReviewerSnapshot() *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.ClearReviewerSnapshot()
 	})
 }
 
@@ -4590,6 +4759,62 @@ func (u *RunUpsertBulk) SetShadow(v bool) *RunUpsertBulk {
 func (u *RunUpsertBulk) UpdateShadow() *RunUpsertBulk {
 	return u.Update(func(s *RunUpsert) {
 		s.UpdateShadow()
+	})
+}
+
+// SetBacktestSide sets the "backtest_side" field.
+func (u *RunUpsertBulk) SetBacktestSide(v run.BacktestSide) *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.SetBacktestSide(v)
+	})
+}
+
+// UpdateBacktestSide sets the "backtest_side" field to the value that was provided on create.
+func (u *RunUpsertBulk) UpdateBacktestSide() *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.UpdateBacktestSide()
+	})
+}
+
+// SetBacktestID sets the "backtest_id" field.
+func (u *RunUpsertBulk) SetBacktestID(v int) *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.SetBacktestID(v)
+	})
+}
+
+// AddBacktestID adds v to the "backtest_id" field.
+func (u *RunUpsertBulk) AddBacktestID(v int) *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.AddBacktestID(v)
+	})
+}
+
+// UpdateBacktestID sets the "backtest_id" field to the value that was provided on create.
+func (u *RunUpsertBulk) UpdateBacktestID() *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.UpdateBacktestID()
+	})
+}
+
+// SetReviewerSnapshot sets the "reviewer_snapshot" field.
+func (u *RunUpsertBulk) SetReviewerSnapshot(v map[string]interface{}) *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.SetReviewerSnapshot(v)
+	})
+}
+
+// UpdateReviewerSnapshot sets the "reviewer_snapshot" field to the value that was provided on create.
+func (u *RunUpsertBulk) UpdateReviewerSnapshot() *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.UpdateReviewerSnapshot()
+	})
+}
+
+// ClearReviewerSnapshot clears the value of the "reviewer_snapshot" field.
+func (u *RunUpsertBulk) ClearReviewerSnapshot() *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.ClearReviewerSnapshot()
 	})
 }
 

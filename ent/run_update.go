@@ -96,6 +96,53 @@ func (_u *RunUpdate) SetNillableShadow(v *bool) *RunUpdate {
 	return _u
 }
 
+// SetBacktestSide sets the "backtest_side" field.
+func (_u *RunUpdate) SetBacktestSide(v run.BacktestSide) *RunUpdate {
+	_u.mutation.SetBacktestSide(v)
+	return _u
+}
+
+// SetNillableBacktestSide sets the "backtest_side" field if the given value is not nil.
+func (_u *RunUpdate) SetNillableBacktestSide(v *run.BacktestSide) *RunUpdate {
+	if v != nil {
+		_u.SetBacktestSide(*v)
+	}
+	return _u
+}
+
+// SetBacktestID sets the "backtest_id" field.
+func (_u *RunUpdate) SetBacktestID(v int) *RunUpdate {
+	_u.mutation.ResetBacktestID()
+	_u.mutation.SetBacktestID(v)
+	return _u
+}
+
+// SetNillableBacktestID sets the "backtest_id" field if the given value is not nil.
+func (_u *RunUpdate) SetNillableBacktestID(v *int) *RunUpdate {
+	if v != nil {
+		_u.SetBacktestID(*v)
+	}
+	return _u
+}
+
+// AddBacktestID adds value to the "backtest_id" field.
+func (_u *RunUpdate) AddBacktestID(v int) *RunUpdate {
+	_u.mutation.AddBacktestID(v)
+	return _u
+}
+
+// SetReviewerSnapshot sets the "reviewer_snapshot" field.
+func (_u *RunUpdate) SetReviewerSnapshot(v map[string]interface{}) *RunUpdate {
+	_u.mutation.SetReviewerSnapshot(v)
+	return _u
+}
+
+// ClearReviewerSnapshot clears the value of the "reviewer_snapshot" field.
+func (_u *RunUpdate) ClearReviewerSnapshot() *RunUpdate {
+	_u.mutation.ClearReviewerSnapshot()
+	return _u
+}
+
 // SetPrNumber sets the "pr_number" field.
 func (_u *RunUpdate) SetPrNumber(v int) *RunUpdate {
 	_u.mutation.ResetPrNumber()
@@ -1433,6 +1480,11 @@ func (_u *RunUpdate) check() error {
 			return &ValidationError{Name: "trigger", err: fmt.Errorf(`ent: validator failed for field "Run.trigger": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.BacktestSide(); ok {
+		if err := run.BacktestSideValidator(v); err != nil {
+			return &ValidationError{Name: "backtest_side", err: fmt.Errorf(`ent: validator failed for field "Run.backtest_side": %w`, err)}
+		}
+	}
 	if _u.mutation.RepositoryCleared() && len(_u.mutation.RepositoryIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "Run.repository"`)
 	}
@@ -1474,6 +1526,21 @@ func (_u *RunUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.Shadow(); ok {
 		_spec.SetField(run.FieldShadow, field.TypeBool, value)
+	}
+	if value, ok := _u.mutation.BacktestSide(); ok {
+		_spec.SetField(run.FieldBacktestSide, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.BacktestID(); ok {
+		_spec.SetField(run.FieldBacktestID, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedBacktestID(); ok {
+		_spec.AddField(run.FieldBacktestID, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.ReviewerSnapshot(); ok {
+		_spec.SetField(run.FieldReviewerSnapshot, field.TypeJSON, value)
+	}
+	if _u.mutation.ReviewerSnapshotCleared() {
+		_spec.ClearField(run.FieldReviewerSnapshot, field.TypeJSON)
 	}
 	if value, ok := _u.mutation.PrNumber(); ok {
 		_spec.SetField(run.FieldPrNumber, field.TypeInt, value)
@@ -2032,6 +2099,53 @@ func (_u *RunUpdateOne) SetNillableShadow(v *bool) *RunUpdateOne {
 	if v != nil {
 		_u.SetShadow(*v)
 	}
+	return _u
+}
+
+// SetBacktestSide sets the "backtest_side" field.
+func (_u *RunUpdateOne) SetBacktestSide(v run.BacktestSide) *RunUpdateOne {
+	_u.mutation.SetBacktestSide(v)
+	return _u
+}
+
+// SetNillableBacktestSide sets the "backtest_side" field if the given value is not nil.
+func (_u *RunUpdateOne) SetNillableBacktestSide(v *run.BacktestSide) *RunUpdateOne {
+	if v != nil {
+		_u.SetBacktestSide(*v)
+	}
+	return _u
+}
+
+// SetBacktestID sets the "backtest_id" field.
+func (_u *RunUpdateOne) SetBacktestID(v int) *RunUpdateOne {
+	_u.mutation.ResetBacktestID()
+	_u.mutation.SetBacktestID(v)
+	return _u
+}
+
+// SetNillableBacktestID sets the "backtest_id" field if the given value is not nil.
+func (_u *RunUpdateOne) SetNillableBacktestID(v *int) *RunUpdateOne {
+	if v != nil {
+		_u.SetBacktestID(*v)
+	}
+	return _u
+}
+
+// AddBacktestID adds value to the "backtest_id" field.
+func (_u *RunUpdateOne) AddBacktestID(v int) *RunUpdateOne {
+	_u.mutation.AddBacktestID(v)
+	return _u
+}
+
+// SetReviewerSnapshot sets the "reviewer_snapshot" field.
+func (_u *RunUpdateOne) SetReviewerSnapshot(v map[string]interface{}) *RunUpdateOne {
+	_u.mutation.SetReviewerSnapshot(v)
+	return _u
+}
+
+// ClearReviewerSnapshot clears the value of the "reviewer_snapshot" field.
+func (_u *RunUpdateOne) ClearReviewerSnapshot() *RunUpdateOne {
+	_u.mutation.ClearReviewerSnapshot()
 	return _u
 }
 
@@ -3385,6 +3499,11 @@ func (_u *RunUpdateOne) check() error {
 			return &ValidationError{Name: "trigger", err: fmt.Errorf(`ent: validator failed for field "Run.trigger": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.BacktestSide(); ok {
+		if err := run.BacktestSideValidator(v); err != nil {
+			return &ValidationError{Name: "backtest_side", err: fmt.Errorf(`ent: validator failed for field "Run.backtest_side": %w`, err)}
+		}
+	}
 	if _u.mutation.RepositoryCleared() && len(_u.mutation.RepositoryIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "Run.repository"`)
 	}
@@ -3443,6 +3562,21 @@ func (_u *RunUpdateOne) sqlSave(ctx context.Context) (_node *Run, err error) {
 	}
 	if value, ok := _u.mutation.Shadow(); ok {
 		_spec.SetField(run.FieldShadow, field.TypeBool, value)
+	}
+	if value, ok := _u.mutation.BacktestSide(); ok {
+		_spec.SetField(run.FieldBacktestSide, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.BacktestID(); ok {
+		_spec.SetField(run.FieldBacktestID, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedBacktestID(); ok {
+		_spec.AddField(run.FieldBacktestID, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.ReviewerSnapshot(); ok {
+		_spec.SetField(run.FieldReviewerSnapshot, field.TypeJSON, value)
+	}
+	if _u.mutation.ReviewerSnapshotCleared() {
+		_spec.ClearField(run.FieldReviewerSnapshot, field.TypeJSON)
 	}
 	if value, ok := _u.mutation.PrNumber(); ok {
 		_spec.SetField(run.FieldPrNumber, field.TypeInt, value)

@@ -18,6 +18,8 @@ type Tx struct {
 	APIToken *APITokenClient
 	// AuditEntry is the client for interacting with the AuditEntry builders.
 	AuditEntry *AuditEntryClient
+	// Backtest is the client for interacting with the Backtest builders.
+	Backtest *BacktestClient
 	// ConnectorCredential is the client for interacting with the ConnectorCredential builders.
 	ConnectorCredential *ConnectorCredentialClient
 	// CostRollup is the client for interacting with the CostRollup builders.
@@ -177,6 +179,7 @@ func (tx *Tx) Client() *Client {
 func (tx *Tx) init() {
 	tx.APIToken = NewAPITokenClient(tx.config)
 	tx.AuditEntry = NewAuditEntryClient(tx.config)
+	tx.Backtest = NewBacktestClient(tx.config)
 	tx.ConnectorCredential = NewConnectorCredentialClient(tx.config)
 	tx.CostRollup = NewCostRollupClient(tx.config)
 	tx.Finding = NewFindingClient(tx.config)

@@ -33,6 +33,18 @@ func (f AuditEntryFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, 
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.AuditEntryMutation", m)
 }
 
+// The BacktestFunc type is an adapter to allow the use of ordinary
+// function as Backtest mutator.
+type BacktestFunc func(context.Context, *ent.BacktestMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f BacktestFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.BacktestMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.BacktestMutation", m)
+}
+
 // The ConnectorCredentialFunc type is an adapter to allow the use of ordinary
 // function as ConnectorCredential mutator.
 type ConnectorCredentialFunc func(context.Context, *ent.ConnectorCredentialMutation) (ent.Value, error)

@@ -52,6 +52,8 @@ const (
 	FieldSecondaryHits = "secondary_hits"
 	// FieldWritePace holds the string denoting the write_pace field in the database.
 	FieldWritePace = "write_pace"
+	// EdgeBacktests holds the string denoting the backtests edge name in mutations.
+	EdgeBacktests = "backtests"
 	// EdgeRepositories holds the string denoting the repositories edge name in mutations.
 	EdgeRepositories = "repositories"
 	// EdgeReviewers holds the string denoting the reviewers edge name in mutations.
@@ -62,6 +64,13 @@ const (
 	EdgeCredentials = "credentials"
 	// Table holds the table name of the installation in the database.
 	Table = "installations"
+	// BacktestsTable is the table that holds the backtests relation/edge.
+	BacktestsTable = "backtests"
+	// BacktestsInverseTable is the table name for the Backtest entity.
+	// It exists in this package in order to avoid circular dependency with the "backtest" package.
+	BacktestsInverseTable = "backtests"
+	// BacktestsColumn is the table column denoting the backtests relation/edge.
+	BacktestsColumn = "installation_backtests"
 	// RepositoriesTable is the table that holds the repositories relation/edge.
 	RepositoriesTable = "repositories"
 	// RepositoriesInverseTable is the table name for the Repository entity.
@@ -262,6 +271,20 @@ func ByWritePace(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldWritePace, opts...).ToFunc()
 }
 
+// ByBacktestsCount orders the results by backtests count.
+func ByBacktestsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newBacktestsStep(), opts...)
+	}
+}
+
+// ByBacktests orders the results by backtests terms.
+func ByBacktests(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newBacktestsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
 // ByRepositoriesCount orders the results by repositories count.
 func ByRepositoriesCount(opts ...sql.OrderTermOption) OrderOption {
 	return func(s *sql.Selector) {
@@ -316,6 +339,13 @@ func ByCredentials(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 	return func(s *sql.Selector) {
 		sqlgraph.OrderByNeighborTerms(s, newCredentialsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
+}
+func newBacktestsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(BacktestsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, BacktestsTable, BacktestsColumn),
+	)
 }
 func newRepositoriesStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(

@@ -1110,6 +1110,29 @@ func WritePaceContainsFold(v string) predicate.Installation {
 	return predicate.Installation(sql.FieldContainsFold(FieldWritePace, v))
 }
 
+// HasBacktests applies the HasEdge predicate on the "backtests" edge.
+func HasBacktests() predicate.Installation {
+	return predicate.Installation(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, BacktestsTable, BacktestsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasBacktestsWith applies the HasEdge predicate on the "backtests" edge with a given conditions (other predicates).
+func HasBacktestsWith(preds ...predicate.Backtest) predicate.Installation {
+	return predicate.Installation(func(s *sql.Selector) {
+		step := newBacktestsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // HasRepositories applies the HasEdge predicate on the "repositories" edge.
 func HasRepositories() predicate.Installation {
 	return predicate.Installation(func(s *sql.Selector) {

@@ -2,4 +2,4 @@
 
 package internal
 
-const IncrementStarts = "{\"api_tokens\":0,\"audit_entries\":60129542144,\"connector_credentials\":4294967296,\"cost_rollups\":51539607552,\"findings\":8589934592,\"hook_cursors\":55834574848,\"installations\":12884901888,\"repositories\":17179869184,\"review_learnings\":21474836480,\"reviewers\":25769803776,\"run_events\":34359738368,\"runs\":30064771072,\"users\":38654705664,\"webhook_events\":42949672960,\"workers\":47244640256}"
+const IncrementStarts = "{\"api_tokens\":0,\"audit_entries\":60129542144,\"backtests\":64424509440,\"connector_credentials\":4294967296,\"cost_rollups\":51539607552,\"findings\":8589934592,\"hook_cursors\":55834574848,\"installations\":12884901888,\"repositories\":17179869184,\"review_learnings\":21474836480,\"reviewers\":25769803776,\"run_events\":34359738368,\"runs\":30064771072,\"users\":38654705664,\"webhook_events\":42949672960,\"workers\":47244640256}"

@@ -65,6 +65,50 @@ var (
 			},
 		},
 	}
+	// BacktestsColumns holds the columns for the "backtests" table.
+	BacktestsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "reviewer_name", Type: field.TypeString},
+		{Name: "reviewers_repo", Type: field.TypeString},
+		{Name: "pr_number", Type: field.TypeInt},
+		{Name: "pr_url", Type: field.TypeString, Default: ""},
+		{Name: "head_sha", Type: field.TypeString},
+		{Name: "base_sha", Type: field.TypeString, Default: ""},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"queued", "running", "completed", "failed", "cancelled"}, Default: "queued"},
+		{Name: "max_prs", Type: field.TypeInt, Default: 10},
+		{Name: "max_cost_usd", Type: field.TypeFloat64, Default: 5},
+		{Name: "cost_usd", Type: field.TypeFloat64, Default: 0},
+		{Name: "check_run_id", Type: field.TypeInt64, Default: 0},
+		{Name: "comment_id", Type: field.TypeInt64, Default: 0},
+		{Name: "report", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "summary", Type: field.TypeJSON, Nullable: true},
+		{Name: "failure_reason", Type: field.TypeString, Default: ""},
+		{Name: "finished_at", Type: field.TypeTime, Nullable: true},
+		{Name: "installation_backtests", Type: field.TypeInt},
+	}
+	// BacktestsTable holds the schema information for the "backtests" table.
+	BacktestsTable = &schema.Table{
+		Name:       "backtests",
+		Columns:    BacktestsColumns,
+		PrimaryKey: []*schema.Column{BacktestsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "backtests_installations_backtests",
+				Columns:    []*schema.Column{BacktestsColumns[19]},
+				RefColumns: []*schema.Column{InstallationsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "backtest_reviewers_repo_pr_number_reviewer_name",
+				Unique:  false,
+				Columns: []*schema.Column{BacktestsColumns[4], BacktestsColumns[5], BacktestsColumns[3]},
+			},
+		},
+	}
 	// ConnectorCredentialsColumns holds the columns for the "connector_credentials" table.
 	ConnectorCredentialsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -400,6 +444,9 @@ var (
 		{Name: "status", Type: field.TypeEnum, Enums: []string{"queued", "dispatched", "running", "publishing", "succeeded", "failed", "cancelled"}, Default: "queued"},
 		{Name: "trigger", Type: field.TypeEnum, Enums: []string{"comment", "review_request", "label", "portal", "auto", "rerequest", "reply"}},
 		{Name: "shadow", Type: field.TypeBool, Default: false},
+		{Name: "backtest_side", Type: field.TypeEnum, Enums: []string{"none", "old", "new"}, Default: "none"},
+		{Name: "backtest_id", Type: field.TypeInt, Default: 0},
+		{Name: "reviewer_snapshot", Type: field.TypeJSON, Nullable: true},
 		{Name: "pr_number", Type: field.TypeInt},
 		{Name: "pr_title", Type: field.TypeString, Default: ""},
 		{Name: "pr_url", Type: field.TypeString, Default: ""},
@@ -476,13 +523,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "runs_repositories_runs",
-				Columns:    []*schema.Column{RunsColumns[72]},
+				Columns:    []*schema.Column{RunsColumns[75]},
 				RefColumns: []*schema.Column{RepositoriesColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "runs_reviewers_runs",
-				Columns:    []*schema.Column{RunsColumns[73]},
+				Columns:    []*schema.Column{RunsColumns[76]},
 				RefColumns: []*schema.Column{ReviewersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -491,12 +538,12 @@ var (
 			{
 				Name:    "run_status_next_attempt_at_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[4], RunsColumns[32], RunsColumns[1]},
+				Columns: []*schema.Column{RunsColumns[4], RunsColumns[35], RunsColumns[1]},
 			},
 			{
 				Name:    "run_lease_owner_status",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[29], RunsColumns[4]},
+				Columns: []*schema.Column{RunsColumns[32], RunsColumns[4]},
 			},
 			{
 				Name:    "run_created_at",
@@ -511,32 +558,37 @@ var (
 			{
 				Name:    "run_pr_number_repository_runs",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[7], RunsColumns[72]},
+				Columns: []*schema.Column{RunsColumns[10], RunsColumns[75]},
 			},
 			{
 				Name:    "run_created_at_repository_runs",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[1], RunsColumns[72]},
+				Columns: []*schema.Column{RunsColumns[1], RunsColumns[75]},
 			},
 			{
 				Name:    "run_created_at_reviewer_runs",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[1], RunsColumns[73]},
+				Columns: []*schema.Column{RunsColumns[1], RunsColumns[76]},
 			},
 			{
 				Name:    "run_actions_run_id",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[24]},
+				Columns: []*schema.Column{RunsColumns[27]},
+			},
+			{
+				Name:    "run_backtest_id",
+				Unique:  false,
+				Columns: []*schema.Column{RunsColumns[8]},
 			},
 			{
 				Name:    "run_status_created_at_repository_runs",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[4], RunsColumns[1], RunsColumns[72]},
+				Columns: []*schema.Column{RunsColumns[4], RunsColumns[1], RunsColumns[75]},
 			},
 			{
 				Name:    "run_status_created_at_reviewer_runs",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[4], RunsColumns[1], RunsColumns[73]},
+				Columns: []*schema.Column{RunsColumns[4], RunsColumns[1], RunsColumns[76]},
 			},
 			{
 				Name:    "run_updated_at",
@@ -546,7 +598,7 @@ var (
 			{
 				Name:    "run_pr_number_head_sha_kind_repository_runs_reviewer_runs",
 				Unique:  true,
-				Columns: []*schema.Column{RunsColumns[7], RunsColumns[10], RunsColumns[3], RunsColumns[72], RunsColumns[73]},
+				Columns: []*schema.Column{RunsColumns[10], RunsColumns[13], RunsColumns[3], RunsColumns[75], RunsColumns[76]},
 				Annotation: &entsql.IndexAnnotation{
 					Where: "status IN ('queued','dispatched','running','publishing') AND kind = 'review'",
 				},
@@ -554,7 +606,7 @@ var (
 			{
 				Name:    "run_reply_to_comment_id",
 				Unique:  true,
-				Columns: []*schema.Column{RunsColumns[69]},
+				Columns: []*schema.Column{RunsColumns[72]},
 			},
 		},
 	}
@@ -680,6 +732,7 @@ var (
 	Tables = []*schema.Table{
 		APITokensTable,
 		AuditEntriesTable,
+		BacktestsTable,
 		ConnectorCredentialsTable,
 		CostRollupsTable,
 		FindingsTable,
@@ -703,6 +756,10 @@ func init() {
 	}
 	AuditEntriesTable.Annotation = &entsql.Annotation{
 		IncrementStart: func(i int) *int { return &i }(60129542144),
+	}
+	BacktestsTable.ForeignKeys[0].RefTable = InstallationsTable
+	BacktestsTable.Annotation = &entsql.Annotation{
+		IncrementStart: func(i int) *int { return &i }(64424509440),
 	}
 	ConnectorCredentialsTable.ForeignKeys[0].RefTable = InstallationsTable
 	ConnectorCredentialsTable.Annotation = &entsql.Annotation{

@@ -12,6 +12,9 @@ type APIToken func(*sql.Selector)
 // AuditEntry is the predicate function for auditentry builders.
 type AuditEntry func(*sql.Selector)
 
+// Backtest is the predicate function for backtest builders.
+type Backtest func(*sql.Selector)
+
 // ConnectorCredential is the predicate function for connectorcredential builders.
 type ConnectorCredential func(*sql.Selector)
 

@@ -29,6 +29,12 @@ const (
 	FieldTrigger = "trigger"
 	// FieldShadow holds the string denoting the shadow field in the database.
 	FieldShadow = "shadow"
+	// FieldBacktestSide holds the string denoting the backtest_side field in the database.
+	FieldBacktestSide = "backtest_side"
+	// FieldBacktestID holds the string denoting the backtest_id field in the database.
+	FieldBacktestID = "backtest_id"
+	// FieldReviewerSnapshot holds the string denoting the reviewer_snapshot field in the database.
+	FieldReviewerSnapshot = "reviewer_snapshot"
 	// FieldPrNumber holds the string denoting the pr_number field in the database.
 	FieldPrNumber = "pr_number"
 	// FieldPrTitle holds the string denoting the pr_title field in the database.
@@ -208,6 +214,9 @@ var Columns = []string{
 	FieldStatus,
 	FieldTrigger,
 	FieldShadow,
+	FieldBacktestSide,
+	FieldBacktestID,
+	FieldReviewerSnapshot,
 	FieldPrNumber,
 	FieldPrTitle,
 	FieldPrURL,
@@ -306,6 +315,8 @@ var (
 	UpdateDefaultUpdatedAt func() time.Time
 	// DefaultShadow holds the default value on creation for the "shadow" field.
 	DefaultShadow bool
+	// DefaultBacktestID holds the default value on creation for the "backtest_id" field.
+	DefaultBacktestID int
 	// DefaultPrTitle holds the default value on creation for the "pr_title" field.
 	DefaultPrTitle string
 	// DefaultPrURL holds the default value on creation for the "pr_url" field.
@@ -495,6 +506,33 @@ func TriggerValidator(t Trigger) error {
 	}
 }
 
+// BacktestSide defines the type for the "backtest_side" enum field.
+type BacktestSide string
+
+// BacktestSideNone is the default value of the BacktestSide enum.
+const DefaultBacktestSide = BacktestSideNone
+
+// BacktestSide values.
+const (
+	BacktestSideNone BacktestSide = "none"
+	BacktestSideOld  BacktestSide = "old"
+	BacktestSideNew  BacktestSide = "new"
+)
+
+func (bs BacktestSide) String() string {
+	return string(bs)
+}
+
+// BacktestSideValidator is a validator for the "backtest_side" field enum values. It is called by the builders before save.
+func BacktestSideValidator(bs BacktestSide) error {
+	switch bs {
+	case BacktestSideNone, BacktestSideOld, BacktestSideNew:
+		return nil
+	default:
+		return fmt.Errorf("run: invalid enum value for backtest_side field: %q", bs)
+	}
+}
+
 // OrderOption defines the ordering options for the Run queries.
 type OrderOption func(*sql.Selector)
 
@@ -531,6 +569,16 @@ func ByTrigger(opts ...sql.OrderTermOption) OrderOption {
 // ByShadow orders the results by the shadow field.
 func ByShadow(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldShadow, opts...).ToFunc()
+}
+
+// ByBacktestSide orders the results by the backtest_side field.
+func ByBacktestSide(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldBacktestSide, opts...).ToFunc()
+}
+
+// ByBacktestID orders the results by the backtest_id field.
+func ByBacktestID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldBacktestID, opts...).ToFunc()
 }
 
 // ByPrNumber orders the results by the pr_number field.
@@ -963,6 +1011,24 @@ func (e *Trigger) UnmarshalGQL(val interface{}) error {
 	*e = Trigger(str)
 	if err := TriggerValidator(*e); err != nil {
 		return fmt.Errorf("%s is not a valid Trigger", str)
+	}
+	return nil
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (e BacktestSide) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(e.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (e *BacktestSide) UnmarshalGQL(val interface{}) error {
+	str, ok := val.(string)
+	if !ok {
+		return fmt.Errorf("enum %T must be a string", val)
+	}
+	*e = BacktestSide(str)
+	if err := BacktestSideValidator(*e); err != nil {
+		return fmt.Errorf("%s is not a valid BacktestSide", str)
 	}
 	return nil
 }

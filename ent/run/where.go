@@ -70,6 +70,11 @@ func Shadow(v bool) predicate.Run {
 	return predicate.Run(sql.FieldEQ(FieldShadow, v))
 }
 
+// BacktestID applies equality check predicate on the "backtest_id" field. It's identical to BacktestIDEQ.
+func BacktestID(v int) predicate.Run {
+	return predicate.Run(sql.FieldEQ(FieldBacktestID, v))
+}
+
 // PrNumber applies equality check predicate on the "pr_number" field. It's identical to PrNumberEQ.
 func PrNumber(v int) predicate.Run {
 	return predicate.Run(sql.FieldEQ(FieldPrNumber, v))
@@ -528,6 +533,76 @@ func ShadowEQ(v bool) predicate.Run {
 // ShadowNEQ applies the NEQ predicate on the "shadow" field.
 func ShadowNEQ(v bool) predicate.Run {
 	return predicate.Run(sql.FieldNEQ(FieldShadow, v))
+}
+
+// BacktestSideEQ applies the EQ predicate on the "backtest_side" field.
+func BacktestSideEQ(v BacktestSide) predicate.Run {
+	return predicate.Run(sql.FieldEQ(FieldBacktestSide, v))
+}
+
+// BacktestSideNEQ applies the NEQ predicate on the "backtest_side" field.
+func BacktestSideNEQ(v BacktestSide) predicate.Run {
+	return predicate.Run(sql.FieldNEQ(FieldBacktestSide, v))
+}
+
+// BacktestSideIn applies the In predicate on the "backtest_side" field.
+func BacktestSideIn(vs ...BacktestSide) predicate.Run {
+	return predicate.Run(sql.FieldIn(FieldBacktestSide, vs...))
+}
+
+// BacktestSideNotIn applies the NotIn predicate on the "backtest_side" field.
+func BacktestSideNotIn(vs ...BacktestSide) predicate.Run {
+	return predicate.Run(sql.FieldNotIn(FieldBacktestSide, vs...))
+}
+
+// BacktestIDEQ applies the EQ predicate on the "backtest_id" field.
+func BacktestIDEQ(v int) predicate.Run {
+	return predicate.Run(sql.FieldEQ(FieldBacktestID, v))
+}
+
+// BacktestIDNEQ applies the NEQ predicate on the "backtest_id" field.
+func BacktestIDNEQ(v int) predicate.Run {
+	return predicate.Run(sql.FieldNEQ(FieldBacktestID, v))
+}
+
+// BacktestIDIn applies the In predicate on the "backtest_id" field.
+func BacktestIDIn(vs ...int) predicate.Run {
+	return predicate.Run(sql.FieldIn(FieldBacktestID, vs...))
+}
+
+// BacktestIDNotIn applies the NotIn predicate on the "backtest_id" field.
+func BacktestIDNotIn(vs ...int) predicate.Run {
+	return predicate.Run(sql.FieldNotIn(FieldBacktestID, vs...))
+}
+
+// BacktestIDGT applies the GT predicate on the "backtest_id" field.
+func BacktestIDGT(v int) predicate.Run {
+	return predicate.Run(sql.FieldGT(FieldBacktestID, v))
+}
+
+// BacktestIDGTE applies the GTE predicate on the "backtest_id" field.
+func BacktestIDGTE(v int) predicate.Run {
+	return predicate.Run(sql.FieldGTE(FieldBacktestID, v))
+}
+
+// BacktestIDLT applies the LT predicate on the "backtest_id" field.
+func BacktestIDLT(v int) predicate.Run {
+	return predicate.Run(sql.FieldLT(FieldBacktestID, v))
+}
+
+// BacktestIDLTE applies the LTE predicate on the "backtest_id" field.
+func BacktestIDLTE(v int) predicate.Run {
+	return predicate.Run(sql.FieldLTE(FieldBacktestID, v))
+}
+
+// ReviewerSnapshotIsNil applies the IsNil predicate on the "reviewer_snapshot" field.
+func ReviewerSnapshotIsNil() predicate.Run {
+	return predicate.Run(sql.FieldIsNull(FieldReviewerSnapshot))
+}
+
+// ReviewerSnapshotNotNil applies the NotNil predicate on the "reviewer_snapshot" field.
+func ReviewerSnapshotNotNil() predicate.Run {
+	return predicate.Run(sql.FieldNotNull(FieldReviewerSnapshot))
 }
 
 // PrNumberEQ applies the EQ predicate on the "pr_number" field.

@@ -55,6 +55,8 @@ func (Installation) Fields() []ent.Field {
 // Edges of the Installation.
 func (Installation) Edges() []ent.Edge {
 	return []ent.Edge{
+		edge.To("backtests", Backtest.Type).Annotations(gqlSkipAll()).
+			Comment("backtests of changes to its reviewers"),
 		edge.To("repositories", Repository.Type).
 			Comment("repositories the installation covers (those the viewer can read)"),
 		edge.To("reviewers", Reviewer.Type).

@@ -34,6 +34,13 @@ func (Run) Fields() []ent.Field {
 			Annotations(enumDoc{"comment": "A `review` command in a pull request comment.", "review_request": "Chakshu's reviewer team or user was requested as a reviewer.", "label": "A label set on the pull request.", "portal": "Review a PR in the portal or the requestReview mutation.", "auto": "An automatic rule (reviewer.yaml or chakshu.yml auto).", "rerequest": "Re-run from the check run on GitHub.", "reply": "A person replied on a review thread."}),
 		field.Bool("shadow").Default(false).
 			Comment("a backtest run: reviewed like any other, but nothing is posted on the pull request (no review, check, thread or request change)"),
+		field.Enum("backtest_side").Values("none", "old", "new").Default("none").
+			Comment("for a shadow run: which version of the reviewer it ran (the one in force, or the change's)").
+			Annotations(enumDoc{"none": "Not a backtest run.", "old": "The reviewer as in force (the change's base).", "new": "The reviewer as the change would make it."}),
+		field.Int("backtest_id").Default(0).
+			Comment("the backtest a shadow run belongs to; 0 for other runs (a plain column, not a foreign key: on SQLite adding a foreign key to runs copies the whole table)"),
+		field.JSON("reviewer_snapshot", map[string]any{}).Optional().Annotations(gqlSkipAll()).
+			Comment("a shadow run's reviewer (claude_md, config, skills) to use instead of the one in force"),
 		field.Int("pr_number").
 			Comment("pull request number in the repository"),
 		field.String("pr_title").Default("").
@@ -190,6 +197,7 @@ func (Run) Indexes() []ent.Index {
 		index.Fields("created_at").Edges("repository"),
 		index.Fields("created_at").Edges("reviewer"),
 		index.Fields("actions_run_id"),
+		index.Fields("backtest_id"),
 		// Portal runs page: filtered by status and repository or reviewer, newest first
 		// (the repository/reviewer column in the index spares a row lookup per skipped run).
 		index.Fields("status", "created_at").Edges("repository"),

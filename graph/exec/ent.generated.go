@@ -15,6 +15,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/apitoken"
+	"github.com/chakshu-dev/chakshu/ent/backtest"
 	"github.com/chakshu-dev/chakshu/ent/finding"
 	"github.com/chakshu-dev/chakshu/ent/reviewlearning"
 	"github.com/chakshu-dev/chakshu/ent/run"
@@ -1665,6 +1666,617 @@ func (ec *executionContext) _AuditEntryEdge_cursor(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_AuditEntryEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AuditEntryEdge", field, false, false, "Cursor")
+}
+
+func (ec *executionContext) _Backtest_id(ctx context.Context, field graphql.CollectedField, obj *ent.Backtest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Backtest_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNID2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Backtest_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Backtest", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Backtest_createdAt(ctx context.Context, field graphql.CollectedField, obj *ent.Backtest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Backtest_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Backtest_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Backtest", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Backtest_updatedAt(ctx context.Context, field graphql.CollectedField, obj *ent.Backtest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Backtest_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Backtest_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Backtest", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Backtest_reviewerName(ctx context.Context, field graphql.CollectedField, obj *ent.Backtest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Backtest_reviewerName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReviewerName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Backtest_reviewerName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Backtest", field, false, false, "String")
+}
+
+func (ec *executionContext) _Backtest_reviewersRepo(ctx context.Context, field graphql.CollectedField, obj *ent.Backtest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Backtest_reviewersRepo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReviewersRepo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Backtest_reviewersRepo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Backtest", field, false, false, "String")
+}
+
+func (ec *executionContext) _Backtest_prNumber(ctx context.Context, field graphql.CollectedField, obj *ent.Backtest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Backtest_prNumber(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PrNumber, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Backtest_prNumber(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Backtest", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Backtest_prURL(ctx context.Context, field graphql.CollectedField, obj *ent.Backtest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Backtest_prURL(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PrURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Backtest_prURL(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Backtest", field, false, false, "String")
+}
+
+func (ec *executionContext) _Backtest_headSha(ctx context.Context, field graphql.CollectedField, obj *ent.Backtest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Backtest_headSha(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HeadSha, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Backtest_headSha(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Backtest", field, false, false, "String")
+}
+
+func (ec *executionContext) _Backtest_baseSha(ctx context.Context, field graphql.CollectedField, obj *ent.Backtest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Backtest_baseSha(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BaseSha, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Backtest_baseSha(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Backtest", field, false, false, "String")
+}
+
+func (ec *executionContext) _Backtest_status(ctx context.Context, field graphql.CollectedField, obj *ent.Backtest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Backtest_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v backtest.Status) graphql.Marshaler {
+			return ec.marshalNBacktestStatus2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋbacktestᚐStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Backtest_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Backtest", field, false, false, "BacktestStatus")
+}
+
+func (ec *executionContext) _Backtest_maxPrs(ctx context.Context, field graphql.CollectedField, obj *ent.Backtest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Backtest_maxPrs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MaxPrs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Backtest_maxPrs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Backtest", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Backtest_maxCostUsd(ctx context.Context, field graphql.CollectedField, obj *ent.Backtest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Backtest_maxCostUsd(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MaxCostUsd, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Backtest_maxCostUsd(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Backtest", field, false, false, "Float")
+}
+
+func (ec *executionContext) _Backtest_costUsd(ctx context.Context, field graphql.CollectedField, obj *ent.Backtest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Backtest_costUsd(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CostUsd, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Backtest_costUsd(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Backtest", field, false, false, "Float")
+}
+
+func (ec *executionContext) _Backtest_checkRunID(ctx context.Context, field graphql.CollectedField, obj *ent.Backtest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Backtest_checkRunID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CheckRunID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Backtest_checkRunID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Backtest", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Backtest_commentID(ctx context.Context, field graphql.CollectedField, obj *ent.Backtest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Backtest_commentID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CommentID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Backtest_commentID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Backtest", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Backtest_report(ctx context.Context, field graphql.CollectedField, obj *ent.Backtest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Backtest_report(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Report, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Backtest_report(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Backtest", field, false, false, "String")
+}
+
+func (ec *executionContext) _Backtest_summary(ctx context.Context, field graphql.CollectedField, obj *ent.Backtest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Backtest_summary(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Summary, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v map[string]any) graphql.Marshaler {
+			return ec.marshalOMap2map(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Backtest_summary(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Backtest", field, false, false, "Map")
+}
+
+func (ec *executionContext) _Backtest_failureReason(ctx context.Context, field graphql.CollectedField, obj *ent.Backtest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Backtest_failureReason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FailureReason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Backtest_failureReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Backtest", field, false, false, "String")
+}
+
+func (ec *executionContext) _Backtest_finishedAt(ctx context.Context, field graphql.CollectedField, obj *ent.Backtest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Backtest_finishedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FinishedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Backtest_finishedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Backtest", field, false, false, "Time")
+}
+
+func (ec *executionContext) _Backtest_installation(ctx context.Context, field graphql.CollectedField, obj *ent.Backtest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Backtest_installation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Installation(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Installation) graphql.Marshaler {
+			return ec.marshalNInstallation2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚐInstallation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Backtest_installation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Backtest",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Installation(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BacktestConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.BacktestConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BacktestConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ent.BacktestEdge) graphql.Marshaler {
+			return ec.marshalOBacktestEdge2ᚕᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚐBacktestEdge(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BacktestConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BacktestConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BacktestEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BacktestConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ent.BacktestConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BacktestConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[int]) graphql.Marshaler {
+			return ec.marshalNPageInfo2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BacktestConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BacktestConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BacktestConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *ent.BacktestConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BacktestConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BacktestConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BacktestConnection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _BacktestEdge_node(ctx context.Context, field graphql.CollectedField, obj *ent.BacktestEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BacktestEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Backtest) graphql.Marshaler {
+			return ec.marshalOBacktest2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚐBacktest(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BacktestEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BacktestEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Backtest(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BacktestEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ent.BacktestEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BacktestEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[int]) graphql.Marshaler {
+			return ec.marshalNCursor2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BacktestEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BacktestEdge", field, false, false, "Cursor")
 }
 
 func (ec *executionContext) _Finding_id(ctx context.Context, field graphql.CollectedField, obj *ent.Finding) (ret graphql.Marshaler) {
@@ -5851,6 +6463,52 @@ func (ec *executionContext) fieldContext_Run_shadow(_ context.Context, field gra
 	return graphql.NewScalarFieldContext("Run", field, false, false, "Boolean")
 }
 
+func (ec *executionContext) _Run_backtestSide(ctx context.Context, field graphql.CollectedField, obj *ent.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_backtestSide(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BacktestSide, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v run.BacktestSide) graphql.Marshaler {
+			return ec.marshalNRunBacktestSide2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋrunᚐBacktestSide(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Run_backtestSide(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Run", field, false, false, "RunBacktestSide")
+}
+
+func (ec *executionContext) _Run_backtestID(ctx context.Context, field graphql.CollectedField, obj *ent.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_backtestID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BacktestID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Run_backtestID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Run", field, false, false, "Int")
+}
+
 func (ec *executionContext) _Run_prNumber(ctx context.Context, field graphql.CollectedField, obj *ent.Run) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9914,6 +10572,1368 @@ func (ec *executionContext) unmarshalInputAuditEntryWhereInput(ctx context.Conte
 func UnmarshalAuditEntryWhereInput(ctx context.Context, raw any) (ent.AuditEntryWhereInput, error) {
 	var out ent.AuditEntryWhereInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "AuditEntryWhereInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputBacktestOrder(ctx context.Context, obj any) (ent.BacktestOrder, error) {
+	var it ent.BacktestOrder
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["direction"]; !present {
+		asMap["direction"] = "ASC"
+	}
+
+	fieldsInOrder := [...]string{"direction", "field"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "direction":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
+			data, err := ec.unmarshalNOrderDirection2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐOrderDirection(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Direction = data
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalNBacktestOrderField2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚐBacktestOrderField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalBacktestOrder unmarshals raw into the BacktestOrder input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalBacktestOrder(ctx context.Context, raw any) (ent.BacktestOrder, error) {
+	var out ent.BacktestOrder
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "BacktestOrder", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputBacktestWhereInput(ctx context.Context, obj any) (ent.BacktestWhereInput, error) {
+	var it ent.BacktestWhereInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "reviewerName", "reviewerNameNEQ", "reviewerNameIn", "reviewerNameNotIn", "reviewerNameGT", "reviewerNameGTE", "reviewerNameLT", "reviewerNameLTE", "reviewerNameContains", "reviewerNameHasPrefix", "reviewerNameHasSuffix", "reviewerNameEqualFold", "reviewerNameContainsFold", "reviewersRepo", "reviewersRepoNEQ", "reviewersRepoIn", "reviewersRepoNotIn", "reviewersRepoGT", "reviewersRepoGTE", "reviewersRepoLT", "reviewersRepoLTE", "reviewersRepoContains", "reviewersRepoHasPrefix", "reviewersRepoHasSuffix", "reviewersRepoEqualFold", "reviewersRepoContainsFold", "prNumber", "prNumberNEQ", "prNumberIn", "prNumberNotIn", "prNumberGT", "prNumberGTE", "prNumberLT", "prNumberLTE", "prURL", "prURLNEQ", "prURLIn", "prURLNotIn", "prURLGT", "prURLGTE", "prURLLT", "prURLLTE", "prURLContains", "prURLHasPrefix", "prURLHasSuffix", "prURLEqualFold", "prURLContainsFold", "headSha", "headShaNEQ", "headShaIn", "headShaNotIn", "headShaGT", "headShaGTE", "headShaLT", "headShaLTE", "headShaContains", "headShaHasPrefix", "headShaHasSuffix", "headShaEqualFold", "headShaContainsFold", "baseSha", "baseShaNEQ", "baseShaIn", "baseShaNotIn", "baseShaGT", "baseShaGTE", "baseShaLT", "baseShaLTE", "baseShaContains", "baseShaHasPrefix", "baseShaHasSuffix", "baseShaEqualFold", "baseShaContainsFold", "status", "statusNEQ", "statusIn", "statusNotIn", "maxPrs", "maxPrsNEQ", "maxPrsIn", "maxPrsNotIn", "maxPrsGT", "maxPrsGTE", "maxPrsLT", "maxPrsLTE", "maxCostUsd", "maxCostUsdNEQ", "maxCostUsdIn", "maxCostUsdNotIn", "maxCostUsdGT", "maxCostUsdGTE", "maxCostUsdLT", "maxCostUsdLTE", "costUsd", "costUsdNEQ", "costUsdIn", "costUsdNotIn", "costUsdGT", "costUsdGTE", "costUsdLT", "costUsdLTE", "checkRunID", "checkRunIDNEQ", "checkRunIDIn", "checkRunIDNotIn", "checkRunIDGT", "checkRunIDGTE", "checkRunIDLT", "checkRunIDLTE", "commentID", "commentIDNEQ", "commentIDIn", "commentIDNotIn", "commentIDGT", "commentIDGTE", "commentIDLT", "commentIDLTE", "report", "reportNEQ", "reportIn", "reportNotIn", "reportGT", "reportGTE", "reportLT", "reportLTE", "reportContains", "reportHasPrefix", "reportHasSuffix", "reportEqualFold", "reportContainsFold", "failureReason", "failureReasonNEQ", "failureReasonIn", "failureReasonNotIn", "failureReasonGT", "failureReasonGTE", "failureReasonLT", "failureReasonLTE", "failureReasonContains", "failureReasonHasPrefix", "failureReasonHasSuffix", "failureReasonEqualFold", "failureReasonContainsFold", "finishedAt", "finishedAtNEQ", "finishedAtIn", "finishedAtNotIn", "finishedAtGT", "finishedAtGTE", "finishedAtLT", "finishedAtLTE", "finishedAtIsNil", "finishedAtNotNil", "hasInstallation", "hasInstallationWith"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "not":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("not"))
+			data, err := ec.unmarshalOBacktestWhereInput2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚐBacktestWhereInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Not = data
+		case "and":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("and"))
+			data, err := ec.unmarshalOBacktestWhereInput2ᚕᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚐBacktestWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.And = data
+		case "or":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("or"))
+			data, err := ec.unmarshalOBacktestWhereInput2ᚕᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚐBacktestWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Or = data
+		case "id":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("id"))
+			data, err := ec.unmarshalOID2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ID = data
+		case "idNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idNEQ"))
+			data, err := ec.unmarshalOID2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDNEQ = data
+		case "idIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idIn"))
+			data, err := ec.unmarshalOID2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDIn = data
+		case "idNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idNotIn"))
+			data, err := ec.unmarshalOID2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDNotIn = data
+		case "idGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idGT"))
+			data, err := ec.unmarshalOID2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDGT = data
+		case "idGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idGTE"))
+			data, err := ec.unmarshalOID2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDGTE = data
+		case "idLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idLT"))
+			data, err := ec.unmarshalOID2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDLT = data
+		case "idLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idLTE"))
+			data, err := ec.unmarshalOID2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IDLTE = data
+		case "createdAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAt = data
+		case "createdAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtNEQ = data
+		case "createdAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtIn = data
+		case "createdAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtNotIn = data
+		case "createdAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtGT = data
+		case "createdAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtGTE = data
+		case "createdAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtLT = data
+		case "createdAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedAtLTE = data
+		case "updatedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAt = data
+		case "updatedAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtNEQ = data
+		case "updatedAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtIn = data
+		case "updatedAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtNotIn = data
+		case "updatedAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtGT = data
+		case "updatedAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtGTE = data
+		case "updatedAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtLT = data
+		case "updatedAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("updatedAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UpdatedAtLTE = data
+		case "reviewerName":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reviewerName"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReviewerName = data
+		case "reviewerNameNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reviewerNameNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReviewerNameNEQ = data
+		case "reviewerNameIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reviewerNameIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReviewerNameIn = data
+		case "reviewerNameNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reviewerNameNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReviewerNameNotIn = data
+		case "reviewerNameGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reviewerNameGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReviewerNameGT = data
+		case "reviewerNameGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reviewerNameGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReviewerNameGTE = data
+		case "reviewerNameLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reviewerNameLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReviewerNameLT = data
+		case "reviewerNameLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reviewerNameLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReviewerNameLTE = data
+		case "reviewerNameContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reviewerNameContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReviewerNameContains = data
+		case "reviewerNameHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reviewerNameHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReviewerNameHasPrefix = data
+		case "reviewerNameHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reviewerNameHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReviewerNameHasSuffix = data
+		case "reviewerNameEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reviewerNameEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReviewerNameEqualFold = data
+		case "reviewerNameContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reviewerNameContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReviewerNameContainsFold = data
+		case "reviewersRepo":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reviewersRepo"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReviewersRepo = data
+		case "reviewersRepoNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reviewersRepoNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReviewersRepoNEQ = data
+		case "reviewersRepoIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reviewersRepoIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReviewersRepoIn = data
+		case "reviewersRepoNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reviewersRepoNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReviewersRepoNotIn = data
+		case "reviewersRepoGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reviewersRepoGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReviewersRepoGT = data
+		case "reviewersRepoGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reviewersRepoGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReviewersRepoGTE = data
+		case "reviewersRepoLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reviewersRepoLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReviewersRepoLT = data
+		case "reviewersRepoLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reviewersRepoLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReviewersRepoLTE = data
+		case "reviewersRepoContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reviewersRepoContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReviewersRepoContains = data
+		case "reviewersRepoHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reviewersRepoHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReviewersRepoHasPrefix = data
+		case "reviewersRepoHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reviewersRepoHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReviewersRepoHasSuffix = data
+		case "reviewersRepoEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reviewersRepoEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReviewersRepoEqualFold = data
+		case "reviewersRepoContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reviewersRepoContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReviewersRepoContainsFold = data
+		case "prNumber":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("prNumber"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PrNumber = data
+		case "prNumberNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("prNumberNEQ"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PrNumberNEQ = data
+		case "prNumberIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("prNumberIn"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PrNumberIn = data
+		case "prNumberNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("prNumberNotIn"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PrNumberNotIn = data
+		case "prNumberGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("prNumberGT"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PrNumberGT = data
+		case "prNumberGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("prNumberGTE"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PrNumberGTE = data
+		case "prNumberLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("prNumberLT"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PrNumberLT = data
+		case "prNumberLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("prNumberLTE"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PrNumberLTE = data
+		case "prURL":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("prURL"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PrURL = data
+		case "prURLNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("prURLNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PrURLNEQ = data
+		case "prURLIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("prURLIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PrURLIn = data
+		case "prURLNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("prURLNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PrURLNotIn = data
+		case "prURLGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("prURLGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PrURLGT = data
+		case "prURLGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("prURLGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PrURLGTE = data
+		case "prURLLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("prURLLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PrURLLT = data
+		case "prURLLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("prURLLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PrURLLTE = data
+		case "prURLContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("prURLContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PrURLContains = data
+		case "prURLHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("prURLHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PrURLHasPrefix = data
+		case "prURLHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("prURLHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PrURLHasSuffix = data
+		case "prURLEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("prURLEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PrURLEqualFold = data
+		case "prURLContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("prURLContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PrURLContainsFold = data
+		case "headSha":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headSha"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeadSha = data
+		case "headShaNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headShaNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeadShaNEQ = data
+		case "headShaIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headShaIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeadShaIn = data
+		case "headShaNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headShaNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeadShaNotIn = data
+		case "headShaGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headShaGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeadShaGT = data
+		case "headShaGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headShaGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeadShaGTE = data
+		case "headShaLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headShaLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeadShaLT = data
+		case "headShaLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headShaLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeadShaLTE = data
+		case "headShaContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headShaContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeadShaContains = data
+		case "headShaHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headShaHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeadShaHasPrefix = data
+		case "headShaHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headShaHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeadShaHasSuffix = data
+		case "headShaEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headShaEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeadShaEqualFold = data
+		case "headShaContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("headShaContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HeadShaContainsFold = data
+		case "baseSha":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("baseSha"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BaseSha = data
+		case "baseShaNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("baseShaNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BaseShaNEQ = data
+		case "baseShaIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("baseShaIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BaseShaIn = data
+		case "baseShaNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("baseShaNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BaseShaNotIn = data
+		case "baseShaGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("baseShaGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BaseShaGT = data
+		case "baseShaGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("baseShaGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BaseShaGTE = data
+		case "baseShaLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("baseShaLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BaseShaLT = data
+		case "baseShaLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("baseShaLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BaseShaLTE = data
+		case "baseShaContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("baseShaContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BaseShaContains = data
+		case "baseShaHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("baseShaHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BaseShaHasPrefix = data
+		case "baseShaHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("baseShaHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BaseShaHasSuffix = data
+		case "baseShaEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("baseShaEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BaseShaEqualFold = data
+		case "baseShaContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("baseShaContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BaseShaContainsFold = data
+		case "status":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("status"))
+			data, err := ec.unmarshalOBacktestStatus2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋbacktestᚐStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Status = data
+		case "statusNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("statusNEQ"))
+			data, err := ec.unmarshalOBacktestStatus2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋbacktestᚐStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StatusNEQ = data
+		case "statusIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("statusIn"))
+			data, err := ec.unmarshalOBacktestStatus2ᚕgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋbacktestᚐStatusᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StatusIn = data
+		case "statusNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("statusNotIn"))
+			data, err := ec.unmarshalOBacktestStatus2ᚕgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋbacktestᚐStatusᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StatusNotIn = data
+		case "maxPrs":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxPrs"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxPrs = data
+		case "maxPrsNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxPrsNEQ"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxPrsNEQ = data
+		case "maxPrsIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxPrsIn"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxPrsIn = data
+		case "maxPrsNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxPrsNotIn"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxPrsNotIn = data
+		case "maxPrsGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxPrsGT"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxPrsGT = data
+		case "maxPrsGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxPrsGTE"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxPrsGTE = data
+		case "maxPrsLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxPrsLT"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxPrsLT = data
+		case "maxPrsLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxPrsLTE"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxPrsLTE = data
+		case "maxCostUsd":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxCostUsd"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxCostUsd = data
+		case "maxCostUsdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxCostUsdNEQ"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxCostUsdNEQ = data
+		case "maxCostUsdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxCostUsdIn"))
+			data, err := ec.unmarshalOFloat2ᚕfloat64ᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxCostUsdIn = data
+		case "maxCostUsdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxCostUsdNotIn"))
+			data, err := ec.unmarshalOFloat2ᚕfloat64ᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxCostUsdNotIn = data
+		case "maxCostUsdGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxCostUsdGT"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxCostUsdGT = data
+		case "maxCostUsdGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxCostUsdGTE"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxCostUsdGTE = data
+		case "maxCostUsdLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxCostUsdLT"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxCostUsdLT = data
+		case "maxCostUsdLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxCostUsdLTE"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxCostUsdLTE = data
+		case "costUsd":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("costUsd"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CostUsd = data
+		case "costUsdNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("costUsdNEQ"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CostUsdNEQ = data
+		case "costUsdIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("costUsdIn"))
+			data, err := ec.unmarshalOFloat2ᚕfloat64ᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CostUsdIn = data
+		case "costUsdNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("costUsdNotIn"))
+			data, err := ec.unmarshalOFloat2ᚕfloat64ᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CostUsdNotIn = data
+		case "costUsdGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("costUsdGT"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CostUsdGT = data
+		case "costUsdGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("costUsdGTE"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CostUsdGTE = data
+		case "costUsdLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("costUsdLT"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CostUsdLT = data
+		case "costUsdLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("costUsdLTE"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CostUsdLTE = data
+		case "checkRunID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("checkRunID"))
+			data, err := ec.unmarshalOInt2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CheckRunID = data
+		case "checkRunIDNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("checkRunIDNEQ"))
+			data, err := ec.unmarshalOInt2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CheckRunIDNEQ = data
+		case "checkRunIDIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("checkRunIDIn"))
+			data, err := ec.unmarshalOInt2ᚕint64ᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CheckRunIDIn = data
+		case "checkRunIDNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("checkRunIDNotIn"))
+			data, err := ec.unmarshalOInt2ᚕint64ᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CheckRunIDNotIn = data
+		case "checkRunIDGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("checkRunIDGT"))
+			data, err := ec.unmarshalOInt2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CheckRunIDGT = data
+		case "checkRunIDGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("checkRunIDGTE"))
+			data, err := ec.unmarshalOInt2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CheckRunIDGTE = data
+		case "checkRunIDLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("checkRunIDLT"))
+			data, err := ec.unmarshalOInt2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CheckRunIDLT = data
+		case "checkRunIDLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("checkRunIDLTE"))
+			data, err := ec.unmarshalOInt2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CheckRunIDLTE = data
+		case "commentID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commentID"))
+			data, err := ec.unmarshalOInt2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CommentID = data
+		case "commentIDNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commentIDNEQ"))
+			data, err := ec.unmarshalOInt2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CommentIDNEQ = data
+		case "commentIDIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commentIDIn"))
+			data, err := ec.unmarshalOInt2ᚕint64ᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CommentIDIn = data
+		case "commentIDNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commentIDNotIn"))
+			data, err := ec.unmarshalOInt2ᚕint64ᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CommentIDNotIn = data
+		case "commentIDGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commentIDGT"))
+			data, err := ec.unmarshalOInt2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CommentIDGT = data
+		case "commentIDGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commentIDGTE"))
+			data, err := ec.unmarshalOInt2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CommentIDGTE = data
+		case "commentIDLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commentIDLT"))
+			data, err := ec.unmarshalOInt2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CommentIDLT = data
+		case "commentIDLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("commentIDLTE"))
+			data, err := ec.unmarshalOInt2ᚖint64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CommentIDLTE = data
+		case "report":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("report"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Report = data
+		case "reportNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reportNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReportNEQ = data
+		case "reportIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reportIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReportIn = data
+		case "reportNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reportNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReportNotIn = data
+		case "reportGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reportGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReportGT = data
+		case "reportGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reportGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReportGTE = data
+		case "reportLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reportLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReportLT = data
+		case "reportLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reportLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReportLTE = data
+		case "reportContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reportContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReportContains = data
+		case "reportHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reportHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReportHasPrefix = data
+		case "reportHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reportHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReportHasSuffix = data
+		case "reportEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reportEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReportEqualFold = data
+		case "reportContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reportContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ReportContainsFold = data
+		case "failureReason":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("failureReason"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FailureReason = data
+		case "failureReasonNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("failureReasonNEQ"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FailureReasonNEQ = data
+		case "failureReasonIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("failureReasonIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FailureReasonIn = data
+		case "failureReasonNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("failureReasonNotIn"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FailureReasonNotIn = data
+		case "failureReasonGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("failureReasonGT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FailureReasonGT = data
+		case "failureReasonGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("failureReasonGTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FailureReasonGTE = data
+		case "failureReasonLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("failureReasonLT"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FailureReasonLT = data
+		case "failureReasonLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("failureReasonLTE"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FailureReasonLTE = data
+		case "failureReasonContains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("failureReasonContains"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FailureReasonContains = data
+		case "failureReasonHasPrefix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("failureReasonHasPrefix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FailureReasonHasPrefix = data
+		case "failureReasonHasSuffix":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("failureReasonHasSuffix"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FailureReasonHasSuffix = data
+		case "failureReasonEqualFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("failureReasonEqualFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FailureReasonEqualFold = data
+		case "failureReasonContainsFold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("failureReasonContainsFold"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FailureReasonContainsFold = data
+		case "finishedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("finishedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FinishedAt = data
+		case "finishedAtNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("finishedAtNEQ"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FinishedAtNEQ = data
+		case "finishedAtIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("finishedAtIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FinishedAtIn = data
+		case "finishedAtNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("finishedAtNotIn"))
+			data, err := ec.unmarshalOTime2ᚕtimeᚐTimeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FinishedAtNotIn = data
+		case "finishedAtGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("finishedAtGT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FinishedAtGT = data
+		case "finishedAtGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("finishedAtGTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FinishedAtGTE = data
+		case "finishedAtLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("finishedAtLT"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FinishedAtLT = data
+		case "finishedAtLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("finishedAtLTE"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FinishedAtLTE = data
+		case "finishedAtIsNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("finishedAtIsNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FinishedAtIsNil = data
+		case "finishedAtNotNil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("finishedAtNotNil"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FinishedAtNotNil = data
+		case "hasInstallation":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasInstallation"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasInstallation = data
+		case "hasInstallationWith":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasInstallationWith"))
+			data, err := ec.unmarshalOInstallationWhereInput2ᚕᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚐInstallationWhereInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HasInstallationWith = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalBacktestWhereInput unmarshals raw into the BacktestWhereInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalBacktestWhereInput(ctx context.Context, raw any) (ent.BacktestWhereInput, error) {
+	var out ent.BacktestWhereInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "BacktestWhereInput", raw, &out)
 	return out, err
 }
 
@@ -16121,7 +18141,7 @@ func (ec *executionContext) unmarshalInputRunWhereInput(ctx context.Context, obj
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "kind", "kindNEQ", "kindIn", "kindNotIn", "status", "statusNEQ", "statusIn", "statusNotIn", "trigger", "triggerNEQ", "triggerIn", "triggerNotIn", "shadow", "shadowNEQ", "prNumber", "prNumberNEQ", "prNumberIn", "prNumberNotIn", "prNumberGT", "prNumberGTE", "prNumberLT", "prNumberLTE", "prTitle", "prTitleNEQ", "prTitleIn", "prTitleNotIn", "prTitleGT", "prTitleGTE", "prTitleLT", "prTitleLTE", "prTitleContains", "prTitleHasPrefix", "prTitleHasSuffix", "prTitleEqualFold", "prTitleContainsFold", "prURL", "prURLNEQ", "prURLIn", "prURLNotIn", "prURLGT", "prURLGTE", "prURLLT", "prURLLTE", "prURLContains", "prURLHasPrefix", "prURLHasSuffix", "prURLEqualFold", "prURLContainsFold", "headSha", "headShaNEQ", "headShaIn", "headShaNotIn", "headShaGT", "headShaGTE", "headShaLT", "headShaLTE", "headShaContains", "headShaHasPrefix", "headShaHasSuffix", "headShaEqualFold", "headShaContainsFold", "headRef", "headRefNEQ", "headRefIn", "headRefNotIn", "headRefGT", "headRefGTE", "headRefLT", "headRefLTE", "headRefContains", "headRefHasPrefix", "headRefHasSuffix", "headRefEqualFold", "headRefContainsFold", "baseSha", "baseShaNEQ", "baseShaIn", "baseShaNotIn", "baseShaGT", "baseShaGTE", "baseShaLT", "baseShaLTE", "baseShaContains", "baseShaHasPrefix", "baseShaHasSuffix", "baseShaEqualFold", "baseShaContainsFold", "baseRef", "baseRefNEQ", "baseRefIn", "baseRefNotIn", "baseRefGT", "baseRefGTE", "baseRefLT", "baseRefLTE", "baseRefContains", "baseRefHasPrefix", "baseRefHasSuffix", "baseRefEqualFold", "baseRefContainsFold", "incrementalSince", "incrementalSinceNEQ", "incrementalSinceIn", "incrementalSinceNotIn", "incrementalSinceGT", "incrementalSinceGTE", "incrementalSinceLT", "incrementalSinceLTE", "incrementalSinceContains", "incrementalSinceHasPrefix", "incrementalSinceHasSuffix", "incrementalSinceEqualFold", "incrementalSinceContainsFold", "fullReviewReason", "fullReviewReasonNEQ", "fullReviewReasonIn", "fullReviewReasonNotIn", "fullReviewReasonGT", "fullReviewReasonGTE", "fullReviewReasonLT", "fullReviewReasonLTE", "fullReviewReasonContains", "fullReviewReasonHasPrefix", "fullReviewReasonHasSuffix", "fullReviewReasonEqualFold", "fullReviewReasonContainsFold", "requester", "requesterNEQ", "requesterIn", "requesterNotIn", "requesterGT", "requesterGTE", "requesterLT", "requesterLTE", "requesterContains", "requesterHasPrefix", "requesterHasSuffix", "requesterEqualFold", "requesterContainsFold", "note", "noteNEQ", "noteIn", "noteNotIn", "noteGT", "noteGTE", "noteLT", "noteLTE", "noteContains", "noteHasPrefix", "noteHasSuffix", "noteEqualFold", "noteContainsFold", "requestTarget", "requestTargetNEQ", "requestTargetIn", "requestTargetNotIn", "requestTargetGT", "requestTargetGTE", "requestTargetLT", "requestTargetLTE", "requestTargetContains", "requestTargetHasPrefix", "requestTargetHasSuffix", "requestTargetEqualFold", "requestTargetContainsFold", "model", "modelNEQ", "modelIn", "modelNotIn", "modelGT", "modelGTE", "modelLT", "modelLTE", "modelContains", "modelHasPrefix", "modelHasSuffix", "modelEqualFold", "modelContainsFold", "provider", "providerNEQ", "providerIn", "providerNotIn", "providerGT", "providerGTE", "providerLT", "providerLTE", "providerContains", "providerHasPrefix", "providerHasSuffix", "providerEqualFold", "providerContainsFold", "maxCostUsd", "maxCostUsdNEQ", "maxCostUsdIn", "maxCostUsdNotIn", "maxCostUsdGT", "maxCostUsdGTE", "maxCostUsdLT", "maxCostUsdLTE", "checkRunID", "checkRunIDNEQ", "checkRunIDIn", "checkRunIDNotIn", "checkRunIDGT", "checkRunIDGTE", "checkRunIDLT", "checkRunIDLTE", "checkCompleted", "checkCompletedNEQ", "actionsRunID", "actionsRunIDNEQ", "actionsRunIDIn", "actionsRunIDNotIn", "actionsRunIDGT", "actionsRunIDGTE", "actionsRunIDLT", "actionsRunIDLTE", "actionsRunURL", "actionsRunURLNEQ", "actionsRunURLIn", "actionsRunURLNotIn", "actionsRunURLGT", "actionsRunURLGTE", "actionsRunURLLT", "actionsRunURLLTE", "actionsRunURLContains", "actionsRunURLHasPrefix", "actionsRunURLHasSuffix", "actionsRunURLEqualFold", "actionsRunURLContainsFold", "leaseOwner", "leaseOwnerNEQ", "leaseOwnerIn", "leaseOwnerNotIn", "leaseOwnerGT", "leaseOwnerGTE", "leaseOwnerLT", "leaseOwnerLTE", "leaseOwnerContains", "leaseOwnerHasPrefix", "leaseOwnerHasSuffix", "leaseOwnerEqualFold", "leaseOwnerContainsFold", "heartbeatAt", "heartbeatAtNEQ", "heartbeatAtIn", "heartbeatAtNotIn", "heartbeatAtGT", "heartbeatAtGTE", "heartbeatAtLT", "heartbeatAtLTE", "heartbeatAtIsNil", "heartbeatAtNotNil", "attempts", "attemptsNEQ", "attemptsIn", "attemptsNotIn", "attemptsGT", "attemptsGTE", "attemptsLT", "attemptsLTE", "nextAttemptAt", "nextAttemptAtNEQ", "nextAttemptAtIn", "nextAttemptAtNotIn", "nextAttemptAtGT", "nextAttemptAtGTE", "nextAttemptAtLT", "nextAttemptAtLTE", "nextAttemptAtIsNil", "nextAttemptAtNotNil", "dispatchedAt", "dispatchedAtNEQ", "dispatchedAtIn", "dispatchedAtNotIn", "dispatchedAtGT", "dispatchedAtGTE", "dispatchedAtLT", "dispatchedAtLTE", "dispatchedAtIsNil", "dispatchedAtNotNil", "startedAt", "startedAtNEQ", "startedAtIn", "startedAtNotIn", "startedAtGT", "startedAtGTE", "startedAtLT", "startedAtLTE", "startedAtIsNil", "startedAtNotNil", "reportedAt", "reportedAtNEQ", "reportedAtIn", "reportedAtNotIn", "reportedAtGT", "reportedAtGTE", "reportedAtLT", "reportedAtLTE", "reportedAtIsNil", "reportedAtNotNil", "finishedAt", "finishedAtNEQ", "finishedAtIn", "finishedAtNotIn", "finishedAtGT", "finishedAtGTE", "finishedAtLT", "finishedAtLTE", "finishedAtIsNil", "finishedAtNotNil", "costUsd", "costUsdNEQ", "costUsdIn", "costUsdNotIn", "costUsdGT", "costUsdGTE", "costUsdLT", "costUsdLTE", "inputTokens", "inputTokensNEQ", "inputTokensIn", "inputTokensNotIn", "inputTokensGT", "inputTokensGTE", "inputTokensLT", "inputTokensLTE", "outputTokens", "outputTokensNEQ", "outputTokensIn", "outputTokensNotIn", "outputTokensGT", "outputTokensGTE", "outputTokensLT", "outputTokensLTE", "cacheReadTokens", "cacheReadTokensNEQ", "cacheReadTokensIn", "cacheReadTokensNotIn", "cacheReadTokensGT", "cacheReadTokensGTE", "cacheReadTokensLT", "cacheReadTokensLTE", "cacheWriteTokens", "cacheWriteTokensNEQ", "cacheWriteTokensIn", "cacheWriteTokensNotIn", "cacheWriteTokensGT", "cacheWriteTokensGTE", "cacheWriteTokensLT", "cacheWriteTokensLTE", "modelPrice", "modelPriceNEQ", "modelPriceIn", "modelPriceNotIn", "modelPriceGT", "modelPriceGTE", "modelPriceLT", "modelPriceLTE", "modelPriceContains", "modelPriceHasPrefix", "modelPriceHasSuffix", "modelPriceEqualFold", "modelPriceContainsFold", "turns", "turnsNEQ", "turnsIn", "turnsNotIn", "turnsGT", "turnsGTE", "turnsLT", "turnsLTE", "durationMs", "durationMsNEQ", "durationMsIn", "durationMsNotIn", "durationMsGT", "durationMsGTE", "durationMsLT", "durationMsLTE", "summary", "summaryNEQ", "summaryIn", "summaryNotIn", "summaryGT", "summaryGTE", "summaryLT", "summaryLTE", "summaryContains", "summaryHasPrefix", "summaryHasSuffix", "summaryEqualFold", "summaryContainsFold", "failureReason", "failureReasonNEQ", "failureReasonIn", "failureReasonNotIn", "failureReasonGT", "failureReasonGTE", "failureReasonLT", "failureReasonLTE", "failureReasonContains", "failureReasonHasPrefix", "failureReasonHasSuffix", "failureReasonEqualFold", "failureReasonContainsFold", "findingsBlocker", "findingsBlockerNEQ", "findingsBlockerIn", "findingsBlockerNotIn", "findingsBlockerGT", "findingsBlockerGTE", "findingsBlockerLT", "findingsBlockerLTE", "findingsMajor", "findingsMajorNEQ", "findingsMajorIn", "findingsMajorNotIn", "findingsMajorGT", "findingsMajorGTE", "findingsMajorLT", "findingsMajorLTE", "findingsMinor", "findingsMinorNEQ", "findingsMinorIn", "findingsMinorNotIn", "findingsMinorGT", "findingsMinorGTE", "findingsMinorLT", "findingsMinorLTE", "findingsNit", "findingsNitNEQ", "findingsNitIn", "findingsNitNotIn", "findingsNitGT", "findingsNitGTE", "findingsNitLT", "findingsNitLTE", "findingsPosted", "findingsPostedNEQ", "findingsPostedIn", "findingsPostedNotIn", "findingsPostedGT", "findingsPostedGTE", "findingsPostedLT", "findingsPostedLTE", "findingsDropped", "findingsDroppedNEQ", "findingsDroppedIn", "findingsDroppedNotIn", "findingsDroppedGT", "findingsDroppedGTE", "findingsDroppedLT", "findingsDroppedLTE", "reviewID", "reviewIDNEQ", "reviewIDIn", "reviewIDNotIn", "reviewIDGT", "reviewIDGTE", "reviewIDLT", "reviewIDLTE", "changedFiles", "changedFilesNEQ", "changedFilesIn", "changedFilesNotIn", "changedFilesGT", "changedFilesGTE", "changedFilesLT", "changedFilesLTE", "additions", "additionsNEQ", "additionsIn", "additionsNotIn", "additionsGT", "additionsGTE", "additionsLT", "additionsLTE", "deletions", "deletionsNEQ", "deletionsIn", "deletionsNotIn", "deletionsGT", "deletionsGTE", "deletionsLT", "deletionsLTE", "behindBy", "behindByNEQ", "behindByIn", "behindByNotIn", "behindByGT", "behindByGTE", "behindByLT", "behindByLTE", "aheadBy", "aheadByNEQ", "aheadByIn", "aheadByNotIn", "aheadByGT", "aheadByGTE", "aheadByLT", "aheadByLTE", "fromFork", "fromForkNEQ", "replyToCommentID", "replyToCommentIDNEQ", "replyToCommentIDIn", "replyToCommentIDNotIn", "replyToCommentIDGT", "replyToCommentIDGTE", "replyToCommentIDLT", "replyToCommentIDLTE", "replyToCommentIDIsNil", "replyToCommentIDNotNil", "threadRootCommentID", "threadRootCommentIDNEQ", "threadRootCommentIDIn", "threadRootCommentIDNotIn", "threadRootCommentIDGT", "threadRootCommentIDGTE", "threadRootCommentIDLT", "threadRootCommentIDLTE", "replyCommentID", "replyCommentIDNEQ", "replyCommentIDIn", "replyCommentIDNotIn", "replyCommentIDGT", "replyCommentIDGTE", "replyCommentIDLT", "replyCommentIDLTE", "hasRepository", "hasRepositoryWith", "hasReviewer", "hasReviewerWith", "hasFindings", "hasFindingsWith", "hasEvents", "hasEventsWith", "repositoryID", "reviewerID"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "kind", "kindNEQ", "kindIn", "kindNotIn", "status", "statusNEQ", "statusIn", "statusNotIn", "trigger", "triggerNEQ", "triggerIn", "triggerNotIn", "shadow", "shadowNEQ", "backtestSide", "backtestSideNEQ", "backtestSideIn", "backtestSideNotIn", "backtestID", "backtestIDNEQ", "backtestIDIn", "backtestIDNotIn", "backtestIDGT", "backtestIDGTE", "backtestIDLT", "backtestIDLTE", "prNumber", "prNumberNEQ", "prNumberIn", "prNumberNotIn", "prNumberGT", "prNumberGTE", "prNumberLT", "prNumberLTE", "prTitle", "prTitleNEQ", "prTitleIn", "prTitleNotIn", "prTitleGT", "prTitleGTE", "prTitleLT", "prTitleLTE", "prTitleContains", "prTitleHasPrefix", "prTitleHasSuffix", "prTitleEqualFold", "prTitleContainsFold", "prURL", "prURLNEQ", "prURLIn", "prURLNotIn", "prURLGT", "prURLGTE", "prURLLT", "prURLLTE", "prURLContains", "prURLHasPrefix", "prURLHasSuffix", "prURLEqualFold", "prURLContainsFold", "headSha", "headShaNEQ", "headShaIn", "headShaNotIn", "headShaGT", "headShaGTE", "headShaLT", "headShaLTE", "headShaContains", "headShaHasPrefix", "headShaHasSuffix", "headShaEqualFold", "headShaContainsFold", "headRef", "headRefNEQ", "headRefIn", "headRefNotIn", "headRefGT", "headRefGTE", "headRefLT", "headRefLTE", "headRefContains", "headRefHasPrefix", "headRefHasSuffix", "headRefEqualFold", "headRefContainsFold", "baseSha", "baseShaNEQ", "baseShaIn", "baseShaNotIn", "baseShaGT", "baseShaGTE", "baseShaLT", "baseShaLTE", "baseShaContains", "baseShaHasPrefix", "baseShaHasSuffix", "baseShaEqualFold", "baseShaContainsFold", "baseRef", "baseRefNEQ", "baseRefIn", "baseRefNotIn", "baseRefGT", "baseRefGTE", "baseRefLT", "baseRefLTE", "baseRefContains", "baseRefHasPrefix", "baseRefHasSuffix", "baseRefEqualFold", "baseRefContainsFold", "incrementalSince", "incrementalSinceNEQ", "incrementalSinceIn", "incrementalSinceNotIn", "incrementalSinceGT", "incrementalSinceGTE", "incrementalSinceLT", "incrementalSinceLTE", "incrementalSinceContains", "incrementalSinceHasPrefix", "incrementalSinceHasSuffix", "incrementalSinceEqualFold", "incrementalSinceContainsFold", "fullReviewReason", "fullReviewReasonNEQ", "fullReviewReasonIn", "fullReviewReasonNotIn", "fullReviewReasonGT", "fullReviewReasonGTE", "fullReviewReasonLT", "fullReviewReasonLTE", "fullReviewReasonContains", "fullReviewReasonHasPrefix", "fullReviewReasonHasSuffix", "fullReviewReasonEqualFold", "fullReviewReasonContainsFold", "requester", "requesterNEQ", "requesterIn", "requesterNotIn", "requesterGT", "requesterGTE", "requesterLT", "requesterLTE", "requesterContains", "requesterHasPrefix", "requesterHasSuffix", "requesterEqualFold", "requesterContainsFold", "note", "noteNEQ", "noteIn", "noteNotIn", "noteGT", "noteGTE", "noteLT", "noteLTE", "noteContains", "noteHasPrefix", "noteHasSuffix", "noteEqualFold", "noteContainsFold", "requestTarget", "requestTargetNEQ", "requestTargetIn", "requestTargetNotIn", "requestTargetGT", "requestTargetGTE", "requestTargetLT", "requestTargetLTE", "requestTargetContains", "requestTargetHasPrefix", "requestTargetHasSuffix", "requestTargetEqualFold", "requestTargetContainsFold", "model", "modelNEQ", "modelIn", "modelNotIn", "modelGT", "modelGTE", "modelLT", "modelLTE", "modelContains", "modelHasPrefix", "modelHasSuffix", "modelEqualFold", "modelContainsFold", "provider", "providerNEQ", "providerIn", "providerNotIn", "providerGT", "providerGTE", "providerLT", "providerLTE", "providerContains", "providerHasPrefix", "providerHasSuffix", "providerEqualFold", "providerContainsFold", "maxCostUsd", "maxCostUsdNEQ", "maxCostUsdIn", "maxCostUsdNotIn", "maxCostUsdGT", "maxCostUsdGTE", "maxCostUsdLT", "maxCostUsdLTE", "checkRunID", "checkRunIDNEQ", "checkRunIDIn", "checkRunIDNotIn", "checkRunIDGT", "checkRunIDGTE", "checkRunIDLT", "checkRunIDLTE", "checkCompleted", "checkCompletedNEQ", "actionsRunID", "actionsRunIDNEQ", "actionsRunIDIn", "actionsRunIDNotIn", "actionsRunIDGT", "actionsRunIDGTE", "actionsRunIDLT", "actionsRunIDLTE", "actionsRunURL", "actionsRunURLNEQ", "actionsRunURLIn", "actionsRunURLNotIn", "actionsRunURLGT", "actionsRunURLGTE", "actionsRunURLLT", "actionsRunURLLTE", "actionsRunURLContains", "actionsRunURLHasPrefix", "actionsRunURLHasSuffix", "actionsRunURLEqualFold", "actionsRunURLContainsFold", "leaseOwner", "leaseOwnerNEQ", "leaseOwnerIn", "leaseOwnerNotIn", "leaseOwnerGT", "leaseOwnerGTE", "leaseOwnerLT", "leaseOwnerLTE", "leaseOwnerContains", "leaseOwnerHasPrefix", "leaseOwnerHasSuffix", "leaseOwnerEqualFold", "leaseOwnerContainsFold", "heartbeatAt", "heartbeatAtNEQ", "heartbeatAtIn", "heartbeatAtNotIn", "heartbeatAtGT", "heartbeatAtGTE", "heartbeatAtLT", "heartbeatAtLTE", "heartbeatAtIsNil", "heartbeatAtNotNil", "attempts", "attemptsNEQ", "attemptsIn", "attemptsNotIn", "attemptsGT", "attemptsGTE", "attemptsLT", "attemptsLTE", "nextAttemptAt", "nextAttemptAtNEQ", "nextAttemptAtIn", "nextAttemptAtNotIn", "nextAttemptAtGT", "nextAttemptAtGTE", "nextAttemptAtLT", "nextAttemptAtLTE", "nextAttemptAtIsNil", "nextAttemptAtNotNil", "dispatchedAt", "dispatchedAtNEQ", "dispatchedAtIn", "dispatchedAtNotIn", "dispatchedAtGT", "dispatchedAtGTE", "dispatchedAtLT", "dispatchedAtLTE", "dispatchedAtIsNil", "dispatchedAtNotNil", "startedAt", "startedAtNEQ", "startedAtIn", "startedAtNotIn", "startedAtGT", "startedAtGTE", "startedAtLT", "startedAtLTE", "startedAtIsNil", "startedAtNotNil", "reportedAt", "reportedAtNEQ", "reportedAtIn", "reportedAtNotIn", "reportedAtGT", "reportedAtGTE", "reportedAtLT", "reportedAtLTE", "reportedAtIsNil", "reportedAtNotNil", "finishedAt", "finishedAtNEQ", "finishedAtIn", "finishedAtNotIn", "finishedAtGT", "finishedAtGTE", "finishedAtLT", "finishedAtLTE", "finishedAtIsNil", "finishedAtNotNil", "costUsd", "costUsdNEQ", "costUsdIn", "costUsdNotIn", "costUsdGT", "costUsdGTE", "costUsdLT", "costUsdLTE", "inputTokens", "inputTokensNEQ", "inputTokensIn", "inputTokensNotIn", "inputTokensGT", "inputTokensGTE", "inputTokensLT", "inputTokensLTE", "outputTokens", "outputTokensNEQ", "outputTokensIn", "outputTokensNotIn", "outputTokensGT", "outputTokensGTE", "outputTokensLT", "outputTokensLTE", "cacheReadTokens", "cacheReadTokensNEQ", "cacheReadTokensIn", "cacheReadTokensNotIn", "cacheReadTokensGT", "cacheReadTokensGTE", "cacheReadTokensLT", "cacheReadTokensLTE", "cacheWriteTokens", "cacheWriteTokensNEQ", "cacheWriteTokensIn", "cacheWriteTokensNotIn", "cacheWriteTokensGT", "cacheWriteTokensGTE", "cacheWriteTokensLT", "cacheWriteTokensLTE", "modelPrice", "modelPriceNEQ", "modelPriceIn", "modelPriceNotIn", "modelPriceGT", "modelPriceGTE", "modelPriceLT", "modelPriceLTE", "modelPriceContains", "modelPriceHasPrefix", "modelPriceHasSuffix", "modelPriceEqualFold", "modelPriceContainsFold", "turns", "turnsNEQ", "turnsIn", "turnsNotIn", "turnsGT", "turnsGTE", "turnsLT", "turnsLTE", "durationMs", "durationMsNEQ", "durationMsIn", "durationMsNotIn", "durationMsGT", "durationMsGTE", "durationMsLT", "durationMsLTE", "summary", "summaryNEQ", "summaryIn", "summaryNotIn", "summaryGT", "summaryGTE", "summaryLT", "summaryLTE", "summaryContains", "summaryHasPrefix", "summaryHasSuffix", "summaryEqualFold", "summaryContainsFold", "failureReason", "failureReasonNEQ", "failureReasonIn", "failureReasonNotIn", "failureReasonGT", "failureReasonGTE", "failureReasonLT", "failureReasonLTE", "failureReasonContains", "failureReasonHasPrefix", "failureReasonHasSuffix", "failureReasonEqualFold", "failureReasonContainsFold", "findingsBlocker", "findingsBlockerNEQ", "findingsBlockerIn", "findingsBlockerNotIn", "findingsBlockerGT", "findingsBlockerGTE", "findingsBlockerLT", "findingsBlockerLTE", "findingsMajor", "findingsMajorNEQ", "findingsMajorIn", "findingsMajorNotIn", "findingsMajorGT", "findingsMajorGTE", "findingsMajorLT", "findingsMajorLTE", "findingsMinor", "findingsMinorNEQ", "findingsMinorIn", "findingsMinorNotIn", "findingsMinorGT", "findingsMinorGTE", "findingsMinorLT", "findingsMinorLTE", "findingsNit", "findingsNitNEQ", "findingsNitIn", "findingsNitNotIn", "findingsNitGT", "findingsNitGTE", "findingsNitLT", "findingsNitLTE", "findingsPosted", "findingsPostedNEQ", "findingsPostedIn", "findingsPostedNotIn", "findingsPostedGT", "findingsPostedGTE", "findingsPostedLT", "findingsPostedLTE", "findingsDropped", "findingsDroppedNEQ", "findingsDroppedIn", "findingsDroppedNotIn", "findingsDroppedGT", "findingsDroppedGTE", "findingsDroppedLT", "findingsDroppedLTE", "reviewID", "reviewIDNEQ", "reviewIDIn", "reviewIDNotIn", "reviewIDGT", "reviewIDGTE", "reviewIDLT", "reviewIDLTE", "changedFiles", "changedFilesNEQ", "changedFilesIn", "changedFilesNotIn", "changedFilesGT", "changedFilesGTE", "changedFilesLT", "changedFilesLTE", "additions", "additionsNEQ", "additionsIn", "additionsNotIn", "additionsGT", "additionsGTE", "additionsLT", "additionsLTE", "deletions", "deletionsNEQ", "deletionsIn", "deletionsNotIn", "deletionsGT", "deletionsGTE", "deletionsLT", "deletionsLTE", "behindBy", "behindByNEQ", "behindByIn", "behindByNotIn", "behindByGT", "behindByGTE", "behindByLT", "behindByLTE", "aheadBy", "aheadByNEQ", "aheadByIn", "aheadByNotIn", "aheadByGT", "aheadByGTE", "aheadByLT", "aheadByLTE", "fromFork", "fromForkNEQ", "replyToCommentID", "replyToCommentIDNEQ", "replyToCommentIDIn", "replyToCommentIDNotIn", "replyToCommentIDGT", "replyToCommentIDGTE", "replyToCommentIDLT", "replyToCommentIDLTE", "replyToCommentIDIsNil", "replyToCommentIDNotNil", "threadRootCommentID", "threadRootCommentIDNEQ", "threadRootCommentIDIn", "threadRootCommentIDNotIn", "threadRootCommentIDGT", "threadRootCommentIDGTE", "threadRootCommentIDLT", "threadRootCommentIDLTE", "replyCommentID", "replyCommentIDNEQ", "replyCommentIDIn", "replyCommentIDNotIn", "replyCommentIDGT", "replyCommentIDGTE", "replyCommentIDLT", "replyCommentIDLTE", "hasRepository", "hasRepositoryWith", "hasReviewer", "hasReviewerWith", "hasFindings", "hasFindingsWith", "hasEvents", "hasEventsWith", "repositoryID", "reviewerID"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -16415,6 +18435,90 @@ func (ec *executionContext) unmarshalInputRunWhereInput(ctx context.Context, obj
 				return it, err
 			}
 			it.ShadowNEQ = data
+		case "backtestSide":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("backtestSide"))
+			data, err := ec.unmarshalORunBacktestSide2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋrunᚐBacktestSide(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BacktestSide = data
+		case "backtestSideNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("backtestSideNEQ"))
+			data, err := ec.unmarshalORunBacktestSide2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋrunᚐBacktestSide(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BacktestSideNEQ = data
+		case "backtestSideIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("backtestSideIn"))
+			data, err := ec.unmarshalORunBacktestSide2ᚕgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋrunᚐBacktestSideᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BacktestSideIn = data
+		case "backtestSideNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("backtestSideNotIn"))
+			data, err := ec.unmarshalORunBacktestSide2ᚕgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋrunᚐBacktestSideᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BacktestSideNotIn = data
+		case "backtestID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("backtestID"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BacktestID = data
+		case "backtestIDNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("backtestIDNEQ"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BacktestIDNEQ = data
+		case "backtestIDIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("backtestIDIn"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BacktestIDIn = data
+		case "backtestIDNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("backtestIDNotIn"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BacktestIDNotIn = data
+		case "backtestIDGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("backtestIDGT"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BacktestIDGT = data
+		case "backtestIDGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("backtestIDGTE"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BacktestIDGTE = data
+		case "backtestIDLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("backtestIDLT"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BacktestIDLT = data
+		case "backtestIDLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("backtestIDLTE"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BacktestIDLTE = data
 		case "prNumber":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("prNumber"))
 			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
@@ -22473,6 +24577,11 @@ func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj
 			return graphql.Null
 		}
 		return ec._Finding(ctx, sel, obj)
+	case *ent.Backtest:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Backtest(ctx, sel, obj)
 	case *ent.AuditEntry:
 		if obj == nil {
 			return graphql.Null
@@ -22780,6 +24889,216 @@ func (ec *executionContext) _AuditEntryEdge(ctx context.Context, sel ast.Selecti
 			}
 		case "cursor":
 			out.Values[i] = ec._AuditEntryEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var backtestImplementors = []string{"Backtest", "Node"}
+
+func (ec *executionContext) _Backtest(ctx context.Context, sel ast.SelectionSet, obj *ent.Backtest) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, backtestImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Backtest")
+		case "id":
+			out.Values[i] = ec._Backtest_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "createdAt":
+			out.Values[i] = ec._Backtest_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "updatedAt":
+			out.Values[i] = ec._Backtest_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "reviewerName":
+			out.Values[i] = ec._Backtest_reviewerName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "reviewersRepo":
+			out.Values[i] = ec._Backtest_reviewersRepo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "prNumber":
+			out.Values[i] = ec._Backtest_prNumber(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "prURL":
+			out.Values[i] = ec._Backtest_prURL(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "headSha":
+			out.Values[i] = ec._Backtest_headSha(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "baseSha":
+			out.Values[i] = ec._Backtest_baseSha(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "status":
+			out.Values[i] = ec._Backtest_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "maxPrs":
+			out.Values[i] = ec._Backtest_maxPrs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "maxCostUsd":
+			out.Values[i] = ec._Backtest_maxCostUsd(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "costUsd":
+			out.Values[i] = ec._Backtest_costUsd(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "checkRunID":
+			out.Values[i] = ec._Backtest_checkRunID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "commentID":
+			out.Values[i] = ec._Backtest_commentID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "report":
+			out.Values[i] = ec._Backtest_report(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "summary":
+			out.Values[i] = ec._Backtest_summary(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "failureReason":
+			out.Values[i] = ec._Backtest_failureReason(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "finishedAt":
+			out.Values[i] = ec._Backtest_finishedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "installation":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Backtest_installation(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var backtestConnectionImplementors = []string{"BacktestConnection"}
+
+func (ec *executionContext) _BacktestConnection(ctx context.Context, sel ast.SelectionSet, obj *ent.BacktestConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, backtestConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BacktestConnection")
+		case "edges":
+			out.Values[i] = ec._BacktestConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._BacktestConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._BacktestConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var backtestEdgeImplementors = []string{"BacktestEdge"}
+
+func (ec *executionContext) _BacktestEdge(ctx context.Context, sel ast.SelectionSet, obj *ent.BacktestEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, backtestEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BacktestEdge")
+		case "node":
+			out.Values[i] = ec._BacktestEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._BacktestEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -24090,6 +26409,16 @@ func (ec *executionContext) _Run(ctx context.Context, sel ast.SelectionSet, obj 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "backtestSide":
+			out.Values[i] = ec._Run_backtestSide(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "backtestID":
+			out.Values[i] = ec._Run_backtestID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "prNumber":
 			out.Values[i] = ec._Run_prNumber(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -24995,6 +27324,35 @@ func (ec *executionContext) unmarshalNAuditEntryWhereInput2ᚖgithubᚗcomᚋcha
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNBacktestOrderField2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚐBacktestOrderField(ctx context.Context, v any) (*ent.BacktestOrderField, error) {
+	var res = new(ent.BacktestOrderField)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNBacktestOrderField2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚐBacktestOrderField(ctx context.Context, sel ast.SelectionSet, v *ent.BacktestOrderField) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "BacktestOrderField!")
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalNBacktestStatus2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋbacktestᚐStatus(ctx context.Context, v any) (backtest.Status, error) {
+	var res backtest.Status
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNBacktestStatus2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋbacktestᚐStatus(ctx context.Context, sel ast.SelectionSet, v backtest.Status) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNBacktestWhereInput2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚐBacktestWhereInput(ctx context.Context, v any) (*ent.BacktestWhereInput, error) {
+	res, err := ec.unmarshalInputBacktestWhereInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNCursor2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx context.Context, v any) (entgql.Cursor[int], error) {
 	var res entgql.Cursor[int]
 	err := res.UnmarshalGQL(v)
@@ -25290,6 +27648,16 @@ func (ec *executionContext) marshalNRun2ᚖgithubᚗcomᚋchakshuᚑdevᚋchaksh
 		return graphql.Null
 	}
 	return ec._Run(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNRunBacktestSide2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋrunᚐBacktestSide(ctx context.Context, v any) (run.BacktestSide, error) {
+	var res run.BacktestSide
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRunBacktestSide2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋrunᚐBacktestSide(ctx context.Context, sel ast.SelectionSet, v run.BacktestSide) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) marshalNRunConnection2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚐRunConnection(ctx context.Context, sel ast.SelectionSet, v *ent.RunConnection) graphql.Marshaler {
@@ -25651,6 +28019,110 @@ func (ec *executionContext) unmarshalOAuditEntryWhereInput2ᚖgithubᚗcomᚋcha
 		return nil, nil
 	}
 	res, err := ec.unmarshalInputAuditEntryWhereInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOBacktest2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚐBacktest(ctx context.Context, sel ast.SelectionSet, v *ent.Backtest) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Backtest(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOBacktestEdge2ᚕᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚐBacktestEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.BacktestEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalOBacktestEdge2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚐBacktestEdge(ctx, sel, v[i])
+	})
+
+	return ret
+}
+
+func (ec *executionContext) marshalOBacktestEdge2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚐBacktestEdge(ctx context.Context, sel ast.SelectionSet, v *ent.BacktestEdge) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._BacktestEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOBacktestStatus2ᚕgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋbacktestᚐStatusᚄ(ctx context.Context, v any) ([]backtest.Status, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]backtest.Status, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNBacktestStatus2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋbacktestᚐStatus(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOBacktestStatus2ᚕgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋbacktestᚐStatusᚄ(ctx context.Context, sel ast.SelectionSet, v []backtest.Status) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBacktestStatus2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋbacktestᚐStatus(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOBacktestStatus2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋbacktestᚐStatus(ctx context.Context, v any) (*backtest.Status, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(backtest.Status)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOBacktestStatus2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋbacktestᚐStatus(ctx context.Context, sel ast.SelectionSet, v *backtest.Status) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOBacktestWhereInput2ᚕᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚐBacktestWhereInputᚄ(ctx context.Context, v any) ([]*ent.BacktestWhereInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*ent.BacktestWhereInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNBacktestWhereInput2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚐBacktestWhereInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOBacktestWhereInput2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚐBacktestWhereInput(ctx context.Context, v any) (*ent.BacktestWhereInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputBacktestWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -26247,6 +28719,58 @@ func (ec *executionContext) marshalORun2ᚖgithubᚗcomᚋchakshuᚑdevᚋchaksh
 		return graphql.Null
 	}
 	return ec._Run(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalORunBacktestSide2ᚕgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋrunᚐBacktestSideᚄ(ctx context.Context, v any) ([]run.BacktestSide, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]run.BacktestSide, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNRunBacktestSide2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋrunᚐBacktestSide(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalORunBacktestSide2ᚕgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋrunᚐBacktestSideᚄ(ctx context.Context, sel ast.SelectionSet, v []run.BacktestSide) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNRunBacktestSide2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋrunᚐBacktestSide(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalORunBacktestSide2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋrunᚐBacktestSide(ctx context.Context, v any) (*run.BacktestSide, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(run.BacktestSide)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalORunBacktestSide2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋrunᚐBacktestSide(ctx context.Context, sel ast.SelectionSet, v *run.BacktestSide) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) marshalORunEdge2ᚕᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚐRunEdge(ctx context.Context, sel ast.SelectionSet, v []*ent.RunEdge) graphql.Marshaler {

@@ -86,6 +86,40 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	Backtest struct {
+		BaseSha       func(childComplexity int) int
+		CheckRunID    func(childComplexity int) int
+		CommentID     func(childComplexity int) int
+		CostUsd       func(childComplexity int) int
+		CreatedAt     func(childComplexity int) int
+		FailureReason func(childComplexity int) int
+		FinishedAt    func(childComplexity int) int
+		HeadSha       func(childComplexity int) int
+		ID            func(childComplexity int) int
+		Installation  func(childComplexity int) int
+		MaxCostUsd    func(childComplexity int) int
+		MaxPrs        func(childComplexity int) int
+		PrNumber      func(childComplexity int) int
+		PrURL         func(childComplexity int) int
+		Report        func(childComplexity int) int
+		ReviewerName  func(childComplexity int) int
+		ReviewersRepo func(childComplexity int) int
+		Status        func(childComplexity int) int
+		Summary       func(childComplexity int) int
+		UpdatedAt     func(childComplexity int) int
+	}
+
+	BacktestConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	BacktestEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	Budget struct {
 		DailyResetsAt     func(childComplexity int) int
 		DailyUsd          func(childComplexity int) int
@@ -415,6 +449,8 @@ type ComplexityRoot struct {
 		Additions           func(childComplexity int) int
 		AheadBy             func(childComplexity int) int
 		Attempts            func(childComplexity int) int
+		BacktestID          func(childComplexity int) int
+		BacktestSide        func(childComplexity int) int
 		BaseRef             func(childComplexity int) int
 		BaseSha             func(childComplexity int) int
 		BehindBy            func(childComplexity int) int
@@ -801,6 +837,159 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AuditEntryEdge.Node(childComplexity), true
+
+	case "Backtest.baseSha":
+		if e.ComplexityRoot.Backtest.BaseSha == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Backtest.BaseSha(childComplexity), true
+	case "Backtest.checkRunID":
+		if e.ComplexityRoot.Backtest.CheckRunID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Backtest.CheckRunID(childComplexity), true
+	case "Backtest.commentID":
+		if e.ComplexityRoot.Backtest.CommentID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Backtest.CommentID(childComplexity), true
+	case "Backtest.costUsd":
+		if e.ComplexityRoot.Backtest.CostUsd == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Backtest.CostUsd(childComplexity), true
+	case "Backtest.createdAt":
+		if e.ComplexityRoot.Backtest.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Backtest.CreatedAt(childComplexity), true
+	case "Backtest.failureReason":
+		if e.ComplexityRoot.Backtest.FailureReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Backtest.FailureReason(childComplexity), true
+	case "Backtest.finishedAt":
+		if e.ComplexityRoot.Backtest.FinishedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Backtest.FinishedAt(childComplexity), true
+	case "Backtest.headSha":
+		if e.ComplexityRoot.Backtest.HeadSha == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Backtest.HeadSha(childComplexity), true
+	case "Backtest.id":
+		if e.ComplexityRoot.Backtest.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Backtest.ID(childComplexity), true
+	case "Backtest.installation":
+		if e.ComplexityRoot.Backtest.Installation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Backtest.Installation(childComplexity), true
+	case "Backtest.maxCostUsd":
+		if e.ComplexityRoot.Backtest.MaxCostUsd == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Backtest.MaxCostUsd(childComplexity), true
+	case "Backtest.maxPrs":
+		if e.ComplexityRoot.Backtest.MaxPrs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Backtest.MaxPrs(childComplexity), true
+	case "Backtest.prNumber":
+		if e.ComplexityRoot.Backtest.PrNumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Backtest.PrNumber(childComplexity), true
+	case "Backtest.prURL":
+		if e.ComplexityRoot.Backtest.PrURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Backtest.PrURL(childComplexity), true
+	case "Backtest.report":
+		if e.ComplexityRoot.Backtest.Report == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Backtest.Report(childComplexity), true
+	case "Backtest.reviewerName":
+		if e.ComplexityRoot.Backtest.ReviewerName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Backtest.ReviewerName(childComplexity), true
+	case "Backtest.reviewersRepo":
+		if e.ComplexityRoot.Backtest.ReviewersRepo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Backtest.ReviewersRepo(childComplexity), true
+	case "Backtest.status":
+		if e.ComplexityRoot.Backtest.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Backtest.Status(childComplexity), true
+	case "Backtest.summary":
+		if e.ComplexityRoot.Backtest.Summary == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Backtest.Summary(childComplexity), true
+	case "Backtest.updatedAt":
+		if e.ComplexityRoot.Backtest.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Backtest.UpdatedAt(childComplexity), true
+
+	case "BacktestConnection.edges":
+		if e.ComplexityRoot.BacktestConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BacktestConnection.Edges(childComplexity), true
+	case "BacktestConnection.pageInfo":
+		if e.ComplexityRoot.BacktestConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BacktestConnection.PageInfo(childComplexity), true
+	case "BacktestConnection.totalCount":
+		if e.ComplexityRoot.BacktestConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BacktestConnection.TotalCount(childComplexity), true
+
+	case "BacktestEdge.cursor":
+		if e.ComplexityRoot.BacktestEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BacktestEdge.Cursor(childComplexity), true
+	case "BacktestEdge.node":
+		if e.ComplexityRoot.BacktestEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BacktestEdge.Node(childComplexity), true
 
 	case "Budget.dailyResetsAt":
 		if e.ComplexityRoot.Budget.DailyResetsAt == nil {
@@ -2421,6 +2610,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Run.Attempts(childComplexity), true
+	case "Run.backtestID":
+		if e.ComplexityRoot.Run.BacktestID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Run.BacktestID(childComplexity), true
+	case "Run.backtestSide":
+		if e.ComplexityRoot.Run.BacktestSide == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Run.BacktestSide(childComplexity), true
 	case "Run.baseRef":
 		if e.ComplexityRoot.Run.BaseRef == nil {
 			break
@@ -3385,6 +3586,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("APITokenWhereInput", ec.unmarshalInputAPITokenWhereInput),
 			graphql.NewInputUnmarshaler("AuditEntryOrder", ec.unmarshalInputAuditEntryOrder),
 			graphql.NewInputUnmarshaler("AuditEntryWhereInput", ec.unmarshalInputAuditEntryWhereInput),
+			graphql.NewInputUnmarshaler("BacktestOrder", ec.unmarshalInputBacktestOrder),
+			graphql.NewInputUnmarshaler("BacktestWhereInput", ec.unmarshalInputBacktestWhereInput),
 			graphql.NewInputUnmarshaler("CostFilter", ec.unmarshalInputCostFilter),
 			graphql.NewInputUnmarshaler("CreateAPITokenInput", ec.unmarshalInputCreateAPITokenInput),
 			graphql.NewInputUnmarshaler("CreateLearningInput", ec.unmarshalInputCreateLearningInput),
@@ -5368,6 +5571,902 @@ input AuditEntryWhereInput {
   AuditEntries whose target contains the text, ignoring case.
   """
   targetContainsFold: String
+}
+"""
+A backtest of one reviewer change: shadow runs of the old and the new version over the pull requests that reviewer reviewed last, and their comparison.
+"""
+type Backtest implements Node {
+  """
+  The global ID: node(id:) resolves it.
+  """
+  id: ID!
+  """
+  when the row was created
+  """
+  createdAt: Time!
+  """
+  when the row last changed
+  """
+  updatedAt: Time!
+  """
+  the reviewer the change touches
+  """
+  reviewerName: String!
+  """
+  owner/name of the reviewers repository the pull request is in
+  """
+  reviewersRepo: String!
+  """
+  the reviewers repository's pull request that changes the reviewer
+  """
+  prNumber: Int!
+  """
+  the change's pull request on GitHub
+  """
+  prURL: String!
+  """
+  head of the change: the new version
+  """
+  headSha: String!
+  """
+  base of the change: the old version
+  """
+  baseSha: String!
+  """
+  queued → running → completed; failed or cancelled
+  """
+  status: BacktestStatus!
+  """
+  how many recently reviewed pull requests to replay (reviewer.yaml backtest.prs)
+  """
+  maxPrs: Int!
+  """
+  cost cap for all shadow runs together (reviewer.yaml backtest.max_cost_usd)
+  """
+  maxCostUsd: Float!
+  """
+  spent by its shadow runs so far
+  """
+  costUsd: Float!
+  """
+  the ` + "`" + `Chakshu backtest · <reviewer>` + "`" + ` check run on the change's head
+  """
+  checkRunID: Int!
+  """
+  the comparison comment on the change's pull request
+  """
+  commentID: Int!
+  """
+  the comparison as posted (markdown)
+  """
+  report: String!
+  """
+  the comparison's figures: kept, added and dropped per severity; dropped that were fixed or dismissed; cost and duration of each side
+  """
+  summary: Map
+  """
+  safe sentence, fit for public surfaces
+  """
+  failureReason: String!
+  """
+  when it completed, failed or was cancelled
+  """
+  finishedAt: Time
+  """
+  the installation whose reviewers repository holds the change
+  """
+  installation: Installation!
+}
+"""
+A connection to a list of items.
+"""
+type BacktestConnection {
+  """
+  A list of edges.
+  """
+  edges: [BacktestEdge]
+  """
+  Information to aid in pagination.
+  """
+  pageInfo: PageInfo!
+  """
+  Identifies the total count of items in the connection.
+  """
+  totalCount: Int!
+}
+"""
+An edge in a connection.
+"""
+type BacktestEdge {
+  """
+  The item at the end of the edge.
+  """
+  node: Backtest
+  """
+  A cursor for use in pagination.
+  """
+  cursor: Cursor!
+}
+"""
+Ordering options for Backtest connections
+"""
+input BacktestOrder {
+  """
+  The ordering direction.
+  """
+  direction: OrderDirection! = ASC
+  """
+  The field by which to order Backtests.
+  """
+  field: BacktestOrderField!
+}
+"""
+Properties by which Backtest connections can be ordered.
+"""
+enum BacktestOrderField {
+  """
+  Order by createdAt.
+  """
+  CREATED_AT
+}
+"""
+BacktestStatus is enum for the field status
+"""
+enum BacktestStatus @goModel(model: "github.com/chakshu-dev/chakshu/ent/backtest.Status") {
+  """
+  Waiting to pick pull requests and queue shadow runs.
+  """
+  queued
+  """
+  Shadow runs are queued or running.
+  """
+  running
+  """
+  Compared and reported.
+  """
+  completed
+  """
+  Stopped by an error; failureReason says why.
+  """
+  failed
+  """
+  Superseded by a newer push to the change, or its pull request closed.
+  """
+  cancelled
+}
+"""
+BacktestWhereInput is used for filtering Backtest objects.
+Input was generated by ent.
+"""
+input BacktestWhereInput {
+  """
+  Backtests that do not match this filter.
+  """
+  not: BacktestWhereInput
+  """
+  Backtests that match every one of these filters.
+  """
+  and: [BacktestWhereInput!]
+  """
+  Backtests that match at least one of these filters.
+  """
+  or: [BacktestWhereInput!]
+  """
+  Backtests whose id equals the value.
+  """
+  id: ID
+  """
+  Backtests whose id differs from the value.
+  """
+  idNEQ: ID
+  """
+  Backtests whose id is one of the values.
+  """
+  idIn: [ID!]
+  """
+  Backtests whose id is none of the values.
+  """
+  idNotIn: [ID!]
+  """
+  Backtests whose id is greater than the value.
+  """
+  idGT: ID
+  """
+  Backtests whose id is greater than or equal to the value.
+  """
+  idGTE: ID
+  """
+  Backtests whose id is less than the value.
+  """
+  idLT: ID
+  """
+  Backtests whose id is less than or equal to the value.
+  """
+  idLTE: ID
+  """
+  Backtests whose createdAt equals the value.
+  """
+  createdAt: Time
+  """
+  Backtests whose createdAt differs from the value.
+  """
+  createdAtNEQ: Time
+  """
+  Backtests whose createdAt is one of the values.
+  """
+  createdAtIn: [Time!]
+  """
+  Backtests whose createdAt is none of the values.
+  """
+  createdAtNotIn: [Time!]
+  """
+  Backtests whose createdAt is greater than the value.
+  """
+  createdAtGT: Time
+  """
+  Backtests whose createdAt is greater than or equal to the value.
+  """
+  createdAtGTE: Time
+  """
+  Backtests whose createdAt is less than the value.
+  """
+  createdAtLT: Time
+  """
+  Backtests whose createdAt is less than or equal to the value.
+  """
+  createdAtLTE: Time
+  """
+  Backtests whose updatedAt equals the value.
+  """
+  updatedAt: Time
+  """
+  Backtests whose updatedAt differs from the value.
+  """
+  updatedAtNEQ: Time
+  """
+  Backtests whose updatedAt is one of the values.
+  """
+  updatedAtIn: [Time!]
+  """
+  Backtests whose updatedAt is none of the values.
+  """
+  updatedAtNotIn: [Time!]
+  """
+  Backtests whose updatedAt is greater than the value.
+  """
+  updatedAtGT: Time
+  """
+  Backtests whose updatedAt is greater than or equal to the value.
+  """
+  updatedAtGTE: Time
+  """
+  Backtests whose updatedAt is less than the value.
+  """
+  updatedAtLT: Time
+  """
+  Backtests whose updatedAt is less than or equal to the value.
+  """
+  updatedAtLTE: Time
+  """
+  Backtests whose reviewerName equals the value.
+  """
+  reviewerName: String
+  """
+  Backtests whose reviewerName differs from the value.
+  """
+  reviewerNameNEQ: String
+  """
+  Backtests whose reviewerName is one of the values.
+  """
+  reviewerNameIn: [String!]
+  """
+  Backtests whose reviewerName is none of the values.
+  """
+  reviewerNameNotIn: [String!]
+  """
+  Backtests whose reviewerName is greater than the value.
+  """
+  reviewerNameGT: String
+  """
+  Backtests whose reviewerName is greater than or equal to the value.
+  """
+  reviewerNameGTE: String
+  """
+  Backtests whose reviewerName is less than the value.
+  """
+  reviewerNameLT: String
+  """
+  Backtests whose reviewerName is less than or equal to the value.
+  """
+  reviewerNameLTE: String
+  """
+  Backtests whose reviewerName contains the text.
+  """
+  reviewerNameContains: String
+  """
+  Backtests whose reviewerName starts with the text.
+  """
+  reviewerNameHasPrefix: String
+  """
+  Backtests whose reviewerName ends with the text.
+  """
+  reviewerNameHasSuffix: String
+  """
+  Backtests whose reviewerName equals the text, ignoring case.
+  """
+  reviewerNameEqualFold: String
+  """
+  Backtests whose reviewerName contains the text, ignoring case.
+  """
+  reviewerNameContainsFold: String
+  """
+  Backtests whose reviewersRepo equals the value.
+  """
+  reviewersRepo: String
+  """
+  Backtests whose reviewersRepo differs from the value.
+  """
+  reviewersRepoNEQ: String
+  """
+  Backtests whose reviewersRepo is one of the values.
+  """
+  reviewersRepoIn: [String!]
+  """
+  Backtests whose reviewersRepo is none of the values.
+  """
+  reviewersRepoNotIn: [String!]
+  """
+  Backtests whose reviewersRepo is greater than the value.
+  """
+  reviewersRepoGT: String
+  """
+  Backtests whose reviewersRepo is greater than or equal to the value.
+  """
+  reviewersRepoGTE: String
+  """
+  Backtests whose reviewersRepo is less than the value.
+  """
+  reviewersRepoLT: String
+  """
+  Backtests whose reviewersRepo is less than or equal to the value.
+  """
+  reviewersRepoLTE: String
+  """
+  Backtests whose reviewersRepo contains the text.
+  """
+  reviewersRepoContains: String
+  """
+  Backtests whose reviewersRepo starts with the text.
+  """
+  reviewersRepoHasPrefix: String
+  """
+  Backtests whose reviewersRepo ends with the text.
+  """
+  reviewersRepoHasSuffix: String
+  """
+  Backtests whose reviewersRepo equals the text, ignoring case.
+  """
+  reviewersRepoEqualFold: String
+  """
+  Backtests whose reviewersRepo contains the text, ignoring case.
+  """
+  reviewersRepoContainsFold: String
+  """
+  Backtests whose prNumber equals the value.
+  """
+  prNumber: Int
+  """
+  Backtests whose prNumber differs from the value.
+  """
+  prNumberNEQ: Int
+  """
+  Backtests whose prNumber is one of the values.
+  """
+  prNumberIn: [Int!]
+  """
+  Backtests whose prNumber is none of the values.
+  """
+  prNumberNotIn: [Int!]
+  """
+  Backtests whose prNumber is greater than the value.
+  """
+  prNumberGT: Int
+  """
+  Backtests whose prNumber is greater than or equal to the value.
+  """
+  prNumberGTE: Int
+  """
+  Backtests whose prNumber is less than the value.
+  """
+  prNumberLT: Int
+  """
+  Backtests whose prNumber is less than or equal to the value.
+  """
+  prNumberLTE: Int
+  """
+  Backtests whose prURL equals the value.
+  """
+  prURL: String
+  """
+  Backtests whose prURL differs from the value.
+  """
+  prURLNEQ: String
+  """
+  Backtests whose prURL is one of the values.
+  """
+  prURLIn: [String!]
+  """
+  Backtests whose prURL is none of the values.
+  """
+  prURLNotIn: [String!]
+  """
+  Backtests whose prURL is greater than the value.
+  """
+  prURLGT: String
+  """
+  Backtests whose prURL is greater than or equal to the value.
+  """
+  prURLGTE: String
+  """
+  Backtests whose prURL is less than the value.
+  """
+  prURLLT: String
+  """
+  Backtests whose prURL is less than or equal to the value.
+  """
+  prURLLTE: String
+  """
+  Backtests whose prURL contains the text.
+  """
+  prURLContains: String
+  """
+  Backtests whose prURL starts with the text.
+  """
+  prURLHasPrefix: String
+  """
+  Backtests whose prURL ends with the text.
+  """
+  prURLHasSuffix: String
+  """
+  Backtests whose prURL equals the text, ignoring case.
+  """
+  prURLEqualFold: String
+  """
+  Backtests whose prURL contains the text, ignoring case.
+  """
+  prURLContainsFold: String
+  """
+  Backtests whose headSha equals the value.
+  """
+  headSha: String
+  """
+  Backtests whose headSha differs from the value.
+  """
+  headShaNEQ: String
+  """
+  Backtests whose headSha is one of the values.
+  """
+  headShaIn: [String!]
+  """
+  Backtests whose headSha is none of the values.
+  """
+  headShaNotIn: [String!]
+  """
+  Backtests whose headSha is greater than the value.
+  """
+  headShaGT: String
+  """
+  Backtests whose headSha is greater than or equal to the value.
+  """
+  headShaGTE: String
+  """
+  Backtests whose headSha is less than the value.
+  """
+  headShaLT: String
+  """
+  Backtests whose headSha is less than or equal to the value.
+  """
+  headShaLTE: String
+  """
+  Backtests whose headSha contains the text.
+  """
+  headShaContains: String
+  """
+  Backtests whose headSha starts with the text.
+  """
+  headShaHasPrefix: String
+  """
+  Backtests whose headSha ends with the text.
+  """
+  headShaHasSuffix: String
+  """
+  Backtests whose headSha equals the text, ignoring case.
+  """
+  headShaEqualFold: String
+  """
+  Backtests whose headSha contains the text, ignoring case.
+  """
+  headShaContainsFold: String
+  """
+  Backtests whose baseSha equals the value.
+  """
+  baseSha: String
+  """
+  Backtests whose baseSha differs from the value.
+  """
+  baseShaNEQ: String
+  """
+  Backtests whose baseSha is one of the values.
+  """
+  baseShaIn: [String!]
+  """
+  Backtests whose baseSha is none of the values.
+  """
+  baseShaNotIn: [String!]
+  """
+  Backtests whose baseSha is greater than the value.
+  """
+  baseShaGT: String
+  """
+  Backtests whose baseSha is greater than or equal to the value.
+  """
+  baseShaGTE: String
+  """
+  Backtests whose baseSha is less than the value.
+  """
+  baseShaLT: String
+  """
+  Backtests whose baseSha is less than or equal to the value.
+  """
+  baseShaLTE: String
+  """
+  Backtests whose baseSha contains the text.
+  """
+  baseShaContains: String
+  """
+  Backtests whose baseSha starts with the text.
+  """
+  baseShaHasPrefix: String
+  """
+  Backtests whose baseSha ends with the text.
+  """
+  baseShaHasSuffix: String
+  """
+  Backtests whose baseSha equals the text, ignoring case.
+  """
+  baseShaEqualFold: String
+  """
+  Backtests whose baseSha contains the text, ignoring case.
+  """
+  baseShaContainsFold: String
+  """
+  Backtests whose status equals the value.
+  """
+  status: BacktestStatus
+  """
+  Backtests whose status differs from the value.
+  """
+  statusNEQ: BacktestStatus
+  """
+  Backtests whose status is one of the values.
+  """
+  statusIn: [BacktestStatus!]
+  """
+  Backtests whose status is none of the values.
+  """
+  statusNotIn: [BacktestStatus!]
+  """
+  Backtests whose maxPrs equals the value.
+  """
+  maxPrs: Int
+  """
+  Backtests whose maxPrs differs from the value.
+  """
+  maxPrsNEQ: Int
+  """
+  Backtests whose maxPrs is one of the values.
+  """
+  maxPrsIn: [Int!]
+  """
+  Backtests whose maxPrs is none of the values.
+  """
+  maxPrsNotIn: [Int!]
+  """
+  Backtests whose maxPrs is greater than the value.
+  """
+  maxPrsGT: Int
+  """
+  Backtests whose maxPrs is greater than or equal to the value.
+  """
+  maxPrsGTE: Int
+  """
+  Backtests whose maxPrs is less than the value.
+  """
+  maxPrsLT: Int
+  """
+  Backtests whose maxPrs is less than or equal to the value.
+  """
+  maxPrsLTE: Int
+  """
+  Backtests whose maxCostUsd equals the value.
+  """
+  maxCostUsd: Float
+  """
+  Backtests whose maxCostUsd differs from the value.
+  """
+  maxCostUsdNEQ: Float
+  """
+  Backtests whose maxCostUsd is one of the values.
+  """
+  maxCostUsdIn: [Float!]
+  """
+  Backtests whose maxCostUsd is none of the values.
+  """
+  maxCostUsdNotIn: [Float!]
+  """
+  Backtests whose maxCostUsd is greater than the value.
+  """
+  maxCostUsdGT: Float
+  """
+  Backtests whose maxCostUsd is greater than or equal to the value.
+  """
+  maxCostUsdGTE: Float
+  """
+  Backtests whose maxCostUsd is less than the value.
+  """
+  maxCostUsdLT: Float
+  """
+  Backtests whose maxCostUsd is less than or equal to the value.
+  """
+  maxCostUsdLTE: Float
+  """
+  Backtests whose costUsd equals the value.
+  """
+  costUsd: Float
+  """
+  Backtests whose costUsd differs from the value.
+  """
+  costUsdNEQ: Float
+  """
+  Backtests whose costUsd is one of the values.
+  """
+  costUsdIn: [Float!]
+  """
+  Backtests whose costUsd is none of the values.
+  """
+  costUsdNotIn: [Float!]
+  """
+  Backtests whose costUsd is greater than the value.
+  """
+  costUsdGT: Float
+  """
+  Backtests whose costUsd is greater than or equal to the value.
+  """
+  costUsdGTE: Float
+  """
+  Backtests whose costUsd is less than the value.
+  """
+  costUsdLT: Float
+  """
+  Backtests whose costUsd is less than or equal to the value.
+  """
+  costUsdLTE: Float
+  """
+  Backtests whose checkRunID equals the value.
+  """
+  checkRunID: Int
+  """
+  Backtests whose checkRunID differs from the value.
+  """
+  checkRunIDNEQ: Int
+  """
+  Backtests whose checkRunID is one of the values.
+  """
+  checkRunIDIn: [Int!]
+  """
+  Backtests whose checkRunID is none of the values.
+  """
+  checkRunIDNotIn: [Int!]
+  """
+  Backtests whose checkRunID is greater than the value.
+  """
+  checkRunIDGT: Int
+  """
+  Backtests whose checkRunID is greater than or equal to the value.
+  """
+  checkRunIDGTE: Int
+  """
+  Backtests whose checkRunID is less than the value.
+  """
+  checkRunIDLT: Int
+  """
+  Backtests whose checkRunID is less than or equal to the value.
+  """
+  checkRunIDLTE: Int
+  """
+  Backtests whose commentID equals the value.
+  """
+  commentID: Int
+  """
+  Backtests whose commentID differs from the value.
+  """
+  commentIDNEQ: Int
+  """
+  Backtests whose commentID is one of the values.
+  """
+  commentIDIn: [Int!]
+  """
+  Backtests whose commentID is none of the values.
+  """
+  commentIDNotIn: [Int!]
+  """
+  Backtests whose commentID is greater than the value.
+  """
+  commentIDGT: Int
+  """
+  Backtests whose commentID is greater than or equal to the value.
+  """
+  commentIDGTE: Int
+  """
+  Backtests whose commentID is less than the value.
+  """
+  commentIDLT: Int
+  """
+  Backtests whose commentID is less than or equal to the value.
+  """
+  commentIDLTE: Int
+  """
+  Backtests whose report equals the value.
+  """
+  report: String
+  """
+  Backtests whose report differs from the value.
+  """
+  reportNEQ: String
+  """
+  Backtests whose report is one of the values.
+  """
+  reportIn: [String!]
+  """
+  Backtests whose report is none of the values.
+  """
+  reportNotIn: [String!]
+  """
+  Backtests whose report is greater than the value.
+  """
+  reportGT: String
+  """
+  Backtests whose report is greater than or equal to the value.
+  """
+  reportGTE: String
+  """
+  Backtests whose report is less than the value.
+  """
+  reportLT: String
+  """
+  Backtests whose report is less than or equal to the value.
+  """
+  reportLTE: String
+  """
+  Backtests whose report contains the text.
+  """
+  reportContains: String
+  """
+  Backtests whose report starts with the text.
+  """
+  reportHasPrefix: String
+  """
+  Backtests whose report ends with the text.
+  """
+  reportHasSuffix: String
+  """
+  Backtests whose report equals the text, ignoring case.
+  """
+  reportEqualFold: String
+  """
+  Backtests whose report contains the text, ignoring case.
+  """
+  reportContainsFold: String
+  """
+  Backtests whose failureReason equals the value.
+  """
+  failureReason: String
+  """
+  Backtests whose failureReason differs from the value.
+  """
+  failureReasonNEQ: String
+  """
+  Backtests whose failureReason is one of the values.
+  """
+  failureReasonIn: [String!]
+  """
+  Backtests whose failureReason is none of the values.
+  """
+  failureReasonNotIn: [String!]
+  """
+  Backtests whose failureReason is greater than the value.
+  """
+  failureReasonGT: String
+  """
+  Backtests whose failureReason is greater than or equal to the value.
+  """
+  failureReasonGTE: String
+  """
+  Backtests whose failureReason is less than the value.
+  """
+  failureReasonLT: String
+  """
+  Backtests whose failureReason is less than or equal to the value.
+  """
+  failureReasonLTE: String
+  """
+  Backtests whose failureReason contains the text.
+  """
+  failureReasonContains: String
+  """
+  Backtests whose failureReason starts with the text.
+  """
+  failureReasonHasPrefix: String
+  """
+  Backtests whose failureReason ends with the text.
+  """
+  failureReasonHasSuffix: String
+  """
+  Backtests whose failureReason equals the text, ignoring case.
+  """
+  failureReasonEqualFold: String
+  """
+  Backtests whose failureReason contains the text, ignoring case.
+  """
+  failureReasonContainsFold: String
+  """
+  Backtests whose finishedAt equals the value.
+  """
+  finishedAt: Time
+  """
+  Backtests whose finishedAt differs from the value.
+  """
+  finishedAtNEQ: Time
+  """
+  Backtests whose finishedAt is one of the values.
+  """
+  finishedAtIn: [Time!]
+  """
+  Backtests whose finishedAt is none of the values.
+  """
+  finishedAtNotIn: [Time!]
+  """
+  Backtests whose finishedAt is greater than the value.
+  """
+  finishedAtGT: Time
+  """
+  Backtests whose finishedAt is greater than or equal to the value.
+  """
+  finishedAtGTE: Time
+  """
+  Backtests whose finishedAt is less than the value.
+  """
+  finishedAtLT: Time
+  """
+  Backtests whose finishedAt is less than or equal to the value.
+  """
+  finishedAtLTE: Time
+  """
+  Backtests whose finishedAt is null (when true).
+  """
+  finishedAtIsNil: Boolean
+  """
+  Backtests whose finishedAt is set (when true).
+  """
+  finishedAtNotNil: Boolean
+  """
+  Backtests that have (true) or lack (false) a installation.
+  """
+  hasInstallation: Boolean
+  """
+  Backtests with a installation matching one of these filters.
+  """
+  hasInstallationWith: [InstallationWhereInput!]
 }
 """
 Define a Relay Cursor type:
@@ -9600,6 +10699,14 @@ type Run implements Node {
   """
   shadow: Boolean!
   """
+  for a shadow run: which version of the reviewer it ran (the one in force, or the change's)
+  """
+  backtestSide: RunBacktestSide!
+  """
+  the backtest a shadow run belongs to; 0 for other runs (a plain column, not a foreign key: on SQLite adding a foreign key to runs copies the whole table)
+  """
+  backtestID: Int!
+  """
   pull request number in the repository
   """
   prNumber: Int!
@@ -9865,6 +10972,23 @@ type Run implements Node {
   status changes and notes, the timeline
   """
   events: [RunEvent!]
+}
+"""
+RunBacktestSide is enum for the field backtest_side
+"""
+enum RunBacktestSide @goModel(model: "github.com/chakshu-dev/chakshu/ent/run.BacktestSide") {
+  """
+  Not a backtest run.
+  """
+  none
+  """
+  The reviewer as in force (the change's base).
+  """
+  old
+  """
+  The reviewer as the change would make it.
+  """
+  new
 }
 """
 A connection to a list of items.
@@ -10461,6 +11585,54 @@ input RunWhereInput {
   Runs whose shadow differs from the value.
   """
   shadowNEQ: Boolean
+  """
+  Runs whose backtestSide equals the value.
+  """
+  backtestSide: RunBacktestSide
+  """
+  Runs whose backtestSide differs from the value.
+  """
+  backtestSideNEQ: RunBacktestSide
+  """
+  Runs whose backtestSide is one of the values.
+  """
+  backtestSideIn: [RunBacktestSide!]
+  """
+  Runs whose backtestSide is none of the values.
+  """
+  backtestSideNotIn: [RunBacktestSide!]
+  """
+  Runs whose backtestID equals the value.
+  """
+  backtestID: Int
+  """
+  Runs whose backtestID differs from the value.
+  """
+  backtestIDNEQ: Int
+  """
+  Runs whose backtestID is one of the values.
+  """
+  backtestIDIn: [Int!]
+  """
+  Runs whose backtestID is none of the values.
+  """
+  backtestIDNotIn: [Int!]
+  """
+  Runs whose backtestID is greater than the value.
+  """
+  backtestIDGT: Int
+  """
+  Runs whose backtestID is greater than or equal to the value.
+  """
+  backtestIDGTE: Int
+  """
+  Runs whose backtestID is less than the value.
+  """
+  backtestIDLT: Int
+  """
+  Runs whose backtestID is less than or equal to the value.
+  """
+  backtestIDLTE: Int
   """
   Runs whose prNumber equals the value.
   """
@@ -14159,6 +15331,62 @@ func (ec *executionContext) childFields_AuditEntryEdge(ctx context.Context, fiel
 	return nil, fmt.Errorf("no field named %q was found under type AuditEntryEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_Backtest(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Backtest_id(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Backtest_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Backtest_updatedAt(ctx, field)
+	case "reviewerName":
+		return ec.fieldContext_Backtest_reviewerName(ctx, field)
+	case "reviewersRepo":
+		return ec.fieldContext_Backtest_reviewersRepo(ctx, field)
+	case "prNumber":
+		return ec.fieldContext_Backtest_prNumber(ctx, field)
+	case "prURL":
+		return ec.fieldContext_Backtest_prURL(ctx, field)
+	case "headSha":
+		return ec.fieldContext_Backtest_headSha(ctx, field)
+	case "baseSha":
+		return ec.fieldContext_Backtest_baseSha(ctx, field)
+	case "status":
+		return ec.fieldContext_Backtest_status(ctx, field)
+	case "maxPrs":
+		return ec.fieldContext_Backtest_maxPrs(ctx, field)
+	case "maxCostUsd":
+		return ec.fieldContext_Backtest_maxCostUsd(ctx, field)
+	case "costUsd":
+		return ec.fieldContext_Backtest_costUsd(ctx, field)
+	case "checkRunID":
+		return ec.fieldContext_Backtest_checkRunID(ctx, field)
+	case "commentID":
+		return ec.fieldContext_Backtest_commentID(ctx, field)
+	case "report":
+		return ec.fieldContext_Backtest_report(ctx, field)
+	case "summary":
+		return ec.fieldContext_Backtest_summary(ctx, field)
+	case "failureReason":
+		return ec.fieldContext_Backtest_failureReason(ctx, field)
+	case "finishedAt":
+		return ec.fieldContext_Backtest_finishedAt(ctx, field)
+	case "installation":
+		return ec.fieldContext_Backtest_installation(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Backtest", field.Name)
+}
+
+func (ec *executionContext) childFields_BacktestEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "node":
+		return ec.fieldContext_BacktestEdge_node(ctx, field)
+	case "cursor":
+		return ec.fieldContext_BacktestEdge_cursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BacktestEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_Budget(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "scope":
@@ -14743,6 +15971,10 @@ func (ec *executionContext) childFields_Run(ctx context.Context, field graphql.C
 		return ec.fieldContext_Run_trigger(ctx, field)
 	case "shadow":
 		return ec.fieldContext_Run_shadow(ctx, field)
+	case "backtestSide":
+		return ec.fieldContext_Run_backtestSide(ctx, field)
+	case "backtestID":
+		return ec.fieldContext_Run_backtestID(ctx, field)
 	case "prNumber":
 		return ec.fieldContext_Run_prNumber(ctx, field)
 	case "prTitle":

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"time"
 
@@ -345,7 +346,9 @@ var constantDefault = regexp.MustCompile(`^(?:-?[0-9]+(?:\.[0-9]+)?|'(?:[^']|'')
 // instead of altering it in place: on a large runs table that is a long
 // write lock, and the copy drops the table's triggers (the cost rollup's),
 // which forced a rollup rebuild on every upgrade. A constant stays a
-// constant, so nothing else changes.
+// constant, so nothing else changes. Likewise a new column that a new index
+// covers: Atlas copies the table for it too, although the index is created by
+// its own CREATE INDEX change after the column is added.
 func constantDefaults(next schema.Differ) schema.Differ {
 	return schema.DiffFunc(func(current, desired *atlas.Schema) ([]atlas.Change, error) {
 		changes, err := next.Diff(current, desired)
@@ -357,10 +360,19 @@ func constantDefaults(next schema.Differ) schema.Differ {
 			if !ok {
 				continue
 			}
+			added := map[*atlas.Index]bool{}
+			for _, mc := range m.Changes {
+				if ai, ok := mc.(*atlas.AddIndex); ok {
+					added[ai.I] = true
+				}
+			}
 			for _, mc := range m.Changes {
 				if add, ok := mc.(*atlas.AddColumn); ok {
 					if x, ok := add.C.Default.(*atlas.RawExpr); ok && constantDefault.MatchString(x.X) {
 						add.C.Default = &atlas.Literal{V: x.X}
+					}
+					if len(add.C.Indexes) > 0 && !slices.ContainsFunc(add.C.Indexes, func(i *atlas.Index) bool { return !added[i] }) {
+						add.C.Indexes = nil
 					}
 				}
 			}

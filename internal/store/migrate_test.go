@@ -183,6 +183,12 @@ func TestUpgradeFromRelease1(t *testing.T) {
 			if got := triggers(t, db); !cmp.Equal(got, before) {
 				t.Fatalf("triggers %v, want release 1's %v", got, before)
 			}
+			// A new column with its own index is added in place and indexed.
+			for _, ix := range []string{"run_backtest_id", "finding_outcome"} {
+				if !indexExists(t, db, ix) {
+					t.Fatalf("index %s missing after the upgrade", ix)
+				}
+			}
 			dropSentinel(t, db)
 			checkRollupExact(t, db)
 
