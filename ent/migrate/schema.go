@@ -442,7 +442,7 @@ var (
 		{Name: "updated_at", Type: field.TypeTime},
 		{Name: "kind", Type: field.TypeEnum, Enums: []string{"review", "reply"}, Default: "review"},
 		{Name: "status", Type: field.TypeEnum, Enums: []string{"queued", "dispatched", "running", "publishing", "succeeded", "failed", "cancelled"}, Default: "queued"},
-		{Name: "trigger", Type: field.TypeEnum, Enums: []string{"comment", "review_request", "label", "portal", "auto", "rerequest", "reply"}},
+		{Name: "trigger", Type: field.TypeEnum, Enums: []string{"comment", "review_request", "label", "portal", "auto", "rerequest", "reply", "backtest"}},
 		{Name: "shadow", Type: field.TypeBool, Default: false},
 		{Name: "backtest_side", Type: field.TypeEnum, Enums: []string{"none", "old", "new"}, Default: "none"},
 		{Name: "backtest_id", Type: field.TypeInt, Default: 0},

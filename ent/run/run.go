@@ -490,6 +490,7 @@ const (
 	TriggerAuto          Trigger = "auto"
 	TriggerRerequest     Trigger = "rerequest"
 	TriggerReply         Trigger = "reply"
+	TriggerBacktest      Trigger = "backtest"
 )
 
 func (t Trigger) String() string {
@@ -499,7 +500,7 @@ func (t Trigger) String() string {
 // TriggerValidator is a validator for the "trigger" field enum values. It is called by the builders before save.
 func TriggerValidator(t Trigger) error {
 	switch t {
-	case TriggerComment, TriggerReviewRequest, TriggerLabel, TriggerPortal, TriggerAuto, TriggerRerequest, TriggerReply:
+	case TriggerComment, TriggerReviewRequest, TriggerLabel, TriggerPortal, TriggerAuto, TriggerRerequest, TriggerReply, TriggerBacktest:
 		return nil
 	default:
 		return fmt.Errorf("run: invalid enum value for trigger field: %q", t)

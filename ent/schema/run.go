@@ -29,9 +29,9 @@ func (Run) Fields() []ent.Field {
 			Annotations(gqlOrderField("STATUS")).
 			Comment("queued → dispatched → running → publishing → succeeded; failed or cancelled from any unfinished state").
 			Annotations(enumDoc{"queued": "Waiting for a worker to dispatch it.", "dispatched": "The GitHub Actions workflow was dispatched; the agent has not fetched its job yet.", "running": "The agent fetched its job and is reviewing.", "publishing": "The agent reported; the review is being posted.", "succeeded": "Published (or nothing to publish).", "failed": "Stopped by an error; failureReason says why.", "cancelled": "Cancelled by a person or superseded by a newer head."}),
-		field.Enum("trigger").Values("comment", "review_request", "label", "portal", "auto", "rerequest", "reply").
+		field.Enum("trigger").Values("comment", "review_request", "label", "portal", "auto", "rerequest", "reply", "backtest").
 			Comment("what asked for the run").
-			Annotations(enumDoc{"comment": "A `review` command in a pull request comment.", "review_request": "Chakshu's reviewer team or user was requested as a reviewer.", "label": "A label set on the pull request.", "portal": "Review a PR in the portal or the requestReview mutation.", "auto": "An automatic rule (reviewer.yaml or chakshu.yml auto).", "rerequest": "Re-run from the check run on GitHub.", "reply": "A person replied on a review thread."}),
+			Annotations(enumDoc{"comment": "A `review` command in a pull request comment.", "review_request": "Chakshu's reviewer team or user was requested as a reviewer.", "label": "A label set on the pull request.", "portal": "Review a PR in the portal or the requestReview mutation.", "auto": "An automatic rule (reviewer.yaml or chakshu.yml auto).", "rerequest": "Re-run from the check run on GitHub.", "reply": "A person replied on a review thread.", "backtest": "A backtest of a change to the reviewer (a shadow run)."}),
 		field.Bool("shadow").Default(false).
 			Comment("a backtest run: reviewed like any other, but nothing is posted on the pull request (no review, check, thread or request change)"),
 		field.Enum("backtest_side").Values("none", "old", "new").Default("none").

@@ -11415,6 +11415,10 @@ enum RunTrigger @goModel(model: "github.com/chakshu-dev/chakshu/ent/run.Trigger"
   A person replied on a review thread.
   """
   reply
+  """
+  A backtest of a change to the reviewer (a shadow run).
+  """
+  backtest
 }
 """
 RunWhereInput is used for filtering Run objects.

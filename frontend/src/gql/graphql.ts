@@ -1946,6 +1946,8 @@ export type RunStatus =
 export type RunTrigger =
   /** An automatic rule (reviewer.yaml or chakshu.yml auto). */
   | 'auto'
+  /** A backtest of a change to the reviewer (a shadow run). */
+  | 'backtest'
   /** A `review` command in a pull request comment. */
   | 'comment'
   /** A label set on the pull request. */
