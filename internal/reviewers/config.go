@@ -38,7 +38,17 @@ type Config struct {
 	// github connector may read besides the reviewed one; a private one is
 	// still never read into a run on a public repository.
 	GitHubRepos []string `yaml:"github_repos" json:"github_repos,omitempty"`
+	// Samples is how many independent agent passes one review runs, within
+	// the one MaxCostUSD (each pass gets a share of it); 1 to MaxSamples.
+	Samples int `yaml:"samples" json:"samples,omitempty"`
+	// Agree is how many of the passes must report a finding (matched by its
+	// hidden ID) for the review to keep it; 1 to Samples.
+	Agree int `yaml:"agree" json:"agree,omitempty"`
 }
+
+// MaxSamples bounds reviewer.yaml's samples: each pass costs about as much
+// as a whole single-pass review, inside one run's cost cap and wall time.
+const MaxSamples = 5
 
 // Auto configures automatic reviews.
 type Auto struct {
@@ -75,6 +85,8 @@ func Defaults() Config {
 		MinSeverity: findings.Nit,
 		MaxFindings: 20,
 		FailCheckOn: string(findings.Blocker),
+		Samples:     1,
+		Agree:       1,
 	}
 }
 
@@ -100,6 +112,8 @@ func configFromMap(m map[string]any) (Config, error) {
 	if err := json.Unmarshal(b, &c); err != nil {
 		return Defaults(), err
 	}
+	// A config stored before samples and agree existed has neither.
+	c.Samples, c.Agree = max(c.Samples, 1), max(c.Agree, 1)
 	return c, nil
 }
 

@@ -50,7 +50,7 @@ var (
 )
 
 var reviewerKeys = []string{"description", "model", "max_cost_usd", "max_turns", "min_severity", "max_findings",
-	"fail_check_on", "auto", "request_as", "connectors", "http", "github_repos"}
+	"fail_check_on", "auto", "request_as", "connectors", "http", "github_repos", "samples", "agree"}
 
 // MaxGitHubRepos bounds reviewer.yaml's github_repos.
 const MaxGitHubRepos = 20
@@ -70,6 +70,7 @@ func ParseReviewerYAML(name string, b []byte) (Config, error) {
 	httpLine := 0
 	connLine := 0
 	reposLine := 0
+	agreeLine := 0
 	for _, f := range c.fields(root, "", reviewerKeys) {
 		switch f.key {
 		case "description":
@@ -135,6 +136,15 @@ func ParseReviewerYAML(name string, b []byte) (Config, error) {
 		case "http":
 			httpLine = f.value.Line
 			cfg.HTTP = c.endpoints(f)
+		case "samples":
+			if v, ok := c.integer(f, f.key, 1, MaxSamples); ok {
+				cfg.Samples = v
+			}
+		case "agree":
+			agreeLine = f.value.Line
+			if v, ok := c.integer(f, f.key, 1, MaxSamples); ok {
+				cfg.Agree = v
+			}
 		case "github_repos":
 			reposLine = f.value.Line
 			items, _ := c.strs(f, f.key, MaxGitHubRepos, 201)
@@ -146,6 +156,9 @@ func ParseReviewerYAML(name string, b []byte) (Config, error) {
 				cfg.GitHubRepos = append(cfg.GitHubRepos, it.value)
 			}
 		}
+	}
+	if agreeLine > 0 && cfg.Agree > cfg.Samples && !c.has("samples") && !c.has("agree") {
+		c.addf(agreeLine, "agree: %d is more than samples (%d): a finding can be reported by at most every pass; raise samples or lower agree", cfg.Agree, cfg.Samples)
 	}
 	if reposLine > 0 && !contains(cfg.Connectors, "github") {
 		c.addf(reposLine, "github_repos: repositories are listed but connectors does not list github")

@@ -26,6 +26,8 @@ auto:
   paths: ["**/*.go", "cmd/**"]
   drafts: true
 request_as: team:security
+samples: 3
+agree: 2
 connectors: [github, http]
 http:
   - name: jira_issue
@@ -62,6 +64,21 @@ http:
 			c.RequestAs = "user:octo-cat"
 			return c
 		}()},
+		{name: "samples at the limit, agree every pass", in: "samples: 5\nagree: 5\n", want: func() Config {
+			c := Defaults()
+			c.Samples, c.Agree = 5, 5
+			return c
+		}()},
+		{name: "samples alone keeps agree 1", in: "samples: 2\n", want: func() Config {
+			c := Defaults()
+			c.Samples = 2
+			return c
+		}()},
+		{name: "agree written before samples", in: "agree: 2\nsamples: 3\n", want: func() Config {
+			c := Defaults()
+			c.Samples, c.Agree = 3, 2
+			return c
+		}()},
 		{name: "anchors resolve", in: "auto:\n  paths: &p [\"a/**\"]\n  repos: *p\n", want: func() Config {
 			c := Defaults()
 			c.Auto = Auto{Paths: []string{"a/**"}, Repos: []string{"a/**"}}
@@ -78,6 +95,8 @@ http:
 			Auto: Auto{Events: []string{"opened", "ready_for_review"}, Repos: []string{"acme/*", "acme/api-{a,b}"},
 				Paths: []string{"**/*.go", "cmd/**"}, Drafts: true},
 			RequestAs:  "team:security",
+			Samples:    3,
+			Agree:      2,
 			Connectors: []string{"github", "http"},
 			HTTP: []HTTPEndpoint{
 				{Name: "jira_issue", Description: "Look up a Jira issue",
@@ -126,6 +145,13 @@ func TestParseReviewerYAMLErrors(t *testing.T) {
 		{name: "negative max_findings", in: "max_findings: -3\n", want: []string{yamlFile + ":1: max_findings: want a number from 1 to 100"}},
 		{name: "float turns", in: "max_turns: 2.5\n", want: []string{yamlFile + ":1: max_turns: want a whole number"}},
 		{name: "huge turns", in: "max_turns: 100000000000000000000\n", want: []string{yamlFile + ":1: max_turns: want a whole number"}},
+		{name: "samples zero", in: "samples: 0\n", want: []string{yamlFile + ":1: samples: want a number from 1 to 5, got 0"}},
+		{name: "samples one past the limit", in: "samples: 6\n", want: []string{yamlFile + ":1: samples: want a number from 1 to 5, got 6"}},
+		{name: "samples not a number", in: "samples: three\n", want: []string{yamlFile + ":1: samples: want a whole number"}},
+		{name: "agree zero", in: "samples: 3\nagree: 0\n", want: []string{yamlFile + ":2: agree: want a number from 1 to 5, got 0"}},
+		{name: "agree without samples", in: "agree: 2\n", want: []string{yamlFile + ":1: agree: 2 is more than samples (1)"}},
+		{name: "agree one past samples", in: "samples: 2\nagree: 3\n", want: []string{yamlFile + ":2: agree: 3 is more than samples (2)"}},
+		{name: "bad samples hides agree's comparison", in: "samples: 9\nagree: 2\n", want: []string{yamlFile + ":1: samples: want a number from 1 to 5"}},
 		{name: "fail_check_on", in: "fail_check_on: sometimes\n", want: []string{yamlFile + ":1: fail_check_on: want blocker|major|minor|nit|never"}},
 		{name: "bad glob", in: "auto:\n  paths:\n    - \"src/[a-\"\n", want: []string{yamlFile + ":3: auto.paths: \"src/[a-\": invalid glob"}},
 		{name: "absolute glob", in: "auto:\n  repos: [\"/x\"]\n", want: []string{yamlFile + ":2: auto.repos: \"/x\": glob must be relative"}},
@@ -398,4 +424,23 @@ func FuzzParseSkillFrontMatter(f *testing.F) {
 			t.Fatalf("accepted name %q description %q", name, desc)
 		}
 	})
+}
+
+// A reviewer stored before samples and agree existed (no such keys in its
+// JSON) runs one pass that keeps every finding.
+func TestStoredConfigWithoutSamples(t *testing.T) {
+	old := Defaults().ToMap()
+	delete(old, "samples")
+	delete(old, "agree")
+	got, err := configFromMap(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Samples != 1 || got.Agree != 1 {
+		t.Fatalf("samples %d, agree %d; want 1 and 1", got.Samples, got.Agree)
+	}
+	got, err = configFromMap(map[string]any{"model": "claude-haiku-5-5", "samples": 3, "agree": 2})
+	if err != nil || got.Samples != 3 || got.Agree != 2 {
+		t.Fatalf("stored samples lost: %+v, %v", got, err)
+	}
 }
