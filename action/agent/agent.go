@@ -75,6 +75,16 @@ type Config struct {
 	// 529 and 5xx answers; 0 means the job's retry_seconds (the server's
 	// CHAKSHU_MODEL_RETRY_HORIZON), else DefaultRetryHorizon (2 minutes).
 	RetryHorizon time.Duration
+	// CostBudgetUSD, when above 0, is this conversation's share of the run's
+	// cost cap (one pass of several): once the running estimate (EstimateCost)
+	// reaches it the model is asked for its result at once, and an answer
+	// after that without one ends the pass with ReasonCostCap, as at the
+	// gateway's cap. The gateway's cap on the whole run still holds.
+	CostBudgetUSD float64
+	// Pass and Passes number one pass of several (1-based). With Passes
+	// above 1 the first user turn says which pass it is (PassText), so the
+	// passes are separate conversations rather than byte-identical ones.
+	Pass, Passes int
 }
 
 // Usage counts tokens as the gateway reported them.
@@ -191,7 +201,11 @@ func newRun(cfg Config) (*run, error) {
 	if n := len(r.tools); n > 0 {
 		r.tools[n-1].OfTool.CacheControl = anthropic.NewCacheControlEphemeralParam()
 	}
-	r.messages = []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock(job.Prompt))}
+	first := []anthropic.ContentBlockParamUnion{anthropic.NewTextBlock(job.Prompt)}
+	if cfg.Passes > 1 {
+		first = append(first, anthropic.NewTextBlock(fmt.Sprintf(PassText, cfg.Pass, cfg.Passes)))
+	}
+	r.messages = []anthropic.MessageParam{anthropic.NewUserMessage(first...)}
 	return r, nil
 }
 
@@ -236,8 +250,9 @@ func (r *run) loop(parent context.Context) *Outcome {
 	defer cancel()
 	softDeadline := start.Add(r.wall * 85 / 100)
 
-	final := ""      // why the model was told to submit at once, if it was
-	costCap := false // the gateway refused a request at the cap
+	final := ""         // why the model was told to submit at once, if it was
+	costCap := false    // the gateway refused a request at the cap
+	overBudget := false // the estimate reached the pass's CostBudgetUSD
 	malformed, refusals := 0, 0
 	for {
 		if r.out.Turns >= r.maxTurns {
@@ -257,6 +272,14 @@ func (r *run) loop(parent context.Context) *Outcome {
 			if final != "" {
 				r.appendText(fmt.Sprintf(final, r.submit))
 			}
+		}
+		if !overBudget && !costCap && r.cfg.CostBudgetUSD > 0 && r.out.CostUSD >= r.cfg.CostBudgetUSD {
+			overBudget = true
+			if final == "" {
+				final = passBudgetText
+				r.appendText(fmt.Sprintf(passBudgetText, r.submit))
+			}
+			fmt.Fprintf(r.log, "! this pass's share of the cost cap ($%.4f) reached after %d model calls; asking for the result at once\n", r.cfg.CostBudgetUSD, r.out.Turns)
 		}
 		params := anthropic.MessageNewParams{
 			Model:     anthropic.Model(r.job.Model),
@@ -330,6 +353,8 @@ func (r *run) loop(parent context.Context) *Outcome {
 		case costCap:
 			// The one request allowed past the cap did not submit.
 			return r.fail(ReasonCostCap, errors.New("no result after the cost cap"))
+		case overBudget:
+			return r.fail(ReasonCostCap, errors.New("no result after the pass's share of the cost cap"))
 		}
 		if len(results) == 0 {
 			malformed++

@@ -38,4 +38,10 @@ const (
 	costCapText   = "The run has reached its cost cap: call %s now with your result so far. No other tool can be called."
 	wallTimeText  = "The run is almost out of time: call %s now with your result so far. No other tool can be called."
 	noToolText    = "Text answers are not read. Call a tool, or call %s to finish."
+	// passBudgetText ends one pass of several at its share of the cost cap.
+	passBudgetText = "This review pass has used its share of the run's cost cap: call %s now with your result so far. No other tool can be called."
 )
+
+// PassText tells the model which pass of several it is (Config.Pass); the
+// scripted model reads the numbers back (scriptedmodel's passRE).
+const PassText = "This is independent review pass %d of %d: review the pull request on your own judgement."

@@ -186,9 +186,9 @@ func Run(ctx context.Context, cfg Config) error {
 	if ac.HTTPClient == nil {
 		ac.HTTPClient = cfg.HTTPClient
 	}
-	out := agent.Run(ctx, ac)
+	out, samples := runReview(ctx, ac)
 	r.set = set
-	r.out = out
+	r.out, r.samples = out, samples
 	if out.Failure != nil {
 		return r.failure(ctx, out.Failure.Reason, errors.New(out.Failure.Detail), out)
 	}
@@ -208,6 +208,8 @@ type report struct {
 	start time.Time
 	set   *tools.Set
 	out   *agent.Outcome
+	// samples are the figures of a review in several passes (nil for one).
+	samples *runnerproto.SampleStats
 }
 
 func (r *report) stats() runnerproto.Stats {
@@ -218,6 +220,7 @@ func (r *report) stats() runnerproto.Stats {
 	if r.set != nil {
 		s.FilesRead = r.set.FilesRead()
 	}
+	s.Samples = r.samples
 	return s
 }
 

@@ -91,6 +91,13 @@ type Job struct {
 	// RetrySeconds is how long the runner retries one model request after
 	// 429, 529 and 5xx answers (CHAKSHU_MODEL_RETRY_HORIZON); 0: its default.
 	RetrySeconds int `json:"retry_seconds,omitempty"`
+	// Samples is how many independent agent passes a review runs within
+	// MaxCostUSD and WallSeconds, and Agree how many of them must report a
+	// finding (by its hidden ID) for it to be kept (reviewer.yaml's samples
+	// and agree). 0 (absent, from servers before the fields) means 1; a
+	// runner before the fields ignores them and runs one pass.
+	Samples int `json:"samples,omitempty"`
+	Agree   int `json:"agree,omitempty"`
 
 	// RunToken authenticates the runner's later calls for this run only.
 	RunToken string `json:"run_token"`
@@ -187,6 +194,31 @@ type Stats struct {
 	ToolCalls  int      `json:"tool_calls"`
 	DurationMS int64    `json:"duration_ms"`
 	FilesRead  []string `json:"files_read,omitempty"`
+	// Samples is set only by a run of more than one pass (a job with
+	// samples above 1), so a one-pass report has the shape servers before
+	// the field decode strictly.
+	Samples *SampleStats `json:"samples,omitempty"`
+}
+
+// SampleStats are the figures of a review run in several passes.
+type SampleStats struct {
+	// Passes is how many passes the job asked for; Ran how many returned a
+	// result (a pass that failed, or was not started because the cost cap
+	// or the wall time was spent, did not).
+	Passes int `json:"passes"`
+	Ran    int `json:"ran"`
+	// Agree is how many passes had to report a finding for it to be kept:
+	// the job's agree, or Ran when fewer passes than that returned a result.
+	Agree int `json:"agree"`
+	// PassFindings is how many findings each pass that ran reported, in
+	// order.
+	PassFindings []int `json:"pass_findings"`
+	// Distinct is how many different findings (by hidden ID) the passes
+	// reported together; Kept how many reached Agree; Dropped = Distinct -
+	// Kept, the findings agreement removed.
+	Distinct int `json:"distinct"`
+	Kept     int `json:"kept"`
+	Dropped  int `json:"dropped"`
 }
 
 // ReportAck answers a report.

@@ -63,6 +63,10 @@ type Config struct {
 	// overloaded_error, with retry-after: OverloadRetryAfter when set.
 	Overloaded         int
 	OverloadRetryAfter string
+	// Speculative adds low-confidence findings that only some review passes
+	// report (passes.go), so reviewer.yaml's samples and agree have noise
+	// to remove; rule findings stay the same in every pass.
+	Speculative bool
 }
 
 // Handler returns the well-behaved scripted model.
@@ -401,6 +405,9 @@ func focus(system string, fs []findings.Finding) []findings.Finding {
 
 func (m *model) result(c *conversation) findings.Result {
 	fs := focus(c.system, review(between1(c.prompt, "<diff>", "</diff>")))
+	if m.cfg.Speculative {
+		fs = append(fs, focus(c.system, speculative(c))...)
+	}
 	res := findings.Result{Findings: fs, Checked: findings.Checked{Files: []string{}, Skills: []string{}}}
 	if res.Findings == nil {
 		res.Findings = []findings.Finding{}

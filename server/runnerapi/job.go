@@ -287,6 +287,9 @@ func (a *API) buildJob(ctx context.Context, rn *ent.Run, log *slog.Logger) (*run
 	}
 	job.MaxTurns, job.WallSeconds = jc.cfg.MaxTurns, a.cfg.ReviewWallSeconds
 	job.RetrySeconds = int(a.cfg.ModelRetryHorizon / time.Second)
+	if rn.Kind == run.KindReview {
+		job.Samples, job.Agree = jc.cfg.Samples, jc.cfg.Agree
+	}
 	if rn.Kind == run.KindReply {
 		job.MaxCostUSD = min(job.MaxCostUSD, a.cfg.ReplyMaxCostUSD)
 		job.MaxTurns = min(job.MaxTurns, a.cfg.ReplyMaxTurns)

@@ -129,8 +129,13 @@ func (a *API) handleResult(w http.ResponseWriter, r *http.Request) {
 		}
 		checked = map[string]any{"files": storable(files), "skills": storable(res.Checked.Skills), "files_read": storable(rep.Stats.FilesRead)}
 	}
+	message := "The runner reported its result."
+	if s := samplesRecord(rep.Stats.Samples); s != nil && checked != nil {
+		checked["samples"] = s
+		message = samplesMessage(rep.Stats.Samples)
+	}
 	err = runs.Transition(ctx, a.cfg.DB.Client, rn.ID, runs.Change{
-		From: []run.Status{run.StatusRunning}, To: run.StatusPublishing, Message: "The runner reported its result.",
+		From: []run.Status{run.StatusRunning}, To: run.StatusPublishing, Message: message,
 		Set: func(u *ent.RunUpdate) {
 			u.SetResultJSON(resultJSON).SetSummary(summary)
 			if checked != nil {

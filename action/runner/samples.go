@@ -1,0 +1,202 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/chakshu-dev/chakshu/action/agent"
+	"github.com/chakshu-dev/chakshu/action/internal/ghlog"
+	"github.com/chakshu-dev/chakshu/internal/findings"
+	"github.com/chakshu-dev/chakshu/internal/runnerproto"
+)
+
+// minPassShare: a pass is not started when less than this part of an even
+// share of the cost cap (MaxCostUSD / samples) or of the wall time is left.
+// A pass with less would be asked for its result before it read anything,
+// and its findings would be guesses that only add noise to the vote.
+const minPassShare = 0.5
+
+// runReview runs the job's agent: one pass, or, for a review whose job asks
+// for samples above 1, that many independent passes in turn, keeping the
+// findings that at least agree of them report (matched by hidden ID).
+//
+// The passes share the run's one cost cap and wall time. Each pass gets the
+// part left divided by the passes left (so a pass that spends less leaves
+// more for the next), enforced by the agent on its running estimate
+// (agent.Config.CostBudgetUSD); the gateway still enforces the run's cap. A
+// pass is not started when less than minPassShare of an even share is left,
+// nor after a pass stopped at a cost cap. The outcome sums every pass's
+// turns, tool calls, tokens and cost; its result is the agreed findings.
+// The stats are nil for a single pass.
+func runReview(ctx context.Context, ac agent.Config) (*agent.Outcome, *runnerproto.SampleStats) {
+	job := ac.Job
+	if job == nil || job.Kind != "review" || job.Samples <= 1 {
+		return agent.Run(ctx, ac), nil
+	}
+	log := ac.Log
+	if log == nil {
+		log = io.Discard
+	}
+	n := job.Samples
+	wall := time.Duration(job.WallSeconds) * time.Second
+	if wall <= 0 {
+		wall = agent.DefaultWall
+	}
+	evenCost, evenWall := job.MaxCostUSD/float64(n), wall/time.Duration(n)
+	deadline := time.Now().Add(wall)
+
+	total := &agent.Outcome{}
+	var passes []*findings.Result
+	var firstFailure *runnerproto.Failure
+	for i := 1; i <= n; i++ {
+		left := n - i + 1
+		costLeft, wallLeft := job.MaxCostUSD-total.CostUSD, time.Until(deadline)
+		if job.MaxCostUSD > 0 && costLeft < evenCost*minPassShare {
+			fmt.Fprintf(log, "Pass %d of %d not started: $%.4f of the $%.4f cost cap is left, under half a pass's share\n", i, n, max(costLeft, 0), job.MaxCostUSD)
+			break
+		}
+		if wallLeft < time.Duration(float64(evenWall)*minPassShare) {
+			fmt.Fprintf(log, "Pass %d of %d not started: %s of the wall time is left, under half a pass's share\n", i, n, wallLeft.Round(time.Second))
+			break
+		}
+		passJob := *job
+		passJob.WallSeconds = max(1, int(wallLeft/time.Duration(left)/time.Second))
+		pc := ac
+		pc.Job, pc.Pass, pc.Passes = &passJob, i, n
+		if job.MaxCostUSD > 0 {
+			pc.CostBudgetUSD = costLeft / float64(left)
+		}
+		fmt.Fprintf(log, "Pass %d of %d: up to $%.4f and %ds\n", i, n, pc.CostBudgetUSD, passJob.WallSeconds)
+		out := agent.Run(ctx, pc)
+		total.Turns += out.Turns
+		total.ToolCalls += out.ToolCalls
+		total.Usage.Input += out.Usage.Input
+		total.Usage.Output += out.Usage.Output
+		total.Usage.CacheWrite += out.Usage.CacheWrite
+		total.Usage.CacheRead += out.Usage.CacheRead
+		total.CostUSD += out.CostUSD
+		if out.Failure != nil {
+			fmt.Fprintf(log, "Pass %d of %d gave no result: %s\n", i, n, ghlog.Escape(out.Failure.Reason))
+			if firstFailure == nil {
+				firstFailure = out.Failure
+			}
+			if out.Failure.Reason == agent.ReasonCostCap || ctx.Err() != nil {
+				break
+			}
+			continue
+		}
+		res, err := findings.ParseResult(out.Result)
+		if err != nil { // the submit tool validated it; a pass that slipped through is not counted
+			fmt.Fprintf(log, "Pass %d of %d gave an unreadable result\n", i, n)
+			continue
+		}
+		passes = append(passes, res)
+	}
+	if len(passes) == 0 {
+		total.Failure = firstFailure
+		if total.Failure == nil {
+			total.Failure = &runnerproto.Failure{Reason: agent.ReasonCostCap, Detail: "no pass could be started within the run's cost cap and wall time"}
+		}
+		return total, nil
+	}
+	merged, stats := agreeOn(passes, n, job.Agree)
+	total.Result, _ = json.Marshal(merged)
+	fmt.Fprintf(log, "%d of %d passes ran: kept %d findings that at least %d reported, dropped %d\n", stats.Ran, stats.Passes, stats.Kept, stats.Agree, stats.Dropped)
+	return total, stats
+}
+
+// agreeOn merges the results of the passes that ran (of passes asked for):
+// a finding is kept when at least agree passes report its hidden ID (agree
+// is lowered to the passes that ran when fewer ran). The kept finding is the
+// most severe of its reports, the earliest pass's on a tie, in the order the
+// findings first appeared. Checked is the union of the passes'; the summary
+// is the one of the pass whose findings are closest to the kept ones, with a
+// sentence on the passes and the vote.
+func agreeOn(results []*findings.Result, passes, agree int) (*findings.Result, *runnerproto.SampleStats) {
+	agree = min(max(agree, 1), len(results))
+	type group struct {
+		f     findings.Finding
+		votes int
+	}
+	groups := map[string]*group{}
+	var order []string
+	stats := &runnerproto.SampleStats{Passes: passes, Ran: len(results), Agree: agree}
+	for _, res := range results {
+		stats.PassFindings = append(stats.PassFindings, len(res.Findings))
+		seen := map[string]bool{}
+		for _, f := range res.Findings {
+			id := f.ID()
+			g := groups[id]
+			if g == nil {
+				g = &group{f: f}
+				groups[id] = g
+				order = append(order, id)
+			} else if f.Severity.Rank() < g.f.Severity.Rank() {
+				g.f = f
+			}
+			if !seen[id] { // a pass votes once for a finding it reports twice
+				seen[id] = true
+				g.votes++
+			}
+		}
+	}
+	out := &findings.Result{Findings: []findings.Finding{}, Checked: findings.Checked{Files: []string{}, Skills: []string{}}}
+	kept := map[string]bool{}
+	for _, id := range order {
+		if groups[id].votes >= agree {
+			out.Findings = append(out.Findings, groups[id].f)
+			kept[id] = true
+		}
+	}
+	stats.Distinct, stats.Kept = len(order), len(out.Findings)
+	stats.Dropped = stats.Distinct - stats.Kept
+
+	best, bestDiff := 0, -1
+	for i, res := range results {
+		for _, f := range res.Checked.Files {
+			if !slices.Contains(out.Checked.Files, f) {
+				out.Checked.Files = append(out.Checked.Files, f)
+			}
+		}
+		for _, s := range res.Checked.Skills {
+			if !slices.Contains(out.Checked.Skills, s) {
+				out.Checked.Skills = append(out.Checked.Skills, s)
+			}
+		}
+		ids := map[string]bool{}
+		for _, f := range res.Findings {
+			ids[f.ID()] = true
+		}
+		diff := 0
+		for id := range ids {
+			if !kept[id] {
+				diff++
+			}
+		}
+		for id := range kept {
+			if !ids[id] {
+				diff++
+			}
+		}
+		if bestDiff < 0 || diff < bestDiff {
+			best, bestDiff = i, diff
+		}
+	}
+	ran := fmt.Sprintf("%d independent passes", passes)
+	if stats.Ran < passes {
+		ran = fmt.Sprintf("%d of %d independent passes (the others gave no result)", stats.Ran, passes)
+	}
+	note := fmt.Sprintf("Reviewed in %s; kept the %d findings at least %d of them reported and dropped %d that fewer reported.",
+		ran, stats.Kept, agree, stats.Dropped)
+	base := strings.TrimSpace(results[best].Summary)
+	if room := findings.MaxSummaryBytes - len(note) - 2; len(base) > room {
+		base = strings.ToValidUTF8(base[:room], "") // a rune cut in two is dropped
+	}
+	out.Summary = strings.TrimSpace(base + "\n\n" + note)
+	return out, stats
+}

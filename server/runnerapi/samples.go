@@ -1,0 +1,37 @@
+package runnerapi
+
+import (
+	"fmt"
+
+	"github.com/chakshu-dev/chakshu/internal/runnerproto"
+)
+
+// maxSamplePasses bounds the figures a runner may report for a review of
+// several passes (reviewer.yaml allows 5; a little room for a later limit).
+const maxSamplePasses = 10
+
+// samplesRecord is the runner's figures of a review in several passes as
+// stored in the run's checked map (key "samples", GraphQL Run.checked), or
+// nil when the run had one pass or the figures do not add up.
+func samplesRecord(s *runnerproto.SampleStats) map[string]any {
+	if s == nil || s.Passes < 2 || s.Passes > maxSamplePasses || s.Ran < 1 || s.Ran > s.Passes ||
+		s.Agree < 1 || s.Agree > s.Ran || len(s.PassFindings) != s.Ran ||
+		s.Kept < 0 || s.Dropped < 0 || s.Kept+s.Dropped != s.Distinct {
+		return nil
+	}
+	per := make([]int, len(s.PassFindings))
+	for i, n := range s.PassFindings {
+		if n < 0 {
+			return nil
+		}
+		per[i] = n
+	}
+	return map[string]any{"passes": s.Passes, "ran": s.Ran, "agree": s.Agree, "pass_findings": per,
+		"distinct": s.Distinct, "kept": s.Kept, "dropped": s.Dropped}
+}
+
+// samplesMessage is the timeline entry of a result from several passes.
+func samplesMessage(s *runnerproto.SampleStats) string {
+	return fmt.Sprintf("The runner reported its result: %d of %d passes ran; %d findings at least %d of them reported were kept, %d that fewer reported were dropped.",
+		s.Ran, s.Passes, s.Kept, s.Agree, s.Dropped)
+}
