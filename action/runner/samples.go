@@ -56,11 +56,11 @@ func runReview(ctx context.Context, ac agent.Config) (*agent.Outcome, *runnerpro
 	for i := 1; i <= n; i++ {
 		left := n - i + 1
 		costLeft, wallLeft := job.MaxCostUSD-total.CostUSD, time.Until(deadline)
-		if job.MaxCostUSD > 0 && costLeft < evenCost*minPassShare {
+		if job.MaxCostUSD > 0 && !worthAPass(costLeft, evenCost) {
 			fmt.Fprintf(log, "Pass %d of %d not started: $%.4f of the $%.4f cost cap is left, under half a pass's share\n", i, n, max(costLeft, 0), job.MaxCostUSD)
 			break
 		}
-		if wallLeft < time.Duration(float64(evenWall)*minPassShare) {
+		if !worthAPass(wallLeft.Seconds(), evenWall.Seconds()) {
 			fmt.Fprintf(log, "Pass %d of %d not started: %s of the wall time is left, under half a pass's share\n", i, n, wallLeft.Round(time.Second))
 			break
 		}
@@ -109,6 +109,18 @@ func runReview(ctx context.Context, ac agent.Config) (*agent.Outcome, *runnerpro
 	fmt.Fprintf(log, "%d of %d passes ran: kept %d findings that at least %d reported, dropped %d\n", stats.Ran, stats.Passes, stats.Kept, stats.Agree, stats.Dropped)
 	return total, stats
 }
+
+// plural is "1 finding", "2 findings".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// worthAPass says whether left (of the cost cap or the wall time) is enough
+// to start a pass whose even share is even.
+func worthAPass(left, even float64) bool { return left >= even*minPassShare }
 
 // agreeOn merges the results of the passes that ran (of passes asked for):
 // a finding is kept when at least agree passes report its hidden ID (agree
@@ -191,8 +203,8 @@ func agreeOn(results []*findings.Result, passes, agree int) (*findings.Result, *
 	if stats.Ran < passes {
 		ran = fmt.Sprintf("%d of %d independent passes (the others gave no result)", stats.Ran, passes)
 	}
-	note := fmt.Sprintf("Reviewed in %s; kept the %d findings at least %d of them reported and dropped %d that fewer reported.",
-		ran, stats.Kept, agree, stats.Dropped)
+	note := fmt.Sprintf("Reviewed in %s; kept %s at least %d of them reported and dropped %d that fewer reported.",
+		ran, plural(stats.Kept, "finding"), agree, stats.Dropped)
 	base := strings.TrimSpace(results[best].Summary)
 	if room := findings.MaxSummaryBytes - len(note) - 2; len(base) > room {
 		base = strings.ToValidUTF8(base[:room], "") // a rune cut in two is dropped

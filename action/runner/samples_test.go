@@ -1,0 +1,392 @@
+package runner
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/chakshu-dev/chakshu/action/agent"
+	"github.com/chakshu-dev/chakshu/action/internal/hostile"
+	"github.com/chakshu-dev/chakshu/internal/findings"
+	"github.com/chakshu-dev/chakshu/internal/runnerproto"
+	"github.com/chakshu-dev/chakshu/internal/scriptedmodel"
+	"github.com/chakshu-dev/chakshu/internal/strictjson"
+)
+
+// ordersFile is the head version of the file ordersDiff adds: two rule
+// findings (SQL from strings, an ignored error) among lines the scripted
+// model has hunches about (loops, input, function names).
+const ordersFile = `func ListOrders(r *http.Request) {
+	id := r.URL.Query().Get("id")
+	for i := 0; i <= len(ids); i++ {
+	}
+	q := "SELECT * FROM orders WHERE id = " + id
+	_ = db.Close()
+}
+func helper() {
+	for _, x := range xs {
+	}
+	v := r.URL.Query().Get("v")
+}
+func another(a int) int {
+	for a > 0 {
+	}
+}
+`
+
+func ordersDiff() string {
+	lines := strings.Split(strings.TrimSuffix(ordersFile, "\n"), "\n")
+	return fmt.Sprintf("diff --git a/svc/orders.go b/svc/orders.go\nnew file mode 100644\n--- /dev/null\n+++ b/svc/orders.go\n@@ -0,0 +1,%d @@\n+%s\n",
+		len(lines), strings.Join(lines, "\n+"))
+}
+
+// samplesJob reviews ordersDiff in samples passes that must agree.
+func samplesJob(samples, agree int) runnerproto.Job {
+	job := reviewJob()
+	job.Diff, job.Files = ordersDiff(), []string{"svc/orders.go"}
+	job.Prompt = "<untrusted>\n<pr_files>\nsvc/orders.go\n</pr_files>\n<diff>\n" + job.Diff + "</diff>\n</untrusted>\nReview the diff."
+	job.Samples, job.Agree = samples, agree
+	return job
+}
+
+// ordersCheckout is a checkout at hostile.HeadSHA holding svc/orders.go.
+func ordersCheckout(t *testing.T) string {
+	dir := t.TempDir()
+	for p, c := range map[string]string{".git/HEAD": hostile.HeadSHA + "\n", "svc/orders.go": ordersFile} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// passFindings asks the model directly what pass n of of reports for job
+// (pass 0: a one-pass review, no pass text), forcing the result at once.
+func passFindings(t *testing.T, model http.Handler, job runnerproto.Job, n, of int) []findings.Finding {
+	t.Helper()
+	content := []any{map[string]any{"type": "text", "text": job.Prompt}}
+	if n > 0 {
+		content = append(content, map[string]any{"type": "text", "text": fmt.Sprintf(agent.PassText, n, of)})
+	}
+	content = append(content, map[string]any{"type": "text", "text": "call submit_result now"})
+	body, _ := json.Marshal(map[string]any{"model": job.Model, "max_tokens": 4000, "system": job.System,
+		"tools":    []map[string]any{{"name": "submit_result", "input_schema": map[string]any{"type": "object"}}},
+		"messages": []any{map[string]any{"role": "user", "content": content}}})
+	rec := httptest.NewRecorder()
+	model.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/v1/messages", strings.NewReader(string(body))))
+	var out struct {
+		Content []struct {
+			Name  string          `json:"name"`
+			Input json.RawMessage `json:"input"`
+		} `json:"content"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
+		t.Fatalf("model answered %d: %s", rec.Code, rec.Body)
+	}
+	for _, c := range out.Content {
+		if c.Name == "submit_result" {
+			res, err := findings.ParseResult(c.Input)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res.Findings
+		}
+	}
+	t.Fatalf("no result in %s", rec.Body)
+	return nil
+}
+
+func idSet(fs []findings.Finding) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.ID())
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// TestSamplesKeepAgreedFindings: three passes through the scripted model
+// (with hunches that vary by pass) keep exactly the findings that at least
+// agree passes report, and the report says so.
+func TestSamplesKeepAgreedFindings(t *testing.T) {
+	model := scriptedmodel.New(scriptedmodel.Config{Speculative: true})
+	for _, agree := range []int{1, 2, 3} {
+		t.Run(fmt.Sprintf("3 passes, agree %d", agree), func(t *testing.T) {
+			job := samplesJob(3, agree)
+			// What each pass reports, asked of the model directly; a finding
+			// is kept when at least agree passes report it.
+			votes := map[string]int{}
+			var perPass []int
+			for n := 1; n <= 3; n++ {
+				fs := passFindings(t, model, job, n, 3)
+				perPass = append(perPass, len(fs))
+				for _, id := range idSet(fs) {
+					votes[id]++
+				}
+			}
+			var want []string
+			for id, v := range votes {
+				if v >= agree {
+					want = append(want, id)
+				}
+			}
+			slices.Sort(want)
+			if agree == 2 && (len(want) == len(votes) || len(want) == 0) {
+				t.Fatalf("votes %v: the fixture must have findings both above and below agreement", votes)
+			}
+
+			h := newHarness(t, job, model)
+			h.cfg.CheckoutDir = ordersCheckout(t)
+			if err := h.run(t); err != nil {
+				t.Fatalf("Run: %v\nlog:\n%s", err, h.log)
+			}
+			rep := h.report(t)
+			res, err := findings.ParseResult(rep.Result)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := idSet(res.Findings); !cmp.Equal(got, want) {
+				t.Errorf("kept %v, want %v (votes %v)", got, want, votes)
+			}
+			wantStats := &runnerproto.SampleStats{Passes: 3, Ran: 3, Agree: agree, PassFindings: perPass,
+				Distinct: len(votes), Kept: len(want), Dropped: len(votes) - len(want)}
+			if d := cmp.Diff(wantStats, rep.Stats.Samples); d != "" {
+				t.Errorf("stats (-want +got):\n%s", d)
+			}
+			// Every pass ran its whole conversation: 4 model calls each.
+			if h.fake.modelCalls != 12 || rep.Stats.Turns != 12 {
+				t.Errorf("%d model calls, %d turns reported; want 12 (3 passes of 4)", h.fake.modelCalls, rep.Stats.Turns)
+			}
+			for i, body := range h.fake.modelBodies {
+				if n := i/4 + 1; !strings.Contains(body, fmt.Sprintf("independent review pass %d of 3", n)) {
+					t.Errorf("model call %d does not say pass %d", i+1, n)
+				}
+			}
+			wantNote := fmt.Sprintf("Reviewed in 3 independent passes; kept %s at least %d of them reported and dropped %d", plural(len(want), "finding"), agree, len(votes)-len(want))
+			if !strings.Contains(res.Summary, wantNote) {
+				t.Errorf("summary %q lacks %q", res.Summary, wantNote)
+			}
+			if !strings.Contains(h.log.String(), "Pass 3 of 3: up to $") {
+				t.Errorf("log lacks the passes:\n%s", h.log)
+			}
+			if !slices.Contains(res.Checked.Files, "svc/orders.go") {
+				t.Errorf("checked = %+v", res.Checked)
+			}
+		})
+	}
+}
+
+// TestSamplesShareTheCostCap: the passes split the run's cap. Each pass is
+// asked for its result at its share, a pass is not started once too little
+// of the cap is left, the gateway never has to refuse, and the run's cost is
+// the sum of its passes'.
+func TestSamplesShareTheCostCap(t *testing.T) {
+	job := samplesJob(3, 2)
+	job.MaxCostUSD = 1
+	h := newHarness(t, job, scriptedmodel.New(scriptedmodel.Config{Speculative: true, ExtraInputTokens: 100_000})) // about $0.21 a call
+	h.cfg.CheckoutDir = ordersCheckout(t)
+	if err := h.run(t); err != nil {
+		t.Fatalf("Run: %v\nlog:\n%s", err, h.log)
+	}
+	rep := h.report(t)
+	if rep.Result == nil {
+		t.Fatalf("no result: %+v", rep.Failure)
+	}
+	log := h.log.String()
+	// Pass 1's share is $0.33: two calls pass it, the third asks for the
+	// result. Pass 2's is half of what is left: one call, then the result.
+	// About $1.03 is spent then, so pass 3 is not started.
+	if h.fake.modelCalls != 5 {
+		t.Errorf("%d model calls, want 5 (3 + 2):\n%s", h.fake.modelCalls, log)
+	}
+	for _, i := range []int{2, 4} {
+		if !strings.Contains(h.fake.modelBodies[i], "used its share of the run's cost cap") {
+			t.Errorf("model call %d did not ask for the pass's result", i+1)
+		}
+	}
+	if !strings.Contains(log, "Pass 3 of 3 not started: $") {
+		t.Errorf("log does not say pass 3 was not started:\n%s", log)
+	}
+	if h.fake.capRefused || h.fake.finalUsed {
+		t.Error("the gateway had to refuse: the passes did not keep to their shares")
+	}
+	s := rep.Stats.Samples
+	if s == nil || s.Passes != 3 || s.Ran != 2 || s.Agree != 2 {
+		t.Fatalf("stats = %+v", s)
+	}
+	if rep.Stats.Turns != 5 {
+		t.Errorf("turns %d, want every pass's (5)", rep.Stats.Turns)
+	}
+	res, _ := findings.ParseResult(rep.Result)
+	if !strings.Contains(res.Summary, "Reviewed in 2 of 3 independent passes (the others gave no result)") {
+		t.Errorf("summary = %q", res.Summary)
+	}
+}
+
+// TestSamplesStopAtTheGatewaysCap: a pass that meets the gateway's cap (one
+// call costs more than the whole cap) gets the gateway's one final request;
+// no pass starts after it, and the one result is kept as it is (agree is
+// lowered to the passes that ran).
+func TestSamplesStopAtTheGatewaysCap(t *testing.T) {
+	job := samplesJob(3, 2)
+	h := newHarness(t, job, scriptedmodel.New(scriptedmodel.Config{ExtraInputTokens: 600_000})) // $1.20 a call, cap $1
+	h.cfg.CheckoutDir = ordersCheckout(t)
+	if err := h.run(t); err != nil {
+		t.Fatalf("Run: %v\nlog:\n%s", err, h.log)
+	}
+	// Call 1 spends past the cap and the pass's share; call 2 asks for the
+	// result and is refused by the gateway; call 3 is its final request.
+	if h.fake.modelCalls != 3 || !h.fake.finalUsed {
+		t.Fatalf("gateway saw %d calls (final used: %v), want 3", h.fake.modelCalls, h.fake.finalUsed)
+	}
+	rep := h.report(t)
+	s := rep.Stats.Samples
+	if rep.Result == nil || s == nil || s.Ran != 1 || s.Agree != 1 || s.Dropped != 0 || s.Kept != s.PassFindings[0] {
+		t.Fatalf("report = %+v, stats %+v", rep.Failure, s)
+	}
+	if !strings.Contains(h.log.String(), "Pass 2 of 3 not started") {
+		t.Errorf("log:\n%s", h.log)
+	}
+}
+
+// TestSamplesAllPassesFail: no pass with a result fails the run with the
+// first pass's reason.
+func TestSamplesAllPassesFail(t *testing.T) {
+	job := samplesJob(2, 2)
+	job.MaxTurns = 2
+	h := newHarness(t, job, scriptedmodel.New(scriptedmodel.Config{NeverSubmit: true}))
+	h.cfg.CheckoutDir = ordersCheckout(t)
+	if err := h.run(t); err == nil {
+		t.Fatal("Run succeeded without a result")
+	}
+	rep := h.report(t)
+	if rep.Failure == nil || rep.Failure.Reason != agent.ReasonMaxTurns || rep.Stats.Turns != 4 {
+		t.Fatalf("report = %+v", rep)
+	}
+}
+
+// TestSamplesCompatibility: a job from a server before samples (no field),
+// a job of one sample and a reply job run one pass, with the report of
+// before: no pass text, no samples figures, decoded strictly by a server
+// that does not know them.
+func TestSamplesCompatibility(t *testing.T) {
+	reply := samplesJob(3, 2)
+	reply.Kind = "reply"
+	reply.Prompt = "<thread>\n<comment author=\"alice\">Fixed, thanks.</comment>\n</thread>"
+	for name, job := range map[string]runnerproto.Job{"no samples": samplesJob(0, 0), "one sample": samplesJob(1, 1), "reply": reply} {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, job, scriptedmodel.New(scriptedmodel.Config{Speculative: true}))
+			h.cfg.CheckoutDir = ordersCheckout(t)
+			if err := h.run(t); err != nil {
+				t.Fatalf("Run: %v\nlog:\n%s", err, h.log)
+			}
+			rep := h.report(t)
+			if rep.Stats.Samples != nil {
+				t.Errorf("one pass reported samples figures %+v", rep.Stats.Samples)
+			}
+			for _, b := range h.fake.modelBodies {
+				if strings.Contains(b, "independent review pass") {
+					t.Fatal("a one-pass run said which pass it is")
+				}
+			}
+			raw, _ := json.Marshal(rep)
+			var before struct {
+				Result  json.RawMessage      `json:"result,omitempty"`
+				Failure *runnerproto.Failure `json:"failure,omitempty"`
+				Stats   struct {
+					Turns      int      `json:"turns"`
+					ToolCalls  int      `json:"tool_calls"`
+					DurationMS int64    `json:"duration_ms"`
+					FilesRead  []string `json:"files_read,omitempty"`
+				} `json:"stats"`
+			}
+			if err := strictjson.Decode(raw, &before); err != nil {
+				t.Fatalf("a server before samples would refuse the report: %v", err)
+			}
+		})
+	}
+	// A runner before samples reads a job that has them as one of before
+	// (unknown fields are ignored when the job is decoded).
+	raw, _ := json.Marshal(samplesJob(3, 2))
+	var old struct {
+		RunID int64 `json:"run_id"`
+	}
+	if err := json.Unmarshal(raw, &old); err != nil || old.RunID != runID {
+		t.Fatalf("old runner's decode: %v", err)
+	}
+}
+
+func TestWorthAPass(t *testing.T) {
+	for _, c := range []struct {
+		left, even float64
+		want       bool
+	}{{0.5, 1, true}, {0.4999, 1, false}, {1, 1, true}, {0, 1, false}, {-0.1, 1, false}, {60, 120, true}, {59, 120, false}} {
+		if got := worthAPass(c.left, c.even); got != c.want {
+			t.Errorf("worthAPass(%v, %v) = %v, want %v", c.left, c.even, got, c.want)
+		}
+	}
+}
+
+func TestAgreeOn(t *testing.T) {
+	f := func(path string, line int, sev findings.Severity, title string) findings.Finding {
+		return findings.Finding{Path: path, Line: line, Side: "RIGHT", Severity: sev, Category: "correctness", Title: title, Body: "b"}
+	}
+	res := func(summary string, fs ...findings.Finding) *findings.Result {
+		return &findings.Result{Summary: summary, Findings: fs, Checked: findings.Checked{Files: []string{fs[0].Path}, Skills: []string{}}}
+	}
+	a1 := f("a.go", 1, findings.Minor, "Leak")
+	a1major := f("a.go", 3, findings.Major, "leak!") // the same finding (hidden ID), more severe, elsewhere
+	b := f("b.go", 2, findings.Nit, "Name")
+	c := f("c.go", 5, findings.Major, "Race")
+	passes := []*findings.Result{
+		res("first", a1, b, a1), // reports a.go's leak twice: one vote
+		res("second", c, a1major),
+		res("third", c, a1),
+	}
+	cases := []struct {
+		agree, ran int
+		want       []findings.Finding
+		summary    string
+	}{
+		{agree: 1, ran: 3, want: []findings.Finding{a1major, b, c}, summary: "first"},
+		{agree: 2, ran: 3, want: []findings.Finding{a1major, c}, summary: "second"}, // c has 2 votes: kept at agree 2
+		{agree: 3, ran: 3, want: []findings.Finding{a1major}, summary: "first"},     // c has 2 votes, one short; every pass is one off the kept set: the first wins
+		{agree: 3, ran: 1, want: []findings.Finding{a1, b}, summary: "first"},       // one pass ran: agree lowered to 1
+	}
+	for _, tc := range cases {
+		t.Run(fmt.Sprintf("agree %d of %d", tc.agree, tc.ran), func(t *testing.T) {
+			got, stats := agreeOn(passes[:tc.ran], 3, tc.agree)
+			if d := cmp.Diff(tc.want, got.Findings); d != "" {
+				t.Errorf("findings (-want +got):\n%s", d)
+			}
+			if stats.Kept != len(tc.want) || stats.Distinct-stats.Kept != stats.Dropped || stats.Ran != tc.ran || stats.Passes != 3 {
+				t.Errorf("stats = %+v", stats)
+			}
+			if !strings.HasPrefix(got.Summary, tc.summary+"\n\n") {
+				t.Errorf("summary = %q, want the %s pass's", got.Summary, tc.summary)
+			}
+		})
+	}
+	got, _ := agreeOn(passes, 3, 2)
+	if want := []string{"a.go", "c.go"}; !cmp.Equal(got.Checked.Files, want) {
+		t.Errorf("checked files %v, want the union %v", got.Checked.Files, want)
+	}
+	// A summary at the limit is cut so the note fits and the result stays valid.
+	long := res(strings.Repeat("é", findings.MaxSummaryBytes/2), a1)
+	got, _ = agreeOn([]*findings.Result{long, long}, 2, 2)
+	b2, _ := json.Marshal(got)
+	if _, err := findings.ParseResult(b2); err != nil || !strings.HasSuffix(got.Summary, "dropped 0 that fewer reported.") {
+		t.Errorf("long summary: %v, ends %q", err, got.Summary[len(got.Summary)-40:])
+	}
+}
