@@ -32,6 +32,6 @@ func samplesRecord(s *runnerproto.SampleStats) map[string]any {
 
 // samplesMessage is the timeline entry of a result from several passes.
 func samplesMessage(s *runnerproto.SampleStats) string {
-	return fmt.Sprintf("The runner reported its result: %d of %d passes ran; %d findings at least %d of them reported were kept, %d that fewer reported were dropped.",
-		s.Ran, s.Passes, s.Kept, s.Agree, s.Dropped)
+	return fmt.Sprintf("The runner reported its result: %d of %d passes ran; kept the findings at least %d of them reported (%d), dropped those fewer reported (%d).",
+		s.Ran, s.Passes, s.Agree, s.Kept, s.Dropped)
 }

@@ -1,0 +1,95 @@
+package runnerapi
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/ent/runevent"
+	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/runnerproto"
+	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/internal/store/storetest"
+)
+
+// TestJobCarriesSamples: a review's job carries reviewer.yaml's samples and
+// agree; the runner's figures of the passes are kept on the run (checked's
+// "samples", GraphQL Run.checked) and told in its timeline.
+func TestJobCarriesSamples(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		w := newWorld(t, db)
+		cfg := reviewers.Defaults()
+		cfg.Connectors, cfg.Samples, cfg.Agree = []string{"github"}, 3, 2
+		w.rv = w.rv.Update().SetConfig(cfg.ToMap()).SaveX(ctx)
+
+		rn := w.dispatch(run.KindReview)
+		st, job, e := w.fetchJob(rn, w.token(rn))
+		if st != 200 {
+			t.Fatalf("job: %d %+v", st, e)
+		}
+		if job.Samples != 3 || job.Agree != 2 || job.MaxCostUSD != 2 {
+			t.Fatalf("job samples %d agree %d cap %v; want 3, 2 and the one cap of $2", job.Samples, job.Agree, job.MaxCostUSD)
+		}
+		// A reviewer without the keys (stored before them) runs one pass.
+		other := w.dispatchFor(w.perf, run.KindReview)
+		if st, job, _ := w.fetchJob(other, w.token(other)); st != 200 || job.Samples != 1 || job.Agree != 1 {
+			t.Fatalf("perf job: %d %+v", st, job)
+		}
+
+		report := `{"result":` + validResult + `,"stats":{"turns":12,"tool_calls":9,"duration_ms":900,"samples":` +
+			`{"passes":3,"ran":3,"agree":2,"pass_findings":[2,1,3],"distinct":4,"kept":1,"dropped":3}}}`
+		var ack runnerproto.ReportAck
+		if st := w.do(runPath(runnerproto.PathResult, rn.ID), report, bearer(job.RunToken), &ack); st != 200 || ack.Status != "accepted" {
+			t.Fatalf("result: %d %+v", st, ack)
+		}
+		got := db.Run.GetX(ctx, rn.ID)
+		want := map[string]any{"passes": 3.0, "ran": 3.0, "agree": 2.0, "pass_findings": []any{2.0, 1.0, 3.0}, "distinct": 4.0, "kept": 1.0, "dropped": 3.0}
+		if d := cmp.Diff(want, got.Checked["samples"]); d != "" {
+			t.Errorf("checked samples (-want +got):\n%s", d)
+		}
+		ev := db.RunEvent.Query().Where(runevent.HasRunWith(run.ID(rn.ID)), runevent.ToStatus(string(run.StatusPublishing))).OnlyX(ctx)
+		if !strings.Contains(ev.Message, "3 of 3 passes ran; kept the findings at least 2 of them reported (1), dropped those fewer reported (3).") {
+			t.Errorf("timeline: %q", ev.Message)
+		}
+	})
+}
+
+// Figures that do not add up are not stored (the result still is).
+func TestSamplesRecordRefusesNonsense(t *testing.T) {
+	good := runnerproto.SampleStats{Passes: 3, Ran: 2, Agree: 2, PassFindings: []int{1, 2}, Distinct: 2, Kept: 1, Dropped: 1}
+	if samplesRecord(&good) == nil {
+		t.Fatal("good figures refused")
+	}
+	atLimit := good
+	atLimit.Passes, atLimit.Ran, atLimit.PassFindings = maxSamplePasses, maxSamplePasses, make([]int, maxSamplePasses)
+	atLimit.Distinct, atLimit.Kept, atLimit.Dropped = 0, 0, 0
+	if samplesRecord(&atLimit) == nil {
+		t.Fatal("figures at the limit refused")
+	}
+	for name, change := range map[string]func(*runnerproto.SampleStats){
+		"one pass":             func(s *runnerproto.SampleStats) { s.Passes, s.Ran, s.Agree, s.PassFindings = 1, 1, 1, []int{1} },
+		"passes past limit":    func(s *runnerproto.SampleStats) { s.Passes = maxSamplePasses + 1 },
+		"ran past passes":      func(s *runnerproto.SampleStats) { s.Ran, s.PassFindings = 4, []int{1, 1, 1, 1} },
+		"none ran":             func(s *runnerproto.SampleStats) { s.Ran, s.PassFindings = 0, nil },
+		"agree past ran":       func(s *runnerproto.SampleStats) { s.Agree = 3 },
+		"agree zero":           func(s *runnerproto.SampleStats) { s.Agree = 0 },
+		"per pass count wrong": func(s *runnerproto.SampleStats) { s.PassFindings = []int{1} },
+		"negative per pass":    func(s *runnerproto.SampleStats) { s.PassFindings = []int{1, -2} },
+		"sum wrong":            func(s *runnerproto.SampleStats) { s.Dropped = 2 },
+		"negative kept":        func(s *runnerproto.SampleStats) { s.Kept, s.Dropped = -1, 3 },
+	} {
+		s := good
+		s.PassFindings = append([]int(nil), good.PassFindings...)
+		change(&s)
+		if samplesRecord(&s) != nil {
+			t.Errorf("%s: stored %+v", name, s)
+		}
+	}
+	if samplesRecord(nil) != nil {
+		t.Error("no figures stored something")
+	}
+}
