@@ -106,17 +106,7 @@ type effect struct {
 // the estimated cost of all passes.
 func reviewPR(tb testing.TB, modelURL string, pr sandboxPR, name string, samples, agree int) (*findings.Result, float64) {
 	tb.Helper()
-	dir := tb.TempDir()
-	for p, c := range pr.head {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			tb.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	fsys, err := tools.OpenFS(dir)
+	fsys, err := tools.OpenFS(writeTree(tb, pr.head))
 	if err != nil {
 		tb.Fatal(err)
 	}

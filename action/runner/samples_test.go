@@ -59,13 +59,20 @@ func samplesJob(samples, agree int) runnerproto.Job {
 
 // ordersCheckout is a checkout at hostile.HeadSHA holding svc/orders.go.
 func ordersCheckout(t *testing.T) string {
-	dir := t.TempDir()
-	for p, c := range map[string]string{".git/HEAD": hostile.HeadSHA + "\n", "svc/orders.go": ordersFile} {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
-			t.Fatal(err)
+	return writeTree(t, map[string]string{".git/HEAD": hostile.HeadSHA + "\n", "svc/orders.go": ordersFile})
+}
+
+// writeTree writes files (slash paths → content) into a new directory.
+func writeTree(tb testing.TB, files map[string]string) string {
+	tb.Helper()
+	dir := tb.TempDir()
+	for p, c := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			tb.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, p), []byte(c), 0o644); err != nil {
-			t.Fatal(err)
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			tb.Fatal(err)
 		}
 	}
 	return dir
