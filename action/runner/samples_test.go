@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -184,8 +185,9 @@ func TestSamplesKeepAgreedFindings(t *testing.T) {
 			if !strings.Contains(res.Summary, wantNote) {
 				t.Errorf("summary %q lacks %q", res.Summary, wantNote)
 			}
-			if !strings.Contains(h.log.String(), "Pass 3 of 3: up to $") {
-				t.Errorf("log lacks the passes:\n%s", h.log)
+			// The first pass gets a third of the $1 cap and of the 60 s.
+			if !strings.Contains(h.log.String(), "Pass 1 of 3: up to $0.3333 and 20s") || !strings.Contains(h.log.String(), "Pass 3 of 3: up to $") {
+				t.Errorf("log lacks the passes and their shares:\n%s", h.log)
 			}
 			if !slices.Contains(res.Checked.Files, "svc/orders.go") {
 				t.Errorf("checked = %+v", res.Checked)
@@ -331,6 +333,25 @@ func TestSamplesCompatibility(t *testing.T) {
 	}
 	if err := json.Unmarshal(raw, &old); err != nil || old.RunID != runID {
 		t.Fatalf("old runner's decode: %v", err)
+	}
+}
+
+// TestSamplesStopAtTheWallTime: a pass that spends the run's wall time
+// leaves none for the next, which is not started; with no result the run
+// fails with the first pass's reason.
+func TestSamplesStopAtTheWallTime(t *testing.T) {
+	job := samplesJob(3, 2)
+	job.WallSeconds = 1 // a pass gets at least a second: the first takes it all
+	h := newHarness(t, job, scriptedmodel.New(scriptedmodel.Config{Latency: 400 * time.Millisecond}))
+	h.cfg.CheckoutDir = ordersCheckout(t)
+	if err := h.run(t); err == nil {
+		t.Fatal("Run succeeded")
+	}
+	if rep := h.report(t); rep.Failure == nil || rep.Failure.Reason != agent.ReasonWallTime {
+		t.Fatalf("report = %+v", rep)
+	}
+	if !strings.Contains(h.log.String(), "Pass 2 of 3 not started: 0s of the wall time is left") {
+		t.Errorf("log:\n%s", h.log)
 	}
 }
 
