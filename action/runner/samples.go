@@ -65,7 +65,7 @@ func runReview(ctx context.Context, ac agent.Config) (*agent.Outcome, *runnerpro
 			break
 		}
 		passJob := *job
-		passJob.WallSeconds = max(1, int((wallLeft / time.Duration(left)).Round(time.Second)/time.Second))
+		passJob.WallSeconds = max(1, int((wallLeft/time.Duration(left)).Round(time.Second)/time.Second))
 		pc := ac
 		pc.Job, pc.Pass, pc.Passes = &passJob, i, n
 		if job.MaxCostUSD > 0 {

@@ -80,7 +80,9 @@ func ids(fs []findings.Finding) []string {
 // rule findings, and each hunch comes up in exactly one pass of every three
 // or in every pass; without it, passes are the same.
 func TestSpeculativeVariesByPass(t *testing.T) {
-	pass := func(n int) string { return fmt.Sprintf("This is independent review pass %d of %d: review the pull request on your own judgement.", n, 3) }
+	pass := func(n int) string {
+		return fmt.Sprintf("This is independent review pass %d of %d: review the pull request on your own judgement.", n, 3)
+	}
 	plain := Handler()
 	rules := submitted(t, plain, "", "")
 	if len(rules) != 2 {
