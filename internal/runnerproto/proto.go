@@ -196,7 +196,9 @@ type Stats struct {
 	FilesRead  []string `json:"files_read,omitempty"`
 	// Samples is set only by a run of more than one pass (a job with
 	// samples above 1), so a one-pass report has the shape servers before
-	// the field decode strictly.
+	// the field decode strictly. (A report with it that reaches a server
+	// before the field, in a rolling deploy, is refused as malformed: only
+	// a job from a server with the field asks for more than one pass.)
 	Samples *SampleStats `json:"samples,omitempty"`
 }
 
