@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/anthropics/anthropic-sdk-go/v2"
+
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/scriptedmodel"
 )
@@ -29,16 +31,10 @@ func (r *recording) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	rec := httptest.NewRecorder()
 	req.Body = io.NopCloser(bytes.NewReader(body.Bytes()))
 	r.h.ServeHTTP(rec, req)
-	var resp struct {
-		Usage struct {
-			InputTokens              int64 `json:"input_tokens"`
-			OutputTokens             int64 `json:"output_tokens"`
-			CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
-			CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
-		} `json:"usage"`
-	}
-	_ = json.Unmarshal(rec.Body.Bytes(), &resp)
-	r.usage = append(r.usage, Usage{resp.Usage.InputTokens, resp.Usage.OutputTokens, resp.Usage.CacheCreationInputTokens, resp.Usage.CacheReadInputTokens})
+	var msg anthropic.Message
+	_ = json.Unmarshal(rec.Body.Bytes(), &msg)
+	u := msg.Usage
+	r.usage = append(r.usage, Usage{u.InputTokens, u.OutputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens})
 	for k, v := range rec.Header() {
 		w.Header()[k] = v
 	}
