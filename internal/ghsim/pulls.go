@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -80,6 +81,23 @@ func (s *Sim) ClosePR(repoName string, n int, actor string) {
 	p.closed = s.now()
 	p.updated = p.closed
 	s.emitPull(r, p, "closed", actor, nil)
+	s.mu.Unlock()
+	s.flush()
+}
+
+// ReopenPR reopens a pull request closed without merging and sends
+// pull_request reopened.
+func (s *Sim) ReopenPR(repoName string, n int, actor string) {
+	s.mu.Lock()
+	r, p := s.mustPull(repoName, n)
+	if p.merged {
+		s.mu.Unlock()
+		panic("ghsim: a merged pull request cannot be reopened")
+	}
+	p.state = "open"
+	p.closed = time.Time{}
+	p.updated = s.now()
+	s.emitPull(r, p, "reopened", actor, nil)
 	s.mu.Unlock()
 	s.flush()
 }

@@ -164,6 +164,18 @@ func (r *Reader) AtClose(ctx context.Context, inst *gh.Installation, c Closed) e
 	return r.record(ctx, Decide(plain(open), Facts{Event: ev, Threads: threads, Compare: cmp, Verdicts: verdicts, IsChakshu: r.isChakshu}))
 }
 
+// Reopened takes back "closed unmerged" from the findings of a PR opened
+// again: they are open, and read again, until decided.
+func (r *Reader) Reopened(ctx context.Context, repoID, pr int) error {
+	err := r.cfg.DB.Finding.Update().Where(finding.OutcomeEQ(finding.OutcomeClosedUnmerged),
+		finding.HasRunWith(run.PrNumber(pr), run.HasRepositoryWith(repository.ID(repoID)))).
+		SetOutcome(finding.OutcomeOpen).ClearOutcomeAt().SetOutcomeReason("").Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("reopen outcomes: %w", err)
+	}
+	return nil
+}
+
 // Replied records a reply run's verdict at once: "wrong" dismisses the
 // finding whose thread root is root (the person's reply and Chakshu's
 // answer are on GitHub), "fixed" acknowledges it. No GitHub call.

@@ -78,6 +78,17 @@ func TestClosingAPullRequestDecidesItsFindings(t *testing.T) {
 		if o, _ := outcome("abandoned one"); o != finding.OutcomeClosedUnmerged {
 			t.Errorf("abandoned one: %s", o)
 		}
+		// Reopened, it is open again, and read again at the next close.
+		e.sim.ReopenPR(repoFN, closed, "alice")
+		e.drain()
+		if o, why := outcome("abandoned one"); o != finding.OutcomeOpen || why != "" {
+			t.Errorf("abandoned one after reopening: %s %q", o, why)
+		}
+		e.sim.ClosePR(repoFN, closed, "alice")
+		e.drain()
+		if o, _ := outcome("abandoned one"); o != finding.OutcomeClosedUnmerged {
+			t.Errorf("abandoned one closed again: %s", o)
+		}
 
 		e.sim.ResetCalls()
 		e.sim.ClosePR(repoFN, quiet, "alice")

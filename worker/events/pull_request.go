@@ -49,6 +49,8 @@ func (h *handler) pullRequest(ctx context.Context) error {
 		return h.prTrigger(ctx, &e, run.TriggerLabel, reviewers.Trigger{Kind: reviewers.TriggerLabel, Label: e.Label.Name}, "")
 	case "closed":
 		return h.prClosed(ctx, &e)
+	case "reopened":
+		return h.prReopened(ctx, &e)
 	default:
 		return nil
 	}
@@ -95,6 +97,21 @@ func (h *handler) prClosed(ctx context.Context, e *pullRequestEvent) error {
 		return err
 	}
 	return h.closedOutcomes(ctx, e)
+}
+
+// prReopened: findings that were "closed unmerged" are open again.
+func (h *handler) prReopened(ctx context.Context, e *pullRequestEvent) error {
+	if e.Repository == nil {
+		return nil
+	}
+	repoID, err := h.cfg.DB.Repository.Query().Where(repository.GithubID(e.Repository.ID)).OnlyID(ctx)
+	if ent.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return h.outcomes.Reopened(ctx, repoID, e.PullRequest.Number)
 }
 
 // closedOutcomes reads the closed PR's threads once and records its open
