@@ -27,6 +27,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/finding"
+	"github.com/chakshu-dev/chakshu/ent/predicate"
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/findings"
@@ -212,22 +213,53 @@ func plain(fs []openFinding) []Finding {
 }
 
 // open lists the PR's posted findings still open (shadow runs post
-// nothing), except those of run skip.
+// nothing), except those of run skip. A finding its reviewer reported again
+// in a later run (not posted twice: "already on the PR") stands where that
+// run saw it: its head and lines are the latest report's, so a change is
+// judged since the reviewer last saw the finding, not since it was posted.
 func (r *Reader) open(ctx context.Context, repoID, pr, skip int) ([]openFinding, error) {
+	ofPR := []predicate.Run{run.PrNumber(pr), run.Shadow(false), run.KindEQ(run.KindReview), run.IDNEQ(skip),
+		run.HasRepositoryWith(repository.ID(repoID))}
 	rows, err := r.cfg.DB.Finding.Query().Where(
-		finding.Posted(true), finding.OutcomeEQ(finding.OutcomeOpen),
-		finding.HasRunWith(run.PrNumber(pr), run.Shadow(false), run.KindEQ(run.KindReview), run.IDNEQ(skip),
-			run.HasRepositoryWith(repository.ID(repoID))),
+		finding.Posted(true), finding.OutcomeEQ(finding.OutcomeOpen), finding.HasRunWith(ofPR...),
 	).WithRun(func(q *ent.RunQuery) { q.WithReviewer() }).All(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("open findings: %w", err)
 	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	ids := make([]string, len(rows))
+	for i, f := range rows {
+		ids[i] = f.HiddenID
+	}
+	again, err := r.cfg.DB.Finding.Query().Where(finding.Posted(false), finding.HiddenIDIn(ids...),
+		finding.HasRunWith(append(ofPR, run.StatusEQ(run.StatusSucceeded))...)).
+		WithRun(func(q *ent.RunQuery) { q.WithReviewer() }).All(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("findings reported again: %w", err)
+	}
+	type key struct {
+		id       string
+		reviewer int
+	}
+	latest := map[key]*ent.Finding{}
+	for _, f := range again {
+		k := key{f.HiddenID, f.Edges.Run.Edges.Reviewer.ID}
+		if l := latest[k]; l == nil || f.Edges.Run.ID > l.Edges.Run.ID {
+			latest[k] = f
+		}
+	}
 	out := make([]openFinding, 0, len(rows))
 	for _, f := range rows {
-		rn := f.Edges.Run
-		out = append(out, openFinding{run: rn.ID, Finding: Finding{
-			ID: f.ID, HiddenID: f.HiddenID, Reviewer: rn.Edges.Reviewer.ID, Head: rn.HeadSha, Path: f.Path,
-			StartLine: f.StartLine, Line: f.Line, Side: f.Side, Suggestion: f.Suggestion, CommentID: f.CommentID,
+		rv := f.Edges.Run.Edges.Reviewer.ID
+		at := f
+		if l := latest[key{f.HiddenID, rv}]; l != nil && l.Edges.Run.ID > f.Edges.Run.ID {
+			at = l
+		}
+		out = append(out, openFinding{run: at.Edges.Run.ID, Finding: Finding{
+			ID: f.ID, HiddenID: f.HiddenID, Reviewer: rv, Head: at.Edges.Run.HeadSha, Path: at.Path,
+			StartLine: at.StartLine, Line: at.Line, Side: at.Side, Suggestion: f.Suggestion, CommentID: f.CommentID,
 		}})
 	}
 	return out, nil

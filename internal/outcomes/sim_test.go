@@ -239,6 +239,16 @@ func TestOutcomesAtLaterReview(t *testing.T) {
 			"Thumbs down": {finding.OutcomeDismissed, "@bob reacted 👎"},
 		})
 		e.check(r2.ID, map[string]want{"Other reviewer": {finding.OutcomeFixed, "line 55 changed"}})
+
+		// "Came back" was reported again at the second head: a later review
+		// that does not report it, with its lines unchanged since, fixes nothing.
+		e.push(map[int]string{58: "changed58"})
+		e.review(e.security)
+		e.check(r1.ID, map[string]want{"Came back": {finding.OutcomeOpen, ""}})
+		// Its lines change and the next review does not report it: fixed.
+		head = e.push(map[int]string{10: "changed10 again"})
+		e.review(e.security)
+		e.check(r1.ID, map[string]want{"Came back": {finding.OutcomeFixed, "line 10 changed in " + head[:7]}})
 	})
 }
 
