@@ -365,4 +365,3 @@ func TestThreadsPaged(t *testing.T) {
 		}
 	})
 }
-
