@@ -41,19 +41,18 @@ func file(lines []string) string { return strings.Join(lines, "\n") + "\n" }
 // env is a sim with a PR adding lib/big.go, a database with its
 // installation, repository and two reviewers, a publisher and a reader.
 type env struct {
-	t         *testing.T
-	ctx       context.Context
-	sim       *ghsim.Sim
-	db        *store.DB
-	inst      *gh.Installation
-	pub       *publish.Publisher
-	reader    *outcomes.Reader
-	repo      *ent.Repository
-	security  *ent.Reviewer
-	style     *ent.Reviewer
-	pr        int
-	lines     []string
-	checkRuns int
+	t        *testing.T
+	ctx      context.Context
+	sim      *ghsim.Sim
+	db       *store.DB
+	inst     *gh.Installation
+	pub      *publish.Publisher
+	reader   *outcomes.Reader
+	repo     *ent.Repository
+	security *ent.Reviewer
+	style    *ent.Reviewer
+	pr       int
+	lines    []string
 }
 
 func newEnv(t *testing.T, db *store.DB) *env {
@@ -184,7 +183,7 @@ func TestOutcomesAtLaterReview(t *testing.T) {
 			fd(5, "Fixed"), fd(10, "Came back"), fd(15, "Thumbs down"), fd(20, "Thumbs up"), fd(25, "Resolved"),
 			fd(30, "Replied wrong"), fd(35, "Replied agreeing"), sugg, fd(50, "Untouched"), fd(52, "Resolved but changed"))
 		r2 := e.review(e.style, fd(55, "Other reviewer"))
-		one, other := e.byTitle(r1.ID), e.byTitle(r2.ID)
+		one := e.byTitle(r1.ID)
 
 		e.sim.React(repoName, e.pr, one["Thumbs down"].CommentID, "bob", "-1")
 		e.sim.React(repoName, e.pr, one["Thumbs up"].CommentID, "bob", "+1")
@@ -227,7 +226,6 @@ func TestOutcomesAtLaterReview(t *testing.T) {
 		})
 		// Another reviewer's finding is fixed only after its own reviewer's next review.
 		e.check(r2.ID, map[string]want{"Other reviewer": {finding.OutcomeOpen, ""}})
-		_ = other
 
 		// A reaction left after that review is read at the next one; decided
 		// outcomes stay as they are.
