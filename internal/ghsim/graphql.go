@@ -569,7 +569,7 @@ func (ex *gqlExec) connection(typ string, items []gqlObject, args map[string]any
 	hasFirst, hasLast = hasFirst && args["first"] != nil, hasLast && args["last"] != nil
 	field := map[string]string{"PullRequestReviewThreadConnection": "reviewThreads", "PullRequestReviewCommentConnection": "comments",
 		"IssueCommentConnection": "comments", "PullRequestReviewConnection": "reviews", "PullRequestChangedFileConnection": "files",
-		"LabelConnection": "labels"}[typ]
+		"LabelConnection": "labels", "ReactionConnection": "reactions"}[typ]
 	switch {
 	case !hasFirst && !hasLast:
 		ex.fail(fmt.Sprintf("You must provide a `first` or `last` value to properly paginate the `%s` connection.", field), "MISSING_PAGINATION_BOUNDARIES")
@@ -739,7 +739,7 @@ type gqlComment struct {
 }
 
 func (g *gqlComment) typename() string { return "PullRequestReviewComment" }
-func (g *gqlComment) field(name string, _ map[string]any) (any, bool) {
+func (g *gqlComment) field(name string, args map[string]any) (any, bool) {
 	s := g.ex.s
 	c := g.c
 	switch name {
@@ -792,6 +792,8 @@ func (g *gqlComment) field(name string, _ map[string]any) (any, bool) {
 		return nilObject(), true
 	case "pullRequest":
 		return &gqlPull{g.ex, g.r, g.p}, true
+	case "reactions":
+		return g.gqlReactions(args), true
 	case "pullRequestReview":
 		return gqlMap{"PullRequestReview", obj{"id": nodeID("PRR", c.reviewID), "databaseId": c.reviewID, "fullDatabaseId": strconv.FormatInt(c.reviewID, 10)}}, true
 	}

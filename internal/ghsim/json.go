@@ -271,6 +271,9 @@ func (s *Sim) pullJSON(r *repo, p *pull, full bool) obj {
 			del += fd.deletions
 		}
 		m["merged"] = p.merged
+		if p.merged {
+			m["merged_at"] = ts(p.closed)
+		}
 		m["mergeable"] = true
 		m["rebaseable"] = true
 		m["mergeable_state"] = "clean"
@@ -351,7 +354,7 @@ func (s *Sim) reviewCommentJSON(r *repo, p *pull, c *reviewComment) obj {
 		"path": c.path, "commit_id": c.commitID, "original_commit_id": c.originalCommit, "user": s.userByLogin(c.author),
 		"body": c.body, "created_at": ts(c.created), "updated_at": ts(c.updated), "html_url": htmlURL, "pull_request_url": pu,
 		"author_association": s.association(r, c.author), "side": c.side, "original_line": c.originalLine,
-		"subject_type": "line", "reactions": s.reactions(u),
+		"subject_type": "line", "reactions": s.reviewCommentReactions(u, c),
 		"_links":   obj{"self": obj{"href": u}, "html": obj{"href": htmlURL}, "pull_request": obj{"href": pu}},
 		"position": nil, "original_position": 1,
 	}

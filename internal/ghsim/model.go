@@ -133,6 +133,16 @@ type reviewComment struct {
 	threadID       int64
 	created        time.Time
 	updated        time.Time
+	reactions      []*reaction
+}
+
+// reaction is one person's emoji on a review comment. content is the REST
+// name ("+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes").
+type reaction struct {
+	id      int64
+	content string
+	user    string
+	created time.Time
 }
 
 type thread struct {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -77,6 +78,40 @@ func (s *Sim) ClosePR(repoName string, n int, actor string) {
 	s.mu.Lock()
 	r, p := s.mustPull(repoName, n)
 	p.state = "closed"
+	p.closed = s.now()
+	p.updated = p.closed
+	s.emitPull(r, p, "closed", actor, nil)
+	s.mu.Unlock()
+	s.flush()
+}
+
+// ReopenPR reopens a pull request closed without merging and sends
+// pull_request reopened.
+func (s *Sim) ReopenPR(repoName string, n int, actor string) {
+	s.mu.Lock()
+	r, p := s.mustPull(repoName, n)
+	if p.merged {
+		s.mu.Unlock()
+		panic("ghsim: a merged pull request cannot be reopened")
+	}
+	p.state = "open"
+	p.closed = time.Time{}
+	p.updated = s.now()
+	s.emitPull(r, p, "reopened", actor, nil)
+	s.mu.Unlock()
+	s.flush()
+}
+
+// MergePR merges the pull request as GitHub's merge button does and sends
+// pull_request closed with "merged": true (docs.github.com webhook events
+// "pull_request" closed: "If merged is false in the webhook payload, the pull
+// request was closed with unmerged commits. If merged is true, the pull
+// request was merged"). The base branch is not moved.
+func (s *Sim) MergePR(repoName string, n int, actor string) {
+	s.mu.Lock()
+	r, p := s.mustPull(repoName, n)
+	p.state = "closed"
+	p.merged = true
 	p.closed = s.now()
 	p.updated = p.closed
 	s.emitPull(r, p, "closed", actor, nil)
@@ -215,6 +250,22 @@ func (s *Sim) addReply(r *repo, p *pull, commentID int64, author, body string) (
 		"repository": s.repoJSON(r), "sender": s.userByLogin(author),
 	})
 	return c, nil
+}
+
+// AddReview posts a COMMENT review by author with inline comments on the
+// PR's head, as a person (or another bot) does; it panics when GitHub would
+// refuse it.
+func (s *Sim) AddReview(repoName string, n int, author, body string, comments []ReviewCommentInput) int64 {
+	s.mu.Lock()
+	r, p := s.mustPull(repoName, n)
+	s.ensureAccount(author, "User")
+	rv, msg := s.createReview(r, p, author, body, "COMMENT", "", comments)
+	s.mu.Unlock()
+	if rv == nil {
+		panic("ghsim: review refused: " + msg)
+	}
+	s.flush()
+	return rv.id
 }
 
 // ReviewCommentInput is one inline comment of a review (REST field names).

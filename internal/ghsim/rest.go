@@ -52,6 +52,7 @@ func (s *Sim) registerRoutes() {
 	s.handle("POST", "/repos/{owner}/{repo}/pulls/{pull_number}/comments", authInstallation, hCreateReviewComment)
 	s.handle("POST", "/repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies", authInstallation, hReplyReviewComment)
 	s.handle("GET", "/repos/{owner}/{repo}/pulls/comments/{comment_id}", authInstallation, hGetReviewComment)
+	s.handle("POST", "/repos/{owner}/{repo}/pulls/comments/{comment_id}/reactions", authInstallation, hReactReviewComment)
 	s.handle("GET", "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers", authInstallation, hListRequestedReviewers)
 	s.handle("POST", "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers", authInstallation, hRequestReviewers)
 	s.handle("DELETE", "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers", authInstallation, hRemoveRequestedReviewers)

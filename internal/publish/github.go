@@ -2,18 +2,16 @@ package publish
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
-	"strings"
 
 	"github.com/google/go-github/v88/github"
 	"github.com/shurcooL/githubv4"
 
 	"github.com/chakshu-dev/chakshu/internal/diffmap"
 	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/outcomes"
 )
 
 // Installations hands out the GitHub clients of an installation.
@@ -26,13 +24,12 @@ type Installations interface {
 
 var _ Installations = (*gh.Apps)(nil)
 
-// Paging limits: GitHub lists at most 3,000 files of a PR; threads and
-// reviews are bounded so a pathological PR cannot keep a worker busy.
+// Paging limits: GitHub lists at most 3,000 files of a PR; reviews are
+// bounded so a pathological PR cannot keep a worker busy.
 const (
-	perPage       = 100
-	maxFilePages  = 30
-	maxListPages  = 20
-	maxThreadPage = 20
+	perPage      = 100
+	maxFilePages = 30
+	maxListPages = 20
 )
 
 // repoRef names a pull request.
@@ -111,26 +108,6 @@ func statusOf(err error) int {
 
 func isUnprocessable(err error) bool { return statusOf(err) == http.StatusUnprocessableEntity }
 
-// bigInt decodes GitHub's BigInt scalar (a string, or a number from some servers).
-type bigInt int64
-
-// UnmarshalJSON implements json.Unmarshaler.
-func (b *bigInt) UnmarshalJSON(p []byte) error {
-	s := strings.Trim(string(p), `"`)
-	if s == "null" || s == "" {
-		*b = 0
-		return nil
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		return fmt.Errorf("BigInt %s: %w", p, err)
-	}
-	*b = bigInt(n)
-	return nil
-}
-
-var _ json.Unmarshaler = (*bigInt)(nil)
-
 // Thread is a review thread of a PR as the tidy and the recording need it.
 type Thread struct {
 	ID         string
@@ -141,67 +118,22 @@ type Thread struct {
 	RootAuthor    string
 	RootAuthorBot bool
 	RootBody      string
+	// full is the thread as outcomes read it (replies, reactions, resolver).
+	full outcomes.Thread
 }
 
-// threadsQuery pages a PR's review threads with each thread's first comment.
-// Comments are joined through fullDatabaseId (databaseId is deprecated).
-type threadsQuery struct {
-	Repository struct {
-		PullRequest struct {
-			ReviewThreads struct {
-				Nodes []struct {
-					ID         githubv4.ID
-					IsResolved bool
-					IsOutdated bool
-					Comments   struct {
-						Nodes []struct {
-							FullDatabaseID bigInt `graphql:"fullDatabaseId"`
-							Author         struct {
-								Typename string `graphql:"__typename"`
-								Login    string
-							}
-							Body string
-						}
-					} `graphql:"comments(first: 1)"`
-				}
-				PageInfo struct {
-					HasNextPage bool
-					EndCursor   githubv4.String
-				}
-			} `graphql:"reviewThreads(first: 100, after: $cursor)"`
-		} `graphql:"pullRequest(number: $number)"`
-	} `graphql:"repository(owner: $owner, name: $name)"`
-}
-
-// listThreads pages through all review threads of the PR.
+// listThreads pages through all review threads of the PR with the one
+// thread query outcomes also reads (outcomes.ListThreads).
 func listThreads(ctx context.Context, c *githubv4.Client, pr repoRef) ([]Thread, error) {
-	vars := map[string]any{
-		"owner":  githubv4.String(pr.owner),
-		"name":   githubv4.String(pr.name),
-		"number": githubv4.Int(pr.number),
-		"cursor": (*githubv4.String)(nil),
+	ts, err := outcomes.ListThreads(ctx, c, pr.owner, pr.name, pr.number)
+	if err != nil {
+		return nil, err
 	}
-	var out []Thread
-	for page := 0; page < maxThreadPage; page++ {
-		var q threadsQuery
-		if err := c.Query(ctx, &q, vars); err != nil {
-			return nil, fmt.Errorf("list review threads: %w", err)
-		}
-		rt := q.Repository.PullRequest.ReviewThreads
-		for _, n := range rt.Nodes {
-			t := Thread{ID: fmt.Sprint(n.ID), IsResolved: n.IsResolved, IsOutdated: n.IsOutdated}
-			if len(n.Comments.Nodes) > 0 {
-				c := n.Comments.Nodes[0]
-				t.RootID, t.RootAuthor, t.RootBody = int64(c.FullDatabaseID), c.Author.Login, c.Body
-				t.RootAuthorBot = c.Author.Typename == "Bot"
-			}
-			out = append(out, t)
-		}
-		if !rt.PageInfo.HasNextPage {
-			break
-		}
-		cursor := rt.PageInfo.EndCursor
-		vars["cursor"] = &cursor
+	out := make([]Thread, len(ts))
+	for i, t := range ts {
+		root := t.Root()
+		out[i] = Thread{ID: t.ID, IsResolved: t.IsResolved, IsOutdated: t.IsOutdated, RootID: root.ID,
+			RootAuthor: root.Author, RootAuthorBot: root.AuthorBot, RootBody: root.Body, full: t}
 	}
 	return out, nil
 }

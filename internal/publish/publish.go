@@ -20,6 +20,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
+	"github.com/chakshu-dev/chakshu/internal/outcomes"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/runs"
@@ -44,8 +45,9 @@ type Config struct {
 
 // Publisher posts run results on GitHub.
 type Publisher struct {
-	cfg Config
-	bot string
+	cfg      Config
+	bot      string
+	outcomes *outcomes.Reader
 }
 
 // New validates cfg.
@@ -66,7 +68,11 @@ func New(cfg Config) (*Publisher, error) {
 	if cfg.Write == nil {
 		cfg.Write = ghwrite.New(cfg.GitHub, cfg.AppSlug)
 	}
-	return &Publisher{cfg: cfg, bot: cfg.AppSlug + "[bot]"}, nil
+	oc, err := outcomes.New(outcomes.Config{DB: cfg.DB, AppSlug: cfg.AppSlug, Log: cfg.Log, Now: cfg.Now})
+	if err != nil {
+		return nil, err
+	}
+	return &Publisher{cfg: cfg, bot: cfg.AppSlug + "[bot]", outcomes: oc}, nil
 }
 
 // BotLogin is the login Chakshu's comments are posted as.
@@ -227,6 +233,7 @@ func (p *Publisher) publishReview(ctx context.Context, r *ent.Run, log *slog.Log
 	posted := p.reconcile(r, &plan, review, threads)
 
 	resolved := p.tidy(ctx, inst, r, res, threads, log)
+	p.readOutcomes(ctx, inst, r, res, threads, log)
 
 	standing := standingItems(&plan)
 	conclusion := "success"
@@ -481,6 +488,23 @@ func (p *Publisher) tidy(ctx context.Context, inst *gh.Installation, r *ent.Run,
 		resolved = append(resolved, t.ID)
 	}
 	return resolved
+}
+
+// readOutcomes decides what became of the PR's earlier findings now that a
+// later review is out, from the threads just read (no new read) and one
+// compare. Failures are logged: the next review or the PR's closing reads again.
+func (p *Publisher) readOutcomes(ctx context.Context, inst *gh.Installation, r *ent.Run, res *findings.Result, threads []Thread, log *slog.Logger) {
+	full := make([]outcomes.Thread, len(threads))
+	for i, t := range threads {
+		full[i] = t.full
+	}
+	reported := make([]string, len(res.Findings))
+	for i := range res.Findings {
+		reported[i] = res.Findings[i].ID()
+	}
+	if err := p.outcomes.AtReview(ctx, outcomes.Review{Run: r, Reported: reported, Threads: full, REST: inst.REST}); err != nil {
+		log.Warn("outcomes: read at review", "err", redact.Error(err))
+	}
 }
 
 // standingItems are the findings on the PR after this run: posted now, or

@@ -14,6 +14,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
+	"github.com/chakshu-dev/chakshu/internal/outcomes"
 	"github.com/chakshu-dev/chakshu/internal/runs"
 )
 
@@ -122,6 +123,10 @@ func (p *Publisher) publishReply(ctx context.Context, r *ent.Run, log *slog.Logg
 		}
 	}
 
+	// The person's reply and the reviewer's verdict are on GitHub now.
+	if err := p.outcomes.Replied(ctx, repo.ID, r.PrNumber, root, outcomes.Verdict{Verdict: res.Verdict, By: r.Requester}); err != nil {
+		log.Warn("outcomes: record reply verdict", "err", err)
+	}
 	return p.cfg.DB.WithTx(ctx, func(tx *ent.Tx) error {
 		if resolvedThread != "" {
 			err := tx.Finding.Update().Where(finding.ThreadID(resolvedThread),

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-github/v88/github"
 
 	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/ent/finding"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
@@ -70,8 +71,10 @@ func TestReplyPosting(t *testing.T) {
 		if cr := e.checkRun(rr.CheckRunID); cr.Status != "completed" || cr.Conclusion != "success" || cr.Name != "Chakshu · security · reply" {
 			t.Fatalf("reply check: %+v", cr)
 		}
-		if !e.db.Finding.GetX(e.ctx, row.ID).Resolved {
+		if f := e.db.Finding.GetX(e.ctx, row.ID); !f.Resolved {
 			t.Fatal("finding not marked resolved")
+		} else if f.Outcome != finding.OutcomeDismissed || !strings.Contains(f.OutcomeReason, "replied that it is wrong (the reviewer withdrew it)") {
+			t.Fatalf("outcome after a reply the reviewer agreed with: %s %q", f.Outcome, f.OutcomeReason)
 		}
 
 		// A crash before the answer was recorded: the retry finds it by its marker.

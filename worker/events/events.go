@@ -25,6 +25,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/notify"
+	"github.com/chakshu-dev/chakshu/internal/outcomes"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/review"
 	"github.com/chakshu-dev/chakshu/internal/runs"
@@ -88,6 +89,7 @@ type Config struct {
 type Loop struct {
 	cfg      Config
 	requests *review.Requests
+	outcomes *outcomes.Reader
 }
 
 var _ worker.Loop = (*Loop)(nil)
@@ -127,7 +129,11 @@ func New(cfg Config) (*Loop, error) {
 	if cfg.ReplyLimitPerUser <= 0 {
 		cfg.ReplyLimitPerUser = config.DefaultReplyLimitPerUser
 	}
-	return &Loop{cfg: cfg, requests: &review.Requests{DB: cfg.DB, Bus: cfg.Bus, Access: review.NewAccess(cfg.AllowList)}}, nil
+	oc, err := outcomes.New(outcomes.Config{DB: cfg.DB, AppSlug: cfg.AppSlug, Log: cfg.Log, Now: cfg.Now})
+	if err != nil {
+		return nil, err
+	}
+	return &Loop{cfg: cfg, requests: &review.Requests{DB: cfg.DB, Bus: cfg.Bus, Access: review.NewAccess(cfg.AllowList)}, outcomes: oc}, nil
 }
 
 // Name implements worker.Loop.

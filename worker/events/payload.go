@@ -45,6 +45,7 @@ type prPayload struct {
 	HTMLURL string `json:"html_url"`
 	State   string `json:"state"`
 	Draft   bool   `json:"draft"`
+	Merged  bool   `json:"merged"`
 	Head    gitRef `json:"head"`
 	Base    gitRef `json:"base"`
 }

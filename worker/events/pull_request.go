@@ -2,12 +2,14 @@ package events
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/notify"
+	"github.com/chakshu-dev/chakshu/internal/outcomes"
 	"github.com/chakshu-dev/chakshu/internal/review"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/runs"
@@ -47,6 +49,8 @@ func (h *handler) pullRequest(ctx context.Context) error {
 		return h.prTrigger(ctx, &e, run.TriggerLabel, reviewers.Trigger{Kind: reviewers.TriggerLabel, Label: e.Label.Name}, "")
 	case "closed":
 		return h.prClosed(ctx, &e)
+	case "reopened":
+		return h.prReopened(ctx, &e)
 	default:
 		return nil
 	}
@@ -86,9 +90,50 @@ func requester(sender user, t run.Trigger) string {
 	return sender.Login
 }
 
-// prClosed cancels the PR's runs that have not reached publishing.
+// prClosed cancels the PR's runs that have not reached publishing and
+// decides what became of its open findings (merged or closed unmerged).
 func (h *handler) prClosed(ctx context.Context, e *pullRequestEvent) error {
-	return h.cancelSuperseded(ctx, e, true)
+	if err := h.cancelSuperseded(ctx, e, true); err != nil {
+		return err
+	}
+	return h.closedOutcomes(ctx, e)
+}
+
+// prReopened: findings that were "closed unmerged" are open again.
+func (h *handler) prReopened(ctx context.Context, e *pullRequestEvent) error {
+	if e.Repository == nil {
+		return nil
+	}
+	repoID, err := h.cfg.DB.Repository.Query().Where(repository.GithubID(e.Repository.ID)).OnlyID(ctx)
+	if ent.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return h.outcomes.Reopened(ctx, repoID, e.PullRequest.Number)
+}
+
+// closedOutcomes reads the closed PR's threads once and records its open
+// findings' outcomes (no GitHub call when none is open). A failed read fails
+// the event, whose retry reads again.
+func (h *handler) closedOutcomes(ctx context.Context, e *pullRequestEvent) error {
+	if e.Repository == nil {
+		return nil
+	}
+	repo, err := h.cfg.DB.Repository.Query().Where(repository.GithubID(e.Repository.ID)).WithInstallation().Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil // never seen: nothing of it posted
+	}
+	if err != nil {
+		return err
+	}
+	inst, err := h.cfg.GitHub.Installation(repo.Edges.Installation.GithubID)
+	if err != nil {
+		return fmt.Errorf("github client for installation %d: %w", repo.Edges.Installation.GithubID, err)
+	}
+	return h.outcomes.AtClose(ctx, inst, outcomes.Closed{Repo: repo, PR: e.PullRequest.Number,
+		Merged: e.PullRequest.Merged, Head: e.PullRequest.Head.SHA})
 }
 
 // cancelSuperseded cancels the PR's runs for an older head (a push), or all
