@@ -29,10 +29,14 @@ type Local struct {
 // reviewers/ folder: <name>/reviewer.yaml, CLAUDE.md, skills/). A reviewer
 // that would fail to sync fails here, with the same message.
 func LoadDir(dir string, src *models.Source, now time.Time) ([]Local, error) {
+	return LoadFS(os.DirFS(dir), dir, src, now)
+}
+
+// LoadFS is LoadDir over a file system; dir names it in errors.
+func LoadFS(fsys fs.FS, dir string, src *models.Source, now time.Time) ([]Local, error) {
 	if src == nil {
 		src = models.Static(models.Builtin())
 	}
-	fsys := os.DirFS(dir)
 	ents, err := fs.ReadDir(fsys, ".")
 	if err != nil {
 		return nil, fmt.Errorf("reviewers %s: %w", dir, err)
