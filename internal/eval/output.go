@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 )
 
@@ -15,7 +16,8 @@ func (r *Report) WriteTable(w io.Writer) error {
 		match += ", confirmed by the model judge"
 	}
 	fmt.Fprintf(w, "Corpus %s: %d pull requests; matching by %s.\n\n", r.Corpus, r.Cases, match)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	var buf strings.Builder
+	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "reviewer\tprofile\tprecision\trecall\tF1\tTP\tFP\tFN\tfindings\tcost/PR\tdropped\tfailed\t")
 	rows := append(append([]Figures{}, r.Reviewers...), r.Overall)
 	for _, f := range rows {
@@ -29,6 +31,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	for line := range strings.Lines(buf.String()) {
+		fmt.Fprintln(w, strings.TrimRight(line, " \n"))
 	}
 	if r.Judge {
 		fmt.Fprintf(w, "\nThe judge's model calls cost $%.4f.\n", r.JudgeCostUSD)

@@ -14,7 +14,7 @@ func TestProfilesAreTheBenchmarks(t *testing.T) {
 		}
 	}
 	for _, c := range []struct {
-		cat                string
+		cat               string
 		strict, core, all bool
 	}{
 		{"bug", true, true, true}, {"api", true, true, true}, {"perf", false, true, true},
