@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/chakshu-dev/chakshu/internal/eval"
+	"github.com/chakshu-dev/chakshu/internal/scriptedmodel"
 	"github.com/chakshu-dev/chakshu/internal/syncbuf"
 )
 
@@ -248,5 +249,30 @@ func TestEvalMinF1AndUsage(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", args, err, want)
 		}
+	}
+}
+
+// A provider name runs through the gateway configured from the CHAKSHU_*
+// settings, as `chakshu web` is: here Anthropic's API at CHAKSHU_MODEL_URL
+// (the scripted model, which insists on the configured key).
+func TestEvalConfiguredProvider(t *testing.T) {
+	url, stop, err := eval.SandboxModel(scriptedmodel.Config{APIKey: "sk-eval-key"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	t.Setenv("CHAKSHU_MODEL_URL", url)
+	t.Setenv("CHAKSHU_MODEL_API_KEY", "sk-eval-key")
+	t.Setenv("CHAKSHU_DATA_DIR", t.TempDir())
+	rep := runEval(t, "--corpus", evalCorpus, "--provider", "anthropic", "--reviewer", "security")
+	if rep.Overall.Failed != 0 || profile(rep.Overall, "strict").TP == 0 || rep.Overall.CostUSD <= 0 {
+		t.Fatalf("through the configured provider: %+v", rep.Overall)
+	}
+	// A key the provider refuses fails every review: an error, not a score of 0.
+	t.Setenv("CHAKSHU_MODEL_API_KEY", "wrong")
+	var stdout, stderr syncbuf.Buffer
+	err = run(context.Background(), []string{"eval", "--corpus", evalCorpus, "--provider", "anthropic", "--reviewer", "security"}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "every review failed") || stdout.String() != "" {
+		t.Fatalf("with a key the provider refuses: %v\n%s", err, stdout.String())
 	}
 }

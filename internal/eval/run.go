@@ -207,6 +207,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		rep.Overall.Dropped += f.Dropped
 		rep.Overall.Failed += f.Failed
 	}
+	if n := len(rep.Runs); n > 0 && rep.Overall.Failed == n {
+		// Nothing was measured: a broken provider setting, not a score.
+		return nil, fmt.Errorf("eval: every review failed (the first, %s on %s: %s)", rep.Runs[0].Reviewer, rep.Runs[0].Case, rep.Runs[0].Failure)
+	}
 	rep.Overall.Profiles = scores(&overall)
 	rep.Overall.CostPerPR = rep.Overall.CostUSD / cases
 	return rep, nil
