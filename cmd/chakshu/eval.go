@@ -41,7 +41,7 @@ var errBelowMinF1 = errors.New("F1 below --min-f1")
 func evalCommand() command {
 	o := &evalOptions{}
 	return command{name: "eval", summary: "run reviewers over a labelled corpus and print precision, recall and F1",
-		help: "Usage: chakshu eval --corpus DIR [--reviewer NAME...] [--provider sandbox|anthropic|bedrock|vertex|foundry|openai] [--judge] [--json]\n\n" +
+		help: "chakshu eval --corpus DIR [--reviewer NAME...] [--provider sandbox|anthropic|bedrock|vertex|foundry|openai] [--judge] [--json]\n\n" +
 			"Reviews every pull request of the corpus (DIR/golden_comments/*.json in the golden-comments format of\n" +
 			"Martian's code-review benchmark, trees in DIR/cases/<owner>/<repo>/<number>/{base,head}) with each\n" +
 			"reviewer, through chakshu-action's review path and Chakshu's model gateway, and matches the findings\n" +
@@ -61,7 +61,7 @@ func evalCommand() command {
 			fs.BoolVar(&o.asJSON, "json", false, "print the report as JSON")
 			fs.Float64Var(&o.minF1, "min-f1", 0, "exit 1 when the overall F1 under --min-f1-profile is below this (0: never)")
 			fs.StringVar(&o.minProfile, "min-f1-profile", "core", "the profile --min-f1 checks: strict, core or all")
-			fs.StringVar(&o.workDir, "work-dir", "", "keep the cases' repositories and the run database here (default: a temporary directory)")
+			fs.StringVar(&o.workDir, "work-dir", "", "keep the cases' repositories and the run database in a new folder under this one (default: a temporary directory, removed)")
 			fs.BoolVar(&o.verbose, "verbose", false, "print progress and the agents' logs to stderr")
 		},
 		run: func(ctx context.Context, args []string, stdout, stderr io.Writer) error {

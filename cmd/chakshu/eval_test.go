@@ -232,8 +232,16 @@ func TestEvalMinF1AndUsage(t *testing.T) {
 	if !errors.Is(err, errBelowMinF1) || !strings.Contains(stdout.String(), "precision") {
 		t.Fatalf("--min-f1 0.99: %v\n%s", err, stdout.String())
 	}
-	if err := run(ctx, []string{"eval", "--corpus", evalCorpus, "--reviewer", "style", "--min-f1", "0.01"}, &stdout, &stderr); err != nil {
-		t.Fatalf("--min-f1 0.01: %v", err)
+	// --work-dir keeps each evaluation in a folder of its own: a second run
+	// into the same directory works.
+	work := t.TempDir()
+	for range 2 {
+		if err := run(ctx, []string{"eval", "--corpus", evalCorpus, "--reviewer", "style", "--min-f1", "0.01", "--work-dir", work}, &stdout, &stderr); err != nil {
+			t.Fatalf("--min-f1 0.01 --work-dir: %v", err)
+		}
+	}
+	if kept, _ := filepath.Glob(filepath.Join(work, "chakshu-eval-*", "db")); len(kept) != 2 {
+		t.Fatalf("--work-dir kept %v", kept)
 	}
 	for _, args := range [][]string{{"eval"}, {"eval", "--corpus", evalCorpus, "--min-f1-profile", "loose"}, {"eval", "--corpus", evalCorpus, "extra"}} {
 		if err := run(ctx, args, &stdout, &stderr); err != errUsage {

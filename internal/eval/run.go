@@ -50,8 +50,9 @@ type Config struct {
 	// problem; JudgeModel is its model ("" means the first reviewer's).
 	Judge      bool
 	JudgeModel string
-	// WorkDir holds the cases' repositories, workspaces and the run
-	// database; "" means a temporary directory removed afterwards.
+	// WorkDir gets a new folder holding the cases' repositories, workspaces
+	// and the run database, kept; "" means a temporary directory removed
+	// afterwards.
 	WorkDir string
 	// Log receives progress lines and the agents' logs; nil discards.
 	Log io.Writer
@@ -119,14 +120,17 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		cfg.Models = models.Static(models.Builtin())
 	}
 	cfg.Window = max(cfg.Window, 0)
-	work := cfg.WorkDir
-	if work == "" {
-		d, err := os.MkdirTemp("", "chakshu-eval-")
-		if err != nil {
+	if cfg.WorkDir != "" {
+		if err := os.MkdirAll(cfg.WorkDir, 0o755); err != nil {
 			return nil, err
 		}
-		defer os.RemoveAll(d)
-		work = d
+	}
+	work, err := os.MkdirTemp(cfg.WorkDir, "chakshu-eval-")
+	if err != nil {
+		return nil, err
+	}
+	if cfg.WorkDir == "" {
+		defer os.RemoveAll(work)
 	}
 	w, err := startWorld(ctx, cfg, work)
 	if err != nil {
