@@ -44,7 +44,7 @@ func JudgePrompt(f Finding, e Expected) (string, error) {
 // judge asks a model, through the gateway under a run of its own, whether a
 // finding and an expected comment are the same problem. Answers are kept, so
 // a pair is asked once.
-type judge struct {
+type modelJudge struct {
 	w      *world
 	runID  int
 	model  string
@@ -54,7 +54,7 @@ type judge struct {
 	answers map[string]bool
 }
 
-func (w *world) newJudge(ctx context.Context, model string) (*judge, error) {
+func (w *world) newJudge(ctx context.Context, model string) (*modelJudge, error) {
 	k := &Case{Name: "judge", Owner: "eval", Repo: "judge", Number: 1, Title: "judge"}
 	rn, tok, err := w.newRun(ctx, k, reviewers.Local{Name: "eval-judge", Config: reviewers.Defaults()}, model, 0, "judge")
 	if err != nil {
@@ -62,10 +62,10 @@ func (w *world) newJudge(ctx context.Context, model string) (*judge, error) {
 	}
 	c := anthropic.NewClient(option.WithoutEnvironmentDefaults(), option.WithBaseURL(fmt.Sprintf("%s/runs/%d/model", w.url, rn.ID)),
 		option.WithAPIKey(tok), option.WithHeader("x-api-key", tok), option.WithHTTPClient(w.http), option.WithMaxRetries(4))
-	return &judge{w: w, runID: rn.ID, model: model, client: c, answers: map[string]bool{}}, nil
+	return &modelJudge{w: w, runID: rn.ID, model: model, client: c, answers: map[string]bool{}}, nil
 }
 
-func (j *judge) ask(ctx context.Context, f Finding, e Expected) (bool, error) {
+func (j *modelJudge) ask(ctx context.Context, f Finding, e Expected) (bool, error) {
 	prompt, err := JudgePrompt(f, e)
 	if err != nil {
 		return false, err
@@ -102,4 +102,4 @@ func parseVerdict(s string) bool {
 	return len(w) > 0 && strings.Trim(w[0], ".*:!\"'`") == "SAME"
 }
 
-func (j *judge) cost(ctx context.Context) float64 { return j.w.costOf(ctx, j.runID) }
+func (j *modelJudge) cost(ctx context.Context) float64 { return j.w.costOf(ctx, j.runID) }

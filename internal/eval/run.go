@@ -140,24 +140,24 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 
 	rep := &Report{Corpus: cfg.Corpus.Dir, Cases: len(cfg.Corpus.Cases), Window: cfg.Window, Judge: cfg.Judge}
 	var judge Judge
+	var jd *modelJudge
 	if cfg.Judge {
 		model := cfg.JudgeModel
 		if model == "" {
 			model = cfg.Reviewers[0].Config.Model
 		}
-		j, err := w.newJudge(ctx, model)
-		if err != nil {
+		if jd, err = w.newJudge(ctx, model); err != nil {
 			return nil, err
 		}
-		judge = j.ask
-		defer func() { rep.JudgeCostUSD = j.cost(context.Background()) }()
+		judge = jd.ask
 	}
-	byReviewer := map[string]*[len(profilesArr)]Counts{}
+	// Counts per profile (in the order of Profiles), per reviewer and overall.
+	byReviewer := map[string][]Counts{}
 	figs := map[string]*Figures{}
-	overall := [len(profilesArr)]Counts{}
+	overall := make([]Counts, len(Profiles))
 	rep.Overall = Figures{Reviewer: "overall"}
 	for _, rv := range cfg.Reviewers {
-		byReviewer[rv.Name] = &[len(profilesArr)]Counts{}
+		byReviewer[rv.Name] = make([]Counts, len(Profiles))
 		figs[rv.Name] = &Figures{Reviewer: rv.Name}
 	}
 	for ci := range cfg.Corpus.Cases {
@@ -215,15 +215,15 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		// Nothing was measured: a broken provider setting, not a score.
 		return nil, fmt.Errorf("eval: every review failed (the first, %s on %s: %s)", rep.Runs[0].Reviewer, rep.Runs[0].Case, rep.Runs[0].Failure)
 	}
-	rep.Overall.Profiles = scores(&overall)
+	rep.Overall.Profiles = scores(overall)
+	if jd != nil {
+		rep.JudgeCostUSD = jd.cost(ctx)
+	}
 	rep.Overall.CostPerPR = rep.Overall.CostUSD / cases
 	return rep, nil
 }
 
-// profilesArr sizes the per-profile counters.
-var profilesArr = [3]struct{}{}
-
-func scores(c *[len(profilesArr)]Counts) []ProfileScores {
+func scores(c []Counts) []ProfileScores {
 	out := make([]ProfileScores, len(Profiles))
 	for i, p := range Profiles {
 		out[i] = ProfileScores{Profile: p.Name, Scores: c[i].Score()}
