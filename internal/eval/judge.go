@@ -41,7 +41,7 @@ func JudgePrompt(f Finding, e Expected) (string, error) {
 	return b.String(), err
 }
 
-// judge asks a model, through the gateway under a run of its own, whether a
+// modelJudge asks a model, through the gateway under a run of its own, whether a
 // finding and an expected comment are the same problem. Answers are kept, so
 // a pair is asked once.
 type modelJudge struct {
