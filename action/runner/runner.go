@@ -15,7 +15,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -23,7 +22,6 @@ import (
 	"github.com/chakshu-dev/chakshu/action/agent"
 	"github.com/chakshu-dev/chakshu/action/internal/ghlog"
 	"github.com/chakshu-dev/chakshu/action/tools"
-	"github.com/chakshu-dev/chakshu/action/workspace"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/version"
@@ -150,48 +148,19 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := cfg.CheckHead(cfg.CheckoutDir, job.PR.HeadSHA); err != nil {
 		return r.failure(ctx, ReasonHeadMoved, err, nil)
 	}
-	if cfg.WorkDir == "" {
-		cfg.WorkDir = os.TempDir()
+	rv, err := Review(ctx, ReviewConfig{Job: job, CheckoutDir: cfg.CheckoutDir, WorkDir: cfg.WorkDir,
+		Log: log, HTTPClient: cfg.HTTPClient, Agent: cfg.Agent})
+	if rv != nil {
+		r.set, r.out, r.samples = rv.Tools, rv.Outcome, rv.Samples
 	}
-	if err := os.MkdirAll(cfg.WorkDir, 0o755); err != nil {
-		return r.failure(ctx, ReasonWorkspace, err, nil)
-	}
-	wsDir, err := os.MkdirTemp(cfg.WorkDir, "chakshu-workspace-")
 	if err != nil {
-		return r.failure(ctx, ReasonWorkspace, err, nil)
+		var rf *ReviewFailure
+		if errors.As(err, &rf) {
+			return r.failure(ctx, rf.Reason, rf.Err, r.out)
+		}
+		return r.failure(ctx, ReasonWorkspace, err, r.out)
 	}
-	defer os.RemoveAll(wsDir)
-	rep, err := workspace.Build(workspace.Config{Checkout: cfg.CheckoutDir, Dir: wsDir, Rules: job.ClaudeMD, Skills: job.Skills})
-	if err != nil {
-		return r.failure(ctx, ReasonWorkspace, err, nil)
-	}
-	fmt.Fprintf(log, "Workspace: %d files copied; %d paths left out\n", rep.Files, len(rep.Removed))
-	for _, rm := range rep.Removed {
-		// Paths come from the checkout: escaped, so a directory named with
-		// a newline and "::warning …" prints as text (issue 19 item 11).
-		fmt.Fprintf(log, "  left out %s (%s)\n", ghlog.Escape(rm.Path), ghlog.Escape(rm.Reason))
-	}
-	fsys, err := tools.OpenFS(wsDir)
-	if err != nil {
-		return r.failure(ctx, ReasonWorkspace, err, nil)
-	}
-	defer fsys.Close()
-	set, err := tools.New(tools.Config{FS: fsys, Kind: job.Kind, Skills: job.Skills, Connectors: job.Tools,
-		ToolURL: job.ToolURL, RunToken: job.RunToken, HTTPClient: cfg.HTTPClient})
-	if err != nil {
-		return r.failure(ctx, ReasonBadJob, err, nil)
-	}
-	ac := cfg.Agent
-	ac.Job, ac.Tools, ac.Log = job, set, log
-	if ac.HTTPClient == nil {
-		ac.HTTPClient = cfg.HTTPClient
-	}
-	out, samples := runReview(ctx, ac)
-	r.set = set
-	r.out, r.samples = out, samples
-	if out.Failure != nil {
-		return r.failure(ctx, out.Failure.Reason, errors.New(out.Failure.Detail), out)
-	}
+	out, set := rv.Outcome, rv.Tools
 	writeSummary(cfg.SummaryPath, job, out, set, nil, time.Since(start))
 	if err := r.send(ctx, runnerproto.Report{Result: out.Result, Stats: r.stats()}); err != nil {
 		fmt.Fprintln(log, "::error::The result could not be delivered to Chakshu.")

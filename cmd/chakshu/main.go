@@ -60,6 +60,7 @@ func commands() []command {
 		{name: "setup", summary: "create the GitHub App from a manifest and store its settings in the data dir",
 			run: setupCmd, ownArgs: true},
 		doctorCommand(),
+		evalCommand(),
 		{name: "probe", summary: "ask this process's internal listener for /readyz (--live: /healthz); exit 0 on 200",
 			run: probeCmd, ownArgs: true},
 		{name: "migrate", summary: "bring the database to the current schema and exit",

@@ -336,6 +336,9 @@ func (m *model) next(c *conversation) []outItem {
 	if m.cfg.NeverSubmit {
 		return []outItem{c.toolUse(c.assistant, toolGrep, map[string]any{"pattern": fmt.Sprintf("TODO|FIXME|x%d", c.assistant)})}
 	}
+	if submit == "" && isJudgePrompt(c.prompt) {
+		return []outItem{{Type: "text", Text: judgeAnswer(c.prompt)}}
+	}
 	if submit == "" {
 		return []outItem{{Type: "text", Text: "I have no way to submit a result."}}
 	}

@@ -1,0 +1,510 @@
+package eval
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chakshu-dev/chakshu/action/agent"
+	"github.com/chakshu-dev/chakshu/action/runner"
+	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/findings"
+	"github.com/chakshu-dev/chakshu/internal/gateway"
+	"github.com/chakshu-dev/chakshu/internal/models"
+	"github.com/chakshu-dev/chakshu/internal/publish"
+	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/runnerproto"
+	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/server/runnerapi"
+)
+
+// DefaultWindow is the default line window of matching (± lines).
+const DefaultWindow = 3
+
+// Config configures an evaluation.
+type Config struct {
+	Corpus    *Corpus
+	Reviewers []reviewers.Local
+	// Models is the model catalogue; nil means the built-in one.
+	Models *models.Source
+	// Gateway configures the model gateway the agent and the judge go
+	// through, as `chakshu web` configures it (DB and Models are set here).
+	Gateway gateway.Config
+	// Window is the matching window in lines (±); negative means 0.
+	Window int
+	// Judge asks a model whether each candidate pair describes the same
+	// problem; JudgeModel is its model ("" means the first reviewer's).
+	Judge      bool
+	JudgeModel string
+	// WorkDir gets a new folder holding the cases' repositories, workspaces
+	// and the run database, kept; "" means a temporary directory removed
+	// afterwards.
+	WorkDir string
+	// Log receives progress lines and the agents' logs; nil discards.
+	Log io.Writer
+}
+
+// Report is an evaluation's outcome.
+type Report struct {
+	Corpus string `json:"corpus"`
+	Cases  int    `json:"cases"`
+	Window int    `json:"window"`
+	Judge  bool   `json:"judge"`
+	// Reviewers are the figures per reviewer; Overall takes every
+	// reviewer's findings on a case together, as they appear on the PR.
+	Reviewers []Figures `json:"reviewers"`
+	Overall   Figures   `json:"overall"`
+	// JudgeCostUSD is what the judge's model calls cost.
+	JudgeCostUSD float64 `json:"judge_cost_usd"`
+	// Runs lists every review run.
+	Runs []RunResult `json:"runs"`
+}
+
+// Figures are one reviewer's (or all reviewers') scores.
+type Figures struct {
+	Reviewer string          `json:"reviewer"`
+	Profiles []ProfileScores `json:"profiles"`
+	Findings int             `json:"findings"`
+	CostUSD  float64         `json:"cost_usd"`
+	// CostPerPR is CostUSD over the corpus's cases.
+	CostPerPR float64 `json:"cost_per_pr_usd"`
+	// Dropped counts findings the runner dropped before reporting.
+	Dropped int `json:"findings_dropped"`
+	// Failed counts runs that ended without a result (their cases count
+	// as reviewed with no findings).
+	Failed int `json:"failed_runs"`
+}
+
+// ProfileScores are the scores under one profile.
+type ProfileScores struct {
+	Profile string `json:"profile"`
+	Scores
+}
+
+// RunResult is one reviewer's review of one case.
+type RunResult struct {
+	Case     string    `json:"case"`
+	Reviewer string    `json:"reviewer"`
+	Findings []Finding `json:"findings"`
+	// Matched are the expected comments (by index) the findings matched.
+	Matched []Pair  `json:"matched"`
+	CostUSD float64 `json:"cost_usd"`
+	Dropped int     `json:"findings_dropped"`
+	// Failure is why the run produced no result ("" when it did).
+	Failure string `json:"failure,omitempty"`
+}
+
+// Run reviews every case with every reviewer and scores the findings.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	if cfg.Corpus == nil || len(cfg.Reviewers) == 0 {
+		return nil, errors.New("eval: a corpus and at least one reviewer are required")
+	}
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	if cfg.Models == nil {
+		cfg.Models = models.Static(models.Builtin())
+	}
+	cfg.Window = max(cfg.Window, 0)
+	if cfg.WorkDir != "" {
+		if err := os.MkdirAll(cfg.WorkDir, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	work, err := os.MkdirTemp(cfg.WorkDir, "chakshu-eval-")
+	if err != nil {
+		return nil, err
+	}
+	if cfg.WorkDir == "" {
+		defer os.RemoveAll(work)
+	}
+	w, err := startWorld(ctx, cfg, work)
+	if err != nil {
+		return nil, err
+	}
+	defer w.close()
+
+	rep := &Report{Corpus: cfg.Corpus.Dir, Cases: len(cfg.Corpus.Cases), Window: cfg.Window, Judge: cfg.Judge}
+	var judge Judge
+	var jd *modelJudge
+	if cfg.Judge {
+		model := cfg.JudgeModel
+		if model == "" {
+			model = cfg.Reviewers[0].Config.Model
+		}
+		if jd, err = w.newJudge(ctx, model); err != nil {
+			return nil, err
+		}
+		judge = jd.ask
+	}
+	// Counts per profile (in the order of Profiles), per reviewer and overall.
+	byReviewer := map[string][]Counts{}
+	figs := map[string]*Figures{}
+	overall := make([]Counts, len(Profiles))
+	rep.Overall = Figures{Reviewer: "overall"}
+	for _, rv := range cfg.Reviewers {
+		byReviewer[rv.Name] = make([]Counts, len(Profiles))
+		figs[rv.Name] = &Figures{Reviewer: rv.Name}
+	}
+	for ci := range cfg.Corpus.Cases {
+		k := &cfg.Corpus.Cases[ci]
+		fmt.Fprintf(cfg.Log, "case %s: %s\n", k.Name, k.Title)
+		pr, err := buildRepo(ctx, filepath.Join(work, "cases", strconv.Itoa(ci)), k)
+		if err != nil {
+			return nil, err
+		}
+		var all []Finding
+		for _, rv := range cfg.Reviewers {
+			rr, err := w.review(ctx, k, pr, rv)
+			if err != nil {
+				return nil, err
+			}
+			m, err := Match(ctx, rr.Findings, k.Expected, cfg.Window, judge)
+			if err != nil {
+				return nil, fmt.Errorf("judge: %w", err)
+			}
+			rr.Matched = m.Pairs
+			for i, p := range Profiles {
+				byReviewer[rv.Name][i].Add(p, m, k.Expected)
+			}
+			f := figs[rv.Name]
+			f.Findings += len(rr.Findings)
+			f.CostUSD += rr.CostUSD
+			f.Dropped += rr.Dropped
+			if rr.Failure != "" {
+				f.Failed++
+			}
+			all = append(all, rr.Findings...)
+			rep.Runs = append(rep.Runs, *rr)
+			fmt.Fprintf(cfg.Log, "  %s: %d findings, %d matched, $%.4f%s\n", rv.Name, len(rr.Findings), len(m.Pairs), rr.CostUSD, failNote(rr.Failure))
+		}
+		m, err := Match(ctx, all, k.Expected, cfg.Window, judge)
+		if err != nil {
+			return nil, fmt.Errorf("judge: %w", err)
+		}
+		for i, p := range Profiles {
+			overall[i].Add(p, m, k.Expected)
+		}
+	}
+	cases := float64(max(len(cfg.Corpus.Cases), 1))
+	for _, rv := range cfg.Reviewers {
+		f := figs[rv.Name]
+		f.Profiles = scores(byReviewer[rv.Name])
+		f.CostPerPR = f.CostUSD / cases
+		rep.Reviewers = append(rep.Reviewers, *f)
+		rep.Overall.Findings += f.Findings
+		rep.Overall.CostUSD += f.CostUSD
+		rep.Overall.Dropped += f.Dropped
+		rep.Overall.Failed += f.Failed
+	}
+	if n := len(rep.Runs); n > 0 && rep.Overall.Failed == n {
+		// Nothing was measured: a broken provider setting, not a score.
+		return nil, fmt.Errorf("eval: every review failed (the first, %s on %s: %s)", rep.Runs[0].Reviewer, rep.Runs[0].Case, rep.Runs[0].Failure)
+	}
+	rep.Overall.Profiles = scores(overall)
+	if jd != nil {
+		rep.JudgeCostUSD = jd.cost(ctx)
+	}
+	rep.Overall.CostPerPR = rep.Overall.CostUSD / cases
+	return rep, nil
+}
+
+func scores(c []Counts) []ProfileScores {
+	out := make([]ProfileScores, len(Profiles))
+	for i, p := range Profiles {
+		out[i] = ProfileScores{Profile: p.Name, Scores: c[i].Score()}
+	}
+	return out
+}
+
+func failNote(f string) string {
+	if f == "" {
+		return ""
+	}
+	return " (failed: " + f + ")"
+}
+
+// prRepo is a case as a git repository checked out at its head.
+type prRepo struct {
+	dir, base, head string
+	diff            string
+	files           []string
+}
+
+// buildRepo commits the case's base, then its head, in a fresh repository
+// under dir, and takes the PR's diff and files from git (the format GitHub's
+// diff has).
+func buildRepo(ctx context.Context, dir string, k *Case) (*prRepo, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	git := func(args ...string) (string, error) {
+		cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.quotepath=off", "-c", "core.autocrlf=false"}, args...)...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+			"GIT_AUTHOR_NAME=chakshu-eval", "GIT_AUTHOR_EMAIL=eval@chakshu.invalid", "GIT_COMMITTER_NAME=chakshu-eval",
+			"GIT_COMMITTER_EMAIL=eval@chakshu.invalid", "GIT_AUTHOR_DATE=2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2026-01-01T00:00:00Z")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return "", fmt.Errorf("case %s: git %s: %v: %s", k.Name, args[0], err, strings.TrimSpace(string(out)))
+		}
+		return string(out), nil
+	}
+	commit := func(tree, msg string) (string, error) {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return "", err
+		}
+		for _, e := range ents {
+			if e.Name() != ".git" {
+				if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+					return "", err
+				}
+			}
+		}
+		if tree != "" {
+			if err := os.CopyFS(dir, os.DirFS(tree)); err != nil {
+				return "", fmt.Errorf("case %s: copy %s: %w", k.Name, tree, err)
+			}
+		}
+		if _, err := git("add", "-A", "."); err != nil {
+			return "", err
+		}
+		if _, err := git("commit", "-q", "--allow-empty", "--no-verify", "-m", msg); err != nil {
+			return "", err
+		}
+		sha, err := git("rev-parse", "HEAD")
+		return strings.TrimSpace(sha), err
+	}
+	if _, err := git("init", "-q", "-b", "main"); err != nil {
+		return nil, err
+	}
+	base := k.Base
+	if st, err := os.Stat(base); err != nil || !st.IsDir() {
+		base = "" // no base tree: the PR adds everything
+	}
+	r := &prRepo{dir: dir}
+	var err error
+	if r.base, err = commit(base, "base"); err != nil {
+		return nil, err
+	}
+	if r.head, err = commit(k.Head, k.Title); err != nil {
+		return nil, err
+	}
+	if r.diff, err = git("diff", "--no-color", "--no-ext-diff", "-M", r.base, r.head); err != nil {
+		return nil, err
+	}
+	names, err := git("diff", "--name-only", "-M", r.base, r.head)
+	if err != nil {
+		return nil, err
+	}
+	r.files = strings.Fields(names)
+	if r.files == nil {
+		r.files = []string{}
+	}
+	return r, nil
+}
+
+// world is the model gateway (over a throwaway database, as Chakshu's runner
+// API serves it) that the agents and the judge call.
+type world struct {
+	cfg   Config
+	work  string
+	db    *store.DB
+	gw    *gateway.Gateway
+	srv   *http.Server
+	url   string
+	inst  *ent.Installation
+	repos map[string]*ent.Repository
+	revs  map[string]*ent.Reviewer
+	http  *http.Client
+
+	mu     sync.Mutex
+	tokens map[int]string
+}
+
+func startWorld(ctx context.Context, cfg Config, work string) (*world, error) {
+	dbDir := filepath.Join(work, "db")
+	if err := os.MkdirAll(dbDir, 0o755); err != nil {
+		return nil, err
+	}
+	db, err := store.Open(ctx, store.Options{DataDir: dbDir})
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	gc := cfg.Gateway
+	gc.DB, gc.Models = db.Client, cfg.Models
+	if gc.Log == nil {
+		gc.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	gw, err := gateway.New(gc)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	w := &world{cfg: cfg, work: work, db: db, gw: gw, repos: map[string]*ent.Repository{}, revs: map[string]*ent.Reviewer{},
+		tokens: map[int]string{}, http: &http.Client{Timeout: 15 * time.Minute}}
+	if w.inst, err = db.Installation.Create().SetGithubID(1).SetAccountLogin("eval").Save(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("eval database: %w", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /runs/{id}/model/v1/messages", w.serveModel)
+	w.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go w.srv.Serve(ln) //nolint:errcheck
+	w.url = "http://" + ln.Addr().String()
+	return w, nil
+}
+
+func (w *world) close() {
+	w.srv.Close()
+	w.db.Close()
+}
+
+// serveModel authenticates the run token as the runner API does and hands
+// the request to the gateway.
+func (w *world) serveModel(rw http.ResponseWriter, r *http.Request) {
+	id, _ := strconv.Atoi(r.PathValue("id"))
+	w.mu.Lock()
+	tok := w.tokens[id]
+	w.mu.Unlock()
+	h := r.Header.Get("Authorization")
+	if tok == "" || (h != "Bearer "+tok && r.Header.Get("x-api-key") != tok) {
+		http.Error(rw, `{"error":{"code":"unauthorized","message":"unknown run token"}}`, http.StatusUnauthorized)
+		return
+	}
+	rn, err := w.db.Run.Get(r.Context(), id)
+	if err != nil {
+		http.Error(rw, `{"error":{"code":"internal","message":"run not found"}}`, http.StatusInternalServerError)
+		return
+	}
+	w.gw.Serve(rw, r, rn)
+}
+
+// newRun stores a running run of reviewer rv on owner/repo and returns it
+// with its token.
+func (w *world) newRun(ctx context.Context, k *Case, rv reviewers.Local, model string, maxCost float64, head string) (*ent.Run, string, error) {
+	full := k.Owner + "/" + k.Repo
+	repo := w.repos[full]
+	var err error
+	if repo == nil {
+		repo, err = w.db.Repository.Create().SetGithubID(int64(len(w.repos) + 1)).SetOwner(k.Owner).SetName(k.Repo).
+			SetFullName(full).SetInstallation(w.inst).Save(ctx)
+		if err != nil {
+			return nil, "", fmt.Errorf("eval database: %w", err)
+		}
+		w.repos[full] = repo
+	}
+	rev := w.revs[rv.Name]
+	if rev == nil {
+		rev, err = w.db.Reviewer.Create().SetName(rv.Name).SetConfig(rv.Config.ToMap()).SetClaudeMd(rv.ClaudeMD).
+			SetInstallation(w.inst).Save(ctx)
+		if err != nil {
+			return nil, "", fmt.Errorf("eval database: %w", err)
+		}
+		w.revs[rv.Name] = rev
+	}
+	rn, err := w.db.Run.Create().SetRepository(repo).SetReviewer(rev).SetPrNumber(k.Number).SetPrTitle(k.Title).
+		SetPrURL(k.URL).SetHeadSha(head).SetTrigger(run.TriggerPortal).SetStatus(run.StatusRunning).
+		SetModel(model).SetMaxCostUsd(maxCost).Save(ctx)
+	if err != nil {
+		return nil, "", fmt.Errorf("eval database: %w", err)
+	}
+	b := make([]byte, 24)
+	if _, err := rand.Read(b); err != nil {
+		return nil, "", err
+	}
+	tok := hex.EncodeToString(b)
+	w.mu.Lock()
+	w.tokens[rn.ID] = tok
+	w.mu.Unlock()
+	return rn, tok, nil
+}
+
+func (w *world) costOf(ctx context.Context, id int) float64 {
+	rn, err := w.db.Run.Get(ctx, id)
+	if err != nil {
+		return 0
+	}
+	return rn.CostUsd
+}
+
+// review runs reviewer rv on case k through the runner's review path, and
+// keeps the findings the publisher would post.
+func (w *world) review(ctx context.Context, k *Case, pr *prRepo, rv reviewers.Local) (*RunResult, error) {
+	rc := rv.Config
+	rn, tok, err := w.newRun(ctx, k, rv, rc.Model, rc.MaxCostUSD, pr.head)
+	if err != nil {
+		return nil, err
+	}
+	job := &runnerproto.Job{Protocol: runnerproto.Protocol, RunID: int64(rn.ID), Kind: "review", Reviewer: rv.Name,
+		Repository: k.Owner + "/" + k.Repo,
+		PR: runnerproto.PR{Number: k.Number, Title: k.Title, URL: k.URL, HeadSHA: pr.head, BaseSHA: pr.base,
+			HeadRef: "eval/head", BaseRef: "main"},
+		Diff: pr.diff, Files: pr.files, ClaudeMD: rv.ClaudeMD, Skills: rv.Skills, Model: rc.Model,
+		MaxCostUSD: rc.MaxCostUSD, MaxTurns: rc.MaxTurns, RunToken: tok}
+	if cat, _ := w.cfg.Models.Catalog(); cat != nil {
+		if e, err := cat.Lookup(job.Model); err == nil {
+			forced := e.ForcedToolChoice
+			job.ForcedToolChoice = &forced
+		}
+	}
+	base := fmt.Sprintf("%s/runs/%d", w.url, rn.ID)
+	job.ModelURL, job.ToolURL, job.ResultURL = base+"/model", base+"/tools/{tool}", base+"/result"
+	job.System, job.Prompt, err = runnerapi.RenderReviewPrompts(runnerapi.ReviewInput{Reviewer: rv.Name, Repository: job.Repository,
+		PR: job.PR, Files: job.Files, Diff: job.Diff, MaxFindings: rc.MaxFindings})
+	if err != nil {
+		return nil, err
+	}
+	res, err := runner.Review(ctx, runner.ReviewConfig{Job: job, CheckoutDir: pr.dir, WorkDir: filepath.Join(w.work, "ws"),
+		Log: w.cfg.Log, HTTPClient: w.http, Agent: agent.Config{}})
+	rr := &RunResult{Case: k.Name, Reviewer: rv.Name, Findings: []Finding{}, Matched: []Pair{}}
+	rr.CostUSD = w.costOf(ctx, rn.ID)
+	if res != nil {
+		rr.Dropped = res.Dropped
+	}
+	var rf *runner.ReviewFailure
+	switch {
+	case errors.As(err, &rf):
+		rr.Failure = rf.Reason
+		return rr, nil
+	case err != nil:
+		return nil, err
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	}
+	result, err := findings.ParseResult(res.Outcome.Result)
+	if err != nil {
+		rr.Failure = "the result did not parse: " + err.Error()
+		return rr, nil
+	}
+	plan := publish.MakePlan(result.Findings, publish.Rules{MinSeverity: rc.MinSeverity, MaxFindings: rc.MaxFindings}, nil, nil)
+	for _, it := range plan.Posted() {
+		rr.Findings = append(rr.Findings, Finding{Reviewer: rv.Name, Path: it.Path, Line: it.Line, Severity: string(it.Severity),
+			Category: it.Category, Title: it.Title, Body: it.Body})
+	}
+	return rr, nil
+}

@@ -1,0 +1,3 @@
+module example.com/payments-api
+
+go 1.22
