@@ -3,6 +3,7 @@ package metrics
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	entschema "github.com/chakshu-dev/chakshu/ent/schema"
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
@@ -31,6 +32,21 @@ var webhookStatuses = []webhookevent.Status{webhookevent.StatusPending, webhooke
 const webhookQuery = `SELECT status, COUNT(*) FROM webhook_events
 	WHERE status IN ('pending', 'processing', 'failed') GROUP BY status`
 
+// OutcomesWindow is how far back chakshu_findings_outcomes counts decisions.
+const OutcomesWindow = 30 * 24 * time.Hour
+
+// outcomesQuery counts the posted findings decided since its one argument
+// (a time), by reviewer and outcome, shadow runs excluded: it reads the
+// findings through their outcome_at index (the decisions of the window, not
+// every finding) and each one's run and reviewer by primary key.
+const outcomesQuery = `SELECT COALESCE(v.name, ''), f.outcome, COUNT(*)
+	FROM findings f JOIN runs r ON r.id = f.run_findings LEFT JOIN reviewers v ON v.id = r.reviewer_runs
+	WHERE f.outcome_at >= ? AND f.posted = ? AND r.shadow = ? GROUP BY v.name, f.outcome`
+
 // ScrapeQueries are the statements a scrape runs besides ent's indexed
 // queue look-ups, for the query-plan test.
 var ScrapeQueries = []string{totalsQuery, activeQuery, webhookQuery}
+
+// ScrapeQueriesWithArgs are the scrape's statements that take arguments,
+// with example arguments, for the query-plan test.
+var ScrapeQueriesWithArgs = map[string][]any{outcomesQuery: {time.Now().Add(-OutcomesWindow), true, false}}
