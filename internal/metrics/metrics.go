@@ -130,7 +130,7 @@ var decidedOutcomes = []finding.Outcome{finding.OutcomeFixed, finding.OutcomeAck
 func (c *Collector) findingOutcomes(ctx context.Context, ch chan<- prometheus.Metric) error {
 	// SQLite compares times as text in the writer's zone (see store.RunSet).
 	since := c.cfg.Now().Add(-OutcomesWindow).In(time.Local)
-	rows, err := c.cfg.DB.SQL.QueryContext(ctx, c.cfg.DB.Rebind(outcomesQuery), since, true, false)
+	rows, err := c.cfg.DB.SQL.QueryContext(ctx, c.cfg.DB.Rebind(outcomesQuery), false, since, true)
 	if err != nil {
 		return fmt.Errorf("finding outcomes: %w", err)
 	}
