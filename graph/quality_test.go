@@ -16,7 +16,7 @@ import (
 
 type qualityView struct {
 	Findings, Open, Fixed, Acknowledged, Dismissed, OpenAtMerge, ClosedUnmerged, Decided, PullRequests int
-	AcceptanceRate, DismissRate, FindingsPerPullRequest, CostUsd, CostPerFixedFinding *float64
+	AcceptanceRate, DismissRate, FindingsPerPullRequest, CostUsd, CostPerFixedFinding                  *float64
 }
 
 type qualityGroupView struct {
@@ -62,9 +62,9 @@ func TestQuality(t *testing.T) {
 		add(e.repoA, e.revSec, 1, at(3, 10), 1, false, p("major", "security", "acknowledged"), p("minor", "", "open_at_merge"))
 		add(e.repoA, e.revPrf, 2, at(9, 12), 3, false, p("major", "perf", "dismissed"), p("minor", "perf", "closed_unmerged"))
 		add(e.repoB, e.revPrf, 3, at(10, 12), 4, false, p("blocker", "perf", "fixed"))
-		add(e.repoA, e.revPrf, 4, at(9, 13), 0.5, false) // no findings: a PR and a cost
+		add(e.repoA, e.revPrf, 4, at(9, 13), 0.5, false)                                                                 // no findings: a PR and a cost
 		add(e.repoA, e.revSec, 1, at(4, 10), 10, true, p("major", "security", "fixed"), p("major", "security", "fixed")) // shadow
-		add(e.repoA, e.revSec, 1, at(31, 10), 1, false, p("major", "security", "fixed"))                                   // after the period
+		add(e.repoA, e.revSec, 1, at(31, 10), 1, false, p("major", "security", "fixed"))                                 // after the period
 		// Another installation's repository, for the installation filter.
 		inst2 := db.Installation.Create().SetGithubID(999).SetAccountLogin("other").SaveX(ctx)
 		repoC := db.Repository.Create().SetGithubID(998).SetOwner("other").SetName("c").SetFullName("other/c").SetInstallation(inst2).SaveX(ctx)
