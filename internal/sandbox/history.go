@@ -61,7 +61,9 @@ func (sb *Sandbox) SeedHistory(ctx context.Context, db *store.DB, n int) error {
 	}
 	rng := rand.New(rand.NewSource(42))
 	now := time.Now()
-	const batch = 500
+	// Each bulk insert binds every column of every row: stay under SQLite's
+	// 32,766 variables a statement (500 runs stopped fitting at 77 columns).
+	batch := sqliteMaxVars / len(run.Columns)
 	for done := 0; done < n; done += batch {
 		var creates []*ent.RunCreate
 		var ranBy []string // the reviewer of each run
@@ -99,6 +101,10 @@ func (sb *Sandbox) SeedHistory(ctx context.Context, db *store.DB, n int) error {
 	}
 	return nil
 }
+
+// sqliteMaxVars is SQLite's default cap on the variables of one statement
+// (SQLITE_MAX_VARIABLE_NUMBER, https://www.sqlite.org/limits.html), less a margin.
+const sqliteMaxVars = 32000
 
 // The seeded findings' categories and how often each reviewer's findings
 // are accepted (fixed or acknowledged), so the Quality page tells the
@@ -171,7 +177,7 @@ func seedOutcomes(ctx context.Context, db *store.DB, runs []*ent.Run, ranBy []st
 		}
 	}
 	for len(creates) > 0 {
-		n := min(len(creates), 500)
+		n := min(len(creates), sqliteMaxVars/len(finding.Columns))
 		if err := db.Finding.CreateBulk(creates[:n]...).Exec(ctx); err != nil {
 			return fmt.Errorf("seed history: findings: %w", err)
 		}

@@ -15,7 +15,7 @@ import (
 // many posted findings as its counters say, decided ones carry a reason and
 // a time between their run and now, every outcome occurs, and the reviewers
 // differ (security is accepted more often than style). Seeding twice adds
-// nothing.
+// nothing. 600 runs, as the sandbox seeds, take more than one bulk insert.
 func TestSeedHistoryOutcomes(t *testing.T) {
 	sb, err := Start(Options{})
 	if err != nil {
@@ -26,12 +26,12 @@ func TestSeedHistoryOutcomes(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		before := time.Now()
-		if err := sb.SeedHistory(ctx, db, 300); err != nil {
+		if err := sb.SeedHistory(ctx, db, 600); err != nil {
 			t.Fatal(err)
 		}
 		runs := db.Run.Query().WithFindings().AllX(ctx)
-		if len(runs) != 300 {
-			t.Fatalf("%d runs, want 300", len(runs))
+		if len(runs) != 600 {
+			t.Fatalf("%d runs, want 600", len(runs))
 		}
 		seen := map[finding.Outcome]int{}
 		for _, r := range runs {
@@ -69,7 +69,7 @@ func TestSeedHistoryOutcomes(t *testing.T) {
 		if !(rate["security"] > rate["correctness"] && rate["correctness"] > rate["style"]) {
 			t.Errorf("acceptance rates %v: want security > correctness > style", rate)
 		}
-		if err := sb.SeedHistory(ctx, db, 300); err != nil {
+		if err := sb.SeedHistory(ctx, db, 600); err != nil {
 			t.Fatal(err)
 		}
 		if n := db.Finding.Query().CountX(ctx); n != sum(seen) {
