@@ -95,6 +95,9 @@ func TestAccessMatrix(t *testing.T) {
 			{"cost summary", fixed(`query($f: Time!, $t: Time!) { costSummary(from: $f, to: $t, groupBy: REPOSITORY) { total { runs costUsd } buckets { key runs } } }`,
 				map[string]any{"f": from, "t": to}), anonOnly,
 				count("costSummary.total.runs", map[string]int{"alice": 2, "bob": 3, "carol": 3, "alice-read": 2})},
+			{"quality", fixed(`query($f: Time!, $t: Time!) { quality(from: $f, to: $t, groupBy: REPOSITORY, interval: DAY) { total { pullRequests } groups { key } } }`,
+				map[string]any{"f": from, "t": to}), anonOnly,
+				count("quality.total.pullRequests", map[string]int{"alice": 1, "bob": 2, "carol": 2, "alice-read": 1})},
 			{"cost series", fixed(`query($f: Time!, $t: Time!) { costSeries(from: $f, to: $t, interval: DAY, by: REPOSITORY) { key total { runs } points { runs } } }`,
 				map[string]any{"f": from, "t": to}), anonOnly,
 				func(t *testing.T, who string, r gqlResp) {

@@ -65,6 +65,62 @@ var exampleChecks = map[string]func(t *testing.T, x *exampleEnv, data json.RawMe
 			t.Errorf("(-want +got):\n%s", diff)
 		}
 	},
+	"acceptance-rate-per-reviewer.graphql": func(t *testing.T, x *exampleEnv, data json.RawMessage) {
+		type figs struct {
+			Findings, Fixed, Acknowledged, Dismissed, Decided int
+			AcceptanceRate, DismissRate                       *float64
+			FindingsPerPullRequest, CostPerFixedFinding       *float64
+		}
+		var d struct {
+			Quality struct {
+				Total struct {
+					Findings, Decided           int
+					AcceptanceRate, DismissRate *float64
+				}
+				Groups []struct {
+					Key      string
+					Reviewer named
+					Figures  figs
+				}
+				Series []struct {
+					Key, Start string
+					Figures    struct {
+						Decided        int
+						AcceptanceRate *float64
+					}
+				}
+			}
+		}
+		decodeInto(t, data, &d)
+		q := d.Quality
+		if q.Total.Findings != 3 || q.Total.Decided != 3 || *q.Total.AcceptanceRate != 2.0/3 || *q.Total.DismissRate != 1.0/3 {
+			t.Errorf("total %+v", q.Total)
+		}
+		// perf: a blocker dismissed and a major acknowledged over PRs 2 and 3
+		// (cost 3 + 2, nothing fixed); security: its one posted finding fixed
+		// (PR 1, cost 1.5 + 0.5).
+		want := map[string]figs{
+			"perf":     {Findings: 2, Acknowledged: 1, Dismissed: 1, Decided: 2, AcceptanceRate: f64(0.5), DismissRate: f64(0.5), FindingsPerPullRequest: f64(1)},
+			"security": {Findings: 1, Fixed: 1, Decided: 1, AcceptanceRate: f64(1), DismissRate: f64(0), FindingsPerPullRequest: f64(1), CostPerFixedFinding: f64(2)},
+		}
+		var order []string
+		for _, g := range q.Groups {
+			order = append(order, g.Key)
+			if g.Reviewer.Name != g.Key {
+				t.Errorf("group %s: reviewer %q", g.Key, g.Reviewer.Name)
+			}
+			if diff := cmp.Diff(want[g.Key], g.Figures); diff != "" {
+				t.Errorf("%s (-want +got):\n%s", g.Key, diff)
+			}
+		}
+		if diff := cmp.Diff([]string{"perf", "security"}, order); diff != "" {
+			t.Errorf("group order (-want +got):\n%s", diff)
+		}
+		if len(q.Series) != 2 || q.Series[0].Key != "2026-11-02" || *q.Series[0].Figures.AcceptanceRate != 1 ||
+			q.Series[1].Start != "2026-11-09T00:00:00Z" || *q.Series[1].Figures.AcceptanceRate != 0.5 {
+			t.Errorf("series %+v", q.Series)
+		}
+	},
 	"failure-rate-per-reviewer.graphql": func(t *testing.T, x *exampleEnv, data json.RawMessage) {
 		var d struct {
 			Reviewers struct {
@@ -292,6 +348,14 @@ func seedExamples(t *testing.T, e *env) {
 	add(e.repoA, e.revPrf, 3, day(15, 23), run.StatusSucceeded, 2, 200_000, f{finding.SeverityNit, "style", false})
 	// After the period (to is exclusive).
 	add(e.repoA, e.revPrf, 4, day(16, 0), run.StatusSucceeded, 50, 900_000, f{finding.SeverityBlocker, "security", true})
+	// What became of the posted findings (the quality example).
+	decide := func(o finding.Outcome, sev finding.Severity, category string) {
+		e.db.Finding.Update().Where(finding.Posted(true), finding.SeverityEQ(sev), finding.Category(category)).
+			SetOutcome(o).SetOutcomeAt(day(14, 9)).SetOutcomeReason("seeded").ExecX(ctx)
+	}
+	decide(finding.OutcomeFixed, finding.SeverityMajor, "security")
+	decide(finding.OutcomeDismissed, finding.SeverityBlocker, "performance")
+	decide(finding.OutcomeAcknowledged, finding.SeverityMajor, "performance")
 
 	ev := func(id string, status webhookevent.Status, received time.Time) {
 		e.db.WebhookEvent.Create().SetDeliveryID(id).SetEvent("pull_request").SetAction("opened").

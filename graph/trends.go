@@ -9,6 +9,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/finding"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/graph/model"
+	"github.com/chakshu-dev/chakshu/internal/store"
 )
 
 // severityRank orders trends: blocker first.
@@ -92,12 +93,7 @@ GROUP BY r.` + run.FieldID + `, r.` + run.FieldCreatedAt + `, f.` + finding.Fiel
 
 // periodStart is the start of the UTC day or week (Monday) holding t.
 func periodStart(t time.Time, interval model.CostInterval) time.Time {
-	t = t.UTC()
-	day := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
-	if interval == model.CostIntervalWeek {
-		day = day.AddDate(0, 0, -((int(day.Weekday()) + 6) % 7))
-	}
-	return day
+	return store.PeriodStart(t, interval == model.CostIntervalWeek)
 }
 
 // sqliteTimeLayouts are how SQLite (modernc) hands back a stored time when

@@ -282,6 +282,16 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{FindingsColumns[22]},
 			},
+			{
+				Name:    "finding_run_findings",
+				Unique:  false,
+				Columns: []*schema.Column{FindingsColumns[25]},
+			},
+			{
+				Name:    "finding_outcome_at",
+				Unique:  false,
+				Columns: []*schema.Column{FindingsColumns[23]},
+			},
 		},
 	}
 	// HookCursorsColumns holds the columns for the "hook_cursors" table.

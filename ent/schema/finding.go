@@ -81,6 +81,10 @@ func (Finding) Indexes() []ent.Index {
 		index.Fields("hidden_id"),
 		index.Fields("comment_id"),
 		index.Fields("outcome"),
+		// The Quality page joins a period's runs to their findings, and the
+		// metrics read the outcomes decided lately (internal/metrics).
+		index.Edges("run"),
+		index.Fields("outcome_at"),
 	}
 }
 

@@ -196,6 +196,28 @@ describe('portal', () => {
     assertNoErrors('costs and reviewers');
   });
 
+  it('shows the Quality page with figures from the seeded history', async (t) => {
+    if (!need(t, 'portal', 'auth', 'sandboxLogin', 'graphql')) return;
+    await page.goto(`${server.url}/runs`);
+    await page.getByRole('link', { name: 'Quality' }).click();
+    await page.locator('.totals, .state-empty, .state-error').first().waitFor({ timeout: 20_000 });
+    assert.equal(await page.locator('.state-error, .state-empty').count(), 0, 'quality loads with figures');
+    const rate = await page.locator('.totals div', { hasText: 'Acceptance rate' }).locator('dd').textContent();
+    assert.match(rate, /^\d+% of \d+ decided$/, 'an acceptance rate over decided findings');
+    await page.getByRole('img', { name: /Acceptance rate by (day|week)/ }).waitFor();
+    // The seeded reviewers, told apart: security is accepted more often than style.
+    const rows = await page.locator('table tbody tr').evaluateAll((trs) =>
+      trs.map((tr) => [tr.querySelector('th')?.textContent, tr.querySelectorAll('td')[6]?.textContent]),
+    );
+    const acc = Object.fromEntries(rows.map(([k, v]) => [k, parseInt(v, 10)]));
+    assert.deepEqual(Object.keys(acc).sort(), ['correctness', 'security', 'style'], JSON.stringify(rows));
+    assert.ok(acc.security > acc.style, `security ${acc.security}% > style ${acc.style}%`);
+    await screenshot(page, '09b-quality');
+    await page.getByRole('combobox', { name: 'By' }).selectOption('SEVERITY');
+    await page.getByRole('heading', { name: 'By severity' }).waitFor();
+    assertNoErrors('quality');
+  });
+
   it('signs in a non-admin: admin controls hidden, admin mutations refused, other repositories unseen', async (t) => {
     if (!need(t, 'portal', 'auth', 'sandboxLogin', 'graphql')) return;
     // sandbox-dev is a simulated GitHub user who reads payments-api and

@@ -13,6 +13,7 @@ const RunsPage = lazy(() => import('./pages/RunsPage'));
 const RunPage = lazy(() => import('./pages/RunPage'));
 const ReviewersPage = lazy(() => import('./pages/ReviewersPage'));
 const CostsPage = lazy(() => import('./pages/CostsPage'));
+const QualityPage = lazy(() => import('./pages/QualityPage'));
 const StatusPage = lazy(() => import('./pages/StatusPage'));
 const ReviewPage = lazy(() => import('./pages/ReviewPage'));
 const LearningsPage = lazy(() => import('./pages/LearningsPage'));
@@ -47,6 +48,7 @@ export function Routes() {
         <Route path="/runs/:id">{(p) => <RunPage id={p.id} />}</Route>
         <Route path="/reviewers" component={ReviewersPage} />
         <Route path="/costs" component={CostsPage} />
+        <Route path="/quality" component={QualityPage} />
         <Route path="/status" component={StatusPage} />
         <Route path="/review" component={ReviewPage} />
         <Route path="/learnings" component={LearningsPage} />

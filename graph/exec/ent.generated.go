@@ -49,6 +49,7 @@ type QueryResolver interface {
 	ConnectorCredentials(ctx context.Context, installationID *int) ([]*ent.ConnectorCredential, error)
 	FindingTrends(ctx context.Context, from time.Time, to time.Time, interval model.CostInterval, where *model.CostFilter) ([]*model.FindingTrend, error)
 	GithubWebURL(ctx context.Context) (string, error)
+	Quality(ctx context.Context, from time.Time, to time.Time, groupBy model.QualityGroupBy, interval model.CostInterval, where *model.QualityFilter) (*model.QualityReport, error)
 }
 type ReviewerResolver interface {
 	Skills(ctx context.Context, obj *ent.Reviewer) ([]*model.ReviewerSkill, error)
@@ -509,6 +510,52 @@ func (ec *executionContext) field_Query_nodes_args(ctx context.Context, rawArgs 
 		return nil, err
 	}
 	args["ids"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_quality_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (time.Time, error) {
+			return ec.unmarshalNTime2timeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (time.Time, error) {
+			return ec.unmarshalNTime2timeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "groupBy",
+		func(ctx context.Context, v any) (model.QualityGroupBy, error) {
+			return ec.unmarshalNQualityGroupBy2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋmodelᚐQualityGroupBy(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["groupBy"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "interval",
+		func(ctx context.Context, v any) (model.CostInterval, error) {
+			return ec.unmarshalNCostInterval2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋmodelᚐCostInterval(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["interval"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "where",
+		func(ctx context.Context, v any) (*model.QualityFilter, error) {
+			return ec.unmarshalOQualityFilter2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋmodelᚐQualityFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["where"] = arg4
 	return args, nil
 }
 
@@ -4568,6 +4615,50 @@ func (ec *executionContext) _Query_githubWebURL(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_Query_githubWebURL(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Query", field, true, true, "String")
+}
+
+func (ec *executionContext) _Query_quality(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_quality(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Quality(ctx, fc.Args["from"].(time.Time), fc.Args["to"].(time.Time), fc.Args["groupBy"].(model.QualityGroupBy), fc.Args["interval"].(model.CostInterval), fc.Args["where"].(*model.QualityFilter))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.QualityReport) graphql.Marshaler {
+			return ec.marshalNQualityReport2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋmodelᚐQualityReport(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_quality(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_QualityReport(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_quality_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -25753,6 +25844,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_githubWebURL(ctx, field)
+				})
+		case "quality":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_quality(ctx, field)
 				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {

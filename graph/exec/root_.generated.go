@@ -306,6 +306,45 @@ type ComplexityRoot struct {
 		Runs       func(childComplexity int) int
 	}
 
+	QualityFigures struct {
+		AcceptanceRate         func(childComplexity int) int
+		Acknowledged           func(childComplexity int) int
+		ClosedUnmerged         func(childComplexity int) int
+		CostPerFixedFinding    func(childComplexity int) int
+		CostUsd                func(childComplexity int) int
+		Decided                func(childComplexity int) int
+		DismissRate            func(childComplexity int) int
+		Dismissed              func(childComplexity int) int
+		Findings               func(childComplexity int) int
+		FindingsPerPullRequest func(childComplexity int) int
+		Fixed                  func(childComplexity int) int
+		Open                   func(childComplexity int) int
+		OpenAtMerge            func(childComplexity int) int
+		PullRequests           func(childComplexity int) int
+	}
+
+	QualityGroup struct {
+		Figures    func(childComplexity int) int
+		Key        func(childComplexity int) int
+		Repository func(childComplexity int) int
+		Reviewer   func(childComplexity int) int
+	}
+
+	QualityPoint struct {
+		Figures func(childComplexity int) int
+		Key     func(childComplexity int) int
+		Start   func(childComplexity int) int
+	}
+
+	QualityReport struct {
+		From    func(childComplexity int) int
+		GroupBy func(childComplexity int) int
+		Groups  func(childComplexity int) int
+		Series  func(childComplexity int) int
+		To      func(childComplexity int) int
+		Total   func(childComplexity int) int
+	}
+
 	Query struct {
 		APITokens             func(childComplexity int, after *entgql.Cursor[int], first *int, before *entgql.Cursor[int], last *int, orderBy *ent.APITokenOrder, where *ent.APITokenWhereInput) int
 		AuditLog              func(childComplexity int, after *entgql.Cursor[int], first *int, before *entgql.Cursor[int], last *int, orderBy *ent.AuditEntryOrder, where *ent.AuditEntryWhereInput) int
@@ -320,6 +359,7 @@ type ComplexityRoot struct {
 		Installations         func(childComplexity int, after *entgql.Cursor[int], first *int, before *entgql.Cursor[int], last *int, orderBy *ent.InstallationOrder, where *ent.InstallationWhereInput) int
 		Node                  func(childComplexity int, id int) int
 		Nodes                 func(childComplexity int, ids []int) int
+		Quality               func(childComplexity int, from time.Time, to time.Time, groupBy model.QualityGroupBy, interval model.CostInterval, where *model.QualityFilter) int
 		Repositories          func(childComplexity int, after *entgql.Cursor[int], first *int, before *entgql.Cursor[int], last *int, orderBy *ent.RepositoryOrder, where *ent.RepositoryWhereInput) int
 		ReviewLearnings       func(childComplexity int, after *entgql.Cursor[int], first *int, before *entgql.Cursor[int], last *int, orderBy *ent.ReviewLearningOrder, where *ent.ReviewLearningWhereInput) int
 		Reviewers             func(childComplexity int, after *entgql.Cursor[int], first *int, before *entgql.Cursor[int], last *int, orderBy *ent.ReviewerOrder, where *ent.ReviewerWhereInput) int
@@ -1878,6 +1918,172 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.PullRequestCost.Runs(childComplexity), true
 
+	case "QualityFigures.acceptanceRate":
+		if e.ComplexityRoot.QualityFigures.AcceptanceRate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.QualityFigures.AcceptanceRate(childComplexity), true
+	case "QualityFigures.acknowledged":
+		if e.ComplexityRoot.QualityFigures.Acknowledged == nil {
+			break
+		}
+
+		return e.ComplexityRoot.QualityFigures.Acknowledged(childComplexity), true
+	case "QualityFigures.closedUnmerged":
+		if e.ComplexityRoot.QualityFigures.ClosedUnmerged == nil {
+			break
+		}
+
+		return e.ComplexityRoot.QualityFigures.ClosedUnmerged(childComplexity), true
+	case "QualityFigures.costPerFixedFinding":
+		if e.ComplexityRoot.QualityFigures.CostPerFixedFinding == nil {
+			break
+		}
+
+		return e.ComplexityRoot.QualityFigures.CostPerFixedFinding(childComplexity), true
+	case "QualityFigures.costUsd":
+		if e.ComplexityRoot.QualityFigures.CostUsd == nil {
+			break
+		}
+
+		return e.ComplexityRoot.QualityFigures.CostUsd(childComplexity), true
+	case "QualityFigures.decided":
+		if e.ComplexityRoot.QualityFigures.Decided == nil {
+			break
+		}
+
+		return e.ComplexityRoot.QualityFigures.Decided(childComplexity), true
+	case "QualityFigures.dismissRate":
+		if e.ComplexityRoot.QualityFigures.DismissRate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.QualityFigures.DismissRate(childComplexity), true
+	case "QualityFigures.dismissed":
+		if e.ComplexityRoot.QualityFigures.Dismissed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.QualityFigures.Dismissed(childComplexity), true
+	case "QualityFigures.findings":
+		if e.ComplexityRoot.QualityFigures.Findings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.QualityFigures.Findings(childComplexity), true
+	case "QualityFigures.findingsPerPullRequest":
+		if e.ComplexityRoot.QualityFigures.FindingsPerPullRequest == nil {
+			break
+		}
+
+		return e.ComplexityRoot.QualityFigures.FindingsPerPullRequest(childComplexity), true
+	case "QualityFigures.fixed":
+		if e.ComplexityRoot.QualityFigures.Fixed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.QualityFigures.Fixed(childComplexity), true
+	case "QualityFigures.open":
+		if e.ComplexityRoot.QualityFigures.Open == nil {
+			break
+		}
+
+		return e.ComplexityRoot.QualityFigures.Open(childComplexity), true
+	case "QualityFigures.openAtMerge":
+		if e.ComplexityRoot.QualityFigures.OpenAtMerge == nil {
+			break
+		}
+
+		return e.ComplexityRoot.QualityFigures.OpenAtMerge(childComplexity), true
+	case "QualityFigures.pullRequests":
+		if e.ComplexityRoot.QualityFigures.PullRequests == nil {
+			break
+		}
+
+		return e.ComplexityRoot.QualityFigures.PullRequests(childComplexity), true
+
+	case "QualityGroup.figures":
+		if e.ComplexityRoot.QualityGroup.Figures == nil {
+			break
+		}
+
+		return e.ComplexityRoot.QualityGroup.Figures(childComplexity), true
+	case "QualityGroup.key":
+		if e.ComplexityRoot.QualityGroup.Key == nil {
+			break
+		}
+
+		return e.ComplexityRoot.QualityGroup.Key(childComplexity), true
+	case "QualityGroup.repository":
+		if e.ComplexityRoot.QualityGroup.Repository == nil {
+			break
+		}
+
+		return e.ComplexityRoot.QualityGroup.Repository(childComplexity), true
+	case "QualityGroup.reviewer":
+		if e.ComplexityRoot.QualityGroup.Reviewer == nil {
+			break
+		}
+
+		return e.ComplexityRoot.QualityGroup.Reviewer(childComplexity), true
+
+	case "QualityPoint.figures":
+		if e.ComplexityRoot.QualityPoint.Figures == nil {
+			break
+		}
+
+		return e.ComplexityRoot.QualityPoint.Figures(childComplexity), true
+	case "QualityPoint.key":
+		if e.ComplexityRoot.QualityPoint.Key == nil {
+			break
+		}
+
+		return e.ComplexityRoot.QualityPoint.Key(childComplexity), true
+	case "QualityPoint.start":
+		if e.ComplexityRoot.QualityPoint.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.QualityPoint.Start(childComplexity), true
+
+	case "QualityReport.from":
+		if e.ComplexityRoot.QualityReport.From == nil {
+			break
+		}
+
+		return e.ComplexityRoot.QualityReport.From(childComplexity), true
+	case "QualityReport.groupBy":
+		if e.ComplexityRoot.QualityReport.GroupBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.QualityReport.GroupBy(childComplexity), true
+	case "QualityReport.groups":
+		if e.ComplexityRoot.QualityReport.Groups == nil {
+			break
+		}
+
+		return e.ComplexityRoot.QualityReport.Groups(childComplexity), true
+	case "QualityReport.series":
+		if e.ComplexityRoot.QualityReport.Series == nil {
+			break
+		}
+
+		return e.ComplexityRoot.QualityReport.Series(childComplexity), true
+	case "QualityReport.to":
+		if e.ComplexityRoot.QualityReport.To == nil {
+			break
+		}
+
+		return e.ComplexityRoot.QualityReport.To(childComplexity), true
+	case "QualityReport.total":
+		if e.ComplexityRoot.QualityReport.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.QualityReport.Total(childComplexity), true
+
 	case "Query.apiTokens":
 		if e.ComplexityRoot.Query.APITokens == nil {
 			break
@@ -2012,6 +2218,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Nodes(childComplexity, args["ids"].([]int)), true
+	case "Query.quality":
+		if e.ComplexityRoot.Query.Quality == nil {
+			break
+		}
+
+		args, err := ec.field_Query_quality_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Quality(childComplexity, args["from"].(time.Time), args["to"].(time.Time), args["groupBy"].(model.QualityGroupBy), args["interval"].(model.CostInterval), args["where"].(*model.QualityFilter)), true
 	case "Query.repositories":
 		if e.ComplexityRoot.Query.Repositories == nil {
 			break
@@ -3595,6 +3812,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("FindingWhereInput", ec.unmarshalInputFindingWhereInput),
 			graphql.NewInputUnmarshaler("InstallationOrder", ec.unmarshalInputInstallationOrder),
 			graphql.NewInputUnmarshaler("InstallationWhereInput", ec.unmarshalInputInstallationWhereInput),
+			graphql.NewInputUnmarshaler("QualityFilter", ec.unmarshalInputQualityFilter),
 			graphql.NewInputUnmarshaler("RepositoryOrder", ec.unmarshalInputRepositoryOrder),
 			graphql.NewInputUnmarshaler("RepositoryWhereInput", ec.unmarshalInputRepositoryWhereInput),
 			graphql.NewInputUnmarshaler("RequestReviewInput", ec.unmarshalInputRequestReviewInput),
@@ -15238,6 +15456,206 @@ extend type Query {
   githubWebURL: String!
 }
 `, BuiltIn: false},
+	{Name: "../../schema/quality.graphqls", Input: `# Reviewer quality (issue 25, item 2; README "Quality page"): what became of the findings
+# Chakshu posted, per reviewer, category, severity or repository, and over time.
+
+extend type Query {
+  """
+  What became of the findings posted by the runs created in [from, to) (the viewer's
+  repositories only; shadow runs never count): figures over the whole period, one group
+  per reviewer, category, severity or repository, and a time series per day or week
+  (UTC; weeks start on Monday). A finding counts in the period its run was created in.
+  """
+  quality(
+    "Start (inclusive)."
+    from: Time!
+    "End (exclusive); at most two years after from."
+    to: Time!
+    "What the groups are."
+    groupBy: QualityGroupBy!
+    "Width of the time series' buckets."
+    interval: CostInterval!
+    "Narrow to an installation, a repository or a reviewer."
+    where: QualityFilter
+  ): QualityReport!
+}
+
+"""
+Narrows quality figures.
+"""
+input QualityFilter {
+  """
+  Only runs in repositories of this installation.
+  """
+  installationID: ID
+  """
+  Only runs of this repository.
+  """
+  repositoryID: ID
+  """
+  Only runs of this reviewer.
+  """
+  reviewerID: ID
+}
+
+"""
+What the groups of a QualityReport are.
+"""
+enum QualityGroupBy {
+  """
+  One group per reviewer.
+  """
+  REVIEWER
+  """
+  One group per finding category (empty when the reviewer gave none).
+  """
+  CATEGORY
+  """
+  One group per finding severity.
+  """
+  SEVERITY
+  """
+  One group per repository.
+  """
+  REPOSITORY
+}
+
+"""
+Reviewer quality over a period.
+"""
+type QualityReport {
+  """
+  Start of the period (inclusive).
+  """
+  from: Time!
+  """
+  End of the period (exclusive).
+  """
+  to: Time!
+  """
+  What the groups are.
+  """
+  groupBy: QualityGroupBy!
+  """
+  Figures over the whole period.
+  """
+  total: QualityFigures!
+  """
+  One group per reviewer, category, severity or repository with posted findings or runs,
+  most posted findings first (then by key).
+  """
+  groups: [QualityGroup!]!
+  """
+  One point per day or week with runs, in time order.
+  """
+  series: [QualityPoint!]!
+}
+
+"""
+The figures of one reviewer, category, severity or repository.
+"""
+type QualityGroup {
+  """
+  The reviewer's name, the category, the severity (blocker, major, minor, nit) or owner/name.
+  """
+  key: String!
+  """
+  Set when groupBy is REVIEWER.
+  """
+  reviewer: Reviewer
+  """
+  Set when groupBy is REPOSITORY.
+  """
+  repository: Repository
+  """
+  The group's figures.
+  """
+  figures: QualityFigures!
+}
+
+"""
+The figures of one day or week.
+"""
+type QualityPoint {
+  """
+  Start of the day or week (UTC).
+  """
+  start: Time!
+  """
+  The day, or the week's Monday, as 2026-11-30.
+  """
+  key: String!
+  """
+  The figures of the runs created then.
+  """
+  figures: QualityFigures!
+}
+
+"""
+What became of posted findings. Decided findings are fixed, acknowledged, dismissed, open
+at merge or closed unmerged; only fixed and acknowledged ones are accepted.
+"""
+type QualityFigures {
+  """
+  Findings posted on pull requests.
+  """
+  findings: Int!
+  """
+  Posted findings not decided yet.
+  """
+  open: Int!
+  """
+  Fixed: a later commit changed the lines under it, or its suggestion was applied.
+  """
+  fixed: Int!
+  """
+  Acknowledged: a person reacted 👍 or replied agreeing.
+  """
+  acknowledged: Int!
+  """
+  Dismissed: resolved with no change, replied to as wrong, or reacted 👎.
+  """
+  dismissed: Int!
+  """
+  Still open when the pull request was merged.
+  """
+  openAtMerge: Int!
+  """
+  The pull request was closed without merging while it was open.
+  """
+  closedUnmerged: Int!
+  """
+  fixed + acknowledged + dismissed + openAtMerge + closedUnmerged.
+  """
+  decided: Int!
+  """
+  (fixed + acknowledged) / decided; null when nothing is decided.
+  """
+  acceptanceRate: Float
+  """
+  dismissed / decided; null when nothing is decided.
+  """
+  dismissRate: Float
+  """
+  Pull requests the runs reviewed (for CATEGORY and SEVERITY groups: every pull request
+  of the period, the denominator of findingsPerPullRequest).
+  """
+  pullRequests: Int!
+  """
+  findings / pullRequests; null without pull requests.
+  """
+  findingsPerPullRequest: Float
+  """
+  Model cost of the runs in USD; null for CATEGORY and SEVERITY groups (a run's cost is
+  not split between its findings).
+  """
+  costUsd: Float
+  """
+  costUsd / fixed; null when nothing was fixed or the cost is null.
+  """
+  costPerFixedFinding: Float
+}
+`, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -15731,6 +16149,84 @@ func (ec *executionContext) childFields_PullRequestCost(ctx context.Context, fie
 		return ec.fieldContext_PullRequestCost_findings(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PullRequestCost", field.Name)
+}
+
+func (ec *executionContext) childFields_QualityFigures(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "findings":
+		return ec.fieldContext_QualityFigures_findings(ctx, field)
+	case "open":
+		return ec.fieldContext_QualityFigures_open(ctx, field)
+	case "fixed":
+		return ec.fieldContext_QualityFigures_fixed(ctx, field)
+	case "acknowledged":
+		return ec.fieldContext_QualityFigures_acknowledged(ctx, field)
+	case "dismissed":
+		return ec.fieldContext_QualityFigures_dismissed(ctx, field)
+	case "openAtMerge":
+		return ec.fieldContext_QualityFigures_openAtMerge(ctx, field)
+	case "closedUnmerged":
+		return ec.fieldContext_QualityFigures_closedUnmerged(ctx, field)
+	case "decided":
+		return ec.fieldContext_QualityFigures_decided(ctx, field)
+	case "acceptanceRate":
+		return ec.fieldContext_QualityFigures_acceptanceRate(ctx, field)
+	case "dismissRate":
+		return ec.fieldContext_QualityFigures_dismissRate(ctx, field)
+	case "pullRequests":
+		return ec.fieldContext_QualityFigures_pullRequests(ctx, field)
+	case "findingsPerPullRequest":
+		return ec.fieldContext_QualityFigures_findingsPerPullRequest(ctx, field)
+	case "costUsd":
+		return ec.fieldContext_QualityFigures_costUsd(ctx, field)
+	case "costPerFixedFinding":
+		return ec.fieldContext_QualityFigures_costPerFixedFinding(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type QualityFigures", field.Name)
+}
+
+func (ec *executionContext) childFields_QualityGroup(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "key":
+		return ec.fieldContext_QualityGroup_key(ctx, field)
+	case "reviewer":
+		return ec.fieldContext_QualityGroup_reviewer(ctx, field)
+	case "repository":
+		return ec.fieldContext_QualityGroup_repository(ctx, field)
+	case "figures":
+		return ec.fieldContext_QualityGroup_figures(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type QualityGroup", field.Name)
+}
+
+func (ec *executionContext) childFields_QualityPoint(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "start":
+		return ec.fieldContext_QualityPoint_start(ctx, field)
+	case "key":
+		return ec.fieldContext_QualityPoint_key(ctx, field)
+	case "figures":
+		return ec.fieldContext_QualityPoint_figures(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type QualityPoint", field.Name)
+}
+
+func (ec *executionContext) childFields_QualityReport(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "from":
+		return ec.fieldContext_QualityReport_from(ctx, field)
+	case "to":
+		return ec.fieldContext_QualityReport_to(ctx, field)
+	case "groupBy":
+		return ec.fieldContext_QualityReport_groupBy(ctx, field)
+	case "total":
+		return ec.fieldContext_QualityReport_total(ctx, field)
+	case "groups":
+		return ec.fieldContext_QualityReport_groups(ctx, field)
+	case "series":
+		return ec.fieldContext_QualityReport_series(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type QualityReport", field.Name)
 }
 
 func (ec *executionContext) childFields_Repository(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -197,6 +197,90 @@ type PullRequestCost struct {
 	Findings int `json:"findings"`
 }
 
+// What became of posted findings. Decided findings are fixed, acknowledged, dismissed, open
+// at merge or closed unmerged; only fixed and acknowledged ones are accepted.
+type QualityFigures struct {
+	// Findings posted on pull requests.
+	Findings int `json:"findings"`
+	// Posted findings not decided yet.
+	Open int `json:"open"`
+	// Fixed: a later commit changed the lines under it, or its suggestion was applied.
+	Fixed int `json:"fixed"`
+	// Acknowledged: a person reacted 👍 or replied agreeing.
+	Acknowledged int `json:"acknowledged"`
+	// Dismissed: resolved with no change, replied to as wrong, or reacted 👎.
+	Dismissed int `json:"dismissed"`
+	// Still open when the pull request was merged.
+	OpenAtMerge int `json:"openAtMerge"`
+	// The pull request was closed without merging while it was open.
+	ClosedUnmerged int `json:"closedUnmerged"`
+	// fixed + acknowledged + dismissed + openAtMerge + closedUnmerged.
+	Decided int `json:"decided"`
+	// (fixed + acknowledged) / decided; null when nothing is decided.
+	AcceptanceRate *float64 `json:"acceptanceRate,omitempty"`
+	// dismissed / decided; null when nothing is decided.
+	DismissRate *float64 `json:"dismissRate,omitempty"`
+	// Pull requests the runs reviewed (for CATEGORY and SEVERITY groups: every pull request
+	// of the period, the denominator of findingsPerPullRequest).
+	PullRequests int `json:"pullRequests"`
+	// findings / pullRequests; null without pull requests.
+	FindingsPerPullRequest *float64 `json:"findingsPerPullRequest,omitempty"`
+	// Model cost of the runs in USD; null for CATEGORY and SEVERITY groups (a run's cost is
+	// not split between its findings).
+	CostUsd *float64 `json:"costUsd,omitempty"`
+	// costUsd / fixed; null when nothing was fixed or the cost is null.
+	CostPerFixedFinding *float64 `json:"costPerFixedFinding,omitempty"`
+}
+
+// Narrows quality figures.
+type QualityFilter struct {
+	// Only runs in repositories of this installation.
+	InstallationID *int `json:"installationID,omitempty"`
+	// Only runs of this repository.
+	RepositoryID *int `json:"repositoryID,omitempty"`
+	// Only runs of this reviewer.
+	ReviewerID *int `json:"reviewerID,omitempty"`
+}
+
+// The figures of one reviewer, category, severity or repository.
+type QualityGroup struct {
+	// The reviewer's name, the category, the severity (blocker, major, minor, nit) or owner/name.
+	Key string `json:"key"`
+	// Set when groupBy is REVIEWER.
+	Reviewer *ent.Reviewer `json:"reviewer,omitempty"`
+	// Set when groupBy is REPOSITORY.
+	Repository *ent.Repository `json:"repository,omitempty"`
+	// The group's figures.
+	Figures *QualityFigures `json:"figures"`
+}
+
+// The figures of one day or week.
+type QualityPoint struct {
+	// Start of the day or week (UTC).
+	Start time.Time `json:"start"`
+	// The day, or the week's Monday, as 2026-11-30.
+	Key string `json:"key"`
+	// The figures of the runs created then.
+	Figures *QualityFigures `json:"figures"`
+}
+
+// Reviewer quality over a period.
+type QualityReport struct {
+	// Start of the period (inclusive).
+	From time.Time `json:"from"`
+	// End of the period (exclusive).
+	To time.Time `json:"to"`
+	// What the groups are.
+	GroupBy QualityGroupBy `json:"groupBy"`
+	// Figures over the whole period.
+	Total *QualityFigures `json:"total"`
+	// One group per reviewer, category, severity or repository with posted findings or runs,
+	// most posted findings first (then by key).
+	Groups []*QualityGroup `json:"groups"`
+	// One point per day or week with runs, in time order.
+	Series []*QualityPoint `json:"series"`
+}
+
 // What to review.
 type RequestReviewInput struct {
 	// https://github.com/<owner>/<repo>/pull/<number> (or the GitHub Enterprise host).
@@ -673,6 +757,70 @@ func (e *CostSeriesBy) UnmarshalJSON(b []byte) error {
 }
 
 func (e CostSeriesBy) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What the groups of a QualityReport are.
+type QualityGroupBy string
+
+const (
+	// One group per reviewer.
+	QualityGroupByReviewer QualityGroupBy = "REVIEWER"
+	// One group per finding category (empty when the reviewer gave none).
+	QualityGroupByCategory QualityGroupBy = "CATEGORY"
+	// One group per finding severity.
+	QualityGroupBySeverity QualityGroupBy = "SEVERITY"
+	// One group per repository.
+	QualityGroupByRepository QualityGroupBy = "REPOSITORY"
+)
+
+var AllQualityGroupBy = []QualityGroupBy{
+	QualityGroupByReviewer,
+	QualityGroupByCategory,
+	QualityGroupBySeverity,
+	QualityGroupByRepository,
+}
+
+func (e QualityGroupBy) IsValid() bool {
+	switch e {
+	case QualityGroupByReviewer, QualityGroupByCategory, QualityGroupBySeverity, QualityGroupByRepository:
+		return true
+	}
+	return false
+}
+
+func (e QualityGroupBy) String() string {
+	return string(e)
+}
+
+func (e *QualityGroupBy) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = QualityGroupBy(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid QualityGroupBy", str)
+	}
+	return nil
+}
+
+func (e QualityGroupBy) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *QualityGroupBy) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e QualityGroupBy) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
@@ -57,8 +58,11 @@ func families(t *testing.T) map[string]family {
 	repo := db.Repository.Create().SetGithubID(2).SetOwner("acme").SetName("w").SetFullName("acme/w").SetInstallation(inst).SaveX(ctx)
 	rv := db.Reviewer.Create().SetName("security").SetInstallation(inst).SaveX(ctx)
 	for i, st := range []entrun.Status{entrun.StatusSucceeded, entrun.StatusQueued} {
-		db.Run.Create().SetRepository(repo).SetReviewer(rv).SetTrigger(entrun.TriggerComment).SetPrNumber(1).
+		r := db.Run.Create().SetRepository(repo).SetReviewer(rv).SetTrigger(entrun.TriggerComment).SetPrNumber(1).
 			SetHeadSha(string(rune('a' + i))).SetStatus(st).SetDurationMs(40_000).SaveX(ctx)
+		// A decided finding, for chakshu_findings_outcomes.
+		db.Finding.Create().SetRun(r).SetHiddenID("h").SetPath("a.go").SetTitle("t").SetSeverity("major").
+			SetPosted(true).SetOutcome("fixed").SetOutcomeAt(time.Now()).SaveX(ctx)
 	}
 
 	rec := &recorder{Registry: prometheus.NewRegistry()}

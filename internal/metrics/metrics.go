@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/ent/finding"
 	entrun "github.com/chakshu-dev/chakshu/ent/run"
 	entschema "github.com/chakshu-dev/chakshu/ent/schema"
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
@@ -47,7 +48,7 @@ var DurationBucketIndexes = []int{20, 24, 28, 32, 36, 40, 44}
 type Collector struct {
 	cfg Config
 
-	finished, active, queueDepth, queueAge, duration, webhooks, webhookAge, cost *prometheus.Desc
+	finished, active, queueDepth, queueAge, duration, webhooks, webhookAge, cost, outcomes *prometheus.Desc
 }
 
 var _ prometheus.Collector = (*Collector)(nil)
@@ -81,12 +82,14 @@ func New(cfg Config) (*Collector, error) {
 		webhookAge: prometheus.NewDesc("chakshu_webhook_oldest_pending_age_seconds", "Age of the oldest webhook delivery not handled yet; 0 when none waits.", nil, nil),
 		cost: prometheus.NewDesc("chakshu_model_cost_usd_total", "Model gateway spend in US dollars over all runs, by reviewer (from the cost rollup).",
 			[]string{"reviewer"}, nil),
+		outcomes: prometheus.NewDesc("chakshu_findings_outcomes", "Posted findings whose outcome was decided in the last 30 days, by reviewer and outcome (fixed, acknowledged, dismissed, open_at_merge, closed_unmerged); shadow runs excluded.",
+			[]string{"reviewer", "outcome"}, nil),
 	}, nil
 }
 
 // Describe sends the descriptors.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.finished, c.active, c.queueDepth, c.queueAge, c.duration, c.webhooks, c.webhookAge, c.cost} {
+	for _, d := range []*prometheus.Desc{c.finished, c.active, c.queueDepth, c.queueAge, c.duration, c.webhooks, c.webhookAge, c.cost, c.outcomes} {
 		ch <- d
 	}
 }
@@ -112,6 +115,47 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	if err := c.webhookStatus(ctx, ch); err != nil {
 		fail(c.webhooks, err)
 	}
+	if err := c.findingOutcomes(ctx, ch); err != nil {
+		fail(c.outcomes, err)
+	}
+}
+
+// decidedOutcomes are the outcomes chakshu_findings_outcomes reports: each
+// for every reviewer it reports, so a rate sees 0 rather than nothing.
+var decidedOutcomes = []finding.Outcome{finding.OutcomeFixed, finding.OutcomeAcknowledged, finding.OutcomeDismissed,
+	finding.OutcomeOpenAtMerge, finding.OutcomeClosedUnmerged}
+
+// findingOutcomes reports the findings decided within OutcomesWindow, by
+// reviewer and outcome.
+func (c *Collector) findingOutcomes(ctx context.Context, ch chan<- prometheus.Metric) error {
+	// SQLite compares times as text in the writer's zone (see store.RunSet).
+	since := c.cfg.Now().Add(-OutcomesWindow).In(time.Local)
+	rows, err := c.cfg.DB.SQL.QueryContext(ctx, c.cfg.DB.Rebind(outcomesQuery), false, since, true)
+	if err != nil {
+		return fmt.Errorf("finding outcomes: %w", err)
+	}
+	defer rows.Close()
+	counts := map[string]map[string]int64{}
+	for rows.Next() {
+		var reviewer, outcome string
+		var n int64
+		if err := rows.Scan(&reviewer, &outcome, &n); err != nil {
+			return fmt.Errorf("finding outcomes: %w", err)
+		}
+		if counts[reviewer] == nil {
+			counts[reviewer] = map[string]int64{}
+		}
+		counts[reviewer][outcome] += n
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("finding outcomes: %w", err)
+	}
+	for reviewer, m := range counts {
+		for _, o := range decidedOutcomes {
+			ch <- prometheus.MustNewConstMetric(c.outcomes, prometheus.GaugeValue, float64(m[string(o)]), reviewer, string(o))
+		}
+	}
+	return nil
 }
 
 // totals reports finished runs, spend and durations per reviewer from the

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/ent/finding"
 	entrun "github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
 	"github.com/chakshu-dev/chakshu/internal/gh"
@@ -248,3 +250,54 @@ func orMinus(m map[string]float64, k string) float64 {
 	}
 	return -1
 }
+
+// TestFindingOutcomes counts the posted findings decided within the window
+// (a decision exactly 30 days old counts, one a second older does not), by
+// reviewer and outcome, every decided outcome present for a reviewer; open,
+// unposted and shadow runs' findings are left out.
+func TestFindingOutcomes(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		now := time.Now().Truncate(time.Second)
+		inst := db.Installation.Create().SetGithubID(1).SetAccountLogin("acme").SaveX(ctx)
+		repo := db.Repository.Create().SetGithubID(2).SetOwner("acme").SetName("widget").SetFullName("acme/widget").SetInstallation(inst).SaveX(ctx)
+		sec := db.Reviewer.Create().SetName("security").SetInstallation(inst).SaveX(ctx)
+		db.Reviewer.Create().SetName("style").SetInstallation(inst).SaveX(ctx) // no decisions: no series
+		mkRun := func(shadow bool, sha string) *ent.Run {
+			return db.Run.Create().SetRepository(repo).SetReviewer(sec).SetTrigger(entrun.TriggerComment).SetPrNumber(1).
+				SetHeadSha(sha).SetShadow(shadow).SaveX(ctx)
+		}
+		live, shadow := mkRun(false, "a"), mkRun(true, "b")
+		n := 0
+		add := func(r *ent.Run, o finding.Outcome, at time.Time, posted bool) {
+			n++
+			c := db.Finding.Create().SetRun(r).SetHiddenID(itoa(n)).SetPath("a.go").SetTitle("t").SetSeverity("major").
+				SetOutcome(o).SetPosted(posted)
+			if o != finding.OutcomeOpen {
+				c.SetOutcomeAt(at)
+			}
+			c.SaveX(ctx)
+		}
+		add(live, finding.OutcomeFixed, now.Add(-time.Hour), true)
+		add(live, finding.OutcomeFixed, now.Add(-OutcomesWindow), true)             // at the edge: counts
+		add(live, finding.OutcomeFixed, now.Add(-OutcomesWindow-time.Second), true) // past it
+		add(live, finding.OutcomeDismissed, now.Add(-time.Minute), true)
+		add(live, finding.OutcomeOpen, now, true)
+		add(live, finding.OutcomeAcknowledged, now, false) // not posted
+		add(shadow, finding.OutcomeDismissed, now, true)   // a backtest's
+		col, err := New(Config{DB: db, Now: func() time.Time { return now }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reg := prometheus.NewRegistry()
+		reg.MustRegister(col)
+		if d := cmp.Diff(map[string]float64{
+			"outcome=fixed,reviewer=security": 2, "outcome=dismissed,reviewer=security": 1, "outcome=acknowledged,reviewer=security": 0,
+			"outcome=open_at_merge,reviewer=security": 0, "outcome=closed_unmerged,reviewer=security": 0,
+		}, values(t, reg, "chakshu_findings_outcomes")); d != "" {
+			t.Errorf("chakshu_findings_outcomes (-want +got):\n%s", d)
+		}
+	})
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

@@ -24,16 +24,23 @@ func TestScrapeReadsNoWholeTable(t *testing.T) {
 		}
 		defer conn.Close()
 		explain := "EXPLAIN QUERY PLAN "
-		scan := regexp.MustCompile(`^SCAN (runs|r|webhook_events|cost_rollups|c)( |$)`)
+		scan := regexp.MustCompile(`^SCAN (runs|r|webhook_events|cost_rollups|c|findings|f)( |$)`)
 		if db.Postgres() {
 			if _, err := conn.ExecContext(ctx, "SET enable_seqscan = off"); err != nil {
 				t.Fatal(err)
 			}
 			explain = "EXPLAIN "
-			scan = regexp.MustCompile(`^Seq Scan on (runs|webhook_events|cost_rollups)\b`)
+			scan = regexp.MustCompile(`^Seq Scan on (runs|webhook_events|cost_rollups|findings)\b`)
 		}
+		queries := map[string][]any{}
 		for _, q := range ScrapeQueries {
-			rows, err := conn.QueryContext(ctx, explain+q)
+			queries[q] = nil
+		}
+		for q, args := range ScrapeQueriesWithArgs {
+			queries[db.Rebind(q)] = args
+		}
+		for q, args := range queries {
+			rows, err := conn.QueryContext(ctx, explain+q, args...)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/ent/finding"
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/reviewer"
@@ -44,7 +45,8 @@ func (sb *Sandbox) SeedHistory(ctx context.Context, db *store.DB, n int) error {
 		repos = append(repos, id)
 	}
 	var reviewers []int
-	for _, name := range []string{"security", "correctness", "style"} {
+	reviewerNames := []string{"security", "correctness", "style"}
+	for _, name := range reviewerNames {
 		id, err := db.Reviewer.Query().Where(reviewer.Name(name), reviewer.HasInstallationWith(installation.ID(instID))).OnlyID(ctx)
 		if ent.IsNotFound(err) {
 			var r *ent.Reviewer
@@ -59,12 +61,16 @@ func (sb *Sandbox) SeedHistory(ctx context.Context, db *store.DB, n int) error {
 	}
 	rng := rand.New(rand.NewSource(42))
 	now := time.Now()
-	const batch = 500
+	// Each bulk insert binds every column of every row: stay under SQLite's
+	// 32,766 variables a statement (500 runs stopped fitting at 77 columns).
+	batch := sqliteMaxVars / len(run.Columns)
 	for done := 0; done < n; done += batch {
 		var creates []*ent.RunCreate
+		var ranBy []string // the reviewer of each run
 		for i := done; i < n && i < done+batch; i++ {
 			at := now.Add(-time.Duration(rng.Int63n(int64(28 * 24 * time.Hour))))
 			rv := rng.Intn(len(reviewers))
+			ranBy = append(ranBy, reviewerNames[rv])
 			cost := []float64{0.42, 0.61, 0.09}[rv] * (0.5 + rng.Float64())
 			dur := time.Duration(40+rng.Intn(300)) * time.Second
 			status := run.StatusSucceeded
@@ -85,9 +91,97 @@ func (sb *Sandbox) SeedHistory(ctx context.Context, db *store.DB, n int) error {
 				SetFindingsPosted(blk+maj+min+nit).SetFailureReason(reason).SetCheckCompleted(true).
 				SetSummary("Seeded history: a past review in the sandbox."))
 		}
-		if err := db.Run.CreateBulk(creates...).Exec(ctx); err != nil {
+		saved, err := db.Run.CreateBulk(creates...).Save(ctx)
+		if err != nil {
 			return fmt.Errorf("seed history: runs: %w", err)
 		}
+		if err := seedOutcomes(ctx, db, saved, ranBy, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sqliteMaxVars is SQLite's default cap on the variables of one statement
+// (SQLITE_MAX_VARIABLE_NUMBER, https://www.sqlite.org/limits.html), less a margin.
+const sqliteMaxVars = 32000
+
+// The seeded findings' categories and how often each reviewer's findings
+// are accepted (fixed or acknowledged), so the Quality page tells the
+// reviewers apart: security is mostly right, style mostly dismissed.
+var (
+	seedCategories = map[string][]string{"security": {"security", "secrets"}, "correctness": {"correctness", "error-handling"}, "style": {"style", "naming"}}
+	seedAccept     = map[string]float64{"security": 0.72, "correctness": 0.58, "style": 0.28}
+)
+
+// seedOutcomes gives each seeded run its posted findings (as many of each
+// severity as its counters say) with the outcomes GitHub facts would have
+// given them by now: most findings of runs under two days old are still
+// open; older ones were fixed, acknowledged, dismissed, left open at merge
+// or closed unmerged, each with a reason and a time after the run. Its own
+// random source keeps the runs' figures as they were.
+func seedOutcomes(ctx context.Context, db *store.DB, runs []*ent.Run, ranBy []string, now time.Time) error {
+	rng := rand.New(rand.NewSource(int64(43 + len(runs) + runs[0].ID)))
+	var creates []*ent.FindingCreate
+	people := []string{"alice", "bob", "carol", "dmitri"}
+	for ri, r := range runs {
+		name := ranBy[ri]
+		cats := seedCategories[name]
+		counts := []struct {
+			sev finding.Severity
+			n   int
+		}{{finding.SeverityBlocker, r.FindingsBlocker}, {finding.SeverityMajor, r.FindingsMajor}, {finding.SeverityMinor, r.FindingsMinor}, {finding.SeverityNit, r.FindingsNit}}
+		for _, c := range counts {
+			for i := 0; i < c.n; i++ {
+				line := 10 + rng.Intn(200)
+				path := []string{"internal/api/handler.go", "src/billing/charge.ts", "pipeline/load.py", "cmd/server/main.go"}[rng.Intn(4)]
+				cat := cats[rng.Intn(len(cats))]
+				title := fmt.Sprintf("%s issue at %s:%d", cat, path, line)
+				f := db.Finding.Create().SetRunID(r.ID).SetHiddenID(fmt.Sprintf("seed-%d-%s-%d", r.ID, c.sev, i)).
+					SetPath(path).SetLine(line).SetSeverity(c.sev).SetCategory(cat).SetTitle(title).
+					SetBody("Seeded history: a past finding in the sandbox.").SetPosted(true).SetPlacement(finding.PlacementInline).
+					SetCreatedAt(r.CreatedAt).SetUpdatedAt(r.CreatedAt)
+				age := now.Sub(r.CreatedAt)
+				if age < 48*time.Hour && rng.Intn(10) < 6 {
+					creates = append(creates, f)
+					continue
+				}
+				p := seedAccept[name]
+				switch c.sev {
+				case finding.SeverityBlocker:
+					p += 0.15
+				case finding.SeverityNit:
+					p -= 0.15
+				}
+				at := r.CreatedAt.Add(time.Duration(1+rng.Intn(40)) * time.Hour)
+				if at.After(now) {
+					at = now
+				}
+				who := people[rng.Intn(len(people))]
+				var o finding.Outcome
+				var why string
+				switch x := rng.Float64(); {
+				case x < p*0.8:
+					o, why = finding.OutcomeFixed, fmt.Sprintf("lines %d-%d changed in %s", line, line+2, r.HeadSha[:7])
+				case x < p:
+					o, why = finding.OutcomeAcknowledged, fmt.Sprintf("@%s reacted 👍", who)
+				case x < p+(1-p)*0.7:
+					o, why = finding.OutcomeDismissed, fmt.Sprintf("thread resolved by @%s with no change under it", who)
+				case x < p+(1-p)*0.9:
+					o, why = finding.OutcomeOpenAtMerge, "pull request merged with the thread open"
+				default:
+					o, why = finding.OutcomeClosedUnmerged, "pull request closed without merging"
+				}
+				creates = append(creates, f.SetOutcome(o).SetOutcomeAt(at).SetOutcomeReason(why))
+			}
+		}
+	}
+	for len(creates) > 0 {
+		n := min(len(creates), sqliteMaxVars/len(finding.Columns))
+		if err := db.Finding.CreateBulk(creates[:n]...).Exec(ctx); err != nil {
+			return fmt.Errorf("seed history: findings: %w", err)
+		}
+		creates = creates[n:]
 	}
 	return nil
 }

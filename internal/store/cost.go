@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	entschema "github.com/chakshu-dev/chakshu/ent/schema"
 )
@@ -27,6 +28,9 @@ type RunSet struct {
 	RepoIDs      []int
 	RepositoryID *int
 	ReviewerID   *int
+	// InstallationID limits to the installation's repositories (the
+	// Quality page's filter).
+	InstallationID *int
 }
 
 // filter is the SQL condition (with ? placeholders) and arguments of the
@@ -51,6 +55,10 @@ func (s RunSet) filter(repoCol, revCol string) ([]string, []any) {
 	if s.ReviewerID != nil {
 		conds = append(conds, revCol+" = ?")
 		args = append(args, *s.ReviewerID)
+	}
+	if s.InstallationID != nil {
+		conds = append(conds, repoCol+" IN (SELECT "+repository.FieldID+" FROM "+repository.Table+" WHERE "+repository.InstallationColumn+" = ?)")
+		args = append(args, *s.InstallationID)
 	}
 	return conds, args
 }
@@ -268,7 +276,7 @@ func (db *DB) AggregateCosts(ctx context.Context, s RunSet, gr CostGrouping) (to
 	buckets = map[string]*CostFigures{}
 	// The coarsest rollup rows that still tell apart what the grouping and
 	// the filter need: per repository, per reviewer, both or neither.
-	level := RollupLevel(s.Restricted || s.RepositoryID != nil || gr.Entity == CostByRepository,
+	level := RollupLevel(s.Restricted || s.RepositoryID != nil || s.InstallationID != nil || gr.Entity == CostByRepository,
 		s.ReviewerID != nil || gr.Entity == CostByReviewer)
 	for _, sp := range db.costSpans(s.From, s.To, gr) {
 		var sums []string

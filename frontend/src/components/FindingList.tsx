@@ -5,6 +5,7 @@ import { graphql, getFragmentData } from '../gql';
 import type { FindingItem_FindingFragment } from '../gql/graphql';
 import { SeverityBadge } from './Badges';
 import { Empty, ErrorState, Loading } from './States';
+import { formatTime } from '../lib/format';
 
 export const FindingItemFragment = graphql(`
   fragment FindingItem_finding on Finding {
@@ -22,6 +23,9 @@ export const FindingItemFragment = graphql(`
     droppedReason
     commentURL
     resolved
+    outcome
+    outcomeAt
+    outcomeReason
   }
 `);
 
@@ -90,6 +94,32 @@ function FindingPage({ runID, after, last, onMore }: { runID: string; after?: st
   );
 }
 
+/** What people called each outcome (README "Quality page"). */
+export const OUTCOME_LABELS: Record<string, string> = {
+  open: 'open',
+  fixed: 'fixed',
+  acknowledged: 'acknowledged',
+  dismissed: 'dismissed',
+  open_at_merge: 'open at merge',
+  closed_unmerged: 'closed unmerged',
+};
+
+/** A posted finding's outcome, with the GitHub fact it rests on and when it was decided. */
+function Outcome({ f }: { f: Finding }) {
+  const label = OUTCOME_LABELS[f.outcome] ?? f.outcome;
+  return (
+    <span className="finding-outcome">
+      <span className={`badge outcome-${f.outcome}`}>{label}</span>
+      {f.outcome !== 'open' && (f.outcomeReason || f.outcomeAt) && (
+        <span className="muted">
+          {f.outcomeReason}
+          {f.outcomeAt && <> · {formatTime(f.outcomeAt)}</>}
+        </span>
+      )}
+    </span>
+  );
+}
+
 function FindingItem({ f }: { f: Finding }) {
   const lines = f.startLine && f.startLine !== f.line ? `lines ${f.startLine}–${f.line}` : f.line ? `line ${f.line}` : 'file';
   return (
@@ -111,6 +141,7 @@ function FindingItem({ f }: { f: Finding }) {
               </a>
             )}
             {f.resolved && <span className="badge">resolved</span>}
+            <Outcome f={f} />
           </>
         ) : (
           <span className="badge dropped">dropped{f.droppedReason ? `: ${f.droppedReason}` : ''}</span>

@@ -9,6 +9,7 @@ const NAV: { href: string; label: string; admin?: boolean }[] = [
   { href: '/review', label: 'Review a PR' },
   { href: '/reviewers', label: 'Reviewers' },
   { href: '/costs', label: 'Costs' },
+  { href: '/quality', label: 'Quality' },
   { href: '/status', label: 'Status' },
   { href: '/learnings', label: 'Learnings' },
   { href: '/tokens', label: 'API tokens' },

@@ -71,6 +71,9 @@ const finding = (id: string, path: string, severity: string, posted: boolean) =>
   droppedReason: posted ? '' : 'below min_severity',
   commentURL: posted ? `https://github.com/acme/api/pull/7#discussion_r${id}` : '',
   resolved: false,
+  outcome: 'open',
+  outcomeAt: null,
+  outcomeReason: '',
 });
 
 const handlers = (r = run()) => ({
@@ -107,6 +110,22 @@ describe('RunPage', () => {
     expect(fileB.textContent).toMatch(/dropped: below min_severity/);
     expect(screen.getByText('Prefer errors.Is')).toBeTruthy();
     expect(screen.getByRole('link', { name: 'Actions run' }).getAttribute('href')).toBe('https://github.com/acme/api/actions/runs/5');
+  });
+
+  it("shows each posted finding's outcome with its reason and time", async () => {
+    const decided = { ...finding('1', 'a.go', 'blocker', true), outcome: 'dismissed', outcomeAt: '2026-11-02T10:00:00Z', outcomeReason: 'thread resolved by @alice with no change under it' };
+    const atMerge = { ...finding('3', 'a.go', 'nit', true), outcome: 'open_at_merge', outcomeAt: '2026-11-03T10:00:00Z', outcomeReason: 'pull request merged with the thread open' };
+    setup(<RunPage id="r1" />, {
+      handlers: { ...handlers(), RunFindings: () => ({ data: { findings: connection('Finding', [decided, finding('2', 'b.go', 'nit', false), atMerge]) } }) },
+    });
+    const fileA = (await screen.findByRole('heading', { name: 'a.go' })).closest('section')!;
+    const [first, second] = within(fileA).getAllByRole('listitem');
+    expect(within(first).getByText('dismissed')).toBeTruthy();
+    expect(first.textContent).toMatch(/thread resolved by @alice with no change under it/);
+    expect(within(second).getByText('open at merge')).toBeTruthy();
+    // A dropped finding has no outcome.
+    const fileB = screen.getByRole('heading', { name: 'b.go' }).closest('section')!;
+    expect(within(fileB).queryByText('open')).toBeNull();
   });
 
   it('says when the run is not found', async () => {

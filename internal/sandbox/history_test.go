@@ -1,0 +1,96 @@
+package sandbox
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/chakshu-dev/chakshu/ent/finding"
+	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/internal/store/storetest"
+)
+
+// The seeded history gives the Quality page a shape: each past run has as
+// many posted findings as its counters say, decided ones carry a reason and
+// a time between their run and now, every outcome occurs, and the reviewers
+// differ (security is accepted more often than style). Seeding twice adds
+// nothing. 600 runs, as the sandbox seeds, take more than one bulk insert.
+func TestSeedHistoryOutcomes(t *testing.T) {
+	sb, err := Start(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close()
+	sb.InstID = sb.Sim.Install(sb.AppID, Org, nil, nil)
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		before := time.Now()
+		if err := sb.SeedHistory(ctx, db, 600); err != nil {
+			t.Fatal(err)
+		}
+		runs := db.Run.Query().WithFindings().AllX(ctx)
+		if len(runs) != 600 {
+			t.Fatalf("%d runs, want 600", len(runs))
+		}
+		seen := map[finding.Outcome]int{}
+		for _, r := range runs {
+			if want := r.FindingsBlocker + r.FindingsMajor + r.FindingsMinor + r.FindingsNit; len(r.Edges.Findings) != want {
+				t.Fatalf("run %d: %d findings, its counters say %d", r.ID, len(r.Edges.Findings), want)
+			}
+			for _, f := range r.Edges.Findings {
+				seen[f.Outcome]++
+				if !f.Posted {
+					t.Errorf("finding %d not posted", f.ID)
+				}
+				decided := f.Outcome != finding.OutcomeOpen
+				if decided != (f.OutcomeAt != nil) || decided != (f.OutcomeReason != "") {
+					t.Fatalf("finding %d: outcome %s, at %v, reason %q", f.ID, f.Outcome, f.OutcomeAt, f.OutcomeReason)
+				}
+				if decided && (f.OutcomeAt.Before(r.CreatedAt) || f.OutcomeAt.After(time.Now())) {
+					t.Errorf("finding %d decided at %v, its run was created at %v (seeded at %v)", f.ID, f.OutcomeAt, r.CreatedAt, before)
+				}
+			}
+		}
+		for _, o := range []finding.Outcome{finding.OutcomeOpen, finding.OutcomeFixed, finding.OutcomeAcknowledged, finding.OutcomeDismissed, finding.OutcomeOpenAtMerge, finding.OutcomeClosedUnmerged} {
+			if seen[o] == 0 {
+				t.Errorf("no %s finding seeded (%v)", o, seen)
+			}
+		}
+		rep, err := db.AggregateQuality(ctx, store.RunSet{From: before.Add(-29 * 24 * time.Hour), To: time.Now()}, store.QualityByReviewer, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rate := map[string]float64{}
+		for id, c := range rep.Groups {
+			name := db.Reviewer.GetX(ctx, atoi(t, id)).Name
+			rate[name] = float64(c.Accepted()) / float64(c.Decided())
+		}
+		if !(rate["security"] > rate["correctness"] && rate["correctness"] > rate["style"]) {
+			t.Errorf("acceptance rates %v: want security > correctness > style", rate)
+		}
+		if err := sb.SeedHistory(ctx, db, 600); err != nil {
+			t.Fatal(err)
+		}
+		if n := db.Finding.Query().CountX(ctx); n != sum(seen) {
+			t.Errorf("seeding again: %d findings, want %d", n, sum(seen))
+		}
+	})
+}
+
+func sum(m map[finding.Outcome]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
