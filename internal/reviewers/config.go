@@ -38,7 +38,25 @@ type Config struct {
 	// github connector may read besides the reviewed one; a private one is
 	// still never read into a run on a public repository.
 	GitHubRepos []string `yaml:"github_repos" json:"github_repos,omitempty"`
+	// Backtest sizes the backtest of a change to this reviewer (a pull
+	// request to the reviewers repository): how many recently reviewed pull
+	// requests it replays and what all its shadow runs may cost together.
+	Backtest Backtest `yaml:"backtest" json:"backtest"`
 }
+
+// Backtest is reviewer.yaml's backtest key.
+type Backtest struct {
+	// PRs is how many of the pull requests the reviewer reviewed last are replayed.
+	PRs int `yaml:"prs" json:"prs"`
+	// MaxCostUSD caps the cost of all the backtest's shadow runs together.
+	MaxCostUSD float64 `yaml:"max_cost_usd" json:"max_cost_usd"`
+}
+
+// Backtest defaults: the last 10 reviewed pull requests, $5 in all.
+const (
+	DefaultBacktestPRs        = 10
+	DefaultBacktestMaxCostUSD = 5.0
+)
 
 // Auto configures automatic reviews.
 type Auto struct {
@@ -75,6 +93,7 @@ func Defaults() Config {
 		MinSeverity: findings.Nit,
 		MaxFindings: 20,
 		FailCheckOn: string(findings.Blocker),
+		Backtest:    Backtest{PRs: DefaultBacktestPRs, MaxCostUSD: DefaultBacktestMaxCostUSD},
 	}
 }
 
