@@ -1,0 +1,47 @@
+package events
+
+import (
+	"context"
+
+	"github.com/chakshu-dev/chakshu/internal/backtest"
+	"github.com/chakshu-dev/chakshu/internal/reviewers"
+)
+
+// reviewerChange backtests a pull request to the installation's reviewers
+// repository that changes reviewers (issue 25): a push queues one backtest
+// per changed reviewer and supersedes those of the older head; closing
+// cancels them. Other pull requests are not its business.
+func (h *handler) reviewerChange(ctx context.Context, e *pullRequestEvent) error {
+	closed := false
+	switch e.Action {
+	case "opened", "synchronize", "reopened":
+	case "closed":
+		closed = true
+	default:
+		return nil
+	}
+	if e.Repository == nil || e.Installation.ID == 0 {
+		return nil
+	}
+	inst, err := h.ensureInstallation(ctx, e.Installation.ID, e.Repository.Owner)
+	if err != nil {
+		return err
+	}
+	if !reviewers.IsReviewersRepo(inst, e.Repository.FullName) {
+		return nil
+	}
+	pr := &e.PullRequest
+	if !closed && pr.State != "open" {
+		return nil
+	}
+	gc, err := h.client(inst.GithubID)
+	if err != nil {
+		return err
+	}
+	out, err := backtest.Request(ctx, h.cfg.DB, h.cfg.Bus, gc, backtest.Change{Installation: inst, Repo: reviewers.ReviewersRepo(inst),
+		Number: pr.Number, URL: pr.HTMLURL, HeadSHA: pr.Head.SHA, BaseSHA: pr.Base.SHA, Closed: closed})
+	if len(out.Created)+out.Cancelled > 0 {
+		h.log.Info("reviewer change: backtests", "queued", len(out.Created), "cancelled", out.Cancelled)
+	}
+	return err
+}
