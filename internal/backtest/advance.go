@@ -66,29 +66,13 @@ func (l *Loop) advance(ctx context.Context, bt *ent.Backtest) error {
 	if err != nil {
 		return fmt.Errorf("find reviewer %s: %w", bt.ReviewerName, err)
 	}
-	shadow, err := l.cfg.DB.Run.Query().Where(run.BacktestID(bt.ID), run.Shadow(true)).WithRepository().Order(ent.Asc(run.FieldID)).All(ctx)
+	shadow, err := l.shadowRuns(ctx, bt)
 	if err != nil {
-		return fmt.Errorf("shadow runs of backtest %d: %w", bt.ID, err)
-	}
-	prs := make([]*progress, len(plan))
-	byKey := map[[2]int]*progress{}
-	for i, p := range plan {
-		prs[i] = &progress{planned: p}
-		byKey[[2]int{p.RepositoryID, p.Number}] = prs[i]
+		return err
 	}
 	spent := 0.0
 	for _, r := range shadow {
 		spent += r.CostUsd
-		p := byKey[[2]int{repoID(r), r.PrNumber}]
-		if p == nil {
-			continue
-		}
-		switch r.BacktestSide {
-		case run.BacktestSideOld:
-			p.old = r // the latest of each side wins (ordered by id)
-		case run.BacktestSideNew:
-			p.new = r
-		}
 	}
 	overCap := spent > bt.MaxCostUsd
 	if overCap {
@@ -100,6 +84,27 @@ func (l *Loop) advance(ctx context.Context, bt *ent.Backtest) error {
 		})
 		if err != nil {
 			return err
+		}
+		if shadow, err = l.shadowRuns(ctx, bt); err != nil {
+			return err
+		}
+	}
+	prs := make([]*progress, len(plan))
+	byKey := map[[2]int]*progress{}
+	for i, p := range plan {
+		prs[i] = &progress{planned: p}
+		byKey[[2]int{p.RepositoryID, p.Number}] = prs[i]
+	}
+	for _, r := range shadow {
+		p := byKey[[2]int{repoID(r), r.PrNumber}]
+		if p == nil {
+			continue
+		}
+		switch r.BacktestSide {
+		case run.BacktestSideOld:
+			p.old = r // the latest of each side wins (ordered by id)
+		case run.BacktestSideNew:
+			p.new = r
 		}
 	}
 	committed := 0.0
@@ -176,6 +181,15 @@ func (l *Loop) queue(ctx context.Context, bt *ent.Backtest, rv *ent.Reviewer, p 
 		return false, fmt.Errorf("queue the %s side of %s#%d: %w", side, p.Repo, p.Number, err)
 	}
 	return len(created) > 0, nil
+}
+
+// shadowRuns are bt's shadow runs, oldest first.
+func (l *Loop) shadowRuns(ctx context.Context, bt *ent.Backtest) ([]*ent.Run, error) {
+	rs, err := l.cfg.DB.Run.Query().Where(run.BacktestID(bt.ID), run.Shadow(true)).WithRepository().Order(ent.Asc(run.FieldID)).All(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("shadow runs of backtest %d: %w", bt.ID, err)
+	}
+	return rs, nil
 }
 
 func repoID(r *ent.Run) int {
