@@ -351,6 +351,29 @@ func TestBacktestOfAChangedReviewer(t *testing.T) {
 		if len(cks) != 2 || cks[1].HeadSHA != b2.HeadSha || cks[1].Conclusion != "success" {
 			t.Fatalf("check runs after the re-run: %+v", cks)
 		}
+
+		// Re-run on the check: a new backtest of the same head, with its own
+		// check, whose comparison edits the same comment once more.
+		w.sim.RerequestCheckRun(cks[1].ID, "alice")
+		w.drainEvents()
+		w.drain()
+		b3 := w.backtests()[2]
+		if b3.HeadSha != b2.HeadSha || b3.Status != backtest.StatusRunning {
+			t.Fatalf("re-run backtest %s at %s", b3.Status, b3.HeadSha)
+		}
+		for _, side := range []run.BacktestSide{run.BacktestSideOld, run.BacktestSideNew} {
+			for _, r := range w.shadowRuns(b3, side) {
+				w.finishShadow(r, 0.1, 1000, map[string]finding.Severity{"late": finding.SeverityNit})
+			}
+			w.drain()
+		}
+		comments = w.sim.IssueComments(rvRepo, n)
+		if len(comments) != 1 || comments[0].ID != b.CommentID || !strings.Contains(comments[0].Body, "| nit | 3 | 0 | 0 |") {
+			t.Fatalf("after Re-run: %+v", comments)
+		}
+		if cks = w.checks("Chakshu backtest · security"); len(cks) != 3 || cks[2].Conclusion != "success" {
+			t.Fatalf("check runs after Re-run: %+v", cks)
+		}
 	})
 }
 

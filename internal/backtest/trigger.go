@@ -217,3 +217,35 @@ func short(sha string) string {
 	}
 	return sha
 }
+
+// Rerun backtests again the change whose backtest check run checkRunID is
+// ("Re-run" on GitHub): a new backtest of the same reviewer, pull request and
+// head, with a check run of its own; its comparison edits the one comment.
+// A backtest still open is left to finish: Rerun then returns nil. The caller
+// checks the check is Chakshu's and that the asker may write.
+func Rerun(ctx context.Context, db *store.DB, bus notify.Bus, installationID int, checkRunID int64) (*ent.Backtest, error) {
+	last, err := db.Backtest.Query().Where(backtest.HasInstallationWith(installation.ID(installationID)), backtest.CheckRunID(checkRunID)).
+		Order(ent.Desc(backtest.FieldID)).First(ctx)
+	if ent.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find backtest of check run %d: %w", checkRunID, err)
+	}
+	open, err := db.Backtest.Query().Where(backtest.HasInstallationWith(installation.ID(installationID)),
+		backtest.ReviewersRepo(last.ReviewersRepo), backtest.PrNumber(last.PrNumber), backtest.ReviewerName(last.ReviewerName),
+		backtest.HeadSha(last.HeadSha), backtest.StatusIn(Open...)).Exist(ctx)
+	if err != nil || open {
+		return nil, err
+	}
+	bt, err := db.Backtest.Create().SetInstallationID(installationID).SetReviewerName(last.ReviewerName).
+		SetReviewersRepo(last.ReviewersRepo).SetPrNumber(last.PrNumber).SetPrURL(last.PrURL).
+		SetHeadSha(last.HeadSha).SetBaseSha(last.BaseSha).Save(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("queue backtest again: %w", err)
+	}
+	if bus != nil {
+		_ = bus.Notify(ctx, notify.TopicBacktests)
+	}
+	return bt, nil
+}
