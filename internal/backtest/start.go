@@ -45,7 +45,7 @@ const maxReviewedRuns = 1000
 // at the head its last review reviewed.
 func LastReviewed(ctx context.Context, c *ent.Client, r *ent.Reviewer, max int) ([]*ent.Run, error) {
 	rs, err := c.Run.Query().Where(run.HasReviewerWith(reviewer.ID(r.ID)), run.Shadow(false), run.KindEQ(run.KindReview),
-		run.StatusEQ(run.StatusSucceeded)).
+		run.StatusEQ(run.StatusSucceeded), run.FinishedAtNotNil()).
 		WithRepository().Order(ent.Desc(run.FieldFinishedAt), ent.Desc(run.FieldID)).Limit(maxReviewedRuns).All(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("find the pull requests %s reviewed: %w", r.Name, err)
