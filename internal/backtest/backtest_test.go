@@ -160,6 +160,17 @@ func (w *world) finishShadow(r *ent.Run, cost float64, ms int64, found map[strin
 	}
 }
 
+// finishBothSides finishes b's old side, lets the loop queue the new one,
+// finishes that and lets the loop report: every run costs cost and finds found.
+func (w *world) finishBothSides(b *ent.Backtest, cost float64, found map[string]finding.Severity) {
+	for _, side := range []run.BacktestSide{run.BacktestSideOld, run.BacktestSideNew} {
+		for _, r := range w.shadowRuns(b, side) {
+			w.finishShadow(r, cost, 1000, found)
+		}
+		w.drain()
+	}
+}
+
 func (w *world) shadowRuns(b *ent.Backtest, side run.BacktestSide) []*ent.Run {
 	return w.db.Run.Query().Where(run.BacktestID(b.ID), run.BacktestSideEQ(side)).WithRepository().
 		Order(ent.Asc(run.FieldPrNumber)).AllX(context.Background())
@@ -333,14 +344,7 @@ func TestBacktestOfAChangedReviewer(t *testing.T) {
 		if b2.Status != backtest.StatusRunning || b2.HeadSha == b.HeadSha {
 			t.Fatalf("second backtest %s at %s", b2.Status, b2.HeadSha)
 		}
-		for _, r := range w.shadowRuns(b2, run.BacktestSideOld) {
-			w.finishShadow(r, 0.1, 1000, nil)
-		}
-		w.drain()
-		for _, r := range w.shadowRuns(b2, run.BacktestSideNew) {
-			w.finishShadow(r, 0.1, 1000, nil)
-		}
-		w.drain()
+		w.finishBothSides(b2, 0.1, nil)
 		b2 = db.Backtest.GetX(ctx, b2.ID)
 		comments = w.sim.IssueComments(rvRepo, n)
 		if b2.Status != backtest.StatusCompleted || len(comments) != 1 || comments[0].ID != b.CommentID || b2.CommentID != b.CommentID ||
@@ -361,12 +365,7 @@ func TestBacktestOfAChangedReviewer(t *testing.T) {
 		if b3.HeadSha != b2.HeadSha || b3.Status != backtest.StatusRunning {
 			t.Fatalf("re-run backtest %s at %s", b3.Status, b3.HeadSha)
 		}
-		for _, side := range []run.BacktestSide{run.BacktestSideOld, run.BacktestSideNew} {
-			for _, r := range w.shadowRuns(b3, side) {
-				w.finishShadow(r, 0.1, 1000, map[string]finding.Severity{"late": finding.SeverityNit})
-			}
-			w.drain()
-		}
+		w.finishBothSides(b3, 0.1, map[string]finding.Severity{"late": finding.SeverityNit})
 		comments = w.sim.IssueComments(rvRepo, n)
 		if len(comments) != 1 || comments[0].ID != b.CommentID || !strings.Contains(comments[0].Body, "| nit | 3 | 0 | 0 |") {
 			t.Fatalf("after Re-run: %+v", comments)
@@ -461,14 +460,7 @@ func TestCostCap(t *testing.T) {
 				if len(old) != tc.covered {
 					t.Fatalf("old side queued on %d PRs, want %d", len(old), tc.covered)
 				}
-				for _, r := range old {
-					w.finishShadow(r, 1.0, 1000, nil)
-				}
-				w.drain()
-				for _, r := range w.shadowRuns(b, run.BacktestSideNew) {
-					w.finishShadow(r, 1.0, 1000, nil)
-				}
-				w.drain()
+				w.finishBothSides(b, 1.0, nil)
 				b = db.Backtest.GetX(ctx, b.ID)
 				if b.Status != backtest.StatusCompleted || fmt.Sprint(b.Summary["prs_covered"]) != fmt.Sprint(tc.covered) {
 					t.Fatalf("backtest %s covered %v", b.Status, b.Summary["prs_covered"])

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/internal/backtest"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 )
@@ -21,15 +22,9 @@ func (h *handler) reviewerChange(ctx context.Context, e *pullRequestEvent) error
 	default:
 		return nil
 	}
-	if e.Repository == nil || e.Installation.ID == 0 {
-		return nil
-	}
-	inst, err := h.ensureInstallation(ctx, e.Installation.ID, e.Repository.Owner)
-	if err != nil {
+	inst, err := h.reviewersRepoOf(ctx, &e.common)
+	if inst == nil || err != nil {
 		return err
-	}
-	if !reviewers.IsReviewersRepo(inst, e.Repository.FullName) {
-		return nil
 	}
 	pr := &e.PullRequest
 	if !closed && pr.State != "open" {
@@ -54,19 +49,26 @@ func (h *handler) backtestRerequested(ctx context.Context, e *checkRunEvent) err
 	if slug := e.CheckRun.App.Slug; slug != "" && !strings.EqualFold(slug, h.cfg.AppSlug) {
 		return nil // another app's check that looks like ours
 	}
-	if e.Repository == nil || e.Installation.ID == 0 {
-		return nil
-	}
-	inst, err := h.ensureInstallation(ctx, e.Installation.ID, e.Repository.Owner)
-	if err != nil {
+	inst, err := h.reviewersRepoOf(ctx, &e.common)
+	if inst == nil || err != nil {
 		return err
-	}
-	if !reviewers.IsReviewersRepo(inst, e.Repository.FullName) {
-		return nil
 	}
 	bt, err := backtest.Rerun(ctx, h.cfg.DB, h.cfg.Bus, inst.ID, e.CheckRun.ID)
 	if bt != nil {
 		h.log.Info("backtest re-run", "reviewer", bt.ReviewerName, "pr", bt.PrNumber)
 	}
 	return err
+}
+
+// reviewersRepoOf is the installation of an event on its reviewers
+// repository; nil for an event on any other repository.
+func (h *handler) reviewersRepoOf(ctx context.Context, c *common) (*ent.Installation, error) {
+	if c.Repository == nil || c.Installation.ID == 0 {
+		return nil, nil
+	}
+	inst, err := h.ensureInstallation(ctx, c.Installation.ID, c.Repository.Owner)
+	if err != nil || !reviewers.IsReviewersRepo(inst, c.Repository.FullName) {
+		return nil, err
+	}
+	return inst, nil
 }
