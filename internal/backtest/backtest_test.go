@@ -512,7 +512,8 @@ func TestSpentPastTheCapCancelsQueued(t *testing.T) {
 }
 
 // A new reviewer and a removed one say so on their checks and replay
-// nothing; a broken reviewer.yaml fails the check with the file's problem.
+// nothing; a broken reviewer.yaml fails the check with the file's problem;
+// a pull request into another branch than the default one is not backtested.
 func TestNewRemovedAndBrokenReviewers(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		w := newWorld(t, db)
@@ -539,6 +540,16 @@ func TestNewRemovedAndBrokenReviewers(t *testing.T) {
 			if n := len(w.shadowRuns(b, run.BacktestSideOld)); n != 0 {
 				t.Fatalf("%s queued %d shadow runs", b.ReviewerName, n)
 			}
+		}
+		// A pull request into another branch changes no reviewer in force.
+		before := len(w.backtests())
+		w.sim.CreateBranch(rvRepo, "staging", "main")
+		w.sim.CreateBranch(rvRepo, "draft-rules", "staging")
+		w.sim.Commit(rvRepo, "draft-rules", map[string]string{"reviewers/security/CLAUDE.md": newMD}, "draft")
+		w.sim.OpenPR(rvRepo, "draft-rules", "staging", "Draft rules", "", "alice", false)
+		w.drainEvents()
+		if len(w.backtests()) != before {
+			t.Fatal("a pull request into a branch other than the default one was backtested")
 		}
 		sec := w.checks("Chakshu backtest · security")[0]
 		if !strings.Contains(sec.Summary, "backtest.prs: want a number from 1 to 50, got 0") {

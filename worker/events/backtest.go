@@ -9,9 +9,9 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 )
 
-// reviewerChange backtests a pull request to the installation's reviewers
-// repository that changes reviewers (issue 25): a push queues one backtest
-// per changed reviewer and supersedes those of the older head; closing
+// reviewerChange backtests a pull request into the default branch of the
+// installation's reviewers repository that changes reviewers (issue 25): a
+// push queues one backtest per changed reviewer and supersedes those of the older head; closing
 // cancels them. Other pull requests are not its business.
 func (h *handler) reviewerChange(ctx context.Context, e *pullRequestEvent) error {
 	closed := false
@@ -29,6 +29,9 @@ func (h *handler) reviewerChange(ctx context.Context, e *pullRequestEvent) error
 	pr := &e.PullRequest
 	if !closed && pr.State != "open" {
 		return nil
+	}
+	if def := e.Repository.DefaultBranch; !closed && def != "" && pr.Base.Ref != def {
+		return nil // merging it changes no reviewer in force
 	}
 	gc, err := h.client(inst.GithubID)
 	if err != nil {
