@@ -290,6 +290,10 @@ func TestBacktestOfAChangedReviewer(t *testing.T) {
 		}
 		w.finishShadow(news[0], 0.20, 90_000, map[string]finding.Severity{"k1": finding.SeverityMajor, "new1": finding.SeverityMajor})
 		w.finishShadow(news[1], 0.20, 90_000, nil)
+		// What the new version found but would not post (below its
+		// min_severity) is not an added finding.
+		db.Finding.Create().SetRunID(news[1].ID).SetHiddenID("quiet").SetPath("a.go").SetSeverity(finding.SeverityNit).
+			SetTitle("quiet").SetDroppedReason(publish.DropBelowMin).ExecX(ctx)
 		w.finishShadow(news[2], 0.20, 90_000, map[string]finding.Severity{"k2": finding.SeverityMinor})
 		w.drain()
 
