@@ -140,3 +140,22 @@ func ConfigOfSnapshot(snap map[string]any) (Config, error) {
 	}
 	return c, nil
 }
+
+// WithSnapshot is a copy of r whose content columns (claude_md,
+// config_yaml, config, skills) are those snap carries: what a shadow run's
+// job is built from instead of the version in force, so code that reads a
+// reviewer row (FromEnt, its skills) reads the snapshot unchanged.
+func WithSnapshot(r *ent.Reviewer, snap map[string]any) *ent.Reviewer {
+	c := *r
+	c.ClaudeMd, _ = snap[SnapshotClaudeMD].(string)
+	c.ConfigYaml, _ = snap[SnapshotConfigYAML].(string)
+	c.Config, _ = snap[SnapshotConfig].(map[string]any)
+	raw, _ := snap[SnapshotSkills].([]any)
+	c.Skills = make([]map[string]any, 0, len(raw))
+	for _, s := range raw {
+		if m, ok := s.(map[string]any); ok {
+			c.Skills = append(c.Skills, m)
+		}
+	}
+	return &c
+}

@@ -41,6 +41,14 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	if d := cmp.Diff(want, gotSkills); d != "" {
 		t.Fatalf("skills (-want +got):\n%s", d)
 	}
+	// A reviewer row made from the snapshot reads as the original.
+	back := WithSnapshot(&ent.Reviewer{Name: "security", ClaudeMd: "in force"}, snap)
+	if back.ClaudeMd != r.ClaudeMd || back.ConfigYaml != r.ConfigYaml || !cmp.Equal(back.Config, r.Config) || !cmp.Equal(back.Skills, r.Skills) {
+		t.Fatalf("WithSnapshot: %+v", back)
+	}
+	if c, err := FromEnt(back); err != nil || !cmp.Equal(c, cfg) {
+		t.Fatalf("config of WithSnapshot: %+v %v", c, err)
+	}
 	// A snapshot without skills or config gives none and the defaults.
 	empty := Columns{}.Snapshot()
 	if s, err := SkillsOfSnapshot(empty); err != nil || s != nil {
