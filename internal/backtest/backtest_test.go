@@ -53,6 +53,7 @@ type world struct {
 	inst   *ent.Installation
 	widget *ent.Repository
 	sec    *ent.Reviewer
+	apps   *gh.Apps
 	now    time.Time
 }
 
@@ -88,6 +89,7 @@ func newWorld(t *testing.T, db *store.DB) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
+	w.apps = apps
 	port := ghwrite.New(apps, "chakshu")
 	w.events, err = events.New(events.Config{DB: db, Bus: bus, Log: log, GitHub: apps, Write: port, AppSlug: "chakshu",
 		WorkerID: "w1", Backoff: []time.Duration{0, 0}})
@@ -433,6 +435,25 @@ func TestPushSupersedesAndCloseCancels(t *testing.T) {
 		}
 		if c := w.sim.IssueComments(rvRepo, n); len(c) != 0 {
 			t.Fatalf("a cancelled backtest commented: %+v", c)
+		}
+
+		// Reopened at the same head (the use case as the webhook calls it):
+		// backtested again, the cancelled one notwithstanding; the same
+		// delivery handled twice queues it once.
+		gi, err := w.apps.Installation(w.inst.GithubID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pr := w.sim.PR(rvRepo, n)
+		ch := bt.Change{Installation: w.inst, Repo: rvRepo, Number: n, HeadSHA: pr.HeadSHA, BaseSHA: pr.BaseSHA}
+		for range 2 {
+			if _, err := bt.Request(ctx, db, nil, gi.REST, ch); err != nil {
+				t.Fatal(err)
+			}
+		}
+		bts := w.backtests()
+		if len(bts) != 3 || bts[2].Status != backtest.StatusQueued || bts[2].HeadSha != pr.HeadSHA {
+			t.Fatalf("after reopening: %d backtests", len(bts))
 		}
 	})
 }

@@ -78,12 +78,12 @@ func Request(ctx context.Context, db *store.DB, bus notify.Bus, gc *github.Clien
 	for _, name := range names {
 		exists, err := db.Backtest.Query().Where(backtest.HasInstallationWith(installation.ID(ch.Installation.ID)),
 			backtest.ReviewersRepo(ch.Repo), backtest.PrNumber(ch.Number), backtest.ReviewerName(name),
-			backtest.HeadSha(ch.HeadSHA)).Exist(ctx)
+			backtest.HeadSha(ch.HeadSHA), backtest.StatusNEQ(backtest.StatusCancelled)).Exist(ctx)
 		if err != nil {
 			return out, fmt.Errorf("find backtest of %s: %w", name, err)
 		}
 		if exists {
-			continue // this head is already backtested (a redelivery, or reopened at the same head)
+			continue // this head is backtested already (a redelivery); a cancelled one (closed, then reopened) is not
 		}
 		bt, err := db.Backtest.Create().SetInstallationID(ch.Installation.ID).SetReviewerName(name).
 			SetReviewersRepo(ch.Repo).SetPrNumber(ch.Number).SetPrURL(runs.Text(ch.URL)).
