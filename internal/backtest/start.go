@@ -40,10 +40,10 @@ const summaryPlan = "plan"
 // maxReviewedRuns bounds the runs read to find the last distinct pull requests.
 const maxReviewedRuns = 1000
 
-// LastReviewed returns the last max distinct pull requests reviewer r
+// LastReviewed returns the last limit distinct pull requests reviewer r
 // reviewed for real (succeeded, non-shadow review runs), newest first, each
 // at the head its last review reviewed.
-func LastReviewed(ctx context.Context, c *ent.Client, r *ent.Reviewer, max int) ([]*ent.Run, error) {
+func LastReviewed(ctx context.Context, c *ent.Client, r *ent.Reviewer, limit int) ([]*ent.Run, error) {
 	rs, err := c.Run.Query().Where(run.HasReviewerWith(reviewer.ID(r.ID)), run.Shadow(false), run.KindEQ(run.KindReview),
 		run.StatusEQ(run.StatusSucceeded), run.FinishedAtNotNil()).
 		WithRepository().Order(ent.Desc(run.FieldFinishedAt), ent.Desc(run.FieldID)).Limit(maxReviewedRuns).All(ctx)
@@ -60,7 +60,7 @@ func LastReviewed(ctx context.Context, c *ent.Client, r *ent.Reviewer, max int) 
 		}
 		seen[k] = true
 		out = append(out, x)
-		if len(out) == max {
+		if len(out) == limit {
 			break
 		}
 	}
@@ -109,8 +109,8 @@ func (l *Loop) start(ctx context.Context, bt *ent.Backtest) error {
 		return l.conclude(ctx, bt, "neutral", "New reviewer",
 			fmt.Sprintf("**%s** is a new reviewer: there is no version in force to compare it with, so nothing was backtested.", bt.ReviewerName))
 	}
-	max := v.Config.Backtest.PRs
-	prs, err := LastReviewed(ctx, l.cfg.DB.Client, old, max)
+	limit := v.Config.Backtest.PRs
+	prs, err := LastReviewed(ctx, l.cfg.DB.Client, old, limit)
 	if err != nil {
 		return err
 	}
@@ -132,7 +132,7 @@ func (l *Loop) start(ctx context.Context, bt *ent.Backtest) error {
 	now := l.cfg.Now()
 	ok, err := l.letGo(ctx, bt, &now, func(u *ent.BacktestUpdate) {
 		u.Where(backtest.StatusEQ(backtest.StatusQueued)).SetStatus(backtest.StatusRunning).
-			SetMaxPrs(max).SetMaxCostUsd(v.Config.Backtest.MaxCostUSD).
+			SetMaxPrs(limit).SetMaxCostUsd(v.Config.Backtest.MaxCostUSD).
 			SetOldSnapshot(reviewers.SnapshotOf(old)).SetNewSnapshot(v.Columns.Snapshot()).
 			SetSummary(map[string]any{summaryPlan: plan})
 	})
