@@ -582,3 +582,41 @@ func TestNewRemovedAndBrokenReviewers(t *testing.T) {
 		}
 	})
 }
+
+// A step that keeps failing is tried again after RetryAfter while the
+// backtest is younger than GiveUpAfter; past it, the backtest fails and its
+// check says so.
+func TestGiveUpOnAStepThatKeepsFailing(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		w := newWorld(t, db)
+		w.reviewed(1, time.Hour, 0.1, nil)
+		w.openChange("broken-github", map[string]string{"reviewers/security/CLAUDE.md": newMD})
+		w.sim.InjectFault(ghsim.Fault{Match: "GET /repos/*/git/trees/*", Kind: ghsim.FaultServerError})
+		loop, err := bt.New(bt.Config{DB: db, GitHub: w.apps, Write: ghwrite.New(w.apps, "chakshu"), WorkerID: "w2",
+			GiveUpAfter: time.Hour, RetryAfter: time.Minute, Now: func() time.Time { return w.now }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := w.backtests()[0]
+		w.now = b.CreatedAt.Add(time.Hour) // at the limit: tried again later
+		if _, err := loop.Drain(ctx); err != nil {
+			t.Fatal(err)
+		}
+		got := db.Backtest.GetX(ctx, b.ID)
+		if got.Status != backtest.StatusQueued || got.LeaseOwner != "" || got.NextAttemptAt == nil || !got.NextAttemptAt.After(w.now) {
+			t.Fatalf("at the limit: %s owner %q due %v", got.Status, got.LeaseOwner, got.NextAttemptAt)
+		}
+		w.now = got.NextAttemptAt.Add(time.Second) // past it
+		if _, err := loop.Drain(ctx); err != nil {
+			t.Fatal(err)
+		}
+		got = db.Backtest.GetX(ctx, b.ID)
+		if got.Status != backtest.StatusFailed || !strings.Contains(got.FailureReason, "kept failing") {
+			t.Fatalf("past the limit: %s %q", got.Status, got.FailureReason)
+		}
+		if cks := w.checks("Chakshu backtest · security"); len(cks) != 1 || cks[0].Conclusion != "failure" || cks[0].Title != "Backtest failed" {
+			t.Fatalf("check: %+v", cks)
+		}
+	})
+}

@@ -62,6 +62,9 @@ type Config struct {
 	// StaleAfter is how long a lease may go without a heartbeat before
 	// another worker takes it; 0 means 90 s.
 	StaleAfter time.Duration
+	// GiveUpAfter is how old a backtest whose step keeps failing may get
+	// before it is failed (its check says so); 0 means 24 hours.
+	GiveUpAfter time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -88,6 +91,9 @@ func New(cfg Config) (*Loop, error) {
 	}
 	if cfg.StaleAfter <= 0 {
 		cfg.StaleAfter = 90 * time.Second
+	}
+	if cfg.GiveUpAfter <= 0 {
+		cfg.GiveUpAfter = 24 * time.Hour
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -163,6 +169,10 @@ func (l *Loop) one(ctx context.Context, id int, work func(context.Context, *ent.
 	if err == nil || ctx.Err() != nil {
 		return
 	}
+	if bt != nil && bt.Status != backtest.StatusCancelled && l.cfg.Now().Sub(bt.CreatedAt) > l.cfg.GiveUpAfter {
+		l.giveUp(ctx, bt, err)
+		return
+	}
 	due := l.cfg.Now().Add(l.cfg.RetryAfter)
 	if until, wait := gh.WaitFor(err, l.cfg.Now()); wait {
 		due = until
@@ -171,6 +181,27 @@ func (l *Loop) one(ctx context.Context, id int, work func(context.Context, *ent.
 	if _, uerr := l.cfg.DB.Backtest.Update().Where(store.HeldBacktest(id, l.cfg.WorkerID)).
 		SetLeaseOwner("").SetNextAttemptAt(due).Save(context.WithoutCancel(ctx)); uerr != nil {
 		l.cfg.Log.Warn("backtest: let go", "backtest_id", id, "err", redact.Error(uerr))
+	}
+}
+
+// giveUp fails a backtest whose step kept failing past GiveUpAfter: its
+// check says so when GitHub takes it, and its open shadow runs are cancelled.
+func (l *Loop) giveUp(ctx context.Context, bt *ent.Backtest, cause error) {
+	bg := context.WithoutCancel(ctx)
+	why := "Chakshu could not finish this backtest: GitHub or its database kept failing. Push again or re-run the check to try again."
+	l.cfg.Log.Warn("backtest: gave up", "backtest_id", bt.ID, "err", redact.Error(cause))
+	err := l.finish(bg, bt, backtest.StatusFailed, "failure", ghwrite.Text{Title: "Backtest failed", Summary: why},
+		func(u *ent.BacktestUpdate) { u.SetFailureReason(why) })
+	if err != nil { // GitHub refuses even that: record the end; the check stays as it is
+		_, err = l.letGo(bg, bt, nil, func(u *ent.BacktestUpdate) {
+			u.Where(backtest.StatusIn(Open...)).SetStatus(backtest.StatusFailed).SetFinishedAt(l.cfg.Now()).SetFailureReason(why)
+		})
+	}
+	if err == nil {
+		err = cancelRuns(bg, l.cfg.DB, bt.ID, func(*ent.Run) string { return "The backtest this shadow run belongs to failed." })
+	}
+	if err != nil {
+		l.cfg.Log.Warn("backtest: record the failure", "backtest_id", bt.ID, "err", redact.Error(err))
 	}
 }
 
