@@ -55,6 +55,18 @@ type Backtest struct {
 	FailureReason string `json:"failure_reason,omitempty"`
 	// when it completed, failed or was cancelled
 	FinishedAt *time.Time `json:"finished_at,omitempty"`
+	// the reviewer in force when the backtest started, as its old-side shadow runs carry it (Run.reviewer_snapshot)
+	OldSnapshot map[string]interface{} `json:"old_snapshot,omitempty"`
+	// the reviewer as the change's head makes it, as its new-side shadow runs carry it
+	NewSnapshot map[string]interface{} `json:"new_snapshot,omitempty"`
+	// the check run was completed on GitHub (a cancelled backtest completes it once)
+	CheckCompleted bool `json:"check_completed,omitempty"`
+	// the worker holding the backtest now; empty when none
+	LeaseOwner string `json:"lease_owner,omitempty"`
+	// the holding worker's last heartbeat
+	HeartbeatAt *time.Time `json:"heartbeat_at,omitempty"`
+	// when a worker looks at it next
+	NextAttemptAt *time.Time `json:"next_attempt_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the BacktestQuery when eager-loading is set.
 	Edges                  BacktestEdges `json:"edges"`
@@ -89,15 +101,17 @@ func (*Backtest) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case backtest.FieldSummary:
+		case backtest.FieldSummary, backtest.FieldOldSnapshot, backtest.FieldNewSnapshot:
 			values[i] = new([]byte)
+		case backtest.FieldCheckCompleted:
+			values[i] = new(sql.NullBool)
 		case backtest.FieldMaxCostUsd, backtest.FieldCostUsd:
 			values[i] = new(sql.NullFloat64)
 		case backtest.FieldID, backtest.FieldPrNumber, backtest.FieldMaxPrs, backtest.FieldCheckRunID, backtest.FieldCommentID:
 			values[i] = new(sql.NullInt64)
-		case backtest.FieldReviewerName, backtest.FieldReviewersRepo, backtest.FieldPrURL, backtest.FieldHeadSha, backtest.FieldBaseSha, backtest.FieldStatus, backtest.FieldReport, backtest.FieldFailureReason:
+		case backtest.FieldReviewerName, backtest.FieldReviewersRepo, backtest.FieldPrURL, backtest.FieldHeadSha, backtest.FieldBaseSha, backtest.FieldStatus, backtest.FieldReport, backtest.FieldFailureReason, backtest.FieldLeaseOwner:
 			values[i] = new(sql.NullString)
-		case backtest.FieldCreatedAt, backtest.FieldUpdatedAt, backtest.FieldFinishedAt:
+		case backtest.FieldCreatedAt, backtest.FieldUpdatedAt, backtest.FieldFinishedAt, backtest.FieldHeartbeatAt, backtest.FieldNextAttemptAt:
 			values[i] = new(sql.NullTime)
 		case backtest.ForeignKeys[0]: // installation_backtests
 			values[i] = new(sql.NullInt64)
@@ -233,6 +247,48 @@ func (_m *Backtest) assignValues(columns []string, values []any) error {
 				_m.FinishedAt = new(time.Time)
 				*_m.FinishedAt = value.Time
 			}
+		case backtest.FieldOldSnapshot:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field old_snapshot", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.OldSnapshot); err != nil {
+					return fmt.Errorf("unmarshal field old_snapshot: %w", err)
+				}
+			}
+		case backtest.FieldNewSnapshot:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field new_snapshot", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.NewSnapshot); err != nil {
+					return fmt.Errorf("unmarshal field new_snapshot: %w", err)
+				}
+			}
+		case backtest.FieldCheckCompleted:
+			if value, ok := values[i].(*sql.NullBool); !ok {
+				return fmt.Errorf("unexpected type %T for field check_completed", values[i])
+			} else if value.Valid {
+				_m.CheckCompleted = value.Bool
+			}
+		case backtest.FieldLeaseOwner:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field lease_owner", values[i])
+			} else if value.Valid {
+				_m.LeaseOwner = value.String
+			}
+		case backtest.FieldHeartbeatAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field heartbeat_at", values[i])
+			} else if value.Valid {
+				_m.HeartbeatAt = new(time.Time)
+				*_m.HeartbeatAt = value.Time
+			}
+		case backtest.FieldNextAttemptAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field next_attempt_at", values[i])
+			} else if value.Valid {
+				_m.NextAttemptAt = new(time.Time)
+				*_m.NextAttemptAt = value.Time
+			}
 		case backtest.ForeignKeys[0]:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for edge-field installation_backtests", value)
@@ -334,6 +390,28 @@ func (_m *Backtest) String() string {
 	builder.WriteString(", ")
 	if v := _m.FinishedAt; v != nil {
 		builder.WriteString("finished_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	builder.WriteString("old_snapshot=")
+	builder.WriteString(fmt.Sprintf("%v", _m.OldSnapshot))
+	builder.WriteString(", ")
+	builder.WriteString("new_snapshot=")
+	builder.WriteString(fmt.Sprintf("%v", _m.NewSnapshot))
+	builder.WriteString(", ")
+	builder.WriteString("check_completed=")
+	builder.WriteString(fmt.Sprintf("%v", _m.CheckCompleted))
+	builder.WriteString(", ")
+	builder.WriteString("lease_owner=")
+	builder.WriteString(_m.LeaseOwner)
+	builder.WriteString(", ")
+	if v := _m.HeartbeatAt; v != nil {
+		builder.WriteString("heartbeat_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	if v := _m.NextAttemptAt; v != nil {
+		builder.WriteString("next_attempt_at=")
 		builder.WriteString(v.Format(time.ANSIC))
 	}
 	builder.WriteByte(')')

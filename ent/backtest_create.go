@@ -235,6 +235,74 @@ func (_c *BacktestCreate) SetNillableFinishedAt(v *time.Time) *BacktestCreate {
 	return _c
 }
 
+// SetOldSnapshot sets the "old_snapshot" field.
+func (_c *BacktestCreate) SetOldSnapshot(v map[string]interface{}) *BacktestCreate {
+	_c.mutation.SetOldSnapshot(v)
+	return _c
+}
+
+// SetNewSnapshot sets the "new_snapshot" field.
+func (_c *BacktestCreate) SetNewSnapshot(v map[string]interface{}) *BacktestCreate {
+	_c.mutation.SetNewSnapshot(v)
+	return _c
+}
+
+// SetCheckCompleted sets the "check_completed" field.
+func (_c *BacktestCreate) SetCheckCompleted(v bool) *BacktestCreate {
+	_c.mutation.SetCheckCompleted(v)
+	return _c
+}
+
+// SetNillableCheckCompleted sets the "check_completed" field if the given value is not nil.
+func (_c *BacktestCreate) SetNillableCheckCompleted(v *bool) *BacktestCreate {
+	if v != nil {
+		_c.SetCheckCompleted(*v)
+	}
+	return _c
+}
+
+// SetLeaseOwner sets the "lease_owner" field.
+func (_c *BacktestCreate) SetLeaseOwner(v string) *BacktestCreate {
+	_c.mutation.SetLeaseOwner(v)
+	return _c
+}
+
+// SetNillableLeaseOwner sets the "lease_owner" field if the given value is not nil.
+func (_c *BacktestCreate) SetNillableLeaseOwner(v *string) *BacktestCreate {
+	if v != nil {
+		_c.SetLeaseOwner(*v)
+	}
+	return _c
+}
+
+// SetHeartbeatAt sets the "heartbeat_at" field.
+func (_c *BacktestCreate) SetHeartbeatAt(v time.Time) *BacktestCreate {
+	_c.mutation.SetHeartbeatAt(v)
+	return _c
+}
+
+// SetNillableHeartbeatAt sets the "heartbeat_at" field if the given value is not nil.
+func (_c *BacktestCreate) SetNillableHeartbeatAt(v *time.Time) *BacktestCreate {
+	if v != nil {
+		_c.SetHeartbeatAt(*v)
+	}
+	return _c
+}
+
+// SetNextAttemptAt sets the "next_attempt_at" field.
+func (_c *BacktestCreate) SetNextAttemptAt(v time.Time) *BacktestCreate {
+	_c.mutation.SetNextAttemptAt(v)
+	return _c
+}
+
+// SetNillableNextAttemptAt sets the "next_attempt_at" field if the given value is not nil.
+func (_c *BacktestCreate) SetNillableNextAttemptAt(v *time.Time) *BacktestCreate {
+	if v != nil {
+		_c.SetNextAttemptAt(*v)
+	}
+	return _c
+}
+
 // SetInstallationID sets the "installation" edge to the Installation entity by ID.
 func (_c *BacktestCreate) SetInstallationID(id int) *BacktestCreate {
 	_c.mutation.SetInstallationID(id)
@@ -329,6 +397,14 @@ func (_c *BacktestCreate) defaults() {
 		v := backtest.DefaultFailureReason
 		_c.mutation.SetFailureReason(v)
 	}
+	if _, ok := _c.mutation.CheckCompleted(); !ok {
+		v := backtest.DefaultCheckCompleted
+		_c.mutation.SetCheckCompleted(v)
+	}
+	if _, ok := _c.mutation.LeaseOwner(); !ok {
+		v := backtest.DefaultLeaseOwner
+		_c.mutation.SetLeaseOwner(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -385,6 +461,12 @@ func (_c *BacktestCreate) check() error {
 	}
 	if _, ok := _c.mutation.FailureReason(); !ok {
 		return &ValidationError{Name: "failure_reason", err: errors.New(`ent: missing required field "Backtest.failure_reason"`)}
+	}
+	if _, ok := _c.mutation.CheckCompleted(); !ok {
+		return &ValidationError{Name: "check_completed", err: errors.New(`ent: missing required field "Backtest.check_completed"`)}
+	}
+	if _, ok := _c.mutation.LeaseOwner(); !ok {
+		return &ValidationError{Name: "lease_owner", err: errors.New(`ent: missing required field "Backtest.lease_owner"`)}
 	}
 	if len(_c.mutation.InstallationIDs()) == 0 {
 		return &ValidationError{Name: "installation", err: errors.New(`ent: missing required edge "Backtest.installation"`)}
@@ -487,6 +569,30 @@ func (_c *BacktestCreate) createSpec() (*Backtest, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.FinishedAt(); ok {
 		_spec.SetField(backtest.FieldFinishedAt, field.TypeTime, value)
 		_node.FinishedAt = &value
+	}
+	if value, ok := _c.mutation.OldSnapshot(); ok {
+		_spec.SetField(backtest.FieldOldSnapshot, field.TypeJSON, value)
+		_node.OldSnapshot = value
+	}
+	if value, ok := _c.mutation.NewSnapshot(); ok {
+		_spec.SetField(backtest.FieldNewSnapshot, field.TypeJSON, value)
+		_node.NewSnapshot = value
+	}
+	if value, ok := _c.mutation.CheckCompleted(); ok {
+		_spec.SetField(backtest.FieldCheckCompleted, field.TypeBool, value)
+		_node.CheckCompleted = value
+	}
+	if value, ok := _c.mutation.LeaseOwner(); ok {
+		_spec.SetField(backtest.FieldLeaseOwner, field.TypeString, value)
+		_node.LeaseOwner = value
+	}
+	if value, ok := _c.mutation.HeartbeatAt(); ok {
+		_spec.SetField(backtest.FieldHeartbeatAt, field.TypeTime, value)
+		_node.HeartbeatAt = &value
+	}
+	if value, ok := _c.mutation.NextAttemptAt(); ok {
+		_spec.SetField(backtest.FieldNextAttemptAt, field.TypeTime, value)
+		_node.NextAttemptAt = &value
 	}
 	if nodes := _c.mutation.InstallationIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -806,6 +912,102 @@ func (u *BacktestUpsert) UpdateFinishedAt() *BacktestUpsert {
 // ClearFinishedAt clears the value of the "finished_at" field.
 func (u *BacktestUpsert) ClearFinishedAt() *BacktestUpsert {
 	u.SetNull(backtest.FieldFinishedAt)
+	return u
+}
+
+// SetOldSnapshot sets the "old_snapshot" field.
+func (u *BacktestUpsert) SetOldSnapshot(v map[string]interface{}) *BacktestUpsert {
+	u.Set(backtest.FieldOldSnapshot, v)
+	return u
+}
+
+// UpdateOldSnapshot sets the "old_snapshot" field to the value that was provided on create.
+func (u *BacktestUpsert) UpdateOldSnapshot() *BacktestUpsert {
+	u.SetExcluded(backtest.FieldOldSnapshot)
+	return u
+}
+
+// ClearOldSnapshot clears the value of the "old_snapshot" field.
+func (u *BacktestUpsert) ClearOldSnapshot() *BacktestUpsert {
+	u.SetNull(backtest.FieldOldSnapshot)
+	return u
+}
+
+// SetNewSnapshot sets the "new_snapshot" field.
+func (u *BacktestUpsert) SetNewSnapshot(v map[string]interface{}) *BacktestUpsert {
+	u.Set(backtest.FieldNewSnapshot, v)
+	return u
+}
+
+// UpdateNewSnapshot sets the "new_snapshot" field to the value that was provided on create.
+func (u *BacktestUpsert) UpdateNewSnapshot() *BacktestUpsert {
+	u.SetExcluded(backtest.FieldNewSnapshot)
+	return u
+}
+
+// ClearNewSnapshot clears the value of the "new_snapshot" field.
+func (u *BacktestUpsert) ClearNewSnapshot() *BacktestUpsert {
+	u.SetNull(backtest.FieldNewSnapshot)
+	return u
+}
+
+// SetCheckCompleted sets the "check_completed" field.
+func (u *BacktestUpsert) SetCheckCompleted(v bool) *BacktestUpsert {
+	u.Set(backtest.FieldCheckCompleted, v)
+	return u
+}
+
+// UpdateCheckCompleted sets the "check_completed" field to the value that was provided on create.
+func (u *BacktestUpsert) UpdateCheckCompleted() *BacktestUpsert {
+	u.SetExcluded(backtest.FieldCheckCompleted)
+	return u
+}
+
+// SetLeaseOwner sets the "lease_owner" field.
+func (u *BacktestUpsert) SetLeaseOwner(v string) *BacktestUpsert {
+	u.Set(backtest.FieldLeaseOwner, v)
+	return u
+}
+
+// UpdateLeaseOwner sets the "lease_owner" field to the value that was provided on create.
+func (u *BacktestUpsert) UpdateLeaseOwner() *BacktestUpsert {
+	u.SetExcluded(backtest.FieldLeaseOwner)
+	return u
+}
+
+// SetHeartbeatAt sets the "heartbeat_at" field.
+func (u *BacktestUpsert) SetHeartbeatAt(v time.Time) *BacktestUpsert {
+	u.Set(backtest.FieldHeartbeatAt, v)
+	return u
+}
+
+// UpdateHeartbeatAt sets the "heartbeat_at" field to the value that was provided on create.
+func (u *BacktestUpsert) UpdateHeartbeatAt() *BacktestUpsert {
+	u.SetExcluded(backtest.FieldHeartbeatAt)
+	return u
+}
+
+// ClearHeartbeatAt clears the value of the "heartbeat_at" field.
+func (u *BacktestUpsert) ClearHeartbeatAt() *BacktestUpsert {
+	u.SetNull(backtest.FieldHeartbeatAt)
+	return u
+}
+
+// SetNextAttemptAt sets the "next_attempt_at" field.
+func (u *BacktestUpsert) SetNextAttemptAt(v time.Time) *BacktestUpsert {
+	u.Set(backtest.FieldNextAttemptAt, v)
+	return u
+}
+
+// UpdateNextAttemptAt sets the "next_attempt_at" field to the value that was provided on create.
+func (u *BacktestUpsert) UpdateNextAttemptAt() *BacktestUpsert {
+	u.SetExcluded(backtest.FieldNextAttemptAt)
+	return u
+}
+
+// ClearNextAttemptAt clears the value of the "next_attempt_at" field.
+func (u *BacktestUpsert) ClearNextAttemptAt() *BacktestUpsert {
+	u.SetNull(backtest.FieldNextAttemptAt)
 	return u
 }
 
@@ -1145,6 +1347,118 @@ func (u *BacktestUpsertOne) UpdateFinishedAt() *BacktestUpsertOne {
 func (u *BacktestUpsertOne) ClearFinishedAt() *BacktestUpsertOne {
 	return u.Update(func(s *BacktestUpsert) {
 		s.ClearFinishedAt()
+	})
+}
+
+// SetOldSnapshot sets the "old_snapshot" field.
+func (u *BacktestUpsertOne) SetOldSnapshot(v map[string]interface{}) *BacktestUpsertOne {
+	return u.Update(func(s *BacktestUpsert) {
+		s.SetOldSnapshot(v)
+	})
+}
+
+// UpdateOldSnapshot sets the "old_snapshot" field to the value that was provided on create.
+func (u *BacktestUpsertOne) UpdateOldSnapshot() *BacktestUpsertOne {
+	return u.Update(func(s *BacktestUpsert) {
+		s.UpdateOldSnapshot()
+	})
+}
+
+// ClearOldSnapshot clears the value of the "old_snapshot" field.
+func (u *BacktestUpsertOne) ClearOldSnapshot() *BacktestUpsertOne {
+	return u.Update(func(s *BacktestUpsert) {
+		s.ClearOldSnapshot()
+	})
+}
+
+// SetNewSnapshot sets the "new_snapshot" field.
+func (u *BacktestUpsertOne) SetNewSnapshot(v map[string]interface{}) *BacktestUpsertOne {
+	return u.Update(func(s *BacktestUpsert) {
+		s.SetNewSnapshot(v)
+	})
+}
+
+// UpdateNewSnapshot sets the "new_snapshot" field to the value that was provided on create.
+func (u *BacktestUpsertOne) UpdateNewSnapshot() *BacktestUpsertOne {
+	return u.Update(func(s *BacktestUpsert) {
+		s.UpdateNewSnapshot()
+	})
+}
+
+// ClearNewSnapshot clears the value of the "new_snapshot" field.
+func (u *BacktestUpsertOne) ClearNewSnapshot() *BacktestUpsertOne {
+	return u.Update(func(s *BacktestUpsert) {
+		s.ClearNewSnapshot()
+	})
+}
+
+// SetCheckCompleted sets the "check_completed" field.
+func (u *BacktestUpsertOne) SetCheckCompleted(v bool) *BacktestUpsertOne {
+	return u.Update(func(s *BacktestUpsert) {
+		s.SetCheckCompleted(v)
+	})
+}
+
+// UpdateCheckCompleted sets the "check_completed" field to the value that was provided on create.
+func (u *BacktestUpsertOne) UpdateCheckCompleted() *BacktestUpsertOne {
+	return u.Update(func(s *BacktestUpsert) {
+		s.UpdateCheckCompleted()
+	})
+}
+
+// SetLeaseOwner sets the "lease_owner" field.
+func (u *BacktestUpsertOne) SetLeaseOwner(v string) *BacktestUpsertOne {
+	return u.Update(func(s *BacktestUpsert) {
+		s.SetLeaseOwner(v)
+	})
+}
+
+// UpdateLeaseOwner sets the "lease_owner" field to the value that was provided on create.
+func (u *BacktestUpsertOne) UpdateLeaseOwner() *BacktestUpsertOne {
+	return u.Update(func(s *BacktestUpsert) {
+		s.UpdateLeaseOwner()
+	})
+}
+
+// SetHeartbeatAt sets the "heartbeat_at" field.
+func (u *BacktestUpsertOne) SetHeartbeatAt(v time.Time) *BacktestUpsertOne {
+	return u.Update(func(s *BacktestUpsert) {
+		s.SetHeartbeatAt(v)
+	})
+}
+
+// UpdateHeartbeatAt sets the "heartbeat_at" field to the value that was provided on create.
+func (u *BacktestUpsertOne) UpdateHeartbeatAt() *BacktestUpsertOne {
+	return u.Update(func(s *BacktestUpsert) {
+		s.UpdateHeartbeatAt()
+	})
+}
+
+// ClearHeartbeatAt clears the value of the "heartbeat_at" field.
+func (u *BacktestUpsertOne) ClearHeartbeatAt() *BacktestUpsertOne {
+	return u.Update(func(s *BacktestUpsert) {
+		s.ClearHeartbeatAt()
+	})
+}
+
+// SetNextAttemptAt sets the "next_attempt_at" field.
+func (u *BacktestUpsertOne) SetNextAttemptAt(v time.Time) *BacktestUpsertOne {
+	return u.Update(func(s *BacktestUpsert) {
+		s.SetNextAttemptAt(v)
+	})
+}
+
+// UpdateNextAttemptAt sets the "next_attempt_at" field to the value that was provided on create.
+func (u *BacktestUpsertOne) UpdateNextAttemptAt() *BacktestUpsertOne {
+	return u.Update(func(s *BacktestUpsert) {
+		s.UpdateNextAttemptAt()
+	})
+}
+
+// ClearNextAttemptAt clears the value of the "next_attempt_at" field.
+func (u *BacktestUpsertOne) ClearNextAttemptAt() *BacktestUpsertOne {
+	return u.Update(func(s *BacktestUpsert) {
+		s.ClearNextAttemptAt()
 	})
 }
 
@@ -1650,6 +1964,118 @@ func (u *BacktestUpsertBulk) UpdateFinishedAt() *BacktestUpsertBulk {
 func (u *BacktestUpsertBulk) ClearFinishedAt() *BacktestUpsertBulk {
 	return u.Update(func(s *BacktestUpsert) {
 		s.ClearFinishedAt()
+	})
+}
+
+// SetOldSnapshot sets the "old_snapshot" field.
+func (u *BacktestUpsertBulk) SetOldSnapshot(v map[string]interface{}) *BacktestUpsertBulk {
+	return u.Update(func(s *BacktestUpsert) {
+		s.SetOldSnapshot(v)
+	})
+}
+
+// UpdateOldSnapshot sets the "old_snapshot" field to the value that was provided on create.
+func (u *BacktestUpsertBulk) UpdateOldSnapshot() *BacktestUpsertBulk {
+	return u.Update(func(s *BacktestUpsert) {
+		s.UpdateOldSnapshot()
+	})
+}
+
+// ClearOldSnapshot clears the value of the "old_snapshot" field.
+func (u *BacktestUpsertBulk) ClearOldSnapshot() *BacktestUpsertBulk {
+	return u.Update(func(s *BacktestUpsert) {
+		s.ClearOldSnapshot()
+	})
+}
+
+// SetNewSnapshot sets the "new_snapshot" field.
+func (u *BacktestUpsertBulk) SetNewSnapshot(v map[string]interface{}) *BacktestUpsertBulk {
+	return u.Update(func(s *BacktestUpsert) {
+		s.SetNewSnapshot(v)
+	})
+}
+
+// UpdateNewSnapshot sets the "new_snapshot" field to the value that was provided on create.
+func (u *BacktestUpsertBulk) UpdateNewSnapshot() *BacktestUpsertBulk {
+	return u.Update(func(s *BacktestUpsert) {
+		s.UpdateNewSnapshot()
+	})
+}
+
+// ClearNewSnapshot clears the value of the "new_snapshot" field.
+func (u *BacktestUpsertBulk) ClearNewSnapshot() *BacktestUpsertBulk {
+	return u.Update(func(s *BacktestUpsert) {
+		s.ClearNewSnapshot()
+	})
+}
+
+// SetCheckCompleted sets the "check_completed" field.
+func (u *BacktestUpsertBulk) SetCheckCompleted(v bool) *BacktestUpsertBulk {
+	return u.Update(func(s *BacktestUpsert) {
+		s.SetCheckCompleted(v)
+	})
+}
+
+// UpdateCheckCompleted sets the "check_completed" field to the value that was provided on create.
+func (u *BacktestUpsertBulk) UpdateCheckCompleted() *BacktestUpsertBulk {
+	return u.Update(func(s *BacktestUpsert) {
+		s.UpdateCheckCompleted()
+	})
+}
+
+// SetLeaseOwner sets the "lease_owner" field.
+func (u *BacktestUpsertBulk) SetLeaseOwner(v string) *BacktestUpsertBulk {
+	return u.Update(func(s *BacktestUpsert) {
+		s.SetLeaseOwner(v)
+	})
+}
+
+// UpdateLeaseOwner sets the "lease_owner" field to the value that was provided on create.
+func (u *BacktestUpsertBulk) UpdateLeaseOwner() *BacktestUpsertBulk {
+	return u.Update(func(s *BacktestUpsert) {
+		s.UpdateLeaseOwner()
+	})
+}
+
+// SetHeartbeatAt sets the "heartbeat_at" field.
+func (u *BacktestUpsertBulk) SetHeartbeatAt(v time.Time) *BacktestUpsertBulk {
+	return u.Update(func(s *BacktestUpsert) {
+		s.SetHeartbeatAt(v)
+	})
+}
+
+// UpdateHeartbeatAt sets the "heartbeat_at" field to the value that was provided on create.
+func (u *BacktestUpsertBulk) UpdateHeartbeatAt() *BacktestUpsertBulk {
+	return u.Update(func(s *BacktestUpsert) {
+		s.UpdateHeartbeatAt()
+	})
+}
+
+// ClearHeartbeatAt clears the value of the "heartbeat_at" field.
+func (u *BacktestUpsertBulk) ClearHeartbeatAt() *BacktestUpsertBulk {
+	return u.Update(func(s *BacktestUpsert) {
+		s.ClearHeartbeatAt()
+	})
+}
+
+// SetNextAttemptAt sets the "next_attempt_at" field.
+func (u *BacktestUpsertBulk) SetNextAttemptAt(v time.Time) *BacktestUpsertBulk {
+	return u.Update(func(s *BacktestUpsert) {
+		s.SetNextAttemptAt(v)
+	})
+}
+
+// UpdateNextAttemptAt sets the "next_attempt_at" field to the value that was provided on create.
+func (u *BacktestUpsertBulk) UpdateNextAttemptAt() *BacktestUpsertBulk {
+	return u.Update(func(s *BacktestUpsert) {
+		s.UpdateNextAttemptAt()
+	})
+}
+
+// ClearNextAttemptAt clears the value of the "next_attempt_at" field.
+func (u *BacktestUpsertBulk) ClearNextAttemptAt() *BacktestUpsertBulk {
+	return u.Update(func(s *BacktestUpsert) {
+		s.ClearNextAttemptAt()
 	})
 }
 

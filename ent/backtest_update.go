@@ -306,6 +306,98 @@ func (_u *BacktestUpdate) ClearFinishedAt() *BacktestUpdate {
 	return _u
 }
 
+// SetOldSnapshot sets the "old_snapshot" field.
+func (_u *BacktestUpdate) SetOldSnapshot(v map[string]interface{}) *BacktestUpdate {
+	_u.mutation.SetOldSnapshot(v)
+	return _u
+}
+
+// ClearOldSnapshot clears the value of the "old_snapshot" field.
+func (_u *BacktestUpdate) ClearOldSnapshot() *BacktestUpdate {
+	_u.mutation.ClearOldSnapshot()
+	return _u
+}
+
+// SetNewSnapshot sets the "new_snapshot" field.
+func (_u *BacktestUpdate) SetNewSnapshot(v map[string]interface{}) *BacktestUpdate {
+	_u.mutation.SetNewSnapshot(v)
+	return _u
+}
+
+// ClearNewSnapshot clears the value of the "new_snapshot" field.
+func (_u *BacktestUpdate) ClearNewSnapshot() *BacktestUpdate {
+	_u.mutation.ClearNewSnapshot()
+	return _u
+}
+
+// SetCheckCompleted sets the "check_completed" field.
+func (_u *BacktestUpdate) SetCheckCompleted(v bool) *BacktestUpdate {
+	_u.mutation.SetCheckCompleted(v)
+	return _u
+}
+
+// SetNillableCheckCompleted sets the "check_completed" field if the given value is not nil.
+func (_u *BacktestUpdate) SetNillableCheckCompleted(v *bool) *BacktestUpdate {
+	if v != nil {
+		_u.SetCheckCompleted(*v)
+	}
+	return _u
+}
+
+// SetLeaseOwner sets the "lease_owner" field.
+func (_u *BacktestUpdate) SetLeaseOwner(v string) *BacktestUpdate {
+	_u.mutation.SetLeaseOwner(v)
+	return _u
+}
+
+// SetNillableLeaseOwner sets the "lease_owner" field if the given value is not nil.
+func (_u *BacktestUpdate) SetNillableLeaseOwner(v *string) *BacktestUpdate {
+	if v != nil {
+		_u.SetLeaseOwner(*v)
+	}
+	return _u
+}
+
+// SetHeartbeatAt sets the "heartbeat_at" field.
+func (_u *BacktestUpdate) SetHeartbeatAt(v time.Time) *BacktestUpdate {
+	_u.mutation.SetHeartbeatAt(v)
+	return _u
+}
+
+// SetNillableHeartbeatAt sets the "heartbeat_at" field if the given value is not nil.
+func (_u *BacktestUpdate) SetNillableHeartbeatAt(v *time.Time) *BacktestUpdate {
+	if v != nil {
+		_u.SetHeartbeatAt(*v)
+	}
+	return _u
+}
+
+// ClearHeartbeatAt clears the value of the "heartbeat_at" field.
+func (_u *BacktestUpdate) ClearHeartbeatAt() *BacktestUpdate {
+	_u.mutation.ClearHeartbeatAt()
+	return _u
+}
+
+// SetNextAttemptAt sets the "next_attempt_at" field.
+func (_u *BacktestUpdate) SetNextAttemptAt(v time.Time) *BacktestUpdate {
+	_u.mutation.SetNextAttemptAt(v)
+	return _u
+}
+
+// SetNillableNextAttemptAt sets the "next_attempt_at" field if the given value is not nil.
+func (_u *BacktestUpdate) SetNillableNextAttemptAt(v *time.Time) *BacktestUpdate {
+	if v != nil {
+		_u.SetNextAttemptAt(*v)
+	}
+	return _u
+}
+
+// ClearNextAttemptAt clears the value of the "next_attempt_at" field.
+func (_u *BacktestUpdate) ClearNextAttemptAt() *BacktestUpdate {
+	_u.mutation.ClearNextAttemptAt()
+	return _u
+}
+
 // SetInstallationID sets the "installation" edge to the Installation entity by ID.
 func (_u *BacktestUpdate) SetInstallationID(id int) *BacktestUpdate {
 	_u.mutation.SetInstallationID(id)
@@ -469,6 +561,36 @@ func (_u *BacktestUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.FinishedAtCleared() {
 		_spec.ClearField(backtest.FieldFinishedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.OldSnapshot(); ok {
+		_spec.SetField(backtest.FieldOldSnapshot, field.TypeJSON, value)
+	}
+	if _u.mutation.OldSnapshotCleared() {
+		_spec.ClearField(backtest.FieldOldSnapshot, field.TypeJSON)
+	}
+	if value, ok := _u.mutation.NewSnapshot(); ok {
+		_spec.SetField(backtest.FieldNewSnapshot, field.TypeJSON, value)
+	}
+	if _u.mutation.NewSnapshotCleared() {
+		_spec.ClearField(backtest.FieldNewSnapshot, field.TypeJSON)
+	}
+	if value, ok := _u.mutation.CheckCompleted(); ok {
+		_spec.SetField(backtest.FieldCheckCompleted, field.TypeBool, value)
+	}
+	if value, ok := _u.mutation.LeaseOwner(); ok {
+		_spec.SetField(backtest.FieldLeaseOwner, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.HeartbeatAt(); ok {
+		_spec.SetField(backtest.FieldHeartbeatAt, field.TypeTime, value)
+	}
+	if _u.mutation.HeartbeatAtCleared() {
+		_spec.ClearField(backtest.FieldHeartbeatAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.NextAttemptAt(); ok {
+		_spec.SetField(backtest.FieldNextAttemptAt, field.TypeTime, value)
+	}
+	if _u.mutation.NextAttemptAtCleared() {
+		_spec.ClearField(backtest.FieldNextAttemptAt, field.TypeTime)
 	}
 	if _u.mutation.InstallationCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -797,6 +919,98 @@ func (_u *BacktestUpdateOne) ClearFinishedAt() *BacktestUpdateOne {
 	return _u
 }
 
+// SetOldSnapshot sets the "old_snapshot" field.
+func (_u *BacktestUpdateOne) SetOldSnapshot(v map[string]interface{}) *BacktestUpdateOne {
+	_u.mutation.SetOldSnapshot(v)
+	return _u
+}
+
+// ClearOldSnapshot clears the value of the "old_snapshot" field.
+func (_u *BacktestUpdateOne) ClearOldSnapshot() *BacktestUpdateOne {
+	_u.mutation.ClearOldSnapshot()
+	return _u
+}
+
+// SetNewSnapshot sets the "new_snapshot" field.
+func (_u *BacktestUpdateOne) SetNewSnapshot(v map[string]interface{}) *BacktestUpdateOne {
+	_u.mutation.SetNewSnapshot(v)
+	return _u
+}
+
+// ClearNewSnapshot clears the value of the "new_snapshot" field.
+func (_u *BacktestUpdateOne) ClearNewSnapshot() *BacktestUpdateOne {
+	_u.mutation.ClearNewSnapshot()
+	return _u
+}
+
+// SetCheckCompleted sets the "check_completed" field.
+func (_u *BacktestUpdateOne) SetCheckCompleted(v bool) *BacktestUpdateOne {
+	_u.mutation.SetCheckCompleted(v)
+	return _u
+}
+
+// SetNillableCheckCompleted sets the "check_completed" field if the given value is not nil.
+func (_u *BacktestUpdateOne) SetNillableCheckCompleted(v *bool) *BacktestUpdateOne {
+	if v != nil {
+		_u.SetCheckCompleted(*v)
+	}
+	return _u
+}
+
+// SetLeaseOwner sets the "lease_owner" field.
+func (_u *BacktestUpdateOne) SetLeaseOwner(v string) *BacktestUpdateOne {
+	_u.mutation.SetLeaseOwner(v)
+	return _u
+}
+
+// SetNillableLeaseOwner sets the "lease_owner" field if the given value is not nil.
+func (_u *BacktestUpdateOne) SetNillableLeaseOwner(v *string) *BacktestUpdateOne {
+	if v != nil {
+		_u.SetLeaseOwner(*v)
+	}
+	return _u
+}
+
+// SetHeartbeatAt sets the "heartbeat_at" field.
+func (_u *BacktestUpdateOne) SetHeartbeatAt(v time.Time) *BacktestUpdateOne {
+	_u.mutation.SetHeartbeatAt(v)
+	return _u
+}
+
+// SetNillableHeartbeatAt sets the "heartbeat_at" field if the given value is not nil.
+func (_u *BacktestUpdateOne) SetNillableHeartbeatAt(v *time.Time) *BacktestUpdateOne {
+	if v != nil {
+		_u.SetHeartbeatAt(*v)
+	}
+	return _u
+}
+
+// ClearHeartbeatAt clears the value of the "heartbeat_at" field.
+func (_u *BacktestUpdateOne) ClearHeartbeatAt() *BacktestUpdateOne {
+	_u.mutation.ClearHeartbeatAt()
+	return _u
+}
+
+// SetNextAttemptAt sets the "next_attempt_at" field.
+func (_u *BacktestUpdateOne) SetNextAttemptAt(v time.Time) *BacktestUpdateOne {
+	_u.mutation.SetNextAttemptAt(v)
+	return _u
+}
+
+// SetNillableNextAttemptAt sets the "next_attempt_at" field if the given value is not nil.
+func (_u *BacktestUpdateOne) SetNillableNextAttemptAt(v *time.Time) *BacktestUpdateOne {
+	if v != nil {
+		_u.SetNextAttemptAt(*v)
+	}
+	return _u
+}
+
+// ClearNextAttemptAt clears the value of the "next_attempt_at" field.
+func (_u *BacktestUpdateOne) ClearNextAttemptAt() *BacktestUpdateOne {
+	_u.mutation.ClearNextAttemptAt()
+	return _u
+}
+
 // SetInstallationID sets the "installation" edge to the Installation entity by ID.
 func (_u *BacktestUpdateOne) SetInstallationID(id int) *BacktestUpdateOne {
 	_u.mutation.SetInstallationID(id)
@@ -990,6 +1204,36 @@ func (_u *BacktestUpdateOne) sqlSave(ctx context.Context) (_node *Backtest, err 
 	}
 	if _u.mutation.FinishedAtCleared() {
 		_spec.ClearField(backtest.FieldFinishedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.OldSnapshot(); ok {
+		_spec.SetField(backtest.FieldOldSnapshot, field.TypeJSON, value)
+	}
+	if _u.mutation.OldSnapshotCleared() {
+		_spec.ClearField(backtest.FieldOldSnapshot, field.TypeJSON)
+	}
+	if value, ok := _u.mutation.NewSnapshot(); ok {
+		_spec.SetField(backtest.FieldNewSnapshot, field.TypeJSON, value)
+	}
+	if _u.mutation.NewSnapshotCleared() {
+		_spec.ClearField(backtest.FieldNewSnapshot, field.TypeJSON)
+	}
+	if value, ok := _u.mutation.CheckCompleted(); ok {
+		_spec.SetField(backtest.FieldCheckCompleted, field.TypeBool, value)
+	}
+	if value, ok := _u.mutation.LeaseOwner(); ok {
+		_spec.SetField(backtest.FieldLeaseOwner, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.HeartbeatAt(); ok {
+		_spec.SetField(backtest.FieldHeartbeatAt, field.TypeTime, value)
+	}
+	if _u.mutation.HeartbeatAtCleared() {
+		_spec.ClearField(backtest.FieldHeartbeatAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.NextAttemptAt(); ok {
+		_spec.SetField(backtest.FieldNextAttemptAt, field.TypeTime, value)
+	}
+	if _u.mutation.NextAttemptAtCleared() {
+		_spec.ClearField(backtest.FieldNextAttemptAt, field.TypeTime)
 	}
 	if _u.mutation.InstallationCleared() {
 		edge := &sqlgraph.EdgeSpec{

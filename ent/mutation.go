@@ -1604,6 +1604,12 @@ type BacktestMutation struct {
 	summary             *map[string]interface{}
 	failure_reason      *string
 	finished_at         *time.Time
+	old_snapshot        *map[string]interface{}
+	new_snapshot        *map[string]interface{}
+	check_completed     *bool
+	lease_owner         *string
+	heartbeat_at        *time.Time
+	next_attempt_at     *time.Time
 	clearedFields       map[string]struct{}
 	installation        *int
 	clearedinstallation bool
@@ -2504,6 +2510,274 @@ func (m *BacktestMutation) ResetFinishedAt() {
 	delete(m.clearedFields, backtest.FieldFinishedAt)
 }
 
+// SetOldSnapshot sets the "old_snapshot" field.
+func (m *BacktestMutation) SetOldSnapshot(value map[string]interface{}) {
+	m.old_snapshot = &value
+}
+
+// OldSnapshot returns the value of the "old_snapshot" field in the mutation.
+func (m *BacktestMutation) OldSnapshot() (r map[string]interface{}, exists bool) {
+	v := m.old_snapshot
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOldSnapshot returns the old "old_snapshot" field's value of the Backtest entity.
+// If the Backtest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BacktestMutation) OldOldSnapshot(ctx context.Context) (v map[string]interface{}, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOldSnapshot is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOldSnapshot requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOldSnapshot: %w", err)
+	}
+	return oldValue.OldSnapshot, nil
+}
+
+// ClearOldSnapshot clears the value of the "old_snapshot" field.
+func (m *BacktestMutation) ClearOldSnapshot() {
+	m.old_snapshot = nil
+	m.clearedFields[backtest.FieldOldSnapshot] = struct{}{}
+}
+
+// OldSnapshotCleared returns if the "old_snapshot" field was cleared in this mutation.
+func (m *BacktestMutation) OldSnapshotCleared() bool {
+	_, ok := m.clearedFields[backtest.FieldOldSnapshot]
+	return ok
+}
+
+// ResetOldSnapshot resets all changes to the "old_snapshot" field.
+func (m *BacktestMutation) ResetOldSnapshot() {
+	m.old_snapshot = nil
+	delete(m.clearedFields, backtest.FieldOldSnapshot)
+}
+
+// SetNewSnapshot sets the "new_snapshot" field.
+func (m *BacktestMutation) SetNewSnapshot(value map[string]interface{}) {
+	m.new_snapshot = &value
+}
+
+// NewSnapshot returns the value of the "new_snapshot" field in the mutation.
+func (m *BacktestMutation) NewSnapshot() (r map[string]interface{}, exists bool) {
+	v := m.new_snapshot
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNewSnapshot returns the old "new_snapshot" field's value of the Backtest entity.
+// If the Backtest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BacktestMutation) OldNewSnapshot(ctx context.Context) (v map[string]interface{}, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNewSnapshot is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNewSnapshot requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNewSnapshot: %w", err)
+	}
+	return oldValue.NewSnapshot, nil
+}
+
+// ClearNewSnapshot clears the value of the "new_snapshot" field.
+func (m *BacktestMutation) ClearNewSnapshot() {
+	m.new_snapshot = nil
+	m.clearedFields[backtest.FieldNewSnapshot] = struct{}{}
+}
+
+// NewSnapshotCleared returns if the "new_snapshot" field was cleared in this mutation.
+func (m *BacktestMutation) NewSnapshotCleared() bool {
+	_, ok := m.clearedFields[backtest.FieldNewSnapshot]
+	return ok
+}
+
+// ResetNewSnapshot resets all changes to the "new_snapshot" field.
+func (m *BacktestMutation) ResetNewSnapshot() {
+	m.new_snapshot = nil
+	delete(m.clearedFields, backtest.FieldNewSnapshot)
+}
+
+// SetCheckCompleted sets the "check_completed" field.
+func (m *BacktestMutation) SetCheckCompleted(b bool) {
+	m.check_completed = &b
+}
+
+// CheckCompleted returns the value of the "check_completed" field in the mutation.
+func (m *BacktestMutation) CheckCompleted() (r bool, exists bool) {
+	v := m.check_completed
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCheckCompleted returns the old "check_completed" field's value of the Backtest entity.
+// If the Backtest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BacktestMutation) OldCheckCompleted(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCheckCompleted is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCheckCompleted requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCheckCompleted: %w", err)
+	}
+	return oldValue.CheckCompleted, nil
+}
+
+// ResetCheckCompleted resets all changes to the "check_completed" field.
+func (m *BacktestMutation) ResetCheckCompleted() {
+	m.check_completed = nil
+}
+
+// SetLeaseOwner sets the "lease_owner" field.
+func (m *BacktestMutation) SetLeaseOwner(s string) {
+	m.lease_owner = &s
+}
+
+// LeaseOwner returns the value of the "lease_owner" field in the mutation.
+func (m *BacktestMutation) LeaseOwner() (r string, exists bool) {
+	v := m.lease_owner
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLeaseOwner returns the old "lease_owner" field's value of the Backtest entity.
+// If the Backtest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BacktestMutation) OldLeaseOwner(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLeaseOwner is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLeaseOwner requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLeaseOwner: %w", err)
+	}
+	return oldValue.LeaseOwner, nil
+}
+
+// ResetLeaseOwner resets all changes to the "lease_owner" field.
+func (m *BacktestMutation) ResetLeaseOwner() {
+	m.lease_owner = nil
+}
+
+// SetHeartbeatAt sets the "heartbeat_at" field.
+func (m *BacktestMutation) SetHeartbeatAt(t time.Time) {
+	m.heartbeat_at = &t
+}
+
+// HeartbeatAt returns the value of the "heartbeat_at" field in the mutation.
+func (m *BacktestMutation) HeartbeatAt() (r time.Time, exists bool) {
+	v := m.heartbeat_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHeartbeatAt returns the old "heartbeat_at" field's value of the Backtest entity.
+// If the Backtest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BacktestMutation) OldHeartbeatAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHeartbeatAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHeartbeatAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHeartbeatAt: %w", err)
+	}
+	return oldValue.HeartbeatAt, nil
+}
+
+// ClearHeartbeatAt clears the value of the "heartbeat_at" field.
+func (m *BacktestMutation) ClearHeartbeatAt() {
+	m.heartbeat_at = nil
+	m.clearedFields[backtest.FieldHeartbeatAt] = struct{}{}
+}
+
+// HeartbeatAtCleared returns if the "heartbeat_at" field was cleared in this mutation.
+func (m *BacktestMutation) HeartbeatAtCleared() bool {
+	_, ok := m.clearedFields[backtest.FieldHeartbeatAt]
+	return ok
+}
+
+// ResetHeartbeatAt resets all changes to the "heartbeat_at" field.
+func (m *BacktestMutation) ResetHeartbeatAt() {
+	m.heartbeat_at = nil
+	delete(m.clearedFields, backtest.FieldHeartbeatAt)
+}
+
+// SetNextAttemptAt sets the "next_attempt_at" field.
+func (m *BacktestMutation) SetNextAttemptAt(t time.Time) {
+	m.next_attempt_at = &t
+}
+
+// NextAttemptAt returns the value of the "next_attempt_at" field in the mutation.
+func (m *BacktestMutation) NextAttemptAt() (r time.Time, exists bool) {
+	v := m.next_attempt_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNextAttemptAt returns the old "next_attempt_at" field's value of the Backtest entity.
+// If the Backtest object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BacktestMutation) OldNextAttemptAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNextAttemptAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNextAttemptAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNextAttemptAt: %w", err)
+	}
+	return oldValue.NextAttemptAt, nil
+}
+
+// ClearNextAttemptAt clears the value of the "next_attempt_at" field.
+func (m *BacktestMutation) ClearNextAttemptAt() {
+	m.next_attempt_at = nil
+	m.clearedFields[backtest.FieldNextAttemptAt] = struct{}{}
+}
+
+// NextAttemptAtCleared returns if the "next_attempt_at" field was cleared in this mutation.
+func (m *BacktestMutation) NextAttemptAtCleared() bool {
+	_, ok := m.clearedFields[backtest.FieldNextAttemptAt]
+	return ok
+}
+
+// ResetNextAttemptAt resets all changes to the "next_attempt_at" field.
+func (m *BacktestMutation) ResetNextAttemptAt() {
+	m.next_attempt_at = nil
+	delete(m.clearedFields, backtest.FieldNextAttemptAt)
+}
+
 // SetInstallationID sets the "installation" edge to the Installation entity by id.
 func (m *BacktestMutation) SetInstallationID(id int) {
 	m.installation = &id
@@ -2577,7 +2851,7 @@ func (m *BacktestMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *BacktestMutation) Fields() []string {
-	fields := make([]string, 0, 18)
+	fields := make([]string, 0, 24)
 	if m.created_at != nil {
 		fields = append(fields, backtest.FieldCreatedAt)
 	}
@@ -2632,6 +2906,24 @@ func (m *BacktestMutation) Fields() []string {
 	if m.finished_at != nil {
 		fields = append(fields, backtest.FieldFinishedAt)
 	}
+	if m.old_snapshot != nil {
+		fields = append(fields, backtest.FieldOldSnapshot)
+	}
+	if m.new_snapshot != nil {
+		fields = append(fields, backtest.FieldNewSnapshot)
+	}
+	if m.check_completed != nil {
+		fields = append(fields, backtest.FieldCheckCompleted)
+	}
+	if m.lease_owner != nil {
+		fields = append(fields, backtest.FieldLeaseOwner)
+	}
+	if m.heartbeat_at != nil {
+		fields = append(fields, backtest.FieldHeartbeatAt)
+	}
+	if m.next_attempt_at != nil {
+		fields = append(fields, backtest.FieldNextAttemptAt)
+	}
 	return fields
 }
 
@@ -2676,6 +2968,18 @@ func (m *BacktestMutation) Field(name string) (ent.Value, bool) {
 		return m.FailureReason()
 	case backtest.FieldFinishedAt:
 		return m.FinishedAt()
+	case backtest.FieldOldSnapshot:
+		return m.OldSnapshot()
+	case backtest.FieldNewSnapshot:
+		return m.NewSnapshot()
+	case backtest.FieldCheckCompleted:
+		return m.CheckCompleted()
+	case backtest.FieldLeaseOwner:
+		return m.LeaseOwner()
+	case backtest.FieldHeartbeatAt:
+		return m.HeartbeatAt()
+	case backtest.FieldNextAttemptAt:
+		return m.NextAttemptAt()
 	}
 	return nil, false
 }
@@ -2721,6 +3025,18 @@ func (m *BacktestMutation) OldField(ctx context.Context, name string) (ent.Value
 		return m.OldFailureReason(ctx)
 	case backtest.FieldFinishedAt:
 		return m.OldFinishedAt(ctx)
+	case backtest.FieldOldSnapshot:
+		return m.OldOldSnapshot(ctx)
+	case backtest.FieldNewSnapshot:
+		return m.OldNewSnapshot(ctx)
+	case backtest.FieldCheckCompleted:
+		return m.OldCheckCompleted(ctx)
+	case backtest.FieldLeaseOwner:
+		return m.OldLeaseOwner(ctx)
+	case backtest.FieldHeartbeatAt:
+		return m.OldHeartbeatAt(ctx)
+	case backtest.FieldNextAttemptAt:
+		return m.OldNextAttemptAt(ctx)
 	}
 	return nil, fmt.Errorf("unknown Backtest field %s", name)
 }
@@ -2856,6 +3172,48 @@ func (m *BacktestMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetFinishedAt(v)
 		return nil
+	case backtest.FieldOldSnapshot:
+		v, ok := value.(map[string]interface{})
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOldSnapshot(v)
+		return nil
+	case backtest.FieldNewSnapshot:
+		v, ok := value.(map[string]interface{})
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNewSnapshot(v)
+		return nil
+	case backtest.FieldCheckCompleted:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCheckCompleted(v)
+		return nil
+	case backtest.FieldLeaseOwner:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLeaseOwner(v)
+		return nil
+	case backtest.FieldHeartbeatAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHeartbeatAt(v)
+		return nil
+	case backtest.FieldNextAttemptAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNextAttemptAt(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Backtest field %s", name)
 }
@@ -2967,6 +3325,18 @@ func (m *BacktestMutation) ClearedFields() []string {
 	if m.FieldCleared(backtest.FieldFinishedAt) {
 		fields = append(fields, backtest.FieldFinishedAt)
 	}
+	if m.FieldCleared(backtest.FieldOldSnapshot) {
+		fields = append(fields, backtest.FieldOldSnapshot)
+	}
+	if m.FieldCleared(backtest.FieldNewSnapshot) {
+		fields = append(fields, backtest.FieldNewSnapshot)
+	}
+	if m.FieldCleared(backtest.FieldHeartbeatAt) {
+		fields = append(fields, backtest.FieldHeartbeatAt)
+	}
+	if m.FieldCleared(backtest.FieldNextAttemptAt) {
+		fields = append(fields, backtest.FieldNextAttemptAt)
+	}
 	return fields
 }
 
@@ -2986,6 +3356,18 @@ func (m *BacktestMutation) ClearField(name string) error {
 		return nil
 	case backtest.FieldFinishedAt:
 		m.ClearFinishedAt()
+		return nil
+	case backtest.FieldOldSnapshot:
+		m.ClearOldSnapshot()
+		return nil
+	case backtest.FieldNewSnapshot:
+		m.ClearNewSnapshot()
+		return nil
+	case backtest.FieldHeartbeatAt:
+		m.ClearHeartbeatAt()
+		return nil
+	case backtest.FieldNextAttemptAt:
+		m.ClearNextAttemptAt()
 		return nil
 	}
 	return fmt.Errorf("unknown Backtest nullable field %s", name)
@@ -3048,6 +3430,24 @@ func (m *BacktestMutation) ResetField(name string) error {
 		return nil
 	case backtest.FieldFinishedAt:
 		m.ResetFinishedAt()
+		return nil
+	case backtest.FieldOldSnapshot:
+		m.ResetOldSnapshot()
+		return nil
+	case backtest.FieldNewSnapshot:
+		m.ResetNewSnapshot()
+		return nil
+	case backtest.FieldCheckCompleted:
+		m.ResetCheckCompleted()
+		return nil
+	case backtest.FieldLeaseOwner:
+		m.ResetLeaseOwner()
+		return nil
+	case backtest.FieldHeartbeatAt:
+		m.ResetHeartbeatAt()
+		return nil
+	case backtest.FieldNextAttemptAt:
+		m.ResetNextAttemptAt()
 		return nil
 	}
 	return fmt.Errorf("unknown Backtest field %s", name)

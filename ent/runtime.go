@@ -116,6 +116,14 @@ func init() {
 	backtestDescFailureReason := backtestFields[14].Descriptor()
 	// backtest.DefaultFailureReason holds the default value on creation for the failure_reason field.
 	backtest.DefaultFailureReason = backtestDescFailureReason.Default.(string)
+	// backtestDescCheckCompleted is the schema descriptor for check_completed field.
+	backtestDescCheckCompleted := backtestFields[18].Descriptor()
+	// backtest.DefaultCheckCompleted holds the default value on creation for the check_completed field.
+	backtest.DefaultCheckCompleted = backtestDescCheckCompleted.Default.(bool)
+	// backtestDescLeaseOwner is the schema descriptor for lease_owner field.
+	backtestDescLeaseOwner := backtestFields[19].Descriptor()
+	// backtest.DefaultLeaseOwner holds the default value on creation for the lease_owner field.
+	backtest.DefaultLeaseOwner = backtestDescLeaseOwner.Default.(string)
 	connectorcredentialMixin := schema.ConnectorCredential{}.Mixin()
 	connectorcredentialMixinFields0 := connectorcredentialMixin[0].Fields()
 	_ = connectorcredentialMixinFields0

@@ -53,6 +53,18 @@ const (
 	FieldFailureReason = "failure_reason"
 	// FieldFinishedAt holds the string denoting the finished_at field in the database.
 	FieldFinishedAt = "finished_at"
+	// FieldOldSnapshot holds the string denoting the old_snapshot field in the database.
+	FieldOldSnapshot = "old_snapshot"
+	// FieldNewSnapshot holds the string denoting the new_snapshot field in the database.
+	FieldNewSnapshot = "new_snapshot"
+	// FieldCheckCompleted holds the string denoting the check_completed field in the database.
+	FieldCheckCompleted = "check_completed"
+	// FieldLeaseOwner holds the string denoting the lease_owner field in the database.
+	FieldLeaseOwner = "lease_owner"
+	// FieldHeartbeatAt holds the string denoting the heartbeat_at field in the database.
+	FieldHeartbeatAt = "heartbeat_at"
+	// FieldNextAttemptAt holds the string denoting the next_attempt_at field in the database.
+	FieldNextAttemptAt = "next_attempt_at"
 	// EdgeInstallation holds the string denoting the installation edge name in mutations.
 	EdgeInstallation = "installation"
 	// Table holds the table name of the backtest in the database.
@@ -87,6 +99,12 @@ var Columns = []string{
 	FieldSummary,
 	FieldFailureReason,
 	FieldFinishedAt,
+	FieldOldSnapshot,
+	FieldNewSnapshot,
+	FieldCheckCompleted,
+	FieldLeaseOwner,
+	FieldHeartbeatAt,
+	FieldNextAttemptAt,
 }
 
 // ForeignKeys holds the SQL foreign-keys that are owned by the "backtests"
@@ -135,6 +153,10 @@ var (
 	DefaultReport string
 	// DefaultFailureReason holds the default value on creation for the "failure_reason" field.
 	DefaultFailureReason string
+	// DefaultCheckCompleted holds the default value on creation for the "check_completed" field.
+	DefaultCheckCompleted bool
+	// DefaultLeaseOwner holds the default value on creation for the "lease_owner" field.
+	DefaultLeaseOwner string
 )
 
 // Status defines the type for the "status" enum field.
@@ -257,6 +279,26 @@ func ByFailureReason(opts ...sql.OrderTermOption) OrderOption {
 // ByFinishedAt orders the results by the finished_at field.
 func ByFinishedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldFinishedAt, opts...).ToFunc()
+}
+
+// ByCheckCompleted orders the results by the check_completed field.
+func ByCheckCompleted(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldCheckCompleted, opts...).ToFunc()
+}
+
+// ByLeaseOwner orders the results by the lease_owner field.
+func ByLeaseOwner(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldLeaseOwner, opts...).ToFunc()
+}
+
+// ByHeartbeatAt orders the results by the heartbeat_at field.
+func ByHeartbeatAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldHeartbeatAt, opts...).ToFunc()
+}
+
+// ByNextAttemptAt orders the results by the next_attempt_at field.
+func ByNextAttemptAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldNextAttemptAt, opts...).ToFunc()
 }
 
 // ByInstallationField orders the results by installation field.

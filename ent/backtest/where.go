@@ -135,6 +135,26 @@ func FinishedAt(v time.Time) predicate.Backtest {
 	return predicate.Backtest(sql.FieldEQ(FieldFinishedAt, v))
 }
 
+// CheckCompleted applies equality check predicate on the "check_completed" field. It's identical to CheckCompletedEQ.
+func CheckCompleted(v bool) predicate.Backtest {
+	return predicate.Backtest(sql.FieldEQ(FieldCheckCompleted, v))
+}
+
+// LeaseOwner applies equality check predicate on the "lease_owner" field. It's identical to LeaseOwnerEQ.
+func LeaseOwner(v string) predicate.Backtest {
+	return predicate.Backtest(sql.FieldEQ(FieldLeaseOwner, v))
+}
+
+// HeartbeatAt applies equality check predicate on the "heartbeat_at" field. It's identical to HeartbeatAtEQ.
+func HeartbeatAt(v time.Time) predicate.Backtest {
+	return predicate.Backtest(sql.FieldEQ(FieldHeartbeatAt, v))
+}
+
+// NextAttemptAt applies equality check predicate on the "next_attempt_at" field. It's identical to NextAttemptAtEQ.
+func NextAttemptAt(v time.Time) predicate.Backtest {
+	return predicate.Backtest(sql.FieldEQ(FieldNextAttemptAt, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.Backtest {
 	return predicate.Backtest(sql.FieldEQ(FieldCreatedAt, v))
@@ -988,6 +1008,201 @@ func FinishedAtIsNil() predicate.Backtest {
 // FinishedAtNotNil applies the NotNil predicate on the "finished_at" field.
 func FinishedAtNotNil() predicate.Backtest {
 	return predicate.Backtest(sql.FieldNotNull(FieldFinishedAt))
+}
+
+// OldSnapshotIsNil applies the IsNil predicate on the "old_snapshot" field.
+func OldSnapshotIsNil() predicate.Backtest {
+	return predicate.Backtest(sql.FieldIsNull(FieldOldSnapshot))
+}
+
+// OldSnapshotNotNil applies the NotNil predicate on the "old_snapshot" field.
+func OldSnapshotNotNil() predicate.Backtest {
+	return predicate.Backtest(sql.FieldNotNull(FieldOldSnapshot))
+}
+
+// NewSnapshotIsNil applies the IsNil predicate on the "new_snapshot" field.
+func NewSnapshotIsNil() predicate.Backtest {
+	return predicate.Backtest(sql.FieldIsNull(FieldNewSnapshot))
+}
+
+// NewSnapshotNotNil applies the NotNil predicate on the "new_snapshot" field.
+func NewSnapshotNotNil() predicate.Backtest {
+	return predicate.Backtest(sql.FieldNotNull(FieldNewSnapshot))
+}
+
+// CheckCompletedEQ applies the EQ predicate on the "check_completed" field.
+func CheckCompletedEQ(v bool) predicate.Backtest {
+	return predicate.Backtest(sql.FieldEQ(FieldCheckCompleted, v))
+}
+
+// CheckCompletedNEQ applies the NEQ predicate on the "check_completed" field.
+func CheckCompletedNEQ(v bool) predicate.Backtest {
+	return predicate.Backtest(sql.FieldNEQ(FieldCheckCompleted, v))
+}
+
+// LeaseOwnerEQ applies the EQ predicate on the "lease_owner" field.
+func LeaseOwnerEQ(v string) predicate.Backtest {
+	return predicate.Backtest(sql.FieldEQ(FieldLeaseOwner, v))
+}
+
+// LeaseOwnerNEQ applies the NEQ predicate on the "lease_owner" field.
+func LeaseOwnerNEQ(v string) predicate.Backtest {
+	return predicate.Backtest(sql.FieldNEQ(FieldLeaseOwner, v))
+}
+
+// LeaseOwnerIn applies the In predicate on the "lease_owner" field.
+func LeaseOwnerIn(vs ...string) predicate.Backtest {
+	return predicate.Backtest(sql.FieldIn(FieldLeaseOwner, vs...))
+}
+
+// LeaseOwnerNotIn applies the NotIn predicate on the "lease_owner" field.
+func LeaseOwnerNotIn(vs ...string) predicate.Backtest {
+	return predicate.Backtest(sql.FieldNotIn(FieldLeaseOwner, vs...))
+}
+
+// LeaseOwnerGT applies the GT predicate on the "lease_owner" field.
+func LeaseOwnerGT(v string) predicate.Backtest {
+	return predicate.Backtest(sql.FieldGT(FieldLeaseOwner, v))
+}
+
+// LeaseOwnerGTE applies the GTE predicate on the "lease_owner" field.
+func LeaseOwnerGTE(v string) predicate.Backtest {
+	return predicate.Backtest(sql.FieldGTE(FieldLeaseOwner, v))
+}
+
+// LeaseOwnerLT applies the LT predicate on the "lease_owner" field.
+func LeaseOwnerLT(v string) predicate.Backtest {
+	return predicate.Backtest(sql.FieldLT(FieldLeaseOwner, v))
+}
+
+// LeaseOwnerLTE applies the LTE predicate on the "lease_owner" field.
+func LeaseOwnerLTE(v string) predicate.Backtest {
+	return predicate.Backtest(sql.FieldLTE(FieldLeaseOwner, v))
+}
+
+// LeaseOwnerContains applies the Contains predicate on the "lease_owner" field.
+func LeaseOwnerContains(v string) predicate.Backtest {
+	return predicate.Backtest(sql.FieldContains(FieldLeaseOwner, v))
+}
+
+// LeaseOwnerHasPrefix applies the HasPrefix predicate on the "lease_owner" field.
+func LeaseOwnerHasPrefix(v string) predicate.Backtest {
+	return predicate.Backtest(sql.FieldHasPrefix(FieldLeaseOwner, v))
+}
+
+// LeaseOwnerHasSuffix applies the HasSuffix predicate on the "lease_owner" field.
+func LeaseOwnerHasSuffix(v string) predicate.Backtest {
+	return predicate.Backtest(sql.FieldHasSuffix(FieldLeaseOwner, v))
+}
+
+// LeaseOwnerEqualFold applies the EqualFold predicate on the "lease_owner" field.
+func LeaseOwnerEqualFold(v string) predicate.Backtest {
+	return predicate.Backtest(sql.FieldEqualFold(FieldLeaseOwner, v))
+}
+
+// LeaseOwnerContainsFold applies the ContainsFold predicate on the "lease_owner" field.
+func LeaseOwnerContainsFold(v string) predicate.Backtest {
+	return predicate.Backtest(sql.FieldContainsFold(FieldLeaseOwner, v))
+}
+
+// HeartbeatAtEQ applies the EQ predicate on the "heartbeat_at" field.
+func HeartbeatAtEQ(v time.Time) predicate.Backtest {
+	return predicate.Backtest(sql.FieldEQ(FieldHeartbeatAt, v))
+}
+
+// HeartbeatAtNEQ applies the NEQ predicate on the "heartbeat_at" field.
+func HeartbeatAtNEQ(v time.Time) predicate.Backtest {
+	return predicate.Backtest(sql.FieldNEQ(FieldHeartbeatAt, v))
+}
+
+// HeartbeatAtIn applies the In predicate on the "heartbeat_at" field.
+func HeartbeatAtIn(vs ...time.Time) predicate.Backtest {
+	return predicate.Backtest(sql.FieldIn(FieldHeartbeatAt, vs...))
+}
+
+// HeartbeatAtNotIn applies the NotIn predicate on the "heartbeat_at" field.
+func HeartbeatAtNotIn(vs ...time.Time) predicate.Backtest {
+	return predicate.Backtest(sql.FieldNotIn(FieldHeartbeatAt, vs...))
+}
+
+// HeartbeatAtGT applies the GT predicate on the "heartbeat_at" field.
+func HeartbeatAtGT(v time.Time) predicate.Backtest {
+	return predicate.Backtest(sql.FieldGT(FieldHeartbeatAt, v))
+}
+
+// HeartbeatAtGTE applies the GTE predicate on the "heartbeat_at" field.
+func HeartbeatAtGTE(v time.Time) predicate.Backtest {
+	return predicate.Backtest(sql.FieldGTE(FieldHeartbeatAt, v))
+}
+
+// HeartbeatAtLT applies the LT predicate on the "heartbeat_at" field.
+func HeartbeatAtLT(v time.Time) predicate.Backtest {
+	return predicate.Backtest(sql.FieldLT(FieldHeartbeatAt, v))
+}
+
+// HeartbeatAtLTE applies the LTE predicate on the "heartbeat_at" field.
+func HeartbeatAtLTE(v time.Time) predicate.Backtest {
+	return predicate.Backtest(sql.FieldLTE(FieldHeartbeatAt, v))
+}
+
+// HeartbeatAtIsNil applies the IsNil predicate on the "heartbeat_at" field.
+func HeartbeatAtIsNil() predicate.Backtest {
+	return predicate.Backtest(sql.FieldIsNull(FieldHeartbeatAt))
+}
+
+// HeartbeatAtNotNil applies the NotNil predicate on the "heartbeat_at" field.
+func HeartbeatAtNotNil() predicate.Backtest {
+	return predicate.Backtest(sql.FieldNotNull(FieldHeartbeatAt))
+}
+
+// NextAttemptAtEQ applies the EQ predicate on the "next_attempt_at" field.
+func NextAttemptAtEQ(v time.Time) predicate.Backtest {
+	return predicate.Backtest(sql.FieldEQ(FieldNextAttemptAt, v))
+}
+
+// NextAttemptAtNEQ applies the NEQ predicate on the "next_attempt_at" field.
+func NextAttemptAtNEQ(v time.Time) predicate.Backtest {
+	return predicate.Backtest(sql.FieldNEQ(FieldNextAttemptAt, v))
+}
+
+// NextAttemptAtIn applies the In predicate on the "next_attempt_at" field.
+func NextAttemptAtIn(vs ...time.Time) predicate.Backtest {
+	return predicate.Backtest(sql.FieldIn(FieldNextAttemptAt, vs...))
+}
+
+// NextAttemptAtNotIn applies the NotIn predicate on the "next_attempt_at" field.
+func NextAttemptAtNotIn(vs ...time.Time) predicate.Backtest {
+	return predicate.Backtest(sql.FieldNotIn(FieldNextAttemptAt, vs...))
+}
+
+// NextAttemptAtGT applies the GT predicate on the "next_attempt_at" field.
+func NextAttemptAtGT(v time.Time) predicate.Backtest {
+	return predicate.Backtest(sql.FieldGT(FieldNextAttemptAt, v))
+}
+
+// NextAttemptAtGTE applies the GTE predicate on the "next_attempt_at" field.
+func NextAttemptAtGTE(v time.Time) predicate.Backtest {
+	return predicate.Backtest(sql.FieldGTE(FieldNextAttemptAt, v))
+}
+
+// NextAttemptAtLT applies the LT predicate on the "next_attempt_at" field.
+func NextAttemptAtLT(v time.Time) predicate.Backtest {
+	return predicate.Backtest(sql.FieldLT(FieldNextAttemptAt, v))
+}
+
+// NextAttemptAtLTE applies the LTE predicate on the "next_attempt_at" field.
+func NextAttemptAtLTE(v time.Time) predicate.Backtest {
+	return predicate.Backtest(sql.FieldLTE(FieldNextAttemptAt, v))
+}
+
+// NextAttemptAtIsNil applies the IsNil predicate on the "next_attempt_at" field.
+func NextAttemptAtIsNil() predicate.Backtest {
+	return predicate.Backtest(sql.FieldIsNull(FieldNextAttemptAt))
+}
+
+// NextAttemptAtNotNil applies the NotNil predicate on the "next_attempt_at" field.
+func NextAttemptAtNotNil() predicate.Backtest {
+	return predicate.Backtest(sql.FieldNotNull(FieldNextAttemptAt))
 }
 
 // HasInstallation applies the HasEdge predicate on the "installation" edge.

@@ -86,6 +86,12 @@ var (
 		{Name: "summary", Type: field.TypeJSON, Nullable: true},
 		{Name: "failure_reason", Type: field.TypeString, Default: ""},
 		{Name: "finished_at", Type: field.TypeTime, Nullable: true},
+		{Name: "old_snapshot", Type: field.TypeJSON, Nullable: true},
+		{Name: "new_snapshot", Type: field.TypeJSON, Nullable: true},
+		{Name: "check_completed", Type: field.TypeBool, Default: false},
+		{Name: "lease_owner", Type: field.TypeString, Default: ""},
+		{Name: "heartbeat_at", Type: field.TypeTime, Nullable: true},
+		{Name: "next_attempt_at", Type: field.TypeTime, Nullable: true},
 		{Name: "installation_backtests", Type: field.TypeInt},
 	}
 	// BacktestsTable holds the schema information for the "backtests" table.
@@ -96,7 +102,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "backtests_installations_backtests",
-				Columns:    []*schema.Column{BacktestsColumns[19]},
+				Columns:    []*schema.Column{BacktestsColumns[25]},
 				RefColumns: []*schema.Column{InstallationsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -106,6 +112,11 @@ var (
 				Name:    "backtest_reviewers_repo_pr_number_reviewer_name",
 				Unique:  false,
 				Columns: []*schema.Column{BacktestsColumns[4], BacktestsColumns[5], BacktestsColumns[3]},
+			},
+			{
+				Name:    "backtest_status_next_attempt_at_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{BacktestsColumns[9], BacktestsColumns[24], BacktestsColumns[1]},
 			},
 		},
 	}

@@ -51,6 +51,19 @@ func (Backtest) Fields() []ent.Field {
 		field.String("failure_reason").Default("").Comment("safe sentence, fit for public surfaces"),
 		field.Time("finished_at").Optional().Nillable().
 			Comment("when it completed, failed or was cancelled"),
+		field.JSON("old_snapshot", map[string]any{}).Optional().Annotations(gqlSkipAll()).
+			Comment("the reviewer in force when the backtest started, as its old-side shadow runs carry it (Run.reviewer_snapshot)"),
+		field.JSON("new_snapshot", map[string]any{}).Optional().Annotations(gqlSkipAll()).
+			Comment("the reviewer as the change's head makes it, as its new-side shadow runs carry it"),
+		field.Bool("check_completed").Default(false).Annotations(gqlSkipAll()).
+			Comment("the check run was completed on GitHub (a cancelled backtest completes it once)"),
+		// Lease (internal/store/lease.go): a worker starts, advances and reports a backtest under it.
+		field.String("lease_owner").Default("").Annotations(gqlSkipAll()).
+			Comment("the worker holding the backtest now; empty when none"),
+		field.Time("heartbeat_at").Optional().Nillable().Annotations(gqlSkipAll()).
+			Comment("the holding worker's last heartbeat"),
+		field.Time("next_attempt_at").Optional().Nillable().Annotations(gqlSkipAll()).
+			Comment("when a worker looks at it next"),
 	}
 }
 
@@ -64,7 +77,7 @@ func (Backtest) Edges() []ent.Edge {
 
 // Indexes of the Backtest.
 func (Backtest) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("reviewers_repo", "pr_number", "reviewer_name")}
+	return []ent.Index{index.Fields("reviewers_repo", "pr_number", "reviewer_name"), index.Fields("status", "next_attempt_at", "created_at")}
 }
 
 // Annotations of the Backtest.

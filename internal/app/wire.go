@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/chakshu-dev/chakshu/graph"
+	"github.com/chakshu-dev/chakshu/internal/backtest"
 	"github.com/chakshu-dev/chakshu/internal/config"
 	"github.com/chakshu-dev/chakshu/internal/gateway"
 	"github.com/chakshu-dev/chakshu/internal/gh"
@@ -195,7 +196,12 @@ func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, [
 	if err != nil {
 		return nil, nil, err
 	}
-	loops := []worker.Loop{ev, disp, pl, sweep, fin, sync, rec, prune}
+	bt, err := backtest.New(backtest.Config{DB: d.db, Bus: d.bus, Log: d.log, GitHub: d.github, Write: write, WorkerID: workerID,
+		Models: d.models, PublicURL: d.cfg.PublicURL, Poll: d.cfg.PollInterval, StaleAfter: d.cfg.DeadWorkerAfter})
+	if err != nil {
+		return nil, nil, err
+	}
+	loops := []worker.Loop{ev, disp, pl, sweep, fin, sync, rec, prune, bt}
 	beats := []func(context.Context, string, time.Time) error{worker.HeartbeatLeases(d.db)}
 	return loops, beats, nil
 }

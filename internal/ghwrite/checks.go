@@ -18,6 +18,11 @@ func CheckName(reviewer string, reply bool) string {
 	return "Chakshu · " + reviewer
 }
 
+// BacktestCheckName is the one name of a backtest's check run on the
+// reviewers-repository pull request: "Chakshu backtest · <reviewer>". It does
+// not start with "Chakshu · ", so a Re-run of it is not taken for a review's.
+func BacktestCheckName(reviewer string) string { return "Chakshu backtest · " + reviewer }
+
 // Check names a run's check run on GitHub.
 type Check struct {
 	Repo Repo
@@ -25,7 +30,8 @@ type Check struct {
 	Name string
 	// HeadSHA is the commit the check is on.
 	HeadSHA string
-	// RunID is Chakshu's run id, the check's external id.
+	// RunID is Chakshu's run id (a backtest's id for a backtest check), the
+	// check's external id.
 	RunID int
 	// ID is GitHub's check run id; 0 until opened.
 	ID int64
@@ -112,7 +118,7 @@ func (p *Port) NoteCheck(ctx context.Context, c Check, t Text) error {
 }
 
 // CompleteCheck completes the check with conclusion ("success", "failure",
-// "cancelled") at the given time. A check GitHub no longer has answers an
+// "neutral", "cancelled") at the given time. A check GitHub no longer has answers an
 // error IsNotFound reports.
 func (p *Port) CompleteCheck(ctx context.Context, c Check, conclusion string, at time.Time, t Text) error {
 	return p.updateCheck(ctx, c, github.UpdateCheckRunOptions{

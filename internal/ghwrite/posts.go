@@ -199,3 +199,22 @@ func (p *Port) RemoveReviewRequest(ctx context.Context, r Repo, pr int, target s
 	}
 	return nil
 }
+
+// EditComment replaces the body of Chakshu's comment id on the PR's
+// conversation (a backtest's comparison, posted once and edited when it is
+// run again). Editing is not content-creating: it is paced as an update and
+// is safe to send again.
+func (p *Port) EditComment(ctx context.Context, r Repo, id int64, body string) (*github.IssueComment, error) {
+	gc, err := p.rest(r)
+	if err != nil {
+		return nil, err
+	}
+	c, err := written(ctx, p, r, update, func() (*github.IssueComment, error) {
+		c, _, err := gc.Issues.EditComment(ctx, r.Owner, r.Name, id, &github.IssueComment{Body: github.Ptr(body)})
+		return c, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("edit comment %d on %s: %w", id, r, err)
+	}
+	return c, nil
+}

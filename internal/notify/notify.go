@@ -23,6 +23,7 @@ const (
 	TopicSync       = "sync"        // a reviewers sync was requested
 	TopicRunUpdated = "run_updated" // a run changed (portal live updates)
 	TopicFinish     = "finish"      // a run failed or was cancelled; its check run needs completing
+	TopicBacktests  = "backtests"   // a backtest was queued or cancelled
 )
 
 // Bus carries wake-ups.
@@ -127,7 +128,7 @@ func (p *Postgres) listenOnce(ctx context.Context) error {
 		return err
 	}
 	// Whatever happened while we were not listening: wake everyone once.
-	for _, t := range []string{TopicEvents, TopicRuns, TopicPublish, TopicSync} {
+	for _, t := range []string{TopicEvents, TopicRuns, TopicPublish, TopicSync, TopicBacktests} {
 		p.Local.deliver(t)
 	}
 	for {

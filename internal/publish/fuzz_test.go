@@ -47,6 +47,7 @@ func FuzzMarkdown(f *testing.F) {
 func FuzzParseMarkers(f *testing.F) {
 	f.Add("x\n<!-- chakshu:finding:abc -->\n<!-- chakshu:run:1 -->\n")
 	f.Add("<!-- chakshu:reply:3 -->")
+	f.Add("### Chakshu backtest · security\n\n<!-- chakshu:backtest:security -->\n")
 	f.Add("<!-- chakshu:run:99999999999999999999 -->")
 	f.Fuzz(func(t *testing.T, body string) {
 		m := ParseMarkers(body)

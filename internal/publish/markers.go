@@ -16,6 +16,7 @@ import (
 //	<!-- chakshu:run:<run_id> -->          the review (or comment) a run posted
 //	<!-- chakshu:reviewer:<name> -->       the reviewer that posted it
 //	<!-- chakshu:reply:<run_id> -->        a reply run's answer
+//	<!-- chakshu:backtest:<reviewer> -->   a backtest's comparison on a reviewers-repo PR
 
 // Marker kinds.
 const (
@@ -23,9 +24,10 @@ const (
 	kindRun      = "run"
 	kindReviewer = "reviewer"
 	kindReply    = "reply"
+	kindBacktest = "backtest"
 )
 
-var markerRE = regexp.MustCompile(`^<!-- chakshu:(finding|run|reviewer|reply):([A-Za-z0-9._-]{1,100}) -->$`)
+var markerRE = regexp.MustCompile(`^<!-- chakshu:(finding|run|reviewer|reply|backtest):([A-Za-z0-9._-]{1,100}) -->$`)
 
 func marker(kind, value string) string { return fmt.Sprintf("<!-- chakshu:%s:%s -->", kind, value) }
 
@@ -38,6 +40,11 @@ func RunMarker(runID int) string { return marker(kindRun, strconv.Itoa(runID)) }
 // ReplyMarker is the marker of a reply run's answer.
 func ReplyMarker(runID int) string { return marker(kindReply, strconv.Itoa(runID)) }
 
+// BacktestMarker is the marker of the backtest comparison of reviewer's
+// change: one comment per reviewer on a reviewers-repository pull request,
+// edited when the backtest runs again.
+func BacktestMarker(reviewer string) string { return marker(kindBacktest, reviewer) }
+
 // Markers are the hidden markers at the end of one posted body.
 type Markers struct {
 	// Findings are hidden IDs, in body order.
@@ -47,11 +54,13 @@ type Markers struct {
 	// Reply is the reply run whose answer this is; 0 when absent.
 	Reply    int
 	Reviewer string
+	// Backtest is the reviewer whose backtest comparison this is; "" when absent.
+	Backtest string
 }
 
 // Any reports whether the body carried a Chakshu marker at all.
 func (m Markers) Any() bool {
-	return len(m.Findings) > 0 || m.Run != 0 || m.Reply != 0 || m.Reviewer != ""
+	return len(m.Findings) > 0 || m.Run != 0 || m.Reply != 0 || m.Reviewer != "" || m.Backtest != ""
 }
 
 // ParseMarkers reads the trailing marker block of body.
@@ -77,6 +86,8 @@ func ParseMarkers(body string) Markers {
 			m.Reply, _ = strconv.Atoi(sm[2])
 		case kindReviewer:
 			m.Reviewer = sm[2]
+		case kindBacktest:
+			m.Backtest = sm[2]
 		}
 	}
 	// Read backwards; restore body order.

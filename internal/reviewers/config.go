@@ -44,11 +44,29 @@ type Config struct {
 	// Agree is how many of the passes must report a finding (matched by its
 	// hidden ID) for the review to keep it; 1 to Samples.
 	Agree int `yaml:"agree" json:"agree,omitempty"`
+	// Backtest sizes the backtest of a change to this reviewer (a pull
+	// request to the reviewers repository): how many recently reviewed pull
+	// requests it replays and what all its shadow runs may cost together.
+	Backtest Backtest `yaml:"backtest" json:"backtest"`
 }
 
 // MaxSamples bounds reviewer.yaml's samples: each pass costs about as much
 // as a whole single-pass review, inside one run's cost cap and wall time.
 const MaxSamples = 5
+
+// Backtest is reviewer.yaml's backtest key.
+type Backtest struct {
+	// PRs is how many of the pull requests the reviewer reviewed last are replayed.
+	PRs int `yaml:"prs" json:"prs"`
+	// MaxCostUSD caps the cost of all the backtest's shadow runs together.
+	MaxCostUSD float64 `yaml:"max_cost_usd" json:"max_cost_usd"`
+}
+
+// Backtest defaults: the last 10 reviewed pull requests, $5 in all.
+const (
+	DefaultBacktestPRs        = 10
+	DefaultBacktestMaxCostUSD = 5.0
+)
 
 // Auto configures automatic reviews.
 type Auto struct {
@@ -87,6 +105,7 @@ func Defaults() Config {
 		FailCheckOn: string(findings.Blocker),
 		Samples:     1,
 		Agree:       1,
+		Backtest:    Backtest{PRs: DefaultBacktestPRs, MaxCostUSD: DefaultBacktestMaxCostUSD},
 	}
 }
 

@@ -24,6 +24,9 @@ const (
 	maxCostUSDLimit  = 100.0
 	maxTurnsLimit    = 200
 	maxFindingsLimit = 100
+	// MaxBacktestPRs and MaxBacktestCostUSD bound reviewer.yaml's backtest key.
+	MaxBacktestPRs     = 50
+	MaxBacktestCostUSD = 100.0
 )
 
 // Auto review events.
@@ -50,7 +53,7 @@ var (
 )
 
 var reviewerKeys = []string{"description", "model", "max_cost_usd", "max_turns", "min_severity", "max_findings",
-	"fail_check_on", "auto", "request_as", "connectors", "http", "github_repos", "samples", "agree"}
+	"fail_check_on", "auto", "request_as", "connectors", "http", "github_repos", "samples", "agree", "backtest"}
 
 // MaxGitHubRepos bounds reviewer.yaml's github_repos.
 const MaxGitHubRepos = 20
@@ -123,6 +126,8 @@ func ParseReviewerYAML(name string, b []byte) (Config, error) {
 			}
 		case "auto":
 			cfg.Auto = c.auto(f)
+		case "backtest":
+			cfg.Backtest = c.backtest(f)
 		case "connectors":
 			connLine = f.value.Line
 			items, _ := c.strs(f, f.key, len(Connectors), 20)
@@ -174,6 +179,28 @@ func ParseReviewerYAML(name string, b []byte) (Config, error) {
 		return Defaults(), err
 	}
 	return cfg, nil
+}
+
+// backtest reads backtest: {prs: N, max_cost_usd: X}; a key left out keeps its default.
+func (c *checker) backtest(f field) Backtest {
+	b := Defaults().Backtest
+	if f.value.Kind != yaml.MappingNode {
+		c.addf(f.value.Line, "backtest: want a mapping with prs and max_cost_usd")
+		return b
+	}
+	for _, g := range c.fields(f.value, "backtest.", []string{"prs", "max_cost_usd"}) {
+		switch g.key {
+		case "prs":
+			if v, ok := c.integer(g, "backtest.prs", 1, MaxBacktestPRs); ok {
+				b.PRs = v
+			}
+		case "max_cost_usd":
+			if v, ok := c.number(g, "backtest.max_cost_usd", 0, MaxBacktestCostUSD); ok {
+				b.MaxCostUSD = v
+			}
+		}
+	}
+	return b
 }
 
 func (c *checker) auto(f field) Auto {

@@ -28,6 +28,9 @@ auto:
 request_as: team:security
 samples: 3
 agree: 2
+backtest:
+  prs: 4
+  max_cost_usd: 2.5
 connectors: [github, http]
 http:
   - name: jira_issue
@@ -57,6 +60,23 @@ http:
 		{name: "integer cost", in: "max_cost_usd: 4\n", want: func() Config {
 			c := Defaults()
 			c.MaxCostUSD = 4
+			return c
+		}()},
+		// backtest: each bound passes at the limit; a key left out keeps its default.
+		{name: "backtest at its limits", in: "backtest:\n  prs: 50\n  max_cost_usd: 100\n", want: func() Config {
+			c := Defaults()
+			c.Backtest = Backtest{PRs: 50, MaxCostUSD: 100}
+			return c
+		}()},
+		{name: "backtest smallest", in: "backtest:\n  prs: 1\n", want: func() Config {
+			c := Defaults()
+			c.Backtest = Backtest{PRs: 1, MaxCostUSD: DefaultBacktestMaxCostUSD}
+			return c
+		}()},
+		{name: "backtest defaults", in: "description: d\n", want: func() Config {
+			c := Defaults()
+			c.Description = "d"
+			c.Backtest = Backtest{PRs: 10, MaxCostUSD: 5} // the documented defaults, literally
 			return c
 		}()},
 		{name: "user request_as", in: "request_as: user:octo-cat\n", want: func() Config {
@@ -97,6 +117,7 @@ http:
 			RequestAs:  "team:security",
 			Samples:    3,
 			Agree:      2,
+			Backtest:   Backtest{PRs: 4, MaxCostUSD: 2.5},
 			Connectors: []string{"github", "http"},
 			HTTP: []HTTPEndpoint{
 				{Name: "jira_issue", Description: "Look up a Jira issue",
@@ -152,6 +173,12 @@ func TestParseReviewerYAMLErrors(t *testing.T) {
 		{name: "agree without samples", in: "agree: 2\n", want: []string{yamlFile + ":1: agree: 2 is more than samples (1)"}},
 		{name: "agree one past samples", in: "samples: 2\nagree: 3\n", want: []string{yamlFile + ":2: agree: 3 is more than samples (2)"}},
 		{name: "bad samples hides agree's comparison", in: "samples: 9\nagree: 2\n", want: []string{yamlFile + ":1: samples: want a number from 1 to 5"}},
+		{name: "backtest prs zero", in: "backtest:\n  prs: 0\n", want: []string{yamlFile + ":2: backtest.prs: want a number from 1 to 50, got 0"}},
+		{name: "backtest prs past the limit", in: "backtest:\n  prs: 51\n", want: []string{yamlFile + ":2: backtest.prs: want a number from 1 to 50, got 51"}},
+		{name: "backtest cost zero", in: "backtest:\n  max_cost_usd: 0\n", want: []string{yamlFile + ":2: backtest.max_cost_usd: want a number above 0 and at most 100"}},
+		{name: "backtest cost past the limit", in: "backtest:\n  max_cost_usd: 100.01\n", want: []string{yamlFile + ":2: backtest.max_cost_usd: want a number above 0 and at most 100"}},
+		{name: "backtest unknown key", in: "backtest:\n  runs: 3\n", want: []string{yamlFile + ":2: backtest.runs: unknown key"}},
+		{name: "backtest not a mapping", in: "backtest: 10\n", want: []string{yamlFile + ":1: backtest: want a mapping with prs and max_cost_usd"}},
 		{name: "fail_check_on", in: "fail_check_on: sometimes\n", want: []string{yamlFile + ":1: fail_check_on: want blocker|major|minor|nit|never"}},
 		{name: "bad glob", in: "auto:\n  paths:\n    - \"src/[a-\"\n", want: []string{yamlFile + ":3: auto.paths: \"src/[a-\": invalid glob"}},
 		{name: "absolute glob", in: "auto:\n  repos: [\"/x\"]\n", want: []string{yamlFile + ":2: auto.repos: \"/x\": glob must be relative"}},

@@ -103,16 +103,37 @@ func skillsToJSON(skills []Skill) []map[string]any {
 // SkillsFromEnt returns the skills in force for a stored reviewer, in the
 // runner's wire form.
 func SkillsFromEnt(r *ent.Reviewer) ([]runnerproto.Skill, error) {
-	if len(r.Skills) == 0 {
-		return nil, nil
-	}
-	b, err := json.Marshal(r.Skills)
+	out, err := wireSkills(r.Skills, len(r.Skills))
 	if err != nil {
 		return nil, fmt.Errorf("reviewer %s: stored skills: %w", r.Name, err)
 	}
+	return out, nil
+}
+
+// SkillsOfSnapshot returns the skills a shadow run's reviewer_snapshot
+// carries, in the runner's wire form, as SkillsFromEnt does for the
+// reviewer in force.
+func SkillsOfSnapshot(snap map[string]any) ([]runnerproto.Skill, error) {
+	raw, _ := snap[SnapshotSkills].([]any)
+	out, err := wireSkills(raw, len(raw))
+	if err != nil {
+		return nil, fmt.Errorf("reviewer snapshot: skills: %w", err)
+	}
+	return out, nil
+}
+
+// wireSkills turns skills in their stored form (n of them) into the runner's.
+func wireSkills(stored any, n int) ([]runnerproto.Skill, error) {
+	if n == 0 {
+		return nil, nil
+	}
+	b, err := json.Marshal(stored)
+	if err != nil {
+		return nil, err
+	}
 	var out []runnerproto.Skill
 	if err := json.Unmarshal(b, &out); err != nil {
-		return nil, fmt.Errorf("reviewer %s: stored skills: %w", r.Name, err)
+		return nil, err
 	}
 	return out, nil
 }

@@ -581,16 +581,17 @@ func (s *Syncer) store(ctx context.Context, inst *ent.Installation, snap *snapsh
 				continue
 			}
 			rep.Synced = append(rep.Synced, name)
+			cols := pr.columns()
 			if old != nil {
 				err = tx.Reviewer.UpdateOne(old).SetEnabled(true).SetDescription(pr.config.Description).
-					SetSyncedCommit(snap.commit).SetSyncedAt(now).SetClaudeMd(pr.claudeMD).SetConfigYaml(pr.configYAML).
-					SetConfig(pr.config.ToMap()).SetSkills(skillsToJSON(pr.skills)).
+					SetSyncedCommit(snap.commit).SetSyncedAt(now).SetClaudeMd(cols.ClaudeMD).SetConfigYaml(cols.ConfigYAML).
+					SetConfig(cols.Config).SetSkills(cols.Skills).
 					SetSyncError("").ClearSyncErrorAt().SetSyncErrorCommit("").Exec(ctx)
 			} else {
 				err = tx.Reviewer.Create().SetInstallationID(inst.ID).SetName(name).SetEnabled(true).
 					SetDescription(pr.config.Description).SetSyncedCommit(snap.commit).SetSyncedAt(now).
-					SetClaudeMd(pr.claudeMD).SetConfigYaml(pr.configYAML).SetConfig(pr.config.ToMap()).
-					SetSkills(skillsToJSON(pr.skills)).Exec(ctx)
+					SetClaudeMd(cols.ClaudeMD).SetConfigYaml(cols.ConfigYAML).SetConfig(cols.Config).
+					SetSkills(cols.Skills).Exec(ctx)
 			}
 			if err != nil {
 				return fmt.Errorf("store reviewer %s: %w", name, err)

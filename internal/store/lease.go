@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/ent/backtest"
 	"github.com/chakshu-dev/chakshu/ent/predicate"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
@@ -33,6 +34,8 @@ type Queue struct {
 	attempts bool
 	// fair: claims go round the installations (runs only).
 	fair bool
+	// where narrows the rows of the queue further (columns of alias t).
+	where string
 }
 
 var (
@@ -47,10 +50,23 @@ var (
 	// a claim counts an attempt and moves the event to processing.
 	WebhookEvents = Queue{name: "webhook event", table: "webhook_events", free: "pending", held: "processing",
 		order: "t.received_at, t.id", attempts: true}
+	// QueuedBacktests are backtests waiting for a worker to load the change
+	// and queue their shadow runs, oldest first.
+	QueuedBacktests = Queue{name: "queued backtest", table: "backtests", free: "queued", held: "queued",
+		order: "t.created_at, t.id"}
+	// RunningBacktests are backtests whose shadow runs are under way: a
+	// worker looks at one when it is due, queues what it may, and reports it
+	// when every run finished.
+	RunningBacktests = Queue{name: "running backtest", table: "backtests", free: "running", held: "running",
+		order: "t.next_attempt_at, t.id"}
+	// CancelledBacktests are cancelled backtests whose check run is still to
+	// be completed on GitHub.
+	CancelledBacktests = Queue{name: "cancelled backtest", table: "backtests", free: "cancelled", held: "cancelled",
+		order: "t.updated_at, t.id", where: "t.check_completed = FALSE"}
 )
 
 // queues is every queue a worker may hold rows of.
-var queues = []Queue{QueuedRuns, PublishingRuns, WebhookEvents}
+var queues = []Queue{QueuedRuns, PublishingRuns, WebhookEvents, QueuedBacktests, RunningBacktests, CancelledBacktests}
 
 // inFlight counts, per installation, the runs under way: dispatched to
 // Actions, running, publishing, or held by a dispatcher right now. Two
@@ -71,6 +87,9 @@ func (q Queue) claimable(now time.Time, staleAfter time.Duration) (string, []any
 		cond = fmt.Sprintf(`(%s OR (t.status = '%s' AND t.lease_owner <> '' AND (t.heartbeat_at IS NULL OR t.heartbeat_at < ?)))`,
 			cond, q.held)
 		args = append(args, now.Add(-staleAfter))
+	}
+	if q.where != "" {
+		cond = "(" + cond + " AND " + q.where + ")"
 	}
 	return cond, args
 }
@@ -170,8 +189,15 @@ func HeldEvent(id int, owner string) predicate.WebhookEvent {
 		webhookevent.LeaseOwner(owner))
 }
 
+// HeldBacktest selects backtest id while owner holds it, whatever its status
+// now (a webhook may cancel a held backtest): the condition of an update that
+// records the outcome of the work and lets go (lease_owner "").
+func HeldBacktest(id int, owner string) predicate.Backtest {
+	return backtest.And(backtest.ID(id), backtest.LeaseOwner(owner))
+}
+
 // Requeued counts what RequeueDead took back.
-type Requeued struct{ Runs, Events int }
+type Requeued struct{ Runs, Events, Backtests int }
 
 // RequeueDead takes back every lease whose holder has not heartbeated since
 // cutoff (a dead worker's): its rows wait again, due at once.
@@ -191,6 +217,7 @@ func (db *DB) takeBack(ctx context.Context, cond string, arg any) (Requeued, err
 	}{
 		{"runs", "", []string{QueuedRuns.held, PublishingRuns.held}, &out.Runs},
 		{"webhook_events", WebhookEvents.free, []string{WebhookEvents.free, WebhookEvents.held}, &out.Events},
+		{"backtests", "", []string{QueuedBacktests.held, RunningBacktests.held, CancelledBacktests.held}, &out.Backtests},
 	} {
 		set := "lease_owner = '', next_attempt_at = NULL"
 		if t.free != "" {

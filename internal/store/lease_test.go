@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/ent/backtest"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
 	"github.com/chakshu-dev/chakshu/internal/store"
@@ -191,6 +192,48 @@ func TestLeaseLifecycle(t *testing.T) {
 		got = db.WebhookEvent.GetX(ctx, ev.ID)
 		if got.Status != webhookevent.StatusPending || got.LeaseOwner != "" || got.NextAttemptAt != nil {
 			t.Fatalf("after requeue: %s %q %v", got.Status, got.LeaseOwner, got.NextAttemptAt)
+		}
+	})
+}
+
+// Backtests are leased like the other queues: a cancelled backtest is
+// claimable only while its check run is still to be completed (the queue's
+// narrowing), a holder keeps it by heartbeating, and a silent holder's
+// backtest is taken back with its status kept.
+func TestBacktestQueues(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		now := time.Now().UTC().Truncate(time.Millisecond)
+		inst := db.Installation.Create().SetGithubID(7).SetAccountLogin("acme").SaveX(ctx)
+		mk := func(st backtest.Status, checkDone bool) *ent.Backtest {
+			return db.Backtest.Create().SetInstallation(inst).SetReviewerName("security").SetReviewersRepo("acme/chakshu-reviewers").
+				SetPrNumber(1).SetHeadSha("h").SetStatus(st).SetCheckCompleted(checkDone).SaveX(ctx)
+		}
+		done := mk(backtest.StatusCancelled, true)
+		open := mk(backtest.StatusCancelled, false)
+		if id, err := db.Claim(ctx, store.CancelledBacktests, "w1", now, 90*time.Second); err != nil || id != open.ID {
+			t.Fatalf("claimed %d (%v), want the cancelled backtest whose check is open %d (not %d)", id, err, open.ID, done.ID)
+		}
+		if id, _ := db.Claim(ctx, store.CancelledBacktests, "w2", now, 90*time.Second); id != 0 {
+			t.Fatalf("claimed %d: a completed check's backtest, or one held", id)
+		}
+		running := mk(backtest.StatusRunning, false)
+		if id, _ := db.Claim(ctx, store.RunningBacktests, "w1", now, 90*time.Second); id != running.ID {
+			t.Fatal("claim the running backtest")
+		}
+		if err := db.Heartbeat(ctx, "w1", now.Add(60*time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		if id, _ := db.Claim(ctx, store.RunningBacktests, "w2", now.Add(120*time.Second), 90*time.Second); id != 0 {
+			t.Fatal("a heartbeated backtest was taken over")
+		}
+		back, err := db.RequeueDead(ctx, now.Add(61*time.Second))
+		if err != nil || back.Backtests != 2 {
+			t.Fatalf("requeue: %+v %v", back, err)
+		}
+		got := db.Backtest.GetX(ctx, running.ID)
+		if got.Status != backtest.StatusRunning || got.LeaseOwner != "" {
+			t.Fatalf("after requeue: %s %q", got.Status, got.LeaseOwner)
 		}
 	})
 }

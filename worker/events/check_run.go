@@ -7,6 +7,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/review"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 )
@@ -30,6 +31,9 @@ func (h *handler) checkRun(ctx context.Context) error {
 
 func (h *handler) checkRerequested(ctx context.Context, e *checkRunEvent) error {
 	cr := &e.CheckRun
+	if strings.HasPrefix(cr.Name, ghwrite.BacktestCheckName("")) {
+		return h.backtestRerequested(ctx, e)
+	}
 	name, ok := strings.CutPrefix(cr.Name, checkPrefix)
 	if !ok || name == "" || strings.Contains(name, " · ") { // not ours, or a reply's check
 		return nil

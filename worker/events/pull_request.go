@@ -22,6 +22,9 @@ func (h *handler) pullRequest(ctx context.Context) error {
 		return err
 	}
 	h.log = h.log.With("pr", e.PullRequest.Number)
+	if err := h.reviewerChange(ctx, &e); err != nil {
+		return err
+	}
 	switch a := e.Action; a {
 	case "synchronize":
 		if err := h.cancelSuperseded(ctx, &e, false); err != nil {

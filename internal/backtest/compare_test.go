@@ -1,0 +1,42 @@
+package backtest_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	bt "github.com/chakshu-dev/chakshu/internal/backtest"
+	"github.com/chakshu-dev/chakshu/internal/findings"
+)
+
+func TestCompare(t *testing.T) {
+	f := func(id string, s findings.Severity) bt.Found { return bt.Found{HiddenID: id, Severity: s} }
+	outcomes := map[string]string{"fixed": "fixed", "noise": "dismissed", "liked": "acknowledged", "open": "open"}
+	tests := []struct {
+		name                    string
+		old, new                []bt.Found
+		kept, added, dropped    bt.Counts
+		droppedFixed, dismissed int
+	}{
+		{name: "nothing either side", kept: bt.Counts{}, added: bt.Counts{}, dropped: bt.Counts{}},
+		{name: "kept at the new severity", old: []bt.Found{f("a", findings.Minor)}, new: []bt.Found{f("a", findings.Major)},
+			kept: bt.Counts{findings.Major: 1}, added: bt.Counts{}, dropped: bt.Counts{}},
+		{name: "added and dropped by hidden ID", old: []bt.Found{f("a", findings.Nit)}, new: []bt.Found{f("b", findings.Blocker)},
+			kept: bt.Counts{}, added: bt.Counts{findings.Blocker: 1}, dropped: bt.Counts{findings.Nit: 1}},
+		{name: "dropped outcomes: only fixed and dismissed count",
+			old:  []bt.Found{f("fixed", findings.Major), f("noise", findings.Nit), f("liked", findings.Minor), f("open", findings.Minor), f("never-posted", findings.Minor)},
+			kept: bt.Counts{}, added: bt.Counts{}, dropped: bt.Counts{findings.Major: 1, findings.Nit: 1, findings.Minor: 3},
+			droppedFixed: 1, dismissed: 1},
+		{name: "a hidden ID twice in a run counts once", old: []bt.Found{f("x", findings.Minor), f("x", findings.Minor)},
+			new: []bt.Found{f("y", findings.Nit), f("y", findings.Nit)}, kept: bt.Counts{}, added: bt.Counts{findings.Nit: 1}, dropped: bt.Counts{findings.Minor: 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := bt.Compare(tt.old, tt.new, func(id string) string { return outcomes[id] })
+			want := bt.PRComparison{Kept: tt.kept, Added: tt.added, Dropped: tt.dropped, DroppedFixed: tt.droppedFixed, DroppedDismissed: tt.dismissed}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Fatalf("(-want +got):\n%s", d)
+			}
+		})
+	}
+}
