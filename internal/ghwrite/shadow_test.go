@@ -22,7 +22,10 @@ func TestShadowRunWritesNothingOnThePR(t *testing.T) {
 		name  string
 		write func(ctx context.Context) error
 	}{
-		{"open check", func(ctx context.Context) error { _, _, err := w.port.OpenCheck(ctx, check, "http://x/runs/7", text); return err }},
+		{"open check", func(ctx context.Context) error {
+			_, _, err := w.port.OpenCheck(ctx, check, "http://x/runs/7", text)
+			return err
+		}},
 		{"start check", func(ctx context.Context) error { return w.port.StartCheck(ctx, withID(check), text) }},
 		{"link check", func(ctx context.Context) error { return w.port.LinkCheck(ctx, withID(check), "http://x", text) }},
 		{"note check", func(ctx context.Context) error { return w.port.NoteCheck(ctx, withID(check), text) }},
@@ -33,8 +36,14 @@ func TestShadowRunWritesNothingOnThePR(t *testing.T) {
 			_, err := w.port.CreateReview(ctx, w.repo, w.pr, &github.PullRequestReviewRequest{Event: github.Ptr("COMMENT"), Body: github.Ptr("b " + marker)}, mine)
 			return err
 		}},
-		{"comment", func(ctx context.Context) error { _, err := w.port.Comment(ctx, w.repo, w.pr, "c "+marker, mine, false); return err }},
-		{"reply", func(ctx context.Context) error { _, err := w.port.Reply(ctx, w.repo, w.pr, 1, "r "+marker, mine, false); return err }},
+		{"comment", func(ctx context.Context) error {
+			_, err := w.port.Comment(ctx, w.repo, w.pr, "c "+marker, mine, false)
+			return err
+		}},
+		{"reply", func(ctx context.Context) error {
+			_, err := w.port.Reply(ctx, w.repo, w.pr, 1, "r "+marker, mine, false)
+			return err
+		}},
 		{"resolve thread", func(ctx context.Context) error { return w.port.ResolveThread(ctx, w.repo, "PRRT_x") }},
 		{"remove review request", func(ctx context.Context) error { return w.port.RemoveReviewRequest(ctx, w.repo, w.pr, "user:alice") }},
 	}
