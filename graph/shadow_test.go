@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/store"
@@ -43,6 +44,39 @@ func TestShadowRunsListedApart(t *testing.T) {
 		for _, c := range cases {
 			if got := count(c.login, c.where); !strings.Contains(got, c.want) {
 				t.Errorf("%s: %s, want %s", c.name, got, c.want)
+			}
+		}
+	})
+}
+
+// The cost summary's backtest share: shadow runs' cost is part of the total
+// (it is spent) and shown apart, in the period and the viewer's repositories.
+func TestCostSummaryBacktestShare(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		ctx := context.Background()
+		at := func(day int) time.Time { return time.Date(2026, 3, day, 12, 0, 0, 0, time.UTC) }
+		add := func(repoID int, day int, cost float64, shadow bool) {
+			c := db.Run.Create().SetRepositoryID(repoID).SetReviewer(e.revSec).SetTrigger(run.TriggerComment).SetPrNumber(1).
+				SetHeadSha("x").SetCreatedAt(at(day)).SetStatus(run.StatusSucceeded).SetCostUsd(cost)
+			if shadow {
+				c.SetShadow(true).SetTrigger(run.TriggerBacktest).SetBacktestID(1).SetBacktestSide(run.BacktestSideNew)
+			}
+			c.SaveX(ctx)
+		}
+		add(e.repoA.ID, 2, 1, false)
+		add(e.repoA.ID, 3, 0.25, true)
+		add(e.repoB.ID, 4, 0.5, true)
+		add(e.repoA.ID, 31, 7, true) // outside [from, to)
+		q := `{ costSummary(from: "2026-03-01T00:00:00Z", to: "2026-03-31T00:00:00Z", groupBy: DAY) { total { runs costUsd } backtest { runs costUsd } } }`
+		for _, c := range []struct{ login, want string }{
+			{"carol", `{"total":{"runs":3,"costUsd":1.75},"backtest":{"runs":2,"costUsd":0.75}}`},
+			{"alice", `{"total":{"runs":2,"costUsd":1.25},"backtest":{"runs":1,"costUsd":0.25}}`},
+		} {
+			r := e.login(c.login).do(q, nil)
+			r.ok(t)
+			if !strings.Contains(r.raw, c.want) {
+				t.Errorf("%s: %s, want %s", c.login, r.raw, c.want)
 			}
 		}
 	})

@@ -27,6 +27,9 @@ type RunSet struct {
 	RepoIDs      []int
 	RepositoryID *int
 	ReviewerID   *int
+	// OnlyShadow keeps the shadow runs of backtests alone. It is read from
+	// the runs (the rollup does not tell them apart): for CountRuns.
+	OnlyShadow bool
 }
 
 // filter is the SQL condition (with ? placeholders) and arguments of the
@@ -67,6 +70,10 @@ func (s RunSet) whereRuns(from, to time.Time) (string, []any) {
 	conds := []string{run.FieldCreatedAt + " >= ?", run.FieldCreatedAt + " < ?"}
 	args := []any{from.In(time.Local), to.In(time.Local)}
 	c, a := s.filter(run.RepositoryColumn, run.ReviewerColumn)
+	if s.OnlyShadow {
+		c = append(c, run.FieldShadow+" = ?")
+		a = append(a, true)
+	}
 	return strings.Join(append(conds, c...), " AND "), append(args, a...)
 }
 
