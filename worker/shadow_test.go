@@ -119,3 +119,34 @@ func TestShadowRunsAreNotSuperseded(t *testing.T) {
 		}
 	})
 }
+
+// Shadow runs' spend counts against the budgets like any run's, and a spent
+// budget stops a shadow run at dispatch (failed, no workflow, nothing on
+// the PR) as it stops a review.
+func TestBudgetsStopShadowRuns(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		f := newFixture(t, db, nil)
+		db.Repository.UpdateOne(f.repo).SetBudgetDailyUsd(2).ExecX(ctx)
+		spent := f.shadowRun(t, fmt.Sprintf("%040d", 7))
+		db.Run.UpdateOne(spent).SetStatus(run.StatusSucceeded).SetCostUsd(2).ExecX(ctx)
+		d := f.limitedDispatcher(t, 0)
+
+		f.sim.ResetCalls()
+		refused := f.shadowRun(t, f.head)
+		f.claimAndDispatch(t, d, "w1")
+		got := db.Run.GetX(ctx, refused.ID)
+		if got.Status != run.StatusFailed || !strings.Contains(got.FailureReason, "daily spend budget of $2.00") || got.ActionsRunID != 0 {
+			t.Fatalf("shadow run over budget: %s %q actions %d", got.Status, got.FailureReason, got.ActionsRunID)
+		}
+		if w := writes(f.sim); len(w) != 0 {
+			t.Errorf("writes to GitHub for a refused shadow run: %v", w)
+		}
+		// The backtest's spend holds a review back too.
+		review := f.enqueue(t)
+		f.claimAndDispatch(t, d, "w1")
+		if got := db.Run.GetX(ctx, review.ID); got.Status != run.StatusFailed || !strings.Contains(got.FailureReason, "daily spend budget") {
+			t.Fatalf("review after the backtest spent the budget: %s %q", got.Status, got.FailureReason)
+		}
+	})
+}
