@@ -89,8 +89,8 @@ func (h *api) costSummary(ctx context.Context, from, to time.Time, g model.CostG
 			return nil, err
 		}
 	}
-	shadow := s
-	shadow.OnlyShadow = true
+	shadow, only := s, true
+	shadow.Shadow = &only
 	bt, err := h.db.CountRuns(ctx, shadow)
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -78,6 +79,34 @@ func TestCostSummaryBacktestShare(t *testing.T) {
 			if !strings.Contains(r.raw, c.want) {
 				t.Errorf("%s: %s, want %s", c.login, r.raw, c.want)
 			}
+		}
+	})
+}
+
+// Finding trends count the findings of reviews: a backtest's shadow runs
+// found nothing on a review anyone asked for.
+func TestFindingTrendsLeaveShadowRunsOut(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		ctx := context.Background()
+		add := func(shadow bool, n int) {
+			c := db.Run.Create().SetRepository(e.repoA).SetReviewer(e.revSec).SetTrigger(run.TriggerComment).SetPrNumber(1).
+				SetHeadSha("x").SetCreatedAt(time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)).SetStatus(run.StatusSucceeded)
+			if shadow {
+				c.SetShadow(true).SetTrigger(run.TriggerBacktest).SetBacktestID(1).SetBacktestSide(run.BacktestSideOld)
+			}
+			r := c.SaveX(ctx)
+			for i := 0; i < n; i++ {
+				db.Finding.Create().SetRun(r).SetHiddenID(fmt.Sprintf("h%d", i)).SetPath("a.go").SetLine(i + 1).
+					SetSeverity("major").SetCategory("bug").SetTitle("t").SaveX(ctx)
+			}
+		}
+		add(false, 2)
+		add(true, 3)
+		r := e.login("carol").do(`{ findingTrends(from: "2026-03-01T00:00:00Z", to: "2026-03-31T00:00:00Z", interval: DAY) { key severity count } }`, nil)
+		r.ok(t)
+		if !strings.Contains(r.raw, `[{"key":"2026-03-02","severity":"major","count":2}]`) {
+			t.Errorf("finding trends: %s, want the review's 2 findings alone", r.raw)
 		}
 	})
 }

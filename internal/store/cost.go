@@ -27,9 +27,10 @@ type RunSet struct {
 	RepoIDs      []int
 	RepositoryID *int
 	ReviewerID   *int
-	// OnlyShadow keeps the shadow runs of backtests alone. It is read from
-	// the runs (the rollup does not tell them apart): for CountRuns.
-	OnlyShadow bool
+	// Shadow, when set, keeps only the shadow runs of backtests (true) or
+	// leaves them out (false). Only the queries over the runs themselves
+	// honour it (CountRuns, Where); the rollup does not tell them apart.
+	Shadow *bool
 }
 
 // filter is the SQL condition (with ? placeholders) and arguments of the
@@ -70,9 +71,9 @@ func (s RunSet) whereRuns(from, to time.Time) (string, []any) {
 	conds := []string{run.FieldCreatedAt + " >= ?", run.FieldCreatedAt + " < ?"}
 	args := []any{from.In(time.Local), to.In(time.Local)}
 	c, a := s.filter(run.RepositoryColumn, run.ReviewerColumn)
-	if s.OnlyShadow {
+	if s.Shadow != nil {
 		c = append(c, run.FieldShadow+" = ?")
-		a = append(a, true)
+		a = append(a, *s.Shadow)
 	}
 	return strings.Join(append(conds, c...), " AND "), append(args, a...)
 }
