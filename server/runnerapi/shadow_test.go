@@ -2,11 +2,8 @@ package runnerapi
 
 import (
 	"context"
-	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/google/go-github/v88/github"
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
@@ -19,17 +16,9 @@ import (
 // its reviewer, the way a backtest does: no check run.
 func (w *world) shadowRun(head, base string, snap reviewers.Snapshot) *ent.Run {
 	w.t.Helper()
-	ctx := context.Background()
-	rn := w.db.Run.Create().SetRepository(w.repo).SetReviewer(w.rv).SetKind(run.KindReview).SetTrigger(run.TriggerBacktest).
+	return w.startWorkflow(w.db.Run.Create().SetRepository(w.repo).SetReviewer(w.rv).SetKind(run.KindReview).SetTrigger(run.TriggerBacktest).
 		SetShadow(true).SetBacktestID(4).SetBacktestSide(run.BacktestSideNew).SetReviewerSnapshot(snap.Map()).
-		SetPrNumber(w.pr).SetHeadSha(head).SetBaseSha(base).SetStatus(run.StatusDispatched).SaveX(ctx)
-	det, _, err := w.inst.REST.Actions.CreateWorkflowDispatchEventByFileName(ctx, "acme", "widget", "chakshu.yml",
-		github.CreateWorkflowDispatchEventRequest{Ref: "main", ReturnRunDetails: github.Ptr(true),
-			Inputs: map[string]any{"run_id": strconv.Itoa(rn.ID), "pr": strconv.Itoa(w.pr), "head_sha": head}})
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	return w.db.Run.UpdateOne(rn).SetActionsRunID(det.GetWorkflowRunID()).SaveX(ctx)
+		SetPrNumber(w.pr).SetHeadSha(head).SetBaseSha(base).SetStatus(run.StatusDispatched).SaveX(context.Background()))
 }
 
 // A shadow run's job is of the reviewer version in its snapshot (rules,
