@@ -89,7 +89,14 @@ func (h *api) costSummary(ctx context.Context, from, to time.Time, g model.CostG
 			return nil, err
 		}
 	}
-	return &model.CostSummary{From: from, To: to, GroupBy: g, Total: costBucket(total, "total"), Buckets: buckets}, nil
+	shadow, only := s, true
+	shadow.Shadow = &only
+	bt, err := h.db.CountRuns(ctx, shadow)
+	if err != nil {
+		return nil, err
+	}
+	return &model.CostSummary{From: from, To: to, GroupBy: g, Total: costBucket(total, "total"), Buckets: buckets,
+		Backtest: &model.BacktestShare{Runs: bt.Runs, CostUsd: bt.CostUSD}}, nil
 }
 
 // sortPeriods sets the start of day/week buckets and puts them in time order.

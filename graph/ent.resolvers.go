@@ -66,7 +66,7 @@ func (r *queryResolver) Reviewers(ctx context.Context, after *entgql.Cursor[int]
 
 // Runs is the resolver for the runs field.
 func (r *queryResolver) Runs(ctx context.Context, after *entgql.Cursor[int], first *int, before *entgql.Cursor[int], last *int, orderBy *ent.RunOrder, where *ent.RunWhereInput) (*ent.RunConnection, error) {
-	return r.h.client.Run.Query().Paginate(ctx, after, first, before, last,
+	return r.h.client.Run.Query().Where(reviewRuns(where)...).Paginate(ctx, after, first, before, last,
 		ent.WithRunOrder(orderBy), ent.WithRunFilter(where.Filter))
 }
 

@@ -30,6 +30,8 @@ func (h *api) findingTrends(ctx context.Context, from, to time.Time, interval mo
 	if err != nil {
 		return nil, err
 	}
+	reviews := false // a backtest's shadow runs found nothing on a review anyone asked for
+	s.Shadow = &reviews
 	where, args := s.Where()
 	q := `SELECT r.` + run.FieldCreatedAt + `, f.` + finding.FieldSeverity + `, f.` + finding.FieldCategory + `, COUNT(*),
 	SUM(CASE WHEN f.` + finding.FieldPosted + ` THEN 1 ELSE 0 END)

@@ -128,6 +128,11 @@ func (d *Dispatcher) Dispatch(ctx context.Context, id int) {
 	}
 	repo, rv := r.Edges.Repository, r.Edges.Reviewer
 	log = log.With("repo", repo.FullName, "pr", r.PrNumber, "reviewer", rv.Name)
+	if r.Shadow {
+		// A backtest's replay: the port refuses any write on the PR.
+		ctx = ghwrite.ForShadowRun(ctx)
+		log = log.With("shadow", true, "backtest_id", r.BacktestID)
+	}
 	if d.holdForCap(ctx, log, r, repo.Edges.Installation.ID) {
 		return
 	}
@@ -186,7 +191,11 @@ func waitingText(cause error, until time.Time) string {
 func (d *Dispatcher) checkModel(r *ent.Run, rv *ent.Reviewer) error {
 	model := r.Model
 	if model == "" {
-		cfg, err := reviewers.FromEnt(rv)
+		used, err := reviewers.ForRun(r, rv)
+		if err != nil {
+			return fault.New(fault.Invalid, "The reviewer version this backtest replays cannot be read.", err)
+		}
+		cfg, err := reviewers.FromEnt(used)
 		if err != nil {
 			return nil // the job fetch reports a broken config
 		}
@@ -213,11 +222,17 @@ func (d *Dispatcher) dispatch(ctx context.Context, log *slog.Logger, r *ent.Run,
 		return err
 	}
 	c := inst.REST
-	owner, name := repo.Owner, repo.Name
 
-	check, started, err := d.ensureCheck(ctx, r)
-	if err != nil {
-		return fmt.Errorf("create check run: %w", err)
+	// A shadow run (a backtest) reviews a commit of a PR reviewed before,
+	// on purpose: the PR may have moved on, merged or closed since. It opens
+	// no check run on the PR; the workflow_dispatch run it starts is on the
+	// default branch's head, not the PR's (GitHub lists no pull request for
+	// it), so nothing of it shows on the PR either.
+	check, started := ghwrite.CheckOf(r), false
+	if !r.Shadow {
+		if check, started, err = d.ensureCheck(ctx, r); err != nil {
+			return fmt.Errorf("create check run: %w", err)
+		}
 	}
 	if err := d.checkModel(r, rv); err != nil {
 		return err
@@ -225,24 +240,14 @@ func (d *Dispatcher) dispatch(ctx context.Context, log *slog.Logger, r *ent.Run,
 	if err := d.checkBudget(ctx, repo.Edges.Installation, repo); err != nil {
 		return err
 	}
-
-	pr, _, err := c.PullRequests.Get(ctx, owner, name, r.PrNumber)
-	if err != nil {
-		return fmt.Errorf("get pull request: %w", err)
-	}
-	if pr.GetState() != "open" || pr.GetHead().GetSHA() != r.HeadSha {
-		err := runs.CancelMoved(ctx, d.cfg.DB.Client, r.ID, run.StatusQueued, r.HeadSha, pr.GetHead().GetSHA(), pr.GetState() != "open", d.cfg.AppSlug)
-		if err != nil && !errors.Is(err, runs.ErrConflict) {
+	if !r.Shadow {
+		if moved, err := d.moved(ctx, log, c, r, repo); moved || err != nil {
 			return err
 		}
-		d.cfg.Bus.Notify(ctx, notify.TopicFinish) //nolint:errcheck
-		log.Info("run cancelled: pull request moved", "head", pr.GetHead().GetSHA())
-		return nil
-	}
-
-	if !started {
-		if err := d.cfg.Write.StartCheck(ctx, check, startText); err != nil {
-			return err
+		if !started {
+			if err := d.cfg.Write.StartCheck(ctx, check, startText); err != nil {
+				return err
+			}
 		}
 	}
 
@@ -283,13 +288,32 @@ func (d *Dispatcher) dispatch(ctx context.Context, log *slog.Logger, r *ent.Run,
 		return err
 	}
 	log.Info("run dispatched", "actions_run_id", actionsID)
-	if actionsURL != "" {
+	if actionsURL != "" && !r.Shadow {
 		if err := d.cfg.Write.LinkCheck(ctx, check, actionsURL, ghwrite.Text{Title: "Reviewing",
 			Summary: fmt.Sprintf("The review is running in [GitHub Actions](%s). Follow it in the [Chakshu portal](%s).", actionsURL, d.portalURL(r.ID))}); err != nil {
 			log.Warn("dispatch: point check run at the Actions run", "err", err) // not worth failing the run
 		}
 	}
 	return nil
+}
+
+// moved cancels a run whose PR moved on or closed before its review started,
+// and says so.
+func (d *Dispatcher) moved(ctx context.Context, log *slog.Logger, c *github.Client, r *ent.Run, repo *ent.Repository) (bool, error) {
+	pr, _, err := c.PullRequests.Get(ctx, repo.Owner, repo.Name, r.PrNumber)
+	if err != nil {
+		return false, fmt.Errorf("get pull request: %w", err)
+	}
+	if pr.GetState() == "open" && pr.GetHead().GetSHA() == r.HeadSha {
+		return false, nil
+	}
+	err = runs.CancelMoved(ctx, d.cfg.DB.Client, r.ID, run.StatusQueued, r.HeadSha, pr.GetHead().GetSHA(), pr.GetState() != "open", d.cfg.AppSlug)
+	if err != nil && !errors.Is(err, runs.ErrConflict) {
+		return true, err
+	}
+	d.cfg.Bus.Notify(ctx, notify.TopicFinish) //nolint:errcheck
+	log.Info("run cancelled: pull request moved", "head", pr.GetHead().GetSHA())
+	return true, nil
 }
 
 // startText is the check's text while the workflow starts.

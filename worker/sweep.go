@@ -196,7 +196,7 @@ func (f *Finisher) Run(ctx context.Context) error {
 func (f *Finisher) FinishAll(ctx context.Context) error {
 	now := time.Now()
 	pending, err := f.cfg.DB.Run.Query().Where(
-		run.StatusIn(run.StatusFailed, run.StatusCancelled), run.CheckRunIDNEQ(0), run.CheckCompleted(false),
+		run.StatusIn(run.StatusFailed, run.StatusCancelled), run.Or(run.CheckRunIDNEQ(0), run.Shadow(true)), run.CheckCompleted(false),
 		run.Or(run.FinishNextAtIsNil(), run.FinishNextAtLTE(now)),
 	).WithRepository(func(q *ent.RepositoryQuery) { q.WithInstallation() }).WithReviewer().Limit(50).All(ctx)
 	if err != nil {
@@ -220,6 +220,9 @@ func (f *Finisher) FinishAll(ctx context.Context) error {
 }
 
 func (f *Finisher) finish(ctx context.Context, r *ent.Run) error {
+	if r.Shadow {
+		ctx = ghwrite.ForShadowRun(ctx)
+	}
 	conclusion, title := "failure", "The review failed"
 	if f.cfg.InfraFailureConclusion == "neutral" {
 		conclusion = "neutral"
@@ -232,6 +235,11 @@ func (f *Finisher) finish(ctx context.Context, r *ent.Run) error {
 	// or going, which would spend runner minutes only to be refused.
 	if r.Status == run.StatusCancelled || r.ResultHash == "" {
 		f.cancelActions(ctx, r)
+	}
+	if r.Shadow {
+		// A shadow run has no check run: cancelling its Actions run is all
+		// there is to finish on GitHub (check_completed records it once).
+		return f.cfg.DB.Run.UpdateOne(r).SetCheckCompleted(true).ClearFinishNextAt().Exec(ctx)
 	}
 	summary := r.FailureReason
 	if summary == "" {

@@ -251,6 +251,52 @@ func (ec *executionContext) field_Subscription_runUpdated_args(ctx context.Conte
 
 // region    **************************** field.gotpl *****************************
 
+func (ec *executionContext) _BacktestShare_runs(ctx context.Context, field graphql.CollectedField, obj *model.BacktestShare) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BacktestShare_runs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Runs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BacktestShare_runs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BacktestShare", field, false, false, "Int")
+}
+
+func (ec *executionContext) _BacktestShare_costUsd(ctx context.Context, field graphql.CollectedField, obj *model.BacktestShare) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BacktestShare_costUsd(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CostUsd, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BacktestShare_costUsd(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BacktestShare", field, false, false, "Float")
+}
+
 func (ec *executionContext) _ConnectorCredential_id(ctx context.Context, field graphql.CollectedField, obj *ent.ConnectorCredential) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1118,6 +1164,38 @@ func (ec *executionContext) fieldContext_CostSummary_buckets(_ context.Context, 
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_CostBucket(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CostSummary_backtest(ctx context.Context, field graphql.CollectedField, obj *model.CostSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CostSummary_backtest(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Backtest, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.BacktestShare) graphql.Marshaler {
+			return ec.marshalNBacktestShare2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋmodelᚐBacktestShare(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CostSummary_backtest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CostSummary",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BacktestShare(ctx, field)
 		},
 	}
 	return fc, nil
@@ -3446,6 +3524,44 @@ func UnmarshalSetConnectorCredentialInput(ctx context.Context, raw any) (model.S
 
 // region    **************************** object.gotpl ****************************
 
+var backtestShareImplementors = []string{"BacktestShare"}
+
+func (ec *executionContext) _BacktestShare(ctx context.Context, sel ast.SelectionSet, obj *model.BacktestShare) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, backtestShareImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BacktestShare")
+		case "runs":
+			out.Values[i] = ec._BacktestShare_runs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "costUsd":
+			out.Values[i] = ec._BacktestShare_costUsd(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var connectorCredentialImplementors = []string{"ConnectorCredential"}
 
 func (ec *executionContext) _ConnectorCredential(ctx context.Context, sel ast.SelectionSet, obj *ent.ConnectorCredential) graphql.Marshaler {
@@ -3709,6 +3825,11 @@ func (ec *executionContext) _CostSummary(ctx context.Context, sel ast.SelectionS
 			}
 		case "buckets":
 			out.Values[i] = ec._CostSummary_buckets(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "backtest":
+			out.Values[i] = ec._CostSummary_backtest(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -4513,6 +4634,14 @@ func (ec *executionContext) unmarshalNAuthMethod2githubᚗcomᚋchakshuᚑdevᚋ
 
 func (ec *executionContext) marshalNAuthMethod2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋmodelᚐAuthMethod(ctx context.Context, sel ast.SelectionSet, v model.AuthMethod) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) marshalNBacktestShare2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋmodelᚐBacktestShare(ctx context.Context, sel ast.SelectionSet, v *model.BacktestShare) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "BacktestShare!")
+		return graphql.Null
+	}
+	return ec._BacktestShare(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNConnectorCredential2ᚕᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚐConnectorCredentialᚄ(ctx context.Context, sel ast.SelectionSet, v []*ent.ConnectorCredential) graphql.Marshaler {

@@ -120,6 +120,11 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	BacktestShare struct {
+		CostUsd func(childComplexity int) int
+		Runs    func(childComplexity int) int
+	}
+
 	Budget struct {
 		DailyResetsAt     func(childComplexity int) int
 		DailyUsd          func(childComplexity int) int
@@ -172,11 +177,12 @@ type ComplexityRoot struct {
 	}
 
 	CostSummary struct {
-		Buckets func(childComplexity int) int
-		From    func(childComplexity int) int
-		GroupBy func(childComplexity int) int
-		To      func(childComplexity int) int
-		Total   func(childComplexity int) int
+		Backtest func(childComplexity int) int
+		Buckets  func(childComplexity int) int
+		From     func(childComplexity int) int
+		GroupBy  func(childComplexity int) int
+		To       func(childComplexity int) int
+		Total    func(childComplexity int) int
 	}
 
 	CreateAPITokenPayload struct {
@@ -1031,6 +1037,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.BacktestEdge.Node(childComplexity), true
 
+	case "BacktestShare.costUsd":
+		if e.ComplexityRoot.BacktestShare.CostUsd == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BacktestShare.CostUsd(childComplexity), true
+	case "BacktestShare.runs":
+		if e.ComplexityRoot.BacktestShare.Runs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BacktestShare.Runs(childComplexity), true
+
 	case "Budget.dailyResetsAt":
 		if e.ComplexityRoot.Budget.DailyResetsAt == nil {
 			break
@@ -1269,6 +1288,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CostSeries.Total(childComplexity), true
 
+	case "CostSummary.backtest":
+		if e.ComplexityRoot.CostSummary.Backtest == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CostSummary.Backtest(childComplexity), true
 	case "CostSummary.buckets":
 		if e.ComplexityRoot.CostSummary.Buckets == nil {
 			break
@@ -4420,6 +4445,26 @@ type CostSummary {
   days and weeks in time order, reviewers and repositories by cost, highest first.
   """
   buckets: [CostBucket!]!
+  """
+  The shadow runs of backtests among the period's runs (reviewer changes replayed
+  over pull requests reviewed before): their cost is part of total and counts
+  against budgets like any run's.
+  """
+  backtest: BacktestShare!
+}
+
+"""
+What the shadow runs of backtests spent in a period.
+"""
+type BacktestShare {
+  """
+  Shadow runs created in the period.
+  """
+  runs: Int!
+  """
+  What they cost, in USD.
+  """
+  costUsd: Float!
 }
 
 """
@@ -15809,6 +15854,16 @@ func (ec *executionContext) childFields_BacktestEdge(ctx context.Context, field 
 	return nil, fmt.Errorf("no field named %q was found under type BacktestEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_BacktestShare(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "runs":
+		return ec.fieldContext_BacktestShare_runs(ctx, field)
+	case "costUsd":
+		return ec.fieldContext_BacktestShare_costUsd(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BacktestShare", field.Name)
+}
+
 func (ec *executionContext) childFields_Budget(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "scope":
@@ -15923,6 +15978,8 @@ func (ec *executionContext) childFields_CostSummary(ctx context.Context, field g
 		return ec.fieldContext_CostSummary_total(ctx, field)
 	case "buckets":
 		return ec.fieldContext_CostSummary_buckets(ctx, field)
+	case "backtest":
+		return ec.fieldContext_CostSummary_backtest(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CostSummary", field.Name)
 }

@@ -17,6 +17,14 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
 )
 
+// What the shadow runs of backtests spent in a period.
+type BacktestShare struct {
+	// Shadow runs created in the period.
+	Runs int `json:"runs"`
+	// What they cost, in USD.
+	CostUsd float64 `json:"costUsd"`
+}
+
 // A spend budget and what was spent against it (UTC days and calendar months).
 type Budget struct {
 	// An installation's budget or a repository's.
@@ -113,6 +121,10 @@ type CostSummary struct {
 	// One bucket per day/week (UTC; weeks start on Monday), reviewer or repository with runs;
 	// days and weeks in time order, reviewers and repositories by cost, highest first.
 	Buckets []*CostBucket `json:"buckets"`
+	// The shadow runs of backtests among the period's runs (reviewer changes replayed
+	// over pull requests reviewed before): their cost is part of total and counts
+	// against budgets like any run's.
+	Backtest *BacktestShare `json:"backtest"`
 }
 
 // A new API token.

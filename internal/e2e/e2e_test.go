@@ -21,6 +21,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/runnerbin/runnerbintest"
 	"github.com/chakshu-dev/chakshu/internal/sandbox"
+	"github.com/chakshu-dev/chakshu/internal/scriptedmodel"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 	"github.com/chakshu-dev/chakshu/internal/syncbuf"
 	"github.com/chakshu-dev/chakshu/internal/version"
@@ -39,6 +40,12 @@ type chakshu struct {
 // start runs the production wiring on a free loopback port with a fresh data
 // dir (SQLite) or the given PostgreSQL URL, and waits until it serves.
 func start(t testing.TB, databaseURL string, env map[string]string) *chakshu {
+	t.Helper()
+	return startWith(t, databaseURL, env, scriptedmodel.Config{})
+}
+
+// startWith is start with the scripted model's hooks set to model.
+func startWith(t testing.TB, databaseURL string, env map[string]string, model scriptedmodel.Config) *chakshu {
 	t.Helper()
 	vars := map[string]string{
 		"CHAKSHU_ADDR":         "127.0.0.1:0",
@@ -70,7 +77,7 @@ func start(t testing.TB, databaseURL string, env map[string]string) *chakshu {
 	var valErrs []string
 	go func() {
 		done <- app.Run(ctx, app.Options{Mode: app.ModeAll, Config: cfg, Stderr: logs, Listener: ln,
-			Sandbox: app.SandboxOptions{HistoryRuns: -1, Validate: true, OnValidationError: func(err error) {
+			Sandbox: app.SandboxOptions{HistoryRuns: -1, Validate: true, Model: model, OnValidationError: func(err error) {
 				valMu.Lock()
 				valErrs = append(valErrs, err.Error())
 				valMu.Unlock()

@@ -50,6 +50,9 @@ func (t Text) output() *github.CheckRunOutput {
 // already created, whether by a crash before its id was recorded or by a
 // create that landed and then failed (the caller then starts it itself).
 func (p *Port) OpenCheck(ctx context.Context, c Check, detailsURL string, t Text) (id int64, created bool, err error) {
+	if err := onPR(ctx); err != nil {
+		return 0, false, err
+	}
 	gc, err := p.rest(c.Repo)
 	if err != nil {
 		return 0, false, err
@@ -107,6 +110,9 @@ func (p *Port) LinkCheck(ctx context.Context, c Check, url string, t Text) error
 // so). It is not held by a recorded wait: the caller sends it only when
 // GitHub's answer allows (MayTell).
 func (p *Port) NoteCheck(ctx context.Context, c Check, t Text) error {
+	if err := onPR(ctx); err != nil {
+		return err
+	}
 	gc, err := p.rest(c.Repo)
 	if err != nil {
 		return err
@@ -128,6 +134,9 @@ func (p *Port) CompleteCheck(ctx context.Context, c Check, conclusion string, at
 }
 
 func (p *Port) updateCheck(ctx context.Context, c Check, o github.UpdateCheckRunOptions) error {
+	if err := onPR(ctx); err != nil {
+		return err
+	}
 	gc, err := p.rest(c.Repo)
 	if err != nil {
 		return err

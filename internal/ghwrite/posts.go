@@ -24,6 +24,9 @@ const maxLookPages = 30
 // again. A refusal (4xx) is returned as it is: the caller decides what to
 // change (go-github's error carries the status, see StatusOf).
 func (p *Port) CreateReview(ctx context.Context, r Repo, pr int, req *github.PullRequestReviewRequest, mine Mine) (*github.PullRequestReview, error) {
+	if err := onPR(ctx); err != nil {
+		return nil, err
+	}
 	gc, err := p.rest(r)
 	if err != nil {
 		return nil, err
@@ -74,6 +77,9 @@ func (p *Port) isBot(u *github.User) bool { return strings.EqualFold(u.GetLogin(
 // work that may have posted it already); a failure that may have landed is
 // always looked for before sending again.
 func (p *Port) Comment(ctx context.Context, r Repo, pr int, body string, mine Mine, lookFirst bool) (*github.IssueComment, error) {
+	if err := onPR(ctx); err != nil {
+		return nil, err
+	}
 	gc, err := p.rest(r)
 	if err != nil {
 		return nil, err
@@ -107,6 +113,9 @@ func (p *Port) findComment(ctx context.Context, gc *github.Client, r Repo, pr in
 // the replies endpoint (go-github's CreateCommentInReplyTo sends fields it
 // does not take). lookFirst and mine as for Comment.
 func (p *Port) Reply(ctx context.Context, r Repo, pr int, root int64, body string, mine Mine, lookFirst bool) (*github.PullRequestComment, error) {
+	if err := onPR(ctx); err != nil {
+		return nil, err
+	}
 	gc, err := p.rest(r)
 	if err != nil {
 		return nil, err
@@ -147,6 +156,9 @@ func (p *Port) findReply(ctx context.Context, gc *github.Client, r Repo, pr int,
 // ResolveThread resolves one review thread (GraphQL resolveReviewThread;
 // resolving it twice is harmless).
 func (p *Port) ResolveThread(ctx context.Context, r Repo, threadID string) error {
+	if err := onPR(ctx); err != nil {
+		return err
+	}
 	// Only this step's token carries Contents: write, which GitHub requires
 	// of an App for resolveReviewThread (github/gh-aw#35726).
 	in, err := p.apps.InstallationFor(r.Installation, gh.ScopeResolve)
@@ -174,6 +186,9 @@ func (p *Port) ResolveThread(ctx context.Context, r Repo, threadID string) error
 // RemoveReviewRequest clears the pending review request of target
 // ("team:<slug>" or "user:<login>"); any other target does nothing.
 func (p *Port) RemoveReviewRequest(ctx context.Context, r Repo, pr int, target string) error {
+	if err := onPR(ctx); err != nil {
+		return err
+	}
 	kind, who, ok := strings.Cut(target, ":")
 	if !ok || who == "" {
 		return nil

@@ -91,6 +91,7 @@ const (
 	reasonPublish = "Chakshu could not publish this review on GitHub. It can be triggered again."
 	reasonResult  = "Chakshu could not read the reviewer's result."
 	reasonReply   = "Chakshu could not post its answer on GitHub. It can be triggered again."
+	reasonShadow  = "Chakshu could not record this backtest run's findings."
 )
 
 // Publish publishes run id, which must be in publishing and held by the
@@ -110,10 +111,17 @@ func (p *Publisher) Publish(ctx context.Context, id int) error {
 	}
 	log := p.cfg.Log.With("run_id", r.ID, "repo", r.Edges.Repository.FullName, "pr", r.PrNumber, "reviewer", r.Edges.Reviewer.Name)
 	reason := reasonPublish
-	if r.Kind == run.KindReply {
+	switch {
+	case r.Shadow:
+		// A backtest's replay: findings are stored, nothing goes to GitHub
+		// (and the port refuses any write on the PR should one slip in).
+		ctx = ghwrite.ForShadowRun(ctx)
+		reason = reasonShadow
+		err = p.publishShadow(ctx, r)
+	case r.Kind == run.KindReply:
 		reason = reasonReply
 		err = p.publishReply(ctx, r, log)
-	} else {
+	default:
 		err = p.publishReview(ctx, r, log)
 	}
 	if err == nil {
@@ -551,6 +559,8 @@ type finishInput struct {
 	resolved  []string
 	duration  time.Duration
 	reviewURL string
+	// message replaces the timeline's "Published: …" line.
+	message string
 }
 
 // finish records everything in one transaction: the findings' placement and
@@ -588,14 +598,17 @@ func (p *Publisher) finish(ctx context.Context, r *ent.Run, in finishInput) erro
 				return fmt.Errorf("record resolved threads: %w", err)
 			}
 		}
-		if len(r.LearningsUsed) > 0 {
+		if len(r.LearningsUsed) > 0 && !r.Shadow { // a backtest's replay is not a use
 			err := tx.ReviewLearning.Update().Where(reviewlearning.IDIn(r.LearningsUsed...)).
 				AddUseCount(1).SetLastUsedAt(now).Exec(ctx)
 			if err != nil {
 				return fmt.Errorf("bump learnings: %w", err)
 			}
 		}
-		msg := fmt.Sprintf("Published: %d %s (%d inline, %d in the review body).", postedN, plural(postedN, "finding", "findings"), inlineN, postedN-inlineN)
+		msg := in.message
+		if msg == "" {
+			msg = fmt.Sprintf("Published: %d %s (%d inline, %d in the review body).", postedN, plural(postedN, "finding", "findings"), inlineN, postedN-inlineN)
+		}
 		if len(in.resolved) > 0 {
 			msg += fmt.Sprintf(" Resolved %d outdated %s.", len(in.resolved), plural(len(in.resolved), "thread", "threads"))
 		}

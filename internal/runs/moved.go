@@ -48,10 +48,12 @@ var Superseded = []run.Status{run.StatusQueued, run.StatusDispatched, run.Status
 // CancelSuperseded cancels the runs of pull request pr in repository repoID
 // that can no longer be of use: when closed, every run not yet publishing;
 // otherwise those for another head than newHead (a push superseded them). The
-// finisher then cancels their Actions runs and completes their check runs. It
-// returns how many it cancelled.
+// finisher then cancels their Actions runs and completes their check runs.
+// Shadow runs are never superseded. It returns how many it cancelled.
 func CancelSuperseded(ctx context.Context, db *ent.Client, repoID, pr int, newHead string, closed bool, appSlug string) (int, error) {
-	q := db.Run.Query().Where(run.HasRepositoryWith(repository.ID(repoID)), run.PrNumber(pr), run.StatusIn(Superseded...))
+	// Shadow runs (backtests) review an older head of the PR on purpose and
+	// post nothing on it: neither a push nor closing the PR cancels them.
+	q := db.Run.Query().Where(run.HasRepositoryWith(repository.ID(repoID)), run.PrNumber(pr), run.StatusIn(Superseded...), run.Shadow(false))
 	if !closed {
 		q.Where(run.HeadShaNEQ(newHead))
 	}

@@ -67,6 +67,9 @@ type Config struct {
 	// report (passes.go), so reviewer.yaml's samples and agree have noise
 	// to remove; rule findings stay the same in every pass.
 	Speculative bool
+	// Seen, when set, is told the system prompt and first user message of
+	// every request the model answers (tests: what reached the model).
+	Seen func(system, prompt string)
 }
 
 // Handler returns the well-behaved scripted model.
@@ -120,6 +123,9 @@ func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		apiError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
 		return
+	}
+	if m.cfg.Seen != nil {
+		m.cfg.Seen(conv.system, conv.prompt)
 	}
 	entry, ok := m.checkModel(req.Model)
 	if !ok {

@@ -31,6 +31,10 @@ type RunSet struct {
 	// InstallationID limits to the installation's repositories (the
 	// Quality page's filter).
 	InstallationID *int
+	// Shadow, when set, keeps only the shadow runs of backtests (true) or
+	// leaves them out (false). Only the queries over the runs themselves
+	// honour it (CountRuns, Where); the rollup does not tell them apart.
+	Shadow *bool
 }
 
 // filter is the SQL condition (with ? placeholders) and arguments of the
@@ -75,6 +79,10 @@ func (s RunSet) whereRuns(from, to time.Time) (string, []any) {
 	conds := []string{run.FieldCreatedAt + " >= ?", run.FieldCreatedAt + " < ?"}
 	args := []any{from.In(time.Local), to.In(time.Local)}
 	c, a := s.filter(run.RepositoryColumn, run.ReviewerColumn)
+	if s.Shadow != nil {
+		c = append(c, run.FieldShadow+" = ?")
+		a = append(a, *s.Shadow)
+	}
 	return strings.Join(append(conds, c...), " AND "), append(args, a...)
 }
 

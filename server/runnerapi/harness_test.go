@@ -139,10 +139,16 @@ func (w *world) dispatchFor(rv *ent.Reviewer, kind run.Kind) *ent.Run {
 	if kind == run.KindReply {
 		c.SetTrigger(run.TriggerReply)
 	}
-	rn := c.SaveX(ctx)
+	return w.startWorkflow(c.SaveX(ctx))
+}
+
+// startWorkflow dispatches chakshu.yml for run rn and records the Actions run.
+func (w *world) startWorkflow(rn *ent.Run) *ent.Run {
+	w.t.Helper()
+	ctx := context.Background()
 	det, _, err := w.inst.REST.Actions.CreateWorkflowDispatchEventByFileName(ctx, "acme", "widget", "chakshu.yml",
 		github.CreateWorkflowDispatchEventRequest{Ref: "main", ReturnRunDetails: github.Ptr(true),
-			Inputs: map[string]any{"run_id": strconv.Itoa(rn.ID), "pr": strconv.Itoa(w.pr), "head_sha": head}})
+			Inputs: map[string]any{"run_id": strconv.Itoa(rn.ID), "pr": strconv.Itoa(w.pr), "head_sha": rn.HeadSha}})
 	if err != nil {
 		w.t.Fatal(err)
 	}

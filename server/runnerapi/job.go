@@ -165,9 +165,17 @@ func (a *API) buildJob(ctx context.Context, rn *ent.Run, log *slog.Logger) (*run
 		return nil, errors.New("run's repository has no installation")
 	}
 	jc.owner, jc.name = jc.repo.Owner, jc.repo.Name
+	// A shadow run reviews with the reviewer version its backtest replays
+	// (rules, skills, reviewer.yaml), not the one in force.
 	var err error
+	if jc.rv, err = reviewers.ForRun(rn, jc.rv); err != nil {
+		return nil, err
+	}
 	if jc.cfg, err = reviewers.FromEnt(jc.rv); err != nil {
 		return nil, err
+	}
+	if rn.Shadow && rn.Kind != run.KindReview {
+		return nil, fault.Newf(fault.Invalid, "a shadow run can only be a review").WithCode(codeBadRequest)
 	}
 	in, err := a.cfg.GitHub.InstallationFor(jc.inst.GithubID, gh.ScopeRead) // the job only reads
 	if err != nil {
@@ -179,7 +187,9 @@ func (a *API) buildJob(ctx context.Context, rn *ent.Run, log *slog.Logger) (*run
 	if err != nil {
 		return nil, ghUnavailable(fmt.Errorf("get pull request: %w", err))
 	}
-	if head := pr.GetHead().GetSHA(); head != rn.HeadSha || pr.GetState() != "open" {
+	// A shadow run replays a commit reviewed before: the PR may have moved
+	// on or closed since, and the job is of that commit and base.
+	if head := pr.GetHead().GetSHA(); !rn.Shadow && (head != rn.HeadSha || pr.GetState() != "open") {
 		return nil, a.cancelMoved(ctx, jc, pr)
 	}
 	loaded, err := review.LoadRepoConfig(ctx, jc.gh, jc.repo)
@@ -199,6 +209,12 @@ func (a *API) buildJob(ctx context.Context, rn *ent.Run, log *slog.Logger) (*run
 			HeadRef: pr.GetHead().GetRef(), BaseRef: pr.GetBase().GetRef()},
 		ClaudeMD: jc.rv.ClaudeMd, Skills: skillsOf(jc.rv), Instructions: rc.Instructions,
 	}
+	if rn.Shadow {
+		job.PR.HeadSHA = rn.HeadSha
+		if rn.BaseSha != "" {
+			job.PR.BaseSHA = rn.BaseSha
+		}
+	}
 	pd := promptData{Reviewer: jc.rv.Name, Repository: jc.repo.FullName, PR: job.PR, Instructions: rc.Instructions,
 		MaxFindings: jc.cfg.MaxFindings}
 
@@ -213,7 +229,16 @@ func (a *API) buildJob(ctx context.Context, rn *ent.Run, log *slog.Logger) (*run
 		pd.Reply, pd.Remember = reply, reply.Remember
 		learningFiles = []string{reply.Path}
 	} else {
-		prFiles, err := listFiles(ctx, jc)
+		var prFiles []*github.CommitFile
+		var shadow *github.CommitsComparison
+		if rn.Shadow {
+			shadow, err = compareShadow(ctx, jc, job.PR.BaseSHA)
+			if shadow != nil {
+				prFiles = shadow.Files
+			}
+		} else {
+			prFiles, err = listFiles(ctx, jc)
+		}
 		if err != nil {
 			return nil, ghUnavailable(err)
 		}
@@ -225,8 +250,10 @@ func (a *API) buildJob(ctx context.Context, rn *ent.Run, log *slog.Logger) (*run
 		if job.Files == nil {
 			job.Files = []string{}
 		}
-		rd, err := a.diffFor(ctx, jc, pr, prFiles)
-		if err != nil {
+		var rd reviewDiff
+		if shadow != nil {
+			rd = shadowDiff(shadow)
+		} else if rd, err = a.diffFor(ctx, jc, pr, prFiles); err != nil {
 			return nil, ghUnavailable(err)
 		}
 		since, reason := rd.since, rd.reason
@@ -242,7 +269,9 @@ func (a *API) buildJob(ctx context.Context, rn *ent.Run, log *slog.Logger) (*run
 		pd.Note = rn.Note
 		learningFiles = all
 		behind, ahead := 0, 0
-		if cmp, _, err := jc.gh.Repositories.CompareCommits(ctx, jc.owner, jc.name, pr.GetBase().GetRef(), rn.HeadSha, &github.ListOptions{PerPage: 1}); err == nil {
+		if shadow != nil {
+			behind, ahead = shadow.GetBehindBy(), shadow.GetAheadBy()
+		} else if cmp, _, err := jc.gh.Repositories.CompareCommits(ctx, jc.owner, jc.name, pr.GetBase().GetRef(), rn.HeadSha, &github.ListOptions{PerPage: 1}); err == nil {
 			behind, ahead = cmp.GetBehindBy(), cmp.GetAheadBy()
 		} else {
 			log.Warn("job: compare with base", "err", redact.Error(err))
@@ -418,7 +447,7 @@ func (a *API) diffFor(ctx context.Context, jc *jobCtx, pr *github.PullRequest, f
 	prev, err := a.cfg.DB.Run.Query().Where(
 		run.HasRepositoryWith(repository.ID(jc.repo.ID)), run.HasReviewerWith(reviewer.ID(jc.rv.ID)),
 		run.PrNumber(jc.rn.PrNumber), run.KindEQ(run.KindReview), run.StatusEQ(run.StatusSucceeded),
-		run.HeadShaNEQ(head), run.IDNEQ(jc.rn.ID),
+		run.HeadShaNEQ(head), run.IDNEQ(jc.rn.ID), run.Shadow(false),
 	).Order(ent.Desc(run.FieldFinishedAt), ent.Desc(run.FieldID)).First(ctx)
 	if err != nil && !ent.IsNotFound(err) {
 		return reviewDiff{}, fmt.Errorf("last review: %w", err)
@@ -431,11 +460,7 @@ func (a *API) diffFor(ctx context.Context, jc *jobCtx, pr *github.PullRequest, f
 		case err != nil:
 			return reviewDiff{}, fmt.Errorf("compare with last review: %w", err)
 		case cmp.GetStatus() == "ahead" && len(cmp.Files) < 300:
-			rd := reviewDiff{since: prev.HeadSha, text: diffOfFiles(cmp.Files)}
-			if n := withoutPatch(cmp.Files); n > 0 {
-				rd.note = fmt.Sprintf("%d of the changed files come without hunks: GitHub gives no patch for them (binary, or their diff is too large). Read them in the checkout", n)
-			}
-			return rd, nil
+			return reviewDiff{since: prev.HeadSha, text: diffOfFiles(cmp.Files), note: patchNote(cmp.Files)}, nil
 		case cmp.GetStatus() == "ahead":
 			reason = "the changes since the last review touch too many files"
 		default:
@@ -450,6 +475,36 @@ func (a *API) diffFor(ctx context.Context, jc *jobCtx, pr *github.PullRequest, f
 		return reviewDiff{}, fmt.Errorf("pull request diff: %w", err)
 	}
 	return reviewDiff{reason: reason, text: d}, nil
+}
+
+// compareShadow compares a shadow run's base and head (three dots, as a
+// PR's own diff): the files and patches of the commit reviewed back then,
+// which need not be the PR's now.
+func compareShadow(ctx context.Context, jc *jobCtx, base string) (*github.CommitsComparison, error) {
+	cmp, _, err := jc.gh.Repositories.CompareCommits(ctx, jc.owner, jc.name, base, jc.rn.HeadSha, &github.ListOptions{PerPage: 100})
+	if err != nil {
+		return nil, fmt.Errorf("compare the shadow run's base and head: %w", err)
+	}
+	return cmp, nil
+}
+
+// shadowDiff is a shadow run's whole diff, built from its comparison. The
+// prompt says nothing of a backtest: the reviewer sees the commit as a
+// review of it would.
+func shadowDiff(cmp *github.CommitsComparison) reviewDiff {
+	rd := reviewDiff{text: diffOfFiles(cmp.Files), note: patchNote(cmp.Files)}
+	if len(cmp.Files) >= 300 {
+		rd.reason = "GitHub's comparison of the commit with its base lists at most 300 files, so the diff may lack some"
+	}
+	return rd
+}
+
+// patchNote tells the agent how many files come without hunks, or "".
+func patchNote(files []*github.CommitFile) string {
+	if n := withoutPatch(files); n > 0 {
+		return fmt.Sprintf("%d of the changed files come without hunks: GitHub gives no patch for them (binary, or their diff is too large). Read them in the checkout", n)
+	}
+	return ""
 }
 
 // withoutPatch counts the files GitHub gives no patch for (binary, or their

@@ -11,6 +11,8 @@ export const RunRowFragment = graphql(`
     status
     kind
     trigger
+    shadow
+    backtestSide
     prNumber
     prTitle
     createdAt
@@ -38,6 +40,13 @@ export const RunRowFragment = graphql(`
   }
 `);
 
+/** "old" → "version in force", "new" → "changed version": the reviewer a shadow run ran. */
+export function backtestSideLabel(side: string): string {
+  if (side === 'old') return 'version in force';
+  if (side === 'new') return 'changed version';
+  return 'backtest';
+}
+
 export function RunRow(props: { run: FragmentType<typeof RunRowFragment> }) {
   const run = getFragmentData(RunRowFragment, props.run);
   return (
@@ -57,6 +66,7 @@ export function RunRow(props: { run: FragmentType<typeof RunRowFragment> }) {
       <td className="hide-narrow">
         {humanize(run.trigger)}
         {run.kind === 'reply' && <span className="muted"> (reply)</span>}
+        {run.shadow && <span className="muted"> ({backtestSideLabel(run.backtestSide)})</span>}
       </td>
       <td>
         <SeverityCounts counts={run.findingCounts} />

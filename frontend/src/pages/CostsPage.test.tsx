@@ -27,7 +27,12 @@ const noBudgets = () => ({ data: { budgets: [] } });
 
 const summary = () => ({
   data: {
-    series: { __typename: 'CostSummary', total: bucket({ costUsd: 6, runs: 3 }), buckets: [bucket({ key: '2026-11-02', start: '2026-11-02T00:00:00Z', costUsd: 6 })] },
+    series: {
+      __typename: 'CostSummary',
+      total: bucket({ costUsd: 6, runs: 3 }),
+      buckets: [bucket({ key: '2026-11-02', start: '2026-11-02T00:00:00Z', costUsd: 6 })],
+      backtest: { __typename: 'BacktestShare', runs: 0, costUsd: 0 },
+    },
     byReviewer: { __typename: 'CostSummary', buckets: [bucket({ key: 'security', costUsd: 4 }), bucket({ key: 'style', costUsd: 2 })] },
     byRepository: { __typename: 'CostSummary', buckets: [bucket({ key: 'acme/api', costUsd: 6 })] },
     expensivePullRequests: [],
@@ -102,6 +107,23 @@ describe('Costs page, over time', () => {
     expect(rows.map((r) => r.textContent)).toContain('2026-11-02$1.00$2.00');
     const byRepo = screen.getByRole('region', { name: 'Over time by repository' });
     expect(within(byRepo).getByRole('img', { name: 'Cost by day and repository' })).toBeTruthy();
+  });
+
+  it('shows the backtest share of the cost only when backtests ran', async () => {
+    const withBacktests = () => {
+      const d = summary();
+      d.data.series.backtest = { __typename: 'BacktestShare', runs: 4, costUsd: 1.5 };
+      return d;
+    };
+    setup(<CostsPage />, { path: PERIOD, handlers: { Budgets: noBudgets, CostsPage: withBacktests, CostSeries: () => ({ data: { costSeries: [] } }) } });
+    const share = (await screen.findByText('Of which backtests')).closest('div')!;
+    expect(share.textContent).toBe('Of which backtests$1.50 (4 shadow runs)');
+  });
+
+  it('says nothing of backtests when none ran', async () => {
+    setup(<CostsPage />, { path: PERIOD, handlers: { Budgets: noBudgets, CostsPage: summary, CostSeries: () => ({ data: { costSeries: [] } }) } });
+    await screen.findByText('Total cost');
+    expect(screen.queryByText('Of which backtests')).toBeNull();
   });
 
   it('has its own loading, empty and error states', async () => {

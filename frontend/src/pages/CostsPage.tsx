@@ -34,6 +34,10 @@ const CostsPageQuery = graphql(`
         costUsd
         runs
       }
+      backtest {
+        runs
+        costUsd
+      }
     }
     byReviewer: costSummary(from: $from, to: $to, groupBy: REVIEWER) {
       buckets {
@@ -247,6 +251,14 @@ export default function CostsPage() {
                 {total.runs} <span className="muted">({total.failedRuns} failed)</span>
               </dd>
             </div>
+            {d.series.backtest.runs > 0 && (
+              <div>
+                <dt>Of which backtests</dt>
+                <dd>
+                  {formatCost(d.series.backtest.costUsd)} <span className="muted">({d.series.backtest.runs} shadow runs)</span>
+                </dd>
+              </div>
+            )}
             <div>
               <dt>Findings</dt>
               <dd>{total.findings.total}</dd>

@@ -11,6 +11,9 @@ const run = (over: Record<string, unknown> = {}) => ({
   kind: 'review',
   status: 'failed',
   trigger: 'comment',
+  shadow: false,
+  backtestSide: 'none',
+  backtestID: 0,
   prNumber: 7,
   prTitle: 'Add rate limiter',
   headSha: 'aaaaaaaaaaaa',
@@ -126,6 +129,21 @@ describe('RunPage', () => {
     // A dropped finding has no outcome.
     const fileB = screen.getByRole('heading', { name: 'b.go' }).closest('section')!;
     expect(within(fileB).queryByText('open')).toBeNull();
+  });
+
+  it('marks a backtest run, its side, and that nothing was posted', async () => {
+    setup(<RunPage id="r1" />, { handlers: handlers(run({ status: 'succeeded', trigger: 'backtest', shadow: true, backtestSide: 'new', backtestID: 4, incrementalSince: '' })) });
+    const note = (await screen.findByText('Backtest run')).closest('p')!;
+    expect(note.textContent).toMatch(/changed version of security, backtest 4/);
+    expect(note.textContent).toMatch(/Nothing was posted on the pull request/);
+    expect(screen.getByRole('link', { name: 'Backtest runs' }).getAttribute('href')).toBe('/runs?view=backtests');
+  });
+
+  it('does not mark a review as a backtest run', async () => {
+    setup(<RunPage id="r1" />, { handlers: handlers() });
+    await screen.findByText('Timeline');
+    expect(screen.queryByText('Backtest run')).toBeNull();
+    expect(screen.getByRole('link', { name: 'Runs' }).getAttribute('href')).toBe('/runs');
   });
 
   it('says when the run is not found', async () => {

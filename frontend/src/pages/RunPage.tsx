@@ -5,6 +5,7 @@ import { useMutation, useQuery } from 'urql';
 import { graphql } from '../gql';
 import { SeverityCounts, StatusBadge } from '../components/Badges';
 import { FindingList } from '../components/FindingList';
+import { backtestSideLabel } from '../components/RunRow';
 import { Timeline } from '../components/Timeline';
 import { ActionError, Empty, ErrorState, Loading } from '../components/States';
 import { WriterOnly } from '../components/AdminOnly';
@@ -22,6 +23,9 @@ export const RunPageQuery = graphql(`
       kind
       status
       trigger
+      shadow
+      backtestSide
+      backtestID
       prNumber
       prTitle
       headSha
@@ -125,7 +129,7 @@ export default function RunPage({ id }: { id: string }) {
   return (
     <div className="page run-page">
       <p className="crumbs">
-        <Link href="/runs">Runs</Link> / {run.repository.fullName}#{run.prNumber}
+        <Link href={run.shadow ? '/runs?view=backtests' : '/runs'}>{run.shadow ? 'Backtest runs' : 'Runs'}</Link> / {run.repository.fullName}#{run.prNumber}
       </p>
       <div className="page-head">
         <h1>
@@ -170,6 +174,12 @@ export default function RunPage({ id }: { id: string }) {
       </div>
       <ActionError error={cancel.error} />
 
+      {run.shadow && (
+        <p className="callout">
+          <strong>Backtest run</strong> ({backtestSideLabel(run.backtestSide)} of {run.reviewer.name}, backtest {run.backtestID}): a replay of a
+          reviewer change on this pull request as it was. Nothing was posted on the pull request; its findings are kept here only.
+        </p>
+      )}
       {run.status === 'failed' && (
         <div className="callout callout-error" role="alert">
           <strong>Failed:</strong> {run.failureReason || 'no reason recorded'}

@@ -116,16 +116,47 @@ describe('RunsPage', () => {
     await waitFor(() => expect(t.history.at(-1)).toBe('/runs?before=p1'));
     await waitFor(() => expect(t.callsOf('RunsPage').at(-1)?.variables).toMatchObject({ last: 25, before: 'p1' }));
   });
+
+  it('lists reviews only, and backtest runs apart on their tab', async () => {
+    const shadowRun = runNode({ id: 'UnVuOjI=', trigger: 'backtest', shadow: true, backtestSide: 'old' });
+    const t = setup(page, {
+      path: '/runs',
+      handlers: {
+        RunsPage: (vars: { where?: { shadow?: boolean } }) => ({ data: { runs: connection('Run', vars.where?.shadow ? [shadowRun] : [runNode()]) } }),
+        RunFilterOptions: emptyOptions,
+      },
+    });
+    await screen.findByRole('link', { name: 'acme/api#7' });
+    expect((t.callsOf('RunsPage')[0].variables.where as Record<string, unknown>).shadow).toBe(false);
+    expect(screen.getByRole('link', { name: 'Reviews' }).getAttribute('aria-current')).toBe('page');
+    expect(screen.queryByText(/version in force/)).toBeNull();
+
+    await userEvent.click(screen.getByRole('link', { name: 'Backtest runs' }));
+    await waitFor(() => expect(t.history.at(-1)).toBe('/runs?view=backtests'));
+    expect(await screen.findByText(/version in force/)).toBeTruthy();
+    expect((t.callsOf('RunsPage').at(-1)!.variables.where as Record<string, unknown>).shadow).toBe(true);
+    expect(screen.getByRole('link', { name: 'Backtest runs' }).getAttribute('aria-current')).toBe('page');
+    expect(screen.getByText(/post nothing on those pull requests/)).toBeTruthy();
+  });
+
+  it('says when there are no backtest runs yet', async () => {
+    setup(page, { path: '/runs?view=backtests', handlers: { RunsPage: () => ({ data: { runs: connection('Run', []) } }), RunFilterOptions: emptyOptions } });
+    expect(await screen.findByText('No backtest runs yet')).toBeTruthy();
+  });
 });
 
 describe('runsWhere', () => {
   it.each([
-    ['nothing', {}, {}],
-    ['unknown status ignored', { status: 'exploded' }, {}],
-    ['unknown trigger ignored', { trigger: 'telepathy' }, {}],
-    ['bad date ignored', { from: '2026-13-40' }, {}],
-    ['status', { status: 'running' }, { status: 'running' }],
+    ['nothing', {}, { shadow: false }],
+    ['unknown status ignored', { status: 'exploded' }, { shadow: false }],
+    ['unknown trigger ignored', { trigger: 'telepathy' }, { shadow: false }],
+    ['bad date ignored', { from: '2026-13-40' }, { shadow: false }],
+    ['status', { status: 'running' }, { shadow: false, status: 'running' }],
   ])('%s', (_name, filters, want) => {
     expect(runsWhere(filters)).toEqual(want);
+  });
+  it('keeps backtest runs out of the filter for reviews', () => {
+    expect(runsWhere({}).shadow).toBe(false);
+    expect(runsWhere({ view: 'backtests', status: 'failed' })).toEqual({ shadow: true, status: 'failed' });
   });
 });

@@ -1,6 +1,7 @@
 // Runs: a filterable, paginated table with live status.
 import { useCallback, useMemo, useState, type FormEvent } from 'react';
 import { useQuery } from 'urql';
+import { Link } from 'wouter';
 import { graphql } from '../gql';
 import type { RunWhereInput, RunStatus, RunTrigger } from '../gql/graphql';
 import { RunsTable } from '../components/RunRow';
@@ -57,12 +58,13 @@ const FilterOptionsQuery = graphql(`
   }
 `);
 
-const FILTER_KEYS = ['repo', 'reviewer', 'status', 'trigger', 'from', 'to', 'after', 'before'] as const;
+const FILTER_KEYS = ['view', 'repo', 'reviewer', 'status', 'trigger', 'from', 'to', 'after', 'before'] as const;
 export type RunFilters = Record<(typeof FILTER_KEYS)[number], string>;
 
 /** The API filter for the URL's filters. */
 export function runsWhere(f: Partial<RunFilters>): RunWhereInput {
-  const where: RunWhereInput = {};
+  // Reviews, or the shadow runs of backtests (which post nothing): never mixed.
+  const where: RunWhereInput = { shadow: f.view === 'backtests' };
   if (f.repo) where.hasRepositoryWith = [{ fullName: f.repo }];
   if (f.reviewer) where.hasReviewerWith = [{ name: f.reviewer }];
   if (f.status && (RUN_STATUSES as readonly string[]).includes(f.status)) where.status = f.status as RunStatus;
@@ -89,7 +91,8 @@ export default function RunsPage() {
   const refresh = useCallback(() => reexecute({ requestPolicy: 'network-only' }), [reexecute]);
   // Every run the viewer can see: new runs appear, listed ones change status.
   const mode = useLiveRuns({ ids: null, refresh, active: anyActive, fallbackMs: 4000, always: true });
-  const filtered = FILTER_KEYS.some((k) => k !== 'after' && k !== 'before' && filters[k]);
+  const filtered = FILTER_KEYS.some((k) => k !== 'after' && k !== 'before' && k !== 'view' && filters[k]);
+  const backtests = filters.view === 'backtests';
 
   return (
     <div className="page">
@@ -98,6 +101,19 @@ export default function RunsPage() {
         <LiveBadge mode={mode} />
       </div>
       <SandboxTour />
+      <nav className="tabs" aria-label="Kinds of runs">
+        <Link href="/runs" aria-current={backtests ? undefined : 'page'}>
+          Reviews
+        </Link>
+        <Link href="/runs?view=backtests" aria-current={backtests ? 'page' : undefined}>
+          Backtest runs
+        </Link>
+      </nav>
+      {backtests && (
+        <p className="callout">
+          Shadow runs of backtests: a reviewer change replayed over pull requests reviewed before. They are reviewed and metered like any run, and post nothing on those pull requests.
+        </p>
+      )}
       <RunFiltersForm key={filters.repo + '|' + filters.reviewer} filters={filters} onChange={setFilters} />
       {res.error && !res.data ? (
         <ErrorState error={res.error} retry={refresh} />
@@ -110,12 +126,14 @@ export default function RunsPage() {
               Clear the filters
             </button>
           </Empty>
+        ) : backtests ? (
+          <Empty title="No backtest runs yet">A pull request to the reviewers repository that changes a reviewer replays it here.</Empty>
         ) : (
           <Empty title="No runs yet">Runs appear here when someone asks for a review on a pull request, or from Review a PR.</Empty>
         )
       ) : (
         <>
-          <RunsTable caption="Runs, newest first" runs={edges.flatMap((e) => (e?.node ? [{ id: e.node.id, run: e.node }] : []))} />
+          <RunsTable caption={backtests ? 'Backtest runs, newest first' : 'Runs, newest first'} runs={edges.flatMap((e) => (e?.node ? [{ id: e.node.id, run: e.node }] : []))} />
           <Pager pageInfo={res.data.runs.pageInfo} totalCount={res.data.runs.totalCount} shown={edges.length} label="runs" onPage={(p) => setFilters({ after: p.after ?? null, before: p.before ?? null })} />
         </>
       )}

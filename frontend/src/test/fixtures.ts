@@ -6,6 +6,8 @@ export function runNode(over: Record<string, unknown> = {}) {
     status: 'succeeded',
     kind: 'review',
     trigger: 'comment',
+    shadow: false,
+    backtestSide: 'none',
     prNumber: 7,
     prTitle: 'Add rate limiter',
     createdAt: '2026-11-29T10:00:00Z',
