@@ -372,35 +372,8 @@ func (m *model) next(c *conversation) []outItem {
 	return []outItem{{Type: "text", Text: "Submitting the review."}, c.toolUse(1, submit, res)}
 }
 
-// reviewerRE finds the reviewer's name in Chakshu's system prompt
-// ("You are security, an AI code reviewer …").
-var reviewerRE = regexp.MustCompile(`(?m)^You are ([A-Za-z0-9._-]+), an AI code reviewer`)
-
-// focus keeps the findings a reviewer named like a category would make, so
-// two scripted reviewers of one PR do not report the same findings. Other
-// reviewers keep everything.
-func focus(system string, fs []findings.Finding) []findings.Finding {
-	m := reviewerRE.FindStringSubmatch(system)
-	if m == nil {
-		return fs
-	}
-	name := strings.ToLower(m[1])
-	switch name {
-	case "security", "correctness", "style":
-	default:
-		return fs
-	}
-	out := []findings.Finding{}
-	for _, f := range fs {
-		if f.Category == name {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
 func (m *model) result(c *conversation) findings.Result {
-	fs := focus(c.system, review(between1(c.prompt, "<diff>", "</diff>")))
+	fs := wrongEvidence(focus(c.system, review(between1(c.prompt, "<diff>", "</diff>"))))
 	res := findings.Result{Findings: fs, Checked: findings.Checked{Files: []string{}, Skills: []string{}}}
 	if res.Findings == nil {
 		res.Findings = []findings.Finding{}
