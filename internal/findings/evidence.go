@@ -28,7 +28,6 @@ const (
 const (
 	DropEvidenceMissing = "evidence not in file"
 	DropEvidenceFar     = "evidence not near its line"
-	DropEvidenceNoFile  = "evidence: file not at head"
 )
 
 // validEvidence checks a quote's shape (not whether it is in the file).

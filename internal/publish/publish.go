@@ -186,7 +186,13 @@ func (p *Publisher) publishReview(ctx context.Context, r *ent.Run, log *slog.Log
 	if err != nil {
 		return err
 	}
+	ev, err := p.checkEvidence(ctx, inst.REST, r, pr, res.Findings, st.diff, log)
+	if err != nil {
+		return err
+	}
+	res.Findings = ev.kept // a dropped finding did not come back (tidy)
 	plan := MakePlan(res.Findings, rules, st.onPR, st.diff)
+	plan.Items = append(plan.Items, ev.dropped...)
 	rows, err := p.saveFindings(ctx, r.ID, &plan)
 	if err != nil {
 		return err
@@ -328,7 +334,8 @@ func (p *Publisher) saveFindings(ctx context.Context, runID int, plan *Plan) ([]
 			c := tx.Finding.Create().SetRunID(runID).SetHiddenID(it.HiddenID).SetPath(it.Path).
 				SetLine(it.Line).SetStartLine(it.StartLine).SetSide(it.Side).SetSeverity(finding.Severity(it.Severity)).
 				SetCategory(it.Category).SetTitle(it.Title).SetBody(it.Body).
-				SetPlacement(finding.Placement(it.Placement)).SetDroppedReason(it.Dropped)
+				SetPlacement(finding.Placement(it.Placement)).SetDroppedReason(it.Dropped).
+				SetEvidence(it.Evidence).SetEvidenceMovedFrom(it.EvidenceMovedFrom)
 			if it.Suggestion != nil {
 				c.SetSuggestion(*it.Suggestion)
 			}
