@@ -39,8 +39,8 @@ func TestResultEvidenceRecorded(t *testing.T) {
 		if !ok {
 			t.Fatalf("checked = %v", got.Checked)
 		}
-		if ev["moved"].(float64) != 1 || ev["dropped"].(float64) != 1 || ev["kept"].(float64) != 0 {
-			t.Fatalf("evidence counts %v", ev)
+		if counts, ok := runnerproto.EvidenceFromChecked(got.Checked); !ok || counts.Kept != 0 || counts.Moved != 1 || counts.Dropped != 1 || counts.Unchecked != 0 {
+			t.Fatalf("evidence counts %+v (%v)", counts, ev)
 		}
 		dropped := ev["dropped_findings"].([]any)[0].(map[string]any)
 		if dropped["reason"] != "evidence not in file" || strings.Contains(dropped["title"].(string), "ghp_") || dropped["line"].(float64) != 9 {

@@ -134,7 +134,7 @@ func (a *API) handleResult(w http.ResponseWriter, r *http.Request) {
 		}
 		checked = map[string]any{"files": storable(files), "skills": storable(res.Checked.Skills), "files_read": storable(rep.Stats.FilesRead)}
 		if ev := evidenceRecord(rep.Evidence); ev != nil {
-			checked["evidence"] = ev
+			checked[runnerproto.CheckedEvidence] = ev
 		}
 	}
 	err = runs.Transition(ctx, a.cfg.DB.Client, rn.ID, runs.Change{
