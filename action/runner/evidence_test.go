@@ -12,6 +12,7 @@ import (
 	"github.com/chakshu-dev/chakshu/action/tools"
 	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
+	"github.com/chakshu-dev/chakshu/internal/scriptedmodel"
 )
 
 func TestCheckEvidenceKeepsMovesDrops(t *testing.T) {
@@ -74,5 +75,39 @@ func TestCheckEvidenceKeepsMovesDrops(t *testing.T) {
 	}}
 	if d := cmp.Diff(wantRep, rep); d != "" {
 		t.Fatalf("evidence report (-want +got):\n%s", d)
+	}
+}
+
+// The reviewer's CLAUDE.md switches the scripted model's rule families on
+// through the system prompt the runner renders: "Rules: correctness" keeps
+// only the ignored error of TestFullRun's three findings.
+func TestRuleFamiliesFollowClaudeMD(t *testing.T) {
+	for _, c := range []struct {
+		claudeMD string
+		want     []string
+	}{
+		{"Flag ignored errors.\n\nRules: correctness", []string{"correctness"}},
+		{"Rules: security, style", []string{"style", "security"}},
+		{"Rules: none", nil},
+	} {
+		t.Run(c.claudeMD, func(t *testing.T) {
+			job := reviewJob()
+			job.ClaudeMD = c.claudeMD
+			h := newHarness(t, job, scriptedmodel.Handler())
+			if err := h.run(t); err != nil {
+				t.Fatalf("Run: %v\n%s", err, h.log)
+			}
+			res, err := findings.ParseResult(h.report(t).Result)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range res.Findings {
+				got = append(got, f.Category)
+			}
+			if d := cmp.Diff(c.want, got); d != "" {
+				t.Fatalf("categories (-want +got):\n%s", d)
+			}
+		})
 	}
 }
