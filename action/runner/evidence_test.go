@@ -111,3 +111,33 @@ func TestRuleFamiliesFollowClaudeMD(t *testing.T) {
 		})
 	}
 }
+
+// A file at the size limit is checked; one byte more and its findings are
+// left to the server's check.
+func TestCheckEvidenceFileLimit(t *testing.T) {
+	dir := t.TempDir()
+	at := strings.Repeat("x", maxEvidenceFile-len("\nquoted line")) + "\nquoted line"
+	if err := os.WriteFile(filepath.Join(dir, "at.txt"), []byte(at), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "over.txt"), []byte(at+"!"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fsys, err := tools.OpenFS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsys.Close()
+	res := findings.Result{Summary: "s", Checked: findings.Checked{Files: []string{}, Skills: []string{}}, Findings: []findings.Finding{
+		{Path: "at.txt", Line: 2, Severity: findings.Nit, Title: "at", Evidence: "not quoted"},
+		{Path: "over.txt", Line: 2, Severity: findings.Nit, Title: "over", Evidence: "not quoted"},
+	}}
+	raw, _ := json.Marshal(res)
+	_, rep, err := checkEvidence(fsys, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Dropped != 1 || rep.Unchecked != 1 || rep.DroppedFindings[0].Title != "at" {
+		t.Fatalf("report %+v", rep)
+	}
+}

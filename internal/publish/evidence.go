@@ -17,9 +17,9 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/findings"
 )
 
-// maxEvidenceFile is the largest file the publisher reads to check a
+// MaxEvidenceFile is the largest file the publisher reads to check a
 // quote; a finding on a larger file is published unchecked.
-const maxEvidenceFile = 8 << 20
+const MaxEvidenceFile = 8 << 20
 
 // evidenceCheck is what the publisher's own evidence check decided.
 type evidenceCheck struct {
@@ -115,7 +115,7 @@ var (
 
 // readFileAt reads a file's text at a commit with the raw media type
 // (needed above 1 MB: docs "Get repository content"; GitHub changelog
-// 2022-05-03), at most maxEvidenceFile bytes.
+// 2022-05-03), at most MaxEvidenceFile bytes.
 func readFileAt(ctx context.Context, rest *github.Client, pr repoRef, path, ref string) (string, error) {
 	segs := strings.Split(path, "/")
 	for i, s := range segs {
@@ -135,11 +135,11 @@ func readFileAt(ctx context.Context, rest *github.Client, pr repoRef, path, ref 
 		return "", fmt.Errorf("read %s for its evidence: %w", path, err)
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxEvidenceFile+1))
+	b, err := io.ReadAll(io.LimitReader(resp.Body, MaxEvidenceFile+1))
 	if err != nil {
 		return "", fmt.Errorf("read %s for its evidence: %w", path, err)
 	}
-	if len(b) > maxEvidenceFile {
+	if len(b) > MaxEvidenceFile {
 		return "", errFileTooBig
 	}
 	return string(b), nil

@@ -4,7 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/internal/findings"
+	"github.com/chakshu-dev/chakshu/internal/publish"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
@@ -124,6 +126,45 @@ func TestPublishEvidenceFromPatchNoCalls(t *testing.T) {
 		}
 		if got := e.run(r.ID); got.FindingsPosted != 3 {
 			t.Fatalf("%d posted", got.FindingsPosted)
+		}
+	})
+}
+
+// A finding on side LEFT quotes the base commit: a removed line the patch
+// shows is kept without a call; a forged quote reads the file at the base
+// commit once and is dropped. A file over the read limit is published
+// unchecked, one at the limit is checked.
+func TestPublishEvidenceLeftAndFileLimit(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db, rules(findings.Nit, 50, "never"), nil)
+		big := strings.Repeat("x", publish.MaxEvidenceFile-len("\nbig tail"))
+		e.sim.Commit(repoName, "feature", map[string]string{"at.txt": big + "\nbig tail", "over.txt": big + "\nbig tail!"}, "big files")
+		left := func(fd findings.Finding, ev string) findings.Finding {
+			fd.Side = "LEFT"
+			return quoted(fd, ev)
+		}
+		res := findings.Result{Summary: "s", Checked: findings.Checked{Files: []string{calc}}, Findings: []findings.Finding{
+			left(f(calc, 10, findings.Major, "removed line"), "line10"),
+			left(f(calc, 11, findings.Major, "forged left"), "changed10"),
+			quoted(f("at.txt", 2, findings.Minor, "at the limit"), "not in it"),
+			quoted(f("over.txt", 2, findings.Minor, "over the limit"), "not in it"),
+		}}
+		base := e.sim.PR(repoName, e.pr).BaseSHA
+		r := e.newRun(res, func(c *ent.RunCreate) { c.SetBaseSha(base) })
+		e.sim.ResetCalls()
+		e.publish(r.ID)
+		rows := e.findingsOf(r.ID)
+		for title, dropped := range map[string]string{
+			"removed line": "", "forged left": findings.DropEvidenceMissing,
+			"at the limit": findings.DropEvidenceMissing, "over the limit": "",
+		} {
+			if g := rows[title]; g == nil || g.DroppedReason != dropped || g.Posted != (dropped == "") {
+				t.Errorf("%q: %+v, want dropped %q", title, g, dropped)
+			}
+		}
+		// calc.go at the base (the forged quote), at.txt and over.txt.
+		if n := e.contentsCalls(); n != 3 {
+			t.Errorf("%d contents reads, want 3", n)
 		}
 	})
 }
