@@ -94,8 +94,14 @@ func TestPublishChecksEvidence(t *testing.T) {
 		if lines[21] != 2 || lines[10] != 1 || len(lines) != 2 {
 			t.Errorf("inline comments by line: %v", lines)
 		}
-		if body := e.chakshuReviews()[0].Body; strings.Contains(body, "gadget") || strings.Contains(body, "readme forged") {
+		body := e.chakshuReviews()[0].Body
+		if strings.Contains(body, "gadget") || strings.Contains(body, "readme forged") {
 			t.Errorf("the review body shows a dropped finding:\n%s", body)
+		}
+		for _, want := range []string{"_4 findings were dropped: the code they quote is not in the file at this commit._", "_1 finding was moved to the lines it quotes._"} {
+			if !strings.Contains(body, want) {
+				t.Errorf("the review body lacks %q:\n%s", want, body)
+			}
 		}
 		// One contents read per file the patch could not decide: lib/calc.go
 		// (forged, moved, far), README.md (two findings) and gone.go: three
@@ -118,7 +124,11 @@ func TestPublishEvidenceFromPatchNoCalls(t *testing.T) {
 			quoted(f(calc, 22, findings.Major, "b"), "  added22  "),
 			quoted(f(calc, 10, findings.Major, "c"), "changed10"),
 		}}
-		r := e.newRun(res)
+		// The runner's own check dropped two and moved one (its report, in
+		// the run's checked map): the review says so.
+		r := e.newRun(res, func(c *ent.RunCreate) {
+			c.SetChecked(map[string]any{"evidence": map[string]any{"kept": 2, "moved": 1, "dropped": 2}})
+		})
 		e.sim.ResetCalls()
 		e.publish(r.ID)
 		if n := e.contentsCalls(); n != 0 {
@@ -126,6 +136,12 @@ func TestPublishEvidenceFromPatchNoCalls(t *testing.T) {
 		}
 		if got := e.run(r.ID); got.FindingsPosted != 3 {
 			t.Fatalf("%d posted", got.FindingsPosted)
+		}
+		body := e.chakshuReviews()[0].Body
+		for _, want := range []string{"_2 findings were dropped: the code they quote is not in the file at this commit._", "_1 finding was moved to the lines it quotes._"} {
+			if !strings.Contains(body, want) {
+				t.Errorf("the review body lacks %q:\n%s", want, body)
+			}
 		}
 	})
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/runs"
 	"github.com/chakshu-dev/chakshu/internal/store"
 )
@@ -207,6 +208,11 @@ func (p *Publisher) publishReview(ctx context.Context, r *ent.Run, log *slog.Log
 		Plan: &plan, Rules: rules, Reported: len(res.Findings), IncrementalSince: r.IncrementalSince,
 		BehindBy: r.BehindBy, BaseRef: r.BaseRef, CostUSD: r.CostUsd, Turns: r.Turns, Learnings: learned,
 		Coverage: Coverage{PRFiles: st.diff.Len(), Read: len(checked.Files), Filtered: len(r.FilteredFiles), Skipped: len(st.diff.Skipped())},
+		EvidenceDropped: len(ev.dropped), EvidenceMoved: ev.moved,
+	}
+	if rep, ok := runnerproto.EvidenceFromChecked(r.Checked); ok {
+		in.EvidenceDropped += max(0, rep.Dropped)
+		in.EvidenceMoved += max(0, rep.Moved)
 	}
 
 	review := st.ownReview

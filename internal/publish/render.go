@@ -150,27 +150,32 @@ type ReviewInput struct {
 	Turns     int
 	Learnings []Learning
 	Coverage  Coverage
+	// EvidenceDropped and EvidenceMoved count findings the evidence checks
+	// (the runner's and the publisher's) dropped, their quote not in the
+	// file, and moved to the lines they quote.
+	EvidenceDropped, EvidenceMoved int
 }
 
 type learningView struct{ Glob, Directive string }
 
 type reviewView struct {
-	RunID                         int
-	Reviewer, RunURL, Summary     string
-	IncrementalSince, BaseRef     string
-	BehindBy                      int
-	Posted                        bool
-	Counts                        string
-	InlineCount                   int
-	Body                          []findingView
-	NothingReason                 string
-	LeftOut, MaxFindings, OnPR    int
-	FilesRead, FilesShown, Skills []string
-	FilesMore                     int
-	Learnings                     []learningView
-	Cost                          string
-	Turns                         int
-	Coverage                      Coverage
+	RunID                          int
+	Reviewer, RunURL, Summary      string
+	IncrementalSince, BaseRef      string
+	BehindBy                       int
+	Posted                         bool
+	Counts                         string
+	InlineCount                    int
+	Body                           []findingView
+	NothingReason                  string
+	LeftOut, MaxFindings, OnPR     int
+	FilesRead, FilesShown, Skills  []string
+	FilesMore                      int
+	Learnings                      []learningView
+	Cost                           string
+	Turns                          int
+	Coverage                       Coverage
+	EvidenceDropped, EvidenceMoved int
 }
 
 // RenderReview renders the review body with its markers: the run marker, the
@@ -200,6 +205,7 @@ func renderReview(in ReviewInput, entryCap int) string {
 		InlineCount: len(in.Plan.Inline()),
 		LeftOut:     in.Plan.LeftOut, MaxFindings: in.Rules.MaxFindings, OnPR: in.Plan.OnPR,
 		Cost: fmt.Sprintf("$%.2f", in.CostUSD), Turns: in.Turns, Coverage: in.Coverage,
+		EvidenceDropped: in.EvidenceDropped, EvidenceMoved: in.EvidenceMoved,
 	}
 	if in.IncrementalSince != "" {
 		v.IncrementalSince = shortSHA(in.IncrementalSince)

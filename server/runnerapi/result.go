@@ -230,7 +230,10 @@ func evidenceRecord(ev *runnerproto.EvidenceReport) map[string]any {
 		dropped = append(dropped, map[string]any{"path": path, "line": max(0, d.Line), "title": title, "reason": reason})
 	}
 	return map[string]any{
-		"kept": max(0, ev.Kept), "moved": max(0, ev.Moved), "dropped": max(0, ev.Dropped),
-		"unchecked": max(0, ev.Unchecked), "dropped_findings": dropped,
+		"kept": bounded(ev.Kept), "moved": bounded(ev.Moved), "dropped": bounded(ev.Dropped),
+		"unchecked": bounded(ev.Unchecked), "dropped_findings": dropped,
 	}
 }
+
+// bounded is a count the runner reported, within what a result can hold.
+func bounded(n int) int { return min(max(0, n), findings.MaxFindings) }
