@@ -208,8 +208,8 @@ func (p *Publisher) publishReview(ctx context.Context, r *ent.Run, log *slog.Log
 		Plan: &plan, Rules: rules, Reported: len(res.Findings), IncrementalSince: r.IncrementalSince,
 		BehindBy: r.BehindBy, BaseRef: r.BaseRef, CostUSD: r.CostUsd, Turns: r.Turns, Learnings: learned,
 		Coverage: Coverage{PRFiles: st.diff.Len(), Read: len(checked.Files), Filtered: len(r.FilteredFiles), Skipped: len(st.diff.Skipped())},
-		EvidenceDropped: len(ev.dropped), EvidenceMoved: ev.moved,
 	}
+	in.EvidenceDropped, in.EvidenceMoved = len(ev.dropped), ev.moved
 	if rep, ok := runnerproto.EvidenceFromChecked(r.Checked); ok {
 		in.EvidenceDropped += max(0, rep.Dropped)
 		in.EvidenceMoved += max(0, rep.Moved)
