@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
@@ -47,4 +48,19 @@ func TestResultEvidenceRecorded(t *testing.T) {
 			t.Fatalf("dropped finding stored as %v", dropped)
 		}
 	})
+}
+
+// The runner's counts and dropped list are bounded by what a result can hold.
+func TestEvidenceRecordBounded(t *testing.T) {
+	many := make([]runnerproto.DroppedFinding, findings.MaxFindings+1)
+	rec := evidenceRecord(&runnerproto.EvidenceReport{Kept: -1, Moved: findings.MaxFindings, Dropped: findings.MaxFindings + 1, DroppedFindings: many})
+	if rec["kept"] != 0 || rec["moved"] != findings.MaxFindings || rec["dropped"] != findings.MaxFindings {
+		t.Fatalf("counts %v", rec)
+	}
+	if n := len(rec["dropped_findings"].([]any)); n != findings.MaxFindings {
+		t.Fatalf("%d dropped findings stored, want %d", n, findings.MaxFindings)
+	}
+	if evidenceRecord(nil) != nil {
+		t.Fatal("a report without an evidence check stored one")
+	}
 }
