@@ -72,6 +72,9 @@ type findingView struct {
 	Kind, Severity, Title, Body, Where string
 	HasSuggestion                      bool
 	Fence, FenceInfo, Suggestion       string
+	// Evidence is the quoted code of a finding shown in the review body
+	// (away from its lines), in a fence of EvidenceFence.
+	Evidence, EvidenceFence string
 }
 
 func viewFinding(it *Item, bodyCap int, inline bool) findingView {
@@ -92,6 +95,11 @@ func viewFinding(it *Item, bodyCap int, inline bool) findingView {
 		if inline && it.Side != diffmap.Left {
 			v.FenceInfo = "suggestion"
 		}
+	}
+	if !inline && strings.TrimSpace(it.Evidence) != "" {
+		e := strings.ToValidUTF8(strings.ReplaceAll(strings.ReplaceAll(it.Evidence, "\r\n", "\n"), "\x00", ""), "�")
+		e = strings.Trim(e, "\n")
+		v.Evidence, v.EvidenceFence = e+"\n", Fence(e)
 	}
 	return v
 }
@@ -219,7 +227,7 @@ func renderReview(in ReviewInput, entryCap int) string {
 	for _, it := range in.Plan.Body() {
 		fv := viewFinding(it, max(entryCap, 1), false)
 		if entryCap == 0 {
-			fv.Body, fv.HasSuggestion = "", false
+			fv.Body, fv.HasSuggestion, fv.Evidence = "", false, ""
 		}
 		v.Body = append(v.Body, fv)
 	}
