@@ -167,22 +167,24 @@ type ReviewInput struct {
 type learningView struct{ Glob, Directive string }
 
 type reviewView struct {
-	RunID                          int
-	Reviewer, RunURL, Summary      string
-	IncrementalSince, BaseRef      string
-	BehindBy                       int
-	Posted                         bool
-	Counts                         string
-	InlineCount                    int
-	Body                           []findingView
-	NothingReason                  string
-	LeftOut, MaxFindings, OnPR     int
-	FilesRead, FilesShown, Skills  []string
-	FilesMore                      int
-	Learnings                      []learningView
-	Cost                           string
-	Turns                          int
-	Coverage                       Coverage
+	RunID                         int
+	Reviewer, RunURL, Summary     string
+	IncrementalSince, BaseRef     string
+	BehindBy                      int
+	Posted                        bool
+	Counts                        string
+	InlineCount                   int
+	Body                          []findingView
+	NothingReason                 string
+	LeftOut, MaxFindings, OnPR    int
+	FilesRead, FilesShown, Skills []string
+	FilesMore                     int
+	Learnings                     []learningView
+	Cost                          string
+	Turns                         int
+	Coverage                      Coverage
+
+	// EvidenceDropped and EvidenceMoved: what the evidence checks did.
 	EvidenceDropped, EvidenceMoved int
 }
 
