@@ -141,3 +141,16 @@ func TestCheckEvidenceFileLimit(t *testing.T) {
 		t.Fatalf("report %+v", rep)
 	}
 }
+
+// A result the check cannot read is an error (the run then fails with
+// ReasonBadResult), never passed on unchecked.
+func TestCheckEvidenceRefusesUnreadableResult(t *testing.T) {
+	fsys, err := tools.OpenFS(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsys.Close()
+	if _, _, err := checkEvidence(fsys, json.RawMessage(`{"summary":1}`)); err == nil {
+		t.Fatal("an unreadable result was passed on")
+	}
+}

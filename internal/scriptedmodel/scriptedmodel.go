@@ -3,7 +3,9 @@
 // sandbox mode and in end-to-end tests. It speaks the real wire format: it
 // reads the tools it is offered, calls them in a fixed order (Glob and Read
 // the changed files, load a skill, grep for TODOs), and submits findings it
-// derives from simple rules over the added lines of the diff. Its token
+// derives from simple rules over the added lines of the diff, in the rule
+// families the reviewer's CLAUDE.md and skills switch on (families.go),
+// each quoting its line as evidence (one in four slips on purpose). Its token
 // usage is computed from the sizes of what it got and said, so costs are
 // real numbers. With "stream": true it answers the same message as the
 // API's server-sent events.
