@@ -113,9 +113,50 @@ func CheckEvidence(content string, f *Finding) EvidenceCheck {
 	return check(strings.Split(content, "\n"), f)
 }
 
-// check is checkIn, and for a quote the server masked (a credential in the
-// quoted line, Result.Redact) checkIn over the file masked line by line.
+// check is checkIn; for a quote the server masked (a credential in the
+// quoted line, Result.Redact) checkIn over the file masked line by line; and
+// for a quote copied from the diff with its markers ("+" or "-" opening
+// every line) the same without them.
 func check(lines []string, f *Finding) EvidenceCheck {
+	c := checkMasked(lines, f)
+	if c.Verdict != EvidenceDropped {
+		return c
+	}
+	if q, ok := unmarked(f.Evidence); ok {
+		g := *f
+		g.Evidence = q
+		if u := checkMasked(lines, &g); u.Verdict != EvidenceDropped || c.Reason == DropEvidenceMissing {
+			return u
+		}
+	}
+	return c
+}
+
+// unmarked strips the diff markers of a quote copied from a unified diff:
+// every non-blank line opens with "+" or "-" (a context line's " " is white
+// space, ignored anyway). ok is false for any other quote.
+func unmarked(e string) (string, bool) {
+	ls := strings.Split(e, "\n")
+	n := 0
+	for i, l := range ls {
+		t := strings.TrimLeft(l, " \t")
+		switch {
+		case strings.TrimSpace(l) == "":
+			continue
+		case len(l) > 0 && (l[0] == '+' || l[0] == '-'):
+			ls[i] = l[1:]
+			n++
+		case len(t) < len(l):
+			// a context line of the diff
+		default:
+			return "", false
+		}
+	}
+	return strings.Join(ls, "\n"), n > 0
+}
+
+// checkMasked is checkIn, then over the masked file for a masked quote.
+func checkMasked(lines []string, f *Finding) EvidenceCheck {
 	c := checkIn(lines, f)
 	if c.Verdict != EvidenceDropped || !strings.Contains(f.Evidence, redact.Mask) {
 		return c

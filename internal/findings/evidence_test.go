@@ -54,6 +54,9 @@ func TestCheckEvidence(t *testing.T) {
 		{"masked credential", 45, 0, `key := "[REDACTED]"`, EvidenceCheck{Verdict: EvidenceKept, Start: 45, End: 45}, 45, 0},
 		{"masked quote of another line", 45, 0, `token := "[REDACTED]"`, EvidenceCheck{Verdict: EvidenceDropped, Reason: DropEvidenceMissing}, 45, 0},
 		{"no evidence", 45, 0, "", EvidenceCheck{Verdict: EvidenceUnchecked}, 45, 0},
+		{"copied from the diff", 21, 0, "+\tq := \"SELECT \" + id\n+\trows, err := db.Query(q)", EvidenceCheck{Verdict: EvidenceKept, Start: 20, End: 21}, 21, 0},
+		{"diff context line kept as is", 21, 0, " line 19\n+\tq := \"SELECT \" + id", EvidenceCheck{Verdict: EvidenceMoved, Start: 19, End: 20}, 20, 19},
+		{"a marker on some lines only is not a diff", 21, 0, "+\tq := \"SELECT \" + id\nrows, err := db.Query(q)", EvidenceCheck{Verdict: EvidenceDropped, Reason: DropEvidenceMissing}, 21, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
