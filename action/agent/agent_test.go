@@ -102,7 +102,10 @@ func TestRunSubmits(t *testing.T) {
 		t.Fatalf("failure %+v\n%s", out.Failure, log)
 	}
 	r, err := findings.ParseResult(out.Result)
-	if err != nil || len(r.Findings) != 1 || r.Findings[0].Line != 2 || r.Findings[0].Severity != findings.Nit {
+	// The scripted model adds an unfounded second finding (a misquote) for
+	// this TODO; the runner's evidence check drops it, not the agent.
+	if err != nil || len(r.Findings) != 2 || r.Findings[0].Line != 2 || r.Findings[0].Severity != findings.Nit ||
+		r.Findings[0].Evidence != "// TODO later" || r.Findings[1].Evidence != "// TODOV2 later" {
 		t.Fatalf("result %+v %v", r, err)
 	}
 	if out.Turns != int(c.n.Load()) || out.Turns != 3 || out.Usage.Output == 0 || out.CostUSD <= 0 {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/chakshu-dev/chakshu/action/tools"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 )
 
@@ -16,7 +17,7 @@ var systemTmpl = template.Must(template.New("system").Parse(systemTemplate))
 
 // SystemSuffix renders the part of the system prompt chakshu-action adds to
 // the job's: the reviewer's rules, the skill list (names and descriptions
-// only) and how to finish.
+// only), that findings quote their evidence (review runs) and how to finish.
 func SystemSuffix(rules string, skills []runnerproto.Skill, submit string) (string, error) {
 	type skill struct{ Name, Description string }
 	var ss []skill
@@ -25,7 +26,8 @@ func SystemSuffix(rules string, skills []runnerproto.Skill, submit string) (stri
 		ss = append(ss, skill{s.Name, desc})
 	}
 	var b strings.Builder
-	err := systemTmpl.Execute(&b, map[string]any{"Rules": strings.TrimSpace(rules), "Skills": ss, "Submit": submit})
+	err := systemTmpl.Execute(&b, map[string]any{"Rules": strings.TrimSpace(rules), "Skills": ss, "Submit": submit,
+		"Evidence": submit == tools.NameSubmit})
 	if err != nil {
 		return "", fmt.Errorf("render system prompt: %w", err)
 	}

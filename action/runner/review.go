@@ -41,10 +41,14 @@ type Reviewed struct {
 	// Workspace reports what the sanitised workspace left out.
 	Workspace *workspace.Report
 	// Dropped counts findings the runner took out of the result before
-	// reporting it (`chakshu eval` prints it).
+	// reporting it: by the samples' vote and by the evidence check
+	// (`chakshu eval` prints it).
 	Dropped int
 	// Samples are the figures of a review in several passes (nil for one).
 	Samples *runnerproto.SampleStats
+	// Evidence is the evidence check of a review's findings (nil for a
+	// reply): what was kept, moved to where its quote is, and dropped.
+	Evidence *runnerproto.EvidenceReport
 }
 
 // ReviewFailure is a review that produced no result, with the safe reason
@@ -121,6 +125,17 @@ func Review(ctx context.Context, cfg ReviewConfig) (*Reviewed, error) {
 	}
 	if out.Failure != nil {
 		return rv, fail(out.Failure.Reason, errors.New(out.Failure.Detail))
+	}
+	// The evidence check runs on the agreed result of every pass, against
+	// the workspace the agent read.
+	if job.Kind != "reply" {
+		checked, ev, err := checkEvidence(fsys, out.Result)
+		if err != nil {
+			return rv, fail(ReasonBadResult, err)
+		}
+		out.Result, rv.Evidence = checked, ev
+		rv.Dropped += ev.Dropped
+		logEvidence(log, ev)
 	}
 	return rv, nil
 }

@@ -43,6 +43,7 @@ const (
 	ReasonHeadMoved = "the checkout is not at the pull request's head commit"
 	ReasonWorkspace = "the workspace could not be built"
 	ReasonBadJob    = "the job from Chakshu could not be used"
+	ReasonBadResult = "the agent's result could not be checked"
 )
 
 // ErrRunFailed is returned (wrapped) when the run reported a failure.
@@ -162,7 +163,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	out, set := rv.Outcome, rv.Tools
 	writeSummary(cfg.SummaryPath, job, out, set, nil, time.Since(start))
-	if err := r.send(ctx, runnerproto.Report{Result: out.Result, Stats: r.stats()}); err != nil {
+	if err := r.send(ctx, runnerproto.Report{Result: out.Result, Stats: r.stats(), Evidence: rv.Evidence}); err != nil {
 		fmt.Fprintln(log, "::error::The result could not be delivered to Chakshu.")
 		return err
 	}
@@ -211,6 +212,7 @@ func (r *report) failure(ctx context.Context, reason string, detail error, out *
 // send posts the report, retrying network errors, 429 and 5xx with backoff.
 // The server treats a repeat as already accepted, so retrying is safe.
 func (r *report) send(ctx context.Context, rep runnerproto.Report) error {
+	rep.Protocol = runnerproto.Protocol
 	body, err := json.Marshal(rep)
 	if err != nil {
 		return fmt.Errorf("encode report: %w", err)

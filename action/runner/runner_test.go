@@ -151,6 +151,18 @@ func TestFullRun(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("findings %v, want %v", got, want)
 	}
+	// The scripted model miscounted one line and misquoted one TODO: the
+	// evidence check moved the first back and dropped the second.
+	if ev := rep.Evidence; ev == nil || ev.Kept != 2 || ev.Moved != 1 || ev.Dropped != 1 || len(ev.DroppedFindings) != 1 ||
+		ev.DroppedFindings[0].Reason != findings.DropEvidenceMissing || !strings.HasPrefix(ev.DroppedFindings[0].Title, "Same problem again: ") {
+		t.Fatalf("evidence report %+v", rep.Evidence)
+	}
+	if rep.Protocol != runnerproto.Protocol {
+		t.Fatalf("report protocol %d", rep.Protocol)
+	}
+	if !strings.Contains(h.log.String(), "Evidence check: 2 kept, 1 moved, 1 dropped") {
+		t.Errorf("the log does not say what the evidence check did")
+	}
 	if !slices.Contains(res.Checked.Files, "src/db.go") || !slices.Contains(res.Checked.Skills, "sql-injection") {
 		t.Fatalf("checked = %+v", res.Checked)
 	}

@@ -308,7 +308,12 @@ func (s *Set) submitResult(input json.RawMessage) Result {
 	if s.submit == NameSubmitReply {
 		_, err = findings.ParseReply(input)
 	} else {
-		_, err = findings.ParseResult(input)
+		var r *findings.Result
+		if r, err = findings.ParseResult(input); err == nil {
+			if err = r.RequireEvidence(); err == nil {
+				err = r.RequireFromAgent()
+			}
+		}
 	}
 	if err != nil {
 		return Result{IsError: true, Refused: true, Output: fmt.Sprintf("The result was refused: %v. Fix it and call %s again.", err, s.submit)}
@@ -387,8 +392,9 @@ const resultSchema = `{"type":"object","properties":{
   "category":{"type":"string","description":"Short category, e.g. security, correctness, performance, style."},
   "title":{"type":"string","description":"One line."},
   "body":{"type":"string","description":"Markdown reasoning."},
-  "suggestion":{"type":"string","description":"Replacement text for lines start_line..line, when there is a mechanical fix."}},
-  "required":["path","line","severity","category","title","body"],"additionalProperties":false}}},
+  "suggestion":{"type":"string","description":"Replacement text for lines start_line..line, when there is a mechanical fix."},
+  "evidence":{"type":"string","minLength":3,"maxLength":2000,"description":"The code the finding rests on, copied exactly from the file (one or a few lines, at most 10), so it can be checked: a finding whose quote is not in the file is dropped."}},
+  "required":["path","line","severity","category","title","body","evidence"],"additionalProperties":false}}},
 "required":["summary","checked","findings"],"additionalProperties":false}`
 
 const replySchema = `{"type":"object","properties":{

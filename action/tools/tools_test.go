@@ -277,6 +277,8 @@ func TestSetCall(t *testing.T) {
 		{"connector", "github_get_file", `{"path":"x"}`, `{"content":"hello"}`, false, false},
 		{"connector error", "github_broken", `{}`, "the upstream answered 500", true, false},
 		{"connector bad input", "github_get_file", `[1]`, "JSON object", true, true},
+		{"submit without evidence", "submit_result", `{"summary":"s","checked":{"files":[],"skills":[]},"findings":[{"path":"main.go","line":1,"severity":"nit","category":"x","title":"t","body":"b"}]}`, "evidence: required", true, false},
+		{"submit with the check's field", "submit_result", `{"summary":"s","checked":{"files":[],"skills":[]},"findings":[{"path":"main.go","line":1,"severity":"nit","category":"x","title":"t","body":"b","evidence":"package main","evidence_moved_from":3}]}`, "not a field of the result", true, false},
 		{"submit invalid", "submit_result", `{"summary":"s","checked":{"files":[],"skills":[]},"findings":[{"path":"/etc/passwd","line":1,"severity":"nit","category":"x","title":"t","body":"b"}]}`, "refused", true, false},
 	}
 	for _, c := range cases {

@@ -56,6 +56,29 @@ type File struct {
 	Path string
 	// Hunks are in patch order.
 	Hunks []Hunk
+	// left and right hold the text of each line the patch shows, by line
+	// number in the old and the new version (Lines).
+	left, right map[int]string
+}
+
+// Lines returns the text of the lines the patch shows on side (Left: the old
+// version, Right: the new), by line number; the other lines of the file are
+// not in a patch.
+func (f *File) Lines(side string) map[int]string {
+	if f == nil {
+		return nil
+	}
+	if side == Left {
+		return f.left
+	}
+	return f.right
+}
+
+func (f *File) see(m *map[int]string, line int, text string) {
+	if *m == nil {
+		*m = map[int]string{}
+	}
+	(*m)[line] = text
 }
 
 // ParsePatch parses the unified diff of one file as GitHub's pull request
@@ -88,6 +111,8 @@ func ParsePatch(path, patch string) (*File, error) {
 			if oldLine < h.OldStart+h.OldLines && newLine < h.NewStart+h.NewLines {
 				h.Left.add(oldLine)
 				h.Right.add(newLine)
+				f.see(&f.left, oldLine, "")
+				f.see(&f.right, newLine, "")
 				oldLine++
 				newLine++
 			}
@@ -97,13 +122,17 @@ func ParsePatch(path, patch string) (*File, error) {
 		case ' ':
 			h.Left.add(oldLine)
 			h.Right.add(newLine)
+			f.see(&f.left, oldLine, ln[1:])
+			f.see(&f.right, newLine, ln[1:])
 			oldLine++
 			newLine++
 		case '-':
 			h.Left.add(oldLine)
+			f.see(&f.left, oldLine, ln[1:])
 			oldLine++
 		case '+':
 			h.Right.add(newLine)
+			f.see(&f.right, newLine, ln[1:])
 			newLine++
 		case '\\':
 			// "\ No newline at end of file"

@@ -239,3 +239,20 @@ func FuzzParsePatch(f *testing.F) {
 		}
 	})
 }
+
+func TestPatchLines(t *testing.T) {
+	f, err := ParsePatch("a.go", "@@ -3,3 +3,4 @@ func x\n ctx\n-old\n+new1\n+new2\n ctx2\n\\ No newline at end of file")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(map[int]string{3: "ctx", 4: "new1", 5: "new2", 6: "ctx2"}, f.Lines(Right)); d != "" {
+		t.Errorf("right (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(map[int]string{3: "ctx", 4: "old", 5: "ctx2"}, f.Lines(Left)); d != "" {
+		t.Errorf("left (-want +got):\n%s", d)
+	}
+	var none *File
+	if none.Lines(Right) != nil {
+		t.Error("a file the PR does not touch has lines")
+	}
+}

@@ -7,7 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/ent/finding"
 	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/findings"
+	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/sandbox"
 	"github.com/chakshu-dev/chakshu/internal/store"
 )
@@ -74,6 +78,7 @@ func BenchmarkReviewTokens(b *testing.B) {
 	b.ReportMetric(cost/n, "usd/review")
 	fmt.Printf("review tokens (%d sandbox reviews): %.0f input tokens at full price per review, cache reads %.1f%% of input (%.1f%% on reviews of 4+ turns), $%.4f per review; budget: cache reads ≥ 70%% of input on reviews of 4+ turns\n",
 		len(rs), full/n, 100*share(read, full, write), 100*share(longRead, longFull, longWrite), cost/n)
+	printEvidence(b, db, rs)
 	// Per model: a prompt shorter than a model's minimum cacheable length is
 	// not cached at all (docs "Prompt caching"), whatever the breakpoints.
 	models := make([]string, 0, len(perModel))
@@ -85,4 +90,36 @@ func BenchmarkReviewTokens(b *testing.B) {
 		x := perModel[m]
 		fmt.Printf("  %s: cache reads %.1f%% of input on reviews of 4+ turns\n", m, 100*share(x[0], x[1], x[2]))
 	}
+}
+
+// printEvidence prints what the evidence checks did over the reviews: the
+// runner's (counts it reported, kept in each run's checked map) and the
+// publisher's own (Finding rows dropped for their evidence, or moved).
+func printEvidence(b *testing.B, db *store.DB, rs []*ent.Run) {
+	ctx := context.Background()
+	var runner runnerproto.EvidenceReport
+	for _, r := range rs {
+		if ev, ok := runnerproto.EvidenceFromChecked(r.Checked); ok {
+			runner.Kept += ev.Kept
+			runner.Moved += ev.Moved
+			runner.Dropped += ev.Dropped
+		}
+	}
+	ids := make([]int, len(rs))
+	for i, r := range rs {
+		ids[i] = r.ID
+	}
+	of := finding.HasRunWith(run.IDIn(ids...))
+	dropped, err := db.Finding.Query().Where(of, finding.DroppedReasonIn(findings.DropEvidenceMissing, findings.DropEvidenceFar)).Count(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	moved, err := db.Finding.Query().Where(of, finding.EvidenceMovedFromNEQ(0)).Count(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(runner.Dropped), "evidence-dropped")
+	b.ReportMetric(float64(runner.Moved), "evidence-moved")
+	fmt.Printf("evidence checks (%d sandbox reviews): the runner kept %d findings, moved %d to their quote's lines and dropped %d whose quote is not in the file; Chakshu then dropped %d more and published %d moved findings\n",
+		len(rs), runner.Kept, runner.Moved, runner.Dropped, dropped, moved)
 }

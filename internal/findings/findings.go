@@ -56,6 +56,15 @@ type Finding struct {
 	Title      string   `json:"title"`
 	Body       string   `json:"body"`
 	Suggestion *string  `json:"suggestion,omitempty"` // replacement text for lines start_line..line
+	// Evidence is the code the finding rests on: exact text (one or a few
+	// lines) from the file at the head commit (the base commit for side
+	// LEFT). Results of runners of protocol 2 and later carry it on every
+	// finding (RequireEvidence); older runners' findings may lack it.
+	Evidence string `json:"evidence,omitempty"`
+	// EvidenceMovedFrom is set by an evidence check, never by the agent:
+	// the line the agent named when its quote was found on nearby lines
+	// instead and the finding was moved there (CheckEvidence).
+	EvidenceMovedFrom int `json:"evidence_moved_from,omitempty"`
 }
 
 // Checked says what the agent looked at.
@@ -190,6 +199,13 @@ func (f *Finding) Validate() error {
 		return fmt.Errorf("body: at most %d bytes", MaxBodyBytes)
 	case f.Suggestion != nil && len(*f.Suggestion) > MaxSuggestion:
 		return fmt.Errorf("suggestion: at most %d bytes", MaxSuggestion)
+	case f.EvidenceMovedFrom < 0:
+		return errors.New("evidence_moved_from: must be 0 or a line")
+	}
+	if f.Evidence != "" {
+		if err := validEvidence(f.Evidence); err != nil {
+			return fmt.Errorf("evidence: %w", err)
+		}
 	}
 	switch f.Side {
 	case "":

@@ -4,7 +4,7 @@ import "github.com/chakshu-dev/chakshu/internal/redact"
 
 // Redact removes credentials from every text the agent wrote (the agent may
 // quote a key committed in the PR): summary, titles and bodies get
-// [REDACTED]; a suggestion that held a credential is dropped, as applying it
+// [REDACTED] (evidence too); a suggestion that held a credential is dropped, as applying it
 // would commit the mask. It reports whether anything changed.
 func (r *Result) Redact() bool {
 	changed := false
@@ -18,6 +18,7 @@ func (r *Result) Redact() bool {
 		f := &r.Findings[i]
 		red(&f.Title)
 		red(&f.Body)
+		red(&f.Evidence) // CheckEvidence matches a masked quote against the masked file
 		if f.Suggestion != nil && redact.String(*f.Suggestion) != *f.Suggestion {
 			f.Suggestion, changed = nil, true
 		}

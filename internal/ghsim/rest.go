@@ -307,6 +307,13 @@ func hGetContents(c *reqCtx) {
 		e := entry(path, "file", gitBlobSHA(content), len(content))
 		e["encoding"] = "base64"
 		e["content"] = wrap76(base64.StdEncoding.EncodeToString([]byte(content)))
+		if len(content) > maxContentsJSON {
+			// Above 1 MB only the raw media type carries the text; the JSON
+			// object has encoding "none" and empty content (GitHub changelog
+			// 2022-05-03 "Increased file size limit when retrieving file
+			// contents via REST API"; google/go-github#2924).
+			e["encoding"], e["content"] = "none", ""
+		}
 		c.json(http.StatusOK, e)
 		return
 	}
@@ -326,6 +333,10 @@ func hGetContents(c *reqCtx) {
 	}
 	c.json(http.StatusOK, items)
 }
+
+// maxContentsJSON is the largest file the contents API returns inside its
+// JSON object (1 MB); larger files need Accept: application/vnd.github.raw.
+const maxContentsJSON = 1 << 20
 
 func wrap76(s string) string {
 	var b strings.Builder

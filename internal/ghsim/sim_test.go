@@ -480,3 +480,32 @@ func TestStartOnlyOnLoopback(t *testing.T) {
 		t.Fatalf("URL = %s", s.URL())
 	}
 }
+
+// Above 1 MB the contents API's JSON object carries no content (encoding
+// "none"); the raw media type still returns the file.
+func TestContentsOverOneMB(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	rest := f.inst.REST
+	f.sim.Commit("acme/widget", "main", map[string]string{"at.txt": strings.Repeat("a", 1<<20), "over.txt": strings.Repeat("b", 1<<20+1)}, "big files")
+	for name, want := range map[string]string{"at.txt": "base64", "over.txt": "none"} {
+		file, _, _, err := rest.Repositories.GetContents(ctx, "acme", "widget", name, &github.RepositoryContentGetOptions{Ref: "main"})
+		if err != nil || file.GetEncoding() != want {
+			t.Fatalf("%s: encoding %q, %v; want %q", name, file.GetEncoding(), err, want)
+		}
+		if want == "none" && file.Content != nil && *file.Content != "" {
+			t.Fatalf("%s: content in the JSON object", name)
+		}
+	}
+	req, _ := rest.NewRequest(ctx, "GET", "repos/acme/widget/contents/over.txt?ref=main", nil)
+	req.Header.Set("Accept", "application/vnd.github.raw")
+	resp, err := rest.BareDo(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if len(b) != 1<<20+1 {
+		t.Fatalf("raw: %d bytes", len(b))
+	}
+}

@@ -23,6 +23,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/outcomes"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/runs"
 	"github.com/chakshu-dev/chakshu/internal/store"
 )
@@ -200,7 +201,13 @@ func (p *Publisher) publishReview(ctx context.Context, r *ent.Run, log *slog.Log
 	if err != nil {
 		return err
 	}
+	ev, err := p.checkEvidence(ctx, inst.REST, r, pr, res.Findings, st.diff, log)
+	if err != nil {
+		return err
+	}
+	res.Findings = ev.kept // a dropped finding did not come back (tidy)
 	plan := MakePlan(res.Findings, rules, st.onPR, st.diff)
+	plan.Items = append(plan.Items, ev.dropped...)
 	rows, err := p.saveFindings(ctx, r.ID, &plan)
 	if err != nil {
 		return err
@@ -215,6 +222,11 @@ func (p *Publisher) publishReview(ctx context.Context, r *ent.Run, log *slog.Log
 		Plan: &plan, Rules: rules, Reported: len(res.Findings), IncrementalSince: r.IncrementalSince,
 		BehindBy: r.BehindBy, BaseRef: r.BaseRef, CostUSD: r.CostUsd, Turns: r.Turns, Learnings: learned,
 		Coverage: Coverage{PRFiles: st.diff.Len(), Read: len(checked.Files), Filtered: len(r.FilteredFiles), Skipped: len(st.diff.Skipped())},
+	}
+	in.EvidenceDropped, in.EvidenceMoved = len(ev.dropped), ev.moved
+	if rep, ok := runnerproto.EvidenceFromChecked(r.Checked); ok {
+		in.EvidenceDropped += max(0, rep.Dropped)
+		in.EvidenceMoved += max(0, rep.Moved)
 	}
 
 	review := st.ownReview
@@ -343,7 +355,8 @@ func (p *Publisher) saveFindings(ctx context.Context, runID int, plan *Plan) ([]
 			c := tx.Finding.Create().SetRunID(runID).SetHiddenID(it.HiddenID).SetPath(it.Path).
 				SetLine(it.Line).SetStartLine(it.StartLine).SetSide(it.Side).SetSeverity(finding.Severity(it.Severity)).
 				SetCategory(it.Category).SetTitle(it.Title).SetBody(it.Body).
-				SetPlacement(finding.Placement(it.Placement)).SetDroppedReason(it.Dropped)
+				SetPlacement(finding.Placement(it.Placement)).SetDroppedReason(it.Dropped).
+				SetEvidence(it.Evidence).SetEvidenceMovedFrom(it.EvidenceMovedFrom)
 			if it.Suggestion != nil {
 				c.SetSuggestion(*it.Suggestion)
 			}

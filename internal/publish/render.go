@@ -72,6 +72,9 @@ type findingView struct {
 	Kind, Severity, Title, Body, Where string
 	HasSuggestion                      bool
 	Fence, FenceInfo, Suggestion       string
+	// Evidence is the quoted code of a finding shown in the review body
+	// (away from its lines), in a fence of EvidenceFence.
+	Evidence, EvidenceFence string
 }
 
 func viewFinding(it *Item, bodyCap int, inline bool) findingView {
@@ -92,6 +95,11 @@ func viewFinding(it *Item, bodyCap int, inline bool) findingView {
 		if inline && it.Side != diffmap.Left {
 			v.FenceInfo = "suggestion"
 		}
+	}
+	if !inline && strings.TrimSpace(it.Evidence) != "" {
+		e := strings.ToValidUTF8(strings.ReplaceAll(strings.ReplaceAll(it.Evidence, "\r\n", "\n"), "\x00", ""), "�")
+		e = strings.Trim(e, "\n")
+		v.Evidence, v.EvidenceFence = e+"\n", Fence(e)
 	}
 	return v
 }
@@ -150,6 +158,10 @@ type ReviewInput struct {
 	Turns     int
 	Learnings []Learning
 	Coverage  Coverage
+	// EvidenceDropped and EvidenceMoved count findings the evidence checks
+	// (the runner's and the publisher's) dropped, their quote not in the
+	// file, and moved to the lines they quote.
+	EvidenceDropped, EvidenceMoved int
 }
 
 type learningView struct{ Glob, Directive string }
@@ -171,6 +183,9 @@ type reviewView struct {
 	Cost                          string
 	Turns                         int
 	Coverage                      Coverage
+
+	// EvidenceDropped and EvidenceMoved: what the evidence checks did.
+	EvidenceDropped, EvidenceMoved int
 }
 
 // RenderReview renders the review body with its markers: the run marker, the
@@ -200,6 +215,7 @@ func renderReview(in ReviewInput, entryCap int) string {
 		InlineCount: len(in.Plan.Inline()),
 		LeftOut:     in.Plan.LeftOut, MaxFindings: in.Rules.MaxFindings, OnPR: in.Plan.OnPR,
 		Cost: fmt.Sprintf("$%.2f", in.CostUSD), Turns: in.Turns, Coverage: in.Coverage,
+		EvidenceDropped: in.EvidenceDropped, EvidenceMoved: in.EvidenceMoved,
 	}
 	if in.IncrementalSince != "" {
 		v.IncrementalSince = shortSHA(in.IncrementalSince)
@@ -213,7 +229,7 @@ func renderReview(in ReviewInput, entryCap int) string {
 	for _, it := range in.Plan.Body() {
 		fv := viewFinding(it, max(entryCap, 1), false)
 		if entryCap == 0 {
-			fv.Body, fv.HasSuggestion = "", false
+			fv.Body, fv.HasSuggestion, fv.Evidence = "", false, ""
 		}
 		v.Body = append(v.Body, fv)
 	}

@@ -173,3 +173,29 @@ func TestRenderReply(t *testing.T) {
 		})
 	}
 }
+
+// A finding placed in the review body shows the code it quotes (in a fence
+// longer than any backtick run in it); an inline comment sits on its lines
+// and does not repeat it; a body too long for GitHub keeps titles only. The
+// review says what the evidence checks dropped and moved.
+func TestRenderEvidence(t *testing.T) {
+	in := reviewFixture()
+	for i := range in.Plan.Items {
+		it := &in.Plan.Items[i]
+		it.Evidence = "mu.Lock()\nif err != nil { return err } // ``` fence\n"
+	}
+	in.EvidenceDropped, in.EvidenceMoved = 2, 1
+	out := RenderReview(in)
+	golden(t, "review_evidence.md", out)
+	if len(in.Plan.Body()) == 0 || !strings.Contains(out, "````\nmu.Lock()\nif err != nil { return err } // ``` fence\n````") {
+		t.Fatalf("the quote is not shown in a safe fence:\n%s", out)
+	}
+	for _, it := range in.Plan.Inline() {
+		if c := RenderComment(it, 42, "security"); strings.Contains(c, "mu.Lock()") {
+			t.Fatalf("an inline comment repeats its quote:\n%s", c)
+		}
+	}
+	if short := renderReview(in, 0); strings.Contains(short, "mu.Lock()") {
+		t.Fatalf("titles-only body keeps the quote:\n%s", short)
+	}
+}

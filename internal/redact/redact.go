@@ -8,6 +8,9 @@ import (
 
 const mask = "[REDACTED]"
 
+// Mask is what String puts in place of a credential.
+const Mask = mask
+
 // rule is one credential shape; keep is how many leading submatches (the
 // names around the secret, e.g. "https://" or "AWS_SECRET_ACCESS_KEY=") are
 // kept before the mask, sep goes between them and suffix follows the mask.

@@ -34,7 +34,13 @@ const HeaderRunnerSHA256 = "X-Chakshu-Runner-Sha256"
 // neighbouring build. A runner that sends no protocol (builds before the
 // field) gets a job only from a server of its own build; any other runner is
 // refused with 409 runner_version, naming both protocols.
-const Protocol = 1
+//
+// Protocol 2: findings carry an evidence quote, checked by the runner
+// (Report.Evidence); a server of protocol 1 would refuse the field, so a
+// runner of protocol 2 needs a server of protocol 2. A server of protocol 2
+// still serves runners of protocol 1 and takes their findings without
+// evidence (published unchecked).
+const Protocol = 2
 
 // MinProtocol is the oldest runner protocol this server still serves.
 const MinProtocol = 1
@@ -178,6 +184,38 @@ type Report struct {
 	Result  json.RawMessage `json:"result,omitempty"`
 	Failure *Failure        `json:"failure,omitempty"`
 	Stats   Stats           `json:"stats"`
+	// Protocol is the runner's Protocol (0 from runners of protocol 1): from
+	// 2 on, every finding of Result must carry evidence.
+	Protocol int `json:"protocol,omitempty"`
+	// Evidence is the runner's evidence check of a review result: Result
+	// holds the kept and moved findings; the dropped ones are listed here.
+	Evidence *EvidenceReport `json:"evidence,omitempty"`
+}
+
+// EvidenceReport says what the runner's evidence check did with the
+// agent's findings (each quote looked up in the workspace file at head).
+type EvidenceReport struct {
+	// Kept, Moved and Dropped count the findings: quote on the named
+	// lines; found within findings.EvidenceWindow lines (moved there, the
+	// agent's line kept in evidence_moved_from); not in the file or farther.
+	Kept    int `json:"kept"`
+	Moved   int `json:"moved"`
+	Dropped int `json:"dropped"`
+	// Unchecked counts findings passed on unchecked: side LEFT, or a file
+	// the workspace left out (the server checks them).
+	Unchecked int `json:"unchecked,omitempty"`
+	// DroppedFindings are the dropped findings with why (at most
+	// findings.MaxFindings).
+	DroppedFindings []DroppedFinding `json:"dropped_findings,omitempty"`
+}
+
+// DroppedFinding is a finding an evidence check dropped, and why.
+type DroppedFinding struct {
+	Path     string `json:"path"`
+	Line     int    `json:"line"`
+	Title    string `json:"title"`
+	Evidence string `json:"evidence"`
+	Reason   string `json:"reason"`
 }
 
 // Failure says why the runner could not produce a result.
@@ -246,4 +284,29 @@ type Error struct {
 		Code    string `json:"code"`
 		Message string `json:"message"`
 	} `json:"error"`
+}
+
+// CheckedEvidence is the key of a run's checked map under which the runner
+// API stores the runner's EvidenceReport: its counts ("kept", "moved",
+// "dropped", "unchecked") and "dropped_findings" (path, line, title, reason).
+const CheckedEvidence = "evidence"
+
+// EvidenceFromChecked reads the counts of the runner's evidence check back
+// from a run's checked map (JSON numbers decode as float64); ok is false for
+// runs whose runner reported none (reply runs, runners of protocol 1).
+func EvidenceFromChecked(checked map[string]any) (rep EvidenceReport, ok bool) {
+	ev, ok := checked[CheckedEvidence].(map[string]any)
+	if !ok {
+		return rep, false
+	}
+	n := func(k string) int {
+		switch v := ev[k].(type) {
+		case float64:
+			return int(v)
+		case int:
+			return v
+		}
+		return 0
+	}
+	return EvidenceReport{Kept: n("kept"), Moved: n("moved"), Dropped: n("dropped"), Unchecked: n("unchecked")}, true
 }

@@ -150,7 +150,7 @@ func review(diff string) []findings.Finding {
 
 func finding(l addedLine, sev findings.Severity, cat, title, body string, suggestion *string) findings.Finding {
 	return findings.Finding{Path: l.Path, Line: l.Line, Side: "RIGHT", Severity: sev, Category: cat,
-		Title: title, Body: body, Suggestion: suggestion}
+		Title: title, Body: body, Suggestion: suggestion, Evidence: l.Text}
 }
 
 // snippet is a short, title-safe excerpt of a line.

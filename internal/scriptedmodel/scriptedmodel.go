@@ -3,7 +3,9 @@
 // sandbox mode and in end-to-end tests. It speaks the real wire format: it
 // reads the tools it is offered, calls them in a fixed order (Glob and Read
 // the changed files, load a skill, grep for TODOs), and submits findings it
-// derives from simple rules over the added lines of the diff. Its token
+// derives from simple rules over the added lines of the diff, in the rule
+// families the reviewer's CLAUDE.md and skills switch on (families.go),
+// each quoting its line as evidence (one in four slips on purpose). Its token
 // usage is computed from the sizes of what it got and said, so costs are
 // real numbers. With "stream": true it answers the same message as the
 // API's server-sent events.
@@ -385,35 +387,8 @@ func (m *model) next(c *conversation) []outItem {
 	return []outItem{{Type: "text", Text: "Submitting the review."}, c.toolUse(1, submit, res)}
 }
 
-// reviewerRE finds the reviewer's name in Chakshu's system prompt
-// ("You are security, an AI code reviewer …").
-var reviewerRE = regexp.MustCompile(`(?m)^You are ([A-Za-z0-9._-]+), an AI code reviewer`)
-
-// focus keeps the findings a reviewer named like a category would make, so
-// two scripted reviewers of one PR do not report the same findings. Other
-// reviewers keep everything.
-func focus(system string, fs []findings.Finding) []findings.Finding {
-	m := reviewerRE.FindStringSubmatch(system)
-	if m == nil {
-		return fs
-	}
-	name := strings.ToLower(m[1])
-	switch name {
-	case "security", "correctness", "style":
-	default:
-		return fs
-	}
-	out := []findings.Finding{}
-	for _, f := range fs {
-		if f.Category == name {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
 func (m *model) result(c *conversation) findings.Result {
-	fs := focus(c.system, review(between1(c.prompt, "<diff>", "</diff>")))
+	fs := wrongEvidence(focus(c.system, review(between1(c.prompt, "<diff>", "</diff>"))))
 	if m.cfg.Speculative {
 		fs = append(fs, focus(c.system, speculative(c))...)
 	}

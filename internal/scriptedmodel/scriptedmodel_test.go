@@ -3,8 +3,11 @@ package scriptedmodel
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -174,19 +177,128 @@ func TestAPIKey(t *testing.T) {
 	}
 }
 
-func TestFocusByReviewer(t *testing.T) {
-	all := review(diff)
-	cases := map[string]int{
-		"You are security, an AI code reviewer run by Chakshu.":    4,
-		"You are correctness, an AI code reviewer run by Chakshu.": 2,
-		"You are style, an AI code reviewer run by Chakshu.":       3,
-		"You are perf, an AI code reviewer run by Chakshu.":        len(all),
-		"no reviewer named": len(all),
+// system renders a system prompt the way chakshu-action does: the
+// server's part, the reviewer's rules (CLAUDE.md) and its skill list.
+func system(claudeMD string, skills ...string) string {
+	s := "You are security, an AI code reviewer run by Chakshu. Rules: style\n<reviewer_rules>\n" + claudeMD + "\n</reviewer_rules>\n"
+	if len(skills) > 0 {
+		s += "<skills>\n- " + strings.Join(skills, "\n- ") + "\n</skills>\n"
 	}
-	for system, want := range cases {
-		if got := focus(system, all); len(got) != want {
-			t.Errorf("focus(%q) kept %d findings, want %d", system, len(got), want)
+	return s
+}
+
+func TestFocusByRuleFamilies(t *testing.T) {
+	all := review(diff)
+	count := func(cats ...string) int {
+		n := 0
+		for _, f := range all {
+			for _, c := range cats {
+				if f.Category == c {
+					n++
+				}
+			}
 		}
+		return n
+	}
+	cases := []struct {
+		name, system string
+		want         int
+	}{
+		{"no declaration: every family", system("# Security reviewer\nDo not comment on style."), len(all)},
+		{"the reviewer's name alone does not focus", "You are security, an AI code reviewer run by Chakshu.", len(all)},
+		{"one family", system("# Security reviewer\n\nRules: security"), count("security")},
+		{"two families", system("rules: Security, correctness."), count("security", "correctness")},
+		{"a list item", system("- Rules: style"), count("style")},
+		{"declarations add up", system("Rules: security\nRules: style"), count("security", "style")},
+		{"a skill switches its family on", system("Rules: security", "error-handling: Errors in Go. Rules: correctness"), count("security", "correctness")},
+		{"a skill alone", system("# Reviewer", "naming: Names. Rules: style"), count("style")},
+		{"prose naming no family does not count", system("Rules: be kind and brief"), len(all)},
+		{"none", system("Rules: none"), 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := focus(c.system, all); len(got) != c.want {
+				t.Fatalf("focus kept %d findings, want %d", len(got), c.want)
+			}
+		})
+	}
+}
+
+// TestSeededReviewersSwitchTheirFamily reads the sandbox's seeded reviewers'
+// CLAUDE.md and skills: each switches on the family it is named after.
+func TestSeededReviewersSwitchTheirFamily(t *testing.T) {
+	for _, name := range families {
+		dir := "../sandbox/seed/reviewers/" + name
+		md, err := os.ReadFile(dir + "/CLAUDE.md")
+		if err != nil {
+			t.Fatal(err)
+		}
+		skills, _ := filepath.Glob(dir + "/skills/*/SKILL.md")
+		var list []string
+		for _, p := range skills {
+			b, _ := os.ReadFile(p)
+			desc := ""
+			for _, l := range strings.Split(string(b), "\n") {
+				if d, ok := strings.CutPrefix(l, "description: "); ok {
+					desc = d
+				}
+			}
+			list = append(list, filepath.Base(filepath.Dir(p))+": "+desc)
+		}
+		on := enabledFamilies(system(string(md), list...))
+		if d := cmp.Diff(map[string]bool{name: true}, on); d != "" {
+			t.Errorf("%s switches on (-want +got):\n%s", name, d)
+		}
+	}
+}
+
+func TestWrongEvidence(t *testing.T) {
+	fs := review(diff)
+	added := map[string]string{} // path:line → text
+	for _, l := range addedLines(diff) {
+		added[fmt.Sprintf("%s:%d", l.Path, l.Line)] = l.Text
+	}
+	out := wrongEvidence(fs)
+	var miscounts, misquotes int
+	i := 0
+	for _, f := range fs {
+		got := out[i]
+		i++
+		if got.Evidence != f.Evidence || got.Evidence != added[fmt.Sprintf("%s:%d", f.Path, f.Line)] {
+			t.Fatalf("%s: evidence %q is not the line's text", f.Title, got.Evidence)
+		}
+		switch evidenceSlip(f) {
+		case slipMiscount:
+			miscounts++
+			if got.Line != f.Line+miscountLines {
+				t.Errorf("%s: miscount put it on line %d, want %d", f.Title, got.Line, f.Line+miscountLines)
+			}
+		case slipMisquote:
+			misquotes++
+			g := out[i]
+			i++
+			if g.Line != f.Line || !strings.HasPrefix(g.Title, "Same problem again: ") || g.Suggestion != nil || g.ID() == f.ID() {
+				t.Errorf("unfounded sibling of %s: %+v", f.Title, g)
+			}
+			for _, text := range added {
+				if strings.Contains(text, strings.TrimSpace(g.Evidence)) {
+					t.Errorf("the misquote %q is in the diff", g.Evidence)
+				}
+			}
+			if err := g.Validate(); err != nil {
+				t.Errorf("unfounded sibling invalid: %v", err)
+			}
+		default:
+			if got.Line != f.Line {
+				t.Errorf("%s moved to %d", f.Title, got.Line)
+			}
+		}
+	}
+	if i != len(out) {
+		t.Fatalf("%d findings out, %d accounted for", len(out), i)
+	}
+	if miscounts == 0 || misquotes == 0 {
+		t.Fatalf("the test diff exercises %d miscounts and %d misquotes; want both", miscounts, misquotes)
 	}
 }
 

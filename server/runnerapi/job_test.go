@@ -357,6 +357,7 @@ func TestResultRejected(t *testing.T) {
 		}{
 			{"bad severity", `{"result":{"summary":"","checked":{"files":[],"skills":[]},"findings":[{"path":"a.go","line":1,"severity":"critical","title":"x","body":""}]},"stats":{}}`, 422, "severity"},
 			{"unknown field", `{"result":{"summary":"","verdict":"ok"},"stats":{}}`, 422, "not valid"},
+			{"protocol 2 without evidence", `{"result":` + validResult + `,"stats":{},"protocol":2}`, 422, "evidence: required"},
 			{"not json", `{"result":`, 422, "not valid JSON"},
 			{"both", `{"result":{"summary":""},"failure":{"reason":"x"},"stats":{}}`, 422, "either"},
 			{"failure", `{"failure":{"reason":"The agent hit its turn limit.","detail":"token ghp_abcdefghijklmnopqrstuvwxyz0123 leaked"},"stats":{"turns":40}}`, 200, "The agent hit its turn limit."},

@@ -110,6 +110,11 @@ func (a *API) handleResult(w http.ResponseWriter, r *http.Request) {
 		}
 	} else {
 		res, err := findings.ParseResult(rep.Result)
+		if err == nil && rep.Protocol >= 2 {
+			// Runners of protocol 2 quote evidence for every finding;
+			// older runners' findings go on unchecked by quote.
+			err = res.RequireEvidence()
+		}
 		if err != nil {
 			a.invalidResult(w, r, rn, rcpt, err)
 			return
@@ -128,6 +133,9 @@ func (a *API) handleResult(w http.ResponseWriter, r *http.Request) {
 			files = files[:maxFilesRecorded]
 		}
 		checked = map[string]any{"files": storable(files), "skills": storable(res.Checked.Skills), "files_read": storable(rep.Stats.FilesRead)}
+		if ev := evidenceRecord(rep.Evidence); ev != nil {
+			checked[runnerproto.CheckedEvidence] = ev
+		}
 	}
 	message := "The runner reported its result."
 	if s := samplesRecord(rep.Stats.Samples); s != nil && checked != nil {
@@ -207,3 +215,30 @@ func (a *API) failRun(w http.ResponseWriter, r *http.Request, rn *ent.Run, rcpt,
 	a.notify(ctx, notify.TopicFinish)
 	server.WriteError(w, http.StatusUnprocessableEntity, codeInvalid, reason)
 }
+
+// evidenceRecord is the runner's evidence check as stored in the run's
+// checked map (key "evidence"): its counts and the dropped findings (path,
+// line, title, reason; redacted and bounded). The runner is not trusted for
+// it: the publisher checks every finding again.
+func evidenceRecord(ev *runnerproto.EvidenceReport) map[string]any {
+	if ev == nil {
+		return nil
+	}
+	dropped := []any{}
+	for i, d := range ev.DroppedFindings {
+		if i == findings.MaxFindings {
+			break
+		}
+		title, _ := capString(runs.Text(redact.String(d.Title)), findings.MaxTitleBytes)
+		path, _ := capString(runs.Text(d.Path), findings.MaxPathBytes)
+		reason, _ := capString(runs.Text(d.Reason), maxReasonBytes)
+		dropped = append(dropped, map[string]any{"path": path, "line": max(0, d.Line), "title": title, "reason": reason})
+	}
+	return map[string]any{
+		"kept": bounded(ev.Kept), "moved": bounded(ev.Moved), "dropped": bounded(ev.Dropped),
+		"unchecked": bounded(ev.Unchecked), "dropped_findings": dropped,
+	}
+}
+
+// bounded is a count the runner reported, within what a result can hold.
+func bounded(n int) int { return min(max(0, n), findings.MaxFindings) }

@@ -187,7 +187,7 @@ func TestRedactionEverySurface(t *testing.T) {
 		`SELECT failure_reason || ' ' || failure_detail || ' ' || summary FROM runs`,
 		`SELECT message || ' ' || detail FROM run_events`,
 		`SELECT last_error FROM webhook_events`,
-		`SELECT title || ' ' || body || ' ' || suggestion FROM findings`,
+		`SELECT title || ' ' || body || ' ' || suggestion || ' ' || evidence FROM findings`,
 	} {
 		rows, err := c.DB.Query(q)
 		if err != nil {
