@@ -135,12 +135,16 @@ func TestSamplesKeepAgreedFindings(t *testing.T) {
 			// What each pass reports, asked of the model directly; a finding
 			// is kept when at least agree passes report it.
 			votes := map[string]int{}
+			byID := map[string]findings.Finding{}
 			var perPass []int
 			for n := 1; n <= 3; n++ {
 				fs := passFindings(t, model, job, n, 3)
 				perPass = append(perPass, len(fs))
 				for _, id := range idSet(fs) {
 					votes[id]++
+				}
+				for _, f := range fs {
+					byID[f.ID()] = f
 				}
 			}
 			var want []string
@@ -164,8 +168,25 @@ func TestSamplesKeepAgreedFindings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := idSet(res.Findings); !cmp.Equal(got, want) {
-				t.Errorf("kept %v, want %v (votes %v)", got, want, votes)
+			// The evidence check then drops the agreed findings whose quote
+			// is not in the file (the scripted model's unfounded twins).
+			dropped := map[string]bool{}
+			if rep.Evidence != nil {
+				for _, d := range rep.Evidence.DroppedFindings {
+					dropped[d.Path+"\x00"+d.Title] = true
+				}
+			}
+			var wantChecked []string
+			for _, id := range want {
+				if f := byID[id]; !dropped[f.Path+"\x00"+f.Title] {
+					wantChecked = append(wantChecked, id)
+				}
+			}
+			if rep.Evidence == nil || rep.Evidence.Dropped != len(want)-len(wantChecked) {
+				t.Errorf("evidence report %+v, want %d dropped of the agreed findings", rep.Evidence, len(want)-len(wantChecked))
+			}
+			if got := idSet(res.Findings); !cmp.Equal(got, wantChecked) {
+				t.Errorf("kept %v, want %v (votes %v, evidence %+v)", got, wantChecked, votes, rep.Evidence)
 			}
 			wantStats := &runnerproto.SampleStats{Passes: 3, Ran: 3, Agree: agree, PassFindings: perPass,
 				Distinct: len(votes), Kept: len(want), Dropped: len(votes) - len(want)}
@@ -313,7 +334,10 @@ func TestSamplesCompatibility(t *testing.T) {
 			var before struct {
 				Result  json.RawMessage      `json:"result,omitempty"`
 				Failure *runnerproto.Failure `json:"failure,omitempty"`
-				Stats   struct {
+				// Protocol and Evidence came before samples (runner protocol 2).
+				Protocol int                         `json:"protocol,omitempty"`
+				Evidence *runnerproto.EvidenceReport `json:"evidence,omitempty"`
+				Stats    struct {
 					Turns      int      `json:"turns"`
 					ToolCalls  int      `json:"tool_calls"`
 					DurationMS int64    `json:"duration_ms"`

@@ -85,8 +85,8 @@ func TestSpeculativeVariesByPass(t *testing.T) {
 	}
 	plain := Handler()
 	rules := submitted(t, plain, "", "")
-	if len(rules) != 2 {
-		t.Fatalf("the diff has %d rule findings, want 2 (SQL, ignored error): %v", len(rules), ids(rules))
+	if len(rules) != 3 {
+		t.Fatalf("the diff has %d rule findings, want 3 (SQL, ignored error, and the unfounded twin the model slips in): %v", len(rules), ids(rules))
 	}
 	for n := 1; n <= 3; n++ {
 		if got := submitted(t, plain, "", pass(n)); !cmp.Equal(ids(got), ids(rules)) {
@@ -145,8 +145,8 @@ func TestSpeculativeVariesByPass(t *testing.T) {
 	if got := ids(submitted(t, h, "", "")); !cmp.Equal(got, byPass[1]) {
 		t.Errorf("no pass text = %v, want pass 1's %v", got, byPass[1])
 	}
-	// Hunches follow the reviewer's focus like rule findings.
-	for _, f := range submitted(t, h, "You are style, an AI code reviewer run by Chakshu.", pass(1)) {
+	// Hunches follow the rule families the reviewer switches on, like rule findings.
+	for _, f := range submitted(t, h, "You are style, an AI code reviewer run by Chakshu.\n<reviewer_rules>\nRules: style\n</reviewer_rules>", pass(1)) {
 		if f.Category != "style" {
 			t.Errorf("style reviewer got a %s hunch %q", f.Category, f.Title)
 		}
