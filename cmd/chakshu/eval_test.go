@@ -87,7 +87,9 @@ func TestEvalShippedCorpus(t *testing.T) {
 	if rep.Cases != len(c.Cases) || len(rep.Reviewers) != 3 || len(rep.Runs) != 3*len(c.Cases) {
 		t.Fatalf("%d cases, %d reviewers, %d runs", rep.Cases, len(rep.Reviewers), len(rep.Runs))
 	}
-	if rep.Overall.Failed != 0 || rep.Overall.CostPerPR <= 0 || rep.Overall.Dropped != 0 {
+	// The scripted model slips an unfounded twin in beside some findings;
+	// the runner's evidence check drops them before they are scored.
+	if rep.Overall.Failed != 0 || rep.Overall.CostPerPR <= 0 || rep.Overall.Dropped == 0 {
 		t.Fatalf("overall: %+v", rep.Overall)
 	}
 	// The SQL injections and the committed key are the security reviewer's.
