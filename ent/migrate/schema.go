@@ -617,11 +617,11 @@ var (
 				Columns: []*schema.Column{RunsColumns[2]},
 			},
 			{
-				Name:    "run_pr_number_head_sha_kind_repository_runs_reviewer_runs",
+				Name:    "run_active_review",
 				Unique:  true,
 				Columns: []*schema.Column{RunsColumns[10], RunsColumns[13], RunsColumns[3], RunsColumns[75], RunsColumns[76]},
 				Annotation: &entsql.IndexAnnotation{
-					Where: "status IN ('queued','dispatched','running','publishing') AND kind = 'review'",
+					Where: "status IN ('queued','dispatched','running','publishing') AND kind = 'review' AND shadow = false",
 				},
 			},
 			{

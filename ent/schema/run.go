@@ -205,8 +205,12 @@ func (Run) Indexes() []ent.Index {
 		// Live updates (runUpdated) poll for runs changed since a time.
 		index.Fields("updated_at"),
 		// No second review run for the same PR, reviewer and head SHA while one is queued or in flight.
+		// Shadow runs (backtests) are left out: the old and new version of a backtest review one
+		// head side by side, and neither may block (or be blocked by) a real review of that head.
+		// Named: it replaced one without the shadow condition (store.Current.Schema 3 drops that one).
 		index.Fields("pr_number", "head_sha", "kind").Edges("repository", "reviewer").Unique().
-			Annotations(entsql.IndexWhere("status IN ('queued','dispatched','running','publishing') AND kind = 'review'")),
+			StorageKey("run_active_review").
+			Annotations(entsql.IndexWhere("status IN ('queued','dispatched','running','publishing') AND kind = 'review' AND shadow = false")),
 		// One reply run per reply comment.
 		index.Fields("reply_to_comment_id").Unique(),
 	}

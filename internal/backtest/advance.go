@@ -119,8 +119,6 @@ func (l *Loop) advance(ctx context.Context, bt *ent.Backtest) error {
 				stopped, p.skipped = true, skipCap // stop queueing: later pull requests are not started either
 				continue
 			}
-			// Not queued when another run of the pull request, reviewer and
-			// head is queued or in flight: tried again at the next look.
 			if _, err := l.queue(ctx, bt, rv, p, run.BacktestSideOld); err != nil {
 				return err
 			}
@@ -158,8 +156,8 @@ func (l *Loop) advance(ctx context.Context, bt *ent.Backtest) error {
 
 // queue queues one side of a planned pull request as a shadow run: the
 // reviewed run's repository, pull request, head and base, with that side's
-// snapshot of the reviewer. It reports false when a run of the same pull
-// request, reviewer and head is already queued or in flight.
+// snapshot of the reviewer. Shadow runs are outside the one-active-review
+// index (run_active_review), so a real review of that head never blocks it.
 func (l *Loop) queue(ctx context.Context, bt *ent.Backtest, rv *ent.Reviewer, p *progress, side run.BacktestSide) (bool, error) {
 	snap := bt.OldSnapshot
 	if side == run.BacktestSideNew {

@@ -68,7 +68,12 @@ type Release struct {
 }
 
 // Current is this binary's release.
-var Current = Release{Schema: 2, MinCompatible: 1, Rollup: rollupVersion}
+//
+// Schema 3 (this wave): findings' evidence and outcome, shadow runs and
+// backtests, and the active-review index that leaves shadow runs out. Schema
+// 2 still runs beside it: its runs are never shadow, so the new index keeps
+// its one-active-review rule.
+var Current = Release{Schema: 3, MinCompatible: 2, Rollup: rollupVersion}
 
 // MigrateReport says what a migration did.
 type MigrateReport struct {
@@ -193,6 +198,9 @@ func (db *DB) MigrateAs(ctx context.Context, rel Release) (MigrateReport, error)
 			return rep, err
 		}
 		if err := db.migrateRetention(ctx); err != nil {
+			return rep, err
+		}
+		if err := db.dropReplacedIndexes(ctx); err != nil {
 			return rep, err
 		}
 		rep.SchemaChanged = true
@@ -379,4 +387,23 @@ func constantDefaults(next schema.Differ) schema.Differ {
 		}
 		return changes, nil
 	})
+}
+
+// replacedIndexes are indexes an ent index under another name replaced. The
+// additive migration never drops an index (an older binary beside this one
+// may rely on it), so the one that must go is dropped here by name, after
+// its replacement exists.
+var replacedIndexes = []string{
+	// Schema 3: run_active_review leaves shadow runs out; this one blocked a
+	// backtest's old and new version of a head, and a real review beside them.
+	"run_pr_number_head_sha_kind_repository_runs_reviewer_runs",
+}
+
+func (db *DB) dropReplacedIndexes(ctx context.Context) error {
+	for _, name := range replacedIndexes {
+		if _, err := db.SQL.ExecContext(ctx, "DROP INDEX IF EXISTS "+name); err != nil {
+			return fmt.Errorf("migrate: drop replaced index %s: %w", name, err)
+		}
+	}
+	return nil
 }

@@ -184,10 +184,14 @@ func TestUpgradeFromRelease1(t *testing.T) {
 				t.Fatalf("triggers %v, want release 1's %v", got, before)
 			}
 			// A new column with its own index is added in place and indexed.
-			for _, ix := range []string{"run_backtest_id", "finding_outcome"} {
+			for _, ix := range []string{"run_backtest_id", "finding_outcome", "run_active_review"} {
 				if !indexExists(t, db, ix) {
 					t.Fatalf("index %s missing after the upgrade", ix)
 				}
+			}
+			// The active-review index it replaced is gone.
+			if indexExists(t, db, "run_pr_number_head_sha_kind_repository_runs_reviewer_runs") {
+				t.Fatal("the replaced active-review index is still there")
 			}
 			dropSentinel(t, db)
 			checkRollupExact(t, db)
