@@ -24,8 +24,8 @@ import (
 type evalOptions struct {
 	corpus, reviewersDir, provider, judgeModel, workDir, minProfile string
 	names                                                           listFlag
-	judge, asJSON, verbose                                          bool
-	window                                                          int
+	judge, asJSON, verbose, hunches                                 bool
+	window, samples, agree                                          int
 	minF1                                                           float64
 }
 
@@ -63,6 +63,9 @@ func evalCommand() command {
 			fs.StringVar(&o.minProfile, "min-f1-profile", "core", "the profile --min-f1 checks: strict, core or all")
 			fs.StringVar(&o.workDir, "work-dir", "", "keep the cases' repositories and the run database in a new folder under this one (default: a temporary directory, removed)")
 			fs.BoolVar(&o.verbose, "verbose", false, "print progress and the agents' logs to stderr")
+			fs.IntVar(&o.samples, "samples", 0, "run every reviewer with this many agent passes (reviewer.yaml samples); 0: each reviewer's own")
+			fs.IntVar(&o.agree, "agree", 0, "keep findings at least this many passes report (reviewer.yaml agree); 0: each reviewer's own, or 1 with --samples")
+			fs.BoolVar(&o.hunches, "hunches", false, "sandbox only: the scripted model also reports low-confidence findings that vary between passes, as a real model's doubts do (shows what --samples and --agree remove)")
 		},
 		run: func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			if len(args) > 0 {
@@ -78,6 +81,14 @@ func evalCmd(ctx context.Context, o *evalOptions, stdout, stderr io.Writer) erro
 		fmt.Fprintln(stderr, "chakshu eval: --corpus DIR is required")
 		return errUsage
 	}
+	if o.samples < 0 || o.samples > reviewers.MaxSamples || o.agree < 0 || (o.agree > 0 && o.agree > max(o.samples, 1)) {
+		fmt.Fprintf(stderr, "chakshu eval: want 0 ≤ --agree ≤ --samples ≤ %d (got --samples %d --agree %d)\n", reviewers.MaxSamples, o.samples, o.agree)
+		return errUsage
+	}
+	if o.hunches && o.provider != "sandbox" {
+		fmt.Fprintln(stderr, "chakshu eval: --hunches is for --provider sandbox (the scripted model)")
+		return errUsage
+	}
 	if !slices.ContainsFunc(eval.Profiles, func(p eval.Profile) bool { return p.Name == o.minProfile }) {
 		fmt.Fprintf(stderr, "chakshu eval: --min-f1-profile %q is not strict, core or all\n", o.minProfile)
 		return errUsage
@@ -91,7 +102,7 @@ func evalCmd(ctx context.Context, o *evalOptions, stdout, stderr io.Writer) erro
 		cfg.Log = stderr
 	}
 	if o.provider == "sandbox" {
-		url, stop, err := eval.SandboxModel(scriptedmodel.Config{})
+		url, stop, err := eval.SandboxModel(scriptedmodel.Config{Speculative: o.hunches})
 		if err != nil {
 			return err
 		}
@@ -179,6 +190,15 @@ func loadEvalReviewers(o *evalOptions, src *models.Source) ([]reviewers.Local, e
 	}
 	if err != nil {
 		return nil, err
+	}
+	if o.samples > 0 {
+		for i := range all {
+			all[i].Config.Samples, all[i].Config.Agree = o.samples, max(o.agree, 1)
+		}
+	} else if o.agree > 0 {
+		for i := range all {
+			all[i].Config.Agree = min(o.agree, all[i].Config.Samples)
+		}
 	}
 	if len(o.names) == 0 {
 		return all, nil

@@ -286,3 +286,33 @@ func TestEvalConfiguredProvider(t *testing.T) {
 		t.Fatalf("with a key the provider refuses: %v\n%s", err, stdout.String())
 	}
 }
+
+// With the scripted model's doubts switched on (--hunches), three passes that
+// must agree twice (--samples 3 --agree 2) keep every planted bug the single
+// pass found and remove false positives, at a higher cost: the precision
+// knob's effect, measured on the shipped corpus.
+func TestEvalShowsSamplesEffect(t *testing.T) {
+	one := runEval(t, "--corpus", evalCorpus, "--hunches")
+	three := runEval(t, "--corpus", evalCorpus, "--hunches", "--samples", "3", "--agree", "2")
+	o, a := profile(one.Overall, "all"), profile(three.Overall, "all")
+	if o.FP == 0 {
+		t.Fatalf("one pass with hunches has no false positive: %+v", o)
+	}
+	if a.FP >= o.FP || a.TP < o.TP || a.Precision <= o.Precision {
+		t.Fatalf("samples 3 / agree 2 %+v, one pass %+v: want fewer false positives, every true one kept", a, o)
+	}
+	if three.Overall.CostPerPR <= one.Overall.CostPerPR {
+		t.Fatalf("three passes cost $%.4f per PR, one pass $%.4f", three.Overall.CostPerPR, one.Overall.CostPerPR)
+	}
+	// Each run reports what the vote (and the evidence check) dropped.
+	if three.Overall.Dropped <= one.Overall.Dropped {
+		t.Fatalf("dropped %d with agreement, %d without", three.Overall.Dropped, one.Overall.Dropped)
+	}
+	var stderr syncbuf.Buffer
+	for _, args := range [][]string{{"--samples", "2", "--agree", "3"}, {"--samples", "9"}, {"--hunches", "--provider", "anthropic"}} {
+		err := run(context.Background(), append([]string{"eval", "--corpus", evalCorpus}, args...), &syncbuf.Buffer{}, &stderr)
+		if !errors.Is(err, errUsage) {
+			t.Errorf("eval %v: err %v, want a usage error", args, err)
+		}
+	}
+}

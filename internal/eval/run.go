@@ -465,7 +465,7 @@ func (w *world) review(ctx context.Context, k *Case, pr *prRepo, rv reviewers.Lo
 		PR: runnerproto.PR{Number: k.Number, Title: k.Title, URL: k.URL, HeadSHA: pr.head, BaseSHA: pr.base,
 			HeadRef: "eval/head", BaseRef: "main"},
 		Diff: pr.diff, Files: pr.files, ClaudeMD: rv.ClaudeMD, Skills: rv.Skills, Model: rc.Model,
-		MaxCostUSD: rc.MaxCostUSD, MaxTurns: rc.MaxTurns, RunToken: tok}
+		MaxCostUSD: rc.MaxCostUSD, MaxTurns: rc.MaxTurns, RunToken: tok, Samples: rc.Samples, Agree: rc.Agree}
 	if cat, _ := w.cfg.Models.Catalog(); cat != nil {
 		if e, err := cat.Lookup(job.Model); err == nil {
 			forced := e.ForcedToolChoice
