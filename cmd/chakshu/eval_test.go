@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/chakshu-dev/chakshu/internal/eval"
+	"github.com/chakshu-dev/chakshu/internal/sandbox"
 	"github.com/chakshu-dev/chakshu/internal/scriptedmodel"
 	"github.com/chakshu-dev/chakshu/internal/syncbuf"
 )
@@ -314,5 +315,33 @@ func TestEvalShowsSamplesEffect(t *testing.T) {
 		if !errors.Is(err, errUsage) {
 			t.Errorf("eval %v: err %v, want a usage error", args, err)
 		}
+	}
+}
+
+// Editing a reviewer changes its eval figures: the style reviewer whose
+// CLAUDE.md also switches the security rules on finds the planted injections
+// too (the scripted model follows the reviewer's `Rules:` line).
+func TestEvalFollowsAnEditedReviewer(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, sandbox.ReviewersFS()); err != nil {
+		t.Fatal(err)
+	}
+	before := runEval(t, "--corpus", evalCorpus, "--reviewers", dir, "--reviewer", "style")
+	md := filepath.Join(dir, "style", "CLAUDE.md")
+	b, err := os.ReadFile(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(b), "Rules: style", "Rules: style, security", 1)
+	if edited == string(b) {
+		t.Fatal("the style reviewer's CLAUDE.md has no `Rules: style` line to edit")
+	}
+	if err := os.WriteFile(md, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	after := runEval(t, "--corpus", evalCorpus, "--reviewers", dir, "--reviewer", "style")
+	b4, af := profile(before.Overall, "all"), profile(after.Overall, "all")
+	if af.TP <= b4.TP || af.Recall <= b4.Recall {
+		t.Fatalf("style with security rules %+v, before %+v: want more planted bugs found", af, b4)
 	}
 }
