@@ -18,7 +18,9 @@ const (
 	// FaultSecondaryRateLimit answers 403 with the secondary rate limit
 	// message and Retry-After, as GitHub does.
 	FaultSecondaryRateLimit
-	// FaultPrimaryRateLimit answers 403 with X-RateLimit-Remaining: 0 and a reset time.
+	// FaultPrimaryRateLimit answers 403 with X-RateLimit-Remaining: 0 and a
+	// reset time (RetryAfter seconds away); on "POST /graphql", GitHub's
+	// GraphQL answer instead: 200 with a RATE_LIMITED error (API.md).
 	FaultPrimaryRateLimit
 	// FaultLatency delays the request by Latency, then serves it.
 	FaultLatency
@@ -151,6 +153,10 @@ func (s *Sim) applyFault(w http.ResponseWriter, r *http.Request, key string) boo
 		writeJSON(w, http.StatusForbidden, obj{"message": "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID SIM.",
 			"documentation_url": "https://docs.github.com/free-pro-team@latest/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits", "status": "403"})
 	case FaultPrimaryRateLimit:
+		if key == graphQLKey {
+			s.graphQLPrimaryAnswer(w, s.installationOf(r), 5000, 5000, time.Now().Add(time.Duration(retry)*time.Second))
+			return true
+		}
 		w.Header().Set("X-RateLimit-Limit", "5000")
 		w.Header().Set("X-RateLimit-Remaining", "0")
 		w.Header().Set("X-RateLimit-Used", "5000")

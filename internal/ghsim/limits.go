@@ -17,6 +17,14 @@ type Limits struct {
 	// carries x-ratelimit-limit, -remaining, -used, -reset and -resource;
 	// past it GitHub answers 403 with x-ratelimit-remaining 0. 0: none.
 	Primary int
+	// GraphQLPrimary is the points an installation may spend on the GraphQL
+	// API per Hour, a quota of its own (GitHub: 5,000 points per hour for an
+	// installation, more for large ones, up to 12,500). Every query costs 1
+	// point, GitHub's minimum (Chakshu's queries are small: no connection
+	// asks for more than 100 nodes). Every GraphQL answer carries the
+	// x-ratelimit headers with resource graphql; past the quota the answer
+	// is 200 with a RATE_LIMITED error and x-ratelimit-remaining 0. 0: none.
+	GraphQLPrimary int
 	// ContentPerMinute and ContentPerHour cap content-creating requests per
 	// installation (GitHub: "in general, no more than 80 content-generating
 	// requests per minute and no more than 500 per hour"); past them the
@@ -55,6 +63,7 @@ type limiter struct {
 	mu       sync.Mutex
 	inflight int
 	quota    map[int64]*quota
+	gqlQuota map[int64]*quota
 	content  map[int64][]time.Time // content-creating requests kept for an Hour
 	refused  Refusals
 }
@@ -68,7 +77,7 @@ func newLimiter(l *Limits) *limiter {
 	if l == nil {
 		return nil
 	}
-	lm := &limiter{Limits: *l, quota: map[int64]*quota{}, content: map[int64][]time.Time{}}
+	lm := &limiter{Limits: *l, quota: map[int64]*quota{}, gqlQuota: map[int64]*quota{}, content: map[int64][]time.Time{}}
 	if lm.Minute <= 0 {
 		lm.Minute = time.Minute
 	}
@@ -178,6 +187,71 @@ func (s *Sim) admit(w http.ResponseWriter, r *http.Request, key string) (func(),
 		lm.inflight--
 		lm.mu.Unlock()
 	}, true
+}
+
+// graphQLKey is the Calls() and Fault.Match key of every GraphQL request.
+const graphQLKey = "POST /graphql"
+
+// admitGraphQL applies the realistic limits to one GraphQL request: the
+// concurrency cap REST and GraphQL share, and the installation's GraphQL
+// points. It returns a release func, and false when it answered the request.
+func (s *Sim) admitGraphQL(w http.ResponseWriter, r *http.Request) (func(), bool) {
+	lm := s.limits
+	if lm == nil {
+		return func() {}, true
+	}
+	inst := s.installationOf(r)
+	now := s.opts.Now()
+	lm.mu.Lock()
+	if lm.MaxConcurrent > 0 && lm.inflight >= lm.MaxConcurrent {
+		lm.refused.Secondary++
+		lm.refused.Concurrent++
+		lm.mu.Unlock()
+		s.secondaryAnswer(w)
+		return nil, false
+	}
+	if inst != 0 && lm.GraphQLPrimary > 0 {
+		q := lm.gqlQuota[inst]
+		if q == nil || !now.Before(q.reset) {
+			q = &quota{reset: now.Add(lm.Hour)}
+			lm.gqlQuota[inst] = q
+		}
+		if q.used >= lm.GraphQLPrimary {
+			lm.refused.Primary++
+			used, reset := q.used, q.reset
+			lm.mu.Unlock()
+			s.graphQLPrimaryAnswer(w, inst, lm.GraphQLPrimary, used, reset)
+			return nil, false
+		}
+		q.used++
+		h := w.Header()
+		h.Set("X-RateLimit-Limit", strconv.Itoa(lm.GraphQLPrimary))
+		h.Set("X-RateLimit-Remaining", strconv.Itoa(lm.GraphQLPrimary-q.used))
+		h.Set("X-RateLimit-Used", strconv.Itoa(q.used))
+		h.Set("X-RateLimit-Reset", strconv.FormatInt(ceilUnix(q.reset), 10))
+		h.Set("X-RateLimit-Resource", "graphql")
+	}
+	lm.inflight++
+	lm.mu.Unlock()
+	return func() {
+		lm.mu.Lock()
+		lm.inflight--
+		lm.mu.Unlock()
+	}, true
+}
+
+// graphQLPrimaryAnswer is GitHub's answer to a GraphQL request past the
+// installation's points (API.md, GraphQL rate limits): 200, the error in
+// the body, x-ratelimit-remaining 0 and the reset.
+func (s *Sim) graphQLPrimaryAnswer(w http.ResponseWriter, inst int64, limit, used int, reset time.Time) {
+	h := w.Header()
+	h.Set("X-RateLimit-Limit", strconv.Itoa(limit))
+	h.Set("X-RateLimit-Remaining", "0")
+	h.Set("X-RateLimit-Used", strconv.Itoa(used))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(ceilUnix(reset), 10))
+	h.Set("X-RateLimit-Resource", "graphql")
+	writeJSON(w, http.StatusOK, obj{"errors": []any{obj{"type": "RATE_LIMITED", "code": "graphql_rate_limit",
+		"message": "API rate limit exceeded for installation ID " + strconv.FormatInt(inst, 10) + "."}}})
 }
 
 func ceilUnix(t time.Time) int64 {

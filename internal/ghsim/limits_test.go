@@ -167,3 +167,47 @@ func TestRealisticConcurrencyCap(t *testing.T) {
 		t.Fatal("a request after the first ended was refused")
 	}
 }
+
+// GraphQL has its own quota, answered GitHub's GraphQL way: the headers with
+// resource graphql on every answer, and past the quota 200 with a
+// RATE_LIMITED error and remaining 0 (not REST's 403); REST's quota is
+// untouched by it.
+func TestRealisticGraphQLPrimaryQuota(t *testing.T) {
+	w := newLimitsWorld(t, ghsim.Limits{Primary: 5, GraphQLPrimary: 2})
+	gql := func(tok string) (*http.Response, string) {
+		t.Helper()
+		req, _ := http.NewRequest("POST", w.sim.GraphQLURL(), strings.NewReader(`{"query":"query { repository(owner: \"acme\", name: \"widget\") { name } }"}`))
+		req.Header.Set("Authorization", "bearer "+tok)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp, string(b)
+	}
+	for i, want := range []string{"1", "0"} {
+		resp, body := gql(w.tok)
+		h := resp.Header
+		if resp.StatusCode != 200 || strings.Contains(body, `"errors"`) || h.Get("X-RateLimit-Limit") != "2" ||
+			h.Get("X-RateLimit-Remaining") != want || h.Get("X-RateLimit-Resource") != "graphql" || h.Get("X-RateLimit-Reset") == "" {
+			t.Fatalf("query %d: %d %v %s", i+1, resp.StatusCode, h, body)
+		}
+	}
+	resp, body := gql(w.tok)
+	if resp.StatusCode != 200 || resp.Header.Get("X-RateLimit-Remaining") != "0" || resp.Header.Get("X-RateLimit-Resource") != "graphql" ||
+		!strings.Contains(body, `"type":"RATE_LIMITED"`) || !strings.Contains(body, "API rate limit exceeded for installation ID") {
+		t.Fatalf("query 3: %d %v %s", resp.StatusCode, resp.Header, body)
+	}
+	if resp, _ := w.do(t, w.tok, "GET", "repos/acme/widget", ""); resp.StatusCode != 200 || resp.Header.Get("X-RateLimit-Remaining") != "4" {
+		t.Fatalf("REST after GraphQL's quota: %d remaining %s", resp.StatusCode, resp.Header.Get("X-RateLimit-Remaining"))
+	}
+	if resp, body := gql(w.other); resp.StatusCode != 200 || strings.Contains(body, "RATE_LIMITED") || resp.Header.Get("X-RateLimit-Remaining") != "1" {
+		t.Fatalf("another installation's GraphQL: %d %s", resp.StatusCode, body)
+	}
+	w.add(time.Hour)
+	if resp, body := gql(w.tok); resp.StatusCode != 200 || strings.Contains(body, `"errors"`) {
+		t.Fatalf("after the reset: %d %s", resp.StatusCode, body)
+	}
+}
