@@ -153,14 +153,15 @@ func (s *Sim) applyFault(w http.ResponseWriter, r *http.Request, key string) boo
 		writeJSON(w, http.StatusForbidden, obj{"message": "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID SIM.",
 			"documentation_url": "https://docs.github.com/free-pro-team@latest/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits", "status": "403"})
 	case FaultPrimaryRateLimit:
-		if key == graphQLKey {
-			s.graphQLPrimaryAnswer(w, s.installationOf(r), 5000, 5000, time.Now().Add(time.Duration(retry)*time.Second))
-			return true
-		}
 		w.Header().Set("X-RateLimit-Limit", "5000")
 		w.Header().Set("X-RateLimit-Remaining", "0")
 		w.Header().Set("X-RateLimit-Used", "5000")
 		w.Header().Set("X-RateLimit-Reset", strconv.FormatInt(time.Now().Add(time.Duration(retry)*time.Second).Unix(), 10))
+		if key == graphQLKey {
+			w.Header().Set("X-RateLimit-Resource", "graphql")
+			s.graphQLPrimaryAnswer(w, s.installationOf(r))
+			return true
+		}
 		writeJSON(w, http.StatusForbidden, obj{"message": "API rate limit exceeded for installation ID 1.", "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api", "status": "403"})
 	default:
 		st := fired.Status

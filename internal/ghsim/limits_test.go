@@ -46,7 +46,13 @@ func newLimitsWorld(t *testing.T, l ghsim.Limits) *limitsWorld {
 
 func (w *limitsWorld) do(t *testing.T, tok, method, path, body string) (*http.Response, string) {
 	t.Helper()
-	req, _ := http.NewRequest(method, w.sim.URL()+path, strings.NewReader(body))
+	return send(t, tok, method, w.sim.URL()+path, body)
+}
+
+// send makes one request with an installation token and reads the answer.
+func send(t *testing.T, tok, method, url, body string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
 	req.Header.Set("Authorization", "token "+tok)
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
@@ -176,16 +182,7 @@ func TestRealisticGraphQLPrimaryQuota(t *testing.T) {
 	w := newLimitsWorld(t, ghsim.Limits{Primary: 5, GraphQLPrimary: 2})
 	gql := func(tok string) (*http.Response, string) {
 		t.Helper()
-		req, _ := http.NewRequest("POST", w.sim.GraphQLURL(), strings.NewReader(`{"query":"query { repository(owner: \"acme\", name: \"widget\") { name } }"}`))
-		req.Header.Set("Authorization", "bearer "+tok)
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		return resp, string(b)
+		return send(t, tok, "POST", w.sim.GraphQLURL(), `{"query":"query { repository(owner: \"acme\", name: \"widget\") { name } }"}`)
 	}
 	for i, want := range []string{"1", "0"} {
 		resp, body := gql(w.tok)

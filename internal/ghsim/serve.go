@@ -46,7 +46,7 @@ func (s *Sim) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		if s.applyFault(w, r, graphQLKey) {
 			return
 		}
-		release, ok := s.admitGraphQL(w, r)
+		release, ok := s.admit(w, r, graphQLKey)
 		if !ok {
 			return
 		}

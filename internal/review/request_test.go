@@ -26,30 +26,8 @@ import (
 func TestRequest(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		s := ghsim.NewForTest(t)
-		appID, key := s.CreateApp("chakshu")
-		s.CreateOrg("acme")
-		s.CreateRepo("acme", "widget", map[string]string{"main.go": "package main\n", ".github/chakshu.yml": "reviewers: [style]\n"})
-		s.SetPermission("acme/widget", "wanda", "write")
-		s.SetPermission("acme/widget", "reed", "read")
-		s.CreateBranch("acme/widget", "feature", "main")
-		s.Commit("acme/widget", "feature", map[string]string{"a.go": "package main\n"}, "change")
-		n := s.OpenPR("acme/widget", "feature", "main", "Change a.go", "", "wanda", false)
-		instID := s.Install(appID, "acme", nil, nil)
-		apps, err := gh.New(gh.Config{AppID: appID, PrivateKey: key, BaseURL: s.URL(), GraphQLURL: s.GraphQLURL()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		in, err := apps.Installation(instID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		inst := db.Installation.Create().SetGithubID(instID).SetAccountLogin("acme").SaveX(ctx)
-		repo := db.Repository.Create().SetGithubID(1).SetOwner("acme").SetName("widget").SetFullName("acme/widget").
-			SetDefaultBranch("main").SetInstallation(inst).SaveX(ctx)
-		for _, name := range []string{"security", "style"} {
-			db.Reviewer.Create().SetName(name).SetInstallation(inst).SetConfig(reviewers.Defaults().ToMap()).SaveX(ctx)
-		}
+		w := newRequestWorld(t, db, map[string]string{".github/chakshu.yml": "reviewers: [style]\n"}, "security", "style")
+		s, in, inst, repo, n := w.sim, w.gh, w.inst, w.repo, w.pr
 		rq := &Requests{DB: db, Access: NewAccess(nil)}
 		ask := func(login string, names ...string) (Outcome, error) {
 			return rq.Request(ctx, Request{Repo: repo, Inst: inst, GitHub: in.REST, Login: login, Number: n,
@@ -57,7 +35,7 @@ func TestRequest(t *testing.T) {
 		}
 		const contents = "GET /repos/{owner}/{repo}/contents/{path}"
 
-		_, err = ask("wanda", "security", "bogus")
+		_, err := ask("wanda", "security", "bogus")
 		if !fault.Is(err, fault.Invalid) || fault.Public(err, "") != "unknown reviewers: bogus" {
 			t.Errorf("unknown name: %v", err)
 		}
@@ -104,29 +82,8 @@ func TestRequest(t *testing.T) {
 func TestRequestAuditedWithTheQueue(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		s := ghsim.NewForTest(t)
-		appID, key := s.CreateApp("chakshu")
-		s.CreateOrg("acme")
-		s.CreateRepo("acme", "widget", map[string]string{"main.go": "package main\n"})
-		s.SetPermission("acme/widget", "wanda", "write")
-		s.CreateBranch("acme/widget", "feature", "main")
-		s.Commit("acme/widget", "feature", map[string]string{"a.go": "package main\n"}, "change")
-		n := s.OpenPR("acme/widget", "feature", "main", "Change a.go", "", "wanda", false)
-		instID := s.Install(appID, "acme", nil, nil)
-		apps, err := gh.New(gh.Config{AppID: appID, PrivateKey: key, BaseURL: s.URL(), GraphQLURL: s.GraphQLURL()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		in, err := apps.Installation(instID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		inst := db.Installation.Create().SetGithubID(instID).SetAccountLogin("acme").SaveX(ctx)
-		repo := db.Repository.Create().SetGithubID(1).SetOwner("acme").SetName("widget").SetFullName("acme/widget").
-			SetDefaultBranch("main").SetInstallation(inst).SaveX(ctx)
-		for _, name := range []string{"perf", "security", "style"} {
-			db.Reviewer.Create().SetName(name).SetInstallation(inst).SetConfig(reviewers.Defaults().ToMap()).SaveX(ctx)
-		}
+		w := newRequestWorld(t, db, nil, "perf", "security", "style")
+		in, inst, repo, n := w.gh, w.inst, w.repo, w.pr
 		// Writes that fail on demand: a database refusing the timeline of
 		// the second run queued, or the audit entry.
 		var failTimeline, failAudit bool
@@ -201,4 +158,48 @@ func TestRequestAuditedWithTheQueue(t *testing.T) {
 			t.Fatalf("%d runs, want 2", c)
 		}
 	})
+}
+
+// requestWorld is an installation on acme/widget (main.go and files) with an
+// open PR by wanda (write access; reed has read), and enabled reviewers.
+type requestWorld struct {
+	sim  *ghsim.Sim
+	gh   *gh.Installation
+	inst *ent.Installation
+	repo *ent.Repository
+	pr   int
+}
+
+func newRequestWorld(t *testing.T, db *store.DB, files map[string]string, reviewerNames ...string) requestWorld {
+	t.Helper()
+	ctx := context.Background()
+	s := ghsim.NewForTest(t)
+	appID, key := s.CreateApp("chakshu")
+	s.CreateOrg("acme")
+	all := map[string]string{"main.go": "package main\n"}
+	for k, v := range files {
+		all[k] = v
+	}
+	s.CreateRepo("acme", "widget", all)
+	s.SetPermission("acme/widget", "wanda", "write")
+	s.SetPermission("acme/widget", "reed", "read")
+	s.CreateBranch("acme/widget", "feature", "main")
+	s.Commit("acme/widget", "feature", map[string]string{"a.go": "package main\n"}, "change")
+	n := s.OpenPR("acme/widget", "feature", "main", "Change a.go", "", "wanda", false)
+	instID := s.Install(appID, "acme", nil, nil)
+	apps, err := gh.New(gh.Config{AppID: appID, PrivateKey: key, BaseURL: s.URL(), GraphQLURL: s.GraphQLURL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := apps.Installation(instID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst := db.Installation.Create().SetGithubID(instID).SetAccountLogin("acme").SaveX(ctx)
+	repo := db.Repository.Create().SetGithubID(1).SetOwner("acme").SetName("widget").SetFullName("acme/widget").
+		SetDefaultBranch("main").SetInstallation(inst).SaveX(ctx)
+	for _, name := range reviewerNames {
+		db.Reviewer.Create().SetName(name).SetInstallation(inst).SetConfig(reviewers.Defaults().ToMap()).SaveX(ctx)
+	}
+	return requestWorld{sim: s, gh: in, inst: inst, repo: repo, pr: n}
 }

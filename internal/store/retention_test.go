@@ -186,42 +186,13 @@ func TestPruneRunsOnlyUnderOwnTriggers(t *testing.T) {
 // sequential scans disabled.
 func TestPruneWritesFindRowsByID(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
-		conn, err := db.SQL.Conn(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
-		explain := "EXPLAIN QUERY PLAN "
-		if db.Postgres() {
-			if _, err := conn.ExecContext(ctx, "SET enable_seqscan = off"); err != nil {
-				t.Fatal(err)
-			}
-			explain = "EXPLAIN "
-		}
+		conn := storetest.PlanConn(t, db)
 		writes := store.PruneWrites(db, time.Now())
 		if len(writes) < 9 {
 			t.Fatalf("%d prune statements, want every kind's", len(writes))
 		}
 		for _, w := range writes {
-			rows, err := conn.QueryContext(ctx, explain+w.SQL, w.Args...)
-			if err != nil {
-				t.Fatalf("%s: %v", w.SQL, err)
-			}
-			cols, _ := rows.Columns()
-			var plan []string
-			for rows.Next() {
-				vals := make([]any, len(cols))
-				ptrs := make([]any, len(cols))
-				for i := range vals {
-					ptrs[i] = &vals[i]
-				}
-				if err := rows.Scan(ptrs...); err != nil {
-					t.Fatal(err)
-				}
-				plan = append(plan, strings.TrimLeft(strings.TrimSpace(fmt.Sprint(vals[len(vals)-1])), "-> "))
-			}
-			rows.Close()
+			plan := storetest.Plan(t, db, conn, w.SQL, w.Args...)
 			reached := false
 			for _, line := range plan {
 				if db.Postgres() {
