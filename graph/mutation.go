@@ -149,16 +149,31 @@ func (h *api) syncReviewers(ctx context.Context, installationID *int) (bool, err
 	} else if err := requireAdminOf(ctx, *installationID); err != nil {
 		return false, err
 	}
+	v, err := viewer(ctx)
+	if err != nil {
+		return false, err
+	}
 	c := h.clientFrom(ctx)
 	u := c.Installation.Update().Where(installation.Suspended(false)).SetSyncRequestedAt(time.Now())
+	entry := audit.Entry{Actor: v.User.Login, Action: audit.ReviewersSync, Target: "every installation"}
 	if installationID != nil {
-		if _, err := c.Installation.Get(ctx, *installationID); err != nil {
+		in, err := c.Installation.Get(ctx, *installationID)
+		if err != nil {
 			return false, err
 		}
 		u.Where(installation.ID(*installationID))
+		entry.InstallationID, entry.Target = in.ID, "installation "+in.AccountLogin
+		entry.Detail = "reviewers repository " + reviewers.ReviewersRepo(in)
 	}
-	if _, err := u.Save(ctx); err != nil {
+	n, err := u.Save(ctx)
+	if err != nil {
 		return false, fmt.Errorf("request reviewer sync: %w", err)
+	}
+	if installationID == nil {
+		entry.Detail = fmt.Sprintf("%d installations", n)
+	}
+	if err := audit.Record(ctx, c, entry); err != nil { // in the request's transaction
+		return false, err
 	}
 	h.notifyAfterCommit(ctx, notify.TopicSync)
 	return true, nil
@@ -244,6 +259,9 @@ func (h *api) createLearning(ctx context.Context, in model.CreateLearningInput) 
 		return nil, err
 	}
 	if !created && !l.Enabled { // adding a disabled learning again turns it back on
+		if err := h.auditLearning(ctx, c, v.User.Login, l.ID, true, "added again"); err != nil {
+			return nil, err
+		}
 		return c.ReviewLearning.UpdateOne(l).SetEnabled(true).Save(ctx)
 	}
 	return l, nil
@@ -269,7 +287,40 @@ func (h *api) setLearningEnabled(ctx context.Context, id int, enabled bool) (*en
 			return nil, err
 		}
 	}
+	detail := "was enabled"
+	if !l.Enabled {
+		detail = "was disabled"
+	}
+	if err := h.auditLearning(ctx, c, v.User.Login, l.ID, enabled, detail); err != nil {
+		return nil, err
+	}
 	return c.ReviewLearning.UpdateOne(l).SetEnabled(enabled).Save(ctx)
+}
+
+// auditLearning records learning id turned on or off in c's transaction:
+// the target names it and where it applies, the detail quotes its directive.
+func (h *api) auditLearning(ctx context.Context, c *ent.Client, actor string, id int, enabled bool, detail string) error {
+	l, err := c.ReviewLearning.Query().Where(reviewlearning.ID(id)).WithRepository().WithInstallation().Only(allowAllCtx(ctx))
+	if err != nil {
+		return fmt.Errorf("learning %d: %w", id, err)
+	}
+	where := "installation " + l.Edges.Installation.AccountLogin
+	if l.Edges.Repository != nil {
+		where = l.Edges.Repository.FullName
+	}
+	if l.Glob != "" {
+		where += " " + l.Glob
+	}
+	action := audit.LearningDisable
+	if enabled {
+		action = audit.LearningEnable
+	}
+	directive := l.Directive
+	if r := []rune(directive); len(r) > 120 {
+		directive = string(r[:120]) + "…"
+	}
+	return audit.Record(ctx, c, audit.Entry{Actor: actor, Action: action, InstallationID: l.Edges.Installation.ID,
+		Target: fmt.Sprintf("learning %d (%s)", l.ID, where), Detail: fmt.Sprintf("%s: %q", detail, directive)})
 }
 
 func (h *api) credentials(ctx context.Context) (*connectors.Credentials, error) {

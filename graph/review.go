@@ -13,7 +13,6 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/graph/model"
-	"github.com/chakshu-dev/chakshu/internal/audit"
 	"github.com/chakshu-dev/chakshu/internal/review"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 )
@@ -131,7 +130,7 @@ func (h *api) requestReview(ctx context.Context, in model.RequestReviewInput) (*
 	out, err := h.requests.Request(ctx, review.Request{Repo: repo, Inst: inst, GitHub: ic.REST,
 		Login: v.User.Login, Trusted: v.Admin || v.AdminOf(inst.ID), Number: ref.Number,
 		Trigger:    reviewers.Trigger{Kind: reviewers.TriggerPortal, Names: in.Reviewers},
-		RunTrigger: run.TriggerPortal, Note: note, RefuseUnknown: true})
+		RunTrigger: run.TriggerPortal, Note: note, RefuseUnknown: true, Audit: true})
 	if err != nil {
 		return nil, err
 	}
@@ -145,32 +144,7 @@ func (h *api) requestReview(ctx context.Context, in model.RequestReviewInput) (*
 	if res.Runs == nil {
 		res.Runs = []*ent.Run{}
 	}
-	if len(out.Created) > 0 {
-		// After the queueing, not in its transaction: queueing tells an active
-		// duplicate by a constraint error, which would abort a PostgreSQL one.
-		skipped := map[int]bool{}
-		for _, r := range out.Skipped {
-			skipped[r.ID] = true
-		}
-		var names []string
-		for _, r := range out.Reviewers {
-			if !skipped[r.ID] {
-				names = append(names, r.Name)
-			}
-		}
-		if err := audit.Record(ctx, h.db.Client, audit.Entry{Actor: v.User.Login, Action: audit.ReviewRequest, InstallationID: inst.ID,
-			Target: fmt.Sprintf("%s#%d at %s", repo.FullName, ref.Number, short(out.PR.HeadSHA)), Detail: "reviewers " + strings.Join(names, ", ")}); err != nil {
-			h.log.Error("audit log: review request", "err", err)
-		}
-	}
 	h.log.Info("review requested in the portal", "repo", repo.FullName, "pr", ref.Number, "requester", v.User.Login,
 		"queued", len(out.Created), "skipped", len(out.Skipped))
 	return res, nil
-}
-
-func short(sha string) string {
-	if len(sha) > 7 {
-		return sha[:7]
-	}
-	return sha
 }

@@ -10,7 +10,8 @@ import (
 )
 
 // AuditEntry records one admin action (a retry, a cancel, a review request, a
-// credential or token change, a budget set): who did it, to what, and when.
+// credential or token change, a budget set, a reviewers repository set or
+// synced, a learning turned on or off): who did it, to what, and when.
 // It is written in the transaction of the action it records (internal/audit).
 type AuditEntry struct{ ent.Schema }
 
@@ -22,7 +23,7 @@ func (AuditEntry) Fields() []ent.Field {
 		field.String("actor").Immutable().
 			Comment("the GitHub login who acted, or cli:<user> for a command on the server"),
 		field.String("action").Immutable().
-			Comment("what was done: run.cancel, review.request, webhook.retry, credential.set, credential.delete, token.create, token.revoke, budget.set, …"),
+			Comment("what was done: run.cancel, review.request, webhook.retry, credential.set, credential.delete, token.create, token.revoke, budget.set, installation.reviewers_repo, installation.reviewers_sync, learning.enable, learning.disable"),
 		field.Int("installation_id").Default(0).Immutable().
 			Comment("Chakshu's id of the installation acted on; 0 for an action outside any installation"),
 		field.String("target").Default("").Immutable().

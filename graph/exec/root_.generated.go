@@ -5497,7 +5497,7 @@ type AuditEntry implements Node {
   """
   actor: String!
   """
-  what was done: run.cancel, review.request, webhook.retry, credential.set, credential.delete, token.create, token.revoke, budget.set, …
+  what was done: run.cancel, review.request, webhook.retry, credential.set, credential.delete, token.create, token.revoke, budget.set, installation.reviewers_repo, installation.reviewers_sync, learning.enable, learning.disable
   """
   action: String!
   """

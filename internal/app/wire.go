@@ -157,9 +157,13 @@ func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, [
 	// worker process shares through the database.
 	write := ghwrite.New(d.github, d.cfg.AppSlug, ghwrite.WithBudget(ghwrite.NewDBBudget(d.db, []ghwrite.Window{
 		{N: d.cfg.GitHubWritesPerMinute, Per: time.Minute}, {N: d.cfg.GitHubWritesPerHour, Per: time.Hour}})))
+	outcomes, err := metrics.NewWebhookOutcomes(d.registry) // chakshu_webhook_events_processed_total
+	if err != nil {
+		return nil, nil, fmt.Errorf("metrics: %w", err)
+	}
 	ev, err := events.New(events.Config{DB: d.db, Bus: d.bus, Log: d.log, GitHub: d.github, Write: write, AppSlug: d.cfg.AppSlug,
 		WorkerID: workerID, PollInterval: d.cfg.PollInterval, StaleAfter: d.cfg.DeadWorkerAfter, AllowList: d.cfg.ReviewAllowList,
-		ReplyLimitPerPR: d.cfg.ReplyLimitPerPR, ReplyLimitPerUser: d.cfg.ReplyLimitPerUser})
+		ReplyLimitPerPR: d.cfg.ReplyLimitPerPR, ReplyLimitPerUser: d.cfg.ReplyLimitPerUser, Outcomes: outcomes})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,8 +1,9 @@
 // Package audit records admin actions (issue 22 item 9): who retried,
 // cancelled, requested a review, set or deleted a credential, created or
-// revoked a token, changed a budget or an installation's reviewers repository. Each entry is written with the client
-// of the action's own transaction, so an action and its record commit or roll
-// back together.
+// revoked a token, changed a budget or an installation's reviewers
+// repository, asked for a reviewer sync, or turned a learning on or off.
+// Each entry is written with the client of the action's own transaction, so
+// an action and its record commit or roll back together.
 package audit
 
 import (
@@ -27,7 +28,20 @@ const (
 	// InstallationReviewersRepo: an installation pointed at another
 	// reviewers repository (GraphQL setReviewersRepository or the CLI).
 	InstallationReviewersRepo = "installation.reviewers_repo"
+	// ReviewersSync: a sync of an installation's reviewers asked for now
+	// (GraphQL syncReviewers, the portal's "sync now"); installation 0 for
+	// every installation.
+	ReviewersSync = "installation.reviewers_sync"
+	// LearningEnable and LearningDisable: a review learning turned on or off
+	// (GraphQL setLearningEnabled; adding a disabled learning again turns it on).
+	LearningEnable  = "learning.enable"
+	LearningDisable = "learning.disable"
 )
+
+// Actions lists every action recorded, in the order of the constants (the
+// schema's comment on AuditEntry.action lists them too).
+var Actions = []string{RunCancel, ReviewRequest, WebhookRetry, CredentialSet, CredentialDelete, TokenCreate, TokenRevoke,
+	BudgetSet, InstallationReviewersRepo, ReviewersSync, LearningEnable, LearningDisable}
 
 // Entry is one action.
 type Entry struct {

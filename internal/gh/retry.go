@@ -80,6 +80,20 @@ func (t *RetryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		// Consecutive secondary limits of one request (credential, method,
 		// path) wait longer each time; its success ends the run of them.
 		key := req.Header.Get("Authorization") + " " + req.Method + " " + req.URL.Path
+		if err == nil && isGraphQL(req) {
+			// GraphQL's rate limits come as a 200 with an error, or a 403.
+			if lim := t.graphQLLimited(resp, key, t.now()); lim != nil {
+				resp.Body.Close()
+				d := lim.Until.Sub(t.now())
+				if d > InlineWait || attempt >= p.Attempts {
+					return nil, lim
+				}
+				if serr := t.sleep(req.Context(), min(max(d, 0), p.MaxDelay)); serr != nil {
+					return nil, serr
+				}
+				continue
+			}
+		}
 		if err == nil && resp.StatusCode < 400 {
 			t.hits.clear(key)
 		}
@@ -115,6 +129,13 @@ func (t *RetryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, serr
 		}
 	}
+}
+
+func (t *RetryTransport) now() time.Time {
+	if t.Now != nil {
+		return t.Now()
+	}
+	return time.Now()
 }
 
 func (t *RetryTransport) sleep(ctx context.Context, d time.Duration) error {

@@ -225,3 +225,99 @@ func TestWaitFor(t *testing.T) {
 		t.Fatalf("429: %v %v", until, ok)
 	}
 }
+
+// GitHub's GraphQL API answers its limits otherwise than REST ("Rate limits
+// and node limits for the GraphQL API"): the primary one with 200 and an
+// error of type RATE_LIMITED (octokit/plugin-throttling.js) or RATE_LIMIT
+// (yanyongyu/githubkit#271), x-ratelimit-remaining not always 0 on it
+// (octokit/plugin-throttling.js#632): wait for x-ratelimit-reset; a
+// secondary one with 200 or 403 and a message saying so. The transport
+// returns them as a *GraphQLRateLimitError that WaitFor reads; a wait up to
+// InlineWait is slept and the query sent again; other GraphQL errors and
+// REST answers are left alone.
+func TestGraphQLRateLimitAnswers(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	var answer func(w http.ResponseWriter)
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { calls.Add(1); answer(w) }))
+	defer srv.Close()
+	var waits []time.Duration
+	tr := &RetryTransport{Base: http.DefaultTransport, Now: func() time.Time { return now },
+		Sleep: func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }}
+	do := func(path string) (*http.Response, error) {
+		t.Helper()
+		calls.Store(0)
+		waits = nil
+		req, _ := http.NewRequest("POST", srv.URL+path, strings.NewReader(`{"query":"mutation { resolveReviewThread(input: {threadId: \"T\"}) { thread { id } } }"}`))
+		req.Header.Set("Authorization", "bearer t")
+		resp, err := tr.RoundTrip(req)
+		if resp != nil {
+			resp.Body.Close()
+		}
+		return resp, err
+	}
+	limited := func(status int, h map[string]string, body string) func(http.ResponseWriter) {
+		n := 0
+		return func(w http.ResponseWriter) {
+			if n++; n > 1 {
+				io.WriteString(w, `{"data":{"resolveReviewThread":{"thread":{"id":"T"}}}}`)
+				return
+			}
+			for k, v := range h {
+				w.Header().Set(k, v)
+			}
+			w.WriteHeader(status)
+			io.WriteString(w, body)
+		}
+	}
+	reset := func(d time.Duration) string { return strconv.FormatInt(now.Add(d).Unix(), 10) }
+	for _, tc := range []struct {
+		name       string
+		status     int
+		h          map[string]string
+		body       string
+		primary    bool
+		wait       time.Duration
+		retried    bool
+		notLimited bool
+	}{
+		{name: "primary RATE_LIMITED", status: 200, h: map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": reset(10 * time.Minute), "X-RateLimit-Resource": "graphql"},
+			body: `{"errors":[{"type":"RATE_LIMITED","message":"API rate limit exceeded for installation ID 7."}]}`, primary: true, wait: 10*time.Minute + time.Second},
+		{name: "primary RATE_LIMIT, remaining not 0", status: 200, h: map[string]string{"X-RateLimit-Remaining": "1", "X-RateLimit-Reset": reset(20 * time.Minute)},
+			body: `{"errors":[{"type":"RATE_LIMIT","code":"graphql_rate_limit","message":"API rate limit already exceeded for user ID 9."}]}`, primary: true, wait: 20*time.Minute + time.Second},
+		{name: "primary resetting in 3 s: slept", status: 200, h: map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": reset(3 * time.Second)},
+			body: `{"errors":[{"type":"RATE_LIMITED","message":"API rate limit exceeded for installation ID 7."}]}`, retried: true, wait: 4 * time.Second},
+		{name: "secondary 403 with Retry-After", status: 403, h: map[string]string{"Retry-After": "30"},
+			body: `{"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again."}`, wait: 30 * time.Second},
+		{name: "secondary 200 without Retry-After", status: 200,
+			body: `{"errors":[{"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again."}]}`, wait: time.Minute},
+		{name: "another GraphQL error", status: 200, body: `{"errors":[{"type":"NOT_FOUND","message":"Could not resolve to a node with the global id of 'T'"}]}`, notLimited: true},
+		{name: "a permission refusal", status: 200, body: `{"errors":[{"type":"FORBIDDEN","message":"Resource not accessible by integration"}]}`, notLimited: true},
+	} {
+		answer = limited(tc.status, tc.h, tc.body)
+		resp, err := do("/api/graphql")
+		switch {
+		case tc.notLimited:
+			if err != nil || resp.StatusCode != 200 || calls.Load() != 1 {
+				t.Errorf("%s: %v after %d calls, want the answer as it is", tc.name, err, calls.Load())
+			}
+		case tc.retried:
+			if err != nil || calls.Load() != 2 || len(waits) != 1 || waits[0] != tc.wait {
+				t.Errorf("%s: %v after %d calls, waits %v; want slept %v and sent again", tc.name, err, calls.Load(), waits, tc.wait)
+			}
+		default:
+			until, ok := WaitFor(err, now)
+			if !ok || until.Sub(now) != tc.wait || Primary(err) != tc.primary || calls.Load() != 1 {
+				t.Errorf("%s: wait %v (ok %v), primary %v, %d calls; want %v, primary %v; err %v", tc.name, until.Sub(now), ok, Primary(err), calls.Load(), tc.wait, tc.primary, err)
+			}
+			if _, secondary := Secondary(err); secondary == tc.primary {
+				t.Errorf("%s: Secondary says %v", tc.name, secondary)
+			}
+		}
+	}
+	// The same body on a REST path is REST's business.
+	answer = limited(200, nil, `{"errors":[{"type":"RATE_LIMITED","message":"x"}]}`)
+	if _, err := do("/repos/o/r/pulls/1/reviews"); err != nil || calls.Load() != 1 {
+		t.Errorf("REST answer read as GraphQL: %v", err)
+	}
+}

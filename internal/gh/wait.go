@@ -91,6 +91,10 @@ func WaitFor(err error, now time.Time) (time.Time, bool) {
 	if errors.As(err, &we) {
 		return we.Until, true
 	}
+	var gl *GraphQLRateLimitError
+	if errors.As(err, &gl) {
+		return gl.Until, true
+	}
 	var rl *github.RateLimitError
 	if errors.As(err, &rl) {
 		if reset := rl.Rate.Reset.Time; !reset.IsZero() {
@@ -171,6 +175,10 @@ const SyntheticRetryAfter = "X-Chakshu-Retry-After"
 // Retry-After (the wait is at least a minute, growing), as opposed to a
 // primary limit or a secondary one naming its wait.
 func Secondary(err error) (noRetryAfter, ok bool) {
+	var gl *GraphQLRateLimitError
+	if errors.As(err, &gl) {
+		return gl.Growing, !gl.Primary
+	}
 	var rl *github.RateLimitError
 	if errors.As(err, &rl) {
 		return false, false
@@ -192,6 +200,10 @@ func Secondary(err error) (noRetryAfter, ok bool) {
 // Primary reports GitHub's primary rate limit (x-ratelimit-remaining 0):
 // nothing may be sent until its reset.
 func Primary(err error) bool {
+	var gl *GraphQLRateLimitError
+	if errors.As(err, &gl) {
+		return gl.Primary
+	}
 	var rl *github.RateLimitError
 	return errors.As(err, &rl)
 }

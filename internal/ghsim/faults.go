@@ -18,7 +18,9 @@ const (
 	// FaultSecondaryRateLimit answers 403 with the secondary rate limit
 	// message and Retry-After, as GitHub does.
 	FaultSecondaryRateLimit
-	// FaultPrimaryRateLimit answers 403 with X-RateLimit-Remaining: 0 and a reset time.
+	// FaultPrimaryRateLimit answers 403 with X-RateLimit-Remaining: 0 and a
+	// reset time (RetryAfter seconds away); on "POST /graphql", GitHub's
+	// GraphQL answer instead: 200 with a RATE_LIMITED error (API.md).
 	FaultPrimaryRateLimit
 	// FaultLatency delays the request by Latency, then serves it.
 	FaultLatency
@@ -155,6 +157,11 @@ func (s *Sim) applyFault(w http.ResponseWriter, r *http.Request, key string) boo
 		w.Header().Set("X-RateLimit-Remaining", "0")
 		w.Header().Set("X-RateLimit-Used", "5000")
 		w.Header().Set("X-RateLimit-Reset", strconv.FormatInt(time.Now().Add(time.Duration(retry)*time.Second).Unix(), 10))
+		if key == graphQLKey {
+			w.Header().Set("X-RateLimit-Resource", "graphql")
+			s.graphQLPrimaryAnswer(w, s.installationOf(r))
+			return true
+		}
 		writeJSON(w, http.StatusForbidden, obj{"message": "API rate limit exceeded for installation ID 1.", "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api", "status": "403"})
 	default:
 		st := fired.Status

@@ -17,6 +17,14 @@ type Limits struct {
 	// carries x-ratelimit-limit, -remaining, -used, -reset and -resource;
 	// past it GitHub answers 403 with x-ratelimit-remaining 0. 0: none.
 	Primary int
+	// GraphQLPrimary is the points an installation may spend on the GraphQL
+	// API per Hour, a quota of its own (GitHub: 5,000 points per hour for an
+	// installation, more for large ones, up to 12,500). Every query costs 1
+	// point, GitHub's minimum (Chakshu's queries are small: no connection
+	// asks for more than 100 nodes). Every GraphQL answer carries the
+	// x-ratelimit headers with resource graphql; past the quota the answer
+	// is 200 with a RATE_LIMITED error and x-ratelimit-remaining 0. 0: none.
+	GraphQLPrimary int
 	// ContentPerMinute and ContentPerHour cap content-creating requests per
 	// installation (GitHub: "in general, no more than 80 content-generating
 	// requests per minute and no more than 500 per hour"); past them the
@@ -55,6 +63,7 @@ type limiter struct {
 	mu       sync.Mutex
 	inflight int
 	quota    map[int64]*quota
+	gqlQuota map[int64]*quota
 	content  map[int64][]time.Time // content-creating requests kept for an Hour
 	refused  Refusals
 }
@@ -68,7 +77,7 @@ func newLimiter(l *Limits) *limiter {
 	if l == nil {
 		return nil
 	}
-	lm := &limiter{Limits: *l, quota: map[int64]*quota{}, content: map[int64][]time.Time{}}
+	lm := &limiter{Limits: *l, quota: map[int64]*quota{}, gqlQuota: map[int64]*quota{}, content: map[int64][]time.Time{}}
 	if lm.Minute <= 0 {
 		lm.Minute = time.Minute
 	}
@@ -113,7 +122,9 @@ func (s *Sim) installationOf(r *http.Request) int64 {
 	return 0
 }
 
-// admit applies the realistic limits to one API request. It returns a
+// admit applies the realistic limits to one API request (REST, or GraphQL
+// under graphQLKey: the concurrency cap they share, and the installation's
+// GraphQL points). It returns a
 // release func to call when the answer is sent, and false when it answered
 // the request with a refusal itself.
 func (s *Sim) admit(w http.ResponseWriter, r *http.Request, key string) (func(), bool) {
@@ -125,35 +136,26 @@ func (s *Sim) admit(w http.ResponseWriter, r *http.Request, key string) (func(),
 	now := s.opts.Now()
 	lm.mu.Lock()
 	defer lm.mu.Unlock()
-	if lm.MaxConcurrent > 0 && lm.inflight >= lm.MaxConcurrent {
-		lm.refused.Secondary++
-		lm.refused.Concurrent++
-		s.secondaryAnswer(w)
+	if s.tooMany(w) {
 		return nil, false
 	}
-	if inst != 0 && lm.Primary > 0 {
-		q := lm.quota[inst]
-		if q == nil || !now.Before(q.reset) {
-			q = &quota{reset: now.Add(lm.Hour)}
-			lm.quota[inst] = q
-		}
-		h := w.Header()
-		h.Set("X-RateLimit-Limit", strconv.Itoa(lm.Primary))
-		h.Set("X-RateLimit-Reset", strconv.FormatInt(ceilUnix(q.reset), 10))
-		h.Set("X-RateLimit-Resource", "core")
-		if q.used >= lm.Primary {
-			lm.refused.Primary++
-			h.Set("X-RateLimit-Remaining", "0")
-			h.Set("X-RateLimit-Used", strconv.Itoa(q.used))
+	// GraphQL spends points from a quota of its own (GraphQLPrimary).
+	graphQL := key == graphQLKey
+	quotas, limit, resource := lm.quota, lm.Primary, "core"
+	if graphQL {
+		quotas, limit, resource = lm.gqlQuota, lm.GraphQLPrimary, "graphql"
+	}
+	if inst != 0 && limit > 0 && !lm.spend(w.Header(), quotas, inst, limit, resource, now) {
+		lm.refused.Primary++
+		if graphQL {
+			s.graphQLPrimaryAnswer(w, inst)
+		} else {
 			writeJSON(w, http.StatusForbidden, obj{"message": "API rate limit exceeded for installation ID " + strconv.FormatInt(inst, 10) + ".",
 				"documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api", "status": "403"})
-			return nil, false
 		}
-		q.used++
-		h.Set("X-RateLimit-Remaining", strconv.Itoa(lm.Primary-q.used))
-		h.Set("X-RateLimit-Used", strconv.Itoa(q.used))
+		return nil, false
 	}
-	if inst != 0 && createsContent(r.Method, key) && (lm.ContentPerMinute > 0 || lm.ContentPerHour > 0) {
+	if inst != 0 && !graphQL && createsContent(r.Method, key) && (lm.ContentPerMinute > 0 || lm.ContentPerHour > 0) {
 		kept := lm.content[inst][:0]
 		perMinute := 0
 		for _, t := range lm.content[inst] {
@@ -172,12 +174,64 @@ func (s *Sim) admit(w http.ResponseWriter, r *http.Request, key string) (func(),
 		}
 		lm.content[inst] = append(kept, now)
 	}
+	return lm.enter(), true
+}
+
+// tooMany answers a request past the concurrency cap REST and GraphQL share
+// with a secondary limit (lm.mu held).
+func (s *Sim) tooMany(w http.ResponseWriter) bool {
+	lm := s.limits
+	if lm.MaxConcurrent > 0 && lm.inflight >= lm.MaxConcurrent {
+		lm.refused.Secondary++
+		lm.refused.Concurrent++
+		s.secondaryAnswer(w)
+		return true
+	}
+	return false
+}
+
+// spend takes a request from inst's quota in quotas (limit per Hour) and
+// sets the x-ratelimit headers of resource on h; false, with remaining 0,
+// when the quota is spent (lm.mu held).
+func (lm *limiter) spend(h http.Header, quotas map[int64]*quota, inst int64, limit int, resource string, now time.Time) bool {
+	q := quotas[inst]
+	if q == nil || !now.Before(q.reset) {
+		q = &quota{reset: now.Add(lm.Hour)}
+		quotas[inst] = q
+	}
+	h.Set("X-RateLimit-Limit", strconv.Itoa(limit))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(ceilUnix(q.reset), 10))
+	h.Set("X-RateLimit-Resource", resource)
+	if q.used >= limit {
+		h.Set("X-RateLimit-Remaining", "0")
+		h.Set("X-RateLimit-Used", strconv.Itoa(q.used))
+		return false
+	}
+	q.used++
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(limit-q.used))
+	h.Set("X-RateLimit-Used", strconv.Itoa(q.used))
+	return true
+}
+
+// enter counts a request in flight until the returned release (lm.mu held).
+func (lm *limiter) enter() func() {
 	lm.inflight++
 	return func() {
 		lm.mu.Lock()
 		lm.inflight--
 		lm.mu.Unlock()
-	}, true
+	}
+}
+
+// graphQLKey is the Calls() and Fault.Match key of every GraphQL request.
+const graphQLKey = "POST /graphql"
+
+// graphQLPrimaryAnswer is GitHub's answer to a GraphQL request past the
+// installation's points (API.md, GraphQL rate limits): 200 with the error in
+// the body; the caller set x-ratelimit-remaining 0 and the reset.
+func (s *Sim) graphQLPrimaryAnswer(w http.ResponseWriter, inst int64) {
+	writeJSON(w, http.StatusOK, obj{"errors": []any{obj{"type": "RATE_LIMITED", "code": "graphql_rate_limit",
+		"message": "API rate limit exceeded for installation ID " + strconv.FormatInt(inst, 10) + "."}}})
 }
 
 func ceilUnix(t time.Time) int64 {

@@ -46,7 +46,13 @@ func newLimitsWorld(t *testing.T, l ghsim.Limits) *limitsWorld {
 
 func (w *limitsWorld) do(t *testing.T, tok, method, path, body string) (*http.Response, string) {
 	t.Helper()
-	req, _ := http.NewRequest(method, w.sim.URL()+path, strings.NewReader(body))
+	return send(t, tok, method, w.sim.URL()+path, body)
+}
+
+// send makes one request with an installation token and reads the answer.
+func send(t *testing.T, tok, method, url, body string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
 	req.Header.Set("Authorization", "token "+tok)
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
@@ -165,5 +171,40 @@ func TestRealisticConcurrencyCap(t *testing.T) {
 	}
 	if resp, _ := w.do(t, w.tok, "GET", "repos/acme/widget", ""); resp.StatusCode != 200 {
 		t.Fatal("a request after the first ended was refused")
+	}
+}
+
+// GraphQL has its own quota, answered GitHub's GraphQL way: the headers with
+// resource graphql on every answer, and past the quota 200 with a
+// RATE_LIMITED error and remaining 0 (not REST's 403); REST's quota is
+// untouched by it.
+func TestRealisticGraphQLPrimaryQuota(t *testing.T) {
+	w := newLimitsWorld(t, ghsim.Limits{Primary: 5, GraphQLPrimary: 2})
+	gql := func(tok string) (*http.Response, string) {
+		t.Helper()
+		return send(t, tok, "POST", w.sim.GraphQLURL(), `{"query":"query { repository(owner: \"acme\", name: \"widget\") { name } }"}`)
+	}
+	for i, want := range []string{"1", "0"} {
+		resp, body := gql(w.tok)
+		h := resp.Header
+		if resp.StatusCode != 200 || strings.Contains(body, `"errors"`) || h.Get("X-RateLimit-Limit") != "2" ||
+			h.Get("X-RateLimit-Remaining") != want || h.Get("X-RateLimit-Resource") != "graphql" || h.Get("X-RateLimit-Reset") == "" {
+			t.Fatalf("query %d: %d %v %s", i+1, resp.StatusCode, h, body)
+		}
+	}
+	resp, body := gql(w.tok)
+	if resp.StatusCode != 200 || resp.Header.Get("X-RateLimit-Remaining") != "0" || resp.Header.Get("X-RateLimit-Resource") != "graphql" ||
+		!strings.Contains(body, `"type":"RATE_LIMITED"`) || !strings.Contains(body, "API rate limit exceeded for installation ID") {
+		t.Fatalf("query 3: %d %v %s", resp.StatusCode, resp.Header, body)
+	}
+	if resp, _ := w.do(t, w.tok, "GET", "repos/acme/widget", ""); resp.StatusCode != 200 || resp.Header.Get("X-RateLimit-Remaining") != "4" {
+		t.Fatalf("REST after GraphQL's quota: %d remaining %s", resp.StatusCode, resp.Header.Get("X-RateLimit-Remaining"))
+	}
+	if resp, body := gql(w.other); resp.StatusCode != 200 || strings.Contains(body, "RATE_LIMITED") || resp.Header.Get("X-RateLimit-Remaining") != "1" {
+		t.Fatalf("another installation's GraphQL: %d %s", resp.StatusCode, body)
+	}
+	w.add(time.Hour)
+	if resp, body := gql(w.tok); resp.StatusCode != 200 || strings.Contains(body, `"errors"`) {
+		t.Fatalf("after the reset: %d %s", resp.StatusCode, body)
 	}
 }

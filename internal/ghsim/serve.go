@@ -42,10 +42,15 @@ func (s *Sim) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	case strings.HasPrefix(path, APIPrefix+"/") || path == APIPrefix:
 		s.serveAPI(w, r, strings.TrimPrefix(path, APIPrefix))
 	case path == "/api/graphql":
-		s.count("POST /graphql")
-		if s.applyFault(w, r, "POST /graphql") {
+		s.count(graphQLKey)
+		if s.applyFault(w, r, graphQLKey) {
 			return
 		}
+		release, ok := s.admit(w, r, graphQLKey)
+		if !ok {
+			return
+		}
+		defer release()
 		s.serveGraphQL(w, r)
 	case strings.HasPrefix(path, s.oidcPrefix()+"/"):
 		s.count("GET " + path)

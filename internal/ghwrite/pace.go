@@ -147,6 +147,10 @@ func (p *Port) settle(ctx context.Context, inst int64, hits int, err error) erro
 	if gh.Primary(err) {
 		reason = "its primary rate limit is spent until the reset"
 	}
+	var gl *gh.GraphQLRateLimitError
+	if errors.As(err, &gl) { // GraphQL's points are a quota apart from REST's
+		reason = "GraphQL: " + reason
+	}
 	kept, rerr := p.budget.Record(context.WithoutCancel(ctx), inst, until, reason, growing, now)
 	if rerr != nil {
 		logging.From(ctx).Warn("github write budget: record a wait", "installation_id", inst, "err", rerr)

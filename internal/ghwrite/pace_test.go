@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -263,6 +264,64 @@ func TestBudgetHoldsAcrossConcurrentProcesses(t *testing.T) {
 		wg.Wait()
 		if went != 10 || waited != 22 {
 			t.Fatalf("%d writes went and %d waited, want 10 and 22", went, waited)
+		}
+	})
+}
+
+// GitHub's GraphQL API answers its primary limit with 200 and a RATE_LIMITED
+// error, and a secondary one with 403: resolving a thread that meets either
+// records the wait on the installation, as a REST limit does, so every
+// process holds its resolves and check updates until then without asking
+// GitHub; the secondary one without Retry-After waits a minute, growing.
+func TestGraphQLLimitOnResolveIsShared(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		clk := &clock{t: time.Now()}
+		w, process := paced(t, db, ghsim.Options{}, ghwrite.GitHubWindows, clk)
+		const gql = "POST /graphql"
+		w.sim.InjectFault(ghsim.Fault{Match: gql, Kind: ghsim.FaultPrimaryRateLimit, RetryAfter: 600, Times: 1})
+		err := w.port.ResolveThread(ctx, w.repo, "PRRT_kwDOthread1")
+		until, ok := gh.WaitFor(err, clk.now())
+		if !ok || until.Sub(clk.now()) < 590*time.Second || !gh.Primary(err) {
+			t.Fatalf("resolve during GraphQL's primary limit: until %v ok %v primary %v; err %v", until.Sub(clk.now()), ok, gh.Primary(err), err)
+		}
+		var gl *gh.GraphQLRateLimitError
+		if !errors.As(err, &gl) || gl.Status != 200 {
+			t.Fatalf("want GitHub's GraphQL answer (200 with RATE_LIMITED), got %v", err)
+		}
+		if ghwrite.MayTell(err) {
+			t.Error("a primary limit refuses every call: the check must not be told")
+		}
+		in := db.Installation.Query().OnlyX(ctx)
+		if in.GithubWaitUntil == nil || in.GithubWaitUntil.Sub(until).Abs() > time.Second || !strings.HasPrefix(in.GithubWaitReason, "GraphQL: its primary rate limit") {
+			t.Fatalf("the installation keeps no wait: %v %q", in.GithubWaitUntil, in.GithubWaitReason)
+		}
+		// Another process: its resolve and its check update are held, GitHub not asked.
+		calls, patches := w.sim.CallCount(gql), w.sim.CallCount("PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}")
+		other := process()
+		if until2, ok := gh.WaitFor(other.ResolveThread(ctx, w.repo, "PRRT_kwDOthread2"), clk.now()); !ok || !until2.Equal(*in.GithubWaitUntil) {
+			t.Fatalf("other process's resolve: until %v ok %v", until2, ok)
+		}
+		c := ghwrite.Check{Repo: w.repo, Name: "Chakshu · style", HeadSHA: w.head, RunID: 9, ID: 1}
+		if _, ok := gh.WaitFor(other.CompleteCheck(ctx, c, "success", clk.now(), ghwrite.Text{Title: "t", Summary: "s"}), clk.now()); !ok {
+			t.Fatal("a check update went on during GraphQL's primary limit")
+		}
+		if w.sim.CallCount(gql) != calls || w.sim.CallCount("PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}") != patches {
+			t.Fatal("a held process called GitHub")
+		}
+
+		// After the reset, a secondary limit (403, no Retry-After): a minute, and the check may say so.
+		clk.add(until.Sub(clk.now()) + time.Second)
+		w.sim.InjectFault(ghsim.Fault{Match: gql, Kind: ghsim.FaultSecondaryRateLimit, NoRetryAfter: true, Times: 1})
+		err = w.port.ResolveThread(ctx, w.repo, "PRRT_kwDOthread1")
+		if until, ok := gh.WaitFor(err, clk.now()); !ok || until.Sub(clk.now()) != time.Minute || gh.Primary(err) {
+			t.Fatalf("GraphQL secondary limit: wait %v ok %v; err %v", until.Sub(clk.now()), ok, err)
+		}
+		if !ghwrite.MayTell(err) {
+			t.Error("GitHub's secondary limit: the run may say so on its check run")
+		}
+		if in := db.Installation.Query().OnlyX(ctx); in.SecondaryHits != 1 {
+			t.Errorf("secondary_hits %d, want 1", in.SecondaryHits)
 		}
 	})
 }

@@ -74,6 +74,9 @@ func families(t *testing.T) map[string]family {
 	if _, err := metrics.NewGitHub(rec); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := metrics.NewWebhookOutcomes(rec); err != nil {
+		t.Fatal(err)
+	}
 	wh, err := webhook.New(webhook.Config{DB: db, Log: slog.New(slog.DiscardHandler), Secrets: []string{"s"}, Metrics: rec})
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package metrics
 
 import (
-	"context"
 	"regexp"
 	"strings"
 	"testing"
@@ -17,19 +16,9 @@ import (
 // index can serve the query (a tiny table would otherwise be scanned anyway).
 func TestScrapeReadsNoWholeTable(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
-		conn, err := db.SQL.Conn(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
-		explain := "EXPLAIN QUERY PLAN "
+		conn := storetest.PlanConn(t, db)
 		scan := regexp.MustCompile(`^SCAN (runs|r|webhook_events|cost_rollups|c|findings|f)( |$)`)
 		if db.Postgres() {
-			if _, err := conn.ExecContext(ctx, "SET enable_seqscan = off"); err != nil {
-				t.Fatal(err)
-			}
-			explain = "EXPLAIN "
 			scan = regexp.MustCompile(`^Seq Scan on (runs|webhook_events|cost_rollups|findings)\b`)
 		}
 		queries := map[string][]any{}
@@ -40,24 +29,7 @@ func TestScrapeReadsNoWholeTable(t *testing.T) {
 			queries[db.Rebind(q)] = args
 		}
 		for q, args := range queries {
-			rows, err := conn.QueryContext(ctx, explain+q, args...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cols, _ := rows.Columns()
-			var plan []string
-			for rows.Next() {
-				vals := make([]any, len(cols))
-				ptrs := make([]any, len(cols))
-				for i := range vals {
-					ptrs[i] = &vals[i]
-				}
-				if err := rows.Scan(ptrs...); err != nil {
-					t.Fatal(err)
-				}
-				plan = append(plan, strings.TrimSpace(toString(vals[len(vals)-1])))
-			}
-			rows.Close()
+			plan := storetest.Plan(t, db, conn, q, args...)
 			if len(plan) == 0 {
 				t.Errorf("no plan for %s", q)
 			}
@@ -65,7 +37,6 @@ func TestScrapeReadsNoWholeTable(t *testing.T) {
 				// SQLite: a SCAN, even of an index, reads it whole; a SEARCH a range.
 				// PostgreSQL: a Seq Scan reads the table whole, and so does any
 				// index scan that no Index Cond (the next line) bounds.
-				d = strings.TrimLeft(d, "-> ")
 				bad := scan.MatchString(d)
 				if db.Postgres() && indexScan.MatchString(d) && (i+1 >= len(plan) || !strings.HasPrefix(plan[i+1], "Index Cond")) {
 					bad = true
@@ -79,13 +50,3 @@ func TestScrapeReadsNoWholeTable(t *testing.T) {
 }
 
 var indexScan = regexp.MustCompile(`^(Index Scan|Index Only Scan|Bitmap Index Scan) `)
-
-func toString(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case []byte:
-		return string(x)
-	}
-	return ""
-}

@@ -500,6 +500,12 @@ func (p *Publisher) tidy(ctx context.Context, inst *gh.Installation, r *ent.Run,
 				p.resolveRefused(ctx, r, err, log) // the other threads would be refused alike
 				return resolved
 			}
+			if until, wait := gh.WaitFor(err, p.cfg.Now()); wait {
+				// A rate limit (REST or GraphQL), recorded on the installation
+				// by the write port: the other threads would wait alike.
+				log.Info("tidy: GitHub asked to wait; outdated threads stay open for now", "until", until, "err", redact.Error(err))
+				return resolved
+			}
 			log.Warn("tidy: resolve thread", "thread", t.ID, "err", redact.Error(err))
 			continue
 		}

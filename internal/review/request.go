@@ -12,8 +12,10 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/installation"
+	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/reviewer"
 	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/audit"
 	"github.com/chakshu-dev/chakshu/internal/fault"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
@@ -137,6 +139,10 @@ type Ask struct {
 	// Requester is who asked ("" for automatic reviews); Note their note;
 	// Target the team:/user: whose review request this answers.
 	Requester, Note, Target string
+	// Audit records the request in the audit log as Requester's
+	// (audit.ReviewRequest), in the queueing transaction, when it queues a
+	// run: the portal's requests.
+	Audit bool
 }
 
 // Queued is what Queue did.
@@ -164,6 +170,12 @@ func Queue(ctx context.Context, db *store.DB, bus notify.Bus, a Ask) (Queued, er
 		}
 	}
 	pr := a.PR
+	var inTx func(context.Context, *ent.Client, []*ent.Run, []int) error
+	if a.Audit {
+		inTx = func(ctx context.Context, c *ent.Client, created []*ent.Run, skipped []int) error {
+			return auditRequest(ctx, c, a, created, skipped)
+		}
+	}
 	created, skipped, err := runs.Enqueue(ctx, db, bus, runs.Request{
 		RepositoryID: a.Repo.ID, ReviewerIDs: ids, PRNumber: pr.Number, PRTitle: clip(pr.Title, maxTitle),
 		PRURL: pr.HTMLURL, HeadSHA: pr.HeadSHA, HeadRef: pr.HeadRef, BaseSHA: pr.BaseSHA, BaseRef: pr.BaseRef,
@@ -174,6 +186,7 @@ func Queue(ctx context.Context, db *store.DB, bus notify.Bus, a Ask) (Queued, er
 			}
 			c.SetFromFork(pr.FromFork())
 		},
+		InTx: inTx,
 	})
 	if err != nil {
 		return Queued{}, fmt.Errorf("queue runs on %s#%d: %w", a.Repo.FullName, pr.Number, err)
@@ -183,6 +196,34 @@ func Queue(ctx context.Context, db *store.DB, bus notify.Bus, a Ask) (Queued, er
 		q.Skipped = append(q.Skipped, byID[id])
 	}
 	return q, nil
+}
+
+// auditRequest records a's request in the audit log with c (the queueing
+// transaction's client), naming the reviewers it queued; nothing when it
+// queued none.
+func auditRequest(ctx context.Context, c *ent.Client, a Ask, created []*ent.Run, skipped []int) error {
+	if len(created) == 0 {
+		return nil
+	}
+	instID, err := c.Repository.Query().Where(repository.ID(a.Repo.ID)).QueryInstallation().OnlyID(ctx)
+	if err != nil {
+		return fmt.Errorf("audit review request: installation: %w", err)
+	}
+	var names []string
+	for _, r := range a.Reviewers {
+		if !slices.Contains(skipped, r.ID) {
+			names = append(names, r.Name)
+		}
+	}
+	return audit.Record(ctx, c, audit.Entry{Actor: a.Requester, Action: audit.ReviewRequest, InstallationID: instID,
+		Target: fmt.Sprintf("%s#%d at %s", a.Repo.FullName, a.PR.Number, shortSHA(a.PR.HeadSHA)), Detail: "reviewers " + strings.Join(names, ", ")})
+}
+
+func shortSHA(sha string) string {
+	if len(sha) > 7 {
+		return sha[:7]
+	}
+	return sha
 }
 
 func clip(s string, n int) string {
@@ -230,6 +271,9 @@ type Request struct {
 	// InvalidConfig is told of a .github/chakshu.yml that does not parse
 	// (the defaults apply) when picking read it; nil ignores it.
 	InvalidConfig func(context.Context, RepoConfig) error
+	// Audit records the request in the audit log as Login's, in the
+	// queueing transaction (Ask.Audit): the portal's requests.
+	Audit bool
 }
 
 // Outcome is what Request did.
@@ -311,7 +355,7 @@ func (s *Requests) Request(ctx context.Context, r Request) (Outcome, error) {
 		return out, fault.Newf(fault.Invalid, "unknown reviewers: %s", strings.Join(unknown, ", "))
 	}
 	out.Queued, err = Queue(ctx, s.DB, s.Bus, Ask{Repo: r.Repo, PR: out.PR, Reviewers: out.Picked.Reviewers,
-		Trigger: r.RunTrigger, Requester: r.Login, Note: r.Note, Target: r.Target})
+		Trigger: r.RunTrigger, Requester: r.Login, Note: r.Note, Target: r.Target, Audit: r.Audit})
 	return out, err
 }
 

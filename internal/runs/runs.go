@@ -122,37 +122,68 @@ type Request struct {
 	RequestTarget string
 	// Configure sets per-reviewer fields (model, cost cap) on each create.
 	Configure func(reviewerID int, c *ent.RunCreate)
+	// InTx, when set, runs in the queueing transaction once the runs are
+	// created (the audit entry of a portal request); an error from it
+	// queues nothing.
+	InTx func(ctx context.Context, c *ent.Client, created []*ent.Run, skipped []int) error
 }
 
 // Enqueue queues one review run per reviewer, skipping a reviewer that already
 // has a queued or in-flight run for the same PR and head SHA. It returns the
 // runs created and the ids of reviewers skipped, and wakes the dispatchers.
+// The runs, their timelines and what req.InTx writes commit together or not
+// at all; a skipped reviewer's insert is undone to a savepoint, since on
+// PostgreSQL a failed statement would otherwise abort the transaction.
 func Enqueue(ctx context.Context, db *store.DB, bus notify.Bus, req Request) (created []*ent.Run, skipped []int, err error) {
 	for _, f := range []*string{&req.PRTitle, &req.PRURL, &req.HeadRef, &req.BaseRef, &req.Requester, &req.Note, &req.RequestTarget} {
 		*f = Text(*f)
 	}
-	for _, rid := range req.ReviewerIDs {
-		c := db.Run.Create().SetRepositoryID(req.RepositoryID).SetReviewerID(rid).
-			SetKind(run.KindReview).SetTrigger(req.Trigger).SetPrNumber(req.PRNumber).
-			SetPrTitle(req.PRTitle).SetPrURL(req.PRURL).SetHeadSha(req.HeadSHA).SetHeadRef(req.HeadRef).
-			SetBaseSha(req.BaseSHA).SetBaseRef(req.BaseRef).SetRequester(req.Requester).
-			SetNote(req.Note).SetRequestTarget(req.RequestTarget)
-		if req.Configure != nil {
-			req.Configure(rid, c)
+	err = db.WithTx(ctx, func(tx *ent.Tx) error {
+		c := tx.Client()
+		created, skipped = nil, nil
+		for _, rid := range req.ReviewerIDs {
+			cr := c.Run.Create().SetRepositoryID(req.RepositoryID).SetReviewerID(rid).
+				SetKind(run.KindReview).SetTrigger(req.Trigger).SetPrNumber(req.PRNumber).
+				SetPrTitle(req.PRTitle).SetPrURL(req.PRURL).SetHeadSha(req.HeadSHA).SetHeadRef(req.HeadRef).
+				SetBaseSha(req.BaseSHA).SetBaseRef(req.BaseRef).SetRequester(req.Requester).
+				SetNote(req.Note).SetRequestTarget(req.RequestTarget)
+			if req.Configure != nil {
+				req.Configure(rid, cr)
+			}
+			if _, err := c.ExecContext(ctx, "SAVEPOINT enqueue_run"); err != nil {
+				return fmt.Errorf("queue run: %w", err)
+			}
+			r, err := cr.Save(ctx)
+			switch {
+			case ent.IsConstraintError(err):
+				// The partial unique index: one is already active.
+				if _, err := c.ExecContext(ctx, "ROLLBACK TO SAVEPOINT enqueue_run"); err != nil {
+					return fmt.Errorf("queue run: %w", err)
+				}
+				skipped = append(skipped, rid)
+				continue
+			case err != nil:
+				return fmt.Errorf("queue run: %w", err)
+			}
+			if _, err := c.ExecContext(ctx, "RELEASE SAVEPOINT enqueue_run"); err != nil {
+				return fmt.Errorf("queue run: %w", err)
+			}
+			if err := c.RunEvent.Create().SetRunID(r.ID).SetToStatus(string(run.StatusQueued)).
+				SetMessage(fmt.Sprintf("Queued by %s (%s).", orSomeone(req.Requester), req.Trigger)).Exec(ctx); err != nil {
+				return fmt.Errorf("queue run: timeline: %w", err)
+			}
+			created = append(created, r)
 		}
-		r, err := c.Save(ctx)
-		switch {
-		case ent.IsConstraintError(err):
-			skipped = append(skipped, rid) // the partial unique index: one is already active
-			continue
-		case err != nil:
-			return created, skipped, fmt.Errorf("queue run: %w", err)
+		if req.InTx != nil {
+			return req.InTx(ctx, c, created, skipped)
 		}
-		if err := db.RunEvent.Create().SetRunID(r.ID).SetToStatus(string(run.StatusQueued)).
-			SetMessage(fmt.Sprintf("Queued by %s (%s).", orSomeone(req.Requester), req.Trigger)).Exec(ctx); err != nil {
-			return created, skipped, fmt.Errorf("queue run: timeline: %w", err)
-		}
-		created = append(created, r)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, r := range created {
+		created[i] = r.Unwrap() // read on through db, not the finished transaction
 	}
 	if len(created) > 0 && bus != nil {
 		bus.Notify(ctx, notify.TopicRuns) //nolint:errcheck // the poll is the safety net

@@ -30,6 +30,8 @@ type DB struct {
 	URL string
 	// idle is the pool's idle-connection limit, restored by ReleaseIdle.
 	idle int
+	// gate orders the intake's and pruning's writes on SQLite (writegate.go); nil on PostgreSQL.
+	gate *writeGate
 }
 
 // ReleaseIdle closes the pool's idle connections once. Start-up work (the
@@ -97,7 +99,7 @@ func openSQLite(ctx context.Context, dir string) (*DB, error) {
 		return nil, fmt.Errorf("open sqlite: %w", err)
 	}
 	drv := entsql.OpenDB(dialect.SQLite, db)
-	return &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: db, Dialect: dialect.SQLite, idle: conns}, nil
+	return &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: db, Dialect: dialect.SQLite, idle: conns, gate: &writeGate{}}, nil
 }
 
 func openPostgres(ctx context.Context, o Options) (*DB, error) {

@@ -66,6 +66,10 @@ func intakeInsert(pg bool) string {
 
 // StoreDelivery stores d in its own statement; stored is false for a redelivery.
 func (db *DB) StoreDelivery(ctx context.Context, d *Delivery) (bool, error) {
+	if db.gate != nil {
+		db.gate.lockUrgent()
+		defer db.gate.unlockUrgent()
+	}
 	res, err := db.SQL.ExecContext(ctx, intakeInsert(db.Postgres()), d.values(time.Now())...)
 	if err != nil {
 		return false, fmt.Errorf("store webhook event: %w", err)
@@ -317,6 +321,10 @@ func (w *sqliteWriter) drop(broken bool) {
 func (w *sqliteWriter) write(ctx context.Context, batch []*storeReq, res []storeRes) (err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	// Ahead of pruning, and woken at its release rather than by SQLite's
+	// busy handler's next poll (writegate.go).
+	w.db.gate.lockUrgent()
+	defer w.db.gate.unlockUrgent()
 	if err := w.open(ctx); err != nil {
 		return err
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/fault"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
+	"github.com/chakshu-dev/chakshu/internal/metrics"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/outcomes"
 	"github.com/chakshu-dev/chakshu/internal/redact"
@@ -50,6 +51,14 @@ type Writer interface {
 }
 
 var _ Writer = (*ghwrite.Port)(nil)
+
+// Outcomes counts how each attempt at an event ended (metrics.Outcome*);
+// *metrics.WebhookOutcomes satisfies it.
+type Outcomes interface {
+	Processed(event, outcome string)
+}
+
+var _ Outcomes = (*metrics.WebhookOutcomes)(nil)
 
 // Config builds a Loop.
 type Config struct {
@@ -83,6 +92,8 @@ type Config struct {
 	StaleAfter time.Duration
 	// Concurrency is how many events this loop handles at once; 0 means 2.
 	Concurrency int
+	// Outcomes counts each attempt's outcome; nil counts nothing.
+	Outcomes Outcomes
 }
 
 // Loop handles stored webhook events. It implements worker.Loop.
@@ -228,8 +239,10 @@ func (l *Loop) process(ctx context.Context, id int) {
 	// processing under a lease its own heartbeat keeps fresh.
 	lastErr := runs.Text(redact.String(fmt.Sprint(herr)))
 	until, waitForGitHub := gh.WaitFor(herr, now)
+	var outcome string
 	switch {
 	case herr == nil:
+		outcome = metrics.OutcomeDone
 		mine.SetStatus(webhookevent.StatusDone).SetHandledAt(now).SetLastError("")
 		if drop {
 			// Nothing of it is needed again: the row stays for deduplication.
@@ -238,12 +251,15 @@ func (l *Loop) process(ctx context.Context, id int) {
 		log.Debug("webhook handled")
 	case waitForGitHub:
 		// GitHub asked to wait: back with that due time, never failed for it.
+		outcome = metrics.OutcomeGitHubWait
 		mine.SetStatus(webhookevent.StatusPending).SetNextAttemptAt(until).SetLastError(lastErr)
 		log.Info("webhook handler: GitHub asked to wait", "until", until, "err", redact.Error(herr))
 	case ev.Attempts >= l.cfg.MaxAttempts || fault.Is(herr, fault.Invalid):
+		outcome = metrics.OutcomeFailed
 		mine.SetStatus(webhookevent.StatusFailed).SetHandledAt(now).SetLastError(lastErr)
 		log.Error("webhook failed", "attempts", ev.Attempts, "err", redact.Error(herr))
 	default:
+		outcome = metrics.OutcomeRetry
 		wait := l.cfg.Backoff[min(ev.Attempts-1, len(l.cfg.Backoff)-1)]
 		mine.SetStatus(webhookevent.StatusPending).SetNextAttemptAt(now.Add(wait)).SetLastError(lastErr)
 		log.Warn("webhook handler failed; will retry", "attempts", ev.Attempts, "retry_in", wait, "err", redact.Error(herr))
@@ -254,6 +270,10 @@ func (l *Loop) process(ctx context.Context, id int) {
 		log.Warn("events: record outcome", "err", redact.Error(err))
 	case n == 0:
 		log.Warn("events: lease lost before the outcome was recorded")
+	default:
+		if l.cfg.Outcomes != nil { // counted once recorded: a lost lease's attempt is another worker's
+			l.cfg.Outcomes.Processed(ev.Event, outcome)
+		}
 	}
 }
 

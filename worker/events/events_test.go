@@ -9,9 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/metrics"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 	"github.com/chakshu-dev/chakshu/server/webhook/webhooktest"
@@ -258,6 +262,76 @@ func TestRateLimitPutsEventBack(t *testing.T) {
 		}
 		if db.Run.Query().CountX(ctx) != 0 {
 			t.Fatal("queued while rate limited")
+		}
+	})
+}
+
+// Each attempt's end is counted by event and outcome
+// (chakshu_webhook_events_processed_total): two retries and a failure, a
+// wait GitHub asked for, then done once GitHub answers.
+func TestOutcomesCounted(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		reg := prometheus.NewRegistry()
+		outcomes, err := metrics.NewWebhookOutcomes(reg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := newEnv(t, db, envOpts{outcomes: outcomes})
+		e.reviewer("security", nil)
+		n := e.pr("feature", "a.go", false)
+		counted := func() map[string]float64 {
+			out := map[string]float64{}
+			fams, err := reg.Gather()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range fams {
+				for _, m := range f.GetMetric() {
+					var key []string
+					for _, l := range m.GetLabel() {
+						key = append(key, l.GetValue())
+					}
+					out[strings.Join(key, " ")] = m.GetCounter().GetValue()
+				}
+			}
+			return out
+		}
+		e.drain()
+		before := counted() // the set-up's deliveries (installation, pull_request, …), all done
+		for k, v := range before {
+			if !strings.HasSuffix(k, " done") || v < 1 {
+				t.Fatalf("set-up counted %q = %v", k, v)
+			}
+		}
+
+		e.sim.InjectFault(ghsim.Fault{Match: "GET /repos/{owner}/{repo}/pulls/{pull_number}", Kind: ghsim.FaultServerError, Times: 1000})
+		e.sim.Comment(repoFN, n, "alice", "@chakshu review")
+		if _, err := e.loop.Drain(ctx); err != nil {
+			t.Fatal(err)
+		}
+		e.sim.ClearFaults()
+		ev := db.WebhookEvent.Query().Where(webhookevent.Event("issue_comment")).OnlyX(ctx)
+		e.sim.InjectFault(ghsim.Fault{Match: "GET /repos/{owner}/{repo}/pulls/{pull_number}", Kind: ghsim.FaultSecondaryRateLimit, NoRetryAfter: true, Times: 1})
+		if err := e.loop.Retry(ctx, ev.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.loop.Drain(ctx); err != nil { // waits for GitHub
+			t.Fatal(err)
+		}
+		db.WebhookEvent.UpdateOneID(ev.ID).SetNextAttemptAt(time.Now()).ExecX(ctx) // the wait is over
+		e.drain()
+
+		got := counted()
+		for k, v := range before {
+			got[k] -= v
+			if got[k] == 0 {
+				delete(got, k)
+			}
+		}
+		want := map[string]float64{"issue_comment retry": 2, "issue_comment failed": 1, "issue_comment github_wait": 1, "issue_comment done": 1}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Fatalf("outcomes counted (-want +got):\n%s", d)
 		}
 	})
 }

@@ -51,6 +51,8 @@ type envOpts struct {
 	backoff []time.Duration
 	files   map[string]string // extra files on main
 	log     io.Writer         // the loop's JSON log; nil discards
+	// outcomes counts the loop's attempts; nil counts nothing.
+	outcomes events.Outcomes
 }
 
 func newEnv(t *testing.T, db *store.DB, o envOpts) *env {
@@ -98,7 +100,7 @@ func newEnv(t *testing.T, db *store.DB, o envOpts) *env {
 		backoff = []time.Duration{0, 0}
 	}
 	e.loop, err = events.New(events.Config{DB: db, Bus: e.bus, Log: log, GitHub: e.apps, AppSlug: slug,
-		WorkerID: "test-worker", AllowList: o.allow, Backoff: backoff})
+		WorkerID: "test-worker", AllowList: o.allow, Backoff: backoff, Outcomes: o.outcomes})
 	if err != nil {
 		t.Fatal(err)
 	}

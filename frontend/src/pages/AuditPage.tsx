@@ -44,6 +44,9 @@ export const AUDIT_ACTIONS = [
   'token.revoke',
   'budget.set',
   'installation.reviewers_repo',
+  'installation.reviewers_sync',
+  'learning.enable',
+  'learning.disable',
 ] as const;
 
 /** The where-input of the filters: only what is set. */
