@@ -16,6 +16,8 @@ type workflowFile struct {
 		Permissions map[string]string `yaml:"permissions"`
 		Steps       []struct {
 			Name string            `yaml:"name"`
+			ID   string            `yaml:"id"`
+			If   string            `yaml:"if"`
 			Uses string            `yaml:"uses"`
 			Run  string            `yaml:"run"`
 			With map[string]string `yaml:"with"`
@@ -58,7 +60,8 @@ func TestWorkflowTemplateSecurity(t *testing.T) {
 		if job.Permissions != nil {
 			t.Errorf("job %s widens permissions: %v", name, job.Permissions)
 		}
-		var checkout, download, action, verify bool
+		var checkout, download, action, verify, explain bool
+		checkoutID := ""
 		for _, s := range job.Steps {
 			// Inputs must reach shell scripts through env, never by interpolation.
 			if strings.Contains(s.Run, "${{") {
@@ -66,12 +69,15 @@ func TestWorkflowTemplateSecurity(t *testing.T) {
 			}
 			switch {
 			case strings.HasPrefix(s.Uses, "actions/checkout@"):
-				checkout = true
+				checkout, checkoutID = true, s.ID
 				if s.With["persist-credentials"] != "false" {
 					t.Errorf("checkout persists credentials: %v", s.With)
 				}
-				if s.With["ref"] != "refs/pull/${{ inputs.pr_number }}/head" {
-					t.Errorf("checkout ref = %q, want the base repository's pull ref", s.With["ref"])
+				// The dispatched commit itself, fetched by its SHA: a
+				// backtest replays a commit that may no longer be the
+				// PR's head (refs/pull/<n>/head would not be it).
+				if s.With["ref"] != "${{ inputs.head_sha }}" {
+					t.Errorf("checkout ref = %q, want the dispatched commit", s.With["ref"])
 				}
 				if _, ok := s.With["token"]; ok {
 					t.Errorf("checkout is given a token")
@@ -87,7 +93,12 @@ func TestWorkflowTemplateSecurity(t *testing.T) {
 					t.Errorf("runner step env = %v", s.Env)
 				}
 			case strings.Contains(s.Run, "git rev-parse HEAD") && strings.Contains(s.Run, "HEAD_SHA"):
-				verify = true
+				verify = checkout
+			case checkoutID != "" && s.If == "failure() && steps."+checkoutID+".outcome == 'failure'":
+				// A commit that can no longer be fetched (force-pushed
+				// away and collected) is said in words, not only in
+				// git's "not our ref".
+				explain = strings.Contains(s.Run, "::error::") && strings.Contains(s.Run, "could not be fetched")
 			}
 			// No action but actions/checkout, pinned by commit (v6.0.3, a
 			// Node 24 action: Node 20 left the hosted runners on 2026-09-16):
@@ -101,8 +112,8 @@ func TestWorkflowTemplateSecurity(t *testing.T) {
 				}
 			}
 		}
-		if !checkout || !download || !action || !verify {
-			t.Errorf("job %s: checkout=%v verify=%v download=%v runner=%v; want all", name, checkout, verify, download, action)
+		if !checkout || !explain || !download || !action || !verify {
+			t.Errorf("job %s: checkout=%v explain=%v verify=%v download=%v runner=%v; want all", name, checkout, explain, verify, download, action)
 		}
 	}
 	if strings.Contains(WorkflowTemplate, "secrets.") || strings.Contains(WorkflowTemplate, "GITHUB_TOKEN") {

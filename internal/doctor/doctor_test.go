@@ -167,6 +167,7 @@ func TestDoctor(t *testing.T) {
 				{"extra trigger", strings.Replace(tpl, "on:\n  workflow_dispatch:", "on:\n  push:\n  workflow_dispatch:", 1), "triggers are push, workflow_dispatch"},
 				{"input dropped", strings.Replace(tpl, "      head_sha:\n        description: Head commit to review\n        required: true\n        type: string\n", "", 1), "head_sha missing"},
 				{"Node 20 checkout", strings.Replace(tpl, "actions/checkout@df4cb1c069e1874edd31b4311f1884172cec0e10 # v6.0.3", "actions/checkout@v4", 1), "checkout is actions/checkout@v4, a Node 20 action"},
+				{"checkout of the PR's current head", strings.Replace(tpl, "ref: ${{ inputs.head_sha }}", "ref: refs/pull/${{ inputs.pr_number }}/head", 1), "checkout with: ref is refs/pull/${{ inputs.pr_number }}/head, want ${{ inputs.head_sha }} (the PR's current head; backtests replay older commits"},
 				{"checkout keeps credentials", strings.Replace(tpl, "persist-credentials: false", "persist-credentials: true", 1), "checkout with: persist-credentials is true, want false"},
 				{"download unverified", strings.Replace(tpl, "sha256sum --check --status --strict chakshu-action.sha256", "true", 1), "does not check it against the SHA-256"},
 				{"runner step changed", strings.Replace(tpl, "CHAKSHU_CHECKOUT: ${{ github.workspace }}/pr", "CHAKSHU_CHECKOUT: ${{ github.workspace }}", 1), "the step running chakshu-action: CHAKSHU_CHECKOUT is"},
@@ -198,8 +199,9 @@ func TestDoctor(t *testing.T) {
 			for name, text := range map[string]string{
 				"checkout tag":    strings.Replace(tpl, "actions/checkout@df4cb1c069e1874edd31b4311f1884172cec0e10", "actions/checkout@v6.0.3", 1),
 				"checkout commit": strings.Replace(tpl, "actions/checkout@df4cb1c069e1874edd31b4311f1884172cec0e10", "actions/checkout@0123456789abcdef0123456789abcdef01234567", 1),
-				"from source at a release": strings.Replace(strings.Replace(oldTemplate, "action@main", "action@v1.4.0", 1),
-					"run-id: ${{ inputs.run_id }}", "run-id: ${{ inputs.run_id }}\n          version: 1.4.0", 1),
+				"from source at a release": strings.NewReplacer("action@main", "action@v1.4.0",
+					"run-id: ${{ inputs.run_id }}", "run-id: ${{ inputs.run_id }}\n          version: 1.4.0",
+					"ref: refs/pull/${{ inputs.pr_number }}/head", "ref: ${{ inputs.head_sha }}").Replace(oldTemplate),
 			} {
 				sim.Commit("acme/widget", "main", map[string]string{WorkflowPath: text}, name)
 				if cs := check(t, healthy(), nil); detail(cs, "workflow acme/widget") != "current on main" {

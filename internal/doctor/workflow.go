@@ -194,6 +194,11 @@ func workflowDiffs(have, want, serverVersion string) ([]string, error) {
 		out = append(out, fmt.Sprintf("checkout is %s, a Node 20 action the runners no longer run: want %s", h.checkout, w.checkout))
 	default:
 		if d := mapDiff(h.checkoutWith, w.checkoutWith); d != "" {
+			if strings.HasPrefix(h.checkoutWith["ref"], "refs/pull/") && !strings.HasPrefix(w.checkoutWith["ref"], "refs/pull/") {
+				// The template before backtests: it checked out the PR's
+				// head now, so a backtest's replay of an older commit fails.
+				d += " (the PR's current head; backtests replay older commits, which only the dispatched head_sha fetches)"
+			}
 			out = append(out, "checkout with: "+d)
 		}
 	}

@@ -277,9 +277,10 @@ func readTree(root string) (map[string]string, error) {
 	return out, nil
 }
 
-// runWorkflow is the simulated Actions runner: it checks out the head SHA the
-// workflow was dispatched with, downloads chakshu-action from Chakshu and runs
-// it, as action/workflow/chakshu.yml does on GitHub.
+// runWorkflow is the simulated Actions runner: it checks out what the
+// workflow's checkout step fetches (Checkout: the template's is the head SHA
+// the workflow was dispatched with), downloads chakshu-action from Chakshu
+// and runs it, as action/workflow/chakshu.yml does on GitHub.
 func (sb *Sandbox) runWorkflow(wr ghsim.WorkflowRun) {
 	if sb.opts.Hold != nil && sb.opts.Hold(wr) {
 		return
@@ -322,11 +323,7 @@ func (sb *Sandbox) runOne(wr ghsim.WorkflowRun) error {
 	if err != nil {
 		return fmt.Errorf("input run_id: %w", err)
 	}
-	head := fmt.Sprint(wr.Inputs["head_sha"])
-	files, ok := sb.Sim.FilesAt(wr.Repo, head)
-	if !ok {
-		return fmt.Errorf("checkout: %s has no commit %s", wr.Repo, head)
-	}
+	head, files, checkoutErr := Checkout(sb.Sim, wr)
 	tmp, err := os.MkdirTemp("", "chakshu-sandbox-run-")
 	if err != nil {
 		return err
@@ -353,6 +350,12 @@ func (sb *Sandbox) runOne(wr ghsim.WorkflowRun) error {
 		}
 	}
 	checkout := filepath.Join(workspace, "pr")
+	if checkoutErr != nil {
+		// The checkout step (or the one verifying it) fails the job, and
+		// its log says why, as on GitHub.
+		fmt.Fprintf(out, "::error::checkout: %v\n", checkoutErr)
+		return fmt.Errorf("checkout: %w", checkoutErr)
+	}
 	if err := writeCheckout(checkout, files); err != nil {
 		// As actions/checkout does when git refuses the tree: the step fails
 		// and its log says which path.

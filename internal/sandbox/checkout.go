@@ -1,0 +1,78 @@
+package sandbox
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/chakshu-dev/chakshu/internal/ghsim"
+)
+
+// Checkout is what the workflow run wr checks out, following the workflow
+// file it was dispatched with (read at the run's commit) as GitHub's runner
+// would: its actions/checkout step's `ref:` with the inputs filled in,
+// fetched as git fetches it from GitHub (ghsim.FetchRef: a commit SHA by
+// itself, refs/pull/<n>/head as the PR's head now), then the step that
+// compares HEAD with the dispatched head_sha, if the workflow has one. The
+// template fetches the dispatched commit, so a shadow run gets the older
+// commit it replays; an older template fetching refs/pull/<n>/head fails
+// here, as it fails on GitHub, once the PR has moved on.
+func Checkout(sim *ghsim.Sim, wr ghsim.WorkflowRun) (string, map[string]string, error) {
+	src, ok := sim.FileAt(wr.Repo, wr.SHA, ".github/workflows/"+wr.Workflow)
+	if !ok {
+		return "", nil, fmt.Errorf("no .github/workflows/%s at %s", wr.Workflow, wr.SHA)
+	}
+	var doc struct {
+		Jobs map[string]struct {
+			Steps []struct {
+				Uses string            `yaml:"uses"`
+				Run  string            `yaml:"run"`
+				With map[string]string `yaml:"with"`
+				Env  map[string]string `yaml:"env"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
+		return "", nil, fmt.Errorf("workflow: %w", err)
+	}
+	var sha string
+	var files map[string]string
+	for _, job := range doc.Jobs {
+		for _, st := range job.Steps {
+			switch {
+			case strings.HasPrefix(st.Uses, "actions/checkout@") && files == nil:
+				// No ref: the commit of the event, the dispatched branch's head.
+				ref := wr.SHA
+				if r := fillInputs(st.With["ref"], wr.Inputs); r != "" {
+					ref = r
+				}
+				var err error
+				if sha, files, err = sim.FetchRef(wr.Repo, ref); err != nil {
+					return "", nil, fmt.Errorf("actions/checkout %s: %w", ref, err)
+				}
+			case files != nil && strings.Contains(st.Run, "git rev-parse HEAD") && st.Env["HEAD_SHA"] != "":
+				if want := fillInputs(st.Env["HEAD_SHA"], wr.Inputs); sha != want {
+					return "", nil, fmt.Errorf("the checkout is at %s, not at the dispatched commit %s", sha, want)
+				}
+			}
+		}
+	}
+	if files == nil {
+		return "", nil, fmt.Errorf(".github/workflows/%s has no actions/checkout step", wr.Workflow)
+	}
+	return sha, files, nil
+}
+
+var inputExpr = regexp.MustCompile(`\$\{\{\s*inputs\.([A-Za-z0-9_-]+)\s*\}\}`)
+
+// fillInputs replaces the ${{ inputs.x }} expressions of s by the run's inputs.
+func fillInputs(s string, inputs map[string]any) string {
+	return inputExpr.ReplaceAllStringFunc(s, func(e string) string {
+		if v, ok := inputs[inputExpr.FindStringSubmatch(e)[1]]; ok {
+			return fmt.Sprint(v)
+		}
+		return ""
+	})
+}
