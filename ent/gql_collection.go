@@ -295,17 +295,6 @@ func (_q *BacktestQuery) collectField(ctx context.Context, oneNode bool, opCtx *
 	)
 	for _, field := range graphql.CollectFields(opCtx, collected.Selections, satisfies) {
 		switch field.Name {
-
-		case "installation":
-			var (
-				alias = field.Alias
-				path  = append(path, alias)
-				query = (&InstallationClient{config: _q.config}).Query()
-			)
-			if err := query.collectField(ctx, oneNode, opCtx, field, path, mayAddCondition(satisfies, installationImplementors)...); err != nil {
-				return err
-			}
-			_q.withInstallation = query
 		case "createdAt":
 			if _, ok := fieldSeen[backtest.FieldCreatedAt]; !ok {
 				selectedFields = append(selectedFields, backtest.FieldCreatedAt)

@@ -16,14 +16,6 @@ func (_m *APIToken) Owner(ctx context.Context) (*User, error) {
 	return result, err
 }
 
-func (_m *Backtest) Installation(ctx context.Context) (*Installation, error) {
-	result, err := _m.Edges.InstallationOrErr()
-	if IsNotLoaded(err) {
-		result, err = _m.QueryInstallation().Only(ctx)
-	}
-	return result, err
-}
-
 func (_m *Finding) Run(ctx context.Context) (*Run, error) {
 	result, err := _m.Edges.RunOrErr()
 	if IsNotLoaded(err) {

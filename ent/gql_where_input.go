@@ -1062,10 +1062,6 @@ type BacktestWhereInput struct {
 	FinishedAtLTE    *time.Time  `json:"finishedAtLTE,omitempty"`
 	FinishedAtIsNil  bool        `json:"finishedAtIsNil,omitempty"`
 	FinishedAtNotNil bool        `json:"finishedAtNotNil,omitempty"`
-
-	// "installation" edge predicates.
-	HasInstallation     *bool                     `json:"hasInstallation,omitempty"`
-	HasInstallationWith []*InstallationWhereInput `json:"hasInstallationWith,omitempty"`
 }
 
 // AddPredicates adds custom predicates to the where input to be used during the filtering phase.
@@ -1671,24 +1667,6 @@ func (i *BacktestWhereInput) P() (predicate.Backtest, error) {
 		predicates = append(predicates, backtest.FinishedAtNotNil())
 	}
 
-	if i.HasInstallation != nil {
-		p := backtest.HasInstallation()
-		if !*i.HasInstallation {
-			p = backtest.Not(p)
-		}
-		predicates = append(predicates, p)
-	}
-	if len(i.HasInstallationWith) > 0 {
-		with := make([]predicate.Installation, 0, len(i.HasInstallationWith))
-		for _, w := range i.HasInstallationWith {
-			p, err := w.P()
-			if err != nil {
-				return nil, fmt.Errorf("%w: field 'HasInstallationWith'", err)
-			}
-			with = append(with, p)
-		}
-		predicates = append(predicates, backtest.HasInstallationWith(with...))
-	}
 	switch len(predicates) {
 	case 0:
 		return nil, ErrEmptyBacktestWhereInput

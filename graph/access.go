@@ -12,6 +12,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/apitoken"
+	"github.com/chakshu-dev/chakshu/ent/backtest"
 	"github.com/chakshu-dev/chakshu/ent/connectorcredential"
 	"github.com/chakshu-dev/chakshu/ent/finding"
 	"github.com/chakshu-dev/chakshu/ent/installation"
@@ -193,13 +194,27 @@ func (a *access) apiTokenP() predicate.APIToken {
 	return apitoken.HasOwnerWith(user.ID(a.viewer.User.ID))
 }
 
-// credentialP: connector credentials of the installations the viewer administers.
-func (a *access) credentialP() predicate.ConnectorCredential {
+// adminInstIDs are the installations the viewer administers.
+func (a *access) adminInstIDs() []int {
 	ids := make([]int, 0, len(a.adminInst))
 	for id := range a.adminInst {
 		ids = append(ids, id)
 	}
+	return ids
+}
+
+// credentialP: connector credentials of the installations the viewer administers.
+func (a *access) credentialP() predicate.ConnectorCredential {
+	ids := a.adminInstIDs()
 	return func(s *sql.Selector) { s.Where(inInts(s, connectorcredential.InstallationColumn, ids)) }
+}
+
+// backtestP: backtests of the installations the viewer administers. A
+// backtest's report sums findings over pull requests of every repository the
+// reviewer reviewed, which a reader of one repository may not see.
+func (a *access) backtestP() predicate.Backtest {
+	ids := a.adminInstIDs()
+	return func(s *sql.Selector) { s.Where(inInts(s, backtest.InstallationColumn, ids)) }
 }
 
 // adminOver reports whether the viewer administers the installation with this id.
@@ -237,6 +252,7 @@ func (h *api) intercept(c *ent.Client) {
 		q.(*ent.ConnectorCredentialQuery).Where(a.credentialP())
 	}))
 	c.AuditEntry.Intercept(filter(func(a *access, q ent.Query) { q.(*ent.AuditEntryQuery).Where(a.auditP()) }))
+	c.Backtest.Intercept(filter(func(a *access, q ent.Query) { q.(*ent.BacktestQuery).Where(a.backtestP()) }))
 	c.Worker.Intercept(filter(func(*access, ent.Query) {})) // any signed-in viewer
 	countOnlyWhenAsked(c)
 }

@@ -98,6 +98,8 @@ func (a *access) scope(v reflect.Value) error {
 		w.AddPredicates(a.userP())
 	case *ent.APITokenWhereInput:
 		w.AddPredicates(a.apiTokenP())
+	case *ent.BacktestWhereInput:
+		w.AddPredicates(a.backtestP())
 	case *ent.WorkerWhereInput:
 		// any signed-in viewer reads workers
 	default:

@@ -70,7 +70,7 @@ func (Backtest) Fields() []ent.Field {
 // Edges of the Backtest.
 func (Backtest) Edges() []ent.Edge {
 	return []ent.Edge{
-		edge.From("installation", Installation.Type).Ref("backtests").Unique().Required().
+		edge.From("installation", Installation.Type).Ref("backtests").Unique().Required().Annotations(gqlSkipAll()).
 			Comment("the installation whose reviewers repository holds the change"),
 	}
 }

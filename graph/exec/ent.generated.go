@@ -2152,38 +2152,6 @@ func (ec *executionContext) fieldContext_Backtest_finishedAt(_ context.Context, 
 	return graphql.NewScalarFieldContext("Backtest", field, false, false, "Time")
 }
 
-func (ec *executionContext) _Backtest_installation(ctx context.Context, field graphql.CollectedField, obj *ent.Backtest) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Backtest_installation(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Installation(ctx)
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *ent.Installation) graphql.Marshaler {
-			return ec.marshalNInstallation2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚐInstallation(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Backtest_installation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Backtest",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Installation(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
 func (ec *executionContext) _BacktestConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.BacktestConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10730,7 +10698,7 @@ func (ec *executionContext) unmarshalInputBacktestWhereInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "reviewerName", "reviewerNameNEQ", "reviewerNameIn", "reviewerNameNotIn", "reviewerNameGT", "reviewerNameGTE", "reviewerNameLT", "reviewerNameLTE", "reviewerNameContains", "reviewerNameHasPrefix", "reviewerNameHasSuffix", "reviewerNameEqualFold", "reviewerNameContainsFold", "reviewersRepo", "reviewersRepoNEQ", "reviewersRepoIn", "reviewersRepoNotIn", "reviewersRepoGT", "reviewersRepoGTE", "reviewersRepoLT", "reviewersRepoLTE", "reviewersRepoContains", "reviewersRepoHasPrefix", "reviewersRepoHasSuffix", "reviewersRepoEqualFold", "reviewersRepoContainsFold", "prNumber", "prNumberNEQ", "prNumberIn", "prNumberNotIn", "prNumberGT", "prNumberGTE", "prNumberLT", "prNumberLTE", "prURL", "prURLNEQ", "prURLIn", "prURLNotIn", "prURLGT", "prURLGTE", "prURLLT", "prURLLTE", "prURLContains", "prURLHasPrefix", "prURLHasSuffix", "prURLEqualFold", "prURLContainsFold", "headSha", "headShaNEQ", "headShaIn", "headShaNotIn", "headShaGT", "headShaGTE", "headShaLT", "headShaLTE", "headShaContains", "headShaHasPrefix", "headShaHasSuffix", "headShaEqualFold", "headShaContainsFold", "baseSha", "baseShaNEQ", "baseShaIn", "baseShaNotIn", "baseShaGT", "baseShaGTE", "baseShaLT", "baseShaLTE", "baseShaContains", "baseShaHasPrefix", "baseShaHasSuffix", "baseShaEqualFold", "baseShaContainsFold", "status", "statusNEQ", "statusIn", "statusNotIn", "maxPrs", "maxPrsNEQ", "maxPrsIn", "maxPrsNotIn", "maxPrsGT", "maxPrsGTE", "maxPrsLT", "maxPrsLTE", "maxCostUsd", "maxCostUsdNEQ", "maxCostUsdIn", "maxCostUsdNotIn", "maxCostUsdGT", "maxCostUsdGTE", "maxCostUsdLT", "maxCostUsdLTE", "costUsd", "costUsdNEQ", "costUsdIn", "costUsdNotIn", "costUsdGT", "costUsdGTE", "costUsdLT", "costUsdLTE", "checkRunID", "checkRunIDNEQ", "checkRunIDIn", "checkRunIDNotIn", "checkRunIDGT", "checkRunIDGTE", "checkRunIDLT", "checkRunIDLTE", "commentID", "commentIDNEQ", "commentIDIn", "commentIDNotIn", "commentIDGT", "commentIDGTE", "commentIDLT", "commentIDLTE", "report", "reportNEQ", "reportIn", "reportNotIn", "reportGT", "reportGTE", "reportLT", "reportLTE", "reportContains", "reportHasPrefix", "reportHasSuffix", "reportEqualFold", "reportContainsFold", "failureReason", "failureReasonNEQ", "failureReasonIn", "failureReasonNotIn", "failureReasonGT", "failureReasonGTE", "failureReasonLT", "failureReasonLTE", "failureReasonContains", "failureReasonHasPrefix", "failureReasonHasSuffix", "failureReasonEqualFold", "failureReasonContainsFold", "finishedAt", "finishedAtNEQ", "finishedAtIn", "finishedAtNotIn", "finishedAtGT", "finishedAtGTE", "finishedAtLT", "finishedAtLTE", "finishedAtIsNil", "finishedAtNotNil", "hasInstallation", "hasInstallationWith"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "reviewerName", "reviewerNameNEQ", "reviewerNameIn", "reviewerNameNotIn", "reviewerNameGT", "reviewerNameGTE", "reviewerNameLT", "reviewerNameLTE", "reviewerNameContains", "reviewerNameHasPrefix", "reviewerNameHasSuffix", "reviewerNameEqualFold", "reviewerNameContainsFold", "reviewersRepo", "reviewersRepoNEQ", "reviewersRepoIn", "reviewersRepoNotIn", "reviewersRepoGT", "reviewersRepoGTE", "reviewersRepoLT", "reviewersRepoLTE", "reviewersRepoContains", "reviewersRepoHasPrefix", "reviewersRepoHasSuffix", "reviewersRepoEqualFold", "reviewersRepoContainsFold", "prNumber", "prNumberNEQ", "prNumberIn", "prNumberNotIn", "prNumberGT", "prNumberGTE", "prNumberLT", "prNumberLTE", "prURL", "prURLNEQ", "prURLIn", "prURLNotIn", "prURLGT", "prURLGTE", "prURLLT", "prURLLTE", "prURLContains", "prURLHasPrefix", "prURLHasSuffix", "prURLEqualFold", "prURLContainsFold", "headSha", "headShaNEQ", "headShaIn", "headShaNotIn", "headShaGT", "headShaGTE", "headShaLT", "headShaLTE", "headShaContains", "headShaHasPrefix", "headShaHasSuffix", "headShaEqualFold", "headShaContainsFold", "baseSha", "baseShaNEQ", "baseShaIn", "baseShaNotIn", "baseShaGT", "baseShaGTE", "baseShaLT", "baseShaLTE", "baseShaContains", "baseShaHasPrefix", "baseShaHasSuffix", "baseShaEqualFold", "baseShaContainsFold", "status", "statusNEQ", "statusIn", "statusNotIn", "maxPrs", "maxPrsNEQ", "maxPrsIn", "maxPrsNotIn", "maxPrsGT", "maxPrsGTE", "maxPrsLT", "maxPrsLTE", "maxCostUsd", "maxCostUsdNEQ", "maxCostUsdIn", "maxCostUsdNotIn", "maxCostUsdGT", "maxCostUsdGTE", "maxCostUsdLT", "maxCostUsdLTE", "costUsd", "costUsdNEQ", "costUsdIn", "costUsdNotIn", "costUsdGT", "costUsdGTE", "costUsdLT", "costUsdLTE", "checkRunID", "checkRunIDNEQ", "checkRunIDIn", "checkRunIDNotIn", "checkRunIDGT", "checkRunIDGTE", "checkRunIDLT", "checkRunIDLTE", "commentID", "commentIDNEQ", "commentIDIn", "commentIDNotIn", "commentIDGT", "commentIDGTE", "commentIDLT", "commentIDLTE", "report", "reportNEQ", "reportIn", "reportNotIn", "reportGT", "reportGTE", "reportLT", "reportLTE", "reportContains", "reportHasPrefix", "reportHasSuffix", "reportEqualFold", "reportContainsFold", "failureReason", "failureReasonNEQ", "failureReasonIn", "failureReasonNotIn", "failureReasonGT", "failureReasonGTE", "failureReasonLT", "failureReasonLTE", "failureReasonContains", "failureReasonHasPrefix", "failureReasonHasSuffix", "failureReasonEqualFold", "failureReasonContainsFold", "finishedAt", "finishedAtNEQ", "finishedAtIn", "finishedAtNotIn", "finishedAtGT", "finishedAtGTE", "finishedAtLT", "finishedAtLTE", "finishedAtIsNil", "finishedAtNotNil"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -11997,20 +11965,6 @@ func (ec *executionContext) unmarshalInputBacktestWhereInput(ctx context.Context
 				return it, err
 			}
 			it.FinishedAtNotNil = data
-		case "hasInstallation":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasInstallation"))
-			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.HasInstallation = data
-		case "hasInstallationWith":
-			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("hasInstallationWith"))
-			data, err := ec.unmarshalOInstallationWhereInput2ᚕᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚐInstallationWhereInputᚄ(ctx, v)
-			if err != nil {
-				return it, err
-			}
-			it.HasInstallationWith = data
 		}
 	}
 	return it, nil
@@ -25014,104 +24968,98 @@ func (ec *executionContext) _Backtest(ctx context.Context, sel ast.SelectionSet,
 		case "id":
 			out.Values[i] = ec._Backtest_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "createdAt":
 			out.Values[i] = ec._Backtest_createdAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "updatedAt":
 			out.Values[i] = ec._Backtest_updatedAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "reviewerName":
 			out.Values[i] = ec._Backtest_reviewerName(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "reviewersRepo":
 			out.Values[i] = ec._Backtest_reviewersRepo(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "prNumber":
 			out.Values[i] = ec._Backtest_prNumber(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "prURL":
 			out.Values[i] = ec._Backtest_prURL(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "headSha":
 			out.Values[i] = ec._Backtest_headSha(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "baseSha":
 			out.Values[i] = ec._Backtest_baseSha(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "status":
 			out.Values[i] = ec._Backtest_status(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "maxPrs":
 			out.Values[i] = ec._Backtest_maxPrs(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "maxCostUsd":
 			out.Values[i] = ec._Backtest_maxCostUsd(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "costUsd":
 			out.Values[i] = ec._Backtest_costUsd(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "checkRunID":
 			out.Values[i] = ec._Backtest_checkRunID(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "commentID":
 			out.Values[i] = ec._Backtest_commentID(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "report":
 			out.Values[i] = ec._Backtest_report(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "summary":
 			out.Values[i] = ec._Backtest_summary(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "failureReason":
 			out.Values[i] = ec._Backtest_failureReason(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "finishedAt":
 			out.Values[i] = ec._Backtest_finishedAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
-		case "installation":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Backtest_installation(ctx, field, obj)
-				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}

@@ -96,7 +96,6 @@ type ComplexityRoot struct {
 		FinishedAt    func(childComplexity int) int
 		HeadSha       func(childComplexity int) int
 		ID            func(childComplexity int) int
-		Installation  func(childComplexity int) int
 		MaxCostUsd    func(childComplexity int) int
 		MaxPrs        func(childComplexity int) int
 		PrNumber      func(childComplexity int) int
@@ -938,12 +937,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Backtest.ID(childComplexity), true
-	case "Backtest.installation":
-		if e.ComplexityRoot.Backtest.Installation == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Backtest.Installation(childComplexity), true
 	case "Backtest.maxCostUsd":
 		if e.ComplexityRoot.Backtest.MaxCostUsd == nil {
 			break
@@ -5915,10 +5908,6 @@ type Backtest implements Node {
   when it completed, failed or was cancelled
   """
   finishedAt: Time
-  """
-  the installation whose reviewers repository holds the change
-  """
-  installation: Installation!
 }
 """
 A connection to a list of items.
@@ -6722,14 +6711,6 @@ input BacktestWhereInput {
   Backtests whose finishedAt is set (when true).
   """
   finishedAtNotNil: Boolean
-  """
-  Backtests that have (true) or lack (false) a installation.
-  """
-  hasInstallation: Boolean
-  """
-  Backtests with a installation matching one of these filters.
-  """
-  hasInstallationWith: [InstallationWhereInput!]
 }
 """
 Define a Relay Cursor type:
@@ -15838,8 +15819,6 @@ func (ec *executionContext) childFields_Backtest(ctx context.Context, field grap
 		return ec.fieldContext_Backtest_failureReason(ctx, field)
 	case "finishedAt":
 		return ec.fieldContext_Backtest_finishedAt(ctx, field)
-	case "installation":
-		return ec.fieldContext_Backtest_installation(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Backtest", field.Name)
 }

@@ -84,6 +84,13 @@ func newWorld(t *testing.T, db *store.DB) *world {
 			SetPayload([]byte(`{"secret":"payload"}`)).SetStatus(webhookevent.StatusFailed).SaveX(ctx)
 	}
 	h1, h2, h3 := hook(w.acme, "acme/api"), hook(w.acme, "acme/secret"), hook(w.globex, "globex/x")
+	// Backtests are read by the installation's admins only (carol): alice
+	// reads none, not even acme's.
+	bt := func(inst *ent.Installation, repo string) *ent.Backtest {
+		return db.Backtest.Create().SetInstallation(inst).SetReviewerName("security").SetReviewersRepo(repo).
+			SetPrNumber(1).SetHeadSha(strings.Repeat("b", 40)).SetReport("SECRETREPORT").SaveX(ctx)
+	}
+	bt1, bt2 := bt(w.acme, "acme/chakshu-reviewers"), bt(w.globex, "globex/chakshu-reviewers")
 
 	// Users and their tokens: alice and bob sign in; bob makes a token.
 	w.Login("alice")
@@ -109,7 +116,7 @@ func newWorld(t *testing.T, db *store.DB) *world {
 		"Run": {w.runSec.ID, w.runGx.ID}, "Finding": {f2.ID, f3.ID}, "RunEvent": {e2.ID, e3.ID},
 		"Repository": {w.secret.ID, w.gx.ID}, "Installation": {w.globex.ID}, "Reviewer": {w.gxRev.ID},
 		"ReviewLearning": {l2.ID, l3.ID, l4.ID}, "WebhookEvent": {h2.ID, h3.ID}, "User": {bobID},
-		"APIToken": {bobTok.ID},
+		"APIToken": {bobTok.ID}, "Backtest": {bt1.ID, bt2.ID},
 	}
 	return w
 }
