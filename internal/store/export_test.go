@@ -44,3 +44,6 @@ func PruneWrites(db *DB, cut any) []PruneWrite {
 	}
 	return out
 }
+
+// PayloadsToClear is the query that picks the next payloads to empty.
+func PayloadsToClear(db *DB) string { return db.Rebind(db.payloadsToClear(500)) }

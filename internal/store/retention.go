@@ -249,9 +249,11 @@ func (db *DB) clearPayloads(ctx context.Context, from, before time.Time, n int) 
 	if !from.Before(before) {
 		return 0, from, nil
 	}
-	rows, err := db.SQL.QueryContext(ctx, db.Rebind(`SELECT id, received_at FROM webhook_events
-		WHERE received_at >= ? AND received_at < ? AND status = 'done' AND `+db.octetLength("payload")+` > 0
-		ORDER BY received_at LIMIT `+fmt.Sprint(n)), from, before)
+	// status is kept out of index choice: through the status index the
+	// planner read and sorted every handled event for each batch (3 s a
+	// batch at a million rows); through received_at the range is read in
+	// order and the LIMIT stops it.
+	rows, err := db.SQL.QueryContext(ctx, db.Rebind(db.payloadsToClear(n)), from, before)
 	if err != nil {
 		return 0, from, fmt.Errorf("prune payloads: %w", err)
 	}
@@ -288,6 +290,14 @@ func (db *DB) clearPayloads(ctx context.Context, from, before time.Time, n int) 
 		last = before
 	}
 	return int(k), last, nil
+}
+
+// payloadsToClear selects up to n handled events with a payload received in
+// [?, ?), oldest first.
+func (db *DB) payloadsToClear(n int) string {
+	return `SELECT id, received_at FROM webhook_events
+		WHERE received_at >= ? AND received_at < ? AND ` + db.noIndex("status") + ` = 'done' AND ` + db.octetLength("payload") + ` > 0
+		ORDER BY received_at LIMIT ` + fmt.Sprint(n)
 }
 
 // octetLength is the byte length of a blob column, read from its header on

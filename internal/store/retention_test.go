@@ -220,3 +220,25 @@ func TestPruneWritesFindRowsByID(t *testing.T) {
 		}
 	})
 }
+
+// The next payloads to empty are read through the receipt-time index, in
+// order, so the LIMIT stops the read: through the status index every handled
+// event was read and sorted for each batch (3 s a batch at a million rows,
+// BenchmarkIntakeWhilePruning in server/webhook).
+func TestPayloadsToClearReadByReceiptTime(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		conn := storetest.PlanConn(t, db)
+		now := time.Now()
+		plan := storetest.Plan(t, db, conn, store.PayloadsToClear(db), now.Add(-time.Hour), now)
+		joined := strings.Join(plan, "\n")
+		if db.Postgres() {
+			if !strings.Contains(joined, "webhookevent_received_at") || strings.Contains(joined, "Sort") {
+				t.Fatalf("not an ordered read of the receipt-time index:\n%s", joined)
+			}
+			return
+		}
+		if !strings.Contains(joined, "USING INDEX webhookevent_received_at") || strings.Contains(joined, "TEMP B-TREE") {
+			t.Fatalf("not an ordered read of the receipt-time index:\n%s", joined)
+		}
+	})
+}
