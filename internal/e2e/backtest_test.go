@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/publish"
 	"github.com/chakshu-dev/chakshu/internal/sandbox"
+	"github.com/chakshu-dev/chakshu/internal/scriptedmodel"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
@@ -185,5 +187,48 @@ func backtestEndToEnd(t *testing.T, c *chakshu, opts store.Options) {
 		default:
 			t.Errorf("unexpected write during the backtest: %s", w)
 		}
+	}
+}
+
+// The sandbox shows a backtest on its first run, as `make run` starts it:
+// with history seeded, it records style's past reviews of the seeded pull
+// requests, opens a draft pull request to the reviewers repository that
+// adds the correctness rules to style, and the tour links it. Chakshu
+// backtests it like any change: the comparison comment appears on that
+// pull request, its check completes, and the portal lists the shadow runs.
+func TestSandboxShowsABacktest(t *testing.T) {
+	c := startSeeded(t, "", nil, scriptedmodel.Config{}, 40)
+	sim := c.SB.Sim
+	var number int
+	waitFor(t, 60*time.Second, "the sandbox's reviewer change", func() bool { number = c.SB.BacktestPR(); return number != 0 })
+	tour := c.SB.Tour()
+	if last := tour[len(tour)-1]; last.ID != "backtest" || !strings.HasSuffix(last.URL, fmt.Sprintf("/%s/pull/%d", sandbox.ReviewersRepo, number)) {
+		t.Errorf("the tour does not link the backtested change: %+v", last)
+	}
+	var body string
+	waitFor(t, 150*time.Second, "the backtest comment", func() bool {
+		for _, ic := range sim.IssueComments(sandbox.ReviewersRepo, number) {
+			if strings.Contains(ic.Body, publish.BacktestMarker("style")) {
+				body = ic.Body
+			}
+		}
+		return body != ""
+	})
+	if !strings.Contains(body, "replayed on **3 of the last 3**") || !strings.Contains(body, "| Severity | Kept | Added | Dropped |") {
+		t.Errorf("comment:\n%s", body)
+	}
+	checks := sim.CheckRuns(sandbox.ReviewersRepo)
+	if len(checks) != 1 || checks[0].Name != "Chakshu backtest · style" || checks[0].Conclusion != "success" {
+		t.Errorf("check runs on the reviewers repository: %+v", checks)
+	}
+	s := c.loginSandbox(t)
+	var out struct {
+		Runs struct {
+			TotalCount int `json:"totalCount"`
+		} `json:"runs"`
+	}
+	s.graphql(t, `{ runs(first: 10, where: {shadow: true}) { totalCount } }`, nil, &out)
+	if out.Runs.TotalCount != 6 {
+		t.Errorf("%d shadow runs listed, want 3 pull requests × 2 sides", out.Runs.TotalCount)
 	}
 }

@@ -95,6 +95,8 @@ type Sandbox struct {
 	modelSrv  *http.Server
 	provider  *providersim.Sim
 	chakshu   string // Chakshu's public URL, set by Connect
+	// backtestPR is the reviewers-repository PR SeedBacktest opened.
+	backtestPR int
 	audience  string
 	mu        sync.Mutex
 	runnerWG  sync.WaitGroup
