@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/chakshu-dev/chakshu/ent/backtest"
+	"github.com/chakshu-dev/chakshu/ent/finding"
+	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/reviewer"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
@@ -26,7 +28,9 @@ import (
 // and the new version in shadow runs (dispatch, OIDC job fetch, runner,
 // gateway), posts one comparison on the reviewers-repository pull request
 // with the new family's findings as added, completes the check, and writes
-// nothing on the replayed pull requests.
+// nothing on the replayed pull requests. A second push that swaps style's
+// own rules out is backtested again: the same comment is edited, with the
+// dropped findings and the one a person had 👎'd counted as dismissed.
 func TestBacktestEndToEnd(t *testing.T) {
 	for _, dialect := range storetest.Dialects {
 		t.Run(dialect, func(t *testing.T) {
@@ -59,6 +63,18 @@ func backtestEndToEnd(t *testing.T, c *chakshu, opts store.Options) {
 	waitFor(t, 120*time.Second, "style's two real reviews", func() bool {
 		return db.Run.Query().Where(run.HasReviewerWith(reviewer.ID(style.ID)), run.Shadow(false), run.StatusEQ(run.StatusSucceeded)).CountX(ctx) == 2
 	})
+	// What became of one posted finding: a person's 👎, read when the pull
+	// request closes (GitHub sends no reaction webhook).
+	first := replayed[0]
+	disliked := db.Finding.Query().Where(finding.Posted(true), finding.PlacementEQ(finding.PlacementInline), finding.CommentIDNEQ(0),
+		finding.HasRunWith(run.HasReviewerWith(reviewer.ID(style.ID)), run.PrNumber(first.Number), run.HasRepositoryWith(repository.FullName(first.Repo)))).
+		FirstX(ctx)
+	sim.React(first.Repo, first.Number, disliked.CommentID, sandbox.Writer, "-1")
+	sim.ClosePR(first.Repo, first.Number, sandbox.Writer)
+	waitFor(t, 60*time.Second, "the 👎 finding to be dismissed", func() bool {
+		return db.Finding.GetX(ctx, disliked.ID).Outcome == finding.OutcomeDismissed
+	})
+
 	type onPR struct{ reviews, comments, issueComments, checks int }
 	before := map[string]onPR{}
 	for _, pr := range replayed {
@@ -102,7 +118,7 @@ func backtestEndToEnd(t *testing.T, c *chakshu, opts store.Options) {
 		t.Errorf("%d backtest check runs on the reviewers repository, want one (style's)", backtests)
 	}
 
-	bt := db.Backtest.Query().Where(backtest.PrNumber(number), backtest.ReviewerName("style")).OnlyX(ctx)
+	bt := db.Backtest.Query().Where(backtest.PrNumber(number), backtest.ReviewerName("style"), backtest.HeadSha(head)).OnlyX(ctx)
 	if bt.Status != backtest.StatusCompleted || bt.CheckRunID != check.ID || bt.CommentID == 0 {
 		t.Fatalf("backtest %s (check %d, comment %d): %s", bt.Status, bt.CheckRunID, bt.CommentID, bt.FailureReason)
 	}
@@ -170,6 +186,43 @@ func backtestEndToEnd(t *testing.T, c *chakshu, opts store.Options) {
 		t.Errorf("comment has no totals row:\n%s", body)
 	}
 
+	// A second push swaps style's own rules for correctness: backtested
+	// again, the same comment is edited, now with the style findings dropped
+	// and the 👎 one counted as dismissed (noise removed).
+	md2 := strings.Replace(md, "Rules: style\n", "Rules: correctness\n", 1)
+	head2 := sim.Commit(reviewersRepo, "style-correctness", map[string]string{"reviewers/style/CLAUDE.md": md2}, "style: only correctness")
+	check = ghsim.CheckRun{}
+	waitFor(t, 150*time.Second, "the second backtest check to complete", func() bool {
+		for _, cr := range sim.CheckRuns(reviewersRepo) {
+			if cr.Name == name && cr.HeadSHA == head2 {
+				check = cr
+			}
+		}
+		return check.Status == "completed"
+	})
+	bt2 := db.Backtest.Query().Where(backtest.PrNumber(number), backtest.ReviewerName("style"), backtest.HeadSha(head2)).OnlyX(ctx)
+	if bt2.Status != backtest.StatusCompleted || bt2.CommentID != bt.CommentID {
+		t.Fatalf("second backtest %s, comment %d (first %d): %s", bt2.Status, bt2.CommentID, bt.CommentID, bt2.FailureReason)
+	}
+	posted = nil
+	for _, ic := range sim.IssueComments(reviewersRepo, number) {
+		if strings.Contains(ic.Body, publish.BacktestMarker("style")) {
+			posted = append(posted, ic)
+		}
+	}
+	if len(posted) != 1 || posted[0].ID != bt.CommentID || !strings.Contains(posted[0].Body, "`"+head2[:7]+"`") {
+		t.Fatalf("after the second push: %d backtest comments, want the first one edited for %s", len(posted), head2[:7])
+	}
+	if got := sum(bt2.Summary["dropped"].(map[string]any)); got == 0 {
+		t.Errorf("the second version drops no finding:\n%s", posted[0].Body)
+	}
+	if got := int(bt2.Summary["dropped_dismissed"].(float64)); got != 1 {
+		t.Errorf("%d dropped findings had been dismissed, want the 👎 one:\n%s", got, posted[0].Body)
+	}
+	if !strings.Contains(posted[0].Body, "**1 had been dismissed**") {
+		t.Errorf("comment does not count the dismissed finding:\n%s", posted[0].Body)
+	}
+
 	// Nothing was written on the replayed pull requests; the writes went to
 	// the dispatches and the reviewers repository.
 	for _, pr := range replayed {
@@ -183,7 +236,7 @@ func backtestEndToEnd(t *testing.T, c *chakshu, opts store.Options) {
 		switch w {
 		case "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches",
 			"POST /repos/{owner}/{repo}/check-runs", "PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}",
-			"POST /repos/{owner}/{repo}/issues/{issue_number}/comments":
+			"POST /repos/{owner}/{repo}/issues/{issue_number}/comments", "PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}":
 		default:
 			t.Errorf("unexpected write during the backtest: %s", w)
 		}
