@@ -161,10 +161,12 @@ describe('sandbox', () => {
     }, { timeout: 60_000, interval: 1000, what: 'the tour to link the backtested reviewer change' });
     assert.match(backtestURL, /\/sim\/acme\/chakshu-reviewers\/pull\/\d+$/);
     const comment = page.locator('div.box[id^="issuecomment-"]', { hasText: 'Chakshu backtest · style' });
+    const check = page.locator('div.box.check', { hasText: 'Chakshu backtest · style' });
+    // The comment is posted, then the check completed.
     await eventually(async () => {
       await page.goto(backtestURL);
-      return (await comment.count()) > 0;
-    }, { timeout: 180_000, interval: 2000, what: 'the backtest comment' });
+      return (await comment.count()) > 0 && /completed/.test(await check.locator('.box-head').innerText());
+    }, { timeout: 180_000, interval: 2000, what: 'the backtest comment and its completed check' });
     assert.equal(await comment.count(), 1, 'one comparison comment');
     const body = comment.locator('.markdown-body');
     assert.equal(await body.locator('h3').innerText(), 'Chakshu backtest · style');
@@ -175,7 +177,6 @@ describe('sandbox', () => {
     assert.deepEqual(rows.map((r) => r.split('\t')[0].trim()), ['blocker', 'major', 'minor', 'nit', 'all']);
     const all = (await table.locator('tbody tr').last().locator('td').allInnerTexts()).map((x) => Number(x.trim()));
     assert.ok(all[2] > 0, `the correctness rules add findings: ${rows.at(-1)}`);
-    const check = page.locator('div.box.check', { hasText: 'Chakshu backtest · style' });
     assert.match(await check.locator('.box-head').innerText(), /completed · success/);
     await comment.scrollIntoViewIfNeeded();
     await docsScreenshot(comment, 'sandbox-backtest');

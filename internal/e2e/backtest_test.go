@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/backtest"
 	"github.com/chakshu-dev/chakshu/ent/finding"
 	"github.com/chakshu-dev/chakshu/ent/repository"
@@ -118,7 +119,12 @@ func backtestEndToEnd(t *testing.T, c *chakshu, opts store.Options) {
 		t.Errorf("%d backtest check runs on the reviewers repository, want one (style's)", backtests)
 	}
 
-	bt := db.Backtest.Query().Where(backtest.PrNumber(number), backtest.ReviewerName("style"), backtest.HeadSha(head)).OnlyX(ctx)
+	// The check is completed a moment before the backtest records its end.
+	var bt *ent.Backtest
+	waitFor(t, 10*time.Second, "the backtest to record its end", func() bool {
+		bt = db.Backtest.Query().Where(backtest.PrNumber(number), backtest.ReviewerName("style"), backtest.HeadSha(head)).OnlyX(ctx)
+		return bt.Status != backtest.StatusRunning
+	})
 	if bt.Status != backtest.StatusCompleted || bt.CheckRunID != check.ID || bt.CommentID == 0 {
 		t.Fatalf("backtest %s (check %d, comment %d): %s", bt.Status, bt.CheckRunID, bt.CommentID, bt.FailureReason)
 	}
@@ -200,7 +206,11 @@ func backtestEndToEnd(t *testing.T, c *chakshu, opts store.Options) {
 		}
 		return check.Status == "completed"
 	})
-	bt2 := db.Backtest.Query().Where(backtest.PrNumber(number), backtest.ReviewerName("style"), backtest.HeadSha(head2)).OnlyX(ctx)
+	var bt2 *ent.Backtest
+	waitFor(t, 10*time.Second, "the second backtest to record its end", func() bool {
+		bt2 = db.Backtest.Query().Where(backtest.PrNumber(number), backtest.ReviewerName("style"), backtest.HeadSha(head2)).OnlyX(ctx)
+		return bt2.Status != backtest.StatusRunning
+	})
 	if bt2.Status != backtest.StatusCompleted || bt2.CommentID != bt.CommentID {
 		t.Fatalf("second backtest %s, comment %d (first %d): %s", bt2.Status, bt2.CommentID, bt.CommentID, bt2.FailureReason)
 	}
@@ -270,7 +280,11 @@ func TestSandboxShowsABacktest(t *testing.T) {
 	if !strings.Contains(body, "replayed on **3 of the last 3**") || !strings.Contains(body, "| Severity | Kept | Added | Dropped |") {
 		t.Errorf("comment:\n%s", body)
 	}
-	checks := sim.CheckRuns(sandbox.ReviewersRepo)
+	var checks []ghsim.CheckRun
+	waitFor(t, 10*time.Second, "the backtest check to complete", func() bool { // just after the comment
+		checks = sim.CheckRuns(sandbox.ReviewersRepo)
+		return len(checks) > 0 && checks[0].Status == "completed"
+	})
 	if len(checks) != 1 || checks[0].Name != "Chakshu backtest · style" || checks[0].Conclusion != "success" {
 		t.Errorf("check runs on the reviewers repository: %+v", checks)
 	}
