@@ -259,8 +259,21 @@ func backtestEndToEnd(t *testing.T, c *chakshu, opts store.Options) {
 // adds the correctness rules to style, and the tour links it. Chakshu
 // backtests it like any change: the comparison comment appears on that
 // pull request, its check completes, and the portal lists the shadow runs.
+// Restarted on the same database, the simulator starts empty: the sandbox
+// opens the change again on a new head, and it is backtested again.
 func TestSandboxShowsABacktest(t *testing.T) {
-	c := startSeeded(t, "", nil, scriptedmodel.Config{}, 40)
+	dir := t.TempDir()
+	for i, name := range []string{"first start", "restart"} {
+		t.Run(name, func(t *testing.T) {
+			c := startSeeded(t, "", map[string]string{"CHAKSHU_DATA_DIR": dir}, scriptedmodel.Config{}, 40)
+			sandboxBacktest(t, c, 6*(i+1))
+		})
+	}
+}
+
+// sandboxBacktest checks the sandbox's backtest; wantShadow is how many
+// shadow runs the portal lists by then.
+func sandboxBacktest(t *testing.T, c *chakshu, wantShadow int) {
 	sim := c.SB.Sim
 	var number int
 	waitFor(t, 60*time.Second, "the sandbox's reviewer change", func() bool { number = c.SB.BacktestPR(); return number != 0 })
@@ -295,7 +308,7 @@ func TestSandboxShowsABacktest(t *testing.T) {
 		} `json:"runs"`
 	}
 	s.graphql(t, `{ runs(first: 10, where: {shadow: true}) { totalCount } }`, nil, &out)
-	if out.Runs.TotalCount != 6 {
-		t.Errorf("%d shadow runs listed, want 3 pull requests × 2 sides", out.Runs.TotalCount)
+	if out.Runs.TotalCount != wantShadow {
+		t.Errorf("%d shadow runs listed, want %d (3 pull requests × 2 sides a start)", out.Runs.TotalCount, wantShadow)
 	}
 }

@@ -42,8 +42,8 @@ func (sb *Sandbox) BacktestPR() int {
 // correctness rules to style's CLAUDE.md. Chakshu then backtests it as any
 // reviewer change: a check run, shadow runs of both versions, and one
 // comparison comment on that pull request. The simulator starts empty on
-// every start, so this opens the pull request every time; the past reviews
-// are recorded once. A draft, so that auto-reviewing reviewers (security)
+// every start, so this opens the pull request every time, on a commit of its
+// own (Chakshu backtests a head once); the past reviews are recorded once. A draft, so that auto-reviewing reviewers (security)
 // leave the reviewers repository's pull request alone.
 func (sb *Sandbox) SeedBacktest(ctx context.Context, db *store.DB) error {
 	var rvID int
@@ -99,7 +99,7 @@ func (sb *Sandbox) SeedBacktest(ctx context.Context, db *store.DB) error {
 	sb.Sim.Commit(ReviewersRepo, backtestBranch, map[string]string{
 		path + "CLAUDE.md":     strings.Replace(md, "Rules: style\n", "Rules: style, correctness\n", 1),
 		path + "reviewer.yaml": strings.TrimRight(yaml, "\n") + "\n" + backtestYAML,
-	}, backtestTitle)
+	}, backtestTitle+"\n\nOpened by the sandbox started at "+time.Now().UTC().Format(time.RFC3339Nano)) // a new head each start: a head already backtested is not again
 	n := sb.Sim.OpenPR(ReviewersRepo, backtestBranch, "main", backtestTitle,
 		"The style reviewer also flags ignored errors and unchecked results (the correctness rules).\n\nChakshu backtests this change on the last pull requests style reviewed before it goes live.",
 		User, true)
