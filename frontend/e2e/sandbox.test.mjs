@@ -2,7 +2,9 @@
 // in sandbox mode: the portal's first page shows the three things to try;
 // a comment on a simulated PR leads to a rendered review with a suggestion;
 // the Actions run shows the runner's log live; a reply resolves a thread,
-// which the PR page collapses and labels. README's sandbox screenshots
+// which the PR page collapses and labels; the reviewer change the sandbox
+// opens is backtested, its comparison shown on the reviewers-repository PR
+// and its shadow runs under Runs → Backtest runs. README's sandbox screenshots
 // (docs/img/sandbox-*.png) come from here.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -47,12 +49,13 @@ describe('sandbox', () => {
   let prURL;
   let runsURL;
 
-  it('shows the three things to try on the first page', async () => {
+  it('shows the things to try on the first page', async () => {
     await page.goto(`${server.url}/runs`);
     await page.getByRole('button', { name: 'Sign in as sandbox-admin' }).click();
     await page.getByRole('heading', { name: 'Try the sandbox' }).waitFor();
     const links = await tourLinks();
-    assert.deepEqual(Object.keys(links), ['comment', 'review', 'reply']);
+    // The fourth, the backtested reviewer change, appears once the sandbox opened it.
+    assert.deepEqual(Object.keys(links).slice(0, 3), ['comment', 'review', 'reply']);
     assert.equal(links.comment.title, 'Comment on a pull request');
     assert.ok(links.comment.href.startsWith(`${server.url}/sim/acme/`), `the PR is on the portal's address: ${links.comment.href}`);
     assert.match(links.review.href, /^\/review\?pr=/);
@@ -150,5 +153,45 @@ describe('sandbox', () => {
     await eventually(async () => (await resolved.locator('.thread-comment').count()) >= 3, { what: 'the reply and the answer' });
     await screenshot(page, 'sandbox-resolved');
     assertNoErrors('resolved thread');
+  });
+  it('a reviewer change is backtested: the comparison on its PR, the shadow runs under Backtest runs', async () => {
+    const backtestURL = await eventually(async () => {
+      await page.goto(runsURL);
+      return (await tourLinks()).backtest?.href;
+    }, { timeout: 60_000, interval: 1000, what: 'the tour to link the backtested reviewer change' });
+    assert.match(backtestURL, /\/sim\/acme\/chakshu-reviewers\/pull\/\d+$/);
+    const comment = page.locator('div.box[id^="issuecomment-"]', { hasText: 'Chakshu backtest · style' });
+    const check = page.locator('div.box.check', { hasText: 'Chakshu backtest · style' });
+    // The comment is posted, then the check completed.
+    await eventually(async () => {
+      await page.goto(backtestURL);
+      return (await comment.count()) > 0 && /completed/.test(await check.locator('.box-head').innerText());
+    }, { timeout: 180_000, interval: 2000, what: 'the backtest comment and its completed check' });
+    assert.equal(await comment.count(), 1, 'one comparison comment');
+    const body = comment.locator('.markdown-body');
+    assert.equal(await body.locator('h3').innerText(), 'Chakshu backtest · style');
+    assert.doesNotMatch(await body.innerText(), /chakshu:backtest/, 'the marker stays hidden');
+    const table = body.locator('table').first();
+    assert.deepEqual(await table.locator('thead th').allInnerTexts(), ['Severity', 'Kept', 'Added', 'Dropped']);
+    const rows = await table.locator('tbody tr').allInnerTexts();
+    assert.deepEqual(rows.map((r) => r.split('\t')[0].trim()), ['blocker', 'major', 'minor', 'nit', 'all']);
+    const all = (await table.locator('tbody tr').last().locator('td').allInnerTexts()).map((x) => Number(x.trim()));
+    assert.ok(all[2] > 0, `the correctness rules add findings: ${rows.at(-1)}`);
+    assert.match(await check.locator('.box-head').innerText(), /completed · success/);
+    await comment.scrollIntoViewIfNeeded();
+    await docsScreenshot(comment, 'sandbox-backtest');
+
+    // The portal lists the shadow runs apart, each with its side.
+    await page.goto(runsURL);
+    await page.getByRole('link', { name: 'Backtest runs' }).click();
+    await page.waitForURL(/view=backtests/);
+    const shadow = page.locator('table.runs tbody tr');
+    await eventually(async () => (await shadow.count()) >= 6, { timeout: 30_000, what: 'the six shadow runs' });
+    const text = (await shadow.allInnerTexts()).join('\n');
+    assert.match(text, /version in force/);
+    assert.match(text, /changed version/);
+    assert.match(text, /acme\/payments-api#\d+/);
+    await screenshot(page, 'sandbox-backtest-runs');
+    assertNoErrors('backtest');
   });
 });

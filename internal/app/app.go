@@ -256,6 +256,15 @@ func Run(ctx context.Context, o Options) error {
 		if err := sb.SeedHistory(ctx, db, n); err != nil {
 			log.Warn("sandbox: seed history", "err", err)
 		}
+		if n > 0 { // the tests that seed no history see no backtest either
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := sb.SeedBacktest(ctx, db); err != nil {
+					log.Warn("sandbox: seed a backtest", "err", err)
+				}
+			}()
+		}
 		fmt.Fprint(o.Stdout, sandboxBanner(cfg.PublicURL, sb))
 		if o.SandboxReady != nil {
 			o.SandboxReady(sb)

@@ -1,6 +1,7 @@
 package backtest_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -38,5 +39,23 @@ func TestCompare(t *testing.T) {
 				t.Fatalf("(-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// Amounts too small for cents still show in the comparison (a small
+// model's review costs fractions of a cent), and a change that rounds to
+// nothing says so instead of "−$0.00" or "−0s".
+func TestReportShowsSmallAmounts(t *testing.T) {
+	pr := bt.PRComparison{Repo: "acme/api", Number: 1, Kept: bt.Counts{findings.Minor: 1}, Added: bt.Counts{}, Dropped: bt.Counts{},
+		OldCostUSD: 0.0007, NewCostUSD: 0.0005, OldDurationMS: 4200, NewDurationMS: 4100}
+	md := bt.Result{Reviewer: "style", HeadSHA: "da1578d0", Picked: 1, PRs: []bt.PRComparison{pr}, MaxCostUSD: 2, SpentUSD: 0.0012}.Markdown()
+	for _, want := range []string{"(spent $0.0012 of a $2.00 cap)", "Cost: $0.0007 → $0.0005 (−$0.0002)", "4s → 4s (±0s)", "| $0.0007 → $0.0005 |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("comparison lacks %q:\n%s", want, md)
+		}
+	}
+	pr.NewCostUSD = 0.00071
+	if md := (bt.Result{Reviewer: "style", Picked: 1, PRs: []bt.PRComparison{pr}, MaxCostUSD: 2}).Markdown(); !strings.Contains(md, "(±$0)") {
+		t.Errorf("a change too small to show:\n%s", md)
 	}
 }

@@ -224,7 +224,7 @@ func (r Result) Markdown() string {
 	fmt.Fprintf(&b, "### Chakshu backtest · %s\n\n", r.Reviewer)
 	fmt.Fprintf(&b, "The change at `%s` against the version in force, replayed on **%d of the last %d** pull requests %s reviewed",
 		short(r.HeadSHA), len(r.PRs), r.Picked, r.Reviewer)
-	fmt.Fprintf(&b, " (spent $%.2f of a $%.2f cap).\n\n", r.SpentUSD, r.MaxCostUSD)
+	fmt.Fprintf(&b, " (spent %s of a %s cap).\n\n", usd(r.SpentUSD), usd(r.MaxCostUSD))
 	if len(r.PRs) > 0 {
 		b.WriteString("| Severity | Kept | Added | Dropped |\n|---|---:|---:|---:|\n")
 		for _, s := range severities {
@@ -234,13 +234,13 @@ func (r Result) Markdown() string {
 		fmt.Fprintf(&b, "Of the %d dropped findings, **%d had been fixed** (real problems the new version misses) and **%d had been dismissed** (noise removed).\n\n",
 			t.Dropped.Total(), t.DroppedFixed, t.DroppedDismissed)
 		n := float64(len(r.PRs))
-		fmt.Fprintf(&b, "Cost: $%.2f → $%.2f (%s). Duration per pull request: %s → %s (%s).\n\n",
-			t.OldCostUSD, t.NewCostUSD, signedUSD(t.NewCostUSD-t.OldCostUSD),
+		fmt.Fprintf(&b, "Cost: %s → %s (%s). Duration per pull request: %s → %s (%s).\n\n",
+			usd(t.OldCostUSD), usd(t.NewCostUSD), signedUSD(t.NewCostUSD-t.OldCostUSD),
 			dur(float64(t.OldDurationMS)/n), dur(float64(t.NewDurationMS)/n), signedDur(float64(t.NewDurationMS-t.OldDurationMS)/n))
 		b.WriteString("<details><summary>Per pull request</summary>\n\n| Pull request | Kept | Added | Dropped | Fixed | Dismissed | Cost old → new |\n|---|---:|---:|---:|---:|---:|---|\n")
 		for _, p := range r.PRs {
-			fmt.Fprintf(&b, "| %s#%d | %d | %d | %d | %d | %d | $%.2f → $%.2f |\n", p.Repo, p.Number, p.Kept.Total(), p.Added.Total(),
-				p.Dropped.Total(), p.DroppedFixed, p.DroppedDismissed, p.OldCostUSD, p.NewCostUSD)
+			fmt.Fprintf(&b, "| %s#%d | %d | %d | %d | %d | %d | %s → %s |\n", p.Repo, p.Number, p.Kept.Total(), p.Added.Total(),
+				p.Dropped.Total(), p.DroppedFixed, p.DroppedDismissed, usd(p.OldCostUSD), usd(p.NewCostUSD))
 		}
 		b.WriteString("\n</details>\n\n")
 	}
@@ -250,11 +250,26 @@ func (r Result) Markdown() string {
 	return b.String()
 }
 
-func signedUSD(v float64) string {
-	if v < 0 {
-		return fmt.Sprintf("−$%.2f", -v)
+// usd is an amount in dollars: in cents, or to a hundredth of a cent below
+// ten cents (a small model's review costs fractions of a cent, which "$0.00"
+// would hide).
+func usd(v float64) string {
+	if v != 0 && math.Abs(v) < 0.1 {
+		return fmt.Sprintf("$%.4f", v)
 	}
-	return fmt.Sprintf("+$%.2f", v)
+	return fmt.Sprintf("$%.2f", v)
+}
+
+// signedUSD is a change in dollars; one too small to show is "±$0".
+func signedUSD(v float64) string {
+	s := usd(math.Abs(v))
+	switch {
+	case strings.Trim(s, "$0.") == "":
+		return "±$0"
+	case v < 0:
+		return "−" + s
+	}
+	return "+" + s
 }
 
 func dur(ms float64) string {
@@ -262,6 +277,9 @@ func dur(ms float64) string {
 }
 
 func signedDur(ms float64) string {
+	if math.Round(ms/1000) == 0 {
+		return "±0s"
+	}
 	if ms < 0 {
 		return "−" + dur(-ms)
 	}

@@ -47,6 +47,13 @@ func start(t testing.TB, databaseURL string, env map[string]string) *chakshu {
 // startWith is start with the scripted model's hooks set to model.
 func startWith(t testing.TB, databaseURL string, env map[string]string, model scriptedmodel.Config) *chakshu {
 	t.Helper()
+	return startSeeded(t, databaseURL, env, model, -1)
+}
+
+// startSeeded is startWith with history past runs seeded (-1: none), as
+// `make run` seeds them (and with them the sandbox's backtest).
+func startSeeded(t testing.TB, databaseURL string, env map[string]string, model scriptedmodel.Config, history int) *chakshu {
+	t.Helper()
 	vars := map[string]string{
 		"CHAKSHU_ADDR":         "127.0.0.1:0",
 		"CHAKSHU_DATA_DIR":     t.TempDir(),
@@ -77,7 +84,7 @@ func startWith(t testing.TB, databaseURL string, env map[string]string, model sc
 	var valErrs []string
 	go func() {
 		done <- app.Run(ctx, app.Options{Mode: app.ModeAll, Config: cfg, Stderr: logs, Listener: ln,
-			Sandbox: app.SandboxOptions{HistoryRuns: -1, Validate: true, Model: model, OnValidationError: func(err error) {
+			Sandbox: app.SandboxOptions{HistoryRuns: history, Validate: true, Model: model, OnValidationError: func(err error) {
 				valMu.Lock()
 				valErrs = append(valErrs, err.Error())
 				valMu.Unlock()

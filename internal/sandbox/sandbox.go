@@ -91,16 +91,18 @@ type Sandbox struct {
 	// PRs lists the seeded pull requests.
 	PRs []SeededPR
 
-	opts      Options
-	modelSrv  *http.Server
-	provider  *providersim.Sim
-	chakshu   string // Chakshu's public URL, set by Connect
-	audience  string
-	mu        sync.Mutex
-	runnerWG  sync.WaitGroup
-	closeOnce sync.Once
-	ctx       context.Context
-	cancel    context.CancelFunc
+	opts     Options
+	modelSrv *http.Server
+	provider *providersim.Sim
+	chakshu  string // Chakshu's public URL, set by Connect
+	// backtestPR is the reviewers-repository PR SeedBacktest opened.
+	backtestPR int
+	audience   string
+	mu         sync.Mutex
+	runnerWG   sync.WaitGroup
+	closeOnce  sync.Once
+	ctx        context.Context
+	cancel     context.CancelFunc
 }
 
 // SeededPR is one pull request the sandbox opened.

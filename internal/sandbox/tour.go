@@ -17,10 +17,21 @@ type Try struct {
 	URL   string `json:"url"`
 }
 
-// Tour is the three things to try, as the portal's first page shows them:
+// Tour is the things to try, as the portal's first page shows them:
 // comment on a PR, ask from "Review a PR", reply in one of Chakshu's threads
-// (the first thread Chakshu opened, once a review has landed).
+// (the first thread Chakshu opened, once a review has landed), and — once
+// SeedBacktest opened it — the reviewer change being backtested.
 func (sb *Sandbox) Tour() []Try {
+	tries := sb.firstThree()
+	if n := sb.BacktestPR(); n != 0 {
+		tries = append(tries, Try{ID: "backtest", Title: "See a reviewer change backtested",
+			Text: fmt.Sprintf("%s#%d adds the correctness rules to the style reviewer: Chakshu replays style's last reviews with both versions in shadow runs (Runs → Backtest runs) and comments on the pull request what the change keeps, adds and drops.", ReviewersRepo, n),
+			URL:  fmt.Sprintf("%s/%s/pull/%d", sb.Sim.PagesURL(), ReviewersRepo, n)})
+	}
+	return tries
+}
+
+func (sb *Sandbox) firstThree() []Try {
 	pages := sb.Sim.PagesURL()
 	slug := sb.opts.AppSlug
 	first := sb.PRs[0]

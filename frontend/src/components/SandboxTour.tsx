@@ -1,4 +1,4 @@
-// Sandbox mode's first page: the three things to try, each a direct link to
+// Sandbox mode's first page: the things to try, each a direct link to
 // where its result shows (GET /api/sandbox/tour; the server knows the seeded
 // pull requests and whether Chakshu has opened a thread yet).
 import { useEffect, useState } from 'react';
@@ -33,7 +33,7 @@ export function SandboxTour() {
   return (
     <section className="card sandbox-tour" aria-labelledby="tour-title">
       <h2 id="tour-title">Try the sandbox</h2>
-      <p className="muted">GitHub and the model are simulated; everything else is Chakshu for real. Three things to try:</p>
+      <p className="muted">GitHub and the model are simulated; everything else is Chakshu for real. Things to try:</p>
       <ol className="tour">
         {tries.map((t) => (
           <li key={t.id} data-try={t.id}>
