@@ -492,8 +492,14 @@ func runName(workflow string, inputs map[string]any) string {
 	if m == nil {
 		return ""
 	}
-	name := strings.Trim(m[1], `"'`)
-	return inputExpr.ReplaceAllStringFunc(name, func(e string) string {
+	return FillInputs(strings.Trim(m[1], `"'`), inputs)
+}
+
+// FillInputs replaces the ${{ inputs.x }} expressions of s by a run's inputs
+// (an input not given reads as empty, as in Actions): a run's name here, and
+// the sandbox's checkout of a workflow's steps.
+func FillInputs(s string, inputs map[string]any) string {
+	return inputExpr.ReplaceAllStringFunc(s, func(e string) string {
 		if v, ok := inputs[inputExpr.FindStringSubmatch(e)[1]]; ok {
 			return fmt.Sprint(v)
 		}

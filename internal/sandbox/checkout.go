@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -45,7 +44,7 @@ func Checkout(sim *ghsim.Sim, wr ghsim.WorkflowRun) (string, map[string]string, 
 			case strings.HasPrefix(st.Uses, "actions/checkout@") && files == nil:
 				// No ref: the commit of the event, the dispatched branch's head.
 				ref := wr.SHA
-				if r := fillInputs(st.With["ref"], wr.Inputs); r != "" {
+				if r := ghsim.FillInputs(st.With["ref"], wr.Inputs); r != "" {
 					ref = r
 				}
 				var err error
@@ -53,7 +52,7 @@ func Checkout(sim *ghsim.Sim, wr ghsim.WorkflowRun) (string, map[string]string, 
 					return "", nil, fmt.Errorf("actions/checkout %s: %w", ref, err)
 				}
 			case files != nil && strings.Contains(st.Run, "git rev-parse HEAD") && st.Env["HEAD_SHA"] != "":
-				if want := fillInputs(st.Env["HEAD_SHA"], wr.Inputs); sha != want {
+				if want := ghsim.FillInputs(st.Env["HEAD_SHA"], wr.Inputs); sha != want {
 					return "", nil, fmt.Errorf("the checkout is at %s, not at the dispatched commit %s", sha, want)
 				}
 			}
@@ -63,16 +62,4 @@ func Checkout(sim *ghsim.Sim, wr ghsim.WorkflowRun) (string, map[string]string, 
 		return "", nil, fmt.Errorf(".github/workflows/%s has no actions/checkout step", wr.Workflow)
 	}
 	return sha, files, nil
-}
-
-var inputExpr = regexp.MustCompile(`\$\{\{\s*inputs\.([A-Za-z0-9_-]+)\s*\}\}`)
-
-// fillInputs replaces the ${{ inputs.x }} expressions of s by the run's inputs.
-func fillInputs(s string, inputs map[string]any) string {
-	return inputExpr.ReplaceAllStringFunc(s, func(e string) string {
-		if v, ok := inputs[inputExpr.FindStringSubmatch(e)[1]]; ok {
-			return fmt.Sprint(v)
-		}
-		return ""
-	})
 }
