@@ -2,6 +2,7 @@
 import { useMemo } from 'react';
 import { useQuery } from 'urql';
 import { graphql } from '../gql';
+import PeriodFields from '../components/PeriodFields';
 import { BarList, ColumnChart, SERIES_COLOURS, StackedColumnChart, type Point, type StackSeries } from '../components/Charts';
 import { Empty, ErrorState, Loading } from '../components/States';
 import { dayEnd, dayStart, formatCost, formatCount, formatDuration, isoDay } from '../lib/format';
@@ -98,8 +99,6 @@ export const CostSeriesQuery = graphql(`
     }
   }
 `);
-
-const PRESETS = [7, 30, 90] as const;
 
 /** The period from the URL (YYYY-MM-DD, inclusive), defaulting to the last 30 days. */
 export function period(fromDay: string, toDay: string, today = new Date()) {
@@ -203,34 +202,13 @@ export default function CostsPage() {
   const d = res.data;
   const total = d?.series.total;
 
-  const preset = (days: number) => {
-    const to = new Date();
-    const from = new Date();
-    from.setDate(from.getDate() - (days - 1));
-    set({ from: isoDay(from), to: isoDay(to) });
-  };
-
   return (
     <div className="page">
       <div className="page-head">
         <h1>Costs</h1>
       </div>
       <form className="filters" aria-label="Period" onSubmit={(e) => e.preventDefault()}>
-        <label>
-          From
-          <input type="date" name="from" value={p.from} max={p.to} onChange={(e) => e.target.value && set({ from: e.target.value })} />
-        </label>
-        <label>
-          To
-          <input type="date" name="to" value={p.to} min={p.from} onChange={(e) => e.target.value && set({ to: e.target.value })} />
-        </label>
-        <div className="presets" role="group" aria-label="Quick periods">
-          {PRESETS.map((n) => (
-            <button key={n} type="button" onClick={() => preset(n)} aria-pressed={p.days === n && p.to === isoDay(new Date())}>
-              {n} days
-            </button>
-          ))}
-        </div>
+        <PeriodFields p={p} set={set} />
       </form>
       {res.error && !d ? (
         <ErrorState error={res.error} retry={() => reexecute({ requestPolicy: 'network-only' })} />

@@ -5,8 +5,9 @@ import { useQuery } from 'urql';
 import { graphql } from '../gql';
 import type { QualityGroupBy } from '../gql/graphql';
 import { ColumnChart, type Point } from '../components/Charts';
+import PeriodFields from '../components/PeriodFields';
 import { Empty, ErrorState, Loading } from '../components/States';
-import { formatCost, formatPercent, isoDay } from '../lib/format';
+import { formatCost, formatPercent } from '../lib/format';
 import { useUrlState } from '../lib/url';
 import { period, periodColumns } from './CostsPage';
 
@@ -81,8 +82,7 @@ export default function QualityPage() {
   const variables = useMemo(() => ({ from: p.fromISO, to: p.toISO, groupBy, interval: p.series }), [p.fromISO, p.toISO, groupBy, p.series]);
   const [res, reexecute] = useQuery({ query: QualityPageQuery, variables });
   const d = res.data?.quality;
-  const total = d?.total;
-  const t = total;
+  const t = d?.total;
 
   return (
     <div className="page">
@@ -90,40 +90,18 @@ export default function QualityPage() {
         <h1>Quality</h1>
       </div>
       <form className="filters" aria-label="Period and grouping" onSubmit={(e) => e.preventDefault()}>
-        <label>
-          From
-          <input type="date" name="from" value={p.from} max={p.to} onChange={(e) => e.target.value && set({ from: e.target.value })} />
-        </label>
-        <label>
-          To
-          <input type="date" name="to" value={p.to} min={p.from} onChange={(e) => e.target.value && set({ to: e.target.value })} />
-        </label>
-        <label>
-          By
-          <select name="by" value={groupBy} onChange={(e) => set({ by: e.target.value })}>
-            {GROUPS.map((g) => (
-              <option key={g.value} value={g.value}>
-                {g.label}
-              </option>
-            ))}
-          </select>
-        </label>
-        <div className="presets" role="group" aria-label="Quick periods">
-          {[7, 30, 90].map((n) => (
-            <button
-              key={n}
-              type="button"
-              aria-pressed={p.days === n && p.to === isoDay(new Date())}
-              onClick={() => {
-                const from = new Date();
-                from.setDate(from.getDate() - (n - 1));
-                set({ from: isoDay(from), to: isoDay(new Date()) });
-              }}
-            >
-              {n} days
-            </button>
-          ))}
-        </div>
+        <PeriodFields p={p} set={set}>
+          <label>
+            By
+            <select name="by" value={groupBy} onChange={(e) => set({ by: e.target.value })}>
+              {GROUPS.map((g) => (
+                <option key={g.value} value={g.value}>
+                  {g.label}
+                </option>
+              ))}
+            </select>
+          </label>
+        </PeriodFields>
       </form>
       {res.error && !d ? (
         <ErrorState error={res.error} retry={() => reexecute({ requestPolicy: 'network-only' })} title="The quality figures could not be loaded" />
