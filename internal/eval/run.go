@@ -24,12 +24,12 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/gateway"
+	"github.com/chakshu-dev/chakshu/internal/job"
 	"github.com/chakshu-dev/chakshu/internal/models"
 	"github.com/chakshu-dev/chakshu/internal/publish"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/store"
-	"github.com/chakshu-dev/chakshu/server/runnerapi"
 )
 
 // DefaultWindow is the default line window of matching (± lines).
@@ -332,6 +332,8 @@ type world struct {
 	repos map[string]*ent.Repository
 	revs  map[string]*ent.Reviewer
 	http  *http.Client
+	// jobs assembles each review's job as the runner API does.
+	jobs *job.Builder
 
 	mu     sync.Mutex
 	tokens map[int]string
@@ -361,7 +363,7 @@ func startWorld(ctx context.Context, cfg Config, work string) (*world, error) {
 		return nil, err
 	}
 	w := &world{cfg: cfg, work: work, db: db, gw: gw, repos: map[string]*ent.Repository{}, revs: map[string]*ent.Reviewer{},
-		tokens: map[int]string{}, http: &http.Client{Timeout: 15 * time.Minute}}
+		tokens: map[int]string{}, http: &http.Client{Timeout: 15 * time.Minute}, jobs: newJobs(cfg.Models)}
 	if w.inst, err = db.Installation.Create().SetGithubID(1).SetAccountLogin("eval").Save(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("eval database: %w", err)
@@ -452,6 +454,28 @@ func (w *world) costOf(ctx context.Context, id int) float64 {
 	return rn.CostUsd
 }
 
+// newJobs is eval's job builder: the settings' defaults, the catalogue
+// eval runs with, no GitHub (the case's facts come from git).
+func newJobs(catalog *models.Source) *job.Builder {
+	return job.New(job.Config{Models: catalog})
+}
+
+// reviewJob is the job of reviewer rv on case k, assembled from the case's
+// facts by internal/job as the runner API assembles a pull request's: the
+// same model, limits, samples and prompts for the same reviewer.
+func reviewJob(jobs *job.Builder, k *Case, pr *prRepo, rv reviewers.Local, runID int, baseURL, token string) (*runnerproto.Job, error) {
+	a, err := jobs.Assemble(job.Parts{Kind: run.KindReview, RunID: runID, Repository: k.Owner + "/" + k.Repo,
+		PR: runnerproto.PR{Number: k.Number, Title: k.Title, URL: k.URL, HeadSHA: pr.head, BaseSHA: pr.base,
+			HeadRef: "eval/head", BaseRef: "main"},
+		Reviewer: job.Reviewer{Name: rv.Name, ClaudeMD: rv.ClaudeMD, Skills: rv.Skills, Config: rv.Config},
+		Changes:  job.Changes{Files: pr.files, Diff: pr.diff},
+		BaseURL:  baseURL, RunToken: token})
+	if err != nil {
+		return nil, err
+	}
+	return a.Job, nil
+}
+
 // review runs reviewer rv on case k through the runner's review path, and
 // keeps the findings the publisher would post.
 func (w *world) review(ctx context.Context, k *Case, pr *prRepo, rv reviewers.Local) (*RunResult, error) {
@@ -460,26 +484,11 @@ func (w *world) review(ctx context.Context, k *Case, pr *prRepo, rv reviewers.Lo
 	if err != nil {
 		return nil, err
 	}
-	job := &runnerproto.Job{Protocol: runnerproto.Protocol, RunID: int64(rn.ID), Kind: "review", Reviewer: rv.Name,
-		Repository: k.Owner + "/" + k.Repo,
-		PR: runnerproto.PR{Number: k.Number, Title: k.Title, URL: k.URL, HeadSHA: pr.head, BaseSHA: pr.base,
-			HeadRef: "eval/head", BaseRef: "main"},
-		Diff: pr.diff, Files: pr.files, ClaudeMD: rv.ClaudeMD, Skills: rv.Skills, Model: rc.Model,
-		MaxCostUSD: rc.MaxCostUSD, MaxTurns: rc.MaxTurns, RunToken: tok, Samples: rc.Samples, Agree: rc.Agree}
-	if cat, _ := w.cfg.Models.Catalog(); cat != nil {
-		if e, err := cat.Lookup(job.Model); err == nil {
-			forced := e.ForcedToolChoice
-			job.ForcedToolChoice = &forced
-		}
-	}
-	base := fmt.Sprintf("%s/runs/%d", w.url, rn.ID)
-	job.ModelURL, job.ToolURL, job.ResultURL = base+"/model", base+"/tools/{tool}", base+"/result"
-	job.System, job.Prompt, err = runnerapi.RenderReviewPrompts(runnerapi.ReviewInput{Reviewer: rv.Name, Repository: job.Repository,
-		PR: job.PR, Files: job.Files, Diff: job.Diff, MaxFindings: rc.MaxFindings})
+	j, err := reviewJob(w.jobs, k, pr, rv, rn.ID, fmt.Sprintf("%s/runs/%d", w.url, rn.ID), tok)
 	if err != nil {
 		return nil, err
 	}
-	res, err := runner.Review(ctx, runner.ReviewConfig{Job: job, CheckoutDir: pr.dir, WorkDir: filepath.Join(w.work, "ws"),
+	res, err := runner.Review(ctx, runner.ReviewConfig{Job: j, CheckoutDir: pr.dir, WorkDir: filepath.Join(w.work, "ws"),
 		Log: w.cfg.Log, HTTPClient: w.http, Agent: agent.Config{}})
 	rr := &RunResult{Case: k.Name, Reviewer: rv.Name, Findings: []Finding{}, Matched: []Pair{}}
 	rr.CostUSD = w.costOf(ctx, rn.ID)

@@ -1,7 +1,7 @@
 // Package runnerapi is Chakshu's runner REST API under /api/runner/v1/
 // (DESIGN §2.5, §2.7, §2.8, §7): the OIDC-verified job fetch that hands a
-// dispatched run to its Actions runner with a run token, result intake,
-// connector tools and the model gateway. openapi.yaml beside this file
+// dispatched run to its Actions runner with a run token (internal/job builds
+// the job), result intake, connector tools and the model gateway. openapi.yaml beside this file
 // describes it; internal/runnerproto holds the wire types.
 package runnerapi
 
@@ -27,6 +27,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/connectors"
 	"github.com/chakshu-dev/chakshu/internal/gateway"
 	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/job"
 	"github.com/chakshu-dev/chakshu/internal/models"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/runnerbin"
@@ -118,6 +119,7 @@ type API struct {
 	log     *slog.Logger
 	gateway *gateway.Gateway
 	tools   *connectors.Registry
+	jobs    *job.Builder
 	limits  *limiter
 	// jobLimits bounds job fetches per client address.
 	jobLimits *limiter
@@ -160,18 +162,6 @@ func New(cfg Config) (*API, error) {
 	if cfg.JobBurst <= 0 {
 		cfg.JobBurst = 30
 	}
-	if cfg.ReplyMaxCostUSD <= 0 {
-		cfg.ReplyMaxCostUSD = 0.5
-	}
-	if cfg.ReplyMaxTurns <= 0 {
-		cfg.ReplyMaxTurns = 12
-	}
-	if cfg.ReviewWallSeconds <= 0 {
-		cfg.ReviewWallSeconds = 25 * 60
-	}
-	if cfg.ReplyWallSeconds <= 0 {
-		cfg.ReplyWallSeconds = 8 * 60
-	}
 	if cfg.DispatchWait <= 0 {
 		cfg.DispatchWait = 15 * time.Second
 	}
@@ -205,6 +195,9 @@ func New(cfg Config) (*API, error) {
 	if err != nil {
 		return nil, err
 	}
+	a.jobs = job.New(job.Config{DB: cfg.DB.Client, GitHub: cfg.GitHub, Tools: a.tools, Models: cfg.Models, Bus: cfg.Bus,
+		AppSlug: cfg.AppSlug, Limits: job.Limits{ReplyMaxCostUSD: cfg.ReplyMaxCostUSD, ReplyMaxTurns: cfg.ReplyMaxTurns,
+			ReviewWallSeconds: cfg.ReviewWallSeconds, ReplyWallSeconds: cfg.ReplyWallSeconds, ModelRetryHorizon: cfg.ModelRetryHorizon}})
 	return a, nil
 }
 
@@ -227,7 +220,7 @@ const (
 	codeForbidden    = "forbidden"
 	codeNotFound     = "not_found"
 	codeConflict     = "conflict"
-	codePRMoved      = "pr_moved"
+	codePRMoved      = job.CodePRMoved
 	codeInvalid      = "invalid_result"
 	codeNotDeclared  = "tool_not_declared"
 	codeRateLimited  = "rate_limited"

@@ -1,4 +1,4 @@
-package runnerapi
+package job
 
 import (
 	"flag"

@@ -1,4 +1,4 @@
-package runnerapi
+package job
 
 import (
 	"context"
@@ -23,11 +23,11 @@ const (
 )
 
 // replyParts gathers a reply run's thread, finding and file excerpt (DESIGN §6).
-func (a *API) replyParts(ctx context.Context, jc *jobCtx, pr *github.PullRequest) (*runnerproto.Reply, error) {
-	rn := jc.rn
+func (b *Builder) replyParts(ctx context.Context, f *runFacts, pr *github.PullRequest) (*runnerproto.Reply, error) {
+	rn := f.rn
 	root := rn.ThreadRootCommentID
 	if root == 0 && rn.ReplyToCommentID != nil {
-		c, _, err := jc.gh.PullRequests.GetComment(ctx, jc.owner, jc.name, *rn.ReplyToCommentID)
+		c, _, err := f.gh.PullRequests.GetComment(ctx, f.owner, f.name, *rn.ReplyToCommentID)
 		if err != nil {
 			return nil, ghUnavailable(fmt.Errorf("get reply comment: %w", err))
 		}
@@ -42,7 +42,7 @@ func (a *API) replyParts(ctx context.Context, jc *jobCtx, pr *github.PullRequest
 	var thread []*github.PullRequestComment
 	opt := &github.PullRequestListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
 	for page := 0; page < maxThreadPages; page++ {
-		cs, resp, err := jc.gh.PullRequests.ListComments(ctx, jc.owner, jc.name, rn.PrNumber, opt)
+		cs, resp, err := f.gh.PullRequests.ListComments(ctx, f.owner, f.name, rn.PrNumber, opt)
 		if err != nil {
 			return nil, ghUnavailable(fmt.Errorf("list review comments: %w", err))
 		}
@@ -62,16 +62,16 @@ func (a *API) replyParts(ctx context.Context, jc *jobCtx, pr *github.PullRequest
 	}
 	out := &runnerproto.Reply{Thread: []runnerproto.Comment{}}
 	for _, c := range thread {
-		body, _ := capString(c.GetBody(), maxCommentBytes)
+		body, _ := CapString(c.GetBody(), maxCommentBytes)
 		out.Thread = append(out.Thread, runnerproto.Comment{Author: c.GetUser().GetLogin(), Body: body,
 			Bot: c.GetUser().GetType() == "Bot"})
 	}
 
-	f, err := a.cfg.DB.Finding.Query().Where(finding.CommentID(root)).Order(ent.Desc(finding.FieldID)).First(ctx)
+	fd, err := b.cfg.DB.Finding.Query().Where(finding.CommentID(root)).Order(ent.Desc(finding.FieldID)).First(ctx)
 	switch {
 	case err == nil:
-		out.Finding = runnerproto.ReplyFinding{Severity: string(f.Severity), Category: f.Category, Title: f.Title, Body: f.Body}
-		out.Path, out.Line = f.Path, f.Line
+		out.Finding = runnerproto.ReplyFinding{Severity: string(fd.Severity), Category: fd.Category, Title: fd.Title, Body: fd.Body}
+		out.Path, out.Line = fd.Path, fd.Line
 	case ent.IsNotFound(err):
 		if len(thread) > 0 {
 			first, rest, _ := strings.Cut(strings.TrimSpace(thread[0].GetBody()), "\n")
@@ -88,13 +88,13 @@ func (a *API) replyParts(ctx context.Context, jc *jobCtx, pr *github.PullRequest
 		}
 	}
 	if out.Path != "" {
-		out.Excerpt, err = a.excerpt(ctx, jc, out.Path, pr.GetHead().GetSHA(), out.Line)
+		out.Excerpt, err = b.excerpt(ctx, f, out.Path, pr.GetHead().GetSHA(), out.Line)
 		if err != nil {
 			return nil, err
 		}
 	}
 	if rn.ReplyToCommentID != nil {
-		l, err := a.cfg.DB.ReviewLearning.Query().Where(reviewlearning.CommentID(*rn.ReplyToCommentID)).First(ctx)
+		l, err := b.cfg.DB.ReviewLearning.Query().Where(reviewlearning.CommentID(*rn.ReplyToCommentID)).First(ctx)
 		if err == nil {
 			out.Remember = l.Directive
 		} else if !ent.IsNotFound(err) {
@@ -105,8 +105,8 @@ func (a *API) replyParts(ctx context.Context, jc *jobCtx, pr *github.PullRequest
 }
 
 // excerpt is the file at ref around line, line-numbered.
-func (a *API) excerpt(ctx context.Context, jc *jobCtx, path, ref string, line int) (string, error) {
-	fc, _, resp, err := jc.gh.Repositories.GetContents(ctx, jc.owner, jc.name, path, &github.RepositoryContentGetOptions{Ref: ref})
+func (b *Builder) excerpt(ctx context.Context, f *runFacts, path, ref string, line int) (string, error) {
+	fc, _, resp, err := f.gh.Repositories.GetContents(ctx, f.owner, f.name, path, &github.RepositoryContentGetOptions{Ref: ref})
 	if resp != nil && resp.StatusCode == http.StatusNotFound {
 		return "(the file no longer exists at the head of the pull request)", nil
 	}
@@ -125,15 +125,17 @@ func (a *API) excerpt(ctx context.Context, jc *jobCtx, path, ref string, line in
 	if line <= 0 {
 		from, to = 1, min(len(lines), 2*excerptContext)
 	}
-	var b strings.Builder
+	var out strings.Builder
 	for i := from; i <= to; i++ {
-		l, _ := capString(lines[i-1], 500)
-		fmt.Fprintf(&b, "%5d | %s\n", i, l)
+		l, _ := CapString(lines[i-1], 500)
+		fmt.Fprintf(&out, "%5d | %s\n", i, l)
 	}
-	return b.String(), nil
+	return out.String(), nil
 }
 
-func capString(s string, n int) (string, bool) {
+// CapString cuts s to at most n bytes (whole runes) and marks the cut; ok
+// says it was cut.
+func CapString(s string, n int) (string, bool) {
 	if len(s) <= n {
 		return s, false
 	}
