@@ -19,6 +19,11 @@ const callsBeforeWritePort = 21
 // shared "request a review" use case (issue 20 item 3): 20.
 const callsBeforeUseCases = 20
 
+// callsBeforeJobUseCase is what it measured on commit e3f6fed, before the
+// shared "build a job" use case (issue 20 item 3), whose job no longer
+// fetches a diff its complete files list already holds: 19.
+const callsBeforeJobUseCase = 19
+
 // BenchmarkGitHubCallsPerReview counts, through the production wiring in
 // sandbox mode, the GitHub calls (REST and GraphQL, as the simulator counts
 // them, the simulated runner's included) one review takes from the PR
@@ -69,8 +74,8 @@ func BenchmarkGitHubCallsPerReview(b *testing.B) {
 		keys = append(keys, fmt.Sprintf("%s ×%d", k, v))
 	}
 	sort.Strings(keys)
-	fmt.Printf("GitHub calls per review, trigger → completed check (%d reviews): median %d; before the write port: %d; before the shared use cases: %d\n",
-		reviews, med, callsBeforeWritePort, callsBeforeUseCases)
+	fmt.Printf("GitHub calls per review, trigger → completed check (%d reviews): median %d; before the write port: %d; before the shared use cases: %d; before the job use case: %d\n",
+		reviews, med, callsBeforeWritePort, callsBeforeUseCases, callsBeforeJobUseCase)
 	if testing.Verbose() {
 		fmt.Println("  last review: " + strings.Join(keys, ", "))
 	}

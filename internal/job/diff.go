@@ -83,6 +83,11 @@ func (b *Builder) diffFor(ctx context.Context, f *runFacts, pr *github.PullReque
 			reason = fmt.Sprintf("force push: the last reviewed commit %s is no longer an ancestor of the head", short(prev.HeadSha))
 		}
 	}
+	// A complete files list already holds the whole diff's hunks: the
+	// diff is built from it rather than fetched again.
+	if completeFiles(pr, files) {
+		return reviewDiff{reason: reason, text: diffOfFiles(files)}, nil
+	}
 	d, _, err := f.gh.PullRequests.GetRaw(ctx, f.owner, f.name, f.rn.PrNumber, github.RawOptions{Type: github.Diff})
 	if diffTooLarge(err) {
 		return reviewDiff{reason: joinReasons(reason, partialReason(pr, files)), text: diffOfFiles(files)}, nil
@@ -91,6 +96,38 @@ func (b *Builder) diffFor(ctx context.Context, f *runFacts, pr *github.PullReque
 		return reviewDiff{}, fmt.Errorf("pull request diff: %w", err)
 	}
 	return reviewDiff{reason: reason, text: d}, nil
+}
+
+// GitHub's limits on a whole-PR diff (past them it answers 406 too_large).
+const (
+	maxDiffFiles = 300
+	maxDiffLines = 20_000
+)
+
+// completeFiles says whether files, the PR's files list, holds its whole
+// diff: every file GitHub counts is listed with its patch (a pure rename has
+// none to give), none was cut past MaxDiff, and the diff is within GitHub's
+// own limits (past them the review says its diff was built from the list,
+// after GitHub's refusal). Each file's patch is its section's hunks in the
+// PR's diff; the diff built from them lacks only git's index and mode lines.
+func completeFiles(pr *github.PullRequest, files []*github.CommitFile) bool {
+	if len(files) != pr.GetChangedFiles() || len(files) > maxDiffFiles {
+		return false
+	}
+	lines := 0
+	for _, cf := range files {
+		if cf.Patch == nil {
+			if cf.GetStatus() == "renamed" && cf.GetChanges() == 0 {
+				continue
+			}
+			return false
+		}
+		if *cf.Patch == "" { // cut past MaxDiff (listFiles)
+			return false
+		}
+		lines += strings.Count(*cf.Patch, "\n") + 1
+	}
+	return lines <= maxDiffLines
 }
 
 // compareShadow compares a shadow run's base and head (three dots, as a

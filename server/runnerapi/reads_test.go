@@ -1,0 +1,90 @@
+package runnerapi
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-github/v88/github"
+
+	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/internal/store/storetest"
+)
+
+// withoutGitLines drops the lines of GitHub's .diff a diff built from the
+// files list does not have (index and file modes), and vendor/'s section.
+func withoutGitLines(diff string) string {
+	var b strings.Builder
+	keep := true
+	for _, l := range strings.SplitAfter(diff, "\n") {
+		if strings.HasPrefix(l, "diff --git ") {
+			keep = !strings.Contains(l, " b/vendor/")
+		}
+		if !keep || strings.HasPrefix(l, "index ") || strings.HasPrefix(l, "new file mode ") || strings.HasPrefix(l, "deleted file mode ") {
+			continue
+		}
+		b.WriteString(l)
+	}
+	return b.String()
+}
+
+// A review's job reads each GitHub fact once: the PR (has it moved?), the
+// repository's chakshu.yml, the files list and the comparison with the base.
+// The files list holds the whole diff here, so the diff is not fetched
+// again, and it is GitHub's diff but for git's index and mode lines.
+func TestJobReadsEachFactOnce(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		w := newWorld(t, db)
+		rn := w.dispatch(run.KindReview)
+		w.sim.ResetCalls()
+		st, job, e := w.fetchJob(rn, w.token(rn))
+		if st != 200 {
+			t.Fatalf("job: %d %+v", st, e)
+		}
+		want := map[string]int{
+			"GET /repos/{owner}/{repo}/pulls/{pull_number}":       1,
+			"GET /repos/{owner}/{repo}/pulls/{pull_number}/files": 1,
+			"GET /repos/{owner}/{repo}/contents/{path}":           1,
+			"GET /repos/{owner}/{repo}/compare/{basehead}":        1,
+		}
+		got := map[string]int{}
+		for k, v := range w.sim.Calls() {
+			if strings.HasPrefix(k, "GET ") && !strings.Contains(k, "/actions/") && !strings.Contains(k, "/.well-known/") {
+				got[k] = v
+			}
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("GitHub reads of one job (-want +got):\n%s", d)
+		}
+		raw, _, err := w.inst.REST.PullRequests.GetRaw(context.Background(), "acme", "widget", w.pr, github.RawOptions{Type: github.Diff})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(withoutGitLines(raw), job.Diff); d != "" {
+			t.Errorf("the diff built from the files list is not GitHub's (-GitHub +job):\n%s", d)
+		}
+	})
+}
+
+// A file GitHub gives no patch for (binary) leaves the files list short of
+// the diff: the job asks GitHub for the diff, which says so.
+func TestJobFetchesTheDiffWhenTheFilesListLacksPatches(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		w := newWorld(t, db)
+		w.sim.Commit(repoName, "login", map[string]string{"assets/logo.png": "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"}, "a logo")
+		rn := w.dispatch(run.KindReview)
+		w.sim.ResetCalls()
+		st, job, e := w.fetchJob(rn, w.token(rn))
+		if st != 200 {
+			t.Fatalf("job: %d %+v", st, e)
+		}
+		if n := w.sim.CallCount("GET /repos/{owner}/{repo}/pulls/{pull_number}"); n != 2 {
+			t.Errorf("pull request read %d times, want 2 (the PR, then its diff)", n)
+		}
+		if !strings.Contains(job.Diff, "Binary files /dev/null and b/assets/logo.png differ") {
+			t.Errorf("the diff is not GitHub's:\n%s", job.Diff)
+		}
+	})
+}
