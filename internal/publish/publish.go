@@ -111,11 +111,11 @@ func (p *Publisher) Publish(ctx context.Context, id int) error {
 	}
 	log := p.cfg.Log.With("run_id", r.ID, "repo", r.Edges.Repository.FullName, "pr", r.PrNumber, "reviewer", r.Edges.Reviewer.Name)
 	reason := reasonPublish
+	ctx = ghwrite.ForRun(ctx, r)
 	switch {
-	case r.Shadow:
+	case !ghwrite.WritesOnPR(ctx):
 		// A backtest's replay: findings are stored, nothing goes to GitHub
 		// (and the port refuses any write on the PR should one slip in).
-		ctx = ghwrite.ForShadowRun(ctx)
 		reason = reasonShadow
 		err = p.publishShadow(ctx, r)
 	case r.Kind == run.KindReply:
