@@ -22,11 +22,7 @@ func TestResultEvidenceRecorded(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		w := newWorld(t, db)
-		rn := w.dispatch(run.KindReview)
-		st, job, e := w.fetchJob(rn, w.token(rn))
-		if st != 200 {
-			t.Fatalf("job: %d %+v", st, e)
-		}
+		rn, job := w.runningReview(t)
 		result := strings.Replace(validResult, `"body":"Use subtle.ConstantTimeCompare."`, `"body":"Use subtle.ConstantTimeCompare.","evidence":"if token == want {","evidence_moved_from":7`, 1)
 		report := `{"result":` + result + `,"stats":{},"protocol":2,"evidence":{"kept":0,"moved":1,"dropped":1,"dropped_findings":[` +
 			`{"path":"auth/login.go","line":9,"title":"Key ghp_abcdefghijklmnopqrstuvwxyz0123 in code","evidence":"x","reason":"evidence not in file"}]}}`

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/store"
@@ -19,11 +20,7 @@ func TestResultStoredRedacted(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		w := newWorld(t, db)
-		rn := w.dispatch(run.KindReview)
-		st, job, e := w.fetchJob(rn, w.token(rn))
-		if st != 200 {
-			t.Fatalf("job: %d %+v", st, e)
-		}
+		rn, job := w.runningReview(t)
 		const key = "ghp_abcdefghijklmnopqrstuvwxyz0123"
 		result := `{"summary":"Found ` + key + `.","checked":{"files":[],"skills":[]},"findings":[` +
 			`{"path":"auth/login.go","line":4,"severity":"blocker","category":"security","title":"Key ` + key + ` committed",` +
@@ -52,4 +49,16 @@ func TestResultStoredRedacted(t *testing.T) {
 			t.Errorf("legacy result or summary holds the key: %q %q", got.ResultJSON, got.Summary)
 		}
 	})
+}
+
+// runningReview dispatches a review run and fetches its job: the run is
+// running, its token in the job.
+func (w *world) runningReview(t *testing.T) (*ent.Run, *runnerproto.Job) {
+	t.Helper()
+	rn := w.dispatch(run.KindReview)
+	st, job, e := w.fetchJob(rn, w.token(rn))
+	if st != 200 {
+		t.Fatalf("job: %d %+v", st, e)
+	}
+	return rn, job
 }
