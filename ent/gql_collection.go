@@ -1878,11 +1878,6 @@ func (_q *RunQuery) collectField(ctx context.Context, oneNode bool, opCtx *graph
 				selectedFields = append(selectedFields, run.FieldSummary)
 				fieldSeen[run.FieldSummary] = struct{}{}
 			}
-		case "checked":
-			if _, ok := fieldSeen[run.FieldChecked]; !ok {
-				selectedFields = append(selectedFields, run.FieldChecked)
-				fieldSeen[run.FieldChecked] = struct{}{}
-			}
 		case "failureReason":
 			if _, ok := fieldSeen[run.FieldFailureReason]; !ok {
 				selectedFields = append(selectedFields, run.FieldFailureReason)

@@ -28,6 +28,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/user"
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
 	"github.com/chakshu-dev/chakshu/ent/worker"
+	"github.com/chakshu-dev/chakshu/internal/findings"
 )
 
 const (
@@ -18191,6 +18192,7 @@ type RunMutation struct {
 	duration_ms               *int64
 	addduration_ms            *int64
 	summary                   *string
+	result                    **findings.Stored
 	checked                   *map[string]interface{}
 	filtered_files            *[]string
 	appendfiltered_files      []string
@@ -20633,6 +20635,55 @@ func (m *RunMutation) ResetSummary() {
 	m.summary = nil
 }
 
+// SetResult sets the "result" field.
+func (m *RunMutation) SetResult(f *findings.Stored) {
+	m.result = &f
+}
+
+// Result returns the value of the "result" field in the mutation.
+func (m *RunMutation) Result() (r *findings.Stored, exists bool) {
+	v := m.result
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldResult returns the old "result" field's value of the Run entity.
+// If the Run object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RunMutation) OldResult(ctx context.Context) (v *findings.Stored, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldResult is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldResult requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldResult: %w", err)
+	}
+	return oldValue.Result, nil
+}
+
+// ClearResult clears the value of the "result" field.
+func (m *RunMutation) ClearResult() {
+	m.result = nil
+	m.clearedFields[run.FieldResult] = struct{}{}
+}
+
+// ResultCleared returns if the "result" field was cleared in this mutation.
+func (m *RunMutation) ResultCleared() bool {
+	_, ok := m.clearedFields[run.FieldResult]
+	return ok
+}
+
+// ResetResult resets all changes to the "result" field.
+func (m *RunMutation) ResetResult() {
+	m.result = nil
+	delete(m.clearedFields, run.FieldResult)
+}
+
 // SetChecked sets the "checked" field.
 func (m *RunMutation) SetChecked(value map[string]interface{}) {
 	m.checked = &value
@@ -22030,7 +22081,7 @@ func (m *RunMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *RunMutation) Fields() []string {
-	fields := make([]string, 0, 74)
+	fields := make([]string, 0, 75)
 	if m.created_at != nil {
 		fields = append(fields, run.FieldCreatedAt)
 	}
@@ -22186,6 +22237,9 @@ func (m *RunMutation) Fields() []string {
 	}
 	if m.summary != nil {
 		fields = append(fields, run.FieldSummary)
+	}
+	if m.result != nil {
+		fields = append(fields, run.FieldResult)
 	}
 	if m.checked != nil {
 		fields = append(fields, run.FieldChecked)
@@ -22365,6 +22419,8 @@ func (m *RunMutation) Field(name string) (ent.Value, bool) {
 		return m.DurationMs()
 	case run.FieldSummary:
 		return m.Summary()
+	case run.FieldResult:
+		return m.Result()
 	case run.FieldChecked:
 		return m.Checked()
 	case run.FieldFilteredFiles:
@@ -22522,6 +22578,8 @@ func (m *RunMutation) OldField(ctx context.Context, name string) (ent.Value, err
 		return m.OldDurationMs(ctx)
 	case run.FieldSummary:
 		return m.OldSummary(ctx)
+	case run.FieldResult:
+		return m.OldResult(ctx)
 	case run.FieldChecked:
 		return m.OldChecked(ctx)
 	case run.FieldFilteredFiles:
@@ -22938,6 +22996,13 @@ func (m *RunMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetSummary(v)
+		return nil
+	case run.FieldResult:
+		v, ok := value.(*findings.Stored)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetResult(v)
 		return nil
 	case run.FieldChecked:
 		v, ok := value.(map[string]interface{})
@@ -23513,6 +23578,9 @@ func (m *RunMutation) ClearedFields() []string {
 	if m.FieldCleared(run.FieldFinishedAt) {
 		fields = append(fields, run.FieldFinishedAt)
 	}
+	if m.FieldCleared(run.FieldResult) {
+		fields = append(fields, run.FieldResult)
+	}
 	if m.FieldCleared(run.FieldChecked) {
 		fields = append(fields, run.FieldChecked)
 	}
@@ -23565,6 +23633,9 @@ func (m *RunMutation) ClearField(name string) error {
 		return nil
 	case run.FieldFinishedAt:
 		m.ClearFinishedAt()
+		return nil
+	case run.FieldResult:
+		m.ClearResult()
 		return nil
 	case run.FieldChecked:
 		m.ClearChecked()
@@ -23741,6 +23812,9 @@ func (m *RunMutation) ResetField(name string) error {
 		return nil
 	case run.FieldSummary:
 		m.ResetSummary()
+		return nil
+	case run.FieldResult:
+		m.ResetResult()
 		return nil
 	case run.FieldChecked:
 		m.ResetChecked()

@@ -13,6 +13,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/reviewer"
 	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/findings"
 )
 
 // One reviewer reviewing (or replying on) one pull request at one head commit, with its cost and findings.
@@ -124,11 +125,13 @@ type Run struct {
 	DurationMs int64 `json:"duration_ms,omitempty"`
 	// the review's summary as posted
 	Summary string `json:"summary,omitempty"`
-	// what the agent read and which skills it used
+	// the result as accepted: parsed, validated and redacted once when the runner reports, with what the agent read (GraphQL Run.checked); read by internal/runs.Result
+	Result *findings.Stored `json:"result,omitempty"`
+	// legacy (schema 2 reads it): what the agent read and which skills it used, as a map; still written beside result for schema-2 binaries, read only for runs without result
 	Checked map[string]interface{} `json:"checked,omitempty"`
 	// files of the PR dropped by path_filters (set with the job); the review's coverage line counts them
 	FilteredFiles []string `json:"filtered_files,omitempty"`
-	// the result as the runner reported it
+	// legacy (schema 2 reads it): the redacted result as JSON; still written beside result for schema-2 binaries, read only for runs without result
 	ResultJSON string `json:"result_json,omitempty"`
 	// safe sentence, fit for public surfaces
 	FailureReason string `json:"failure_reason,omitempty"`
@@ -241,7 +244,7 @@ func (*Run) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case run.FieldReviewerSnapshot, run.FieldChecked, run.FieldFilteredFiles, run.FieldLearningsUsed:
+		case run.FieldReviewerSnapshot, run.FieldResult, run.FieldChecked, run.FieldFilteredFiles, run.FieldLearningsUsed:
 			values[i] = new([]byte)
 		case run.FieldShadow, run.FieldCheckCompleted, run.FieldModelFinalUsed, run.FieldFromFork:
 			values[i] = new(sql.NullBool)
@@ -599,6 +602,14 @@ func (_m *Run) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field summary", values[i])
 			} else if value.Valid {
 				_m.Summary = value.String
+			}
+		case run.FieldResult:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field result", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.Result); err != nil {
+					return fmt.Errorf("unmarshal field result: %w", err)
+				}
 			}
 		case run.FieldChecked:
 			if value, ok := values[i].(*[]byte); !ok {
@@ -978,6 +989,9 @@ func (_m *Run) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("summary=")
 	builder.WriteString(_m.Summary)
+	builder.WriteString(", ")
+	builder.WriteString("result=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Result))
 	builder.WriteString(", ")
 	builder.WriteString("checked=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Checked))

@@ -16,6 +16,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/reviewer"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/runevent"
+	"github.com/chakshu-dev/chakshu/internal/findings"
 )
 
 // RunCreate is the builder for creating a Run entity.
@@ -719,6 +720,12 @@ func (_c *RunCreate) SetNillableSummary(v *string) *RunCreate {
 	if v != nil {
 		_c.SetSummary(*v)
 	}
+	return _c
+}
+
+// SetResult sets the "result" field.
+func (_c *RunCreate) SetResult(v *findings.Stored) *RunCreate {
+	_c.mutation.SetResult(v)
 	return _c
 }
 
@@ -1773,6 +1780,10 @@ func (_c *RunCreate) createSpec() (*Run, *sqlgraph.CreateSpec) {
 		_spec.SetField(run.FieldSummary, field.TypeString, value)
 		_node.Summary = value
 	}
+	if value, ok := _c.mutation.Result(); ok {
+		_spec.SetField(run.FieldResult, field.TypeJSON, value)
+		_node.Result = value
+	}
 	if value, ok := _c.mutation.Checked(); ok {
 		_spec.SetField(run.FieldChecked, field.TypeJSON, value)
 		_node.Checked = value
@@ -2732,6 +2743,24 @@ func (u *RunUpsert) SetSummary(v string) *RunUpsert {
 // UpdateSummary sets the "summary" field to the value that was provided on create.
 func (u *RunUpsert) UpdateSummary() *RunUpsert {
 	u.SetExcluded(run.FieldSummary)
+	return u
+}
+
+// SetResult sets the "result" field.
+func (u *RunUpsert) SetResult(v *findings.Stored) *RunUpsert {
+	u.Set(run.FieldResult, v)
+	return u
+}
+
+// UpdateResult sets the "result" field to the value that was provided on create.
+func (u *RunUpsert) UpdateResult() *RunUpsert {
+	u.SetExcluded(run.FieldResult)
+	return u
+}
+
+// ClearResult clears the value of the "result" field.
+func (u *RunUpsert) ClearResult() *RunUpsert {
+	u.SetNull(run.FieldResult)
 	return u
 }
 
@@ -4037,6 +4066,27 @@ func (u *RunUpsertOne) SetSummary(v string) *RunUpsertOne {
 func (u *RunUpsertOne) UpdateSummary() *RunUpsertOne {
 	return u.Update(func(s *RunUpsert) {
 		s.UpdateSummary()
+	})
+}
+
+// SetResult sets the "result" field.
+func (u *RunUpsertOne) SetResult(v *findings.Stored) *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.SetResult(v)
+	})
+}
+
+// UpdateResult sets the "result" field to the value that was provided on create.
+func (u *RunUpsertOne) UpdateResult() *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.UpdateResult()
+	})
+}
+
+// ClearResult clears the value of the "result" field.
+func (u *RunUpsertOne) ClearResult() *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.ClearResult()
 	})
 }
 
@@ -5571,6 +5621,27 @@ func (u *RunUpsertBulk) SetSummary(v string) *RunUpsertBulk {
 func (u *RunUpsertBulk) UpdateSummary() *RunUpsertBulk {
 	return u.Update(func(s *RunUpsert) {
 		s.UpdateSummary()
+	})
+}
+
+// SetResult sets the "result" field.
+func (u *RunUpsertBulk) SetResult(v *findings.Stored) *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.SetResult(v)
+	})
+}
+
+// UpdateResult sets the "result" field to the value that was provided on create.
+func (u *RunUpsertBulk) UpdateResult() *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.UpdateResult()
+	})
+}
+
+// ClearResult clears the value of the "result" field.
+func (u *RunUpsertBulk) ClearResult() *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.ClearResult()
 	})
 }
 

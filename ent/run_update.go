@@ -18,6 +18,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/reviewer"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/runevent"
+	"github.com/chakshu-dev/chakshu/internal/findings"
 )
 
 // RunUpdate is the builder for updating Run entities.
@@ -891,6 +892,18 @@ func (_u *RunUpdate) SetNillableSummary(v *string) *RunUpdate {
 	return _u
 }
 
+// SetResult sets the "result" field.
+func (_u *RunUpdate) SetResult(v *findings.Stored) *RunUpdate {
+	_u.mutation.SetResult(v)
+	return _u
+}
+
+// ClearResult clears the value of the "result" field.
+func (_u *RunUpdate) ClearResult() *RunUpdate {
+	_u.mutation.ClearResult()
+	return _u
+}
+
 // SetChecked sets the "checked" field.
 func (_u *RunUpdate) SetChecked(v map[string]interface{}) *RunUpdate {
 	_u.mutation.SetChecked(v)
@@ -1736,6 +1749,12 @@ func (_u *RunUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.Summary(); ok {
 		_spec.SetField(run.FieldSummary, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.Result(); ok {
+		_spec.SetField(run.FieldResult, field.TypeJSON, value)
+	}
+	if _u.mutation.ResultCleared() {
+		_spec.ClearField(run.FieldResult, field.TypeJSON)
 	}
 	if value, ok := _u.mutation.Checked(); ok {
 		_spec.SetField(run.FieldChecked, field.TypeJSON, value)
@@ -2897,6 +2916,18 @@ func (_u *RunUpdateOne) SetNillableSummary(v *string) *RunUpdateOne {
 	return _u
 }
 
+// SetResult sets the "result" field.
+func (_u *RunUpdateOne) SetResult(v *findings.Stored) *RunUpdateOne {
+	_u.mutation.SetResult(v)
+	return _u
+}
+
+// ClearResult clears the value of the "result" field.
+func (_u *RunUpdateOne) ClearResult() *RunUpdateOne {
+	_u.mutation.ClearResult()
+	return _u
+}
+
 // SetChecked sets the "checked" field.
 func (_u *RunUpdateOne) SetChecked(v map[string]interface{}) *RunUpdateOne {
 	_u.mutation.SetChecked(v)
@@ -3772,6 +3803,12 @@ func (_u *RunUpdateOne) sqlSave(ctx context.Context) (_node *Run, err error) {
 	}
 	if value, ok := _u.mutation.Summary(); ok {
 		_spec.SetField(run.FieldSummary, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.Result(); ok {
+		_spec.SetField(run.FieldResult, field.TypeJSON, value)
+	}
+	if _u.mutation.ResultCleared() {
+		_spec.ClearField(run.FieldResult, field.TypeJSON)
 	}
 	if value, ok := _u.mutation.Checked(); ok {
 		_spec.SetField(run.FieldChecked, field.TypeJSON, value)

@@ -159,6 +159,11 @@ func (r *runResolver) Cancellable(ctx context.Context, obj *ent.Run) (bool, erro
 	return !runs.Terminal(obj.Status), nil
 }
 
+// Checked is the resolver for the checked field.
+func (r *runResolver) Checked(ctx context.Context, obj *ent.Run) (map[string]any, error) {
+	return runs.Checked(obj), nil
+}
+
 // RunUpdated is the resolver for the runUpdated field.
 func (r *subscriptionResolver) RunUpdated(ctx context.Context, ids []int) (<-chan *ent.Run, error) {
 	return r.h.runUpdated(ctx, ids)

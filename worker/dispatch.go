@@ -128,9 +128,8 @@ func (d *Dispatcher) Dispatch(ctx context.Context, id int) {
 	}
 	repo, rv := r.Edges.Repository, r.Edges.Reviewer
 	log = log.With("repo", repo.FullName, "pr", r.PrNumber, "reviewer", rv.Name)
+	ctx = ghwrite.ForRun(ctx, r) // a backtest's replay: the port refuses any write on the PR
 	if r.Shadow {
-		// A backtest's replay: the port refuses any write on the PR.
-		ctx = ghwrite.ForShadowRun(ctx)
 		log = log.With("shadow", true, "backtest_id", r.BacktestID)
 	}
 	if d.holdForCap(ctx, log, r, repo.Edges.Installation.ID) {
@@ -229,7 +228,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, log *slog.Logger, r *ent.Run,
 	// default branch's head, not the PR's (GitHub lists no pull request for
 	// it), so nothing of it shows on the PR either.
 	check, started := ghwrite.CheckOf(r), false
-	if !r.Shadow {
+	if ghwrite.WritesOnPR(ctx) {
 		if check, started, err = d.ensureCheck(ctx, r); err != nil {
 			return fmt.Errorf("create check run: %w", err)
 		}
@@ -240,14 +239,14 @@ func (d *Dispatcher) dispatch(ctx context.Context, log *slog.Logger, r *ent.Run,
 	if err := d.checkBudget(ctx, repo.Edges.Installation, repo); err != nil {
 		return err
 	}
-	if !r.Shadow {
+	if !r.Shadow { // a shadow run reviews a commit the PR has left, on purpose
 		if moved, err := d.moved(ctx, log, c, r, repo); moved || err != nil {
 			return err
 		}
-		if !started {
-			if err := d.cfg.Write.StartCheck(ctx, check, startText); err != nil {
-				return err
-			}
+	}
+	if !started && ghwrite.WritesOnPR(ctx) {
+		if err := d.cfg.Write.StartCheck(ctx, check, startText); err != nil {
+			return err
 		}
 	}
 
@@ -288,7 +287,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, log *slog.Logger, r *ent.Run,
 		return err
 	}
 	log.Info("run dispatched", "actions_run_id", actionsID)
-	if actionsURL != "" && !r.Shadow {
+	if actionsURL != "" && ghwrite.WritesOnPR(ctx) {
 		if err := d.cfg.Write.LinkCheck(ctx, check, actionsURL, ghwrite.Text{Title: "Reviewing",
 			Summary: fmt.Sprintf("The review is running in [GitHub Actions](%s). Follow it in the [Chakshu portal](%s).", actionsURL, d.portalURL(r.ID))}); err != nil {
 			log.Warn("dispatch: point check run at the Actions run", "err", err) // not worth failing the run

@@ -220,9 +220,7 @@ func (f *Finisher) FinishAll(ctx context.Context) error {
 }
 
 func (f *Finisher) finish(ctx context.Context, r *ent.Run) error {
-	if r.Shadow {
-		ctx = ghwrite.ForShadowRun(ctx)
-	}
+	ctx = ghwrite.ForRun(ctx, r)
 	conclusion, title := "failure", "The review failed"
 	if f.cfg.InfraFailureConclusion == "neutral" {
 		conclusion = "neutral"
@@ -236,7 +234,7 @@ func (f *Finisher) finish(ctx context.Context, r *ent.Run) error {
 	if r.Status == run.StatusCancelled || r.ResultHash == "" {
 		f.cancelActions(ctx, r)
 	}
-	if r.Shadow {
+	if !ghwrite.WritesOnPR(ctx) {
 		// A shadow run has no check run: cancelling its Actions run is all
 		// there is to finish on GitHub (check_completed records it once).
 		return f.cfg.DB.Run.UpdateOne(r).SetCheckCompleted(true).ClearFinishNextAt().Exec(ctx)

@@ -121,6 +121,8 @@ const (
 	FieldDurationMs = "duration_ms"
 	// FieldSummary holds the string denoting the summary field in the database.
 	FieldSummary = "summary"
+	// FieldResult holds the string denoting the result field in the database.
+	FieldResult = "result"
 	// FieldChecked holds the string denoting the checked field in the database.
 	FieldChecked = "checked"
 	// FieldFilteredFiles holds the string denoting the filtered_files field in the database.
@@ -260,6 +262,7 @@ var Columns = []string{
 	FieldTurns,
 	FieldDurationMs,
 	FieldSummary,
+	FieldResult,
 	FieldChecked,
 	FieldFilteredFiles,
 	FieldResultJSON,

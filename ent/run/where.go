@@ -2820,6 +2820,16 @@ func SummaryContainsFold(v string) predicate.Run {
 	return predicate.Run(sql.FieldContainsFold(FieldSummary, v))
 }
 
+// ResultIsNil applies the IsNil predicate on the "result" field.
+func ResultIsNil() predicate.Run {
+	return predicate.Run(sql.FieldIsNull(FieldResult))
+}
+
+// ResultNotNil applies the NotNil predicate on the "result" field.
+func ResultNotNil() predicate.Run {
+	return predicate.Run(sql.FieldNotNull(FieldResult))
+}
+
 // CheckedIsNil applies the IsNil predicate on the "checked" field.
 func CheckedIsNil() predicate.Run {
 	return predicate.Run(sql.FieldIsNull(FieldChecked))

@@ -7,6 +7,8 @@ import (
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
+
+	"github.com/chakshu-dev/chakshu/internal/findings"
 )
 
 // Run is one reviewer reviewing (or replying on) one pull request. The runs table is the job queue.
@@ -126,11 +128,14 @@ func (Run) Fields() []ent.Field {
 			Comment("from the agent fetching its job (or queueing, if it never did) to publishing, in milliseconds; 0 until published"),
 		field.Text("summary").Default("").
 			Comment("the review's summary as posted"),
-		field.JSON("checked", map[string]any{}).Optional().Annotations(gqlType("Map")).Comment("what the agent read and which skills it used"),
+		field.JSON("result", &findings.Stored{}).Optional().Annotations(gqlSkipAll()).
+			Comment("the result as accepted: parsed, validated and redacted once when the runner reports, with what the agent read (GraphQL Run.checked); read by internal/runs.Result"),
+		field.JSON("checked", map[string]any{}).Optional().Annotations(gqlSkipAll()).
+			Comment("legacy (schema 2 reads it): what the agent read and which skills it used, as a map; still written beside result for schema-2 binaries, read only for runs without result"),
 		field.JSON("filtered_files", []string{}).Optional().Annotations(gqlSkipAll()).
 			Comment("files of the PR dropped by path_filters (set with the job); the review's coverage line counts them"),
 		field.Text("result_json").Default("").Annotations(gqlSkipAll()).
-			Comment("the result as the runner reported it"),
+			Comment("legacy (schema 2 reads it): the redacted result as JSON; still written beside result for schema-2 binaries, read only for runs without result"),
 		field.String("failure_reason").Default("").Comment("safe sentence, fit for public surfaces"),
 		field.Text("failure_detail").Default("").Comment("operator detail, redacted").
 			Annotations(gqlSkipWhereInput()),

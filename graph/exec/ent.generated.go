@@ -64,6 +64,7 @@ type RunResolver interface {
 	FindingCounts(ctx context.Context, obj *ent.Run) (*model.SeverityCounts, error)
 	TotalTokens(ctx context.Context, obj *ent.Run) (int64, error)
 	Cancellable(ctx context.Context, obj *ent.Run) (bool, error)
+	Checked(ctx context.Context, obj *ent.Run) (map[string]any, error)
 }
 type WebhookEventResolver interface {
 	Payload(ctx context.Context, obj *ent.WebhookEvent) (*string, error)
@@ -7396,29 +7397,6 @@ func (ec *executionContext) fieldContext_Run_summary(_ context.Context, field gr
 	return graphql.NewScalarFieldContext("Run", field, false, false, "String")
 }
 
-func (ec *executionContext) _Run_checked(ctx context.Context, field graphql.CollectedField, obj *ent.Run) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Run_checked(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Checked, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v map[string]any) graphql.Marshaler {
-			return ec.marshalOMap2map(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_Run_checked(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Run", field, false, false, "Map")
-}
-
 func (ec *executionContext) _Run_failureReason(ctx context.Context, field graphql.CollectedField, obj *ent.Run) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8145,6 +8123,29 @@ func (ec *executionContext) _Run_cancellable(ctx context.Context, field graphql.
 }
 func (ec *executionContext) fieldContext_Run_cancellable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Run", field, true, true, "Boolean")
+}
+
+func (ec *executionContext) _Run_checked(ctx context.Context, field graphql.CollectedField, obj *ent.Run) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Run_checked(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Run().Checked(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v map[string]any) graphql.Marshaler {
+			return ec.marshalOMap2map(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Run_checked(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Run", field, true, true, "Map")
 }
 
 func (ec *executionContext) _RunConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ent.RunConnection) (ret graphql.Marshaler) {
@@ -26644,11 +26645,6 @@ func (ec *executionContext) _Run(ctx context.Context, sel ast.SelectionSet, obj 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "checked":
-			out.Values[i] = ec._Run_checked(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
 		case "failureReason":
 			out.Values[i] = ec._Run_failureReason(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -26798,6 +26794,12 @@ func (ec *executionContext) _Run(ctx context.Context, sel ast.SelectionSet, obj 
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Run_cancellable(ctx, field, obj)
+				})
+		case "checked":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Run_checked(ctx, field, obj)
 				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))

@@ -4206,6 +4206,13 @@ extend type Run {
   Whether the run can still be cancelled (not finished).
   """
   cancellable: Boolean!
+  """
+  What the agent read and which skills it used: files, skills, files_read;
+  the runner's evidence check (evidence: kept, moved, dropped, unchecked,
+  dropped_findings) and the figures of a review in several passes (samples).
+  Null for reply runs and runs without a result.
+  """
+  checked: Map
 }
 
 """
@@ -11095,10 +11102,6 @@ type Run implements Node {
   """
   summary: String!
   """
-  what the agent read and which skills it used
-  """
-  checked: Map
-  """
   safe sentence, fit for public surfaces
   """
   failureReason: String!
@@ -16583,8 +16586,6 @@ func (ec *executionContext) childFields_Run(ctx context.Context, field graphql.C
 		return ec.fieldContext_Run_durationMs(ctx, field)
 	case "summary":
 		return ec.fieldContext_Run_summary(ctx, field)
-	case "checked":
-		return ec.fieldContext_Run_checked(ctx, field)
 	case "failureReason":
 		return ec.fieldContext_Run_failureReason(ctx, field)
 	case "failureDetail":
@@ -16641,6 +16642,8 @@ func (ec *executionContext) childFields_Run(ctx context.Context, field graphql.C
 		return ec.fieldContext_Run_totalTokens(ctx, field)
 	case "cancellable":
 		return ec.fieldContext_Run_cancellable(ctx, field)
+	case "checked":
+		return ec.fieldContext_Run_checked(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Run", field.Name)
 }

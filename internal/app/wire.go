@@ -147,7 +147,7 @@ func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, [
 	if err != nil {
 		return nil, nil, err
 	}
-	sync, err := reviewers.NewSyncLoop(reviewers.LoopConfig{Syncer: syncer, DB: d.db, Bus: d.bus, Log: d.log})
+	sync, err := worker.NewReviewerSync(worker.ReviewerSyncConfig{Syncer: syncer, DB: d.db, Bus: d.bus, Log: d.log})
 	if err != nil {
 		return nil, nil, err
 	}

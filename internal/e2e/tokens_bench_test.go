@@ -12,6 +12,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
+	"github.com/chakshu-dev/chakshu/internal/runs"
 	"github.com/chakshu-dev/chakshu/internal/sandbox"
 	"github.com/chakshu-dev/chakshu/internal/store"
 )
@@ -93,13 +94,14 @@ func BenchmarkReviewTokens(b *testing.B) {
 }
 
 // printEvidence prints what the evidence checks did over the reviews: the
-// runner's (counts it reported, kept in each run's checked map) and the
+// runner's (counts it reported, stored with each run's result) and the
 // publisher's own (Finding rows dropped for their evidence, or moved).
 func printEvidence(b *testing.B, db *store.DB, rs []*ent.Run) {
 	ctx := context.Background()
 	var runner runnerproto.EvidenceReport
 	for _, r := range rs {
-		if ev, ok := runnerproto.EvidenceFromChecked(r.Checked); ok {
+		if st, err := runs.Result(r); err == nil && st.Checked != nil && st.Checked.Evidence != nil {
+			ev := st.Checked.Evidence
 			runner.Kept += ev.Kept
 			runner.Moved += ev.Moved
 			runner.Dropped += ev.Dropped

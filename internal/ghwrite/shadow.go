@@ -3,6 +3,8 @@ package ghwrite
 import (
 	"context"
 	"errors"
+
+	"github.com/chakshu-dev/chakshu/ent"
 )
 
 // ErrShadow refuses a write on a pull request for a shadow run.
@@ -10,27 +12,32 @@ var ErrShadow = errors.New("ghwrite: a shadow run writes nothing on the pull req
 
 type shadowKey struct{}
 
-// ForShadowRun marks ctx as acting for a shadow run (a backtest's replay of a
-// reviewer over a PR reviewed before). The port then refuses every write
-// that touches a pull request — check runs, reviews, comments, replies,
-// thread resolution, review requests — with ErrShadow; only starting the
-// workflow (Dispatch) and cancelling it (CancelActionsRun), which act on the
-// repository's Actions and not on the PR, go through. The consumers skip
-// those writes for a shadow run themselves; this is the one place that
-// makes sure none slips out.
-func ForShadowRun(ctx context.Context) context.Context {
+// ForRun marks ctx as acting for run r. This is the one place that decides
+// what a run may write: for a shadow run (a backtest's replay of a reviewer
+// over a PR reviewed before) the port refuses every write that touches a
+// pull request — check runs, reviews, comments, replies, thread resolution,
+// review requests — with ErrShadow; only starting the workflow (Dispatch)
+// and cancelling it (CancelActionsRun), which act on the repository's
+// Actions and not on the PR, go through. Callers ask WritesOnPR before a
+// step that exists only to write on the PR, instead of looking at the run.
+func ForRun(ctx context.Context, r *ent.Run) context.Context {
+	if !r.Shadow {
+		return ctx
+	}
 	return context.WithValue(ctx, shadowKey{}, true)
 }
 
-// IsShadow reports whether ctx acts for a shadow run.
-func IsShadow(ctx context.Context) bool {
+// WritesOnPR reports whether ctx's run may write on its pull request (false
+// for a shadow run, ForRun): the question a caller asks before opening a
+// check run, completing one or publishing a review.
+func WritesOnPR(ctx context.Context) bool {
 	v, _ := ctx.Value(shadowKey{}).(bool)
-	return v
+	return !v
 }
 
 // onPR refuses a write on a pull request for a shadow run.
 func onPR(ctx context.Context) error {
-	if IsShadow(ctx) {
+	if !WritesOnPR(ctx) {
 		return ErrShadow
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-github/v88/github"
 
+	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 )
 
@@ -47,7 +48,10 @@ func TestShadowRunWritesNothingOnThePR(t *testing.T) {
 		{"resolve thread", func(ctx context.Context) error { return w.port.ResolveThread(ctx, w.repo, "PRRT_x") }},
 		{"remove review request", func(ctx context.Context) error { return w.port.RemoveReviewRequest(ctx, w.repo, w.pr, "user:alice") }},
 	}
-	shadow := ghwrite.ForShadowRun(context.Background())
+	shadow := ghwrite.ForRun(context.Background(), &ent.Run{Shadow: true})
+	if ghwrite.WritesOnPR(shadow) || !ghwrite.WritesOnPR(ghwrite.ForRun(context.Background(), &ent.Run{})) {
+		t.Fatal("WritesOnPR does not follow the run's shadow mark")
+	}
 	for _, c := range writes {
 		t.Run(c.name, func(t *testing.T) {
 			if err := c.write(shadow); !errors.Is(err, ghwrite.ErrShadow) {
@@ -58,11 +62,13 @@ func TestShadowRunWritesNothingOnThePR(t *testing.T) {
 	if n := w.sim.TotalCalls(""); n != 0 {
 		t.Fatalf("a shadow run's refused writes reached GitHub: %d requests %v", n, w.sim.Calls())
 	}
-	// Unmarked, the same writes go out (the first two create what exists).
-	if _, _, err := w.port.OpenCheck(context.Background(), check, "http://x/runs/7", text); err != nil {
+	// For a run that is not a shadow run, the same writes go out (the first
+	// two create what exists).
+	real := ghwrite.ForRun(context.Background(), &ent.Run{})
+	if _, _, err := w.port.OpenCheck(real, check, "http://x/runs/7", text); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.port.CreateReview(context.Background(), w.repo, w.pr, &github.PullRequestReviewRequest{Event: github.Ptr("COMMENT"), Body: github.Ptr("b " + marker)}, mine); err != nil {
+	if _, err := w.port.CreateReview(real, w.repo, w.pr, &github.PullRequestReviewRequest{Event: github.Ptr("COMMENT"), Body: github.Ptr("b " + marker)}, mine); err != nil {
 		t.Fatal(err)
 	}
 	if len(w.sim.CheckRuns(repoName)) != 1 || len(w.sim.Reviews(repoName, w.pr)) != 1 {

@@ -32,6 +32,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/runs"
 	"github.com/chakshu-dev/chakshu/internal/store"
 )
 
@@ -275,8 +276,8 @@ func (r *Reader) verdicts(ctx context.Context, repoID, pr int) (map[int64]Verdic
 	}
 	out := map[int64]Verdict{}
 	for _, rn := range rs {
-		if res, err := findings.ParseReply([]byte(rn.ResultJSON)); err == nil && res.Verdict != findings.VerdictStands {
-			out[rn.ThreadRootCommentID] = Verdict{Verdict: res.Verdict, By: rn.Requester}
+		if st, err := runs.Result(rn); err == nil && st.Reply != nil && st.Reply.Verdict != findings.VerdictStands {
+			out[rn.ThreadRootCommentID] = Verdict{Verdict: st.Reply.Verdict, By: rn.Requester}
 		}
 	}
 	return out, nil

@@ -23,7 +23,6 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/outcomes"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
-	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/runs"
 	"github.com/chakshu-dev/chakshu/internal/store"
 )
@@ -112,11 +111,11 @@ func (p *Publisher) Publish(ctx context.Context, id int) error {
 	}
 	log := p.cfg.Log.With("run_id", r.ID, "repo", r.Edges.Repository.FullName, "pr", r.PrNumber, "reviewer", r.Edges.Reviewer.Name)
 	reason := reasonPublish
+	ctx = ghwrite.ForRun(ctx, r)
 	switch {
-	case r.Shadow:
+	case !ghwrite.WritesOnPR(ctx):
 		// A backtest's replay: findings are stored, nothing goes to GitHub
 		// (and the port refuses any write on the PR should one slip in).
-		ctx = ghwrite.ForShadowRun(ctx)
 		reason = reasonShadow
 		err = p.publishShadow(ctx, r)
 	case r.Kind == run.KindReply:
@@ -182,9 +181,9 @@ type prState struct {
 
 func (p *Publisher) publishReview(ctx context.Context, r *ent.Run, log *slog.Logger) error {
 	repo, rv := r.Edges.Repository, r.Edges.Reviewer
-	res, err := findings.ParseResult([]byte(r.ResultJSON))
+	res, cov, err := storedReview(r)
 	if err != nil {
-		return resultError(fmt.Errorf("parse result: %w", err))
+		return err
 	}
 	cfg, err := reviewers.FromEnt(rv)
 	if err != nil {
@@ -216,7 +215,7 @@ func (p *Publisher) publishReview(ctx context.Context, r *ent.Run, log *slog.Log
 	if err != nil {
 		return err
 	}
-	checked := findings.Checked{Files: filesRead(res, r), Skills: dedupe(res.Checked.Skills)}
+	checked := findings.Checked{Files: filesRead(res, cov), Skills: dedupe(res.Checked.Skills)}
 	in := ReviewInput{
 		RunID: r.ID, Reviewer: rv.Name, RunURL: p.runURL(r.ID), Summary: res.Summary, Checked: checked,
 		Plan: &plan, Rules: rules, Reported: len(res.Findings), IncrementalSince: r.IncrementalSince,
@@ -224,9 +223,9 @@ func (p *Publisher) publishReview(ctx context.Context, r *ent.Run, log *slog.Log
 		Coverage: Coverage{PRFiles: st.diff.Len(), Read: len(checked.Files), Filtered: len(r.FilteredFiles), Skipped: len(st.diff.Skipped())},
 	}
 	in.EvidenceDropped, in.EvidenceMoved = len(ev.dropped), ev.moved
-	if rep, ok := runnerproto.EvidenceFromChecked(r.Checked); ok {
-		in.EvidenceDropped += max(0, rep.Dropped)
-		in.EvidenceMoved += max(0, rep.Moved)
+	if ev := cov.Evidence; ev != nil {
+		in.EvidenceDropped += max(0, ev.Dropped)
+		in.EvidenceMoved += max(0, ev.Moved)
 	}
 
 	review := st.ownReview
@@ -654,18 +653,28 @@ func (p *Publisher) finish(ctx context.Context, r *ent.Run, in finishInput) erro
 }
 
 // filesRead is what the reviewer says it read, or else what the runner saw
-// it read (recorded on the run by the runner API).
-func filesRead(res *findings.Result, r *ent.Run) []string {
+// it read (recorded with the result by the runner API).
+func filesRead(res *findings.Result, cov *findings.Coverage) []string {
 	if fs := dedupe(res.Checked.Files); len(fs) > 0 {
 		return fs
 	}
-	var out []string
-	if v, ok := r.Checked["files_read"].([]any); ok {
-		for _, f := range v {
-			if s, ok := f.(string); ok {
-				out = append(out, s)
-			}
-		}
+	return dedupe(cov.FilesRead)
+}
+
+// storedReview is review run r's result as the runner API stored it
+// (parsed, validated and redacted then) and what the run looked at (never
+// nil).
+func storedReview(r *ent.Run) (*findings.Result, *findings.Coverage, error) {
+	st, err := runs.Result(r)
+	if err == nil && st.Review == nil {
+		err = errors.New("the stored result is not a review's")
 	}
-	return dedupe(out)
+	if err != nil {
+		return nil, nil, resultError(fmt.Errorf("stored result: %w", err))
+	}
+	cov := st.Checked
+	if cov == nil {
+		cov = &findings.Coverage{}
+	}
+	return st.Review, cov, nil
 }

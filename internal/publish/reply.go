@@ -2,6 +2,7 @@ package publish
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 
@@ -24,10 +25,14 @@ import (
 // the thread is resolved.
 func (p *Publisher) publishReply(ctx context.Context, r *ent.Run, log *slog.Logger) error {
 	repo := r.Edges.Repository
-	res, err := findings.ParseReply([]byte(r.ResultJSON))
-	if err != nil {
-		return resultError(fmt.Errorf("parse reply: %w", err))
+	st, err := runs.Result(r)
+	if err == nil && st.Reply == nil {
+		err = errors.New("the stored result is not a reply's")
 	}
+	if err != nil {
+		return resultError(fmt.Errorf("stored reply: %w", err))
+	}
+	res := st.Reply
 	// GitHub's replies endpoint takes the thread's first comment.
 	root := r.ThreadRootCommentID
 	if root == 0 && r.ReplyToCommentID != nil {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/chakshu-dev/chakshu/ent"
-	"github.com/chakshu-dev/chakshu/internal/findings"
+
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 )
 
@@ -23,9 +23,9 @@ const DropShadow = "shadow run: nothing posted"
 // PR either: no review of its threads decides what "already on the PR" is,
 // since both sides of a backtest must see the same PR.
 func (p *Publisher) publishShadow(ctx context.Context, r *ent.Run) error {
-	res, err := findings.ParseResult([]byte(r.ResultJSON))
+	res, _, err := storedReview(r)
 	if err != nil {
-		return resultError(fmt.Errorf("parse result: %w", err))
+		return err
 	}
 	used, err := reviewers.ForRun(r, r.Edges.Reviewer)
 	if err != nil {

@@ -1,6 +1,8 @@
 // Package reviewers holds reviewer configuration (reviewer.yaml), per-repo
-// configuration (.github/chakshu.yml), reviewer sync from the reviewers repo,
-// picking reviewers for a trigger, and review learnings (DESIGN §7).
+// configuration (.github/chakshu.yml), reviewer sync from the reviewers repo
+// and requesting one (the loop that performs requests is
+// worker.ReviewerSync), picking reviewers for a trigger, and review
+// learnings (DESIGN §7).
 package reviewers
 
 import (

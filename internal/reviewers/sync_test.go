@@ -17,7 +17,6 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/models"
-	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
@@ -360,77 +359,6 @@ func TestSyncConcurrentWorkers(t *testing.T) {
 		}
 		if n := db.Reviewer.Query().CountX(ctx); n != 3 {
 			t.Errorf("%d reviewers stored, want 3", n)
-		}
-	})
-}
-
-func TestSyncLoop(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		f := newSimFixture(t, db, reviewersFiles())
-		bus := notify.NewLocal()
-		// Polls far apart: only the start and the wake-up can make it sync.
-		loop, err := NewSyncLoop(LoopConfig{Syncer: f.syncer, DB: db, Bus: bus, Poll: time.Hour, Resync: time.Hour})
-		if err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- loop.Run(ctx) }()
-		waitFor := func(what string, ok func() bool) {
-			t.Helper()
-			deadline := time.Now().Add(10 * time.Second)
-			for !ok() {
-				if time.Now().After(deadline) {
-					t.Fatalf("timed out waiting for %s", what)
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
-		}
-		waitFor("the start-up sync", func() bool { return db.Reviewer.Query().CountX(ctx) == 3 })
-
-		sha := f.sim.Commit(reviewersRepo, "main", map[string]string{"reviewers/perf/CLAUDE.md": "new rules\n"}, "edit")
-		if err := RequestSync(ctx, db, bus, f.inst.ID); err != nil {
-			t.Fatal(err)
-		}
-		waitFor("the requested sync", func() bool {
-			r, err := db.Reviewer.Query().Where(reviewer.Name("perf")).Only(ctx)
-			return err == nil && r.SyncedCommit == sha && r.ClaudeMd == "new rules\n"
-		})
-		waitFor("the request to be cleared", func() bool {
-			return db.Installation.GetX(ctx, f.inst.ID).SyncRequestedAt == nil
-		})
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run = %v", err)
-		}
-	})
-}
-
-func TestRunPendingRetriesGitHubFailures(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
-		f := newSimFixture(t, db, reviewersFiles())
-		loop, err := NewSyncLoop(LoopConfig{Syncer: f.syncer, DB: db, Bus: notify.NewLocal(), RetryAfter: time.Hour})
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.sim.InjectFault(ghsim.Fault{Match: "GET /repos/{owner}/{repo}/git/trees/{tree_sha}", Kind: ghsim.FaultServerError, Times: 3})
-		if err := RequestSync(ctx, db, nil, f.inst.ID); err != nil {
-			t.Fatal(err)
-		}
-		if n := loop.RunPending(ctx); n != 1 {
-			t.Fatalf("RunPending synced %d installations, want 1", n)
-		}
-		inst := db.Installation.GetX(ctx, f.inst.ID)
-		if inst.SyncRequestedAt == nil || time.Until(*inst.SyncRequestedAt) < 50*time.Minute || inst.LastSyncError == "" {
-			t.Errorf("a failed sync is retried later: requested=%v err=%q", inst.SyncRequestedAt, inst.LastSyncError)
-		}
-		if n := loop.RunPending(ctx); n != 0 {
-			t.Errorf("the retry is not due yet, but %d ran", n)
-		}
-		if n := db.Reviewer.Query().CountX(ctx); n != 0 {
-			t.Errorf("a failed read stores nothing; %d reviewers", n)
 		}
 	})
 }

@@ -285,28 +285,3 @@ type Error struct {
 		Message string `json:"message"`
 	} `json:"error"`
 }
-
-// CheckedEvidence is the key of a run's checked map under which the runner
-// API stores the runner's EvidenceReport: its counts ("kept", "moved",
-// "dropped", "unchecked") and "dropped_findings" (path, line, title, reason).
-const CheckedEvidence = "evidence"
-
-// EvidenceFromChecked reads the counts of the runner's evidence check back
-// from a run's checked map (JSON numbers decode as float64); ok is false for
-// runs whose runner reported none (reply runs, runners of protocol 1).
-func EvidenceFromChecked(checked map[string]any) (rep EvidenceReport, ok bool) {
-	ev, ok := checked[CheckedEvidence].(map[string]any)
-	if !ok {
-		return rep, false
-	}
-	n := func(k string) int {
-		switch v := ev[k].(type) {
-		case float64:
-			return int(v)
-		case int:
-			return v
-		}
-		return 0
-	}
-	return EvidenceReport{Kept: n("kept"), Moved: n("moved"), Dropped: n("dropped"), Unchecked: n("unchecked")}, true
-}

@@ -70,9 +70,11 @@ type Release struct {
 // Current is this binary's release.
 //
 // Schema 3 (this wave): findings' evidence and outcome, shadow runs and
-// backtests, and the active-review index that leaves shadow runs out. Schema
-// 2 still runs beside it: its runs are never shadow, so the new index keeps
-// its one-active-review rule.
+// backtests, the active-review index that leaves shadow runs out, and the
+// typed result (runs.result). Schema 2 still runs beside it: its runs are
+// never shadow, so the new index keeps its one-active-review rule; and
+// schema 3 keeps writing the result_json and checked columns schema 2 reads
+// (runs.Result reads them back for runs schema 2 reported).
 var Current = Release{Schema: 3, MinCompatible: 2, Rollup: rollupVersion}
 
 // MigrateReport says what a migration did.

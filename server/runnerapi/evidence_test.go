@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
@@ -13,18 +15,14 @@ import (
 )
 
 // A runner of protocol 2 reports findings with evidence and its evidence
-// check; the run's checked map keeps the counts and the dropped findings
-// (redacted). A runner of protocol 1 (no protocol, no evidence) is still
+// check; the run's stored result keeps the counts and the dropped findings
+// (redacted), and so does the legacy checked map schema 2 reads. A runner of protocol 1 (no protocol, no evidence) is still
 // accepted: TestJobLifecycle.
 func TestResultEvidenceRecorded(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		w := newWorld(t, db)
-		rn := w.dispatch(run.KindReview)
-		st, job, e := w.fetchJob(rn, w.token(rn))
-		if st != 200 {
-			t.Fatalf("job: %d %+v", st, e)
-		}
+		rn, job := w.runningReview(t)
 		result := strings.Replace(validResult, `"body":"Use subtle.ConstantTimeCompare."`, `"body":"Use subtle.ConstantTimeCompare.","evidence":"if token == want {","evidence_moved_from":7`, 1)
 		report := `{"result":` + result + `,"stats":{},"protocol":2,"evidence":{"kept":0,"moved":1,"dropped":1,"dropped_findings":[` +
 			`{"path":"auth/login.go","line":9,"title":"Key ghp_abcdefghijklmnopqrstuvwxyz0123 in code","evidence":"x","reason":"evidence not in file"}]}}`
@@ -33,15 +31,24 @@ func TestResultEvidenceRecorded(t *testing.T) {
 			t.Fatalf("status %d", st)
 		}
 		got := db.Run.GetX(ctx, rn.ID)
-		if got.Status != run.StatusPublishing || !strings.Contains(got.ResultJSON, `"evidence_moved_from":7`) {
-			t.Fatalf("run %s, result %s", got.Status, got.ResultJSON)
+		if got.Status != run.StatusPublishing || got.Result == nil || got.Result.Review == nil || got.Result.Checked == nil {
+			t.Fatalf("run %s, stored result %+v", got.Status, got.Result)
+		}
+		if f := got.Result.Review.Findings[0]; f.EvidenceMovedFrom != 7 || f.Evidence != "if token == want {" {
+			t.Fatalf("stored finding %+v", f)
+		}
+		want := &findings.RunnerEvidence{Moved: 1, Dropped: 1, DroppedFindings: []findings.DroppedFinding{
+			{Path: "auth/login.go", Line: 9, Title: "Key [REDACTED] in code", Reason: "evidence not in file"}}}
+		if d := cmp.Diff(want, got.Result.Checked.Evidence); d != "" {
+			t.Fatalf("stored evidence check (-want +got):\n%s", d)
+		}
+		// Schema 2 reads the legacy columns: the same result and counts.
+		if !strings.Contains(got.ResultJSON, `"evidence_moved_from":7`) {
+			t.Fatalf("legacy result %s", got.ResultJSON)
 		}
 		ev, ok := got.Checked["evidence"].(map[string]any)
-		if !ok {
-			t.Fatalf("checked = %v", got.Checked)
-		}
-		if counts, ok := runnerproto.EvidenceFromChecked(got.Checked); !ok || counts.Kept != 0 || counts.Moved != 1 || counts.Dropped != 1 || counts.Unchecked != 0 {
-			t.Fatalf("evidence counts %+v (%v)", counts, ev)
+		if !ok || ev["moved"] != 1.0 || ev["dropped"] != 1.0 || ev["kept"] != 0.0 || ev["unchecked"] != 0.0 {
+			t.Fatalf("legacy checked = %v", got.Checked)
 		}
 		dropped := ev["dropped_findings"].([]any)[0].(map[string]any)
 		if dropped["reason"] != "evidence not in file" || strings.Contains(dropped["title"].(string), "ghp_") || dropped["line"].(float64) != 9 {
@@ -54,10 +61,10 @@ func TestResultEvidenceRecorded(t *testing.T) {
 func TestEvidenceRecordBounded(t *testing.T) {
 	many := make([]runnerproto.DroppedFinding, findings.MaxFindings+1)
 	rec := evidenceRecord(&runnerproto.EvidenceReport{Kept: -1, Moved: findings.MaxFindings, Dropped: findings.MaxFindings + 1, DroppedFindings: many})
-	if rec["kept"] != 0 || rec["moved"] != findings.MaxFindings || rec["dropped"] != findings.MaxFindings {
-		t.Fatalf("counts %v", rec)
+	if rec.Kept != 0 || rec.Moved != findings.MaxFindings || rec.Dropped != findings.MaxFindings {
+		t.Fatalf("counts %+v", rec)
 	}
-	if n := len(rec["dropped_findings"].([]any)); n != findings.MaxFindings {
+	if n := len(rec.DroppedFindings); n != findings.MaxFindings {
 		t.Fatalf("%d dropped findings stored, want %d", n, findings.MaxFindings)
 	}
 	if evidenceRecord(nil) != nil {

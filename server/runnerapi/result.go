@@ -94,20 +94,19 @@ func (a *API) handleResult(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	var checked map[string]any
+	// The result is stored once, parsed, validated and redacted (the agent
+	// may quote a credential: it is stored and published masked).
+	stored := &findings.Stored{}
 	var summary string
-	resultJSON := string(rep.Result)
+	var redacted bool
 	if rn.Kind == run.KindReply {
 		rr, err := findings.ParseReply(rep.Result)
 		if err != nil {
 			a.invalidResult(w, r, rn, rcpt, err)
 			return
 		}
-		if rr.Redact() { // the agent quoted a credential: it is stored and published masked
-			if b, err := json.Marshal(rr); err == nil {
-				resultJSON = string(b)
-			}
-		}
+		redacted = rr.Redact()
+		stored.Reply = rr
 	} else {
 		res, err := findings.ParseResult(rep.Result)
 		if err == nil && rep.Protocol >= 2 {
@@ -119,11 +118,7 @@ func (a *API) handleResult(w http.ResponseWriter, r *http.Request) {
 			a.invalidResult(w, r, rn, rcpt, err)
 			return
 		}
-		if res.Redact() { // the agent quoted a credential: it is stored and published masked
-			if b, err := json.Marshal(res); err == nil {
-				resultJSON = string(b)
-			}
-		}
+		redacted = res.Redact()
 		summary = runs.Text(res.Summary)
 		files := res.Checked.Files
 		if len(files) == 0 {
@@ -132,23 +127,27 @@ func (a *API) handleResult(w http.ResponseWriter, r *http.Request) {
 		if len(files) > maxFilesRecorded {
 			files = files[:maxFilesRecorded]
 		}
-		checked = map[string]any{"files": storable(files), "skills": storable(res.Checked.Skills), "files_read": storable(rep.Stats.FilesRead)}
-		if ev := evidenceRecord(rep.Evidence); ev != nil {
-			checked[runnerproto.CheckedEvidence] = ev
+		stored.Review = res
+		stored.Checked = &findings.Coverage{
+			Files: storable(files), Skills: storable(res.Checked.Skills), FilesRead: storable(rep.Stats.FilesRead),
+			Evidence: evidenceRecord(rep.Evidence), Samples: samplesRecord(rep.Stats.Samples),
 		}
 	}
 	message := "The runner reported its result."
-	if s := samplesRecord(rep.Stats.Samples); s != nil && checked != nil {
-		checked["samples"] = s
+	if stored.Checked != nil && stored.Checked.Samples != nil {
 		message = samplesMessage(rep.Stats.Samples)
+	}
+	legacy, err := legacyColumns(stored, rep.Result, redacted)
+	if err != nil {
+		a.log.Error("result: encode", "run_id", rn.ID, "err", err)
+		server.WriteError(w, http.StatusInternalServerError, codeInternal, "internal error")
+		return
 	}
 	err = runs.Transition(ctx, a.cfg.DB.Client, rn.ID, runs.Change{
 		From: []run.Status{run.StatusRunning}, To: run.StatusPublishing, Message: message,
 		Set: func(u *ent.RunUpdate) {
-			u.SetResultJSON(resultJSON).SetSummary(summary)
-			if checked != nil {
-				u.SetChecked(checked)
-			}
+			u.SetResult(stored).SetSummary(summary)
+			legacy(u)
 			stats(u)
 		},
 	})
@@ -158,6 +157,32 @@ func (a *API) handleResult(w http.ResponseWriter, r *http.Request) {
 	log.Info("result accepted", "kind", rn.Kind)
 	a.notify(ctx, notify.TopicPublish)
 	server.WriteJSON(w, http.StatusOK, runnerproto.ReportAck{Status: "accepted"})
+}
+
+// legacyColumns sets the result_json and checked columns schema-2 binaries
+// read (MinCompatible 2: one may still publish or show a run this release
+// accepted), as schema 2 wrote them: the report's result, re-encoded only
+// when redaction changed it. Nothing in this release reads them for such a
+// run; a release whose MinCompatible is 3 stops writing them.
+func legacyColumns(st *findings.Stored, raw []byte, redacted bool) (func(*ent.RunUpdate), error) {
+	b := raw
+	if redacted {
+		var v any = st.Review
+		if st.Reply != nil {
+			v = st.Reply
+		}
+		var err error
+		if b, err = json.Marshal(v); err != nil {
+			return nil, fmt.Errorf("result json: %w", err)
+		}
+	}
+	checked := st.Checked.Map()
+	return func(u *ent.RunUpdate) {
+		u.SetResultJSON(string(b))
+		if checked != nil {
+			u.SetChecked(checked)
+		}
+	}, nil
 }
 
 // storable copies s (never nil) with each entry made storable (runs.Text).
@@ -216,15 +241,15 @@ func (a *API) failRun(w http.ResponseWriter, r *http.Request, rn *ent.Run, rcpt,
 	server.WriteError(w, http.StatusUnprocessableEntity, codeInvalid, reason)
 }
 
-// evidenceRecord is the runner's evidence check as stored in the run's
-// checked map (key "evidence"): its counts and the dropped findings (path,
-// line, title, reason; redacted and bounded). The runner is not trusted for
-// it: the publisher checks every finding again.
-func evidenceRecord(ev *runnerproto.EvidenceReport) map[string]any {
+// evidenceRecord is the runner's evidence check as stored with the result
+// (Coverage.Evidence): its counts and the dropped findings (path, line,
+// title, reason; redacted and bounded). The runner is not trusted for it:
+// the publisher checks every finding again.
+func evidenceRecord(ev *runnerproto.EvidenceReport) *findings.RunnerEvidence {
 	if ev == nil {
 		return nil
 	}
-	dropped := []any{}
+	dropped := []findings.DroppedFinding{}
 	for i, d := range ev.DroppedFindings {
 		if i == findings.MaxFindings {
 			break
@@ -232,11 +257,11 @@ func evidenceRecord(ev *runnerproto.EvidenceReport) map[string]any {
 		title, _ := capString(runs.Text(redact.String(d.Title)), findings.MaxTitleBytes)
 		path, _ := capString(runs.Text(d.Path), findings.MaxPathBytes)
 		reason, _ := capString(runs.Text(d.Reason), maxReasonBytes)
-		dropped = append(dropped, map[string]any{"path": path, "line": max(0, d.Line), "title": title, "reason": reason})
+		dropped = append(dropped, findings.DroppedFinding{Path: path, Line: max(0, d.Line), Title: title, Reason: reason})
 	}
-	return map[string]any{
-		"kept": bounded(ev.Kept), "moved": bounded(ev.Moved), "dropped": bounded(ev.Dropped),
-		"unchecked": bounded(ev.Unchecked), "dropped_findings": dropped,
+	return &findings.RunnerEvidence{
+		Kept: bounded(ev.Kept), Moved: bounded(ev.Moved), Dropped: bounded(ev.Dropped),
+		Unchecked: bounded(ev.Unchecked), DroppedFindings: dropped,
 	}
 }
 

@@ -3,6 +3,7 @@ package runnerapi
 import (
 	"fmt"
 
+	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 )
 
@@ -11,9 +12,9 @@ import (
 const maxSamplePasses = 10
 
 // samplesRecord is the runner's figures of a review in several passes as
-// stored in the run's checked map (key "samples", GraphQL Run.checked), or
-// nil when the run had one pass or the figures do not add up.
-func samplesRecord(s *runnerproto.SampleStats) map[string]any {
+// stored with the result (Coverage.Samples, GraphQL Run.checked.samples),
+// or nil when the run had one pass or the figures do not add up.
+func samplesRecord(s *runnerproto.SampleStats) *findings.Samples {
 	if s == nil || s.Passes < 2 || s.Passes > maxSamplePasses || s.Ran < 1 || s.Ran > s.Passes ||
 		s.Agree < 1 || s.Agree > s.Ran || len(s.PassFindings) != s.Ran ||
 		s.Kept < 0 || s.Dropped < 0 || s.Kept+s.Dropped != s.Distinct {
@@ -26,8 +27,8 @@ func samplesRecord(s *runnerproto.SampleStats) map[string]any {
 		}
 		per[i] = n
 	}
-	return map[string]any{"passes": s.Passes, "ran": s.Ran, "agree": s.Agree, "pass_findings": per,
-		"distinct": s.Distinct, "kept": s.Kept, "dropped": s.Dropped}
+	return &findings.Samples{Passes: s.Passes, Ran: s.Ran, Agree: s.Agree, PassFindings: per,
+		Distinct: s.Distinct, Kept: s.Kept, Dropped: s.Dropped}
 }
 
 // samplesMessage is the timeline entry of a result from several passes.

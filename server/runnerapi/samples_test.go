@@ -9,6 +9,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/runevent"
+	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/store"
@@ -47,9 +48,17 @@ func TestJobCarriesSamples(t *testing.T) {
 			t.Fatalf("result: %d %+v", st, ack)
 		}
 		got := db.Run.GetX(ctx, rn.ID)
-		want := map[string]any{"passes": 3.0, "ran": 3.0, "agree": 2.0, "pass_findings": []any{2.0, 1.0, 3.0}, "distinct": 4.0, "kept": 1.0, "dropped": 3.0}
-		if d := cmp.Diff(want, got.Checked["samples"]); d != "" {
-			t.Errorf("checked samples (-want +got):\n%s", d)
+		want := &findings.Samples{Passes: 3, Ran: 3, Agree: 2, PassFindings: []int{2, 1, 3}, Distinct: 4, Kept: 1, Dropped: 3}
+		if got.Result == nil || got.Result.Checked == nil {
+			t.Fatalf("stored result %+v", got.Result)
+		}
+		if d := cmp.Diff(want, got.Result.Checked.Samples); d != "" {
+			t.Errorf("stored samples (-want +got):\n%s", d)
+		}
+		// The legacy map schema 2 reads carries the same figures.
+		wantMap := map[string]any{"passes": 3.0, "ran": 3.0, "agree": 2.0, "pass_findings": []any{2.0, 1.0, 3.0}, "distinct": 4.0, "kept": 1.0, "dropped": 3.0}
+		if d := cmp.Diff(wantMap, got.Checked["samples"]); d != "" {
+			t.Errorf("legacy checked samples (-want +got):\n%s", d)
 		}
 		ev := db.RunEvent.Query().Where(runevent.HasRunWith(run.ID(rn.ID)), runevent.ToStatus(string(run.StatusPublishing))).OnlyX(ctx)
 		if !strings.Contains(ev.Message, "3 of 3 passes ran; kept the findings at least 2 of them reported (1), dropped those fewer reported (3).") {

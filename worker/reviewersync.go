@@ -1,9 +1,8 @@
-package reviewers
+package worker
 
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"time"
 
@@ -11,37 +10,13 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/redact"
+	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/store"
 )
 
-// RequestSync records that an installation's reviewers should be synced (a
-// push to the reviewers repository's default branch, the portal's "sync now")
-// and wakes a worker. Any worker performs it; a request survives restarts.
-func RequestSync(ctx context.Context, db *store.DB, bus notify.Bus, installationID int) error {
-	err := db.Installation.UpdateOneID(installationID).SetSyncRequestedAt(time.Now().UTC()).Exec(ctx)
-	if err != nil {
-		return fmt.Errorf("request reviewers sync: %w", err)
-	}
-	if bus != nil {
-		_ = bus.Notify(ctx, notify.TopicSync) // a hint; the loop also polls
-	}
-	return nil
-}
-
-// requestAll asks for a sync of every installation not suspended and not already waiting.
-func requestAll(ctx context.Context, db *store.DB) error {
-	_, err := db.Installation.Update().
-		Where(installation.Suspended(false), installation.SyncRequestedAtIsNil()).
-		SetSyncRequestedAt(time.Now().UTC()).Save(ctx)
-	if err != nil {
-		return fmt.Errorf("request reviewers sync of every installation: %w", err)
-	}
-	return nil
-}
-
-// LoopConfig builds a SyncLoop.
-type LoopConfig struct {
-	Syncer *Syncer
+// ReviewerSyncConfig builds a ReviewerSync.
+type ReviewerSyncConfig struct {
+	Syncer *reviewers.Syncer
 	DB     *store.DB
 	Bus    notify.Bus
 	Log    *slog.Logger
@@ -53,14 +28,15 @@ type LoopConfig struct {
 	RetryAfter time.Duration
 }
 
-// SyncLoop is the worker loop that syncs reviewers: every installation at
-// start and every Resync, and each installation whose sync was requested.
-type SyncLoop struct{ cfg LoopConfig }
+// ReviewerSync is the loop that syncs reviewers (reviewers.Syncer): every
+// installation at start and every Resync, and each installation whose sync
+// was requested (reviewers.RequestSync).
+type ReviewerSync struct{ cfg ReviewerSyncConfig }
 
-// NewSyncLoop validates cfg.
-func NewSyncLoop(cfg LoopConfig) (*SyncLoop, error) {
+// NewReviewerSync validates cfg.
+func NewReviewerSync(cfg ReviewerSyncConfig) (*ReviewerSync, error) {
 	if cfg.Syncer == nil || cfg.DB == nil || cfg.Bus == nil {
-		return nil, errors.New("reviewers: sync loop needs Syncer, DB and Bus")
+		return nil, errors.New("worker: the reviewers sync needs Syncer, DB and Bus")
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
@@ -74,17 +50,17 @@ func NewSyncLoop(cfg LoopConfig) (*SyncLoop, error) {
 	if cfg.RetryAfter <= 0 {
 		cfg.RetryAfter = 5 * time.Minute
 	}
-	return &SyncLoop{cfg: cfg}, nil
+	return &ReviewerSync{cfg: cfg}, nil
 }
 
-// Name implements worker.Loop.
-func (l *SyncLoop) Name() string { return "reviewers-sync" }
+// Name implements Loop.
+func (l *ReviewerSync) Name() string { return "reviewers-sync" }
 
-// Run implements worker.Loop: it returns when ctx ends.
-func (l *SyncLoop) Run(ctx context.Context) error {
+// Run implements Loop: it returns when ctx ends.
+func (l *ReviewerSync) Run(ctx context.Context) error {
 	wake, cancel := l.cfg.Bus.Subscribe(notify.TopicSync)
 	defer cancel()
-	if err := requestAll(ctx, l.cfg.DB); err != nil && ctx.Err() == nil {
+	if err := reviewers.RequestSyncAll(ctx, l.cfg.DB); err != nil && ctx.Err() == nil {
 		l.cfg.Log.Warn("reviewers sync", "err", redact.Error(err))
 	}
 	poll := time.NewTicker(l.cfg.Poll)
@@ -99,7 +75,7 @@ func (l *SyncLoop) Run(ctx context.Context) error {
 		case <-wake:
 		case <-poll.C:
 		case <-resync.C:
-			if err := requestAll(ctx, l.cfg.DB); err != nil && ctx.Err() == nil {
+			if err := reviewers.RequestSyncAll(ctx, l.cfg.DB); err != nil && ctx.Err() == nil {
 				l.cfg.Log.Warn("reviewers sync", "err", redact.Error(err))
 			}
 		}
@@ -108,7 +84,7 @@ func (l *SyncLoop) Run(ctx context.Context) error {
 
 // RunPending claims and performs every requested sync that is due. It
 // returns the number of syncs performed.
-func (l *SyncLoop) RunPending(ctx context.Context) int {
+func (l *ReviewerSync) RunPending(ctx context.Context) int {
 	done := 0
 	for ctx.Err() == nil {
 		due, err := l.cfg.DB.Installation.Query().
@@ -144,7 +120,7 @@ func (l *SyncLoop) RunPending(ctx context.Context) int {
 				ghID = in.GithubID
 			}
 			l.cfg.Log.Warn("reviewers sync failed", "installation_id", ghID, "repo", rep.Repo, "err", redact.Error(err))
-			if errors.Is(err, ErrNoReviewersRepo) {
+			if errors.Is(err, reviewers.ErrNoReviewersRepo) {
 				continue // the next push, request or resync tries again
 			}
 			retry := time.Now().UTC().Add(l.cfg.RetryAfter)

@@ -1,0 +1,100 @@
+package findings
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Stored is a run's result as Chakshu keeps it (the run's result column):
+// parsed, validated and redacted once, when the runner reports
+// (server/runnerapi), then read as it is by the publisher, outcomes and
+// GraphQL; nothing parses or validates it again. Exactly one of Review and
+// Reply is set.
+type Stored struct {
+	Review *Result      `json:"review,omitempty"`
+	Reply  *ReplyResult `json:"reply,omitempty"`
+	// Checked is what a review run looked at and what the runner's checks
+	// did (nil for reply runs). Its JSON is GraphQL's Run.checked map.
+	Checked *Coverage `json:"checked,omitempty"`
+}
+
+// Coverage is what a review run looked at, as stored for it.
+type Coverage struct {
+	// Files are the files the agent says it read, or else those the runner
+	// saw it read (bounded); Skills the skills it used.
+	Files  []string `json:"files"`
+	Skills []string `json:"skills"`
+	// FilesRead are the files the runner saw the agent read.
+	FilesRead []string `json:"files_read"`
+	// Evidence is the runner's evidence check (runners of protocol 2 on).
+	Evidence *RunnerEvidence `json:"evidence,omitempty"`
+	// Samples are the figures of a review in several passes.
+	Samples *Samples `json:"samples,omitempty"`
+}
+
+// RunnerEvidence is what the runner's evidence check did with the agent's
+// findings: counts, and the dropped findings with why (redacted, bounded).
+// The runner is not trusted for it: the publisher checks every finding
+// again.
+type RunnerEvidence struct {
+	Kept            int              `json:"kept"`
+	Moved           int              `json:"moved"`
+	Dropped         int              `json:"dropped"`
+	Unchecked       int              `json:"unchecked"`
+	DroppedFindings []DroppedFinding `json:"dropped_findings"`
+}
+
+// DroppedFinding is a finding the runner's evidence check dropped, and why.
+type DroppedFinding struct {
+	Path   string `json:"path"`
+	Line   int    `json:"line"`
+	Title  string `json:"title"`
+	Reason string `json:"reason"`
+}
+
+// Samples are the figures of a review run in several passes: how many
+// passes were asked for and ran, how many had to agree, each pass's
+// findings, and how many distinct findings agreement kept and dropped.
+type Samples struct {
+	Passes       int   `json:"passes"`
+	Ran          int   `json:"ran"`
+	Agree        int   `json:"agree"`
+	PassFindings []int `json:"pass_findings"`
+	Distinct     int   `json:"distinct"`
+	Kept         int   `json:"kept"`
+	Dropped      int   `json:"dropped"`
+}
+
+// Map is c as GraphQL's Run.checked map (and the legacy checked column):
+// its JSON, decoded into a map; nil for a nil c.
+func (c *Coverage) Map() map[string]any {
+	if c == nil {
+		return nil
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		return nil
+	}
+	var m map[string]any
+	if json.Unmarshal(b, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// CoverageFromMap reads a legacy checked map back (what a run stored
+// before the typed result); keys it does not know are left out.
+func CoverageFromMap(m map[string]any) (*Coverage, error) {
+	if m == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("checked: %w", err)
+	}
+	var c Coverage
+	if err := json.Unmarshal(b, &c); err != nil {
+		return nil, fmt.Errorf("checked: %w", err)
+	}
+	return &c, nil
+}
