@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 	"github.com/chakshu-dev/chakshu/server/webhook"
+	"github.com/chakshu-dev/chakshu/server/webhook/webhooktest"
 	"github.com/chakshu-dev/chakshu/worker"
 )
 
@@ -56,16 +56,10 @@ func TestWebhookRecoveryAfterADatabaseStall(t *testing.T) {
 		// Without group commit the insert runs under the answer's deadline,
 		// so a stalled store is really lost (a batch may commit after its
 		// 503; the recovery then finds it stored and skips it).
-		h, err := webhook.New(webhook.Config{DB: db, Secrets: []string{"s3cret"}, Log: log, AnswerWithin: 300 * time.Millisecond,
+		in := webhooktest.StartIntake(t, webhook.Config{DB: db, Secrets: []string{"s3cret"}, Log: log, AnswerWithin: 300 * time.Millisecond,
 			Batch: webhook.BatchConfig{Mode: "off"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer h.Close()
-		srv := httptest.NewServer(h)
-		defer srv.Close()
 		s := ghsim.NewForTest(t)
-		s.SetWebhook(srv.URL, "s3cret")
+		s.SetWebhook(in.URL, "s3cret")
 		appID, key := s.CreateApp("chakshu")
 		s.CreateOrg("acme")
 		s.CreateUser("alice")
@@ -168,14 +162,8 @@ func TestWebhookRecoveryPagesThroughTheLog(t *testing.T) {
 		for i := 0; i < 101; i++ {
 			s.Comment(repoName, pr, "alice", "x")
 		}
-		h, err := webhook.New(webhook.Config{DB: db, Secrets: []string{"s3cret"}, Log: log})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer h.Close()
-		srv := httptest.NewServer(h)
-		defer srv.Close()
-		s.SetWebhook(srv.URL, "s3cret")
+		in := webhooktest.StartIntake(t, webhook.Config{DB: db, Secrets: []string{"s3cret"}, Log: log})
+		s.SetWebhook(in.URL, "s3cret")
 		apps, err := gh.New(gh.Config{AppID: appID, PrivateKey: key, BaseURL: s.URL(), GraphQLURL: s.GraphQLURL()})
 		if err != nil {
 			t.Fatal(err)

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"sort"
 	"strings"
 	"testing"
@@ -31,6 +29,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 	"github.com/chakshu-dev/chakshu/server/webhook"
+	"github.com/chakshu-dev/chakshu/server/webhook/webhooktest"
 	"github.com/chakshu-dev/chakshu/worker/events"
 )
 
@@ -64,15 +63,8 @@ func newWorld(t *testing.T, db *store.DB) *world {
 	appID, key := w.sim.CreateApp("chakshu")
 	bus := notify.NewLocal()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	h, err := webhook.New(webhook.Config{DB: db, Secrets: []string{"s"}, Log: log, Bus: bus})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	mux.Handle(webhook.Route, h)
-	srv := httptest.NewServer(mux)
-	t.Cleanup(func() { srv.Close(); h.Close() })
-	w.sim.SetWebhook(srv.URL+"/webhooks/github", "s")
+	in := webhooktest.StartIntake(t, webhook.Config{DB: db, Secrets: []string{"s"}, Log: log, Bus: bus})
+	w.sim.SetWebhook(in.URL, "s")
 	w.sim.CreateOrg("acme")
 	w.sim.CreateUser("alice")
 	w.sim.CreateRepo("acme", "chakshu-reviewers", map[string]string{

@@ -4,8 +4,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -23,6 +21,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 	"github.com/chakshu-dev/chakshu/server/webhook"
+	"github.com/chakshu-dev/chakshu/server/webhook/webhooktest"
 	"github.com/chakshu-dev/chakshu/worker/events"
 )
 
@@ -47,15 +46,8 @@ func newReplyWorld(t *testing.T, db *store.DB, mut func(*events.Config)) *replyW
 	appID, pem := w.sim.CreateApp("chakshu")
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	bus := notify.NewLocal()
-	h, err := webhook.New(webhook.Config{DB: db, Secrets: []string{"hook-secret"}, Log: log, Bus: bus})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	mux.Handle(webhook.Route, h)
-	srv := httptest.NewServer(mux)
-	t.Cleanup(func() { srv.Close(); h.Close() })
-	w.sim.SetWebhook(srv.URL+"/webhooks/github", "hook-secret")
+	in := webhooktest.StartIntake(t, webhook.Config{DB: db, Secrets: []string{"hook-secret"}, Log: log, Bus: bus})
+	w.sim.SetWebhook(in.URL, "hook-secret")
 
 	w.sim.CreateOrg("acme")
 	for _, u := range []string{"alice", "bob", "mallory", "ally"} {
@@ -67,6 +59,7 @@ func newReplyWorld(t *testing.T, db *store.DB, mut func(*events.Config)) *replyW
 	w.sim.SetPermission(replyRepo, "mallory", "read")
 	w.sim.SetPermission(replyRepo, "ally", "read")
 	w.inst = w.sim.Install(appID, "acme", nil, nil)
+	var err error
 	w.apps, err = gh.New(gh.Config{AppID: appID, PrivateKey: pem, BaseURL: w.sim.URL(), GraphQLURL: w.sim.GraphQLURL(),
 		Retry: gh.RetryPolicy{Attempts: 2, BaseDelay: 10 * time.Millisecond, MaxDelay: 50 * time.Millisecond}})
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -21,6 +20,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/server/webhook"
+	"github.com/chakshu-dev/chakshu/server/webhook/webhooktest"
 	"github.com/chakshu-dev/chakshu/worker/events"
 )
 
@@ -66,15 +66,7 @@ func newEnv(t *testing.T, db *store.DB, o envOpts) *env {
 		logOut = o.log
 	}
 	log := slog.New(slog.NewJSONHandler(logOut, nil))
-	h, err := webhook.New(webhook.Config{DB: db, Secrets: []string{secret}, Log: log, Bus: e.bus})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	mux.Handle(webhook.Route, h)
-	srv := httptest.NewServer(mux)
-	t.Cleanup(func() { srv.Close(); h.Close() })
-	e.intake = srv.URL + "/webhooks/github"
+	e.intake = webhooktest.StartIntake(t, webhook.Config{DB: db, Secrets: []string{secret}, Log: log, Bus: e.bus}).URL
 	e.sim.SetWebhook(e.intake, secret)
 
 	e.sim.CreateOrg("acme")
@@ -90,6 +82,7 @@ func newEnv(t *testing.T, db *store.DB, o envOpts) *env {
 	e.sim.SetPermission(repoFN, "mallory", "read")
 	e.instID = e.sim.Install(appID, "acme", nil, nil)
 
+	var err error
 	e.apps, err = gh.New(gh.Config{AppID: appID, PrivateKey: pem, BaseURL: e.sim.URL(), GraphQLURL: e.sim.GraphQLURL(),
 		Retry: gh.RetryPolicy{Attempts: 2, BaseDelay: 10 * time.Millisecond, MaxDelay: 50 * time.Millisecond}})
 	if err != nil {
