@@ -40,14 +40,7 @@ import (
 // CHAKSHU_BENCH_RATE (deliveries/s) and CHAKSHU_BENCH_DURATION (a Go duration)
 // override the rate and the measured time to explore.
 func BenchmarkIntake(b *testing.B) {
-	rate := 2000
-	if v, err := strconv.Atoi(os.Getenv("CHAKSHU_BENCH_RATE")); err == nil && v > 0 {
-		rate = v
-	}
-	duration := 10 * time.Second
-	if v, err := time.ParseDuration(os.Getenv("CHAKSHU_BENCH_DURATION")); err == nil && v > 0 {
-		duration = v
-	}
+	rate, duration := benchLoad()
 	const (
 		warmup   = time.Second
 		clients  = 64
@@ -95,6 +88,19 @@ func BenchmarkIntake(b *testing.B) {
 				r.failures, r.cpuPer(), 100*r.machineBusy, runtime.NumCPU(), r.gcs, budgetMS, verdict)
 		})
 	}
+}
+
+// benchLoad is the offered load of the intake benchmarks: 2,000 deliveries/s
+// for 10 s, or CHAKSHU_BENCH_RATE and CHAKSHU_BENCH_DURATION.
+func benchLoad() (rate int, duration time.Duration) {
+	rate, duration = 2000, 10*time.Second
+	if v, err := strconv.Atoi(os.Getenv("CHAKSHU_BENCH_RATE")); err == nil && v > 0 {
+		rate = v
+	}
+	if v, err := time.ParseDuration(os.Getenv("CHAKSHU_BENCH_DURATION")); err == nil && v > 0 {
+		duration = v
+	}
+	return rate, duration
 }
 
 type benchIntake struct {
