@@ -160,6 +160,12 @@ func (l *Loop) Run(ctx context.Context) error {
 		wake = ch
 	}
 	ctx = logging.With(ctx, l.cfg.Log)
+	// Concurrency drainers, each on the loop skeleton with its own poll; a
+	// wake-up on the bus kicks them all.
+	drain := func(ctx context.Context) error {
+		_, err := l.Drain(ctx)
+		return err
+	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	kick := make([]chan struct{}, l.cfg.Concurrency)
@@ -168,26 +174,14 @@ func (l *Loop) Run(ctx context.Context) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for {
-				if _, err := l.Drain(ctx); err != nil && ctx.Err() == nil {
-					logging.From(ctx).Warn("events: claim", "err", redact.Error(err))
-				}
-				select {
-				case <-ctx.Done():
-					return
-				case <-kick[i]:
-				}
-			}
+			worker.Repeat(ctx, "events: claim", kick[i], l.cfg.PollInterval, drain) //nolint:errcheck // nil when ctx ends
 		}()
 	}
-	t := time.NewTicker(l.cfg.PollInterval)
-	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-wake:
-		case <-t.C:
 		}
 		for _, k := range kick {
 			select {
