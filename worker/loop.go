@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/config"
 	"github.com/chakshu-dev/chakshu/internal/logging"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 )
@@ -11,7 +12,7 @@ import (
 // DeadAfter is how long a lease may go without a heartbeat before its holder
 // counts as dead and another worker takes the work over (DESIGN §3;
 // CHAKSHU_DEAD_WORKER_AFTER's default). The loops that lease work default to it.
-const DeadAfter = 90 * time.Second
+const DeadAfter = config.DefaultDeadWorkerAfter
 
 // Repeat is the skeleton of a background loop: it runs pass, then waits for a
 // wake-up on wake (nil: none) or the next tick of every, until ctx ends. A
