@@ -10,7 +10,7 @@ import (
 	"entgo.io/ent/dialect"
 
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
-	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
@@ -103,10 +103,7 @@ func TestWebhookRecoveryAfterADatabaseStall(t *testing.T) {
 		if n := db.WebhookEvent.Query().CountX(ctx); n != len(guids)-6 {
 			t.Fatalf("%d events stored before recovery, want all but the 6 of the stall (%d)", n, len(guids)-6)
 		}
-		apps, err := gh.New(gh.Config{AppID: appID, PrivateKey: key, BaseURL: s.URL(), GraphQLURL: s.GraphQLURL()})
-		if err != nil {
-			t.Fatal(err)
-		}
+		apps := ghtest.Apps(t, s, appID, key)
 		rec, err := worker.NewRecoverer(worker.RecoverConfig{DB: db, Log: log, GitHub: apps.App().Apps, AppID: appID,
 			Pace: time.Millisecond, Interval: time.Hour})
 		if err != nil {
@@ -164,10 +161,7 @@ func TestWebhookRecoveryPagesThroughTheLog(t *testing.T) {
 		}
 		in := webhooktest.StartIntake(t, webhook.Config{DB: db, Secrets: []string{"s3cret"}, Log: log})
 		s.SetWebhook(in.URL, "s3cret")
-		apps, err := gh.New(gh.Config{AppID: appID, PrivateKey: key, BaseURL: s.URL(), GraphQLURL: s.GraphQLURL()})
-		if err != nil {
-			t.Fatal(err)
-		}
+		apps := ghtest.Apps(t, s, appID, key)
 		rec, err := worker.NewRecoverer(worker.RecoverConfig{DB: db, Log: log, GitHub: apps.App().Apps, AppID: appID, Pace: time.Millisecond})
 		if err != nil {
 			t.Fatal(err)

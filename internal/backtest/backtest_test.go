@@ -21,6 +21,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
 	bt "github.com/chakshu-dev/chakshu/internal/backtest"
 	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/notify"
@@ -76,13 +77,10 @@ func newWorld(t *testing.T, db *store.DB) *world {
 	w.sim.CreateRepo("acme", "widget", map[string]string{"main.go": "package main\n"})
 	w.sim.SetPermission(rvRepo, "alice", "write")
 	instID := w.sim.Install(appID, "acme", nil, nil)
-	apps, err := gh.New(gh.Config{AppID: appID, PrivateKey: key, BaseURL: w.sim.URL(), GraphQLURL: w.sim.GraphQLURL(),
-		Retry: gh.RetryPolicy{Attempts: 2, BaseDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	apps := ghtest.Apps(t, w.sim, appID, key, ghtest.Retry(gh.RetryPolicy{Attempts: 2, BaseDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond}))
 	w.apps = apps
 	port := ghwrite.New(apps, "chakshu")
+	var err error
 	w.events, err = events.New(events.Config{DB: db, Bus: bus, Log: log, GitHub: apps, Write: port, AppSlug: "chakshu",
 		WorkerID: "w1", Backoff: []time.Duration{0, 0}})
 	if err != nil {
@@ -432,10 +430,7 @@ func TestPushSupersedesAndCloseCancels(t *testing.T) {
 		// Reopened at the same head (the use case as the webhook calls it):
 		// backtested again, the cancelled one notwithstanding; the same
 		// delivery handled twice queues it once.
-		gi, err := w.apps.Installation(w.inst.GithubID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		gi := ghtest.Installation(t, w.apps, w.inst.GithubID)
 		pr := w.sim.PR(rvRepo, n)
 		ch := bt.Change{Installation: w.inst, Repo: rvRepo, Number: n, HeadSHA: pr.HeadSHA, BaseSHA: pr.BaseSHA}
 		for range 2 {

@@ -15,6 +15,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
 	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
@@ -83,11 +84,7 @@ func newEnv(t *testing.T, db *store.DB, o envOpts) *env {
 	e.instID = e.sim.Install(appID, "acme", nil, nil)
 
 	var err error
-	e.apps, err = gh.New(gh.Config{AppID: appID, PrivateKey: pem, BaseURL: e.sim.URL(), GraphQLURL: e.sim.GraphQLURL(),
-		Retry: gh.RetryPolicy{Attempts: 2, BaseDelay: 10 * time.Millisecond, MaxDelay: 50 * time.Millisecond}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e.apps = ghtest.Apps(t, e.sim, appID, pem, ghtest.Retry(gh.RetryPolicy{Attempts: 2, BaseDelay: 10 * time.Millisecond, MaxDelay: 50 * time.Millisecond}))
 	backoff := o.backoff
 	if backoff == nil {
 		backoff = []time.Duration{0, 0}
@@ -134,10 +131,7 @@ func (e *env) pr(branch, path string, draft bool) int {
 
 // installationClient is the App's REST client on the installation (to act as Chakshu in setup).
 func (e *env) installationClient() *gh.Installation {
-	in, err := e.apps.Installation(e.instID)
-	if err != nil {
-		e.t.Fatal(err)
-	}
+	in := ghtest.Installation(e.t, e.apps, e.instID)
 	return in
 }
 
