@@ -22,7 +22,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
 	"github.com/chakshu-dev/chakshu/internal/config"
-	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/runs"
@@ -105,10 +105,7 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	apps, err := gh.New(gh.Config{AppID: appID, PrivateKey: pem, BaseURL: s.URL(), GraphQLURL: s.GraphQLURL()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	apps := ghtest.Apps(t, s, appID, pem)
 	e.drv = &countingDriver{Driver: entsql.OpenDB(db.Dialect, db.SQL)}
 	gql, err := NewHandler(Config{DB: db, Log: log, Bus: e.bus, Config: cfg, Auth: a, GitHub: apps,
 		PollInterval: 200 * time.Millisecond, Driver: e.drv})

@@ -11,6 +11,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
 	"github.com/chakshu-dev/chakshu/ent/worker"
 	"github.com/chakshu-dev/chakshu/graph/model"
+	"github.com/chakshu-dev/chakshu/internal/config"
 	"github.com/chakshu-dev/chakshu/internal/runs"
 )
 
@@ -46,7 +47,7 @@ func (h *api) status(ctx context.Context) (*model.SystemStatus, error) {
 	}
 	dead := h.cfg.Config.DeadWorkerAfter
 	if dead <= 0 {
-		dead = 90 * time.Second
+		dead = config.DefaultDeadWorkerAfter
 	}
 	for _, w := range ws {
 		out.Workers = append(out.Workers, &model.WorkerStatus{

@@ -17,6 +17,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/fault"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
+	"github.com/chakshu-dev/chakshu/internal/logging"
 	"github.com/chakshu-dev/chakshu/internal/models"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
@@ -98,27 +99,21 @@ func (d *Dispatcher) Name() string { return "dispatch" }
 func (d *Dispatcher) Run(ctx context.Context) error {
 	wake, stop := d.cfg.Bus.Subscribe(notify.TopicRuns)
 	defer stop()
-	for {
+	return Repeat(logging.With(ctx, d.cfg.Log), "dispatch: claim", wake, d.cfg.PollInterval, func(ctx context.Context) error {
 		for ctx.Err() == nil {
 			id, err := d.cfg.DB.Claim(ctx, store.QueuedRuns, d.cfg.WorkerID, time.Now(), 0)
-			if err != nil {
-				d.cfg.Log.Warn("dispatch: claim", "err", err)
-				break
-			}
-			if id == 0 {
-				break
+			if err != nil || id == 0 {
+				return err
 			}
 			d.Dispatch(ctx, id)
 		}
-		if !Wait(ctx, wake, d.cfg.PollInterval) {
-			return nil
-		}
-	}
+		return nil
+	})
 }
 
 // Dispatch handles one claimed run to its next state.
 func (d *Dispatcher) Dispatch(ctx context.Context, id int) {
-	log := d.cfg.Log.With("run_id", id)
+	log := d.cfg.Log.With(logging.KeyRun, id)
 	r, err := d.cfg.DB.Run.Query().Where(run.ID(id)).
 		WithRepository(func(q *ent.RepositoryQuery) { q.WithInstallation() }).WithReviewer().Only(ctx)
 	if err != nil {
@@ -132,12 +127,13 @@ func (d *Dispatcher) Dispatch(ctx context.Context, id int) {
 	if r.Shadow {
 		log = log.With("shadow", true, "backtest_id", r.BacktestID)
 	}
-	if d.holdForCap(ctx, log, r, repo.Edges.Installation.ID) {
+	ctx = logging.With(ctx, log)
+	if d.holdForCap(ctx, r, repo.Edges.Installation.ID) {
 		return
 	}
-	if err := d.dispatch(ctx, log, r, repo, rv); err != nil {
+	if err := d.dispatch(ctx, r, repo, rv); err != nil {
 		if until, ok := gh.WaitFor(err, time.Now()); ok {
-			d.waitForGitHub(ctx, log, id, until, err)
+			d.waitForGitHub(ctx, id, until, err)
 			return
 		}
 		reason, detail := "Chakshu could not start the review: GitHub did not answer as expected. Ask again later.", err.Error()
@@ -154,7 +150,8 @@ func (d *Dispatcher) Dispatch(ctx context.Context, id int) {
 
 // waitForGitHub puts a run GitHub asked to wait for back in the queue, due
 // at until, frees the worker, and says so on the timeline and the check run.
-func (d *Dispatcher) waitForGitHub(ctx context.Context, log *slog.Logger, id int, until time.Time, cause error) {
+func (d *Dispatcher) waitForGitHub(ctx context.Context, id int, until time.Time, cause error) {
+	log := logging.From(ctx)
 	text := waitingText(cause, until)
 	log.Info("dispatch: GitHub asked to wait", "until", until, "err", cause)
 	if _, err := d.cfg.DB.Release(ctx, store.QueuedRuns, id, d.cfg.WorkerID, until); err != nil {
@@ -163,7 +160,7 @@ func (d *Dispatcher) waitForGitHub(ctx context.Context, log *slog.Logger, id int
 	if err := runs.Note(ctx, d.cfg.DB.Client, id, text, cause.Error()); err != nil {
 		log.Warn("dispatch: record the wait", "err", err)
 	}
-	noteWait(ctx, d.cfg.DB, d.cfg.Write, log, id, until, cause)
+	noteWait(ctx, d.cfg.DB, d.cfg.Write, id, until, cause)
 }
 
 // WaitingText is what a run waiting for GitHub's rate limit says, with the
@@ -215,7 +212,8 @@ func (d *Dispatcher) portalURL(id int) string {
 	return fmt.Sprintf("%s/runs/%d", strings.TrimRight(d.cfg.PublicURL, "/"), id)
 }
 
-func (d *Dispatcher) dispatch(ctx context.Context, log *slog.Logger, r *ent.Run, repo *ent.Repository, rv *ent.Reviewer) error {
+func (d *Dispatcher) dispatch(ctx context.Context, r *ent.Run, repo *ent.Repository, rv *ent.Reviewer) error {
+	log := logging.From(ctx)
 	inst, err := d.cfg.GitHub.Installation(repo.Edges.Installation.GithubID)
 	if err != nil {
 		return err
@@ -240,7 +238,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, log *slog.Logger, r *ent.Run,
 		return err
 	}
 	if !r.Shadow { // a shadow run reviews a commit the PR has left, on purpose
-		if moved, err := d.moved(ctx, log, c, r, repo); moved || err != nil {
+		if moved, err := d.moved(ctx, c, r, repo); moved || err != nil {
 			return err
 		}
 	}
@@ -298,7 +296,8 @@ func (d *Dispatcher) dispatch(ctx context.Context, log *slog.Logger, r *ent.Run,
 
 // moved cancels a run whose PR moved on or closed before its review started,
 // and says so.
-func (d *Dispatcher) moved(ctx context.Context, log *slog.Logger, c *github.Client, r *ent.Run, repo *ent.Repository) (bool, error) {
+func (d *Dispatcher) moved(ctx context.Context, c *github.Client, r *ent.Run, repo *ent.Repository) (bool, error) {
+	log := logging.From(ctx)
 	pr, _, err := c.PullRequests.Get(ctx, repo.Owner, repo.Name, r.PrNumber)
 	if err != nil {
 		return false, fmt.Errorf("get pull request: %w", err)

@@ -3,12 +3,12 @@ package worker
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"time"
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/internal/budget"
 	"github.com/chakshu-dev/chakshu/internal/fault"
+	"github.com/chakshu-dev/chakshu/internal/logging"
 	"github.com/chakshu-dev/chakshu/internal/runs"
 	"github.com/chakshu-dev/chakshu/internal/store"
 )
@@ -21,7 +21,8 @@ const CapWait = 5 * time.Second
 // holdForCap puts run r back in the queue, still queued, when its
 // installation already has MaxConcurrentRuns runs in flight; it reports
 // whether it did. The first hold says so on the run's timeline.
-func (d *Dispatcher) holdForCap(ctx context.Context, log *slog.Logger, r *ent.Run, instID int) bool {
+func (d *Dispatcher) holdForCap(ctx context.Context, r *ent.Run, instID int) bool {
+	log := logging.From(ctx)
 	limit := d.cfg.MaxConcurrentRuns
 	if limit <= 0 {
 		return false

@@ -6,7 +6,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/chakshu-dev/chakshu/internal/redact"
+	"github.com/chakshu-dev/chakshu/internal/logging"
 	"github.com/chakshu-dev/chakshu/internal/store"
 )
 
@@ -70,18 +70,10 @@ func (p *Pruner) Name() string { return "prune" }
 
 // Run implements Loop.
 func (p *Pruner) Run(ctx context.Context) error {
-	t := time.NewTicker(p.cfg.Interval)
-	defer t.Stop()
-	for {
-		if _, err := p.Pass(ctx); err != nil && ctx.Err() == nil {
-			p.cfg.Log.Warn("prune", "err", redact.Error(err))
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
-	}
+	return Repeat(logging.With(ctx, p.cfg.Log), "prune", nil, p.cfg.Interval, func(ctx context.Context) error {
+		_, err := p.Pass(ctx)
+		return err
+	})
 }
 
 // Pass prunes batch after batch until a batch removes nothing, and returns

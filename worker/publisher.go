@@ -11,6 +11,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
+	"github.com/chakshu-dev/chakshu/internal/logging"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/runs"
@@ -70,7 +71,7 @@ func NewPublishLoop(cfg PublisherConfig) (*PublishLoop, error) {
 		cfg.Poll = time.Second
 	}
 	if cfg.StaleAfter <= 0 {
-		cfg.StaleAfter = 90 * time.Second
+		cfg.StaleAfter = DeadAfter
 	}
 	if cfg.RunTimeout <= 0 {
 		cfg.RunTimeout = 5 * time.Minute
@@ -93,29 +94,19 @@ func (l *PublishLoop) Run(ctx context.Context) error {
 		defer cancel()
 		wake = ch
 	}
-	t := time.NewTicker(l.cfg.Poll)
-	defer t.Stop()
-	for {
-		for ctx.Err() == nil {
-			id, err := l.Claim(ctx, time.Now())
-			if err != nil {
-				if ctx.Err() == nil {
-					l.cfg.Log.Warn("publish: claim", "err", redact.Error(err))
-				}
-				break
-			}
-			if id == 0 {
-				break
-			}
-			l.publish(ctx, id)
+	return Repeat(logging.With(ctx, l.cfg.Log), "publish: claim", wake, l.cfg.Poll, l.drain)
+}
+
+// drain publishes claimable runs until none is left.
+func (l *PublishLoop) drain(ctx context.Context) error {
+	for ctx.Err() == nil {
+		id, err := l.Claim(ctx, time.Now())
+		if err != nil || id == 0 {
+			return err
 		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-wake:
-		case <-t.C:
-		}
+		l.publish(ctx, id)
 	}
+	return nil
 }
 
 // maxPublishAttempts bounds how often a run's publishing is tried.
@@ -125,6 +116,8 @@ const maxPublishAttempts = 3
 func (l *PublishLoop) PublishOne(ctx context.Context, id int) { l.publish(ctx, id) }
 
 func (l *PublishLoop) publish(ctx context.Context, id int) {
+	log := l.cfg.Log.With(logging.KeyRun, id)
+	ctx = logging.With(ctx, log)
 	rctx, cancel := context.WithTimeout(ctx, l.cfg.RunTimeout)
 	defer cancel()
 	err := l.safePublish(rctx, id)
@@ -156,9 +149,9 @@ func (l *PublishLoop) publish(ctx context.Context, id int) {
 		Save(bg)
 	switch {
 	case uerr != nil:
-		l.cfg.Log.Warn("publish: release run", "run_id", id, "err", redact.Error(uerr))
+		log.Warn("publish: release run", "err", redact.Error(uerr))
 	case n > 0:
-		l.cfg.Log.Warn("publish: will retry", "run_id", id, "err", redact.Error(err))
+		log.Warn("publish: will retry", "err", redact.Error(err))
 		runs.Note(bg, l.cfg.DB.Client, id, store.NotePublishRetry, err.Error()) //nolint:errcheck // the timeline entry is for people
 	}
 }
@@ -166,23 +159,25 @@ func (l *PublishLoop) publish(ctx context.Context, id int) {
 // waitForGitHub lets go of a publishing run GitHub asked to wait for, due at
 // until, and says so on its timeline.
 func (l *PublishLoop) waitForGitHub(ctx context.Context, id int, until time.Time, cause error) {
+	log := logging.From(ctx)
 	held, err := l.cfg.DB.Release(ctx, store.PublishingRuns, id, l.cfg.WorkerID, until)
 	if err != nil || !held {
 		if err != nil {
-			l.cfg.Log.Warn("publish: put the run back", "run_id", id, "err", redact.Error(err))
+			log.Warn("publish: put the run back", "err", redact.Error(err))
 		}
 		return
 	}
-	l.cfg.Log.Info("publish: GitHub asked to wait", "run_id", id, "until", until, "err", redact.Error(cause))
+	log.Info("publish: GitHub asked to wait", "until", until, "err", redact.Error(cause))
 	runs.Note(ctx, l.cfg.DB.Client, id, waitingText(cause, until), cause.Error()) //nolint:errcheck // the timeline entry is advisory
 	if l.cfg.Check != nil {
-		noteWait(ctx, l.cfg.DB, l.cfg.Check, l.cfg.Log, id, until, cause)
+		noteWait(ctx, l.cfg.DB, l.cfg.Check, id, until, cause)
 	}
 }
 
 // noteWait says on run id's check run that it waits for GitHub until then,
-// when GitHub's answer allows a call now (ghwrite.MayTell).
-func noteWait(ctx context.Context, db *store.DB, w CheckNoter, log *slog.Logger, id int, until time.Time, cause error) {
+// when GitHub's answer allows a call now (ghwrite.MayTell). It logs with the
+// logger in ctx, which names the run.
+func noteWait(ctx context.Context, db *store.DB, w CheckNoter, id int, until time.Time, cause error) {
 	if !ghwrite.MayTell(cause) {
 		return
 	}
@@ -192,7 +187,7 @@ func noteWait(ctx context.Context, db *store.DB, w CheckNoter, log *slog.Logger,
 		return
 	}
 	if err := w.NoteCheck(ctx, ghwrite.CheckOf(r), ghwrite.Text{Title: "Waiting for GitHub", Summary: WaitingText(until)}); err != nil {
-		log.Warn("say the wait on the check run", "run_id", id, "err", redact.Error(err))
+		logging.From(ctx).Warn("say the wait on the check run", "err", redact.Error(err))
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent/hookcursor"
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
+	"github.com/chakshu-dev/chakshu/internal/logging"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/store"
 )
@@ -78,18 +79,10 @@ func (r *Recoverer) Name() string { return "webhook-recovery" }
 
 // Run implements Loop.
 func (r *Recoverer) Run(ctx context.Context) error {
-	t := time.NewTicker(r.cfg.Interval)
-	defer t.Stop()
-	for {
-		if _, err := r.Pass(ctx, false); err != nil && ctx.Err() == nil {
-			r.cfg.Log.Warn("webhook recovery", "err", redact.Error(err))
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
-	}
+	return Repeat(logging.With(ctx, r.cfg.Log), "webhook recovery", nil, r.cfg.Interval, func(ctx context.Context) error {
+		_, err := r.Pass(ctx, false)
+		return err
+	})
 }
 
 // Pass reads the deliveries newer than the stored cursor and asks for each

@@ -4,18 +4,18 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"net/http/httptest"
 	"testing"
 	"time"
 
 	"entgo.io/ent/dialect"
 
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
-	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 	"github.com/chakshu-dev/chakshu/server/webhook"
+	"github.com/chakshu-dev/chakshu/server/webhook/webhooktest"
 	"github.com/chakshu-dev/chakshu/worker"
 )
 
@@ -56,16 +56,10 @@ func TestWebhookRecoveryAfterADatabaseStall(t *testing.T) {
 		// Without group commit the insert runs under the answer's deadline,
 		// so a stalled store is really lost (a batch may commit after its
 		// 503; the recovery then finds it stored and skips it).
-		h, err := webhook.New(webhook.Config{DB: db, Secrets: []string{"s3cret"}, Log: log, AnswerWithin: 300 * time.Millisecond,
+		in := webhooktest.StartIntake(t, webhook.Config{DB: db, Secrets: []string{"s3cret"}, Log: log, AnswerWithin: 300 * time.Millisecond,
 			Batch: webhook.BatchConfig{Mode: "off"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer h.Close()
-		srv := httptest.NewServer(h)
-		defer srv.Close()
 		s := ghsim.NewForTest(t)
-		s.SetWebhook(srv.URL, "s3cret")
+		s.SetWebhook(in.URL, "s3cret")
 		appID, key := s.CreateApp("chakshu")
 		s.CreateOrg("acme")
 		s.CreateUser("alice")
@@ -109,10 +103,7 @@ func TestWebhookRecoveryAfterADatabaseStall(t *testing.T) {
 		if n := db.WebhookEvent.Query().CountX(ctx); n != len(guids)-6 {
 			t.Fatalf("%d events stored before recovery, want all but the 6 of the stall (%d)", n, len(guids)-6)
 		}
-		apps, err := gh.New(gh.Config{AppID: appID, PrivateKey: key, BaseURL: s.URL(), GraphQLURL: s.GraphQLURL()})
-		if err != nil {
-			t.Fatal(err)
-		}
+		apps := ghtest.Apps(t, s, appID, key)
 		rec, err := worker.NewRecoverer(worker.RecoverConfig{DB: db, Log: log, GitHub: apps.App().Apps, AppID: appID,
 			Pace: time.Millisecond, Interval: time.Hour})
 		if err != nil {
@@ -168,18 +159,9 @@ func TestWebhookRecoveryPagesThroughTheLog(t *testing.T) {
 		for i := 0; i < 101; i++ {
 			s.Comment(repoName, pr, "alice", "x")
 		}
-		h, err := webhook.New(webhook.Config{DB: db, Secrets: []string{"s3cret"}, Log: log})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer h.Close()
-		srv := httptest.NewServer(h)
-		defer srv.Close()
-		s.SetWebhook(srv.URL, "s3cret")
-		apps, err := gh.New(gh.Config{AppID: appID, PrivateKey: key, BaseURL: s.URL(), GraphQLURL: s.GraphQLURL()})
-		if err != nil {
-			t.Fatal(err)
-		}
+		in := webhooktest.StartIntake(t, webhook.Config{DB: db, Secrets: []string{"s3cret"}, Log: log})
+		s.SetWebhook(in.URL, "s3cret")
+		apps := ghtest.Apps(t, s, appID, key)
 		rec, err := worker.NewRecoverer(worker.RecoverConfig{DB: db, Log: log, GitHub: apps.App().Apps, AppID: appID, Pace: time.Millisecond})
 		if err != nil {
 			t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
+	"github.com/chakshu-dev/chakshu/internal/logging"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/runs"
@@ -46,7 +47,7 @@ func NewSweeper(cfg SweepConfig) (*Sweeper, error) {
 		cfg.Interval = 10 * time.Second
 	}
 	if cfg.DeadAfter <= 0 {
-		cfg.DeadAfter = 90 * time.Second
+		cfg.DeadAfter = DeadAfter
 	}
 	if cfg.ReportTimeout <= 0 {
 		cfg.ReportTimeout = 45 * time.Minute
@@ -59,14 +60,8 @@ func (s *Sweeper) Name() string { return "sweep" }
 
 // Run implements Loop.
 func (s *Sweeper) Run(ctx context.Context) error {
-	for {
-		if err := s.Sweep(ctx, time.Now()); err != nil && ctx.Err() == nil {
-			s.cfg.Log.Warn("sweep", "err", err)
-		}
-		if !Wait(ctx, nil, s.cfg.Interval) {
-			return nil
-		}
-	}
+	ctx = logging.With(ctx, s.cfg.Log)
+	return Repeat(ctx, "sweep", nil, s.cfg.Interval, func(ctx context.Context) error { return s.Sweep(ctx, time.Now()) })
 }
 
 // SweepResult counts what one sweep did.
@@ -182,14 +177,7 @@ func (f *Finisher) Name() string { return "finish" }
 func (f *Finisher) Run(ctx context.Context) error {
 	wake, stop := f.cfg.Bus.Subscribe(notify.TopicFinish)
 	defer stop()
-	for {
-		if err := f.FinishAll(ctx); err != nil && ctx.Err() == nil {
-			f.cfg.Log.Warn("finish", "err", err)
-		}
-		if !Wait(ctx, wake, f.cfg.PollInterval) {
-			return nil
-		}
-	}
+	return Repeat(logging.With(ctx, f.cfg.Log), "finish", wake, f.cfg.PollInterval, f.FinishAll)
 }
 
 // FinishAll completes every pending check of a failed or cancelled run.
@@ -203,14 +191,15 @@ func (f *Finisher) FinishAll(ctx context.Context) error {
 		return err
 	}
 	for _, r := range pending {
+		ctx := logging.With(ctx, f.cfg.Log.With(logging.KeyRun, r.ID))
 		if err := f.finish(ctx, r); err != nil {
-			f.cfg.Log.Warn("complete check run", "run_id", r.ID, "err", err)
+			logging.From(ctx).Warn("complete check run", "err", redact.Error(err))
 			// Back off, or until GitHub said.
 			next := now.Add(30 * time.Second)
 			if until, ok := gh.WaitFor(err, now); ok {
 				next = until
 				if n, ok := f.cfg.Write.(CheckNoter); ok {
-					noteWait(ctx, f.cfg.DB, n, f.cfg.Log, r.ID, until, err)
+					noteWait(ctx, f.cfg.DB, n, r.ID, until, err)
 				}
 			}
 			f.cfg.DB.Run.UpdateOne(r).SetFinishNextAt(next).AddFinishAttempts(1).Exec(ctx) //nolint:errcheck
@@ -259,7 +248,7 @@ func (f *Finisher) cancelActions(ctx context.Context, r *ent.Run) {
 	if r.ActionsRunID == 0 {
 		return // never started on Actions
 	}
-	log := f.cfg.Log.With("run_id", r.ID, "actions_run_id", r.ActionsRunID)
+	log := logging.From(ctx).With("actions_run_id", r.ActionsRunID)
 	if r.ActionsCancelledAt != nil {
 		return // dealt with by an earlier attempt
 	}

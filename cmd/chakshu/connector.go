@@ -14,7 +14,9 @@ import (
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/internal/audit"
+	"github.com/chakshu-dev/chakshu/internal/config"
 	"github.com/chakshu-dev/chakshu/internal/connectors"
+	"github.com/chakshu-dev/chakshu/internal/store"
 )
 
 const connectorUsage = `Usage:
@@ -52,11 +54,8 @@ func connectorMain(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	by := fs.String("by", os.Getenv("USER"), "who set it (recorded)")
 	hostList := fs.String("hosts", "", "comma-separated hosts the credential may be sent to (required for http)")
 	fs.Usage = func() { fmt.Fprintln(stderr, connectorUsage) }
-	if err := fs.Parse(args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return errUsage
+	if stop, err := parseFlags(fs, args[1:]); stop {
+		return err
 	}
 	if *inst == "" || (verb != "list" && *name == "") {
 		fmt.Fprintln(stderr, connectorUsage)
@@ -73,15 +72,11 @@ func connectorMain(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	if err != nil {
 		return err
 	}
-	db, err := openMigrated(ctx, cfg)
+	db, in, err := openInstallation(ctx, cfg, *inst)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	in, err := findInstallation(ctx, db.Client, *inst)
-	if err != nil {
-		return err
-	}
 	creds := &connectors.Credentials{DB: db.Client, Sealer: sealer}
 	switch verb {
 	case "set":
@@ -141,6 +136,23 @@ func hostsText(hosts []string) string {
 	return strings.Join(hosts, ",")
 }
 
+// openInstallation opens and migrates cfg's database and finds there the
+// installation ref names (findInstallation); the caller closes the database.
+func openInstallation(ctx context.Context, cfg *config.Config, ref string) (*store.DB, *ent.Installation, error) {
+	db, err := openMigrated(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	in, err := findInstallation(ctx, db.Client, ref)
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	return db, in, nil
+}
+
+// findInstallation finds the installation ref names: its GitHub id, or its
+// account's login in any case.
 func findInstallation(ctx context.Context, db *ent.Client, ref string) (*ent.Installation, error) {
 	q := db.Installation.Query()
 	if id, err := strconv.ParseInt(ref, 10, 64); err == nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -37,11 +36,8 @@ func installationCmd(ctx context.Context, args []string, stdout, stderr io.Write
 	fs.SetOutput(stderr)
 	inst := fs.String("installation", "", "the installation: its account login or GitHub installation id")
 	fs.Usage = func() { fmt.Fprintln(stdout, installationUsage) }
-	if err := fs.Parse(args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return errUsage
+	if stop, err := parseFlags(fs, args[1:]); stop {
+		return err
 	}
 	if *inst == "" || fs.NArg() != 1 {
 		fmt.Fprintln(stderr, installationUsage)
@@ -51,15 +47,11 @@ func installationCmd(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	db, err := openMigrated(ctx, cfg)
+	db, in, err := openInstallation(ctx, cfg, *inst)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	in, err := findInstallation(ctx, db.Client, *inst)
-	if err != nil {
-		return err
-	}
 	err = db.WithTx(ctx, func(tx *ent.Tx) error {
 		in, err = reviewers.SetReviewersRepoAs(ctx, tx.Client(), audit.CLIActor(), in.ID, fs.Arg(0))
 		return err

@@ -30,6 +30,20 @@ func main() {
 
 var errUsage = errors.New("usage")
 
+// parseFlags parses args into fs; stop says the command goes no further:
+// with nil after -h or --help (the usage is printed), with errUsage after a
+// flag that does not parse.
+func parseFlags(fs *flag.FlagSet, args []string) (stop bool, err error) {
+	err = fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return true, nil
+	case err != nil:
+		return true, errUsage
+	}
+	return false, nil
+}
+
 type command struct {
 	name, summary, help string
 	run                 func(ctx context.Context, args []string, stdout, stderr io.Writer) error
@@ -120,11 +134,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 				settingsHelp(stdout)
 			}
 		}
-		if err := fs.Parse(args[1:]); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil
-			}
-			return errUsage
+		if stop, err := parseFlags(fs, args[1:]); stop {
+			return err
 		}
 		return c.run(ctx, fs.Args(), stdout, stderr)
 	}

@@ -29,11 +29,8 @@ func sandboxCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fs.SetOutput(stdout)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return errUsage
+	if stop, err := parseFlags(fs, args); stop {
+		return err
 	}
 	look, err := config.FromEnv()
 	if err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -37,11 +36,8 @@ func setupCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	code := fs.String("code", "", "convert this manifest code instead of serving the setup page")
 	printOnly := fs.Bool("print", false, "print the settings instead of storing them (with --code)")
 	fs.Usage = func() { fmt.Fprintln(stdout, setupUsage) }
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return errUsage
+	if stop, err := parseFlags(fs, args); stop {
+		return err
 	}
 	cfg, err := loadConfig()
 	if err != nil {

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"sort"
 	"strings"
 	"testing"
@@ -23,6 +21,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
 	bt "github.com/chakshu-dev/chakshu/internal/backtest"
 	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/notify"
@@ -31,6 +30,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 	"github.com/chakshu-dev/chakshu/server/webhook"
+	"github.com/chakshu-dev/chakshu/server/webhook/webhooktest"
 	"github.com/chakshu-dev/chakshu/worker/events"
 )
 
@@ -64,15 +64,8 @@ func newWorld(t *testing.T, db *store.DB) *world {
 	appID, key := w.sim.CreateApp("chakshu")
 	bus := notify.NewLocal()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	h, err := webhook.New(webhook.Config{DB: db, Secrets: []string{"s"}, Log: log, Bus: bus})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	mux.Handle(webhook.Route, h)
-	srv := httptest.NewServer(mux)
-	t.Cleanup(func() { srv.Close(); h.Close() })
-	w.sim.SetWebhook(srv.URL+"/webhooks/github", "s")
+	in := webhooktest.StartIntake(t, webhook.Config{DB: db, Secrets: []string{"s"}, Log: log, Bus: bus})
+	w.sim.SetWebhook(in.URL, "s")
 	w.sim.CreateOrg("acme")
 	w.sim.CreateUser("alice")
 	w.sim.CreateRepo("acme", "chakshu-reviewers", map[string]string{
@@ -84,13 +77,10 @@ func newWorld(t *testing.T, db *store.DB) *world {
 	w.sim.CreateRepo("acme", "widget", map[string]string{"main.go": "package main\n"})
 	w.sim.SetPermission(rvRepo, "alice", "write")
 	instID := w.sim.Install(appID, "acme", nil, nil)
-	apps, err := gh.New(gh.Config{AppID: appID, PrivateKey: key, BaseURL: w.sim.URL(), GraphQLURL: w.sim.GraphQLURL(),
-		Retry: gh.RetryPolicy{Attempts: 2, BaseDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	apps := ghtest.Apps(t, w.sim, appID, key, ghtest.Retry(gh.RetryPolicy{Attempts: 2, BaseDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond}))
 	w.apps = apps
 	port := ghwrite.New(apps, "chakshu")
+	var err error
 	w.events, err = events.New(events.Config{DB: db, Bus: bus, Log: log, GitHub: apps, Write: port, AppSlug: "chakshu",
 		WorkerID: "w1", Backoff: []time.Duration{0, 0}})
 	if err != nil {
@@ -440,10 +430,7 @@ func TestPushSupersedesAndCloseCancels(t *testing.T) {
 		// Reopened at the same head (the use case as the webhook calls it):
 		// backtested again, the cancelled one notwithstanding; the same
 		// delivery handled twice queues it once.
-		gi, err := w.apps.Installation(w.inst.GithubID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		gi := ghtest.Installation(t, w.apps, w.inst.GithubID)
 		pr := w.sim.PR(rvRepo, n)
 		ch := bt.Change{Installation: w.inst, Repo: rvRepo, Number: n, HeadSHA: pr.HeadSHA, BaseSHA: pr.BaseSHA}
 		for range 2 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/backtest"
+	"github.com/chakshu-dev/chakshu/internal/config"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/models"
@@ -90,7 +91,7 @@ func New(cfg Config) (*Loop, error) {
 		cfg.RetryAfter = time.Minute
 	}
 	if cfg.StaleAfter <= 0 {
-		cfg.StaleAfter = 90 * time.Second
+		cfg.StaleAfter = config.DefaultDeadWorkerAfter
 	}
 	if cfg.GiveUpAfter <= 0 {
 		cfg.GiveUpAfter = 24 * time.Hour

@@ -21,26 +21,37 @@ func TestBlastRadiusSettings(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			env := map[string]string{}
-			if tc.cap != "" {
-				env["CHAKSHU_MAX_CONCURRENT_RUNS"] = tc.cap
-			}
-			if tc.conclusion != "" {
-				env["CHAKSHU_INFRA_FAILURE_CONCLUSION"] = tc.conclusion
-			}
-			c, err := Load(lookup(env))
-			if tc.err != "" {
-				if err == nil || !strings.HasPrefix(err.Error(), tc.err) {
-					t.Fatalf("err %v, want one naming %s", err, tc.err)
-				}
+			c := loadCase(t, map[string]string{"CHAKSHU_MAX_CONCURRENT_RUNS": tc.cap, "CHAKSHU_INFRA_FAILURE_CONCLUSION": tc.conclusion}, tc.err)
+			if c == nil {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if c.MaxConcurrentRuns != tc.wantCap || c.InfraFailureConclusion != tc.wantConclusion {
 				t.Errorf("got %d/%s, want %d/%s", c.MaxConcurrentRuns, c.InfraFailureConclusion, tc.wantCap, tc.wantConclusion)
 			}
 		})
 	}
+}
+
+// loadCase loads the settings with the non-empty values of env set. When
+// wantErr is not empty the load must fail with an error that starts with it
+// (the setting's name), and loadCase returns nil.
+func loadCase(t *testing.T, env map[string]string, wantErr string) *Config {
+	t.Helper()
+	set := map[string]string{}
+	for k, v := range env {
+		if v != "" {
+			set[k] = v
+		}
+	}
+	c, err := Load(lookup(set))
+	if wantErr != "" {
+		if err == nil || !strings.HasPrefix(err.Error(), wantErr) {
+			t.Fatalf("err %v, want one naming %s", err, wantErr)
+		}
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

@@ -210,6 +210,11 @@ const (
 	SandboxUser         = "sandbox-admin"
 )
 
+// DefaultDeadWorkerAfter is how long a worker (and a lease it holds) may go
+// without a heartbeat before it counts as dead and its work is taken over
+// (DESIGN §3; CHAKSHU_DEAD_WORKER_AFTER).
+const DefaultDeadWorkerAfter = 90 * time.Second
+
 // Lookup finds a setting by name, like os.LookupEnv.
 type Lookup func(name string) (string, bool)
 
@@ -425,7 +430,7 @@ func Load(look Lookup) (*Config, error) {
 		def  time.Duration
 	}{
 		{"CHAKSHU_HEARTBEAT_INTERVAL", &c.HeartbeatInterval, 20 * time.Second},
-		{"CHAKSHU_DEAD_WORKER_AFTER", &c.DeadWorkerAfter, 90 * time.Second},
+		{"CHAKSHU_DEAD_WORKER_AFTER", &c.DeadWorkerAfter, DefaultDeadWorkerAfter},
 		{"CHAKSHU_RUN_REPORT_TIMEOUT", &c.RunReportTimeout, 45 * time.Minute},
 		{"CHAKSHU_POLL_INTERVAL", &c.PollInterval, time.Second},
 		{"CHAKSHU_DRAIN_TIMEOUT", &c.DrainTimeout, DefaultDrainTimeout},

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -27,22 +26,9 @@ func TestAPITokenRate(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			env := map[string]string{}
-			if tc.rate != "" {
-				env["CHAKSHU_API_TOKEN_RATE"] = tc.rate
-			}
-			if tc.burst != "" {
-				env["CHAKSHU_API_TOKEN_BURST"] = tc.burst
-			}
-			c, err := Load(lookup(env))
-			if tc.err != "" {
-				if err == nil || !strings.HasPrefix(err.Error(), tc.err) {
-					t.Fatalf("err %v, want one naming %s", err, tc.err)
-				}
+			c := loadCase(t, map[string]string{"CHAKSHU_API_TOKEN_RATE": tc.rate, "CHAKSHU_API_TOKEN_BURST": tc.burst}, tc.err)
+			if c == nil {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if c.APITokenRate != tc.wantRate || c.APITokenBurst != tc.wantBurst {
 				t.Errorf("got %d/%d, want %d/%d", c.APITokenRate, c.APITokenBurst, tc.wantRate, tc.wantBurst)

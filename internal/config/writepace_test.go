@@ -1,7 +1,6 @@
 package config
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -19,22 +18,9 @@ func TestGitHubWritePace(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			env := map[string]string{}
-			if tc.minute != "" {
-				env["CHAKSHU_GITHUB_WRITES_PER_MINUTE"] = tc.minute
-			}
-			if tc.hour != "" {
-				env["CHAKSHU_GITHUB_WRITES_PER_HOUR"] = tc.hour
-			}
-			c, err := Load(lookup(env))
-			if tc.err != "" {
-				if err == nil || !strings.HasPrefix(err.Error(), tc.err) {
-					t.Fatalf("err %v, want one naming %s", err, tc.err)
-				}
+			c := loadCase(t, map[string]string{"CHAKSHU_GITHUB_WRITES_PER_MINUTE": tc.minute, "CHAKSHU_GITHUB_WRITES_PER_HOUR": tc.hour}, tc.err)
+			if c == nil {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if c.GitHubWritesPerMinute != tc.wantMin || c.GitHubWritesPerHour != tc.wantHour {
 				t.Errorf("got %d/%d, want %d/%d", c.GitHubWritesPerMinute, c.GitHubWritesPerHour, tc.wantMin, tc.wantHour)

@@ -123,6 +123,18 @@ func (r *Registry) notPrivateIntoPublic(ctx context.Context, s Scope, owner, nam
 	return nil
 }
 
+// repoClient is what a GitHub tool reads repo with: its owner and name once
+// sameInstallation allows it, and the installation's connector client.
+func (r *Registry) repoClient(ctx context.Context, s Scope, repo string) (owner, name string, c *github.Client, err error) {
+	if owner, name, err = r.sameInstallation(ctx, s, repo); err != nil {
+		return "", "", nil, err
+	}
+	if c, err = r.client(s); err != nil {
+		return "", "", nil, err
+	}
+	return owner, name, c, nil
+}
+
 func (r *Registry) client(s Scope) (*github.Client, error) {
 	in, err := r.cfg.GitHub.InstallationFor(s.GitHubInstallationID, gh.ScopeConnectors)
 	if err != nil {
@@ -152,10 +164,6 @@ func (r *Registry) githubGetFile(ctx context.Context, s Scope, input json.RawMes
 	if err := decodeInput(input, &in); err != nil {
 		return nil, err
 	}
-	owner, name, err := r.sameInstallation(ctx, s, in.Repo)
-	if err != nil {
-		return nil, err
-	}
 	p := strings.Trim(in.Path, "/")
 	if p == "" || strings.Contains(p, "..") || len(p) > 1000 {
 		return nil, toolErr("path must be a relative path without ..")
@@ -163,7 +171,7 @@ func (r *Registry) githubGetFile(ctx context.Context, s Scope, input json.RawMes
 	if in.Ref != "" && !gitRef.MatchString(in.Ref) {
 		return nil, toolErr("ref must be a branch, tag or commit")
 	}
-	c, err := r.client(s)
+	owner, name, c, err := r.repoClient(ctx, s, in.Repo)
 	if err != nil {
 		return nil, err
 	}
@@ -198,11 +206,7 @@ func (r *Registry) githubGetIssue(ctx context.Context, s Scope, input json.RawMe
 	if in.Number < 1 {
 		return nil, toolErr("number must be 1 or more")
 	}
-	owner, name, err := r.sameInstallation(ctx, s, in.Repo)
-	if err != nil {
-		return nil, err
-	}
-	c, err := r.client(s)
+	owner, name, c, err := r.repoClient(ctx, s, in.Repo)
 	if err != nil {
 		return nil, err
 	}
@@ -256,11 +260,7 @@ func (r *Registry) githubSearchIssues(ctx context.Context, s Scope, input json.R
 	if qualifiers.MatchString(q) {
 		return nil, toolErr("query may not name repositories, organisations or users; pass repo instead")
 	}
-	owner, name, err := r.sameInstallation(ctx, s, in.Repo)
-	if err != nil {
-		return nil, err
-	}
-	c, err := r.client(s)
+	owner, name, c, err := r.repoClient(ctx, s, in.Repo)
 	if err != nil {
 		return nil, err
 	}

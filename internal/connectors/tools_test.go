@@ -16,6 +16,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
@@ -193,11 +194,7 @@ func TestGitHubConnector(t *testing.T) {
 		sim.CreateRepo("acme", "shared", map[string]string{"docs/policy.md": "# Policy\nNo secrets.\n", "docs/x.md": "x"})
 		sim.CreateRepo("acme", "public-elsewhere", map[string]string{"a.md": "a"})
 		instID := sim.Install(appID, "acme", []string{"acme/widget", "acme/shared"}, nil)
-		apps, err := gh.New(gh.Config{AppID: appID, PrivateKey: pem, BaseURL: sim.URL(), GraphQLURL: sim.GraphQLURL(),
-			Retry: gh.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		apps := ghtest.Apps(t, sim, appID, pem, ghtest.Retry(gh.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}))
 		e := newEnv(t, db, apps, instID)
 		e.reg.cfg.MaxOutputBytes = DefaultMaxOutput
 		for i, n := range []string{"widget", "shared"} {

@@ -20,7 +20,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/action"
 	"github.com/chakshu-dev/chakshu/internal/config"
-	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/scriptedmodel"
@@ -64,10 +64,7 @@ func TestDoctor(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		apps, err := gh.New(gh.Config{AppID: appID, PrivateKey: key, BaseURL: sim.URL(), GraphQLURL: sim.GraphQLURL()})
-		if err != nil {
-			t.Fatal(err)
-		}
+		apps := ghtest.Apps(t, sim, appID, key)
 		syncer, err := reviewers.NewSyncer(reviewers.SyncerConfig{DB: db, Clients: apps, Log: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			t.Fatal(err)
@@ -313,10 +310,7 @@ func TestDoctorEnterpriseServer(t *testing.T) {
 	ctx := context.Background()
 	sim := ghsim.NewForTest(t, ghsim.Options{EnterpriseVersion: "3.19.0"})
 	appID, key := sim.CreateApp("chakshu")
-	apps, err := gh.New(gh.Config{AppID: appID, PrivateKey: key, BaseURL: sim.URL(), GraphQLURL: sim.GraphQLURL()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	apps := ghtest.Apps(t, sim, appID, key)
 	issuer := config.DefaultOIDCIssuerFor(sim.URL())
 	if issuer != sim.IssuerURL() {
 		t.Fatalf("default issuer for %s = %s, want the server's %s", sim.URL(), issuer, sim.IssuerURL())

@@ -9,9 +9,9 @@ import (
 	"net/url"
 	"sort"
 	"strings"
-	"time"
 
 	entworker "github.com/chakshu-dev/chakshu/ent/worker"
+	"github.com/chakshu-dev/chakshu/internal/config"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/server/auth"
@@ -29,7 +29,7 @@ func (r *run) workers(ctx context.Context, db *store.DB) {
 	}
 	after := r.c.DeadWorkerAfter
 	if after <= 0 {
-		after = 90 * time.Second
+		after = config.DefaultDeadWorkerAfter
 	}
 	live, err := db.Worker.Query().Where(entworker.Stopped(false), entworker.HeartbeatAtGTE(r.cfg.Now().Add(-after))).All(ctx)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/shurcooL/githubv4"
 
 	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 )
 
@@ -35,14 +36,8 @@ func newScopeFixture(t *testing.T, perms map[string]string) *scopeFixture {
 	s.CreateBranch("acme/widget", "feature", "main")
 	s.Commit("acme/widget", "feature", map[string]string{"main.go": "package main\n\nfunc main() {}\n"}, "main")
 	n := s.OpenPR("acme/widget", "feature", "main", "Main", "", "alice", false)
-	apps, err := gh.New(gh.Config{AppID: appID, PrivateKey: key, BaseURL: s.URL(), GraphQLURL: s.GraphQLURL()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := apps.Installation(instID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	apps := ghtest.Apps(t, s, appID, key)
+	in := ghtest.Installation(t, apps, instID)
 	if _, _, err := in.REST.PullRequests.CreateReview(ctx, "acme", "widget", n, &github.PullRequestReviewRequest{
 		Event: github.Ptr("COMMENT"), Comments: []*github.DraftReviewComment{{Path: github.Ptr("main.go"), Line: github.Ptr(3), Body: github.Ptr("x")}},
 	}); err != nil {
@@ -115,10 +110,7 @@ func TestScopeNotGrantedFallsBackToWhatIsGranted(t *testing.T) {
 	if n := f.sim.CallCount("GET /app/installations/{installation_id}"); n != 1 {
 		t.Fatalf("%d reads of the installation's permissions, want 1", n)
 	}
-	fresh, err := gh.New(gh.Config{AppID: f.appID, PrivateKey: f.key, BaseURL: f.sim.URL(), GraphQLURL: f.sim.GraphQLURL()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	fresh := ghtest.Apps(t, f.sim, f.appID, f.key)
 	def2, _ := fresh.Installation(f.instID)
 	if _, _, err := def2.REST.Repositories.Get(context.Background(), "acme", "widget"); err != nil {
 		t.Fatalf("a new process, default scope without members: %v", err)

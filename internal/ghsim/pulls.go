@@ -75,31 +75,25 @@ func (s *Sim) OpenPR(repoName, headBranch, baseBranch, title, body, author strin
 
 // ClosePR closes the pull request and sends pull_request closed.
 func (s *Sim) ClosePR(repoName string, n int, actor string) {
-	s.mu.Lock()
-	r, p := s.mustPull(repoName, n)
-	p.state = "closed"
-	p.closed = s.now()
-	p.updated = p.closed
-	s.emitPull(r, p, "closed", actor, nil)
-	s.mu.Unlock()
-	s.flush()
+	s.changePull(repoName, n, actor, "closed", func(_ *repo, p *pull, now time.Time) obj {
+		p.state = "closed"
+		p.closed = now
+		return nil
+	})
 }
 
 // ReopenPR reopens a pull request closed without merging and sends
 // pull_request reopened.
 func (s *Sim) ReopenPR(repoName string, n int, actor string) {
-	s.mu.Lock()
-	r, p := s.mustPull(repoName, n)
-	if p.merged {
-		s.mu.Unlock()
-		panic("ghsim: a merged pull request cannot be reopened")
-	}
-	p.state = "open"
-	p.closed = time.Time{}
-	p.updated = s.now()
-	s.emitPull(r, p, "reopened", actor, nil)
-	s.mu.Unlock()
-	s.flush()
+	s.changePull(repoName, n, actor, "reopened", func(_ *repo, p *pull, _ time.Time) obj {
+		if p.merged {
+			s.mu.Unlock()
+			panic("ghsim: a merged pull request cannot be reopened")
+		}
+		p.state = "open"
+		p.closed = time.Time{}
+		return nil
+	})
 }
 
 // MergePR merges the pull request as GitHub's merge button does and sends
@@ -108,37 +102,42 @@ func (s *Sim) ReopenPR(repoName string, n int, actor string) {
 // request was closed with unmerged commits. If merged is true, the pull
 // request was merged"). The base branch is not moved.
 func (s *Sim) MergePR(repoName string, n int, actor string) {
-	s.mu.Lock()
-	r, p := s.mustPull(repoName, n)
-	p.state = "closed"
-	p.merged = true
-	p.closed = s.now()
-	p.updated = p.closed
-	s.emitPull(r, p, "closed", actor, nil)
-	s.mu.Unlock()
-	s.flush()
+	s.changePull(repoName, n, actor, "closed", func(_ *repo, p *pull, now time.Time) obj {
+		p.state = "closed"
+		p.merged = true
+		p.closed = now
+		return nil
+	})
 }
 
 // ReadyForReview marks a draft ready and sends pull_request ready_for_review.
 func (s *Sim) ReadyForReview(repoName string, n int, actor string) {
-	s.mu.Lock()
-	r, p := s.mustPull(repoName, n)
-	p.draft = false
-	p.updated = s.now()
-	s.emitPull(r, p, "ready_for_review", actor, nil)
-	s.mu.Unlock()
-	s.flush()
+	s.changePull(repoName, n, actor, "ready_for_review", func(_ *repo, p *pull, _ time.Time) obj {
+		p.draft = false
+		return nil
+	})
 }
 
 // AddLabel labels the pull request and sends pull_request labeled.
 func (s *Sim) AddLabel(repoName string, n int, label, actor string) {
+	s.changePull(repoName, n, actor, "labeled", func(r *repo, p *pull, _ time.Time) obj {
+		if !slices.Contains(p.labels, label) {
+			p.labels = append(p.labels, label)
+		}
+		return obj{"label": s.labelJSON(r, label)}
+	})
+}
+
+// changePull is a change by actor to pull request n of repoName, under the
+// lock: change makes it (at now, which also stamps the PR updated) and
+// returns the payload's extra fields; then pull_request action is sent.
+func (s *Sim) changePull(repoName string, n int, actor, action string, change func(r *repo, p *pull, now time.Time) obj) {
 	s.mu.Lock()
 	r, p := s.mustPull(repoName, n)
-	if !slices.Contains(p.labels, label) {
-		p.labels = append(p.labels, label)
-	}
-	p.updated = s.now()
-	s.emitPull(r, p, "labeled", actor, obj{"label": s.labelJSON(r, label)})
+	now := s.now()
+	extra := change(r, p, now)
+	p.updated = now
+	s.emitPull(r, p, action, actor, extra)
 	s.mu.Unlock()
 	s.flush()
 }
@@ -654,17 +653,14 @@ func hUpdateIssueComment(c *reqCtx) {
 }
 
 func hCreateReview(c *reqCtx) {
-	r, p := c.pull()
-	if p == nil || !c.need(r, "pull_requests", "write") {
-		return
-	}
 	var in struct {
 		CommitID string               `json:"commit_id"`
 		Body     string               `json:"body"`
 		Event    string               `json:"event"`
 		Comments []ReviewCommentInput `json:"comments"`
 	}
-	if !c.decode(&in) {
+	r, p := c.writePull(&in)
+	if p == nil {
 		return
 	}
 	// This operation's 422 lists errors as strings.
@@ -686,39 +682,45 @@ func hCreateReview(c *reqCtx) {
 	c.json(http.StatusOK, c.s.reviewJSON(r, p, rv))
 }
 
-func hListReviews(c *reqCtx) {
+// writePull finds the request's pull request, checks that the caller may
+// write pull requests, then decodes the body into in; a nil pull request
+// says it has answered.
+func (c *reqCtx) writePull(in any) (*repo, *pull) {
 	r, p := c.pull()
-	if p == nil {
-		return
+	if p == nil || !c.need(r, "pull_requests", "write") || !c.decode(in) {
+		return nil, nil
 	}
-	var items []any
-	for _, rv := range p.reviews {
-		items = append(items, c.s.reviewJSON(r, p, rv))
-	}
-	c.json(http.StatusOK, c.paginate(items))
+	return r, p
+}
+
+func hListReviews(c *reqCtx) {
+	listOfPull(c, func(p *pull) []*review { return p.reviews }, c.s.reviewJSON)
 }
 
 func hListReviewComments(c *reqCtx) {
+	listOfPull(c, func(p *pull) []*reviewComment { return p.reviewComments }, c.s.reviewCommentJSON)
+}
+
+// listOfPull answers a page of what of picks from the request's pull
+// request, each as toJSON writes it.
+func listOfPull[T any](c *reqCtx, of func(*pull) []T, toJSON func(*repo, *pull, T) obj) {
 	r, p := c.pull()
 	if p == nil {
 		return
 	}
 	var items []any
-	for _, rc := range p.reviewComments {
-		items = append(items, c.s.reviewCommentJSON(r, p, rc))
+	for _, v := range of(p) {
+		items = append(items, toJSON(r, p, v))
 	}
 	c.json(http.StatusOK, c.paginate(items))
 }
 
 func hReplyReviewComment(c *reqCtx) {
-	r, p := c.pull()
-	if p == nil || !c.need(r, "pull_requests", "write") {
-		return
-	}
 	var in struct {
 		Body string `json:"body"`
 	}
-	if !c.decode(&in) {
+	r, p := c.writePull(&in)
+	if p == nil {
 		return
 	}
 	if tooLong(in.Body) {
@@ -737,16 +739,13 @@ func hReplyReviewComment(c *reqCtx) {
 // hCreateReviewComment is the single-comment endpoint: a reply when
 // in_reply_to is set, else a one-comment review.
 func hCreateReviewComment(c *reqCtx) {
-	r, p := c.pull()
-	if p == nil || !c.need(r, "pull_requests", "write") {
-		return
-	}
 	var in struct {
 		ReviewCommentInput
 		CommitID  string `json:"commit_id"`
 		InReplyTo int64  `json:"in_reply_to"`
 	}
-	if !c.decode(&in) {
+	r, p := c.writePull(&in)
+	if p == nil {
 		return
 	}
 	if in.InReplyTo != 0 {
@@ -784,16 +783,16 @@ func hGetReviewComment(c *reqCtx) {
 	c.notFound()
 }
 
+// reviewersInput is the body of the requested_reviewers endpoints.
+type reviewersInput struct {
+	Reviewers     []string `json:"reviewers"`
+	TeamReviewers []string `json:"team_reviewers"`
+}
+
 func hRequestReviewers(c *reqCtx) {
-	r, p := c.pull()
-	if p == nil || !c.need(r, "pull_requests", "write") {
-		return
-	}
-	var in struct {
-		Reviewers     []string `json:"reviewers"`
-		TeamReviewers []string `json:"team_reviewers"`
-	}
-	if !c.decode(&in) {
+	var in reviewersInput
+	r, p := c.writePull(&in)
+	if p == nil {
 		return
 	}
 	c.s.requestReviewers(r, p, c.actor().login, in.Reviewers, in.TeamReviewers)
@@ -801,15 +800,9 @@ func hRequestReviewers(c *reqCtx) {
 }
 
 func hRemoveRequestedReviewers(c *reqCtx) {
-	r, p := c.pull()
-	if p == nil || !c.need(r, "pull_requests", "write") {
-		return
-	}
-	var in struct {
-		Reviewers     []string `json:"reviewers"`
-		TeamReviewers []string `json:"team_reviewers"`
-	}
-	if !c.decode(&in) {
+	var in reviewersInput
+	r, p := c.writePull(&in)
+	if p == nil {
 		return
 	}
 	for _, u := range in.Reviewers {

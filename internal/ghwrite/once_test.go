@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-github/v88/github"
 
 	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 )
@@ -41,11 +42,7 @@ func newWorldWith(t *testing.T, opts ghsim.Options) *world {
 	w := &world{sim: s, repo: ghwrite.Repo{Installation: inst, Owner: "acme", Name: "widget"}}
 	w.pr = s.OpenPR(repoName, "feature", "main", "F", "", "alice", false)
 	w.head = s.PR(repoName, w.pr).HeadSHA
-	apps, err := gh.New(gh.Config{AppID: appID, PrivateKey: pem, BaseURL: s.URL(), GraphQLURL: s.GraphQLURL(),
-		Retry: gh.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	apps := ghtest.Apps(t, s, appID, pem, ghtest.Retry(gh.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}))
 	w.apps = apps
 	w.port = ghwrite.New(apps, "chakshu", ghwrite.WithSleep(func(_ context.Context, d time.Duration) error {
 		w.waits = append(w.waits, d)

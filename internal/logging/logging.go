@@ -60,3 +60,10 @@ func From(ctx context.Context) *slog.Logger {
 	}
 	return slog.Default()
 }
+
+// Add returns ctx carrying its logger with args (key-value pairs) added: a
+// unit of work names what it learns (the PR, the reviewer) once, and every
+// log line below carries it.
+func Add(ctx context.Context, args ...any) context.Context {
+	return With(ctx, From(ctx).With(args...))
+}

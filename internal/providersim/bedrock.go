@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -43,17 +42,15 @@ type Bedrock struct {
 	// Now is the clock for signature expiry; nil means time.Now.
 	Now func() time.Time
 
-	mu       sync.Mutex
-	throttle int
-	// Calls counts accepted invocations.
-	calls int
+	// meter counts accepted invocations and throttles (Throttle).
+	meter meter
 }
 
 // Throttle makes the next n invocations answer ThrottlingException.
-func (b *Bedrock) Throttle(n int) { b.mu.Lock(); b.throttle = n; b.mu.Unlock() }
+func (b *Bedrock) Throttle(n int) { b.meter.arm(n) }
 
 // Calls is how many invocations reached the model.
-func (b *Bedrock) Calls() int { b.mu.Lock(); defer b.mu.Unlock(); return b.calls }
+func (b *Bedrock) Calls() int { return b.meter.count() }
 
 // bedrockError answers like the AWS restJson1 protocol: the status, the
 // x-amzn-ErrorType header and {"message"} (Bedrock API reference, InvokeModel
@@ -106,15 +103,10 @@ func (b *Bedrock) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		bedrockError(w, http.StatusForbidden, "AccessDeniedException", "You don't have access to the model with the specified model ID.")
 		return
 	}
-	b.mu.Lock()
-	if b.throttle > 0 {
-		b.throttle--
-		b.mu.Unlock()
+	if !b.meter.take() {
 		bedrockError(w, http.StatusTooManyRequests, "ThrottlingException", "Too many requests, please wait before trying again.")
 		return
 	}
-	b.calls++
-	b.mu.Unlock()
 	stream := op == "invoke-with-response-stream"
 	rec := forward(b.Model, r, asMessages(body, model, stream))
 	if rec.Code != http.StatusOK {

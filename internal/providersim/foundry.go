@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"sync"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -31,12 +30,11 @@ type Foundry struct {
 	// Key is the resource key required; empty means FoundryKey.
 	Key string
 
-	mu    sync.Mutex
-	calls int
+	meter meter
 }
 
 // Calls is how many messages reached the model.
-func (f *Foundry) Calls() int { f.mu.Lock(); defer f.mu.Unlock(); return f.calls }
+func (f *Foundry) Calls() int { return f.meter.count() }
 
 // azureError answers in the Azure AI services error shape, which the
 // resource's front end uses before the request reaches Claude: 401
@@ -81,9 +79,7 @@ func (f *Foundry) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		azureError(w, http.StatusNotFound, "DeploymentNotFound", fmt.Sprintf("The API deployment %q for this resource does not exist.", name))
 		return
 	}
-	f.mu.Lock()
-	f.calls++
-	f.mu.Unlock()
+	f.meter.take()
 	body, _ = sjson.SetBytes(body, "model", model)
 	rec := forward(f.Model, r, body)
 	for k, vals := range rec.Header() {

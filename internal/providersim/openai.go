@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -32,16 +31,15 @@ type OpenAI struct {
 	// Key is the bearer key required; empty means OpenAIKey.
 	Key string
 
-	mu    sync.Mutex
-	busy  int
-	calls int
+	// meter counts completions and rate-limits (RateLimit).
+	meter meter
 }
 
 // Calls is how many completions reached the model.
-func (o *OpenAI) Calls() int { o.mu.Lock(); defer o.mu.Unlock(); return o.calls }
+func (o *OpenAI) Calls() int { return o.meter.count() }
 
 // RateLimit makes the next n completions answer 429.
-func (o *OpenAI) RateLimit(n int) { o.mu.Lock(); o.busy = n; o.mu.Unlock() }
+func (o *OpenAI) RateLimit(n int) { o.meter.arm(n) }
 
 func openAIError(w http.ResponseWriter, status int, typ, code, msg string) {
 	jsonError(w, status, map[string]any{"error": map[string]any{"message": msg, "type": typ, "code": code}})
@@ -76,16 +74,11 @@ func (o *OpenAI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		openAIError(w, http.StatusBadRequest, "invalid_request_error", "", err.Error())
 		return
 	}
-	o.mu.Lock()
-	if o.busy > 0 {
-		o.busy--
-		o.mu.Unlock()
+	if !o.meter.take() {
 		w.Header().Set("retry-after", "1")
 		openAIError(w, http.StatusTooManyRequests, "requests", "rate_limit_exceeded", "Rate limit reached for requests")
 		return
 	}
-	o.calls++
-	o.mu.Unlock()
 	rec := forward(o.Model, r, msgReq)
 	if rec.Code != http.StatusOK {
 		openAIError(w, rec.Code, "invalid_request_error", "", gjson.GetBytes(rec.Body.Bytes(), "error.message").String())

@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 
 	"github.com/tidwall/sjson"
 )
@@ -127,4 +128,31 @@ func New(provider string, model http.Handler) (*Sim, error) {
 		return &Sim{Handler: f, Calls: f.Calls}, nil
 	}
 	return nil, fmt.Errorf("providersim: no simulator for provider %q", provider)
+}
+
+// meter counts the calls that reach a provider's model, and refuses the next
+// n when armed: Bedrock's throttling, Vertex's exhausted quota, OpenAI's rate
+// limit. The zero meter counts and refuses nothing.
+type meter struct {
+	mu            sync.Mutex
+	refuse, calls int
+}
+
+// arm makes the next n calls refused.
+func (m *meter) arm(n int) { m.mu.Lock(); m.refuse = n; m.mu.Unlock() }
+
+// count is how many calls reached the model.
+func (m *meter) count() int { m.mu.Lock(); defer m.mu.Unlock(); return m.calls }
+
+// take counts a call through to the model, or spends one armed refusal and
+// returns false: the caller answers the provider's refusal.
+func (m *meter) take() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.refuse > 0 {
+		m.refuse--
+		return false
+	}
+	m.calls++
+	return true
 }

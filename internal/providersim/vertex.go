@@ -40,8 +40,8 @@ type Vertex struct {
 	keyID  string
 	mu     sync.Mutex
 	tokens map[string]time.Time
-	calls  int
-	refuse int
+	// meter counts predictions and exhausts the quota (Exhaust).
+	meter meter
 }
 
 const vertexEmail = "chakshu-sandbox@sim-project.iam.gserviceaccount.com"
@@ -71,10 +71,10 @@ func (v *Vertex) CredentialsJSON() []byte {
 }
 
 // Calls is how many predictions reached the model.
-func (v *Vertex) Calls() int { v.mu.Lock(); defer v.mu.Unlock(); return v.calls }
+func (v *Vertex) Calls() int { return v.meter.count() }
 
 // Exhaust makes the next n predictions answer 429 RESOURCE_EXHAUSTED.
-func (v *Vertex) Exhaust(n int) { v.mu.Lock(); v.refuse = n; v.mu.Unlock() }
+func (v *Vertex) Exhaust(n int) { v.meter.arm(n) }
 
 // googleError answers in Google's error shape (AIP-193).
 func googleError(w http.ResponseWriter, code int, status, msg string) {
@@ -202,15 +202,10 @@ func (v *Vertex) predict(w http.ResponseWriter, r *http.Request) {
 		googleError(w, http.StatusNotFound, "NOT_FOUND", fmt.Sprintf("Publisher Model `projects/%s/locations/%s/publishers/anthropic/models/%s` was not found or your project does not have access to it.", v.Project, v.Region, id))
 		return
 	}
-	v.mu.Lock()
-	if v.refuse > 0 {
-		v.refuse--
-		v.mu.Unlock()
+	if !v.meter.take() {
 		googleError(w, http.StatusTooManyRequests, "RESOURCE_EXHAUSTED", "Quota exceeded for aiplatform.googleapis.com/online_prediction_requests_per_base_model.")
 		return
 	}
-	v.calls++
-	v.mu.Unlock()
 	stream := method == "streamRawPredict" && gjson.GetBytes(body, "stream").Bool()
 	rec := forward(v.Model, r, asMessages(body, model, stream))
 	for k, vals := range rec.Header() {

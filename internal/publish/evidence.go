@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/internal/diffmap"
 	"github.com/chakshu-dev/chakshu/internal/findings"
+	"github.com/chakshu-dev/chakshu/internal/logging"
 )
 
 // MaxEvidenceFile is the largest file the publisher reads to check a
@@ -40,7 +40,8 @@ type evidenceCheck struct {
 // changed lines, or its quote is not there) is the file read at the head
 // commit (base for side LEFT), with one contents call per file at most.
 // Findings without evidence (runners of protocol 1) are published unchecked.
-func (p *Publisher) checkEvidence(ctx context.Context, rest *github.Client, r *ent.Run, pr repoRef, fs []findings.Finding, diff *diffmap.Map, log *slog.Logger) (*evidenceCheck, error) {
+func (p *Publisher) checkEvidence(ctx context.Context, rest *github.Client, r *ent.Run, pr repoRef, fs []findings.Finding, diff *diffmap.Map) (*evidenceCheck, error) {
+	log := logging.From(ctx)
 	out := &evidenceCheck{}
 	type fileAt struct{ path, ref string }
 	files := map[fileAt]*string{} // nil: not in the commit

@@ -20,6 +20,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
+	"github.com/chakshu-dev/chakshu/internal/logging"
 	"github.com/chakshu-dev/chakshu/internal/outcomes"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
@@ -109,7 +110,8 @@ func (p *Publisher) Publish(ctx context.Context, id int) error {
 	if r.Status != run.StatusPublishing {
 		return nil // someone else finished it
 	}
-	log := p.cfg.Log.With("run_id", r.ID, "repo", r.Edges.Repository.FullName, "pr", r.PrNumber, "reviewer", r.Edges.Reviewer.Name)
+	log := p.cfg.Log.With(logging.KeyRun, r.ID, logging.KeyRepo, r.Edges.Repository.FullName, logging.KeyPR, r.PrNumber, logging.KeyReviewer, r.Edges.Reviewer.Name)
+	ctx = logging.With(ctx, log) // what publishing calls logs with it
 	reason := reasonPublish
 	ctx = ghwrite.ForRun(ctx, r)
 	switch {
@@ -120,9 +122,9 @@ func (p *Publisher) Publish(ctx context.Context, id int) error {
 		err = p.publishShadow(ctx, r)
 	case r.Kind == run.KindReply:
 		reason = reasonReply
-		err = p.publishReply(ctx, r, log)
+		err = p.publishReply(ctx, r)
 	default:
-		err = p.publishReview(ctx, r, log)
+		err = p.publishReview(ctx, r)
 	}
 	if err == nil {
 		return nil
@@ -140,7 +142,7 @@ func (p *Publisher) Publish(ctx context.Context, id int) error {
 		reason, cause = fe.Public, fe.Err // the kind's safe sentence; its detail for operators
 	}
 	log.Warn("publish failed", "err", redact.Error(err))
-	p.failRun(context.WithoutCancel(ctx), r, reason, cause, log)
+	p.failRun(context.WithoutCancel(ctx), r, reason, cause)
 	return err
 }
 
@@ -152,7 +154,8 @@ func resultError(err error) error {
 
 // failRun fails the run with a safe reason and redacted detail. The
 // worker's finisher completes its check run with that reason (notify.TopicFinish).
-func (p *Publisher) failRun(ctx context.Context, r *ent.Run, reason string, cause error, log *slog.Logger) {
+func (p *Publisher) failRun(ctx context.Context, r *ent.Run, reason string, cause error) {
+	log := logging.From(ctx)
 	if err := runs.Fail(ctx, p.cfg.DB.Client, r.ID, reason, cause.Error()); err != nil && !errors.Is(err, runs.ErrConflict) {
 		log.Warn("fail run", "err", redact.Error(err))
 	}
@@ -179,7 +182,8 @@ type prState struct {
 	onPR map[string]bool
 }
 
-func (p *Publisher) publishReview(ctx context.Context, r *ent.Run, log *slog.Logger) error {
+func (p *Publisher) publishReview(ctx context.Context, r *ent.Run) error {
+	log := logging.From(ctx)
 	repo, rv := r.Edges.Repository, r.Edges.Reviewer
 	res, cov, err := storedReview(r)
 	if err != nil {
@@ -200,7 +204,7 @@ func (p *Publisher) publishReview(ctx context.Context, r *ent.Run, log *slog.Log
 	if err != nil {
 		return err
 	}
-	ev, err := p.checkEvidence(ctx, inst.REST, r, pr, res.Findings, st.diff, log)
+	ev, err := p.checkEvidence(ctx, inst.REST, r, pr, res.Findings, st.diff)
 	if err != nil {
 		return err
 	}
@@ -230,7 +234,7 @@ func (p *Publisher) publishReview(ctx context.Context, r *ent.Run, log *slog.Log
 
 	review := st.ownReview
 	if review == nil {
-		review, err = p.createReview(ctx, r, pr, &plan, &in, st.diff, log)
+		review, err = p.createReview(ctx, r, pr, &plan, &in, st.diff)
 		if err != nil {
 			return err
 		}
@@ -251,8 +255,8 @@ func (p *Publisher) publishReview(ctx context.Context, r *ent.Run, log *slog.Log
 	}
 	posted := p.reconcile(r, &plan, review, threads)
 
-	resolved := p.tidy(ctx, inst, r, res, threads, log)
-	p.readOutcomes(ctx, inst, r, res, threads, log)
+	resolved := p.tidy(ctx, inst, r, res, threads)
+	p.readOutcomes(ctx, inst, r, res, threads)
 
 	standing := standingItems(&plan)
 	conclusion := "success"
@@ -275,7 +279,7 @@ func (p *Publisher) publishReview(ctx context.Context, r *ent.Run, log *slog.Log
 			return fmt.Errorf("complete check run: %w", err)
 		}
 	}
-	p.removeRequest(ctx, r, log)
+	p.removeRequest(ctx, r)
 
 	return p.finish(ctx, r, finishInput{
 		plan: &plan, rows: rows, posted: posted, standing: standing, resolved: resolved,
@@ -392,7 +396,8 @@ func (p *Publisher) learnings(ctx context.Context, ids []int) ([]Learning, error
 // review is sent once more. If GitHub still refuses it (the reviewed commit
 // is gone from the PR after a force push), it goes out once more on the PR's
 // current head, with every finding in the body; a further refusal fails the run.
-func (p *Publisher) createReview(ctx context.Context, r *ent.Run, pr repoRef, plan *Plan, in *ReviewInput, diff *diffmap.Map, log *slog.Logger) (*github.PullRequestReview, error) {
+func (p *Publisher) createReview(ctx context.Context, r *ent.Run, pr repoRef, plan *Plan, in *ReviewInput, diff *diffmap.Map) (*github.PullRequestReview, error) {
+	log := logging.From(ctx)
 	mine := func(body string) bool { return ParseMarkers(body).Run == r.ID }
 	onHead := true
 	for attempt := 0; ; attempt++ {
@@ -472,7 +477,8 @@ func (p *Publisher) reconcile(r *ent.Run, plan *Plan, review *github.PullRequest
 // finding did not come back in this run. Threads people started, threads of
 // other reviewers and current threads are never touched. Failures are logged:
 // the review is out, and the next run tidies again.
-func (p *Publisher) tidy(ctx context.Context, inst *gh.Installation, r *ent.Run, res *findings.Result, threads []Thread, log *slog.Logger) []string {
+func (p *Publisher) tidy(ctx context.Context, inst *gh.Installation, r *ent.Run, res *findings.Result, threads []Thread) []string {
+	log := logging.From(ctx)
 	back := map[string]bool{}
 	for i := range res.Findings {
 		back[res.Findings[i].ID()] = true
@@ -496,7 +502,7 @@ func (p *Publisher) tidy(ctx context.Context, inst *gh.Installation, r *ent.Run,
 		}
 		if err := p.resolve(ctx, r.Edges.Repository, t.ID); err != nil {
 			if _, ok := err.(errResolveForbidden); ok {
-				p.resolveRefused(ctx, r, err, log) // the other threads would be refused alike
+				p.resolveRefused(ctx, r, err) // the other threads would be refused alike
 				return resolved
 			}
 			if until, wait := gh.WaitFor(err, p.cfg.Now()); wait {
@@ -509,7 +515,7 @@ func (p *Publisher) tidy(ctx context.Context, inst *gh.Installation, r *ent.Run,
 			continue
 		}
 		if len(resolved) == 0 {
-			p.resolveWorked(ctx, r, log)
+			p.resolveWorked(ctx, r)
 		}
 		resolved = append(resolved, t.ID)
 	}
@@ -519,7 +525,8 @@ func (p *Publisher) tidy(ctx context.Context, inst *gh.Installation, r *ent.Run,
 // readOutcomes decides what became of the PR's earlier findings now that a
 // later review is out, from the threads just read (no new read) and one
 // compare. Failures are logged: the next review or the PR's closing reads again.
-func (p *Publisher) readOutcomes(ctx context.Context, inst *gh.Installation, r *ent.Run, res *findings.Result, threads []Thread, log *slog.Logger) {
+func (p *Publisher) readOutcomes(ctx context.Context, inst *gh.Installation, r *ent.Run, res *findings.Result, threads []Thread) {
+	log := logging.From(ctx)
 	full := make([]outcomes.Thread, len(threads))
 	for i, t := range threads {
 		full[i] = t.full
@@ -560,7 +567,8 @@ func durationOf(r *ent.Run, now time.Time) time.Duration {
 
 // removeRequest clears the pending review request that triggered the run
 // (best effort: GitHub may have cleared it already).
-func (p *Publisher) removeRequest(ctx context.Context, r *ent.Run, log *slog.Logger) {
+func (p *Publisher) removeRequest(ctx context.Context, r *ent.Run) {
+	log := logging.From(ctx)
 	if r.Trigger != run.TriggerReviewRequest || r.RequestTarget == "" {
 		return
 	}

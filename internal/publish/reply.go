@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 
 	"github.com/google/go-github/v88/github"
 	"github.com/shurcooL/githubv4"
@@ -15,6 +14,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
+	"github.com/chakshu-dev/chakshu/internal/logging"
 	"github.com/chakshu-dev/chakshu/internal/outcomes"
 	"github.com/chakshu-dev/chakshu/internal/runs"
 )
@@ -23,7 +23,8 @@ import (
 // carries the run's reply marker, and the thread is read first. When the
 // agent says the finding was wrong or is fixed and the thread is Chakshu's,
 // the thread is resolved.
-func (p *Publisher) publishReply(ctx context.Context, r *ent.Run, log *slog.Logger) error {
+func (p *Publisher) publishReply(ctx context.Context, r *ent.Run) error {
+	log := logging.From(ctx)
 	repo := r.Edges.Repository
 	st, err := runs.Result(r)
 	if err == nil && st.Reply == nil {
@@ -86,10 +87,10 @@ func (p *Publisher) publishReply(ctx context.Context, r *ent.Run, log *slog.Logg
 				if _, ok := err.(errResolveForbidden); !ok {
 					return err
 				}
-				p.resolveRefused(ctx, r, err, log)
+				p.resolveRefused(ctx, r, err)
 				tid = ""
 			} else {
-				p.resolveWorked(ctx, r, log)
+				p.resolveWorked(ctx, r)
 			}
 		}
 		resolvedThread = tid

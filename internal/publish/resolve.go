@@ -2,12 +2,12 @@ package publish
 
 import (
 	"context"
-	"log/slog"
 	"strings"
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
+	"github.com/chakshu-dev/chakshu/internal/logging"
 	"github.com/chakshu-dev/chakshu/internal/runs"
 )
 
@@ -48,7 +48,8 @@ func (p *Publisher) resolve(ctx context.Context, repo *ent.Repository, threadID 
 // resolveRefused records, once per run, that GitHub refused to resolve: on
 // the installation (the Status page lists it until a resolve succeeds) and in
 // the run's timeline.
-func (p *Publisher) resolveRefused(ctx context.Context, r *ent.Run, err error, log *slog.Logger) {
+func (p *Publisher) resolveRefused(ctx context.Context, r *ent.Run, err error) {
+	log := logging.From(ctx)
 	inst := r.Edges.Repository.Edges.Installation
 	log.Warn("resolve refused: the installation has not granted contents:write", "err", err)
 	if uerr := p.cfg.DB.Installation.Update().Where(installation.ID(inst.ID), installation.ResolveBlocked("")).
@@ -61,7 +62,8 @@ func (p *Publisher) resolveRefused(ctx context.Context, r *ent.Run, err error, l
 }
 
 // resolveWorked clears the installation's refusal once a resolve succeeds.
-func (p *Publisher) resolveWorked(ctx context.Context, r *ent.Run, log *slog.Logger) {
+func (p *Publisher) resolveWorked(ctx context.Context, r *ent.Run) {
+	log := logging.From(ctx)
 	inst := r.Edges.Repository.Edges.Installation
 	if err := p.cfg.DB.Installation.Update().Where(installation.ID(inst.ID), installation.ResolveBlockedNEQ("")).
 		SetResolveBlocked("").Exec(ctx); err != nil {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/chakshu-dev/chakshu/ent"
-
+	"github.com/chakshu-dev/chakshu/internal/logging"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 )
 
@@ -33,7 +33,7 @@ func (p *Publisher) publishShadow(ctx context.Context, r *ent.Run) error {
 	}
 	cfg, err := reviewers.FromEnt(used)
 	if err != nil {
-		p.cfg.Log.Warn("shadow run: reviewer config unreadable; using defaults", "run_id", r.ID, "err", err)
+		logging.From(ctx).Warn("shadow run: reviewer config unreadable; using defaults", "err", err)
 	}
 	plan := MakePlan(res.Findings, Rules{MinSeverity: cfg.MinSeverity, MaxFindings: cfg.MaxFindings}, nil, nil)
 	would := plan.Posted()

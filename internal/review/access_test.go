@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/chakshu-dev/chakshu/ent"
-	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 )
 
@@ -26,18 +26,9 @@ func TestAccessCanWrite(t *testing.T) {
 	s.SetPermission("acme/widget", "allowed", "read")
 	instID := s.Install(appID, "acme", nil, nil)
 	soloID := s.Install(appID, "solo", nil, nil)
-	apps, err := gh.New(gh.Config{AppID: appID, PrivateKey: key, BaseURL: s.URL(), GraphQLURL: s.GraphQLURL()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := apps.Installation(instID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	solo, err := apps.Installation(soloID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	apps := ghtest.Apps(t, s, appID, key)
+	in := ghtest.Installation(t, apps, instID)
+	solo := ghtest.Installation(t, apps, soloID)
 	widget := &ent.Repository{Owner: "acme", Name: "widget", FullName: "acme/widget"}
 	tool := &ent.Repository{Owner: "solo", Name: "tool", FullName: "solo/tool"}
 	a := NewAccess([]string{" Allowed ", ""})

@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/chakshu-dev/chakshu/ent"
-	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 )
@@ -25,14 +25,8 @@ func TestLoadRepoConfigDefaultBranchOnly(t *testing.T) {
 	s.CreateRepo("acme", "plain", map[string]string{"main.go": "package main\n"})
 	s.CreateRepo("acme", "broken", map[string]string{".github/chakshu.yml": "reviewers: [security]\nauto: maybe\n"})
 	instID := s.Install(appID, "acme", nil, nil)
-	apps, err := gh.New(gh.Config{AppID: appID, PrivateKey: key, BaseURL: s.URL(), GraphQLURL: s.GraphQLURL()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := apps.Installation(instID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	apps := ghtest.Apps(t, s, appID, key)
+	in := ghtest.Installation(t, apps, instID)
 	// A pull request rewrites the config on its head.
 	s.CreateBranch("acme/widget", "evil", "main")
 	s.Commit("acme/widget", "evil", map[string]string{

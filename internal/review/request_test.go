@@ -14,6 +14,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/fault"
 	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/store"
@@ -187,14 +188,8 @@ func newRequestWorld(t *testing.T, db *store.DB, files map[string]string, review
 	s.Commit("acme/widget", "feature", map[string]string{"a.go": "package main\n"}, "change")
 	n := s.OpenPR("acme/widget", "feature", "main", "Change a.go", "", "wanda", false)
 	instID := s.Install(appID, "acme", nil, nil)
-	apps, err := gh.New(gh.Config{AppID: appID, PrivateKey: key, BaseURL: s.URL(), GraphQLURL: s.GraphQLURL()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := apps.Installation(instID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	apps := ghtest.Apps(t, s, appID, key)
+	in := ghtest.Installation(t, apps, instID)
 	inst := db.Installation.Create().SetGithubID(instID).SetAccountLogin("acme").SaveX(ctx)
 	repo := db.Repository.Create().SetGithubID(1).SetOwner("acme").SetName("widget").SetFullName("acme/widget").
 		SetDefaultBranch("main").SetInstallation(inst).SaveX(ctx)

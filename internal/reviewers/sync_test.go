@@ -15,6 +15,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/reviewer"
 	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/models"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
@@ -44,11 +45,7 @@ func newSimFixture(t *testing.T, db *store.DB, files map[string]string) *simFixt
 	}
 	s.CreateRepo("acme", "widget", map[string]string{"main.go": "package main\n"})
 	instID := s.Install(appID, "acme", nil, nil)
-	apps, err := gh.New(gh.Config{AppID: appID, PrivateKey: key, BaseURL: s.URL(), GraphQLURL: s.GraphQLURL(),
-		Retry: gh.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	apps := ghtest.Apps(t, s, appID, key, ghtest.Retry(gh.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond}))
 	inst := db.Installation.Create().SetGithubID(instID).SetAccountLogin("acme").SaveX(context.Background())
 	syncer, err := NewSyncer(SyncerConfig{DB: db, Clients: apps})
 	if err != nil {

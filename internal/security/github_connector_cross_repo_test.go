@@ -11,6 +11,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/internal/connectors"
 	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/store"
@@ -35,11 +36,7 @@ func TestGitHubConnectorCrossRepo(t *testing.T) {
 		sim.SetPublic("acme/docs", true)
 		repos := []string{"acme/site", "acme/app", "acme/private-infra", "acme/docs"}
 		ghInst := sim.Install(appID, "acme", repos, nil)
-		apps, err := gh.New(gh.Config{AppID: appID, PrivateKey: pem, BaseURL: sim.URL(), GraphQLURL: sim.GraphQLURL(),
-			Retry: gh.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		apps := ghtest.Apps(t, sim, appID, pem, ghtest.Retry(gh.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}))
 		inst := db.Installation.Create().SetGithubID(ghInst).SetAccountLogin("acme").SaveX(ctx)
 		for i, full := range repos {
 			owner, name, _ := strings.Cut(full, "/")

@@ -4,8 +4,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -17,12 +15,14 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
 	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 	"github.com/chakshu-dev/chakshu/server/webhook"
+	"github.com/chakshu-dev/chakshu/server/webhook/webhooktest"
 	"github.com/chakshu-dev/chakshu/worker/events"
 )
 
@@ -47,15 +47,8 @@ func newReplyWorld(t *testing.T, db *store.DB, mut func(*events.Config)) *replyW
 	appID, pem := w.sim.CreateApp("chakshu")
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	bus := notify.NewLocal()
-	h, err := webhook.New(webhook.Config{DB: db, Secrets: []string{"hook-secret"}, Log: log, Bus: bus})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	mux.Handle(webhook.Route, h)
-	srv := httptest.NewServer(mux)
-	t.Cleanup(func() { srv.Close(); h.Close() })
-	w.sim.SetWebhook(srv.URL+"/webhooks/github", "hook-secret")
+	in := webhooktest.StartIntake(t, webhook.Config{DB: db, Secrets: []string{"hook-secret"}, Log: log, Bus: bus})
+	w.sim.SetWebhook(in.URL, "hook-secret")
 
 	w.sim.CreateOrg("acme")
 	for _, u := range []string{"alice", "bob", "mallory", "ally"} {
@@ -67,11 +60,8 @@ func newReplyWorld(t *testing.T, db *store.DB, mut func(*events.Config)) *replyW
 	w.sim.SetPermission(replyRepo, "mallory", "read")
 	w.sim.SetPermission(replyRepo, "ally", "read")
 	w.inst = w.sim.Install(appID, "acme", nil, nil)
-	w.apps, err = gh.New(gh.Config{AppID: appID, PrivateKey: pem, BaseURL: w.sim.URL(), GraphQLURL: w.sim.GraphQLURL(),
-		Retry: gh.RetryPolicy{Attempts: 2, BaseDelay: 10 * time.Millisecond, MaxDelay: 50 * time.Millisecond}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	var err error
+	w.apps = ghtest.Apps(t, w.sim, appID, pem, ghtest.Retry(gh.RetryPolicy{Attempts: 2, BaseDelay: 10 * time.Millisecond, MaxDelay: 50 * time.Millisecond}))
 	cfg := events.Config{DB: db, Bus: bus, Log: log, GitHub: w.apps, AppSlug: "chakshu", WorkerID: "test-worker",
 		AllowList: []string{"Ally"}, Backoff: []time.Duration{0, 0}}
 	if mut != nil {
@@ -110,10 +100,7 @@ func (w *replyWorld) pr(branch string) int {
 // thread posts a Chakshu finding comment on PR n as the App and returns its id.
 func (w *replyWorld) thread(n int) int64 {
 	w.t.Helper()
-	in, err := w.apps.Installation(w.inst)
-	if err != nil {
-		w.t.Fatal(err)
-	}
+	in := ghtest.Installation(w.t, w.apps, w.inst)
 	rv, _, err := in.REST.PullRequests.CreateReview(context.Background(), "acme", "widget", n, &github.PullRequestReviewRequest{
 		Event: github.Ptr("COMMENT"), Body: github.Ptr("review"),
 		Comments: []*github.DraftReviewComment{{Path: github.Ptr("a.go"), Line: github.Ptr(3), Side: github.Ptr("RIGHT"),

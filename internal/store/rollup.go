@@ -230,26 +230,10 @@ func (db *DB) rebuildRollup(ctx context.Context, tx *sql.Tx) error {
 	if _, err := tx.ExecContext(ctx, "DELETE FROM cost_rollups"); err != nil {
 		return fmt.Errorf("cost rollup: clear: %w", err)
 	}
-	sums := RunContribution("")
-	for i := range sums {
-		sums[i] = "SUM(" + sums[i] + ")"
-	}
-	for _, g := range RollupGrains {
-		for _, l := range rollupLevels {
-			repo, rev := l.cols("")
-			group := []string{db.RollupDay(g, "created_at")}
-			for _, c := range []string{repo, rev} {
-				if c != "0" {
-					group = append(group, c)
-				}
-			}
-			q := "INSERT INTO cost_rollups (grain, day, repository_id, reviewer_id, " + strings.Join(RollupSums, ", ") + ")\n" +
-				"SELECT '" + g + l.suffix + "', " + db.RollupDay(g, "created_at") + ", " + repo + ", " + rev + ", " + strings.Join(sums, ", ") +
-				"\nFROM runs GROUP BY " + strings.Join(group, ", ")
-			if _, err := tx.ExecContext(ctx, q); err != nil {
-				return fmt.Errorf("cost rollup: rebuild %s%s: %w", g, l.suffix, err)
-			}
-		}
+	// Every run, added to the emptied table (addRunsTo, as pruning adds
+	// the runs it deletes to the ledger).
+	if err := db.addRunsTo(ctx, tx, "cost_rollups", "true"); err != nil {
+		return err
 	}
 	// Runs pruned by retention are gone from runs but not from the costs.
 	return db.addPrunedToRollup(ctx, tx)

@@ -4,11 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
-	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -46,21 +43,9 @@ func TestOrgOwnersAreAdmins(t *testing.T) {
 		now.Store(time.Now().Unix())
 		key := make([]byte, 32)
 		rand.Read(key) //nolint:errcheck
-		var h http.Handler
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
-		defer srv.Close()
-		cfg := &config.Config{PublicURL: srv.URL, GitHubURL: sim.URL(), OAuthClientID: clientID, OAuthClientSecret: secret,
+		cfg := &config.Config{GitHubURL: sim.URL(), OAuthClientID: clientID, OAuthClientSecret: secret,
 			SecretKey: key, Admins: []string{"carol"}}
-		a, err := New(Config{DB: db, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Config: cfg,
-			Now: func() time.Time { return time.Unix(now.Load(), 0) }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		mux := http.NewServeMux()
-		for _, r := range a.Routes() {
-			mux.Handle(r.Pattern, r.Handler)
-		}
-		h = mux
+		srv := serveAuth(t, Config{DB: db, Config: cfg, Now: func() time.Time { return time.Unix(now.Load(), 0) }})
 
 		login := func(who string) *http.Client {
 			t.Helper()

@@ -2,7 +2,6 @@ package auth
 
 import (
 	"bytes"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -18,12 +17,24 @@ import (
 // secret keys (sandbox login, so a session needs no GitHub).
 func rotationServer(t *testing.T, db *store.DB, key []byte, previous ...[]byte) *httptest.Server {
 	t.Helper()
+	cfg := &config.Config{GitHubURL: "https://api.github.com/", Sandbox: true, Admins: []string{config.SandboxUser},
+		SecretKey: key, SecretKeyPrevious: previous}
+	return serveAuth(t, Config{DB: db, Config: cfg})
+}
+
+// serveAuth serves the routes of the Auth c builds on a test server, once
+// c.Config.PublicURL is the server's URL (a quiet logger when c.Log is nil);
+// the server closes when the test ends.
+func serveAuth(t *testing.T, c Config) *httptest.Server {
+	t.Helper()
 	var h http.Handler
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	t.Cleanup(srv.Close)
-	cfg := &config.Config{GitHubURL: "https://api.github.com/", Sandbox: true, Admins: []string{config.SandboxUser},
-		PublicURL: srv.URL, SecretKey: key, SecretKeyPrevious: previous}
-	a, err := New(Config{DB: db, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Config: cfg})
+	c.Config.PublicURL = srv.URL
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
+	a, err := New(c)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -27,20 +25,8 @@ func sandboxServer(t *testing.T, db *store.DB, cfg *config.Config, dev SandboxDe
 	t.Helper()
 	key := make([]byte, 32)
 	rand.Read(key) //nolint:errcheck
-	var h http.Handler
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
-	t.Cleanup(srv.Close)
-	cfg.PublicURL, cfg.SecretKey = srv.URL, key
-	a, err := New(Config{DB: db, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Config: cfg, SandboxDev: dev})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	for _, r := range a.Routes() {
-		mux.Handle(r.Pattern, r.Handler)
-	}
-	h = mux
-	return srv
+	cfg.SecretKey = key
+	return serveAuth(t, Config{DB: db, Config: cfg, SandboxDev: dev})
 }
 
 // browser is a cookie-keeping client of a sandboxServer.

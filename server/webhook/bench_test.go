@@ -4,10 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"runtime"
 	"slices"
@@ -42,14 +40,7 @@ import (
 // CHAKSHU_BENCH_RATE (deliveries/s) and CHAKSHU_BENCH_DURATION (a Go duration)
 // override the rate and the measured time to explore.
 func BenchmarkIntake(b *testing.B) {
-	rate := 2000
-	if v, err := strconv.Atoi(os.Getenv("CHAKSHU_BENCH_RATE")); err == nil && v > 0 {
-		rate = v
-	}
-	duration := 10 * time.Second
-	if v, err := time.ParseDuration(os.Getenv("CHAKSHU_BENCH_DURATION")); err == nil && v > 0 {
-		duration = v
-	}
+	rate, duration := benchLoad()
 	const (
 		warmup   = time.Second
 		clients  = 64
@@ -99,6 +90,19 @@ func BenchmarkIntake(b *testing.B) {
 	}
 }
 
+// benchLoad is the offered load of the intake benchmarks: 2,000 deliveries/s
+// for 10 s, or CHAKSHU_BENCH_RATE and CHAKSHU_BENCH_DURATION.
+func benchLoad() (rate int, duration time.Duration) {
+	rate, duration = 2000, 10*time.Second
+	if v, err := strconv.Atoi(os.Getenv("CHAKSHU_BENCH_RATE")); err == nil && v > 0 {
+		rate = v
+	}
+	if v, err := time.ParseDuration(os.Getenv("CHAKSHU_BENCH_DURATION")); err == nil && v > 0 {
+		duration = v
+	}
+	return rate, duration
+}
+
 type benchIntake struct {
 	addr   string
 	prefix []byte // the request up to the delivery ID's value
@@ -107,16 +111,8 @@ type benchIntake struct {
 
 func newBenchIntake(b *testing.B, db *store.DB, batch string, body []byte) *benchIntake {
 	b.Helper()
-	h, err := webhook.New(webhook.Config{DB: db, Secrets: []string{secret}, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Bus: notify.NewLocal(), Batch: webhook.BatchConfig{Mode: batch}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	mux.Handle(webhook.Route, h)
-	srv := httptest.NewServer(mux) // 127.0.0.1
-	b.Cleanup(func() { srv.Close(); h.Close() })
-	addr := strings.TrimPrefix(srv.URL, "http://")
+	in := webhooktest.StartIntake(b, webhook.Config{DB: db, Secrets: []string{secret}, Bus: notify.NewLocal(), Batch: webhook.BatchConfig{Mode: batch}})
+	addr := strings.TrimPrefix(in.Server.URL, "http://")
 	prefix := fmt.Sprintf("POST /webhooks/github HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"+
 		"X-GitHub-Event: issue_comment\r\nX-Hub-Signature-256: %s\r\nX-GitHub-Delivery: ", addr, len(body), webhooktest.Sign(secret, body))
 	return &benchIntake{addr: addr, prefix: []byte(prefix), body: body}
@@ -300,4 +296,15 @@ func machineCPU() (busy, total float64) {
 		}
 	}
 	return busy, total
+}
+
+// BenchmarkFacts: describing a typical delivery (GitHub's issue_comment example).
+func BenchmarkFacts(b *testing.B) {
+	payload := webhooktest.Examples(b, "issue_comment")[0].Payload
+	b.SetBytes(int64(len(payload)))
+	for b.Loop() {
+		if err := webhook.Facts(payload); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/chakshu-dev/chakshu/server/webhook/webhooktest"
 )
 
 // reference is what facts must agree with: encoding/json decoding the whole payload.
@@ -112,15 +110,4 @@ func FuzzValidJSON(f *testing.F) {
 			t.Fatalf("validJSON %v, json.Valid %v for %q", got, want, b)
 		}
 	})
-}
-
-// BenchmarkFacts: describing a typical delivery (GitHub's issue_comment example).
-func BenchmarkFacts(b *testing.B) {
-	payload := webhooktest.Examples(b, "issue_comment")[0].Payload
-	b.SetBytes(int64(len(payload)))
-	for b.Loop() {
-		if _, err := facts(payload); err != nil {
-			b.Fatal(err)
-		}
-	}
 }

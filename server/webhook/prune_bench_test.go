@@ -36,14 +36,7 @@ func BenchmarkIntakeWhilePruning(b *testing.B) {
 	if v, err := strconv.Atoi(os.Getenv("CHAKSHU_BENCH_PRUNE_ROWS")); err == nil && v > 0 {
 		rows = v
 	}
-	rate := 2000
-	if v, err := strconv.Atoi(os.Getenv("CHAKSHU_BENCH_RATE")); err == nil && v > 0 {
-		rate = v
-	}
-	duration := 10 * time.Second
-	if v, err := time.ParseDuration(os.Getenv("CHAKSHU_BENCH_DURATION")); err == nil && v > 0 {
-		duration = v
-	}
+	rate, duration := benchLoad()
 	const (
 		clients  = 64
 		budgetMS = 5.0

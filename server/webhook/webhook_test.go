@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -47,20 +46,12 @@ func newIntake(t *testing.T, db *store.DB, mut func(*webhook.Config)) *intake {
 	wake, stop := in.bus.Subscribe(notify.TopicEvents)
 	t.Cleanup(stop)
 	in.wake = wake
-	cfg := webhook.Config{DB: db, Secrets: []string{secret, oldSecret}, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Bus: in.bus, Metrics: in.reg}
+	cfg := webhook.Config{DB: db, Secrets: []string{secret, oldSecret}, Bus: in.bus, Metrics: in.reg}
 	if mut != nil {
 		mut(&cfg)
 	}
-	h, err := webhook.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	in.h = h
-	mux := http.NewServeMux()
-	mux.Handle(webhook.Route, h)
-	in.srv = httptest.NewServer(mux)
-	t.Cleanup(func() { in.srv.Close(); h.Close() })
+	served := webhooktest.StartIntake(t, cfg)
+	in.h, in.srv = served.Handler, served.Server
 	return in
 }
 

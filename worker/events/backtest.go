@@ -6,6 +6,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/internal/backtest"
+	"github.com/chakshu-dev/chakshu/internal/logging"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 )
 
@@ -40,7 +41,7 @@ func (h *handler) reviewerChange(ctx context.Context, e *pullRequestEvent) error
 	out, err := backtest.Request(ctx, h.cfg.DB, h.cfg.Bus, gc, backtest.Change{Installation: inst, Repo: reviewers.ReviewersRepo(inst),
 		Number: pr.Number, URL: pr.HTMLURL, HeadSHA: pr.Head.SHA, BaseSHA: pr.Base.SHA, Closed: closed})
 	if len(out.Created)+out.Cancelled > 0 {
-		h.log.Info("reviewer change: backtests", "queued", len(out.Created), "cancelled", out.Cancelled)
+		logging.From(ctx).Info("reviewer change: backtests", "queued", len(out.Created), "cancelled", out.Cancelled)
 	}
 	return err
 }
@@ -58,7 +59,7 @@ func (h *handler) backtestRerequested(ctx context.Context, e *checkRunEvent) err
 	}
 	bt, err := backtest.Rerun(ctx, h.cfg.DB, h.cfg.Bus, inst.ID, e.CheckRun.ID)
 	if bt != nil {
-		h.log.Info("backtest re-run", "reviewer", bt.ReviewerName, "pr", bt.PrNumber)
+		logging.From(ctx).Info("backtest re-run", "reviewer", bt.ReviewerName, "pr", bt.PrNumber)
 	}
 	return err
 }

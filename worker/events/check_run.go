@@ -8,6 +8,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
+	"github.com/chakshu-dev/chakshu/internal/logging"
 	"github.com/chakshu-dev/chakshu/internal/review"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 )
@@ -60,7 +61,7 @@ func (h *handler) checkRerequested(ctx context.Context, e *checkRunEvent) error 
 		}
 		number = r.PrNumber
 	}
-	h.log = h.log.With("pr", number, "reviewer", name)
+	ctx = logging.Add(ctx, "pr", number, "reviewer", name)
 	gc, err := h.client(inst.GithubID)
 	if err != nil {
 		return err

@@ -24,6 +24,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/fault"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
+	"github.com/chakshu-dev/chakshu/internal/logging"
 	"github.com/chakshu-dev/chakshu/internal/metrics"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/outcomes"
@@ -126,7 +127,7 @@ func New(cfg Config) (*Loop, error) {
 		cfg.MaxAttempts = 3
 	}
 	if cfg.StaleAfter <= 0 {
-		cfg.StaleAfter = 90 * time.Second
+		cfg.StaleAfter = worker.DeadAfter
 	}
 	if cfg.Concurrency <= 0 {
 		cfg.Concurrency = 2
@@ -158,6 +159,13 @@ func (l *Loop) Run(ctx context.Context) error {
 		defer stop()
 		wake = ch
 	}
+	ctx = logging.With(ctx, l.cfg.Log)
+	// Concurrency drainers, each on the loop skeleton with its own poll; a
+	// wake-up on the bus kicks them all.
+	drain := func(ctx context.Context) error {
+		_, err := l.Drain(ctx)
+		return err
+	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	kick := make([]chan struct{}, l.cfg.Concurrency)
@@ -166,26 +174,14 @@ func (l *Loop) Run(ctx context.Context) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for {
-				if _, err := l.Drain(ctx); err != nil && ctx.Err() == nil {
-					l.cfg.Log.Warn("events: claim", "err", redact.Error(err))
-				}
-				select {
-				case <-ctx.Done():
-					return
-				case <-kick[i]:
-				}
-			}
+			worker.Repeat(ctx, "events: claim", kick[i], l.cfg.PollInterval, drain) //nolint:errcheck // nil when ctx ends
 		}()
 	}
-	t := time.NewTicker(l.cfg.PollInterval)
-	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-wake:
-		case <-t.C:
 		}
 		for _, k := range kick {
 			select {
@@ -226,9 +222,9 @@ func (l *Loop) process(ctx context.Context, id int) {
 		l.cfg.Log.Warn("events: load", "event_id", id, "err", redact.Error(err))
 		return
 	}
-	log := l.cfg.Log.With("delivery_id", ev.DeliveryID, "event", ev.Event, "action", ev.Action,
-		"installation_id", ev.InstallationID, "repo", ev.Repository)
-	drop, herr := l.handle(ctx, log, ev)
+	log := l.cfg.Log.With(logging.KeyDelivery, ev.DeliveryID, "event", ev.Event, "action", ev.Action,
+		logging.KeyInstallation, ev.InstallationID, logging.KeyRepo, ev.Repository)
+	drop, herr := l.handle(logging.With(ctx, log), ev)
 	if ctx.Err() != nil && herr != nil {
 		return // shutting down: the lease lapses and another worker takes it over
 	}
@@ -279,13 +275,14 @@ func (l *Loop) process(ctx context.Context, id int) {
 
 // handle runs the event's handler, turning a panic into an error.
 // drop says the handler needs nothing of the payload again (dropPayload).
-func (l *Loop) handle(ctx context.Context, log *slog.Logger, ev *ent.WebhookEvent) (drop bool, err error) {
+// Its handlers log with the logger in ctx, which names the event.
+func (l *Loop) handle(ctx context.Context, ev *ent.WebhookEvent) (drop bool, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = fmt.Errorf("handler panic: %v", v)
 		}
 	}()
-	h := &handler{Loop: l, log: log, ev: ev}
+	h := &handler{Loop: l, ev: ev}
 	err = h.dispatch(ctx)
 	return h.dropPayload, err
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
 	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
@@ -38,11 +39,7 @@ func FuzzHandlePayload(f *testing.F) {
 	sim.Commit(repoFN, "change", map[string]string{"a.go": "package main\n\nfunc a() {}\n"}, "change")
 	prN := sim.OpenPR(repoFN, "change", "main", "Change", "", "alice", false)
 	pr := sim.PR(repoFN, prN)
-	apps, err := gh.New(gh.Config{AppID: appID, PrivateKey: pem, BaseURL: sim.URL(), GraphQLURL: sim.GraphQLURL(),
-		Retry: gh.RetryPolicy{Attempts: 1}})
-	if err != nil {
-		f.Fatal(err)
-	}
+	apps := ghtest.Apps(f, sim, appID, pem, ghtest.Retry(gh.RetryPolicy{Attempts: 1}))
 	loop, err := events.New(events.Config{DB: db, Log: discard(), GitHub: apps, AppSlug: slug, WorkerID: "fuzz",
 		MaxAttempts: 1, Backoff: []time.Duration{0}})
 	if err != nil {

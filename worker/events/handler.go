@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strings"
 
 	"github.com/google/go-github/v88/github"
@@ -15,13 +14,13 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
+	"github.com/chakshu-dev/chakshu/internal/logging"
 )
 
 // handler handles one event.
 type handler struct {
 	*Loop
-	log *slog.Logger
-	ev  *ent.WebhookEvent
+	ev *ent.WebhookEvent
 	// dropPayload: once handled, the event's payload is emptied at once
 	// (retention keeps the row for deduplication): set by handlers of
 	// events Chakshu stores only because GitHub sends them.
@@ -31,7 +30,7 @@ type handler struct {
 // dispatch picks the handler of the event type; other events are done, ignored.
 func (h *handler) dispatch(ctx context.Context) error {
 	if needsInstallation(h.ev.Event) && h.ev.InstallationID == 0 {
-		h.log.Debug("event outside an installation: ignored")
+		logging.From(ctx).Debug("event outside an installation: ignored")
 		return nil
 	}
 	switch h.ev.Event {

@@ -5,7 +5,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -16,11 +15,13 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
 	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/server/webhook"
+	"github.com/chakshu-dev/chakshu/server/webhook/webhooktest"
 	"github.com/chakshu-dev/chakshu/worker/events"
 )
 
@@ -66,15 +67,7 @@ func newEnv(t *testing.T, db *store.DB, o envOpts) *env {
 		logOut = o.log
 	}
 	log := slog.New(slog.NewJSONHandler(logOut, nil))
-	h, err := webhook.New(webhook.Config{DB: db, Secrets: []string{secret}, Log: log, Bus: e.bus})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	mux.Handle(webhook.Route, h)
-	srv := httptest.NewServer(mux)
-	t.Cleanup(func() { srv.Close(); h.Close() })
-	e.intake = srv.URL + "/webhooks/github"
+	e.intake = webhooktest.StartIntake(t, webhook.Config{DB: db, Secrets: []string{secret}, Log: log, Bus: e.bus}).URL
 	e.sim.SetWebhook(e.intake, secret)
 
 	e.sim.CreateOrg("acme")
@@ -90,11 +83,8 @@ func newEnv(t *testing.T, db *store.DB, o envOpts) *env {
 	e.sim.SetPermission(repoFN, "mallory", "read")
 	e.instID = e.sim.Install(appID, "acme", nil, nil)
 
-	e.apps, err = gh.New(gh.Config{AppID: appID, PrivateKey: pem, BaseURL: e.sim.URL(), GraphQLURL: e.sim.GraphQLURL(),
-		Retry: gh.RetryPolicy{Attempts: 2, BaseDelay: 10 * time.Millisecond, MaxDelay: 50 * time.Millisecond}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	var err error
+	e.apps = ghtest.Apps(t, e.sim, appID, pem, ghtest.Retry(gh.RetryPolicy{Attempts: 2, BaseDelay: 10 * time.Millisecond, MaxDelay: 50 * time.Millisecond}))
 	backoff := o.backoff
 	if backoff == nil {
 		backoff = []time.Duration{0, 0}
@@ -141,10 +131,7 @@ func (e *env) pr(branch, path string, draft bool) int {
 
 // installationClient is the App's REST client on the installation (to act as Chakshu in setup).
 func (e *env) installationClient() *gh.Installation {
-	in, err := e.apps.Installation(e.instID)
-	if err != nil {
-		e.t.Fatal(err)
-	}
+	in := ghtest.Installation(e.t, e.apps, e.instID)
 	return in
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/repository"
+	"github.com/chakshu-dev/chakshu/internal/logging"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 )
 
@@ -72,7 +73,7 @@ func (h *handler) upsertInstallation(ctx context.Context, in *installationPayloa
 	if err := up.Exec(ctx); err != nil {
 		return nil, fmt.Errorf("record installation %d: %w", in.ID, err)
 	}
-	h.log.Info("installation updated", "suspended", suspended) // h.log already carries the action
+	logging.From(ctx).Info("installation updated", "suspended", suspended) // the logger in ctx already carries the action
 	return h.cfg.DB.Installation.Query().Where(installation.GithubID(in.ID)).Only(ctx)
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/commands"
+	"github.com/chakshu-dev/chakshu/internal/logging"
 	"github.com/chakshu-dev/chakshu/internal/review"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 )
@@ -41,7 +42,7 @@ func (h *handler) commentCreated(ctx context.Context, e *issueCommentEvent) erro
 		return err
 	}
 	number, login := e.Issue.Number, c.User.Login
-	h.log = h.log.With("pr", number)
+	ctx = logging.Add(ctx, "pr", number)
 	all, err := review.EnabledReviewers(ctx, h.cfg.DB.Client, inst)
 	if err != nil {
 		return err
@@ -70,7 +71,7 @@ func (h *handler) commentCreated(ctx context.Context, e *issueCommentEvent) erro
 	switch {
 	case errors.Is(err, review.ErrNotAllowed):
 		// One polite answer per person and pull request, however often they ask.
-		h.log.Info("review asked by a user without write access", "user", login)
+		logging.From(ctx).Info("review asked by a user without write access", "user", login)
 		once := fmt.Sprintf("<!-- chakshu:not-allowed:%s -->", safeMarker(strings.ToLower(login)))
 		return h.comment(ctx, repo, number, once, notAllowedMessage(login), true)
 	case refused(err):
@@ -78,7 +79,7 @@ func (h *handler) commentCreated(ctx context.Context, e *issueCommentEvent) erro
 	case err != nil:
 		return err
 	}
-	h.log.Info("runs queued", "trigger", run.TriggerComment, "created", len(out.Created), "skipped", len(out.Skipped))
+	logging.From(ctx).Info("runs queued", "trigger", run.TriggerComment, "created", len(out.Created), "skipped", len(out.Skipped))
 	switch {
 	case len(out.Unknown) > 0:
 		return h.commentOnce(ctx, repo, number, marker, unknownReviewersMessage(out.Unknown, out.Known, len(out.Created)+len(out.Skipped)))

@@ -10,6 +10,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/internal/commands"
 	"github.com/chakshu-dev/chakshu/internal/learnings"
+	"github.com/chakshu-dev/chakshu/internal/logging"
 )
 
 // remember stores the review learning a writer asked for in Chakshu's thread,
@@ -25,7 +26,7 @@ func (h *handler) remember(ctx context.Context, gc *github.Client, inst *ent.Ins
 		return err
 	}
 	if !ok {
-		h.log.Info("remember asked by a user without write access", "user", login)
+		logging.From(ctx).Info("remember asked by a user without write access", "user", login)
 		return h.replyOnce(ctx, repo, pr, root, marker, rememberNotAllowedMessage(login))
 	}
 	if cmd.Directive == "" {
@@ -42,6 +43,6 @@ func (h *handler) remember(ctx context.Context, gc *github.Client, inst *ent.Ins
 	if err != nil {
 		return fmt.Errorf("store learning: %w", err)
 	}
-	h.log.Info("learning stored", "learning_id", l.ID, "glob", l.Glob, "user", login, "new", created)
+	logging.From(ctx).Info("learning stored", "learning_id", l.ID, "glob", l.Glob, "user", login, "new", created)
 	return h.replyOnce(ctx, repo, pr, root, marker, rememberedMessage(l.Directive, l.Glob))
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/logging"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/outcomes"
 	"github.com/chakshu-dev/chakshu/internal/review"
@@ -21,7 +22,7 @@ func (h *handler) pullRequest(ctx context.Context) error {
 	if err := h.decode(&e); err != nil {
 		return err
 	}
-	h.log = h.log.With("pr", e.PullRequest.Number)
+	ctx = logging.Add(ctx, "pr", e.PullRequest.Number)
 	if err := h.reviewerChange(ctx, &e); err != nil {
 		return err
 	}
@@ -80,7 +81,7 @@ func (h *handler) prTrigger(ctx context.Context, e *pullRequestEvent, trigger ru
 		return nil
 	}
 	if err == nil && !out.NoReviewers {
-		h.log.Info("runs queued", "trigger", trigger, "created", len(out.Created), "skipped", len(out.Skipped))
+		logging.From(ctx).Info("runs queued", "trigger", trigger, "created", len(out.Created), "skipped", len(out.Skipped))
 	}
 	return err
 }
@@ -155,7 +156,7 @@ func (h *handler) cancelSuperseded(ctx context.Context, e *pullRequestEvent, clo
 	}
 	n, err := runs.CancelSuperseded(ctx, h.cfg.DB.Client, repoID, e.PullRequest.Number, e.PullRequest.Head.SHA, closed, h.cfg.AppSlug)
 	if n > 0 {
-		h.log.Info("runs cancelled: pull request closed or pushed to", "runs", n, "closed", closed)
+		logging.From(ctx).Info("runs cancelled: pull request closed or pushed to", "runs", n, "closed", closed)
 		if h.cfg.Bus != nil {
 			h.cfg.Bus.Notify(ctx, notify.TopicFinish) //nolint:errcheck // the finisher polls too
 		}

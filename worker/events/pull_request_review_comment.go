@@ -16,6 +16,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/reviewer"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/commands"
+	"github.com/chakshu-dev/chakshu/internal/logging"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/publish"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
@@ -49,7 +50,7 @@ func (h *handler) replyCreated(ctx context.Context, e *reviewCommentEvent) error
 		return err
 	}
 	pr := &e.PullRequest
-	h.log = h.log.With("pr", pr.Number)
+	ctx = logging.Add(ctx, "pr", pr.Number)
 	if n, err := h.cfg.DB.Reviewer.Query().Where(reviewer.HasInstallationWith(installation.ID(inst.ID))).Count(ctx); err != nil || n == 0 {
 		return err // no reviewers here: no thread can be Chakshu's
 	}
@@ -61,7 +62,7 @@ func (h *handler) replyCreated(ctx context.Context, e *reviewCommentEvent) error
 	if err != nil || rv == nil {
 		return err // a person's thread: not ours to answer
 	}
-	h.log = h.log.With("reviewer", rv.Name)
+	ctx = logging.Add(ctx, "reviewer", rv.Name)
 	if cmd, ok := commands.Parse(c.Body, h.cfg.AppSlug); ok && cmd.Verb == commands.Remember {
 		return h.remember(ctx, gc, inst, repo, e, cmd)
 	}
@@ -113,7 +114,7 @@ func (h *handler) threadReviewer(ctx context.Context, gc *github.Client, inst *e
 	}
 	rv, err := h.cfg.DB.Reviewer.Query().Where(reviewer.NameEqualFold(m.Reviewer), reviewer.HasInstallationWith(installation.ID(inst.ID))).First(ctx)
 	if ent.IsNotFound(err) {
-		h.log.Info("reply in a thread of a reviewer that no longer exists", "reviewer", m.Reviewer)
+		logging.From(ctx).Info("reply in a thread of a reviewer that no longer exists", "reviewer", m.Reviewer)
 		return nil, nil
 	}
 	return rv, err
@@ -140,7 +141,7 @@ func (h *handler) queueReply(ctx context.Context, repo *ent.Repository, rv *ent.
 		SetMessage(fmt.Sprintf("Queued by %s (reply in a review thread).", login)).Exec(ctx); err != nil {
 		return fmt.Errorf("queue reply run: timeline: %w", err)
 	}
-	h.log.Info("reply run queued", "run_id", r.ID, "comment_id", commentID)
+	logging.From(ctx).Info("reply run queued", "run_id", r.ID, "comment_id", commentID)
 	if h.cfg.Bus != nil {
 		h.cfg.Bus.Notify(ctx, notify.TopicRuns) //nolint:errcheck // the dispatcher also polls
 	}

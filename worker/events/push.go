@@ -6,6 +6,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/installation"
+	"github.com/chakshu-dev/chakshu/internal/logging"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 )
 
@@ -45,6 +46,6 @@ func (h *handler) push(ctx context.Context) error {
 		return nil
 	}
 	h.dropPayload = false // the reviewers repository: kept as long as retention says
-	h.log.Info("reviewers repository pushed: sync requested", "commit", e.After)
+	logging.From(ctx).Info("reviewers repository pushed: sync requested", "commit", e.After)
 	return reviewers.RequestSync(ctx, h.cfg.DB, h.cfg.Bus, inst.ID)
 }

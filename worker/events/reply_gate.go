@@ -12,6 +12,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/logging"
 )
 
 // replyWindow is the window the reply limits (Config.ReplyLimitPerPR,
@@ -32,7 +33,7 @@ func (h *handler) mayQueueReply(ctx context.Context, gc *github.Client, inst *en
 	}
 	if !ok {
 		// One polite answer per thread, however often or by whom it is asked.
-		h.log.Info("reply by a user without write access", "user", login)
+		logging.From(ctx).Info("reply by a user without write access", "user", login)
 		marker := fmt.Sprintf("<!-- chakshu:reply-not-allowed:%d -->", rootID)
 		return false, h.reply(ctx, repo, pr, rootID, marker, replyNotAllowedMessage(login), true)
 	}
@@ -58,7 +59,7 @@ func (h *handler) mayQueueReply(ctx context.Context, gc *github.Client, inst *en
 		}
 		// The oldest of the last limit runs leaves the window first.
 		retry := rs[len(rs)-1].CreatedAt.Add(replyWindow).UTC().Truncate(time.Minute).Add(time.Minute)
-		h.log.Info("reply run refused by the rate limit", "user", login, "per", []string{"pr", "user"}[i], "limit", limits[i])
+		logging.From(ctx).Info("reply run refused by the rate limit", "user", login, "per", []string{"pr", "user"}[i], "limit", limits[i])
 		marker := fmt.Sprintf("<!-- chakshu:reply-limit:%d:%s:%d -->", rootID, safeMarker(strings.ToLower(login)), retry.Unix())
 		return false, h.reply(ctx, repo, pr, rootID, marker, replyLimitMessage(login, i == 0, limits[i], retry), true)
 	}

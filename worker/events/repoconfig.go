@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/internal/logging"
 	"github.com/chakshu-dev/chakshu/internal/review"
 )
 
@@ -13,7 +14,7 @@ import (
 // and the defaults apply.
 func (h *handler) reportConfig(repo *ent.Repository, pr int) func(context.Context, review.RepoConfig) error {
 	return func(ctx context.Context, rc review.RepoConfig) error {
-		h.log.Info("invalid repo config; defaults apply", "sha", rc.SHA, "err", rc.Invalid)
+		logging.From(ctx).Info("invalid repo config; defaults apply", "sha", rc.SHA, "err", rc.Invalid)
 		marker := fmt.Sprintf("<!-- chakshu:config-error:%s -->", safeMarker(rc.SHA))
 		return h.comment(ctx, repo, pr, marker, configErrorMessage(repo.DefaultBranch, rc.Invalid.Error()), true)
 	}

@@ -351,11 +351,22 @@ func TestInvalidRepoConfigReportedOnce(t *testing.T) {
 // App, and returns its id.
 func (e *env) chakshuThread(n int, path, body string) int64 {
 	e.t.Helper()
-	gc := e.installationClient().REST
-	rv, _, err := gc.PullRequests.CreateReview(context.Background(), "acme", "widget", n, &github.PullRequestReviewRequest{
-		Event: github.Ptr("COMMENT"), Body: github.Ptr("review"),
+	return e.thread(e.installationClient().REST, n, "review", path, body)
+}
+
+// thread starts a review thread on path line 3 of PR n as gc's user (a
+// COMMENT review, with reviewBody when not empty, of one comment) and
+// returns the comment's id.
+func (e *env) thread(gc *github.Client, n int, reviewBody, path, body string) int64 {
+	e.t.Helper()
+	in := &github.PullRequestReviewRequest{
+		Event:    github.Ptr("COMMENT"),
 		Comments: []*github.DraftReviewComment{{Path: github.Ptr(path), Line: github.Ptr(3), Side: github.Ptr("RIGHT"), Body: github.Ptr(body)}},
-	})
+	}
+	if reviewBody != "" {
+		in.Body = github.Ptr(reviewBody)
+	}
+	rv, _, err := gc.PullRequests.CreateReview(context.Background(), "acme", "widget", n, in)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -444,21 +455,7 @@ func (e *env) personThread(n int) int64 { return e.personThreadWithBody(n, "Nit:
 
 func (e *env) personThreadWithBody(n int, body string) int64 {
 	e.t.Helper()
-	gc := githubClientFor(e, "alice")
-	rv, _, err := gc.PullRequests.CreateReview(context.Background(), "acme", "widget", n, &github.PullRequestReviewRequest{
-		Event:    github.Ptr("COMMENT"),
-		Comments: []*github.DraftReviewComment{{Path: github.Ptr("a.go"), Line: github.Ptr(3), Side: github.Ptr("RIGHT"), Body: github.Ptr(body)}},
-	})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	for _, c := range e.sim.ReviewComments(repoFN, n) {
-		if c.ReviewID == rv.GetID() {
-			return c.ID
-		}
-	}
-	e.t.Fatal("no review comment")
-	return 0
+	return e.thread(githubClientFor(e, "alice"), n, "", "a.go", body)
 }
 
 func TestRememberInAThread(t *testing.T) {

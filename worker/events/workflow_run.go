@@ -11,6 +11,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/logging"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/runs"
 )
@@ -55,7 +56,7 @@ func (h *handler) workflowCompleted(ctx context.Context, e *workflowRunEvent) er
 		// 45-minute sweep.
 		return fmt.Errorf("run %d: Actions run %d ended before its dispatch was recorded", r.ID, wr.ID)
 	}
-	h.log = h.log.With("run_id", r.ID, "pr", r.PrNumber)
+	ctx = logging.Add(ctx, "run_id", r.ID, "pr", r.PrNumber)
 	conclusion := wr.Conclusion
 	reason := actionsEndReason(conclusion)
 	err = runs.Transition(ctx, h.cfg.DB.Client, r.ID, runs.Change{
@@ -74,7 +75,7 @@ func (h *handler) workflowCompleted(ctx context.Context, e *workflowRunEvent) er
 	if err != nil {
 		return err
 	}
-	h.log.Info("run failed: the Actions run ended without a result", "conclusion", conclusion)
+	logging.From(ctx).Info("run failed: the Actions run ended without a result", "conclusion", conclusion)
 	if h.cfg.Bus != nil {
 		h.cfg.Bus.Notify(ctx, notify.TopicFinish) //nolint:errcheck // the finisher also polls; it completes the check run once
 	}

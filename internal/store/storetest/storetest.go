@@ -41,13 +41,24 @@ func Each(t *testing.T, fn func(t *testing.T, db *store.DB)) {
 // "postgres"), closed and removed when the test ends.
 func Open(t testing.TB, dialect string) *store.DB {
 	t.Helper()
+	return open(t, dialect, true)
+}
+
+// open opens a fresh database of dialect, migrated or not.
+func open(t testing.TB, dialect string, migrated bool) *store.DB {
+	t.Helper()
 	ctx := context.Background()
 	var o store.Options
 	switch dialect {
 	case "sqlite":
 		o.DataDir = t.TempDir()
 	case "postgres":
-		o.DatabaseURL = NewPostgresDatabase(t)
+		PostgresAdminURL(t) // starts the server and makes the template
+		template := ""      // an empty database
+		if migrated {
+			template = pgTemplate
+		}
+		o.DatabaseURL = newDatabase(t, template)
 	default:
 		t.Fatalf("storetest: unknown dialect %q", dialect)
 	}
@@ -56,7 +67,7 @@ func Open(t testing.TB, dialect string) *store.DB {
 		t.Fatalf("storetest: %v", err)
 	}
 	t.Cleanup(func() { db.Close() })
-	if dialect == "sqlite" {
+	if migrated && dialect == "sqlite" {
 		if err := db.Migrate(ctx); err != nil {
 			t.Fatalf("storetest: %v", err)
 		}
@@ -75,11 +86,20 @@ var (
 // on the test server and returns its URL; it is dropped when the test ends.
 func NewPostgresDatabase(t testing.TB) string {
 	t.Helper()
-	pgOnce.Do(func() { pgAdminURL, pgTemplate, pgErr = setupPostgres() })
-	if pgErr != nil {
-		t.Fatalf("storetest: postgres: %v", pgErr)
-	}
+	PostgresAdminURL(t)
+	return newDatabase(t, pgTemplate)
+}
+
+// newDatabase creates a database on the started test server, a copy of
+// template ("" for an empty one), drops it when the test ends, and returns
+// its URL.
+func newDatabase(t testing.TB, template string) string {
+	t.Helper()
 	name := "chakshu_t_" + randHex(6)
+	create := "CREATE DATABASE " + name
+	if template != "" {
+		create += " TEMPLATE " + template
+	}
 	admin, err := sql.Open("pgx", pgAdminURL)
 	if err != nil {
 		t.Fatalf("storetest: %v", err)
@@ -87,7 +107,7 @@ func NewPostgresDatabase(t testing.TB) string {
 	defer admin.Close()
 	var lastErr error
 	for i := 0; i < 20; i++ { // the template may be busy for a moment
-		if _, lastErr = admin.Exec(fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s", name, pgTemplate)); lastErr == nil {
+		if _, lastErr = admin.Exec(create); lastErr == nil {
 			break
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -283,37 +303,5 @@ func lastLines(s string, n int) string {
 // an older release's schema themselves.
 func OpenEmpty(t testing.TB, dialect string) *store.DB {
 	t.Helper()
-	ctx := context.Background()
-	var o store.Options
-	switch dialect {
-	case "sqlite":
-		o.DataDir = t.TempDir()
-	case "postgres":
-		admin, err := sql.Open("pgx", PostgresAdminURL(t))
-		if err != nil {
-			t.Fatalf("storetest: %v", err)
-		}
-		defer admin.Close()
-		name := "chakshu_t_" + randHex(6)
-		if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
-			t.Fatalf("storetest: create database: %v", err)
-		}
-		t.Cleanup(func() {
-			a, err := sql.Open("pgx", pgAdminURL)
-			if err != nil {
-				return
-			}
-			defer a.Close()
-			a.Exec(fmt.Sprintf("DROP DATABASE IF EXISTS %s WITH (FORCE)", name)) //nolint:errcheck
-		})
-		o.DatabaseURL = withDatabase(pgAdminURL, name)
-	default:
-		t.Fatalf("storetest: unknown dialect %q", dialect)
-	}
-	db, err := store.Open(ctx, o)
-	if err != nil {
-		t.Fatalf("storetest: %v", err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
+	return open(t, dialect, false)
 }

@@ -1,6 +1,8 @@
 // Package webhooktest helps tests deliver webhooks: it signs payloads like
-// GitHub does and loads GitHub's published example payloads
-// (@octokit/webhooks-examples, installed with `npm ci` on first use).
+// GitHub does, loads GitHub's published example payloads
+// (@octokit/webhooks-examples, installed with `npm ci` on first use), and
+// serves Chakshu's webhook intake over real HTTP (StartIntake), the set-up
+// every test that lets the simulator deliver to Chakshu shares.
 package webhooktest
 
 import (
@@ -10,14 +12,19 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/chakshu-dev/chakshu/server/webhook"
 )
 
 // Sign returns the X-Hub-Signature-256 value of body under secret.
@@ -153,4 +160,33 @@ func npmCI(d string) error {
 var Handled = []string{
 	"issue_comment", "pull_request", "pull_request_review_comment", "workflow_run",
 	"check_run", "installation", "installation_repositories", "push",
+}
+
+// Intake is Chakshu's webhook intake (server/webhook) served over real HTTP
+// for a test.
+type Intake struct {
+	Handler *webhook.Handler
+	Server  *httptest.Server
+	// URL is where deliveries go: the server's webhook.Route.
+	URL string
+}
+
+// StartIntake builds the intake with cfg (a quiet logger when cfg.Log is nil)
+// and serves it at webhook.Route on a test server on 127.0.0.1. The server and
+// the intake's writers close when the test ends. Point the simulator's App at
+// it with sim.SetWebhook(in.URL, secret).
+func StartIntake(tb testing.TB, cfg webhook.Config) *Intake {
+	tb.Helper()
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	h, err := webhook.New(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle(webhook.Route, h)
+	srv := httptest.NewServer(mux)
+	tb.Cleanup(func() { srv.Close(); h.Close() })
+	return &Intake{Handler: h, Server: srv, URL: srv.URL + strings.TrimPrefix(webhook.Route, http.MethodPost+" ")}
 }
