@@ -43,3 +43,47 @@ func TestPrunerPass(t *testing.T) {
 		}
 	})
 }
+
+// Batches are sized by how long their slowest transaction held the write
+// lock: halved at once while over the target, grown by a quarter while under
+// half of it, never past the configured most nor under leastBatch.
+func TestPruneBatchSizer(t *testing.T) {
+	const target = time.Millisecond
+	s := newBatchSizer(500, target)
+	if s.rows() != 4*leastBatch {
+		t.Fatalf("starts at %d rows, want %d", s.rows(), 4*leastBatch)
+	}
+	steps := []struct {
+		slowest time.Duration
+		want    int
+	}{
+		{100 * time.Microsecond, 50}, // quick: +¼
+		{400 * time.Microsecond, 62}, // under half the target: +¼
+		{700 * time.Microsecond, 62}, // between half and the target: kept
+		{target, 62},                 // at the target: kept
+		{3 * time.Millisecond, 31},   // slow: halved
+		{20 * time.Millisecond, 15},  // still slow: halved again
+		{20 * time.Millisecond, 10},  // never under leastBatch
+		{20 * time.Millisecond, 10},
+		{0, 12}, // nothing written: grows
+	}
+	for i, st := range steps {
+		s.took(st.slowest)
+		if s.rows() != st.want {
+			t.Fatalf("step %d (slowest %v): %d rows, want %d", i, st.slowest, s.rows(), st.want)
+		}
+	}
+	for range 100 {
+		s.took(0)
+	}
+	if s.rows() != 500 {
+		t.Fatalf("grew to %d rows, want the configured most, 500", s.rows())
+	}
+	s.took(2 * target)
+	if s.rows() != 250 {
+		t.Fatalf("slow at the most: %d rows, want 250", s.rows())
+	}
+	if small := newBatchSizer(5, target); small.rows() != 5 {
+		t.Fatalf("a most of 5 starts at %d rows", small.rows())
+	}
+}
