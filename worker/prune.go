@@ -78,7 +78,7 @@ func (s *batchSizer) rows() int { return s.n }
 func (s *batchSizer) took(slowest time.Duration) {
 	switch {
 	case slowest > s.target:
-		s.n = max(leastBatch, min(s.n, s.most)/2)
+		s.n = max(min(leastBatch, s.most), s.n/2)
 	case slowest < s.target/2:
 		s.n = min(s.most, s.n+max(1, s.n/4))
 	}

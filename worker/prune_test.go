@@ -83,7 +83,14 @@ func TestPruneBatchSizer(t *testing.T) {
 	if s.rows() != 250 {
 		t.Fatalf("slow at the most: %d rows, want 250", s.rows())
 	}
-	if small := newBatchSizer(5, target); small.rows() != 5 {
-		t.Fatalf("a most of 5 starts at %d rows", small.rows())
+	for _, most := range []int{1, 5} {
+		small := newBatchSizer(most, target)
+		if small.rows() != most {
+			t.Fatalf("a most of %d starts at %d rows", most, small.rows())
+		}
+		small.took(2 * target)
+		if small.rows() != most {
+			t.Fatalf("a most of %d: %d rows after a slow batch, want %d (under leastBatch already)", most, small.rows(), most)
+		}
 	}
 }
