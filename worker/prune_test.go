@@ -50,22 +50,23 @@ func TestPrunerPass(t *testing.T) {
 func TestPruneBatchSizer(t *testing.T) {
 	const target = time.Millisecond
 	s := newBatchSizer(500, target)
-	if s.rows() != 4*leastBatch {
-		t.Fatalf("starts at %d rows, want %d", s.rows(), 4*leastBatch)
+	if s.rows() != leastBatch {
+		t.Fatalf("starts at %d rows, want %d", s.rows(), leastBatch)
 	}
 	steps := []struct {
 		slowest time.Duration
 		want    int
 	}{
-		{100 * time.Microsecond, 50}, // quick: +¼
-		{400 * time.Microsecond, 62}, // under half the target: +¼
-		{700 * time.Microsecond, 62}, // between half and the target: kept
-		{target, 62},                 // at the target: kept
-		{3 * time.Millisecond, 31},   // slow: halved
-		{20 * time.Millisecond, 15},  // still slow: halved again
-		{20 * time.Millisecond, 10},  // never under leastBatch
-		{20 * time.Millisecond, 10},
-		{0, 12}, // nothing written: grows
+		{100 * time.Microsecond, 62}, // quick: +¼
+		{400 * time.Microsecond, 77}, // under half the target: +¼
+		{700 * time.Microsecond, 77}, // between half and the target: kept
+		{target, 77},                 // at the target: kept
+		{0, 96},                      // nothing written: grows
+		{0, 120},
+		{3 * time.Millisecond, 60},  // slow: halved
+		{20 * time.Millisecond, 50}, // never under leastBatch
+		{20 * time.Millisecond, 50},
+		{0, 62},
 	}
 	for i, st := range steps {
 		s.took(st.slowest)
