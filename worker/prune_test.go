@@ -43,3 +43,55 @@ func TestPrunerPass(t *testing.T) {
 		}
 	})
 }
+
+// Batches are sized by how long their slowest transaction held the write
+// lock: halved at once while over the target, grown by a quarter while under
+// half of it, never past the configured most nor under leastBatch.
+func TestPruneBatchSizer(t *testing.T) {
+	const target = time.Millisecond
+	s := newBatchSizer(500, target)
+	if s.rows() != leastBatch {
+		t.Fatalf("starts at %d rows, want %d", s.rows(), leastBatch)
+	}
+	steps := []struct {
+		slowest time.Duration
+		want    int
+	}{
+		{100 * time.Microsecond, 62}, // quick: +¼
+		{400 * time.Microsecond, 77}, // under half the target: +¼
+		{700 * time.Microsecond, 77}, // between half and the target: kept
+		{target, 77},                 // at the target: kept
+		{0, 96},                      // nothing written: grows
+		{0, 120},
+		{3 * time.Millisecond, 60},  // slow: halved
+		{20 * time.Millisecond, 50}, // never under leastBatch
+		{20 * time.Millisecond, 50},
+		{0, 62},
+	}
+	for i, st := range steps {
+		s.took(st.slowest)
+		if s.rows() != st.want {
+			t.Fatalf("step %d (slowest %v): %d rows, want %d", i, st.slowest, s.rows(), st.want)
+		}
+	}
+	for range 100 {
+		s.took(0)
+	}
+	if s.rows() != 500 {
+		t.Fatalf("grew to %d rows, want the configured most, 500", s.rows())
+	}
+	s.took(2 * target)
+	if s.rows() != 250 {
+		t.Fatalf("slow at the most: %d rows, want 250", s.rows())
+	}
+	for _, most := range []int{1, 5} {
+		small := newBatchSizer(most, target)
+		if small.rows() != most {
+			t.Fatalf("a most of %d starts at %d rows", most, small.rows())
+		}
+		small.took(2 * target)
+		if small.rows() != most {
+			t.Fatalf("a most of %d: %d rows after a slow batch, want %d (under leastBatch already)", most, small.rows(), most)
+		}
+	}
+}

@@ -196,7 +196,8 @@ func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, [
 	if err != nil {
 		return nil, nil, err
 	}
-	prune, err := worker.NewPruner(worker.PruneConfig{DB: d.db, Log: d.log, Retention: storeRetention(d.cfg.Retention), Interval: d.cfg.Retention.Interval})
+	prune, err := worker.NewPruner(worker.PruneConfig{DB: d.db, Log: d.log, Retention: storeRetention(d.cfg.Retention),
+		Interval: d.cfg.Retention.Interval, Target: d.cfg.Retention.WriteTarget})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -189,7 +189,8 @@ var Settings = []struct{ Name, Meaning, Default string }{
 	{"CHAKSHU_RETAIN_RUN_EVENTS", "finished runs' timeline entries are deleted after this", "90d"},
 	{"CHAKSHU_RETAIN_RUNS", "finished runs (with findings and timeline) are deleted after this; cost figures stay exact", "365d"},
 	{"CHAKSHU_RETAIN_WORKERS", "rows of workers silent this long are deleted", "7d"},
-	{"CHAKSHU_PRUNE_INTERVAL, CHAKSHU_PRUNE_BATCH", "how often a worker prunes; rows per pruning statement", "1m; 500"},
+	{"CHAKSHU_PRUNE_INTERVAL, CHAKSHU_PRUNE_BATCH", "how often a worker prunes; the most rows per pruning transaction", "1m; 500"},
+	{"CHAKSHU_PRUNE_WRITE_TARGET", "how long one pruning transaction may hold the write lock: batches shrink while theirs take longer, grow while they take under half", "1ms"},
 	{"CHAKSHU_CONFIG_FILE", "a file of NAME=value lines setting the same names (the environment wins)", "unset"},
 }
 

@@ -29,8 +29,12 @@ type Retention struct {
 	Workers time.Duration
 	// Interval is how often a worker prunes (CHAKSHU_PRUNE_INTERVAL).
 	Interval time.Duration
-	// Batch is how many rows one pruning statement touches (CHAKSHU_PRUNE_BATCH).
+	// Batch is the most rows of a kind one pruning transaction touches
+	// (CHAKSHU_PRUNE_BATCH).
 	Batch int
+	// WriteTarget is how long one pruning transaction may hold the write
+	// lock; batches shrink while theirs take longer (CHAKSHU_PRUNE_WRITE_TARGET).
+	WriteTarget time.Duration
 }
 
 const day = 24 * time.Hour
@@ -48,6 +52,7 @@ var DefaultRetention = Retention{
 	Workers:         7 * day,
 	Interval:        time.Minute,
 	Batch:           500,
+	WriteTarget:     time.Millisecond,
 }
 
 // RedeliveryWindow is how far back GitHub at apiURL lets deliveries be
@@ -109,12 +114,20 @@ func (c *Config) loadRetention(get func(name, def string) string) error {
 	if r.Workers != 0 && r.Workers <= c.DeadWorkerAfter {
 		return fmt.Errorf("CHAKSHU_RETAIN_WORKERS: must be longer than CHAKSHU_DEAD_WORKER_AFTER (%s), or a live worker's row could go", c.DeadWorkerAfter)
 	}
-	if v := get("CHAKSHU_PRUNE_INTERVAL", ""); v != "" {
-		x, err := time.ParseDuration(v)
-		if err != nil || x <= 0 {
-			return fmt.Errorf("CHAKSHU_PRUNE_INTERVAL: want a duration such as 1m, got %q", v)
+	for _, s := range []struct {
+		name, example string
+		dst           *time.Duration
+	}{
+		{"CHAKSHU_PRUNE_INTERVAL", "1m", &r.Interval},
+		{"CHAKSHU_PRUNE_WRITE_TARGET", "1ms", &r.WriteTarget},
+	} {
+		if v := get(s.name, ""); v != "" {
+			x, err := time.ParseDuration(v)
+			if err != nil || x <= 0 {
+				return fmt.Errorf("%s: want a duration such as %s, got %q", s.name, s.example, v)
+			}
+			*s.dst = x
 		}
-		r.Interval = x
 	}
 	return loadWholeNumbers(get, []wholeNumber{{"CHAKSHU_PRUNE_BATCH", &r.Batch, DefaultRetention.Batch, 1}})
 }

@@ -49,6 +49,9 @@ func TestRetentionSettings(t *testing.T) {
 		{"interval zero", map[string]string{"CHAKSHU_PRUNE_INTERVAL": "0s"}, nil, "CHAKSHU_PRUNE_INTERVAL"},
 		{"batch 1", map[string]string{"CHAKSHU_PRUNE_BATCH": "1"}, func(r Retention) bool { return r.Batch == 1 }, ""},
 		{"batch 0", map[string]string{"CHAKSHU_PRUNE_BATCH": "0"}, nil, "CHAKSHU_PRUNE_BATCH: want a whole number ≥ 1"},
+		{"write target", map[string]string{"CHAKSHU_PRUNE_WRITE_TARGET": "3ms"}, func(r Retention) bool { return r.WriteTarget == 3*time.Millisecond }, ""},
+		{"write target default", map[string]string{}, func(r Retention) bool { return r.WriteTarget == time.Millisecond }, ""},
+		{"write target zero", map[string]string{"CHAKSHU_PRUNE_WRITE_TARGET": "0"}, nil, "CHAKSHU_PRUNE_WRITE_TARGET: want a duration such as 1ms"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg, err := Load(lookup(c.env))

@@ -28,13 +28,18 @@ type Retention struct {
 	Runs time.Duration
 	// Workers: a worker row whose last heartbeat is older is deleted.
 	Workers time.Duration
-	// Batch is how many rows one statement touches; 0 means 500.
+	// Batch is how many rows of each kind one PruneBatch removes, each kind
+	// in one transaction; 0 means 500. The Pruner lowers it while those
+	// transactions are slow (PruneConfig.Target).
 	Batch int
 }
 
 // Pruned counts what one pass removed.
 type Pruned struct {
 	Payloads, WebhookEvents, FailedEvents, RunEvents, Runs, Workers int
+	// Slowest is the longest any one write transaction held the database's
+	// write lock (on PostgreSQL: lasted); the Pruner sizes batches by it.
+	Slowest time.Duration
 }
 
 // Total is the number of rows changed.
@@ -50,6 +55,7 @@ func (p *Pruned) Add(q Pruned) {
 	p.RunEvents += q.RunEvents
 	p.Runs += q.Runs
 	p.Workers += q.Workers
+	p.Slowest = max(p.Slowest, q.Slowest)
 }
 
 // prunedTable keeps the cost rollup's figures of pruned runs, in the rollup's
@@ -133,7 +139,7 @@ const finishedRunStatuses = "('succeeded', 'failed', 'cancelled')"
 
 // PruneBatch removes at most r.Batch rows of each kind that r says are past
 // keeping, each kind in its own short transaction, and returns what it
-// removed. Callers repeat it until it removes nothing (Pruner).
+// removed and how long its slowest transaction held the write lock. Callers repeat it until it removes nothing (Pruner).
 // payloadsAfter bounds the payload scan from below (the previous pass's
 // progress; the zero time scans from the row retention's cut-off).
 func (db *DB) PruneBatch(ctx context.Context, r Retention, now time.Time, payloadsAfter time.Time) (Pruned, time.Time, error) {
@@ -149,26 +155,24 @@ func (db *DB) PruneBatch(ctx context.Context, r Retention, now time.Time, payloa
 		if r.WebhookEvents > 0 && from.Before(now.Add(-r.WebhookEvents)) {
 			from = now.Add(-r.WebhookEvents)
 		}
-		if p.Payloads, payloadsAfter, err = db.clearPayloads(ctx, from, now.Add(-r.WebhookPayloads), n); err != nil {
+		if p.Payloads, payloadsAfter, err = db.clearPayloads(ctx, &p.Slowest, from, now.Add(-r.WebhookPayloads), n); err != nil {
 			return p, payloadsAfter, err
 		}
 	}
 	// Each kind: find the rows by reading (no lock on SQLite's WAL), then,
-	// only when there are some, delete them by id in short write
-	// transactions that check the condition again.
+	// only when there are some, delete them by id in one short write
+	// transaction that checks the condition again.
 	del := func(k pruneKind, dst *int, age time.Duration) error {
 		args := []any{now.Add(-age)}
 		ids, err := db.ids(ctx, db.pruneFind(k, n), args...)
 		if err != nil || len(ids) == 0 {
 			return err
 		}
-		for _, part := range db.writeChunks(ids) {
-			got, err := db.execWrite(ctx, db.Rebind(db.pruneDelete(k, len(part))), append(part, args...)...)
-			if err != nil {
-				return fmt.Errorf("prune %s: %w", k.table, err)
-			}
-			*dst += int(got)
+		got, err := db.execWrite(ctx, &p.Slowest, db.Rebind(db.pruneDelete(k, len(ids))), append(ids, args...)...)
+		if err != nil {
+			return fmt.Errorf("prune %s: %w", k.table, err)
 		}
+		*dst = int(got)
 		return nil
 	}
 	for _, kind := range []struct {
@@ -189,7 +193,7 @@ func (db *DB) PruneBatch(ctx context.Context, r Retention, now time.Time, payloa
 		}
 	}
 	if r.Runs > 0 {
-		if p.Runs, err = db.pruneRuns(ctx, now.Add(-r.Runs), n); err != nil {
+		if p.Runs, err = db.pruneRuns(ctx, &p.Slowest, now.Add(-r.Runs), n); err != nil {
 			return p, payloadsAfter, err
 		}
 	}
@@ -245,7 +249,7 @@ func (db *DB) prunedRuns(ids int) string {
 // clearPayloads empties the payloads of handled events received in
 // [from, before), oldest first, at most n; it returns how many and the
 // receipt time reached (the next call's from).
-func (db *DB) clearPayloads(ctx context.Context, from, before time.Time, n int) (int, time.Time, error) {
+func (db *DB) clearPayloads(ctx context.Context, slowest *time.Duration, from, before time.Time, n int) (int, time.Time, error) {
 	if !from.Before(before) {
 		return 0, from, nil
 	}
@@ -277,14 +281,9 @@ func (db *DB) clearPayloads(ctx context.Context, from, before time.Time, n int) 
 		// Nothing left below before: the next pass starts there.
 		return 0, before, nil
 	}
-	var k int64
-	for _, part := range db.writeChunks(ids) {
-		q := db.Rebind(db.clearPayloadsSQL(len(part)))
-		n, err := db.execWrite(ctx, q, append([]any{[]byte{}}, part...)...)
-		if err != nil {
-			return 0, from, fmt.Errorf("prune payloads: %w", err)
-		}
-		k += n
+	k, err := db.execWrite(ctx, slowest, db.Rebind(db.clearPayloadsSQL(len(ids))), append([]any{[]byte{}}, ids...)...)
+	if err != nil {
+		return 0, from, fmt.Errorf("prune payloads: %w", err)
 	}
 	if len(ids) < n {
 		last = before
@@ -333,13 +332,12 @@ func placeholders(n int) string {
 }
 
 // pruneRuns deletes up to n finished runs created before cut, with their
-// findings and timeline, in transactions (one on PostgreSQL, of
-// sqliteWriteChunk runs each on SQLite) that each first move their rollup
+// findings and timeline, in one transaction that first moves their rollup
 // figures into the ledger and adds them back to the rollup, so the delete
 // trigger's subtraction leaves the rollup as it was. It runs only while this
 // release's triggers are in force (a newer release's triggers may treat a
 // delete otherwise; that release prunes).
-func (db *DB) pruneRuns(ctx context.Context, cut time.Time, n int) (int, error) {
+func (db *DB) pruneRuns(ctx context.Context, slowest *time.Duration, cut time.Time, n int) (int, error) {
 	have, err := db.rollupTriggers(ctx, db.SQL)
 	if err != nil {
 		return 0, fmt.Errorf("prune runs: %w", err)
@@ -356,55 +354,41 @@ func (db *DB) pruneRuns(ctx context.Context, cut time.Time, n int) (int, error) 
 	if err != nil || len(ids) == 0 {
 		return 0, err
 	}
-	total := 0
-	for _, part := range db.writeChunks(ids) {
-		k, err := db.pruneRunsByID(ctx, part)
-		if err != nil {
-			return total, fmt.Errorf("prune runs: %w", err)
-		}
-		total += k
+	k, err := db.pruneRunsByID(ctx, slowest, ids)
+	if err != nil {
+		return 0, fmt.Errorf("prune runs: %w", err)
 	}
-	return total, nil
+	return k, nil
 }
 
 // pruneRunsByID deletes the runs among ids still finished, in one transaction.
-func (db *DB) pruneRunsByID(ctx context.Context, ids []any) (int, error) {
-	release, err := db.backgroundWrite(ctx)
-	if err != nil {
-		return 0, err
-	}
-	defer release()
-	tx, err := db.SQL.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, err
-	}
-	defer tx.Rollback() //nolint:errcheck
-	in := db.prunedRuns(len(ids))
-	if db.Postgres() {
-		// Hold the rows: a concurrent update between the copy and the delete
-		// would make the trigger subtract other figures than those added.
-		if _, err := tx.ExecContext(ctx, db.Rebind("SELECT id FROM runs WHERE "+in+" FOR UPDATE"), ids...); err != nil {
-			return 0, err
-		}
-	}
-	// The runs' figures as they are now, inside the transaction that deletes them.
-	for _, table := range []string{prunedTable, "cost_rollups"} {
-		if err := db.addRunsTo(ctx, tx, table, in, ids...); err != nil {
-			return 0, err
-		}
-	}
+func (db *DB) pruneRunsByID(ctx context.Context, slowest *time.Duration, ids []any) (int, error) {
 	var k int64
-	for _, q := range db.pruneRunsDeletes(len(ids)) {
-		res, err := tx.ExecContext(ctx, db.Rebind(q), ids...)
-		if err != nil {
-			return 0, err
+	err := db.pruneTx(ctx, slowest, func(tx *sql.Tx) error {
+		in := db.prunedRuns(len(ids))
+		if db.Postgres() {
+			// Hold the rows: a concurrent update between the copy and the delete
+			// would make the trigger subtract other figures than those added.
+			if _, err := tx.ExecContext(ctx, db.Rebind("SELECT id FROM runs WHERE "+in+" FOR UPDATE"), ids...); err != nil {
+				return err
+			}
 		}
-		k, _ = res.RowsAffected() // the last one deletes the runs
-	}
-	if err := tx.Commit(); err != nil {
-		return 0, err
-	}
-	return int(k), nil
+		// The runs' figures as they are now, inside the transaction that deletes them.
+		for _, table := range []string{prunedTable, "cost_rollups"} {
+			if err := db.addRunsTo(ctx, tx, table, in, ids...); err != nil {
+				return err
+			}
+		}
+		for _, q := range db.pruneRunsDeletes(len(ids)) {
+			res, err := tx.ExecContext(ctx, db.Rebind(q), ids...)
+			if err != nil {
+				return err
+			}
+			k, _ = res.RowsAffected() // the last one deletes the runs
+		}
+		return nil
+	})
+	return int(k), err
 }
 
 // pruneRunsDeletes are pruneRunsByID's deletes, in order, for ids ids: the
@@ -418,28 +402,85 @@ func (db *DB) pruneRunsDeletes(ids int) []string {
 	}
 }
 
-// execWrite runs one writing statement in a transaction of its own. On
-// SQLite that transaction is immediate (store.SQLiteDSN): it takes the write
-// lock first, waiting its turn behind the intake's writer, where an
+// pruneTx runs fn in one write transaction of pruning and raises *slowest to
+// how long it held the database's write lock (the wait for its turn
+// excluded), when longer.
+//
+// On SQLite it waits for the write gate (writegate.go), and its connection
+// does not checkpoint inside the COMMIT: SQLite runs the automatic
+// checkpoint (copy the WAL's pages back and fsync the database, tens of
+// milliseconds once a thousand pages have piled up, and pruning's deletes
+// fill them fast) in the COMMIT statement, so the gate, and with it the
+// webhook intake, would wait for it: 100-row deletes at 300,000 rows took
+// 1.5 ms at the median and 36–48 ms at most. It checkpoints after the gate
+// is released instead (PASSIVE: it never blocks a writer), at most once a
+// second (pruneCheckpointEvery): after every transaction, the next ones
+// took three times as long (5 ms at the median), writing the WAL again
+// over pages the checkpoint had just flushed. The transaction is
+// immediate (store.SQLiteDSN): it takes the write lock first, where an
 // autocommit statement that read first could fail with SQLITE_BUSY when a
 // write lands between its read and its write.
-func (db *DB) execWrite(ctx context.Context, q string, args ...any) (int64, error) {
+//
+// On PostgreSQL its commit does not wait for the WAL's flush
+// (synchronous_commit off, for this transaction only): a crash may lose the
+// last few hundred milliseconds of pruning, which the next pass simply does
+// again (every prune write is idempotent: it checks its condition again), and
+// the webhook intake's commits, which do wait for their flush, no longer
+// queue behind a prune commit's.
+func (db *DB) pruneTx(ctx context.Context, slowest *time.Duration, fn func(tx *sql.Tx) error) error {
+	conn, err := db.SQL.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if !db.Postgres() {
+		if _, err := conn.ExecContext(ctx, "PRAGMA wal_autocheckpoint = 0"); err != nil {
+			return err
+		}
+		defer func() {
+			bg := context.WithoutCancel(ctx)
+			conn.ExecContext(bg, "PRAGMA wal_autocheckpoint = 1000") //nolint:errcheck // as the pool's other connections
+			if db.gate.checkpointDue(time.Now()) {
+				conn.ExecContext(bg, "PRAGMA wal_checkpoint(PASSIVE)") //nolint:errcheck // the next one copies what this leaves
+			}
+		}()
+	}
 	release, err := db.backgroundWrite(ctx)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	defer release()
-	tx, err := db.SQL.BeginTx(ctx, nil)
+	t0 := time.Now()
+	defer func() { *slowest = max(*slowest, time.Since(t0)) }()
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	defer tx.Rollback() //nolint:errcheck
-	res, err := tx.ExecContext(ctx, q, args...)
-	if err != nil {
-		return 0, err
+	if db.Postgres() {
+		if _, err := tx.ExecContext(ctx, "SET LOCAL synchronous_commit = off"); err != nil {
+			return err
+		}
 	}
-	k, _ := res.RowsAffected()
-	return k, tx.Commit()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// execWrite runs one writing statement of pruning in a transaction of its
+// own (pruneTx) and returns how many rows it changed.
+func (db *DB) execWrite(ctx context.Context, slowest *time.Duration, q string, args ...any) (int64, error) {
+	var k int64
+	err := db.pruneTx(ctx, slowest, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		k, _ = res.RowsAffected()
+		return nil
+	})
+	return k, err
 }
 
 // ids reads the ids a query (with ?-placeholders) selects.
@@ -458,22 +499,4 @@ func (db *DB) ids(ctx context.Context, q string, args ...any) ([]any, error) {
 		out = append(out, id)
 	}
 	return out, rows.Err()
-}
-
-// sqliteWriteChunk bounds the rows one pruning transaction writes on SQLite,
-// where it holds the database's only write lock: the webhook intake waits
-// for it, so it is kept to a few milliseconds.
-const sqliteWriteChunk = 100
-
-// writeChunks splits ids into the groups written in one transaction each.
-func (db *DB) writeChunks(ids []any) [][]any {
-	if db.Postgres() {
-		return [][]any{ids}
-	}
-	var out [][]any
-	for len(ids) > sqliteWriteChunk {
-		out = append(out, ids[:sqliteWriteChunk])
-		ids = ids[sqliteWriteChunk:]
-	}
-	return append(out, ids)
 }

@@ -24,6 +24,18 @@ type writeGate struct {
 	mu sync.Mutex
 	// urgent counts urgent writers waiting for mu or holding it.
 	urgent atomic.Int32
+	// checkpointed is when pruning last checkpointed (UnixNano; pruneTx).
+	checkpointed atomic.Int64
+}
+
+// pruneCheckpointEvery is how often at most pruning checkpoints the WAL.
+const pruneCheckpointEvery = time.Second
+
+// checkpointDue says whether pruning should checkpoint now, and if so
+// records that it does.
+func (g *writeGate) checkpointDue(now time.Time) bool {
+	last := g.checkpointed.Load()
+	return now.UnixNano()-last >= int64(pruneCheckpointEvery) && g.checkpointed.CompareAndSwap(last, now.UnixNano())
 }
 
 // backgroundPoll is how often a background writer looks again while an

@@ -50,3 +50,22 @@ func TestWriteGateUrgentFirst(t *testing.T) {
 	}
 	g.unlockUrgent()
 }
+
+// Pruning checkpoints the WAL at most once per pruneCheckpointEvery, and
+// of two asking at once only one does.
+func TestWriteGateCheckpointDue(t *testing.T) {
+	var g writeGate
+	t0 := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
+	if !g.checkpointDue(t0) {
+		t.Fatal("the first prune transaction does not checkpoint")
+	}
+	if g.checkpointDue(t0.Add(pruneCheckpointEvery - time.Millisecond)) {
+		t.Fatal("checkpointed again within pruneCheckpointEvery")
+	}
+	if !g.checkpointDue(t0.Add(pruneCheckpointEvery)) {
+		t.Fatal("no checkpoint after pruneCheckpointEvery")
+	}
+	if g.checkpointDue(t0.Add(pruneCheckpointEvery)) {
+		t.Fatal("two checkpoints for one moment")
+	}
+}
