@@ -138,6 +138,13 @@ func (d *Dispatcher) Dispatch(ctx context.Context, id int) {
 	}
 	if err := d.dispatch(ctx, log, r, repo, rv); err != nil {
 		if until, ok := gh.WaitFor(err, time.Now()); ok {
+			if gh.Paced(err) {
+				// Every new run of the installation would meet the same
+				// budget: claims go to other installations meanwhile.
+				if herr := d.cfg.DB.HoldStarts(ctx, repo.Edges.Installation.ID, until); herr != nil {
+					log.Warn("dispatch: hold the installation's starts", "err", herr)
+				}
+			}
 			d.waitForGitHub(ctx, log, id, until, err)
 			return
 		}
