@@ -259,11 +259,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, log *slog.Logger, r *ent.Run,
 	}
 
 	ref := repo.DefaultBranch
-	details, err := d.cfg.Write.Dispatch(ctx, check.Repo, WorkflowFile, ref, map[string]any{
-		"run_id":    strconv.Itoa(r.ID),
-		"pr_number": strconv.Itoa(r.PrNumber),
-		"head_sha":  r.HeadSha,
-	})
+	details, err := d.cfg.Write.Dispatch(ctx, check.Repo, WorkflowFile, ref, DispatchInputs(r))
 	if err != nil {
 		if _, wait := gh.WaitFor(err, time.Now()); wait {
 			return err // a rate limit, not a refusal: Dispatch puts the run back
@@ -302,6 +298,17 @@ func (d *Dispatcher) dispatch(ctx context.Context, log *slog.Logger, r *ent.Run,
 		}
 	}
 	return nil
+}
+
+// DispatchInputs are the workflow_dispatch inputs that start run r: exactly
+// those the workflow template declares (GitHub refuses any other with 422
+// "Unexpected inputs provided").
+func DispatchInputs(r *ent.Run) map[string]any {
+	return map[string]any{
+		"run_id":    strconv.Itoa(r.ID),
+		"pr_number": strconv.Itoa(r.PrNumber),
+		"head_sha":  r.HeadSha,
+	}
 }
 
 // moved cancels a run whose PR moved on or closed before its review started,

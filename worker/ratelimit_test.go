@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/action"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/runevent"
 	"github.com/chakshu-dev/chakshu/internal/findings"
@@ -24,7 +25,7 @@ import (
 func TestDispatchWaitsForGitHubRateLimit(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		f := newFixture(t, db, map[string]string{".github/workflows/chakshu.yml": "on: workflow_dispatch\n"})
+		f := newFixture(t, db, map[string]string{".github/workflows/chakshu.yml": action.WorkflowTemplate})
 		const dispatches = "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches"
 		f.sim.InjectFault(ghsim.Fault{Match: dispatches, Kind: ghsim.FaultSecondaryRateLimit, NoRetryAfter: true, Times: 2})
 		r := f.enqueue(t)
@@ -86,7 +87,7 @@ func TestDispatchWaitsForGitHubRateLimit(t *testing.T) {
 func TestDispatchWaitsForPrimaryReset(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		f := newFixture(t, db, map[string]string{".github/workflows/chakshu.yml": "on: workflow_dispatch\n"})
+		f := newFixture(t, db, map[string]string{".github/workflows/chakshu.yml": action.WorkflowTemplate})
 		f.sim.InjectFault(ghsim.Fault{Match: "GET /repos/{owner}/{repo}/pulls/{pull_number}", Kind: ghsim.FaultPrimaryRateLimit, RetryAfter: 600, Times: 1})
 		r := f.enqueue(t)
 		start := time.Now()
@@ -173,7 +174,7 @@ func TestPublishAndFinishSayTheWaitOnTheCheck(t *testing.T) {
 func TestPacedInstallationIsNotClaimedAgainBeforeItsTime(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		f := newFixture(t, db, map[string]string{".github/workflows/chakshu.yml": "on: workflow_dispatch\n"})
+		f := newFixture(t, db, map[string]string{".github/workflows/chakshu.yml": action.WorkflowTemplate})
 		f.enqueue(t)
 		f.enqueueAs(t, "style")
 		// One content-creating write an hour, kept for reviews under way: a

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/action"
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/findings"
@@ -129,7 +130,7 @@ func newScaleWorld(b *testing.B, size orgScale, latency time.Duration, asks []in
 		org := fmt.Sprintf("org%02d", i)
 		repo := org + "/app"
 		w.sim.CreateOrg(org)
-		w.sim.CreateRepo(org, "app", map[string]string{"main.go": "package main\n", ".github/workflows/chakshu.yml": "on: workflow_dispatch\n"})
+		w.sim.CreateRepo(org, "app", map[string]string{"main.go": "package main\n", ".github/workflows/chakshu.yml": action.WorkflowTemplate})
 		w.sim.SetPermission(repo, "alice", "write")
 		instID := w.sim.Install(w.appID, org, nil, nil)
 		inst := w.db.Installation.Create().SetGithubID(instID).SetAccountLogin(org).SaveX(ctx)
