@@ -81,7 +81,7 @@ func TestClaimIsFairAcrossInstallations(t *testing.T) {
 
 // Runs under way count as in flight whatever holds them (dispatched, running,
 // publishing); finished runs do not. An installation with N in flight goes
-// after one with N-1, and the older run wins a tie.
+// after one with N-1, and a tie goes to the installation not claimed since.
 func TestClaimCountsRunsInFlight(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
@@ -99,9 +99,9 @@ func TestClaimCountsRunsInFlight(t *testing.T) {
 		if id, _ := db.Claim(ctx, store.QueuedRuns, "w", time.Now(), 0); id != bRun {
 			t.Fatalf("claimed %d, want b's run %d (1 in flight against 2)", id, bRun)
 		}
-		// Now both have two in flight: the older run goes first.
+		// Now both have two in flight: a, never claimed, goes before b, just claimed.
 		if id, _ := db.Claim(ctx, store.QueuedRuns, "w", time.Now(), 0); id != aRun {
-			t.Fatalf("claimed %d, want a's older run %d on a tie", id, aRun)
+			t.Fatalf("claimed %d, want a's run %d on a tie (b was just claimed)", id, aRun)
 		}
 	})
 }
