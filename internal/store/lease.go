@@ -73,11 +73,19 @@ var queues = []Queue{QueuedRuns, PublishingRuns, WebhookEvents, QueuedBacktests,
 // inFlight counts, per installation, the runs under way: dispatched to
 // Actions, running, publishing, or held by a dispatcher right now. Two
 // indexable halves rather than one OR, so neither scans the history.
-const inFlight = `SELECT p.installation_repositories AS inst, COUNT(*) AS n FROM (
+// The held half reads run_held_by_repository (by name on SQLite, which
+// without statistics would rather walk every queued run).
+func (db *DB) inFlight() string {
+	held := "runs"
+	if !db.Postgres() {
+		held = "runs INDEXED BY run_held_by_repository"
+	}
+	return `SELECT p.installation_repositories AS inst, COUNT(*) AS n FROM (
 	SELECT repository_runs AS repo FROM runs WHERE status IN ('dispatched','running','publishing')
 	UNION ALL
-	SELECT repository_runs FROM runs WHERE status = 'queued' AND lease_owner <> ''
+	SELECT repository_runs FROM ` + held + ` WHERE status = 'queued' AND lease_owner <> ''
 ) f JOIN repositories p ON p.id = f.repo GROUP BY p.installation_repositories`
+}
 
 // queueIndexes serve the fair claim and the in-flight count with a short
 // walk each: per repository, its waiting runs oldest first, and its runs a
@@ -127,16 +135,45 @@ func (db *DB) Claim(ctx context.Context, q Queue, owner string, now time.Time, s
 	if q.fair {
 		return db.claimFair(ctx, q, owner, now, staleAfter)
 	}
-	return db.claimIn(ctx, q, owner, now, staleAfter, 0)
+	return db.claimIn(ctx, db.SQL, q, owner, now, staleAfter, 0)
+}
+
+// rowQuerier is a database or a transaction.
+type rowQuerier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// queuedRuns is the runs table as the fair claim reads it: on SQLite through
+// run_queued_by_repository by name when only waiting rows count (without
+// statistics SQLite would rather walk every queued run by lease_owner).
+func (db *DB) queuedRuns(staleAfter time.Duration) string {
+	if db.Postgres() || staleAfter > 0 {
+		return "runs t"
+	}
+	return "runs t INDEXED BY run_queued_by_repository"
+}
+
+// dueRunOf selects the due runs (cond) of installation inst (an SQL
+// expression). Each planner gets the shape it walks by index: SQLite a
+// lookup of the installation's repositories in run_queued_by_repository,
+// PostgreSQL a join (it plans the IN form as a scan per installation).
+func (db *DB) dueRunOf(inst, cond string, staleAfter time.Duration) string {
+	if db.Postgres() {
+		return `SELECT 1 FROM runs t JOIN repositories p ON p.id = t.repository_runs
+			WHERE p.installation_repositories = ` + inst + ` AND ` + cond
+	}
+	return `SELECT 1 FROM ` + db.queuedRuns(staleAfter) + `
+		WHERE t.repository_runs IN (SELECT id FROM repositories WHERE installation_repositories = ` + inst + `) AND ` + cond
 }
 
 // claimIn claims the first due row of q in q's order; with inst > 0 only a
 // run of that installation (its repositories').
-func (db *DB) claimIn(ctx context.Context, q Queue, owner string, now time.Time, staleAfter time.Duration, inst int) (int, error) {
+func (db *DB) claimIn(ctx context.Context, tx rowQuerier, q Queue, owner string, now time.Time, staleAfter time.Duration, inst int) (int, error) {
 	cond, condArgs := q.claimable(now, staleAfter)
-	pick := cond
+	from, pick := q.table+" t", cond
 	pickArgs := condArgs
 	if inst > 0 {
+		from = db.queuedRuns(staleAfter)
 		pick = cond + " AND t.repository_runs IN (SELECT id FROM repositories WHERE installation_repositories = ?)"
 		pickArgs = append(slices.Clone(condArgs), inst)
 	}
@@ -153,12 +190,12 @@ func (db *DB) claimIn(ctx context.Context, q Queue, owner string, now time.Time,
 	}
 	// The outer UPDATE names the table t too, so the same condition applies.
 	query := db.Rebind(`UPDATE ` + q.table + ` AS t SET ` + set + `
-		WHERE t.id = (SELECT t.id FROM ` + q.table + ` t WHERE ` + pick + ` ORDER BY ` + q.order + ` LIMIT 1` + lock + `)
+		WHERE t.id = (SELECT t.id FROM ` + from + ` WHERE ` + pick + ` ORDER BY ` + q.order + ` LIMIT 1` + lock + `)
 		AND ` + cond + ` RETURNING id`)
 	args := append([]any{owner, now}, pickArgs...)
 	args = append(args, condArgs...)
 	var id int
-	err := db.SQL.QueryRowContext(ctx, query, args...).Scan(&id)
+	err := tx.QueryRowContext(ctx, query, args...).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}
@@ -184,6 +221,12 @@ func (db *DB) claimFair(ctx context.Context, q Queue, owner string, now time.Tim
 	if db.Postgres() {
 		lock = " FOR UPDATE OF i SKIP LOCKED"
 	}
+	// One transaction: one commit for the stamp and the claim.
+	tx, err := db.SQL.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("claim %s: %w", q.name, err)
+	}
+	defer tx.Rollback() //nolint:errcheck
 	var tried []string
 	for range 3 {
 		skip := ""
@@ -196,9 +239,8 @@ func (db *DB) claimFair(ctx context.Context, q Queue, owner string, now time.Tim
 			held = "TRUE"
 		}
 		query := db.Rebind(`UPDATE installations SET last_claim_at = ? WHERE id = (
-			SELECT i.id FROM installations i LEFT JOIN (` + inFlight + `) busy ON busy.inst = i.id
-			WHERE ` + held + skip + ` AND EXISTS (SELECT 1 FROM ` + q.table + ` t JOIN repositories p ON p.id = t.repository_runs
-				WHERE p.installation_repositories = i.id AND ` + cond + `)
+			SELECT i.id FROM installations i LEFT JOIN (` + db.inFlight() + `) busy ON busy.inst = i.id
+			WHERE ` + held + skip + ` AND EXISTS (` + db.dueRunOf("i.id", cond, staleAfter) + `)
 			ORDER BY COALESCE(busy.n, 0), i.last_claim_at IS NOT NULL, i.last_claim_at, i.id LIMIT 1` + lock + `) RETURNING id`)
 		args := []any{now}
 		if staleAfter <= 0 {
@@ -206,16 +248,22 @@ func (db *DB) claimFair(ctx context.Context, q Queue, owner string, now time.Tim
 		}
 		args = append(args, condArgs...)
 		var inst int
-		err := db.SQL.QueryRowContext(ctx, query, args...).Scan(&inst)
+		err := tx.QueryRowContext(ctx, query, args...).Scan(&inst)
 		if errors.Is(err, sql.ErrNoRows) {
 			return 0, nil
 		}
 		if err != nil {
 			return 0, fmt.Errorf("claim %s: pick the installation: %w", q.name, err)
 		}
-		id, err := db.claimIn(ctx, q, owner, now, staleAfter, inst)
-		if id != 0 || err != nil {
-			return id, err
+		id, err := db.claimIn(ctx, tx, q, owner, now, staleAfter, inst)
+		if err != nil {
+			return 0, err
+		}
+		if id != 0 {
+			if err := tx.Commit(); err != nil {
+				return 0, fmt.Errorf("claim %s: %w", q.name, err)
+			}
+			return id, nil
 		}
 		tried = append(tried, strconv.Itoa(inst))
 	}
