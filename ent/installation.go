@@ -55,6 +55,10 @@ type Installation struct {
 	SecondaryHits int `json:"secondary_hits,omitempty"`
 	// the content-creation budget shared by every worker process: per pacing window, when the next write is due (GCRA theoretical arrival time, unix ns, comma-separated)
 	WritePace string `json:"write_pace,omitempty"`
+	// when a dispatcher last claimed a run of this installation: among installations with as many runs in flight, the one claimed longest ago goes first (round-robin)
+	LastClaimAt *time.Time `json:"last_claim_at,omitempty"`
+	// no queued run of this installation is claimed for dispatch before then: its content budget for starting reviews is spent, so a claim would only hand the run back
+	StartsHeldUntil *time.Time `json:"starts_held_until,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the InstallationQuery when eager-loading is set.
 	Edges        InstallationEdges `json:"edges"`
@@ -144,7 +148,7 @@ func (*Installation) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullInt64)
 		case installation.FieldAccountLogin, installation.FieldAccountType, installation.FieldReviewersRepo, installation.FieldLastSyncCommit, installation.FieldLastSyncError, installation.FieldResolveBlocked, installation.FieldGithubWaitReason, installation.FieldWritePace:
 			values[i] = new(sql.NullString)
-		case installation.FieldCreatedAt, installation.FieldUpdatedAt, installation.FieldLastSyncAt, installation.FieldSyncRequestedAt, installation.FieldGithubWaitUntil:
+		case installation.FieldCreatedAt, installation.FieldUpdatedAt, installation.FieldLastSyncAt, installation.FieldSyncRequestedAt, installation.FieldGithubWaitUntil, installation.FieldLastClaimAt, installation.FieldStartsHeldUntil:
 			values[i] = new(sql.NullTime)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -284,6 +288,20 @@ func (_m *Installation) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.WritePace = value.String
 			}
+		case installation.FieldLastClaimAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field last_claim_at", values[i])
+			} else if value.Valid {
+				_m.LastClaimAt = new(time.Time)
+				*_m.LastClaimAt = value.Time
+			}
+		case installation.FieldStartsHeldUntil:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field starts_held_until", values[i])
+			} else if value.Valid {
+				_m.StartsHeldUntil = new(time.Time)
+				*_m.StartsHeldUntil = value.Time
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -407,6 +425,16 @@ func (_m *Installation) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("write_pace=")
 	builder.WriteString(_m.WritePace)
+	builder.WriteString(", ")
+	if v := _m.LastClaimAt; v != nil {
+		builder.WriteString("last_claim_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	if v := _m.StartsHeldUntil; v != nil {
+		builder.WriteString("starts_held_until=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -277,6 +277,34 @@ func (_c *InstallationCreate) SetNillableWritePace(v *string) *InstallationCreat
 	return _c
 }
 
+// SetLastClaimAt sets the "last_claim_at" field.
+func (_c *InstallationCreate) SetLastClaimAt(v time.Time) *InstallationCreate {
+	_c.mutation.SetLastClaimAt(v)
+	return _c
+}
+
+// SetNillableLastClaimAt sets the "last_claim_at" field if the given value is not nil.
+func (_c *InstallationCreate) SetNillableLastClaimAt(v *time.Time) *InstallationCreate {
+	if v != nil {
+		_c.SetLastClaimAt(*v)
+	}
+	return _c
+}
+
+// SetStartsHeldUntil sets the "starts_held_until" field.
+func (_c *InstallationCreate) SetStartsHeldUntil(v time.Time) *InstallationCreate {
+	_c.mutation.SetStartsHeldUntil(v)
+	return _c
+}
+
+// SetNillableStartsHeldUntil sets the "starts_held_until" field if the given value is not nil.
+func (_c *InstallationCreate) SetNillableStartsHeldUntil(v *time.Time) *InstallationCreate {
+	if v != nil {
+		_c.SetStartsHeldUntil(*v)
+	}
+	return _c
+}
+
 // AddBacktestIDs adds the "backtests" edge to the Backtest entity by IDs.
 func (_c *InstallationCreate) AddBacktestIDs(ids ...int) *InstallationCreate {
 	_c.mutation.AddBacktestIDs(ids...)
@@ -597,6 +625,14 @@ func (_c *InstallationCreate) createSpec() (*Installation, *sqlgraph.CreateSpec)
 	if value, ok := _c.mutation.WritePace(); ok {
 		_spec.SetField(installation.FieldWritePace, field.TypeString, value)
 		_node.WritePace = value
+	}
+	if value, ok := _c.mutation.LastClaimAt(); ok {
+		_spec.SetField(installation.FieldLastClaimAt, field.TypeTime, value)
+		_node.LastClaimAt = &value
+	}
+	if value, ok := _c.mutation.StartsHeldUntil(); ok {
+		_spec.SetField(installation.FieldStartsHeldUntil, field.TypeTime, value)
+		_node.StartsHeldUntil = &value
 	}
 	if nodes := _c.mutation.BacktestsIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -994,6 +1030,42 @@ func (u *InstallationUpsert) UpdateWritePace() *InstallationUpsert {
 	return u
 }
 
+// SetLastClaimAt sets the "last_claim_at" field.
+func (u *InstallationUpsert) SetLastClaimAt(v time.Time) *InstallationUpsert {
+	u.Set(installation.FieldLastClaimAt, v)
+	return u
+}
+
+// UpdateLastClaimAt sets the "last_claim_at" field to the value that was provided on create.
+func (u *InstallationUpsert) UpdateLastClaimAt() *InstallationUpsert {
+	u.SetExcluded(installation.FieldLastClaimAt)
+	return u
+}
+
+// ClearLastClaimAt clears the value of the "last_claim_at" field.
+func (u *InstallationUpsert) ClearLastClaimAt() *InstallationUpsert {
+	u.SetNull(installation.FieldLastClaimAt)
+	return u
+}
+
+// SetStartsHeldUntil sets the "starts_held_until" field.
+func (u *InstallationUpsert) SetStartsHeldUntil(v time.Time) *InstallationUpsert {
+	u.Set(installation.FieldStartsHeldUntil, v)
+	return u
+}
+
+// UpdateStartsHeldUntil sets the "starts_held_until" field to the value that was provided on create.
+func (u *InstallationUpsert) UpdateStartsHeldUntil() *InstallationUpsert {
+	u.SetExcluded(installation.FieldStartsHeldUntil)
+	return u
+}
+
+// ClearStartsHeldUntil clears the value of the "starts_held_until" field.
+func (u *InstallationUpsert) ClearStartsHeldUntil() *InstallationUpsert {
+	u.SetNull(installation.FieldStartsHeldUntil)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create.
 // Using this option is equivalent to using:
 //
@@ -1344,6 +1416,48 @@ func (u *InstallationUpsertOne) SetWritePace(v string) *InstallationUpsertOne {
 func (u *InstallationUpsertOne) UpdateWritePace() *InstallationUpsertOne {
 	return u.Update(func(s *InstallationUpsert) {
 		s.UpdateWritePace()
+	})
+}
+
+// SetLastClaimAt sets the "last_claim_at" field.
+func (u *InstallationUpsertOne) SetLastClaimAt(v time.Time) *InstallationUpsertOne {
+	return u.Update(func(s *InstallationUpsert) {
+		s.SetLastClaimAt(v)
+	})
+}
+
+// UpdateLastClaimAt sets the "last_claim_at" field to the value that was provided on create.
+func (u *InstallationUpsertOne) UpdateLastClaimAt() *InstallationUpsertOne {
+	return u.Update(func(s *InstallationUpsert) {
+		s.UpdateLastClaimAt()
+	})
+}
+
+// ClearLastClaimAt clears the value of the "last_claim_at" field.
+func (u *InstallationUpsertOne) ClearLastClaimAt() *InstallationUpsertOne {
+	return u.Update(func(s *InstallationUpsert) {
+		s.ClearLastClaimAt()
+	})
+}
+
+// SetStartsHeldUntil sets the "starts_held_until" field.
+func (u *InstallationUpsertOne) SetStartsHeldUntil(v time.Time) *InstallationUpsertOne {
+	return u.Update(func(s *InstallationUpsert) {
+		s.SetStartsHeldUntil(v)
+	})
+}
+
+// UpdateStartsHeldUntil sets the "starts_held_until" field to the value that was provided on create.
+func (u *InstallationUpsertOne) UpdateStartsHeldUntil() *InstallationUpsertOne {
+	return u.Update(func(s *InstallationUpsert) {
+		s.UpdateStartsHeldUntil()
+	})
+}
+
+// ClearStartsHeldUntil clears the value of the "starts_held_until" field.
+func (u *InstallationUpsertOne) ClearStartsHeldUntil() *InstallationUpsertOne {
+	return u.Update(func(s *InstallationUpsert) {
+		s.ClearStartsHeldUntil()
 	})
 }
 
@@ -1863,6 +1977,48 @@ func (u *InstallationUpsertBulk) SetWritePace(v string) *InstallationUpsertBulk 
 func (u *InstallationUpsertBulk) UpdateWritePace() *InstallationUpsertBulk {
 	return u.Update(func(s *InstallationUpsert) {
 		s.UpdateWritePace()
+	})
+}
+
+// SetLastClaimAt sets the "last_claim_at" field.
+func (u *InstallationUpsertBulk) SetLastClaimAt(v time.Time) *InstallationUpsertBulk {
+	return u.Update(func(s *InstallationUpsert) {
+		s.SetLastClaimAt(v)
+	})
+}
+
+// UpdateLastClaimAt sets the "last_claim_at" field to the value that was provided on create.
+func (u *InstallationUpsertBulk) UpdateLastClaimAt() *InstallationUpsertBulk {
+	return u.Update(func(s *InstallationUpsert) {
+		s.UpdateLastClaimAt()
+	})
+}
+
+// ClearLastClaimAt clears the value of the "last_claim_at" field.
+func (u *InstallationUpsertBulk) ClearLastClaimAt() *InstallationUpsertBulk {
+	return u.Update(func(s *InstallationUpsert) {
+		s.ClearLastClaimAt()
+	})
+}
+
+// SetStartsHeldUntil sets the "starts_held_until" field.
+func (u *InstallationUpsertBulk) SetStartsHeldUntil(v time.Time) *InstallationUpsertBulk {
+	return u.Update(func(s *InstallationUpsert) {
+		s.SetStartsHeldUntil(v)
+	})
+}
+
+// UpdateStartsHeldUntil sets the "starts_held_until" field to the value that was provided on create.
+func (u *InstallationUpsertBulk) UpdateStartsHeldUntil() *InstallationUpsertBulk {
+	return u.Update(func(s *InstallationUpsert) {
+		s.UpdateStartsHeldUntil()
+	})
+}
+
+// ClearStartsHeldUntil clears the value of the "starts_held_until" field.
+func (u *InstallationUpsertBulk) ClearStartsHeldUntil() *InstallationUpsertBulk {
+	return u.Update(func(s *InstallationUpsert) {
+		s.ClearStartsHeldUntil()
 	})
 }
 

@@ -331,6 +331,46 @@ func (_u *InstallationUpdate) SetNillableWritePace(v *string) *InstallationUpdat
 	return _u
 }
 
+// SetLastClaimAt sets the "last_claim_at" field.
+func (_u *InstallationUpdate) SetLastClaimAt(v time.Time) *InstallationUpdate {
+	_u.mutation.SetLastClaimAt(v)
+	return _u
+}
+
+// SetNillableLastClaimAt sets the "last_claim_at" field if the given value is not nil.
+func (_u *InstallationUpdate) SetNillableLastClaimAt(v *time.Time) *InstallationUpdate {
+	if v != nil {
+		_u.SetLastClaimAt(*v)
+	}
+	return _u
+}
+
+// ClearLastClaimAt clears the value of the "last_claim_at" field.
+func (_u *InstallationUpdate) ClearLastClaimAt() *InstallationUpdate {
+	_u.mutation.ClearLastClaimAt()
+	return _u
+}
+
+// SetStartsHeldUntil sets the "starts_held_until" field.
+func (_u *InstallationUpdate) SetStartsHeldUntil(v time.Time) *InstallationUpdate {
+	_u.mutation.SetStartsHeldUntil(v)
+	return _u
+}
+
+// SetNillableStartsHeldUntil sets the "starts_held_until" field if the given value is not nil.
+func (_u *InstallationUpdate) SetNillableStartsHeldUntil(v *time.Time) *InstallationUpdate {
+	if v != nil {
+		_u.SetStartsHeldUntil(*v)
+	}
+	return _u
+}
+
+// ClearStartsHeldUntil clears the value of the "starts_held_until" field.
+func (_u *InstallationUpdate) ClearStartsHeldUntil() *InstallationUpdate {
+	_u.mutation.ClearStartsHeldUntil()
+	return _u
+}
+
 // AddBacktestIDs adds the "backtests" edge to the Backtest entity by IDs.
 func (_u *InstallationUpdate) AddBacktestIDs(ids ...int) *InstallationUpdate {
 	_u.mutation.AddBacktestIDs(ids...)
@@ -644,6 +684,18 @@ func (_u *InstallationUpdate) sqlSave(ctx context.Context) (_node int, err error
 	}
 	if value, ok := _u.mutation.WritePace(); ok {
 		_spec.SetField(installation.FieldWritePace, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.LastClaimAt(); ok {
+		_spec.SetField(installation.FieldLastClaimAt, field.TypeTime, value)
+	}
+	if _u.mutation.LastClaimAtCleared() {
+		_spec.ClearField(installation.FieldLastClaimAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.StartsHeldUntil(); ok {
+		_spec.SetField(installation.FieldStartsHeldUntil, field.TypeTime, value)
+	}
+	if _u.mutation.StartsHeldUntilCleared() {
+		_spec.ClearField(installation.FieldStartsHeldUntil, field.TypeTime)
 	}
 	if _u.mutation.BacktestsCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -1189,6 +1241,46 @@ func (_u *InstallationUpdateOne) SetNillableWritePace(v *string) *InstallationUp
 	return _u
 }
 
+// SetLastClaimAt sets the "last_claim_at" field.
+func (_u *InstallationUpdateOne) SetLastClaimAt(v time.Time) *InstallationUpdateOne {
+	_u.mutation.SetLastClaimAt(v)
+	return _u
+}
+
+// SetNillableLastClaimAt sets the "last_claim_at" field if the given value is not nil.
+func (_u *InstallationUpdateOne) SetNillableLastClaimAt(v *time.Time) *InstallationUpdateOne {
+	if v != nil {
+		_u.SetLastClaimAt(*v)
+	}
+	return _u
+}
+
+// ClearLastClaimAt clears the value of the "last_claim_at" field.
+func (_u *InstallationUpdateOne) ClearLastClaimAt() *InstallationUpdateOne {
+	_u.mutation.ClearLastClaimAt()
+	return _u
+}
+
+// SetStartsHeldUntil sets the "starts_held_until" field.
+func (_u *InstallationUpdateOne) SetStartsHeldUntil(v time.Time) *InstallationUpdateOne {
+	_u.mutation.SetStartsHeldUntil(v)
+	return _u
+}
+
+// SetNillableStartsHeldUntil sets the "starts_held_until" field if the given value is not nil.
+func (_u *InstallationUpdateOne) SetNillableStartsHeldUntil(v *time.Time) *InstallationUpdateOne {
+	if v != nil {
+		_u.SetStartsHeldUntil(*v)
+	}
+	return _u
+}
+
+// ClearStartsHeldUntil clears the value of the "starts_held_until" field.
+func (_u *InstallationUpdateOne) ClearStartsHeldUntil() *InstallationUpdateOne {
+	_u.mutation.ClearStartsHeldUntil()
+	return _u
+}
+
 // AddBacktestIDs adds the "backtests" edge to the Backtest entity by IDs.
 func (_u *InstallationUpdateOne) AddBacktestIDs(ids ...int) *InstallationUpdateOne {
 	_u.mutation.AddBacktestIDs(ids...)
@@ -1532,6 +1624,18 @@ func (_u *InstallationUpdateOne) sqlSave(ctx context.Context) (_node *Installati
 	}
 	if value, ok := _u.mutation.WritePace(); ok {
 		_spec.SetField(installation.FieldWritePace, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.LastClaimAt(); ok {
+		_spec.SetField(installation.FieldLastClaimAt, field.TypeTime, value)
+	}
+	if _u.mutation.LastClaimAtCleared() {
+		_spec.ClearField(installation.FieldLastClaimAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.StartsHeldUntil(); ok {
+		_spec.SetField(installation.FieldStartsHeldUntil, field.TypeTime, value)
+	}
+	if _u.mutation.StartsHeldUntilCleared() {
+		_spec.ClearField(installation.FieldStartsHeldUntil, field.TypeTime)
 	}
 	if _u.mutation.BacktestsCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -12495,6 +12495,8 @@ type InstallationMutation struct {
 	secondary_hits        *int
 	addsecondary_hits     *int
 	write_pace            *string
+	last_claim_at         *time.Time
+	starts_held_until     *time.Time
 	clearedFields         map[string]struct{}
 	backtests             map[int]struct{}
 	removedbacktests      map[int]struct{}
@@ -13437,6 +13439,104 @@ func (m *InstallationMutation) ResetWritePace() {
 	m.write_pace = nil
 }
 
+// SetLastClaimAt sets the "last_claim_at" field.
+func (m *InstallationMutation) SetLastClaimAt(t time.Time) {
+	m.last_claim_at = &t
+}
+
+// LastClaimAt returns the value of the "last_claim_at" field in the mutation.
+func (m *InstallationMutation) LastClaimAt() (r time.Time, exists bool) {
+	v := m.last_claim_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLastClaimAt returns the old "last_claim_at" field's value of the Installation entity.
+// If the Installation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InstallationMutation) OldLastClaimAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLastClaimAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLastClaimAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLastClaimAt: %w", err)
+	}
+	return oldValue.LastClaimAt, nil
+}
+
+// ClearLastClaimAt clears the value of the "last_claim_at" field.
+func (m *InstallationMutation) ClearLastClaimAt() {
+	m.last_claim_at = nil
+	m.clearedFields[installation.FieldLastClaimAt] = struct{}{}
+}
+
+// LastClaimAtCleared returns if the "last_claim_at" field was cleared in this mutation.
+func (m *InstallationMutation) LastClaimAtCleared() bool {
+	_, ok := m.clearedFields[installation.FieldLastClaimAt]
+	return ok
+}
+
+// ResetLastClaimAt resets all changes to the "last_claim_at" field.
+func (m *InstallationMutation) ResetLastClaimAt() {
+	m.last_claim_at = nil
+	delete(m.clearedFields, installation.FieldLastClaimAt)
+}
+
+// SetStartsHeldUntil sets the "starts_held_until" field.
+func (m *InstallationMutation) SetStartsHeldUntil(t time.Time) {
+	m.starts_held_until = &t
+}
+
+// StartsHeldUntil returns the value of the "starts_held_until" field in the mutation.
+func (m *InstallationMutation) StartsHeldUntil() (r time.Time, exists bool) {
+	v := m.starts_held_until
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStartsHeldUntil returns the old "starts_held_until" field's value of the Installation entity.
+// If the Installation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *InstallationMutation) OldStartsHeldUntil(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStartsHeldUntil is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStartsHeldUntil requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStartsHeldUntil: %w", err)
+	}
+	return oldValue.StartsHeldUntil, nil
+}
+
+// ClearStartsHeldUntil clears the value of the "starts_held_until" field.
+func (m *InstallationMutation) ClearStartsHeldUntil() {
+	m.starts_held_until = nil
+	m.clearedFields[installation.FieldStartsHeldUntil] = struct{}{}
+}
+
+// StartsHeldUntilCleared returns if the "starts_held_until" field was cleared in this mutation.
+func (m *InstallationMutation) StartsHeldUntilCleared() bool {
+	_, ok := m.clearedFields[installation.FieldStartsHeldUntil]
+	return ok
+}
+
+// ResetStartsHeldUntil resets all changes to the "starts_held_until" field.
+func (m *InstallationMutation) ResetStartsHeldUntil() {
+	m.starts_held_until = nil
+	delete(m.clearedFields, installation.FieldStartsHeldUntil)
+}
+
 // AddBacktestIDs adds the "backtests" edge to the Backtest entity by ids.
 func (m *InstallationMutation) AddBacktestIDs(ids ...int) {
 	if m.backtests == nil {
@@ -13741,7 +13841,7 @@ func (m *InstallationMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *InstallationMutation) Fields() []string {
-	fields := make([]string, 0, 19)
+	fields := make([]string, 0, 21)
 	if m.created_at != nil {
 		fields = append(fields, installation.FieldCreatedAt)
 	}
@@ -13799,6 +13899,12 @@ func (m *InstallationMutation) Fields() []string {
 	if m.write_pace != nil {
 		fields = append(fields, installation.FieldWritePace)
 	}
+	if m.last_claim_at != nil {
+		fields = append(fields, installation.FieldLastClaimAt)
+	}
+	if m.starts_held_until != nil {
+		fields = append(fields, installation.FieldStartsHeldUntil)
+	}
 	return fields
 }
 
@@ -13845,6 +13951,10 @@ func (m *InstallationMutation) Field(name string) (ent.Value, bool) {
 		return m.SecondaryHits()
 	case installation.FieldWritePace:
 		return m.WritePace()
+	case installation.FieldLastClaimAt:
+		return m.LastClaimAt()
+	case installation.FieldStartsHeldUntil:
+		return m.StartsHeldUntil()
 	}
 	return nil, false
 }
@@ -13892,6 +14002,10 @@ func (m *InstallationMutation) OldField(ctx context.Context, name string) (ent.V
 		return m.OldSecondaryHits(ctx)
 	case installation.FieldWritePace:
 		return m.OldWritePace(ctx)
+	case installation.FieldLastClaimAt:
+		return m.OldLastClaimAt(ctx)
+	case installation.FieldStartsHeldUntil:
+		return m.OldStartsHeldUntil(ctx)
 	}
 	return nil, fmt.Errorf("unknown Installation field %s", name)
 }
@@ -14034,6 +14148,20 @@ func (m *InstallationMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetWritePace(v)
 		return nil
+	case installation.FieldLastClaimAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLastClaimAt(v)
+		return nil
+	case installation.FieldStartsHeldUntil:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStartsHeldUntil(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Installation field %s", name)
 }
@@ -14136,6 +14264,12 @@ func (m *InstallationMutation) ClearedFields() []string {
 	if m.FieldCleared(installation.FieldGithubWaitUntil) {
 		fields = append(fields, installation.FieldGithubWaitUntil)
 	}
+	if m.FieldCleared(installation.FieldLastClaimAt) {
+		fields = append(fields, installation.FieldLastClaimAt)
+	}
+	if m.FieldCleared(installation.FieldStartsHeldUntil) {
+		fields = append(fields, installation.FieldStartsHeldUntil)
+	}
 	return fields
 }
 
@@ -14158,6 +14292,12 @@ func (m *InstallationMutation) ClearField(name string) error {
 		return nil
 	case installation.FieldGithubWaitUntil:
 		m.ClearGithubWaitUntil()
+		return nil
+	case installation.FieldLastClaimAt:
+		m.ClearLastClaimAt()
+		return nil
+	case installation.FieldStartsHeldUntil:
+		m.ClearStartsHeldUntil()
 		return nil
 	}
 	return fmt.Errorf("unknown Installation nullable field %s", name)
@@ -14223,6 +14363,12 @@ func (m *InstallationMutation) ResetField(name string) error {
 		return nil
 	case installation.FieldWritePace:
 		m.ResetWritePace()
+		return nil
+	case installation.FieldLastClaimAt:
+		m.ResetLastClaimAt()
+		return nil
+	case installation.FieldStartsHeldUntil:
+		m.ResetStartsHeldUntil()
 		return nil
 	}
 	return fmt.Errorf("unknown Installation field %s", name)

@@ -133,6 +133,13 @@ func (d *Dispatcher) Dispatch(ctx context.Context, id int) {
 	}
 	if err := d.dispatch(ctx, r, repo, rv); err != nil {
 		if until, ok := gh.WaitFor(err, time.Now()); ok {
+			if gh.Paced(err) {
+				// Every new run of the installation would meet the same
+				// budget: claims go to other installations meanwhile.
+				if herr := d.cfg.DB.HoldStarts(ctx, repo.Edges.Installation.ID, until); herr != nil {
+					log.Warn("dispatch: hold the installation's starts", "err", herr)
+				}
+			}
 			d.waitForGitHub(ctx, id, until, err)
 			return
 		}
@@ -249,11 +256,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, r *ent.Run, repo *ent.Reposit
 	}
 
 	ref := repo.DefaultBranch
-	details, err := d.cfg.Write.Dispatch(ctx, check.Repo, WorkflowFile, ref, map[string]any{
-		"run_id":    strconv.Itoa(r.ID),
-		"pr_number": strconv.Itoa(r.PrNumber),
-		"head_sha":  r.HeadSha,
-	})
+	details, err := d.cfg.Write.Dispatch(ctx, check.Repo, WorkflowFile, ref, DispatchInputs(r))
 	if err != nil {
 		if _, wait := gh.WaitFor(err, time.Now()); wait {
 			return err // a rate limit, not a refusal: Dispatch puts the run back
@@ -292,6 +295,17 @@ func (d *Dispatcher) dispatch(ctx context.Context, r *ent.Run, repo *ent.Reposit
 		}
 	}
 	return nil
+}
+
+// DispatchInputs are the workflow_dispatch inputs that start run r: exactly
+// those the workflow template declares (GitHub refuses any other with 422
+// "Unexpected inputs provided").
+func DispatchInputs(r *ent.Run) map[string]any {
+	return map[string]any{
+		"run_id":    strconv.Itoa(r.ID),
+		"pr_number": strconv.Itoa(r.PrNumber),
+		"head_sha":  r.HeadSha,
+	}
 }
 
 // moved cancels a run whose PR moved on or closed before its review started,

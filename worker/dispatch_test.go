@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/action"
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/gh"
@@ -53,7 +54,7 @@ func newFixtureWith(t *testing.T, db *store.DB, files map[string]string, opts gh
 	s.CreateOrg("acme")
 	s.CreateUser("alice")
 	if files == nil {
-		files = map[string]string{"main.go": "package main\n", ".github/workflows/chakshu.yml": "on: workflow_dispatch\n"}
+		files = map[string]string{"main.go": "package main\n", ".github/workflows/chakshu.yml": action.WorkflowTemplate}
 	}
 	s.CreateRepo("acme", "widget", files)
 	s.SetPermission(repoName, "alice", "write")
@@ -225,7 +226,7 @@ func TestDispatchFailuresNameTheFix(t *testing.T) {
 				ctx := context.Background()
 				files := map[string]string{"main.go": "package main\n"}
 				if tc.name != "no workflow file" {
-					files[".github/workflows/chakshu.yml"] = "on: workflow_dispatch\n"
+					files[".github/workflows/chakshu.yml"] = action.WorkflowTemplate
 				}
 				f := newFixture(t, db, files)
 				tc.setup(f)

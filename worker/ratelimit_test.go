@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/action"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/runevent"
 	"github.com/chakshu-dev/chakshu/internal/findings"
@@ -24,7 +25,7 @@ import (
 func TestDispatchWaitsForGitHubRateLimit(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		f := newFixture(t, db, map[string]string{".github/workflows/chakshu.yml": "on: workflow_dispatch\n"})
+		f := newFixture(t, db, map[string]string{".github/workflows/chakshu.yml": action.WorkflowTemplate})
 		const dispatches = "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches"
 		f.sim.InjectFault(ghsim.Fault{Match: dispatches, Kind: ghsim.FaultSecondaryRateLimit, NoRetryAfter: true, Times: 2})
 		r := f.enqueue(t)
@@ -86,7 +87,7 @@ func TestDispatchWaitsForGitHubRateLimit(t *testing.T) {
 func TestDispatchWaitsForPrimaryReset(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		f := newFixture(t, db, map[string]string{".github/workflows/chakshu.yml": "on: workflow_dispatch\n"})
+		f := newFixture(t, db, map[string]string{".github/workflows/chakshu.yml": action.WorkflowTemplate})
 		f.sim.InjectFault(ghsim.Fault{Match: "GET /repos/{owner}/{repo}/pulls/{pull_number}", Kind: ghsim.FaultPrimaryRateLimit, RetryAfter: 600, Times: 1})
 		r := f.enqueue(t)
 		start := time.Now()
@@ -162,5 +163,42 @@ func TestPublishAndFinishSayTheWaitOnTheCheck(t *testing.T) {
 			t.Fatalf("check run while publishing waits: %+v, want %q", c, want)
 		}
 
+	})
+}
+
+// A run held back by its installation's content budget for new reviews goes
+// back to the queue with its due time without taking the installation's
+// other runs with it one claim at a time: the installation's starts are held
+// until then, so the dispatcher's next claims go to other installations
+// (store.TestClaimPassesOverHeldStarts) instead of handing back run after run.
+func TestPacedInstallationIsNotClaimedAgainBeforeItsTime(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		f := newFixture(t, db, map[string]string{".github/workflows/chakshu.yml": action.WorkflowTemplate})
+		f.enqueue(t)
+		f.enqueueAs(t, "style")
+		// One content-creating write an hour, kept for reviews under way: a
+		// new review's check run must wait the hour.
+		port := ghwrite.New(f.apps, "chakshu", ghwrite.WithBudget(ghwrite.NewDBBudget(db, []ghwrite.Window{{N: 1, Per: time.Hour}})))
+		d, err := worker.NewDispatcher(worker.DispatchConfig{DB: db, Log: f.log, Bus: f.bus, GitHub: f.apps, Write: port,
+			WorkerID: "w1", PublicURL: "http://127.0.0.1:8080", AppSlug: "chakshu"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		id := f.claimAndDispatch(t, d, "w1")
+		got := db.Run.GetX(ctx, id)
+		if got.Status != run.StatusQueued || got.LeaseOwner != "" || got.NextAttemptAt == nil || got.NextAttemptAt.Sub(start) < 50*time.Minute {
+			t.Fatalf("paced run: %s owner %q due %v", got.Status, got.LeaseOwner, got.NextAttemptAt)
+		}
+		if n := db.RunEvent.Query().Where(runevent.Message(worker.PacedText(*got.NextAttemptAt))).CountX(ctx); n != 1 {
+			t.Fatalf("%d timeline entries saying the pace", n)
+		}
+		if id, _ := db.Claim(ctx, store.QueuedRuns, "w1", time.Now(), 0); id != 0 {
+			t.Fatalf("claimed run %d of an installation whose new reviews wait for its budget", id)
+		}
+		if id, _ := db.Claim(ctx, store.QueuedRuns, "w1", got.NextAttemptAt.Add(time.Second), 0); id == 0 {
+			t.Fatal("nothing claimable once the budget allows a new review")
+		}
 	})
 }

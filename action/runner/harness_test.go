@@ -17,6 +17,7 @@ import (
 
 	"github.com/coreos/go-oidc/v3/oidc"
 
+	"github.com/chakshu-dev/chakshu/action"
 	"github.com/chakshu-dev/chakshu/action/agent"
 	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
@@ -65,7 +66,7 @@ func dispatch(t *testing.T, runID int64) ghRun {
 	t.Helper()
 	sim := ghsim.NewForTest(t)
 	appID, _ := sim.CreateApp("chakshu")
-	sim.CreateRepo("acme", "widget", map[string]string{"main.go": "package main\n", ".github/workflows/chakshu.yml": "on: workflow_dispatch\n"})
+	sim.CreateRepo("acme", "widget", map[string]string{"main.go": "package main\n", ".github/workflows/chakshu.yml": action.WorkflowTemplate})
 	inst := sim.Install(appID, "acme", nil, nil)
 	got := make(chan ghsim.WorkflowRun, 1)
 	sim.OnDispatch(func(r ghsim.WorkflowRun) { got <- r })

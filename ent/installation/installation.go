@@ -52,6 +52,10 @@ const (
 	FieldSecondaryHits = "secondary_hits"
 	// FieldWritePace holds the string denoting the write_pace field in the database.
 	FieldWritePace = "write_pace"
+	// FieldLastClaimAt holds the string denoting the last_claim_at field in the database.
+	FieldLastClaimAt = "last_claim_at"
+	// FieldStartsHeldUntil holds the string denoting the starts_held_until field in the database.
+	FieldStartsHeldUntil = "starts_held_until"
 	// EdgeBacktests holds the string denoting the backtests edge name in mutations.
 	EdgeBacktests = "backtests"
 	// EdgeRepositories holds the string denoting the repositories edge name in mutations.
@@ -123,6 +127,8 @@ var Columns = []string{
 	FieldGithubWaitReason,
 	FieldSecondaryHits,
 	FieldWritePace,
+	FieldLastClaimAt,
+	FieldStartsHeldUntil,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -269,6 +275,16 @@ func BySecondaryHits(opts ...sql.OrderTermOption) OrderOption {
 // ByWritePace orders the results by the write_pace field.
 func ByWritePace(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldWritePace, opts...).ToFunc()
+}
+
+// ByLastClaimAt orders the results by the last_claim_at field.
+func ByLastClaimAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldLastClaimAt, opts...).ToFunc()
+}
+
+// ByStartsHeldUntil orders the results by the starts_held_until field.
+func ByStartsHeldUntil(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldStartsHeldUntil, opts...).ToFunc()
 }
 
 // ByBacktestsCount orders the results by backtests count.

@@ -150,6 +150,16 @@ func WritePace(v string) predicate.Installation {
 	return predicate.Installation(sql.FieldEQ(FieldWritePace, v))
 }
 
+// LastClaimAt applies equality check predicate on the "last_claim_at" field. It's identical to LastClaimAtEQ.
+func LastClaimAt(v time.Time) predicate.Installation {
+	return predicate.Installation(sql.FieldEQ(FieldLastClaimAt, v))
+}
+
+// StartsHeldUntil applies equality check predicate on the "starts_held_until" field. It's identical to StartsHeldUntilEQ.
+func StartsHeldUntil(v time.Time) predicate.Installation {
+	return predicate.Installation(sql.FieldEQ(FieldStartsHeldUntil, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.Installation {
 	return predicate.Installation(sql.FieldEQ(FieldCreatedAt, v))
@@ -1108,6 +1118,106 @@ func WritePaceEqualFold(v string) predicate.Installation {
 // WritePaceContainsFold applies the ContainsFold predicate on the "write_pace" field.
 func WritePaceContainsFold(v string) predicate.Installation {
 	return predicate.Installation(sql.FieldContainsFold(FieldWritePace, v))
+}
+
+// LastClaimAtEQ applies the EQ predicate on the "last_claim_at" field.
+func LastClaimAtEQ(v time.Time) predicate.Installation {
+	return predicate.Installation(sql.FieldEQ(FieldLastClaimAt, v))
+}
+
+// LastClaimAtNEQ applies the NEQ predicate on the "last_claim_at" field.
+func LastClaimAtNEQ(v time.Time) predicate.Installation {
+	return predicate.Installation(sql.FieldNEQ(FieldLastClaimAt, v))
+}
+
+// LastClaimAtIn applies the In predicate on the "last_claim_at" field.
+func LastClaimAtIn(vs ...time.Time) predicate.Installation {
+	return predicate.Installation(sql.FieldIn(FieldLastClaimAt, vs...))
+}
+
+// LastClaimAtNotIn applies the NotIn predicate on the "last_claim_at" field.
+func LastClaimAtNotIn(vs ...time.Time) predicate.Installation {
+	return predicate.Installation(sql.FieldNotIn(FieldLastClaimAt, vs...))
+}
+
+// LastClaimAtGT applies the GT predicate on the "last_claim_at" field.
+func LastClaimAtGT(v time.Time) predicate.Installation {
+	return predicate.Installation(sql.FieldGT(FieldLastClaimAt, v))
+}
+
+// LastClaimAtGTE applies the GTE predicate on the "last_claim_at" field.
+func LastClaimAtGTE(v time.Time) predicate.Installation {
+	return predicate.Installation(sql.FieldGTE(FieldLastClaimAt, v))
+}
+
+// LastClaimAtLT applies the LT predicate on the "last_claim_at" field.
+func LastClaimAtLT(v time.Time) predicate.Installation {
+	return predicate.Installation(sql.FieldLT(FieldLastClaimAt, v))
+}
+
+// LastClaimAtLTE applies the LTE predicate on the "last_claim_at" field.
+func LastClaimAtLTE(v time.Time) predicate.Installation {
+	return predicate.Installation(sql.FieldLTE(FieldLastClaimAt, v))
+}
+
+// LastClaimAtIsNil applies the IsNil predicate on the "last_claim_at" field.
+func LastClaimAtIsNil() predicate.Installation {
+	return predicate.Installation(sql.FieldIsNull(FieldLastClaimAt))
+}
+
+// LastClaimAtNotNil applies the NotNil predicate on the "last_claim_at" field.
+func LastClaimAtNotNil() predicate.Installation {
+	return predicate.Installation(sql.FieldNotNull(FieldLastClaimAt))
+}
+
+// StartsHeldUntilEQ applies the EQ predicate on the "starts_held_until" field.
+func StartsHeldUntilEQ(v time.Time) predicate.Installation {
+	return predicate.Installation(sql.FieldEQ(FieldStartsHeldUntil, v))
+}
+
+// StartsHeldUntilNEQ applies the NEQ predicate on the "starts_held_until" field.
+func StartsHeldUntilNEQ(v time.Time) predicate.Installation {
+	return predicate.Installation(sql.FieldNEQ(FieldStartsHeldUntil, v))
+}
+
+// StartsHeldUntilIn applies the In predicate on the "starts_held_until" field.
+func StartsHeldUntilIn(vs ...time.Time) predicate.Installation {
+	return predicate.Installation(sql.FieldIn(FieldStartsHeldUntil, vs...))
+}
+
+// StartsHeldUntilNotIn applies the NotIn predicate on the "starts_held_until" field.
+func StartsHeldUntilNotIn(vs ...time.Time) predicate.Installation {
+	return predicate.Installation(sql.FieldNotIn(FieldStartsHeldUntil, vs...))
+}
+
+// StartsHeldUntilGT applies the GT predicate on the "starts_held_until" field.
+func StartsHeldUntilGT(v time.Time) predicate.Installation {
+	return predicate.Installation(sql.FieldGT(FieldStartsHeldUntil, v))
+}
+
+// StartsHeldUntilGTE applies the GTE predicate on the "starts_held_until" field.
+func StartsHeldUntilGTE(v time.Time) predicate.Installation {
+	return predicate.Installation(sql.FieldGTE(FieldStartsHeldUntil, v))
+}
+
+// StartsHeldUntilLT applies the LT predicate on the "starts_held_until" field.
+func StartsHeldUntilLT(v time.Time) predicate.Installation {
+	return predicate.Installation(sql.FieldLT(FieldStartsHeldUntil, v))
+}
+
+// StartsHeldUntilLTE applies the LTE predicate on the "starts_held_until" field.
+func StartsHeldUntilLTE(v time.Time) predicate.Installation {
+	return predicate.Installation(sql.FieldLTE(FieldStartsHeldUntil, v))
+}
+
+// StartsHeldUntilIsNil applies the IsNil predicate on the "starts_held_until" field.
+func StartsHeldUntilIsNil() predicate.Installation {
+	return predicate.Installation(sql.FieldIsNull(FieldStartsHeldUntil))
+}
+
+// StartsHeldUntilNotNil applies the NotNil predicate on the "starts_held_until" field.
+func StartsHeldUntilNotNil() predicate.Installation {
+	return predicate.Installation(sql.FieldNotNull(FieldStartsHeldUntil))
 }
 
 // HasBacktests applies the HasEdge predicate on the "backtests" edge.

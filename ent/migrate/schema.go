@@ -340,6 +340,8 @@ var (
 		{Name: "github_wait_reason", Type: field.TypeString, Size: 2147483647, Default: ""},
 		{Name: "secondary_hits", Type: field.TypeInt, Default: 0},
 		{Name: "write_pace", Type: field.TypeString, Default: ""},
+		{Name: "last_claim_at", Type: field.TypeTime, Nullable: true},
+		{Name: "starts_held_until", Type: field.TypeTime, Nullable: true},
 	}
 	// InstallationsTable holds the schema information for the "installations" table.
 	InstallationsTable = &schema.Table{

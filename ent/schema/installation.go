@@ -49,6 +49,10 @@ func (Installation) Fields() []ent.Field {
 			Comment("consecutive secondary rate limits without Retry-After: the wait doubles with each (60 s, 120 s, 240 s …); a write that goes through clears it"),
 		field.String("write_pace").Default("").Annotations(gqlSkipAll()).
 			Comment("the content-creation budget shared by every worker process: per pacing window, when the next write is due (GCRA theoretical arrival time, unix ns, comma-separated)"),
+		field.Time("last_claim_at").Optional().Nillable().Annotations(gqlSkipAll()).
+			Comment("when a dispatcher last claimed a run of this installation: among installations with as many runs in flight, the one claimed longest ago goes first (round-robin)"),
+		field.Time("starts_held_until").Optional().Nillable().Annotations(gqlSkipAll()).
+			Comment("no queued run of this installation is claimed for dispatch before then: its content budget for starting reviews is spent, so a claim would only hand the run back"),
 	}
 }
 

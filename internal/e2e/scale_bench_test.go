@@ -10,10 +10,12 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/action"
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/findings"
@@ -71,6 +73,7 @@ func BenchmarkOrgScale(b *testing.B) {
 	fmt.Printf("  reviews completed: %d of %d, posted twice: %d; goal all, none twice\n", busy.completed, busy.asked, busy.twice)
 	fmt.Printf("  quiet installations' p95 queue wait: %s beside the flood, %s idle (%.2f×); goal ≤ 1.5×\n",
 		busy.quietP95.Round(time.Millisecond), idle.quietP95.Round(time.Millisecond), ratio)
+	fmt.Printf("  dispatch claims: %d for %d runs; handed back paced: %d (flood %d)\n", busy.claims, busy.asked, busy.paced, busy.floodPaced)
 	fmt.Printf("  runs dispatched per second on PostgreSQL: %.1f with 1 worker process, %.1f with 3 (%.2f×); goal ≥ 2.5×\n", r1, r3, r3/r1)
 }
 
@@ -79,6 +82,9 @@ type scaleResult struct {
 	callsPerReview          float64
 	refused                 ghsim.Refusals
 	quietP95                time.Duration
+	// claims counts dispatch claims (attempts); paced, those handed back
+	// for the installation's content budget (floodPaced: the flood's).
+	claims, paced, floodPaced int
 }
 
 // scaleWorld is the simulator with its installations and the database
@@ -113,7 +119,7 @@ func newScaleWorld(b *testing.B, size orgScale, latency time.Duration, asks []in
 	w := &scaleWorld{minute: time.Minute / time.Duration(size.compress), hour: time.Hour / time.Duration(size.compress),
 		inline: gh.InlineWait / time.Duration(size.compress),
 		log:    slog.New(slog.NewTextHandler(io.Discard, nil)), bus: notify.NewLocal()}
-	w.sim = ghsim.New(ghsim.Options{Limits: &ghsim.Limits{Primary: 5000, ContentPerMinute: 80, ContentPerHour: 500,
+	w.sim = ghsim.New(ghsim.Options{Limits: &ghsim.Limits{Primary: 5000, GraphQLPrimary: 5000, ContentPerMinute: 80, ContentPerHour: 500,
 		MaxConcurrent: 100, Minute: w.minute, Hour: w.hour, Latency: latency}})
 	b.Cleanup(w.sim.Close)
 	w.appID, w.key = w.sim.CreateApp("chakshu")
@@ -124,7 +130,7 @@ func newScaleWorld(b *testing.B, size orgScale, latency time.Duration, asks []in
 		org := fmt.Sprintf("org%02d", i)
 		repo := org + "/app"
 		w.sim.CreateOrg(org)
-		w.sim.CreateRepo(org, "app", map[string]string{"main.go": "package main\n", ".github/workflows/chakshu.yml": "on: workflow_dispatch\n"})
+		w.sim.CreateRepo(org, "app", map[string]string{"main.go": "package main\n", ".github/workflows/chakshu.yml": action.WorkflowTemplate})
 		w.sim.SetPermission(repo, "alice", "write")
 		instID := w.sim.Install(w.appID, org, nil, nil)
 		inst := w.db.Installation.Create().SetGithubID(instID).SetAccountLogin(org).SaveX(ctx)
@@ -320,6 +326,17 @@ func runOrgScale(b *testing.B, size orgScale, flood bool) scaleResult {
 		}
 	}
 	res.quietP95 = p95(waits)
+	for _, r := range w.db.Run.Query().WithRepository().WithEvents().AllX(context.Background()) {
+		res.claims += r.Attempts
+		for _, e := range r.Edges.Events {
+			if strings.HasPrefix(e.Message, "Chakshu paces") {
+				res.paced++
+				if r.Edges.Repository.ID == w.repos[0].ID {
+					res.floodPaced++
+				}
+			}
+		}
+	}
 	return res
 }
 

@@ -1,12 +1,15 @@
 package ghsim
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+
+	"gopkg.in/yaml.v3"
 )
 
 // ---- check runs ----
@@ -314,6 +317,14 @@ func hDispatch(c *reqCtx) {
 		c.notFound()
 		return
 	}
+	if bad := unexpectedInputs(r.commits[sha].files[".github/workflows/"+file], in.Inputs); len(bad) > 0 {
+		// GitHub refuses an input the workflow does not declare under
+		// on.workflow_dispatch.inputs (convictional/trigger-workflow-and-wait#4,
+		// benc-uk/workflow-dispatch#80).
+		quoted, _ := json.Marshal(bad)
+		c.fail(http.StatusUnprocessableEntity, "Unexpected inputs provided: "+strings.ReplaceAll(string(quoted), ",", ", "))
+		return
+	}
 	if len(in.Inputs) > 25 {
 		c.fail(http.StatusUnprocessableEntity, "you may only define up to 25 `inputs` for a `workflow_dispatch` event")
 		return
@@ -478,6 +489,36 @@ func (s *Sim) completeRun(w *workflowRun, conclusion string) {
 			"state": "active", "created_at": ts(r.created), "updated_at": ts(r.created), "url": s.api("/repos/%s/actions/workflows/%d", r.fullName(), w.workflowID),
 			"html_url": s.html("/%s/blob/%s/.github/workflows/%s", r.fullName(), r.defaultBranch, w.workflow), "badge_url": s.html("/%s/workflows/Chakshu/badge.svg", r.fullName())},
 	})
+}
+
+// unexpectedInputs are the names of inputs the workflow does not declare
+// under on.workflow_dispatch.inputs, sorted: every input when it declares
+// none (`on: workflow_dispatch`, or a file that does not parse).
+func unexpectedInputs(workflow string, inputs map[string]any) []string {
+	var wf struct {
+		On yaml.Node `yaml:"on"`
+	}
+	declared := map[string]bool{}
+	if yaml.Unmarshal([]byte(workflow), &wf) == nil && wf.On.Kind == yaml.MappingNode {
+		var on struct {
+			Dispatch struct {
+				Inputs map[string]any `yaml:"inputs"`
+			} `yaml:"workflow_dispatch"`
+		}
+		if wf.On.Decode(&on) == nil {
+			for name := range on.Dispatch.Inputs {
+				declared[name] = true
+			}
+		}
+	}
+	var bad []string
+	for name := range inputs {
+		if !declared[name] {
+			bad = append(bad, name)
+		}
+	}
+	sort.Strings(bad)
+	return bad
 }
 
 var (

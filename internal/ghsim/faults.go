@@ -1,10 +1,16 @@
 package ghsim
 
 import (
+	"bytes"
+	"encoding/json"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/parser"
 )
 
 // FaultKind is what an injected fault does.
@@ -37,7 +43,12 @@ type Fault struct {
 	// Match selects requests by endpoint key ("POST /repos/{owner}/{repo}/check-runs",
 	// "POST /graphql"); "*" matches any run of characters ("* /repos/*/pulls/*").
 	Match string
-	Kind  FaultKind
+	// Operation narrows a "POST /graphql" rule to requests whose operation
+	// has this root field, named as GraphQLCalls counts them ("mutation
+	// resolveReviewThread", "query repository"): a fault on the resolve
+	// mutation leaves the thread listing alone. Empty: any GraphQL request.
+	Operation string
+	Kind      FaultKind
 	// Rate is the probability (0..1] a matching request fails; 0 means 1.
 	Rate float64
 	// Times caps how many requests fail; 0 means unlimited.
@@ -105,10 +116,17 @@ func globMatch(pattern, s string) bool {
 // applyFault fires the first matching rule; it returns true when the
 // request was answered (or dropped).
 func (s *Sim) applyFault(w http.ResponseWriter, r *http.Request, key string) bool {
+	var ops map[string]bool
+	if key == graphQLKey {
+		ops = graphQLOperations(r)
+	}
 	s.mu.Lock()
 	var fired *faultRule
 	for _, f := range s.faults {
 		if f.Kind == FaultAfterWrite || !globMatch(f.Match, key) || (f.Times > 0 && f.hits >= f.Times) {
+			continue
+		}
+		if f.Operation != "" && !ops[f.Operation] {
 			continue
 		}
 		if f.Rate > 0 && f.Rate < 1 && s.rng.Float64() >= f.Rate {
@@ -171,6 +189,36 @@ func (s *Sim) applyFault(w http.ResponseWriter, r *http.Request, key string) boo
 		writeJSON(w, st, obj{"message": "Server Error", "status": strconv.Itoa(st)})
 	}
 	return true
+}
+
+// graphQLOperations are the root fields of a GraphQL request's operation
+// ("mutation resolveReviewThread"), read without consuming its body; none
+// when it does not parse (the handler answers that).
+func graphQLOperations(r *http.Request) map[string]bool {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	var req gqlRequest
+	if err != nil || json.Unmarshal(body, &req) != nil {
+		return nil
+	}
+	doc, perr := parser.ParseQuery(&ast.Source{Input: req.Query})
+	if perr != nil {
+		return nil
+	}
+	op := doc.Operations.ForName(req.OperationName)
+	if op == nil && len(doc.Operations) > 0 {
+		op = doc.Operations[0]
+	}
+	if op == nil {
+		return nil
+	}
+	out := map[string]bool{}
+	for _, sel := range op.SelectionSet {
+		if f, ok := sel.(*ast.Field); ok {
+			out[string(op.Operation)+" "+f.Name] = true
+		}
+	}
+	return out
 }
 
 // afterWriteFault fires the first matching FaultAfterWrite rule and returns

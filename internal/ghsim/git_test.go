@@ -190,7 +190,7 @@ func TestDiffHunkIsPrefixOfHunk(t *testing.T) {
 }
 
 func TestRunName(t *testing.T) {
-	wf := "name: Chakshu\nrun-name: \"Chakshu run ${{ inputs.run_id }} (PR #${{inputs.pr_number}})\"\non: workflow_dispatch\n"
+	wf := "name: Chakshu\nrun-name: \"Chakshu run ${{ inputs.run_id }} (PR #${{inputs.pr_number}})\"\non:\n  workflow_dispatch:\n    inputs:\n      run_id: {required: true}\n      pr_number: {required: true}\n      head_sha: {required: true}\n"
 	if got := runName(wf, map[string]any{"run_id": "42", "pr_number": 7}); got != "Chakshu run 42 (PR #7)" {
 		t.Fatalf("runName = %q", got)
 	}

@@ -36,7 +36,7 @@ type fixture struct {
 	hooks  *hookSink
 }
 
-const workflow = "name: Chakshu\non: workflow_dispatch\njobs: {}\n"
+const workflow = "name: Chakshu\non:\n  workflow_dispatch:\n    inputs:\n      run_id: {required: true}\n      pr_number: {required: true}\n      head_sha: {required: true}\njobs: {}\n"
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
@@ -507,5 +507,42 @@ func TestContentsOverOneMB(t *testing.T) {
 	b, _ := io.ReadAll(resp.Body)
 	if len(b) != 1<<20+1 {
 		t.Fatalf("raw: %d bytes", len(b))
+	}
+}
+
+// A dispatch may carry only the inputs the workflow declares under
+// on.workflow_dispatch.inputs: GitHub answers 422 "Unexpected inputs
+// provided" naming the others, and a workflow that declares none refuses any.
+func TestDispatchRefusesUndeclaredInputs(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	rest := f.inst.REST
+	f.sim.Commit("acme/widget", "main", map[string]string{".github/workflows/bare.yml": "name: Bare\non: workflow_dispatch\njobs: {}\n"}, "bare workflow")
+	for _, tc := range []struct {
+		file   string
+		inputs map[string]any
+		want   string
+	}{
+		{"chakshu.yml", map[string]any{"run_id": "7", "zeta": "z", "alpha": "a"}, `Unexpected inputs provided: ["alpha", "zeta"]`},
+		{"bare.yml", map[string]any{"run_id": "7"}, `Unexpected inputs provided: ["run_id"]`},
+	} {
+		_, resp, err := rest.Actions.CreateWorkflowDispatchEventByFileName(ctx, "acme", "widget", tc.file,
+			github.CreateWorkflowDispatchEventRequest{Ref: "main", Inputs: tc.inputs})
+		if err == nil || resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(err.Error(), tc.want) {
+			t.Fatalf("%s with %v: %v, want 422 %q", tc.file, tc.inputs, err, tc.want)
+		}
+	}
+	if n := len(f.sim.Runs()); n != 0 {
+		t.Fatalf("%d runs started by refused dispatches", n)
+	}
+	// Declared inputs, and none at all, start a run.
+	for _, tc := range []struct {
+		file   string
+		inputs map[string]any
+	}{{"chakshu.yml", map[string]any{"run_id": "7", "pr_number": "1", "head_sha": "abc"}}, {"bare.yml", nil}} {
+		if _, _, err := rest.Actions.CreateWorkflowDispatchEventByFileName(ctx, "acme", "widget", tc.file,
+			github.CreateWorkflowDispatchEventRequest{Ref: "main", Inputs: tc.inputs}); err != nil {
+			t.Fatalf("%s: %v", tc.file, err)
+		}
 	}
 }

@@ -3,11 +3,14 @@ package publish_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/runevent"
 	"github.com/chakshu-dev/chakshu/internal/findings"
+	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/publish"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
@@ -135,6 +138,75 @@ func TestReplyNeverPromisesARefusedResolve(t *testing.T) {
 		}
 		if n := countContaining(e.notes(rr.ID), "Could not resolve"); n != 1 {
 			t.Fatalf("%d refusal notes, want 1", n)
+		}
+	})
+}
+
+// GitHub asking to wait on the resolve mutation (a secondary limit on
+// resolveReviewThread alone; the thread listing goes through) stops tidy at
+// the first thread: the wait is recorded on the installation for every
+// process, the run stays publishing without a second mutation, and the retry
+// once the wait passed resolves every outdated thread with one review posted.
+func TestTidyStopsAtTheFirstWaitAndRecordsIt(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db, rules(findings.Nit, 20, "never"), nil)
+		r1 := e.newRun(findings.Result{Summary: "s", Findings: []findings.Finding{
+			f(calc, 10, findings.Major, "Goes away"), f(calc, 11, findings.Major, "Also goes away"),
+		}})
+		e.publish(r1.ID)
+		l := featureCalc()
+		l[9], l[10] = "again10", "again11"
+		e.sim.Commit(repoName, "feature", map[string]string{calc: file(l)}, "rewrite")
+
+		now := time.Now()
+		clock := func() time.Time { return now }
+		port := ghwrite.New(e.apps, "chakshu", ghwrite.WithClock(clock, gh.InlineWait),
+			ghwrite.WithBudget(ghwrite.NewDBBudget(db, ghwrite.GitHubWindows)))
+		pub, err := publish.New(publish.Config{DB: db, GitHub: e.apps, Write: port, AppSlug: "chakshu", PublicURL: "https://chakshu.example/", Now: clock})
+		if err != nil {
+			t.Fatal(err)
+		}
+		const resolve = "mutation resolveReviewThread"
+		e.sim.InjectFault(ghsim.Fault{Match: "POST /graphql", Operation: resolve, Kind: ghsim.FaultSecondaryRateLimit, RetryAfter: 120, Times: 1})
+		r2 := e.newRun(findings.Result{Summary: "s"})
+		err = pub.Publish(e.ctx, r2.ID)
+		until, wait := gh.WaitFor(err, now)
+		if !wait || until.Sub(now) < 119*time.Second || until.Sub(now) > 125*time.Second {
+			t.Fatalf("publish during the resolve's limit: wait %v until %v; err %v", wait, until.Sub(now), err)
+		}
+		// The limited mutation is the fault's (GraphQLCalls counts what
+		// GitHub served): no second one was sent.
+		if hits, n := e.sim.FaultHits(0), e.sim.GraphQLCalls()[resolve]; hits != 1 || n != 0 {
+			t.Fatalf("resolve mutations: %d limited, %d more served; want 1 and 0 (stop at the first wait)", hits, n)
+		}
+		for _, th := range e.sim.Threads(repoName, e.pr) {
+			if th.Resolved {
+				t.Fatalf("thread %s resolved during the wait", th.NodeID)
+			}
+		}
+		inst := e.repo.QueryInstallation().OnlyX(e.ctx)
+		if inst.GithubWaitUntil == nil || !inst.GithubWaitUntil.Equal(until) || !strings.Contains(inst.GithubWaitReason, "secondary") {
+			t.Fatalf("installation's recorded wait: %v %q, want %v", inst.GithubWaitUntil, inst.GithubWaitReason, until)
+		}
+		if got := e.run(r2.ID); got.Status != run.StatusPublishing {
+			t.Fatalf("run %s during the wait, want publishing", got.Status)
+		}
+
+		now = until.Add(time.Second)
+		if err := pub.Publish(e.ctx, r2.ID); err != nil {
+			t.Fatalf("publish after the wait: %v", err)
+		}
+		resolved := 0
+		for _, th := range e.sim.Threads(repoName, e.pr) {
+			if th.Resolved {
+				resolved++
+			}
+		}
+		if resolved != 2 || e.sim.GraphQLCalls()[resolve] != 2 {
+			t.Fatalf("after the wait: %d threads resolved with %d mutations, want 2 with 2", resolved, e.sim.GraphQLCalls()[resolve])
+		}
+		if got := e.run(r2.ID); got.Status != run.StatusSucceeded || len(e.sim.Reviews(repoName, e.pr)) != 2 {
+			t.Fatalf("run %s with %d reviews on the PR, want succeeded and 2 (one a run)", got.Status, len(e.sim.Reviews(repoName, e.pr)))
 		}
 	})
 }

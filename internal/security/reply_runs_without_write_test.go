@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-github/v88/github"
 
+	"github.com/chakshu-dev/chakshu/action"
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/run"
@@ -54,7 +55,7 @@ func newReplyWorld(t *testing.T, db *store.DB, mut func(*events.Config)) *replyW
 	for _, u := range []string{"alice", "bob", "mallory", "ally"} {
 		w.sim.CreateUser(u)
 	}
-	w.sim.CreateRepo("acme", "widget", map[string]string{"main.go": "package main\n\nfunc main() {}\n", ".github/workflows/chakshu.yml": "name: Chakshu\n"})
+	w.sim.CreateRepo("acme", "widget", map[string]string{"main.go": "package main\n\nfunc main() {}\n", ".github/workflows/chakshu.yml": action.WorkflowTemplate})
 	w.sim.SetPermission(replyRepo, "alice", "write")
 	w.sim.SetPermission(replyRepo, "bob", "write")
 	w.sim.SetPermission(replyRepo, "mallory", "read")

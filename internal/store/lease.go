@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -71,11 +73,38 @@ var queues = []Queue{QueuedRuns, PublishingRuns, WebhookEvents, QueuedBacktests,
 // inFlight counts, per installation, the runs under way: dispatched to
 // Actions, running, publishing, or held by a dispatcher right now. Two
 // indexable halves rather than one OR, so neither scans the history.
-const inFlight = `SELECT p.installation_repositories AS inst, COUNT(*) AS n FROM (
+// The held half reads run_held_by_repository (by name on SQLite, which
+// without statistics would rather walk every queued run).
+func (db *DB) inFlight() string {
+	held := "runs"
+	if !db.Postgres() {
+		held = "runs INDEXED BY run_held_by_repository"
+	}
+	return `SELECT p.installation_repositories AS inst, COUNT(*) AS n FROM (
 	SELECT repository_runs AS repo FROM runs WHERE status IN ('dispatched','running','publishing')
 	UNION ALL
-	SELECT repository_runs FROM runs WHERE status = 'queued' AND lease_owner <> ''
+	SELECT repository_runs FROM ` + held + ` WHERE status = 'queued' AND lease_owner <> ''
 ) f JOIN repositories p ON p.id = f.repo GROUP BY p.installation_repositories`
+}
+
+// queueIndexes serve the fair claim and the in-flight count with a short
+// walk each: per repository, its waiting runs oldest first, and its runs a
+// dispatcher holds. ent cannot put an edge's column first in an index, and
+// both are partial (SQLite and PostgreSQL alike), so they stay small however
+// long the history grows.
+var queueIndexes = []string{
+	`CREATE INDEX IF NOT EXISTS run_queued_by_repository ON runs (repository_runs, created_at, id) WHERE status = 'queued' AND lease_owner = ''`,
+	`CREATE INDEX IF NOT EXISTS run_held_by_repository ON runs (repository_runs) WHERE status = 'queued' AND lease_owner <> ''`,
+}
+
+func (db *DB) migrateQueueIndexes(ctx context.Context) error {
+	for _, q := range queueIndexes {
+		if _, err := db.SQL.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("migrate: queue index: %w", err)
+		}
+	}
+	return nil
+}
 
 // claimable is the condition a row of q must meet to be claimed, with its
 // arguments: waiting and due, or held under a lease silent since stale (when
@@ -101,16 +130,52 @@ func (q Queue) claimable(now time.Time, staleAfter time.Duration) (string, []any
 // with FOR UPDATE SKIP LOCKED, so concurrent claimers pass over each other's
 // rows; on SQLite the single writer makes the conditional UPDATE the claim.
 //
-// QueuedRuns are fair across installations: the next run is the oldest due
-// run of the installation with the fewest runs in flight, so one installation
-// flooding the queue does not hold up the others.
+// QueuedRuns are fair across installations (claimFair).
 func (db *DB) Claim(ctx context.Context, q Queue, owner string, now time.Time, staleAfter time.Duration) (int, error) {
-	cond, condArgs := q.claimable(now, staleAfter)
-	from, order := q.table+" t", q.order
 	if q.fair {
-		from = q.table + ` t JOIN repositories p ON p.id = t.repository_runs
-			LEFT JOIN (` + inFlight + `) busy ON busy.inst = p.installation_repositories`
-		order = "COALESCE(busy.n, 0), " + order
+		return db.claimFair(ctx, q, owner, now, staleAfter)
+	}
+	return db.claimIn(ctx, db.SQL, q, owner, now, staleAfter, 0)
+}
+
+// rowQuerier is a database or a transaction.
+type rowQuerier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// queuedRuns is the runs table as the fair claim reads it: on SQLite through
+// run_queued_by_repository by name when only waiting rows count (without
+// statistics SQLite would rather walk every queued run by lease_owner).
+func (db *DB) queuedRuns(staleAfter time.Duration) string {
+	if db.Postgres() || staleAfter > 0 {
+		return "runs t"
+	}
+	return "runs t INDEXED BY run_queued_by_repository"
+}
+
+// dueRunOf selects the due runs (cond) of installation inst (an SQL
+// expression). Each planner gets the shape it walks by index: SQLite a
+// lookup of the installation's repositories in run_queued_by_repository,
+// PostgreSQL a join (it plans the IN form as a scan per installation).
+func (db *DB) dueRunOf(inst, cond string, staleAfter time.Duration) string {
+	if db.Postgres() {
+		return `SELECT 1 FROM runs t JOIN repositories p ON p.id = t.repository_runs
+			WHERE p.installation_repositories = ` + inst + ` AND ` + cond
+	}
+	return `SELECT 1 FROM ` + db.queuedRuns(staleAfter) + `
+		WHERE t.repository_runs IN (SELECT id FROM repositories WHERE installation_repositories = ` + inst + `) AND ` + cond
+}
+
+// claimIn claims the first due row of q in q's order; with inst > 0 only a
+// run of that installation (its repositories').
+func (db *DB) claimIn(ctx context.Context, tx rowQuerier, q Queue, owner string, now time.Time, staleAfter time.Duration, inst int) (int, error) {
+	cond, condArgs := q.claimable(now, staleAfter)
+	from, pick := q.table+" t", cond
+	pickArgs := condArgs
+	if inst > 0 {
+		from = db.queuedRuns(staleAfter)
+		pick = cond + " AND t.repository_runs IN (SELECT id FROM repositories WHERE installation_repositories = ?)"
+		pickArgs = append(slices.Clone(condArgs), inst)
 	}
 	lock := ""
 	if db.Postgres() {
@@ -125,12 +190,12 @@ func (db *DB) Claim(ctx context.Context, q Queue, owner string, now time.Time, s
 	}
 	// The outer UPDATE names the table t too, so the same condition applies.
 	query := db.Rebind(`UPDATE ` + q.table + ` AS t SET ` + set + `
-		WHERE t.id = (SELECT t.id FROM ` + from + ` WHERE ` + cond + ` ORDER BY ` + order + ` LIMIT 1` + lock + `)
+		WHERE t.id = (SELECT t.id FROM ` + from + ` WHERE ` + pick + ` ORDER BY ` + q.order + ` LIMIT 1` + lock + `)
 		AND ` + cond + ` RETURNING id`)
-	args := append([]any{owner, now}, condArgs...)
+	args := append([]any{owner, now}, pickArgs...)
 	args = append(args, condArgs...)
 	var id int
-	err := db.SQL.QueryRowContext(ctx, query, args...).Scan(&id)
+	err := tx.QueryRowContext(ctx, query, args...).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}
@@ -138,6 +203,84 @@ func (db *DB) Claim(ctx context.Context, q Queue, owner string, now time.Time, s
 		return 0, fmt.Errorf("claim %s: %w", q.name, err)
 	}
 	return id, nil
+}
+
+// claimFair claims in two steps, each a short walk of an index rather than
+// a sort of every queued run: first the installation, among those with a due
+// run and not held back (HoldStarts, or GitHub's recorded wait): the one with
+// the fewest runs in flight, ties going to the one claimed longest ago
+// (round-robin; never claimed first, then the lowest id), and stamped as
+// claimed now; then that installation's oldest due run. One installation
+// flooding the queue therefore gets one claim in turn with the others, not
+// every claim its older runs would win. On PostgreSQL the installation row is
+// taken with SKIP LOCKED, so concurrent claimers pick different ones; one
+// whose runs another claimer just took is passed over for the next.
+func (db *DB) claimFair(ctx context.Context, q Queue, owner string, now time.Time, staleAfter time.Duration) (int, error) {
+	cond, condArgs := q.claimable(now, staleAfter)
+	lock := ""
+	if db.Postgres() {
+		lock = " FOR UPDATE OF i SKIP LOCKED"
+	}
+	// One transaction: one commit for the stamp and the claim.
+	tx, err := db.SQL.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("claim %s: %w", q.name, err)
+	}
+	defer tx.Rollback() //nolint:errcheck
+	var tried []string
+	for range 3 {
+		skip := ""
+		if len(tried) > 0 {
+			skip = " AND i.id NOT IN (" + strings.Join(tried, ",") + ")"
+		}
+		// Held back only for new work: a held run gone stale is taken over.
+		held := "(i.starts_held_until IS NULL OR i.starts_held_until <= ?) AND (i.github_wait_until IS NULL OR i.github_wait_until <= ?)"
+		if staleAfter > 0 {
+			held = "TRUE"
+		}
+		query := db.Rebind(`UPDATE installations SET last_claim_at = ? WHERE id = (
+			SELECT i.id FROM installations i LEFT JOIN (` + db.inFlight() + `) busy ON busy.inst = i.id
+			WHERE ` + held + skip + ` AND EXISTS (` + db.dueRunOf("i.id", cond, staleAfter) + `)
+			ORDER BY COALESCE(busy.n, 0), i.last_claim_at IS NOT NULL, i.last_claim_at, i.id LIMIT 1` + lock + `) RETURNING id`)
+		args := []any{now}
+		if staleAfter <= 0 {
+			args = append(args, now, now)
+		}
+		args = append(args, condArgs...)
+		var inst int
+		err := tx.QueryRowContext(ctx, query, args...).Scan(&inst)
+		if errors.Is(err, sql.ErrNoRows) {
+			return 0, nil
+		}
+		if err != nil {
+			return 0, fmt.Errorf("claim %s: pick the installation: %w", q.name, err)
+		}
+		id, err := db.claimIn(ctx, tx, q, owner, now, staleAfter, inst)
+		if err != nil {
+			return 0, err
+		}
+		if id != 0 {
+			if err := tx.Commit(); err != nil {
+				return 0, fmt.Errorf("claim %s: %w", q.name, err)
+			}
+			return id, nil
+		}
+		tried = append(tried, strconv.Itoa(inst))
+	}
+	return 0, nil
+}
+
+// HoldStarts keeps the queued runs of installation inst (its ent id) from
+// being claimed for dispatch before until: what a dispatcher does when the
+// installation's budget for starting reviews is spent, so the claims go to
+// other installations meanwhile instead of handing back run after run.
+func (db *DB) HoldStarts(ctx context.Context, inst int, until time.Time) error {
+	_, err := db.SQL.ExecContext(ctx, db.Rebind(`UPDATE installations SET starts_held_until = ?
+		WHERE id = ? AND (starts_held_until IS NULL OR starts_held_until < ?)`), until, inst, until)
+	if err != nil {
+		return fmt.Errorf("hold starts of installation %d: %w", inst, err)
+	}
+	return nil
 }
 
 // Heartbeat refreshes the leases owner holds in the given queues (every

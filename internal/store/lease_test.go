@@ -69,7 +69,8 @@ func TestClaimIsFairAcrossInstallations(t *testing.T) {
 			}
 			got = append(got, id)
 		}
-		// flood's oldest (both idle: oldest first), then quiet (flood has one
+		// flood's oldest (both idle, neither claimed before: the first
+		// installation), then quiet (flood has one
 		// in flight), then flood in its own order.
 		want := []int{flood[0], quiet, flood[1], flood[2]}
 		if fmt.Sprint(got) != fmt.Sprint(want) {
@@ -80,7 +81,7 @@ func TestClaimIsFairAcrossInstallations(t *testing.T) {
 
 // Runs under way count as in flight whatever holds them (dispatched, running,
 // publishing); finished runs do not. An installation with N in flight goes
-// after one with N-1, and the older run wins a tie.
+// after one with N-1, and a tie goes to the installation not claimed since.
 func TestClaimCountsRunsInFlight(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
@@ -98,9 +99,9 @@ func TestClaimCountsRunsInFlight(t *testing.T) {
 		if id, _ := db.Claim(ctx, store.QueuedRuns, "w", time.Now(), 0); id != bRun {
 			t.Fatalf("claimed %d, want b's run %d (1 in flight against 2)", id, bRun)
 		}
-		// Now both have two in flight: the older run goes first.
+		// Now both have two in flight: a, never claimed, goes before b, just claimed.
 		if id, _ := db.Claim(ctx, store.QueuedRuns, "w", time.Now(), 0); id != aRun {
-			t.Fatalf("claimed %d, want a's older run %d on a tie", id, aRun)
+			t.Fatalf("claimed %d, want a's run %d on a tie (b was just claimed)", id, aRun)
 		}
 	})
 }
@@ -124,6 +125,73 @@ func TestClaimHonoursDueTimes(t *testing.T) {
 		}
 		if id, _ := db.Claim(ctx, store.QueuedRuns, "w", due, 0); id != quiet {
 			t.Fatalf("claimed %d at its due time, want %d", id, quiet)
+		}
+	})
+}
+
+// Installations with as many runs in flight take turns: the one claimed
+// longest ago goes first, so the installation with the oldest runs does not
+// win every tie.
+func TestClaimGoesRoundRobinOnTies(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		f := newQueueFixture(t, db, "a", "b", "c")
+		start := time.Now().Add(-time.Hour)
+		owner := map[int]string{}
+		for _, name := range []string{"a", "b", "c"} {
+			for i := range 3 {
+				// a's runs are the oldest, c's the newest.
+				owner[f.queue(t, name, start.Add(time.Duration(i)*time.Second))] = name
+			}
+			start = start.Add(time.Minute)
+		}
+		var got []string
+		for k := range 6 {
+			id, err := db.Claim(ctx, store.QueuedRuns, "w", time.Now().Add(time.Duration(k)*time.Millisecond), 0)
+			if err != nil || id == 0 {
+				t.Fatalf("claim %d: %d %v", k, id, err)
+			}
+			got = append(got, owner[id])
+			// Finished at once: every installation has none in flight again.
+			db.Run.UpdateOneID(id).SetStatus(run.StatusSucceeded).SetLeaseOwner("").ExecX(ctx)
+		}
+		if fmt.Sprint(got) != "[a b c a b c]" {
+			t.Fatalf("claims went to %v, want a b c a b c", got)
+		}
+	})
+}
+
+// An installation whose starts are held (its content budget for new reviews
+// is spent) has no run claimed until the hold passes, whatever its runs in
+// flight and their age: the claims go to the others meanwhile.
+func TestClaimPassesOverHeldStarts(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		f := newQueueFixture(t, db, "flood", "quiet")
+		now := time.Now()
+		var flood []int
+		for i := range 3 {
+			flood = append(flood, f.queue(t, "flood", now.Add(-time.Hour+time.Duration(i)*time.Second)))
+		}
+		quiet := f.queue(t, "quiet", now.Add(-time.Minute))
+		f.queue(t, "quiet", now.Add(-time.Minute), func(c *ent.RunCreate) { c.SetStatus(run.StatusRunning) })
+		until := now.Add(time.Minute)
+		inst := f.repo["flood"].QueryInstallation().OnlyIDX(ctx)
+		if err := db.HoldStarts(ctx, inst, until); err != nil {
+			t.Fatal(err)
+		}
+		// An earlier hold does not shorten a later one.
+		if err := db.HoldStarts(ctx, inst, now); err != nil {
+			t.Fatal(err)
+		}
+		if id, _ := db.Claim(ctx, store.QueuedRuns, "w", now, 0); id != quiet {
+			t.Fatalf("claimed %d, want quiet's run %d while flood's starts are held", id, quiet)
+		}
+		if id, _ := db.Claim(ctx, store.QueuedRuns, "w", until.Add(-time.Millisecond), 0); id != 0 {
+			t.Fatalf("claimed %d of an installation whose starts are held", id)
+		}
+		if id, _ := db.Claim(ctx, store.QueuedRuns, "w", until, 0); id != flood[0] {
+			t.Fatalf("claimed %d once the hold passed, want flood's oldest %d", id, flood[0])
 		}
 	})
 }

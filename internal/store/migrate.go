@@ -202,6 +202,9 @@ func (db *DB) MigrateAs(ctx context.Context, rel Release) (MigrateReport, error)
 		if err := db.migrateRetention(ctx); err != nil {
 			return rep, err
 		}
+		if err := db.migrateQueueIndexes(ctx); err != nil {
+			return rep, err
+		}
 		if err := db.dropReplacedIndexes(ctx); err != nil {
 			return rep, err
 		}

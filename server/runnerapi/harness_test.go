@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-github/v88/github"
 
+	"github.com/chakshu-dev/chakshu/action"
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/gh"
@@ -31,8 +32,10 @@ import (
 const (
 	audience = "https://chakshu.test"
 	repoName = "acme/widget"
-	workflow = "name: Chakshu\non: workflow_dispatch\njobs: {}\n"
 )
+
+// workflow is the template users commit: ghsim refuses inputs it does not declare.
+var workflow = action.WorkflowTemplate
 
 // world is a simulated GitHub with one PR, Chakshu's rows for it, and the API
 // served over real HTTP.
@@ -148,7 +151,7 @@ func (w *world) startWorkflow(rn *ent.Run) *ent.Run {
 	ctx := context.Background()
 	det, _, err := w.inst.REST.Actions.CreateWorkflowDispatchEventByFileName(ctx, "acme", "widget", "chakshu.yml",
 		github.CreateWorkflowDispatchEventRequest{Ref: "main", ReturnRunDetails: github.Ptr(true),
-			Inputs: map[string]any{"run_id": strconv.Itoa(rn.ID), "pr": strconv.Itoa(w.pr), "head_sha": rn.HeadSha}})
+			Inputs: worker.DispatchInputs(rn)})
 	if err != nil {
 		w.t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/chakshu-dev/chakshu/action"
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
@@ -32,7 +33,7 @@ func FuzzHandlePayload(f *testing.F) {
 	appID, pem := sim.CreateApp(slug)
 	sim.CreateOrg("acme")
 	sim.CreateUser("alice")
-	sim.CreateRepo("acme", "widget", map[string]string{"main.go": "package main\n", ".github/workflows/chakshu.yml": "name: Chakshu\n"})
+	sim.CreateRepo("acme", "widget", map[string]string{"main.go": "package main\n", ".github/workflows/chakshu.yml": action.WorkflowTemplate})
 	sim.SetPermission(repoFN, "alice", "write")
 	instID := sim.Install(appID, "acme", nil, nil)
 	sim.CreateBranch(repoFN, "change", "main")

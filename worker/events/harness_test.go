@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-github/v88/github"
 
+	"github.com/chakshu-dev/chakshu/action"
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/repository"
@@ -74,7 +75,7 @@ func newEnv(t *testing.T, db *store.DB, o envOpts) *env {
 	e.sim.CreateUser("alice")
 	e.sim.CreateUser("mallory")
 	e.sim.CreateBot("dependabot[bot]")
-	files := map[string]string{"main.go": "package main\n\nfunc main() {}\n", ".github/workflows/chakshu.yml": "name: Chakshu\n"}
+	files := map[string]string{"main.go": "package main\n\nfunc main() {}\n", ".github/workflows/chakshu.yml": action.WorkflowTemplate}
 	for k, v := range o.files {
 		files[k] = v
 	}
