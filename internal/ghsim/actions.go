@@ -317,6 +317,13 @@ func hDispatch(c *reqCtx) {
 		c.notFound()
 		return
 	}
+	if !hasDispatchTrigger(r.commits[sha].files[".github/workflows/"+file]) {
+		// GitHub refuses to dispatch a workflow whose `on` lacks
+		// workflow_dispatch (benc-uk/workflow-dispatch#46, #81;
+		// fcetool/fcetool#1 quotes the whole answer).
+		c.fail(http.StatusUnprocessableEntity, "Workflow does not have 'workflow_dispatch' trigger")
+		return
+	}
 	if bad := unexpectedInputs(r.commits[sha].files[".github/workflows/"+file], in.Inputs); len(bad) > 0 {
 		// GitHub refuses an input the workflow does not declare under
 		// on.workflow_dispatch.inputs (convictional/trigger-workflow-and-wait#4,
@@ -519,6 +526,35 @@ func unexpectedInputs(workflow string, inputs map[string]any) []string {
 	}
 	sort.Strings(bad)
 	return bad
+}
+
+// hasDispatchTrigger reports whether the workflow's `on` names
+// workflow_dispatch, in any of its three forms: `on: workflow_dispatch`, a
+// list of events, or a map of events. A file that does not parse has none.
+func hasDispatchTrigger(workflow string) bool {
+	var wf struct {
+		On yaml.Node `yaml:"on"`
+	}
+	if yaml.Unmarshal([]byte(workflow), &wf) != nil {
+		return false
+	}
+	switch wf.On.Kind {
+	case yaml.ScalarNode:
+		return wf.On.Value == "workflow_dispatch"
+	case yaml.SequenceNode:
+		for _, n := range wf.On.Content {
+			if n.Value == "workflow_dispatch" {
+				return true
+			}
+		}
+	case yaml.MappingNode:
+		for i := 0; i < len(wf.On.Content); i += 2 {
+			if wf.On.Content[i].Value == "workflow_dispatch" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 var (

@@ -546,3 +546,32 @@ func TestDispatchRefusesUndeclaredInputs(t *testing.T) {
 		}
 	}
 }
+
+// GitHub refuses to dispatch a workflow whose `on` lacks workflow_dispatch
+// (422 "Workflow does not have 'workflow_dispatch' trigger"), in whichever
+// form `on` names its events, and starts no run.
+func TestDispatchNeedsTheTrigger(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.sim.Commit("acme/widget", "main", map[string]string{
+		".github/workflows/push.yml":   "name: Push\non: push\njobs: {}\n",
+		".github/workflows/events.yml": "name: Events\non: [push, pull_request]\njobs: {}\n",
+		".github/workflows/map.yml":    "name: Map\non:\n  push:\n    branches: [main]\njobs: {}\n",
+		".github/workflows/list.yml":   "name: List\non: [push, workflow_dispatch]\njobs: {}\n",
+		".github/workflows/broken.yml": "name: Broken\non: [workflow_dispatch\n",
+	}, "workflows")
+	for _, file := range []string{"push.yml", "events.yml", "map.yml", "broken.yml"} {
+		_, resp, err := f.inst.REST.Actions.CreateWorkflowDispatchEventByFileName(ctx, "acme", "widget", file,
+			github.CreateWorkflowDispatchEventRequest{Ref: "main"})
+		if err == nil || resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(err.Error(), "Workflow does not have 'workflow_dispatch' trigger") {
+			t.Fatalf("%s: %v, want 422 naming the trigger", file, err)
+		}
+	}
+	if n := len(f.sim.Runs()); n != 0 {
+		t.Fatalf("%d runs started by refused dispatches", n)
+	}
+	if _, _, err := f.inst.REST.Actions.CreateWorkflowDispatchEventByFileName(ctx, "acme", "widget", "list.yml",
+		github.CreateWorkflowDispatchEventRequest{Ref: "main"}); err != nil {
+		t.Fatalf("list.yml names workflow_dispatch: %v", err)
+	}
+}
