@@ -209,6 +209,14 @@ func TestDispatchFailuresNameTheFix(t *testing.T) {
 			delete(p, "actions")
 			f.sim.SetInstallationPermissions(f.instID, p)
 		}, "Actions: Read and write"},
+		// GitHub answers 422 for both: a workflow without the trigger, and
+		// one declaring fewer inputs than the dispatcher sends (an old copy).
+		{"no workflow_dispatch trigger", func(f *fixture) {
+			f.sim.Commit("acme/widget", "main", map[string]string{".github/workflows/chakshu.yml": "name: Chakshu\non: push\njobs: {}\n"}, "push only")
+		}, "must have a `workflow_dispatch` trigger"},
+		{"undeclared input", func(f *fixture) {
+			f.sim.Commit("acme/widget", "main", map[string]string{".github/workflows/chakshu.yml": "name: Chakshu\non:\n  workflow_dispatch:\n    inputs:\n      run_id: {required: true}\n      pr_number: {required: true}\njobs: {}\n"}, "old copy")
+		}, "inputs run_id, pr_number and head_sha"},
 		{"5xx three times", func(f *fixture) {
 			f.sim.InjectFault(ghsim.Fault{Match: "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches", Kind: ghsim.FaultServerError, Times: 3})
 		}, "after 3 attempts"},
