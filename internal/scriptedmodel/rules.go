@@ -150,7 +150,13 @@ func review(diff string) []findings.Finding {
 
 func finding(l addedLine, sev findings.Severity, cat, title, body string, suggestion *string) findings.Finding {
 	return findings.Finding{Path: l.Path, Line: l.Line, Side: "RIGHT", Severity: sev, Category: cat,
-		Title: title, Body: body, Suggestion: suggestion, Evidence: l.Text}
+		Title: title, Body: body, Suggestion: suggestion, Evidence: quotable(l.Text)}
+}
+
+// quotable is a line as a model can quote it as evidence: without NUL
+// bytes, which a finding's evidence may not hold (a fuzzed diff had one).
+func quotable(line string) string {
+	return strings.ReplaceAll(line, "\x00", "")
 }
 
 // snippet is a short, title-safe excerpt of a line.
