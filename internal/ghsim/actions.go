@@ -317,14 +317,15 @@ func hDispatch(c *reqCtx) {
 		c.notFound()
 		return
 	}
-	if !hasDispatchTrigger(r.commits[sha].files[".github/workflows/"+file]) {
+	trigger, declared := dispatchOn(r.commits[sha].files[".github/workflows/"+file])
+	if !trigger {
 		// GitHub refuses to dispatch a workflow whose `on` lacks
 		// workflow_dispatch (benc-uk/workflow-dispatch#46, #81;
 		// fcetool/fcetool#1 quotes the whole answer).
 		c.fail(http.StatusUnprocessableEntity, "Workflow does not have 'workflow_dispatch' trigger")
 		return
 	}
-	if bad := unexpectedInputs(r.commits[sha].files[".github/workflows/"+file], in.Inputs); len(bad) > 0 {
+	if bad := unexpected(declared, in.Inputs); len(bad) > 0 {
 		// GitHub refuses an input the workflow does not declare under
 		// on.workflow_dispatch.inputs (convictional/trigger-workflow-and-wait#4,
 		// benc-uk/workflow-dispatch#80).
@@ -498,15 +499,29 @@ func (s *Sim) completeRun(w *workflowRun, conclusion string) {
 	})
 }
 
-// unexpectedInputs are the names of inputs the workflow does not declare
-// under on.workflow_dispatch.inputs, sorted: every input when it declares
-// none (`on: workflow_dispatch`, or a file that does not parse).
-func unexpectedInputs(workflow string, inputs map[string]any) []string {
+// dispatchOn reads a workflow's `on` once: whether it names
+// workflow_dispatch, in any of its three forms (`on: workflow_dispatch`, a
+// list of events, a map of events), and the inputs it declares under
+// on.workflow_dispatch.inputs. A file that does not parse has neither.
+func dispatchOn(workflow string) (trigger bool, declared map[string]bool) {
+	declared = map[string]bool{}
 	var wf struct {
 		On yaml.Node `yaml:"on"`
 	}
-	declared := map[string]bool{}
-	if yaml.Unmarshal([]byte(workflow), &wf) == nil && wf.On.Kind == yaml.MappingNode {
+	if yaml.Unmarshal([]byte(workflow), &wf) != nil {
+		return false, declared
+	}
+	switch wf.On.Kind {
+	case yaml.ScalarNode:
+		trigger = wf.On.Value == "workflow_dispatch"
+	case yaml.SequenceNode:
+		for _, n := range wf.On.Content {
+			trigger = trigger || n.Value == "workflow_dispatch"
+		}
+	case yaml.MappingNode:
+		for i := 0; i < len(wf.On.Content); i += 2 {
+			trigger = trigger || wf.On.Content[i].Value == "workflow_dispatch"
+		}
 		var on struct {
 			Dispatch struct {
 				Inputs map[string]any `yaml:"inputs"`
@@ -518,6 +533,12 @@ func unexpectedInputs(workflow string, inputs map[string]any) []string {
 			}
 		}
 	}
+	return trigger, declared
+}
+
+// unexpected are the names of inputs not declared, sorted: every input when
+// the workflow declares none.
+func unexpected(declared map[string]bool, inputs map[string]any) []string {
 	var bad []string
 	for name := range inputs {
 		if !declared[name] {
@@ -526,35 +547,6 @@ func unexpectedInputs(workflow string, inputs map[string]any) []string {
 	}
 	sort.Strings(bad)
 	return bad
-}
-
-// hasDispatchTrigger reports whether the workflow's `on` names
-// workflow_dispatch, in any of its three forms: `on: workflow_dispatch`, a
-// list of events, or a map of events. A file that does not parse has none.
-func hasDispatchTrigger(workflow string) bool {
-	var wf struct {
-		On yaml.Node `yaml:"on"`
-	}
-	if yaml.Unmarshal([]byte(workflow), &wf) != nil {
-		return false
-	}
-	switch wf.On.Kind {
-	case yaml.ScalarNode:
-		return wf.On.Value == "workflow_dispatch"
-	case yaml.SequenceNode:
-		for _, n := range wf.On.Content {
-			if n.Value == "workflow_dispatch" {
-				return true
-			}
-		}
-	case yaml.MappingNode:
-		for i := 0; i < len(wf.On.Content); i += 2 {
-			if wf.On.Content[i].Value == "workflow_dispatch" {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 var (
