@@ -29,6 +29,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/models"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/server"
 )
 
@@ -302,10 +303,14 @@ func (g *Gateway) admit(ctx context.Context, id int, final bool) (bool, error) {
 // meter adds u and its cost to run rn in one atomic update, and notes on the
 // timeline when this answer took the run to its cap.
 func (g *Gateway) meter(ctx context.Context, rn *ent.Run, provider string, u models.Usage, cost float64) error {
-	err := g.cfg.DB.Run.Update().Where(run.ID(rn.ID)).SetProvider(provider).
-		AddCostUsd(cost).AddInputTokens(u.InputTokens).AddOutputTokens(u.OutputTokens).
-		AddCacheReadTokens(u.CacheReadInputTokens).AddCacheWriteTokens(u.CacheCreationInputTokens).
-		Exec(ctx)
+	// One statement: an attempt PostgreSQL aborted added nothing, so the
+	// retry adds the usage once.
+	err := store.Retry(ctx, func() error {
+		return g.cfg.DB.Run.Update().Where(run.ID(rn.ID)).SetProvider(provider).
+			AddCostUsd(cost).AddInputTokens(u.InputTokens).AddOutputTokens(u.OutputTokens).
+			AddCacheReadTokens(u.CacheReadInputTokens).AddCacheWriteTokens(u.CacheCreationInputTokens).
+			Exec(ctx)
+	})
 	if err != nil {
 		return fmt.Errorf("add usage: %w", err)
 	}

@@ -542,6 +542,7 @@ func (s *Syncer) store(ctx context.Context, inst *ent.Installation, snap *snapsh
 		summary = strings.Join(why, "; ")
 	}
 	err := s.cfg.DB.WithTx(ctx, func(tx *ent.Tx) error {
+		rep.Synced, rep.Failed, rep.Disabled, rep.Stale = nil, nil, nil, false // a retried transaction starts afresh
 		n, err := tx.Installation.Update().
 			Where(installation.ID(inst.ID), installation.Or(installation.LastSyncAtIsNil(), installation.LastSyncAtLT(started))).
 			SetLastSyncAt(started).SetLastSyncCommit(snap.commit).SetLastSyncError(redact.String(summary)).Save(ctx)

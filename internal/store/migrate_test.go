@@ -155,8 +155,8 @@ func loadFixture(t *testing.T, db *store.DB, release int) {
 // A database created and filled by release 1 (the last release before the
 // schema record; testdata/capture made the dump at its commit) is brought to
 // this release's schema: its data survives, the new columns and tables work,
-// the rollup triggers it installed (v3, unchanged) are kept, so the rollup is
-// not rebuilt and keeps following writes exactly.
+// and release 1's rollup triggers (v3) are replaced by this release's newer
+// ones, the rollup rebuilt once, then following writes exactly.
 func TestUpgradeFromRelease1(t *testing.T) {
 	for _, d := range storetest.Dialects {
 		t.Run(d, func(t *testing.T) {
@@ -173,15 +173,29 @@ func TestUpgradeFromRelease1(t *testing.T) {
 			if err != nil {
 				t.Fatalf("upgrade: %v", err)
 			}
-			want := store.MigrateReport{DatabaseSchema: 1, SchemaChanged: true}
+			const release1Rollup = 3
+			if store.Current.Rollup <= release1Rollup {
+				t.Fatalf("this release's rollup version %d is not newer than release 1's", store.Current.Rollup)
+			}
+			want := store.MigrateReport{DatabaseSchema: 1, SchemaChanged: true, RollupInstalled: true}
 			if rep != want {
 				t.Fatalf("report %+v, want %+v", rep, want)
 			}
-			if !sentinel(t, db) {
-				t.Fatal("the upgrade rebuilt the rollup")
+			if sentinel(t, db) {
+				t.Fatal("the upgrade installed new triggers but did not rebuild the rollup")
 			}
-			if got := triggers(t, db); !cmp.Equal(got, before) {
-				t.Fatalf("triggers %v, want release 1's %v", got, before)
+			after := triggers(t, db)
+			if len(after) != len(before) {
+				t.Fatalf("triggers %v after release 1's %v", after, before)
+			}
+			for _, n := range after {
+				if !strings.HasPrefix(n, fmt.Sprintf("runs_rollup_v%d_", store.Current.Rollup)) {
+					t.Fatalf("trigger %s of another version is left", n)
+				}
+			}
+			plantSentinel(t, db)
+			if rep, err := db.MigrateAs(ctx, store.Current); err != nil || rep.RollupInstalled || !sentinel(t, db) {
+				t.Fatalf("a second start: %+v %v; want nothing installed or rebuilt", rep, err)
 			}
 			// A new column with its own index is added in place and indexed.
 			for _, ix := range []string{"run_backtest_id", "finding_outcome", "run_active_review"} {

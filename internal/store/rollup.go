@@ -34,9 +34,9 @@ import (
 // upserts one row per grain and level, in one statement.
 
 // rollupVersion numbers the triggers (runs_rollup_v<N>_…); bump it when
-// their SQL changes. Migrate replaces installed triggers only when they are
+// their SQL changes (4: the cells in lock order, coarsest first). Migrate replaces installed triggers only when they are
 // older than this, never newer ones (migrate.go), and then rebuilds the rollup.
-const rollupVersion = 3
+const rollupVersion = 4
 
 // RollupGrains are the periods the rollup keeps: day, week, month.
 var RollupGrains = []string{"d", "w", "m"}
@@ -163,9 +163,19 @@ func (db *DB) rollupUpsert(p, sign string) string {
 		vals[i] = sign + "(" + c + ")"
 		set[i] = RollupSums[i] + " = cost_rollups." + RollupSums[i] + " + excluded." + RollupSums[i]
 	}
+	// The cells in one order for every run, the cells most runs share first:
+	// over everything (month, week, day), then per reviewer, per repository,
+	// per both. A writer of a run takes the month's total cell before any
+	// other, so two transactions each writing several runs (queueing two
+	// reviewers, a metering update beside them) queue on that one row
+	// instead of each holding a cell the other waits for: with the order
+	// grain-first, PostgreSQL found such deadlocks under load (40P01). Any
+	// left (runs of two months in one transaction) are retried (retry.go).
 	var cells []string
-	for _, g := range RollupGrains {
-		for _, l := range rollupLevels {
+	for li := len(rollupLevels) - 1; li >= 0; li-- {
+		l := rollupLevels[li]
+		for gi := len(RollupGrains) - 1; gi >= 0; gi-- {
+			g := RollupGrains[gi]
 			r, v := 0, 0
 			if l.byRepo {
 				r = 1

@@ -171,8 +171,15 @@ func (db *DB) Rebind(q string) string {
 	return b.String()
 }
 
-// WithTx runs fn in a transaction, committing when it returns nil.
+// WithTx runs fn in a transaction, committing when it returns nil. When
+// PostgreSQL aborts the transaction to break a deadlock (Retryable), fn runs
+// again in a new one: it must write only through tx, and set afresh anything
+// outside it that it fills in.
 func (db *DB) WithTx(ctx context.Context, fn func(tx *ent.Tx) error) error {
+	return Retry(ctx, func() error { return db.withTx(ctx, fn) })
+}
+
+func (db *DB) withTx(ctx context.Context, fn func(tx *ent.Tx) error) error {
 	tx, err := db.Tx(ctx)
 	if err != nil {
 		return err
