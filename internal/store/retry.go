@@ -16,9 +16,9 @@ const retryAttempts = 4
 // Retryable reports whether err is PostgreSQL aborting a transaction that
 // may succeed if run again: a deadlock it broke (40P01) or a serialization
 // failure (40001). Nothing of the aborted transaction was kept, so running it
-// again is safe. (PostgreSQL manual, "Transaction Isolation" and appendix A,
-// error codes; SQLite waits on its busy timeout instead and never reports
-// these.)
+// again is safe. PostgreSQL's manual, §13.5 "Serialization Failure
+// Handling", tells applications to retry 40001 and advises retrying 40P01;
+// SQLite waits on its busy timeout instead and never reports these.
 func Retryable(err error) bool {
 	var pg *pgconn.PgError
 	return errors.As(err, &pg) && (pg.Code == "40P01" || pg.Code == "40001")
