@@ -124,50 +124,47 @@ func TestRetryOnlyRetryable(t *testing.T) {
 }
 
 // A real deadlock on PostgreSQL is Retryable, and WithTx runs the victim
-// again to success.
+// again to success. (PostgreSQL only: SQLite has one writer at a time and no
+// deadlock to break.)
 func TestWithTxRetriesADeadlock(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		if !db.Postgres() {
-			t.Skip("SQLite has one writer at a time and no deadlock to break")
-		}
-		ctx := context.Background()
-		repo, rv := seedRepoReviewer(t, ctx, db)
-		a := db.Run.Create().SetRepository(repo).SetReviewer(rv).SetPrNumber(1).SetHeadSha("a").SetTrigger(run.TriggerAuto).SaveX(ctx)
-		b := db.Run.Create().SetRepository(repo).SetReviewer(rv).SetPrNumber(2).SetHeadSha("b").SetTrigger(run.TriggerAuto).SaveX(ctx)
-		// Two transactions lock a and b in opposite orders, each waiting
-		// for the other to hold its first row.
-		var mu sync.Mutex
-		attempts := map[string]int{}
-		locked := make(chan struct{}, 2)
-		both := make(chan struct{})
-		var once sync.Once
-		lock := func(name string, first, second int) error {
-			return db.WithTx(ctx, func(tx *ent.Tx) error {
-				mu.Lock()
-				attempts[name]++
-				n := attempts[name]
-				mu.Unlock()
-				if err := tx.Run.UpdateOneID(first).SetNote(name).Exec(ctx); err != nil {
-					return err
-				}
-				if n == 1 {
-					locked <- struct{}{}
-					<-both
-				}
-				return tx.Run.UpdateOneID(second).SetNote(name).Exec(ctx)
-			})
-		}
-		go func() { <-locked; <-locked; once.Do(func() { close(both) }) }()
-		errs := make(chan error, 2)
-		go func() { errs <- lock("ab", a.ID, b.ID) }()
-		go func() { errs <- lock("ba", b.ID, a.ID) }()
-		for range 2 {
-			if err := <-errs; err != nil {
-				t.Fatalf("a transaction failed for good: %v", err)
+	db := storetest.Open(t, "postgres")
+	ctx := context.Background()
+	repo, rv := seedRepoReviewer(t, ctx, db)
+	a := db.Run.Create().SetRepository(repo).SetReviewer(rv).SetPrNumber(1).SetHeadSha("a").SetTrigger(run.TriggerAuto).SaveX(ctx)
+	b := db.Run.Create().SetRepository(repo).SetReviewer(rv).SetPrNumber(2).SetHeadSha("b").SetTrigger(run.TriggerAuto).SaveX(ctx)
+	// Two transactions lock a and b in opposite orders, each waiting
+	// for the other to hold its first row.
+	var mu sync.Mutex
+	attempts := map[string]int{}
+	locked := make(chan struct{}, 2)
+	both := make(chan struct{})
+	var once sync.Once
+	lock := func(name string, first, second int) error {
+		return db.WithTx(ctx, func(tx *ent.Tx) error {
+			mu.Lock()
+			attempts[name]++
+			n := attempts[name]
+			mu.Unlock()
+			if err := tx.Run.UpdateOneID(first).SetNote(name).Exec(ctx); err != nil {
+				return err
 			}
+			if n == 1 {
+				locked <- struct{}{}
+				<-both
+			}
+			return tx.Run.UpdateOneID(second).SetNote(name).Exec(ctx)
+		})
+	}
+	go func() { <-locked; <-locked; once.Do(func() { close(both) }) }()
+	errs := make(chan error, 2)
+	go func() { errs <- lock("ab", a.ID, b.ID) }()
+	go func() { errs <- lock("ba", b.ID, a.ID) }()
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatalf("a transaction failed for good: %v", err)
 		}
-		if attempts["ab"]+attempts["ba"] != 3 {
-			t.Fatalf("attempts %v: want one of them run again once", attempts)
-		}
-	})
+	}
+	if attempts["ab"]+attempts["ba"] != 3 {
+		t.Fatalf("attempts %v: want one of them run again once", attempts)
+	}
 }
