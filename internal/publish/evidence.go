@@ -28,8 +28,10 @@ type evidenceCheck struct {
 	// dropped are the findings whose quote is not in the file (or only far
 	// from their lines), as plan items that are not posted.
 	dropped []Item
-	// moved and fetched count moved findings and contents calls made.
-	moved, fetched int
+	// moved and fetched count moved findings and contents calls made;
+	// unchecked counts findings published with a quote nobody could check
+	// (the file is over MaxEvidenceFile, or the run has no commit for its side).
+	moved, fetched, unchecked int
 }
 
 // checkEvidence checks every finding's quote again, on the server: the
@@ -85,6 +87,7 @@ func (p *Publisher) checkEvidence(ctx context.Context, rest *github.Client, r *e
 			switch {
 			case tooBig[at] || ref == "":
 				log.Info("evidence unchecked", "path", f.Path, "side", side)
+				out.unchecked++
 				out.kept = append(out.kept, f)
 				continue
 			case content == nil:

@@ -98,6 +98,9 @@ func TestPublishChecksEvidence(t *testing.T) {
 		if strings.Contains(body, "gadget") || strings.Contains(body, "readme forged") {
 			t.Errorf("the review body shows a dropped finding:\n%s", body)
 		}
+		if strings.Contains(body, "could not be checked") {
+			t.Errorf("every quote was checked, yet the review body says one was not:\n%s", body)
+		}
 		for _, want := range []string{"_4 findings were dropped: the code they quote is not in the file at this commit._", "_1 finding was moved to the lines it quotes._"} {
 			if !strings.Contains(body, want) {
 				t.Errorf("the review body lacks %q:\n%s", want, body)
@@ -181,6 +184,11 @@ func TestPublishEvidenceLeftAndFileLimit(t *testing.T) {
 		// calc.go at the base (the forged quote), at.txt and over.txt.
 		if n := e.contentsCalls(); n != 3 {
 			t.Errorf("%d contents reads, want 3", n)
+		}
+		// The review says what could not be checked, and nothing else does.
+		body := e.chakshuReviews()[0].Body
+		if want := "_1 finding's quote could not be checked against the code (the file is too large to read); read it with care._"; !strings.Contains(body, want) {
+			t.Errorf("review body lacks %q:\n%s", want, body)
 		}
 	})
 }

@@ -226,7 +226,7 @@ func (p *Publisher) publishReview(ctx context.Context, r *ent.Run) error {
 		BehindBy: r.BehindBy, BaseRef: r.BaseRef, CostUSD: r.CostUsd, Turns: r.Turns, Learnings: learned,
 		Coverage: Coverage{PRFiles: st.diff.Len(), Read: len(checked.Files), Filtered: len(r.FilteredFiles), Skipped: len(st.diff.Skipped())},
 	}
-	in.EvidenceDropped, in.EvidenceMoved = len(ev.dropped), ev.moved
+	in.EvidenceDropped, in.EvidenceMoved, in.EvidenceUnchecked = len(ev.dropped), ev.moved, ev.unchecked
 	if ev := cov.Evidence; ev != nil {
 		in.EvidenceDropped += max(0, ev.Dropped)
 		in.EvidenceMoved += max(0, ev.Moved)

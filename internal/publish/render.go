@@ -160,8 +160,11 @@ type ReviewInput struct {
 	Coverage  Coverage
 	// EvidenceDropped and EvidenceMoved count findings the evidence checks
 	// (the runner's and the publisher's) dropped, their quote not in the
-	// file, and moved to the lines they quote.
-	EvidenceDropped, EvidenceMoved int
+	// file, and moved to the lines they quote; EvidenceUnchecked counts
+	// findings published whose quote the publisher could not check (the
+	// runner's own count is not shown: the publisher checks every finding
+	// again).
+	EvidenceDropped, EvidenceMoved, EvidenceUnchecked int
 }
 
 type learningView struct{ Glob, Directive string }
@@ -184,8 +187,8 @@ type reviewView struct {
 	Turns                         int
 	Coverage                      Coverage
 
-	// EvidenceDropped and EvidenceMoved: what the evidence checks did.
-	EvidenceDropped, EvidenceMoved int
+	// EvidenceDropped, EvidenceMoved, EvidenceUnchecked: what the evidence checks did.
+	EvidenceDropped, EvidenceMoved, EvidenceUnchecked int
 }
 
 // RenderReview renders the review body with its markers: the run marker, the
@@ -215,7 +218,7 @@ func renderReview(in ReviewInput, entryCap int) string {
 		InlineCount: len(in.Plan.Inline()),
 		LeftOut:     in.Plan.LeftOut, MaxFindings: in.Rules.MaxFindings, OnPR: in.Plan.OnPR,
 		Cost: fmt.Sprintf("$%.2f", in.CostUSD), Turns: in.Turns, Coverage: in.Coverage,
-		EvidenceDropped: in.EvidenceDropped, EvidenceMoved: in.EvidenceMoved,
+		EvidenceDropped: in.EvidenceDropped, EvidenceMoved: in.EvidenceMoved, EvidenceUnchecked: in.EvidenceUnchecked,
 	}
 	if in.IncrementalSince != "" {
 		v.IncrementalSince = shortSHA(in.IncrementalSince)
