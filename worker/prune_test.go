@@ -41,17 +41,25 @@ func TestPrunerPass(t *testing.T) {
 		if _, err := NewPruner(PruneConfig{Log: slog.Default()}); err == nil {
 			t.Fatal("a pruner without a database was built")
 		}
+		// Batches shrink further on SQLite, where the intake waits behind them.
+		want := leastBatch
+		if !db.Postgres() {
+			want = leastBatchSQLite
+		}
+		if p.size.least != want {
+			t.Fatalf("batches shrink to %d rows at least, want %d", p.size.least, want)
+		}
 	})
 }
 
 // Batches are sized by how long their slowest transaction held the write
 // lock: halved at once while over the target, grown by a quarter while under
-// half of it, never past the configured most nor under leastBatch.
+// half of it, never past the configured most nor under the least.
 func TestPruneBatchSizer(t *testing.T) {
 	const target = time.Millisecond
-	s := newBatchSizer(500, target)
-	if s.rows() != leastBatch {
-		t.Fatalf("starts at %d rows, want %d", s.rows(), leastBatch)
+	s := newBatchSizer(500, leastBatchSQLite, target)
+	if s.rows() != firstBatch {
+		t.Fatalf("starts at %d rows, want %d", s.rows(), firstBatch)
 	}
 	steps := []struct {
 		slowest time.Duration
@@ -64,9 +72,11 @@ func TestPruneBatchSizer(t *testing.T) {
 		{0, 96},                      // nothing written: grows
 		{0, 120},
 		{3 * time.Millisecond, 60},  // slow: halved
-		{20 * time.Millisecond, 50}, // never under leastBatch
-		{20 * time.Millisecond, 50},
-		{0, 62},
+		{20 * time.Millisecond, 30}, // still slow: halved again
+		{20 * time.Millisecond, 15},
+		{20 * time.Millisecond, 10}, // never under the least
+		{20 * time.Millisecond, 10},
+		{0, 12},
 	}
 	for i, st := range steps {
 		s.took(st.slowest)
@@ -85,13 +95,13 @@ func TestPruneBatchSizer(t *testing.T) {
 		t.Fatalf("slow at the most: %d rows, want 250", s.rows())
 	}
 	for _, most := range []int{1, 5} {
-		small := newBatchSizer(most, target)
+		small := newBatchSizer(most, leastBatchSQLite, target)
 		if small.rows() != most {
 			t.Fatalf("a most of %d starts at %d rows", most, small.rows())
 		}
 		small.took(2 * target)
 		if small.rows() != most {
-			t.Fatalf("a most of %d: %d rows after a slow batch, want %d (under leastBatch already)", most, small.rows(), most)
+			t.Fatalf("a most of %d: %d rows after a slow batch, want %d (under the least already)", most, small.rows(), most)
 		}
 	}
 }

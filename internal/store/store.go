@@ -83,10 +83,27 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 // the WAL starts over (SQLite's own test of it in WAL mode: test/wal7.test;
 // others report the unbounded growth as "checkpoint starvation",
 // better-sqlite3's docs/performance.md).
+//
+// The page cache: 2 MB a connection, SQLite's default (cache_size -2000).
+// A connection empties its whole cache when it begins a transaction after
+// another connection has written (src/pager.c, pagerBeginReadTransaction:
+// the WAL index changed, so pager_reset), and the embedded SQLite frees
+// each page under one process-wide allocator lock, keeping the last 4 MB
+// freed and handing the rest back to the kernel a madvise call at a time
+// (modernc.org/memory, Allocator.retain). With 32 MB caches the intake's
+// writer spent 100–290 ms inside BEGIN emptying its cache after each prune
+// commit (goroutine dumps taken during the stalls): its p99 while pruning
+// beside a million rows was 190–370 ms on one machine, with 2 MB 5.6–7.4 ms
+// (BenchmarkIntakeWhilePruning). Others report slow frees of page-cache
+// pages too (Expensify/Bedrock#1432). The database file is read through a
+// 1 GB memory map instead, which covers a million runs: pages read through
+// it take no room in the cache (the portal's runs page with totalCount
+// beside a million runs: p95 21 ms, 33 ms with 32 MB caches and a 256 MB
+// map; BenchmarkPortal).
 func SQLiteDSN(path string) string {
 	// SQLite reads the DSN as a URI: escape what would end the path early.
 	path = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
-	return "file:" + path + "?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=cache_size(-32768)&_pragma=mmap_size(268435456)&_pragma=temp_store(MEMORY)&_pragma=journal_size_limit(67108864)&_txlock=immediate"
+	return "file:" + path + "?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=cache_size(-2000)&_pragma=mmap_size(1073741824)&_pragma=temp_store(MEMORY)&_pragma=journal_size_limit(67108864)&_txlock=immediate"
 }
 
 func openSQLite(ctx context.Context, dir string) (*DB, error) {
