@@ -605,6 +605,11 @@ var (
 				Columns: []*schema.Column{RunsColumns[8]},
 			},
 			{
+				Name:    "run_shadow_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{RunsColumns[6], RunsColumns[1]},
+			},
+			{
 				Name:    "run_status_created_at_repository_runs",
 				Unique:  false,
 				Columns: []*schema.Column{RunsColumns[4], RunsColumns[1], RunsColumns[76]},

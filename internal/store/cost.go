@@ -480,6 +480,17 @@ type RunCounts struct {
 
 // CountRuns counts s's runs by outcome and sums their findings and cost.
 func (db *DB) CountRuns(ctx context.Context, s RunSet) (RunCounts, error) {
+	q, args := db.countRuns(s)
+	var st RunCounts
+	err := db.SQL.QueryRowContext(ctx, q, args...).Scan(&st.Runs, &st.Succeeded, &st.Failed, &st.Cancelled, &st.Findings, &st.CostUSD)
+	if err != nil {
+		return st, fmt.Errorf("count runs: %w", err)
+	}
+	return st, nil
+}
+
+// countRuns is CountRuns's statement (rebound) and its arguments.
+func (db *DB) countRuns(s RunSet) (string, []any) {
 	where, args := s.Where()
 	q := `SELECT COUNT(*),
 	COALESCE(SUM(CASE WHEN status = 'succeeded' THEN 1 ELSE 0 END), 0),
@@ -488,10 +499,5 @@ func (db *DB) CountRuns(ctx context.Context, s RunSet) (RunCounts, error) {
 	CAST(COALESCE(SUM(findings_blocker + findings_major + findings_minor + findings_nit), 0) AS BIGINT),
 	CAST(COALESCE(SUM(cost_usd), 0) AS DOUBLE PRECISION)
 FROM ` + run.Table + ` WHERE ` + where
-	var st RunCounts
-	err := db.SQL.QueryRowContext(ctx, db.Rebind(q), args...).Scan(&st.Runs, &st.Succeeded, &st.Failed, &st.Cancelled, &st.Findings, &st.CostUSD)
-	if err != nil {
-		return st, fmt.Errorf("count runs: %w", err)
-	}
-	return st, nil
+	return db.Rebind(q), args
 }

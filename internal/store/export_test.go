@@ -47,3 +47,6 @@ func PruneWrites(db *DB, cut any) []PruneWrite {
 
 // PayloadsToClear is the query that picks the next payloads to empty.
 func PayloadsToClear(db *DB) string { return db.Rebind(db.payloadsToClear(500)) }
+
+// CountRunsSQL is CountRuns's statement for s (rebound) and its arguments.
+func CountRunsSQL(db *DB, s RunSet) (string, []any) { return db.countRuns(s) }
