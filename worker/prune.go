@@ -71,7 +71,7 @@ const firstBatch = 50
 // On SQLite it is smaller, because there the webhook intake waits behind
 // every prune transaction for SQLite's one write lock: beside the intake at
 // 2,000 deliveries/s and a million rows, a delete of 50 webhook events (the
-// table and its five indexes) held the lock 3–8 ms, and the intake's p99
+// table and its four indexes) held the lock 3–8 ms, and the intake's p99
 // while pruning was 5.6–7.4 ms (BenchmarkIntakeWhilePruning); with batches
 // down to 10 rows the prune writes took 0.8 ms at the median and 2.7 ms at
 // p99, and the intake's p99 4.5–5.8 ms, while pruning went a fifth as fast.
