@@ -66,7 +66,46 @@ func neutralise(s string) string {
 	for range 2 {
 		s = mentionRE.ReplaceAllString(s, "$1$2"+zwsp+"$3")
 	}
-	return s
+	return breakAfterLinks(s)
+}
+
+// breakAfterLinks breaks an at sign that follows a letter or digit when the
+// word it ends could be an autolink (it holds an at sign, "://" or "www."):
+// a renderer that ends the link just before the at sign leaves "@login" at
+// the start of its own text node, where GitHub's mention rule matches it.
+// GitHub's own autolinker (cmark-gfm) keeps such an at sign inside the link,
+// but not every renderer does (goldmark ends "a@b.c@victim" and
+// "http://a.b@victim" before the second at sign), and breaking it costs a
+// reader nothing. "lodash@4.17.21" and "git@host" are left as they are.
+func breakAfterLinks(s string) string {
+	var b strings.Builder
+	last := 0 // bytes before last are written to b
+	for i, r := range s {
+		if (r != '@' && r != '\uff20' && r != '\ufe6b') || i == 0 {
+			continue
+		}
+		j := i + utf8.RuneLen(r)
+		if j >= len(s) || !isAlnum(s[j]) || !isAlnum(s[i-1]) {
+			continue
+		}
+		word := strings.ToLower(s[strings.LastIndexAny(s[:i], " \t\n<")+1 : i])
+		if !strings.Contains(word, "@") && !strings.Contains(word, "\uff20") && !strings.Contains(word, "\ufe6b") &&
+			!strings.Contains(word, "://") && !strings.Contains(word, "www.") {
+			continue
+		}
+		b.WriteString(s[last:j])
+		b.WriteString(zwsp)
+		last = j
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+func isAlnum(c byte) bool {
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
 }
 
 // literalMentionRef replaces a character reference that stands for a

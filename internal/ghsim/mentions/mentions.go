@@ -13,7 +13,12 @@
 // \W being anything but an ASCII letter, digit or underscore. Find is
 // deliberately wider: it also counts the fullwidth and small commercial at
 // signs (U+FF20, U+FE6B), and ignores the filter's trailing conditions, so
-// it can only over-report.
+// it can only over-report. It over-reports after autolinks too: goldmark
+// ends "a@b.c@victim" and "http://a.b@victim" before the second at sign,
+// leaving "@victim" at the start of a text node, where GitHub's renderer
+// (cmark-gfm, GFM spec "Autolinks (extension)": an extended URL autolink
+// runs to the next space or "<"; its e-mail scan counts every at sign and
+// refuses more than one) would keep it inside the link.
 package mentions
 
 import (
