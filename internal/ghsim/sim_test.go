@@ -20,6 +20,7 @@ import (
 
 	"github.com/coreos/go-oidc/v3/oidc"
 	"github.com/google/go-github/v88/github"
+	"github.com/google/uuid"
 
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
@@ -413,6 +414,14 @@ func TestWebhookRedeliveryAndFaults(t *testing.T) {
 	got := f.hooks.of("pull_request", "opened")
 	if len(got) != 2 || got[0].Delivery != got[1].Delivery {
 		t.Fatalf("redelivery = %v", got)
+	}
+	// GitHub's delivery guids are time-based (version 1) UUIDs (API.md).
+	guid, err := uuid.Parse(got[0].Delivery)
+	if err != nil || guid.Version() != 1 {
+		t.Fatalf("X-GitHub-Delivery %q: version %d, %v; want a version 1 UUID", got[0].Delivery, guid.Version(), err)
+	}
+	if at := time.Unix(guid.Time().UnixTime()); time.Since(at).Abs() > time.Minute {
+		t.Errorf("X-GitHub-Delivery %q says %v, want about now", got[0].Delivery, at)
 	}
 	// Two 502s then success: the production client retries through them.
 	f.sim.InjectFault(ghsim.Fault{Match: "GET /repos/{owner}/{repo}/pulls/{pull_number}", Kind: ghsim.FaultServerError, Times: 2})

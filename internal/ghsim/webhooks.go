@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 type webhookConfig struct {
@@ -92,7 +94,7 @@ func (s *Sim) emit(event string, instID int64, payload obj) {
 		panic(err)
 	}
 	action, _ := payload["action"].(string)
-	d := &Delivery{ID: newUUID(), Event: event, Action: action, InstallationID: instID, Payload: body}
+	d := &Delivery{ID: deliveryGUID(), Event: event, Action: action, InstallationID: instID, Payload: body}
 	s.pending = append(s.pending, d)
 }
 
@@ -278,6 +280,20 @@ func (s *Sim) Redeliver(id string) error {
 	return nil
 }
 
+// deliveryGUID makes an X-GitHub-Delivery value as GitHub does: a time-based
+// (version 1) UUID. The OpenAPI description's hook-delivery example has guid
+// 58474f00-b361-11eb-836d-0e4f3503ccbe beside delivered_at 2021-05-12T20:33:44Z,
+// and the guid's timestamp is that second; deliveries integrators quote carry
+// version 1 too (API.md, "Webhook requests").
+func deliveryGUID() string {
+	u, err := uuid.NewUUID()
+	if err != nil {
+		return newUUID()
+	}
+	return u.String()
+}
+
+// newUUID makes a random (version 4) UUID.
 func newUUID() string {
 	b := []byte(randHex(16))
 	return fmt.Sprintf("%s-%s-4%s-a%s-%s", b[0:8], b[8:12], b[13:16], b[17:20], b[20:32])
@@ -330,7 +346,7 @@ func (s *Sim) DeliverPayload(event string, payload []byte) Delivery {
 		} `json:"installation"`
 	}
 	_ = json.Unmarshal(payload, &a)
-	d := &Delivery{ID: newUUID(), Event: event, Action: a.Action, InstallationID: a.Installation.ID, Payload: payload}
+	d := &Delivery{ID: deliveryGUID(), Event: event, Action: a.Action, InstallationID: a.Installation.ID, Payload: payload}
 	hook, appID := s.hookTarget()
 	s.send(hook, appID, d, false)
 	return *d
