@@ -245,3 +245,39 @@ func TestPayloadsToClearReadByReceiptTime(t *testing.T) {
 		}
 	})
 }
+
+// Once pruning has caught up with the payloads, a batch does not scan the
+// few milliseconds received since the previous one: the scan waits until a
+// second of receipts has passed the cut-off, then clears them.
+func TestPayloadScanWaitsForASecondOfReceipts(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+		r := store.Retention{WebhookPayloads: day, WebhookEvents: 8 * day, Batch: 10}
+		// Caught up to the cut-off 400 ms ago; one handled event with a
+		// payload arrived just past that point.
+		after := now.Add(-day - 400*time.Millisecond)
+		db.WebhookEvent.Create().SetDeliveryID("late").SetEvent("push").SetPayload([]byte(`{"x":1}`)).
+			SetStatus(webhookevent.StatusDone).SetReceivedAt(after.Add(100 * time.Millisecond)).ExecX(ctx)
+		payload := func() int {
+			return len(db.WebhookEvent.Query().Where(webhookevent.DeliveryID("late")).OnlyX(ctx).Payload)
+		}
+
+		got, next, err := db.PruneBatch(ctx, r, now, after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Payloads != 0 || !next.Equal(after) || payload() == 0 {
+			t.Fatalf("400 ms past the cut-off: cleared %d, next from %v (want %v), payload %d bytes; want nothing scanned yet",
+				got.Payloads, next, after, payload())
+		}
+		got, next, err = db.PruneBatch(ctx, r, now.Add(700*time.Millisecond), next)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := now.Add(700*time.Millisecond - day); got.Payloads != 1 || !next.Equal(want) || payload() != 0 {
+			t.Fatalf("1.1 s past the cut-off: cleared %d, next from %v (want %v), payload %d bytes; want it cleared",
+				got.Payloads, next, want, payload())
+		}
+	})
+}
