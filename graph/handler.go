@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"entgo.io/ent/dialect"
-	entsql "entgo.io/ent/dialect/sql"
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
@@ -63,7 +62,7 @@ type Config struct {
 	// derives it from Config.GitHubURL (the sandbox sets the simulator's pages).
 	GitHubWebURL string
 
-	// Driver, when set, replaces the driver over DB.SQL (tests count statements).
+	// Driver, when set, replaces the store's (DB.Driver): tests count statements.
 	Driver dialect.Driver
 }
 
@@ -102,7 +101,7 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	}
 	drv := cfg.Driver
 	if drv == nil {
-		drv = entsql.OpenDB(cfg.DB.Dialect, cfg.DB.SQL)
+		drv = cfg.DB.Driver() // on SQLite its writes take their turn with the store's
 	}
 	h := &api{cfg: cfg, log: cfg.Log, db: cfg.DB, client: ent.NewClient(ent.Driver(drv)), webURL: webBase(cfg),
 		requests: &review.Requests{DB: cfg.DB, Bus: cfg.Bus, Access: review.NewAccess(cfg.Config.ReviewAllowList)}}

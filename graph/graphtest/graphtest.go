@@ -21,7 +21,6 @@ import (
 	"time"
 
 	"entgo.io/ent/dialect"
-	entsql "entgo.io/ent/dialect/sql"
 
 	"github.com/chakshu-dev/chakshu/graph"
 	"github.com/chakshu-dev/chakshu/internal/config"
@@ -104,7 +103,7 @@ func New(t testing.TB, db *store.DB, admins ...string) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.Stmts = &Statements{Driver: entsql.OpenDB(db.Dialect, db.SQL)}
+	e.Stmts = &Statements{Driver: db.Driver()}
 	gql, err := graph.NewHandler(graph.Config{DB: db, Log: log, Bus: notify.NewLocal(), Config: cfg, Auth: a, GitHub: apps, Driver: e.Stmts})
 	if err != nil {
 		t.Fatal(err)

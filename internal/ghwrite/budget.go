@@ -112,7 +112,7 @@ func (b *DBBudget) Admit(ctx context.Context, inst int64, pri Priority, now time
 		if wait > 0 {
 			return wait, hold, nil
 		}
-		res, err := b.db.SQL.ExecContext(ctx, b.db.Rebind(`UPDATE installations SET write_pace = ? WHERE github_id = ? AND write_pace = ?`),
+		res, err := b.db.ExecWrite(ctx, b.db.Rebind(`UPDATE installations SET write_pace = ? WHERE github_id = ? AND write_pace = ?`),
 			formatTATs(next), inst, in.WritePace)
 		if err != nil {
 			return 0, hold, fmt.Errorf("spend write budget: %w", err)
@@ -167,7 +167,7 @@ func (b *DBBudget) Record(ctx context.Context, inst int64, until time.Time, reas
 
 // Clear implements Budget.
 func (b *DBBudget) Clear(ctx context.Context, inst int64) error {
-	_, err := b.db.SQL.ExecContext(ctx, b.db.Rebind(`UPDATE installations SET secondary_hits = 0 WHERE github_id = ? AND secondary_hits > 0`), inst)
+	_, err := b.db.ExecWrite(ctx, b.db.Rebind(`UPDATE installations SET secondary_hits = 0 WHERE github_id = ? AND secondary_hits > 0`), inst)
 	return err
 }
 

@@ -1,5 +1,12 @@
 package store
 
+import (
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
 // BatchResult is what one delivery of a group commit got.
 type BatchResult struct {
 	Stored bool
@@ -50,3 +57,30 @@ func PayloadsToClear(db *DB) string { return db.Rebind(db.payloadsToClear(500)) 
 
 // CountRunsSQL is CountRuns's statement for s (rebound) and its arguments.
 func CountRunsSQL(db *DB, s RunSet) (string, []any) { return db.countRuns(s) }
+
+// WriteTurnHeld says whether a writer holds the turn at db's write gate
+// (SQLite; false on PostgreSQL, which has none).
+func WriteTurnHeld(db *DB) bool { return db.gate != nil && len(db.gate.turn) == 1 }
+
+// WaitForWriters waits until n goroutines wait at a write gate for their
+// turn: parked in writeGate.lock's select, they have joined the channel's
+// queue.
+func WaitForWriters(t testing.TB, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); writersWaiting() != n; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d writers wait at the write gate, want %d", writersWaiting(), n)
+		}
+	}
+}
+
+func writersWaiting() int {
+	buf := make([]byte, 1<<20)
+	n := 0
+	for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+		if strings.Contains(g, "[select") && strings.Contains(g, "(*writeGate).lock(") {
+			n++
+		}
+	}
+	return n
+}

@@ -222,6 +222,11 @@ func (db *DB) claimFair(ctx context.Context, q Queue, owner string, now time.Tim
 		lock = " FOR UPDATE OF i SKIP LOCKED"
 	}
 	// One transaction: one commit for the stamp and the claim.
+	release, err := db.Write(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("claim %s: %w", q.name, err)
+	}
+	defer release()
 	tx, err := db.SQL.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, fmt.Errorf("claim %s: %w", q.name, err)
@@ -275,7 +280,7 @@ func (db *DB) claimFair(ctx context.Context, q Queue, owner string, now time.Tim
 // installation's budget for starting reviews is spent, so the claims go to
 // other installations meanwhile instead of handing back run after run.
 func (db *DB) HoldStarts(ctx context.Context, inst int, until time.Time) error {
-	_, err := db.SQL.ExecContext(ctx, db.Rebind(`UPDATE installations SET starts_held_until = ?
+	_, err := db.ExecWrite(ctx, db.Rebind(`UPDATE installations SET starts_held_until = ?
 		WHERE id = ? AND (starts_held_until IS NULL OR starts_held_until < ?)`), until, inst, until)
 	if err != nil {
 		return fmt.Errorf("hold starts of installation %d: %w", inst, err)
@@ -298,7 +303,7 @@ func (db *DB) Heartbeat(ctx context.Context, owner string, now time.Time, qs ...
 		byTable[q.table] = append(byTable[q.table], "'"+q.held+"'")
 	}
 	for _, table := range tables {
-		_, err := db.SQL.ExecContext(ctx, db.Rebind(`UPDATE `+table+` SET heartbeat_at = ?
+		_, err := db.ExecWrite(ctx, db.Rebind(`UPDATE `+table+` SET heartbeat_at = ?
 			WHERE lease_owner = ? AND status IN (`+strings.Join(byTable[table], ",")+`)`), now, owner)
 		if err != nil {
 			return fmt.Errorf("heartbeat %s: %w", table, err)
@@ -310,7 +315,7 @@ func (db *DB) Heartbeat(ctx context.Context, owner string, now time.Time, qs ...
 // Release gives a run of q that owner holds back to the queue, due at due.
 // It reports whether owner still held it.
 func (db *DB) Release(ctx context.Context, q Queue, id int, owner string, due time.Time) (bool, error) {
-	res, err := db.SQL.ExecContext(ctx, db.Rebind(`UPDATE `+q.table+` SET lease_owner = '', status = ?, next_attempt_at = ?
+	res, err := db.ExecWrite(ctx, db.Rebind(`UPDATE `+q.table+` SET lease_owner = '', status = ?, next_attempt_at = ?
 		WHERE id = ? AND lease_owner = ? AND status = ?`), q.free, due, id, owner, q.held)
 	if err != nil {
 		return false, fmt.Errorf("release %s %d: %w", q.name, id, err)
@@ -366,7 +371,7 @@ func (db *DB) takeBack(ctx context.Context, cond string, arg any) (Requeued, err
 		if t.free != "" {
 			set += fmt.Sprintf(", status = '%s'", t.free)
 		}
-		res, err := db.SQL.ExecContext(ctx, db.Rebind(`UPDATE `+t.table+` SET `+set+`
+		res, err := db.ExecWrite(ctx, db.Rebind(`UPDATE `+t.table+` SET `+set+`
 			WHERE `+cond+` AND status IN ('`+strings.Join(t.held, "','")+`')`), arg)
 		if err != nil {
 			return out, fmt.Errorf("take back %s: %w", t.table, err)

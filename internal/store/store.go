@@ -30,9 +30,16 @@ type DB struct {
 	URL string
 	// idle is the pool's idle-connection limit, restored by ReleaseIdle.
 	idle int
-	// gate orders the intake's and pruning's writes on SQLite (writegate.go); nil on PostgreSQL.
+	// gate orders the writes on SQLite (writegate.go); nil on PostgreSQL.
 	gate *writeGate
+	// driver is the ent driver Client runs on (Driver).
+	driver dialect.Driver
 }
+
+// Driver is the ent driver the store's Client runs on, for another client
+// over the same database (the GraphQL handler's): on SQLite its writes wait
+// for their turn at the store's write gate.
+func (db *DB) Driver() dialect.Driver { return db.driver }
 
 // ReleaseIdle closes the pool's idle connections once. Start-up work (the
 // migration, the rollup rebuild, a seeded history) fills each SQLite
@@ -127,8 +134,9 @@ func openSQLite(ctx context.Context, dir string) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("open sqlite: %w", err)
 	}
-	drv := entsql.OpenDB(dialect.SQLite, db)
-	return &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: db, Dialect: dialect.SQLite, idle: conns, gate: &writeGate{}}, nil
+	gate := newWriteGate()
+	drv := &gatedDriver{Driver: entsql.OpenDB(dialect.SQLite, db), gate: gate}
+	return &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: db, Dialect: dialect.SQLite, idle: conns, gate: gate, driver: drv}, nil
 }
 
 func openPostgres(ctx context.Context, o Options) (*DB, error) {
@@ -154,7 +162,7 @@ func openPostgres(ctx context.Context, o Options) (*DB, error) {
 		return nil, fmt.Errorf("open postgres at %s: %w", redactURL(u), err)
 	}
 	drv := entsql.OpenDB(dialect.Postgres, db)
-	return &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: db, Dialect: dialect.Postgres, URL: o.DatabaseURL, idle: n}, nil
+	return &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: db, Dialect: dialect.Postgres, URL: o.DatabaseURL, idle: n, driver: drv}, nil
 }
 
 func redactURL(u *url.URL) string {

@@ -67,7 +67,9 @@ func intakeInsert(pg bool) string {
 // StoreDelivery stores d in its own statement; stored is false for a redelivery.
 func (db *DB) StoreDelivery(ctx context.Context, d *Delivery) (bool, error) {
 	if db.gate != nil {
-		db.gate.lockUrgent()
+		if err := db.gate.lockUrgent(ctx); err != nil {
+			return false, fmt.Errorf("store webhook event: %w", err)
+		}
 		defer db.gate.unlockUrgent()
 	}
 	res, err := db.SQL.ExecContext(ctx, intakeInsert(db.Postgres()), d.values(time.Now())...)
@@ -323,7 +325,9 @@ func (w *sqliteWriter) write(ctx context.Context, batch []*storeReq, res []store
 	defer w.mu.Unlock()
 	// Ahead of pruning, and woken at its release rather than by SQLite's
 	// busy handler's next poll (writegate.go).
-	w.db.gate.lockUrgent()
+	if err := w.db.gate.lockUrgent(ctx); err != nil {
+		return err
+	}
 	defer w.db.gate.unlockUrgent()
 	if err := w.open(ctx); err != nil {
 		return err

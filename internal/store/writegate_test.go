@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -10,13 +11,16 @@ import (
 // transaction.
 func TestWriteGateUrgentFirst(t *testing.T) {
 	ctx := context.Background()
-	var g writeGate
+	g := newWriteGate()
 	if err := g.lockBackground(ctx); err != nil {
 		t.Fatal(err)
 	}
 	order := make(chan string, 2)
 	go func() {
-		g.lockUrgent()
+		if err := g.lockUrgent(ctx); err != nil {
+			t.Error(err)
+			return
+		}
 		order <- "urgent"
 		time.Sleep(20 * time.Millisecond) // hold it: the background writer must wait
 		g.unlockUrgent()
@@ -42,7 +46,9 @@ func TestWriteGateUrgentFirst(t *testing.T) {
 	}
 
 	// A background writer gives up when its context ends while urgent writers hold on.
-	g.lockUrgent()
+	if err := g.lockUrgent(ctx); err != nil {
+		t.Fatal(err)
+	}
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
 	defer cancel()
 	if err := g.lockBackground(cctx); err == nil {
@@ -51,10 +57,54 @@ func TestWriteGateUrgentFirst(t *testing.T) {
 	g.unlockUrgent()
 }
 
+// Writers that wait get the turn in the order they came, and one that
+// releases and asks again at once waits behind them; one whose context ends
+// stops waiting and leaves its place.
+func TestWriteGateTakesTurnsInOrder(t *testing.T) {
+	ctx := context.Background()
+	g := newWriteGate()
+	if err := g.lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var order []int
+	done := make(chan struct{})
+	for i := range 3 {
+		go func() {
+			if err := g.lock(ctx); err != nil {
+				t.Error(err)
+			}
+			order = append(order, i) // under the turn
+			g.unlock()
+			done <- struct{}{}
+		}()
+		WaitForWriters(t, i+1)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	gaveUp := make(chan error)
+	go func() { gaveUp <- g.lock(cctx) }()
+	WaitForWriters(t, 4)
+	cancel()
+	if err := <-gaveUp; err != context.Canceled {
+		t.Fatalf("a writer whose context ended got %v, want context.Canceled", err)
+	}
+	g.unlock()
+	if err := g.lock(ctx); err != nil { // the releaser asks again at once
+		t.Fatal(err)
+	}
+	order = append(order, 3)
+	g.unlock()
+	for range 3 {
+		<-done
+	}
+	if fmt.Sprint(order) != "[0 1 2 3]" {
+		t.Fatalf("turns went %v, want [0 1 2 3]: the waiters in order, then the releaser", order)
+	}
+}
+
 // Pruning checkpoints the WAL at most once per pruneCheckpointEvery, and
 // of two asking at once only one does.
 func TestWriteGateCheckpointDue(t *testing.T) {
-	var g writeGate
+	g := newWriteGate()
 	t0 := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
 	if !g.checkpointDue(t0) {
 		t.Fatal("the first prune transaction does not checkpoint")
