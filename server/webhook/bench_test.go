@@ -31,9 +31,10 @@ import (
 // Each case first runs a warm-up (1 s at the same rate, excluded from the
 // figures, and said so in the output), then the measured run (10 s). Latency
 // is measured from each delivery's scheduled send time, so a backlog shows up
-// in the tail instead of slowing the offered load. The load generator is kept
-// cheap so that it does not take the server's CPU: one signed body, requests
-// written whole onto keep-alive connections, no http.Client.
+// in the tail instead of slowing the offered load. The load generator runs in
+// a process of its own (loadgen_test.go) and is kept cheap so that it takes
+// little of the machine's CPU: one signed body, requests written whole onto
+// keep-alive connections, no http.Client.
 //
 //	go test ./server/webhook -run '^$' -bench Intake -benchtime 1x
 //
@@ -55,18 +56,13 @@ func BenchmarkIntake(b *testing.B) {
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			db := storetest.Open(b, tc.dialect)
-			in := newBenchIntake(b, db, tc.batch, payload)
-			conns := make([]*rawConn, clients)
-			for i := range conns {
-				conns[i] = in.dial(b)
-				defer conns[i].close()
-			}
-			warm := paced(conns, "warm-"+tc.name, rate, warmup)
+			gen := startLoadGen(b, newBenchIntake(b, db, tc.batch, payload), clients)
+			warm := gen.paced("warm-"+tc.name, rate, warmup)
 			runtime.GC() // start the measured run with no collection owed by the warm-up
 			b.ResetTimer()
 			var r result
 			for iter := 0; iter < b.N; iter++ {
-				r = paced(conns, fmt.Sprintf("bench-%s-%d", tc.name, iter), rate, duration)
+				r = gen.paced(fmt.Sprintf("bench-%s-%d", tc.name, iter), rate, duration)
 			}
 			b.StopTimer()
 			b.ReportMetric(r.q(0.50), "p50-ms")
@@ -81,8 +77,8 @@ func BenchmarkIntake(b *testing.B) {
 			}
 			b.Logf("webhook intake %s: after a %v warm-up at the same rate (excluded; its p99 was %.2f ms), %v measured: "+
 				"p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.2f ms; %.0f deliveries/s offered %d/s, %d failures; "+
-				"process CPU %.0f µs a delivery (server and load generator), machine CPU %.0f%% busy of %d cores (everything on it, "+
-				"the database server included: well above the process's share means the machine was not idle), %d GC cycles; "+
+				"server process CPU %.0f µs a delivery, machine CPU %.0f%% busy of %d cores (everything on it, "+
+				"the load generator and the database server included: well above theirs means the machine was not idle), %d GC cycles; "+
 				"budget p99 ≤ %.0f ms at 2,000/s: %s",
 				tc.name, warmup, warm.q(0.99), duration, r.q(0.50), r.q(0.90), r.q(0.99), r.q(0.999), r.q(1), r.throughput(), rate,
 				r.failures, r.cpuPer(), 100*r.machineBusy, runtime.NumCPU(), r.gcs, budgetMS, verdict)
@@ -104,9 +100,9 @@ func benchLoad() (rate int, duration time.Duration) {
 }
 
 type benchIntake struct {
-	addr   string
-	prefix []byte // the request up to the delivery ID's value
-	body   []byte
+	Addr   string
+	Prefix []byte // the request up to the delivery ID's value
+	Body   []byte
 }
 
 func newBenchIntake(b *testing.B, db *store.DB, batch string, body []byte) *benchIntake {
@@ -115,7 +111,7 @@ func newBenchIntake(b *testing.B, db *store.DB, batch string, body []byte) *benc
 	addr := strings.TrimPrefix(in.Server.URL, "http://")
 	prefix := fmt.Sprintf("POST /webhooks/github HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"+
 		"X-GitHub-Event: issue_comment\r\nX-Hub-Signature-256: %s\r\nX-GitHub-Delivery: ", addr, len(body), webhooktest.Sign(secret, body))
-	return &benchIntake{addr: addr, prefix: []byte(prefix), body: body}
+	return &benchIntake{Addr: addr, Prefix: []byte(prefix), Body: body}
 }
 
 // rawConn is one keep-alive connection of the load generator.
@@ -126,18 +122,9 @@ type rawConn struct {
 	buf []byte
 }
 
-func (in *benchIntake) dial(b *testing.B) *rawConn {
-	b.Helper()
-	rc := &rawConn{in: in}
-	if err := rc.redial(); err != nil {
-		b.Fatal(err)
-	}
-	return rc
-}
-
 func (rc *rawConn) redial() error {
 	rc.close()
-	c, err := net.Dial("tcp", rc.in.addr)
+	c, err := net.Dial("tcp", rc.in.Addr)
 	if err != nil {
 		return err
 	}
@@ -159,12 +146,12 @@ func (rc *rawConn) send(name string, i int) error {
 			return err
 		}
 	}
-	rc.buf = append(rc.buf[:0], rc.in.prefix...)
+	rc.buf = append(rc.buf[:0], rc.in.Prefix...)
 	rc.buf = append(rc.buf, name...)
 	rc.buf = append(rc.buf, '-')
 	rc.buf = strconv.AppendInt(rc.buf, int64(i), 10)
 	rc.buf = append(rc.buf, "\r\n\r\n"...)
-	rc.buf = append(rc.buf, rc.in.body...)
+	rc.buf = append(rc.buf, rc.in.Body...)
 	err := rc.roundTrip()
 	if err != nil {
 		rc.close() // the next send starts on a fresh connection
@@ -212,18 +199,33 @@ func (r result) cpuPer() float64 {
 	return float64(r.cpu.Microseconds()) / float64(max(1, len(r.lat)))
 }
 
-// paced offers rate deliveries a second for d over conns, one goroutine per
-// connection: delivery i is due at start + i/rate, and its latency runs from
-// then. What has not started 5 s after the end counts as failed.
-func paced(conns []*rawConn, name string, rate int, d time.Duration) result {
-	total := int(d.Seconds() * float64(rate))
-	interval := time.Second / time.Duration(rate)
-	lat := make([]time.Duration, total) // -1: failed
-	var next atomic.Int64
+// paced offers rate deliveries a second for d through the load generator
+// and measures this process (the server) and the machine meanwhile.
+func (g *loadGen) paced(name string, rate int, d time.Duration) result {
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
 	cpu0 := cpuTime()
 	busy0, all0 := machineCPU()
+	r := g.offer(name, rate, d)
+	r.cpu = cpuTime() - cpu0
+	busy1, all1 := machineCPU()
+	if all1 > all0 {
+		r.machineBusy = (busy1 - busy0) / (all1 - all0)
+	}
+	runtime.ReadMemStats(&ms1)
+	r.gcs = ms1.NumGC - ms0.NumGC
+	return r
+}
+
+// offer sends rate deliveries a second for d over conns, one goroutine per
+// connection: delivery i is due at start + i/rate, and its latency runs from
+// then. What has not started 5 s after the end counts as failed. It runs in
+// the load generator's process (loadgen_test.go).
+func offer(conns []*rawConn, name string, rate int, d time.Duration) result {
+	total := int(d.Seconds() * float64(rate))
+	interval := time.Second / time.Duration(rate)
+	lat := make([]time.Duration, total) // -1: failed
+	var next atomic.Int64
 	start := time.Now().Add(10 * time.Millisecond)
 	stop := start.Add(d + 5*time.Second)
 	var wg sync.WaitGroup
@@ -249,13 +251,7 @@ func paced(conns []*rawConn, name string, rate int, d time.Duration) result {
 		}()
 	}
 	wg.Wait()
-	r := result{elapsed: time.Since(start), cpu: cpuTime() - cpu0}
-	busy1, all1 := machineCPU()
-	if all1 > all0 {
-		r.machineBusy = (busy1 - busy0) / (all1 - all0)
-	}
-	runtime.ReadMemStats(&ms1)
-	r.gcs = ms1.NumGC - ms0.NumGC
+	r := result{elapsed: time.Since(start)}
 	for _, l := range lat {
 		if l < 0 {
 			r.failures++

@@ -65,14 +65,9 @@ func BenchmarkIntakeWhilePruning(b *testing.B) {
 			fillHandledEvents(b, db, rows, time.Now().Add(-30*24*time.Hour))
 			b.Logf("filled %d handled webhook events in %v", rows, time.Since(fill).Round(time.Millisecond))
 			settle(b, db, dialect)
-			in := newBenchIntake(b, db, "auto", payload)
-			conns := make([]*rawConn, clients)
-			for i := range conns {
-				conns[i] = in.dial(b)
-				defer conns[i].close()
-			}
-			paced(conns, "warm-"+dialect, rate, time.Second)
-			idle := paced(conns, "idle-"+dialect, rate, duration/2)
+			gen := startLoadGen(b, newBenchIntake(b, db, "auto", payload), clients)
+			gen.paced("warm-"+dialect, rate, time.Second)
+			idle := gen.paced("idle-"+dialect, rate, duration/2)
 
 			// Control and pruning windows taking turns, so that drift over
 			// the run falls on both alike.
@@ -89,7 +84,7 @@ func BenchmarkIntakeWhilePruning(b *testing.B) {
 			for iter := 0; iter < b.N; iter++ {
 				var offs, ons []result
 				for w := 0; w < pruneWindows; w++ {
-					offs = append(offs, paced(conns, fmt.Sprintf("control-%s-%d-%d", dialect, iter, w), rate, window))
+					offs = append(offs, gen.paced(fmt.Sprintf("control-%s-%d-%d", dialect, iter, w), rate, window))
 					pctx, stop := context.WithCancel(ctx)
 					done := make(chan error, 1)
 					t0 := time.Now()
@@ -98,7 +93,7 @@ func BenchmarkIntakeWhilePruning(b *testing.B) {
 						pruned.Add(got)
 						done <- err
 					}()
-					ons = append(ons, paced(conns, fmt.Sprintf("prune-%s-%d-%d", dialect, iter, w), rate, window))
+					ons = append(ons, gen.paced(fmt.Sprintf("prune-%s-%d-%d", dialect, iter, w), rate, window))
 					stop()
 					if err := <-done; err != nil && pctx.Err() == nil {
 						b.Fatalf("pruning: %v", err)
