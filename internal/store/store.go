@@ -81,15 +81,17 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 //
 // The WAL's length: SQLite writes the WAL from its beginning again when a
 // write begins with every frame copied into the database, which under a
-// sustained stream of commits never happens (a commit always lands while
-// the checkpoint copies): the file then grows for as long as the stream
+// sustained stream of commits seldom happens (a commit nearly always lands
+// while the checkpoint copies): the file then grows for as long as the stream
 // lasts, 75 MB/s at 2,000 webhook deliveries/s. Holding the intake back so a
 // checkpoint could finish bounded it, but took the intake's p99 from 3.4–4.1
-// to 14–35 ms on the test machine (BenchmarkIntake), so the stream is left to grow it;
-// journal_size_limit (64 MB) gives the space back at the first lull, when
-// the WAL starts over (SQLite's own test of it in WAL mode: test/wal7.test;
-// others report the unbounded growth as "checkpoint starvation",
-// better-sqlite3's docs/performance.md).
+// to 14–35 ms on the test machine (BenchmarkIntake), so the stream is left to
+// grow it (others report the growth as "checkpoint starvation",
+// better-sqlite3's docs/performance.md). When it starts over, it is written
+// from its start again in place: journal_size_limit -1 (none), as a limit cuts it
+// back inside that commit, under the write lock, hundreds of milliseconds
+// for a file of gigabytes. The webhook intake's checkpointer gives the
+// space back once the intake has been quiet for a while (checkpointer.trim).
 //
 // The page cache: 2 MB a connection, SQLite's default (cache_size -2000).
 // A connection empties its whole cache when it begins a transaction after
@@ -110,7 +112,7 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 func SQLiteDSN(path string) string {
 	// SQLite reads the DSN as a URI: escape what would end the path early.
 	path = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
-	return "file:" + path + "?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=cache_size(-2000)&_pragma=mmap_size(1073741824)&_pragma=temp_store(MEMORY)&_pragma=journal_size_limit(67108864)&_txlock=immediate"
+	return "file:" + path + "?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=cache_size(-2000)&_pragma=mmap_size(1073741824)&_pragma=temp_store(MEMORY)&_pragma=journal_size_limit(-1)&_txlock=immediate"
 }
 
 func openSQLite(ctx context.Context, dir string) (*DB, error) {

@@ -13,12 +13,15 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
 
-// A sustained stream of deliveries grows SQLite's WAL (it cannot start over
-// while commits keep landing, store.SQLiteDSN); at the first lull the WAL
-// starts over and is cut back to journal_size_limit, so a burst does not
-// keep its disk space for ever.
-func TestIntakeGivesWALSpaceBackAfterABurst(t *testing.T) {
-	const limit = 64 << 20 // journal_size_limit in SQLiteDSN
+// walKeep is the WAL size the intake's checkpointer leaves alone (store's walKeep).
+const walKeep = 64 << 20
+
+// walBurst opens a SQLite store with an intake and grows its WAL past twice
+// walKeep with a burst of deliveries from eight senders: under a sustained
+// stream of commits the WAL cannot start over (store.SQLiteDSN). It returns
+// the intake and a function that reads the WAL file's size.
+func walBurst(t *testing.T, cfg store.IntakeConfig) (*store.DB, *store.Intake, func() int64) {
+	t.Helper()
 	db := storetest.Open(t, "sqlite")
 	ctx := context.Background()
 	var file string
@@ -32,9 +35,9 @@ func TestIntakeGivesWALSpaceBackAfterABurst(t *testing.T) {
 		}
 		return fi.Size()
 	}
-	in := store.NewIntake(db, store.IntakeConfig{})
-	defer in.Close()
-	payload := `"` + strings.Repeat("x", 2000) + `"`
+	in := store.NewIntake(db, cfg)
+	t.Cleanup(in.Close)
+	payload := []byte(`"` + strings.Repeat("x", 2000) + `"`)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for w := range 8 {
@@ -47,7 +50,7 @@ func TestIntakeGivesWALSpaceBackAfterABurst(t *testing.T) {
 					return
 				default:
 				}
-				d := &store.Delivery{DeliveryID: fmt.Sprintf("d-%d-%d", w, i), Event: "push", Payload: []byte(payload)}
+				d := &store.Delivery{DeliveryID: fmt.Sprintf("d-%d-%d", w, i), Event: "push", Payload: payload}
 				if _, err := in.Store(ctx, d); err != nil {
 					t.Error(err)
 					return
@@ -55,31 +58,79 @@ func TestIntakeGivesWALSpaceBackAfterABurst(t *testing.T) {
 			}
 		}()
 	}
-	// The burst, until the WAL is well past the limit.
 	deadline := time.Now().Add(60 * time.Second)
-	for walSize() < 2*limit && time.Now().Before(deadline) {
+	for walSize() < 2*walKeep && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	close(stop)
 	wg.Wait()
-	burst := walSize()
-	if burst < 2*limit {
-		t.Fatalf("the burst grew the WAL only to %d MB in a minute; the test needs it past %d MB", burst>>20, 2*limit>>20)
+	if got := walSize(); got < 2*walKeep {
+		t.Fatalf("the burst grew the WAL only to %d MB in a minute; the test needs it past %d MB", got>>20, 2*walKeep>>20)
 	}
-	// The lull: the checkpointer copies everything, the next commit starts
-	// the WAL over and cuts the file back.
-	var after int64
-	for i := 0; i < 100; i++ {
+	return db, in, walSize
+}
+
+// Once the intake has been quiet for a while, the checkpointer gives back
+// the disk space a burst grew the WAL to.
+func TestIntakeGivesWALSpaceBackAfterABurst(t *testing.T) {
+	_, in, walSize := walBurst(t, store.IntakeConfig{WALQuiet: 300 * time.Millisecond})
+	burst := walSize()
+	deadline := time.Now().Add(30 * time.Second)
+	for walSize() > walKeep && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
-		if _, err := in.Store(ctx, &store.Delivery{DeliveryID: fmt.Sprint("lull-", i), Event: "push", Payload: []byte(payload)}); err != nil {
+	}
+	after := walSize()
+	t.Logf("WAL %d MB after the burst, %d MB after a quiet spell", burst>>20, after>>20)
+	if after > walKeep {
+		t.Fatalf("after the burst and a quiet spell the WAL is still %d MB, past %d MB", after>>20, walKeep>>20)
+	}
+	if stored, err := in.Store(context.Background(), &store.Delivery{DeliveryID: "after", Event: "push", Payload: []byte(`{}`)}); err != nil || !stored {
+		t.Fatalf("a delivery after the trim: stored %v, %v", stored, err)
+	}
+}
+
+// A commit never cuts the WAL back: when the WAL starts over in the middle
+// of a stream, the commit that starts it writes from the file's start in
+// place. With journal_size_limit set, that commit truncated gigabytes under
+// the write lock and every delivery behind it waited hundreds of
+// milliseconds (checkpointer.trim).
+func TestIntakeCommitsNeverCutTheWAL(t *testing.T) {
+	db, in, walSize := walBurst(t, store.IntakeConfig{WALQuiet: time.Hour})
+	ctx := context.Background()
+	burst := walSize()
+	// Let a checkpoint copy everything, as one does when it catches up
+	// between two commits of a stream.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var busy, frames, copied int
+		if err := db.SQL.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied); err != nil {
 			t.Fatal(err)
 		}
-		if after = walSize(); after <= limit {
+		if busy == 0 && frames == copied {
 			break
 		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the checkpoint did not catch up: %d of %d frames copied", copied, frames)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
-	t.Logf("WAL %d MB after the burst, %d MB after the lull", burst>>20, after>>20)
-	if after > limit {
-		t.Fatalf("after the burst and a lull the WAL is still %d MB, past journal_size_limit's %d MB", after>>20, limit>>20)
+	for i := range 20 {
+		if _, err := in.Store(ctx, &store.Delivery{DeliveryID: fmt.Sprint("next-", i), Event: "push", Payload: []byte(`{}`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var busy, frames, copied int
+	if err := db.SQL.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied); err != nil {
+		t.Fatal(err)
+	}
+	var pageSize int64
+	if err := db.SQL.QueryRowContext(ctx, "PRAGMA page_size").Scan(&pageSize); err != nil {
+		t.Fatal(err)
+	}
+	if used := int64(frames) * (pageSize + 24); used >= burst/2 {
+		t.Fatalf("the WAL did not start over: %d frames (%d MB) in a file of %d MB", frames, used>>20, burst>>20)
+	}
+	if got := walSize(); got < burst {
+		t.Fatalf("a commit cut the WAL back from %d MB to %d MB", burst>>20, got>>20)
 	}
 }
