@@ -134,3 +134,58 @@ func TestIntakeCommitsNeverCutTheWAL(t *testing.T) {
 		t.Fatalf("a commit cut the WAL back from %d MB to %d MB", burst>>20, got>>20)
 	}
 }
+
+// A reader still reading the WAL when the intake falls quiet (a backup, a
+// long report) makes the trim give up at once rather than hold the write
+// lock until busy_timeout, which would keep every delivery waiting; the trim
+// tries again after the next quiet spell.
+func TestWALTrimDoesNotWaitForReaders(t *testing.T) {
+	const quiet = 300 * time.Millisecond
+	db, in, walSize := walBurst(t, store.IntakeConfig{WALQuiet: quiet})
+	ctx := context.Background()
+	if _, err := in.Store(ctx, &store.Delivery{DeliveryID: "last", Event: "push", Payload: []byte(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	// Frames the intake's checkpointer has not been told of, then a reader
+	// whose snapshot takes them from the WAL.
+	for _, q := range []string{"CREATE TABLE scratch (x)", "INSERT INTO scratch VALUES (1)"} {
+		if _, err := db.ExecWrite(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reader, err := db.SQL.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	if _, err := reader.ExecContext(ctx, "BEGIN"); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := reader.QueryRowContext(ctx, "SELECT COUNT(*) FROM scratch").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	// The trim starts a quiet spell after the last delivery; a delivery
+	// arriving while it runs must not wait for the reader.
+	time.Sleep(quiet + 300*time.Millisecond)
+	start := time.Now()
+	if _, err := in.Store(ctx, &store.Delivery{DeliveryID: "during", Event: "push", Payload: []byte(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Fatalf("a delivery waited %v behind the WAL trim, which waited for a reader", took)
+	}
+	if got := walSize(); got <= walKeep {
+		t.Fatalf("the WAL was cut to %d MB while a reader read it", got>>20)
+	}
+	if _, err := reader.ExecContext(ctx, "COMMIT"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for walSize() > walKeep && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got := walSize(); got > walKeep {
+		t.Fatalf("once the reader was done the WAL stayed at %d MB", got>>20)
+	}
+}

@@ -429,8 +429,7 @@ func newCheckpointer(db *DB, quiet time.Duration) *checkpointer {
 				c.checkpoint() // leave the WAL short for the next start
 				return
 			case <-quietC:
-				c.trim()
-				written = false
+				written = c.trim() // when it could not, the next quiet spell tries again
 				continue
 			case <-kick:
 			}
@@ -460,7 +459,8 @@ func (c *checkpointer) checkpoint() (all bool) {
 }
 
 // trim cuts a WAL file past walKeep back to nothing, in a background
-// writer's turn, once the intake has been quiet for c.quiet.
+// writer's turn, once the intake has been quiet for c.quiet; again says the
+// WAL is still long and trim should try after the next quiet spell.
 //
 // A commit never cuts it: the DSN sets no journal_size_limit (store.SQLiteDSN),
 // because SQLite applies that limit in the first commit after the WAL starts
@@ -474,27 +474,44 @@ func (c *checkpointer) checkpoint() (all bool) {
 // place. Here the cut still holds the lock as long (PRAGMA
 // wal_checkpoint(TRUNCATE) truncates under it), but only after a quiet
 // spell, when a delivery seldom arrives to wait behind it.
-func (c *checkpointer) trim() {
+func (c *checkpointer) trim() (again bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
 	var file string
-	if err := c.db.SQL.QueryRow("SELECT file FROM pragma_database_list WHERE name = 'main'").Scan(&file); err != nil || file == "" {
-		return
+	if err := c.db.SQL.QueryRowContext(ctx, "SELECT file FROM pragma_database_list WHERE name = 'main'").Scan(&file); err != nil || file == "" {
+		return false
 	}
 	fi, err := os.Stat(file + "-wal")
 	if err != nil || fi.Size() <= walKeep {
-		return
+		return false
 	}
 	// Copy first, outside the turn, so the turn covers only the truncation.
 	if !c.checkpoint() {
-		return // a reader still uses the WAL; the next quiet spell tries again
+		return true // a reader still uses the WAL
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	conn, err := c.db.SQL.Conn(ctx)
+	if err != nil {
+		return true
+	}
+	defer conn.Close()
+	// TRUNCATE waits in SQLite's busy handler, holding the write lock, for
+	// every reader still reading the WAL (a backup, a long report): it must
+	// give up at once instead, not keep every writer waiting up to
+	// busy_timeout.
+	if _, err := conn.ExecContext(ctx, "PRAGMA busy_timeout = 0"); err != nil {
+		return true
+	}
+	defer conn.ExecContext(context.Background(), "PRAGMA busy_timeout = 10000") //nolint:errcheck // as SQLiteDSN sets it
 	release, err := c.db.backgroundWrite(ctx)
 	if err != nil {
-		return
+		return true
 	}
 	defer release()
-	c.db.SQL.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)") //nolint:errcheck // the next quiet spell tries again
+	var busy, frames, copied int
+	if err := conn.QueryRowContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &frames, &copied); err != nil || busy != 0 {
+		return true
+	}
+	return false
 }
 
 func (c *checkpointer) close() { c.stop() }
