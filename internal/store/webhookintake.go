@@ -384,6 +384,8 @@ type checkpointer struct {
 	quiet time.Duration
 	kick  func()
 	stop  func()
+	// kicked says a commit has come since the checkpointer last looked.
+	kicked func() bool
 }
 
 const (
@@ -411,6 +413,7 @@ func newCheckpointer(db *DB, quiet time.Duration) *checkpointer {
 		default:
 		}
 	}
+	c.kicked = func() bool { return len(kick) > 0 }
 	var once sync.Once
 	c.stop = func() {
 		once.Do(func() { close(quit) })
@@ -462,8 +465,8 @@ func (c *checkpointer) checkpoint() (all bool) {
 // writer's turn, once the intake has been quiet for c.quiet; again says the
 // WAL is still long and trim should try after the next quiet spell.
 //
-// A commit never cuts it: the DSN sets no journal_size_limit (store.SQLiteDSN),
-// because SQLite applies that limit in the first commit after the WAL starts
+// A commit never cuts it: the DSN sets journal_size_limit to -1, none
+// (store.SQLiteDSN), because SQLite applies that limit in the first commit after the WAL starts
 // over (src/wal.c, sqlite3WalFrames: truncateOnCommit), holding the write
 // lock, and truncating a file of gigabytes takes hundreds of milliseconds
 // (590 ms for 2 GB on an ext4 test machine, most of it the kernel dropping
@@ -507,6 +510,9 @@ func (c *checkpointer) trim() (again bool) {
 		return true
 	}
 	defer release()
+	if c.kicked() {
+		return true // the intake is no longer quiet
+	}
 	var busy, frames, copied int
 	if err := conn.QueryRowContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &frames, &copied); err != nil || busy != 0 {
 		return true
