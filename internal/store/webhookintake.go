@@ -497,10 +497,11 @@ func (c *checkpointer) trim() (again bool) {
 		return true
 	}
 	defer conn.Close()
-	// TRUNCATE waits in SQLite's busy handler, holding the write lock, for
-	// every reader still reading the WAL (a backup, a long report): it must
-	// give up at once instead, not keep every writer waiting up to
-	// busy_timeout.
+	// TRUNCATE waits in SQLite's busy handler for every reader still reading
+	// the WAL (a backup, a long report), and new writers wait while it does
+	// (sqlite3_wal_checkpoint_v2's documentation, on FULL, RESTART and
+	// TRUNCATE): it must give up at once instead, not keep every writer
+	// waiting up to busy_timeout.
 	if _, err := conn.ExecContext(ctx, "PRAGMA busy_timeout = 0"); err != nil {
 		return true
 	}
