@@ -27,8 +27,9 @@ func TestWritersWaitInOrder(t *testing.T) {
 		done := make(chan error, 2)
 		for i, login := range []string{"B", "C"} {
 			go func() { done <- db.Installation.UpdateOneID(inst.ID).SetAccountLogin(login).Exec(ctx) }()
-			time.Sleep(100 * time.Millisecond)
-			if !db.Postgres() {
+			if db.Postgres() {
+				waitForLockWaiters(t, db, i+1)
+			} else {
 				store.WaitForWriters(t, i+1)
 			}
 		}
@@ -44,6 +45,25 @@ func TestWritersWaitInOrder(t *testing.T) {
 			t.Fatalf("the last write was %s's, want C's: C, which came last, went first", got)
 		}
 	})
+}
+
+// waitForLockWaiters waits until n of this test database's sessions wait
+// for a lock on PostgreSQL: a fixed sleep let C's update reach the row lock
+// before B's on a loaded CI machine.
+func waitForLockWaiters(t *testing.T, db *store.DB, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		var got int
+		if err := db.SQL.QueryRow(`SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d sessions wait for a lock, want %d", got, n)
+		}
+	}
 }
 
 // On SQLite ent's writes hold the turn for as long as SQLite's write lock:
