@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -71,6 +72,10 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 	return openSQLite(ctx, o.DataDir)
 }
 
+// busyTimeoutMS is how long a SQLite connection waits for a lock held by
+// another (busy_timeout, in milliseconds).
+const busyTimeoutMS = 10000
+
 // SQLiteDSN is the DSN for a SQLite file with the pragmas Chakshu needs.
 //
 // Durability: WAL with synchronous=NORMAL. A transaction is in the WAL file
@@ -112,7 +117,7 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 func SQLiteDSN(path string) string {
 	// SQLite reads the DSN as a URI: escape what would end the path early.
 	path = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
-	return "file:" + path + "?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=cache_size(-2000)&_pragma=mmap_size(1073741824)&_pragma=temp_store(MEMORY)&_pragma=journal_size_limit(-1)&_txlock=immediate"
+	return "file:" + path + "?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(" + strconv.Itoa(busyTimeoutMS) + ")&_pragma=synchronous(NORMAL)&_pragma=cache_size(-2000)&_pragma=mmap_size(1073741824)&_pragma=temp_store(MEMORY)&_pragma=journal_size_limit(-1)&_txlock=immediate"
 }
 
 func openSQLite(ctx context.Context, dir string) (*DB, error) {

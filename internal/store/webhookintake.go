@@ -505,7 +505,7 @@ func (c *checkpointer) trim() (again bool) {
 	if _, err := conn.ExecContext(ctx, "PRAGMA busy_timeout = 0"); err != nil {
 		return true
 	}
-	defer conn.ExecContext(context.Background(), "PRAGMA busy_timeout = 10000") //nolint:errcheck // as SQLiteDSN sets it
+	defer conn.ExecContext(context.Background(), "PRAGMA busy_timeout = "+strconv.Itoa(busyTimeoutMS)) //nolint:errcheck // as SQLiteDSN sets it
 	release, err := c.db.backgroundWrite(ctx)
 	if err != nil {
 		return true

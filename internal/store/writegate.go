@@ -48,7 +48,7 @@ func newWriteGate() *writeGate { return &writeGate{turn: make(chan struct{}, 1)}
 // turn, as busy_timeout bounds SQLite's own wait (store.SQLiteDSN): a
 // transaction left open, or a write made while the same goroutine holds a
 // transaction, fails after it as it did before the gate, instead of hanging.
-const writeWaitLimit = 10 * time.Second
+const writeWaitLimit = busyTimeoutMS * time.Millisecond
 
 // errWriteWait is what a writer gets whose turn did not come in writeWaitLimit.
 var errWriteWait = fmt.Errorf("database is locked: no turn to write within %s", writeWaitLimit)
