@@ -70,6 +70,16 @@ func walBurst(t *testing.T, cfg store.IntakeConfig) (*store.DB, *store.Intake, f
 	return db, in, walSize
 }
 
+// walCheckpoint runs a PASSIVE checkpoint and returns what SQLite reports:
+// whether it was blocked, the frames in the WAL and the frames copied.
+func walCheckpoint(t *testing.T, db *store.DB) (busy, frames, copied int) {
+	t.Helper()
+	if err := db.SQL.QueryRow("PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied); err != nil {
+		t.Fatal(err)
+	}
+	return busy, frames, copied
+}
+
 // Once the intake has been quiet for a while, the checkpointer gives back
 // the disk space a burst grew the WAL to.
 func TestIntakeGivesWALSpaceBackAfterABurst(t *testing.T) {
@@ -102,10 +112,7 @@ func TestIntakeCommitsNeverCutTheWAL(t *testing.T) {
 	// between two commits of a stream.
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		var busy, frames, copied int
-		if err := db.SQL.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied); err != nil {
-			t.Fatal(err)
-		}
+		busy, frames, copied := walCheckpoint(t, db)
 		if busy == 0 && frames == copied {
 			break
 		}
@@ -119,10 +126,7 @@ func TestIntakeCommitsNeverCutTheWAL(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var busy, frames, copied int
-	if err := db.SQL.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied); err != nil {
-		t.Fatal(err)
-	}
+	_, frames, _ := walCheckpoint(t, db)
 	var pageSize int64
 	if err := db.SQL.QueryRowContext(ctx, "PRAGMA page_size").Scan(&pageSize); err != nil {
 		t.Fatal(err)
