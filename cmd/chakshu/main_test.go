@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	"net"
+	"encoding/json"
 	"net/http"
 	"os"
 	"os/exec"
@@ -22,21 +22,11 @@ func TestBinaryServesAndStopsOnSIGTERM(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	iln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	iaddr := iln.Addr().String()
-	iln.Close()
 	var stdout, stderr syncbuf.Buffer
 	cmd := exec.Command(bin, "all")
-	cmd.Env = append(os.Environ(), "CHAKSHU_ADDR="+addr, "CHAKSHU_INTERNAL_ADDR="+iaddr, "CHAKSHU_DATA_DIR="+t.TempDir(), "CHAKSHU_LOG_FORMAT=json")
+	// Port 0: a port picked here and handed over may be taken meanwhile by
+	// another package's test; the log says where each listener is.
+	cmd.Env = append(os.Environ(), "CHAKSHU_ADDR=127.0.0.1:0", "CHAKSHU_INTERNAL_ADDR=127.0.0.1:0", "CHAKSHU_DATA_DIR="+t.TempDir(), "CHAKSHU_LOG_FORMAT=json")
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -44,6 +34,8 @@ func TestBinaryServesAndStopsOnSIGTERM(t *testing.T) {
 	defer cmd.Process.Kill() //nolint:errcheck
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
+	addr := loggedAddr(ctx, t, &stderr, "web listening")
+	iaddr := loggedAddr(ctx, t, &stderr, "internal listening")
 	for {
 		resp, err := http.Get("http://" + addr + "/readyz")
 		if err == nil {
@@ -85,6 +77,24 @@ func TestBinaryServesAndStopsOnSIGTERM(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), `"msg":"stopped"`) {
 		t.Errorf("no clean stop in the log:\n%s", stderr.String())
+	}
+}
+
+// loggedAddr waits for the JSON log line msg and returns its addr.
+func loggedAddr(ctx context.Context, t testing.TB, log *syncbuf.Buffer, msg string) string {
+	t.Helper()
+	for {
+		for _, l := range strings.Split(log.String(), "\n") {
+			var line struct{ Msg, Addr string }
+			if json.Unmarshal([]byte(l), &line) == nil && line.Msg == msg && line.Addr != "" {
+				return line.Addr
+			}
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("no %q line in the log:\n%s", msg, log.String())
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
 }
 

@@ -66,6 +66,14 @@ func setupCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *printOnly {
 		return fmt.Errorf("setup: --print needs --code (the page stores the settings in the data dir)")
 	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on CHAKSHU_ADDR %s: %w", cfg.Addr, err)
+	}
+	defer ln.Close()
+	if cfg.PublicURLDefaulted { // CHAKSHU_ADDR may name port 0: the page is where it listens
+		cfg.PublicURL = "http://" + ln.Addr().String()
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	h, err := setuppage.New(setuppage.Config{PublicURL: cfg.PublicURL, GitHubURL: cfg.GitHubURL, WebURL: auth.WebURL(cfg.GitHubURL),
@@ -76,10 +84,6 @@ func setupCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}})
 	if err != nil {
 		return err
-	}
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return fmt.Errorf("listen on CHAKSHU_ADDR %s: %w", cfg.Addr, err)
 	}
 	start := cfg.PublicURL + "/setup"
 	if *org != "" {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/syncbuf"
 )
 
 func TestSetupCmdCode(t *testing.T) {
@@ -47,42 +48,42 @@ func TestSetupCmdCode(t *testing.T) {
 func TestSetupCmdPage(t *testing.T) {
 	sim := ghsim.NewForTest(t)
 	dir := t.TempDir()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
 	t.Setenv("CHAKSHU_GITHUB_URL", sim.URL())
 	t.Setenv("CHAKSHU_DATA_DIR", dir)
-	t.Setenv("CHAKSHU_ADDR", addr)
+	t.Setenv("CHAKSHU_ADDR", "127.0.0.1:0") // a port picked here and handed over may be taken meanwhile
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	var out, errb bytes.Buffer
+	var out, errb syncbuf.Buffer
 	done := make(chan error, 1)
 	go func() { done <- setupCmd(ctx, []string{"--org", "acme"}, &out, &errb) }()
 
+	// The command prints where its page is once it listens.
+	open := regexp.MustCompile(`Open (http://127\.0\.0\.1:[0-9]+)/setup\?org=acme in your browser`)
+	var base string
+	for i := 0; base == ""; i++ {
+		if m := open.FindStringSubmatch(out.String()); m != nil {
+			base = m[1]
+		} else if i > 200 {
+			t.Fatalf("no address printed:\n%s\n%s", out.String(), errb.String())
+		} else {
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	addr := strings.TrimPrefix(base, "http://")
 	jar, _ := cookiejar.New(nil)
 	hc := &http.Client{Jar: jar}
-	var body string
-	for i := 0; ; i++ {
-		resp, err := hc.Get("http://" + addr + "/setup?org=acme")
-		if err == nil {
-			b, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			body = string(b)
-			break
-		}
-		if i > 100 {
-			t.Fatal(err)
-		}
-		time.Sleep(50 * time.Millisecond)
+	resp, err := hc.Get(base + "/setup?org=acme")
+	if err != nil {
+		t.Fatal(err)
 	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	body := string(b)
 	m := regexp.MustCompile(`action="[^"]*state=([0-9a-f]+)"`).FindStringSubmatch(html.UnescapeString(body))
 	if m == nil {
 		t.Fatalf("no form posting to GitHub:\n%s", body)
 	}
-	resp, err := hc.Get("http://" + addr + "/setup/callback?code=viapage&state=" + m[1])
+	resp, err = hc.Get("http://" + addr + "/setup/callback?code=viapage&state=" + m[1])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/base64"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -65,7 +67,13 @@ func size(ci, soak int) int {
 type proc struct {
 	name string
 	mode string // web | worker
-	addr string // web only: its fixed loopback address
+	// addr (web only, guarded by cluster.mu) is where the present start
+	// listens, as its "web listening" log line said; "" while it starts or
+	// once it has exited. Each start binds 127.0.0.1:0: a port picked here
+	// and handed over is free only until another test package's process
+	// takes it (CI once saw "address already in use", and the proxy then
+	// sent runners to a stranger that answered 404).
+	addr string
 	cmd  *exec.Cmd
 	done chan struct{}
 }
@@ -96,16 +104,6 @@ type clusterOptions struct {
 	hold func(ghsim.WorkflowRun) bool
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
 // startCluster starts everything and waits until the reviewers are synced.
 func startCluster(t *testing.T, o clusterOptions) *cluster {
 	t.Helper()
@@ -124,11 +122,7 @@ func startCluster(t *testing.T, o clusterOptions) *cluster {
 	t.Cleanup(func() { db.Close() })
 
 	c := &cluster{t: t, SB: sb, DB: db, logDir: t.TempDir(), actionsDir: actions}
-	webAddrs := make([]string, o.webs)
-	for i := range webAddrs {
-		webAddrs[i] = freeAddr(t)
-	}
-	px := newProxy(webAddrs)
+	px := newProxy(o.webs, c.webAddrs)
 	pln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -188,8 +182,8 @@ func startCluster(t *testing.T, o clusterOptions) *cluster {
 	if out, err := mig.CombinedOutput(); err != nil {
 		t.Fatalf("chakshu migrate: %v\n%s", err, out)
 	}
-	for i, a := range webAddrs {
-		c.add(&proc{name: fmt.Sprintf("web%d", i+1), mode: "web", addr: a})
+	for i := 0; i < o.webs; i++ {
+		c.add(&proc{name: fmt.Sprintf("web%d", i+1), mode: "web"})
 	}
 	for i := 0; i < o.workers; i++ {
 		c.add(&proc{name: fmt.Sprintf("worker%d", i+1), mode: "worker"})
@@ -217,14 +211,20 @@ func (c *cluster) add(p *proc) {
 // start (re)starts p; its output is appended to <logDir>/<name>.log.
 func (c *cluster) start(p *proc) {
 	c.t.Helper()
-	f, err := os.OpenFile(filepath.Join(c.logDir, p.name+".log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	logPath := filepath.Join(c.logDir, p.name+".log")
+	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
+		c.t.Fatal(err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
 		c.t.Fatal(err)
 	}
 	cmd := exec.Command(binPath, p.mode)
 	cmd.Env = c.env
-	if p.addr != "" {
-		cmd.Env = append(append([]string{}, c.env...), "CHAKSHU_ADDR="+p.addr)
+	if p.mode == "web" {
+		cmd.Env = append(append([]string{}, c.env...), "CHAKSHU_ADDR=127.0.0.1:0")
 	}
 	cmd.Stdout, cmd.Stderr = f, f
 	if err := cmd.Start(); err != nil {
@@ -232,10 +232,85 @@ func (c *cluster) start(p *proc) {
 		c.t.Fatalf("start %s: %v", p.name, err)
 	}
 	done := make(chan struct{})
-	go func() { cmd.Wait(); f.Close(); close(done) }() //nolint:errcheck
 	c.mu.Lock()
-	p.cmd, p.done = cmd, done
+	p.cmd, p.done, p.addr = cmd, done, ""
 	c.mu.Unlock()
+	go func() {
+		cmd.Wait() //nolint:errcheck
+		f.Close()
+		c.setAddr(p, cmd, "")
+		close(done)
+	}()
+	if p.mode == "web" {
+		go c.learnAddr(p, cmd, logPath, fi.Size(), done)
+	}
+}
+
+// learnAddr reads p's log from off, where this start's output begins, until
+// the "web listening" line gives the address it bound, or the process ends.
+func (c *cluster) learnAddr(p *proc, cmd *exec.Cmd, logPath string, off int64, done <-chan struct{}) {
+	var pending []byte
+	for {
+		exited := false
+		select {
+		case <-done:
+			exited = true
+		default:
+		}
+		if f, err := os.Open(logPath); err == nil {
+			if _, err := f.Seek(off, io.SeekStart); err == nil {
+				b, _ := io.ReadAll(f)
+				off += int64(len(b))
+				pending = append(pending, b...)
+			}
+			f.Close()
+		}
+		for {
+			i := bytes.IndexByte(pending, '\n')
+			if i < 0 {
+				break
+			}
+			var line struct{ Msg, Addr string }
+			if json.Unmarshal(pending[:i], &line) == nil && line.Msg == "web listening" && line.Addr != "" {
+				c.setAddr(p, cmd, line.Addr)
+				return
+			}
+			pending = pending[i+1:]
+		}
+		if exited {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// setAddr records addr for p's start cmd, unless p has been started again.
+func (c *cluster) setAddr(p *proc, cmd *exec.Cmd, addr string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p.cmd == cmd {
+		p.addr = addr
+	}
+}
+
+// addrOf is where p listens now ("" while it starts or is down).
+func (c *cluster) addrOf(p *proc) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return p.addr
+}
+
+// webAddrs are the addresses of the web processes that listen now.
+func (c *cluster) webAddrs() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for _, p := range c.procs {
+		if p.mode == "web" && p.addr != "" {
+			out = append(out, p.addr)
+		}
+	}
+	return out
 }
 
 // kill sends SIGKILL to p and waits until it is gone.
@@ -294,7 +369,10 @@ func (c *cluster) byMode(mode string) []*proc {
 
 func (c *cluster) waitHealthy(p *proc, d time.Duration) {
 	c.t.Helper()
-	waitFor(c.t, d, p.name+" to answer /healthz", func() bool { return healthy("http://" + p.addr) })
+	waitFor(c.t, d, p.name+" to answer /healthz", func() bool {
+		a := c.addrOf(p)
+		return a != "" && healthy("http://"+a)
+	})
 }
 
 func healthy(base string) bool {
@@ -351,17 +429,19 @@ func tail(s string, n int) string {
 	return strings.Join(l, "\n")
 }
 
-// proxy is a round-robin load balancer over the web processes; a backend
-// that refuses the connection (killed) is skipped, as a load balancer's
+// proxy is a round-robin load balancer over the web processes that listen
+// now; one that is down or still starting is left out, and one that refuses
+// the connection (killed a moment ago) is skipped, as a load balancer's
 // health check would.
 type proxy struct {
-	backends []string
+	webs     int             // how many web processes there are
+	backends func() []string // the addresses that listen now
 	next     atomic.Uint64
 	tr       *http.Transport
 }
 
-func newProxy(backends []string) *proxy {
-	return &proxy{backends: backends, tr: &http.Transport{MaxIdleConnsPerHost: 16, ResponseHeaderTimeout: 60 * time.Second}}
+func newProxy(webs int, backends func() []string) *proxy {
+	return &proxy{webs: webs, backends: backends, tr: &http.Transport{MaxIdleConnsPerHost: 16, ResponseHeaderTimeout: 60 * time.Second}}
 }
 
 const proxyBodyLimit = 128 << 20
@@ -374,8 +454,14 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	start := p.next.Add(1)
 	var lastErr error
-	for attempt := 0; attempt < 3*len(p.backends); attempt++ {
-		be := p.backends[(int(start)+attempt)%len(p.backends)]
+	for attempt := 0; attempt < 3*p.webs; attempt++ {
+		bes := p.backends()
+		if len(bes) == 0 {
+			lastErr = errors.New("every web process is starting")
+			time.Sleep(300 * time.Millisecond)
+			continue
+		}
+		be := bes[(int(start)+attempt)%len(bes)]
 		req, _ := http.NewRequestWithContext(r.Context(), r.Method, "http://"+be+r.URL.RequestURI(), bytes.NewReader(body))
 		req.Header = r.Header.Clone()
 		req.Host = r.Host
@@ -385,7 +471,7 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if r.Context().Err() != nil {
 				return
 			}
-			if attempt >= len(p.backends)-1 {
+			if attempt >= p.webs-1 {
 				time.Sleep(300 * time.Millisecond) // every web is restarting
 			}
 			continue

@@ -47,7 +47,7 @@ func TestHostileInput(t *testing.T) {
 	}
 	c := startCluster(t, clusterOptions{webs: 1, workers: 1})
 	sim := c.SB.Sim
-	web := "http://" + c.byMode("web")[0].addr
+	web := "http://" + c.addrOf(c.byMode("web")[0])
 	forged, _ := sim.IssueActionsToken(999999, c.URL) // a real signature for an Actions run Chakshu never dispatched
 	invalidUTF8 := []byte("{\"action\":\"opened\xff\xfe\",\"installation\":{\"id\":1},\"repository\":{\"full_name\":\"acme/\xc3\x28\"}}")
 	bodies := map[string][]byte{
