@@ -116,9 +116,12 @@ func Run(ctx context.Context, cfg Config) *Outcome {
 }
 
 type run struct {
-	cfg      Config
-	job      *runnerproto.Job
-	client   anthropic.Client
+	cfg Config
+	job *runnerproto.Job
+	// api is the SDK's Messages service alone: a field of type
+	// anthropic.Client would keep every Beta service's methods in each
+	// binary (see internal/gateway.sdkOptions).
+	api      anthropic.MessageService
 	log      io.Writer
 	out      *Outcome
 	system   []anthropic.TextBlockParam
@@ -172,7 +175,7 @@ func newRun(cfg Config) (*run, error) {
 	if r.wall <= 0 {
 		r.wall = DefaultWall
 	}
-	r.client = anthropic.NewClient(
+	r.api = anthropic.NewClient(
 		option.WithoutEnvironmentDefaults(),
 		option.WithBaseURL(job.ModelURL),
 		option.WithAPIKey(job.RunToken), // sent as Authorization: Bearer by this SDK version
@@ -180,7 +183,7 @@ func newRun(cfg Config) (*run, error) {
 		option.WithHTTPClient(cfg.HTTPClient),
 		option.WithMaxRetries(retries),
 		option.WithMiddleware(r.retrier.middleware, noRetryAtCap),
-	)
+	).Messages
 	suffix, err := SystemSuffix(job.ClaudeMD, job.Skills, r.submit)
 	if err != nil {
 		return nil, err
@@ -297,7 +300,7 @@ func (r *run) loop(parent context.Context) *Outcome {
 			opts = append(opts, option.WithHeader(HeaderFinal, "1"))
 		}
 		r.out.Turns++
-		msg, err := r.client.Messages.New(ctx, params, opts...)
+		msg, err := r.api.New(ctx, params, opts...)
 		if err != nil {
 			switch {
 			case ctx.Err() != nil && parent.Err() == nil:

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -18,10 +17,7 @@ import (
 // The real binary starts in sandbox mode with no settings, answers /readyz,
 // serves /metrics on its internal listener, and drains and exits 0 on SIGTERM.
 func TestBinaryServesAndStopsOnSIGTERM(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "chakshu")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := chakshuBinary(t)
 	var stdout, stderr syncbuf.Buffer
 	cmd := exec.Command(bin, "all")
 	// Port 0: a port picked here and handed over may be taken meanwhile by

@@ -45,10 +45,10 @@ func JudgePrompt(f Finding, e Expected) (string, error) {
 // finding and an expected comment are the same problem. Answers are kept, so
 // a pair is asked once.
 type modelJudge struct {
-	w      *world
-	runID  int
-	model  string
-	client anthropic.Client
+	w        *world
+	runID    int
+	model    string
+	messages anthropic.MessageService // not anthropic.Client: see internal/gateway.sdkOptions
 
 	mu      sync.Mutex
 	answers map[string]bool
@@ -62,7 +62,7 @@ func (w *world) newJudge(ctx context.Context, model string) (*modelJudge, error)
 	}
 	c := anthropic.NewClient(option.WithoutEnvironmentDefaults(), option.WithBaseURL(fmt.Sprintf("%s/runs/%d/model", w.url, rn.ID)),
 		option.WithAPIKey(tok), option.WithHeader("x-api-key", tok), option.WithHTTPClient(w.http), option.WithMaxRetries(4))
-	return &modelJudge{w: w, runID: rn.ID, model: model, client: c, answers: map[string]bool{}}, nil
+	return &modelJudge{w: w, runID: rn.ID, model: model, messages: c.Messages, answers: map[string]bool{}}, nil
 }
 
 func (j *modelJudge) ask(ctx context.Context, f Finding, e Expected) (bool, error) {
@@ -76,7 +76,7 @@ func (j *modelJudge) ask(ctx context.Context, f Finding, e Expected) (bool, erro
 	if ok {
 		return ans, nil
 	}
-	msg, err := j.client.Messages.New(ctx, anthropic.MessageNewParams{
+	msg, err := j.messages.New(ctx, anthropic.MessageNewParams{
 		Model: anthropic.Model(j.model), MaxTokens: 16,
 		System:   []anthropic.TextBlockParam{{Text: judgeSystem}},
 		Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock(prompt))},

@@ -82,7 +82,8 @@ type FoundryConfig struct {
 // cloudUpstream sends through anthropic-sdk-go's platform adaptation.
 type cloudUpstream struct {
 	provider string
-	client   anthropic.Client
+	// opts are the SDK client's request options (sdkOptions).
+	opts []option.RequestOption
 	// version is the body's anthropic_version ("" keeps the header).
 	version string
 	// classify reads a refusal's kind from its status, headers and body.
@@ -94,6 +95,22 @@ func httpClient(c, fallback *http.Client) *http.Client {
 		return c
 	}
 	return fallback
+}
+
+// sdkOptions are the request options anthropic.NewClient settles on (its
+// defaults and call boundaries around opts), kept without the Client.
+//
+// No struct of ours holds an anthropic.Client. The Client's fields are the
+// SDK's every service, Beta's some forty among them. A type converted to an
+// interface (an Upstream, say) has its field types' exported methods kept by
+// the linker whenever a binary can call a method by a name known only at run
+// time, as text/template does (atlas's migrations and gorilla/csrf link it).
+// Holding a Client cost chakshu about 4 MB of machine code and, with its
+// function tables and type data, more than 10 MB of idle RSS (DESIGN §11's
+// budget: BenchmarkIdleRSS). A Client built for one call, on the stack, keeps
+// nothing: no interface ever sees its type.
+func sdkOptions(opts []option.RequestOption) []option.RequestOption {
+	return anthropic.NewClient(opts...).Options
 }
 
 // NewBedrock is the Amazon Bedrock provider.
@@ -108,7 +125,7 @@ func NewBedrock(cfg BedrockConfig, fallback *http.Client) (Upstream, error) {
 	if cfg.BaseURL != "" {
 		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
 	}
-	return &cloudUpstream{provider: models.ProviderBedrock, client: anthropic.NewClient(opts...), version: BedrockVersion, classify: classifyBedrock}, nil
+	return &cloudUpstream{provider: models.ProviderBedrock, opts: sdkOptions(opts), version: BedrockVersion, classify: classifyBedrock}, nil
 }
 
 // NewVertex is the Google Vertex AI provider.
@@ -129,7 +146,7 @@ func NewVertex(ctx context.Context, cfg VertexConfig, fallback *http.Client) (u 
 	if cfg.BaseURL != "" {
 		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
 	}
-	return &cloudUpstream{provider: models.ProviderVertex, client: anthropic.NewClient(opts...), version: VertexVersion, classify: classifyGoogle}, nil
+	return &cloudUpstream{provider: models.ProviderVertex, opts: sdkOptions(opts), version: VertexVersion, classify: classifyGoogle}, nil
 }
 
 // NewFoundry is the Microsoft Foundry provider.
@@ -142,7 +159,7 @@ func NewFoundry(cfg FoundryConfig, fallback *http.Client) (Upstream, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &cloudUpstream{provider: models.ProviderFoundry, client: anthropic.NewClient(fc.Options...), classify: classifyAnthropic}, nil
+	return &cloudUpstream{provider: models.ProviderFoundry, opts: sdkOptions(fc.Options), classify: classifyAnthropic}, nil
 }
 
 func (u *cloudUpstream) Send(ctx context.Context, c Call) (*http.Response, error) {
@@ -161,7 +178,8 @@ func (u *cloudUpstream) Send(ctx context.Context, c Call) (*http.Response, error
 		opts = append(opts, option.WithHeader("anthropic-version", c.Version))
 	}
 	var res *http.Response
-	err := u.client.Post(ctx, "v1/messages", nil, &res, opts...)
+	client := anthropic.Client{Options: u.opts} // a local: see sdkOptions
+	err := client.Post(ctx, "v1/messages", nil, &res, opts...)
 	if res != nil && res.StatusCode >= 400 {
 		b := readCapped(res.Body, 64<<10)
 		kind, detail := u.classify(res.StatusCode, res.Header, b)
