@@ -5,7 +5,6 @@ import (
 	"context"
 	"html"
 	"io"
-	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"os"
@@ -15,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/closedport"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/syncbuf"
 )
@@ -108,17 +108,12 @@ func TestSetupCmdPage(t *testing.T) {
 }
 
 func TestDoctorCmdFails(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := closedport.Addr(t) // refuses connections
 	t.Setenv("CHAKSHU_DATA_DIR", t.TempDir())
 	t.Setenv("CHAKSHU_PUBLIC_URL", "http://"+addr)
 	t.Setenv("CHAKSHU_MODEL_URL", "http://"+addr)
 	var out, errb bytes.Buffer
-	err = run(context.Background(), []string{"doctor"}, &out, &errb)
+	err := run(context.Background(), []string{"doctor"}, &out, &errb)
 	if err == nil {
 		t.Fatalf("doctor passed a sandbox with nothing running:\n%s", out.String())
 	}

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"log/slog"
-	"net"
 	"net/http/httptest"
 	"strconv"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/chakshu-dev/chakshu/action"
+	"github.com/chakshu-dev/chakshu/internal/closedport"
 	"github.com/chakshu-dev/chakshu/internal/config"
 	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
@@ -29,15 +29,9 @@ import (
 	"github.com/chakshu-dev/chakshu/server"
 )
 
-// closedURL is an http URL nothing listens on.
+// closedURL is an http URL that refuses connections.
 func closedURL(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	u := "http://" + ln.Addr().String()
-	ln.Close()
-	return u
+	return "http://" + closedport.Addr(t)
 }
 
 func failed(cs []Check) []string {

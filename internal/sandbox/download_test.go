@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/chakshu-dev/chakshu/internal/closedport"
 )
 
 // The simulated runner's download does what the template's step does: one
@@ -70,9 +71,7 @@ func TestDownloadRunner(t *testing.T) {
 	}
 	set(0, published)
 
-	ln, _ := net.Listen("tcp", "127.0.0.1:0")
-	dead := "http://" + ln.Addr().String()
-	ln.Close()
+	dead := "http://" + closedport.Addr(t)
 	if _, log, err := run(DownloadConfig{ServerURL: dead, GOOS: "linux", GOARCH: "amd64", Attempts: 2}); err == nil ||
 		!strings.Contains(log, "::error::Could not download chakshu-action from Chakshu at "+dead) {
 		t.Fatalf("unreachable: %v %s", err, log)

@@ -25,6 +25,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/action"
 	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/closedport"
 	"github.com/chakshu-dev/chakshu/internal/runnerbin"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/store"
@@ -297,9 +298,7 @@ func TestWorkflowDownloadStep(t *testing.T) {
 		}
 	})
 	t.Run("unreachable", func(t *testing.T) {
-		ln, _ := net.Listen("tcp", "127.0.0.1:0")
-		addr := ln.Addr().String()
-		ln.Close() // nothing listens there now
+		addr := closedport.Addr(t) // refuses connections
 		tmp, out, err := step(t, "https://"+addr, "Linux", "X64")
 		if err == nil || !strings.Contains(out, "::error::Could not download chakshu-action from Chakshu at https://"+addr+" (tried 6 times)") {
 			t.Fatalf("%v %s", err, out)
