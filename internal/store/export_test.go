@@ -7,6 +7,9 @@ import (
 	"time"
 )
 
+// WALKeep is the WAL size the intake's checkpointer leaves alone.
+const WALKeep = walKeep
+
 // BatchResult is what one delivery of a group commit got.
 type BatchResult struct {
 	Stored bool

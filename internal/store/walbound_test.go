@@ -13,13 +13,11 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
 
-// walKeep is the WAL size the intake's checkpointer leaves alone (store's walKeep).
-const walKeep = 64 << 20
-
 // walBurst opens a SQLite store with an intake and grows its WAL past twice
-// walKeep with a burst of deliveries from eight senders: under a sustained
-// stream of commits the WAL cannot start over (store.SQLiteDSN). It returns
-// the intake and a function that reads the WAL file's size.
+// store.WALKeep with a burst of deliveries from eight senders: under a
+// sustained stream of commits the WAL seldom starts over (store.SQLiteDSN).
+// It returns the store, the intake and a function that reads the WAL file's
+// size.
 func walBurst(t *testing.T, cfg store.IntakeConfig) (*store.DB, *store.Intake, func() int64) {
 	t.Helper()
 	db := storetest.Open(t, "sqlite")
@@ -59,13 +57,13 @@ func walBurst(t *testing.T, cfg store.IntakeConfig) (*store.DB, *store.Intake, f
 		}()
 	}
 	deadline := time.Now().Add(60 * time.Second)
-	for walSize() < 2*walKeep && time.Now().Before(deadline) {
+	for walSize() < 2*store.WALKeep && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	close(stop)
 	wg.Wait()
-	if got := walSize(); got < 2*walKeep {
-		t.Fatalf("the burst grew the WAL only to %d MB in a minute; the test needs it past %d MB", got>>20, 2*walKeep>>20)
+	if got := walSize(); got < 2*store.WALKeep {
+		t.Fatalf("the burst grew the WAL only to %d MB in a minute; the test needs it past %d MB", got>>20, 2*store.WALKeep>>20)
 	}
 	return db, in, walSize
 }
@@ -86,13 +84,13 @@ func TestIntakeGivesWALSpaceBackAfterABurst(t *testing.T) {
 	_, in, walSize := walBurst(t, store.IntakeConfig{WALQuiet: 300 * time.Millisecond})
 	burst := walSize()
 	deadline := time.Now().Add(30 * time.Second)
-	for walSize() > walKeep && time.Now().Before(deadline) {
+	for walSize() > store.WALKeep && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	after := walSize()
 	t.Logf("WAL %d MB after the burst, %d MB after a quiet spell", burst>>20, after>>20)
-	if after > walKeep {
-		t.Fatalf("after the burst and a quiet spell the WAL is still %d MB, past %d MB", after>>20, walKeep>>20)
+	if after > store.WALKeep {
+		t.Fatalf("after the burst and a quiet spell the WAL is still %d MB, past %d MB", after>>20, store.WALKeep>>20)
 	}
 	if stored, err := in.Store(context.Background(), &store.Delivery{DeliveryID: "after", Event: "push", Payload: []byte(`{}`)}); err != nil || !stored {
 		t.Fatalf("a delivery after the trim: stored %v, %v", stored, err)
@@ -192,17 +190,17 @@ func TestWALTrimDoesNotWaitForReaders(t *testing.T) {
 	if took := time.Since(start); took > 2*time.Second {
 		t.Fatalf("a delivery waited %v behind the WAL trim, which waited for a reader", took)
 	}
-	if got := walSize(); got <= walKeep {
+	if got := walSize(); got <= store.WALKeep {
 		t.Fatalf("the WAL was cut to %d MB while a reader read it", got>>20)
 	}
 	if _, err := reader.ExecContext(ctx, "COMMIT"); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(30 * time.Second)
-	for walSize() > walKeep && time.Now().Before(deadline) {
+	for walSize() > store.WALKeep && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if got := walSize(); got > walKeep {
+	if got := walSize(); got > store.WALKeep {
 		t.Fatalf("once the reader was done the WAL stayed at %d MB", got>>20)
 	}
 }
