@@ -161,7 +161,6 @@ func startIdle(b *testing.B, bin string, env []string) *idleProc {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	p.addr = loggedAddr(ctx, b, p.stderr, "web listening")
-	deadline, _ := ctx.Deadline()
 	for {
 		if resp, err := http.Get("http://" + p.addr + "/readyz"); err == nil {
 			resp.Body.Close()
@@ -170,7 +169,7 @@ func startIdle(b *testing.B, bin string, env []string) *idleProc {
 				return p
 			}
 		}
-		if time.Now().After(deadline) {
+		if ctx.Err() != nil {
 			b.Fatalf("no /readyz within 60s\n%s", p.stderr.String())
 		}
 		time.Sleep(100 * time.Millisecond)
