@@ -48,7 +48,7 @@ var DurationBucketIndexes = []int{20, 24, 28, 32, 36, 40, 44}
 type Collector struct {
 	cfg Config
 
-	finished, active, queueDepth, queueAge, duration, webhooks, webhookAge, cost, outcomes *prometheus.Desc
+	finished, active, queueDepth, queueAge, duration, webhooks, webhookAge, cost, outcomes, writeWait *prometheus.Desc
 }
 
 var _ prometheus.Collector = (*Collector)(nil)
@@ -84,12 +84,14 @@ func New(cfg Config) (*Collector, error) {
 			[]string{"reviewer"}, nil),
 		outcomes: prometheus.NewDesc("chakshu_findings_outcomes", "Posted findings whose outcome was decided in the last 30 days, by reviewer and outcome (fixed, acknowledged, dismissed, open_at_merge, closed_unmerged); shadow runs excluded.",
 			[]string{"reviewer", "outcome"}, nil),
+		writeWait: prometheus.NewDesc("chakshu_sqlite_write_wait_seconds", "On SQLite, how long writers in this process waited for their turn at the database's one write lock, by writer (intake: the webhook intake's commits; background: pruning and cutting the WAL back; ordinary: every other write). Not reported on PostgreSQL.",
+			[]string{"writer"}, nil),
 	}, nil
 }
 
 // Describe sends the descriptors.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.finished, c.active, c.queueDepth, c.queueAge, c.duration, c.webhooks, c.webhookAge, c.cost, c.outcomes} {
+	for _, d := range []*prometheus.Desc{c.finished, c.active, c.queueDepth, c.queueAge, c.duration, c.webhooks, c.webhookAge, c.cost, c.outcomes, c.writeWait} {
 		ch <- d
 	}
 }
@@ -117,6 +119,21 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	if err := c.findingOutcomes(ctx, ch); err != nil {
 		fail(c.outcomes, err)
+	}
+	c.writeWaits(ch)
+}
+
+// writeWaits reports the SQLite write gate's waits, kept in memory as they
+// happen (store.WriteWaits): nothing to query.
+func (c *Collector) writeWaits(ch chan<- prometheus.Metric) {
+	for writer, w := range c.cfg.DB.WriteWaits() {
+		buckets := make(map[float64]uint64, len(w.Buckets))
+		var n uint64
+		for i, b := range w.Buckets {
+			n += b
+			buckets[store.WriteWaitBounds[i].Seconds()] = n
+		}
+		ch <- prometheus.MustNewConstHistogram(c.writeWait, w.Count, w.Sum.Seconds(), buckets, writer)
 	}
 }
 

@@ -132,6 +132,28 @@ func TestCollector(t *testing.T) {
 		if got := values(t, reg, "chakshu_webhook_oldest_pending_age_seconds")[""]; got < 0 || got > 60 {
 			t.Errorf("oldest pending webhook age %v, want a few seconds", got)
 		}
+		// The write gate's waits: ent's writes above are ordinary turns; the
+		// histogram's buckets agree with the store's own figures.
+		waits := values(t, reg, "chakshu_sqlite_write_wait_seconds")
+		if db.Postgres() {
+			if len(waits) != 0 {
+				t.Errorf("PostgreSQL reports chakshu_sqlite_write_wait_seconds: %v", waits)
+			}
+		} else {
+			ord := db.WriteWaits()["ordinary"]
+			if waits["writer=ordinary:count"] < 12 || waits["writer=ordinary:count"] > float64(ord.Count) {
+				t.Errorf("ordinary writes counted %v, want the 12 writes above (at most %d)", waits["writer=ordinary:count"], ord.Count)
+			}
+			if got := waits["writer=ordinary:le0.0001"]; got < 1 {
+				t.Errorf("no ordinary write took its turn within 100µs: %v", waits)
+			}
+			if got, want := waits["writer=ordinary:le10"], waits["writer=ordinary:count"]; got != want {
+				t.Errorf("ordinary writes within 10 s %v, want all %v", got, want)
+			}
+			if _, ok := waits["writer=intake:count"]; !ok {
+				t.Errorf("no intake figures: %v", waits)
+			}
+		}
 
 		// /metrics serves them.
 		srv := httptest.NewServer(server.Handler(server.Config{Registry: reg}))

@@ -281,3 +281,39 @@ func TestPayloadScanWaitsForASecondOfReceipts(t *testing.T) {
 		}
 	})
 }
+
+// WriteWaits reports, on SQLite, the intake's, ent's and pruning's turns at
+// the write gate by kind; PostgreSQL has no gate and reports none.
+func TestWriteWaitsByWriter(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		now := time.Now()
+		before := db.WriteWaits()
+		in := store.NewIntake(db, store.IntakeConfig{})
+		defer in.Close()
+		if _, err := in.Store(ctx, &store.Delivery{DeliveryID: "d-1", Event: "ping", Payload: []byte(`{}`)}); err != nil {
+			t.Fatal(err)
+		}
+		db.WebhookEvent.Create().SetDeliveryID("old").SetEvent("push").SetPayload([]byte(`{"x":1}`)).
+			SetStatus(webhookevent.StatusDone).SetReceivedAt(now.Add(-2 * day)).ExecX(ctx)
+		got, _, err := db.PruneBatch(ctx, retention, now, time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Payloads != 1 {
+			t.Fatalf("pruned %+v; want the old payload", got)
+		}
+		after := db.WriteWaits()
+		if db.Postgres() {
+			if after != nil {
+				t.Errorf("PostgreSQL reports write waits %v", after)
+			}
+			return
+		}
+		for _, w := range []string{"intake", "ordinary", "background"} {
+			if d := after[w].Sub(before[w]); d.Count == 0 {
+				t.Errorf("no %s turn counted: %+v", w, after[w])
+			}
+		}
+	})
+}

@@ -40,6 +40,105 @@ type writeGate struct {
 	urgent atomic.Int32
 	// checkpointed is when pruning last checkpointed (UnixNano; pruneTx).
 	checkpointed atomic.Int64
+	// waits are how long each kind of writer waited for its turn.
+	waits [writerKinds]waitHist
+}
+
+// The kinds of writer the gate tells apart in its wait figures.
+const (
+	writerIntake = iota
+	writerOrdinary
+	writerBackground
+	writerKinds
+)
+
+// writerNames name the kinds in WriteWaits.
+var writerNames = [writerKinds]string{writerIntake: "intake", writerOrdinary: "ordinary", writerBackground: "background"}
+
+// WriteWaitBounds are the upper bounds of WriteWait's buckets: the first
+// holds the turns taken at once or nearly (an idle gate answers in well under
+// a microsecond), the last ends at writeWaitLimit, after which a writer fails.
+var WriteWaitBounds = [...]time.Duration{100 * time.Microsecond, time.Millisecond, 5 * time.Millisecond,
+	25 * time.Millisecond, 100 * time.Millisecond, time.Second, writeWaitLimit}
+
+// WriteWait is how long one kind of writer waited for its turn at the write
+// gate, over the life of the process: Count turns (taken or given up), Sum of
+// their waits, and Buckets[i] of them waited at most WriteWaitBounds[i] (and
+// more than the bound before it); the rest waited longer than the last bound.
+type WriteWait struct {
+	Count   uint64
+	Sum     time.Duration
+	Buckets [len(WriteWaitBounds)]uint64
+}
+
+// Sub is what w counted since earlier, a figure of the same writer.
+func (w WriteWait) Sub(earlier WriteWait) WriteWait {
+	d := WriteWait{Count: w.Count - earlier.Count, Sum: w.Sum - earlier.Sum}
+	for i := range d.Buckets {
+		d.Buckets[i] = w.Buckets[i] - earlier.Buckets[i]
+	}
+	return d
+}
+
+// Add is w and v counted together.
+func (w WriteWait) Add(v WriteWait) WriteWait {
+	d := WriteWait{Count: w.Count + v.Count, Sum: w.Sum + v.Sum}
+	for i := range d.Buckets {
+		d.Buckets[i] = w.Buckets[i] + v.Buckets[i]
+	}
+	return d
+}
+
+// Over is how many turns waited longer than WriteWaitBounds[i].
+func (w WriteWait) Over(i int) uint64 {
+	n := w.Count
+	for _, b := range w.Buckets[:i+1] {
+		n -= b
+	}
+	return n
+}
+
+// waitHist counts one kind of writer's waits without a lock: the gate is on
+// every write's path.
+type waitHist struct {
+	count, sum atomic.Uint64
+	buckets    [len(WriteWaitBounds)]atomic.Uint64
+}
+
+func (h *waitHist) add(d time.Duration) {
+	h.count.Add(1)
+	h.sum.Add(uint64(d))
+	for i, b := range WriteWaitBounds {
+		if d <= b {
+			h.buckets[i].Add(1)
+			return
+		}
+	}
+}
+
+func (h *waitHist) read() WriteWait {
+	w := WriteWait{Count: h.count.Load(), Sum: time.Duration(h.sum.Load())}
+	for i := range w.Buckets {
+		w.Buckets[i] = h.buckets[i].Load()
+	}
+	return w
+}
+
+// WriteWaits is how long each kind of writer has waited for its turn to
+// write, by kind: "intake" (the webhook intake's commits), "background"
+// (pruning's transactions, and the intake's cutting back of a long WAL after
+// a quiet spell) and "ordinary" (every other write). A turn given up (its
+// context ended, or writeWaitLimit passed) counts with the wait it gave up
+// after. Nil on PostgreSQL, which has no write gate.
+func (db *DB) WriteWaits() map[string]WriteWait {
+	if db.gate == nil {
+		return nil
+	}
+	m := make(map[string]WriteWait, writerKinds)
+	for k, name := range writerNames {
+		m[name] = db.gate.waits[k].read()
+	}
+	return m
 }
 
 func newWriteGate() *writeGate { return &writeGate{turn: make(chan struct{}, 1)} }
@@ -67,8 +166,17 @@ func (g *writeGate) checkpointDue(now time.Time) bool {
 // urgent writer waits or writes.
 const backgroundPoll = 200 * time.Microsecond
 
-// lock waits for the turn, up to writeWaitLimit or ctx's end.
+// lock waits for the turn of an ordinary writer, up to writeWaitLimit or
+// ctx's end.
 func (g *writeGate) lock(ctx context.Context) error {
+	t0 := time.Now()
+	err := g.take(ctx)
+	g.waits[writerOrdinary].add(time.Since(t0))
+	return err
+}
+
+// take waits for the turn, up to writeWaitLimit or ctx's end.
+func (g *writeGate) take(ctx context.Context) error {
 	select {
 	case g.turn <- struct{}{}:
 		return nil
@@ -90,12 +198,14 @@ func (g *writeGate) unlock() { <-g.turn }
 
 // lockUrgent takes the turn before any background writer that waits.
 func (g *writeGate) lockUrgent(ctx context.Context) error {
+	t0 := time.Now()
 	g.urgent.Add(1)
-	if err := g.lock(ctx); err != nil {
+	err := g.take(ctx)
+	g.waits[writerIntake].add(time.Since(t0))
+	if err != nil {
 		g.urgent.Add(-1)
-		return err
 	}
-	return nil
+	return err
 }
 
 func (g *writeGate) unlockUrgent() {
@@ -105,6 +215,8 @@ func (g *writeGate) unlockUrgent() {
 
 // lockBackground takes the turn once no urgent writer waits for it or holds it.
 func (g *writeGate) lockBackground(ctx context.Context) error {
+	t0 := time.Now()
+	defer func() { g.waits[writerBackground].add(time.Since(t0)) }()
 	for {
 		if g.urgent.Load() == 0 {
 			select {

@@ -119,3 +119,53 @@ func TestWriteGateCheckpointDue(t *testing.T) {
 		t.Fatal("two checkpoints for one moment")
 	}
 }
+
+// The gate counts each kind of writer's waits for its turn: a turn taken at
+// once in the first bucket, one that waited behind another writer in the
+// bucket of its wait, and one given up with the wait it gave up after.
+func TestWriteGateCountsWaits(t *testing.T) {
+	ctx := context.Background()
+	g := newWriteGate()
+	if err := g.lockUrgent(ctx); err != nil { // at once
+		t.Fatal(err)
+	}
+	g.unlockUrgent()
+	if err := g.lockBackground(ctx); err != nil {
+		t.Fatal(err)
+	}
+	const held = 30 * time.Millisecond
+	go func() {
+		time.Sleep(held)
+		g.unlockBackground()
+	}()
+	if err := g.lockUrgent(ctx); err != nil { // behind the background writer
+		t.Fatal(err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 2*time.Millisecond)
+	defer cancel()
+	if err := g.lock(cctx); err == nil { // gives up behind the urgent one
+		t.Fatal("an ordinary writer took the turn the intake holds")
+	}
+	g.unlockUrgent()
+
+	intake := g.waits[writerIntake].read()
+	if intake.Count != 2 || intake.Buckets[0] != 1 {
+		t.Errorf("intake waits %+v; want 2 turns, one in the first bucket", intake)
+	}
+	if intake.Over(1) != 1 || intake.Sum < held {
+		t.Errorf("intake waits %+v; want one over %v and at least %v in all", intake, WriteWaitBounds[1], held)
+	}
+	ordinary := g.waits[writerOrdinary].read()
+	if ordinary.Count != 1 || ordinary.Buckets[0] != 0 || ordinary.Sum < 2*time.Millisecond {
+		t.Errorf("ordinary waits %+v; want one given up after at least 2ms", ordinary)
+	}
+	if bg := g.waits[writerBackground].read(); bg.Count != 1 || bg.Buckets[0] != 1 {
+		t.Errorf("background waits %+v; want one turn taken at once", bg)
+	}
+	if d := intake.Sub(intake); d.Count != 0 || d.Sum != 0 || d != (WriteWait{}) {
+		t.Errorf("a figure less itself is %+v", d)
+	}
+	if s := intake.Add(ordinary); s.Count != 3 || s.Sum != intake.Sum+ordinary.Sum {
+		t.Errorf("intake and ordinary together: %+v", s)
+	}
+}

@@ -81,10 +81,16 @@ func BenchmarkIntakeWhilePruning(b *testing.B) {
 			runtime.GC()
 			b.ResetTimer()
 			var control, r result
+			// The intake's waits for SQLite's write lock, on each side.
+			var controlWait, pruneWait store.WriteWait
+			intakeWait := func() store.WriteWait { return db.WriteWaits()["intake"] }
 			for iter := 0; iter < b.N; iter++ {
 				var offs, ons []result
 				for w := 0; w < pruneWindows; w++ {
+					w0 := intakeWait()
 					offs = append(offs, gen.paced(fmt.Sprintf("control-%s-%d-%d", dialect, iter, w), rate, window))
+					w1 := intakeWait()
+					controlWait = controlWait.Add(w1.Sub(w0))
 					pctx, stop := context.WithCancel(ctx)
 					done := make(chan error, 1)
 					t0 := time.Now()
@@ -94,6 +100,7 @@ func BenchmarkIntakeWhilePruning(b *testing.B) {
 						done <- err
 					}()
 					ons = append(ons, gen.paced(fmt.Sprintf("prune-%s-%d-%d", dialect, iter, w), rate, window))
+					pruneWait = pruneWait.Add(intakeWait().Sub(w1))
 					stop()
 					if err := <-done; err != nil && pctx.Err() == nil {
 						b.Fatalf("pruning: %v", err)
@@ -138,8 +145,26 @@ func BenchmarkIntakeWhilePruning(b *testing.B) {
 				rate, duration, idle.q(0.99), idle.q(1), 100*idle.machineBusy,
 				pruneWindows, window, control.q(0.50), control.q(0.99), control.q(1), control.failures, 100*control.machineBusy,
 				r.q(0.50), r.q(0.99), r.q(1), r.failures, 100*r.machineBusy, budgetMS, verdict, costs)
+			if !db.Postgres() {
+				// Blocking is waiting for the lock pruning holds: the intake's
+				// commits (each a batch of deliveries) and their waits for it.
+				blocks := "no"
+				if pruneWait.Over(1) > controlWait.Over(1) {
+					blocks = "YES"
+				}
+				b.Logf("intake commits waiting for SQLite's write lock: control %s; while pruning %s; "+
+					"pruning blocks the intake (more commits waited over %v while pruning): %s",
+					waitSummary(controlWait), waitSummary(pruneWait), store.WriteWaitBounds[1], blocks)
+			}
 		})
 	}
+}
+
+// waitSummary describes the intake's waits for the write lock.
+func waitSummary(w store.WriteWait) string {
+	return fmt.Sprintf("%d commits, %d waited over %v, %d over %v, %d over %v, %.1f ms in all",
+		w.Count, w.Over(0), store.WriteWaitBounds[0], w.Over(1), store.WriteWaitBounds[1], w.Over(2), store.WriteWaitBounds[2],
+		float64(w.Sum)/float64(time.Millisecond))
 }
 
 // merged is the results of several windows as one.
