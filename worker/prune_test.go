@@ -105,3 +105,53 @@ func TestPruneBatchSizer(t *testing.T) {
 		}
 	}
 }
+
+// Beside a busy intake on SQLite the intake's commits carry pruning's
+// writes, which hold no lock of pruning's own: the batch keeps its size
+// rather than growing towards the most, so a write pruning must do itself
+// when the intake goes quiet is no bigger than its own writes allowed.
+func TestPrunerBatchKeepsSizeWhenCarried(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.Open(t, "sqlite")
+	now := time.Now()
+	for i := range 400 {
+		db.WebhookEvent.Create().SetDeliveryID(fmt.Sprint("old-", i)).SetEvent("push").SetPayload([]byte("{}")).
+			SetStatus(webhookevent.StatusDone).SetReceivedAt(now.Add(-10 * 24 * time.Hour)).ExecX(ctx)
+	}
+	in := store.NewIntake(db, store.IntakeConfig{})
+	defer in.Close()
+	ictx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; ictx.Err() == nil; i++ {
+			if _, err := in.Store(ctx, &store.Delivery{DeliveryID: fmt.Sprint("new-", i), Event: "ping", Payload: []byte("{}")}); err != nil {
+				t.Errorf("store: %v", err)
+				return
+			}
+			time.Sleep(200 * time.Microsecond)
+		}
+	}()
+	time.Sleep(20 * time.Millisecond)
+	p, err := NewPruner(PruneConfig{DB: db, Log: slog.New(slog.DiscardHandler), Pause: time.Millisecond,
+		Retention: store.Retention{WebhookEvents: 8 * 24 * time.Hour, Batch: 500}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	carried := db.PruneRowsCarried()
+	got, err := p.Pass(ctx)
+	stop()
+	<-done
+	if err != nil || got.WebhookEvents != 400 {
+		t.Fatalf("pass pruned %+v, %v; want the 400 old events", got, err)
+	}
+	if c := db.PruneRowsCarried() - carried; c == 0 {
+		t.Fatal("the intake's commits carried none of pruning's writes")
+	}
+	if got.Slowest == 0 && p.size.rows() != firstBatch {
+		t.Errorf("every write carried, and the batch is %d rows; want it kept at %d", p.size.rows(), firstBatch)
+	}
+	if p.size.rows() > firstBatch {
+		t.Errorf("the batch grew to %d rows beside a busy intake", p.size.rows())
+	}
+}

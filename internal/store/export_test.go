@@ -1,11 +1,22 @@
 package store
 
 import (
+	"context"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 )
+
+// HandOff hands a write of pruning on ids to the intake's commits as
+// pruneWrite does, query taking the ids' placeholders, and returns what the
+// handoff returned.
+func HandOff(ctx context.Context, db *DB, query func(n int) string, ids []any) (changed int64, rest []any, err error) {
+	return db.gate.handoff.run(ctx, query, func(ids []any) []any { return ids }, ids)
+}
+
+// Placeholders is n comma-separated ?s.
+func Placeholders(n int) string { return placeholders(n) }
 
 // WALKeep is the WAL size the intake's checkpointer leaves alone.
 const WALKeep = walKeep

@@ -168,7 +168,8 @@ func (db *DB) PruneBatch(ctx context.Context, r Retention, now time.Time, payloa
 		if err != nil || len(ids) == 0 {
 			return err
 		}
-		got, err := db.execWrite(ctx, &p.Slowest, db.Rebind(db.pruneDelete(k, len(ids))), append(ids, args...)...)
+		got, err := db.pruneWrite(ctx, &p.Slowest, func(n int) string { return db.Rebind(db.pruneDelete(k, n)) },
+			func(ids []any) []any { return append(append([]any{}, ids...), args...) }, ids)
 		if err != nil {
 			return fmt.Errorf("prune %s: %w", k.table, err)
 		}
@@ -290,7 +291,8 @@ func (db *DB) clearPayloads(ctx context.Context, slowest *time.Duration, from, b
 		// Nothing left below before: the next pass starts there.
 		return 0, before, nil
 	}
-	k, err := db.execWrite(ctx, slowest, db.Rebind(db.clearPayloadsSQL(len(ids))), append([]any{[]byte{}}, ids...)...)
+	k, err := db.pruneWrite(ctx, slowest, func(n int) string { return db.Rebind(db.clearPayloadsSQL(n)) },
+		func(ids []any) []any { return append([]any{[]byte{}}, ids...) }, ids)
 	if err != nil {
 		return 0, from, fmt.Errorf("prune payloads: %w", err)
 	}
@@ -475,6 +477,24 @@ func (db *DB) pruneTx(ctx context.Context, slowest *time.Duration, fn func(tx *s
 		return err
 	}
 	return tx.Commit()
+}
+
+// pruneWrite runs a write of pruning on rows by id: query(n) is its
+// statement for n ids and args(ids) its arguments. On SQLite, while the
+// webhook intake is busy, the intake's commits carry it a few rows at a time
+// (prunehandoff.go); what they do not take, and every write on PostgreSQL or
+// beside a quiet intake, runs in pruning's own transaction (execWrite).
+func (db *DB) pruneWrite(ctx context.Context, slowest *time.Duration, query func(n int) string, args func(ids []any) []any, ids []any) (int64, error) {
+	var changed int64
+	if db.gate != nil && db.gate.handoff.intakeBusy(time.Now()) {
+		n, rest, err := db.gate.handoff.run(ctx, query, args, ids)
+		if err != nil || len(rest) == 0 {
+			return n, err
+		}
+		changed, ids = n, rest
+	}
+	n, err := db.execWrite(ctx, slowest, query(len(ids)), args(ids)...)
+	return changed + n, err
 }
 
 // execWrite runs one writing statement of pruning in a transaction of its

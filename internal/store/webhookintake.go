@@ -361,9 +361,24 @@ func (w *sqliteWriter) write(ctx context.Context, batch []*storeReq, res []store
 		}
 		res[i].stored = n == 1
 	}
+	// Some of pruning's work, when it waits (prunehandoff.go).
+	h := &w.db.gate.handoff
+	part := h.take()
+	var carried int64
+	var carryErr error
+	if part != nil {
+		carried, carryErr = carry(ctx, w.conn, part)
+	}
 	if _, err := w.conn.ExecContext(ctx, "COMMIT"); err != nil {
+		if part != nil {
+			h.settle(part, 0, errIntakeCommit)
+		}
 		return err
 	}
+	if part != nil {
+		h.settle(part, carried, carryErr)
+	}
+	h.intakeCommitted(time.Now())
 	w.ckpt.kick()
 	return nil
 }

@@ -42,6 +42,9 @@ type writeGate struct {
 	checkpointed atomic.Int64
 	// waits are how long each kind of writer waited for its turn.
 	waits [writerKinds]waitHist
+	// handoff passes pruning's webhook writes to the intake's commits
+	// while the intake is busy (prunehandoff.go).
+	handoff pruneHandoff
 }
 
 // The kinds of writer the gate tells apart in its wait figures.
