@@ -29,7 +29,10 @@ type PruneConfig struct {
 	// intake and the queue claims have the database between them; 0 means
 	// 20 ms. A pass also waits DutyFactor times as long as its last batch
 	// took, so pruning takes at most about 1/(1+DutyFactor) of the database's
-	// (and, on SQLite, the process's) time however slow the batches get.
+	// (and, on SQLite, the process's) time however slow the batches get. The
+	// time a batch waited for the intake's commits to carry its writes
+	// (store.Pruned.Handed) is left out: pruning used nothing then, and
+	// counting it would slow pruning to the intake's commit rate.
 	Pause time.Duration
 	// DutyFactor is that multiple; 0 means 4 (pruning at most ~20%).
 	DutyFactor int
@@ -175,7 +178,7 @@ func (p *Pruner) Pass(ctx context.Context) (store.Pruned, error) {
 		}
 		select {
 		case <-ctx.Done():
-		case <-time.After(min(max(p.cfg.Pause, time.Duration(p.cfg.DutyFactor)*took), maxPause)):
+		case <-time.After(min(max(p.cfg.Pause, time.Duration(p.cfg.DutyFactor)*(took-got.Handed)), maxPause)):
 		}
 	}
 	if total.Total() > 0 {

@@ -118,7 +118,7 @@ func TestPrunerBatchKeepsSizeWhenCarried(t *testing.T) {
 		db.WebhookEvent.Create().SetDeliveryID(fmt.Sprint("old-", i)).SetEvent("push").SetPayload([]byte("{}")).
 			SetStatus(webhookevent.StatusDone).SetReceivedAt(now.Add(-10 * 24 * time.Hour)).ExecX(ctx)
 	}
-	in := store.NewIntake(db, store.IntakeConfig{})
+	in := store.NewIntake(db, store.IntakeConfig{CarryPruneWithin: time.Second})
 	defer in.Close()
 	ictx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})

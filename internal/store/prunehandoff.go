@@ -15,14 +15,14 @@ import (
 // at 2,000 deliveries/s on two cores, and the intake's commits that came
 // meanwhile waited for it (docs/production.md §6a). So while the intake is
 // busy, pruning's webhook writes ride in the intake's own commits instead, a
-// row at a time, after the batch's inserts and before its COMMIT. No
-// delivery then waits for a transaction of pruning's, and each commit that
-// carries some prune work is longer by that work only (handoffRows rows).
-// Measured there (BenchmarkIntakeWhilePruning, five 2 s windows each side):
-// commits that waited over 1 ms while pruning went from 28–62 to none, the
-// slowest request from 17–47 ms to 12–20 ms, the p99 stayed within noise
-// (5.4–6.7 ms against 5.2–5.9), the median rose by about 0.1 ms, and pruning
-// kept its pace (290–320 rows/s).
+// row or a few at a time, after the batch's inserts and before its COMMIT.
+// No delivery then waits for a transaction of pruning's, and each commit
+// that carries some prune work is longer by that work only (rows).
+// Measured there (BenchmarkIntakeWhilePruning at 2,000 deliveries/s, five
+// 2 s windows each side): commits that waited over 1 ms while pruning went
+// from 27–71 a run to none, pruning went 3.5 times as fast (about 1,000
+// rows/s), the p99 stayed within the noise of runs taking turns (5.5 and
+// 7.4 ms against 7.6–14.6), and the median rose by about 0.1 ms.
 //
 // Pruning still finds the rows itself, by reading, and checks them again in
 // the write as before; a write the intake did not take (it went quiet) is
@@ -30,16 +30,32 @@ import (
 // intake's transaction is undone to its savepoint and never fails the
 // delivery's commit.
 
-// handoffRows is how many rows of pruning one intake commit carries at most.
-// Four pruned 3.5 times as fast but raised the intake's p99 by 2–4 ms.
-const handoffRows = 1
+// The intake counts as busy while its commits come, on average
+// (commitEWMA), at most busyInterval apart, the last one within
+// intakeBusyFor: at 500 commits a second and more a transaction of
+// pruning's, a millisecond or more under load, would often hold up a commit.
+// Beside a quieter intake few commits come during one, and it is better
+// that the few wait than that every commit carry pruning's rows: pruning
+// writes itself.
+const (
+	busyInterval  = 2 * time.Millisecond
+	intakeBusyFor = 10 * time.Millisecond
+)
 
-// intakeBusyFor is how long after an intake commit pruning counts the intake
-// as busy and hands its writes over.
-const intakeBusyFor = 10 * time.Millisecond
+// A commit carries one row of pruning for each rowInterval of the average
+// interval between commits, at least one and at most maxHandoffRows: at 2,000
+// commits a second, one (four there pruned 3.5 times as fast but raised the
+// intake's p99 by 2–4 ms); at 500, four. Pruning then keeps its pace over
+// the busy range instead of slowing with the commit rate.
+const (
+	rowInterval    = 500 * time.Microsecond
+	maxHandoffRows = 4
+)
 
 // handoffPatience is how long pruning waits for the intake to take more of a
-// handed-over write before it does the rest itself.
+// handed-over write before it does the rest itself; and a job has that and
+// busyInterval for each of its rows in all: an intake that slows down leaves
+// the rest to pruning.
 const handoffPatience = 20 * time.Millisecond
 
 // errIntakeCommit is a handed-over write's error when the intake's commit
@@ -48,8 +64,13 @@ var errIntakeCommit = errors.New("the intake's commit failed")
 
 // pruneHandoff is where pruning leaves writes for the intake's commits.
 type pruneHandoff struct {
-	// committed is when the intake last committed (UnixNano).
-	committed atomic.Int64
+	// committed is when the intake last committed (UnixNano), and interval
+	// the moving average of the time between its commits (ns; each new
+	// interval weighs an eighth). Only the intake's one flusher writes them.
+	committed, interval atomic.Int64
+	// busyFor, when positive, counts the intake busy whenever it committed
+	// within busyFor, whatever its rate (IntakeConfig.CarryPruneWithin).
+	busyFor atomic.Int64
 	// carried counts the rows the intake's committed writes changed.
 	carried atomic.Int64
 	mu      sync.Mutex
@@ -87,11 +108,29 @@ func (db *DB) PruneRowsCarried() int64 {
 }
 
 // intakeCommitted records an intake commit at now.
-func (h *pruneHandoff) intakeCommitted(now time.Time) { h.committed.Store(now.UnixNano()) }
+func (h *pruneHandoff) intakeCommitted(now time.Time) {
+	t := now.UnixNano()
+	last := h.committed.Swap(t)
+	iv := min(t-last, int64(time.Second)) // the first, or after a lull
+	avg := h.interval.Load()
+	if avg == 0 {
+		avg = int64(time.Second)
+	}
+	h.interval.Store(avg + (iv-avg)/8)
+}
 
-// intakeBusy says whether the intake committed within intakeBusyFor of now.
+// intakeBusy says whether the intake is busy at now.
 func (h *pruneHandoff) intakeBusy(now time.Time) bool {
-	return now.UnixNano()-h.committed.Load() < int64(intakeBusyFor)
+	since := now.Sub(time.Unix(0, h.committed.Load()))
+	if d := time.Duration(h.busyFor.Load()); d > 0 {
+		return since < d
+	}
+	return since < intakeBusyFor && time.Duration(h.interval.Load()) <= busyInterval
+}
+
+// rows is how many rows of pruning the next commit carries.
+func (h *pruneHandoff) rows() int {
+	return min(maxHandoffRows, max(1, int(time.Duration(h.interval.Load())/rowInterval)))
 }
 
 // take gives the intake's commit the next part of the waiting job, or nil.
@@ -102,7 +141,7 @@ func (h *pruneHandoff) take() *handoffPart {
 	if j == nil || len(j.ids) == 0 {
 		return nil
 	}
-	n := min(handoffRows, len(j.ids))
+	n := min(h.rows(), len(j.ids))
 	p := &handoffPart{job: j, ids: j.ids[:n:n]}
 	j.ids = j.ids[n:]
 	j.taken += n
@@ -135,7 +174,8 @@ func (h *pruneHandoff) settle(p *handoffPart, changed int64, err error) {
 }
 
 // run hands ids to the intake's commits and waits until they have all been
-// written, or the intake took none for handoffPatience, or ctx ends. It
+// written, or the intake took none for its patience, or the job's time
+// is up, or ctx ends. It
 // returns the rows changed and the ids the intake did not take, which the
 // caller writes itself.
 func (h *pruneHandoff) run(ctx context.Context, query func(n int) string, args func(ids []any) []any, ids []any) (changed int64, rest []any, err error) {
@@ -147,8 +187,11 @@ func (h *pruneHandoff) run(ctx context.Context, query func(n int) string, args f
 	}
 	h.job = j
 	h.mu.Unlock()
-	t := time.NewTimer(handoffPatience)
+	patience := handoffPatience + time.Duration(h.busyFor.Load())
+	t := time.NewTimer(patience)
 	defer t.Stop()
+	deadline := time.NewTimer(patience + time.Duration(len(ids))*max(busyInterval, time.Duration(h.busyFor.Load())))
+	defer deadline.Stop()
 	withdrawn := false
 	for {
 		h.mu.Lock()
@@ -167,10 +210,11 @@ func (h *pruneHandoff) run(ctx context.Context, query func(n int) string, args f
 		}
 		select {
 		case <-j.settled:
-			t.Reset(handoffPatience)
+			t.Reset(patience)
 			continue
 		case <-ctx.Done():
 		case <-t.C:
+		case <-deadline.C:
 		}
 		// The intake went quiet, or pruning stops: take back what it has
 		// not taken and wait for what it has to settle (one commit).

@@ -13,8 +13,10 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
 
-// busyIntake stores a delivery every millisecond until stop is called, and
-// returns how many it stored; any failure fails the test.
+// busyIntake stores deliveries one after another, each after the last one's
+// commit and a pause of 100 µs, until stop is called, and returns how many it
+// stored; any failure fails the test. It commits often enough for pruning to
+// count it busy (prunehandoff.go's intakeBusyFor).
 func busyIntake(t *testing.T, in *store.Intake) (stop func() int) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -29,7 +31,7 @@ func busyIntake(t *testing.T, in *store.Intake) (stop func() int) {
 				return
 			}
 			n++
-			time.Sleep(time.Millisecond)
+			time.Sleep(100 * time.Microsecond)
 		}
 	}()
 	return func() int { cancel(); wg.Wait(); return n }
@@ -51,7 +53,7 @@ func TestPruneRidesInBusyIntakeCommits(t *testing.T) {
 			db.WebhookEvent.Create().SetDeliveryID(fmt.Sprintf("old-%d", i)).SetEvent("push").SetPayload([]byte(`{"x":1}`)).
 				SetStatus(webhookevent.StatusDone).SetReceivedAt(now.Add(-age)).ExecX(ctx)
 		}
-		in := store.NewIntake(db, store.IntakeConfig{})
+		in := store.NewIntake(db, store.IntakeConfig{CarryPruneWithin: time.Second})
 		defer in.Close()
 		stop := busyIntake(t, in)
 		time.Sleep(20 * time.Millisecond) // the intake is busy

@@ -40,6 +40,11 @@ type Pruned struct {
 	// Slowest is the longest any one write transaction held the database's
 	// write lock (on PostgreSQL: lasted); the Pruner sizes batches by it.
 	Slowest time.Duration
+	// Handed is how long pruning waited for the webhook intake's commits to
+	// carry its writes (SQLite, prunehandoff.go): time in which pruning
+	// itself used the database for nothing, which the Pruner's pause between
+	// batches leaves out.
+	Handed time.Duration
 }
 
 // Total is the number of rows changed.
@@ -56,6 +61,7 @@ func (p *Pruned) Add(q Pruned) {
 	p.Runs += q.Runs
 	p.Workers += q.Workers
 	p.Slowest = max(p.Slowest, q.Slowest)
+	p.Handed += q.Handed
 }
 
 // prunedTable keeps the cost rollup's figures of pruned runs, in the rollup's
@@ -155,7 +161,7 @@ func (db *DB) PruneBatch(ctx context.Context, r Retention, now time.Time, payloa
 		if r.WebhookEvents > 0 && from.Before(now.Add(-r.WebhookEvents)) {
 			from = now.Add(-r.WebhookEvents)
 		}
-		if p.Payloads, payloadsAfter, err = db.clearPayloads(ctx, &p.Slowest, from, now.Add(-r.WebhookPayloads), n); err != nil {
+		if p.Payloads, payloadsAfter, err = db.clearPayloads(ctx, &p, from, now.Add(-r.WebhookPayloads), n); err != nil {
 			return p, payloadsAfter, err
 		}
 	}
@@ -168,7 +174,7 @@ func (db *DB) PruneBatch(ctx context.Context, r Retention, now time.Time, payloa
 		if err != nil || len(ids) == 0 {
 			return err
 		}
-		got, err := db.pruneWrite(ctx, &p.Slowest, func(n int) string { return db.Rebind(db.pruneDelete(k, n)) },
+		got, err := db.pruneWrite(ctx, &p, func(n int) string { return db.Rebind(db.pruneDelete(k, n)) },
 			func(ids []any) []any { return append(append([]any{}, ids...), args...) }, ids)
 		if err != nil {
 			return fmt.Errorf("prune %s: %w", k.table, err)
@@ -259,7 +265,7 @@ const payloadScanLeast = time.Second
 // clearPayloads empties the payloads of handled events received in
 // [from, before), oldest first, at most n; it returns how many and the
 // receipt time reached (the next call's from).
-func (db *DB) clearPayloads(ctx context.Context, slowest *time.Duration, from, before time.Time, n int) (int, time.Time, error) {
+func (db *DB) clearPayloads(ctx context.Context, p *Pruned, from, before time.Time, n int) (int, time.Time, error) {
 	if before.Sub(from) < payloadScanLeast {
 		return 0, from, nil
 	}
@@ -291,7 +297,7 @@ func (db *DB) clearPayloads(ctx context.Context, slowest *time.Duration, from, b
 		// Nothing left below before: the next pass starts there.
 		return 0, before, nil
 	}
-	k, err := db.pruneWrite(ctx, slowest, func(n int) string { return db.Rebind(db.clearPayloadsSQL(n)) },
+	k, err := db.pruneWrite(ctx, p, func(n int) string { return db.Rebind(db.clearPayloadsSQL(n)) },
 		func(ids []any) []any { return append([]any{[]byte{}}, ids...) }, ids)
 	if err != nil {
 		return 0, from, fmt.Errorf("prune payloads: %w", err)
@@ -481,19 +487,23 @@ func (db *DB) pruneTx(ctx context.Context, slowest *time.Duration, fn func(tx *s
 
 // pruneWrite runs a write of pruning on rows by id: query(n) is its
 // statement for n ids and args(ids) its arguments. On SQLite, while the
-// webhook intake is busy, the intake's commits carry it a few rows at a time
-// (prunehandoff.go); what they do not take, and every write on PostgreSQL or
-// beside a quiet intake, runs in pruning's own transaction (execWrite).
-func (db *DB) pruneWrite(ctx context.Context, slowest *time.Duration, query func(n int) string, args func(ids []any) []any, ids []any) (int64, error) {
+// webhook intake is busy, the intake's commits carry it a row or a few at a
+// time (prunehandoff.go); what they do not take, and every write on
+// PostgreSQL or beside a quieter intake, runs in pruning's own transaction
+// (execWrite).
+// It records in p how long its own transaction held the lock, and how long
+// it waited for the intake.
+func (db *DB) pruneWrite(ctx context.Context, p *Pruned, query func(n int) string, args func(ids []any) []any, ids []any) (int64, error) {
 	var changed int64
-	if db.gate != nil && db.gate.handoff.intakeBusy(time.Now()) {
+	if now := time.Now(); db.gate != nil && db.gate.handoff.intakeBusy(now) {
 		n, rest, err := db.gate.handoff.run(ctx, query, args, ids)
+		p.Handed += time.Since(now)
 		if err != nil || len(rest) == 0 {
 			return n, err
 		}
 		changed, ids = n, rest
 	}
-	n, err := db.execWrite(ctx, slowest, query(len(ids)), args(ids)...)
+	n, err := db.execWrite(ctx, &p.Slowest, query(len(ids)), args(ids)...)
 	return changed + n, err
 }
 

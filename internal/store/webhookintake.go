@@ -108,6 +108,10 @@ type IntakeConfig struct {
 	// WALQuiet is how long the intake must have committed nothing before a
 	// SQLite WAL past walKeep is cut back (checkpointer.trim); 0 means 5 s.
 	WALQuiet time.Duration
+	// CarryPruneWithin is how recently the intake must have committed for
+	// pruning to hand it its writes on SQLite (prunehandoff.go); 0 means
+	// 1 ms. Tests widen it to make a slow intake count as busy.
+	CarryPruneWithin time.Duration
 }
 
 // enabled resolves Mode.
@@ -158,6 +162,7 @@ func newBatcher(db *DB, cfg IntakeConfig) *batcher {
 	} else {
 		flushers = 1 // SQLite: one writer at a time
 		b.writer = newSQLiteWriter(db, cfg.WALQuiet)
+		db.gate.handoff.busyFor.Store(int64(cfg.CarryPruneWithin))
 	}
 	b.reqs = make(chan *storeReq, max*4)
 	for range flushers {

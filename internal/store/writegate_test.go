@@ -169,3 +169,53 @@ func TestWriteGateCountsWaits(t *testing.T) {
 		t.Errorf("intake and ordinary together: %+v", s)
 	}
 }
+
+// The intake counts as busy for pruning's handoff while its commits come at
+// most busyInterval apart on average and the last was recent; a commit then
+// carries a row for each rowInterval of that average, one to maxHandoffRows.
+func TestHandoffBusyAndRows(t *testing.T) {
+	var h pruneHandoff
+	t0 := time.Unix(1_000_000, 0)
+	if h.intakeBusy(t0) {
+		t.Fatal("an intake that never committed counts as busy")
+	}
+	commits := func(every time.Duration, n int) time.Time {
+		for range n {
+			t0 = t0.Add(every)
+			h.intakeCommitted(t0)
+		}
+		return t0
+	}
+	last := commits(500*time.Microsecond, 100) // 2,000 a second
+	if !h.intakeBusy(last.Add(time.Millisecond)) || h.rows() != 1 {
+		t.Errorf("at 2,000 commits/s: busy %v, %d rows a commit; want busy, 1", h.intakeBusy(last.Add(time.Millisecond)), h.rows())
+	}
+	if h.intakeBusy(last.Add(intakeBusyFor)) {
+		t.Error("busy still when no commit came for intakeBusyFor")
+	}
+	last = commits(1700*time.Microsecond, 100) // about 600 a second
+	if !h.intakeBusy(last) || h.rows() != 3 {
+		t.Errorf("at 600 commits/s: busy %v, %d rows a commit; want busy, 3", h.intakeBusy(last), h.rows())
+	}
+	last = commits(3*time.Millisecond, 100) // about 330 a second: pruning writes itself
+	if h.intakeBusy(last) {
+		t.Error("busy at 330 commits a second")
+	}
+	commits(20*time.Millisecond, 100)
+	if h.rows() != maxHandoffRows {
+		t.Errorf("%d rows a commit at 50 commits/s; want the most, %d", h.rows(), maxHandoffRows)
+	}
+	// A lull of a minute counts as a second, and a burst soon makes the
+	// intake busy again.
+	t0 = t0.Add(time.Minute)
+	last = commits(500*time.Microsecond, 60)
+	if !h.intakeBusy(last) {
+		t.Errorf("not busy after 60 commits at 2,000/s following a lull (average %v)", time.Duration(h.interval.Load()))
+	}
+	// A test's override counts any recent commit.
+	h.busyFor.Store(int64(time.Second))
+	commits(100*time.Millisecond, 20)
+	if !h.intakeBusy(t0.Add(500 * time.Millisecond)) {
+		t.Error("the override does not count a commit 500 ms ago")
+	}
+}
