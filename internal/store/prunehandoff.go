@@ -174,10 +174,9 @@ func (h *pruneHandoff) settle(p *handoffPart, changed int64, err error) {
 }
 
 // run hands ids to the intake's commits and waits until they have all been
-// written, or the intake took none for its patience, or the job's time
-// is up, or ctx ends. It
-// returns the rows changed and the ids the intake did not take, which the
-// caller writes itself.
+// written, or the intake took none for its patience, or the job's time is
+// up, or ctx ends. It returns the rows changed and the ids the intake did not
+// take, which the caller writes itself.
 func (h *pruneHandoff) run(ctx context.Context, query func(n int) string, args func(ids []any) []any, ids []any) (changed int64, rest []any, err error) {
 	j := &handoffJob{query: query, args: args, ids: ids, settled: make(chan struct{}, 1)}
 	h.mu.Lock()
