@@ -25,13 +25,13 @@ import (
 // 7.4 ms against 7.6–14.6), and the median rose by about 0.1 ms.
 //
 // Pruning still finds the rows itself, by reading, and checks them again in
-// the write as before; a write the intake did not take (it went quiet) is
-// done in pruning's own transaction. A prune write that fails in the
+// the write as before; a write the intake did not take (it slowed down or
+// went quiet) is done in pruning's own transaction. A prune write that fails in the
 // intake's transaction is undone to its savepoint and never fails the
 // delivery's commit.
 
 // The intake counts as busy while its commits come, on average
-// (commitEWMA), at most busyInterval apart, the last one within
+// (pruneHandoff.interval), at most busyInterval apart, the last one within
 // intakeBusyFor: at 500 commits a second and more a transaction of
 // pruning's, a millisecond or more under load, would often hold up a commit.
 // Beside a quieter intake few commits come during one, and it is better
@@ -224,6 +224,29 @@ func (h *pruneHandoff) run(ctx context.Context, query func(n int) string, args f
 		}
 		h.mu.Unlock()
 	}
+}
+
+// commit commits the intake's open transaction on conn, carrying in it the
+// next part of pruning's waiting job, if one waits, and settles that part:
+// every part taken is settled here, whatever the commit does.
+func (h *pruneHandoff) commit(ctx context.Context, conn *sql.Conn) error {
+	p := h.take()
+	var carried int64
+	var carryErr error
+	if p != nil {
+		carried, carryErr = carry(ctx, conn, p)
+	}
+	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+		if p != nil {
+			h.settle(p, 0, errIntakeCommit)
+		}
+		return err
+	}
+	if p != nil {
+		h.settle(p, carried, carryErr)
+	}
+	h.intakeCommitted(time.Now())
+	return nil
 }
 
 // carry runs a part of pruning's work in the intake's open transaction, in

@@ -490,9 +490,8 @@ func (db *DB) pruneTx(ctx context.Context, slowest *time.Duration, fn func(tx *s
 // webhook intake is busy, the intake's commits carry it a row or a few at a
 // time (prunehandoff.go); what they do not take, and every write on
 // PostgreSQL or beside a quieter intake, runs in pruning's own transaction
-// (execWrite).
-// It records in p how long its own transaction held the lock, and how long
-// it waited for the intake.
+// (execWrite). It records in p how long its own transaction held the lock,
+// and how long it waited for the intake.
 func (db *DB) pruneWrite(ctx context.Context, p *Pruned, query func(n int) string, args func(ids []any) []any, ids []any) (int64, error) {
 	var changed int64
 	if now := time.Now(); db.gate != nil && db.gate.handoff.intakeBusy(now) {

@@ -108,9 +108,10 @@ type IntakeConfig struct {
 	// WALQuiet is how long the intake must have committed nothing before a
 	// SQLite WAL past walKeep is cut back (checkpointer.trim); 0 means 5 s.
 	WALQuiet time.Duration
-	// CarryPruneWithin is how recently the intake must have committed for
-	// pruning to hand it its writes on SQLite (prunehandoff.go); 0 means
-	// 1 ms. Tests widen it to make a slow intake count as busy.
+	// CarryPruneWithin, when positive, makes pruning on SQLite hand its
+	// writes to the intake whenever it committed within this long, whatever
+	// its rate; 0 keeps the rule of prunehandoff.go (commits at most 2 ms
+	// apart on average). Tests set it to make a slow intake count as busy.
 	CarryPruneWithin time.Duration
 }
 
@@ -366,24 +367,10 @@ func (w *sqliteWriter) write(ctx context.Context, batch []*storeReq, res []store
 		}
 		res[i].stored = n == 1
 	}
-	// Some of pruning's work, when it waits (prunehandoff.go).
-	h := &w.db.gate.handoff
-	part := h.take()
-	var carried int64
-	var carryErr error
-	if part != nil {
-		carried, carryErr = carry(ctx, w.conn, part)
-	}
-	if _, err := w.conn.ExecContext(ctx, "COMMIT"); err != nil {
-		if part != nil {
-			h.settle(part, 0, errIntakeCommit)
-		}
+	// The commit carries some of pruning's work when it waits (prunehandoff.go).
+	if err := w.db.gate.handoff.commit(ctx, w.conn); err != nil {
 		return err
 	}
-	if part != nil {
-		h.settle(part, carried, carryErr)
-	}
-	h.intakeCommitted(time.Now())
 	w.ckpt.kick()
 	return nil
 }
