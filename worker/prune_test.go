@@ -120,18 +120,7 @@ func TestPrunerBatchKeepsSizeWhenCarried(t *testing.T) {
 	}
 	in := store.NewIntake(db, store.IntakeConfig{CarryPruneWithin: time.Second})
 	defer in.Close()
-	ictx, stop := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for i := 0; ictx.Err() == nil; i++ {
-			if _, err := in.Store(ctx, &store.Delivery{DeliveryID: fmt.Sprint("new-", i), Event: "ping", Payload: []byte("{}")}); err != nil {
-				t.Errorf("store: %v", err)
-				return
-			}
-			time.Sleep(200 * time.Microsecond)
-		}
-	}()
+	stop := storetest.BusyIntake(t, in)
 	time.Sleep(20 * time.Millisecond)
 	p, err := NewPruner(PruneConfig{DB: db, Log: slog.New(slog.DiscardHandler), Pause: time.Millisecond,
 		Retention: store.Retention{WebhookEvents: 8 * 24 * time.Hour, Batch: 500}})
@@ -141,7 +130,6 @@ func TestPrunerBatchKeepsSizeWhenCarried(t *testing.T) {
 	carried := db.PruneRowsCarried()
 	got, err := p.Pass(ctx)
 	stop()
-	<-done
 	if err != nil || got.WebhookEvents != 400 {
 		t.Fatalf("pass pruned %+v, %v; want the 400 old events", got, err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -12,30 +11,6 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
-
-// busyIntake stores deliveries one after another, each after the last one's
-// commit and a pause of 100 µs, until stop is called, and returns how many it
-// stored; any failure fails the test. It commits often enough for pruning to
-// count it busy (prunehandoff.go's intakeBusyFor).
-func busyIntake(t *testing.T, in *store.Intake) (stop func() int) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	n := 0
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for i := 0; ctx.Err() == nil; i++ {
-			if _, err := in.Store(context.Background(), &store.Delivery{DeliveryID: fmt.Sprintf("new-%d", i), Event: "ping", Payload: []byte(`{}`)}); err != nil {
-				t.Errorf("store delivery %d: %v", i, err)
-				return
-			}
-			n++
-			time.Sleep(100 * time.Microsecond)
-		}
-	}()
-	return func() int { cancel(); wg.Wait(); return n }
-}
 
 // While the webhook intake is busy, pruning's deletes and payload clears on
 // SQLite ride in the intake's commits, and take no turn of their own at the
@@ -55,7 +30,7 @@ func TestPruneRidesInBusyIntakeCommits(t *testing.T) {
 		}
 		in := store.NewIntake(db, store.IntakeConfig{CarryPruneWithin: time.Second})
 		defer in.Close()
-		stop := busyIntake(t, in)
+		stop := storetest.BusyIntake(t, in)
 		time.Sleep(20 * time.Millisecond) // the intake is busy
 		before := db.WriteWaits()["background"]
 		carried := db.PruneRowsCarried()
@@ -122,7 +97,7 @@ func TestHandOffFailureAndQuietIntake(t *testing.T) {
 	}
 
 	// Failing: the statement names no table.
-	stop := busyIntake(t, in)
+	stop := storetest.BusyIntake(t, in)
 	_, _, err = store.HandOff(ctx, db, func(n int) string { return "DELETE FROM no_such_table WHERE id IN (" + store.Placeholders(n) + ")" }, ids)
 	stored := stop()
 	if err == nil || !strings.Contains(err.Error(), "no_such_table") {
