@@ -133,8 +133,19 @@ func (e *endpoint) build(in map[string]string) (*url.URL, error) {
 		}
 	}
 	var bad error
-	raw := placeholder.ReplaceAllStringFunc(e.URL, func(m string) string {
-		name := m[1 : len(m)-1]
+	// Each placeholder is escaped for the part of the URL it stands in
+	// (issue 43 item 7): url.PathEscape leaves & = + ; : @ $ alone, which
+	// in the query string would add parameters of the agent's choosing.
+	query := strings.IndexAny(e.URL, "?#")
+	if query < 0 {
+		query = len(e.URL)
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range placeholder.FindAllStringSubmatchIndex(e.URL, -1) {
+		b.WriteString(e.URL[last:m[0]])
+		last = m[1]
+		name := e.URL[m[2]:m[3]]
 		v, ok := in[name]
 		switch {
 		case !ok:
@@ -144,8 +155,14 @@ func (e *endpoint) build(in map[string]string) (*url.URL, error) {
 		case !safeSegment(v):
 			bad = toolErr("parameter %q may not hold '/', '\\', '%%', '..' or control characters", name)
 		}
-		return url.PathEscape(v)
-	})
+		if m[0] < query {
+			b.WriteString(url.PathEscape(v))
+		} else {
+			b.WriteString(url.QueryEscape(v))
+		}
+	}
+	b.WriteString(e.URL[last:])
+	raw := b.String()
 	if bad != nil {
 		return nil, bad
 	}
