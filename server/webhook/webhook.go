@@ -15,6 +15,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -72,7 +73,18 @@ type Config struct {
 	// itself, so a stalled database answers 503 well before that and the
 	// worker's webhook recovery asks GitHub to redeliver.
 	AnswerWithin time.Duration
+	// BodyWithin bounds reading one delivery's body, counted from its
+	// arrival; 0 means BodyWithin. A body slot is taken before the signature
+	// can be checked, so a slow sender would otherwise hold it for the
+	// server's whole ReadTimeout.
+	BodyWithin time.Duration
 }
+
+// BodyWithin is the default bound on reading a delivery's body: GitHub
+// itself gives up on a delivery after 10 s (docs "Handling failed webhook
+// deliveries": a response within 10 seconds), so a body slower than that
+// is never a delivery that can still succeed.
+const BodyWithin = 10 * time.Second
 
 // AnswerWithin is the default bound on storing a delivery: well under
 // GitHub's 10 s (github.com; 30 s on Enterprise Server).
@@ -117,6 +129,9 @@ func New(cfg Config) (*Handler, error) {
 	if h.cfg.AnswerWithin <= 0 {
 		h.cfg.AnswerWithin = AnswerWithin
 	}
+	if h.cfg.BodyWithin <= 0 {
+		h.cfg.BodyWithin = BodyWithin
+	}
 	h.metrics = newMetrics(cfg.Metrics)
 	h.wake = newWaker(cfg.Bus)
 	h.intake = store.NewIntake(cfg.DB, cfg.Batch)
@@ -137,6 +152,10 @@ type BatchConfig = store.IntakeConfig
 
 // ServeHTTP implements the intake.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// The body has its own short deadline (issue 43 item 8); where the
+	// connection cannot take one (HTTP/2 streams behind some proxies, tests'
+	// recorders) the server's ReadTimeout still applies.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(h.cfg.BodyWithin))
 	if r.ContentLength > h.cfg.MaxBody {
 		h.metrics.rejected.WithLabelValues("too_large").Inc()
 		server.WriteError(w, http.StatusRequestEntityTooLarge, "too_large", "The payload is over the 25 MB limit.")
@@ -158,6 +177,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		h.metrics.rejected.WithLabelValues("read").Inc()
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			server.WriteError(w, http.StatusRequestTimeout, "timeout", "The request body was not received in time.")
+			return
+		}
 		server.WriteError(w, http.StatusBadRequest, "invalid", "The request body could not be read.")
 		return
 	}
