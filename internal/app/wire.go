@@ -81,7 +81,7 @@ func webRoutes(d deps) ([]server.Route, func(), error) {
 		DB: d.db, Log: d.log, Bus: d.bus, GitHub: d.github,
 		Issuer: d.cfg.OIDCIssuer, Audience: d.cfg.OIDCAudience, PublicURL: d.cfg.PublicURL, AppSlug: d.cfg.AppSlug,
 		SecretKey: d.cfg.SecretKey, SecretKeyPrevious: d.cfg.SecretKeyPrevious, ModelURL: d.cfg.ModelURL, ModelAPIKey: d.cfg.ModelAPIKey,
-		Models: d.models, ModelBetas: d.cfg.ModelBetas, ModelRetryHorizon: d.cfg.ModelRetryHorizon,
+		Models: d.models, ModelBetas: d.cfg.ModelBetas, ModelInferenceGeo: d.cfg.ModelInferenceGeo, ModelRetryHorizon: d.cfg.ModelRetryHorizon,
 		AllowPlainHTTPConnectors: d.cfg.Sandbox,
 		Version:                  version.Version, Runners: runnerbin.New(d.cfg.RunnerDir, version.Version),
 	})

@@ -62,6 +62,12 @@ type Config struct {
 	// ModelBetas are the anthropic-beta values runners may send through the
 	// gateway (CHAKSHU_MODEL_BETAS, comma-separated; default none).
 	ModelBetas []string
+	// ModelInferenceGeo is the Anthropic workspace's default inference geo
+	// (CHAKSHU_MODEL_INFERENCE_GEO: global or us; default global): state
+	// "us" when the workspace's default_inference_geo is US-only, so the
+	// gateway meters the 1.1x price of requests that do not name a geo and
+	// whose answers do not report one.
+	ModelInferenceGeo string
 	// ModelRetryHorizon is how long a runner keeps asking the model again
 	// after 429, 529 and 5xx answers before the run fails
 	// (CHAKSHU_MODEL_RETRY_HORIZON; default 2m, from 1s to 20m). It travels
@@ -166,6 +172,7 @@ var Settings = []struct{ Name, Meaning, Default string }{
 	{"CHAKSHU_MODEL_URL, CHAKSHU_MODEL_API_KEY", "upstream of the model gateway", "Anthropic; sandbox: the scripted model"},
 	{"CHAKSHU_MODEL_CATALOG", "a JSON model catalogue merged over the built-in one (re-read on change)", "the built-in catalogue"},
 	{"CHAKSHU_MODEL_BETAS", "comma-separated anthropic-beta values runners may send", "none"},
+	{"CHAKSHU_MODEL_INFERENCE_GEO", "the Anthropic workspace's default inference geo, global or us (US-only inference is metered at 1.1x on Opus 4.6 and later)", "global"},
 	{"CHAKSHU_MODEL_RETRY_HORIZON", "how long a runner retries the model after overload, rate limit and 5xx answers (1s to 20m)", "2m"},
 	{"CHAKSHU_ADMINS", "comma-separated GitHub logins with admin rights", "sandbox: the sandbox user"},
 	{"CHAKSHU_REVIEW_ALLOWLIST", "comma-separated GitHub logins who may ask for reviews without write access", "unset"},
@@ -399,6 +406,11 @@ func Load(look Lookup) (*Config, error) {
 	}
 	c.Admins = splitList(get("CHAKSHU_ADMINS", ""))
 	c.ModelBetas = splitList(get("CHAKSHU_MODEL_BETAS", ""))
+	switch c.ModelInferenceGeo = strings.ToLower(strings.TrimSpace(get("CHAKSHU_MODEL_INFERENCE_GEO", "global"))); c.ModelInferenceGeo {
+	case "global", "us":
+	default:
+		return nil, fmt.Errorf("CHAKSHU_MODEL_INFERENCE_GEO %q: want global or us", c.ModelInferenceGeo)
+	}
 	c.ReviewAllowList = splitList(get("CHAKSHU_REVIEW_ALLOWLIST", ""))
 	if c.Sandbox && len(c.Admins) == 0 {
 		c.Admins = []string{SandboxUser}

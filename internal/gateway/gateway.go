@@ -11,12 +11,14 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -25,11 +27,8 @@ import (
 	"github.com/tidwall/sjson"
 
 	"github.com/chakshu-dev/chakshu/ent"
-	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/models"
 	"github.com/chakshu-dev/chakshu/internal/redact"
-	"github.com/chakshu-dev/chakshu/internal/runs"
-	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/server"
 )
 
@@ -86,11 +85,20 @@ type Config struct {
 	HTTPClient *http.Client
 	// MaxRequestBytes and MaxResponseBytes cap bodies; 0 means 32 MB and 8 MiB.
 	MaxRequestBytes, MaxResponseBytes int64
+	// InferenceGeo is the Anthropic workspace's default_inference_geo
+	// (CHAKSHU_MODEL_INFERENCE_GEO: "global" or "us"; "" means global): the
+	// geo of a request that names none, when its answer does not say where
+	// it ran. US-only inference costs more (models.Entry.USOnlyMultiplier).
+	InferenceGeo string
+	// MaxInFlight is how many model requests one run may have in flight at
+	// once in this process; 0 means 4.
+	MaxInFlight int
 }
 
 // Gateway forwards and meters model requests.
 type Gateway struct {
-	cfg Config
+	cfg      Config
+	inFlight *inFlight
 }
 
 // New validates cfg.
@@ -135,13 +143,24 @@ func New(cfg Config) (*Gateway, error) {
 	if cfg.Platform == models.ProviderAnthropic {
 		cfg.Platform = ""
 	}
-	return &Gateway{cfg: cfg}, nil
+	switch cfg.InferenceGeo {
+	case "", "global", models.GeoUS:
+	default:
+		return nil, fmt.Errorf("gateway: CHAKSHU_MODEL_INFERENCE_GEO %q is not global or us", cfg.InferenceGeo)
+	}
+	if cfg.MaxInFlight <= 0 {
+		cfg.MaxInFlight = defaultMaxInFlight
+	}
+	return &Gateway{cfg: cfg, inFlight: &inFlight{n: map[int]int{}, max: cfg.MaxInFlight}}, nil
 }
 
 // request is the part of a Messages request the gateway looks at.
 type request struct {
 	Model  string `json:"model"`
 	Stream bool   `json:"stream"`
+	// InferenceGeo is where the runner asked inference to run ("" for the
+	// workspace's default; docs "Data residency").
+	InferenceGeo string `json:"inference_geo"`
 }
 
 // answer is the part of a Messages answer the gateway looks at.
@@ -221,53 +240,83 @@ func (g *Gateway) Serve(w http.ResponseWriter, r *http.Request, rn *ent.Run) {
 		return
 	}
 	final := r.Header.Get(HeaderFinal) == "1"
-	if allowed, err := g.admit(ctx, rn.ID, final); err != nil {
+	if !g.inFlight.enter(rn.ID) {
+		w.Header().Set("x-should-retry", "true")
+		w.Header().Set("retry-after", "1")
+		server.WriteError(w, http.StatusTooManyRequests, CodeInFlight,
+			fmt.Sprintf("this run has %d model requests in flight already; wait for one to end", g.cfg.MaxInFlight))
+		return
+	}
+	defer g.inFlight.leave(rn.ID)
+	// Where inference runs, when the answer does not say: the request's
+	// inference_geo, else the workspace's default. Only Anthropic's API
+	// takes it; elsewhere the endpoint's region decides, at its own price.
+	geo := ""
+	if served.Provider == models.ProviderAnthropic {
+		geo = cmp.Or(req.InferenceGeo, g.cfg.InferenceGeo)
+	}
+	res, err := g.reserve(ctx, rn.ID, rn.MaxCostUsd, final, worstCase(entry, body, geo))
+	if err != nil {
 		log.Error("gateway admit", "err", redact.Error(err))
 		server.WriteError(w, http.StatusInternalServerError, CodeInternal, "internal error")
 		return
-	} else if !allowed {
+	} else if res == nil {
 		w.Header().Set("x-should-retry", "false") // asking again cannot help
 		server.WriteError(w, http.StatusTooManyRequests, CodeCostCap,
 			"the run reached its cost cap; submit the result now (one final request flagged X-Chakshu-Final: 1 is allowed)")
 		return
 	}
+	// The ledger is written whatever becomes of the runner's connection.
+	lctx := context.WithoutCancel(ctx)
 
 	resp, err := up.Send(ctx, Call{Body: body, Model: served.Model, Stream: req.Stream,
 		Version: r.Header.Get("anthropic-version"), Beta: r.Header.Get("anthropic-beta")})
 	var ref *Refusal
 	if errors.As(err, &ref) {
+		res.release(lctx, log)
 		log.Warn("model provider refused", "provider", ref.Provider, "code", ref.Code, "detail", redact.String(ref.Detail))
 		ref.write(w)
 		return
 	}
 	if err != nil {
+		if mayBeBilled(ctx, err) {
+			res.keep(log, "the request ended before its answer: "+redact.Error(err))
+		} else {
+			res.release(lctx, log)
+		}
 		log.Warn("model upstream", "provider", served.Provider, "err", redact.Error(err))
 		server.WriteError(w, http.StatusBadGateway, CodeUpstream, "the model upstream could not be reached")
 		return
 	}
 	defer resp.Body.Close()
 	if req.Stream && isEventStream(resp) {
-		g.relay(ctx, w, resp, rn, served.Provider, entry, log)
+		g.relay(ctx, w, resp, res, served.Provider, entry, geo, log)
 		return
 	}
 	out, err := io.ReadAll(io.LimitReader(resp.Body, g.cfg.MaxResponseBytes+1))
 	if err != nil {
+		res.keep(log, "the answer could not be read")
 		log.Warn("model upstream read", "err", redact.Error(err))
 		server.WriteError(w, http.StatusBadGateway, CodeUpstream, "the model upstream answer could not be read")
 		return
 	}
 	if int64(len(out)) > g.cfg.MaxResponseBytes {
+		res.keep(log, "the answer was too large to read")
 		server.WriteError(w, http.StatusBadGateway, CodeUpstream, "the model upstream answer is too large")
 		return
 	}
 	if resp.StatusCode/100 == 2 {
 		var a answer
 		if err := json.Unmarshal(out, &a); err != nil || a.Usage == nil {
-			log.Warn("model answer without usage", "status", resp.StatusCode)
-		} else if err := g.meter(ctx, rn, served.Provider, *a.Usage, entry.Cost(*a.Usage)); err != nil {
-			log.Error("meter model usage", "err", redact.Error(err))
+			res.keep(log, "the answer has no usage")
+		} else {
+			u := withGeo(*a.Usage, geo)
+			if err := res.settle(lctx, served.Provider, u, entry.Cost(u)); err != nil {
+				log.Error("meter model usage", "err", redact.Error(err))
+			}
 		}
 	} else {
+		res.release(lctx, log) // error answers are not billed
 		log.Warn("model upstream refused", "status", resp.StatusCode, "body", redact.String(string(out[:min(len(out), 500)])))
 	}
 	for _, h := range forwarded {
@@ -279,53 +328,21 @@ func (g *Gateway) Serve(w http.ResponseWriter, r *http.Request, rn *ent.Run) {
 	w.Write(out) //nolint:errcheck
 }
 
-// admit says whether a request of run id may go out: always under the cap;
-// at or past the cap only the first request flagged final.
-func (g *Gateway) admit(ctx context.Context, id int, final bool) (bool, error) {
-	rn, err := g.cfg.DB.Run.Query().Where(run.ID(id)).
-		Select(run.FieldCostUsd, run.FieldMaxCostUsd).Only(ctx)
-	if err != nil {
-		return false, fmt.Errorf("load run: %w", err)
+// withGeo is u with where inference ran: the answer's own
+// usage.inference_geo, else geo (the request's or the workspace's).
+func withGeo(u models.Usage, geo string) models.Usage {
+	if u.InferenceGeo == "" {
+		u.InferenceGeo = geo
 	}
-	if rn.MaxCostUsd <= 0 || rn.CostUsd < rn.MaxCostUsd {
-		return true, nil
-	}
-	if !final {
-		return false, nil
-	}
-	n, err := g.cfg.DB.Run.Update().Where(run.ID(id), run.ModelFinalUsed(false)).SetModelFinalUsed(true).Save(ctx)
-	if err != nil {
-		return false, fmt.Errorf("spend final request: %w", err)
-	}
-	return n == 1, nil
+	return u
 }
 
-// meter adds u and its cost to run rn in one atomic update, and notes on the
-// timeline when this answer took the run to its cap.
-func (g *Gateway) meter(ctx context.Context, rn *ent.Run, provider string, u models.Usage, cost float64) error {
-	// One statement: an attempt PostgreSQL aborted added nothing, so the
-	// retry adds the usage once.
-	err := store.Retry(ctx, func() error {
-		return g.cfg.DB.Run.Update().Where(run.ID(rn.ID)).SetProvider(provider).
-			AddCostUsd(cost).AddInputTokens(u.InputTokens).AddOutputTokens(u.OutputTokens).
-			AddCacheReadTokens(u.CacheReadInputTokens).AddCacheWriteTokens(u.CacheCreationInputTokens).
-			Exec(ctx)
-	})
-	if err != nil {
-		return fmt.Errorf("add usage: %w", err)
-	}
-	if rn.MaxCostUsd <= 0 {
-		return nil
-	}
-	now, err := g.cfg.DB.Run.Query().Where(run.ID(rn.ID)).Select(run.FieldCostUsd).Only(ctx)
-	if err != nil {
-		return fmt.Errorf("reload cost: %w", err)
-	}
-	if now.CostUsd >= rn.MaxCostUsd && now.CostUsd-cost < rn.MaxCostUsd {
-		msg := fmt.Sprintf("Reached the cost cap of $%.2f; the agent was asked for its result.", rn.MaxCostUsd)
-		if err := runs.Note(ctx, g.cfg.DB, rn.ID, msg, ""); err != nil {
-			return fmt.Errorf("note cost cap: %w", err)
-		}
-	}
-	return nil
+// mayBeBilled says whether a request that failed with err may have reached
+// the upstream and be billed: the runner gave up or the call timed out
+// (the model may have answered in full), as against a connection that was
+// never made.
+func mayBeBilled(ctx context.Context, err error) bool {
+	var ne net.Error
+	return ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
+		(errors.As(err, &ne) && ne.Timeout())
 }

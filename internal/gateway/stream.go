@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/internal/models"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 )
@@ -27,6 +26,11 @@ const maxEventLine = 1 << 20
 type streamUsage struct {
 	models.Usage
 	seen bool
+	// ended says a message_delta came: its counts are the answer's own.
+	ended bool
+	// deltas and deltaBytes count the content relayed (text, thinking,
+	// tool input), to meter a stream cut before its message_delta.
+	deltas, deltaBytes int64
 }
 
 // usageFields has every field optional so an absent one does not overwrite.
@@ -36,6 +40,7 @@ type usageFields struct {
 	CacheCreationInputTokens *int64                `json:"cache_creation_input_tokens"`
 	CacheReadInputTokens     *int64                `json:"cache_read_input_tokens"`
 	CacheCreation            *models.CacheCreation `json:"cache_creation"`
+	InferenceGeo             *string               `json:"inference_geo"`
 }
 
 func (u *streamUsage) apply(f *usageFields) {
@@ -46,6 +51,9 @@ func (u *streamUsage) apply(f *usageFields) {
 	if f.CacheCreation != nil {
 		cc := *f.CacheCreation
 		u.CacheCreation = &cc
+	}
+	if f.InferenceGeo != nil {
+		u.InferenceGeo = *f.InferenceGeo
 	}
 	for _, x := range []struct {
 		from *int64
@@ -66,6 +74,11 @@ func (u *streamUsage) event(data []byte) {
 			Usage *usageFields `json:"usage"`
 		} `json:"message"`
 		Usage *usageFields `json:"usage"`
+		Delta struct {
+			Text        string `json:"text"`
+			Thinking    string `json:"thinking"`
+			PartialJSON string `json:"partial_json"`
+		} `json:"delta"`
 	}
 	if json.Unmarshal(data, &ev) != nil {
 		return
@@ -73,9 +86,25 @@ func (u *streamUsage) event(data []byte) {
 	switch ev.Type {
 	case "message_start":
 		u.apply(ev.Message.Usage)
+	case "content_block_delta":
+		u.deltas++
+		u.deltaBytes += int64(len(ev.Delta.Text) + len(ev.Delta.Thinking) + len(ev.Delta.PartialJSON))
 	case "message_delta":
+		u.ended = true
 		u.apply(ev.Usage)
 	}
+}
+
+// metered is the usage to meter: the stream's own counts when it ended,
+// else (cut before its message_delta, whose counts message_start's first
+// output count stands in for) at least what was relayed: a token per delta
+// and one per bytesPerToken bytes of content, whichever is more.
+func (u *streamUsage) metered() models.Usage {
+	out := u.Usage
+	if !u.ended {
+		out.OutputTokens = max(out.OutputTokens, u.deltas, (u.deltaBytes+bytesPerToken-1)/bytesPerToken)
+	}
+	return out
 }
 
 // isEventStream reports whether resp is a successful server-sent event stream.
@@ -86,10 +115,10 @@ func isEventStream(resp *http.Response) bool {
 
 // relay passes the upstream's event stream to the client event by event
 // (flushing after each), reads the usage from its message_start and
-// message_delta events, and meters it once the stream ends — also when the
-// client went away or the stream broke, for the usage seen so far. At most
+// message_delta events, and settles res with it once the stream ends — also
+// when the client went away or the stream broke, for what was relayed. At most
 // MaxResponseBytes are relayed; past that the client gets an error event.
-func (g *Gateway) relay(ctx context.Context, w http.ResponseWriter, resp *http.Response, rn *ent.Run, provider string, entry *models.Entry, log *slog.Logger) {
+func (g *Gateway) relay(ctx context.Context, w http.ResponseWriter, resp *http.Response, res *reservation, provider string, entry *models.Entry, geo string, log *slog.Logger) {
 	for _, h := range forwarded {
 		if v := resp.Header.Get(h); v != "" {
 			w.Header().Set(h, v)
@@ -104,11 +133,12 @@ func (g *Gateway) relay(ctx context.Context, w http.ResponseWriter, resp *http.R
 	var u streamUsage
 	defer func() {
 		if !u.seen {
-			log.Warn("model stream without usage")
+			res.keep(log, "the stream has no usage")
 			return
 		}
 		// Metered even when the client has gone: the upstream has answered.
-		if err := g.meter(context.WithoutCancel(ctx), rn, provider, u.Usage, entry.Cost(u.Usage)); err != nil {
+		m := withGeo(u.metered(), geo)
+		if err := res.settle(context.WithoutCancel(ctx), provider, m, entry.Cost(m)); err != nil {
 			log.Error("meter model usage", "err", redact.Error(err))
 		}
 	}()

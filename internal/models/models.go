@@ -87,9 +87,14 @@ type Entry struct {
 	// Price is nil for a retired model whose price is no longer published.
 	Price *Price `json:"price,omitempty"`
 	// Tiers are longer-prompt prices, lowest threshold first.
-	Tiers         []Tier `json:"tiers,omitempty"`
-	ContextWindow int64  `json:"context_window,omitempty"`
-	MaxOutput     int64  `json:"max_output,omitempty"`
+	Tiers []Tier `json:"tiers,omitempty"`
+	// USOnlyMultiplier is what US-only inference (inference_geo "us")
+	// multiplies every price by; 0 when the model does not take
+	// inference_geo (models before Claude Opus 4.6 answer it 400; docs
+	// "Data residency"), whose requests then cannot ask for it.
+	USOnlyMultiplier float64 `json:"us_only_multiplier,omitempty"`
+	ContextWindow    int64   `json:"context_window,omitempty"`
+	MaxOutput        int64   `json:"max_output,omitempty"`
 	// MinCacheTokens is the shortest prefix the model caches.
 	MinCacheTokens int64 `json:"min_cache_tokens,omitempty"`
 	// ForcedToolChoice says whether tool_choice {type: tool} is accepted.

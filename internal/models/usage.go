@@ -10,7 +10,13 @@ type Usage struct {
 	CacheCreationInputTokens int64          `json:"cache_creation_input_tokens"`
 	CacheReadInputTokens     int64          `json:"cache_read_input_tokens"`
 	CacheCreation            *CacheCreation `json:"cache_creation,omitempty"`
+	// InferenceGeo is where inference ran: "global" or "us"
+	// (usage.inference_geo; docs "Data residency").
+	InferenceGeo string `json:"inference_geo,omitempty"`
 }
+
+// GeoUS is the inference_geo of US-only inference.
+const GeoUS = "us"
 
 // CacheCreation is the split of cache writes by lifetime.
 type CacheCreation struct {
@@ -38,9 +44,14 @@ func (u Usage) PromptTokens() int64 {
 }
 
 // Cost is the price of u on e, in US dollars: the tier of the request's
-// prompt length applies to every token of it, output included.
+// prompt length applies to every token of it, output included, and
+// US-only inference multiplies the whole by the model's USOnlyMultiplier.
 func (e *Entry) Cost(u Usage) float64 {
-	return e.PriceFor(u.PromptTokens()).Cost(u)
+	c := e.PriceFor(u.PromptTokens()).Cost(u)
+	if u.InferenceGeo == GeoUS && e.USOnlyMultiplier > 0 {
+		c *= e.USOnlyMultiplier
+	}
+	return c
 }
 
 // Cost is the price of u at p, in US dollars.

@@ -13,6 +13,7 @@ package scriptedmodel
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -33,6 +34,9 @@ import (
 type Config struct {
 	// APIKey, when set, must be sent as x-api-key.
 	APIKey string
+	// InferenceGeo is the workspace's default_inference_geo ("" is
+	// "global"): where a request that names no inference_geo runs.
+	InferenceGeo string
 	// ExtraInputTokens is added to every answer's input_tokens, to drive a
 	// run into its cost cap.
 	ExtraInputTokens int64
@@ -141,6 +145,11 @@ func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"tool_choice: forcing a specific tool is not supported by "+req.Model+"; use auto")
 		return
 	}
+	geo, msg := m.inferenceGeo(req.InferenceGeo, entry)
+	if msg != "" {
+		apiError(w, http.StatusBadRequest, "invalid_request_error", msg)
+		return
+	}
 	pb, promptTokens, err := prefixBlocks(&req, marshal)
 	if err != nil {
 		apiError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
@@ -167,6 +176,7 @@ func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		StopReason: "tool_use",
 		Usage:      m.usage(pb, promptTokens, entry, out),
 	}
+	resp.Usage.InferenceGeo = geo
 	if !slices.ContainsFunc(content, func(o outItem) bool { return o.Type == "tool_use" }) {
 		resp.StopReason = "end_turn"
 	}
@@ -308,6 +318,23 @@ func (m *model) usage(pb []cacheBlock, promptTokens int64, e *models.Entry, out 
 		CacheCreationInputTokens: w5m + w1h,
 		CacheCreation:            cacheCreation{Ephemeral5m: w5m, Ephemeral1h: w1h},
 	}
+}
+
+// inferenceGeo is where a request asking for geo runs, as the API decides
+// it (docs "Data residency"): "global" (the default) or "us", else the
+// workspace's default; a model before Claude Opus 4.6 (none in the
+// catalogue prices US-only inference for it) refuses the parameter with
+// 400 and reports no geo. msg is the refusal.
+func (m *model) inferenceGeo(geo string, e *models.Entry) (string, string) {
+	switch {
+	case geo != "" && geo != "global" && geo != models.GeoUS:
+		return "", fmt.Sprintf("inference_geo: %q is not one of global, us", geo)
+	case e.USOnlyMultiplier == 0 && geo != "":
+		return "", "inference_geo is not supported by " + e.ID
+	case e.USOnlyMultiplier == 0:
+		return "", ""
+	}
+	return cmp.Or(geo, m.cfg.InferenceGeo, "global"), ""
 }
 
 func (c *conversation) toolUse(i int, name string, input any) outItem {

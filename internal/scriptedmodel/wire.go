@@ -18,6 +18,8 @@ type request struct {
 	// Thinking is kept only as part of the cache key.
 	Thinking json.RawMessage `json:"thinking,omitempty"`
 	Stream   bool            `json:"stream,omitempty"`
+	// InferenceGeo is where inference should run (docs "Data residency").
+	InferenceGeo string `json:"inference_geo,omitempty"`
 }
 
 type tool struct {
@@ -76,6 +78,9 @@ type usage struct {
 	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
 	// CacheCreation splits the writes by lifetime, as the API reports them.
 	CacheCreation cacheCreation `json:"cache_creation"`
+	// InferenceGeo is where inference ran, for models that take the
+	// parameter (Claude Opus 4.6 and later; docs "Data residency").
+	InferenceGeo string `json:"inference_geo,omitempty"`
 }
 
 type cacheCreation struct {

@@ -1,11 +1,12 @@
 package runnerapi
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,18 +26,36 @@ const maxJobRequest = 4 << 10
 // token proves it is that run's workflow; internal/job builds the job.
 func (a *API) handleJob(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	// Each unknown key id in a token makes the verifier refetch the issuer's
-	// keys: bound how often one client can ask.
-	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil && !a.jobLimits.allow(host) {
-		w.Header().Set("Retry-After", "1")
-		server.WriteError(w, http.StatusTooManyRequests, codeRateLimited, "too many job requests; retry in a moment")
-		return
-	}
-	// The token is asked for before the body is read: a caller without one
-	// learns nothing of the API, not even the body's shape.
+	// The token is checked before the body is read: a caller without a
+	// valid one learns nothing of the API, not even the body's shape. What
+	// verifying costs is bounded in keySet (no limit per client address,
+	// which a reverse proxy makes one for everybody).
 	h := r.Header.Get("Authorization")
 	if len(h) < 8 || !strings.EqualFold(h[:7], "bearer ") {
 		server.WriteError(w, http.StatusUnauthorized, codeUnauthorized, "an Actions OIDC token is required as the bearer")
+		return
+	}
+	raw := strings.TrimSpace(h[7:])
+	if _, err := parseJWT(raw); err != nil {
+		server.WriteError(w, http.StatusUnauthorized, codeUnauthorized, "an Actions OIDC token is required as the bearer")
+		return
+	}
+	v, err := a.oidcVerifier(ctx)
+	if err != nil {
+		a.log.Error("job: oidc issuer unavailable", "err", redact.Error(err))
+		server.WriteError(w, http.StatusServiceUnavailable, "oidc_unavailable", "Chakshu cannot verify Actions tokens right now; retry later")
+		return
+	}
+	var ko keyOutcome
+	tok, err := v.Verify(context.WithValue(ctx, keyOutcomeKey{}, &ko), raw)
+	if err != nil && ko.wait > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(ko.wait/time.Second)+1))
+		server.WriteError(w, http.StatusTooManyRequests, codeRateLimited, "the token's key is not known yet; retry in a moment")
+		return
+	}
+	if err != nil {
+		a.log.Warn("job: token refused", "reason", "verify", "err", redact.Error(err))
+		server.WriteError(w, http.StatusUnauthorized, codeUnauthorized, "the token is not a valid Actions OIDC token")
 		return
 	}
 	var req runnerproto.JobRequest
@@ -46,21 +65,9 @@ func (a *API) handleJob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	log := a.log.With(logging.KeyRun, req.RunID)
-	raw := strings.TrimSpace(h[7:])
-	v, err := a.oidcVerifier(ctx)
-	if err != nil {
-		log.Error("job: oidc issuer unavailable", "err", redact.Error(err))
-		server.WriteError(w, http.StatusServiceUnavailable, "oidc_unavailable", "Chakshu cannot verify Actions tokens right now; retry later")
-		return
-	}
 	forbid := func(reason string, args ...any) {
 		log.Warn("job: token refused", append([]any{"reason", reason}, args...)...)
 		server.WriteError(w, http.StatusForbidden, codeForbidden, "the token is not valid for this run")
-	}
-	tok, err := v.Verify(ctx, raw)
-	if err != nil {
-		forbid("verify", "err", redact.Error(err))
-		return
 	}
 	var claims actionsClaims
 	if err := tok.Claims(&claims); err != nil {

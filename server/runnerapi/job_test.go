@@ -192,35 +192,37 @@ func TestJobForgeryMatrix(t *testing.T) {
 		otherKey, _ := rsa.GenerateKey(rand.Reader, 2048)
 		now := time.Now()
 		cases := []struct {
-			name string
-			edit func(c map[string]any)
-			opts ghsim.TokenOptions
+			name   string
+			edit   func(c map[string]any)
+			opts   ghsim.TokenOptions
+			status int // 401: not a valid token at all; 403: a valid token of something else; 0: 401 or 429
 		}{
-			{"wrong issuer", func(c map[string]any) { c["iss"] = "https://token.actions.githubusercontent.com" }, ghsim.TokenOptions{}},
-			{"unknown key", nil, ghsim.TokenOptions{Key: otherKey, KeyID: "someone-else"}},
-			{"bad signature", nil, ghsim.TokenOptions{Key: otherKey}},
-			{"alg none", nil, ghsim.TokenOptions{Alg: "none"}},
+			{"wrong issuer", func(c map[string]any) { c["iss"] = "https://token.actions.githubusercontent.com" }, ghsim.TokenOptions{}, 401},
+			// 429 when the issuer's keys were fetched under 10 s ago (keySet).
+			{"unknown key", nil, ghsim.TokenOptions{Key: otherKey, KeyID: "someone-else"}, 0},
+			{"bad signature", nil, ghsim.TokenOptions{Key: otherKey}, 401},
+			{"alg none", nil, ghsim.TokenOptions{Alg: "none"}, 401},
 			{"expired", func(c map[string]any) {
 				c["exp"], c["iat"], c["nbf"] = now.Add(-10*time.Minute).Unix(), now.Add(-20*time.Minute).Unix(), now.Add(-20*time.Minute).Unix()
-			}, ghsim.TokenOptions{}},
-			{"not yet valid", func(c map[string]any) { c["nbf"], c["exp"] = now.Add(time.Hour).Unix(), now.Add(2*time.Hour).Unix() }, ghsim.TokenOptions{}},
-			{"wrong audience", func(c map[string]any) { c["aud"] = "https://other.example" }, ghsim.TokenOptions{}},
-			{"another repository", func(c map[string]any) { c["repository_id"] = "999999" }, ghsim.TokenOptions{}},
-			{"numeric repository id", func(c map[string]any) { c["repository_id"] = w.repo.GithubID }, ghsim.TokenOptions{}},
-			{"another run id", func(c map[string]any) { c["run_id"] = jsonInt(int(other.ActionsRunID)) }, ghsim.TokenOptions{}},
+			}, ghsim.TokenOptions{}, 401},
+			{"not yet valid", func(c map[string]any) { c["nbf"], c["exp"] = now.Add(time.Hour).Unix(), now.Add(2*time.Hour).Unix() }, ghsim.TokenOptions{}, 401},
+			{"wrong audience", func(c map[string]any) { c["aud"] = "https://other.example" }, ghsim.TokenOptions{}, 401},
+			{"another repository", func(c map[string]any) { c["repository_id"] = "999999" }, ghsim.TokenOptions{}, 403},
+			{"numeric repository id", func(c map[string]any) { c["repository_id"] = w.repo.GithubID }, ghsim.TokenOptions{}, 403},
+			{"another run id", func(c map[string]any) { c["run_id"] = jsonInt(int(other.ActionsRunID)) }, ghsim.TokenOptions{}, 403},
 			{"other workflow", func(c map[string]any) {
 				c["workflow_ref"] = "acme/widget/.github/workflows/evil.yml@refs/heads/main"
-			}, ghsim.TokenOptions{}},
+			}, ghsim.TokenOptions{}, 403},
 			{"chakshu.yml of another repo", func(c map[string]any) {
 				c["workflow_ref"] = "acme/other/.github/workflows/chakshu.yml@refs/heads/main"
-			}, ghsim.TokenOptions{}},
+			}, ghsim.TokenOptions{}, 403},
 			{"non-default branch", func(c map[string]any) {
 				c["workflow_ref"] = "acme/widget/.github/workflows/chakshu.yml@refs/heads/login"
 				c["ref"] = "refs/heads/login"
-			}, ghsim.TokenOptions{}},
-			{"ref of another branch", func(c map[string]any) { c["ref"] = "refs/heads/login" }, ghsim.TokenOptions{}},
-			{"pull request event", func(c map[string]any) { c["event_name"] = "pull_request_target" }, ghsim.TokenOptions{}},
-			{"push event", func(c map[string]any) { c["event_name"] = "push" }, ghsim.TokenOptions{}},
+			}, ghsim.TokenOptions{}, 403},
+			{"ref of another branch", func(c map[string]any) { c["ref"] = "refs/heads/login" }, ghsim.TokenOptions{}, 403},
+			{"pull request event", func(c map[string]any) { c["event_name"] = "pull_request_target" }, ghsim.TokenOptions{}, 403},
+			{"push event", func(c map[string]any) { c["event_name"] = "push" }, ghsim.TokenOptions{}, 403},
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
@@ -233,7 +235,15 @@ func TestJobForgeryMatrix(t *testing.T) {
 					t.Fatal(err)
 				}
 				st, _, e := w.fetchJob(rn, tok)
-				if st != 403 || e.Error.Code != codeForbidden || e.Error.Message != "the token is not valid for this run" {
+				if c.status == 0 {
+					if st != 401 && st != 429 {
+						t.Fatalf("got %d %+v, want 401 or 429", st, e)
+					}
+				} else if c.status == 401 {
+					if st != 401 || e.Error.Code != codeUnauthorized {
+						t.Fatalf("got %d %+v, want 401", st, e)
+					}
+				} else if st != 403 || e.Error.Code != codeForbidden || e.Error.Message != "the token is not valid for this run" {
 					t.Fatalf("got %d %+v, want the generic 403", st, e)
 				}
 			})

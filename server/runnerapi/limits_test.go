@@ -2,10 +2,18 @@ package runnerapi
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"fmt"
 	"log/slog"
+	"net/http"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/chakshu-dev/chakshu/internal/ghsim"
 
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
@@ -83,23 +91,71 @@ func TestGatewayCapAndRateLimitThroughAPI(t *testing.T) {
 	})
 }
 
-func TestJobFetchRateLimited(t *testing.T) {
+// TestKeySetRefetchBounded: tokens naming unknown key ids fetch the
+// issuer's keys at most once per interval, whoever sends them; a token of a
+// known key is verified without a fetch, also right after a refused one.
+func TestKeySetRefetchBounded(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		w := newWorld(t, db)
+		var fetches atomic.Int32
+		hc := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			if strings.HasSuffix(r.URL.Path, "/jwks") {
+				fetches.Add(1)
+			}
+			return http.DefaultTransport.RoundTrip(r)
+		})}
 		api, err := New(Config{DB: db, Log: slog.New(slog.DiscardHandler), GitHub: w.apps, Issuer: w.sim.IssuerURL(), Audience: audience,
-			PublicURL: "http://chakshu.test", JobRatePerSecond: 0.001, JobBurst: 2})
+			PublicURL: "http://chakshu.test", HTTPClient: hc})
 		if err != nil {
 			t.Fatal(err)
 		}
 		w.srv = newServer(t, api)
 		rn := w.dispatch(run.KindReview)
+		stranger, _ := rsa.GenerateKey(rand.Reader, 2048)
 		codes := []int{}
-		for i := 0; i < 3; i++ {
-			st, _, _ := w.fetchJob(rn, "not-a-token")
+		for i := range 5 {
+			tok, err := w.sim.IssueTokenWithClaims(w.sim.ActionsClaims(rn.ActionsRunID, audience),
+				ghsim.TokenOptions{Key: stranger, KeyID: fmt.Sprint("made-up-", i)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, _, _ := w.fetchJob(rn, tok)
 			codes = append(codes, st)
 		}
-		if codes[0] != 403 || codes[1] != 403 || codes[2] != 429 {
-			t.Fatalf("codes %v, want 403 403 429", codes)
+		if want := []int{401, 429, 429, 429, 429}; !slices.Equal(codes, want) {
+			t.Fatalf("unknown key ids answered %v, want %v", codes, want)
+		}
+		if st, _, e := w.fetchJob(rn, w.token(rn)); st != 200 {
+			t.Fatalf("the runner's own token after the flood: %d %+v", st, e)
+		}
+		if n := fetches.Load(); n != 1 {
+			t.Fatalf("issuer keys fetched %d times, want once", n)
+		}
+	})
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestJunkRunTokensGetNoBucket: a made-up chkr_ token is refused before it
+// is given a rate-limit bucket (issue 43 item 3: every such token got one,
+// and past 10,000 each call scanned them all under the limiter's lock).
+func TestJunkRunTokensGetNoBucket(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		w := newWorld(t, db)
+		rn := w.dispatch(run.KindReview)
+		path := runPath(runnerproto.PathModel, rn.ID) + "/v1/messages"
+		for i := range 200 {
+			if st := w.do(path, `{}`, bearer(fmt.Sprintf("chkr_made-up-%d", i)), nil); st != 401 {
+				t.Fatalf("made-up token %d: %d", i, st)
+			}
+		}
+		w.api.limits.mu.Lock()
+		n := len(w.api.limits.buckets)
+		w.api.limits.mu.Unlock()
+		if n != 0 {
+			t.Fatalf("200 refused tokens left %d limiter buckets", n)
 		}
 	})
 }

@@ -93,7 +93,14 @@ func (a *API) oidcVerifier(ctx context.Context) (tokenVerifier, error) {
 	if err != nil {
 		return nil, fmt.Errorf("oidc discovery of %s: %w", a.cfg.Issuer, err)
 	}
-	a.verifier = p.Verifier(&oidc.Config{ClientID: a.cfg.Audience, SupportedSigningAlgs: []string{oidc.RS256}})
+	var doc struct {
+		JWKSURL string `json:"jwks_uri"`
+	}
+	if err := p.Claims(&doc); err != nil || doc.JWKSURL == "" {
+		return nil, fmt.Errorf("oidc discovery of %s: no jwks_uri", a.cfg.Issuer)
+	}
+	ks := &keySet{url: doc.JWKSURL, client: &hc, every: keyRefetchEvery, now: time.Now}
+	a.verifier = oidc.NewVerifier(a.cfg.Issuer, ks, &oidc.Config{ClientID: a.cfg.Audience, SupportedSigningAlgs: []string{oidc.RS256}})
 	return a.verifier, nil
 }
 

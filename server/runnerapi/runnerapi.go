@@ -75,6 +75,8 @@ type Config struct {
 	Models *models.Source
 	// ModelBetas are the anthropic-beta values runners may send (CHAKSHU_MODEL_BETAS).
 	ModelBetas []string
+	// ModelInferenceGeo is the Anthropic workspace's default inference geo (gateway.Config.InferenceGeo).
+	ModelInferenceGeo string
 	// ModelUpstreams are the model providers besides Anthropic's API and
 	// ModelPlatform the one Anthropic's models go through (gateway.Config).
 	ModelUpstreams map[string]gateway.Upstream
@@ -91,9 +93,6 @@ type Config struct {
 	// RatePerSecond and Burst shape the token bucket of each run token; 0 means 10/s, burst 60.
 	RatePerSecond float64
 	Burst         int
-	// JobRatePerSecond and JobBurst bound job fetches per client address; 0 means 5/s, burst 30.
-	JobRatePerSecond float64
-	JobBurst         int
 	// ReplyMaxCostUSD and ReplyMaxTurns cap reply runs; 0 means $0.50 and 12 turns.
 	ReplyMaxCostUSD float64
 	ReplyMaxTurns   int
@@ -121,9 +120,7 @@ type API struct {
 	tools   *connectors.Registry
 	jobs    *job.Builder
 	limits  *limiter
-	// jobLimits bounds job fetches per client address.
-	jobLimits *limiter
-	public    string
+	public  string
 
 	oidcMu   sync.Mutex
 	verifier tokenVerifier
@@ -156,12 +153,6 @@ func New(cfg Config) (*API, error) {
 	if cfg.Burst <= 0 {
 		cfg.Burst = 60
 	}
-	if cfg.JobRatePerSecond <= 0 {
-		cfg.JobRatePerSecond = 5
-	}
-	if cfg.JobBurst <= 0 {
-		cfg.JobBurst = 30
-	}
 	if cfg.DispatchWait <= 0 {
 		cfg.DispatchWait = 15 * time.Second
 	}
@@ -175,9 +166,9 @@ func New(cfg Config) (*API, error) {
 		cfg.Runners = runnerbin.New("", cfg.Version)
 	}
 	a := &API{cfg: cfg, log: cfg.Log, limits: newLimiter(cfg.RatePerSecond, cfg.Burst),
-		jobLimits: newLimiter(cfg.JobRatePerSecond, cfg.JobBurst), public: strings.TrimRight(cfg.PublicURL, "/")}
+		public: strings.TrimRight(cfg.PublicURL, "/")}
 	a.gateway, err = gateway.New(gateway.Config{DB: cfg.DB.Client, Log: cfg.Log, UpstreamURL: cfg.ModelURL,
-		APIKey: cfg.ModelAPIKey, Models: cfg.Models, Betas: cfg.ModelBetas, HTTPClient: cfg.ModelHTTPClient,
+		APIKey: cfg.ModelAPIKey, Models: cfg.Models, Betas: cfg.ModelBetas, InferenceGeo: cfg.ModelInferenceGeo, HTTPClient: cfg.ModelHTTPClient,
 		Upstreams: cfg.ModelUpstreams, Platform: cfg.ModelPlatform})
 	if err != nil {
 		return nil, err
@@ -283,10 +274,8 @@ func (a *API) authRun(w http.ResponseWriter, r *http.Request, allowStopped bool)
 		server.WriteError(w, http.StatusUnauthorized, codeUnauthorized, "a valid run token is required")
 		return nil, ""
 	}
-	if !a.limits.allow(hashToken(tok)) {
-		server.WriteError(w, http.StatusTooManyRequests, codeRateLimited, "too many requests for this run; slow down")
-		return nil, ""
-	}
+	// The token is checked before it is given a bucket (issue 43 item 3):
+	// made-up tokens must not grow the limiter.
 	rn, err := a.cfg.DB.Run.Query().Where(run.ID(id)).WithReviewer().WithRepository(func(q *ent.RepositoryQuery) { q.WithInstallation() }).Only(r.Context())
 	if ent.IsNotFound(err) {
 		server.WriteError(w, http.StatusUnauthorized, codeUnauthorized, "a valid run token is required")
@@ -298,24 +287,40 @@ func (a *API) authRun(w http.ResponseWriter, r *http.Request, allowStopped bool)
 		return nil, ""
 	}
 	th := hashToken(tok)
-	if rn.Status == run.StatusRunning && equalHex(th, rn.RunTokenHash) {
-		return rn, tok
+	key := ""
+	switch {
+	case rn.Status == run.StatusRunning && equalHex(th, rn.RunTokenHash):
+		key = th
+	case allowStopped && rn.Status != run.StatusRunning && rn.ResultHash != "":
+		key = "stopped:" + strconv.Itoa(rn.ID) // the result handler compares the receipt
 	}
-	if allowStopped && rn.Status != run.StatusRunning && rn.ResultHash != "" {
-		return rn, tok // the result handler compares the receipt
+	if key != "" {
+		if !a.limits.allow(key) {
+			server.WriteError(w, http.StatusTooManyRequests, codeRateLimited, "too many requests for this run; slow down")
+			return nil, ""
+		}
+		return rn, tok
 	}
 	a.log.Warn("run token refused", "run_id", id, "status", rn.Status)
 	server.WriteError(w, http.StatusUnauthorized, codeUnauthorized, "the run token is not valid for this run")
 	return nil, ""
 }
 
-// limiter is a token bucket per run token.
+// limiter is a token bucket per verified run token. Buckets idle for
+// bucketIdle are dropped, at most once a minute; past maxBuckets a new key
+// is refused rather than the map grown.
 type limiter struct {
 	mu      sync.Mutex
 	rate    float64
 	burst   float64
 	buckets map[string]*bucket
+	pruned  time.Time
 }
+
+const (
+	maxBuckets = 10_000
+	bucketIdle = 10 * time.Minute
+)
 
 type bucket struct {
 	tokens float64
@@ -330,15 +335,19 @@ func (l *limiter) allow(key string) bool {
 	now := time.Now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if len(l.buckets) > 10_000 {
+	if now.Sub(l.pruned) > time.Minute {
+		l.pruned = now
 		for k, b := range l.buckets {
-			if now.Sub(b.last) > 10*time.Minute {
+			if now.Sub(b.last) > bucketIdle {
 				delete(l.buckets, k)
 			}
 		}
 	}
 	b := l.buckets[key]
 	if b == nil {
+		if len(l.buckets) >= maxBuckets {
+			return false
+		}
 		b = &bucket{tokens: l.burst, last: now}
 		l.buckets[key] = b
 	}
