@@ -2,6 +2,7 @@ package events
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -74,10 +75,18 @@ func (h *handler) prTrigger(ctx context.Context, e *pullRequestEvent, trigger ru
 	if err != nil {
 		return err
 	}
-	out, err := h.requests.Request(ctx, review.Request{Repo: repo, Inst: inst, GitHub: gc, Trusted: true,
+	// A label is added by whoever holds the triage role or more, which is
+	// not write (GitHub's repository roles): a label asks like a review
+	// command, under the command's rule (issue 43 item 6). Pushes, opening
+	// and review requests are GitHub's own events and stay trusted.
+	out, err := h.requests.Request(ctx, review.Request{Repo: repo, Inst: inst, GitHub: gc, Trusted: trigger != run.TriggerLabel,
 		Login: requester(e.Sender, trigger), PR: pr.asPR(), Trigger: t, RunTrigger: trigger, Target: target,
 		Files: review.ChangedFiles(gc, repo, pr.Number), InvalidConfig: h.reportConfig(repo, pr.Number)})
 	if refused(err) {
+		return nil
+	}
+	if errors.Is(err, review.ErrNotAllowed) {
+		logging.From(ctx).Info("label by a user without write access ignored", "sender", e.Sender.Login, "label", e.Label.Name)
 		return nil
 	}
 	if err == nil && !out.NoReviewers {
