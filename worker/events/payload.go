@@ -48,6 +48,9 @@ type prPayload struct {
 	Merged  bool   `json:"merged"`
 	Head    gitRef `json:"head"`
 	Base    gitRef `json:"base"`
+	// User opened the pull request; AuthorAssociation is theirs to the repository.
+	User              user   `json:"user"`
+	AuthorAssociation string `json:"author_association"`
 }
 
 // common are the fields of every event Chakshu acts on.
