@@ -155,7 +155,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The body has its own short deadline (issue 43 item 8); where the
 	// connection cannot take one (HTTP/2 streams behind some proxies, tests'
 	// recorders) the server's ReadTimeout still applies.
-	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(h.cfg.BodyWithin))
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(h.cfg.BodyWithin))
 	if r.ContentLength > h.cfg.MaxBody {
 		h.metrics.rejected.WithLabelValues("too_large").Inc()
 		server.WriteError(w, http.StatusRequestEntityTooLarge, "too_large", "The payload is over the 25 MB limit.")
@@ -184,6 +185,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		server.WriteError(w, http.StatusBadRequest, "invalid", "The request body could not be read.")
 		return
 	}
+	// Read in full: the deadline is lifted again, or the server's background
+	// read would cancel the request while the delivery is being stored.
+	_ = rc.SetReadDeadline(time.Time{})
 	release := true // the buffer goes back to the pool unless the batcher may still hold it
 	defer func() {
 		if release {
