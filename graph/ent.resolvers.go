@@ -76,6 +76,33 @@ func (r *queryResolver) WebhookEvents(ctx context.Context, after *entgql.Cursor[
 		ent.WithWebhookEventOrder(orderBy), ent.WithWebhookEventFilter(where.Filter))
 }
 
+// ClaudeMd is the resolver for the claudeMd field.
+func (r *reviewerResolver) ClaudeMd(ctx context.Context, obj *ent.Reviewer) (string, error) {
+	ok, err := r.h.readsReviewerSources(ctx, obj)
+	if err != nil || !ok {
+		return "", err
+	}
+	return obj.ClaudeMd, nil
+}
+
+// ConfigYaml is the resolver for the configYaml field.
+func (r *reviewerResolver) ConfigYaml(ctx context.Context, obj *ent.Reviewer) (string, error) {
+	ok, err := r.h.readsReviewerSources(ctx, obj)
+	if err != nil || !ok {
+		return "", err
+	}
+	return obj.ConfigYaml, nil
+}
+
+// Config is the resolver for the config field.
+func (r *reviewerResolver) Config(ctx context.Context, obj *ent.Reviewer) (map[string]any, error) {
+	ok, err := r.h.readsReviewerSources(ctx, obj)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return obj.Config, nil
+}
+
 // Query returns exec.QueryResolver implementation.
 func (r *Resolver) Query() exec.QueryResolver { return &queryResolver{r} }
 

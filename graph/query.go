@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 
@@ -149,6 +150,36 @@ func reviewerSkills(r *ent.Reviewer) []*model.ReviewerSkill {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// readsReviewerSources says whether the viewer may read a reviewer's
+// sources (claudeMd, configYaml, config), which come from the reviewers
+// repository and may be private (issue 43 item 9): its installation's
+// admins and the people who can read that repository may; a reader of
+// another repository of the installation sees the reviewer's name, skill
+// names and descriptions and connectors only. Skill contents are read by
+// no one through the API. docs/api.md, "Reviewer sources".
+func (h *api) readsReviewerSources(ctx context.Context, obj *ent.Reviewer) (bool, error) {
+	a, err := h.access(ctx)
+	if err != nil {
+		return false, err
+	}
+	if a.all {
+		return true, nil
+	}
+	inst, err := obj.QueryInstallation().
+		Select(installation.FieldID, installation.FieldAccountLogin, installation.FieldReviewersRepo).Only(ctx)
+	if ent.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("load reviewer's installation: %w", err)
+	}
+	if a.adminInst[inst.ID] {
+		return true, nil
+	}
+	full := reviewers.ReviewersRepo(inst)
+	return slices.ContainsFunc(a.repoNames, func(n string) bool { return strings.EqualFold(n, full) }), nil
 }
 
 // reviewerConnectors are the connectors of the reviewer's config in force.

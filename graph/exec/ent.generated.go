@@ -52,6 +52,10 @@ type QueryResolver interface {
 	Quality(ctx context.Context, from time.Time, to time.Time, groupBy model.QualityGroupBy, interval model.CostInterval, where *model.QualityFilter) (*model.QualityReport, error)
 }
 type ReviewerResolver interface {
+	ClaudeMd(ctx context.Context, obj *ent.Reviewer) (string, error)
+	ConfigYaml(ctx context.Context, obj *ent.Reviewer) (string, error)
+	Config(ctx context.Context, obj *ent.Reviewer) (map[string]any, error)
+
 	Skills(ctx context.Context, obj *ent.Reviewer) ([]*model.ReviewerSkill, error)
 	Connectors(ctx context.Context, obj *ent.Reviewer) ([]string, error)
 	Stats(ctx context.Context, obj *ent.Reviewer, from *time.Time, to *time.Time) (*model.ReviewerStats, error)
@@ -5884,7 +5888,7 @@ func (ec *executionContext) _Reviewer_claudeMd(ctx context.Context, field graphq
 			return ec.fieldContext_Reviewer_claudeMd(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.ClaudeMd, nil
+			return ec.Resolvers.Reviewer().ClaudeMd(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -5895,7 +5899,7 @@ func (ec *executionContext) _Reviewer_claudeMd(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Reviewer_claudeMd(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Reviewer", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Reviewer", field, true, true, "String")
 }
 
 func (ec *executionContext) _Reviewer_configYaml(ctx context.Context, field graphql.CollectedField, obj *ent.Reviewer) (ret graphql.Marshaler) {
@@ -5907,7 +5911,7 @@ func (ec *executionContext) _Reviewer_configYaml(ctx context.Context, field grap
 			return ec.fieldContext_Reviewer_configYaml(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.ConfigYaml, nil
+			return ec.Resolvers.Reviewer().ConfigYaml(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -5918,7 +5922,7 @@ func (ec *executionContext) _Reviewer_configYaml(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Reviewer_configYaml(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Reviewer", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Reviewer", field, true, true, "String")
 }
 
 func (ec *executionContext) _Reviewer_config(ctx context.Context, field graphql.CollectedField, obj *ent.Reviewer) (ret graphql.Marshaler) {
@@ -5930,7 +5934,7 @@ func (ec *executionContext) _Reviewer_config(ctx context.Context, field graphql.
 			return ec.fieldContext_Reviewer_config(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Config, nil
+			return ec.Resolvers.Reviewer().Config(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v map[string]any) graphql.Marshaler {
@@ -5941,7 +5945,7 @@ func (ec *executionContext) _Reviewer_config(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Reviewer_config(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Reviewer", field, false, false, "Map")
+	return graphql.NewScalarFieldContext("Reviewer", field, true, true, "Map")
 }
 
 func (ec *executionContext) _Reviewer_syncError(ctx context.Context, field graphql.CollectedField, obj *ent.Reviewer) (ret graphql.Marshaler) {
@@ -26246,20 +26250,23 @@ func (ec *executionContext) _Reviewer(ctx context.Context, sel ast.SelectionSet,
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "claudeMd":
-			out.Values[i] = ec._Reviewer_claudeMd(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Reviewer_claudeMd(ctx, field, obj)
+				})
 		case "configYaml":
-			out.Values[i] = ec._Reviewer_configYaml(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Reviewer_configYaml(ctx, field, obj)
+				})
 		case "config":
-			out.Values[i] = ec._Reviewer_config(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Reviewer_config(ctx, field, obj)
+				})
 		case "syncError":
 			out.Values[i] = ec._Reviewer_syncError(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
