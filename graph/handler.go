@@ -58,6 +58,11 @@ type Config struct {
 	// PollInterval is the runUpdated safety poll (default 2 s); wake-ups on
 	// notify.TopicRunUpdated deliver changes sooner.
 	PollInterval time.Duration
+	// LiveRecheck is how often a live subscription checks again that its
+	// token or session is valid and what it may read (default 1 min).
+	LiveRecheck time.Duration
+	// Now is the clock of LiveRecheck; nil means time.Now.
+	Now func() time.Time
 	// GitHubWebURL is GitHub's web base, for links and pull request URLs; empty
 	// derives it from Config.GitHubURL (the sandbox sets the simulator's pages).
 	GitHubWebURL string
@@ -96,6 +101,12 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = 256 << 10
 	}
+	if cfg.LiveRecheck <= 0 {
+		cfg.LiveRecheck = time.Minute
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = 2 * time.Second
 	}
@@ -126,6 +137,9 @@ func NewHandler(cfg Config) (http.Handler, error) {
 			if auth.FromContext(ctx) == nil {
 				return ctx, nil, errUnauthenticated
 			}
+			if la := liveFrom(ctx); la != nil {
+				ctx, la.cancel = context.WithCancel(ctx) // cancelling closes the socket
+			}
 			return ctx, nil, nil
 		},
 	})
@@ -139,7 +153,7 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	srv.SetErrorPresenter(h.presentError)
 	srv.SetRecoverFunc(h.recoverPanic)
 
-	return cfg.Auth.Middleware(h.bodyLimit(h.withAccess(srv))), nil
+	return cfg.Auth.Middleware(h.withLive(h.bodyLimit(h.withAccess(srv)))), nil
 }
 
 // webBase is GitHub's web base without a trailing slash: GitHubWebURL, or

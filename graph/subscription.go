@@ -24,12 +24,14 @@ func (h *api) runUpdated(ctx context.Context, ids []int) (<-chan *ent.Run, error
 	// Start a little in the past: a change made just before subscribing is
 	// delivered rather than lost.
 	since := time.Now().Add(-2 * time.Second)
+	la := liveFrom(ctx)
 	go func() {
 		defer cancel()
 		defer close(out)
 		tick := time.NewTicker(h.cfg.PollInterval)
 		defer tick.Stop()
 		seen := map[int]time.Time{}
+		qctx, checked := ctx, h.cfg.Now()
 		for {
 			select {
 			case <-ctx.Done():
@@ -37,12 +39,25 @@ func (h *api) runUpdated(ctx context.Context, ids []int) (<-chan *ent.Run, error
 			case <-wake:
 			case <-tick.C:
 			}
+			// Before delivering, at most LiveRecheck after the last check:
+			// is the token or session still valid, and what may it read now?
+			if la != nil && h.cfg.Now().Sub(checked) >= h.cfg.LiveRecheck {
+				v := h.viewerNow(ctx, la)
+				if v == nil {
+					h.log.Info("live subscription closed: its token or session is no longer valid")
+					if la.cancel != nil {
+						la.cancel()
+					}
+					return
+				}
+				qctx, checked = liveContext(ctx, v), h.cfg.Now()
+			}
 			q := h.client.Run.Query().Where(run.UpdatedAtGTE(since)).
 				Order(ent.Asc(run.FieldUpdatedAt), ent.Asc(run.FieldID)).Limit(MaxPageSize)
 			if len(ids) > 0 {
 				q.Where(run.IDIn(ids...))
 			}
-			rs, err := q.All(ctx)
+			rs, err := q.All(qctx)
 			if err != nil {
 				if ctx.Err() == nil {
 					h.log.Warn("runUpdated poll", "err", err)

@@ -104,7 +104,8 @@ func New(t testing.TB, db *store.DB, admins ...string) *Env {
 		t.Fatal(err)
 	}
 	e.Stmts = &Statements{Driver: db.Driver()}
-	gql, err := graph.NewHandler(graph.Config{DB: db, Log: log, Bus: notify.NewLocal(), Config: cfg, Auth: a, GitHub: apps, Driver: e.Stmts})
+	gql, err := graph.NewHandler(graph.Config{DB: db, Log: log, Bus: notify.NewLocal(), Config: cfg, Auth: a, GitHub: apps, Driver: e.Stmts,
+		Now: e.Clock.Now, PollInterval: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
