@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -68,6 +69,10 @@ func (f *inFlight) leave(id int) {
 // answer's usage settles the difference.
 const bytesPerToken = 3
 
+// maxOutputAny is the largest output limit of any catalogue model (128K),
+// for a model whose limit the catalogue does not state.
+const maxOutputAny = 128_000
+
 // worstCase is what a request of body can cost at most on entry: every byte
 // of it written to the 1-hour cache (the dearest input price), plus
 // max_tokens of output, at the tier that prompt would reach, where geo
@@ -77,11 +82,12 @@ func worstCase(entry *models.Entry, body []byte, geo string) float64 {
 		MaxTokens int64 `json:"max_tokens"`
 	}
 	_ = json.Unmarshal(body, &req)
-	out := req.MaxTokens
-	if out <= 0 || (entry.MaxOutput > 0 && out > entry.MaxOutput) {
-		// The API refuses a request without max_tokens or above the model's
-		// output limit; if it did not, the model's limit is the most it writes.
-		out = max(entry.MaxOutput, req.MaxTokens)
+	// The API refuses a request without max_tokens or above the model's
+	// output limit; were one to pass, the model's limit (or, unknown, the
+	// largest any model has) is the most it writes.
+	out, limit := req.MaxTokens, cmp.Or(entry.MaxOutput, maxOutputAny)
+	if out <= 0 || out > limit {
+		out = limit
 	}
 	in := int64(len(body))/bytesPerToken + 1
 	return entry.Cost(models.Usage{OutputTokens: out, CacheCreationInputTokens: in,
