@@ -45,9 +45,11 @@ func evalCommand() command {
 			"Reviews every pull request of the corpus (DIR/golden_comments/*.json in the golden-comments format of\n" +
 			"Martian's code-review benchmark, trees in DIR/cases/<owner>/<repo>/<number>/{base,head}) with each\n" +
 			"reviewer, through chakshu-action's review path and Chakshu's model gateway, and matches the findings\n" +
-			"the publisher would post to the expected comments by file and line window (--judge: a model confirms\n" +
-			"each pair). Prints precision, recall and F1 per reviewer and overall under the benchmark's strict,\n" +
-			"core and all category profiles, with cost per PR and findings dropped. --provider sandbox (the default)\n" +
+			"the publisher would post to the expected comments by file and line window; with --judge it scores as\n" +
+			"the Martian benchmark does (a model extracts the issues of each review's comments, summary included,\n" +
+			"and judges every expected comment against every issue; see docs/eval.md). Prints precision, recall,\n" +
+			"F1 and F-beta per reviewer and overall, over every expected comment and under the benchmark's strict,\n" +
+			"core and all category profiles, with cost and tokens per PR. --provider sandbox (the default)\n" +
 			"uses the sandbox's scripted model; any other provider uses the CHAKSHU_MODEL_* and provider settings\n" +
 			"below, as `chakshu web` does, and costs money. Exits 0 whatever the scores, unless --min-f1 is set.",
 		flags: func(fs *flag.FlagSet) {
@@ -55,7 +57,7 @@ func evalCommand() command {
 			fs.StringVar(&o.reviewersDir, "reviewers", "", "a reviewers folder (<name>/reviewer.yaml, CLAUDE.md, skills/); default: the sandbox's seeded reviewers")
 			fs.Var(&o.names, "reviewer", "run only this reviewer (repeatable); default: every reviewer of the folder")
 			fs.StringVar(&o.provider, "provider", "sandbox", "sandbox, or the configured provider to use: anthropic, bedrock, vertex, foundry, openai")
-			fs.BoolVar(&o.judge, "judge", false, "ask a model through the gateway to confirm each matched pair (and to match expected comments without a path)")
+			fs.BoolVar(&o.judge, "judge", false, "score as the Martian benchmark does: a model through the gateway extracts each review's issues and judges every expected comment against every issue (needed for corpora without paths and lines)")
 			fs.StringVar(&o.judgeModel, "judge-model", "", "the judge's model; default: the first reviewer's")
 			fs.IntVar(&o.window, "window", eval.DefaultWindow, "a finding matches an expected comment within this many lines of it (±)")
 			fs.BoolVar(&o.asJSON, "json", false, "print the report as JSON")
