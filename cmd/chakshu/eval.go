@@ -22,11 +22,11 @@ import (
 
 // evalOptions are `chakshu eval`'s flags.
 type evalOptions struct {
-	corpus, reviewersDir, provider, judgeModel, workDir, minProfile string
-	names                                                           listFlag
-	judge, asJSON, verbose, hunches                                 bool
-	window, samples, agree                                          int
-	minF1                                                           float64
+	corpus, reviewersDir, provider, judgeModel, workDir, minProfile, out string
+	names                                                                listFlag
+	judge, asJSON, verbose, hunches                                      bool
+	window, samples, agree                                               int
+	minF1, beta                                                          float64
 }
 
 // listFlag is a repeatable string flag.
@@ -61,6 +61,8 @@ func evalCommand() command {
 			fs.StringVar(&o.judgeModel, "judge-model", "", "the judge's model; default: the first reviewer's")
 			fs.IntVar(&o.window, "window", eval.DefaultWindow, "a finding matches an expected comment within this many lines of it (±)")
 			fs.BoolVar(&o.asJSON, "json", false, "print the report as JSON")
+			fs.StringVar(&o.out, "out", "", "also write the report as JSON to this results file (for `chakshu eval leaderboard --with`)")
+			fs.Float64Var(&o.beta, "beta", eval.DefaultBeta, "the F-beta reported beside F1 (the benchmark's score_profiles.py defaults to 2)")
 			fs.Float64Var(&o.minF1, "min-f1", 0, "exit 1 when the overall F1 under --min-f1-profile is below this (0: never)")
 			fs.StringVar(&o.minProfile, "min-f1-profile", "core", "the profile --min-f1 checks: strict, core or all")
 			fs.StringVar(&o.workDir, "work-dir", "", "keep the cases' repositories and the run database in a new folder under this one (default: a temporary directory, removed)")
@@ -70,6 +72,9 @@ func evalCommand() command {
 			fs.BoolVar(&o.hunches, "hunches", false, "sandbox only: the scripted model also reports low-confidence findings that vary between passes, as a real model's doubts do (shows what --samples and --agree remove)")
 		},
 		run: func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+			if len(args) > 0 && args[0] == "leaderboard" {
+				return leaderboardCmd(args[1:], stdout, stderr)
+			}
 			if len(args) > 0 {
 				fmt.Fprintf(stderr, "chakshu eval: unexpected arguments %q\n", args)
 				return errUsage
@@ -99,7 +104,11 @@ func evalCmd(ctx context.Context, o *evalOptions, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	cfg := eval.Config{Corpus: corpus, Window: o.window, Judge: o.judge, JudgeModel: o.judgeModel, WorkDir: o.workDir}
+	if o.beta <= 0 {
+		fmt.Fprintln(stderr, "chakshu eval: --beta must be positive")
+		return errUsage
+	}
+	cfg := eval.Config{Corpus: corpus, Window: o.window, Judge: o.judge, JudgeModel: o.judgeModel, WorkDir: o.workDir, Beta: o.beta}
 	if o.verbose {
 		cfg.Log = stderr
 	}
@@ -119,6 +128,11 @@ func evalCmd(ctx context.Context, o *evalOptions, stdout, stderr io.Writer) erro
 	rep, err := eval.Run(ctx, cfg)
 	if err != nil {
 		return err
+	}
+	if o.out != "" {
+		if err := writeResults(o.out, rep); err != nil {
+			return err
+		}
 	}
 	if o.asJSON {
 		err = rep.WriteJSON(stdout)
@@ -220,4 +234,86 @@ func loadEvalReviewers(o *evalOptions, src *models.Source) ([]reviewers.Local, e
 		}
 	}
 	return out, nil
+}
+
+// writeResults writes the report to path as JSON.
+func writeResults(path string, rep *eval.Report) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	if err := rep.WriteJSON(f); err != nil {
+		f.Close()
+		return fmt.Errorf("--out: %w", err)
+	}
+	return f.Close()
+}
+
+// leaderboardCmd is `chakshu eval leaderboard`.
+func leaderboardCmd(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("eval leaderboard", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("martian", "", "a checkout of github.com/withmartian/code-review-benchmark (required)")
+	judge := fs.String("judge", "", "the published judge whose results to show: its folder under offline/results, or a part of one (opus, sonnet, gpt); default: the dashboard's, the first by name")
+	var with listFlag
+	fs.Var(&with, "with", "add Chakshu's rows from a results file of `chakshu eval --out` (repeatable)")
+	prof := fs.String("profile", "", "count only golden comments of a profile's categories (strict, core, all) and sort by F-beta, as score_profiles.py does; default: every golden comment, as the dashboard does")
+	beta := fs.Float64("beta", eval.DefaultBeta, "the F-beta shown with --profile")
+	check := fs.Bool("check", false, "compare every tool's figures with the benchmark's own offline/analysis/benchmark_dashboard.json and fail on a difference")
+	fs.Usage = func() {
+		fmt.Fprintln(stdout, "Usage: chakshu eval leaderboard --martian DIR [--judge NAME] [--with RESULTS] [--profile P] [--check]\n\n"+
+			"Prints the Martian benchmark's published results (offline/results/<judge>/evaluations.json) as a table, one\n"+
+			"row per tool sorted by F1, with tp, fp and fn summed over the pull requests as the benchmark's dashboard does;\n"+
+			"--with adds Chakshu's reviewers from `chakshu eval --out` results.\n\nFlags:")
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+	}
+	if stop, err := parseFlags(fs, args); stop {
+		return err
+	}
+	if *dir == "" || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "chakshu eval leaderboard: --martian DIR is required, and nothing else")
+		return errUsage
+	}
+	var profile *eval.Profile
+	if *prof != "" {
+		i := slices.IndexFunc(eval.Profiles, func(p eval.Profile) bool { return p.Name == *prof })
+		if i < 0 {
+			fmt.Fprintf(stderr, "chakshu eval leaderboard: --profile %q is not strict, core or all\n", *prof)
+			return errUsage
+		}
+		profile = &eval.Profiles[i]
+	}
+	j, err := eval.PickJudge(*dir, *judge)
+	if err != nil {
+		return err
+	}
+	evs, err := eval.LoadEvaluations(*dir, j)
+	if err != nil {
+		return err
+	}
+	cats, err := eval.GoldenCategories(*dir)
+	if err != nil {
+		return err
+	}
+	board := eval.NewBoard(j, profile, *beta, eval.Tally(evs, profile, cats))
+	if *check {
+		if profile != nil {
+			fmt.Fprintln(stderr, "chakshu eval leaderboard: --check compares the dashboard's figures, which count every golden comment: drop --profile")
+			return errUsage
+		}
+		n, err := board.CheckDashboard(*dir)
+		if err != nil {
+			return fmt.Errorf("the figures differ from the benchmark's dashboard:\n%w", err)
+		}
+		fmt.Fprintf(stderr, "All %d tools match the benchmark's dashboard for judge %s.\n", n, j)
+	}
+	for _, w := range with {
+		rep, err := eval.ReadReport(w)
+		if err != nil {
+			return err
+		}
+		board.AddReport(rep)
+	}
+	return board.Write(stdout)
 }

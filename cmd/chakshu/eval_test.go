@@ -1,9 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -415,5 +417,58 @@ func TestEvalFollowsAnEditedReviewer(t *testing.T) {
 	b4, af := profile(before.Overall, "all"), profile(after.Overall, "all")
 	if af.TP <= b4.TP || af.Recall <= b4.Recall {
 		t.Fatalf("style with security rules %+v, before %+v: want more planted bugs found", af, b4)
+	}
+}
+
+// The shipped sandbox corpus, written by `chakshu eval --out`, appears as
+// Chakshu's rows in the benchmark's table (here a benchmark checkout of our
+// own in the published layout), with cost per PR and a note that it was
+// matched by place.
+func TestEvalLeaderboardWithChakshu(t *testing.T) {
+	const martian = "../../internal/eval/testdata/martian"
+	results := filepath.Join(t.TempDir(), "results.json")
+	var stdout, stderr syncbuf.Buffer
+	ctx := context.Background()
+	if err := run(ctx, []string{"eval", "--corpus", evalCorpus, "--out", results}, &stdout, &stderr); err != nil {
+		t.Fatalf("eval --out: %v\n%s", err, stderr.String())
+	}
+	rep, err := eval.ReadReport(results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Models) != 3 || len(rep.ReviewerVersions) != 3 || rep.ReviewerVersions["security"] == "" || rep.WallSeconds <= 0 || rep.Overall.TokensPerPR <= 0 {
+		t.Fatalf("results file: models %v versions %v wall %f tokens/PR %f", rep.Models, rep.ReviewerVersions, rep.WallSeconds, rep.Overall.TokensPerPR)
+	}
+	stdout = syncbuf.Buffer{}
+	if err := run(ctx, []string{"eval", "leaderboard", "--martian", martian, "--with", results}, &stdout, &stderr); err != nil {
+		t.Fatalf("leaderboard: %v\n%s", err, stderr.String())
+	}
+	out := stdout.String()
+	sec := figures(rep, "security")
+	row := regexp.MustCompile(`(?m)^\s*chakshu/security\*\s+` + regexp.QuoteMeta(fmt.Sprintf("%.3f   %.3f  %.3f", sec.Total.Precision, sec.Total.Recall, sec.Total.F1)) +
+		`\s+` + fmt.Sprintf("%d\\s+%d\\s+%d\\s+\\$%.4f", sec.Total.TP, sec.Total.FP, sec.Total.FN, sec.CostPerPR) + `$`)
+	if !row.MatchString(out) || !strings.Contains(out, "tool-b") || !strings.Contains(out, "chakshu (all reviewers)") ||
+		!strings.Contains(out, "* matched by place, not judged") {
+		t.Fatalf("leaderboard with Chakshu's rows:\n%s", out)
+	}
+	// Rows stay sorted by F1 with Chakshu's among them.
+	var f1s []float64
+	for _, l := range strings.Split(out, "\n") {
+		var name string
+		var p, r, f float64
+		if n, _ := fmt.Sscanf(strings.TrimSpace(strings.Replace(l, "chakshu (all reviewers)", "chakshu-all", 1)), "%s %f %f %f", &name, &p, &r, &f); n == 4 {
+			f1s = append(f1s, f)
+		}
+	}
+	if len(f1s) != 2+4 || !slices.IsSortedFunc(f1s, func(a, b float64) int { return cmp.Compare(b, a) }) {
+		t.Fatalf("F1 column %v: want 6 rows sorted down\n%s", f1s, out)
+	}
+	for _, args := range [][]string{{"leaderboard"}, {"leaderboard", "--martian", martian, "--profile", "loose"}, {"leaderboard", "--martian", martian, "--check", "--profile", "core"}} {
+		if err := run(ctx, append([]string{"eval"}, args...), &stdout, &stderr); !errors.Is(err, errUsage) {
+			t.Errorf("%v: %v, want a usage error", args, err)
+		}
+	}
+	if err := run(ctx, []string{"eval", "leaderboard", "--martian", martian, "--check"}, &stdout, &stderr); err != nil {
+		t.Fatalf("--check on the fixture: %v", err)
 	}
 }
