@@ -313,7 +313,7 @@ func leaderboardCmd(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		board.AddReport(rep)
+		board.AddReport(rep, evs)
 	}
 	return board.Write(stdout)
 }

@@ -448,7 +448,7 @@ func TestEvalLeaderboardWithChakshu(t *testing.T) {
 	row := regexp.MustCompile(`(?m)^\s*chakshu/security\*\s+` + regexp.QuoteMeta(fmt.Sprintf("%.3f   %.3f  %.3f", sec.Total.Precision, sec.Total.Recall, sec.Total.F1)) +
 		`\s+` + fmt.Sprintf("%d\\s+%d\\s+%d\\s+\\$%.4f", sec.Total.TP, sec.Total.FP, sec.Total.FN, sec.CostPerPR) + `$`)
 	if !row.MatchString(out) || !strings.Contains(out, "tool-b") || !strings.Contains(out, "chakshu (all reviewers)") ||
-		!strings.Contains(out, "* matched by place, not judged") {
+		!strings.Contains(out, "* on corpus "+evalCorpus+" (5 pull requests), not the benchmark's; matched by place, not judged") {
 		t.Fatalf("leaderboard with Chakshu's rows:\n%s", out)
 	}
 	// Rows stay sorted by F1 with Chakshu's among them.

@@ -198,15 +198,30 @@ func (b *Board) sort() {
 }
 
 // AddReport adds Chakshu's rows from a results file (`chakshu eval --out`):
-// one per reviewer and one for all of them together, with cost per PR.
-func (b *Board) AddReport(rep *Report) {
-	note := ""
+// one per reviewer and one for all of them together, with cost per PR. A
+// note marks rows not comparable with the benchmark's: another corpus than
+// the pull requests of evs, matched by place, or another judge.
+func (b *Board) AddReport(rep *Report, evs Evaluations) {
+	var notes []string
+	bench := map[string]bool{}
+	for u := range evs {
+		if o, r, n, err := parsePRURL(u); err == nil {
+			bench[fmt.Sprintf("%s/%s#%d", o, r, n)] = true
+		}
+	}
+	for _, r := range rep.Runs {
+		if !bench[r.Case] {
+			notes = append(notes, fmt.Sprintf("on corpus %s (%d pull requests), not the benchmark's", rep.Corpus, rep.Cases))
+			break
+		}
+	}
 	switch {
 	case !rep.Judge:
-		note = "matched by place, not judged"
+		notes = append(notes, "matched by place, not judged")
 	case rep.JudgeModel != "" && !judgeNamesMatch(b.Judge, rep.JudgeModel):
-		note = "judged by " + rep.JudgeModel
+		notes = append(notes, "judged by "+rep.JudgeModel)
 	}
+	note := strings.Join(notes, "; ")
 	figs := append(append([]Figures{}, rep.Reviewers...), rep.Overall)
 	for _, f := range figs {
 		name := "chakshu/" + f.Reviewer

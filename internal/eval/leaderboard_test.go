@@ -120,3 +120,39 @@ func TestPickJudge(t *testing.T) {
 		t.Fatalf("no checkout: %v", err)
 	}
 }
+
+// Chakshu's rows carry a note when they cannot be read beside the
+// benchmark's: another corpus, matching by place, another judge.
+func TestLeaderboardNotes(t *testing.T) {
+	evs, err := LoadEvaluations(martianFixture, "acme_judge-large")
+	if err != nil {
+		t.Fatal(err)
+	}
+	onBench := []RunResult{{Case: "acme/payments-api#7"}, {Case: "acme/data-pipeline#9"}}
+	for _, tc := range []struct {
+		name string
+		rep  Report
+		note string
+	}{
+		{"same pull requests, same judge", Report{Judge: true, JudgeModel: "judge-large", Runs: onBench}, ""},
+		{"another judge", Report{Judge: true, JudgeModel: "judge-small", Runs: onBench}, "judged by judge-small"},
+		{"by place", Report{Runs: onBench}, "matched by place, not judged"},
+		{"another corpus", Report{Judge: true, JudgeModel: "judge-large", Corpus: "mine", Cases: 1, Runs: []RunResult{{Case: "acme/web#1"}}},
+			"on corpus mine (1 pull requests), not the benchmark's"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := NewBoard("acme_judge-large", nil, 2, Tally(evs, nil, nil))
+			tc.rep.Overall = Figures{Reviewer: "overall", Total: Counts{TP: 1}.Score(), CostPerPR: 0.5}
+			b.AddReport(&tc.rep, evs)
+			var got []string
+			for _, r := range b.Rows {
+				if r.CostPerPR >= 0 {
+					got = append(got, r.Tool+"|"+r.Note)
+				}
+			}
+			if d := cmp.Diff([]string{"chakshu (all reviewers)|" + tc.note}, got); d != "" {
+				t.Fatal(d)
+			}
+		})
+	}
+}
