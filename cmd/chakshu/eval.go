@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -74,6 +75,9 @@ func evalCommand() command {
 		run: func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			if len(args) > 0 && args[0] == "leaderboard" {
 				return leaderboardCmd(args[1:], stdout, stderr)
+			}
+			if len(args) > 0 && args[0] == "import" {
+				return importCmd(ctx, args[1:], stdout, stderr)
 			}
 			if len(args) > 0 {
 				fmt.Fprintf(stderr, "chakshu eval: unexpected arguments %q\n", args)
@@ -260,15 +264,10 @@ func leaderboardCmd(args []string, stdout, stderr io.Writer) error {
 	prof := fs.String("profile", "", "count only golden comments of a profile's categories (strict, core, all) and sort by F-beta, as score_profiles.py does; default: every golden comment, as the dashboard does")
 	beta := fs.Float64("beta", eval.DefaultBeta, "the F-beta shown with --profile")
 	check := fs.Bool("check", false, "compare every tool's figures with the benchmark's own offline/analysis/benchmark_dashboard.json and fail on a difference")
-	fs.Usage = func() {
-		fmt.Fprintln(stdout, "Usage: chakshu eval leaderboard --martian DIR [--judge NAME] [--with RESULTS] [--profile P] [--check]\n\n"+
-			"Prints the Martian benchmark's published results (offline/results/<judge>/evaluations.json) as a table, one\n"+
-			"row per tool sorted by F1, with tp, fp and fn summed over the pull requests as the benchmark's dashboard does;\n"+
-			"--with adds Chakshu's reviewers from `chakshu eval --out` results.\n\nFlags:")
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
-	}
-	if stop, err := parseFlags(fs, args); stop {
+	if stop, err := parseSubFlags(fs, args, stdout, "chakshu eval leaderboard --martian DIR [--judge NAME] [--with RESULTS] [--profile P] [--check]\n\n"+
+		"Prints the Martian benchmark's published results (offline/results/<judge>/evaluations.json) as a table, one\n"+
+		"row per tool sorted by F1, with tp, fp and fn summed over the pull requests as the benchmark's dashboard does;\n"+
+		"--with adds Chakshu's reviewers from `chakshu eval --out` results."); stop {
 		return err
 	}
 	if *dir == "" || fs.NArg() > 0 {
@@ -316,4 +315,39 @@ func leaderboardCmd(args []string, stdout, stderr io.Writer) error {
 		board.AddReport(rep, evs)
 	}
 	return board.Write(stdout)
+}
+
+// importCmd is `chakshu eval import`.
+func importCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("eval import", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("martian", "", "a checkout of github.com/withmartian/code-review-benchmark (required)")
+	out := fs.String("out", "", "the corpus directory to write (required); run again to resume")
+	full := fs.Bool("full", false, "fetch the whole base and head trees (one API call per file of the repository), not only the directories the pull request touches")
+	if stop, err := parseSubFlags(fs, args, stdout, "chakshu eval import --martian DIR --out CORPUS [--full]\n\n"+
+		"Writes a corpus for `chakshu eval --judge` from the Martian benchmark's golden comments: each pull request's\n"+
+		"title, body and base and head trees, fetched through the GitHub API (GITHUB_TOKEN, CHAKSHU_GITHUB_URL).\n"+
+		"A pull request already imported is skipped, so an interrupted import resumes."); stop {
+		return err
+	}
+	if *dir == "" || *out == "" || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "chakshu eval import: --martian DIR and --out CORPUS are required, and nothing else")
+		return errUsage
+	}
+	api := cmp.Or(os.Getenv("CHAKSHU_GITHUB_URL"), config.DefaultGitHubURL)
+	token := os.Getenv("GITHUB_TOKEN")
+	if token == "" {
+		fmt.Fprintln(stderr, "chakshu eval import: GITHUB_TOKEN is not set; going unauthenticated (GitHub allows 60 requests an hour)")
+	}
+	return eval.Import(ctx, eval.ImportConfig{Martian: *dir, Out: *out, GitHubURL: api, Token: token, Full: *full, Log: stderr})
+}
+
+// parseSubFlags parses an eval sub-command's flags, with usage as its help.
+func parseSubFlags(fs *flag.FlagSet, args []string, stdout io.Writer, usage string) (bool, error) {
+	fs.Usage = func() {
+		fmt.Fprintf(stdout, "Usage: %s\n\nFlags:\n", usage)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+	}
+	return parseFlags(fs, args)
 }

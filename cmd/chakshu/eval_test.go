@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/chakshu-dev/chakshu/internal/eval"
+	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/sandbox"
 	"github.com/chakshu-dev/chakshu/internal/scriptedmodel"
 	"github.com/chakshu-dev/chakshu/internal/syncbuf"
@@ -470,5 +471,36 @@ func TestEvalLeaderboardWithChakshu(t *testing.T) {
 	}
 	if err := run(ctx, []string{"eval", "leaderboard", "--martian", martian, "--check"}, &stdout, &stderr); err != nil {
 		t.Fatalf("--check on the fixture: %v", err)
+	}
+}
+
+// `chakshu eval import` against the simulated GitHub (CHAKSHU_GITHUB_URL,
+// GITHUB_TOKEN): a progress line per pull request, a corpus eval loads, and
+// a second run that fetches nothing.
+func TestEvalImport(t *testing.T) {
+	sim := ghsim.NewForTest(t)
+	sim.CreateRepo("acme", "ledger", map[string]string{"ledger/post.go": "package ledger\n"})
+	sim.CreateBranch("acme/ledger", "fees", "main")
+	sim.Commit("acme/ledger", "fees", map[string]string{"ledger/post.go": "package ledger\n\nfunc Post() {}\n"}, "Post")
+	sim.OpenPR("acme/ledger", "fees", "main", "Post fees as separate entries", "", "ana", false)
+	sim.CreateBranch("acme/ledger", "docs", "main")
+	sim.Commit("acme/ledger", "docs", map[string]string{"docs/export.md": "# Export\n"}, "Docs")
+	sim.OpenPR("acme/ledger", "docs", "main", "Document the export format", "", "ana", false)
+	sim.SetPublic("acme/ledger", true) // the benchmark's repositories are public
+	t.Setenv("CHAKSHU_GITHUB_URL", sim.URL())
+	t.Setenv("GITHUB_TOKEN", sim.UserToken("reader"))
+	out := filepath.Join(t.TempDir(), "corpus")
+	args := []string{"eval", "import", "--martian", "../../internal/eval/testdata/martian-import", "--out", out}
+	for i, want := range []string{"[2/2] acme/ledger#2: Document the export format: 1 changed files", "[2/2] acme/ledger#2: already imported"} {
+		var stdout, stderr syncbuf.Buffer
+		if err := run(context.Background(), args, &stdout, &stderr); err != nil {
+			t.Fatalf("run %d: %v\n%s", i, err, stderr.String())
+		}
+		if !strings.Contains(stderr.String(), want) {
+			t.Fatalf("run %d: no %q in\n%s", i, want, stderr.String())
+		}
+	}
+	if c, err := eval.Load(out); err != nil || len(c.Cases) != 2 {
+		t.Fatalf("imported corpus: %v", err)
 	}
 }
