@@ -25,7 +25,7 @@ import (
 type evalOptions struct {
 	corpus, reviewersDir, provider, judgeModel, workDir, minProfile, out string
 	names                                                                listFlag
-	judge, asJSON, verbose, hunches                                      bool
+	judge, asJSON, verbose, hunches, yes                                 bool
 	window, samples, agree                                               int
 	minF1, beta                                                          float64
 }
@@ -38,6 +38,9 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
 // errBelowMinF1 ends `chakshu eval --min-f1` when the figure is below it.
 var errBelowMinF1 = errors.New("F1 below --min-f1")
+
+// errNotConfirmed ends a paid `chakshu eval` run without --yes.
+var errNotConfirmed = errors.New("not run")
 
 func evalCommand() command {
 	o := &evalOptions{}
@@ -52,7 +55,7 @@ func evalCommand() command {
 			"F1 and F-beta per reviewer and overall, over every expected comment and under the benchmark's strict,\n" +
 			"core and all category profiles, with cost and tokens per PR. --provider sandbox (the default)\n" +
 			"uses the sandbox's scripted model; any other provider uses the CHAKSHU_MODEL_* and provider settings\n" +
-			"below, as `chakshu web` does, and costs money. Exits 0 whatever the scores, unless --min-f1 is set.",
+			"below, as `chakshu web` does, and costs money: the estimate is printed first, and --yes is needed to spend. Exits 0 whatever the scores, unless --min-f1 is set.",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&o.corpus, "corpus", "", "the corpus directory (required)")
 			fs.StringVar(&o.reviewersDir, "reviewers", "", "a reviewers folder (<name>/reviewer.yaml, CLAUDE.md, skills/); default: the sandbox's seeded reviewers")
@@ -62,6 +65,7 @@ func evalCommand() command {
 			fs.StringVar(&o.judgeModel, "judge-model", "", "the judge's model; default: the first reviewer's")
 			fs.IntVar(&o.window, "window", eval.DefaultWindow, "a finding matches an expected comment within this many lines of it (±)")
 			fs.BoolVar(&o.asJSON, "json", false, "print the report as JSON")
+			fs.BoolVar(&o.yes, "yes", false, "spend: run on a paid provider after printing the estimate (without it, only the estimate is printed); the sandbox's scripted model needs no --yes")
 			fs.StringVar(&o.out, "out", "", "also write the report as JSON to this results file (for `chakshu eval leaderboard --with`)")
 			fs.Float64Var(&o.beta, "beta", eval.DefaultBeta, "the F-beta reported beside F1 (the benchmark's score_profiles.py defaults to 2)")
 			fs.Float64Var(&o.minF1, "min-f1", 0, "exit 1 when the overall F1 under --min-f1-profile is below this (0: never)")
@@ -113,6 +117,9 @@ func evalCmd(ctx context.Context, o *evalOptions, stdout, stderr io.Writer) erro
 		return errUsage
 	}
 	cfg := eval.Config{Corpus: corpus, Window: o.window, Judge: o.judge, JudgeModel: o.judgeModel, WorkDir: o.workDir, Beta: o.beta}
+	if o.judge && !o.asJSON {
+		fmt.Fprintln(stderr, "Scoring as the Martian benchmark does; see docs/eval.md.")
+	}
 	if o.verbose {
 		cfg.Log = stderr
 	}
@@ -128,6 +135,18 @@ func evalCmd(ctx context.Context, o *evalOptions, stdout, stderr io.Writer) erro
 	}
 	if cfg.Reviewers, err = loadEvalReviewers(o, cfg.Models); err != nil {
 		return err
+	}
+	judgeModel := cfg.JudgeModel
+	if judgeModel == "" {
+		judgeModel = cfg.Reviewers[0].Config.Model
+	}
+	est, err := eval.EstimateCost(corpus, cfg.Reviewers, cfg.Models, cfg.Judge, judgeModel)
+	if err != nil {
+		return err
+	}
+	est.Write(stderr, judgeModel)
+	if o.provider != "sandbox" && !o.yes {
+		return fmt.Errorf("%w: this spends money on %s; run again with --yes to go ahead", errNotConfirmed, o.provider)
 	}
 	rep, err := eval.Run(ctx, cfg)
 	if err != nil {

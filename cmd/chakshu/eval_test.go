@@ -350,14 +350,20 @@ func TestEvalConfiguredProvider(t *testing.T) {
 	t.Setenv("CHAKSHU_MODEL_URL", url)
 	t.Setenv("CHAKSHU_MODEL_API_KEY", "sk-eval-key")
 	t.Setenv("CHAKSHU_DATA_DIR", t.TempDir())
-	rep := runEval(t, "--corpus", evalCorpus, "--provider", "anthropic", "--reviewer", "security")
+	// Without --yes: the estimate, and no model call.
+	var out, errOut syncbuf.Buffer
+	err = run(context.Background(), []string{"eval", "--corpus", evalCorpus, "--provider", "anthropic", "--reviewer", "security"}, &out, &errOut)
+	if !errors.Is(err, errNotConfirmed) || !strings.Contains(errOut.String(), "Estimate: 5 pull requests × 1 reviewers") || out.String() != "" {
+		t.Fatalf("without --yes: %v\n%s%s", err, errOut.String(), out.String())
+	}
+	rep := runEval(t, "--corpus", evalCorpus, "--provider", "anthropic", "--reviewer", "security", "--yes")
 	if rep.Overall.Failed != 0 || profile(rep.Overall, "strict").TP == 0 || rep.Overall.CostUSD <= 0 {
 		t.Fatalf("through the configured provider: %+v", rep.Overall)
 	}
 	// A key the provider refuses fails every review: an error, not a score of 0.
 	t.Setenv("CHAKSHU_MODEL_API_KEY", "wrong")
 	var stdout, stderr syncbuf.Buffer
-	err = run(context.Background(), []string{"eval", "--corpus", evalCorpus, "--provider", "anthropic", "--reviewer", "security"}, &stdout, &stderr)
+	err = run(context.Background(), []string{"eval", "--corpus", evalCorpus, "--provider", "anthropic", "--reviewer", "security", "--yes"}, &stdout, &stderr)
 	if err == nil || !strings.Contains(err.Error(), "every review failed") || stdout.String() != "" {
 		t.Fatalf("with a key the provider refuses: %v\n%s", err, stdout.String())
 	}

@@ -200,6 +200,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			m := Match(fs, k.Expected, cfg.Window)
 			return FromMatching(m, fs, k.Expected), m.Pairs, nil, false, nil
 		}
+		if len(k.Expected) == 0 {
+			// Skipped whatever the review says: nothing to extract.
+			return Evaluation{Skipped: true, Reason: "No golden comments"}, []Pair{}, nil, false, nil
+		}
 		bodies := append([]string{}, summaries...)
 		for _, f := range fs {
 			bodies = append(bodies, f.Comment())
