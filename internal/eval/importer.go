@@ -43,6 +43,11 @@ type ImportConfig struct {
 	Log io.Writer
 }
 
+// maxPullFiles is the most files GitHub lists for a pull request ("Responses
+// include a maximum of 3000 files": List pull requests files; internal/ghsim
+// API.md).
+const maxPullFiles = 3000
+
 // caseMeta is cases/<owner>/<repo>/<n>/pr.json: what the import read of the
 // pull request. Its presence marks the case as imported (it is written
 // last), so an import run again skips it.
@@ -156,12 +161,14 @@ func importPR(ctx context.Context, rest *github.Client, owner, repo string, n in
 		meta.HeadRepo = meta.BaseRepo // the head fork is gone; its commits stay reachable from the base repository
 	}
 	opts := &github.ListOptions{PerPage: 100}
+	listed := 0
 	for {
 		fs, resp, err := rest.PullRequests.ListFiles(ctx, owner, repo, n, opts)
 		calls++
 		if err != nil {
 			return nil, calls, 0, fmt.Errorf("list the changed files: %w", err)
 		}
+		listed += len(fs)
 		for _, f := range fs {
 			meta.Files = append(meta.Files, f.GetFilename())
 			if f.GetPreviousFilename() != "" {
@@ -172,6 +179,9 @@ func importPR(ctx context.Context, rest *github.Client, owner, repo string, n in
 			break
 		}
 		opts.Page = resp.NextPage
+	}
+	if !full && listed >= maxPullFiles {
+		return nil, calls, 0, fmt.Errorf("GitHub lists at most %d changed files of a pull request; import it with --full", maxPullFiles)
 	}
 	dirs := map[string]bool{}
 	for _, f := range meta.Files {
@@ -191,8 +201,9 @@ func importPR(ctx context.Context, rest *github.Client, owner, repo string, n in
 			return nil, calls, 0, fmt.Errorf("%s tree at %s: %w", side.name, side.sha, err)
 		}
 		if tree.GetTruncated() {
-			// GitHub cuts a recursive tree listing short on very large
-			// trees; a partial tree would be a wrong corpus.
+			// GitHub cuts a recursive listing at 100,000 entries or 7 MB
+			// (docs.github.com/rest/git/trees, "Get a tree"); a partial
+			// tree would be a wrong corpus.
 			return nil, calls, 0, fmt.Errorf("%s tree at %s: GitHub truncated the listing (too many files)", side.name, side.sha)
 		}
 		root := filepath.Join(partial, side.name)

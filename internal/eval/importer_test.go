@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -171,5 +172,31 @@ func TestImportRetries(t *testing.T) {
 	}
 	if sim.FaultHits(0) != 1 || sim.FaultHits(1) != 1 {
 		t.Fatalf("faults hit %d, %d times", sim.FaultHits(0), sim.FaultHits(1))
+	}
+}
+
+// A pull request of more files than a page lists is read page by page.
+func TestImportPagesChangedFiles(t *testing.T) {
+	sim := ghsim.NewForTest(t)
+	sim.CreateRepo("acme", "ledger", map[string]string{"README.md": "# ledger\n"})
+	sim.SetPublic("acme/ledger", true)
+	sim.CreateBranch("acme/ledger", "many", "main")
+	files := map[string]string{}
+	for i := range 130 {
+		files[fmt.Sprintf("gen/f%03d.go", i)] = fmt.Sprintf("package gen\n\nconst N%d = %d\n", i, i)
+	}
+	sim.Commit("acme/ledger", "many", files, "Generate")
+	sim.OpenPR("acme/ledger", "many", "main", "Post fees as separate entries", "", "ana", false)
+	sim.CreateBranch("acme/ledger", "docs", "main")
+	sim.Commit("acme/ledger", "docs", map[string]string{"docs/export.md": "# Export\n"}, "Docs")
+	sim.OpenPR("acme/ledger", "docs", "main", "Document the export format", "", "ana", false)
+	out := filepath.Join(t.TempDir(), "corpus")
+	tr := &countingTransport{scratch: http.DefaultTransport}
+	if err := Import(context.Background(), ImportConfig{Martian: "testdata/martian-import", Out: out, GitHubURL: sim.URL(), Token: sim.UserToken("reader"), HTTP: tr}); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := filepath.Glob(filepath.Join(out, "cases", "acme", "ledger", "1", "head", "gen", "*.go"))
+	if len(got) != 130 || tr.count("/pulls/1/files") != 2 {
+		t.Fatalf("%d files in head/gen, %d pages of files", len(got), tr.count("/pulls/1/files"))
 	}
 }
