@@ -584,7 +584,7 @@ func newJobs(catalog *models.Source) *job.Builder {
 // same model, limits, samples and prompts for the same reviewer.
 func reviewJob(jobs *job.Builder, k *Case, pr *prRepo, rv reviewers.Local, runID int, baseURL, token string) (*runnerproto.Job, error) {
 	a, err := jobs.Assemble(job.Parts{Kind: run.KindReview, RunID: runID, Repository: k.Owner + "/" + k.Repo,
-		PR: runnerproto.PR{Number: k.Number, Title: k.Title, URL: k.URL, HeadSHA: pr.head, BaseSHA: pr.base,
+		PR: runnerproto.PR{Number: k.Number, Title: k.Title, Body: k.Body, URL: k.URL, HeadSHA: pr.head, BaseSHA: pr.base,
 			HeadRef: "eval/head", BaseRef: "main"},
 		Reviewer: job.Reviewer{Name: rv.Name, ClaudeMD: rv.ClaudeMD, Skills: rv.Skills, Config: rv.Config},
 		Changes:  job.Changes{Files: pr.files, Diff: pr.diff},
