@@ -30,6 +30,31 @@ type evalOptions struct {
 	minF1, beta                                                          float64
 }
 
+// judgeFlag is --judge (on, the judge model from --judge-model or the first
+// reviewer's) or --judge=MODEL.
+type judgeFlag struct{ o *evalOptions }
+
+func (judgeFlag) IsBoolFlag() bool { return true }
+
+func (j judgeFlag) String() string {
+	if j.o == nil || !j.o.judge {
+		return "false"
+	}
+	return cmp.Or(j.o.judgeModel, "true")
+}
+
+func (j judgeFlag) Set(v string) error {
+	switch v {
+	case "true":
+		j.o.judge = true
+	case "false":
+		j.o.judge = false
+	default:
+		j.o.judge, j.o.judgeModel = true, v
+	}
+	return nil
+}
+
 // listFlag is a repeatable string flag.
 type listFlag []string
 
@@ -61,7 +86,7 @@ func evalCommand() command {
 			fs.StringVar(&o.reviewersDir, "reviewers", "", "a reviewers folder (<name>/reviewer.yaml, CLAUDE.md, skills/); default: the sandbox's seeded reviewers")
 			fs.Var(&o.names, "reviewer", "run only this reviewer (repeatable); default: every reviewer of the folder")
 			fs.StringVar(&o.provider, "provider", "sandbox", "sandbox, or the configured provider to use: anthropic, bedrock, vertex, foundry, openai")
-			fs.BoolVar(&o.judge, "judge", false, "score as the Martian benchmark does: a model through the gateway extracts each review's issues and judges every expected comment against every issue (needed for corpora without paths and lines)")
+			fs.Var(judgeFlag{o}, "judge", "score as the Martian benchmark does: a model through the gateway extracts each review's issues and judges every expected comment against every issue (needed for corpora without paths and lines); --judge=MODEL names the judge's model")
 			fs.StringVar(&o.judgeModel, "judge-model", "", "the judge's model; default: the first reviewer's")
 			fs.IntVar(&o.window, "window", eval.DefaultWindow, "a finding matches an expected comment within this many lines of it (±)")
 			fs.BoolVar(&o.asJSON, "json", false, "print the report as JSON")

@@ -297,7 +297,11 @@ func TestEvalJudgeScoresAsMartian(t *testing.T) {
 		return strings.Replace(golden, "The error of rows.Scan is discarded, so a row that fails to scan is appended as a zero Charge and returned as if it were real.",
 			"Refunds are listed oldest first although the doc comment promises newest first.", 1)
 	})
-	rm := runOf(runEval(t, "--corpus", moved, "--reviewer", "correctness", "--judge"), "acme/payments-api#1", "correctness")
+	named := runEval(t, "--corpus", moved, "--reviewer", "correctness", "--judge=claude-haiku-5-5")
+	if named.JudgeModel != "claude-haiku-5-5" || named.Scoring != "martian" {
+		t.Fatalf("--judge=MODEL: judged by %q, scoring %q", named.JudgeModel, named.Scoring)
+	}
+	rm := runOf(named, "acme/payments-api#1", "correctness")
 	if rm.Evaluation.TP != 1 || rm.Evaluation.FN != r.Evaluation.FN+1 {
 		t.Fatalf("after the rewording: %+v (before %+v)", rm.Evaluation, r.Evaluation)
 	}
