@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -22,11 +23,36 @@ import (
 
 // evalOptions are `chakshu eval`'s flags.
 type evalOptions struct {
-	corpus, reviewersDir, provider, judgeModel, workDir, minProfile string
-	names                                                           listFlag
-	judge, asJSON, verbose, hunches                                 bool
-	window, samples, agree                                          int
-	minF1                                                           float64
+	corpus, reviewersDir, provider, judgeModel, workDir, minProfile, out string
+	names                                                                listFlag
+	judge, asJSON, verbose, hunches, yes                                 bool
+	window, samples, agree                                               int
+	minF1, beta                                                          float64
+}
+
+// judgeFlag is --judge (on, the judge model from --judge-model or the first
+// reviewer's) or --judge=MODEL.
+type judgeFlag struct{ o *evalOptions }
+
+func (judgeFlag) IsBoolFlag() bool { return true }
+
+func (j judgeFlag) String() string {
+	if j.o == nil || !j.o.judge {
+		return "false"
+	}
+	return cmp.Or(j.o.judgeModel, "true")
+}
+
+func (j judgeFlag) Set(v string) error {
+	switch v {
+	case "true":
+		j.o.judge = true
+	case "false":
+		j.o.judge = false
+	default:
+		j.o.judge, j.o.judgeModel = true, v
+	}
+	return nil
 }
 
 // listFlag is a repeatable string flag.
@@ -38,6 +64,9 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 // errBelowMinF1 ends `chakshu eval --min-f1` when the figure is below it.
 var errBelowMinF1 = errors.New("F1 below --min-f1")
 
+// errNotConfirmed ends a paid `chakshu eval` run without --yes.
+var errNotConfirmed = errors.New("not run")
+
 func evalCommand() command {
 	o := &evalOptions{}
 	return command{name: "eval", summary: "run reviewers over a labelled corpus and print precision, recall and F1",
@@ -45,20 +74,25 @@ func evalCommand() command {
 			"Reviews every pull request of the corpus (DIR/golden_comments/*.json in the golden-comments format of\n" +
 			"Martian's code-review benchmark, trees in DIR/cases/<owner>/<repo>/<number>/{base,head}) with each\n" +
 			"reviewer, through chakshu-action's review path and Chakshu's model gateway, and matches the findings\n" +
-			"the publisher would post to the expected comments by file and line window (--judge: a model confirms\n" +
-			"each pair). Prints precision, recall and F1 per reviewer and overall under the benchmark's strict,\n" +
-			"core and all category profiles, with cost per PR and findings dropped. --provider sandbox (the default)\n" +
+			"the publisher would post to the expected comments by file and line window; with --judge it scores as\n" +
+			"the Martian benchmark does (a model extracts the issues of each review's comments, summary included,\n" +
+			"and judges every expected comment against every issue; see docs/eval.md). Prints precision, recall,\n" +
+			"F1 and F-beta per reviewer and overall, over every expected comment and under the benchmark's strict,\n" +
+			"core and all category profiles, with cost and tokens per PR. --provider sandbox (the default)\n" +
 			"uses the sandbox's scripted model; any other provider uses the CHAKSHU_MODEL_* and provider settings\n" +
-			"below, as `chakshu web` does, and costs money. Exits 0 whatever the scores, unless --min-f1 is set.",
+			"below, as `chakshu web` does, and costs money: the estimate is printed first, and --yes is needed to spend. Exits 0 whatever the scores, unless --min-f1 is set.",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&o.corpus, "corpus", "", "the corpus directory (required)")
 			fs.StringVar(&o.reviewersDir, "reviewers", "", "a reviewers folder (<name>/reviewer.yaml, CLAUDE.md, skills/); default: the sandbox's seeded reviewers")
 			fs.Var(&o.names, "reviewer", "run only this reviewer (repeatable); default: every reviewer of the folder")
 			fs.StringVar(&o.provider, "provider", "sandbox", "sandbox, or the configured provider to use: anthropic, bedrock, vertex, foundry, openai")
-			fs.BoolVar(&o.judge, "judge", false, "ask a model through the gateway to confirm each matched pair (and to match expected comments without a path)")
+			fs.Var(judgeFlag{o}, "judge", "score as the Martian benchmark does: a model through the gateway extracts each review's issues and judges every expected comment against every issue (needed for corpora without paths and lines); --judge=MODEL names the judge's model")
 			fs.StringVar(&o.judgeModel, "judge-model", "", "the judge's model; default: the first reviewer's")
 			fs.IntVar(&o.window, "window", eval.DefaultWindow, "a finding matches an expected comment within this many lines of it (±)")
 			fs.BoolVar(&o.asJSON, "json", false, "print the report as JSON")
+			fs.BoolVar(&o.yes, "yes", false, "spend: run on a paid provider after printing the estimate (without it, only the estimate is printed); the sandbox's scripted model needs no --yes")
+			fs.StringVar(&o.out, "out", "", "also write the report as JSON to this results file (for `chakshu eval leaderboard --with`)")
+			fs.Float64Var(&o.beta, "beta", eval.DefaultBeta, "the F-beta reported beside F1 (the benchmark's score_profiles.py defaults to 2)")
 			fs.Float64Var(&o.minF1, "min-f1", 0, "exit 1 when the overall F1 under --min-f1-profile is below this (0: never)")
 			fs.StringVar(&o.minProfile, "min-f1-profile", "core", "the profile --min-f1 checks: strict, core or all")
 			fs.StringVar(&o.workDir, "work-dir", "", "keep the cases' repositories and the run database in a new folder under this one (default: a temporary directory, removed)")
@@ -68,6 +102,12 @@ func evalCommand() command {
 			fs.BoolVar(&o.hunches, "hunches", false, "sandbox only: the scripted model also reports low-confidence findings that vary between passes, as a real model's doubts do (shows what --samples and --agree remove)")
 		},
 		run: func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+			if len(args) > 0 && args[0] == "leaderboard" {
+				return leaderboardCmd(args[1:], stdout, stderr)
+			}
+			if len(args) > 0 && args[0] == "import" {
+				return importCmd(ctx, args[1:], stdout, stderr)
+			}
 			if len(args) > 0 {
 				fmt.Fprintf(stderr, "chakshu eval: unexpected arguments %q\n", args)
 				return errUsage
@@ -97,7 +137,14 @@ func evalCmd(ctx context.Context, o *evalOptions, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	cfg := eval.Config{Corpus: corpus, Window: o.window, Judge: o.judge, JudgeModel: o.judgeModel, WorkDir: o.workDir}
+	if o.beta <= 0 {
+		fmt.Fprintln(stderr, "chakshu eval: --beta must be positive")
+		return errUsage
+	}
+	cfg := eval.Config{Corpus: corpus, Window: o.window, Judge: o.judge, JudgeModel: o.judgeModel, WorkDir: o.workDir, Beta: o.beta}
+	if o.judge && !o.asJSON {
+		fmt.Fprintln(stderr, "Scoring as the Martian benchmark does; see docs/eval.md.")
+	}
 	if o.verbose {
 		cfg.Log = stderr
 	}
@@ -114,9 +161,26 @@ func evalCmd(ctx context.Context, o *evalOptions, stdout, stderr io.Writer) erro
 	if cfg.Reviewers, err = loadEvalReviewers(o, cfg.Models); err != nil {
 		return err
 	}
+	judgeModel := cfg.JudgeModel
+	if judgeModel == "" {
+		judgeModel = cfg.Reviewers[0].Config.Model
+	}
+	est, err := eval.EstimateCost(corpus, cfg.Reviewers, cfg.Models, cfg.Judge, judgeModel)
+	if err != nil {
+		return err
+	}
+	est.Write(stderr, judgeModel)
+	if o.provider != "sandbox" && !o.yes {
+		return fmt.Errorf("%w: this spends money on %s; run again with --yes to go ahead", errNotConfirmed, o.provider)
+	}
 	rep, err := eval.Run(ctx, cfg)
 	if err != nil {
 		return err
+	}
+	if o.out != "" {
+		if err := writeResults(o.out, rep); err != nil {
+			return err
+		}
 	}
 	if o.asJSON {
 		err = rep.WriteJSON(stdout)
@@ -218,4 +282,116 @@ func loadEvalReviewers(o *evalOptions, src *models.Source) ([]reviewers.Local, e
 		}
 	}
 	return out, nil
+}
+
+// writeResults writes the report to path as JSON.
+func writeResults(path string, rep *eval.Report) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	if err := rep.WriteJSON(f); err != nil {
+		f.Close()
+		return fmt.Errorf("--out: %w", err)
+	}
+	return f.Close()
+}
+
+// leaderboardCmd is `chakshu eval leaderboard`.
+func leaderboardCmd(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("eval leaderboard", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("martian", "", "a checkout of github.com/withmartian/code-review-benchmark (required)")
+	judge := fs.String("judge", "", "the published judge whose results to show: its folder under offline/results, or a part of one (opus, sonnet, gpt); default: the dashboard's, the first by name")
+	var with listFlag
+	fs.Var(&with, "with", "add Chakshu's rows from a results file of `chakshu eval --out` (repeatable)")
+	prof := fs.String("profile", "", "count only golden comments of a profile's categories (strict, core, all) and sort by F-beta, as score_profiles.py does; default: every golden comment, as the dashboard does")
+	beta := fs.Float64("beta", eval.DefaultBeta, "the F-beta shown with --profile")
+	check := fs.Bool("check", false, "compare every tool's figures with the benchmark's own offline/analysis/benchmark_dashboard.json and fail on a difference")
+	if stop, err := parseSubFlags(fs, args, stdout, "chakshu eval leaderboard --martian DIR [--judge NAME] [--with RESULTS] [--profile P] [--check]\n\n"+
+		"Prints the Martian benchmark's published results (offline/results/<judge>/evaluations.json) as a table, one\n"+
+		"row per tool sorted by F1, with tp, fp and fn summed over the pull requests as the benchmark's dashboard does;\n"+
+		"--with adds Chakshu's reviewers from `chakshu eval --out` results."); stop {
+		return err
+	}
+	if *dir == "" || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "chakshu eval leaderboard: --martian DIR is required, and nothing else")
+		return errUsage
+	}
+	var profile *eval.Profile
+	if *prof != "" {
+		i := slices.IndexFunc(eval.Profiles, func(p eval.Profile) bool { return p.Name == *prof })
+		if i < 0 {
+			fmt.Fprintf(stderr, "chakshu eval leaderboard: --profile %q is not strict, core or all\n", *prof)
+			return errUsage
+		}
+		profile = &eval.Profiles[i]
+	}
+	j, err := eval.PickJudge(*dir, *judge)
+	if err != nil {
+		return err
+	}
+	evs, err := eval.LoadEvaluations(*dir, j)
+	if err != nil {
+		return err
+	}
+	cats, err := eval.GoldenCategories(*dir)
+	if err != nil {
+		return err
+	}
+	board := eval.NewBoard(j, profile, *beta, eval.Tally(evs, profile, cats))
+	if *check {
+		if profile != nil {
+			fmt.Fprintln(stderr, "chakshu eval leaderboard: --check compares the dashboard's figures, which count every golden comment: drop --profile")
+			return errUsage
+		}
+		n, err := board.CheckDashboard(*dir)
+		if err != nil {
+			return fmt.Errorf("the figures differ from the benchmark's dashboard:\n%w", err)
+		}
+		fmt.Fprintf(stderr, "All %d tools match the benchmark's dashboard for judge %s.\n", n, j)
+	}
+	for _, w := range with {
+		rep, err := eval.ReadReport(w)
+		if err != nil {
+			return err
+		}
+		board.AddReport(rep, evs)
+	}
+	return board.Write(stdout)
+}
+
+// importCmd is `chakshu eval import`.
+func importCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("eval import", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("martian", "", "a checkout of github.com/withmartian/code-review-benchmark (required)")
+	out := fs.String("out", "", "the corpus directory to write (required); run again to resume")
+	full := fs.Bool("full", false, "fetch the whole base and head trees (one API call per file of the repository), not only the directories the pull request touches")
+	if stop, err := parseSubFlags(fs, args, stdout, "chakshu eval import --martian DIR --out CORPUS [--full]\n\n"+
+		"Writes a corpus for `chakshu eval --judge` from the Martian benchmark's golden comments: each pull request's\n"+
+		"title, body and base and head trees, fetched through the GitHub API (GITHUB_TOKEN, CHAKSHU_GITHUB_URL).\n"+
+		"A pull request already imported is skipped, so an interrupted import resumes."); stop {
+		return err
+	}
+	if *dir == "" || *out == "" || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "chakshu eval import: --martian DIR and --out CORPUS are required, and nothing else")
+		return errUsage
+	}
+	api := cmp.Or(os.Getenv("CHAKSHU_GITHUB_URL"), config.DefaultGitHubURL)
+	token := os.Getenv("GITHUB_TOKEN")
+	if token == "" {
+		fmt.Fprintln(stderr, "chakshu eval import: GITHUB_TOKEN is not set; going unauthenticated (GitHub allows 60 requests an hour)")
+	}
+	return eval.Import(ctx, eval.ImportConfig{Martian: *dir, Out: *out, GitHubURL: api, Token: token, Full: *full, Log: stderr})
+}
+
+// parseSubFlags parses an eval sub-command's flags, with usage as its help.
+func parseSubFlags(fs *flag.FlagSet, args []string, stdout io.Writer, usage string) (bool, error) {
+	fs.Usage = func() {
+		fmt.Fprintf(stdout, "Usage: %s\n\nFlags:\n", usage)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+	}
+	return parseFlags(fs, args)
 }

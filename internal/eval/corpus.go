@@ -44,8 +44,11 @@ type Expected struct {
 // Case is one pull request of the corpus.
 type Case struct {
 	// Name is owner/repo#number, from the URL.
-	Name        string
-	Title       string
+	Name  string
+	Title string
+	// Body is the pull request's description, from pr.json beside the
+	// trees when the import wrote one.
+	Body        string
 	URL         string
 	Owner, Repo string
 	Number      int
@@ -140,6 +143,13 @@ func loadFile(dir, file string) ([]Case, error) {
 		k.Base, k.Head = filepath.Join(caseDir, "base"), filepath.Join(caseDir, "head")
 		if st, err := os.Stat(k.Head); err != nil || !st.IsDir() {
 			return nil, fmt.Errorf("%s: no head tree at %s", at, k.Head)
+		}
+		if b, err := os.ReadFile(filepath.Join(caseDir, "pr.json")); err == nil {
+			var m caseMeta
+			if err := json.Unmarshal(b, &m); err != nil {
+				return nil, fmt.Errorf("%s: %s: %w", at, filepath.Join(caseDir, "pr.json"), err)
+			}
+			k.Body = m.Body
 		}
 		out = append(out, k)
 	}

@@ -3,6 +3,8 @@ package eval
 import (
 	"context"
 	_ "embed"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -15,35 +17,58 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 )
 
-//go:embed judge.tmpl
-var judgeText string
+// The judge's two questions, in Martian's meaning (step3_judge_comments.py's
+// judge prompt, step2_extract_comments.py's extraction prompt) and our words.
+var (
+	//go:embed judge.tmpl
+	judgeText string
+	//go:embed extract.tmpl
+	extractText string
+)
 
-// judgeSystem tells the judge model what it is for.
-const judgeSystem = "You compare code review findings with the review comments a benchmark expects. You answer with one word."
+// The system prompts of the two questions.
+const (
+	judgeSystem   = "You judge code review tools against the review comments a benchmark expects. You answer with a JSON object only."
+	extractSystem = "You list the problems a code review raises. You answer with a JSON object only."
+)
 
-// fenceTag neutralises the judge prompt's own tags inside untrusted text.
-var fenceTag = regexp.MustCompile(`(?i)<(/?)\s*(finding|expected_comment)\b`)
+// judgeAttempts is how many times an answer that is not the JSON asked for is
+// asked again before the pair counts as an error (the benchmark tries three
+// times).
+const judgeAttempts = 3
 
-var judgeTmpl = template.Must(template.New("judge").Funcs(template.FuncMap{"fence": func(tag, s string) string {
+// fenceTag neutralises the prompts' own tags inside untrusted text.
+var fenceTag = regexp.MustCompile(`(?i)<(/?)\s*(golden_comment|candidate_issue|review_comments)\b`)
+
+var fence = template.FuncMap{"fence": func(tag, s string) string {
 	s = fenceTag.ReplaceAllString(s, "&lt;$1$2")
 	return "<" + tag + ">\n" + strings.TrimRight(s, "\n") + "\n</" + tag + ">"
-}}).Parse(judgeText))
+}}
 
-// JudgePrompt renders the question the judge model is asked.
-func JudgePrompt(f Finding, e Expected) (string, error) {
+var (
+	judgeTmpl   = template.Must(template.New("judge").Funcs(fence).Parse(judgeText))
+	extractTmpl = template.Must(template.New("extract").Funcs(fence).Parse(extractText))
+)
+
+// JudgePrompt renders the question whether candidate is the golden comment's
+// problem. Neither carries a place or a category: the judge compares the
+// problems only, as the benchmark's does.
+func JudgePrompt(golden, candidate string) (string, error) {
 	var b strings.Builder
-	fd := fmt.Sprintf("%s:%d (%s, %s) %s\n\n%s", f.Path, f.Line, f.Severity, f.Category, f.Title, f.Body)
-	ed := e.Comment
-	if e.Path != "" {
-		ed = fmt.Sprintf("%s:%d (%s, %s) %s", e.Path, e.Line, e.Severity, e.Category, e.Comment)
-	}
-	err := judgeTmpl.Execute(&b, map[string]string{"Finding": fd, "Expected": ed})
+	err := judgeTmpl.Execute(&b, map[string]string{"Golden": golden, "Candidate": candidate})
 	return b.String(), err
 }
 
-// modelJudge asks a model, through the gateway under a run of its own, whether a
-// finding and an expected comment are the same problem. Answers are kept, so
-// a pair is asked once.
+// ExtractPrompt renders the request to list the problems in a review's
+// joined comments.
+func ExtractPrompt(comments string) (string, error) {
+	var b strings.Builder
+	err := extractTmpl.Execute(&b, map[string]string{"Comments": comments})
+	return b.String(), err
+}
+
+// modelJudge asks a model, through the gateway under a run of its own, for
+// verdicts and extractions. Answers are kept, so a question is asked once.
 type modelJudge struct {
 	w        *world
 	runID    int
@@ -51,7 +76,7 @@ type modelJudge struct {
 	messages anthropic.MessageService // not anthropic.Client: see internal/gateway.sdkOptions
 
 	mu      sync.Mutex
-	answers map[string]bool
+	answers map[string]string
 }
 
 func (w *world) newJudge(ctx context.Context, model string) (*modelJudge, error) {
@@ -62,44 +87,102 @@ func (w *world) newJudge(ctx context.Context, model string) (*modelJudge, error)
 	}
 	c := anthropic.NewClient(option.WithoutEnvironmentDefaults(), option.WithBaseURL(fmt.Sprintf("%s/runs/%d/model", w.url, rn.ID)),
 		option.WithAPIKey(tok), option.WithHeader("x-api-key", tok), option.WithHTTPClient(w.http), option.WithMaxRetries(4))
-	return &modelJudge{w: w, runID: rn.ID, model: model, messages: c.Messages, answers: map[string]bool{}}, nil
+	return &modelJudge{w: w, runID: rn.ID, model: model, messages: c.Messages, answers: map[string]string{}}, nil
 }
 
-func (j *modelJudge) ask(ctx context.Context, f Finding, e Expected) (bool, error) {
-	prompt, err := JudgePrompt(f, e)
-	if err != nil {
-		return false, err
-	}
+// ask sends one question and decodes the JSON answer into v, asking again
+// when the answer is not that JSON.
+func (j *modelJudge) ask(ctx context.Context, system, prompt string, maxTokens int64, v any) error {
 	j.mu.Lock()
-	ans, ok := j.answers[prompt]
+	text, ok := j.answers[prompt]
 	j.mu.Unlock()
 	if ok {
-		return ans, nil
+		return decodeAnswer(text, v)
 	}
-	msg, err := j.messages.New(ctx, anthropic.MessageNewParams{
-		Model: anthropic.Model(j.model), MaxTokens: 16,
-		System:   []anthropic.TextBlockParam{{Text: judgeSystem}},
-		Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock(prompt))},
-	})
-	if err != nil {
-		return false, fmt.Errorf("ask the judge: %w", err)
+	var err error
+	for range judgeAttempts {
+		var msg *anthropic.Message
+		msg, err = j.messages.New(ctx, anthropic.MessageNewParams{
+			// No temperature: the benchmark asks at 0, but the Messages API
+			// refuses sampling parameters from version 2026-10-21, the one
+			// this SDK sends (and generation-5 models refuse them on any
+			// version), so the judge's determinism rests on its prompt and
+			// the answers kept below.
+			Model: anthropic.Model(j.model), MaxTokens: maxTokens,
+			System:   []anthropic.TextBlockParam{{Text: system}},
+			Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock(prompt))},
+		})
+		if err != nil {
+			return fmt.Errorf("ask the judge: %w", err)
+		}
+		var b strings.Builder
+		for _, c := range msg.Content {
+			b.WriteString(c.Text)
+		}
+		if err = decodeAnswer(b.String(), v); err == nil {
+			j.mu.Lock()
+			j.answers[prompt] = b.String()
+			j.mu.Unlock()
+			return nil
+		}
 	}
-	var text strings.Builder
-	for _, b := range msg.Content {
-		text.WriteString(b.Text)
-	}
-	ans = parseVerdict(text.String())
-	j.mu.Lock()
-	j.answers[prompt] = ans
-	j.mu.Unlock()
-	return ans, nil
+	return err
 }
 
-// parseVerdict reads the judge's answer: SAME (any case, maybe with
-// punctuation) is a match; anything else is not.
-func parseVerdict(s string) bool {
-	w := strings.Fields(strings.ToUpper(s))
-	return len(w) > 0 && strings.Trim(w[0], ".*:!\"'`") == "SAME"
+// decodeAnswer reads a JSON object from a model's answer, inside a Markdown
+// code fence or not.
+func decodeAnswer(s string, v any) error {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "```") {
+		s = strings.TrimPrefix(strings.TrimPrefix(s, "```"), "json")
+		s, _, _ = strings.Cut(s, "```")
+	}
+	if err := json.Unmarshal([]byte(strings.TrimSpace(s)), v); err != nil {
+		return errors.New("the answer is not the JSON object asked for")
+	}
+	return nil
+}
+
+// verdict is the judge's answer on one pair (a VerdictJudge).
+func (j *modelJudge) verdict(ctx context.Context, golden, candidate string) (Verdict, error) {
+	prompt, err := JudgePrompt(golden, candidate)
+	if err != nil {
+		return Verdict{}, err
+	}
+	var v struct {
+		Reasoning  string   `json:"reasoning"`
+		Match      *bool    `json:"match"`
+		Confidence *float64 `json:"confidence"`
+	}
+	if err := j.ask(ctx, judgeSystem, prompt, 512, &v); err != nil {
+		return Verdict{}, err
+	}
+	if v.Match == nil {
+		return Verdict{}, errors.New("the verdict has no match")
+	}
+	out := Verdict{Reasoning: v.Reasoning, Match: *v.Match}
+	if v.Confidence != nil {
+		out.Confidence = *v.Confidence
+	}
+	return out, nil
+}
+
+// extract lists the issues of a review's joined comments (an Extractor).
+func (j *modelJudge) extract(ctx context.Context, comments string) ([]string, error) {
+	prompt, err := ExtractPrompt(comments)
+	if err != nil {
+		return nil, err
+	}
+	var v struct {
+		Issues *[]string `json:"issues"`
+	}
+	if err := j.ask(ctx, extractSystem, prompt, 4096, &v); err != nil {
+		return nil, err
+	}
+	if v.Issues == nil {
+		return nil, errors.New("the answer has no issues list")
+	}
+	return *v.Issues, nil
 }
 
 func (j *modelJudge) cost(ctx context.Context) float64 { return j.w.costOf(ctx, j.runID) }

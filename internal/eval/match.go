@@ -2,7 +2,6 @@ package eval
 
 import (
 	"cmp"
-	"context"
 	"slices"
 )
 
@@ -17,10 +16,6 @@ type Finding struct {
 	Body     string `json:"body"`
 }
 
-// Judge says whether a finding and an expected comment describe the same
-// problem.
-type Judge func(ctx context.Context, f Finding, e Expected) (bool, error)
-
 // Pair matches findings[Finding] to expected[Expected].
 type Pair struct{ Finding, Expected int }
 
@@ -32,24 +27,20 @@ type Matching struct {
 	UnmatchedFindings, UnmatchedExpected []int
 }
 
-// Match pairs findings with expected comments, each at most once. A pair is a
-// candidate when the finding is on the comment's path within window lines of
-// its line (a comment without a line: anywhere in its path); with a judge, a
-// comment without a path is a candidate of every finding, and the judge must
-// confirm each pair. Candidates are taken nearest first, so when two findings
-// sit on one planted bug the nearer one matches it and the other is a false
-// positive.
-func Match(ctx context.Context, fs []Finding, es []Expected, window int, judge Judge) (Matching, error) {
+// Match pairs findings with expected comments by place, each at most once
+// (location matching, for corpora whose comments have a path; the judge's
+// scoring is JudgeReview). A pair is a candidate when the finding is on the
+// comment's path within window lines of its line (a comment without a line:
+// anywhere in its path; without a path: never). Candidates are taken nearest
+// first, so when two findings sit on one planted bug the nearer one matches
+// it and the other is a false positive.
+func Match(fs []Finding, es []Expected, window int) Matching {
 	type cand struct{ f, e, dist int }
 	var cs []cand
 	for j, e := range es {
 		for i, f := range fs {
 			switch {
-			case e.Path == "":
-				if judge != nil {
-					cs = append(cs, cand{i, j, 1 << 30})
-				}
-			case f.Path != e.Path:
+			case e.Path == "", f.Path != e.Path:
 			case e.Line == 0:
 				cs = append(cs, cand{i, j, 1 << 29})
 			default:
@@ -68,15 +59,6 @@ func Match(ctx context.Context, fs []Finding, es []Expected, window int, judge J
 		if usedF[c.f] || usedE[c.e] {
 			continue
 		}
-		if judge != nil {
-			ok, err := judge(ctx, fs[c.f], es[c.e])
-			if err != nil {
-				return Matching{}, err
-			}
-			if !ok {
-				continue
-			}
-		}
 		usedF[c.f], usedE[c.e] = true, true
 		m.Pairs = append(m.Pairs, Pair{Finding: c.f, Expected: c.e})
 	}
@@ -90,7 +72,7 @@ func Match(ctx context.Context, fs []Finding, es []Expected, window int, judge J
 			m.UnmatchedExpected = append(m.UnmatchedExpected, j)
 		}
 	}
-	return m, nil
+	return m
 }
 
 func abs(n int) int {
@@ -98,4 +80,12 @@ func abs(n int) int {
 		return -n
 	}
 	return n
+}
+
+// Comment is the finding as its review comment reads: title, then body.
+func (f Finding) Comment() string {
+	if f.Body == "" {
+		return f.Title
+	}
+	return f.Title + "\n\n" + f.Body
 }

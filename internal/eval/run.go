@@ -3,7 +3,9 @@ package eval
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,10 +49,17 @@ type Config struct {
 	Gateway gateway.Config
 	// Window is the matching window in lines (±); negative means 0.
 	Window int
-	// Judge asks a model whether each candidate pair describes the same
-	// problem; JudgeModel is its model ("" means the first reviewer's).
+	// Judge scores every case as the Martian benchmark does (martian.go):
+	// a model extracts the issues of each review's comments and judges
+	// every golden comment against every issue. Without it, findings are
+	// matched to golden comments by place (Match), which needs a corpus
+	// with locations. JudgeModel is the judge's model ("" means the first
+	// reviewer's).
 	Judge      bool
 	JudgeModel string
+	// Beta is the F-beta reported beside F1 (0 means 2, as the benchmark's
+	// score_profiles.py defaults).
+	Beta float64
 	// WorkDir gets a new folder holding the cases' repositories, workspaces
 	// and the run database, kept; "" means a temporary directory removed
 	// afterwards.
@@ -64,6 +74,17 @@ type Report struct {
 	Cases  int    `json:"cases"`
 	Window int    `json:"window"`
 	Judge  bool   `json:"judge"`
+	// Scoring is "location" or "martian" (with the judge).
+	Scoring    string  `json:"scoring"`
+	JudgeModel string  `json:"judge_model,omitempty"`
+	Beta       float64 `json:"beta"`
+	// Models are the reviewers' models; ReviewerVersions each reviewer's
+	// version (a digest of its settings, CLAUDE.md and skills), so two
+	// results files can be compared.
+	Models           map[string]string `json:"models"`
+	ReviewerVersions map[string]string `json:"reviewer_versions"`
+	// WallSeconds is the evaluation's wall time.
+	WallSeconds float64 `json:"wall_seconds"`
 	// Reviewers are the figures per reviewer; Overall takes every
 	// reviewer's findings on a case together, as they appear on the PR.
 	Reviewers []Figures `json:"reviewers"`
@@ -78,10 +99,16 @@ type Report struct {
 type Figures struct {
 	Reviewer string          `json:"reviewer"`
 	Profiles []ProfileScores `json:"profiles"`
-	Findings int             `json:"findings"`
-	CostUSD  float64         `json:"cost_usd"`
-	// CostPerPR is CostUSD over the corpus's cases.
-	CostPerPR float64 `json:"cost_per_pr_usd"`
+	// Total counts every golden comment whatever its category, as the
+	// benchmark's dashboard and leaderboard do.
+	Total    Scores  `json:"total"`
+	Findings int     `json:"findings"`
+	CostUSD  float64 `json:"cost_usd"`
+	// CostPerPR is CostUSD over the corpus's cases; TokensPerPR the input
+	// and output tokens over them.
+	CostPerPR   float64 `json:"cost_per_pr_usd"`
+	Tokens      int64   `json:"tokens"`
+	TokensPerPR float64 `json:"tokens_per_pr"`
 	// Dropped counts findings the runner dropped before reporting.
 	Dropped int `json:"findings_dropped"`
 	// Failed counts runs that ended without a result (their cases count
@@ -93,6 +120,8 @@ type Figures struct {
 type ProfileScores struct {
 	Profile string `json:"profile"`
 	Scores
+	// FBeta is the F-beta score at the report's Beta.
+	FBeta float64 `json:"fbeta"`
 }
 
 // RunResult is one reviewer's review of one case.
@@ -100,10 +129,21 @@ type RunResult struct {
 	Case     string    `json:"case"`
 	Reviewer string    `json:"reviewer"`
 	Findings []Finding `json:"findings"`
-	// Matched are the expected comments (by index) the findings matched.
-	Matched []Pair  `json:"matched"`
-	CostUSD float64 `json:"cost_usd"`
-	Dropped int     `json:"findings_dropped"`
+	// Summary is the review's summary comment.
+	Summary string `json:"summary,omitempty"`
+	// Candidates are the issues judged (with the judge: extracted from the
+	// summary and the findings when Extracted, else the comments as
+	// posted).
+	Candidates []string `json:"candidates,omitempty"`
+	Extracted  bool     `json:"extracted,omitempty"`
+	// Matched are the expected comments (by index) the findings matched
+	// (with the judge, Finding indexes Candidates).
+	Matched []Pair `json:"matched"`
+	// Evaluation is the case's scoring, in the benchmark's format.
+	Evaluation Evaluation `json:"evaluation"`
+	CostUSD    float64    `json:"cost_usd"`
+	Tokens     int64      `json:"tokens"`
+	Dropped    int        `json:"findings_dropped"`
 	// Failure is why the run produced no result ("" when it did).
 	Failure string `json:"failure,omitempty"`
 }
@@ -138,27 +178,53 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	defer w.close()
 
-	rep := &Report{Corpus: cfg.Corpus.Dir, Cases: len(cfg.Corpus.Cases), Window: cfg.Window, Judge: cfg.Judge}
-	var judge Judge
+	start := time.Now()
+	if cfg.Beta <= 0 {
+		cfg.Beta = DefaultBeta
+	}
+	rep := &Report{Corpus: cfg.Corpus.Dir, Cases: len(cfg.Corpus.Cases), Window: cfg.Window, Judge: cfg.Judge, Scoring: "location",
+		Beta: cfg.Beta, Models: map[string]string{}, ReviewerVersions: map[string]string{}}
 	var jd *modelJudge
 	if cfg.Judge {
-		model := cfg.JudgeModel
-		if model == "" {
-			model = cfg.Reviewers[0].Config.Model
+		rep.Scoring, rep.JudgeModel = "martian", cfg.JudgeModel
+		if rep.JudgeModel == "" {
+			rep.JudgeModel = cfg.Reviewers[0].Config.Model
 		}
-		if jd, err = w.newJudge(ctx, model); err != nil {
+		if jd, err = w.newJudge(ctx, rep.JudgeModel); err != nil {
 			return nil, err
 		}
-		judge = jd.ask
+	}
+	// score scores one review (or the union of all) of case k.
+	score := func(k *Case, fs []Finding, summaries []string) (Evaluation, []Pair, []string, bool, error) {
+		if jd == nil {
+			m := Match(fs, k.Expected, cfg.Window)
+			return FromMatching(m, fs, k.Expected), m.Pairs, nil, false, nil
+		}
+		if len(k.Expected) == 0 {
+			// Skipped whatever the review says: nothing to extract.
+			return Evaluation{Skipped: true, Reason: "No golden comments"}, []Pair{}, nil, false, nil
+		}
+		bodies := append([]string{}, summaries...)
+		for _, f := range fs {
+			bodies = append(bodies, f.Comment())
+		}
+		cands, extracted := Candidates(ctx, bodies, jd.extract)
+		ev, err := JudgeReview(ctx, k.Expected, cands, jd.verdict)
+		return ev, martianPairs(ev, k.Expected, cands), cands, extracted, err
 	}
 	// Counts per profile (in the order of Profiles), per reviewer and overall.
 	byReviewer := map[string][]Counts{}
+	totals := map[string]*Counts{}
 	figs := map[string]*Figures{}
 	overall := make([]Counts, len(Profiles))
+	var overallTotal Counts
 	rep.Overall = Figures{Reviewer: "overall"}
 	for _, rv := range cfg.Reviewers {
 		byReviewer[rv.Name] = make([]Counts, len(Profiles))
+		totals[rv.Name] = &Counts{}
 		figs[rv.Name] = &Figures{Reviewer: rv.Name}
+		rep.Models[rv.Name] = rv.Config.Model
+		rep.ReviewerVersions[rv.Name] = ReviewerVersion(rv)
 	}
 	for ci := range cfg.Corpus.Cases {
 		k := &cfg.Corpus.Cases[ci]
@@ -168,46 +234,59 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			return nil, err
 		}
 		var all []Finding
+		var summaries []string
 		for _, rv := range cfg.Reviewers {
 			rr, err := w.review(ctx, k, pr, rv)
 			if err != nil {
 				return nil, err
 			}
-			m, err := Match(ctx, rr.Findings, k.Expected, cfg.Window, judge)
+			var sums []string
+			if rr.Summary != "" {
+				sums = []string{rr.Summary}
+			}
+			ev, pairs, cands, extracted, err := score(k, rr.Findings, sums)
 			if err != nil {
 				return nil, fmt.Errorf("judge: %w", err)
 			}
-			rr.Matched = m.Pairs
+			ev.Tool = rv.Name
+			rr.Evaluation, rr.Matched, rr.Candidates, rr.Extracted = ev, pairs, cands, extracted
 			for i, p := range Profiles {
-				byReviewer[rv.Name][i].Add(p, m, k.Expected)
+				byReviewer[rv.Name][i].AddProfile(p, ev, nil)
 			}
+			totals[rv.Name].Total(ev)
 			f := figs[rv.Name]
 			f.Findings += len(rr.Findings)
 			f.CostUSD += rr.CostUSD
+			f.Tokens += rr.Tokens
 			f.Dropped += rr.Dropped
 			if rr.Failure != "" {
 				f.Failed++
 			}
 			all = append(all, rr.Findings...)
+			summaries = append(summaries, sums...)
 			rep.Runs = append(rep.Runs, *rr)
-			fmt.Fprintf(cfg.Log, "  %s: %d findings, %d matched, $%.4f%s\n", rv.Name, len(rr.Findings), len(m.Pairs), rr.CostUSD, failNote(rr.Failure))
+			fmt.Fprintf(cfg.Log, "  %s: %d findings, %d matched, $%.4f, %d tokens%s\n", rv.Name, len(rr.Findings), ev.TP, rr.CostUSD, rr.Tokens, failNote(rr.Failure))
 		}
-		m, err := Match(ctx, all, k.Expected, cfg.Window, judge)
+		ev, _, _, _, err := score(k, all, summaries)
 		if err != nil {
 			return nil, fmt.Errorf("judge: %w", err)
 		}
 		for i, p := range Profiles {
-			overall[i].Add(p, m, k.Expected)
+			overall[i].AddProfile(p, ev, nil)
 		}
+		overallTotal.Total(ev)
 	}
 	cases := float64(max(len(cfg.Corpus.Cases), 1))
 	for _, rv := range cfg.Reviewers {
 		f := figs[rv.Name]
-		f.Profiles = scores(byReviewer[rv.Name])
+		f.Profiles = scores(byReviewer[rv.Name], cfg.Beta)
+		f.Total = totals[rv.Name].Score()
 		f.CostPerPR = f.CostUSD / cases
+		f.TokensPerPR = float64(f.Tokens) / cases
 		rep.Reviewers = append(rep.Reviewers, *f)
 		rep.Overall.Findings += f.Findings
 		rep.Overall.CostUSD += f.CostUSD
+		rep.Overall.Tokens += f.Tokens
 		rep.Overall.Dropped += f.Dropped
 		rep.Overall.Failed += f.Failed
 	}
@@ -215,18 +294,52 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		// Nothing was measured: a broken provider setting, not a score.
 		return nil, fmt.Errorf("eval: every review failed (the first, %s on %s: %s)", rep.Runs[0].Reviewer, rep.Runs[0].Case, rep.Runs[0].Failure)
 	}
-	rep.Overall.Profiles = scores(overall)
+	rep.Overall.Profiles = scores(overall, cfg.Beta)
+	rep.Overall.Total = overallTotal.Score()
 	if jd != nil {
 		rep.JudgeCostUSD = jd.cost(ctx)
 	}
 	rep.Overall.CostPerPR = rep.Overall.CostUSD / cases
+	rep.Overall.TokensPerPR = float64(rep.Overall.Tokens) / cases
+	rep.WallSeconds = time.Since(start).Seconds()
 	return rep, nil
 }
 
-func scores(c []Counts) []ProfileScores {
+// DefaultBeta is the default F-beta (score_profiles.py's --beta default).
+const DefaultBeta = 2
+
+// martianPairs are a judged evaluation's matches as indexes: golden comment
+// and the candidate it kept.
+func martianPairs(ev Evaluation, es []Expected, cands []string) []Pair {
+	out := []Pair{}
+	for _, tp := range ev.TruePositives {
+		e := slices.IndexFunc(es, func(x Expected) bool { return x.Comment == tp.GoldenComment })
+		c := slices.Index(cands, tp.MatchedCandidate)
+		if e >= 0 && c >= 0 {
+			out = append(out, Pair{Finding: c, Expected: e})
+		}
+	}
+	return out
+}
+
+// ReviewerVersion is a short digest of what makes a reviewer review as it
+// does: its settings, CLAUDE.md and skills.
+func ReviewerVersion(rv reviewers.Local) string {
+	h := sha256.New()
+	b, _ := json.Marshal(struct {
+		Config   map[string]any
+		ClaudeMD string
+		Skills   []runnerproto.Skill
+	}{rv.Config.ToMap(), rv.ClaudeMD, rv.Skills})
+	h.Write(b)
+	return hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+func scores(c []Counts, beta float64) []ProfileScores {
 	out := make([]ProfileScores, len(Profiles))
 	for i, p := range Profiles {
-		out[i] = ProfileScores{Profile: p.Name, Scores: c[i].Score()}
+		s := c[i].Score()
+		out[i] = ProfileScores{Profile: p.Name, Scores: s, FBeta: FBeta(s.Precision, s.Recall, beta)}
 	}
 	return out
 }
@@ -447,11 +560,17 @@ func (w *world) newRun(ctx context.Context, k *Case, rv reviewers.Local, model s
 }
 
 func (w *world) costOf(ctx context.Context, id int) float64 {
+	c, _ := w.usageOf(ctx, id)
+	return c
+}
+
+// usageOf is a run's cost and its input and output tokens.
+func (w *world) usageOf(ctx context.Context, id int) (float64, int64) {
 	rn, err := w.db.Run.Get(ctx, id)
 	if err != nil {
-		return 0
+		return 0, 0
 	}
-	return rn.CostUsd
+	return rn.CostUsd, rn.InputTokens + rn.OutputTokens + rn.CacheReadTokens + rn.CacheWriteTokens
 }
 
 // newJobs is eval's job builder: the settings' defaults, the catalogue
@@ -465,7 +584,7 @@ func newJobs(catalog *models.Source) *job.Builder {
 // same model, limits, samples and prompts for the same reviewer.
 func reviewJob(jobs *job.Builder, k *Case, pr *prRepo, rv reviewers.Local, runID int, baseURL, token string) (*runnerproto.Job, error) {
 	a, err := jobs.Assemble(job.Parts{Kind: run.KindReview, RunID: runID, Repository: k.Owner + "/" + k.Repo,
-		PR: runnerproto.PR{Number: k.Number, Title: k.Title, URL: k.URL, HeadSHA: pr.head, BaseSHA: pr.base,
+		PR: runnerproto.PR{Number: k.Number, Title: k.Title, Body: k.Body, URL: k.URL, HeadSHA: pr.head, BaseSHA: pr.base,
 			HeadRef: "eval/head", BaseRef: "main"},
 		Reviewer: job.Reviewer{Name: rv.Name, ClaudeMD: rv.ClaudeMD, Skills: rv.Skills, Config: rv.Config},
 		Changes:  job.Changes{Files: pr.files, Diff: pr.diff},
@@ -491,7 +610,7 @@ func (w *world) review(ctx context.Context, k *Case, pr *prRepo, rv reviewers.Lo
 	res, err := runner.Review(ctx, runner.ReviewConfig{Job: j, CheckoutDir: pr.dir, WorkDir: filepath.Join(w.work, "ws"),
 		Log: w.cfg.Log, HTTPClient: w.http, Agent: agent.Config{}})
 	rr := &RunResult{Case: k.Name, Reviewer: rv.Name, Findings: []Finding{}, Matched: []Pair{}}
-	rr.CostUSD = w.costOf(ctx, rn.ID)
+	rr.CostUSD, rr.Tokens = w.usageOf(ctx, rn.ID)
 	if res != nil {
 		rr.Dropped = res.Dropped
 	}
@@ -510,6 +629,7 @@ func (w *world) review(ctx context.Context, k *Case, pr *prRepo, rv reviewers.Lo
 		rr.Failure = "the result did not parse: " + err.Error()
 		return rr, nil
 	}
+	rr.Summary = result.Summary
 	plan := publish.MakePlan(result.Findings, publish.Rules{MinSeverity: rc.MinSeverity, MaxFindings: rc.MaxFindings}, nil, nil)
 	for _, it := range plan.Posted() {
 		rr.Findings = append(rr.Findings, Finding{Reviewer: rv.Name, Path: it.Path, Line: it.Line, Severity: string(it.Severity),
