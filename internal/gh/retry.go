@@ -97,10 +97,11 @@ func (t *RetryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err == nil && resp.StatusCode < 400 {
 			t.hits.clear(key)
 		}
-		if err == nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusForbidden) {
+		if err == nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusForbidden ||
+			resp.StatusCode == http.StatusUnprocessableEntity) {
 			d, limited := t.rateLimited(resp, key)
 			if !limited {
-				return resp, nil // a permission refusal
+				return resp, nil // a permission refusal or a validation failure
 			}
 			if d > InlineWait || attempt >= p.Attempts {
 				return resp, nil

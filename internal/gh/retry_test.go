@@ -207,6 +207,44 @@ func TestRateLimitAnswers(t *testing.T) {
 	}
 }
 
+// GitHub's 422 is either a validation failure (the request must change) or
+// its anti-spam refusal ("was submitted too quickly"), a secondary limit:
+// only the second is a wait, given back to the caller (at least a minute).
+func TestUnprocessableSpamIsAWait(t *testing.T) {
+	cases := []struct {
+		name, body string
+		wait       bool
+	}{
+		{"submitted too quickly", `{"message":"Unprocessable Entity","errors":["was submitted too quickly"]}`, true},
+		{"endpoint spammed", `{"message":"Validation failed, or the endpoint has been spammed."}`, true},
+		{"lines not in the diff", `{"message":"Unprocessable Entity","errors":["Pull request review thread line must be part of the diff"]}`, false},
+		{"one pending review", `{"message":"Unprocessable Entity","errors":["User can only have one pending review per pull request"]}`, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var calls atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				calls.Add(1)
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(422)
+				io.WriteString(w, tc.body)
+			}))
+			defer srv.Close()
+			tr := &RetryTransport{Base: http.DefaultTransport, Sleep: func(context.Context, time.Duration) error { t.Error("slept"); return nil }}
+			c := NewREST(&http.Client{Transport: tr}, srv.URL)
+			_, _, err := c.PullRequests.CreateReview(context.Background(), "o", "r", 1, &github.PullRequestReviewRequest{})
+			now := time.Now()
+			until, wait := WaitFor(err, now)
+			if wait != tc.wait || calls.Load() != 1 {
+				t.Fatalf("wait %v after %d calls (%v), want %v after 1", wait, calls.Load(), err, tc.wait)
+			}
+			if wait && until.Before(now.Add(time.Minute)) {
+				t.Fatalf("waits until %v, want at least a minute", until.Sub(now))
+			}
+		})
+	}
+}
+
 func TestWaitFor(t *testing.T) {
 	now := time.Unix(1_700_000_000, 0)
 	ra := 90 * time.Second
