@@ -30,6 +30,8 @@ func TestRetryTransport(t *testing.T) {
 		{"secondary rate limit", []func(http.ResponseWriter){status(403, map[string]string{"Retry-After": "1"}), status(201, nil)}, 2, 201, []time.Duration{time.Second}},
 		{"primary rate limit past a few seconds goes back to the caller", []func(http.ResponseWriter){status(403, map[string]string{"X-Ratelimit-Remaining": "0",
 			"X-Ratelimit-Reset": strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10)}), status(200, nil)}, 1, 403, nil},
+		{"5xx with a short Retry-After is slept", []func(http.ResponseWriter){status(503, map[string]string{"Retry-After": "3"}), status(200, nil)}, 2, 200, []time.Duration{3 * time.Second}},
+		{"5xx with a long Retry-After goes back to the caller", []func(http.ResponseWriter){status(503, map[string]string{"Retry-After": "120"}), status(200, nil)}, 1, 503, nil},
 		{"gives up after 3", []func(http.ResponseWriter){status(500, nil), status(500, nil), status(503, nil), status(200, nil)}, 3, 503, []time.Duration{10 * time.Millisecond, 20 * time.Millisecond}},
 		{"plain 403 is final", []func(http.ResponseWriter){status(403, nil), status(200, nil)}, 1, 403, nil},
 		{"404 is final", []func(http.ResponseWriter){status(404, nil)}, 1, 404, nil},
@@ -257,6 +259,10 @@ func TestWaitFor(t *testing.T) {
 	}
 	if _, ok := WaitFor(&github.ErrorResponse{Response: &http.Response{StatusCode: 502}}, now); ok {
 		t.Fatal("a 502 taken for a wait")
+	}
+	later := http.Header{"Retry-After": []string{"300"}}
+	if until, ok := WaitFor(&github.ErrorResponse{Response: &http.Response{StatusCode: 503, Header: later}}, now); !ok || !until.Equal(now.Add(5*time.Minute)) {
+		t.Fatalf("503 with Retry-After: %v %v, want a wait of 5 minutes", until, ok)
 	}
 	h := http.Header{"Retry-After": []string{"120"}}
 	if until, ok := WaitFor(&github.ErrorResponse{Response: &http.Response{StatusCode: 429, Header: h}}, now); !ok || !until.Equal(now.Add(2*time.Minute)) {

@@ -91,7 +91,8 @@ func (h *secondaryHits) clear(key string) {
 
 // WaitFor reports that err is GitHub asking to wait, and until when: a
 // primary limit until its reset, a secondary limit as the transport
-// computed it (Retry-After, set on every rate-limit answer it returns).
+// computed it (Retry-After, set on every rate-limit answer it returns), a
+// 5xx with a Retry-After until then.
 func WaitFor(err error, now time.Time) (time.Time, bool) {
 	var we *WaitError
 	if errors.As(err, &we) {
@@ -119,10 +120,18 @@ func WaitFor(err error, now time.Time) (time.Time, bool) {
 		return now.Add(secondaryFirst), true
 	}
 	var er *github.ErrorResponse
-	if errors.As(err, &er) && limitAnswer(er.Response) {
+	if errors.As(err, &er) && (limitAnswer(er.Response) || Unavailable(err)) {
 		return retryAfter(er.Response, now), true
 	}
 	return time.Time{}, false
+}
+
+// Unavailable reports a 5xx that says when to come back (Retry-After): a
+// wait like a rate limit's, not a failure (the transport sleeps only
+// waits up to InlineWait).
+func Unavailable(err error) bool {
+	var er *github.ErrorResponse
+	return errors.As(err, &er) && er.Response != nil && er.Response.StatusCode >= 500 && serverAsked(er.Response) > 0
 }
 
 // limitAnswer is a 429, or a 403 or 422 that carries a Retry-After

@@ -61,7 +61,8 @@ type Fault struct {
 	Times int
 	// Status for FaultServerError (default 502).
 	Status int
-	// RetryAfter seconds for the rate limit kinds (default 1).
+	// RetryAfter seconds for the rate limit kinds (default 1); on
+	// FaultServerError, a Retry-After header when set.
 	RetryAfter int
 	// NoRetryAfter answers the rate limit kinds without a Retry-After header,
 	// as GitHub may ("Otherwise, wait for at least one minute": API.md).
@@ -194,6 +195,11 @@ func (s *Sim) applyFault(w http.ResponseWriter, r *http.Request, key string) boo
 		st := fired.Status
 		if st == 0 {
 			st = http.StatusBadGateway
+		}
+		if fired.RetryAfter > 0 {
+			// GitHub may name when to come back on a 5xx too (RFC 9110
+			// §10.2.3, Retry-After on 503).
+			w.Header().Set("Retry-After", strconv.Itoa(fired.RetryAfter))
 		}
 		writeJSON(w, st, obj{"message": "Server Error", "status": strconv.Itoa(st)})
 	}
