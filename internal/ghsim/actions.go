@@ -453,7 +453,9 @@ func (c *reqCtx) run(r *repo) *workflowRun {
 
 func hGetRun(c *reqCtx) {
 	r := c.repo()
-	if r == nil {
+	// "Get a workflow run": fine-grained and App tokens need Actions: read
+	// (REST docs, "Fine-grained access tokens for Get a workflow run").
+	if r == nil || !c.need(r, "actions", "read") {
 		return
 	}
 	if w := c.run(r); w != nil {
