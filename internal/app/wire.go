@@ -206,7 +206,8 @@ func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, [
 	if err != nil {
 		return nil, nil, err
 	}
-	loops := []worker.Loop{ev, disp, pl, sweep, fin, sync, rec, prune, bt}
+	accts := &worker.AccountBackfill{DB: d.db, Log: d.log, GitHub: d.github}
+	loops := []worker.Loop{ev, disp, pl, sweep, fin, sync, rec, prune, bt, accts}
 	beats := []func(context.Context, string, time.Time) error{worker.HeartbeatLeases(d.db)}
 	return loops, beats, nil
 }
