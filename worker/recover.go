@@ -11,6 +11,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent/hookcursor"
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
+	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/logging"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/store"
@@ -22,13 +23,13 @@ import (
 // redeliver each failed delivery Chakshu has not stored.
 
 // HookDeliveries is what the Recoverer needs of GitHub, as the App (JWT):
-// go-github's AppsService.
+// ghwrite.AppHooks (the redelivery is a write).
 type HookDeliveries interface {
 	ListHookDeliveries(ctx context.Context, opts *github.ListCursorOptions) ([]*github.HookDelivery, *github.Response, error)
 	RedeliverHookDelivery(ctx context.Context, deliveryID int64) (*github.HookDelivery, *github.Response, error)
 }
 
-var _ HookDeliveries = (*github.AppsService)(nil)
+var _ HookDeliveries = (*ghwrite.AppHooks)(nil)
 
 // RecoverConfig builds a Recoverer.
 type RecoverConfig struct {

@@ -12,6 +12,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
 	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 	"github.com/chakshu-dev/chakshu/server/webhook"
@@ -104,7 +105,7 @@ func TestWebhookRecoveryAfterADatabaseStall(t *testing.T) {
 			t.Fatalf("%d events stored before recovery, want all but the 6 of the stall (%d)", n, len(guids)-6)
 		}
 		apps := ghtest.Apps(t, s, appID, key)
-		rec, err := worker.NewRecoverer(worker.RecoverConfig{DB: db, Log: log, GitHub: apps.App().Apps, AppID: appID,
+		rec, err := worker.NewRecoverer(worker.RecoverConfig{DB: db, Log: log, GitHub: ghwrite.Hooks(apps), AppID: appID,
 			Pace: time.Millisecond, Interval: time.Hour})
 		if err != nil {
 			t.Fatal(err)
@@ -162,7 +163,7 @@ func TestWebhookRecoveryPagesThroughTheLog(t *testing.T) {
 		in := webhooktest.StartIntake(t, webhook.Config{DB: db, Secrets: []string{"s3cret"}, Log: log})
 		s.SetWebhook(in.URL, "s3cret")
 		apps := ghtest.Apps(t, s, appID, key)
-		rec, err := worker.NewRecoverer(worker.RecoverConfig{DB: db, Log: log, GitHub: apps.App().Apps, AppID: appID, Pace: time.Millisecond})
+		rec, err := worker.NewRecoverer(worker.RecoverConfig{DB: db, Log: log, GitHub: ghwrite.Hooks(apps), AppID: appID, Pace: time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}

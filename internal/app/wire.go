@@ -192,7 +192,7 @@ func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, [
 	if err != nil {
 		return nil, nil, err
 	}
-	rec, err := worker.NewRecoverer(worker.RecoverConfig{DB: d.db, Log: d.log, GitHub: d.github.App().Apps, AppID: d.cfg.AppID})
+	rec, err := worker.NewRecoverer(worker.RecoverConfig{DB: d.db, Log: d.log, GitHub: ghwrite.Hooks(d.github), AppID: d.cfg.AppID})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -206,7 +206,8 @@ func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, [
 	if err != nil {
 		return nil, nil, err
 	}
-	loops := []worker.Loop{ev, disp, pl, sweep, fin, sync, rec, prune, bt}
+	accts := &worker.AccountBackfill{DB: d.db, Log: d.log, GitHub: d.github}
+	loops := []worker.Loop{ev, disp, pl, sweep, fin, sync, rec, prune, bt, accts}
 	beats := []func(context.Context, string, time.Time) error{worker.HeartbeatLeases(d.db)}
 	return loops, beats, nil
 }

@@ -37,7 +37,8 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 }
 
 // RetryTransport retries what GitHub asks to be retried. A rate-limit
-// answer asking to wait longer than InlineWait is returned at once, with
+// answer, or a 5xx with a Retry-After, asking to wait longer than
+// InlineWait is returned at once, with
 // the wait GitHub's rules give as its Retry-After (see askedWait), so the
 // caller can put its work back with a due time (WaitFor): a request never
 // sleeps past its own timeout.
@@ -97,10 +98,11 @@ func (t *RetryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err == nil && resp.StatusCode < 400 {
 			t.hits.clear(key)
 		}
-		if err == nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusForbidden) {
+		if err == nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusForbidden ||
+			resp.StatusCode == http.StatusUnprocessableEntity) {
 			d, limited := t.rateLimited(resp, key)
 			if !limited {
-				return resp, nil // a permission refusal
+				return resp, nil // a permission refusal or a validation failure
 			}
 			if d > InlineWait || attempt >= p.Attempts {
 				return resp, nil
@@ -111,6 +113,11 @@ func (t *RetryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 				return nil, serr
 			}
 			continue
+		}
+		if err == nil && resp.StatusCode >= 500 && serverAsked(resp) > InlineWait {
+			// GitHub asks to come back later than a request may wait
+			// inside its timeout: the caller puts its work back (WaitFor).
+			return resp, nil
 		}
 		wait, retry := t.shouldRetry(resp, err, attempt, p)
 		if retry && CreatesContent(req) && mayHaveLanded(resp, err) {
@@ -215,6 +222,14 @@ func CreatesContent(req *http.Request) bool {
 // rate-limit refusal (429, 403) was not performed.
 func mayHaveLanded(resp *http.Response, err error) bool {
 	return err != nil || resp.StatusCode >= 500
+}
+
+// serverAsked is the answer's Retry-After in seconds; 0 without one.
+func serverAsked(resp *http.Response) time.Duration {
+	if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s > 0 {
+		return time.Duration(s) * time.Second
+	}
+	return 0
 }
 
 // serverWait is what the server asked for (Retry-After seconds, or the

@@ -30,6 +30,8 @@ func TestRetryTransport(t *testing.T) {
 		{"secondary rate limit", []func(http.ResponseWriter){status(403, map[string]string{"Retry-After": "1"}), status(201, nil)}, 2, 201, []time.Duration{time.Second}},
 		{"primary rate limit past a few seconds goes back to the caller", []func(http.ResponseWriter){status(403, map[string]string{"X-Ratelimit-Remaining": "0",
 			"X-Ratelimit-Reset": strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10)}), status(200, nil)}, 1, 403, nil},
+		{"5xx with a short Retry-After is slept", []func(http.ResponseWriter){status(503, map[string]string{"Retry-After": "3"}), status(200, nil)}, 2, 200, []time.Duration{3 * time.Second}},
+		{"5xx with a long Retry-After goes back to the caller", []func(http.ResponseWriter){status(503, map[string]string{"Retry-After": "120"}), status(200, nil)}, 1, 503, nil},
 		{"gives up after 3", []func(http.ResponseWriter){status(500, nil), status(500, nil), status(503, nil), status(200, nil)}, 3, 503, []time.Duration{10 * time.Millisecond, 20 * time.Millisecond}},
 		{"plain 403 is final", []func(http.ResponseWriter){status(403, nil), status(200, nil)}, 1, 403, nil},
 		{"404 is final", []func(http.ResponseWriter){status(404, nil)}, 1, 404, nil},
@@ -207,6 +209,44 @@ func TestRateLimitAnswers(t *testing.T) {
 	}
 }
 
+// GitHub's 422 is either a validation failure (the request must change) or
+// its anti-spam refusal ("was submitted too quickly"), a secondary limit:
+// only the second is a wait, given back to the caller (at least a minute).
+func TestUnprocessableSpamIsAWait(t *testing.T) {
+	cases := []struct {
+		name, body string
+		wait       bool
+	}{
+		{"submitted too quickly", `{"message":"Unprocessable Entity","errors":["was submitted too quickly"]}`, true},
+		{"endpoint spammed", `{"message":"Validation failed, or the endpoint has been spammed."}`, true},
+		{"lines not in the diff", `{"message":"Unprocessable Entity","errors":["Pull request review thread line must be part of the diff"]}`, false},
+		{"one pending review", `{"message":"Unprocessable Entity","errors":["User can only have one pending review per pull request"]}`, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var calls atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				calls.Add(1)
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(422)
+				io.WriteString(w, tc.body)
+			}))
+			defer srv.Close()
+			tr := &RetryTransport{Base: http.DefaultTransport, Sleep: func(context.Context, time.Duration) error { t.Error("slept"); return nil }}
+			c := NewREST(&http.Client{Transport: tr}, srv.URL)
+			_, _, err := c.PullRequests.CreateReview(context.Background(), "o", "r", 1, &github.PullRequestReviewRequest{})
+			now := time.Now()
+			until, wait := WaitFor(err, now)
+			if wait != tc.wait || calls.Load() != 1 {
+				t.Fatalf("wait %v after %d calls (%v), want %v after 1", wait, calls.Load(), err, tc.wait)
+			}
+			if wait && until.Before(now.Add(time.Minute)) {
+				t.Fatalf("waits until %v, want at least a minute", until.Sub(now))
+			}
+		})
+	}
+}
+
 func TestWaitFor(t *testing.T) {
 	now := time.Unix(1_700_000_000, 0)
 	ra := 90 * time.Second
@@ -219,6 +259,10 @@ func TestWaitFor(t *testing.T) {
 	}
 	if _, ok := WaitFor(&github.ErrorResponse{Response: &http.Response{StatusCode: 502}}, now); ok {
 		t.Fatal("a 502 taken for a wait")
+	}
+	later := http.Header{"Retry-After": []string{"300"}}
+	if until, ok := WaitFor(&github.ErrorResponse{Response: &http.Response{StatusCode: 503, Header: later}}, now); !ok || !until.Equal(now.Add(5*time.Minute)) {
+		t.Fatalf("503 with Retry-After: %v %v, want a wait of 5 minutes", until, ok)
 	}
 	h := http.Header{"Retry-After": []string{"120"}}
 	if until, ok := WaitFor(&github.ErrorResponse{Response: &http.Response{StatusCode: 429, Header: h}}, now); !ok || !until.Equal(now.Add(2*time.Minute)) {

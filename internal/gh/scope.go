@@ -180,12 +180,22 @@ func notGranted(err error) bool {
 	return errors.As(err, &he) && he.Response != nil && he.Response.StatusCode == http.StatusUnprocessableEntity
 }
 
-// Granted returns the permissions installation id holds now (GET
-// /app/installations/{id}, as the App).
-func (a *Apps) Granted(ctx context.Context, id int64) (Scope, error) {
+// InstallationOf reads installation id as the App (GET
+// /app/installations/{id}): its account, permissions and state.
+func (a *Apps) InstallationOf(ctx context.Context, id int64) (*github.Installation, error) {
 	in, _, err := a.App().Apps.GetInstallation(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("github: read installation %d: %w", id, err)
+	}
+	return in, nil
+}
+
+// Granted returns the permissions installation id holds now (GET
+// /app/installations/{id}, as the App).
+func (a *Apps) Granted(ctx context.Context, id int64) (Scope, error) {
+	in, err := a.InstallationOf(ctx, id)
+	if err != nil {
+		return nil, err
 	}
 	out := Scope{}
 	b, _ := json.Marshal(in.GetPermissions())

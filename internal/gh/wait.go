@@ -31,6 +31,12 @@ const (
 // saying so) at least a minute, growing with each consecutive one (hits, 1
 // for the first). ok is false for an answer that is not a rate limit.
 func askedWait(resp *http.Response, body []byte, hits int, now time.Time) (d time.Duration, secondary, ok bool) {
+	if resp.StatusCode == http.StatusUnprocessableEntity {
+		if !Spammed(body) {
+			return 0, false, false // a validation failure
+		}
+		return growing(hits), true, true
+	}
 	if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusForbidden {
 		return 0, false, false
 	}
@@ -85,7 +91,8 @@ func (h *secondaryHits) clear(key string) {
 
 // WaitFor reports that err is GitHub asking to wait, and until when: a
 // primary limit until its reset, a secondary limit as the transport
-// computed it (Retry-After, set on every rate-limit answer it returns).
+// computed it (Retry-After, set on every rate-limit answer it returns), a
+// 5xx with a Retry-After until then.
 func WaitFor(err error, now time.Time) (time.Time, bool) {
 	var we *WaitError
 	if errors.As(err, &we) {
@@ -113,18 +120,39 @@ func WaitFor(err error, now time.Time) (time.Time, bool) {
 		return now.Add(secondaryFirst), true
 	}
 	var er *github.ErrorResponse
-	if errors.As(err, &er) && limitAnswer(er.Response) {
+	if errors.As(err, &er) && (limitAnswer(er.Response) || Unavailable(err)) {
 		return retryAfter(er.Response, now), true
 	}
 	return time.Time{}, false
 }
 
-// limitAnswer is a 429, or a 403 that carries a Retry-After (GitHub's, or
-// the transport's for a secondary limit whose documentation_url go-github
-// does not recognise); a 403 without one is a permission refusal.
+// Unavailable reports a 5xx that says when to come back (Retry-After): a
+// wait like a rate limit's, not a failure (the transport sleeps only
+// waits up to InlineWait).
+func Unavailable(err error) bool {
+	var er *github.ErrorResponse
+	return errors.As(err, &er) && er.Response != nil && er.Response.StatusCode >= 500 && serverAsked(er.Response) > 0
+}
+
+// limitAnswer is a 429, or a 403 or 422 that carries a Retry-After
+// (GitHub's, or the transport's for a secondary limit whose
+// documentation_url go-github does not recognise, or for GitHub's
+// anti-spam 422); a 403 without one is a permission refusal, a 422 a
+// validation failure.
 func limitAnswer(resp *http.Response) bool {
 	return resp != nil && (resp.StatusCode == http.StatusTooManyRequests ||
-		resp.StatusCode == http.StatusForbidden && resp.Header.Get("Retry-After") != "")
+		(resp.StatusCode == http.StatusForbidden || resp.StatusCode == http.StatusUnprocessableEntity) && resp.Header.Get("Retry-After") != "")
+}
+
+// Spammed reports GitHub's anti-spam refusal in a 422's body: content
+// created too fast ("was submitted too quickly", as users report on
+// reviews and comments: anc95/ChatGPT-CodeReview#201, cli/cli#4801; the
+// OpenAPI description of the 422 reads "Validation failed, or the
+// endpoint has been spammed"). It is a secondary rate limit, not a
+// request to change: the same request goes through later.
+func Spammed(body []byte) bool {
+	b := strings.ToLower(string(body))
+	return strings.Contains(b, "submitted too quickly") || strings.Contains(b, "endpoint has been spammed")
 }
 
 func retryAfter(resp *http.Response, now time.Time) time.Time {

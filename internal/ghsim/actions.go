@@ -159,9 +159,26 @@ func hListCheckRuns(c *reqCtx) {
 	}
 	sha := c.s.resolve(r, c.v("ref"))
 	name := c.r.URL.Query().Get("check_name")
+	// filter defaults to "latest": only the newest run of each name is
+	// listed; "all" lists every run (OpenAPI: checks/list-for-ref, "filter",
+	// enum latest|all, default latest). See API.md.
+	filter := c.r.URL.Query().Get("filter")
+	switch filter {
+	case "":
+		filter = "latest"
+	case "latest", "all":
+	default:
+		c.fail(http.StatusUnprocessableEntity, "Validation Failed", obj{"resource": "CheckRun", "field": "filter", "code": "invalid"})
+		return
+	}
+	seen := map[string]bool{}
 	var items []any
 	for _, cr := range c.s.sortedChecks() {
 		if cr.repo == r.fullName() && cr.headSHA == sha && (name == "" || cr.name == name) {
+			if filter == "latest" && seen[cr.name] {
+				continue
+			}
+			seen[cr.name] = true
 			items = append(items, c.s.checkRunJSON(r, cr))
 		}
 	}
@@ -436,7 +453,9 @@ func (c *reqCtx) run(r *repo) *workflowRun {
 
 func hGetRun(c *reqCtx) {
 	r := c.repo()
-	if r == nil {
+	// "Get a workflow run": fine-grained and App tokens need Actions: read
+	// (REST docs, "Fine-grained access tokens for Get a workflow run").
+	if r == nil || !c.need(r, "actions", "read") {
 		return
 	}
 	if w := c.run(r); w != nil {

@@ -36,6 +36,12 @@ const (
 	// Status (default 502) instead of its answer, as GitHub can: a review
 	// created and reported as 502 (prontolabs/pronto#302, API.md).
 	FaultAfterWrite
+	// FaultSpam answers GitHub's anti-spam refusal of content creation:
+	// 422 (OpenAPI: "Validation failed, or the endpoint has been spammed")
+	// with "was submitted too quickly" in its errors, as users report on
+	// reviews and comments (anc95/ChatGPT-CodeReview#201, cli/cli#4801).
+	// Nothing is written; the same request later goes through.
+	FaultSpam
 )
 
 // Fault describes injected failures for matching requests.
@@ -55,7 +61,8 @@ type Fault struct {
 	Times int
 	// Status for FaultServerError (default 502).
 	Status int
-	// RetryAfter seconds for the rate limit kinds (default 1).
+	// RetryAfter seconds for the rate limit kinds (default 1); on
+	// FaultServerError, a Retry-After header when set.
 	RetryAfter int
 	// NoRetryAfter answers the rate limit kinds without a Retry-After header,
 	// as GitHub may ("Otherwise, wait for at least one minute": API.md).
@@ -181,10 +188,18 @@ func (s *Sim) applyFault(w http.ResponseWriter, r *http.Request, key string) boo
 			return true
 		}
 		writeJSON(w, http.StatusForbidden, obj{"message": "API rate limit exceeded for installation ID 1.", "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api", "status": "403"})
+	case FaultSpam:
+		writeJSON(w, http.StatusUnprocessableEntity, obj{"message": "Unprocessable Entity", "errors": []string{"was submitted too quickly"},
+			"documentation_url": "https://docs.github.com/rest/pulls/reviews#create-a-review-for-a-pull-request", "status": "422"})
 	default:
 		st := fired.Status
 		if st == 0 {
 			st = http.StatusBadGateway
+		}
+		if fired.RetryAfter > 0 {
+			// GitHub may name when to come back on a 5xx too (RFC 9110
+			// §10.2.3, Retry-After on 503).
+			w.Header().Set("Retry-After", strconv.Itoa(fired.RetryAfter))
 		}
 		writeJSON(w, st, obj{"message": "Server Error", "status": strconv.Itoa(st)})
 	}

@@ -84,6 +84,10 @@ func renderMarkdown(src string, target *suggestionTarget) template.HTML {
 	return template.HTML(out) //nolint:gosec // sanitised by the allow-list above
 }
 
+// RenderMarkdown is the HTML GitHub shows for a Markdown body (a comment, a
+// review, a check run's text): what tests compare instead of the Markdown.
+func RenderMarkdown(src string) string { return string(renderMarkdown(src, nil)) }
+
 // suggestionHTML is GitHub's "Suggested change" box: the commented lines
 // removed, the suggestion's lines added.
 func suggestionHTML(suggested string, target *suggestionTarget) string {

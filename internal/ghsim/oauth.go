@@ -94,8 +94,6 @@ func (s *Sim) serveOAuth(w http.ResponseWriter, r *http.Request) {
 			clientID, secret = u, p
 		}
 		s.mu.Lock()
-		c := s.oauth[form.Get("code")]
-		delete(s.oauth, form.Get("code"))
 		okClient := false
 		for _, a := range s.apps {
 			if a.clientID == clientID && a.secret == secret {
@@ -103,9 +101,23 @@ func (s *Sim) serveOAuth(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		var tok *accessToken
-		if c != nil && okClient && c.clientID == clientID && s.now().Before(c.expires) {
-			tok = s.mintToken(0, c.login, "gho_")
-			tok.expires = s.now().Add(8 * time.Hour)
+		var refresh string
+		refreshing := form.Get("grant_type") == "refresh_token"
+		if refreshing {
+			// "Refreshing user access tokens": the refresh token buys a new
+			// pair; it and the old access token stop working.
+			rt := s.refreshTokens[form.Get("refresh_token")]
+			if rt != nil && okClient && rt.clientID == clientID && s.now().Before(rt.expires) {
+				delete(s.refreshTokens, form.Get("refresh_token"))
+				delete(s.tokens, rt.access)
+				tok, refresh = s.mintUserToken(rt.login, clientID)
+			}
+		} else {
+			c := s.oauth[form.Get("code")]
+			delete(s.oauth, form.Get("code"))
+			if c != nil && okClient && c.clientID == clientID && s.now().Before(c.expires) {
+				tok, refresh = s.mintUserToken(c.login, clientID)
+			}
 		}
 		s.mu.Unlock()
 		resp := url.Values{}
@@ -117,11 +129,17 @@ func (s *Sim) serveOAuth(w http.ResponseWriter, r *http.Request) {
 		case !okClient:
 			resp.Set("error", "incorrect_client_credentials")
 			resp.Set("error_description", "The client_id and/or client_secret passed are incorrect.")
+		case tok == nil && refreshing:
+			resp.Set("error", "bad_refresh_token")
+			resp.Set("error_description", "The refresh token passed is incorrect or expired.")
 		case tok == nil:
 			resp.Set("error", "bad_verification_code")
 			resp.Set("error_description", "The code passed is incorrect or expired.")
 		default:
 			resp.Set("access_token", tok.token)
+			resp.Set("expires_in", strconv.Itoa(int(userTokenLife/time.Second)))
+			resp.Set("refresh_token", refresh)
+			resp.Set("refresh_token_expires_in", strconv.Itoa(int(refreshTokenLife/time.Second)))
 			resp.Set("token_type", "bearer")
 			resp.Set("scope", "")
 		}
@@ -129,6 +147,9 @@ func (s *Sim) serveOAuth(w http.ResponseWriter, r *http.Request) {
 			m := obj{}
 			for k := range resp {
 				m[k] = resp.Get(k)
+				if n, err := strconv.Atoi(resp.Get(k)); err == nil && strings.HasSuffix(k, "expires_in") {
+					m[k] = n
+				}
 			}
 			writeJSON(w, http.StatusOK, m)
 			return
@@ -138,6 +159,31 @@ func (s *Sim) serveOAuth(w http.ResponseWriter, r *http.Request) {
 	default:
 		http.NotFound(w, r)
 	}
+}
+
+// A GitHub App's user access token expires after 8 hours and comes with a
+// refresh token good for 6 months, unless the App opted out (docs
+// "Refreshing user access tokens"; GitHub's example answer has
+// "expires_in": 28800, "refresh_token_expires_in": 15811200,
+// omniauth/omniauth-github#99). Tokens are ghu_, refresh tokens ghr_.
+const (
+	userTokenLife    = 8 * time.Hour
+	refreshTokenLife = 15811200 * time.Second
+)
+
+type refreshToken struct {
+	login, clientID, access string
+	expires                 time.Time
+}
+
+// mintUserToken issues login's user access token and its refresh token.
+// Called with s.mu held.
+func (s *Sim) mintUserToken(login, clientID string) (*accessToken, string) {
+	tok := s.mintToken(0, login, "ghu_")
+	tok.expires = s.now().Add(userTokenLife)
+	rt := "ghr_" + randAlnum(76)
+	s.refreshTokens[rt] = &refreshToken{login: login, clientID: clientID, access: tok.token, expires: s.now().Add(refreshTokenLife)}
+	return tok, rt
 }
 
 func (c *reqCtx) userOnly() bool {

@@ -2,8 +2,10 @@ package ghsim_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,6 +39,12 @@ func TestOAuthWebFlow(t *testing.T) {
 	}
 	if _, err := conf.Exchange(ctx, loc.Query().Get("code")); err == nil {
 		t.Error("a code was accepted twice")
+	}
+	// A GitHub App's user token: ghu_, 8 hours, with a ghr_ refresh token
+	// good for 6 months (docs "Refreshing user access tokens").
+	if !strings.HasPrefix(tok.AccessToken, "ghu_") || !strings.HasPrefix(tok.RefreshToken, "ghr_") || time.Until(tok.Expiry).Round(time.Minute) != 8*time.Hour ||
+		tok.Extra("refresh_token_expires_in") == nil {
+		t.Fatalf("token %+v (refresh_token_expires_in %v), want an expiring ghu_ with a ghr_ refresh token", tok, tok.Extra("refresh_token_expires_in"))
 	}
 	rest := gh.NewREST(conf.Client(ctx, tok), f.sim.URL())
 	u, _, err := rest.Users.Get(ctx, "")
@@ -119,5 +127,48 @@ func TestFaultLatency(t *testing.T) {
 	resp.Body.Close()
 	if d := time.Since(start); d < 80*time.Millisecond {
 		t.Errorf("latency %v", d)
+	}
+}
+
+// The refresh grant trades a refresh token for a new pair; the used refresh
+// token and the old access token stop working; a used or unknown refresh
+// token is answered bad_refresh_token (docs "Refreshing user access tokens").
+func TestOAuthRefreshGrant(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	id, secret := f.sim.AppClientCredentials(f.appID)
+	conf := &oauth2.Config{ClientID: id, ClientSecret: secret, RedirectURL: "http://127.0.0.1:1/callback",
+		Endpoint: oauth2.Endpoint{AuthURL: f.sim.WebURL() + "/login/oauth/authorize", TokenURL: f.sim.WebURL() + "/login/oauth/access_token"}}
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := noFollow.Get(conf.AuthCodeURL("s") + "&login=alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	loc, _ := url.Parse(resp.Header.Get("Location"))
+	first, err := conf.Exchange(ctx, loc.Query().Get("code"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	refresh := func(rt string) (*oauth2.Token, error) {
+		return conf.TokenSource(ctx, &oauth2.Token{RefreshToken: rt}).Token()
+	}
+	second, err := refresh(first.RefreshToken)
+	if err != nil || second.AccessToken == first.AccessToken || second.RefreshToken == first.RefreshToken || time.Until(second.Expiry).Round(time.Minute) != 8*time.Hour {
+		t.Fatalf("refresh: %+v %v, want a new pair", second, err)
+	}
+	login := func(tok *oauth2.Token) int {
+		_, resp, _ := gh.NewREST(conf.Client(ctx, &oauth2.Token{AccessToken: tok.AccessToken}), f.sim.URL()).Users.Get(ctx, "")
+		return resp.StatusCode
+	}
+	if st := login(second); st != 200 {
+		t.Fatalf("new access token: %d", st)
+	}
+	if st := login(first); st != 401 {
+		t.Fatalf("old access token after the refresh: %d, want 401", st)
+	}
+	var re *oauth2.RetrieveError
+	if _, err := refresh(first.RefreshToken); !errors.As(err, &re) || re.ErrorCode != "bad_refresh_token" {
+		t.Fatalf("a used refresh token: %v, want bad_refresh_token", err)
 	}
 }

@@ -81,36 +81,38 @@ type Sim struct {
 
 	routes []*route
 
-	mu         sync.Mutex
-	nextID     int64
-	accounts   map[string]*account // by lower login
-	teams      map[string]*team    // "org/slug"
-	apps       map[int64]*app
-	installs   map[int64]*installation
-	tokens     map[string]*accessToken
-	repos      map[string]*repo             // lower "owner/name"
-	pulls      map[string]*pull             // "owner/name#n"
-	issues     map[string]*issue            // "owner/name#n"; numbers shared with pulls
-	orgRoles   map[string]map[string]string // lower org → lower login → admin|member
-	checks     map[int64]*checkRun
-	runs       map[int64]*workflowRun
-	oauth      map[string]*oauthCode
-	hook       *webhookConfig
-	pending    []*Delivery
-	deliveries []*Delivery
-	oauthLogin string
-	htmlOnce   sync.Once
-	pages      *http.ServeMux
-	calls      map[string]int
-	gqlCalls   map[string]int
-	valErrs    []string
-	faults     []*faultRule
-	rng        *mrand.Rand
-	oidcKey    *rsa.PrivateKey
-	onDisp     []func(WorkflowRun)
-	deliverMu  sync.Mutex // serialises synchronous deliveries
-	deliverWG  inflight
-	closed     bool
+	mu       sync.Mutex
+	nextID   int64
+	accounts map[string]*account // by lower login
+	teams    map[string]*team    // "org/slug"
+	apps     map[int64]*app
+	installs map[int64]*installation
+	tokens   map[string]*accessToken
+	repos    map[string]*repo             // lower "owner/name"
+	pulls    map[string]*pull             // "owner/name#n"
+	issues   map[string]*issue            // "owner/name#n"; numbers shared with pulls
+	orgRoles map[string]map[string]string // lower org → lower login → admin|member
+	checks   map[int64]*checkRun
+	runs     map[int64]*workflowRun
+	oauth    map[string]*oauthCode
+	// refreshTokens are user tokens' refresh tokens (oauth.go).
+	refreshTokens map[string]*refreshToken
+	hook          *webhookConfig
+	pending       []*Delivery
+	deliveries    []*Delivery
+	oauthLogin    string
+	htmlOnce      sync.Once
+	pages         *http.ServeMux
+	calls         map[string]int
+	gqlCalls      map[string]int
+	valErrs       []string
+	faults        []*faultRule
+	rng           *mrand.Rand
+	oidcKey       *rsa.PrivateKey
+	onDisp        []func(WorkflowRun)
+	deliverMu     sync.Mutex // serialises synchronous deliveries
+	deliverWG     inflight
+	closed        bool
 }
 
 // New starts a simulator on 127.0.0.1:0 (or opts.Addr). It panics if the
@@ -133,25 +135,26 @@ func Start(opts Options) (*Sim, error) {
 		opts.WebhookClient = &http.Client{Timeout: 10 * time.Second}
 	}
 	s := &Sim{
-		opts:     opts,
-		limits:   newLimiter(opts.Limits),
-		nextID:   1000,
-		accounts: map[string]*account{},
-		teams:    map[string]*team{},
-		apps:     map[int64]*app{},
-		installs: map[int64]*installation{},
-		tokens:   map[string]*accessToken{},
-		repos:    map[string]*repo{},
-		pulls:    map[string]*pull{},
-		issues:   map[string]*issue{},
-		orgRoles: map[string]map[string]string{},
-		checks:   map[int64]*checkRun{},
-		runs:     map[int64]*workflowRun{},
-		oauth:    map[string]*oauthCode{},
-		calls:    map[string]int{},
-		gqlCalls: map[string]int{},
-		rng:      mrand.New(mrand.NewSource(opts.Seed)),
-		oidcKey:  sharedKey(0),
+		opts:          opts,
+		limits:        newLimiter(opts.Limits),
+		nextID:        1000,
+		accounts:      map[string]*account{},
+		teams:         map[string]*team{},
+		apps:          map[int64]*app{},
+		installs:      map[int64]*installation{},
+		tokens:        map[string]*accessToken{},
+		repos:         map[string]*repo{},
+		pulls:         map[string]*pull{},
+		issues:        map[string]*issue{},
+		orgRoles:      map[string]map[string]string{},
+		checks:        map[int64]*checkRun{},
+		runs:          map[int64]*workflowRun{},
+		oauth:         map[string]*oauthCode{},
+		refreshTokens: map[string]*refreshToken{},
+		calls:         map[string]int{},
+		gqlCalls:      map[string]int{},
+		rng:           mrand.New(mrand.NewSource(opts.Seed)),
+		oidcKey:       sharedKey(0),
 	}
 	s.registerRoutes()
 	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serveHTTP))

@@ -584,3 +584,44 @@ func TestDispatchNeedsTheTrigger(t *testing.T) {
 		t.Fatalf("list.yml names workflow_dispatch: %v", err)
 	}
 }
+
+// Listing check runs keeps only the newest run of each name unless the
+// caller asks for filter=all (OpenAPI checks/list-for-ref: default latest).
+func TestCheckRunsListLatestByDefault(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	rest := f.inst.REST
+	head := f.sim.BranchSHA("acme/widget", "main")
+	var ids []int64
+	for _, name := range []string{"Chakshu · security", "Chakshu · security", "Chakshu · style"} {
+		cr, _, err := rest.Checks.CreateCheckRun(ctx, "acme", "widget", github.CreateCheckRunOptions{Name: name, HeadSHA: head})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, cr.GetID())
+	}
+	cases := []struct {
+		name   string
+		filter *string
+		want   []int64
+	}{
+		{"default is latest", nil, []int64{ids[2], ids[1]}},
+		{"latest", github.Ptr("latest"), []int64{ids[2], ids[1]}},
+		{"all", github.Ptr("all"), []int64{ids[2], ids[1], ids[0]}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			list, _, err := rest.Checks.ListCheckRunsForRef(ctx, "acme", "widget", head, &github.ListCheckRunsOptions{Filter: tc.filter})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int64
+			for _, cr := range list.CheckRuns {
+				got = append(got, cr.GetID())
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) || list.GetTotal() != len(tc.want) {
+				t.Fatalf("listed %v (total %d), want %v", got, list.GetTotal(), tc.want)
+			}
+		})
+	}
+}

@@ -83,7 +83,10 @@ func (p *Port) findCheck(ctx context.Context, gc *github.Client, c Check) (int64
 	ext := strconv.Itoa(c.RunID)
 	name := c.Name
 	list, _, err := gc.Checks.ListCheckRunsForRef(ctx, c.Repo.Owner, c.Repo.Name, c.HeadSHA,
-		&github.ListCheckRunsOptions{CheckName: &name, ListOptions: github.ListOptions{PerPage: 100}})
+		// filter=all: GitHub lists only the newest run of each name by
+		// default, and this run's check may not be the newest of its name
+		// (a later run on the same commit).
+		&github.ListCheckRunsOptions{CheckName: &name, Filter: github.Ptr("all"), ListOptions: github.ListOptions{PerPage: 100}})
 	if err != nil {
 		return 0, fmt.Errorf("list check runs: %w", err)
 	}

@@ -35,9 +35,11 @@ func (h *runDetailsHosts) remember(host string) {
 	h.refused[host] = true
 }
 
-// refusesRunDetails is GitHub's 422 naming return_run_details.
+// refusesRunDetails is GitHub's 422 naming return_run_details, or a 400
+// naming it (a body key a release does not know may be answered either way).
 func refusesRunDetails(resp *github.Response, err error) bool {
-	return err != nil && resp != nil && resp.StatusCode == http.StatusUnprocessableEntity &&
+	return err != nil && resp != nil &&
+		(resp.StatusCode == http.StatusUnprocessableEntity || resp.StatusCode == http.StatusBadRequest) &&
 		strings.Contains(err.Error(), "return_run_details")
 }
 

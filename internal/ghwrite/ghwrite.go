@@ -146,6 +146,14 @@ func createOnce[T any](ctx context.Context, p *Port, send func() (T, error), fou
 	var zero T
 	for attempt := 1; ; attempt++ {
 		v, err := send()
+		if _, wait := gh.WaitFor(err, p.now()); wait && mayHaveLanded(err) {
+			// A 5xx asking to come back later (Retry-After past what a
+			// request waits inline): look once, then hand the wait back.
+			if got, ok, ferr := found(); ferr == nil && ok {
+				return got, nil
+			}
+			return zero, err
+		}
 		if err == nil || !mayHaveLanded(err) || attempt >= p.attempts {
 			return v, err
 		}

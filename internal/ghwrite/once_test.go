@@ -2,6 +2,7 @@ package ghwrite_test
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -185,5 +186,31 @@ func TestRefusalIsNotRetried(t *testing.T) {
 	}
 	if w.sim.CallCount(match) != 1 || w.sim.CallCount("GET /repos/{owner}/{repo}/issues/{issue_number}/comments") != 0 {
 		t.Fatal("a refusal was retried or looked for")
+	}
+}
+
+// A run whose check is no longer the newest of its name on the commit (a
+// later run made another) finds its own check again instead of opening a
+// second one and leaving the first "in progress" for ever.
+func TestOpenCheckFindsItsOwnOlderCheck(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	open := func(run int) (int64, bool) {
+		t.Helper()
+		id, created, err := w.port.OpenCheck(ctx, ghwrite.Check{Repo: w.repo, Name: ghwrite.CheckName("security", false), HeadSHA: w.head, RunID: run},
+			"http://chakshu.test/runs/"+strconv.Itoa(run), ghwrite.Text{Title: "Queued", Summary: "Chakshu queued this review."})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id, created
+	}
+	first, _ := open(7)
+	open(8)
+	again, created := open(7)
+	if again != first || created {
+		t.Fatalf("run 7 opened check %d (created %v), want its own %d found", again, created, first)
+	}
+	if n := len(w.sim.CheckRuns(repoName)); n != 2 {
+		t.Fatalf("%d check runs, want 2", n)
 	}
 }

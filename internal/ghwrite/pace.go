@@ -144,7 +144,10 @@ func (p *Port) settle(ctx context.Context, inst int64, hits int, err error) erro
 	}
 	growing, _ := gh.Secondary(err)
 	reason := "a secondary rate limit"
-	if gh.Primary(err) {
+	switch {
+	case gh.Unavailable(err):
+		reason = "it is unavailable and named when to come back"
+	case gh.Primary(err):
 		reason = "its primary rate limit is spent until the reset"
 	}
 	var gl *gh.GraphQLRateLimitError

@@ -391,8 +391,9 @@ func (p *Publisher) learnings(ctx context.Context, ids []int) ([]Learning, error
 	return out, nil
 }
 
-// createReview posts the run's one review. If GitHub refuses the inline
-// comments' lines (422), the refused findings move to the body and the
+// createReview posts the run's one review. GitHub asking to wait (a rate
+// limit, or its anti-spam 422) is returned for the caller to wait (gh.WaitFor). If GitHub refuses the inline
+// comments' lines (another 422), the refused findings move to the body and the
 // review is sent once more. If GitHub still refuses it (the reviewed commit
 // is gone from the PR after a force push), it goes out once more on the PR's
 // current head, with every finding in the body; a further refusal fails the run.
@@ -421,6 +422,12 @@ func (p *Publisher) createReview(ctx context.Context, r *ent.Run, pr repoRef, pl
 		review, err := p.cfg.Write.CreateReview(ctx, ghwrite.RepoOf(r.Edges.Repository), pr.number, req, mine)
 		if err == nil {
 			return review, nil
+		}
+		if _, wait := gh.WaitFor(err, p.cfg.Now()); wait {
+			// A rate limit, or GitHub's anti-spam 422 ("was submitted too
+			// quickly"): the same review goes through later, comments and
+			// all. The run goes back to the queue until then.
+			return nil, fmt.Errorf("create review: %w", err)
 		}
 		switch {
 		case !isUnprocessable(err) || attempt >= 2:

@@ -136,12 +136,84 @@ func Markdown(s string, max int) string {
 }
 
 // Line makes agent text safe as one line of markdown (a title): newlines fold
-// to spaces and emphasis markers cannot break the bold around it.
+// to spaces and emphasis markers cannot break the bold around it. Code spans
+// are left as written: a backslash in one shows literally (CommonMark 0.31
+// §6.1 "Backslash escapes do not work in code spans"; GitHub renders it so),
+// and the cut at max never leaves one open.
 func Line(s string, max int) string {
 	s = strings.Join(strings.Fields(s), " ")
-	s = strings.ReplaceAll(s, "*", `\*`)
-	s = strings.ReplaceAll(s, "_", `\_`)
-	return neutralise(capBytes(s, max))
+	out := escapeEmphasis(capBytes(s, max))
+	for cut := max; len(out) > max && cut > 0; {
+		// The escapes pushed it past max: cut the text shorter.
+		cut -= len(out) - max
+		out = escapeEmphasis(capBytes(s, cut))
+	}
+	return neutralise(out)
+}
+
+// escapeEmphasis backslash-escapes * and _ outside code spans. A code span
+// opens with a run of n backticks and closes at the next run of exactly n
+// (CommonMark §6.1); a run without its closer is literal text.
+func escapeEmphasis(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		switch c := s[i]; c {
+		case '\\':
+			if i+1 < len(s) && isASCIIPunct(s[i+1]) {
+				b.WriteString(s[i : i+2]) // already escaped (also a literal backtick)
+				i += 2
+				continue
+			}
+			b.WriteByte(c)
+			i++
+		case '`':
+			n := backticks(s[i:])
+			if end := spanEnd(s[i+n:], n); end >= 0 {
+				b.WriteString(s[i : i+n+end+n])
+				i += n + end + n
+				continue
+			}
+			b.WriteString(s[i : i+n])
+			i += n
+		case '*', '_':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+			i++
+		default:
+			b.WriteByte(c)
+			i++
+		}
+	}
+	return b.String()
+}
+
+// backticks is the length of the backtick run s starts with.
+func backticks(s string) int {
+	n := 0
+	for n < len(s) && s[n] == '`' {
+		n++
+	}
+	return n
+}
+
+// spanEnd is where in s the first run of exactly n backticks starts, or -1.
+func spanEnd(s string, n int) int {
+	for i := 0; i < len(s); {
+		if s[i] != '`' {
+			i++
+			continue
+		}
+		m := backticks(s[i:])
+		if m == n {
+			return i
+		}
+		i += m
+	}
+	return -1
+}
+
+func isASCIIPunct(c byte) bool {
+	return c >= '!' && c <= '/' || c >= ':' && c <= '@' || c >= '[' && c <= '`' || c >= '{' && c <= '~'
 }
 
 // closeFences appends a closing fence when s ends inside a fenced code block,

@@ -628,3 +628,58 @@ func TestReviewedCommitGoneStillPosts(t *testing.T) {
 		}
 	})
 }
+
+// GitHub's anti-spam 422 ("was submitted too quickly") is not a refusal of
+// the comments' lines: the run waits (stays publishing for the queue to
+// retry) and then posts the same review with its inline comments, instead
+// of moving them into the body.
+func TestSpamRefusalWaitsInsteadOfMovingComments(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db, rules(findings.Nit, 20, "never"), nil)
+		const create = "POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews"
+		e.sim.InjectFault(ghsim.Fault{Match: create, Kind: ghsim.FaultSpam, Times: 1})
+		res := findings.Result{Summary: "s", Findings: []findings.Finding{f(calc, 10, findings.Major, "Fine line")}}
+		r := e.newRun(res)
+		err := e.pub.Publish(e.ctx, r.ID)
+		if _, wait := gh.WaitFor(err, time.Now()); !wait {
+			t.Fatalf("publish answered %v, want a wait for GitHub", err)
+		}
+		if got := e.run(r.ID); got.Status != run.StatusPublishing {
+			t.Fatalf("run %s after the anti-spam answer, want still publishing", got.Status)
+		}
+		if n := len(e.chakshuReviews()); n != 0 || e.sim.CallCount(create) != 1 {
+			t.Fatalf("%d reviews after %d creations, want none after 1", n, e.sim.CallCount(create))
+		}
+		e.publish(r.ID)
+		if n := len(e.sim.ReviewComments(repoName, e.pr)); n != 1 {
+			t.Fatalf("%d inline comments, want the finding inline", n)
+		}
+		if row := e.findingsOf(r.ID)["Fine line"]; row.Placement != finding.PlacementInline {
+			t.Fatalf("finding placed %s, want inline", row.Placement)
+		}
+	})
+}
+
+// A 5xx naming a Retry-After longer than a request waits inline is handed
+// back like a rate limit: the run stays publishing with GitHub's due time,
+// nothing is resent inside the request, and the retry posts it once.
+func TestUnavailableWithRetryAfterWaits(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db, rules(findings.Nit, 20, "never"), nil)
+		const create = "POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews"
+		e.sim.InjectFault(ghsim.Fault{Match: create, Kind: ghsim.FaultServerError, Status: 503, RetryAfter: 120, Times: 1})
+		r := e.newRun(findings.Result{Summary: "s", Findings: []findings.Finding{f(calc, 10, findings.Major, "Fine line")}})
+		err := e.pub.Publish(e.ctx, r.ID)
+		until, wait := gh.WaitFor(err, time.Now())
+		if !wait || until.Before(time.Now().Add(100*time.Second)) {
+			t.Fatalf("publish answered %v (wait %v until %v), want GitHub's two minutes", err, wait, until)
+		}
+		if got := e.run(r.ID); got.Status != run.StatusPublishing || e.sim.CallCount(create) != 1 {
+			t.Fatalf("run %s after %d creations, want publishing after 1", got.Status, e.sim.CallCount(create))
+		}
+		e.publish(r.ID)
+		if n := len(e.chakshuReviews()); n != 1 {
+			t.Fatalf("%d reviews, want 1", n)
+		}
+	})
+}

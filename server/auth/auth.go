@@ -155,7 +155,11 @@ func New(cfg Config) (*Auth, error) {
 	return a, nil
 }
 
-// WebURL derives GitHub's web base from its REST API base.
+// WebURL derives GitHub's web base from its REST API base: github.com's;
+// on GitHub Enterprise Cloud with data residency the API is
+// https://api.SUBDOMAIN.ghe.com and the web (login, App pages)
+// https://SUBDOMAIN.ghe.com (docs "Feature overview for GitHub Enterprise
+// Cloud with data residency"); Enterprise Server's API is HOST/api/v3.
 func WebURL(apiURL string) string {
 	u := strings.TrimRight(apiURL, "/")
 	switch {
@@ -163,6 +167,12 @@ func WebURL(apiURL string) string {
 		return "https://github.com"
 	case strings.HasSuffix(u, "/api/v3"):
 		return strings.TrimSuffix(u, "/api/v3")
+	}
+	if p, err := url.Parse(u); err == nil && p.Path == "" {
+		host := strings.ToLower(p.Host)
+		if sub, ok := strings.CutPrefix(host, "api."); ok && strings.HasSuffix(sub, ".ghe.com") {
+			return p.Scheme + "://" + sub
+		}
 	}
 	return u
 }

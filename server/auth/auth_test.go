@@ -3,6 +3,8 @@ package auth
 import (
 	"strings"
 	"testing"
+
+	"github.com/chakshu-dev/chakshu/internal/ghsim"
 )
 
 func TestSafeReturn(t *testing.T) {
@@ -30,7 +32,16 @@ func TestWebURL(t *testing.T) {
 		"https://ghe.example/api/v3/": "https://ghe.example",
 		"http://127.0.0.1:9/api/v3/":  "http://127.0.0.1:9",
 		"http://127.0.0.1:9/":         "http://127.0.0.1:9",
+		// GHE.com: the API on api.SUBDOMAIN.ghe.com, the web on SUBDOMAIN.ghe.com.
+		"https://api.acme.ghe.com/": "https://acme.ghe.com",
+		"https://api.acme.ghe.com":  "https://acme.ghe.com",
+		"https://API.Acme.GHE.com/": "https://acme.ghe.com",
+		"https://api.example.com/":  "https://api.example.com",
+		"https://api.ghe.com.evil/": "https://api.ghe.com.evil",
 	}
+	// The simulator's own pair: its REST base maps to its web root.
+	sim := ghsim.NewForTest(t)
+	cases[sim.URL()] = sim.WebURL()
 	for in, want := range cases {
 		t.Run(in, func(t *testing.T) {
 			if got := WebURL(in); got != want {

@@ -230,7 +230,7 @@ func (a *Auth) callback(w http.ResponseWriter, r *http.Request) {
 		server.WriteError(w, http.StatusInternalServerError, "INTERNAL", "internal error")
 		return
 	}
-	if err := a.storeGitHubToken(r.Context(), u, tok.AccessToken); err != nil {
+	if err := a.storeGitHubToken(r.Context(), u, tok); err != nil {
 		a.log.Error("store github token", "err", err)
 		server.WriteError(w, http.StatusInternalServerError, "INTERNAL", "internal error")
 		return

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"golang.org/x/oauth2"
 	"strings"
 	"time"
 
@@ -76,10 +77,11 @@ func (a *Auth) tokenViewer(ctx context.Context, header string) (*Viewer, error) 
 // tokenAD binds a sealed GitHub token to its user.
 func tokenAD(u *ent.User) []byte { return []byte(fmt.Sprintf("user/%d/github-token", u.ID)) }
 
-// storeGitHubToken keeps the user's GitHub token from this login, sealed, so
-// their API tokens can refresh their access while the portal session is gone.
-func (a *Auth) storeGitHubToken(ctx context.Context, u *ent.User, token string) error {
-	sealed, err := a.sealer.Seal([]byte(token), tokenAD(u))
+// storeGitHubToken keeps the user's GitHub token from this login, with its
+// refresh token, sealed, so their API tokens can refresh their access while
+// the portal session is gone (usertoken.go).
+func (a *Auth) storeGitHubToken(ctx context.Context, u *ent.User, tok *oauth2.Token) error {
+	sealed, err := a.sealToken(u, a.fromOAuth(tok))
 	if err != nil {
 		return err
 	}
@@ -102,12 +104,28 @@ func (a *Auth) tokenOwnerAccess(ctx context.Context, u *ent.User) *ent.User {
 	if len(u.GithubTokenSealed) == 0 {
 		return &locked
 	}
-	tok, err := a.sealer.Open(u.GithubTokenSealed, tokenAD(u))
+	pt, err := a.sealer.Open(u.GithubTokenSealed, tokenAD(u))
 	if err != nil {
 		a.log.Warn("open stored github token", "user", u.Login, "err", err)
 		return &locked
 	}
-	nu, err := a.refreshAccess(ctx, u, string(tok))
+	st := parseStored(pt)
+	refreshed := false
+	if a.dueForRefresh(st) {
+		st, err = a.refreshToken(ctx, u, u.GithubTokenSealed, st)
+		refreshed = err == nil
+	}
+	var nu *ent.User
+	if err == nil {
+		nu, err = a.refreshAccess(ctx, u, st.Access)
+	}
+	if errors.Is(err, errTokenRevoked) && !refreshed && st.Refresh != "" && a.oauth != nil {
+		// GitHub ended the access token before the expiry Chakshu noted:
+		// its refresh token may still be good.
+		if st, err = a.refreshToken(ctx, u, u.GithubTokenSealed, st); err == nil {
+			nu, err = a.refreshAccess(ctx, u, st.Access)
+		}
+	}
 	if errors.Is(err, errTokenRevoked) {
 		// Until they sign in again: no access, and no GitHub call per request.
 		if err := a.db.User.UpdateOne(u).ClearGithubTokenSealed().SetRepoAccess([]int64{}).

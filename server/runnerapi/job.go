@@ -102,6 +102,15 @@ func (a *API) handleJob(w http.ResponseWriter, r *http.Request) {
 		}
 		repo = rn.Edges.Repository
 	}
+	if rn.Status == run.StatusDispatched && rn.ActionsRunID == 0 && checkRepoClaims(claims, repo) == nil {
+		// Dispatched where GitHub could not return the run's id.
+		if rn, err = a.adoptActionsRun(ctx, rn, repo, claims); err != nil {
+			log.Warn("job: find the Actions run", "err", redact.Error(err))
+			server.WriteError(w, http.StatusServiceUnavailable, codeUnavailable, "Chakshu cannot look up this Actions run on GitHub right now; retry later")
+			return
+		}
+		repo = rn.Edges.Repository
+	}
 	if err := checkClaims(claims, rn, repo); err != nil {
 		log.Warn("job: token refused", "reason", "claims", "claim", err.Error())
 		server.WriteError(w, http.StatusForbidden, codeForbidden, "the token is not valid for this run")

@@ -104,6 +104,10 @@ type workflowRunEvent struct {
 		Path         string `json:"path"`
 		DisplayTitle string `json:"display_title"`
 		HTMLURL      string `json:"html_url"`
+		// TriggeringActor dispatched it: the App's bot for Chakshu's own.
+		TriggeringActor struct {
+			Login string `json:"login"`
+		} `json:"triggering_actor"`
 	} `json:"workflow_run"`
 }
 

@@ -69,7 +69,7 @@ func (h *handler) replyCreated(ctx context.Context, e *reviewCommentEvent) error
 	if ok, err := h.mayQueueReply(ctx, gc, inst, repo, e); err != nil || !ok {
 		return err
 	}
-	return h.queueReply(ctx, repo, rv, pr, c.ID, c.User.Login, rootID)
+	return h.queueReply(ctx, inst, repo, rv, pr, c.ID, c.User.Login, rootID)
 }
 
 // threadReviewer returns the reviewer whose finding started the thread of
@@ -120,26 +120,41 @@ func (h *handler) threadReviewer(ctx context.Context, gc *github.Client, inst *e
 	return rv, err
 }
 
-// queueReply queues the reply run answering comment c (once per comment).
-func (h *handler) queueReply(ctx context.Context, repo *ent.Repository, rv *ent.Reviewer, pr *prPayload, commentID int64, login string, rootID int64) error {
-	cr := h.cfg.DB.Run.Create().SetKind(run.KindReply).SetTrigger(run.TriggerReply).
-		SetRepositoryID(repo.ID).SetReviewerID(rv.ID).SetPrNumber(pr.Number).SetPrTitle(clip(pr.Title, 500)).
-		SetPrURL(pr.HTMLURL).SetHeadSha(pr.Head.SHA).SetHeadRef(pr.Head.Ref).
-		SetBaseSha(pr.Base.SHA).SetBaseRef(pr.Base.Ref).
-		SetRequester(login).SetReplyToCommentID(commentID).SetThreadRootCommentID(rootID)
-	if cfg, err := reviewers.FromEnt(rv); err == nil {
-		cr.SetModel(cfg.Model).SetMaxCostUsd(min(cfg.MaxCostUSD, replyMaxCostUSD))
-	}
-	r, err := cr.Save(ctx)
-	if ent.IsConstraintError(err) {
-		return nil // this reply already has its run
-	}
+// queueReply queues the reply run answering comment c (once per comment),
+// if the reply limits leave room (checked and inserted as one step:
+// reserveReply); otherwise it says in the thread when to try again.
+func (h *handler) queueReply(ctx context.Context, inst *ent.Installation, repo *ent.Repository, rv *ent.Reviewer, pr *prPayload, commentID int64, login string, rootID int64) error {
+	var r *ent.Run
+	refused, err := reserveReply(ctx, h.cfg.DB, inst, repo, pr.Number, login, commentID, [2]int{h.cfg.ReplyLimitPerPR, h.cfg.ReplyLimitPerUser}, h.cfg.Now(),
+		func(tx *ent.Tx) error {
+			r = nil
+			cr := tx.Run.Create().SetKind(run.KindReply).SetTrigger(run.TriggerReply).
+				SetRepositoryID(repo.ID).SetReviewerID(rv.ID).SetPrNumber(pr.Number).SetPrTitle(clip(pr.Title, 500)).
+				SetPrURL(pr.HTMLURL).SetHeadSha(pr.Head.SHA).SetHeadRef(pr.Head.Ref).
+				SetBaseSha(pr.Base.SHA).SetBaseRef(pr.Base.Ref).
+				SetRequester(login).SetReplyToCommentID(commentID).SetThreadRootCommentID(rootID)
+			if cfg, err := reviewers.FromEnt(rv); err == nil {
+				cr.SetModel(cfg.Model).SetMaxCostUsd(min(cfg.MaxCostUSD, replyMaxCostUSD))
+			}
+			created, err := cr.Save(ctx)
+			if err != nil {
+				return fmt.Errorf("queue reply run: %w", err)
+			}
+			if err := tx.RunEvent.Create().SetRunID(created.ID).SetToStatus(string(run.StatusQueued)).
+				SetMessage(fmt.Sprintf("Queued by %s (reply in a review thread).", login)).Exec(ctx); err != nil {
+				return fmt.Errorf("queue reply run: timeline: %w", err)
+			}
+			r = created
+			return nil
+		})
 	if err != nil {
-		return fmt.Errorf("queue reply run: %w", err)
+		return err
 	}
-	if err := h.cfg.DB.RunEvent.Create().SetRunID(r.ID).SetToStatus(string(run.StatusQueued)).
-		SetMessage(fmt.Sprintf("Queued by %s (reply in a review thread).", login)).Exec(ctx); err != nil {
-		return fmt.Errorf("queue reply run: timeline: %w", err)
+	if refused != nil {
+		return h.refuseReply(ctx, repo, pr.Number, rootID, login, refused)
+	}
+	if r == nil {
+		return nil
 	}
 	logging.From(ctx).Info("reply run queued", "run_id", r.ID, "comment_id", commentID)
 	if h.cfg.Bus != nil {

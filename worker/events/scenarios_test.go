@@ -578,10 +578,21 @@ func TestWorkflowRunCompleted(t *testing.T) {
 		d := e.sim.DeliveriesOf("workflow_run", "completed")
 		json.Unmarshal(d[0].Payload, &p) //nolint:errcheck
 		wr := p["workflow_run"].(map[string]any)
-		wr["id"] = 987654
+		wr["id"] = 987653
 		wr["conclusion"] = "timed_out"
 		wr["display_title"] = fmt.Sprintf("Chakshu run %d (PR #%d)", nodetails.ID, n)
+		// First a run someone dispatched by hand with the same run_id: it
+		// names the run but is not Chakshu's, and ends nothing.
+		wr["triggering_actor"] = map[string]any{"login": "alice", "id": 5, "type": "User"}
 		body, _ := json.Marshal(p)
+		e.deliver("workflow_run", "by-hand-1", body)
+		e.drain()
+		if got := db.Run.GetX(ctx, nodetails.ID); got.Status != run.StatusDispatched || got.ActionsRunID != 0 {
+			t.Fatalf("a hand-dispatched Actions run ended run %d: %s, Actions run %d", got.ID, got.Status, got.ActionsRunID)
+		}
+		wr["id"] = 987654
+		wr["triggering_actor"] = map[string]any{"login": "chakshu[bot]", "id": 6, "type": "Bot"}
+		body, _ = json.Marshal(p)
 		e.deliver("workflow_run", "title-1", body)
 		e.drain()
 		got := db.Run.GetX(ctx, nodetails.ID)

@@ -45,7 +45,7 @@ func (h *handler) workflowCompleted(ctx context.Context, e *workflowRunEvent) er
 	if e.Repository == nil {
 		return nil
 	}
-	r, err := h.runOfWorkflow(ctx, e.Repository.ID, wr.ID, wr.DisplayTitle)
+	r, err := h.runOfWorkflow(ctx, e.Repository.ID, wr.ID, wr.DisplayTitle, wr.TriggeringActor.Login)
 	if err != nil || r == nil {
 		return err
 	}
@@ -82,15 +82,19 @@ func (h *handler) workflowCompleted(ctx context.Context, e *workflowRunEvent) er
 	return nil
 }
 
-// runOfWorkflow finds the run an Actions run belongs to, in the same repository.
-func (h *handler) runOfWorkflow(ctx context.Context, repoGithubID, actionsRunID int64, title string) (*ent.Run, error) {
+// runOfWorkflow finds the run an Actions run belongs to, in the same
+// repository: the run that recorded it, else (a dispatch that could not
+// return the run's id) the run its run-name names, if the App dispatched it
+// (actor): someone dispatching the workflow by hand with run_id=N names run
+// N too, and must not end it.
+func (h *handler) runOfWorkflow(ctx context.Context, repoGithubID, actionsRunID int64, title, actor string) (*ent.Run, error) {
 	inRepo := run.HasRepositoryWith(repository.GithubID(repoGithubID))
 	r, err := h.cfg.DB.Run.Query().Where(run.ActionsRunID(actionsRunID), inRepo).First(ctx)
 	if err == nil || !ent.IsNotFound(err) {
 		return r, err
 	}
 	m := runNameRE.FindStringSubmatch(title)
-	if m == nil {
+	if m == nil || !strings.EqualFold(actor, h.cfg.AppSlug+"[bot]") {
 		return nil, nil
 	}
 	id, _ := strconv.Atoi(m[1])
