@@ -10,6 +10,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/installation"
+	"github.com/chakshu-dev/chakshu/internal/gcra"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/store"
 )
@@ -20,8 +21,7 @@ import (
 // Each window is a token bucket kept as one timestamp (GCRA, the generic
 // cell rate algorithm: the theoretical arrival time of the next write),
 // changed by compare-and-swap, so concurrent processes never both spend the
-// last write. golang.org/x/time/rate keeps its bucket in one process's
-// memory, which cannot pace several processes.
+// last write (package gcra).
 type DBBudget struct {
 	db      *store.DB
 	windows []Window
@@ -44,8 +44,8 @@ func NewDBBudget(db *store.DB, windows []Window) *DBBudget {
 // cell is a window as GCRA parameters: a write every t on average, burst at
 // once, and the burst reserved from Starting writes.
 type cell struct {
-	t            time.Duration
-	burst, spare int
+	gcra.Cell
+	spare int
 }
 
 // cellOf keeps any Per-long interval within N writes: a bucket of burst
@@ -53,21 +53,17 @@ type cell struct {
 func cellOf(w Window) cell {
 	burst := max(1, w.N/8)
 	refill := max(1, w.N-burst)
-	return cell{t: w.Per / time.Duration(refill), burst: burst, spare: max(1, burst/2)}
+	return cell{Cell: gcra.Cell{Every: w.Per / time.Duration(refill), Burst: burst}, spare: max(1, burst/2)}
 }
 
 // due is how long until a write of pri may go given the window's tat (the
 // theoretical arrival time, unix ns), and the tat after it goes.
 func (c cell) due(tat, now int64, pri Priority) (wait time.Duration, next int64) {
-	tolerance := int64(c.burst-1) * int64(c.t)
+	reserve := 0
 	if pri == Starting {
-		tolerance -= int64(c.spare) * int64(c.t)
+		reserve = c.spare
 	}
-	at := max(tat, now)
-	if d := at - tolerance - now; d > 0 {
-		return time.Duration(d), tat
-	}
-	return 0, at + int64(c.t)
+	return c.Due(tat, now, reserve)
 }
 
 func (b *DBBudget) read(ctx context.Context, inst int64) (*ent.Installation, error) {
