@@ -27,3 +27,12 @@ func (c Cell) Due(tat, now int64, reserve int) (wait time.Duration, next int64) 
 	}
 	return 0, at + int64(c.Every)
 }
+
+// Room is how long until n requests may go at once, given tat at now,
+// spending nothing; 0 when they may go now. n past what the burst allows
+// past reserve never fits: the wait then is that of the n-th request as if
+// the bucket stayed full.
+func (c Cell) Room(tat, now int64, reserve, n int) time.Duration {
+	wait, _ := c.Due(max(tat, now)+int64(n-1)*int64(c.Every), now, reserve)
+	return wait
+}

@@ -50,3 +50,43 @@ func TestDue(t *testing.T) {
 		})
 	}
 }
+
+// TestRoom: Room(n) is 0 exactly when n requests in a row are admitted, and
+// otherwise the wait after which they are.
+func TestRoom(t *testing.T) {
+	c := Cell{Every: time.Second, Burst: 4}
+	now := time.Date(2026, 12, 7, 0, 0, 0, 0, time.UTC).UnixNano()
+	cases := []struct {
+		name     string
+		spent, n int
+		reserve  int
+		want     time.Duration
+	}{
+		{"two in a full bucket", 0, 2, 0, 0},
+		{"the whole burst", 0, 4, 0, 0},
+		{"two with two left", 2, 2, 0, 0},
+		{"two with one left", 3, 2, 0, time.Second},
+		{"two with two left past a reserve of one", 2, 2, 1, time.Second},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var tat int64
+			for range tc.spent {
+				_, tat = c.Due(tat, now, 0)
+			}
+			got := c.Room(tat, now, tc.reserve, tc.n)
+			if got != tc.want {
+				t.Fatalf("room %v, want %v", got, tc.want)
+			}
+			// Independently: after waiting got, n requests in a row go.
+			at := now + int64(got)
+			for i := range tc.n {
+				w, next := c.Due(tat, at, tc.reserve)
+				if w != 0 {
+					t.Fatalf("request %d of %d after the room's wait waited %v", i+1, tc.n, w)
+				}
+				tat = next
+			}
+		})
+	}
+}

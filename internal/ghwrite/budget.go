@@ -59,11 +59,15 @@ func cellOf(w Window) cell {
 // due is how long until a write of pri may go given the window's tat (the
 // theoretical arrival time, unix ns), and the tat after it goes.
 func (c cell) due(tat, now int64, pri Priority) (wait time.Duration, next int64) {
-	reserve := 0
+	return c.Due(tat, now, c.reserve(pri))
+}
+
+// reserve is how much of the burst a write of pri may not take.
+func (c cell) reserve(pri Priority) int {
 	if pri == Starting {
-		reserve = c.spare
+		return c.spare
 	}
-	return c.Due(tat, now, reserve)
+	return 0
 }
 
 func (b *DBBudget) read(ctx context.Context, inst int64) (*ent.Installation, error) {
@@ -119,6 +123,26 @@ func (b *DBBudget) Admit(ctx context.Context, inst int64, pri Priority, now time
 		// Another process spent from this budget meanwhile: read it again.
 	}
 	return 0, Hold{}, errors.New("spend write budget: too much contention")
+}
+
+// Room is how long until n writes of pri may go at once for inst at now,
+// GitHub's recorded wait included, spending nothing: how long a new review
+// would wait for its budget (the trigger benchmark waits it out).
+func (b *DBBudget) Room(ctx context.Context, inst int64, pri Priority, n int, now time.Time) (time.Duration, error) {
+	in, err := b.read(ctx, inst)
+	if err != nil || in == nil {
+		return 0, err
+	}
+	var wait time.Duration
+	if h := holdOf(in); h.Until.After(now) {
+		wait = h.Until.Sub(now)
+	}
+	tats := parseTATs(in.WritePace, len(b.windows))
+	for i, w := range b.windows {
+		c := cellOf(w)
+		wait = max(wait, c.Room(tats[i], now.UnixNano(), c.reserve(pri), n))
+	}
+	return wait, nil
 }
 
 // Held implements Budget.
