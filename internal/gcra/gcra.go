@@ -36,3 +36,13 @@ func (c Cell) Room(tat, now int64, reserve, n int) time.Duration {
 	wait, _ := c.Due(max(tat, now)+int64(n-1)*int64(c.Every), now, reserve)
 	return wait
 }
+
+// Left is how many requests may go at once now given tat, spending
+// nothing, past reserve.
+func (c Cell) Left(tat, now int64, reserve int) int {
+	room := now + int64(c.Burst-1-reserve)*int64(c.Every) - max(tat, now)
+	if room < 0 {
+		return 0
+	}
+	return int(room/int64(c.Every)) + 1
+}

@@ -90,3 +90,45 @@ func TestRoom(t *testing.T) {
 		})
 	}
 }
+
+// TestLeft: Left is exactly how many requests in a row Due then admits.
+func TestLeft(t *testing.T) {
+	c := Cell{Every: time.Second, Burst: 4}
+	now := time.Date(2026, 12, 7, 0, 0, 0, 0, time.UTC).UnixNano()
+	for _, tc := range []struct {
+		name          string
+		spent         int
+		later         time.Duration
+		reserve, want int
+	}{
+		{"full", 0, 0, 0, 4},
+		{"full past a reserve of two", 0, 0, 2, 2},
+		{"one spent", 1, 0, 0, 3},
+		{"all spent", 4, 0, 0, 0},
+		{"all spent, 999 ms on", 4, 999 * time.Millisecond, 0, 0},
+		{"all spent, a refill on", 4, time.Second, 0, 1},
+		{"all spent past a reserve", 4, time.Second, 1, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var tat int64
+			for range tc.spent {
+				_, tat = c.Due(tat, now, 0)
+			}
+			at := now + int64(tc.later)
+			if got := c.Left(tat, at, tc.reserve); got != tc.want {
+				t.Fatalf("left %d, want %d", got, tc.want)
+			}
+			admitted := 0 // independently: count what Due admits in a row
+			for {
+				w, next := c.Due(tat, at, tc.reserve)
+				if w > 0 {
+					break
+				}
+				admitted, tat = admitted+1, next
+			}
+			if admitted != tc.want {
+				t.Fatalf("Due admitted %d in a row, Left said %d", admitted, tc.want)
+			}
+		})
+	}
+}

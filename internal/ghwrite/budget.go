@@ -41,6 +41,12 @@ func NewDBBudget(db *store.DB, windows []Window) *DBBudget {
 	return b
 }
 
+// Windows are the pacing windows of the settings: perMinute writes a
+// minute and perHour an hour (CHAKSHU_GITHUB_WRITES_PER_MINUTE, _PER_HOUR).
+func Windows(perMinute, perHour int) []Window {
+	return []Window{{N: perMinute, Per: time.Minute}, {N: perHour, Per: time.Hour}}
+}
+
 // cell is a window as GCRA parameters: a write every t on average, burst at
 // once, and the burst reserved from Starting writes.
 type cell struct {
@@ -133,6 +139,10 @@ func (b *DBBudget) Room(ctx context.Context, inst int64, pri Priority, n int, no
 	if err != nil || in == nil {
 		return 0, err
 	}
+	return b.room(in, pri, n, now), nil
+}
+
+func (b *DBBudget) room(in *ent.Installation, pri Priority, n int, now time.Time) time.Duration {
 	var wait time.Duration
 	if h := holdOf(in); h.Until.After(now) {
 		wait = h.Until.Sub(now)
@@ -142,7 +152,34 @@ func (b *DBBudget) Room(ctx context.Context, inst int64, pri Priority, n int, no
 		c := cellOf(w)
 		wait = max(wait, c.Room(tats[i], now.UnixNano(), c.reserve(pri), n))
 	}
-	return wait, nil
+	return wait
+}
+
+// Standing is an installation's content budget at a moment (the Status page).
+type Standing struct {
+	// Windows are the pacing windows with the writes each allows at once.
+	Windows []WindowLeft
+	// NewReviewIn is how long until a new review's check run and dispatch
+	// may go (0: now); GitHub's recorded wait included.
+	NewReviewIn time.Duration
+}
+
+// WindowLeft is one window and how many writes of a review under way it
+// allows at once now (at most its burst, an eighth of N).
+type WindowLeft struct {
+	Window
+	Left int
+}
+
+// StandingOf is in's budget at now, read from the row as loaded (every
+// field), spending nothing.
+func (b *DBBudget) StandingOf(in *ent.Installation, now time.Time) Standing {
+	st := Standing{NewReviewIn: b.room(in, Starting, 2, now)}
+	tats := parseTATs(in.WritePace, len(b.windows))
+	for i, w := range b.windows {
+		st.Windows = append(st.Windows, WindowLeft{Window: w, Left: cellOf(w).Left(tats[i], now.UnixNano(), 0)})
+	}
+	return st
 }
 
 // Held implements Budget.
