@@ -4694,6 +4694,9 @@ dispatches, reviews, comments), shared by every worker process: Chakshu paces th
 inside GitHub's limits (CHAKSHU_GITHUB_WRITES_PER_MINUTE, CHAKSHU_GITHUB_WRITES_PER_HOUR).
 """
 type ContentBudget {
+  """
+  The installation the budget is of.
+  """
   installation: Installation!
   """
   The pacing windows, each with the writes it allows at once now.

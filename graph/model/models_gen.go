@@ -53,6 +53,7 @@ type Budget struct {
 // dispatches, reviews, comments), shared by every worker process: Chakshu paces them to stay
 // inside GitHub's limits (CHAKSHU_GITHUB_WRITES_PER_MINUTE, CHAKSHU_GITHUB_WRITES_PER_HOUR).
 type ContentBudget struct {
+	// The installation the budget is of.
 	Installation *ent.Installation `json:"installation"`
 	// The pacing windows, each with the writes it allows at once now.
 	Windows []*ContentWindow `json:"windows"`
