@@ -36,6 +36,8 @@ type APIToken struct {
 	ExpiresAt *time.Time `json:"expires_at,omitempty"`
 	// when the token was revoked (refused from then on); null while active
 	RevokedAt *time.Time `json:"revoked_at,omitempty"`
+	// the token's request rate limit, shared by every web process: when its next request is due (GCRA theoretical arrival time, unix ns; 0: a full bucket)
+	RateTat int64 `json:"rate_tat,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the APITokenQuery when eager-loading is set.
 	Edges           APITokenEdges `json:"edges"`
@@ -70,7 +72,7 @@ func (*APIToken) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case apitoken.FieldID:
+		case apitoken.FieldID, apitoken.FieldRateTat:
 			values[i] = new(sql.NullInt64)
 		case apitoken.FieldName, apitoken.FieldTokenHash, apitoken.FieldPrefix, apitoken.FieldScope:
 			values[i] = new(sql.NullString)
@@ -156,6 +158,12 @@ func (_m *APIToken) assignValues(columns []string, values []any) error {
 				_m.RevokedAt = new(time.Time)
 				*_m.RevokedAt = value.Time
 			}
+		case apitoken.FieldRateTat:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field rate_tat", values[i])
+			} else if value.Valid {
+				_m.RateTat = value.Int64
+			}
 		case apitoken.ForeignKeys[0]:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for edge-field user_api_tokens", value)
@@ -235,6 +243,9 @@ func (_m *APIToken) String() string {
 		builder.WriteString("revoked_at=")
 		builder.WriteString(v.Format(time.ANSIC))
 	}
+	builder.WriteString(", ")
+	builder.WriteString("rate_tat=")
+	builder.WriteString(fmt.Sprintf("%v", _m.RateTat))
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -133,6 +133,20 @@ func (_c *APITokenCreate) SetNillableRevokedAt(v *time.Time) *APITokenCreate {
 	return _c
 }
 
+// SetRateTat sets the "rate_tat" field.
+func (_c *APITokenCreate) SetRateTat(v int64) *APITokenCreate {
+	_c.mutation.SetRateTat(v)
+	return _c
+}
+
+// SetNillableRateTat sets the "rate_tat" field if the given value is not nil.
+func (_c *APITokenCreate) SetNillableRateTat(v *int64) *APITokenCreate {
+	if v != nil {
+		_c.SetRateTat(*v)
+	}
+	return _c
+}
+
 // SetOwnerID sets the "owner" edge to the User entity by ID.
 func (_c *APITokenCreate) SetOwnerID(id int) *APITokenCreate {
 	_c.mutation.SetOwnerID(id)
@@ -195,6 +209,10 @@ func (_c *APITokenCreate) defaults() {
 		v := apitoken.DefaultScope
 		_c.mutation.SetScope(v)
 	}
+	if _, ok := _c.mutation.RateTat(); !ok {
+		v := apitoken.DefaultRateTat
+		_c.mutation.SetRateTat(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -221,6 +239,9 @@ func (_c *APITokenCreate) check() error {
 		if err := apitoken.ScopeValidator(v); err != nil {
 			return &ValidationError{Name: "scope", err: fmt.Errorf(`ent: validator failed for field "APIToken.scope": %w`, err)}
 		}
+	}
+	if _, ok := _c.mutation.RateTat(); !ok {
+		return &ValidationError{Name: "rate_tat", err: errors.New(`ent: missing required field "APIToken.rate_tat"`)}
 	}
 	if len(_c.mutation.OwnerIDs()) == 0 {
 		return &ValidationError{Name: "owner", err: errors.New(`ent: missing required edge "APIToken.owner"`)}
@@ -287,6 +308,10 @@ func (_c *APITokenCreate) createSpec() (*APIToken, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.RevokedAt(); ok {
 		_spec.SetField(apitoken.FieldRevokedAt, field.TypeTime, value)
 		_node.RevokedAt = &value
+	}
+	if value, ok := _c.mutation.RateTat(); ok {
+		_spec.SetField(apitoken.FieldRateTat, field.TypeInt64, value)
+		_node.RateTat = value
 	}
 	if nodes := _c.mutation.OwnerIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -471,6 +496,24 @@ func (u *APITokenUpsert) ClearRevokedAt() *APITokenUpsert {
 	return u
 }
 
+// SetRateTat sets the "rate_tat" field.
+func (u *APITokenUpsert) SetRateTat(v int64) *APITokenUpsert {
+	u.Set(apitoken.FieldRateTat, v)
+	return u
+}
+
+// UpdateRateTat sets the "rate_tat" field to the value that was provided on create.
+func (u *APITokenUpsert) UpdateRateTat() *APITokenUpsert {
+	u.SetExcluded(apitoken.FieldRateTat)
+	return u
+}
+
+// AddRateTat adds v to the "rate_tat" field.
+func (u *APITokenUpsert) AddRateTat(v int64) *APITokenUpsert {
+	u.Add(apitoken.FieldRateTat, v)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create.
 // Using this option is equivalent to using:
 //
@@ -646,6 +689,27 @@ func (u *APITokenUpsertOne) UpdateRevokedAt() *APITokenUpsertOne {
 func (u *APITokenUpsertOne) ClearRevokedAt() *APITokenUpsertOne {
 	return u.Update(func(s *APITokenUpsert) {
 		s.ClearRevokedAt()
+	})
+}
+
+// SetRateTat sets the "rate_tat" field.
+func (u *APITokenUpsertOne) SetRateTat(v int64) *APITokenUpsertOne {
+	return u.Update(func(s *APITokenUpsert) {
+		s.SetRateTat(v)
+	})
+}
+
+// AddRateTat adds v to the "rate_tat" field.
+func (u *APITokenUpsertOne) AddRateTat(v int64) *APITokenUpsertOne {
+	return u.Update(func(s *APITokenUpsert) {
+		s.AddRateTat(v)
+	})
+}
+
+// UpdateRateTat sets the "rate_tat" field to the value that was provided on create.
+func (u *APITokenUpsertOne) UpdateRateTat() *APITokenUpsertOne {
+	return u.Update(func(s *APITokenUpsert) {
+		s.UpdateRateTat()
 	})
 }
 
@@ -990,6 +1054,27 @@ func (u *APITokenUpsertBulk) UpdateRevokedAt() *APITokenUpsertBulk {
 func (u *APITokenUpsertBulk) ClearRevokedAt() *APITokenUpsertBulk {
 	return u.Update(func(s *APITokenUpsert) {
 		s.ClearRevokedAt()
+	})
+}
+
+// SetRateTat sets the "rate_tat" field.
+func (u *APITokenUpsertBulk) SetRateTat(v int64) *APITokenUpsertBulk {
+	return u.Update(func(s *APITokenUpsert) {
+		s.SetRateTat(v)
+	})
+}
+
+// AddRateTat adds v to the "rate_tat" field.
+func (u *APITokenUpsertBulk) AddRateTat(v int64) *APITokenUpsertBulk {
+	return u.Update(func(s *APITokenUpsert) {
+		s.AddRateTat(v)
+	})
+}
+
+// UpdateRateTat sets the "rate_tat" field to the value that was provided on create.
+func (u *APITokenUpsertBulk) UpdateRateTat() *APITokenUpsertBulk {
+	return u.Update(func(s *APITokenUpsert) {
+		s.UpdateRateTat()
 	})
 }
 

@@ -152,6 +152,27 @@ func (_u *APITokenUpdate) ClearRevokedAt() *APITokenUpdate {
 	return _u
 }
 
+// SetRateTat sets the "rate_tat" field.
+func (_u *APITokenUpdate) SetRateTat(v int64) *APITokenUpdate {
+	_u.mutation.ResetRateTat()
+	_u.mutation.SetRateTat(v)
+	return _u
+}
+
+// SetNillableRateTat sets the "rate_tat" field if the given value is not nil.
+func (_u *APITokenUpdate) SetNillableRateTat(v *int64) *APITokenUpdate {
+	if v != nil {
+		_u.SetRateTat(*v)
+	}
+	return _u
+}
+
+// AddRateTat adds value to the "rate_tat" field.
+func (_u *APITokenUpdate) AddRateTat(v int64) *APITokenUpdate {
+	_u.mutation.AddRateTat(v)
+	return _u
+}
+
 // SetOwnerID sets the "owner" edge to the User entity by ID.
 func (_u *APITokenUpdate) SetOwnerID(id int) *APITokenUpdate {
 	_u.mutation.SetOwnerID(id)
@@ -273,6 +294,12 @@ func (_u *APITokenUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.RevokedAtCleared() {
 		_spec.ClearField(apitoken.FieldRevokedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.RateTat(); ok {
+		_spec.SetField(apitoken.FieldRateTat, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedRateTat(); ok {
+		_spec.AddField(apitoken.FieldRateTat, field.TypeInt64, value)
 	}
 	if _u.mutation.OwnerCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -447,6 +474,27 @@ func (_u *APITokenUpdateOne) ClearRevokedAt() *APITokenUpdateOne {
 	return _u
 }
 
+// SetRateTat sets the "rate_tat" field.
+func (_u *APITokenUpdateOne) SetRateTat(v int64) *APITokenUpdateOne {
+	_u.mutation.ResetRateTat()
+	_u.mutation.SetRateTat(v)
+	return _u
+}
+
+// SetNillableRateTat sets the "rate_tat" field if the given value is not nil.
+func (_u *APITokenUpdateOne) SetNillableRateTat(v *int64) *APITokenUpdateOne {
+	if v != nil {
+		_u.SetRateTat(*v)
+	}
+	return _u
+}
+
+// AddRateTat adds value to the "rate_tat" field.
+func (_u *APITokenUpdateOne) AddRateTat(v int64) *APITokenUpdateOne {
+	_u.mutation.AddRateTat(v)
+	return _u
+}
+
 // SetOwnerID sets the "owner" edge to the User entity by ID.
 func (_u *APITokenUpdateOne) SetOwnerID(id int) *APITokenUpdateOne {
 	_u.mutation.SetOwnerID(id)
@@ -598,6 +646,12 @@ func (_u *APITokenUpdateOne) sqlSave(ctx context.Context) (_node *APIToken, err 
 	}
 	if _u.mutation.RevokedAtCleared() {
 		_spec.ClearField(apitoken.FieldRevokedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.RateTat(); ok {
+		_spec.SetField(apitoken.FieldRateTat, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedRateTat(); ok {
+		_spec.AddField(apitoken.FieldRateTat, field.TypeInt64, value)
 	}
 	if _u.mutation.OwnerCleared() {
 		edge := &sqlgraph.EdgeSpec{

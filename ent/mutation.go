@@ -73,6 +73,8 @@ type APITokenMutation struct {
 	last_used_at  *time.Time
 	expires_at    *time.Time
 	revoked_at    *time.Time
+	rate_tat      *int64
+	addrate_tat   *int64
 	clearedFields map[string]struct{}
 	owner         *int
 	clearedowner  bool
@@ -542,6 +544,62 @@ func (m *APITokenMutation) ResetRevokedAt() {
 	delete(m.clearedFields, apitoken.FieldRevokedAt)
 }
 
+// SetRateTat sets the "rate_tat" field.
+func (m *APITokenMutation) SetRateTat(i int64) {
+	m.rate_tat = &i
+	m.addrate_tat = nil
+}
+
+// RateTat returns the value of the "rate_tat" field in the mutation.
+func (m *APITokenMutation) RateTat() (r int64, exists bool) {
+	v := m.rate_tat
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRateTat returns the old "rate_tat" field's value of the APIToken entity.
+// If the APIToken object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APITokenMutation) OldRateTat(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRateTat is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRateTat requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRateTat: %w", err)
+	}
+	return oldValue.RateTat, nil
+}
+
+// AddRateTat adds i to the "rate_tat" field.
+func (m *APITokenMutation) AddRateTat(i int64) {
+	if m.addrate_tat != nil {
+		*m.addrate_tat += i
+	} else {
+		m.addrate_tat = &i
+	}
+}
+
+// AddedRateTat returns the value that was added to the "rate_tat" field in this mutation.
+func (m *APITokenMutation) AddedRateTat() (r int64, exists bool) {
+	v := m.addrate_tat
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetRateTat resets all changes to the "rate_tat" field.
+func (m *APITokenMutation) ResetRateTat() {
+	m.rate_tat = nil
+	m.addrate_tat = nil
+}
+
 // SetOwnerID sets the "owner" edge to the User entity by id.
 func (m *APITokenMutation) SetOwnerID(id int) {
 	m.owner = &id
@@ -615,7 +673,7 @@ func (m *APITokenMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *APITokenMutation) Fields() []string {
-	fields := make([]string, 0, 9)
+	fields := make([]string, 0, 10)
 	if m.created_at != nil {
 		fields = append(fields, apitoken.FieldCreatedAt)
 	}
@@ -643,6 +701,9 @@ func (m *APITokenMutation) Fields() []string {
 	if m.revoked_at != nil {
 		fields = append(fields, apitoken.FieldRevokedAt)
 	}
+	if m.rate_tat != nil {
+		fields = append(fields, apitoken.FieldRateTat)
+	}
 	return fields
 }
 
@@ -669,6 +730,8 @@ func (m *APITokenMutation) Field(name string) (ent.Value, bool) {
 		return m.ExpiresAt()
 	case apitoken.FieldRevokedAt:
 		return m.RevokedAt()
+	case apitoken.FieldRateTat:
+		return m.RateTat()
 	}
 	return nil, false
 }
@@ -696,6 +759,8 @@ func (m *APITokenMutation) OldField(ctx context.Context, name string) (ent.Value
 		return m.OldExpiresAt(ctx)
 	case apitoken.FieldRevokedAt:
 		return m.OldRevokedAt(ctx)
+	case apitoken.FieldRateTat:
+		return m.OldRateTat(ctx)
 	}
 	return nil, fmt.Errorf("unknown APIToken field %s", name)
 }
@@ -768,6 +833,13 @@ func (m *APITokenMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetRevokedAt(v)
 		return nil
+	case apitoken.FieldRateTat:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRateTat(v)
+		return nil
 	}
 	return fmt.Errorf("unknown APIToken field %s", name)
 }
@@ -775,13 +847,21 @@ func (m *APITokenMutation) SetField(name string, value ent.Value) error {
 // AddedFields returns all numeric fields that were incremented/decremented during
 // this mutation.
 func (m *APITokenMutation) AddedFields() []string {
-	return nil
+	var fields []string
+	if m.addrate_tat != nil {
+		fields = append(fields, apitoken.FieldRateTat)
+	}
+	return fields
 }
 
 // AddedField returns the numeric value that was incremented/decremented on a field
 // with the given name. The second boolean return value indicates that this field
 // was not set, or was not defined in the schema.
 func (m *APITokenMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case apitoken.FieldRateTat:
+		return m.AddedRateTat()
+	}
 	return nil, false
 }
 
@@ -790,6 +870,13 @@ func (m *APITokenMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *APITokenMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case apitoken.FieldRateTat:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddRateTat(v)
+		return nil
 	}
 	return fmt.Errorf("unknown APIToken numeric field %s", name)
 }
@@ -864,6 +951,9 @@ func (m *APITokenMutation) ResetField(name string) error {
 		return nil
 	case apitoken.FieldRevokedAt:
 		m.ResetRevokedAt()
+		return nil
+	case apitoken.FieldRateTat:
+		m.ResetRateTat()
 		return nil
 	}
 	return fmt.Errorf("unknown APIToken field %s", name)

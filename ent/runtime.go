@@ -47,6 +47,10 @@ func init() {
 	apitokenDescPrefix := apitokenFields[2].Descriptor()
 	// apitoken.DefaultPrefix holds the default value on creation for the prefix field.
 	apitoken.DefaultPrefix = apitokenDescPrefix.Default.(string)
+	// apitokenDescRateTat is the schema descriptor for rate_tat field.
+	apitokenDescRateTat := apitokenFields[7].Descriptor()
+	// apitoken.DefaultRateTat holds the default value on creation for the rate_tat field.
+	apitoken.DefaultRateTat = apitokenDescRateTat.Default.(int64)
 	auditentryFields := schema.AuditEntry{}.Fields()
 	_ = auditentryFields
 	// auditentryDescCreatedAt is the schema descriptor for created_at field.

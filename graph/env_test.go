@@ -99,6 +99,7 @@ func newEnv(t *testing.T, db *store.DB) *env {
 		PublicURL: e.srv.URL, GitHubURL: s.URL(), GitHubGraphQLURL: s.GraphQLURL(),
 		OAuthClientID: clientID, OAuthClientSecret: clientSecret, SecretKey: key,
 		Admins: []string{"carol"}, DeadWorkerAfter: 90 * time.Second,
+		GitHubWritesPerMinute: 80, GitHubWritesPerHour: 500, // the defaults
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	a, err := auth.New(auth.Config{DB: db, Log: log, Config: cfg})

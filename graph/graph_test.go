@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/runs"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
@@ -370,6 +371,60 @@ func TestStatus(t *testing.T) {
 		}
 		if s.RunQueues[1].Status != "dispatched" || s.RunQueues[1].Count != 1 || s.WebhookQueues[1].Count != 1 {
 			t.Errorf("queues: %s", r.raw)
+		}
+	})
+}
+
+// TestStatusContentBudgets: the Status page shows each installation's
+// content budget as the workers pace by it: a full budget allows a new
+// review now; once reviews under way spent the minute's burst, the minute
+// window has (next to) nothing left, the hour's the rest of its burst, and
+// a new review waits.
+func TestStatusContentBudgets(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		ctx := context.Background()
+		type window struct{ Seconds, Limit, Available int }
+		var d struct {
+			Status struct {
+				Installations  []struct{ AccountLogin string }
+				ContentBudgets []struct {
+					Installation struct{ AccountLogin string }
+					Windows      []window
+					NewReviewsAt *time.Time
+				}
+			}
+		}
+		query := func() {
+			t.Helper()
+			r := e.login("carol").do(`{ status { installations { accountLogin }
+				contentBudgets { installation { accountLogin } windows { seconds limit available } newReviewsAt } } }`, nil)
+			r.ok(t)
+			r.into(t, &d)
+			if len(d.Status.ContentBudgets) != 1 || d.Status.ContentBudgets[0].Installation.AccountLogin != "acme" {
+				t.Fatalf("content budgets: %s", r.raw)
+			}
+		}
+		query()
+		full := d.Status.ContentBudgets[0]
+		if diff := cmp.Diff([]window{{60, 80, 10}, {3600, 500, 62}}, full.Windows); diff != "" || full.NewReviewsAt != nil {
+			t.Fatalf("a full budget (-want +got):\n%s\nnew reviews at %v, want now", diff, full.NewReviewsAt)
+		}
+		b := ghwrite.NewDBBudget(db, ghwrite.GitHubWindows)
+		start := time.Now()
+		for i := range 10 {
+			if wait, _, err := b.Admit(ctx, e.inst.GithubID, ghwrite.Finishing, time.Now()); err != nil || wait > 0 {
+				t.Fatalf("write %d of the burst: wait %v err %v", i+1, wait, err)
+			}
+		}
+		query()
+		// The minute window gives one write back per refill (every 60/70 s).
+		spent := d.Status.ContentBudgets[0]
+		if len(spent.Windows) != 2 || spent.Windows[0].Available > int(time.Since(start)/(time.Minute/70)) || spent.Windows[1].Available != 52 {
+			t.Fatalf("after 10 writes: %+v", spent.Windows)
+		}
+		if spent.NewReviewsAt == nil || !spent.NewReviewsAt.After(start) {
+			t.Fatalf("a new review may start at %v with the minute's burst spent", spent.NewReviewsAt)
 		}
 	})
 }

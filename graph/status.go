@@ -12,6 +12,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/worker"
 	"github.com/chakshu-dev/chakshu/graph/model"
 	"github.com/chakshu-dev/chakshu/internal/config"
+	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/runs"
 )
 
@@ -98,8 +99,29 @@ func (h *api) status(ctx context.Context) (*model.SystemStatus, error) {
 	if out.Installations, err = c.Installation.Query().Order(ent.Asc(installation.FieldAccountLogin)).Limit(200).All(ctx); err != nil {
 		return nil, fmt.Errorf("status: installations: %w", err)
 	}
+	out.ContentBudgets = h.contentBudgets(out.Installations, now)
 	if out.Workers == nil {
 		out.Workers = []*model.WorkerStatus{}
 	}
 	return out, nil
+}
+
+// contentBudgets are the installations' content budgets at now, read from
+// the rows as loaded (no query more): the windows the workers pace by.
+func (h *api) contentBudgets(ins []*ent.Installation, now time.Time) []*model.ContentBudget {
+	budget := ghwrite.NewDBBudget(h.db, ghwrite.Windows(h.cfg.Config.GitHubWritesPerMinute, h.cfg.Config.GitHubWritesPerHour))
+	out := make([]*model.ContentBudget, 0, len(ins))
+	for _, in := range ins {
+		st := budget.StandingOf(in, now)
+		b := &model.ContentBudget{Installation: in, Windows: []*model.ContentWindow{}}
+		for _, w := range st.Windows {
+			b.Windows = append(b.Windows, &model.ContentWindow{Seconds: int(w.Per / time.Second), Limit: w.N, Available: w.Left})
+		}
+		if st.NewReviewIn > 0 {
+			at := now.Add(st.NewReviewIn)
+			b.NewReviewsAt = &at
+		}
+		out = append(out, b)
+	}
+	return out
 }

@@ -233,8 +233,9 @@ func (d *Dispatcher) dispatch(ctx context.Context, r *ent.Run, repo *ent.Reposit
 	// default branch's head, not the PR's (GitHub lists no pull request for
 	// it), so nothing of it shows on the PR either.
 	check, started := ghwrite.CheckOf(r), false
+	held := heldLine(r, repo.Edges.Installation)
 	if ghwrite.WritesOnPR(ctx) {
-		if check, started, err = d.ensureCheck(ctx, r); err != nil {
+		if check, started, err = d.ensureCheck(ctx, r, held); err != nil {
 			return fmt.Errorf("create check run: %w", err)
 		}
 	}
@@ -250,7 +251,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, r *ent.Run, repo *ent.Reposit
 		}
 	}
 	if !started && ghwrite.WritesOnPR(ctx) {
-		if err := d.cfg.Write.StartCheck(ctx, check, startText); err != nil {
+		if err := d.cfg.Write.StartCheck(ctx, check, withLine(startText, held)); err != nil {
 			return err
 		}
 	}
@@ -289,8 +290,8 @@ func (d *Dispatcher) dispatch(ctx context.Context, r *ent.Run, repo *ent.Reposit
 	}
 	log.Info("run dispatched", "actions_run_id", actionsID)
 	if actionsURL != "" && ghwrite.WritesOnPR(ctx) {
-		if err := d.cfg.Write.LinkCheck(ctx, check, actionsURL, ghwrite.Text{Title: "Reviewing",
-			Summary: fmt.Sprintf("The review is running in [GitHub Actions](%s). Follow it in the [Chakshu portal](%s).", actionsURL, d.portalURL(r.ID))}); err != nil {
+		if err := d.cfg.Write.LinkCheck(ctx, check, actionsURL, withLine(ghwrite.Text{Title: "Reviewing",
+			Summary: fmt.Sprintf("The review is running in [GitHub Actions](%s). Follow it in the [Chakshu portal](%s).", actionsURL, d.portalURL(r.ID))}, held)); err != nil {
 			log.Warn("dispatch: point check run at the Actions run", "err", err) // not worth failing the run
 		}
 	}
@@ -331,16 +332,42 @@ func (d *Dispatcher) moved(ctx context.Context, c *github.Client, r *ent.Run, re
 // startText is the check's text while the workflow starts.
 var startText = ghwrite.Text{Title: "Starting the review", Summary: "Chakshu is starting a GitHub Actions run for this review."}
 
-// ensureCheck returns the run's check run, opening it (in progress) once;
+// HeldText is the line a review's check run carries when Chakshu's pacing
+// of its installation's content-creating writes held the review back before
+// it started: the check run opens only once the review starts, so the wait
+// is said then, with the time it ended.
+func HeldText(until time.Time) string {
+	return fmt.Sprintf("This review waited until %s UTC for GitHub's content limits: Chakshu paces this organisation's writes to GitHub to stay within them.", until.UTC().Format("15:04:05"))
+}
+
+// heldLine is HeldText for run r when its installation's new reviews were
+// held (store.HoldStarts) after r was asked for, and "" otherwise.
+func heldLine(r *ent.Run, inst *ent.Installation) string {
+	if inst == nil || inst.StartsHeldUntil == nil || !inst.StartsHeldUntil.After(r.CreatedAt) {
+		return ""
+	}
+	return HeldText(*inst.StartsHeldUntil)
+}
+
+// withLine adds line ("" for none) to t's summary as its own paragraph.
+func withLine(t ghwrite.Text, line string) ghwrite.Text {
+	if line != "" {
+		t.Summary += "\n\n" + line
+	}
+	return t
+}
+
+// ensureCheck returns the run's check run, opening it (in progress, with the
+// line held, if any) once;
 // started says it was opened now. The port finds one a crash left
 // unrecorded by its external id; that one, like one already recorded, is
 // started by the caller.
-func (d *Dispatcher) ensureCheck(ctx context.Context, r *ent.Run) (ghwrite.Check, bool, error) {
+func (d *Dispatcher) ensureCheck(ctx context.Context, r *ent.Run, held string) (ghwrite.Check, bool, error) {
 	c := ghwrite.CheckOf(r)
 	if c.ID != 0 {
 		return c, false, nil
 	}
-	id, created, err := d.cfg.Write.OpenCheck(ctx, c, d.portalURL(r.ID), startText)
+	id, created, err := d.cfg.Write.OpenCheck(ctx, c, d.portalURL(r.ID), withLine(startText, held))
 	if err != nil {
 		return c, false, err
 	}

@@ -202,3 +202,56 @@ func TestPacedInstallationIsNotClaimedAgainBeforeItsTime(t *testing.T) {
 		}
 	})
 }
+
+// A review the content budget held back before it started says so on its
+// check run once it starts: the check run opens only then (the pacing held
+// its creation), so the line gives the time the wait ended, and it stays on
+// the check's text while the review runs.
+func TestHeldReviewSaysSoOnItsCheck(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		f := newFixture(t, db, map[string]string{".github/workflows/chakshu.yml": action.WorkflowTemplate})
+		r := f.enqueue(t)
+		// 32 writes per 14 s: a write every 0.5 s, bursts of 4, the last 2 of
+		// them kept for reviews under way. Reviews under way spend the burst.
+		budget := ghwrite.NewDBBudget(db, []ghwrite.Window{{N: 32, Per: 14 * time.Second}})
+		for i := range 4 {
+			if wait, _, err := budget.Admit(ctx, f.instID, ghwrite.Finishing, time.Now()); err != nil || wait > 0 {
+				t.Fatalf("finishing write %d: wait %v err %v", i+1, wait, err)
+			}
+		}
+		dispatcher := func(id string, inline time.Duration) *worker.Dispatcher {
+			port := ghwrite.New(f.apps, "chakshu", ghwrite.WithBudget(budget), ghwrite.WithClock(time.Now, inline))
+			d, err := worker.NewDispatcher(worker.DispatchConfig{DB: db, Log: f.log, Bus: f.bus, GitHub: f.apps, Write: port,
+				WorkerID: id, PublicURL: "http://127.0.0.1:8080", AppSlug: "chakshu"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return d
+		}
+		f.claimAndDispatch(t, dispatcher("w1", 0), "w1")
+		got := db.Run.GetX(ctx, r.ID)
+		if got.Status != run.StatusQueued || got.CheckRunID != 0 || got.NextAttemptAt == nil {
+			t.Fatalf("held run: %s check %d due %v", got.Status, got.CheckRunID, got.NextAttemptAt)
+		}
+		held := db.Installation.GetX(ctx, f.repo.QueryInstallation().OnlyIDX(ctx)).StartsHeldUntil
+		if held == nil || !held.After(got.CreatedAt) {
+			t.Fatalf("the installation's starts are not held after the run was asked for: %v", held)
+		}
+		if n := len(f.sim.CheckRuns(repoName)); n != 0 {
+			t.Fatalf("%d check runs while the review is held back", n)
+		}
+		time.Sleep(time.Until(*got.NextAttemptAt) + 50*time.Millisecond)
+		// Inline waits up to 2 s for a new review: it starts now.
+		f.claimAndDispatch(t, dispatcher("w2", 10*time.Second), "w2")
+		got = db.Run.GetX(ctx, r.ID)
+		if got.Status != run.StatusDispatched {
+			t.Fatalf("run after the hold: %s", got.Status)
+		}
+		c := f.checkRun(t, got.CheckRunID)
+		want := worker.HeldText(*held)
+		if !strings.HasPrefix(c.Summary, "The review is running in [GitHub Actions]") || !strings.HasSuffix(c.Summary, "\n\n"+want) {
+			t.Fatalf("check run summary %q, want the running text and then %q", c.Summary, want)
+		}
+	})
+}

@@ -35,6 +35,8 @@ const (
 	FieldExpiresAt = "expires_at"
 	// FieldRevokedAt holds the string denoting the revoked_at field in the database.
 	FieldRevokedAt = "revoked_at"
+	// FieldRateTat holds the string denoting the rate_tat field in the database.
+	FieldRateTat = "rate_tat"
 	// EdgeOwner holds the string denoting the owner edge name in mutations.
 	EdgeOwner = "owner"
 	// Table holds the table name of the apitoken in the database.
@@ -60,6 +62,7 @@ var Columns = []string{
 	FieldLastUsedAt,
 	FieldExpiresAt,
 	FieldRevokedAt,
+	FieldRateTat,
 }
 
 // ForeignKeys holds the SQL foreign-keys that are owned by the "api_tokens"
@@ -92,6 +95,8 @@ var (
 	UpdateDefaultUpdatedAt func() time.Time
 	// DefaultPrefix holds the default value on creation for the "prefix" field.
 	DefaultPrefix string
+	// DefaultRateTat holds the default value on creation for the "rate_tat" field.
+	DefaultRateTat int64
 )
 
 // Scope defines the type for the "scope" enum field.
@@ -171,6 +176,11 @@ func ByExpiresAt(opts ...sql.OrderTermOption) OrderOption {
 // ByRevokedAt orders the results by the revoked_at field.
 func ByRevokedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldRevokedAt, opts...).ToFunc()
+}
+
+// ByRateTat orders the results by the rate_tat field.
+func ByRateTat(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRateTat, opts...).ToFunc()
 }
 
 // ByOwnerField orders the results by owner field.

@@ -95,6 +95,11 @@ func RevokedAt(v time.Time) predicate.APIToken {
 	return predicate.APIToken(sql.FieldEQ(FieldRevokedAt, v))
 }
 
+// RateTat applies equality check predicate on the "rate_tat" field. It's identical to RateTatEQ.
+func RateTat(v int64) predicate.APIToken {
+	return predicate.APIToken(sql.FieldEQ(FieldRateTat, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.APIToken {
 	return predicate.APIToken(sql.FieldEQ(FieldCreatedAt, v))
@@ -538,6 +543,46 @@ func RevokedAtIsNil() predicate.APIToken {
 // RevokedAtNotNil applies the NotNil predicate on the "revoked_at" field.
 func RevokedAtNotNil() predicate.APIToken {
 	return predicate.APIToken(sql.FieldNotNull(FieldRevokedAt))
+}
+
+// RateTatEQ applies the EQ predicate on the "rate_tat" field.
+func RateTatEQ(v int64) predicate.APIToken {
+	return predicate.APIToken(sql.FieldEQ(FieldRateTat, v))
+}
+
+// RateTatNEQ applies the NEQ predicate on the "rate_tat" field.
+func RateTatNEQ(v int64) predicate.APIToken {
+	return predicate.APIToken(sql.FieldNEQ(FieldRateTat, v))
+}
+
+// RateTatIn applies the In predicate on the "rate_tat" field.
+func RateTatIn(vs ...int64) predicate.APIToken {
+	return predicate.APIToken(sql.FieldIn(FieldRateTat, vs...))
+}
+
+// RateTatNotIn applies the NotIn predicate on the "rate_tat" field.
+func RateTatNotIn(vs ...int64) predicate.APIToken {
+	return predicate.APIToken(sql.FieldNotIn(FieldRateTat, vs...))
+}
+
+// RateTatGT applies the GT predicate on the "rate_tat" field.
+func RateTatGT(v int64) predicate.APIToken {
+	return predicate.APIToken(sql.FieldGT(FieldRateTat, v))
+}
+
+// RateTatGTE applies the GTE predicate on the "rate_tat" field.
+func RateTatGTE(v int64) predicate.APIToken {
+	return predicate.APIToken(sql.FieldGTE(FieldRateTat, v))
+}
+
+// RateTatLT applies the LT predicate on the "rate_tat" field.
+func RateTatLT(v int64) predicate.APIToken {
+	return predicate.APIToken(sql.FieldLT(FieldRateTat, v))
+}
+
+// RateTatLTE applies the LTE predicate on the "rate_tat" field.
+func RateTatLTE(v int64) predicate.APIToken {
+	return predicate.APIToken(sql.FieldLTE(FieldRateTat, v))
 }
 
 // HasOwner applies the HasEdge predicate on the "owner" edge.

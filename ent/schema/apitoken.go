@@ -29,6 +29,8 @@ func (APIToken) Fields() []ent.Field {
 			Comment("after this the token is refused; null: it does not expire"),
 		field.Time("revoked_at").Optional().Nillable().
 			Comment("when the token was revoked (refused from then on); null while active"),
+		field.Int64("rate_tat").Default(0).Annotations(gqlSkipAll()).
+			Comment("the token's request rate limit, shared by every web process: when its next request is due (GCRA theoretical arrival time, unix ns; 0: a full bucket)"),
 	}
 }
 

@@ -490,6 +490,162 @@ func (ec *executionContext) fieldContext_ConnectorCredential_updatedAt(_ context
 	return graphql.NewScalarFieldContext("ConnectorCredential", field, false, false, "Time")
 }
 
+func (ec *executionContext) _ContentBudget_installation(ctx context.Context, field graphql.CollectedField, obj *model.ContentBudget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContentBudget_installation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Installation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ent.Installation) graphql.Marshaler {
+			return ec.marshalNInstallation2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚐInstallation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContentBudget_installation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ContentBudget",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Installation(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ContentBudget_windows(ctx context.Context, field graphql.CollectedField, obj *model.ContentBudget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContentBudget_windows(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Windows, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ContentWindow) graphql.Marshaler {
+			return ec.marshalNContentWindow2ᚕᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋmodelᚐContentWindowᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContentBudget_windows(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ContentBudget",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ContentWindow(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ContentBudget_newReviewsAt(ctx context.Context, field graphql.CollectedField, obj *model.ContentBudget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContentBudget_newReviewsAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NewReviewsAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ContentBudget_newReviewsAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContentBudget", field, false, false, "Time")
+}
+
+func (ec *executionContext) _ContentWindow_seconds(ctx context.Context, field graphql.CollectedField, obj *model.ContentWindow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContentWindow_seconds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Seconds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContentWindow_seconds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContentWindow", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ContentWindow_limit(ctx context.Context, field graphql.CollectedField, obj *model.ContentWindow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContentWindow_limit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Limit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContentWindow_limit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContentWindow", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ContentWindow_available(ctx context.Context, field graphql.CollectedField, obj *model.ContentWindow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContentWindow_available(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Available, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContentWindow_available(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContentWindow", field, false, false, "Int")
+}
+
 func (ec *executionContext) _CostBucket_key(ctx context.Context, field graphql.CollectedField, obj *model.CostBucket) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -2825,6 +2981,38 @@ func (ec *executionContext) fieldContext_SystemStatus_installations(_ context.Co
 	return fc, nil
 }
 
+func (ec *executionContext) _SystemStatus_contentBudgets(ctx context.Context, field graphql.CollectedField, obj *model.SystemStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SystemStatus_contentBudgets(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContentBudgets, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ContentBudget) graphql.Marshaler {
+			return ec.marshalNContentBudget2ᚕᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋmodelᚐContentBudgetᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SystemStatus_contentBudgets(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SystemStatus",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ContentBudget(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Viewer_user(ctx context.Context, field graphql.CollectedField, obj *model.Viewer) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -3613,6 +3801,92 @@ func (ec *executionContext) _ConnectorCredential(ctx context.Context, sel ast.Se
 			out.Values[i] = ec._ConnectorCredential_updatedAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var contentBudgetImplementors = []string{"ContentBudget"}
+
+func (ec *executionContext) _ContentBudget(ctx context.Context, sel ast.SelectionSet, obj *model.ContentBudget) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, contentBudgetImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ContentBudget")
+		case "installation":
+			out.Values[i] = ec._ContentBudget_installation(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "windows":
+			out.Values[i] = ec._ContentBudget_windows(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "newReviewsAt":
+			out.Values[i] = ec._ContentBudget_newReviewsAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var contentWindowImplementors = []string{"ContentWindow"}
+
+func (ec *executionContext) _ContentWindow(ctx context.Context, sel ast.SelectionSet, obj *model.ContentWindow) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, contentWindowImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ContentWindow")
+		case "seconds":
+			out.Values[i] = ec._ContentWindow_seconds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "limit":
+			out.Values[i] = ec._ContentWindow_limit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "available":
+			out.Values[i] = ec._ContentWindow_available(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -4440,6 +4714,11 @@ func (ec *executionContext) _SystemStatus(ctx context.Context, sel ast.Selection
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "contentBudgets":
+			out.Values[i] = ec._SystemStatus_contentBudgets(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -4666,6 +4945,54 @@ func (ec *executionContext) marshalNConnectorCredential2ᚖgithubᚗcomᚋchaksh
 		return graphql.Null
 	}
 	return ec._ConnectorCredential(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNContentBudget2ᚕᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋmodelᚐContentBudgetᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ContentBudget) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNContentBudget2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋmodelᚐContentBudget(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNContentBudget2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋmodelᚐContentBudget(ctx context.Context, sel ast.SelectionSet, v *model.ContentBudget) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ContentBudget!")
+		return graphql.Null
+	}
+	return ec._ContentBudget(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNContentWindow2ᚕᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋmodelᚐContentWindowᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ContentWindow) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNContentWindow2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋmodelᚐContentWindow(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNContentWindow2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋmodelᚐContentWindow(ctx context.Context, sel ast.SelectionSet, v *model.ContentWindow) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ContentWindow!")
+		return graphql.Null
+	}
+	return ec._ContentWindow(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNCostBucket2ᚕᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋmodelᚐCostBucketᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CostBucket) graphql.Marshaler {

@@ -148,6 +148,18 @@ type ComplexityRoot struct {
 		UpdatedAt    func(childComplexity int) int
 	}
 
+	ContentBudget struct {
+		Installation func(childComplexity int) int
+		NewReviewsAt func(childComplexity int) int
+		Windows      func(childComplexity int) int
+	}
+
+	ContentWindow struct {
+		Available func(childComplexity int) int
+		Limit     func(childComplexity int) int
+		Seconds   func(childComplexity int) int
+	}
+
 	CostBucket struct {
 		CacheReadTokens  func(childComplexity int) int
 		CacheWriteTokens func(childComplexity int) int
@@ -614,6 +626,7 @@ type ComplexityRoot struct {
 	}
 
 	SystemStatus struct {
+		ContentBudgets func(childComplexity int) int
 		FailedWebhooks func(childComplexity int) int
 		Installations  func(childComplexity int) int
 		Now            func(childComplexity int) int
@@ -1152,6 +1165,44 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ConnectorCredential.UpdatedAt(childComplexity), true
+
+	case "ContentBudget.installation":
+		if e.ComplexityRoot.ContentBudget.Installation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContentBudget.Installation(childComplexity), true
+	case "ContentBudget.newReviewsAt":
+		if e.ComplexityRoot.ContentBudget.NewReviewsAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContentBudget.NewReviewsAt(childComplexity), true
+	case "ContentBudget.windows":
+		if e.ComplexityRoot.ContentBudget.Windows == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContentBudget.Windows(childComplexity), true
+
+	case "ContentWindow.available":
+		if e.ComplexityRoot.ContentWindow.Available == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContentWindow.Available(childComplexity), true
+	case "ContentWindow.limit":
+		if e.ComplexityRoot.ContentWindow.Limit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContentWindow.Limit(childComplexity), true
+	case "ContentWindow.seconds":
+		if e.ComplexityRoot.ContentWindow.Seconds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContentWindow.Seconds(childComplexity), true
 
 	case "CostBucket.cacheReadTokens":
 		if e.ComplexityRoot.CostBucket.CacheReadTokens == nil {
@@ -3439,6 +3490,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Subscription.RunUpdated(childComplexity, args["ids"].([]int)), true
 
+	case "SystemStatus.contentBudgets":
+		if e.ComplexityRoot.SystemStatus.ContentBudgets == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SystemStatus.ContentBudgets(childComplexity), true
 	case "SystemStatus.failedWebhooks":
 		if e.ComplexityRoot.SystemStatus.FailedWebhooks == nil {
 			break
@@ -4625,6 +4682,49 @@ type SystemStatus {
   Installations the viewer can see, with their last reviewer sync.
   """
   installations: [Installation!]!
+  """
+  Each of those installations' budget of content-creating writes to GitHub, in the same order.
+  """
+  contentBudgets: [ContentBudget!]!
+}
+
+"""
+An installation's budget of content-creating writes to GitHub (check runs, workflow
+dispatches, reviews, comments), shared by every worker process: Chakshu paces them to stay
+inside GitHub's limits (CHAKSHU_GITHUB_WRITES_PER_MINUTE, CHAKSHU_GITHUB_WRITES_PER_HOUR).
+"""
+type ContentBudget {
+  """
+  The installation the budget is of.
+  """
+  installation: Installation!
+  """
+  The pacing windows, each with the writes it allows at once now.
+  """
+  windows: [ContentWindow!]!
+  """
+  When a new review may start (its check run and its workflow dispatch); null: now.
+  Reviews already under way go first.
+  """
+  newReviewsAt: Time
+}
+
+"""
+One pacing window of a content budget.
+"""
+type ContentWindow {
+  """
+  The window's length in seconds (60, 3600).
+  """
+  seconds: Int!
+  """
+  Writes allowed in any such window.
+  """
+  limit: Int!
+  """
+  Writes of reviews under way it allows at once now (at most an eighth of the limit: the rest is spread over the window).
+  """
+  available: Int!
 }
 
 """
@@ -15894,6 +15994,30 @@ func (ec *executionContext) childFields_ConnectorCredential(ctx context.Context,
 	return nil, fmt.Errorf("no field named %q was found under type ConnectorCredential", field.Name)
 }
 
+func (ec *executionContext) childFields_ContentBudget(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "installation":
+		return ec.fieldContext_ContentBudget_installation(ctx, field)
+	case "windows":
+		return ec.fieldContext_ContentBudget_windows(ctx, field)
+	case "newReviewsAt":
+		return ec.fieldContext_ContentBudget_newReviewsAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ContentBudget", field.Name)
+}
+
+func (ec *executionContext) childFields_ContentWindow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "seconds":
+		return ec.fieldContext_ContentWindow_seconds(ctx, field)
+	case "limit":
+		return ec.fieldContext_ContentWindow_limit(ctx, field)
+	case "available":
+		return ec.fieldContext_ContentWindow_available(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ContentWindow", field.Name)
+}
+
 func (ec *executionContext) childFields_CostBucket(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "key":
@@ -16750,6 +16874,8 @@ func (ec *executionContext) childFields_SystemStatus(ctx context.Context, field 
 		return ec.fieldContext_SystemStatus_failedWebhooks(ctx, field)
 	case "installations":
 		return ec.fieldContext_SystemStatus_installations(ctx, field)
+	case "contentBudgets":
+		return ec.fieldContext_SystemStatus_contentBudgets(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SystemStatus", field.Name)
 }

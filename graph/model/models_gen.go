@@ -49,6 +49,29 @@ type Budget struct {
 	MonthlyResetsAt time.Time `json:"monthlyResetsAt"`
 }
 
+// An installation's budget of content-creating writes to GitHub (check runs, workflow
+// dispatches, reviews, comments), shared by every worker process: Chakshu paces them to stay
+// inside GitHub's limits (CHAKSHU_GITHUB_WRITES_PER_MINUTE, CHAKSHU_GITHUB_WRITES_PER_HOUR).
+type ContentBudget struct {
+	// The installation the budget is of.
+	Installation *ent.Installation `json:"installation"`
+	// The pacing windows, each with the writes it allows at once now.
+	Windows []*ContentWindow `json:"windows"`
+	// When a new review may start (its check run and its workflow dispatch); null: now.
+	// Reviews already under way go first.
+	NewReviewsAt *time.Time `json:"newReviewsAt,omitempty"`
+}
+
+// One pacing window of a content budget.
+type ContentWindow struct {
+	// The window's length in seconds (60, 3600).
+	Seconds int `json:"seconds"`
+	// Writes allowed in any such window.
+	Limit int `json:"limit"`
+	// Writes of reviews under way it allows at once now (at most an eighth of the limit: the rest is spread over the window).
+	Available int `json:"available"`
+}
+
 // Figures of the runs in one bucket (a day, a week, a reviewer or a repository).
 type CostBucket struct {
 	// 2026-11-30 for DAY and WEEK (the week's Monday), the reviewer's name, or owner/name.
@@ -428,6 +451,8 @@ type SystemStatus struct {
 	FailedWebhooks int `json:"failedWebhooks"`
 	// Installations the viewer can see, with their last reviewer sync.
 	Installations []*ent.Installation `json:"installations"`
+	// Each of those installations' budget of content-creating writes to GitHub, in the same order.
+	ContentBudgets []*ContentBudget `json:"contentBudgets"`
 }
 
 // Who is asking.

@@ -155,8 +155,8 @@ func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, [
 	// the web process gets none (webwrites_test.go).
 	// It paces content-creating writes per installation by a budget every
 	// worker process shares through the database.
-	write := ghwrite.New(d.github, d.cfg.AppSlug, ghwrite.WithBudget(ghwrite.NewDBBudget(d.db, []ghwrite.Window{
-		{N: d.cfg.GitHubWritesPerMinute, Per: time.Minute}, {N: d.cfg.GitHubWritesPerHour, Per: time.Hour}})))
+	write := ghwrite.New(d.github, d.cfg.AppSlug, ghwrite.WithBudget(ghwrite.NewDBBudget(d.db,
+		ghwrite.Windows(d.cfg.GitHubWritesPerMinute, d.cfg.GitHubWritesPerHour))))
 	outcomes, err := metrics.NewWebhookOutcomes(d.registry) // chakshu_webhook_events_processed_total
 	if err != nil {
 		return nil, nil, fmt.Errorf("metrics: %w", err)

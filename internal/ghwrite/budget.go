@@ -10,6 +10,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/installation"
+	"github.com/chakshu-dev/chakshu/internal/gcra"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/store"
 )
@@ -20,8 +21,7 @@ import (
 // Each window is a token bucket kept as one timestamp (GCRA, the generic
 // cell rate algorithm: the theoretical arrival time of the next write),
 // changed by compare-and-swap, so concurrent processes never both spend the
-// last write. golang.org/x/time/rate keeps its bucket in one process's
-// memory, which cannot pace several processes.
+// last write (package gcra).
 type DBBudget struct {
 	db      *store.DB
 	windows []Window
@@ -41,11 +41,17 @@ func NewDBBudget(db *store.DB, windows []Window) *DBBudget {
 	return b
 }
 
+// Windows are the pacing windows of the settings: perMinute writes a
+// minute and perHour an hour (CHAKSHU_GITHUB_WRITES_PER_MINUTE, _PER_HOUR).
+func Windows(perMinute, perHour int) []Window {
+	return []Window{{N: perMinute, Per: time.Minute}, {N: perHour, Per: time.Hour}}
+}
+
 // cell is a window as GCRA parameters: a write every t on average, burst at
 // once, and the burst reserved from Starting writes.
 type cell struct {
-	t            time.Duration
-	burst, spare int
+	gcra.Cell
+	spare int
 }
 
 // cellOf keeps any Per-long interval within N writes: a bucket of burst
@@ -53,21 +59,21 @@ type cell struct {
 func cellOf(w Window) cell {
 	burst := max(1, w.N/8)
 	refill := max(1, w.N-burst)
-	return cell{t: w.Per / time.Duration(refill), burst: burst, spare: max(1, burst/2)}
+	return cell{Cell: gcra.Cell{Every: w.Per / time.Duration(refill), Burst: burst}, spare: max(1, burst/2)}
 }
 
 // due is how long until a write of pri may go given the window's tat (the
 // theoretical arrival time, unix ns), and the tat after it goes.
 func (c cell) due(tat, now int64, pri Priority) (wait time.Duration, next int64) {
-	tolerance := int64(c.burst-1) * int64(c.t)
+	return c.Due(tat, now, c.reserve(pri))
+}
+
+// reserve is how much of the burst a write of pri may not take.
+func (c cell) reserve(pri Priority) int {
 	if pri == Starting {
-		tolerance -= int64(c.spare) * int64(c.t)
+		return c.spare
 	}
-	at := max(tat, now)
-	if d := at - tolerance - now; d > 0 {
-		return time.Duration(d), tat
-	}
-	return 0, at + int64(c.t)
+	return 0
 }
 
 func (b *DBBudget) read(ctx context.Context, inst int64) (*ent.Installation, error) {
@@ -123,6 +129,57 @@ func (b *DBBudget) Admit(ctx context.Context, inst int64, pri Priority, now time
 		// Another process spent from this budget meanwhile: read it again.
 	}
 	return 0, Hold{}, errors.New("spend write budget: too much contention")
+}
+
+// Room is how long until n writes of pri may go at once for inst at now,
+// GitHub's recorded wait included, spending nothing: how long a new review
+// would wait for its budget (the trigger benchmark waits it out).
+func (b *DBBudget) Room(ctx context.Context, inst int64, pri Priority, n int, now time.Time) (time.Duration, error) {
+	in, err := b.read(ctx, inst)
+	if err != nil || in == nil {
+		return 0, err
+	}
+	return b.room(in, pri, n, now), nil
+}
+
+func (b *DBBudget) room(in *ent.Installation, pri Priority, n int, now time.Time) time.Duration {
+	var wait time.Duration
+	if h := holdOf(in); h.Until.After(now) {
+		wait = h.Until.Sub(now)
+	}
+	tats := parseTATs(in.WritePace, len(b.windows))
+	for i, w := range b.windows {
+		c := cellOf(w)
+		wait = max(wait, c.Room(tats[i], now.UnixNano(), c.reserve(pri), n))
+	}
+	return wait
+}
+
+// Standing is an installation's content budget at a moment (the Status page).
+type Standing struct {
+	// Windows are the pacing windows with the writes each allows at once.
+	Windows []WindowLeft
+	// NewReviewIn is how long until a new review's check run and dispatch
+	// may go (0: now); GitHub's recorded wait included.
+	NewReviewIn time.Duration
+}
+
+// WindowLeft is one window and how many writes of a review under way it
+// allows at once now (at most its burst, an eighth of N).
+type WindowLeft struct {
+	Window
+	Left int
+}
+
+// StandingOf is in's budget at now, read from the row as loaded (every
+// field), spending nothing.
+func (b *DBBudget) StandingOf(in *ent.Installation, now time.Time) Standing {
+	st := Standing{NewReviewIn: b.room(in, Starting, 2, now)}
+	tats := parseTATs(in.WritePace, len(b.windows))
+	for i, w := range b.windows {
+		st.Windows = append(st.Windows, WindowLeft{Window: w, Left: cellOf(w).Left(tats[i], now.UnixNano(), 0)})
+	}
+	return st
 }
 
 // Held implements Budget.

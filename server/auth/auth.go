@@ -109,7 +109,7 @@ func New(cfg Config) (*Auth, error) {
 		return nil, fmt.Errorf("auth: public URL %q: not a URL", c.PublicURL)
 	}
 	a := &Auth{cfg: cfg, log: cfg.Log, db: cfg.DB, secure: pub.Scheme == "https", apiURL: c.GitHubURL, http: cfg.HTTPClient}
-	a.limits = newTokenLimits(c.APITokenRate, c.APITokenBurst)
+	a.limits = newTokenLimits(cfg.DB, c.APITokenRate, c.APITokenBurst)
 
 	if a.sealer, err = TokenSealer(c.SecretKey, c.SecretKeyPrevious); err != nil {
 		return nil, err
@@ -201,7 +201,7 @@ func (a *Auth) Middleware(next http.Handler) http.Handler {
 		}
 		r = a.rekey.csrf(w, r, a.secure)
 		if h := r.Header.Get("Authorization"); h != "" {
-			v, err := a.tokenViewer(r.Context(), h)
+			v, tok, err := a.tokenViewer(r.Context(), h)
 			if err != nil {
 				if !errors.Is(err, errBadToken) {
 					a.log.Error("api token lookup", "err", err)
@@ -210,7 +210,11 @@ func (a *Auth) Middleware(next http.Handler) http.Handler {
 				server.WriteError(w, http.StatusUnauthorized, "UNAUTHENTICATED", "invalid or expired API token")
 				return
 			}
-			if wait := a.limits.wait(v.TokenID, a.cfg.Now()); wait > 0 {
+			wait, err := a.limits.spend(r.Context(), tok, a.cfg.Now())
+			if err != nil {
+				a.log.Warn("api token rate limit", "err", err)
+			}
+			if wait > 0 {
 				rateLimited(w, wait)
 				return
 			}

@@ -1,15 +1,18 @@
 package auth
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 
-	"golang.org/x/time/rate"
-
+	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/ent/apitoken"
+	"github.com/chakshu-dev/chakshu/internal/gcra"
+	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/server"
 )
 
@@ -20,65 +23,51 @@ const CodeRateLimited = "RATE_LIMITED"
 // tokenLimits is the per-API-token rate limit (CHAKSHU_API_TOKEN_RATE per
 // minute, CHAKSHU_API_TOKEN_BURST at once): a token bucket per token, so a
 // busy dashboard waits instead of starving the portal's sessions, which are
-// not limited.
+// not limited. The bucket is the token's row (rate_tat, GCRA as the content
+// budget keeps it, internal/ghwrite's DBBudget), spent by compare-and-swap,
+// so every web process sharing the database allows one rate between them,
+// not one each.
 type tokenLimits struct {
-	every time.Duration // one request's worth of refill; 0: unlimited
-	burst int
-
-	mu   sync.Mutex
-	byID map[int]*tokenBucket
+	db   *store.DB
+	cell gcra.Cell
 }
 
-type tokenBucket struct {
-	lim  *rate.Limiter
-	seen time.Time
-}
-
-// tokenBucketsKept bounds the map: past it, buckets idle long enough to have
-// refilled are dropped (a dropped bucket comes back full, as it would be).
-const tokenBucketsKept = 4096
-
-func newTokenLimits(perMinute, burst int) *tokenLimits {
-	t := &tokenLimits{burst: max(burst, 1), byID: map[int]*tokenBucket{}}
-	if perMinute > 0 {
-		t.every = time.Minute / time.Duration(perMinute)
+// newTokenLimits returns nil (no limit) when perMinute is 0.
+func newTokenLimits(db *store.DB, perMinute, burst int) *tokenLimits {
+	if perMinute <= 0 {
+		return nil
 	}
-	return t
+	return &tokenLimits{db: db, cell: gcra.Cell{Every: time.Minute / time.Duration(perMinute), Burst: max(burst, 1)}}
 }
 
-// wait reports how long token id must wait before a request at now is
-// allowed; 0 means allowed now (and counted).
-func (t *tokenLimits) wait(id int, now time.Time) time.Duration {
-	if t == nil || t.every == 0 {
-		return 0
+// spend spends one request of token t (as read to authenticate it) at now,
+// or reports how long until one may go (nothing spent). An admitted request
+// records the token's use in the same write. A database error lets the
+// request through: the limit protects the service, the database is already
+// answering for the token's lookup.
+func (l *tokenLimits) spend(ctx context.Context, t *ent.APIToken, now time.Time) (time.Duration, error) {
+	if l == nil {
+		return 0, nil
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	b := t.byID[id]
-	if b == nil {
-		if len(t.byID) >= tokenBucketsKept {
-			t.prune(now)
+	tat := t.RateTat
+	for range 20 {
+		wait, next := l.cell.Due(tat, now.UnixNano(), 0)
+		if wait > 0 {
+			return wait, nil
 		}
-		b = &tokenBucket{lim: rate.NewLimiter(rate.Every(t.every), t.burst)}
-		t.byID[id] = b
-	}
-	b.seen = now
-	r := b.lim.ReserveN(now, 1)
-	if d := r.DelayFrom(now); d > 0 {
-		r.CancelAt(now) // a refused request does not use up the token's allowance
-		return d
-	}
-	return 0
-}
-
-// prune drops buckets unused for long enough to be full again.
-func (t *tokenLimits) prune(now time.Time) {
-	full := t.every * time.Duration(t.burst)
-	for id, b := range t.byID {
-		if now.Sub(b.seen) >= full {
-			delete(t.byID, id)
+		n, err := l.db.APIToken.Update().Where(apitoken.ID(t.ID), apitoken.RateTat(tat)).
+			SetRateTat(next).SetLastUsedAt(now).Save(ctx)
+		if err != nil || n == 1 {
+			return 0, err
 		}
+		// Another request (of this process or another) spent meanwhile: read it again.
+		cur, err := l.db.APIToken.Query().Where(apitoken.ID(t.ID)).Select(apitoken.FieldRateTat).Only(ctx)
+		if err != nil {
+			return 0, err
+		}
+		tat = cur.RateTat
 	}
+	return 0, errors.New("too much contention")
 }
 
 // rateLimited answers 429 in both the HTTP and the GraphQL error shape, with

@@ -12,62 +12,75 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/ent/apitoken"
 	"github.com/chakshu-dev/chakshu/internal/config"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
 
 // limitEnv is Auth's middleware over a real database with two API tokens
-// and a clock the test moves.
+// and a clock the test moves. h is one web process; another (web) shares
+// the database with it, as a second `chakshu web` would.
 type limitEnv struct {
 	t       *testing.T
+	db      *store.DB
 	h       http.Handler
 	tokA    string
 	tokB    string
 	mu      sync.Mutex
 	now     time.Time
-	reached int // requests the wrapped handler saw
-	rateCfg [2]int
+	reached int // requests the wrapped handlers saw
+	rate    [2]int
 }
 
 func newLimitEnv(t *testing.T, db *store.DB, perMinute, burst int) *limitEnv {
 	t.Helper()
 	ctx := context.Background()
-	e := &limitEnv{t: t, now: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
-	key := make([]byte, 32)
-	rand.Read(key) //nolint:errcheck
-	cfg := &config.Config{PublicURL: "http://127.0.0.1:1", GitHubURL: "http://127.0.0.1:1/", SecretKey: key,
-		APITokenRate: perMinute, APITokenBurst: burst}
-	a, err := New(Config{DB: db, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Config: cfg,
-		Now: func() time.Time { e.mu.Lock(); defer e.mu.Unlock(); return e.now }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := &limitEnv{t: t, db: db, now: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC), rate: [2]int{perMinute, burst}}
 	u := db.User.Create().SetGithubID(7).SetLogin("dash").SaveX(ctx)
 	for _, tok := range []*string{&e.tokA, &e.tokB} {
 		*tok = NewToken()
 		db.APIToken.Create().SetName("dash").SetTokenHash(HashToken(*tok)).SetPrefix(TokenDisplayPrefix(*tok)).
 			SetOwner(u).SaveX(ctx)
 	}
-	e.h = a.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	e.h = e.web()
+	return e
+}
+
+// web is one web process: its own Auth over the shared database.
+func (e *limitEnv) web() http.Handler {
+	e.t.Helper()
+	key := make([]byte, 32)
+	rand.Read(key) //nolint:errcheck
+	cfg := &config.Config{PublicURL: "http://127.0.0.1:1", GitHubURL: "http://127.0.0.1:1/", SecretKey: key,
+		APITokenRate: e.rate[0], APITokenBurst: e.rate[1]}
+	a, err := New(Config{DB: e.db, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Config: cfg,
+		Now: func() time.Time { e.mu.Lock(); defer e.mu.Unlock(); return e.now }})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return a.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		e.mu.Lock()
 		e.reached++
 		e.mu.Unlock()
 		w.WriteHeader(http.StatusOK)
 	}))
-	return e
 }
 
 func (e *limitEnv) advance(d time.Duration) { e.mu.Lock(); e.now = e.now.Add(d); e.mu.Unlock() }
 
-// get makes one request with token tok ("" for none) and returns the recorder.
-func (e *limitEnv) get(tok string) *httptest.ResponseRecorder {
+// get makes one request with token tok ("" for none) to the first web
+// process and returns the recorder.
+func (e *limitEnv) get(tok string) *httptest.ResponseRecorder { return e.getFrom(e.h, tok) }
+
+// getFrom makes one request with token tok to web process h.
+func (e *limitEnv) getFrom(h http.Handler, tok string) *httptest.ResponseRecorder {
 	req := httptest.NewRequest(http.MethodGet, "/graphql", nil) // GET: no CSRF check for the cookie-less case
 	if tok != "" {
 		req.Header.Set("Authorization", "Bearer "+tok)
 	}
 	w := httptest.NewRecorder()
-	e.h.ServeHTTP(w, req)
+	h.ServeHTTP(w, req)
 	return w
 }
 
@@ -160,18 +173,71 @@ func TestRetryAfterRoundsUp(t *testing.T) {
 	}
 }
 
-// TestTokenBucketsPruned: past tokenBucketsKept buckets, full ones are dropped.
-func TestTokenBucketsPruned(t *testing.T) {
-	l := newTokenLimits(60, 2)
-	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
-	for id := 0; id < tokenBucketsKept; id++ {
-		l.wait(id, now)
-	}
-	if len(l.byID) != tokenBucketsKept {
-		t.Fatalf("%d buckets", len(l.byID))
-	}
-	l.wait(-1, now.Add(2*time.Second)) // every old bucket has refilled
-	if len(l.byID) != 1 {
-		t.Errorf("after prune: %d buckets, want 1", len(l.byID))
-	}
+// TestTokenRateLimitSharedByWebProcesses: two web processes on one
+// database allow one token its burst between them, not a burst each; the
+// refill is shared too, and an admitted request records the token's use.
+func TestTokenRateLimitSharedByWebProcesses(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		const burst = 3
+		e := newLimitEnv(t, db, 60, burst) // one request per second refills
+		webs := []http.Handler{e.h, e.web()}
+		for i := range burst {
+			if w := e.getFrom(webs[i%2], e.tokA); w.Code != http.StatusOK {
+				t.Fatalf("request %d of %d (web %d): %d %s", i+1, burst, i%2+1, w.Code, w.Body)
+			}
+		}
+		for i, h := range webs {
+			w := e.getFrom(h, e.tokA)
+			if w.Code != http.StatusTooManyRequests || w.Header().Get("Retry-After") != "1" {
+				t.Errorf("web %d past the shared burst: %d Retry-After %q, want 429 and 1", i+1, w.Code, w.Header().Get("Retry-After"))
+			}
+		}
+		e.advance(time.Second)
+		if w := e.getFrom(webs[1], e.tokA); w.Code != http.StatusOK {
+			t.Errorf("web 2 after the refill: %d, want 200", w.Code)
+		}
+		if w := e.getFrom(webs[0], e.tokA); w.Code != http.StatusTooManyRequests {
+			t.Errorf("web 1 after web 2 took the refill: %d, want 429", w.Code)
+		}
+		if e.reached != burst+1 {
+			t.Errorf("handlers reached %d times, want %d", e.reached, burst+1)
+		}
+		tok := db.APIToken.Query().Where(apitoken.TokenHash(HashToken(e.tokA))).OnlyX(context.Background())
+		if tok.LastUsedAt == nil || !tok.LastUsedAt.Equal(e.now) {
+			t.Errorf("last used at %v, want %v", tok.LastUsedAt, e.now)
+		}
+	})
+}
+
+// TestTokenRateLimitConcurrent: requests racing through two web processes
+// spend the shared bucket by compare-and-swap: exactly burst of them pass.
+func TestTokenRateLimitConcurrent(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		const burst, requests = 5, 16
+		e := newLimitEnv(t, db, 1, burst) // no refill within the test
+		webs := []http.Handler{e.h, e.web()}
+		var wg sync.WaitGroup
+		codes := make([]int, requests)
+		for i := range requests {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				codes[i] = e.getFrom(webs[i%2], e.tokA).Code
+			}()
+		}
+		wg.Wait()
+		passed := 0
+		for i, c := range codes {
+			switch c {
+			case http.StatusOK:
+				passed++
+			case http.StatusTooManyRequests:
+			default:
+				t.Errorf("request %d: %d", i, c)
+			}
+		}
+		if passed != burst || e.reached != burst {
+			t.Errorf("%d passed (%d reached the handler), want exactly %d", passed, e.reached, burst)
+		}
+	})
 }

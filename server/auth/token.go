@@ -39,30 +39,32 @@ func TokenDisplayPrefix(token string) string {
 	return token[:tokenShown]
 }
 
-// tokenViewer authenticates an Authorization header value.
-func (a *Auth) tokenViewer(ctx context.Context, header string) (*Viewer, error) {
+// tokenViewer authenticates an Authorization header value, returning the
+// token as read.
+func (a *Auth) tokenViewer(ctx context.Context, header string) (*Viewer, *ent.APIToken, error) {
 	scheme, tok, ok := strings.Cut(header, " ")
 	if !ok || !strings.EqualFold(scheme, "bearer") {
-		return nil, errBadToken
+		return nil, nil, errBadToken
 	}
 	tok = strings.TrimSpace(tok)
 	if !strings.HasPrefix(tok, TokenPrefix) || len(tok) < 20 || len(tok) > 200 {
-		return nil, errBadToken
+		return nil, nil, errBadToken
 	}
 	t, err := a.db.APIToken.Query().Where(apitoken.TokenHash(HashToken(tok))).WithOwner().Only(ctx)
 	if ent.IsNotFound(err) {
-		return nil, errBadToken
+		return nil, nil, errBadToken
 	}
 	if err != nil {
-		return nil, fmt.Errorf("look up api token: %w", err)
+		return nil, nil, fmt.Errorf("look up api token: %w", err)
 	}
 	now := a.cfg.Now()
 	if t.RevokedAt != nil || (t.ExpiresAt != nil && !now.Before(*t.ExpiresAt)) || t.Edges.Owner == nil {
-		return nil, errBadToken
+		return nil, nil, errBadToken
 	}
 	// Record use at most once a minute per token: a write per request would
-	// contend with the webhook intake on SQLite.
-	if t.LastUsedAt == nil || now.Sub(*t.LastUsedAt) > time.Minute {
+	// contend with the webhook intake on SQLite. With the rate limit on, its
+	// write per request records the use instead (ratelimit.go).
+	if a.limits == nil && (t.LastUsedAt == nil || now.Sub(*t.LastUsedAt) > time.Minute) {
 		err := a.db.APIToken.Update().Where(apitoken.ID(t.ID),
 			apitoken.Or(apitoken.LastUsedAtIsNil(), apitoken.LastUsedAtLT(now.Add(-time.Minute)))).
 			SetLastUsedAt(now).Exec(ctx)
@@ -71,7 +73,7 @@ func (a *Auth) tokenViewer(ctx context.Context, header string) (*Viewer, error) 
 		}
 	}
 	u := a.tokenOwnerAccess(ctx, t.Edges.Owner)
-	return &Viewer{User: u, Admin: a.isAdmin(u), AdminInstallations: u.AdminInstallations, Method: MethodToken, Scope: string(t.Scope), TokenID: t.ID, RepoGitHubIDs: u.RepoAccess}, nil
+	return &Viewer{User: u, Admin: a.isAdmin(u), AdminInstallations: u.AdminInstallations, Method: MethodToken, Scope: string(t.Scope), TokenID: t.ID, RepoGitHubIDs: u.RepoAccess}, t, nil
 }
 
 // tokenAD binds a sealed GitHub token to its user.

@@ -7,7 +7,17 @@ import { admin, pending, setup, user } from '../test/harness';
 
 const acme = { __typename: 'Installation', id: 'i1', accountLogin: 'acme', reviewersRepo: '', lastSyncAt: '2026-11-30T11:00:00Z', lastSyncCommit: 'abcdef0123', lastSyncError: '', syncRequestedAt: null, resolveBlocked: '', githubWaitUntil: null, githubWaitReason: '' };
 
-const status = (failedNodes: unknown[], installations: unknown[] = [acme]) => ({
+const fullBudget = {
+  __typename: 'ContentBudget',
+  installation: { __typename: 'Installation', id: 'i1', accountLogin: 'acme' },
+  windows: [
+    { __typename: 'ContentWindow', seconds: 60, limit: 80, available: 10 },
+    { __typename: 'ContentWindow', seconds: 3600, limit: 500, available: 62 },
+  ],
+  newReviewsAt: null,
+};
+
+const status = (failedNodes: unknown[], installations: unknown[] = [acme], contentBudgets: unknown[] = [fullBudget]) => ({
   data: {
     status: {
       __typename: 'SystemStatus',
@@ -25,6 +35,7 @@ const status = (failedNodes: unknown[], installations: unknown[] = [acme]) => ({
       runQueues: [{ __typename: 'RunQueue', status: 'queued', count: 3, oldestAt: '2026-11-30T11:58:00Z', oldestAgeSeconds: 120 }],
       webhookQueues: [{ __typename: 'WebhookQueue', status: 'pending', count: 0, oldestAt: null, oldestAgeSeconds: null }],
       installations,
+      contentBudgets,
     },
     failed: connection('WebhookEvent', failedNodes),
   },
@@ -96,6 +107,31 @@ describe('StatusPage', () => {
     expect(screen.getAllByText(/waiting for GitHub until/)).toHaveLength(1);
     expect(screen.getByText(/cannot resolve review threads/).closest('li')?.textContent).toMatch(/^initech: cannot resolve review threads\. GitHub refused .*Contents: write\.$/);
     expect(screen.queryByText(/No installation is waiting/)).toBeNull();
+  });
+
+  it("shows each installation's content budget and when new reviews start", async () => {
+    const spent = {
+      ...fullBudget,
+      installation: { __typename: 'Installation', id: 'i2', accountLogin: 'globex' },
+      windows: [
+        { __typename: 'ContentWindow', seconds: 60, limit: 80, available: 0 },
+        { __typename: 'ContentWindow', seconds: 3600, limit: 500, available: 40 },
+      ],
+      newReviewsAt: '2026-11-30T12:00:04Z',
+    };
+    setup(<StatusPage />, { handlers: { StatusPage: () => status([], [acme], [fullBudget, spent]) } });
+    const table = await screen.findByRole('table', { name: 'Content budgets' });
+    const rows = Array.from(table.querySelectorAll('tbody tr')).map((r) => Array.from(r.querySelectorAll('td')).map((c) => c.textContent));
+    expect(rows[0]).toEqual(['acme', '10 (of 80 a minute) · 62 (of 500 an hour)', 'start now']);
+    expect(rows[1][0]).toBe('globex');
+    expect(rows[1][1]).toBe('0 (of 80 a minute) · 40 (of 500 an hour)');
+    expect(rows[1][2]).toMatch(/^start at /);
+  });
+
+  it('shows no budget table without installations', async () => {
+    setup(<StatusPage />, { handlers: { StatusPage: () => status([], [], []) } });
+    expect(await screen.findByText('No installations')).toBeTruthy();
+    expect(screen.queryByRole('table', { name: 'Content budgets' })).toBeNull();
   });
 
   it('shows an error state', async () => {

@@ -52,6 +52,18 @@ const StatusPageQuery = graphql(`
         githubWaitUntil
         githubWaitReason
       }
+      contentBudgets {
+        installation {
+          id
+          accountLogin
+        }
+        windows {
+          seconds
+          limit
+          available
+        }
+        newReviewsAt
+      }
     }
     failed: webhookEvents(first: 20, where: { status: failed }, orderBy: { field: RECEIVED_AT, direction: DESC }) {
       totalCount
@@ -310,6 +322,30 @@ export default function StatusPage() {
             </ul>
           );
         })()}
+        {s.contentBudgets.length > 0 && (
+          <table aria-label="Content budgets">
+            <caption className="muted">
+              Content-creating writes (check runs, workflow dispatches, reviews, comments) each installation may make now: Chakshu
+              paces them to stay inside GitHub's limits; reviews under way go before new ones.
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Installation</th>
+                <th scope="col">Writes available now</th>
+                <th scope="col">New reviews</th>
+              </tr>
+            </thead>
+            <tbody>
+              {s.contentBudgets.map((b) => (
+                <tr key={b.installation.id}>
+                  <td>{b.installation.accountLogin}</td>
+                  <td>{b.windows.map((w) => `${w.available} (of ${w.limit} ${per(w.seconds)})`).join(' · ')}</td>
+                  <td>{b.newReviewsAt ? <>start at {formatTime(b.newReviewsAt)}</> : 'start now'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
       </section>
 
       <section aria-labelledby="sync-h">
@@ -330,4 +366,11 @@ export default function StatusPage() {
       </section>
     </div>
   );
+}
+
+// per names a pacing window: "a minute", "an hour", or its seconds.
+function per(seconds: number): string {
+  if (seconds === 60) return 'a minute';
+  if (seconds === 3600) return 'an hour';
+  return `per ${seconds} s`;
 }
