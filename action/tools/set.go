@@ -393,8 +393,10 @@ const resultSchema = `{"type":"object","properties":{
   "title":{"type":"string","description":"One line."},
   "body":{"type":"string","description":"Markdown reasoning."},
   "suggestion":{"type":"string","description":"Replacement text for lines start_line..line, when there is a mechanical fix."},
-  "evidence":{"type":"string","minLength":3,"maxLength":2000,"description":"The code the finding rests on, copied exactly from the file (one or a few lines, at most 10), so it can be checked: a finding whose quote is not in the file is dropped."}},
-  "required":["path","line","severity","category","title","body","evidence"],"additionalProperties":false}}},
+  "evidence":{"type":"string","minLength":3,"maxLength":2000,"description":"The code the finding rests on, copied exactly from the file (one or a few lines, at most 10), so it can be checked: a finding whose quote is not in the file is dropped."},
+  "scenario":{"type":"string","maxLength":2000,"description":"The failing scenario: the input or state, and the wrong outcome it causes in the quoted code."},
+  "confidence":{"type":"integer","minimum":0,"maximum":10,"description":"How sure you are, 0 to 10, that this is a real problem a maintainer would fix."}},
+  "required":["path","line","severity","category","title","body","evidence","scenario","confidence"],"additionalProperties":false}}},
 "required":["summary","checked","findings"],"additionalProperties":false}`
 
 const replySchema = `{"type":"object","properties":{
