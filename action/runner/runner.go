@@ -152,7 +152,7 @@ func Run(ctx context.Context, cfg Config) error {
 	rv, err := Review(ctx, ReviewConfig{Job: job, CheckoutDir: cfg.CheckoutDir, WorkDir: cfg.WorkDir,
 		Log: log, HTTPClient: cfg.HTTPClient, Agent: cfg.Agent})
 	if rv != nil {
-		r.set, r.out, r.samples = rv.Tools, rv.Outcome, rv.Samples
+		r.set, r.out, r.samples, r.verify = rv.Tools, rv.Outcome, rv.Samples, rv.Verify
 	}
 	if err != nil {
 		var rf *ReviewFailure
@@ -180,6 +180,8 @@ type report struct {
 	out   *agent.Outcome
 	// samples are the figures of a review in several passes (nil for one).
 	samples *runnerproto.SampleStats
+	// verify are the verification step's figures (nil without one).
+	verify *runnerproto.VerifyStats
 }
 
 func (r *report) stats() runnerproto.Stats {
@@ -191,6 +193,7 @@ func (r *report) stats() runnerproto.Stats {
 		s.FilesRead = r.set.FilesRead()
 	}
 	s.Samples = r.samples
+	s.Verify = r.verify
 	return s
 }
 

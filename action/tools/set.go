@@ -129,7 +129,7 @@ func New(cfg Config) (*Set, error) {
 		}
 		s.defs = append(s.defs, Def{NameSkill, "Load one of the reviewer's skills (listed in the system prompt) by name: returns its SKILL.md.", json.RawMessage(skillSchema)})
 	}
-	used := map[string]bool{NameRead: true, NameGrep: true, NameGlob: true, NameSkill: true, NameSubmit: true, NameSubmitReply: true}
+	used := map[string]bool{NameRead: true, NameGrep: true, NameGlob: true, NameSkill: true, NameSubmit: true, NameSubmitReply: true, NameSubmitVerdicts: true}
 	for _, c := range cfg.Connectors {
 		api := SanitiseName(c.Name)
 		for i := 2; used[api]; i++ {
@@ -148,6 +148,9 @@ func New(cfg Config) (*Set, error) {
 	case "", "review":
 		s.submit = NameSubmit
 		s.defs = append(s.defs, Def{NameSubmit, "Submit the review result. Call it exactly once, when done; it ends the review. If it answers with an error, fix the result and call it again.", json.RawMessage(resultSchema)})
+	case "verify":
+		s.submit = NameSubmitVerdicts
+		s.defs = append(s.defs, Def{NameSubmitVerdicts, "Submit your verdict on every candidate finding. Call it exactly once, when done; it ends the verification.", json.RawMessage(verdictsSchema)})
 	case "reply":
 		s.submit = NameSubmitReply
 		s.defs = append(s.defs, Def{NameSubmitReply, "Submit your reply to the thread. Call it exactly once, when done; it ends the run.", json.RawMessage(replySchema)})
@@ -305,9 +308,12 @@ func (s *Set) skill(input json.RawMessage) Result {
 
 func (s *Set) submitResult(input json.RawMessage) Result {
 	var err error
-	if s.submit == NameSubmitReply {
+	switch s.submit {
+	case NameSubmitReply:
 		_, err = findings.ParseReply(input)
-	} else {
+	case NameSubmitVerdicts:
+		_, err = ParseVerdicts(input)
+	default:
 		var r *findings.Result
 		if r, err = findings.ParseResult(input); err == nil {
 			if err = r.RequireEvidence(); err == nil {

@@ -335,6 +335,9 @@ func (c *conversation) toolUse(i int, name string, input any) outItem {
 
 // next decides the answer.
 func (m *model) next(c *conversation) []outItem {
+	if c.tools[toolSubmitVerdicts] {
+		return m.verify(c) // verifier.go
+	}
 	submit := ""
 	switch {
 	case c.tools[toolSubmitReply]:
