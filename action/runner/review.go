@@ -112,7 +112,7 @@ func Review(ctx context.Context, cfg ReviewConfig) (*Reviewed, error) {
 	}
 	defer fsys.Close()
 	set, err := tools.New(tools.Config{FS: fsys, Kind: job.Kind, Skills: job.Skills, Connectors: job.Tools,
-		ToolURL: job.ToolURL, RunToken: job.RunToken, HTTPClient: cfg.HTTPClient})
+		ToolURL: job.ToolURL, RunToken: job.RunToken, HTTPClient: cfg.HTTPClient, Diff: job.Diff})
 	if err != nil {
 		return nil, fail(ReasonBadJob, err)
 	}
