@@ -95,6 +95,9 @@ type Config struct {
 	// above 1 the first user turn says which pass it is (PassText), so the
 	// passes are separate conversations rather than byte-identical ones.
 	Pass, Passes int
+	// Lens, when set, is the focus of this pass (the job's Lenses, chosen
+	// by the runner per pass): the first user turn says it (LensText).
+	Lens string
 }
 
 // Usage counts tokens as the gateway reported them.
@@ -217,6 +220,9 @@ func newRun(cfg Config) (*run, error) {
 	first := []anthropic.ContentBlockParamUnion{anthropic.NewTextBlock(job.Prompt)}
 	if cfg.Passes > 1 {
 		first = append(first, anthropic.NewTextBlock(fmt.Sprintf(PassText, cfg.Pass, cfg.Passes)))
+	}
+	if lens := strings.TrimSpace(cfg.Lens); lens != "" {
+		first = append(first, anthropic.NewTextBlock(fmt.Sprintf(LensText, lens)))
 	}
 	r.messages = []anthropic.MessageParam{anthropic.NewUserMessage(first...)}
 	return r, nil

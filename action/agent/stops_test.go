@@ -108,3 +108,20 @@ func TestCostIsPricedPerRequest(t *testing.T) {
 		t.Fatalf("estimate $%.6f over %d requests, want $%.6f (cumulative tiering gives $%.6f)", out.CostUSD, len(rec.u), want, e.Cost(total))
 	}
 }
+
+// A pass with a lens says its focus in its first user turn, after the pass
+// line; a pass without one says nothing of a focus.
+func TestLensInTheFirstTurn(t *testing.T) {
+	for _, lens := range []string{"", "security and data safety"} {
+		var prompts []string
+		cfg, _, log := setup(t, scriptedmodel.Config{Seen: func(_, p string) { prompts = append(prompts, p) }}, runnerproto.Job{MaxTurns: 10})
+		cfg.Pass, cfg.Passes, cfg.Lens = 2, 3, lens
+		if out := Run(context.Background(), cfg); out.Failure != nil {
+			t.Fatalf("failure %+v\n%s", out.Failure, log)
+		}
+		has := strings.Contains(prompts[0], "Focus of this pass: security and data safety.")
+		if has != (lens != "") || !strings.Contains(prompts[0], "pass 2 of 3") || strings.Contains(prompts[0], "Focus of this pass: .") {
+			t.Fatalf("lens %q, first turn:\n%s", lens, prompts[0])
+		}
+	}
+}
