@@ -201,6 +201,11 @@ func TestReviewVerifiesWhenAsked(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Impact first: the reviewer looked at a.go as it was before the
+		// change, and the Actions log shows the lookup.
+		if !strings.Contains(log.String(), `ReadBase {"file_path":"a.go"} — 17 bytes, ok`) {
+			t.Fatalf("no base lookup in the log:\n%s", log.String())
+		}
 		res, _ := findings.ParseResult(rv.Outcome.Result)
 		var titles []string
 		for _, f := range res.Findings {

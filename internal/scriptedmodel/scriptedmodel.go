@@ -397,7 +397,11 @@ func (m *model) next(c *conversation) []outItem {
 		case c.tools[toolSkill] && c.called[toolSkill] == 0 && len(skillNames(c.system)) > 0:
 			return []outItem{{Type: "text", Text: "Loading the reviewer's skill."}, c.toolUse(1, toolSkill, map[string]string{"name": skillNames(c.system)[0]})}
 		case c.tools[toolGrep] && c.called[toolGrep] == 0:
-			return []outItem{c.toolUse(0, toolGrep, map[string]any{"pattern": `TODO|FIXME`, "output_mode": "content"})}
+			out := []outItem{c.toolUse(0, toolGrep, map[string]any{"pattern": `TODO|FIXME`, "output_mode": "content"})}
+			if f := modifiedFile(c.prompt); f != "" && c.tools[toolReadBase] {
+				out = append(out, c.toolUse(1, toolReadBase, map[string]string{"file_path": f})) // impact first: what it was before
+			}
+			return out
 		}
 	}
 	res := m.result(c)

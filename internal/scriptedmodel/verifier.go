@@ -30,6 +30,7 @@ import (
 
 const (
 	toolSubmitVerdicts = "submit_verdicts"
+	toolReadBase       = "ReadBase"
 	verifyLineSlack    = 3
 )
 
@@ -97,4 +98,15 @@ func (m *model) verify(c *conversation) []outItem {
 		verdicts = append(verdicts, verdictFor(cd, truth))
 	}
 	return []outItem{{Type: "text", Text: "Submitting the verdicts."}, c.toolUse(1, toolSubmitVerdicts, map[string]any{"verdicts": verdicts})}
+}
+
+// modifiedFile is the first file the prompt's diff changes that existed
+// before it ("" if none): the one a reviewer compares with its base.
+func modifiedFile(prompt string) string {
+	for _, l := range strings.Split(between1(prompt, "<diff>", "</diff>"), "\n") {
+		if p, ok := strings.CutPrefix(l, "--- a/"); ok {
+			return strings.TrimSpace(p)
+		}
+	}
+	return ""
 }
