@@ -140,6 +140,13 @@ func Review(ctx context.Context, cfg ReviewConfig) (*Reviewed, error) {
 		rv.Dropped += ev.Dropped
 		logEvidence(log, ev)
 	}
+	if job.Kind == "review" {
+		noted, err := noteLookups(out.Result, set)
+		if err != nil {
+			return rv, fail(ReasonBadResult, err)
+		}
+		out.Result = noted
+	}
 	// The verifier (verify.go) checks what the vote and the evidence check
 	// kept, each file's findings in a fresh conversation.
 	if job.Kind == "review" && job.Verify != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -207,6 +208,9 @@ func TestReviewVerifiesWhenAsked(t *testing.T) {
 			t.Fatalf("no base lookup in the log:\n%s", log.String())
 		}
 		res, _ := findings.ParseResult(rv.Outcome.Result)
+		if !slices.Contains(res.Checked.Files, "a.go"+BaseSuffix) {
+			t.Fatalf("checked files %q lack the base lookup", res.Checked.Files)
+		}
 		var titles []string
 		for _, f := range res.Findings {
 			titles = append(titles, f.Title)
