@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 	"text/template"
+	"time"
 
 	"github.com/chakshu-dev/chakshu/action/agent"
 	"github.com/chakshu-dev/chakshu/action/internal/ghlog"
@@ -68,8 +69,20 @@ func verifyFindings(ctx context.Context, vc verifyConfig) (json.RawMessage, *run
 		byPath[f.Path] = append(byPath[f.Path], i)
 	}
 	keep := make([]bool, len(res.Findings))
+	// The step has a third of the job's wall time (at least a minute) on
+	// top of the passes': a file not started within it is left unverified.
+	wall := time.Duration(job.WallSeconds) * time.Second
+	if wall <= 0 {
+		wall = agent.DefaultWall
+	}
+	deadline := time.Now().Add(max(wall/3, time.Minute))
 	for fi, path := range paths {
 		idx := byPath[path]
+		if left := time.Until(deadline); left < 10*time.Second {
+			fmt.Fprintf(vc.Log, "Verify %s: not started, the verification's time is up; %d kept unverified\n", ghlog.Escape(path), len(idx))
+			markUnverified(keep, idx, st)
+			continue
+		}
 		left := job.MaxCostUSD - vc.Spent - st.CostUSD
 		budget := 0.0
 		if job.MaxCostUSD > 0 {
@@ -84,7 +97,7 @@ func verifyFindings(ctx context.Context, vc verifyConfig) (json.RawMessage, *run
 		for k, i := range idx {
 			cands[k] = res.Findings[i]
 		}
-		verdicts, out, err := verifyFile(ctx, vc, path, cands, budget)
+		verdicts, out, err := verifyFile(ctx, vc, path, cands, budget, time.Until(deadline))
 		st.Calls++
 		st.Turns += out.Turns
 		st.CostUSD += out.CostUSD
@@ -147,7 +160,7 @@ func markUnverified(keep []bool, idx []int, st *runnerproto.VerifyStats) {
 
 // verifyFile runs one verification conversation on the candidates of one
 // file and returns their verdicts by candidate number (1-based).
-func verifyFile(ctx context.Context, vc verifyConfig, path string, cands []findings.Finding, budget float64) (map[int]tools.Verdict, *agent.Outcome, error) {
+func verifyFile(ctx context.Context, vc verifyConfig, path string, cands []findings.Finding, budget float64, left time.Duration) (map[int]tools.Verdict, *agent.Outcome, error) {
 	job := vc.Agent.Job
 	set, err := tools.New(tools.Config{FS: vc.FS, Kind: "verify", Skills: job.Skills, Diff: job.Diff})
 	if err != nil {
@@ -161,8 +174,9 @@ func verifyFile(ctx context.Context, vc verifyConfig, path string, cands []findi
 	vjob.Kind, vjob.System, vjob.Prompt = "verify", sys, user
 	vjob.MaxTurns = min(max(job.MaxTurns, 1), verifyMaxTurns)
 	vjob.Samples, vjob.Agree, vjob.Verify, vjob.Tools = 0, 0, nil, nil
+	vjob.WallSeconds = max(1, int(left/time.Second))
 	if job.WallSeconds > 0 {
-		vjob.WallSeconds = max(30, job.WallSeconds/4)
+		vjob.WallSeconds = min(vjob.WallSeconds, max(30, job.WallSeconds/4))
 	}
 	ac := vc.Agent
 	ac.Job, ac.Tools, ac.CostBudgetUSD, ac.Pass, ac.Passes = &vjob, set, budget, 0, 0
