@@ -162,7 +162,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return r.failure(ctx, ReasonWorkspace, err, r.out)
 	}
 	out, set := rv.Outcome, rv.Tools
-	writeSummary(cfg.SummaryPath, job, out, set, nil, time.Since(start))
+	writeSummary(cfg.SummaryPath, job, out, set, rv.Verify, nil, time.Since(start))
 	if err := r.send(ctx, runnerproto.Report{Result: out.Result, Stats: r.stats(), Evidence: rv.Evidence}); err != nil {
 		fmt.Fprintln(log, "::error::The result could not be delivered to Chakshu.")
 		return err
@@ -200,7 +200,7 @@ func (r *report) stats() runnerproto.Stats {
 // failure reports a failed run and returns the error Run ends with.
 func (r *report) failure(ctx context.Context, reason string, detail error, out *agent.Outcome) error {
 	fmt.Fprintf(r.cfg.Stdout, "::error::Chakshu review failed: %s\n", ghlog.Escape(reason))
-	writeSummary(r.cfg.SummaryPath, r.job, out, r.set, &reason, time.Since(r.start))
+	writeSummary(r.cfg.SummaryPath, r.job, out, r.set, r.verify, &reason, time.Since(r.start))
 	f := &runnerproto.Failure{Reason: reason}
 	if detail != nil {
 		f.Detail = redact.String(detail.Error())

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -222,5 +223,25 @@ func TestReviewVerifiesWhenAsked(t *testing.T) {
 			!strings.Contains(log.String(), "refuted by verification")):
 			t.Fatalf("with verify: %q, stats %+v\n%s", titles, rv.Verify, log.String())
 		}
+	}
+}
+
+// A whole run with verification reports the step's figures to Chakshu and
+// writes them, with their own cost, in the job summary.
+func TestFullRunReportsVerification(t *testing.T) {
+	job := reviewJob()
+	job.Verify = &runnerproto.VerifySpec{MinConfidence: 8}
+	h := newHarness(t, job, scriptedmodel.Handler())
+	if err := h.run(t); err != nil {
+		t.Fatalf("Run: %v\nlog:\n%s", err, h.log)
+	}
+	rep := h.report(t)
+	v := rep.Stats.Verify
+	if rep.Failure != nil || v == nil || v.Candidates == 0 || v.Calls == 0 || v.CostUSD <= 0 || v.Confirmed+v.Refuted+v.Unverified != v.Candidates {
+		t.Fatalf("failure %+v, verify stats %+v\n%s", rep.Failure, v, h.log)
+	}
+	sum, _ := os.ReadFile(h.summary)
+	if want := fmt.Sprintf("**Verification:** %d candidates · %d confirmed", v.Candidates, v.Confirmed); !strings.Contains(string(sum), want) {
+		t.Fatalf("summary lacks %q:\n%s", want, sum)
 	}
 }
