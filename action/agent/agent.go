@@ -33,6 +33,13 @@ const (
 	ReasonGateway       = "the model gateway failed"
 	ReasonMalformed     = "the model's output was malformed too often"
 	ReasonInvalidResult = "the model did not produce a valid result"
+	// ReasonRefusal: the model answered stop_reason "refusal" (docs "Stop
+	// reasons and fallback"): it declined to go on, and asking the same
+	// conversation again is not the documented remedy.
+	ReasonRefusal = "the model refused to review this change (stop_reason: refusal)"
+	// ReasonTruncated: answers kept stopping at max_tokens inside a tool
+	// call even with the room the model allows.
+	ReasonTruncated = "the model's answer was cut off at max_tokens too often"
 )
 
 // CodeCostCap is the error code the model gateway answers (HTTP 429, the
@@ -50,6 +57,9 @@ const (
 	DefaultMaxTokens    = 8192
 	DefaultMaxMalformed = 5
 	DefaultMaxRefusals  = 3
+	// DefaultMaxTruncated bounds answers cut off at max_tokens inside a tool
+	// call; each is asked again with twice the room.
+	DefaultMaxTruncated = 3
 )
 
 // Config configures one agent run.
@@ -85,6 +95,9 @@ type Config struct {
 	// above 1 the first user turn says which pass it is (PassText), so the
 	// passes are separate conversations rather than byte-identical ones.
 	Pass, Passes int
+	// Lens, when set, is the focus of this pass (the job's Lenses, chosen
+	// by the runner per pass): the first user turn says it (LensText).
+	Lens string
 }
 
 // Usage counts tokens as the gateway reported them.
@@ -208,6 +221,9 @@ func newRun(cfg Config) (*run, error) {
 	if cfg.Passes > 1 {
 		first = append(first, anthropic.NewTextBlock(fmt.Sprintf(PassText, cfg.Pass, cfg.Passes)))
 	}
+	if lens := strings.TrimSpace(cfg.Lens); lens != "" {
+		first = append(first, anthropic.NewTextBlock(fmt.Sprintf(LensText, lens)))
+	}
 	r.messages = []anthropic.MessageParam{anthropic.NewUserMessage(first...)}
 	return r, nil
 }
@@ -256,9 +272,12 @@ func (r *run) loop(parent context.Context) *Outcome {
 	final := ""         // why the model was told to submit at once, if it was
 	costCap := false    // the gateway refused a request at the cap
 	overBudget := false // the estimate reached the pass's CostBudgetUSD
-	malformed, refusals := 0, 0
+	malformed, refusals, truncated := 0, 0, 0
+	maxTokens := r.cfg.MaxTokens
 	for {
-		if r.out.Turns >= r.maxTurns {
+		// A request repeated for room (truncated) is not a new turn of the
+		// conversation: it does not use up the turn limit.
+		if r.out.Turns-truncated >= r.maxTurns {
 			return r.fail(ReasonMaxTurns, nil)
 		}
 		if final == "" {
@@ -286,7 +305,7 @@ func (r *run) loop(parent context.Context) *Outcome {
 		}
 		params := anthropic.MessageNewParams{
 			Model:     anthropic.Model(r.job.Model),
-			MaxTokens: r.cfg.MaxTokens,
+			MaxTokens: maxTokens,
 			System:    r.system,
 			Tools:     r.tools,
 			Messages:  r.markCache(),
@@ -322,6 +341,26 @@ func (r *run) loop(parent context.Context) *Outcome {
 			}
 		}
 		r.account(msg.Usage)
+		switch msg.StopReason {
+		case anthropic.StopReasonRefusal:
+			return r.fail(ReasonRefusal, fmt.Errorf("stop_reason refusal on model call %d", r.out.Turns))
+		case anthropic.StopReasonMaxTokens:
+			// The answer's last block is incomplete: a tool call (often the
+			// submit, the longest answer) whose input is a fragment, or
+			// thinking that used up the room (max_tokens bounds thinking
+			// plus the answer). Running a cut call would act on a fragment;
+			// the answer is dropped and asked for again with room to finish
+			// (docs "Stop reasons and fallback": raise max_tokens), up to
+			// the model's output limit.
+			truncated++
+			next := min(maxTokens*2, r.maxOutput())
+			if truncated > DefaultMaxTruncated || next <= maxTokens {
+				return r.fail(ReasonTruncated, fmt.Errorf("%d answers stopped at max_tokens %d (last block %s)", truncated, maxTokens, lastBlock(msg)))
+			}
+			fmt.Fprintf(r.log, "! the model's answer stopped at max_tokens (%d) in a %s block; asking again with max_tokens %d\n", maxTokens, lastBlock(msg), next)
+			maxTokens = next
+			continue
+		}
 		r.messages = append(r.messages, msg.ToParam())
 		var results []anthropic.ContentBlockParamUnion
 		for _, b := range msg.Content {
@@ -485,12 +524,34 @@ func forcedToolChoice(job *runnerproto.Job) bool {
 	return false
 }
 
+// account adds one answer's usage and its cost: each request is priced on
+// its own, because a price tier (Haiku 5.5 above 100k prompt tokens) is
+// chosen by one request's prompt length, not by a conversation's total
+// (REALITY.md; docs "Pricing", long context).
 func (r *run) account(u anthropic.Usage) {
-	r.out.Usage.Input += u.InputTokens
-	r.out.Usage.Output += u.OutputTokens
-	r.out.Usage.CacheWrite += u.CacheCreationInputTokens
-	r.out.Usage.CacheRead += u.CacheReadInputTokens
-	r.out.CostUSD = EstimateCost(r.job.Model, r.out.Usage)
+	req := Usage{Input: u.InputTokens, Output: u.OutputTokens, CacheWrite: u.CacheCreationInputTokens, CacheRead: u.CacheReadInputTokens}
+	r.out.Usage.Input += req.Input
+	r.out.Usage.Output += req.Output
+	r.out.Usage.CacheWrite += req.CacheWrite
+	r.out.Usage.CacheRead += req.CacheRead
+	r.out.CostUSD += EstimateCost(r.job.Model, req)
+}
+
+// lastBlock is the type of the answer's last block, for the log.
+func lastBlock(msg *anthropic.Message) string {
+	if n := len(msg.Content); n > 0 {
+		return msg.Content[n-1].Type
+	}
+	return "empty"
+}
+
+// maxOutput is the most max_tokens may be raised to: the model's output
+// limit from the catalogue, else four times the configured max_tokens.
+func (r *run) maxOutput() int64 {
+	if e, err := models.Builtin().Lookup(r.job.Model); err == nil && e.MaxOutput > 0 {
+		return e.MaxOutput
+	}
+	return 4 * r.cfg.MaxTokens
 }
 
 func (r *run) logCall(name string, input json.RawMessage, res tools.Result) {
@@ -523,10 +584,13 @@ func oneLine(s string, n int) string {
 	return ghlog.Escape(s)
 }
 
-// EstimateCost estimates the cost in USD of usage on model from the
-// built-in catalogue (all cache writes at the 5-minute rate, which is what
-// the agent asks for); the gateway's meter is the authority, this is only
-// the running estimate printed in the log. An unknown model estimates 0.
+// EstimateCost estimates the cost in USD of one request's usage on model
+// from the built-in catalogue (all cache writes at the 5-minute rate, which
+// is what the agent asks for), at the price tier of that request's prompt
+// length. A conversation's cost is the sum over its requests: priced on
+// the summed usage, a long run would cross a tier no request crossed. The
+// gateway's meter is the authority, this is only the running estimate
+// printed in the log. An unknown model estimates 0.
 func EstimateCost(model string, u Usage) float64 {
 	e, err := models.Builtin().Lookup(model)
 	if err != nil {

@@ -47,3 +47,8 @@ const (
 // PassText tells the model which pass of several it is (Config.Pass); the
 // scripted model reads the numbers back (scriptedmodel's passRE).
 const PassText = "This is independent review pass %d of %d: review the pull request on your own judgement."
+
+// LensText gives one pass its focus (Config.Lens): the same review with a
+// different angle, so passes find different bugs rather than the same ones.
+// Findings outside the focus are still reported.
+const LensText = "Focus of this pass: %s. Look hardest for problems of this kind; report any other real problem you find too."

@@ -49,6 +49,9 @@ type Reviewed struct {
 	// Evidence is the evidence check of a review's findings (nil for a
 	// reply): what was kept, moved to where its quote is, and dropped.
 	Evidence *runnerproto.EvidenceReport
+	// Verify is the verification step's figures (nil when the job did not
+	// ask for it); Dropped counts its refuted findings too.
+	Verify *runnerproto.VerifyStats
 }
 
 // ReviewFailure is a review that produced no result, with the safe reason
@@ -109,7 +112,7 @@ func Review(ctx context.Context, cfg ReviewConfig) (*Reviewed, error) {
 	}
 	defer fsys.Close()
 	set, err := tools.New(tools.Config{FS: fsys, Kind: job.Kind, Skills: job.Skills, Connectors: job.Tools,
-		ToolURL: job.ToolURL, RunToken: job.RunToken, HTTPClient: cfg.HTTPClient})
+		ToolURL: job.ToolURL, RunToken: job.RunToken, HTTPClient: cfg.HTTPClient, Diff: job.Diff})
 	if err != nil {
 		return nil, fail(ReasonBadJob, err)
 	}
@@ -136,6 +139,23 @@ func Review(ctx context.Context, cfg ReviewConfig) (*Reviewed, error) {
 		out.Result, rv.Evidence = checked, ev
 		rv.Dropped += ev.Dropped
 		logEvidence(log, ev)
+	}
+	if job.Kind == "review" {
+		noted, err := noteLookups(out.Result, set)
+		if err != nil {
+			return rv, fail(ReasonBadResult, err)
+		}
+		out.Result = noted
+	}
+	// The verifier (verify.go) checks what the vote and the evidence check
+	// kept, each file's findings in a fresh conversation.
+	if job.Kind == "review" && job.Verify != nil {
+		verified, vs, err := verifyFindings(ctx, verifyConfig{Agent: ac, FS: fsys, Result: out.Result, Spent: out.CostUSD, Log: log})
+		if err != nil {
+			return rv, fail(ReasonBadResult, err)
+		}
+		out.Result, rv.Verify = verified, vs
+		rv.Dropped += vs.Refuted
 	}
 	return rv, nil
 }

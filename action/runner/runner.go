@@ -152,7 +152,7 @@ func Run(ctx context.Context, cfg Config) error {
 	rv, err := Review(ctx, ReviewConfig{Job: job, CheckoutDir: cfg.CheckoutDir, WorkDir: cfg.WorkDir,
 		Log: log, HTTPClient: cfg.HTTPClient, Agent: cfg.Agent})
 	if rv != nil {
-		r.set, r.out, r.samples = rv.Tools, rv.Outcome, rv.Samples
+		r.set, r.out, r.samples, r.verify = rv.Tools, rv.Outcome, rv.Samples, rv.Verify
 	}
 	if err != nil {
 		var rf *ReviewFailure
@@ -162,7 +162,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return r.failure(ctx, ReasonWorkspace, err, r.out)
 	}
 	out, set := rv.Outcome, rv.Tools
-	writeSummary(cfg.SummaryPath, job, out, set, nil, time.Since(start))
+	writeSummary(cfg.SummaryPath, job, out, set, rv.Verify, nil, time.Since(start))
 	if err := r.send(ctx, runnerproto.Report{Result: out.Result, Stats: r.stats(), Evidence: rv.Evidence}); err != nil {
 		fmt.Fprintln(log, "::error::The result could not be delivered to Chakshu.")
 		return err
@@ -180,6 +180,8 @@ type report struct {
 	out   *agent.Outcome
 	// samples are the figures of a review in several passes (nil for one).
 	samples *runnerproto.SampleStats
+	// verify are the verification step's figures (nil without one).
+	verify *runnerproto.VerifyStats
 }
 
 func (r *report) stats() runnerproto.Stats {
@@ -191,13 +193,14 @@ func (r *report) stats() runnerproto.Stats {
 		s.FilesRead = r.set.FilesRead()
 	}
 	s.Samples = r.samples
+	s.Verify = r.verify
 	return s
 }
 
 // failure reports a failed run and returns the error Run ends with.
 func (r *report) failure(ctx context.Context, reason string, detail error, out *agent.Outcome) error {
 	fmt.Fprintf(r.cfg.Stdout, "::error::Chakshu review failed: %s\n", ghlog.Escape(reason))
-	writeSummary(r.cfg.SummaryPath, r.job, out, r.set, &reason, time.Since(r.start))
+	writeSummary(r.cfg.SummaryPath, r.job, out, r.set, r.verify, &reason, time.Since(r.start))
 	f := &runnerproto.Failure{Reason: reason}
 	if detail != nil {
 		f.Detail = redact.String(detail.Error())

@@ -77,7 +77,7 @@ func quote(s string) string {
 	return "> " + strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n> ")
 }
 
-func writeSummary(path string, job *runnerproto.Job, out *agent.Outcome, set *tools.Set, failure *string, took time.Duration) {
+func writeSummary(path string, job *runnerproto.Job, out *agent.Outcome, set *tools.Set, verify *runnerproto.VerifyStats, failure *string, took time.Duration) {
 	if path == "" {
 		return
 	}
@@ -90,5 +90,15 @@ func writeSummary(path string, job *runnerproto.Job, out *agent.Outcome, set *to
 		return
 	}
 	defer f.Close()
-	_, _ = f.WriteString(Summary(job, out, files, skills, failure, took))
+	_, _ = f.WriteString(Summary(job, out, files, skills, failure, took) + verifySummary(verify))
+}
+
+// verifySummary is the job summary's line on the verification step, its
+// cost apart from the passes' ("" without one).
+func verifySummary(v *runnerproto.VerifyStats) string {
+	if v == nil {
+		return ""
+	}
+	return fmt.Sprintf("\n**Verification:** %d candidates · %d confirmed · %d refuted · %d unverified (minimum confidence %d) · **Cost (estimate):** $%.4f in %d model calls\n",
+		v.Candidates, v.Confirmed, v.Refuted, v.Unverified, v.MinConfidence, v.CostUSD, v.Turns)
 }

@@ -57,12 +57,18 @@ func (f *FS) Read(in ReadInput) (string, error) {
 	if st.Size() > ReadMaxFileBytes {
 		return "", fmt.Errorf("%s is %d bytes; files over %d bytes are not read (use Grep to search it)", rel, st.Size(), ReadMaxFileBytes)
 	}
-	br := bufio.NewReaderSize(file, 64<<10)
+	return numbered(rel, file, st.Size(), in)
+}
+
+// numbered is the text of r (size bytes, the file rel) numbered like
+// `cat -n` from in.Offset for in.Limit lines, as Read and ReadBase answer.
+func numbered(rel string, r io.Reader, size int64, in ReadInput) (string, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
 	head, _ := br.Peek(binarySniffBytes)
 	if isBinary(head) {
 		return "", fmt.Errorf("%s is a binary file; only text files can be read", rel)
 	}
-	if st.Size() == 0 {
+	if size == 0 {
 		return fmt.Sprintf("(%s is empty)\n", rel), nil
 	}
 	start := max(in.Offset, 1)

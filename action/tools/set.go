@@ -75,6 +75,9 @@ type Config struct {
 	RunToken string
 	// HTTPClient calls connectors; nil means http.DefaultClient.
 	HTTPClient *http.Client
+	// Diff is the unified diff under review; when set, ReadBase serves the
+	// changed files as they were before it (base.go).
+	Diff string
 	// CallBudget bounds the wall time of one tool call, within the run's
 	// own deadline (the context Call is given); 0 means DefaultCallBudget.
 	CallBudget time.Duration
@@ -91,6 +94,7 @@ type Set struct {
 	skills     map[string]runnerproto.Skill
 	submit     string
 	filesRead  []string
+	basesRead  []string // files read at their base version (ReadBase)
 	skillsUsed []string
 }
 
@@ -123,13 +127,16 @@ func New(cfg Config) (*Set, error) {
 		{NameGrep, "Search file contents with a regular expression (RE2 syntax), like ripgrep.", json.RawMessage(grepSchema)},
 		{NameGlob, "List files matching a glob pattern, sorted by path.", json.RawMessage(globSchema)},
 	}
+	if cfg.Diff != "" && cfg.Kind != "reply" {
+		s.defs = append(s.defs, Def{NameReadBase, readBaseDescription, json.RawMessage(readBaseSchema)})
+	}
 	if len(cfg.Skills) > 0 {
 		for _, sk := range cfg.Skills {
 			s.skills[sk.Name] = sk
 		}
 		s.defs = append(s.defs, Def{NameSkill, "Load one of the reviewer's skills (listed in the system prompt) by name: returns its SKILL.md.", json.RawMessage(skillSchema)})
 	}
-	used := map[string]bool{NameRead: true, NameGrep: true, NameGlob: true, NameSkill: true, NameSubmit: true, NameSubmitReply: true}
+	used := map[string]bool{NameRead: true, NameGrep: true, NameGlob: true, NameSkill: true, NameSubmit: true, NameSubmitReply: true, NameSubmitVerdicts: true, NameReadBase: true}
 	for _, c := range cfg.Connectors {
 		api := SanitiseName(c.Name)
 		for i := 2; used[api]; i++ {
@@ -148,6 +155,9 @@ func New(cfg Config) (*Set, error) {
 	case "", "review":
 		s.submit = NameSubmit
 		s.defs = append(s.defs, Def{NameSubmit, "Submit the review result. Call it exactly once, when done; it ends the review. If it answers with an error, fix the result and call it again.", json.RawMessage(resultSchema)})
+	case "verify":
+		s.submit = NameSubmitVerdicts
+		s.defs = append(s.defs, Def{NameSubmitVerdicts, "Submit your verdict on every candidate finding. Call it exactly once, when done; it ends the verification.", json.RawMessage(verdictsSchema)})
 	case "reply":
 		s.submit = NameSubmitReply
 		s.defs = append(s.defs, Def{NameSubmitReply, "Submit your reply to the thread. Call it exactly once, when done; it ends the run.", json.RawMessage(replySchema)})
@@ -165,6 +175,9 @@ func (s *Set) SubmitName() string { return s.submit }
 
 // FilesRead lists the files the Read tool returned, in first-read order.
 func (s *Set) FilesRead() []string { return slices.Clone(s.filesRead) }
+
+// BasesRead lists the files read at their base version with ReadBase.
+func (s *Set) BasesRead() []string { return slices.Clone(s.basesRead) }
 
 // SkillsUsed lists the skills loaded with the Skill tool.
 func (s *Set) SkillsUsed() []string { return slices.Clone(s.skillsUsed) }
@@ -210,6 +223,17 @@ func (s *Set) dispatch(ctx context.Context, name string, input json.RawMessage) 
 		return call(name, input, func(in GrepInput) (string, error) { return s.cfg.FS.GrepContext(ctx, in) })
 	case NameGlob:
 		return call(name, input, func(in GlobInput) (string, error) { return s.cfg.FS.GlobContext(ctx, in) })
+	case NameReadBase:
+		if s.cfg.Diff == "" || s.cfg.Kind == "reply" {
+			break
+		}
+		return call(name, input, func(in ReadInput) (string, error) {
+			out, err := s.readBase(in)
+			if rel, cerr := CleanRel(in.FilePath); err == nil && cerr == nil && !slices.Contains(s.basesRead, rel) {
+				s.basesRead = append(s.basesRead, rel)
+			}
+			return out, err
+		})
 	case NameSkill:
 		if len(s.skills) == 0 {
 			break
@@ -305,9 +329,12 @@ func (s *Set) skill(input json.RawMessage) Result {
 
 func (s *Set) submitResult(input json.RawMessage) Result {
 	var err error
-	if s.submit == NameSubmitReply {
+	switch s.submit {
+	case NameSubmitReply:
 		_, err = findings.ParseReply(input)
-	} else {
+	case NameSubmitVerdicts:
+		_, err = ParseVerdicts(input)
+	default:
 		var r *findings.Result
 		if r, err = findings.ParseResult(input); err == nil {
 			if err = r.RequireEvidence(); err == nil {
@@ -393,8 +420,10 @@ const resultSchema = `{"type":"object","properties":{
   "title":{"type":"string","description":"One line."},
   "body":{"type":"string","description":"Markdown reasoning."},
   "suggestion":{"type":"string","description":"Replacement text for lines start_line..line, when there is a mechanical fix."},
-  "evidence":{"type":"string","minLength":3,"maxLength":2000,"description":"The code the finding rests on, copied exactly from the file (one or a few lines, at most 10), so it can be checked: a finding whose quote is not in the file is dropped."}},
-  "required":["path","line","severity","category","title","body","evidence"],"additionalProperties":false}}},
+  "evidence":{"type":"string","minLength":3,"maxLength":2000,"description":"The code the finding rests on, copied exactly from the file (one or a few lines, at most 10), so it can be checked: a finding whose quote is not in the file is dropped."},
+  "scenario":{"type":"string","maxLength":2000,"description":"The failing scenario: the input or state, and the wrong outcome it causes in the quoted code."},
+  "confidence":{"type":"integer","minimum":0,"maximum":10,"description":"How sure you are, 0 to 10, that this is a real problem a maintainer would fix."}},
+  "required":["path","line","severity","category","title","body","evidence","scenario","confidence"],"additionalProperties":false}}},
 "required":["summary","checked","findings"],"additionalProperties":false}`
 
 const replySchema = `{"type":"object","properties":{

@@ -24,6 +24,7 @@ import (
 // evalOptions are `chakshu eval`'s flags.
 type evalOptions struct {
 	corpus, reviewersDir, provider, judgeModel, workDir, minProfile, out string
+	verify                                                               string
 	names                                                                listFlag
 	judge, asJSON, verbose, hunches, yes                                 bool
 	window, samples, agree                                               int
@@ -99,6 +100,7 @@ func evalCommand() command {
 			fs.BoolVar(&o.verbose, "verbose", false, "print progress and the agents' logs to stderr")
 			fs.IntVar(&o.samples, "samples", 0, "run every reviewer with this many agent passes (reviewer.yaml samples); 0: each reviewer's own")
 			fs.IntVar(&o.agree, "agree", 0, "keep findings at least this many passes report (reviewer.yaml agree); 0: each reviewer's own, or 1 with --samples")
+			fs.StringVar(&o.verify, "verify", "", "on or off: verify every reviewer's findings (reviewer.yaml verify), or not; empty: each reviewer's own")
 			fs.BoolVar(&o.hunches, "hunches", false, "sandbox only: the scripted model also reports low-confidence findings that vary between passes, as a real model's doubts do (shows what --samples and --agree remove)")
 		},
 		run: func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -123,6 +125,10 @@ func evalCmd(ctx context.Context, o *evalOptions, stdout, stderr io.Writer) erro
 	}
 	if o.samples < 0 || o.samples > reviewers.MaxSamples || o.agree < 0 || (o.agree > 0 && o.agree > max(o.samples, 1)) {
 		fmt.Fprintf(stderr, "chakshu eval: want 0 ≤ --agree ≤ --samples ≤ %d (got --samples %d --agree %d)\n", reviewers.MaxSamples, o.samples, o.agree)
+		return errUsage
+	}
+	if o.verify != "" && o.verify != "on" && o.verify != "off" {
+		fmt.Fprintf(stderr, "chakshu eval: --verify is on or off (got %q)\n", o.verify)
 		return errUsage
 	}
 	if o.hunches && o.provider != "sandbox" {
@@ -262,6 +268,11 @@ func loadEvalReviewers(o *evalOptions, src *models.Source) ([]reviewers.Local, e
 	} else if o.agree > 0 {
 		for i := range all {
 			all[i].Config.Agree = min(o.agree, all[i].Config.Samples)
+		}
+	}
+	if o.verify != "" {
+		for i := range all {
+			all[i].Config.Verify = o.verify == "on"
 		}
 	}
 	if len(o.names) == 0 {

@@ -373,13 +373,32 @@ func TestEvalConfiguredProvider(t *testing.T) {
 	}
 }
 
+// With the scripted model's doubts switched on, verification of a single
+// pass refutes false positives and keeps every planted bug the pass found,
+// for a cost of its own.
+func TestEvalShowsVerificationEffect(t *testing.T) {
+	off := runEval(t, "--corpus", evalCorpus, "--hunches", "--verify", "off")
+	on := runEval(t, "--corpus", evalCorpus, "--hunches", "--verify", "on")
+	o, v := profile(off.Overall, "all"), profile(on.Overall, "all")
+	t.Logf("unverified: TP %d FP %d precision %.2f, $%.4f/PR; verified: TP %d FP %d precision %.2f, $%.4f/PR",
+		o.TP, o.FP, o.Precision, off.Overall.CostPerPR, v.TP, v.FP, v.Precision, on.Overall.CostPerPR)
+	if o.FP == 0 || v.FP >= o.FP || v.TP != o.TP {
+		t.Fatalf("verified %+v, unverified %+v: want fewer false positives, every true one kept", v, o)
+	}
+	if on.Overall.CostPerPR <= off.Overall.CostPerPR {
+		t.Fatalf("verification costs nothing: $%.4f per PR with it, $%.4f without", on.Overall.CostPerPR, off.Overall.CostPerPR)
+	}
+}
+
 // With the scripted model's doubts switched on (--hunches), three passes that
 // must agree twice (--samples 3 --agree 2) keep every planted bug the single
 // pass found and remove false positives, at a higher cost: the precision
 // knob's effect, measured on the shipped corpus.
 func TestEvalShowsSamplesEffect(t *testing.T) {
-	one := runEval(t, "--corpus", evalCorpus, "--hunches")
-	three := runEval(t, "--corpus", evalCorpus, "--hunches", "--samples", "3", "--agree", "2")
+	// The vote alone: verification (on by default) would refute the hunches
+	// before the vote could.
+	one := runEval(t, "--corpus", evalCorpus, "--hunches", "--verify", "off")
+	three := runEval(t, "--corpus", evalCorpus, "--hunches", "--samples", "3", "--agree", "2", "--verify", "off")
 	o, a := profile(one.Overall, "all"), profile(three.Overall, "all")
 	if o.FP == 0 {
 		t.Fatalf("one pass with hunches has no false positive: %+v", o)

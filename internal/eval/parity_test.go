@@ -91,7 +91,7 @@ func TestEvalJobIsTheRunnerAPIsJob(t *testing.T) {
 		}
 		// A corpus case has no author: the one fact eval cannot give.
 		api.PR.Author = ""
-		api.Prompt = strings.Replace(api.Prompt, " by @alice", "", 1)
+		api.Prompt = strings.Replace(api.Prompt, "<pr_author>\nalice\n</pr_author>", "<pr_author>\n\n</pr_author>", 1)
 		if d := cmp.Diff(api, ev); d != "" {
 			t.Errorf("eval's job differs from the runner API's (-api +eval):\n%s", d)
 		}

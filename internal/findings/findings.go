@@ -61,6 +61,13 @@ type Finding struct {
 	// LEFT). Results of runners of protocol 2 and later carry it on every
 	// finding (RequireEvidence); older runners' findings may lack it.
 	Evidence string `json:"evidence,omitempty"`
+	// Scenario is the finding's failing scenario: the input or state and the
+	// wrong outcome (issue 41's precision-first prompt asks for it). Results
+	// from before the field lack it.
+	Scenario string `json:"scenario,omitempty"`
+	// Confidence is the reporter's confidence, 1 to 10, that the finding is
+	// real; 0 means not given (results from before the field).
+	Confidence int `json:"confidence,omitempty"`
 	// EvidenceMovedFrom is set by an evidence check, never by the agent:
 	// the line the agent named when its quote was found on nearby lines
 	// instead and the finding was moved there (CheckEvidence).
@@ -106,6 +113,8 @@ const (
 	MaxSuggestion    = 20_000
 	MaxPathBytes     = 1_000
 	MaxCategoryBytes = 64
+	MaxScenarioBytes = 2_000
+	MaxConfidence    = 10
 	MaxReplyBytes    = 5_000
 	MaxResultBytes   = 2 << 20
 )
@@ -201,6 +210,10 @@ func (f *Finding) Validate() error {
 		return fmt.Errorf("suggestion: at most %d bytes", MaxSuggestion)
 	case f.EvidenceMovedFrom < 0:
 		return errors.New("evidence_moved_from: must be 0 or a line")
+	case len(f.Scenario) > MaxScenarioBytes:
+		return fmt.Errorf("scenario: at most %d bytes", MaxScenarioBytes)
+	case f.Confidence < 0 || f.Confidence > MaxConfidence:
+		return fmt.Errorf("confidence: want 0 to %d, got %d", MaxConfidence, f.Confidence)
 	}
 	if f.Evidence != "" {
 		if err := validEvidence(f.Evidence); err != nil {

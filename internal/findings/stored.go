@@ -30,6 +30,24 @@ type Coverage struct {
 	Evidence *RunnerEvidence `json:"evidence,omitempty"`
 	// Samples are the figures of a review in several passes.
 	Samples *Samples `json:"samples,omitempty"`
+	// Verify are the figures of the runner's verification step, its cost
+	// apart from the passes'.
+	Verify *Verification `json:"verify,omitempty"`
+}
+
+// Verification is what the runner's verifier did with the candidates that
+// survived the vote: confirmed, refuted (dropped) and left unverified, at
+// which minimum confidence, in how many calls and turns, at what estimated
+// cost (USD).
+type Verification struct {
+	Candidates    int     `json:"candidates"`
+	Confirmed     int     `json:"confirmed"`
+	Refuted       int     `json:"refuted"`
+	Unverified    int     `json:"unverified"`
+	MinConfidence int     `json:"min_confidence"`
+	Calls         int     `json:"calls"`
+	Turns         int     `json:"turns"`
+	CostUSD       float64 `json:"cost_usd"`
 }
 
 // RunnerEvidence is what the runner's evidence check did with the agent's

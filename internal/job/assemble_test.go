@@ -52,6 +52,13 @@ func TestAssembleLimits(t *testing.T) {
 			if j.Samples != c.samples || (c.samples > 0 && j.Agree != 2) {
 				t.Errorf("samples %d agree %d, want %d", j.Samples, j.Agree, c.samples)
 			}
+			// A review carries the default lenses of several passes and the
+			// default verification; a reply neither.
+			review := c.samples > 0
+			if review != (len(j.Lenses) == len(reviewers.DefaultLenses) && j.Verify != nil && j.Verify.MinConfidence == reviewers.DefaultVerifyMinConfidence) ||
+				!review && (j.Lenses != nil || j.Verify != nil) {
+				t.Errorf("lenses %q verify %+v", j.Lenses, j.Verify)
+			}
 			if (j.ForcedToolChoice != nil) != c.forcedIsKnown || (a.Price != "") != c.forcedIsKnown {
 				t.Errorf("forced tool choice %v price %q: the catalogue lookup is wrong", j.ForcedToolChoice, a.Price)
 			}
@@ -59,6 +66,19 @@ func TestAssembleLimits(t *testing.T) {
 				t.Error("prompts not rendered")
 			}
 		})
+	}
+}
+
+// The reviewer's own lenses and verify: false reach the job.
+func TestAssembleLensesAndVerify(t *testing.T) {
+	c := reviewers.Defaults()
+	c.Lenses, c.Verify = []string{"only security"}, false
+	a, err := New(Config{}).Assemble(Parts{Kind: run.KindReview, Reviewer: Reviewer{Name: "security", Config: c}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Job.Lenses) != 1 || a.Job.Lenses[0] != "only security" || a.Job.Verify != nil {
+		t.Fatalf("lenses %q verify %+v", a.Job.Lenses, a.Job.Verify)
 	}
 }
 

@@ -212,6 +212,10 @@ func (b *Builder) Assemble(p Parts) (Assembled, error) {
 		pd.Files, pd.FilteredFiles, pd.Diff, pd.IncrementalSince, pd.FullReviewReason, pd.DiffNote = j.Files, j.FilteredFiles, j.Diff, c.Since, c.Reason, c.Note
 		pd.Note = p.Note
 		j.Samples, j.Agree = cfg.Samples, cfg.Agree
+		j.Lenses = cfg.PassLenses()
+		if cfg.Verify {
+			j.Verify = &runnerproto.VerifySpec{MinConfidence: cfg.VerifyMinConfidence}
+		}
 	}
 
 	j.Model = p.Model

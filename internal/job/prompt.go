@@ -15,7 +15,7 @@ var promptFS embed.FS
 
 // fenceTags are the tags untrusted data is fenced with; data that contains one
 // of them has it neutralised so it cannot close its fence or open another.
-var fenceTags = regexp.MustCompile(`(?i)<(/?)\s*(pr_title|pr_body|pr_files|filtered_files|requester_note|diff|thread|comment|finding|excerpt|repository_instructions|review_learnings)\b`)
+var fenceTags = regexp.MustCompile(`(?i)<(/?)\s*(pr_title|pr_body|pr_author|head_ref|pr_files|filtered_files|requester_note|diff|thread|comment|finding|excerpt|repository_instructions|review_learnings)\b`)
 
 // fence wraps untrusted text in <tag>…</tag>.
 func fence(tag, s string) string {

@@ -42,10 +42,21 @@ type Config struct {
 	GitHubRepos []string `yaml:"github_repos" json:"github_repos,omitempty"`
 	// Samples is how many independent agent passes one review runs, within
 	// the one MaxCostUSD (each pass gets a share of it); 1 to MaxSamples.
-	Samples int `yaml:"samples" json:"samples,omitempty"`
+	// reviewer.yaml names it passes (samples is still read as its alias);
+	// it is stored as samples, as before the rename.
+	Samples int `yaml:"passes" json:"samples,omitempty"`
 	// Agree is how many of the passes must report a finding (matched by its
 	// hidden ID) for the review to keep it; 1 to Samples.
 	Agree int `yaml:"agree" json:"agree,omitempty"`
+	// Lenses are the focuses the passes take in turn (pass i reviews with
+	// Lenses[(i-1) % len]); empty means DefaultLenses when Samples is above
+	// 1 (PassLenses).
+	Lenses []string `yaml:"lenses" json:"lenses,omitempty"`
+	// Verify turns on the verification step: each finding that survives
+	// the vote is checked in a fresh conversation told to refute it, and
+	// dropped under VerifyMinConfidence (0-10).
+	Verify              bool `yaml:"verify" json:"verify"`
+	VerifyMinConfidence int  `yaml:"verify_min_confidence" json:"verify_min_confidence"`
 	// Backtest sizes the backtest of a change to this reviewer (a pull
 	// request to the reviewers repository): how many recently reviewed pull
 	// requests it replays and what all its shadow runs may cost together.
@@ -55,6 +66,39 @@ type Config struct {
 // MaxSamples bounds reviewer.yaml's samples: each pass costs about as much
 // as a whole single-pass review, inside one run's cost cap and wall time.
 const MaxSamples = 5
+
+// DefaultLenses are the focuses of a review in several passes whose
+// reviewer.yaml names none: different angles find different bugs (Cursor's
+// Bugbot varies its passes; docs/reviewers.md).
+var DefaultLenses = []string{
+	"logic and data flow: wrong conditions, off-by-one, nil or empty values, state that goes stale",
+	"contracts and concurrency: callers and callees of what changed, API and schema compatibility, error paths, races",
+	"security and data safety: untrusted input, injection, secrets, permissions, data loss",
+}
+
+// PassLenses are the lenses a review's passes take: the reviewer's, else
+// DefaultLenses for more than one pass, else none.
+func (c Config) PassLenses() []string {
+	switch {
+	case len(c.Lenses) > 0:
+		return c.Lenses
+	case c.Samples > 1:
+		return DefaultLenses
+	}
+	return nil
+}
+
+// MaxLenses and MaxLensBytes bound reviewer.yaml's lenses.
+const (
+	MaxLenses    = 8
+	MaxLensBytes = 300
+)
+
+// DefaultVerifyMinConfidence is the verifier's confidence a finding needs
+// to be kept: 8 of 10, "the failure follows from the code and nothing that
+// prevents it was found" on the verifier's scale, as Anthropic's security
+// review drops findings under 8/10 (docs/reviewers.md).
+const DefaultVerifyMinConfidence = 8
 
 // Backtest is reviewer.yaml's backtest key.
 type Backtest struct {
@@ -96,6 +140,12 @@ type HTTPEndpoint struct {
 	Credential string `yaml:"credential" json:"credential"`
 }
 
+// DefaultMaxFindings caps posted findings per run: the best tools on the
+// open code-review benchmark post about 3 findings per pull request against
+// 2.7 real issues, so 10 leaves room for a large change while a run that
+// floods a pull request with findings is cut (docs/reviewers.md).
+const DefaultMaxFindings = 10
+
 // Defaults are the values of keys a reviewer.yaml leaves out.
 func Defaults() Config {
 	return Config{
@@ -103,11 +153,14 @@ func Defaults() Config {
 		MaxCostUSD:  2.0,
 		MaxTurns:    40,
 		MinSeverity: findings.Nit,
-		MaxFindings: 20,
+		MaxFindings: DefaultMaxFindings,
 		FailCheckOn: string(findings.Blocker),
 		Samples:     1,
 		Agree:       1,
-		Backtest:    Backtest{PRs: DefaultBacktestPRs, MaxCostUSD: DefaultBacktestMaxCostUSD},
+		Verify:      true,
+		// Stored configs from before the field decode over this default.
+		VerifyMinConfidence: DefaultVerifyMinConfidence,
+		Backtest:            Backtest{PRs: DefaultBacktestPRs, MaxCostUSD: DefaultBacktestMaxCostUSD},
 	}
 }
 

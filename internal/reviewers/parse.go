@@ -53,7 +53,7 @@ var (
 )
 
 var reviewerKeys = []string{"description", "model", "max_cost_usd", "max_turns", "min_severity", "max_findings",
-	"fail_check_on", "auto", "request_as", "connectors", "http", "github_repos", "samples", "agree", "backtest"}
+	"fail_check_on", "auto", "request_as", "connectors", "http", "github_repos", "passes", "samples", "agree", "lenses", "verify", "verify_min_confidence", "backtest"}
 
 // MaxGitHubRepos bounds reviewer.yaml's github_repos.
 const MaxGitHubRepos = 20
@@ -73,7 +73,7 @@ func ParseReviewerYAML(name string, b []byte) (Config, error) {
 	httpLine := 0
 	connLine := 0
 	reposLine := 0
-	agreeLine := 0
+	agreeLine, passesLine := 0, 0
 	for _, f := range c.fields(root, "", reviewerKeys) {
 		switch f.key {
 		case "description":
@@ -141,9 +141,31 @@ func ParseReviewerYAML(name string, b []byte) (Config, error) {
 		case "http":
 			httpLine = f.value.Line
 			cfg.HTTP = c.endpoints(f)
-		case "samples":
+		case "passes", "samples": // samples is passes' old name, still read
+			if passesLine > 0 {
+				c.addf(f.line, "%s: passes and samples are one key (samples is its old name); keep passes", f.key)
+			}
+			passesLine = f.value.Line
 			if v, ok := c.integer(f, f.key, 1, MaxSamples); ok {
 				cfg.Samples = v
+			}
+		case "lenses":
+			items, _ := c.strs(f, f.key, MaxLenses, MaxLensBytes)
+			cfg.Lenses = nil
+			for _, it := range items {
+				if strings.TrimSpace(it.value) == "" {
+					c.addf(it.line, "lenses: a lens must not be empty")
+					continue
+				}
+				cfg.Lenses = append(cfg.Lenses, strings.TrimSpace(it.value))
+			}
+		case "verify":
+			if v, ok := c.boolean(f, f.key); ok {
+				cfg.Verify = v
+			}
+		case "verify_min_confidence":
+			if v, ok := c.integer(f, f.key, 0, 10); ok {
+				cfg.VerifyMinConfidence = v
 			}
 		case "agree":
 			agreeLine = f.value.Line
@@ -162,8 +184,8 @@ func ParseReviewerYAML(name string, b []byte) (Config, error) {
 			}
 		}
 	}
-	if agreeLine > 0 && cfg.Agree > cfg.Samples && !c.has("samples") && !c.has("agree") {
-		c.addf(agreeLine, "agree: %d is more than samples (%d): a finding can be reported by at most every pass; raise samples or lower agree", cfg.Agree, cfg.Samples)
+	if agreeLine > 0 && cfg.Agree > cfg.Samples && !c.has("passes") && !c.has("samples") && !c.has("agree") {
+		c.addf(agreeLine, "agree: %d is more than passes (%d): a finding can be reported by at most every pass; raise passes or lower agree", cfg.Agree, cfg.Samples)
 	}
 	if reposLine > 0 && !contains(cfg.Connectors, "github") {
 		c.addf(reposLine, "github_repos: repositories are listed but connectors does not list github")

@@ -26,8 +26,11 @@ auto:
   paths: ["**/*.go", "cmd/**"]
   drafts: true
 request_as: team:security
-samples: 3
+passes: 3
 agree: 2
+lenses: [logic, "security and secrets"]
+verify: false
+verify_min_confidence: 6
 backtest:
   prs: 4
   max_cost_usd: 2.5
@@ -99,6 +102,19 @@ http:
 			c.Samples, c.Agree = 3, 2
 			return c
 		}()},
+		{name: "samples is read as passes", in: "samples: 4\nagree: 2\n", want: func() Config {
+			c := Defaults()
+			c.Samples, c.Agree = 4, 2
+			return c
+		}()},
+		{name: "verification is on by default at 8", in: "passes: 2\n", want: func() Config {
+			c := Defaults()
+			c.Samples = 2
+			if !c.Verify || c.VerifyMinConfidence != 8 {
+				panic("defaults")
+			}
+			return c
+		}()},
 		{name: "anchors resolve", in: "auto:\n  paths: &p [\"a/**\"]\n  repos: *p\n", want: func() Config {
 			c := Defaults()
 			c.Auto = Auto{Paths: []string{"a/**"}, Repos: []string{"a/**"}}
@@ -114,9 +130,11 @@ http:
 			FailCheckOn: "never",
 			Auto: Auto{Events: []string{"opened", "ready_for_review"}, Repos: []string{"acme/*", "acme/api-{a,b}"},
 				Paths: []string{"**/*.go", "cmd/**"}, Drafts: true},
-			RequestAs:  "team:security",
-			Samples:    3,
-			Agree:      2,
+			RequestAs: "team:security",
+			Samples:   3,
+			Agree:     2,
+			Lenses:    []string{"logic", "security and secrets"},
+			Verify:    false, VerifyMinConfidence: 6,
 			Backtest:   Backtest{PRs: 4, MaxCostUSD: 2.5},
 			Connectors: []string{"github", "http"},
 			HTTP: []HTTPEndpoint{
@@ -170,8 +188,8 @@ func TestParseReviewerYAMLErrors(t *testing.T) {
 		{name: "samples one past the limit", in: "samples: 6\n", want: []string{yamlFile + ":1: samples: want a number from 1 to 5, got 6"}},
 		{name: "samples not a number", in: "samples: three\n", want: []string{yamlFile + ":1: samples: want a whole number"}},
 		{name: "agree zero", in: "samples: 3\nagree: 0\n", want: []string{yamlFile + ":2: agree: want a number from 1 to 5, got 0"}},
-		{name: "agree without samples", in: "agree: 2\n", want: []string{yamlFile + ":1: agree: 2 is more than samples (1)"}},
-		{name: "agree one past samples", in: "samples: 2\nagree: 3\n", want: []string{yamlFile + ":2: agree: 3 is more than samples (2)"}},
+		{name: "agree without samples", in: "agree: 2\n", want: []string{yamlFile + ":1: agree: 2 is more than passes (1)"}},
+		{name: "agree one past samples", in: "samples: 2\nagree: 3\n", want: []string{yamlFile + ":2: agree: 3 is more than passes (2)"}},
 		{name: "bad samples hides agree's comparison", in: "samples: 9\nagree: 2\n", want: []string{yamlFile + ":1: samples: want a number from 1 to 5"}},
 		{name: "backtest prs zero", in: "backtest:\n  prs: 0\n", want: []string{yamlFile + ":2: backtest.prs: want a number from 1 to 50, got 0"}},
 		{name: "backtest prs past the limit", in: "backtest:\n  prs: 51\n", want: []string{yamlFile + ":2: backtest.prs: want a number from 1 to 50, got 51"}},

@@ -104,6 +104,13 @@ type Job struct {
 	// runner before the fields ignores them and runs one pass.
 	Samples int `json:"samples,omitempty"`
 	Agree   int `json:"agree,omitempty"`
+	// Lenses are the focuses the passes take in turn (reviewer.yaml's
+	// lenses): pass i reviews with Lenses[(i-1) % len]. Empty: no lens.
+	Lenses []string `json:"lenses,omitempty"`
+	// Verify asks the runner to check each finding that survives the vote
+	// in a fresh conversation told to refute it (reviewer.yaml's verify);
+	// nil (also from servers before the field) means no verification.
+	Verify *VerifySpec `json:"verify,omitempty"`
 
 	// RunToken authenticates the runner's later calls for this run only.
 	RunToken string `json:"run_token"`
@@ -238,6 +245,35 @@ type Stats struct {
 	// before the field, in a rolling deploy, is refused as malformed: only
 	// a job from a server with the field asks for more than one pass.)
 	Samples *SampleStats `json:"samples,omitempty"`
+	// Verify is set only by a run that verified its findings (a job with
+	// Verify), with the same rolling-deploy caveat as Samples.
+	Verify *VerifyStats `json:"verify,omitempty"`
+}
+
+// VerifySpec configures the verification of a review's findings.
+type VerifySpec struct {
+	// MinConfidence is the verifier's confidence (0-10) a finding needs to
+	// be kept (reviewer.yaml's verify_min_confidence).
+	MinConfidence int `json:"min_confidence"`
+}
+
+// VerifyStats are the figures of a review's verification step.
+type VerifyStats struct {
+	// Candidates is how many findings were put to the verifier; Confirmed
+	// were kept at or above MinConfidence; Refuted were dropped below it;
+	// Unverified were kept without a verdict (the verifier failed, ran out
+	// of its share of the cost cap, or gave no verdict on them).
+	Candidates    int `json:"candidates"`
+	Confirmed     int `json:"confirmed"`
+	Refuted       int `json:"refuted"`
+	Unverified    int `json:"unverified"`
+	MinConfidence int `json:"min_confidence"`
+	// Calls is how many verification conversations ran (one per file) and
+	// Turns their model calls; CostUSD is their estimated cost, part of the
+	// run's one cost cap and reported apart from the review passes'.
+	Calls   int     `json:"calls"`
+	Turns   int     `json:"turns"`
+	CostUSD float64 `json:"cost_usd"`
 }
 
 // SampleStats are the figures of a review run in several passes.

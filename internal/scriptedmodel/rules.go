@@ -109,40 +109,46 @@ func review(diff string) []findings.Finding {
 		trim := strings.TrimSpace(t)
 		switch {
 		case awsKeyRE.MatchString(t):
-			add(finding(l, findings.Blocker, "security", "Hard-coded AWS access key",
-				"An AWS access key id is committed in the source. Anyone who can read the repository can use it; rotate the key and load it from the environment or a secret store.", nil))
+			add(ruleFinding(l, findings.Blocker, "security", "Hard-coded AWS access key",
+				"An AWS access key id is committed in the source. Anyone who can read the repository can use it; rotate the key and load it from the environment or a secret store.", nil,
+				"Anyone who can read the repository calls AWS with this key until it is rotated."))
 		case skKeyRE.MatchString(t):
-			add(finding(l, findings.Blocker, "security", "Hard-coded API key",
-				"An API key (`sk-…`) is committed in the source. Rotate it and read it from the environment or a secret store.", nil))
+			add(ruleFinding(l, findings.Blocker, "security", "Hard-coded API key",
+				"An API key (`sk-…`) is committed in the source. Rotate it and read it from the environment or a secret store.", nil,
+				"Anyone who can read the repository calls the API with this key and is billed or served as the project."))
 		case passwordRE.MatchString(t):
 			m := passwordRE.FindStringSubmatch(t)
 			name := strings.ToLower(m[1])
-			add(finding(l, findings.Blocker, "security", "Hard-coded credential: "+name,
+			add(ruleFinding(l, findings.Blocker, "security", "Hard-coded credential: "+name,
 				"A credential is written into the code as a string literal. It ends up in every clone and build log; read it from the environment or a secret store instead.",
-				envSuggestion(l.Path, t, m)))
+				envSuggestion(l.Path, t, m), "Anyone with read access to the repository or a build log reads the credential and uses it."))
 		}
 		if sqlRE.MatchString(t) && concatRE.MatchString(t) {
-			add(finding(l, findings.Major, "security", "SQL built from strings: `"+snippet(trim)+"`",
-				"The SQL statement is assembled from strings, so a value containing quotes changes the query (SQL injection). Pass the values as query parameters (`?` / `$1` placeholders) instead.", nil))
+			add(ruleFinding(l, findings.Major, "security", "SQL built from strings: `"+snippet(trim)+"`",
+				"The SQL statement is assembled from strings, so a value containing quotes changes the query (SQL injection). Pass the values as query parameters (`?` / `$1` placeholders) instead.", nil,
+				"A value containing a quote, such as `x' OR '1'='1`, reaches this line and changes what the query selects or writes."))
 		}
 		if m := ignoredErrRE.FindStringSubmatch(t); m != nil && strings.Contains(m[2], "(") {
-			add(finding(l, findings.Major, "correctness", "Error ignored: `"+snippet(trim)+"`",
+			add(ruleFinding(l, findings.Major, "correctness", "Error ignored: `"+snippet(trim)+"`",
 				"The error returned here is discarded, so a failure goes unnoticed and the code carries on with a bad state. Handle or return it.",
-				ignoredSuggestion(l.Path, m)))
+				ignoredSuggestion(l.Path, m), "The call fails (disk full, connection lost); its error is dropped and the caller goes on as if it had succeeded."))
 		}
 		if emptyIfErrRE.MatchString(t) || (openIfErrRE.MatchString(t) && i+1 < len(lines) && lines[i+1].Path == l.Path &&
 			lines[i+1].Line == l.Line+1 && strings.TrimSpace(lines[i+1].Text) == "}") {
-			add(finding(l, findings.Major, "correctness", "Error checked but not handled",
-				"`if err != nil {}` swallows the error: nothing is returned, logged or retried.", nil))
+			add(ruleFinding(l, findings.Major, "correctness", "Error checked but not handled",
+				"`if err != nil {}` swallows the error: nothing is returned, logged or retried.", nil,
+				"The call fails; the empty branch runs and the function goes on with a zero value as if it had succeeded."))
 		}
 		if m := todoRE.FindStringSubmatch(t); m != nil {
-			add(finding(l, findings.Nit, "style", "Unresolved "+m[1]+": "+snippet(strings.TrimSpace(m[2])),
-				"A "+m[1]+" is added with this change. Track it in an issue or resolve it before merging.", nil))
+			add(ruleFinding(l, findings.Nit, "style", "Unresolved "+m[1]+": "+snippet(strings.TrimSpace(m[2])),
+				"A "+m[1]+" is added with this change. Track it in an issue or resolve it before merging.", nil,
+				"The change merges with the "+m[1]+" open; nothing tracks it and the unfinished case ships."))
 		}
 		if debugRE.MatchString(t) && !strings.HasPrefix(trim, "//") && !strings.HasPrefix(trim, "#") {
 			empty := ""
-			add(finding(l, findings.Minor, "style", "Debug output left in: `"+snippet(trim)+"`",
-				"This looks like debugging output. Remove it or use the project's logger.", &empty))
+			add(ruleFinding(l, findings.Minor, "style", "Debug output left in: `"+snippet(trim)+"`",
+				"This looks like debugging output. Remove it or use the project's logger.", &empty,
+				"Every call of this code prints to standard output in production, around the project's logger."))
 		}
 	}
 	return out
@@ -151,6 +157,15 @@ func review(diff string) []findings.Finding {
 func finding(l addedLine, sev findings.Severity, cat, title, body string, suggestion *string) findings.Finding {
 	return findings.Finding{Path: l.Path, Line: l.Line, Side: "RIGHT", Severity: sev, Category: cat,
 		Title: title, Body: body, Suggestion: suggestion, Evidence: quotable(l.Text)}
+}
+
+// ruleFinding is a rule's finding with its failing scenario, as the review
+// prompt asks; the scripted model is as sure of a rule as its severity says.
+func ruleFinding(l addedLine, sev findings.Severity, cat, title, body string, suggestion *string, scenario string) findings.Finding {
+	f := finding(l, sev, cat, title, body, suggestion)
+	f.Scenario = scenario
+	f.Confidence = map[findings.Severity]int{findings.Blocker: 9, findings.Major: 8, findings.Minor: 6, findings.Nit: 5}[sev]
+	return f
 }
 
 // quotable is a line as a model can quote it as evidence: without NUL

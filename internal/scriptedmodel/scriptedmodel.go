@@ -73,6 +73,20 @@ type Config struct {
 	// report (passes.go), so reviewer.yaml's samples and agree have noise
 	// to remove; rule findings stay the same in every pass.
 	Speculative bool
+	// Thinking opens every answer with a signed thinking block of about
+	// ThinkingTokens tokens (200 when 0), as adaptive-thinking models do;
+	// its tokens are output tokens and count against max_tokens (stops.go).
+	// A thinking block sent back with its signature altered is refused.
+	Thinking       bool
+	ThinkingTokens int
+	// StopAtMaxTokens cuts an answer longer than the request's max_tokens
+	// and answers stop_reason "max_tokens", a cut tool call keeping only
+	// the input that fits (stops.go). Off by default because many tests
+	// send max_tokens: 10 for brevity.
+	StopAtMaxTokens bool
+	// RefuseAt, when above 0, answers the RefuseAt-th model call of a
+	// conversation with stop_reason "refusal" and no content (stops.go).
+	RefuseAt int
 	// Seen, when set, is told the system prompt and first user message of
 	// every request the model answers (tests: what reached the model).
 	Seen func(system, prompt string)
@@ -165,7 +179,11 @@ func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	content := m.next(conv)
+	if err := m.checkThinking(conv); err != nil {
+		apiError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
+		return
+	}
+	content, stop := m.stop(conv, m.think(conv, m.next(conv)))
 	out, _ := json.Marshal(content)
 	resp := response{
 		ID:         "msg_" + conv.hash("msg"),
@@ -173,12 +191,12 @@ func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Role:       "assistant",
 		Model:      req.Model,
 		Content:    content,
-		StopReason: "tool_use",
+		StopReason: stop,
 		Usage:      m.usage(pb, promptTokens, entry, out),
 	}
 	resp.Usage.InferenceGeo = geo
-	if !slices.ContainsFunc(content, func(o outItem) bool { return o.Type == "tool_use" }) {
-		resp.StopReason = "end_turn"
+	if stop == "max_tokens" {
+		resp.Usage.OutputTokens = int64(req.MaxTokens)
 	}
 	w.Header().Set("request-id", "req_"+conv.hash("req"))
 	if req.Stream {
@@ -344,6 +362,9 @@ func (c *conversation) toolUse(i int, name string, input any) outItem {
 
 // next decides the answer.
 func (m *model) next(c *conversation) []outItem {
+	if c.tools[toolSubmitVerdicts] {
+		return m.verify(c) // verifier.go
+	}
 	submit := ""
 	switch {
 	case c.tools[toolSubmitReply]:
@@ -403,7 +424,11 @@ func (m *model) next(c *conversation) []outItem {
 		case c.tools[toolSkill] && c.called[toolSkill] == 0 && len(skillNames(c.system)) > 0:
 			return []outItem{{Type: "text", Text: "Loading the reviewer's skill."}, c.toolUse(1, toolSkill, map[string]string{"name": skillNames(c.system)[0]})}
 		case c.tools[toolGrep] && c.called[toolGrep] == 0:
-			return []outItem{c.toolUse(0, toolGrep, map[string]any{"pattern": `TODO|FIXME`, "output_mode": "content"})}
+			out := []outItem{c.toolUse(0, toolGrep, map[string]any{"pattern": `TODO|FIXME`, "output_mode": "content"})}
+			if f := modifiedFile(c.prompt); f != "" && c.tools[toolReadBase] {
+				out = append(out, c.toolUse(1, toolReadBase, map[string]string{"file_path": f})) // impact first: what it was before
+			}
+			return out
 		}
 	}
 	res := m.result(c)

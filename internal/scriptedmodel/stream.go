@@ -41,7 +41,11 @@ func writeStream(w http.ResponseWriter, r *http.Request, resp response, hold <-c
 	for i, it := range resp.Content {
 		var block map[string]any
 		var deltaType, field, rest string
+		var signature string
 		switch it.Type {
+		case "thinking":
+			block = map[string]any{"type": "thinking", "thinking": "", "signature": ""}
+			deltaType, field, rest, signature = "thinking_delta", "thinking", it.Thinking, it.Signature
 		case "tool_use":
 			block = map[string]any{"type": "tool_use", "id": it.ID, "name": it.Name, "input": map[string]any{}}
 			deltaType, field, rest = "input_json_delta", "partial_json", string(it.Input)
@@ -58,6 +62,10 @@ func writeStream(w http.ResponseWriter, r *http.Request, resp response, hold <-c
 			send("content_block_delta", map[string]any{"type": "content_block_delta", "index": i,
 				"delta": map[string]any{"type": deltaType, field: rest[:n]}})
 			rest = rest[n:]
+		}
+		if signature != "" {
+			send("content_block_delta", map[string]any{"type": "content_block_delta", "index": i,
+				"delta": map[string]any{"type": "signature_delta", "signature": signature}})
 		}
 		send("content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
 	}

@@ -50,6 +50,8 @@ type block struct {
 	Content      json.RawMessage `json:"content,omitempty"`
 	IsError      bool            `json:"is_error,omitempty"`
 	CacheControl json.RawMessage `json:"cache_control,omitempty"`
+	Thinking     string          `json:"thinking,omitempty"`
+	Signature    string          `json:"signature,omitempty"`
 }
 
 type response struct {
@@ -64,11 +66,13 @@ type response struct {
 }
 
 type outItem struct {
-	Type  string          `json:"type"`
-	Text  string          `json:"text,omitempty"`
-	ID    string          `json:"id,omitempty"`
-	Name  string          `json:"name,omitempty"`
-	Input json.RawMessage `json:"input,omitempty"`
+	Type      string          `json:"type"`
+	Thinking  string          `json:"thinking,omitempty"`
+	Signature string          `json:"signature,omitempty"`
+	Text      string          `json:"text,omitempty"`
+	ID        string          `json:"id,omitempty"`
+	Name      string          `json:"name,omitempty"`
+	Input     json.RawMessage `json:"input,omitempty"`
 }
 
 type usage struct {

@@ -131,11 +131,15 @@ func (a *API) handleResult(w http.ResponseWriter, r *http.Request) {
 		stored.Checked = &findings.Coverage{
 			Files: storable(files), Skills: storable(res.Checked.Skills), FilesRead: storable(rep.Stats.FilesRead),
 			Evidence: evidenceRecord(rep.Evidence), Samples: samplesRecord(rep.Stats.Samples),
+			Verify: verifyRecord(rep.Stats.Verify),
 		}
 	}
 	message := "The runner reported its result."
 	if stored.Checked != nil && stored.Checked.Samples != nil {
 		message = samplesMessage(rep.Stats.Samples)
+	}
+	if stored.Checked != nil && stored.Checked.Verify != nil {
+		message += verifyMessage(stored.Checked.Verify)
 	}
 	legacy, err := legacyColumns(stored, rep.Result, redacted)
 	if err != nil {

@@ -2,6 +2,7 @@ package runnerapi
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
@@ -35,4 +36,23 @@ func samplesRecord(s *runnerproto.SampleStats) *findings.Samples {
 func samplesMessage(s *runnerproto.SampleStats) string {
 	return fmt.Sprintf("The runner reported its result: %d of %d passes ran; kept the findings at least %d of them reported (%d), dropped those fewer reported (%d).",
 		s.Ran, s.Passes, s.Agree, s.Kept, s.Dropped)
+}
+
+// verifyRecord is the runner's figures of its verification step as stored
+// with the result (Coverage.Verify, GraphQL Run.checked.verify), or nil
+// when there were none or they do not add up.
+func verifyRecord(v *runnerproto.VerifyStats) *findings.Verification {
+	if v == nil || v.Candidates < 0 || v.Confirmed < 0 || v.Refuted < 0 || v.Unverified < 0 ||
+		v.Confirmed+v.Refuted+v.Unverified != v.Candidates || v.MinConfidence < 0 || v.MinConfidence > 10 ||
+		v.Calls < 0 || v.Turns < 0 || v.CostUSD < 0 || math.IsNaN(v.CostUSD) || math.IsInf(v.CostUSD, 0) {
+		return nil
+	}
+	return &findings.Verification{Candidates: v.Candidates, Confirmed: v.Confirmed, Refuted: v.Refuted, Unverified: v.Unverified,
+		MinConfidence: v.MinConfidence, Calls: v.Calls, Turns: v.Turns, CostUSD: v.CostUSD}
+}
+
+// verifyMessage is the timeline's sentence on a verification step.
+func verifyMessage(v *findings.Verification) string {
+	return fmt.Sprintf(" Verification: %d of %d candidates refuted, %d confirmed, %d unverified (minimum confidence %d; %d calls, est. $%.4f).",
+		v.Refuted, v.Candidates, v.Confirmed, v.Unverified, v.MinConfidence, v.Calls, v.CostUSD)
 }

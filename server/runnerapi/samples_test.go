@@ -102,3 +102,60 @@ func TestSamplesRecordRefusesNonsense(t *testing.T) {
 		t.Error("no figures stored something")
 	}
 }
+
+// The verifier's figures are kept on the run (checked's "verify") and told
+// in its timeline, apart from the passes'.
+func TestResultKeepsVerification(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		w := newWorld(t, db)
+		rn := w.dispatch(run.KindReview)
+		st, job, e := w.fetchJob(rn, w.token(rn))
+		if st != 200 {
+			t.Fatalf("job: %d %+v", st, e)
+		}
+		if job.Verify == nil || job.Verify.MinConfidence != reviewers.DefaultVerifyMinConfidence {
+			t.Fatalf("job verify %+v: on by default at %d", job.Verify, reviewers.DefaultVerifyMinConfidence)
+		}
+		report := `{"result":` + validResult + `,"stats":{"turns":5,"tool_calls":3,"duration_ms":900,"verify":` +
+			`{"candidates":4,"confirmed":1,"refuted":3,"unverified":0,"min_confidence":8,"calls":2,"turns":5,"cost_usd":0.05}}}`
+		var ack runnerproto.ReportAck
+		if st := w.do(runPath(runnerproto.PathResult, rn.ID), report, bearer(job.RunToken), &ack); st != 200 || ack.Status != "accepted" {
+			t.Fatalf("result: %d %+v", st, ack)
+		}
+		got := db.Run.GetX(ctx, rn.ID)
+		want := &findings.Verification{Candidates: 4, Confirmed: 1, Refuted: 3, MinConfidence: 8, Calls: 2, Turns: 5, CostUSD: 0.05}
+		if got.Result == nil || got.Result.Checked == nil {
+			t.Fatalf("stored result %+v", got.Result)
+		}
+		if d := cmp.Diff(want, got.Result.Checked.Verify); d != "" {
+			t.Errorf("stored verification (-want +got):\n%s", d)
+		}
+		ev := db.RunEvent.Query().Where(runevent.HasRunWith(run.ID(rn.ID)), runevent.ToStatus(string(run.StatusPublishing))).OnlyX(ctx)
+		if !strings.Contains(ev.Message, "Verification: 3 of 4 candidates refuted, 1 confirmed") {
+			t.Errorf("timeline: %q", ev.Message)
+		}
+	})
+}
+
+func TestVerifyRecordRefusesNonsense(t *testing.T) {
+	good := runnerproto.VerifyStats{Candidates: 3, Confirmed: 1, Refuted: 1, Unverified: 1, MinConfidence: 8, Calls: 1, Turns: 2, CostUSD: 0.01}
+	if verifyRecord(&good) == nil {
+		t.Fatal("good figures refused")
+	}
+	for name, bad := range map[string]func(v *runnerproto.VerifyStats){
+		"counts do not add up": func(v *runnerproto.VerifyStats) { v.Refuted = 2 },
+		"negative":             func(v *runnerproto.VerifyStats) { v.Confirmed, v.Unverified = -1, 3 },
+		"confidence past 10":   func(v *runnerproto.VerifyStats) { v.MinConfidence = 11 },
+		"negative cost":        func(v *runnerproto.VerifyStats) { v.CostUSD = -1 },
+	} {
+		v := good
+		bad(&v)
+		if verifyRecord(&v) != nil {
+			t.Errorf("%s: stored", name)
+		}
+	}
+	if verifyRecord(nil) != nil {
+		t.Error("nil stored")
+	}
+}
