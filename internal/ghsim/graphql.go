@@ -145,7 +145,7 @@ func (s *Sim) serveGraphQL(w http.ResponseWriter, r *http.Request) {
 	}
 	doc, errs := gqlparser.LoadQuery(schema, req.Query)
 	if len(errs) > 0 {
-		if s.opts.Validate {
+		if s.opts.Validator != nil {
 			s.validationError(fmt.Errorf("GraphQL document does not validate against GitHub's schema: %v\n%s", errs, req.Query))
 		}
 		writeJSON(w, http.StatusOK, obj{"errors": errs})
@@ -157,7 +157,7 @@ func (s *Sim) serveGraphQL(w http.ResponseWriter, r *http.Request) {
 	}
 	vars, err := validator.VariableValues(schema, op, req.Variables)
 	if err != nil {
-		if s.opts.Validate {
+		if s.opts.Validator != nil {
 			s.validationError(fmt.Errorf("GraphQL variables do not validate against GitHub's schema: %v", err))
 		}
 		writeJSON(w, http.StatusOK, obj{"errors": []any{obj{"message": err.Error()}}})
@@ -828,4 +828,10 @@ func (g *gqlActor) field(name string, _ map[string]any) (any, bool) {
 		return g.a.name, true
 	}
 	return nil, false
+}
+
+// ValidateGraphQL checks a GraphQL document against GitHub's schema (the
+// endpoint does this for every request).
+func ValidateGraphQL(query string) error {
+	return validateGraphQLDoc(query)
 }

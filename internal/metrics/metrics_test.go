@@ -20,7 +20,7 @@ import (
 	entrun "github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
 	"github.com/chakshu-dev/chakshu/internal/gh"
-	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 	"github.com/chakshu-dev/chakshu/server"
@@ -179,7 +179,7 @@ func TestCollector(t *testing.T) {
 }
 
 func TestGitHubTransport(t *testing.T) {
-	sim := ghsim.NewForTest(t)
+	sim := ghsimtest.New(t)
 	appID, key := sim.CreateApp("chakshu")
 	sim.CreateOrg("acme")
 	sim.CreateRepo("acme", "widget", map[string]string{"a.go": "package a\n"})
@@ -207,7 +207,7 @@ func TestGitHubTransport(t *testing.T) {
 	if _, _, err := c.REST.Repositories.Get(ctx, "acme", "nope"); err == nil {
 		t.Fatal("want 404")
 	}
-	sim.InjectFault(ghsim.Fault{Match: "GET /repos/{owner}/{repo}/pulls/{pull_number}", Kind: ghsim.FaultPrimaryRateLimit, Times: 1, RetryAfter: 60})
+	ghsimtest.InjectFault(sim, ghsimtest.Fault{Match: "GET /repos/{owner}/{repo}/pulls/{pull_number}", Kind: ghsimtest.FaultPrimaryRateLimit, Times: 1, RetryAfter: 60})
 	_, _, _ = c.REST.PullRequests.Get(ctx, "acme", "widget", 5)
 
 	got := values(t, reg, "chakshu_github_requests_total")
