@@ -15,4 +15,8 @@ type Validator interface {
 		status int, header http.Header, respBody []byte) error
 	// Webhook checks a delivery's payload.
 	Webhook(event, action string, payload []byte) error
+	// GraphQL checks a GraphQL request's document and variables against
+	// GitHub's schema; the simulator answers an error with GraphQL's errors
+	// list (a gqlerror.List as it is), as GitHub does.
+	GraphQL(query, operationName string, variables map[string]any) error
 }

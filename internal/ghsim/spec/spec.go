@@ -1,4 +1,4 @@
-// Package spec holds GitHub's published REST and webhook descriptions,
+// Package spec holds GitHub's published REST, webhook and GraphQL descriptions,
 // extracted by cmd/specgen (make generate), for the tests' validation of the
 // simulator's traffic (ghsimtest.Spec). Only tests import it: the server's
 // binary carries none of it.
@@ -12,4 +12,6 @@ var (
 	OpenAPISubset []byte
 	//go:embed webhooks-schema.json
 	WebhooksSchema []byte
+	//go:embed schema.graphql
+	GraphQLSchema string
 )
