@@ -8,8 +8,9 @@ import (
 
 // testOnly are packages the production binary must not link: the testing
 // package (whose flags and machinery a server has no use for) and the
-// simulator's test side, GitHub's published descriptions (about 1 MB of
-// specs) with the validators that read them, and fault injection.
+// simulator's test side: GitHub's published descriptions (2.2 MB of REST,
+// webhook and GraphQL specs) with the validators that read them, and fault
+// injection.
 var testOnly = []string{
 	"testing",
 	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest",
