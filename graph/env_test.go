@@ -24,6 +24,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/config"
 	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/runs"
 	"github.com/chakshu-dev/chakshu/internal/store"
@@ -68,7 +69,7 @@ func (d *countingDriver) Exec(ctx context.Context, q string, args, v any) error 
 func newEnv(t *testing.T, db *store.DB) *env {
 	t.Helper()
 	ctx := context.Background()
-	e := &env{t: t, db: db, sim: ghsim.NewForTest(t), bus: notify.NewLocal()}
+	e := &env{t: t, db: db, sim: ghsimtest.New(t), bus: notify.NewLocal()}
 	runs.NotifyLiveUpdates(db.Client, e.bus) // as the app wires it
 	s := e.sim
 	appID, pem := s.CreateApp("chakshu")

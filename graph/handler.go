@@ -112,7 +112,7 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	}
 	drv := cfg.Driver
 	if drv == nil {
-		drv = cfg.DB.Driver() // on SQLite its writes take their turn with the store's
+		drv = cfg.DB.Driver() // on SQLite its writes go through the store's one write connection
 	}
 	h := &api{cfg: cfg, log: cfg.Log, db: cfg.DB, client: ent.NewClient(ent.Driver(drv)), webURL: webBase(cfg),
 		requests: &review.Requests{DB: cfg.DB, Bus: cfg.Bus, Access: review.NewAccess(cfg.Config.ReviewAllowList)}}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
-	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 	"github.com/chakshu-dev/chakshu/worker"
@@ -19,7 +19,7 @@ import (
 func TestAccountBackfill(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		s := ghsim.NewForTest(t)
+		s := ghsimtest.New(t)
 		appID, pem := s.CreateApp("chakshu")
 		s.CreateOrg("acme")
 		s.CreateUser("bob")

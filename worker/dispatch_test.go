@@ -16,6 +16,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/runs"
 	"github.com/chakshu-dev/chakshu/internal/store"
@@ -49,7 +50,7 @@ func newFixture(t *testing.T, db *store.DB, files map[string]string) *fixture {
 func newFixtureWith(t *testing.T, db *store.DB, files map[string]string, opts ghsim.Options) *fixture {
 	t.Helper()
 	ctx := context.Background()
-	s := ghsim.NewForTest(t, opts)
+	s := ghsimtest.New(t, opts)
 	appID, key := s.CreateApp("chakshu")
 	s.CreateOrg("acme")
 	s.CreateUser("alice")
@@ -218,7 +219,7 @@ func TestDispatchFailuresNameTheFix(t *testing.T) {
 			f.sim.Commit("acme/widget", "main", map[string]string{".github/workflows/chakshu.yml": "name: Chakshu\non:\n  workflow_dispatch:\n    inputs:\n      run_id: {required: true}\n      pr_number: {required: true}\njobs: {}\n"}, "old copy")
 		}, "inputs run_id, pr_number and head_sha"},
 		{"5xx three times", func(f *fixture) {
-			f.sim.InjectFault(ghsim.Fault{Match: "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches", Kind: ghsim.FaultServerError, Times: 3})
+			ghsimtest.InjectFault(f.sim, ghsimtest.Fault{Match: "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches", Kind: ghsimtest.FaultServerError, Times: 3})
 		}, "after 3 attempts"},
 		// A model retired after the reviewer synced: no workflow starts, the check names the fix.
 		{"retired model", func(f *fixture) {
@@ -259,8 +260,8 @@ func TestDispatchFailuresNameTheFix(t *testing.T) {
 func TestDispatchRetriesTransientErrors(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		f := newFixture(t, db, nil)
-		f.sim.InjectFault(ghsim.Fault{Match: "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches", Kind: ghsim.FaultServerError, Times: 1})
-		f.sim.InjectFault(ghsim.Fault{Match: "GET /repos/{owner}/{repo}/pulls/{pull_number}", Kind: ghsim.FaultRateLimit, RetryAfter: 0, Times: 2})
+		ghsimtest.InjectFault(f.sim, ghsimtest.Fault{Match: "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches", Kind: ghsimtest.FaultServerError, Times: 1})
+		ghsimtest.InjectFault(f.sim, ghsimtest.Fault{Match: "GET /repos/{owner}/{repo}/pulls/{pull_number}", Kind: ghsimtest.FaultRateLimit, RetryAfter: 0, Times: 2})
 		r := f.enqueue(t)
 		f.claimAndDispatch(t, f.dispatcher(t, "w1"), "w1")
 		if got := f.db.Run.GetX(context.Background(), r.ID); got.Status != run.StatusDispatched {

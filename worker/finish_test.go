@@ -7,7 +7,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/runevent"
-	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/runs"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
@@ -78,7 +78,7 @@ func TestFinisherCancelsActionsRunOnce(t *testing.T) {
 		f := newFixture(t, db, nil)
 		r := f.cancelledAfterDispatch(t, "")
 		// The first attempt to complete the check fails (not retried by the client).
-		f.sim.InjectFault(ghsim.Fault{Match: updateCheckRun, Kind: ghsim.FaultServerError, Status: 422, Times: 1})
+		ghsimtest.InjectFault(f.sim, ghsimtest.Fault{Match: updateCheckRun, Kind: ghsimtest.FaultServerError, Status: 422, Times: 1})
 		fin := f.finisher(t)
 		if err := fin.FinishAll(ctx); err != nil {
 			t.Fatal(err)
@@ -148,11 +148,11 @@ func TestFinisherCancelFailureDoesNotBlockCheck(t *testing.T) {
 		ctx := context.Background()
 		f := newFixture(t, db, nil)
 		r := f.cancelledAfterDispatch(t, "")
-		f.sim.InjectFault(ghsim.Fault{Match: cancelActionsRun, Kind: ghsim.FaultServerError, Status: 403})
+		ghsimtest.InjectFault(f.sim, ghsimtest.Fault{Match: cancelActionsRun, Kind: ghsimtest.FaultServerError, Status: 403})
 		if err := f.finisher(t).FinishAll(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if f.sim.FaultHits(0) == 0 {
+		if ghsimtest.FaultHits(f.sim, 0) == 0 {
 			t.Fatal("the Actions run was not asked to cancel")
 		}
 		if c := f.checkRun(t, r.CheckRunID); c.Status != "completed" || c.Conclusion != "cancelled" {
@@ -164,7 +164,7 @@ func TestFinisherCancelFailureDoesNotBlockCheck(t *testing.T) {
 
 		r2 := f.enqueue(t) // same PR and head: the first is no longer active
 		f.claimAndDispatch(t, f.dispatcher(t, "w1"), "w1")
-		f.sim.ClearFaults()
+		ghsimtest.ClearFaults(f.sim)
 		f.sim.ResetCalls()
 		if err := runs.Fail(ctx, db.Client, r2.ID, "The runner did not fetch its job in time.", ""); err != nil {
 			t.Fatal(err)

@@ -21,7 +21,7 @@ type PruneConfig struct {
 	// write lock: the batch is halved while its slowest transaction takes
 	// longer, and grown while they take under half of it (batchSizer). On
 	// SQLite the webhook intake's commits wait that long at most behind a
-	// prune (writegate.go). 0 means 1 ms.
+	// prune (they share its one write connection). 0 means 1 ms.
 	Target time.Duration
 	// Interval is the wait between passes; 0 means a minute.
 	Interval time.Duration
@@ -29,10 +29,7 @@ type PruneConfig struct {
 	// intake and the queue claims have the database between them; 0 means
 	// 20 ms. A pass also waits DutyFactor times as long as its last batch
 	// took, so pruning takes at most about 1/(1+DutyFactor) of the database's
-	// (and, on SQLite, the process's) time however slow the batches get. The
-	// time a batch waited for the intake's commits to carry its writes
-	// (store.Pruned.Handed) is left out: pruning used nothing then, and
-	// counting it would slow pruning to the intake's commit rate.
+	// (and, on SQLite, the process's) time however slow the batches get.
 	Pause time.Duration
 	// DutyFactor is that multiple; 0 means 4 (pruning at most ~20%).
 	DutyFactor int
@@ -166,10 +163,7 @@ func (p *Pruner) Pass(ctx context.Context) (store.Pruned, error) {
 		if err != nil {
 			return total, err
 		}
-		if got.Slowest > 0 {
-			// Writes the intake's commits carried (SQLite, store's
-			// prunehandoff.go) held no lock of pruning's own: they say
-			// nothing of the size its own writes may have.
+		if got.Slowest > 0 { // a batch that wrote nothing says nothing of the size
 			p.size.took(got.Slowest)
 		}
 		batches++
@@ -178,7 +172,7 @@ func (p *Pruner) Pass(ctx context.Context) (store.Pruned, error) {
 		}
 		select {
 		case <-ctx.Done():
-		case <-time.After(min(max(p.cfg.Pause, time.Duration(p.cfg.DutyFactor)*(took-got.Handed)), maxPause)):
+		case <-time.After(min(max(p.cfg.Pause, time.Duration(p.cfg.DutyFactor)*took), maxPause)):
 		}
 	}
 	if total.Total() > 0 {

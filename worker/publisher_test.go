@@ -11,7 +11,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/runevent"
 	"github.com/chakshu-dev/chakshu/internal/findings"
-	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/publish"
 	"github.com/chakshu-dev/chakshu/internal/runs"
@@ -166,7 +166,7 @@ func TestPublishLoopRetriesThenFails(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		f := newFixture(t, db, nil)
 		// GitHub hangs on every files list: each attempt runs out of time.
-		f.sim.InjectFault(ghsim.Fault{Match: "GET /repos/{owner}/{repo}/pulls/{pull_number}/files", Kind: ghsim.FaultLatency, Latency: 2 * time.Second})
+		ghsimtest.InjectFault(f.sim, ghsimtest.Fault{Match: "GET /repos/{owner}/{repo}/pulls/{pull_number}/files", Kind: ghsimtest.FaultLatency, Latency: 2 * time.Second})
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		loop := f.publishLoop(t, "w-pub", func(c *worker.PublisherConfig) {

@@ -10,7 +10,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/runevent"
 	"github.com/chakshu-dev/chakshu/internal/findings"
-	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
@@ -27,7 +27,7 @@ func TestDispatchWaitsForGitHubRateLimit(t *testing.T) {
 		ctx := context.Background()
 		f := newFixture(t, db, map[string]string{".github/workflows/chakshu.yml": action.WorkflowTemplate})
 		const dispatches = "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches"
-		f.sim.InjectFault(ghsim.Fault{Match: dispatches, Kind: ghsim.FaultSecondaryRateLimit, NoRetryAfter: true, Times: 2})
+		ghsimtest.InjectFault(f.sim, ghsimtest.Fault{Match: dispatches, Kind: ghsimtest.FaultSecondaryRateLimit, NoRetryAfter: true, Times: 2})
 		r := f.enqueue(t)
 		d := f.dispatcher(t, "w1")
 
@@ -88,7 +88,7 @@ func TestDispatchWaitsForPrimaryReset(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		f := newFixture(t, db, map[string]string{".github/workflows/chakshu.yml": action.WorkflowTemplate})
-		f.sim.InjectFault(ghsim.Fault{Match: "GET /repos/{owner}/{repo}/pulls/{pull_number}", Kind: ghsim.FaultPrimaryRateLimit, RetryAfter: 600, Times: 1})
+		ghsimtest.InjectFault(f.sim, ghsimtest.Fault{Match: "GET /repos/{owner}/{repo}/pulls/{pull_number}", Kind: ghsimtest.FaultPrimaryRateLimit, RetryAfter: 600, Times: 1})
 		r := f.enqueue(t)
 		start := time.Now()
 		f.claimAndDispatch(t, f.dispatcher(t, "w1"), "w1")
@@ -115,7 +115,7 @@ func TestPublishAndFinishSayTheWaitOnTheCheck(t *testing.T) {
 
 		// Finish: completing a cancelled run's check meets the limit.
 		c := f.cancelledAfterDispatch(t, "")
-		f.sim.InjectFault(ghsim.Fault{Match: patch, Kind: ghsim.FaultSecondaryRateLimit, RetryAfter: 90, Times: 1})
+		ghsimtest.InjectFault(f.sim, ghsimtest.Fault{Match: patch, Kind: ghsimtest.FaultSecondaryRateLimit, RetryAfter: 90, Times: 1})
 		fin, err := worker.NewFinisher(worker.FinishConfig{DB: db, Log: f.log, Bus: f.bus, GitHub: f.apps, Write: port})
 		if err != nil {
 			t.Fatal(err)
@@ -133,7 +133,7 @@ func TestPublishAndFinishSayTheWaitOnTheCheck(t *testing.T) {
 
 		// A primary limit: one refused PATCH, and no note after it.
 		c2 := f.cancelledAfterDispatch(t, "")
-		f.sim.InjectFault(ghsim.Fault{Match: patch, Kind: ghsim.FaultPrimaryRateLimit, RetryAfter: 600, Times: 1})
+		ghsimtest.InjectFault(f.sim, ghsimtest.Fault{Match: patch, Kind: ghsimtest.FaultPrimaryRateLimit, RetryAfter: 600, Times: 1})
 		before := f.sim.CallCount(patch)
 		if err := fin.FinishAll(ctx); err != nil {
 			t.Fatal(err)
@@ -149,7 +149,7 @@ func TestPublishAndFinishSayTheWaitOnTheCheck(t *testing.T) {
 		f.enqueue(t)
 		id := f.claimAndDispatch(t, f.dispatcher(t, "w-disp"), "w-disp")
 		f.report(t, id, findings.Result{Summary: "Fine."})
-		f.sim.InjectFault(ghsim.Fault{Match: reviews, Kind: ghsim.FaultSecondaryRateLimit, RetryAfter: 90, Times: 1})
+		ghsimtest.InjectFault(f.sim, ghsimtest.Fault{Match: reviews, Kind: ghsimtest.FaultSecondaryRateLimit, RetryAfter: 90, Times: 1})
 		if got, err := l.Claim(ctx, time.Now()); err != nil || got != id {
 			t.Fatalf("claim: %d %v", got, err)
 		}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
 	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
-	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
@@ -59,7 +59,7 @@ func TestWebhookRecoveryAfterADatabaseStall(t *testing.T) {
 		// 503; the recovery then finds it stored and skips it).
 		in := webhooktest.StartIntake(t, webhook.Config{DB: db, Secrets: []string{"s3cret"}, Log: log, AnswerWithin: 300 * time.Millisecond,
 			Batch: webhook.BatchConfig{Mode: "off"}})
-		s := ghsim.NewForTest(t)
+		s := ghsimtest.New(t)
 		s.SetWebhook(in.URL, "s3cret")
 		appID, key := s.CreateApp("chakshu")
 		s.CreateOrg("acme")
@@ -147,7 +147,7 @@ func TestWebhookRecoveryPagesThroughTheLog(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		log := slog.New(slog.NewTextHandler(io.Discard, nil))
-		s := ghsim.NewForTest(t)
+		s := ghsimtest.New(t)
 		appID, key := s.CreateApp("chakshu")
 		s.CreateOrg("acme")
 		s.CreateUser("alice")

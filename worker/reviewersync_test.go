@@ -9,6 +9,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/reviewer"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/store"
@@ -28,7 +29,7 @@ type syncFixture struct {
 
 func newSyncFixture(t *testing.T, db *store.DB, withRepo bool) *syncFixture {
 	t.Helper()
-	s := ghsim.NewForTest(t)
+	s := ghsimtest.New(t)
 	appID, key := s.CreateApp("chakshu")
 	s.CreateOrg("acme")
 	if withRepo {
@@ -108,7 +109,7 @@ func TestReviewerSyncRetriesGitHubFailures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f.sim.InjectFault(ghsim.Fault{Match: "GET /repos/{owner}/{repo}/git/trees/{tree_sha}", Kind: ghsim.FaultServerError, Times: 3})
+		ghsimtest.InjectFault(f.sim, ghsimtest.Fault{Match: "GET /repos/{owner}/{repo}/git/trees/{tree_sha}", Kind: ghsimtest.FaultServerError, Times: 3})
 		if err := reviewers.RequestSync(ctx, db, nil, f.inst.ID); err != nil {
 			t.Fatal(err)
 		}

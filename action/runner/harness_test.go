@@ -21,6 +21,7 @@ import (
 	"github.com/chakshu-dev/chakshu/action/agent"
 	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 )
 
@@ -64,7 +65,7 @@ type ghRun struct {
 // returning the simulated Actions run (with its OIDC request URL and token).
 func dispatch(t *testing.T, runID int64) ghRun {
 	t.Helper()
-	sim := ghsim.NewForTest(t)
+	sim := ghsimtest.New(t)
 	appID, _ := sim.CreateApp("chakshu")
 	sim.CreateRepo("acme", "widget", map[string]string{"main.go": "package main\n", ".github/workflows/chakshu.yml": action.WorkflowTemplate})
 	inst := sim.Install(appID, "acme", nil, nil)

@@ -15,7 +15,7 @@ import (
 	"github.com/chakshu-dev/chakshu/action/agent"
 	"github.com/chakshu-dev/chakshu/action/tools"
 	"github.com/chakshu-dev/chakshu/internal/findings"
-	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/scriptedmodel"
 )
@@ -56,7 +56,7 @@ type sandboxPR struct {
 // internal/sandbox seeds them, and reads their diffs through its REST API.
 func sandboxPRs(tb testing.TB) []sandboxPR {
 	tb.Helper()
-	sim := ghsim.NewForTest(tb)
+	sim := ghsimtest.New(tb)
 	appID, _ := sim.CreateApp("chakshu")
 	prs := []struct{ repo, dir string }{{"payments-api", "payments-api-1"}, {"web-dashboard", "web-dashboard-1"}, {"data-pipeline", "data-pipeline-1"}}
 	var out []sandboxPR

@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/chakshu-dev/chakshu/internal/eval"
-	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/sandbox"
 	"github.com/chakshu-dev/chakshu/internal/scriptedmodel"
 	"github.com/chakshu-dev/chakshu/internal/syncbuf"
@@ -507,7 +507,7 @@ func TestEvalLeaderboardWithChakshu(t *testing.T) {
 // GITHUB_TOKEN): a progress line per pull request, a corpus eval loads, and
 // a second run that fetches nothing.
 func TestEvalImport(t *testing.T) {
-	sim := ghsim.NewForTest(t)
+	sim := ghsimtest.New(t)
 	sim.CreateRepo("acme", "ledger", map[string]string{"ledger/post.go": "package ledger\n"})
 	sim.CreateBranch("acme/ledger", "fees", "main")
 	sim.Commit("acme/ledger", "fees", map[string]string{"ledger/post.go": "package ledger\n\nfunc Post() {}\n"}, "Post")

@@ -15,12 +15,12 @@ import (
 	"time"
 
 	"github.com/chakshu-dev/chakshu/internal/closedport"
-	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/syncbuf"
 )
 
 func TestSetupCmdCode(t *testing.T) {
-	sim := ghsim.NewForTest(t)
+	sim := ghsimtest.New(t)
 	dir := t.TempDir()
 	t.Setenv("CHAKSHU_GITHUB_URL", sim.URL())
 	t.Setenv("CHAKSHU_DATA_DIR", dir)
@@ -46,7 +46,7 @@ func TestSetupCmdCode(t *testing.T) {
 }
 
 func TestSetupCmdPage(t *testing.T) {
-	sim := ghsim.NewForTest(t)
+	sim := ghsimtest.New(t)
 	dir := t.TempDir()
 	t.Setenv("CHAKSHU_GITHUB_URL", sim.URL())
 	t.Setenv("CHAKSHU_DATA_DIR", dir)

@@ -26,6 +26,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/config"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/server/auth"
@@ -79,7 +80,7 @@ type Env struct {
 // New starts the server. admins are CHAKSHU_ADMINS.
 func New(t testing.TB, db *store.DB, admins ...string) *Env {
 	t.Helper()
-	e := &Env{T: t, DB: db, Sim: ghsim.NewForTest(t), Clock: &Clock{t: time.Now()}}
+	e := &Env{T: t, DB: db, Sim: ghsimtest.New(t), Clock: &Clock{t: time.Now()}}
 	appID, pem := e.Sim.CreateApp("chakshu")
 	e.AppID = appID
 	clientID, clientSecret := e.Sim.AppClientCredentials(appID)

@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/chakshu-dev/chakshu/internal/config"
+	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/logging"
 	"github.com/chakshu-dev/chakshu/internal/models"
 	"github.com/chakshu-dev/chakshu/internal/notify"
@@ -66,8 +67,9 @@ type Options struct {
 type SandboxOptions struct {
 	// HistoryRuns is how many past runs to seed; -1 seeds none; 0 means 600.
 	HistoryRuns int
-	// Validate checks Chakshu's GitHub traffic against GitHub's descriptions.
-	Validate          bool
+	// Validator checks Chakshu's GitHub traffic against GitHub's
+	// descriptions (tests: ghsimtest.Spec).
+	Validator         ghsim.Validator
 	OnValidationError func(error)
 	// Model tunes the scripted model.
 	Model scriptedmodel.Config
@@ -175,7 +177,7 @@ func Run(ctx context.Context, o Options) error {
 			AppSlug: cfg.AppSlug, WebhookSecret: cfg.WebhookSecrets[0], Log: log.With("component", "sandbox"),
 			RunnerLogDir: filepath.Join(cfg.DataDir, "actions-logs"),
 			PagesURL:     cfg.PublicURL, // the simulated GitHub's pages on Chakshu's own address, so links survive a restart
-			Validate:     o.Sandbox.Validate, OnValidationError: o.Sandbox.OnValidationError, Model: model,
+			Validator:    o.Sandbox.Validator, OnValidationError: o.Sandbox.OnValidationError, Model: model,
 			Provider: cfg.Providers.Sandbox,
 		})
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/config"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 )
 
 func TestBuildManifest(t *testing.T) {
@@ -53,7 +54,7 @@ func TestNewAppURL(t *testing.T) {
 }
 
 func TestConvertAndSave(t *testing.T) {
-	s := ghsim.NewForTest(t)
+	s := ghsimtest.New(t)
 	c, err := Convert(context.Background(), nil, s.URL(), "abc123")
 	if err != nil {
 		t.Fatal(err)
@@ -120,7 +121,7 @@ func TestConvertAndSave(t *testing.T) {
 }
 
 func TestPrintedSettingsLoad(t *testing.T) {
-	s := ghsim.NewForTest(t)
+	s := ghsimtest.New(t)
 	c, err := Convert(context.Background(), http.DefaultClient, s.URL(), "printme")
 	if err != nil {
 		t.Fatal(err)
@@ -144,7 +145,7 @@ func TestPrintedSettingsLoad(t *testing.T) {
 }
 
 func TestConvertRefuses(t *testing.T) {
-	s := ghsim.NewForTest(t)
+	s := ghsimtest.New(t)
 	for _, tc := range []struct{ name, url, code string }{
 		{"empty code", s.URL(), ""},
 		{"code with a path", s.URL(), "../app"},

@@ -23,6 +23,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/publish"
@@ -60,7 +61,7 @@ type world struct {
 func newWorld(t *testing.T, db *store.DB) *world {
 	t.Helper()
 	ctx := context.Background()
-	w := &world{t: t, db: db, sim: ghsim.NewForTest(t), now: time.Now()}
+	w := &world{t: t, db: db, sim: ghsimtest.New(t), now: time.Now()}
 	appID, key := w.sim.CreateApp("chakshu")
 	bus := notify.NewLocal()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -579,7 +580,7 @@ func TestGiveUpOnAStepThatKeepsFailing(t *testing.T) {
 		w := newWorld(t, db)
 		w.reviewed(1, time.Hour, 0.1, nil)
 		w.openChange("broken-github", map[string]string{"reviewers/security/CLAUDE.md": newMD})
-		w.sim.InjectFault(ghsim.Fault{Match: "GET /repos/*/git/trees/*", Kind: ghsim.FaultServerError})
+		ghsimtest.InjectFault(w.sim, ghsimtest.Fault{Match: "GET /repos/*/git/trees/*", Kind: ghsimtest.FaultServerError})
 		loop, err := bt.New(bt.Config{DB: db, GitHub: w.apps, Write: ghwrite.New(w.apps, "chakshu"), WorkerID: "w2",
 			GiveUpAfter: time.Hour, RetryAfter: time.Minute, Now: func() time.Time { return w.now }})
 		if err != nil {

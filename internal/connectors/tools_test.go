@@ -17,7 +17,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
-	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/store"
@@ -187,7 +187,7 @@ func TestHTTPConnectorRefusesPlainHTTPByDefault(t *testing.T) {
 func TestGitHubConnector(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		sim := ghsim.NewForTest(t)
+		sim := ghsimtest.New(t)
 		appID, pem := sim.CreateApp("chakshu")
 		sim.CreateOrg("acme")
 		sim.CreateRepo("acme", "widget", map[string]string{"main.go": "package main\n"})

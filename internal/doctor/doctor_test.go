@@ -22,6 +22,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/config"
 	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/scriptedmodel"
 	"github.com/chakshu-dev/chakshu/internal/store"
@@ -47,7 +48,7 @@ func failed(cs []Check) []string {
 func TestDoctor(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		sim := ghsim.NewForTest(t)
+		sim := ghsimtest.New(t)
 		appID, key := sim.CreateApp("chakshu")
 		sim.CreateOrg("acme")
 		sim.CreateRepo("acme", "widget", map[string]string{"main.go": "package main\n", WorkflowPath: action.WorkflowTemplate})
@@ -302,7 +303,7 @@ func TestDoctor(t *testing.T) {
 // behaviours apply and fails on a github.com OIDC issuer.
 func TestDoctorEnterpriseServer(t *testing.T) {
 	ctx := context.Background()
-	sim := ghsim.NewForTest(t, ghsim.Options{EnterpriseVersion: "3.19.0"})
+	sim := ghsimtest.New(t, ghsim.Options{EnterpriseVersion: "3.19.0"})
 	appID, key := sim.CreateApp("chakshu")
 	apps := ghtest.Apps(t, sim, appID, key)
 	issuer := config.DefaultOIDCIssuerFor(sim.URL())

@@ -19,6 +19,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/app"
 	"github.com/chakshu-dev/chakshu/internal/config"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/runnerbin/runnerbintest"
 	"github.com/chakshu-dev/chakshu/internal/sandbox"
 	"github.com/chakshu-dev/chakshu/internal/scriptedmodel"
@@ -84,7 +85,7 @@ func startSeeded(t testing.TB, databaseURL string, env map[string]string, model 
 	var valErrs []string
 	go func() {
 		done <- app.Run(ctx, app.Options{Mode: app.ModeAll, Config: cfg, Stderr: logs, Listener: ln,
-			Sandbox: app.SandboxOptions{HistoryRuns: history, Validate: true, Model: model, OnValidationError: func(err error) {
+			Sandbox: app.SandboxOptions{HistoryRuns: history, Validator: ghsimtest.Spec{}, Model: model, OnValidationError: func(err error) {
 				valMu.Lock()
 				valErrs = append(valErrs, err.Error())
 				valMu.Unlock()

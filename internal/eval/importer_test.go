@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/syncbuf"
 )
 
@@ -48,7 +49,7 @@ func (c *countingTransport) count(sub string) int {
 // ledgerSim serves two pull requests on acme/ledger: one changing a file
 // beside others, one adding a document.
 func ledgerSim(t *testing.T) (*ghsim.Sim, string) {
-	sim := ghsim.NewForTest(t)
+	sim := ghsimtest.New(t)
 	sim.CreateRepo("acme", "ledger", map[string]string{
 		"ledger/post.go":     "package ledger\n\nfunc Post() {}\n",
 		"ledger/fees.go":     "package ledger\n\nconst FeeRate = 0.01\n",
@@ -164,20 +165,20 @@ func TestImportResumes(t *testing.T) {
 // Chakshu (internal/gh's retry transport).
 func TestImportRetries(t *testing.T) {
 	sim, token := ledgerSim(t)
-	sim.InjectFault(ghsim.Fault{Match: "GET /repos/*/git/trees/*", Kind: ghsim.FaultServerError, Times: 1})
-	sim.InjectFault(ghsim.Fault{Match: "GET /repos/*/git/blobs/*", Kind: ghsim.FaultSecondaryRateLimit, Times: 1, RetryAfter: 1})
+	ghsimtest.InjectFault(sim, ghsimtest.Fault{Match: "GET /repos/*/git/trees/*", Kind: ghsimtest.FaultServerError, Times: 1})
+	ghsimtest.InjectFault(sim, ghsimtest.Fault{Match: "GET /repos/*/git/blobs/*", Kind: ghsimtest.FaultSecondaryRateLimit, Times: 1, RetryAfter: 1})
 	out := filepath.Join(t.TempDir(), "corpus")
 	if err := Import(context.Background(), ImportConfig{Martian: "testdata/martian-import", Out: out, GitHubURL: sim.URL(), Token: token}); err != nil {
 		t.Fatal(err)
 	}
-	if sim.FaultHits(0) != 1 || sim.FaultHits(1) != 1 {
-		t.Fatalf("faults hit %d, %d times", sim.FaultHits(0), sim.FaultHits(1))
+	if ghsimtest.FaultHits(sim, 0) != 1 || ghsimtest.FaultHits(sim, 1) != 1 {
+		t.Fatalf("faults hit %d, %d times", ghsimtest.FaultHits(sim, 0), ghsimtest.FaultHits(sim, 1))
 	}
 }
 
 // A pull request of more files than a page lists is read page by page.
 func TestImportPagesChangedFiles(t *testing.T) {
-	sim := ghsim.NewForTest(t)
+	sim := ghsimtest.New(t)
 	sim.CreateRepo("acme", "ledger", map[string]string{"README.md": "# ledger\n"})
 	sim.SetPublic("acme/ledger", true)
 	sim.CreateBranch("acme/ledger", "many", "main")

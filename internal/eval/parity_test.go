@@ -11,7 +11,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/gh"
-	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/job"
 	"github.com/chakshu-dev/chakshu/internal/models"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
@@ -37,7 +37,7 @@ func TestEvalJobIsTheRunnerAPIsJob(t *testing.T) {
 
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		sim := ghsim.NewForTest(t)
+		sim := ghsimtest.New(t)
 		appID, pem := sim.CreateApp("chakshu")
 		sim.CreateOrg("acme")
 		sim.CreateUser("alice")

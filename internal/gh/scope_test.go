@@ -11,6 +11,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 )
 
 type scopeFixture struct {
@@ -27,7 +28,7 @@ type scopeFixture struct {
 func newScopeFixture(t *testing.T, perms map[string]string) *scopeFixture {
 	t.Helper()
 	ctx := context.Background()
-	s := ghsim.NewForTest(t)
+	s := ghsimtest.New(t)
 	appID, key := s.CreateApp("chakshu")
 	s.CreateOrg("acme")
 	s.CreateUser("alice")

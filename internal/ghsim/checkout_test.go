@@ -11,7 +11,8 @@ import (
 // force push dropped until garbage collection), refs/pull/<n>/head as the PR's head now,
 // a branch by name; git's errors otherwise.
 func TestFetchRef(t *testing.T) {
-	s := NewForTest(t)
+	s := New(Options{Logf: func(string, ...any) {}}) // FetchRef is called directly: no traffic to validate
+	t.Cleanup(s.Close)
 	s.CreateOrg("acme")
 	s.CreateUser("alice")
 	s.CreateRepo("acme", "widget", map[string]string{"main.go": "package main\n"})

@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 )
 
 // Enterprise Server mode: the OIDC issuer lives at /_services/token and
 // GET /meta names the version; github.com mode has neither.
 func TestEnterpriseServerMode(t *testing.T) {
 	for _, tc := range []struct{ version, issuerPath string }{{"3.19.0", "/_services/token"}, {"", "/oidc"}} {
-		s := ghsim.NewForTest(t, ghsim.Options{EnterpriseVersion: tc.version})
+		s := ghsimtest.New(t, ghsim.Options{EnterpriseVersion: tc.version})
 		if !strings.HasSuffix(s.IssuerURL(), tc.issuerPath) {
 			t.Fatalf("issuer %s, want …%s", s.IssuerURL(), tc.issuerPath)
 		}

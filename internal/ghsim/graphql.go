@@ -1,112 +1,20 @@
 package ghsim
 
 import (
-	_ "embed"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"time"
-	"weak"
 
-	"github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
 	"github.com/vektah/gqlparser/v2/parser"
-	"github.com/vektah/gqlparser/v2/validator"
 )
-
-//go:embed spec/schema.graphql
-var graphQLSchemaSrc string
-
-// GitHub's parsed schema takes about 5 MB of heap. A sandbox asks GraphQL
-// questions only now and then (a reviewer sync), so the schema is kept while
-// GraphQL is in use and let go after gqlKeep without a request; a weak
-// pointer still finds it until the garbage collector takes it.
-const gqlKeep = 30 * time.Second
-
-var (
-	gqlMu     sync.Mutex
-	gqlSchema *ast.Schema // held while in use
-	gqlWeak   weak.Pointer[ast.Schema]
-	gqlUsed   time.Time
-	gqlTimer  *time.Timer
-)
-
-// loadGraphQLSchema returns GitHub's schema, parsing it when it is not held.
-func loadGraphQLSchema() (*ast.Schema, error) {
-	gqlMu.Lock()
-	defer gqlMu.Unlock()
-	if gqlSchema == nil {
-		gqlSchema = gqlWeak.Value()
-	}
-	if gqlSchema == nil {
-		s, err := parseGraphQLSchema()
-		if err != nil {
-			return nil, err
-		}
-		gqlSchema, gqlWeak = s, weak.Make(s)
-	}
-	gqlUsed = time.Now()
-	if gqlTimer == nil {
-		gqlTimer = time.AfterFunc(gqlKeep, releaseGraphQLSchema)
-	}
-	return gqlSchema, nil
-}
-
-func releaseGraphQLSchema() {
-	gqlMu.Lock()
-	defer gqlMu.Unlock()
-	if idle := time.Since(gqlUsed); idle < gqlKeep && gqlTimer != nil {
-		gqlTimer.Reset(gqlKeep - idle)
-		return
-	}
-	gqlSchema, gqlTimer = nil, nil
-}
-
-// parseGraphQLSchema parses GitHub's schema. The published file defines a few
-// fields twice, which gqlparser's LoadSchema refuses, so duplicates are
-// dropped before validation.
-func parseGraphQLSchema() (*ast.Schema, error) {
-	doc, err := parser.ParseSchemas(validator.Prelude, &ast.Source{Name: "github.graphql", Input: graphQLSchemaSrc})
-	if err != nil {
-		return nil, fmt.Errorf("parse GitHub's GraphQL schema: %w", err)
-	}
-	dedupe := func(defs ast.DefinitionList) {
-		for _, d := range defs {
-			seen := map[string]bool{}
-			kept := d.Fields[:0]
-			for _, f := range d.Fields {
-				if !seen[f.Name] {
-					seen[f.Name] = true
-					kept = append(kept, f)
-				}
-			}
-			d.Fields = kept
-		}
-	}
-	dedupe(doc.Definitions)
-	dedupe(doc.Extensions)
-	schema, err := validator.ValidateSchemaDocument(doc)
-	if err != nil {
-		return nil, fmt.Errorf("validate GitHub's GraphQL schema: %w", err)
-	}
-	return schema, nil
-}
-
-func validateGraphQLDoc(q string) error {
-	schema, err := loadGraphQLSchema()
-	if err != nil {
-		return err
-	}
-	if _, errs := gqlparser.LoadQuery(schema, q); len(errs) > 0 {
-		return errs
-	}
-	return nil
-}
 
 type gqlRequest struct {
 	Query         string         `json:"query"`
@@ -137,33 +45,28 @@ func (s *Sim) serveGraphQL(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Unlock()
-	schema, err := loadGraphQLSchema()
-	if err != nil {
-		s.validationError(err)
-		writeJSON(w, http.StatusInternalServerError, obj{"message": "schema unavailable"})
-		return
-	}
-	doc, errs := gqlparser.LoadQuery(schema, req.Query)
-	if len(errs) > 0 {
-		if s.opts.Validate {
-			s.validationError(fmt.Errorf("GraphQL document does not validate against GitHub's schema: %v\n%s", errs, req.Query))
+	if v := s.opts.Validator; v != nil {
+		if err := v.GraphQL(req.Query, req.OperationName, req.Variables); err != nil {
+			s.validationError(fmt.Errorf("%v\n%s", err, req.Query))
+			writeJSON(w, http.StatusOK, obj{"errors": gqlErrors(err)})
+			return
 		}
-		writeJSON(w, http.StatusOK, obj{"errors": errs})
+	}
+	doc, perr := parser.ParseQuery(&ast.Source{Name: "query", Input: req.Query})
+	if perr != nil {
+		writeJSON(w, http.StatusOK, obj{"errors": gqlErrors(perr)})
 		return
 	}
 	op := doc.Operations.ForName(req.OperationName)
 	if op == nil && len(doc.Operations) > 0 {
 		op = doc.Operations[0]
 	}
-	vars, err := validator.VariableValues(schema, op, req.Variables)
-	if err != nil {
-		if s.opts.Validate {
-			s.validationError(fmt.Errorf("GraphQL variables do not validate against GitHub's schema: %v", err))
-		}
-		writeJSON(w, http.StatusOK, obj{"errors": []any{obj{"message": err.Error()}}})
+	if op == nil {
+		writeJSON(w, http.StatusOK, obj{"errors": []any{obj{"message": "No operation to run"}}})
 		return
 	}
-	ex := &gqlExec{s: s, tok: tok, vars: vars}
+	vars := variables(op, req.Variables)
+	ex := &gqlExec{s: s, tok: tok, vars: vars, frags: doc.Fragments}
 	s.mu.Lock()
 	for _, sel := range op.SelectionSet {
 		if f, ok := sel.(*ast.Field); ok {
@@ -196,6 +99,7 @@ type gqlExec struct {
 	s      *Sim
 	tok    *accessToken
 	vars   map[string]any
+	frags  ast.FragmentDefinitionList
 	errors []any
 }
 
@@ -213,7 +117,7 @@ func (ex *gqlExec) selectOn(o gqlObject, set ast.SelectionSet) obj {
 				out[key] = o.typename()
 				continue
 			}
-			v, ok := o.field(x.Name, x.ArgumentMap(ex.vars))
+			v, ok := o.field(x.Name, arguments(x, ex.vars))
 			if !ok {
 				ex.s.validationError(fmt.Errorf("GraphQL field %s.%s is valid but not simulated by ghsim", o.typename(), x.Name))
 				out[key] = nil
@@ -227,8 +131,12 @@ func (ex *gqlExec) selectOn(o gqlObject, set ast.SelectionSet) obj {
 				}
 			}
 		case *ast.FragmentSpread:
-			if x.Definition != nil && (x.Definition.TypeCondition == o.typename() || implements(o.typename(), x.Definition.TypeCondition)) {
-				for k, v := range ex.selectOn(o, x.Definition.SelectionSet) {
+			def := x.Definition
+			if def == nil {
+				def = ex.frags.ForName(x.Name)
+			}
+			if def != nil && (def.TypeCondition == o.typename() || implements(o.typename(), def.TypeCondition)) {
+				for k, v := range ex.selectOn(o, def.SelectionSet) {
 					out[k] = v
 				}
 			}
@@ -237,14 +145,76 @@ func (ex *gqlExec) selectOn(o gqlObject, set ast.SelectionSet) obj {
 	return out
 }
 
+// interfaces are the interfaces and unions GitHub's schema puts each
+// simulated type in (taken from it, spec/schema.graphql), for fragments on
+// them: the simulator executes documents without the schema, which only the
+// tests' validation loads (ghsimtest.Spec).
+var interfaces = map[string][]string{
+	"Repository": {"PermissionGranter", "PinnableItem", "Node", "PackageOwner", "ProjectOwner", "ProjectV2Recent", "RepositoryInfo", "Starrable", "Subscribable",
+		"UniformResourceLocatable", "RuleSource", "SearchResultItem", "SponsorsListingFeatureableItem", "UserListItems"},
+	"PullRequest": {"Closer", "IssueOrPullRequest", "MilestoneItem", "ProjectCardItem", "ProjectV2ItemContent", "Assignable", "Closable", "Comment", "Labelable",
+		"Lockable", "Node", "ProjectV2Owner", "Reactable", "RepositoryNode", "Subscribable", "UniformResourceLocatable", "Updatable", "UpdatableComment",
+		"ReferencedSubject", "RenamedTitleSubject", "SearchResultItem"},
+	"PullRequestReviewThread":  {"Node", "PullRequestTimelineItem", "PullRequestTimelineItems"},
+	"PullRequestReviewComment": {"Comment", "Deletable", "Minimizable", "Node", "Reactable", "RepositoryNode", "Updatable", "UpdatableComment", "PullRequestTimelineItem"},
+	"Commit":                   {"Closer", "GitObject", "Node", "Subscribable", "UniformResourceLocatable", "IssueTimelineItem", "PullRequestTimelineItem"},
+	"IssueComment": {"Comment", "Deletable", "Minimizable", "Node", "Reactable", "RepositoryNode", "Updatable", "UpdatableComment", "IssueTimelineItem",
+		"IssueTimelineItems", "PullRequestTimelineItem", "PullRequestTimelineItems"},
+	"PullRequestReview": {"Comment", "Deletable", "Minimizable", "Node", "Reactable", "RepositoryNode", "Updatable", "UpdatableComment", "PullRequestTimelineItem",
+		"PullRequestTimelineItems"},
+	"Label": {"Node"},
+	"Ref":   {"Node"},
+	"User": {"Assignee", "AuditEntryActor", "BranchActorAllowanceActor", "Claimable", "DeploymentReviewer", "EnterpriseMember", "OrganizationOrUser",
+		"ProjectV2Actor", "PushAllowanceActor", "Reactor", "RequestedReviewer", "ReviewDismissalAllowanceActor", "SearchResultItem", "Sponsor",
+		"SponsorableItem", "SponsorsListingFeatureableItem", "Actor", "Node", "PackageOwner", "ProfileOwner", "ProjectOwner", "ProjectV2Owner",
+		"ProjectV2Recent", "RepositoryDiscussionAuthor", "RepositoryDiscussionCommentAuthor", "RepositoryOwner", "Sponsorable", "UniformResourceLocatable"},
+	"Bot": {"Assignee", "AuditEntryActor", "Actor", "Node", "UniformResourceLocatable", "Reactor", "RequestedReviewer"},
+}
+
 func implements(typ, iface string) bool {
-	schema, _ := loadGraphQLSchema()
-	for _, d := range schema.GetImplements(schema.Types[typ]) {
-		if d.Name == iface {
-			return true
+	return slices.Contains(interfaces[typ], iface)
+}
+
+// variables are the request's variables with the operation's defaults for
+// those it leaves out. JSON numbers stay float64: the fields read them with
+// toInt.
+func variables(op *ast.OperationDefinition, given map[string]any) map[string]any {
+	vars := make(map[string]any, len(given))
+	for k, v := range given {
+		vars[k] = v
+	}
+	for _, d := range op.VariableDefinitions {
+		if _, ok := vars[d.Variable]; !ok && d.DefaultValue != nil {
+			if v, err := d.DefaultValue.Value(nil); err == nil {
+				vars[d.Variable] = v
+			}
 		}
 	}
-	return false
+	return vars
+}
+
+// arguments are a field's arguments with the variables put in.
+func arguments(f *ast.Field, vars map[string]any) map[string]any {
+	m := make(map[string]any, len(f.Arguments))
+	for _, a := range f.Arguments {
+		if v, err := a.Value.Value(vars); err == nil {
+			m[a.Name] = v
+		}
+	}
+	return m
+}
+
+// gqlErrors is err as GraphQL's errors list.
+func gqlErrors(err error) any {
+	var list gqlerror.List
+	if errors.As(err, &list) {
+		return list
+	}
+	var one *gqlerror.Error
+	if errors.As(err, &one) {
+		return gqlerror.List{one}
+	}
+	return []any{obj{"message": err.Error()}}
 }
 
 func (ex *gqlExec) value(v any, set ast.SelectionSet) any {

@@ -13,7 +13,7 @@ import (
 	"github.com/shurcooL/githubv4"
 
 	"github.com/chakshu-dev/chakshu/internal/gh"
-	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 )
 
 type threadsQuery struct {
@@ -152,7 +152,7 @@ func TestGraphQLValidationCatchesInvalidDocument(t *testing.T) {
 	if len(*errs) != 1 || !strings.Contains((*errs)[0], "noSuchField") {
 		t.Fatalf("errors = %v", *errs)
 	}
-	if err := ghsim.ValidateGraphQL(`{ viewer { login } }`); err != nil {
+	if err := ghsimtest.ValidateGraphQL(`{ viewer { login } }`); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 )
 
 // section is the part of page from the element with id on to the next
@@ -219,7 +220,7 @@ func waitUntil(t *testing.T, cond func() bool) {
 func TestActionsRunPageLog(t *testing.T) {
 	var mu sync.Mutex
 	logs := map[int64][]byte{}
-	s := ghsim.NewForTest(t, ghsim.Options{RunLog: func(id int64) ([]byte, error) {
+	s := ghsimtest.New(t, ghsim.Options{RunLog: func(id int64) ([]byte, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		return append([]byte(nil), logs[id]...), nil
@@ -304,7 +305,7 @@ func TestActionsRunPageLog(t *testing.T) {
 // With PagesURL set, html_url fields and the pages' links name that address
 // (the sandbox serves the pages on Chakshu's own listener).
 func TestPagesURL(t *testing.T) {
-	s := ghsim.NewForTest(t, ghsim.Options{PagesURL: "http://127.0.0.1:8123/"})
+	s := ghsimtest.New(t, ghsim.Options{PagesURL: "http://127.0.0.1:8123/"})
 	if s.PagesURL() != "http://127.0.0.1:8123/sim" {
 		t.Fatalf("PagesURL = %q", s.PagesURL())
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 )
 
 type limitsWorld struct {
@@ -29,7 +30,7 @@ func (w *limitsWorld) add(d time.Duration) {
 func newLimitsWorld(t *testing.T, l ghsim.Limits) *limitsWorld {
 	t.Helper()
 	w := &limitsWorld{now: time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC)}
-	w.sim = ghsim.NewForTest(t, ghsim.Options{Now: w.clock, Limits: &l})
+	w.sim = ghsimtest.New(t, ghsim.Options{Now: w.clock, Limits: &l})
 	appID, _ := w.sim.CreateApp("chakshu")
 	w.sim.CreateOrg("acme")
 	w.sim.CreateOrg("globex")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 )
 
 func TestOAuthWebFlow(t *testing.T) {
@@ -66,7 +67,7 @@ func TestOAuthWebFlow(t *testing.T) {
 }
 
 func TestManifestConversion(t *testing.T) {
-	s := ghsim.NewForTest(t)
+	s := ghsimtest.New(t)
 	resp, err := http.Post(s.URL()+"app-manifests/abc123/conversions", "application/json", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -79,11 +80,11 @@ func TestManifestConversion(t *testing.T) {
 
 func TestFaultsAreDeterministic(t *testing.T) {
 	outcomes := func() []int {
-		s := ghsim.NewForTest(t, ghsim.Options{Seed: 42})
+		s := ghsimtest.New(t, ghsim.Options{Seed: 42})
 		s.CreateRepo("acme", "widget", map[string]string{"a": "b\n"})
 		appID, _ := s.CreateApp("chakshu")
 		tok := s.InstallationToken(s.Install(appID, "acme", nil, nil))
-		s.InjectFault(ghsim.Fault{Match: "GET /repos/{owner}/{repo}", Kind: ghsim.FaultRateLimit, Rate: 0.5, RetryAfter: 7})
+		ghsimtest.InjectFault(s, ghsimtest.Fault{Match: "GET /repos/{owner}/{repo}", Kind: ghsimtest.FaultRateLimit, Rate: 0.5, RetryAfter: 7})
 		var out []int
 		for i := 0; i < 20; i++ {
 			req, _ := http.NewRequest("GET", s.URL()+"repos/acme/widget", nil)
@@ -116,9 +117,9 @@ func TestFaultsAreDeterministic(t *testing.T) {
 }
 
 func TestFaultLatency(t *testing.T) {
-	s := ghsim.NewForTest(t)
-	s.InjectFault(ghsim.Fault{Match: "GET /oidc*", Kind: ghsim.FaultLatency, Latency: 50 * time.Millisecond})
-	s.InjectFault(ghsim.Fault{Match: "POST /graphql", Kind: ghsim.FaultLatency, Latency: 80 * time.Millisecond})
+	s := ghsimtest.New(t)
+	ghsimtest.InjectFault(s, ghsimtest.Fault{Match: "GET /oidc*", Kind: ghsimtest.FaultLatency, Latency: 50 * time.Millisecond})
+	ghsimtest.InjectFault(s, ghsimtest.Fault{Match: "POST /graphql", Kind: ghsimtest.FaultLatency, Latency: 80 * time.Millisecond})
 	start := time.Now()
 	resp, err := http.Post(s.GraphQLURL(), "application/json", nil)
 	if err != nil {

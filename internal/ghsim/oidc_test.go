@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-github/v88/github"
 
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 )
 
 func TestOIDCForgedTokens(t *testing.T) {
@@ -76,7 +77,7 @@ func TestOIDCForgedTokens(t *testing.T) {
 }
 
 func TestExpiredInstallationToken(t *testing.T) {
-	s := ghsim.NewForTest(t)
+	s := ghsimtest.New(t)
 	s.CreateRepo("acme", "widget", map[string]string{"a": "b\n"})
 	appID, _ := s.CreateApp("chakshu")
 	tok := s.InstallationToken(s.Install(appID, "acme", nil, nil))

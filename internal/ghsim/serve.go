@@ -15,7 +15,8 @@ import (
 	"time"
 )
 
-// recorder buffers a response so it can be validated (and faults applied)
+// recorder buffers a response so it can be validated (and an interceptor's
+// answer put in its place)
 // before it is sent.
 type recorder struct {
 	h      http.Header
@@ -43,7 +44,7 @@ func (s *Sim) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveAPI(w, r, strings.TrimPrefix(path, APIPrefix))
 	case path == "/api/graphql":
 		s.count(graphQLKey)
-		if s.applyFault(w, r, graphQLKey) {
+		if s.before(w, r, graphQLKey) {
 			return
 		}
 		release, ok := s.admit(w, r, graphQLKey)
@@ -90,7 +91,7 @@ func (s *Sim) serveAPI(w http.ResponseWriter, r *http.Request, path string) {
 	}
 	key := rt.method + " " + strings.ReplaceAll(rt.template, "...}", "}")
 	s.count(key)
-	if s.applyFault(w, r, key) {
+	if s.before(w, r, key) {
 		return
 	}
 	release, ok := s.admit(w, r, key)
@@ -106,8 +107,11 @@ func (s *Sim) serveAPI(w http.ResponseWriter, r *http.Request, path string) {
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	if s.opts.Validate {
-		s.validateRequest(r, path, body)
+	tpl := strings.ReplaceAll(rt.template, "...}", "}")
+	if v := s.opts.Validator; v != nil {
+		if err := v.Request(r, rt.method, tpl, vars, body); err != nil {
+			s.validationError(fmt.Errorf("request %s %s does not match GitHub's OpenAPI description: %v", r.Method, path, err))
+		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
 	rec := &recorder{h: http.Header{}}
@@ -130,10 +134,12 @@ func (s *Sim) serveAPI(w http.ResponseWriter, r *http.Request, path string) {
 		rec.h.Set("X-RateLimit-Used", "1")
 		rec.h.Set("X-RateLimit-Resource", "core")
 	}
-	if s.opts.Validate {
-		s.validateResponse(r, path, body, rec)
+	if v := s.opts.Validator; v != nil {
+		if err := v.Response(r, rt.method, tpl, vars, body, rec.status, rec.h, rec.body.Bytes()); err != nil {
+			s.validationError(fmt.Errorf("simulator's response %d to %s %s does not match GitHub's OpenAPI description: %v", rec.status, r.Method, path, err))
+		}
 	}
-	if st := s.afterWriteFault(key); st != 0 {
+	if st := s.after(key); st != 0 {
 		s.deliver(pending) // the write happened: its webhooks go out
 		writeJSON(w, st, obj{"message": "Server Error", "status": strconv.Itoa(st)})
 		return

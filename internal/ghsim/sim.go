@@ -10,14 +10,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	mrand "math/rand"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"sort"
 	"strings"
 	"sync"
-	"testing"
+	"sync/atomic"
 	"time"
 )
 
@@ -27,16 +26,18 @@ const APIPrefix = "/api/v3"
 
 // Options configure a simulator. The zero value is usable.
 type Options struct {
-	// Seed makes fault injection (and generated ids' order) deterministic.
+	// Seed makes the tests' fault injection deterministic (Seed).
 	Seed int64
 	// AsyncWebhooks delivers webhooks from a goroutine instead of before the
 	// call that caused them returns. Synchronous is the default.
 	AsyncWebhooks bool
-	// Validate checks every REST request and response against GitHub's
-	// OpenAPI description and every GraphQL document against GitHub's
-	// schema; failures are recorded (ValidationErrors) and reported to
-	// OnValidationError. NewForTest turns it on.
-	Validate bool
+	// Validator, when set, checks every REST request and response and every
+	// webhook payload against GitHub's published descriptions, and turns on
+	// the reporting of GraphQL documents that do not validate against
+	// GitHub's schema; failures are recorded (ValidationErrors) and reported
+	// to OnValidationError. The descriptions live with the tests
+	// (ghsimtest.Spec; ghsimtest.New turns it on), out of the server.
+	Validator Validator
 	// OnValidationError is called with each validation failure.
 	OnValidationError func(error)
 	// Logf, when set, receives one line per request and delivery.
@@ -106,8 +107,7 @@ type Sim struct {
 	calls         map[string]int
 	gqlCalls      map[string]int
 	valErrs       []string
-	faults        []*faultRule
-	rng           *mrand.Rand
+	intercept     atomic.Pointer[Interceptor]
 	oidcKey       *rsa.PrivateKey
 	onDisp        []func(WorkflowRun)
 	deliverMu     sync.Mutex // serialises synchronous deliveries
@@ -153,7 +153,6 @@ func Start(opts Options) (*Sim, error) {
 		refreshTokens: map[string]*refreshToken{},
 		calls:         map[string]int{},
 		gqlCalls:      map[string]int{},
-		rng:           mrand.New(mrand.NewSource(opts.Seed)),
 		oidcKey:       sharedKey(0),
 	}
 	s.registerRoutes()
@@ -178,31 +177,6 @@ func Start(opts Options) (*Sim, error) {
 		s.pagesBase = s.base
 	}
 	return s, nil
-}
-
-// NewForTest starts a validating simulator that closes when t ends and fails
-// t for every validation error (an unknown endpoint, a request or response
-// that does not match GitHub's description, an invalid GraphQL document).
-func NewForTest(t testing.TB, opts ...Options) *Sim {
-	t.Helper()
-	var o Options
-	if len(opts) > 0 {
-		o = opts[0]
-	}
-	o.Validate = true
-	prev := o.OnValidationError
-	o.OnValidationError = func(err error) {
-		t.Errorf("ghsim: %v", err)
-		if prev != nil {
-			prev(err)
-		}
-	}
-	if o.Logf == nil {
-		o.Logf = func(string, ...any) {}
-	}
-	s := New(o)
-	t.Cleanup(s.Close)
-	return s
 }
 
 // URL is the REST API base, with a trailing slash: http://127.0.0.1:PORT/api/v3/.

@@ -24,6 +24,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 )
 
 // fixture is a sim seeded the way Chakshu's tests will seed it.
@@ -41,7 +42,7 @@ const workflow = "name: Chakshu\non:\n  workflow_dispatch:\n    inputs:\n      r
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	s := ghsim.NewForTest(t)
+	s := ghsimtest.New(t)
 	f := &fixture{sim: s, hooks: newHookSink(t, "s3cret")}
 	s.SetWebhook(f.hooks.srv.URL, "s3cret")
 	f.appID, f.key = s.CreateApp("chakshu")
@@ -424,7 +425,7 @@ func TestWebhookRedeliveryAndFaults(t *testing.T) {
 		t.Errorf("X-GitHub-Delivery %q says %v, want about now", got[0].Delivery, at)
 	}
 	// Two 502s then success: the production client retries through them.
-	f.sim.InjectFault(ghsim.Fault{Match: "GET /repos/{owner}/{repo}/pulls/{pull_number}", Kind: ghsim.FaultServerError, Times: 2})
+	ghsimtest.InjectFault(f.sim, ghsimtest.Fault{Match: "GET /repos/{owner}/{repo}/pulls/{pull_number}", Kind: ghsimtest.FaultServerError, Times: 2})
 	f.sim.ResetCalls()
 	if _, _, err := f.inst.REST.PullRequests.Get(ctx, "acme", "widget", n); err != nil {
 		t.Fatal(err)
@@ -432,14 +433,14 @@ func TestWebhookRedeliveryAndFaults(t *testing.T) {
 	if c := f.sim.CallCount("GET /repos/{owner}/{repo}/pulls/{pull_number}"); c != 3 {
 		t.Errorf("calls = %d, want 3", c)
 	}
-	f.sim.ClearFaults()
-	f.sim.InjectFault(ghsim.Fault{Match: "GET /repos/*", Kind: ghsim.FaultSecondaryRateLimit, Times: 1})
-	f.sim.InjectFault(ghsim.Fault{Match: "GET /repos/*", Kind: ghsim.FaultDrop, Times: 1})
+	ghsimtest.ClearFaults(f.sim)
+	ghsimtest.InjectFault(f.sim, ghsimtest.Fault{Match: "GET /repos/*", Kind: ghsimtest.FaultSecondaryRateLimit, Times: 1})
+	ghsimtest.InjectFault(f.sim, ghsimtest.Fault{Match: "GET /repos/*", Kind: ghsimtest.FaultDrop, Times: 1})
 	if _, _, err := f.inst.REST.Repositories.Get(ctx, "acme", "widget"); err != nil {
 		t.Fatal(err)
 	}
-	if f.sim.FaultHits(0) != 1 || f.sim.FaultHits(1) != 1 {
-		t.Errorf("fault hits %d %d", f.sim.FaultHits(0), f.sim.FaultHits(1))
+	if ghsimtest.FaultHits(f.sim, 0) != 1 || ghsimtest.FaultHits(f.sim, 1) != 1 {
+		t.Errorf("fault hits %d %d", ghsimtest.FaultHits(f.sim, 0), ghsimtest.FaultHits(f.sim, 1))
 	}
 }
 

@@ -9,13 +9,14 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/gh"
 
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 )
 
 // validatingSim is a sim whose validation errors are collected instead of
 // failing the test, so a test can assert they happen.
 func validatingSim(t *testing.T) (*ghsim.Sim, *[]string) {
 	var errs []string
-	s := ghsim.New(ghsim.Options{Validate: true, OnValidationError: func(err error) { errs = append(errs, err.Error()) }})
+	s := ghsim.New(ghsim.Options{Validator: ghsimtest.Spec{}, OnValidationError: func(err error) { errs = append(errs, err.Error()) }})
 	t.Cleanup(s.Close)
 	return s, &errs
 }

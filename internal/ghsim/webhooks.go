@@ -160,7 +160,7 @@ func (s *Sim) deliver(ds []*Delivery) {
 	hook, appID := s.hookTarget()
 	send := func() {
 		for _, d := range ds {
-			s.send(hook, appID, d, s.opts.Validate)
+			s.send(hook, appID, d, s.opts.Validator)
 		}
 	}
 	if s.opts.AsyncWebhooks {
@@ -191,9 +191,11 @@ func (s *Sim) hookTarget() (*webhookConfig, int64) {
 	return s.hook, appID
 }
 
-func (s *Sim) send(hook *webhookConfig, appID int64, d *Delivery, validate bool) {
-	if validate {
-		s.validateWebhook(d)
+func (s *Sim) send(hook *webhookConfig, appID int64, d *Delivery, v Validator) {
+	if v != nil {
+		if err := v.Webhook(d.Event, d.Action, d.Payload); err != nil {
+			s.validationError(fmt.Errorf("webhook %s.%s does not match GitHub's webhook schema: %v", d.Event, d.Action, err))
+		}
 	}
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
@@ -344,6 +346,6 @@ func (s *Sim) DeliverPayload(event string, payload []byte) Delivery {
 	_ = json.Unmarshal(payload, &a)
 	d := &Delivery{ID: deliveryGUID(), Event: event, Action: a.Action, InstallationID: a.Installation.ID, Payload: payload}
 	hook, appID := s.hookTarget()
-	s.send(hook, appID, d, false)
+	s.send(hook, appID, d, nil)
 	return *d
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/ghsim/examples"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 )
 
 // TestEveryWebhookMatchesGitHubSchemas drives every state change that sends
@@ -78,7 +79,7 @@ func TestEveryWebhookMatchesGitHubSchemas(t *testing.T) {
 }
 
 func TestAsyncWebhooks(t *testing.T) {
-	s := ghsim.NewForTest(t, ghsim.Options{AsyncWebhooks: true})
+	s := ghsimtest.New(t, ghsim.Options{AsyncWebhooks: true})
 	sink := newHookSink(t, "k")
 	s.SetWebhook(sink.srv.URL, "k")
 	appID, _ := s.CreateApp("chakshu")
@@ -92,7 +93,7 @@ func TestAsyncWebhooks(t *testing.T) {
 }
 
 func TestDeliverGitHubExample(t *testing.T) {
-	s := ghsim.NewForTest(t)
+	s := ghsimtest.New(t)
 	sink := newHookSink(t, "k")
 	s.SetWebhook(sink.srv.URL, "k")
 	ex, err := examples.Of("issue_comment", "created")
@@ -108,7 +109,7 @@ func TestDeliverGitHubExample(t *testing.T) {
 // A receiver that calls back into the simulator while a synchronous
 // delivery is in flight must not deadlock.
 func TestSyncWebhookReceiverMayCallBack(t *testing.T) {
-	s := ghsim.NewForTest(t)
+	s := ghsimtest.New(t)
 	appID, _ := s.CreateApp("chakshu")
 	s.CreateRepo("acme", "widget", map[string]string{"a": "b\n"})
 	s.CreateBranch("acme/widget", "f", "main")
@@ -140,7 +141,7 @@ func TestSyncWebhookReceiverMayCallBack(t *testing.T) {
 
 // GitHub only sends an app the events of repositories it is installed on.
 func TestNoWebhooksForUninstalledRepos(t *testing.T) {
-	s := ghsim.NewForTest(t)
+	s := ghsimtest.New(t)
 	appID, _ := s.CreateApp("chakshu")
 	s.CreateRepo("acme", "widget", map[string]string{"a": "b\n"})
 	s.CreateRepo("acme", "other", map[string]string{"a": "b\n"})

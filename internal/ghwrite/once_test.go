@@ -12,6 +12,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 )
 
@@ -32,7 +33,7 @@ func newWorld(t *testing.T) *world { t.Helper(); return newWorldWith(t, ghsim.Op
 
 func newWorldWith(t *testing.T, opts ghsim.Options) *world {
 	t.Helper()
-	s := ghsim.NewForTest(t, opts)
+	s := ghsimtest.New(t, opts)
 	appID, pem := s.CreateApp("chakshu")
 	s.CreateOrg("acme")
 	s.CreateUser("alice")
@@ -84,7 +85,7 @@ func TestCreatedThen502PostsOnce(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWorld(t)
-			w.sim.InjectFault(ghsim.Fault{Match: tc.match, Kind: ghsim.FaultAfterWrite, Times: 1})
+			ghsimtest.InjectFault(w.sim, ghsimtest.Fault{Match: tc.match, Kind: ghsimtest.FaultAfterWrite, Times: 1})
 			if err := tc.write(w); err != nil {
 				t.Fatalf("write: %v", err)
 			}
@@ -94,7 +95,7 @@ func TestCreatedThen502PostsOnce(t *testing.T) {
 			if n := w.sim.CallCount(tc.match); n != 1 {
 				t.Fatalf("%d POSTs, want 1 (found after the 502, not resent)", n)
 			}
-			if w.sim.FaultHits(0) != 1 {
+			if ghsimtest.FaultHits(w.sim, 0) != 1 {
 				t.Fatal("the fault did not fire")
 			}
 		})
@@ -118,7 +119,7 @@ func TestReplyCreatedThen502PostsOnce(t *testing.T) {
 		}
 	}
 	const match = "POST /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies"
-	w.sim.InjectFault(ghsim.Fault{Match: match, Kind: ghsim.FaultAfterWrite, Times: 1})
+	ghsimtest.InjectFault(w.sim, ghsimtest.Fault{Match: match, Kind: ghsimtest.FaultAfterWrite, Times: 1})
 	if _, err := w.port.Reply(ctx, w.repo, w.pr, rootID, "Answer.\n\n"+marker, mine, false); err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +140,7 @@ func TestFailedBeforeWriteIsSentAgain(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t)
 	const match = "POST /repos/{owner}/{repo}/issues/{issue_number}/comments"
-	w.sim.InjectFault(ghsim.Fault{Match: match, Kind: ghsim.FaultServerError, Times: 1})
+	ghsimtest.InjectFault(w.sim, ghsimtest.Fault{Match: match, Kind: ghsimtest.FaultServerError, Times: 1})
 	if _, err := w.port.Comment(ctx, w.repo, w.pr, "Hello.\n\n"+marker, mine, false); err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +155,7 @@ func TestGivesUpAfterThreeAttempts(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t)
 	const match = "POST /repos/{owner}/{repo}/issues/{issue_number}/comments"
-	w.sim.InjectFault(ghsim.Fault{Match: match, Kind: ghsim.FaultServerError, Times: 3})
+	ghsimtest.InjectFault(w.sim, ghsimtest.Fault{Match: match, Kind: ghsimtest.FaultServerError, Times: 3})
 	if _, err := w.port.Comment(ctx, w.repo, w.pr, "Hello.\n\n"+marker, mine, false); err == nil || ghwrite.StatusOf(err) != 502 {
 		t.Fatalf("err %v, want the 502", err)
 	}
@@ -166,7 +167,7 @@ func TestGivesUpAfterThreeAttempts(t *testing.T) {
 	}
 	// Two failures, then it lands on the third.
 	w2 := newWorld(t)
-	w2.sim.InjectFault(ghsim.Fault{Match: match, Kind: ghsim.FaultServerError, Times: 2})
+	ghsimtest.InjectFault(w2.sim, ghsimtest.Fault{Match: match, Kind: ghsimtest.FaultServerError, Times: 2})
 	if _, err := w2.port.Comment(ctx, w2.repo, w2.pr, "Hello.\n\n"+marker, mine, false); err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +181,7 @@ func TestRefusalIsNotRetried(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t)
 	const match = "POST /repos/{owner}/{repo}/issues/{issue_number}/comments"
-	w.sim.InjectFault(ghsim.Fault{Match: match, Kind: ghsim.FaultServerError, Status: 422, Times: 1})
+	ghsimtest.InjectFault(w.sim, ghsimtest.Fault{Match: match, Kind: ghsimtest.FaultServerError, Status: 422, Times: 1})
 	if _, err := w.port.Comment(ctx, w.repo, w.pr, "x", mine, false); ghwrite.StatusOf(err) != 422 {
 		t.Fatalf("err %v", err)
 	}

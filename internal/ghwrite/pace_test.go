@@ -13,6 +13,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
@@ -150,7 +151,7 @@ func TestSecondaryWaitIsSharedAndGrows(t *testing.T) {
 		w, process := paced(t, db, ghsim.Options{Now: clk.now}, ghwrite.GitHubWindows, clk)
 		a, b := w.port, process()
 		const post = "POST /repos/{owner}/{repo}/issues/{issue_number}/comments"
-		w.sim.InjectFault(ghsim.Fault{Match: post, Kind: ghsim.FaultSecondaryRateLimit, NoRetryAfter: true, Times: 2})
+		ghsimtest.InjectFault(w.sim, ghsimtest.Fault{Match: post, Kind: ghsimtest.FaultSecondaryRateLimit, NoRetryAfter: true, Times: 2})
 
 		err := comment(ctx, w, a, 1)
 		until, ok := gh.WaitFor(err, clk.now())
@@ -191,7 +192,7 @@ func TestSecondaryWaitIsSharedAndGrows(t *testing.T) {
 			t.Error("the last wait is not kept for the Status page")
 		}
 		// A next limit starts again at a minute.
-		w.sim.InjectFault(ghsim.Fault{Match: post, Kind: ghsim.FaultSecondaryRateLimit, NoRetryAfter: true, Times: 1})
+		ghsimtest.InjectFault(w.sim, ghsimtest.Fault{Match: post, Kind: ghsimtest.FaultSecondaryRateLimit, NoRetryAfter: true, Times: 1})
 		err = comment(ctx, w, a, 5)
 		if until, _ := gh.WaitFor(err, clk.now()); until.Sub(clk.now()) != time.Minute {
 			t.Errorf("after a success the wait is %s, want a minute again", until.Sub(clk.now()))
@@ -205,7 +206,7 @@ func TestPrimaryLimitHoldsUpdates(t *testing.T) {
 		ctx := context.Background()
 		clk := &clock{t: time.Now()}
 		w, process := paced(t, db, ghsim.Options{}, ghwrite.GitHubWindows, clk)
-		w.sim.InjectFault(ghsim.Fault{Match: "POST /repos/{owner}/{repo}/check-runs", Kind: ghsim.FaultPrimaryRateLimit, RetryAfter: 600, Times: 1})
+		ghsimtest.InjectFault(w.sim, ghsimtest.Fault{Match: "POST /repos/{owner}/{repo}/check-runs", Kind: ghsimtest.FaultPrimaryRateLimit, RetryAfter: 600, Times: 1})
 		c := ghwrite.Check{Repo: w.repo, Name: "Chakshu · style", HeadSHA: w.head, RunID: 9}
 		_, _, err := w.port.OpenCheck(ctx, c, "http://127.0.0.1/runs/9", ghwrite.Text{Title: "t", Summary: "s"})
 		var rl *github.RateLimitError
@@ -279,7 +280,7 @@ func TestGraphQLLimitOnResolveIsShared(t *testing.T) {
 		clk := &clock{t: time.Now()}
 		w, process := paced(t, db, ghsim.Options{}, ghwrite.GitHubWindows, clk)
 		const gql = "POST /graphql"
-		w.sim.InjectFault(ghsim.Fault{Match: gql, Kind: ghsim.FaultPrimaryRateLimit, RetryAfter: 600, Times: 1})
+		ghsimtest.InjectFault(w.sim, ghsimtest.Fault{Match: gql, Kind: ghsimtest.FaultPrimaryRateLimit, RetryAfter: 600, Times: 1})
 		err := w.port.ResolveThread(ctx, w.repo, "PRRT_kwDOthread1")
 		until, ok := gh.WaitFor(err, clk.now())
 		if !ok || until.Sub(clk.now()) < 590*time.Second || !gh.Primary(err) {
@@ -312,7 +313,7 @@ func TestGraphQLLimitOnResolveIsShared(t *testing.T) {
 
 		// After the reset, a secondary limit (403, no Retry-After): a minute, and the check may say so.
 		clk.add(until.Sub(clk.now()) + time.Second)
-		w.sim.InjectFault(ghsim.Fault{Match: gql, Kind: ghsim.FaultSecondaryRateLimit, NoRetryAfter: true, Times: 1})
+		ghsimtest.InjectFault(w.sim, ghsimtest.Fault{Match: gql, Kind: ghsimtest.FaultSecondaryRateLimit, NoRetryAfter: true, Times: 1})
 		err = w.port.ResolveThread(ctx, w.repo, "PRRT_kwDOthread1")
 		if until, ok := gh.WaitFor(err, clk.now()); !ok || until.Sub(clk.now()) != time.Minute || gh.Primary(err) {
 			t.Fatalf("GraphQL secondary limit: wait %v ok %v; err %v", until.Sub(clk.now()), ok, err)

@@ -84,7 +84,7 @@ func New(cfg Config) (*Collector, error) {
 			[]string{"reviewer"}, nil),
 		outcomes: prometheus.NewDesc("chakshu_findings_outcomes", "Posted findings whose outcome was decided in the last 30 days, by reviewer and outcome (fixed, acknowledged, dismissed, open_at_merge, closed_unmerged); shadow runs excluded.",
 			[]string{"reviewer", "outcome"}, nil),
-		writeWait: prometheus.NewDesc("chakshu_sqlite_write_wait_seconds", "On SQLite, how long writers in this process waited for their turn at the database's one write lock, by writer (intake: the webhook intake's commits; background: pruning and cutting the WAL back; ordinary: every other write). Not reported on PostgreSQL.",
+		writeWait: prometheus.NewDesc("chakshu_sqlite_write_wait_seconds", "On SQLite, how long the webhook intake (intake) and pruning with the WAL's cutting back (background) waited in this process for the database's one write connection and its write lock. Not reported on PostgreSQL.",
 			[]string{"writer"}, nil),
 	}, nil
 }
@@ -123,7 +123,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	c.writeWaits(ch)
 }
 
-// writeWaits reports the SQLite write gate's waits, kept in memory as they
+// writeWaits reports the waits for SQLite's write connection, kept in memory as they
 // happen (store.WriteWaits): nothing to query.
 func (c *Collector) writeWaits(ch chan<- prometheus.Metric) {
 	for writer, w := range c.cfg.DB.WriteWaits() {

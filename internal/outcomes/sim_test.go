@@ -14,6 +14,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/outcomes"
 	"github.com/chakshu-dev/chakshu/internal/publish"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
@@ -58,7 +59,7 @@ type env struct {
 func newEnv(t *testing.T, db *store.DB) *env {
 	t.Helper()
 	ctx := context.Background()
-	s := ghsim.NewForTest(t)
+	s := ghsimtest.New(t)
 	appID, key := s.CreateApp("chakshu")
 	s.CreateOrg("acme")
 	s.CreateUser("alice")

@@ -10,6 +10,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/publish"
 	"github.com/chakshu-dev/chakshu/internal/store"
@@ -167,7 +168,7 @@ func TestTidyStopsAtTheFirstWaitAndRecordsIt(t *testing.T) {
 			t.Fatal(err)
 		}
 		const resolve = "mutation resolveReviewThread"
-		e.sim.InjectFault(ghsim.Fault{Match: "POST /graphql", Operation: resolve, Kind: ghsim.FaultSecondaryRateLimit, RetryAfter: 120, Times: 1})
+		ghsimtest.InjectFault(e.sim, ghsimtest.Fault{Match: "POST /graphql", Operation: resolve, Kind: ghsimtest.FaultSecondaryRateLimit, RetryAfter: 120, Times: 1})
 		r2 := e.newRun(findings.Result{Summary: "s"})
 		err = pub.Publish(e.ctx, r2.ID)
 		until, wait := gh.WaitFor(err, now)
@@ -176,7 +177,7 @@ func TestTidyStopsAtTheFirstWaitAndRecordsIt(t *testing.T) {
 		}
 		// The limited mutation is the fault's (GraphQLCalls counts what
 		// GitHub served): no second one was sent.
-		if hits, n := e.sim.FaultHits(0), e.sim.GraphQLCalls()[resolve]; hits != 1 || n != 0 {
+		if hits, n := ghsimtest.FaultHits(e.sim, 0), e.sim.GraphQLCalls()[resolve]; hits != 1 || n != 0 {
 			t.Fatalf("resolve mutations: %d limited, %d more served; want 1 and 0 (stop at the first wait)", hits, n)
 		}
 		for _, th := range e.sim.Threads(repoName, e.pr) {

@@ -17,6 +17,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/publish"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/store"
@@ -68,7 +69,7 @@ type env struct {
 func newEnv(t testing.TB, db *store.DB, cfg reviewers.Config, extra map[string]string) *env {
 	t.Helper()
 	ctx := context.Background()
-	s := ghsim.NewForTest(t)
+	s := ghsimtest.New(t)
 	appID, key := s.CreateApp("chakshu")
 	s.CreateOrg("acme")
 	s.CreateUser("alice")
@@ -341,7 +342,7 @@ func TestCrashAfterReviewCreated(t *testing.T) {
 		r := e.newRun(standardResult())
 		// The process dies after the review is on GitHub and before anything
 		// is recorded: completing the check run hangs until the deadline.
-		e.sim.InjectFault(ghsim.Fault{Match: "PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}", Kind: ghsim.FaultLatency, Latency: 3 * time.Second, Times: 1})
+		ghsimtest.InjectFault(e.sim, ghsimtest.Fault{Match: "PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}", Kind: ghsimtest.FaultLatency, Latency: 3 * time.Second, Times: 1})
 		ctx, cancel := context.WithTimeout(e.ctx, 1500*time.Millisecond)
 		defer cancel()
 		if err := e.pub.Publish(ctx, r.ID); err == nil {
@@ -556,7 +557,7 @@ func TestFailuresAreSafeSentences(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db, rules(findings.Nit, 20, "blocker"), nil)
 		// GitHub keeps failing the review creation (past the client's retries).
-		e.sim.InjectFault(ghsim.Fault{Match: "POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews", Kind: ghsim.FaultServerError, Status: 502})
+		ghsimtest.InjectFault(e.sim, ghsimtest.Fault{Match: "POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews", Kind: ghsimtest.FaultServerError, Status: 502})
 		r := e.newRun(standardResult())
 		if err := e.pub.Publish(e.ctx, r.ID); err == nil {
 			t.Fatal("publish succeeded while GitHub failed")
@@ -575,7 +576,7 @@ func TestFailuresAreSafeSentences(t *testing.T) {
 		if fs := e.findingsOf(r.ID); len(fs) != 4 || fs["Old helper is slow"].Posted {
 			t.Fatalf("findings after failure: %v", fs)
 		}
-		e.sim.ClearFaults()
+		ghsimtest.ClearFaults(e.sim)
 
 		bad := e.newRun(map[string]any{"summary": 3})
 		if err := e.pub.Publish(e.ctx, bad.ID); err == nil {
@@ -637,7 +638,7 @@ func TestSpamRefusalWaitsInsteadOfMovingComments(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db, rules(findings.Nit, 20, "never"), nil)
 		const create = "POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews"
-		e.sim.InjectFault(ghsim.Fault{Match: create, Kind: ghsim.FaultSpam, Times: 1})
+		ghsimtest.InjectFault(e.sim, ghsimtest.Fault{Match: create, Kind: ghsimtest.FaultSpam, Times: 1})
 		res := findings.Result{Summary: "s", Findings: []findings.Finding{f(calc, 10, findings.Major, "Fine line")}}
 		r := e.newRun(res)
 		err := e.pub.Publish(e.ctx, r.ID)
@@ -667,7 +668,7 @@ func TestUnavailableWithRetryAfterWaits(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db, rules(findings.Nit, 20, "never"), nil)
 		const create = "POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews"
-		e.sim.InjectFault(ghsim.Fault{Match: create, Kind: ghsim.FaultServerError, Status: 503, RetryAfter: 120, Times: 1})
+		ghsimtest.InjectFault(e.sim, ghsimtest.Fault{Match: create, Kind: ghsimtest.FaultServerError, Status: 503, RetryAfter: 120, Times: 1})
 		r := e.newRun(findings.Result{Summary: "s", Findings: []findings.Finding{f(calc, 10, findings.Major, "Fine line")}})
 		err := e.pub.Publish(e.ctx, r.ID)
 		until, wait := gh.WaitFor(err, time.Now())

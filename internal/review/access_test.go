@@ -6,7 +6,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
-	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 )
 
 // The one access rule, as both edges apply it: the allow-list, the owner, or
@@ -14,7 +14,7 @@ import (
 // people who cannot have write access without asking GitHub.
 func TestAccessCanWrite(t *testing.T) {
 	ctx := context.Background()
-	s := ghsim.NewForTest(t)
+	s := ghsimtest.New(t)
 	appID, key := s.CreateApp("chakshu")
 	s.CreateOrg("acme")
 	s.CreateRepo("acme", "widget", map[string]string{"main.go": "package main\n"})

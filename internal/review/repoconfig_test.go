@@ -9,13 +9,13 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
-	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 )
 
 func TestLoadRepoConfigDefaultBranchOnly(t *testing.T) {
 	ctx := context.Background()
-	s := ghsim.NewForTest(t)
+	s := ghsimtest.New(t)
 	appID, key := s.CreateApp("chakshu")
 	s.CreateOrg("acme")
 	s.CreateRepo("acme", "widget", map[string]string{

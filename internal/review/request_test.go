@@ -16,6 +16,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
@@ -174,7 +175,7 @@ type requestWorld struct {
 func newRequestWorld(t *testing.T, db *store.DB, files map[string]string, reviewerNames ...string) requestWorld {
 	t.Helper()
 	ctx := context.Background()
-	s := ghsim.NewForTest(t)
+	s := ghsimtest.New(t)
 	appID, key := s.CreateApp("chakshu")
 	s.CreateOrg("acme")
 	all := map[string]string{"main.go": "package main\n"}

@@ -17,6 +17,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/models"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/store"
@@ -37,7 +38,7 @@ type simFixture struct {
 // holds files, installs the App on the whole org, and stores the installation.
 func newSimFixture(t *testing.T, db *store.DB, files map[string]string) *simFixture {
 	t.Helper()
-	s := ghsim.NewForTest(t)
+	s := ghsimtest.New(t)
 	appID, key := s.CreateApp("chakshu")
 	s.CreateOrg("acme")
 	if files != nil {

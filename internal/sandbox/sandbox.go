@@ -63,9 +63,9 @@ type Options struct {
 	// own address: PagesHandler is mounted there under /sim/); "" means the
 	// simulator's own port.
 	PagesURL string
-	// Validate checks Chakshu's traffic against GitHub's published descriptions
-	// (tests); failures go to OnValidationError.
-	Validate          bool
+	// Validator checks Chakshu's traffic against GitHub's published
+	// descriptions (tests: ghsimtest.Spec); failures go to OnValidationError.
+	Validator         ghsim.Validator
 	OnValidationError func(error)
 	// Model tunes the scripted model (tests).
 	Model scriptedmodel.Config
@@ -122,7 +122,7 @@ func Start(o Options) (*Sandbox, error) {
 	if o.Log == nil {
 		o.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	sim := ghsim.New(ghsim.Options{AsyncWebhooks: true, Validate: o.Validate, OnValidationError: o.OnValidationError,
+	sim := ghsim.New(ghsim.Options{AsyncWebhooks: true, Validator: o.Validator, OnValidationError: o.OnValidationError,
 		PagesURL: o.PagesURL, RunLog: o.runLog})
 	sb := &Sandbox{Sim: sim, opts: o}
 	sb.ctx, sb.cancel = context.WithCancel(context.Background())

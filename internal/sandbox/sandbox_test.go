@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 )
 
@@ -38,7 +39,7 @@ func TestSeededReviewersAreValid(t *testing.T) {
 func TestSeededIssuesAndOwners(t *testing.T) {
 	var mu sync.Mutex
 	var valErrs []string
-	sb, err := Start(Options{Validate: true, OnValidationError: func(err error) {
+	sb, err := Start(Options{Validator: ghsimtest.Spec{}, OnValidationError: func(err error) {
 		mu.Lock()
 		defer mu.Unlock()
 		valErrs = append(valErrs, err.Error())

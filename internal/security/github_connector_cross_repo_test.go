@@ -12,7 +12,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/connectors"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
-	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
@@ -25,7 +25,7 @@ import (
 func TestGitHubConnectorCrossRepo(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		sim := ghsim.NewForTest(t)
+		sim := ghsimtest.New(t)
 		appID, pem := sim.CreateApp("chakshu")
 		sim.CreateOrg("acme")
 		sim.CreateRepo("acme", "site", map[string]string{"index.md": "public site\n"})

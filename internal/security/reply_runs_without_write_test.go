@@ -18,6 +18,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/store"
@@ -44,7 +45,7 @@ const replyRepo = "acme/widget"
 
 func newReplyWorld(t *testing.T, db *store.DB, mut func(*events.Config)) *replyWorld {
 	t.Helper()
-	w := &replyWorld{t: t, db: db, sim: ghsim.NewForTest(t)}
+	w := &replyWorld{t: t, db: db, sim: ghsimtest.New(t)}
 	appID, pem := w.sim.CreateApp("chakshu")
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	bus := notify.NewLocal()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
@@ -25,7 +26,7 @@ const runnerAudience = "https://chakshu.test"
 // proxy or ingress docs/production.md sets up.
 func runnerAPI(t *testing.T, db *store.DB) (http.Handler, *ghsim.Sim) {
 	t.Helper()
-	s := ghsim.NewForTest(t)
+	s := ghsimtest.New(t)
 	appID, pem := s.CreateApp("chakshu")
 	apps, err := gh.New(gh.Config{AppID: appID, PrivateKey: pem, BaseURL: s.URL(), GraphQLURL: s.GraphQLURL()})
 	if err != nil {

@@ -1,19 +1,9 @@
 package store
 
 import (
-	"context"
-	"runtime"
-	"strings"
 	"testing"
 	"time"
 )
-
-// HandOff hands a write of pruning on ids to the intake's commits as
-// pruneWrite does, query taking the ids' placeholders, and returns what the
-// handoff returned.
-func HandOff(ctx context.Context, db *DB, query func(n int) string, ids []any) (changed int64, rest []any, err error) {
-	return db.gate.handoff.run(ctx, query, func(ids []any) []any { return ids }, ids)
-}
 
 // Placeholders is n comma-separated ?s.
 func Placeholders(n int) string { return placeholders(n) }
@@ -72,29 +62,13 @@ func PayloadsToClear(db *DB) string { return db.Rebind(db.payloadsToClear(500)) 
 // CountRunsSQL is CountRuns's statement for s (rebound) and its arguments.
 func CountRunsSQL(db *DB, s RunSet) (string, []any) { return db.countRuns(s) }
 
-// WriteTurnHeld says whether a writer holds the turn at db's write gate
-// (SQLite; false on PostgreSQL, which has none).
-func WriteTurnHeld(db *DB) bool { return db.gate != nil && len(db.gate.turn) == 1 }
-
-// WaitForWriters waits until n goroutines wait at a write gate for their
-// turn: parked in writeGate.lock's select, they have joined the channel's
-// queue.
-func WaitForWriters(t testing.TB, n int) {
+// WaitForWriters waits until n more writers than before (the write pool's
+// WaitCount then) wait for db's write connection (SQLite).
+func WaitForWriters(t testing.TB, db *DB, before int64, n int) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); writersWaiting() != n; time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); db.W.Stats().WaitCount-before != int64(n); time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d writers wait at the write gate, want %d", writersWaiting(), n)
+			t.Fatalf("%d writers wait for the write connection, want %d", db.W.Stats().WaitCount-before, n)
 		}
 	}
-}
-
-func writersWaiting() int {
-	buf := make([]byte, 1<<20)
-	n := 0
-	for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
-		if strings.Contains(g, "[select") && strings.Contains(g, "(*writeGate).lock(") {
-			n++
-		}
-	}
-	return n
 }

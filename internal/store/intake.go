@@ -30,7 +30,7 @@ func (db *DB) migrateIntake(ctx context.Context) error {
 		WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals))`).Scan(&lz4); err != nil || !lz4 {
 		return nil // this server was built without lz4
 	}
-	if _, err := db.SQL.ExecContext(ctx, `ALTER TABLE webhook_events ALTER COLUMN payload SET COMPRESSION lz4`); err != nil {
+	if _, err := db.W.ExecContext(ctx, `ALTER TABLE webhook_events ALTER COLUMN payload SET COMPRESSION lz4`); err != nil {
 		return fmt.Errorf("migrate: webhook payload compression: %w", err)
 	}
 	return nil

@@ -99,7 +99,7 @@ var queueIndexes = []string{
 
 func (db *DB) migrateQueueIndexes(ctx context.Context) error {
 	for _, q := range queueIndexes {
-		if _, err := db.SQL.ExecContext(ctx, q); err != nil {
+		if _, err := db.W.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("migrate: queue index: %w", err)
 		}
 	}
@@ -135,7 +135,7 @@ func (db *DB) Claim(ctx context.Context, q Queue, owner string, now time.Time, s
 	if q.fair {
 		return db.claimFair(ctx, q, owner, now, staleAfter)
 	}
-	return db.claimIn(ctx, db.SQL, q, owner, now, staleAfter, 0)
+	return db.claimIn(ctx, db.W, q, owner, now, staleAfter, 0)
 }
 
 // rowQuerier is a database or a transaction.
@@ -222,12 +222,7 @@ func (db *DB) claimFair(ctx context.Context, q Queue, owner string, now time.Tim
 		lock = " FOR UPDATE OF i SKIP LOCKED"
 	}
 	// One transaction: one commit for the stamp and the claim.
-	release, err := db.Write(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("claim %s: %w", q.name, err)
-	}
-	defer release()
-	tx, err := db.SQL.BeginTx(ctx, nil)
+	tx, err := db.W.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, fmt.Errorf("claim %s: %w", q.name, err)
 	}

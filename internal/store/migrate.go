@@ -161,7 +161,7 @@ func (db *DB) MigrateAs(ctx context.Context, rel Release) (MigrateReport, error)
 		}
 		defer conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", migrateLockKey) //nolint:errcheck
 	}
-	if _, err := db.SQL.ExecContext(ctx, db.schemaDDL()); err != nil {
+	if _, err := db.W.ExecContext(ctx, db.schemaDDL()); err != nil {
 		return rep, fmt.Errorf("migrate: schema table: %w", err)
 	}
 	var newest, minCompat sql.NullInt64
@@ -224,7 +224,7 @@ func (db *DB) MigrateAs(ctx context.Context, rel Release) (MigrateReport, error)
 // recordStart notes that rel started: its first and last start.
 func (db *DB) recordStart(ctx context.Context, rel Release) error {
 	now := time.Now().Unix()
-	_, err := db.SQL.ExecContext(ctx, db.Rebind(`INSERT INTO `+schemaTable+`
+	_, err := db.W.ExecContext(ctx, db.Rebind(`INSERT INTO `+schemaTable+`
 		(schema_version, min_compatible, rollup_version, build, first_started_at, last_started_at) VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT (schema_version) DO UPDATE SET min_compatible = excluded.min_compatible, rollup_version = excluded.rollup_version,
 		build = excluded.build, last_started_at = excluded.last_started_at`),
@@ -298,7 +298,7 @@ func (db *DB) migrateRollup(ctx context.Context, v int) (installed bool, kept in
 		}
 		return false, kept, nil
 	}
-	tx, err := db.SQL.BeginTx(ctx, nil)
+	tx, err := db.W.BeginTx(ctx, nil)
 	if err != nil {
 		return false, 0, fmt.Errorf("cost rollup: %w", err)
 	}
@@ -406,7 +406,7 @@ var replacedIndexes = []string{
 
 func (db *DB) dropReplacedIndexes(ctx context.Context) error {
 	for _, name := range replacedIndexes {
-		if _, err := db.SQL.ExecContext(ctx, "DROP INDEX IF EXISTS "+name); err != nil {
+		if _, err := db.W.ExecContext(ctx, "DROP INDEX IF EXISTS "+name); err != nil {
 			return fmt.Errorf("migrate: drop replaced index %s: %w", name, err)
 		}
 	}

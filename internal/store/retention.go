@@ -40,11 +40,6 @@ type Pruned struct {
 	// Slowest is the longest any one write transaction held the database's
 	// write lock (on PostgreSQL: lasted); the Pruner sizes batches by it.
 	Slowest time.Duration
-	// Handed is how long pruning waited for the webhook intake's commits to
-	// carry its writes (SQLite, prunehandoff.go): time in which pruning
-	// itself used the database for nothing, which the Pruner's pause between
-	// batches leaves out.
-	Handed time.Duration
 }
 
 // Total is the number of rows changed.
@@ -61,7 +56,6 @@ func (p *Pruned) Add(q Pruned) {
 	p.Runs += q.Runs
 	p.Workers += q.Workers
 	p.Slowest = max(p.Slowest, q.Slowest)
-	p.Handed += q.Handed
 }
 
 // prunedTable keeps the cost rollup's figures of pruned runs, in the rollup's
@@ -86,7 +80,7 @@ func (db *DB) migrateRetention(ctx context.Context) error {
 	}
 	q := "CREATE TABLE IF NOT EXISTS " + prunedTable + " (" + strings.Join(cols, ", ") +
 		", PRIMARY KEY (grain, day, repository_id, reviewer_id))"
-	if _, err := db.SQL.ExecContext(ctx, q); err != nil {
+	if _, err := db.W.ExecContext(ctx, q); err != nil {
 		return fmt.Errorf("migrate: %s: %w", prunedTable, err)
 	}
 	return nil
@@ -174,8 +168,7 @@ func (db *DB) PruneBatch(ctx context.Context, r Retention, now time.Time, payloa
 		if err != nil || len(ids) == 0 {
 			return err
 		}
-		got, err := db.pruneWrite(ctx, &p, func(n int) string { return db.Rebind(db.pruneDelete(k, n)) },
-			func(ids []any) []any { return append(append([]any{}, ids...), args...) }, ids)
+		got, err := db.execWrite(ctx, &p.Slowest, db.Rebind(db.pruneDelete(k, len(ids))), append(ids, args...)...)
 		if err != nil {
 			return fmt.Errorf("prune %s: %w", k.table, err)
 		}
@@ -297,8 +290,7 @@ func (db *DB) clearPayloads(ctx context.Context, p *Pruned, from, before time.Ti
 		// Nothing left below before: the next pass starts there.
 		return 0, before, nil
 	}
-	k, err := db.pruneWrite(ctx, p, func(n int) string { return db.Rebind(db.clearPayloadsSQL(n)) },
-		func(ids []any) []any { return append([]any{[]byte{}}, ids...) }, ids)
+	k, err := db.execWrite(ctx, &p.Slowest, db.Rebind(db.clearPayloadsSQL(len(ids))), append([]any{[]byte{}}, ids...)...)
 	if err != nil {
 		return 0, from, fmt.Errorf("prune payloads: %w", err)
 	}
@@ -420,23 +412,23 @@ func (db *DB) pruneRunsDeletes(ids int) []string {
 }
 
 // pruneTx runs fn in one write transaction of pruning and raises *slowest to
-// how long it held the database's write lock (the wait for its turn
-// excluded), when longer.
+// how long it held the database's write lock (the wait for it excluded),
+// when longer.
 //
-// On SQLite it waits for the write gate (writegate.go), and its connection
-// does not checkpoint inside the COMMIT: SQLite runs the automatic
-// checkpoint (copy the WAL's pages back and fsync the database, tens of
-// milliseconds once a thousand pages have piled up, and pruning's deletes
-// fill them fast) in the COMMIT statement, so the gate, and with it the
-// webhook intake, would wait for it: 100-row deletes at 300,000 rows took
-// 1.5 ms at the median and 36–48 ms at most. It checkpoints after the gate
-// is released instead (PASSIVE: it never blocks a writer), at most once a
-// second (pruneCheckpointEvery): after every transaction, the next ones
-// took three times as long (5 ms at the median), writing the WAL again
-// over pages the checkpoint had just flushed. The transaction is
-// immediate (store.SQLiteDSN): it takes the write lock first, where an
+// On SQLite it runs on the write connection (store.DB), in an immediate
+// transaction (store.SQLiteDSN): it takes the write lock first, where an
 // autocommit statement that read first could fail with SQLITE_BUSY when a
-// write lands between its read and its write.
+// write lands between its read and its write. It does not checkpoint inside
+// the COMMIT (writeTx): SQLite runs the automatic checkpoint (copy the WAL's
+// pages back and fsync the database, tens of milliseconds once a thousand
+// pages have piled up, and pruning's deletes fill them fast) in the COMMIT
+// statement, holding the write connection, and with it the webhook intake:
+// 100-row deletes at 300,000 rows took 1.5 ms at the median and 36–48 ms at
+// most. It checkpoints on a read connection after the write connection is
+// free instead (PASSIVE: it never blocks a writer), at most once a second
+// (pruneCheckpointEvery): after every transaction, the next ones took three
+// times as long (5 ms at the median), writing the WAL again over pages the
+// checkpoint had just flushed.
 //
 // On PostgreSQL its commit does not wait for the WAL's flush
 // (synchronous_commit off, for this transaction only): a crash may lose the
@@ -444,40 +436,38 @@ func (db *DB) pruneRunsDeletes(ids int) []string {
 // again (every prune write is idempotent: it checks its condition again), and
 // the webhook intake's commits, which do wait for their flush, no longer
 // queue behind a prune commit's.
-func (db *DB) pruneTx(ctx context.Context, slowest *time.Duration, fn func(tx *sql.Tx) error) error {
-	conn, err := db.SQL.Conn(ctx)
+func (db *DB) pruneTx(ctx context.Context, slowest *time.Duration, fn func(tx *sql.Tx) error) (err error) {
+	if db.Postgres() {
+		return db.pgPruneTx(ctx, slowest, fn)
+	}
+	tx, end, err := db.writeTx(ctx, writerBackground)
 	if err != nil {
 		return err
 	}
-	defer conn.Close()
-	if !db.Postgres() {
-		if _, err := conn.ExecContext(ctx, "PRAGMA wal_autocheckpoint = 0"); err != nil {
-			return err
+	t0 := time.Now()
+	defer func() {
+		*slowest = max(*slowest, time.Since(t0))
+		end(err)
+		if now := time.Now(); db.checkpointDue(now) {
+			db.W.ExecContext(context.WithoutCancel(ctx), "PRAGMA wal_checkpoint(PASSIVE)") //nolint:errcheck // the next one copies what this leaves
 		}
-		defer func() {
-			bg := context.WithoutCancel(ctx)
-			conn.ExecContext(bg, "PRAGMA wal_autocheckpoint = 1000") //nolint:errcheck // as the pool's other connections
-			if db.gate.checkpointDue(time.Now()) {
-				conn.ExecContext(bg, "PRAGMA wal_checkpoint(PASSIVE)") //nolint:errcheck // the next one copies what this leaves
-			}
-		}()
-	}
-	release, err := db.backgroundWrite(ctx)
-	if err != nil {
+	}()
+	if err := fn(tx); err != nil {
 		return err
 	}
-	defer release()
+	return tx.Commit()
+}
+
+func (db *DB) pgPruneTx(ctx context.Context, slowest *time.Duration, fn func(tx *sql.Tx) error) error {
 	t0 := time.Now()
 	defer func() { *slowest = max(*slowest, time.Since(t0)) }()
-	tx, err := conn.BeginTx(ctx, nil)
+	tx, err := db.W.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback() //nolint:errcheck
-	if db.Postgres() {
-		if _, err := tx.ExecContext(ctx, "SET LOCAL synchronous_commit = off"); err != nil {
-			return err
-		}
+	if _, err := tx.ExecContext(ctx, "SET LOCAL synchronous_commit = off"); err != nil {
+		return err
 	}
 	if err := fn(tx); err != nil {
 		return err
@@ -485,25 +475,14 @@ func (db *DB) pruneTx(ctx context.Context, slowest *time.Duration, fn func(tx *s
 	return tx.Commit()
 }
 
-// pruneWrite runs a write of pruning on rows by id: query(n) is its
-// statement for n ids and args(ids) its arguments. On SQLite, while the
-// webhook intake is busy, the intake's commits carry it a row or a few at a
-// time (prunehandoff.go); what they do not take, and every write on
-// PostgreSQL or beside a quieter intake, runs in pruning's own transaction
-// (execWrite). It records in p how long its own transaction held the lock,
-// and how long it waited for the intake.
-func (db *DB) pruneWrite(ctx context.Context, p *Pruned, query func(n int) string, args func(ids []any) []any, ids []any) (int64, error) {
-	var changed int64
-	if now := time.Now(); db.gate != nil && db.gate.handoff.intakeBusy(now) {
-		n, rest, err := db.gate.handoff.run(ctx, query, args, ids)
-		p.Handed += time.Since(now)
-		if err != nil || len(rest) == 0 {
-			return n, err
-		}
-		changed, ids = n, rest
-	}
-	n, err := db.execWrite(ctx, &p.Slowest, query(len(ids)), args(ids)...)
-	return changed + n, err
+// pruneCheckpointEvery is how often at most pruning checkpoints the WAL.
+const pruneCheckpointEvery = time.Second
+
+// checkpointDue says whether pruning should checkpoint at now, and if so
+// records that it does.
+func (db *DB) checkpointDue(now time.Time) bool {
+	last := db.pruneCheckpointed.Load()
+	return now.UnixNano()-last >= int64(pruneCheckpointEvery) && db.pruneCheckpointed.CompareAndSwap(last, now.UnixNano())
 }
 
 // execWrite runs one writing statement of pruning in a transaction of its

@@ -55,7 +55,7 @@ func (db *DB) backfillRetryColumns(ctx context.Context) error {
 		{"finish due time", `UPDATE runs SET finish_next_at = next_attempt_at
 			WHERE status IN ('failed','cancelled') AND NOT check_completed AND next_attempt_at IS NOT NULL`, nil},
 	} {
-		if _, err := db.SQL.ExecContext(ctx, db.Rebind(s.q), s.args...); err != nil {
+		if _, err := db.W.ExecContext(ctx, db.Rebind(s.q), s.args...); err != nil {
 			return fmt.Errorf("migrate: backfill %s: %w", s.what, err)
 		}
 	}

@@ -251,12 +251,7 @@ func (db *DB) rebuildRollup(ctx context.Context, tx *sql.Tx) error {
 
 // RebuildRollup recomputes the rollup from the runs (tests, repair).
 func (db *DB) RebuildRollup(ctx context.Context) error {
-	release, err := db.Write(ctx)
-	if err != nil {
-		return fmt.Errorf("cost rollup: %w", err)
-	}
-	defer release()
-	tx, err := db.SQL.BeginTx(ctx, nil)
+	tx, err := db.W.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("cost rollup: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"entgo.io/ent/dialect"
@@ -21,34 +22,52 @@ import (
 	"github.com/chakshu-dev/chakshu/ent"
 )
 
-// DB is an open database: the ent client plus the raw handle and its dialect,
-// for the few queries ent cannot express (queue claims, aggregates).
+// DB is an open database: the ent client plus the raw handles and the
+// dialect, for the few queries ent cannot express (queue claims, aggregates).
+//
+// On SQLite, which has one write lock per database, reads and writes go
+// through two pools: SQL, of several connections, for reads, and W, of one
+// connection whose transactions are immediate (they take the write lock at
+// BEGIN), for every write of the process. Writers then wait for that
+// connection in database/sql's pool, never in SQLite's busy handler, which
+// polls at growing intervals and can leave a writer to lose every poll until
+// busy_timeout runs out. On PostgreSQL, with row locks, W and SQL are one pool.
 type DB struct {
 	*ent.Client
-	SQL     *sql.DB
+	// SQL is the pool for reads (on PostgreSQL, for writes too).
+	SQL *sql.DB
+	// W is the pool for writes: on SQLite one connection, on PostgreSQL SQL.
+	W       *sql.DB
 	Dialect string // dialect.SQLite or dialect.Postgres
 	// URL is the PostgreSQL URL, empty on SQLite; used for LISTEN/NOTIFY.
 	URL string
-	// idle is the pool's idle-connection limit, restored by ReleaseIdle.
+	// idle is the read pool's idle-connection limit, restored by ReleaseIdle.
 	idle int
-	// gate orders the writes on SQLite (writegate.go); nil on PostgreSQL.
-	gate *writeGate
 	// driver is the ent driver Client runs on (Driver).
 	driver dialect.Driver
+	// pruneCheckpointed is when pruning last checkpointed the WAL
+	// (UnixNano; SQLite, pruneTx).
+	pruneCheckpointed atomic.Int64
+	// waits are how long the intake and pruning waited to write (SQLite).
+	waits [writerKinds]waitHist
 }
 
 // Driver is the ent driver the store's Client runs on, for another client
-// over the same database (the GraphQL handler's): on SQLite its writes wait
-// for their turn at the store's write gate.
+// over the same database (the GraphQL handler's): on SQLite its writes go
+// through the store's one write connection.
 func (db *DB) Driver() dialect.Driver { return db.driver }
 
-// ReleaseIdle closes the pool's idle connections once. Start-up work (the
+// ReleaseIdle closes the pools' idle connections once. Start-up work (the
 // migration, the rollup rebuild, a seeded history) fills each SQLite
 // connection's page cache, memory outside the Go heap that an idle process
-// would otherwise keep; the pool reopens connections as work needs them.
+// would otherwise keep; the pools reopen connections as work needs them.
 func (db *DB) ReleaseIdle() {
 	db.SQL.SetMaxIdleConns(0)
 	db.SQL.SetMaxIdleConns(db.idle)
+	if db.W != db.SQL {
+		db.W.SetMaxIdleConns(0)
+		db.W.SetMaxIdleConns(1)
+	}
 }
 
 // Postgres reports whether the database is PostgreSQL.
@@ -76,7 +95,11 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 // another (busy_timeout, in milliseconds).
 const busyTimeoutMS = 10000
 
-// SQLiteDSN is the DSN for a SQLite file with the pragmas Chakshu needs.
+// SQLiteDSN is the DSN for a SQLite file with the pragmas Chakshu needs, for
+// the write connection: its transactions are immediate (_txlock=immediate),
+// taking the write lock at BEGIN, where a deferred one that read first could
+// fail with SQLITE_BUSY when another write landed between its read and its
+// write. The read pool's DSN leaves that out (sqliteReadDSN).
 //
 // Durability: WAL with synchronous=NORMAL. A transaction is in the WAL file
 // when COMMIT returns, so it survives a crash or kill of the process (what the
@@ -120,6 +143,12 @@ func SQLiteDSN(path string) string {
 	return "file:" + path + "?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(" + strconv.Itoa(busyTimeoutMS) + ")&_pragma=synchronous(NORMAL)&_pragma=cache_size(-2000)&_pragma=mmap_size(1073741824)&_pragma=temp_store(MEMORY)&_pragma=journal_size_limit(-1)&_txlock=immediate"
 }
 
+// sqliteReadDSN is SQLiteDSN for the read pool: deferred transactions, which
+// take no write lock until they write.
+func sqliteReadDSN(path string) string {
+	return strings.TrimSuffix(SQLiteDSN(path), "&_txlock=immediate")
+}
+
 func openSQLite(ctx context.Context, dir string) (*DB, error) {
 	if dir == "" {
 		dir = "./data"
@@ -127,23 +156,34 @@ func openSQLite(ctx context.Context, dir string) (*DB, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data dir: %w", err)
 	}
-	db, err := sql.Open("sqlite", SQLiteDSN(filepath.Join(dir, "chakshu.db")))
+	path := filepath.Join(dir, "chakshu.db")
+	r, err := sql.Open("sqlite", sqliteReadDSN(path))
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite: %w", err)
 	}
-	// One writer at a time is SQLite's rule; a small pool keeps readers concurrent
-	// while busy_timeout and immediate transactions serialise writers.
-	const conns = 8
-	db.SetMaxOpenConns(conns)
-	db.SetMaxIdleConns(conns) // the default keeps 2: a busier moment would reopen connections and rerun the pragmas
-	db.SetConnMaxIdleTime(5 * time.Minute)
-	if err := db.PingContext(ctx); err != nil {
-		db.Close()
+	w, err := sql.Open("sqlite", SQLiteDSN(path))
+	if err != nil {
+		r.Close()
 		return nil, fmt.Errorf("open sqlite: %w", err)
 	}
-	gate := newWriteGate()
-	drv := &gatedDriver{Driver: entsql.OpenDB(dialect.SQLite, db), gate: gate}
-	return &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: db, Dialect: dialect.SQLite, idle: conns, gate: gate, driver: drv}, nil
+	// Readers share a small pool and read concurrently; every write takes
+	// the one write connection in turn.
+	const conns = 8
+	r.SetMaxOpenConns(conns)
+	r.SetMaxIdleConns(conns) // the default keeps 2: a busier moment would reopen connections and rerun the pragmas
+	r.SetConnMaxIdleTime(5 * time.Minute)
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxIdleTime(5 * time.Minute)
+	for _, p := range []*sql.DB{w, r} { // the write connection first: it creates the file in WAL mode
+		if err := p.PingContext(ctx); err != nil {
+			r.Close()
+			w.Close()
+			return nil, fmt.Errorf("open sqlite: %w", err)
+		}
+	}
+	drv := &splitDriver{Driver: entsql.OpenDB(dialect.SQLite, w), read: entsql.OpenDB(dialect.SQLite, r)}
+	return &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: r, W: w, Dialect: dialect.SQLite, idle: conns, driver: drv}, nil
 }
 
 func openPostgres(ctx context.Context, o Options) (*DB, error) {
@@ -169,7 +209,7 @@ func openPostgres(ctx context.Context, o Options) (*DB, error) {
 		return nil, fmt.Errorf("open postgres at %s: %w", redactURL(u), err)
 	}
 	drv := entsql.OpenDB(dialect.Postgres, db)
-	return &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: db, Dialect: dialect.Postgres, URL: o.DatabaseURL, idle: n, driver: drv}, nil
+	return &DB{Client: ent.NewClient(ent.Driver(drv)), SQL: db, W: db, Dialect: dialect.Postgres, URL: o.DatabaseURL, idle: n, driver: drv}, nil
 }
 
 func redactURL(u *url.URL) string {
@@ -194,7 +234,7 @@ func (db *DB) Migrate(ctx context.Context) error {
 // Ping checks the database answers (readiness).
 func (db *DB) Ping(ctx context.Context) error { return db.SQL.PingContext(ctx) }
 
-// Close closes the client and the pool.
+// Close closes the client and the pools.
 func (db *DB) Close() error { return db.Client.Close() }
 
 // Rebind turns ?-placeholders into $n for PostgreSQL, for hand-written SQL.

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"errors"
 	"fmt"
 	"os"
@@ -67,13 +66,7 @@ func intakeInsert(pg bool) string {
 
 // StoreDelivery stores d in its own statement; stored is false for a redelivery.
 func (db *DB) StoreDelivery(ctx context.Context, d *Delivery) (bool, error) {
-	if db.gate != nil {
-		if err := db.gate.lockUrgent(ctx); err != nil {
-			return false, fmt.Errorf("store webhook event: %w", err)
-		}
-		defer db.gate.unlockUrgent()
-	}
-	res, err := db.SQL.ExecContext(ctx, intakeInsert(db.Postgres()), d.values(time.Now())...)
+	res, err := db.W.ExecContext(ctx, intakeInsert(db.Postgres()), d.values(time.Now())...)
 	if err != nil {
 		return false, fmt.Errorf("store webhook event: %w", err)
 	}
@@ -108,11 +101,6 @@ type IntakeConfig struct {
 	// WALQuiet is how long the intake must have committed nothing before a
 	// SQLite WAL past walKeep is cut back (checkpointer.trim); 0 means 5 s.
 	WALQuiet time.Duration
-	// CarryPruneWithin, when positive, makes pruning on SQLite hand its
-	// writes to the intake whenever it committed within this long, whatever
-	// its rate; 0 keeps the rule of prunehandoff.go (commits at most 2 ms
-	// apart on average). Tests set it to make a slow intake count as busy.
-	CarryPruneWithin time.Duration
 }
 
 // enabled resolves Mode.
@@ -163,7 +151,6 @@ func newBatcher(db *DB, cfg IntakeConfig) *batcher {
 	} else {
 		flushers = 1 // SQLite: one writer at a time
 		b.writer = newSQLiteWriter(db, cfg.WALQuiet)
-		db.gate.handoff.busyFor.Store(int64(cfg.CarryPruneWithin))
 	}
 	b.reqs = make(chan *storeReq, max*4)
 	for range flushers {
@@ -264,8 +251,8 @@ func (b *batcher) commit(batch []*storeReq, res []storeRes) {
 	}
 }
 
-// sqliteWriter writes batches on a connection of its own, in one immediate
-// transaction with a prepared statement.
+// sqliteWriter writes each batch on the write connection (store.DB), in one
+// immediate transaction with a prepared statement.
 //
 // Durability: the database runs in WAL mode with synchronous=NORMAL
 // (store.SQLiteDSN). A commit is then in the WAL file — the operating
@@ -276,14 +263,13 @@ func (b *batcher) commit(batch []*storeReq, res []storeRes) {
 // Checkpoints: a connection normally copies the WAL back into the database
 // (and fsyncs it) inside the COMMIT that crosses wal_autocheckpoint's 1,000
 // pages, which at 2,000 deliveries/s is several times a second and stalls
-// every delivery queued behind it. This connection turns that off and a
-// checkpointer goroutine runs PASSIVE checkpoints on another connection,
-// which proceed while this one keeps committing.
+// every delivery queued behind it. The intake's transactions turn that off
+// and a checkpointer goroutine runs PASSIVE checkpoints on a read
+// connection, which proceed while the writer keeps committing.
 type sqliteWriter struct {
 	db   *DB
-	mu   sync.Mutex // guards conn and stmt (one flusher, but close may race a write)
-	conn *sql.Conn
-	stmt *sql.Stmt
+	mu   sync.Mutex // guards stmt (one flusher, but close may race a write)
+	stmt *sql.Stmt  // the insert, prepared on the write pool
 	ckpt *checkpointer
 }
 
@@ -291,73 +277,23 @@ func newSQLiteWriter(db *DB, walQuiet time.Duration) *sqliteWriter {
 	return &sqliteWriter{db: db, ckpt: newCheckpointer(db, walQuiet)}
 }
 
-// open gets the writer's connection, with autocheckpoint off and the insert prepared.
-func (w *sqliteWriter) open(ctx context.Context) error {
-	if w.conn != nil {
-		return nil
-	}
-	conn, err := w.db.SQL.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	if _, err := conn.ExecContext(ctx, "PRAGMA wal_autocheckpoint = 0"); err != nil {
-		conn.Close()
-		return err
-	}
-	stmt, err := conn.PrepareContext(ctx, intakeInsert(false))
-	if err != nil {
-		conn.Close()
-		return err
-	}
-	w.conn, w.stmt = conn, stmt
-	return nil
-}
-
-// drop gives the connection back to the pool, or discards it when broken or
-// in an unknown state (a transaction could still be open on it).
-func (w *sqliteWriter) drop(broken bool) {
-	if w.conn == nil {
-		return
-	}
-	w.stmt.Close()
-	if broken {
-		w.conn.Raw(func(any) error { return driver.ErrBadConn }) //nolint:errcheck // database/sql closes it
-	} else {
-		// Back in the pool the connection checkpoints by itself again.
-		w.conn.ExecContext(context.Background(), "PRAGMA wal_autocheckpoint = 1000") //nolint:errcheck
-	}
-	w.conn.Close()
-	w.conn, w.stmt = nil, nil
-}
-
 func (w *sqliteWriter) write(ctx context.Context, batch []*storeReq, res []storeRes) (err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	// Ahead of pruning, and woken at its release rather than by SQLite's
-	// busy handler's next poll (writegate.go).
-	if err := w.db.gate.lockUrgent(ctx); err != nil {
-		return err
-	}
-	defer w.db.gate.unlockUrgent()
-	if err := w.open(ctx); err != nil {
-		return err
-	}
-	if _, err := w.conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		w.drop(true)
-		return err
-	}
-	defer func() {
-		if err != nil {
-			rctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			if _, rerr := w.conn.ExecContext(rctx, "ROLLBACK"); rerr != nil {
-				w.drop(true) // unknown state: start again on a fresh connection
-			}
+	if w.stmt == nil {
+		if w.stmt, err = w.db.W.PrepareContext(ctx, intakeInsert(false)); err != nil {
+			return err
 		}
-	}()
+	}
+	tx, end, err := w.db.writeTx(ctx, writerIntake)
+	if err != nil {
+		return err
+	}
+	defer func() { end(err) }()
+	stmt := tx.StmtContext(ctx, w.stmt)
 	now := time.Now()
 	for i, r := range batch {
-		out, err := w.stmt.ExecContext(ctx, r.e.values(now)...)
+		out, err := stmt.ExecContext(ctx, r.e.values(now)...)
 		if err != nil {
 			return err
 		}
@@ -367,8 +303,7 @@ func (w *sqliteWriter) write(ctx context.Context, batch []*storeReq, res []store
 		}
 		res[i].stored = n == 1
 	}
-	// The commit carries some of pruning's work when it waits (prunehandoff.go).
-	if err := w.db.gate.handoff.commit(ctx, w.conn); err != nil {
+	if err := tx.Commit(); err != nil {
 		return err
 	}
 	w.ckpt.kick()
@@ -379,7 +314,10 @@ func (w *sqliteWriter) close() {
 	w.ckpt.close()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.drop(false)
+	if w.stmt != nil {
+		w.stmt.Close()
+		w.stmt = nil
+	}
 }
 
 // checkpointer copies the WAL into the database after commits, off the
@@ -468,8 +406,8 @@ func (c *checkpointer) checkpoint() (all bool) {
 	return busy == 0 && frames == copied
 }
 
-// trim cuts a WAL file past walKeep back to nothing, in a background
-// writer's turn, once the intake has been quiet for c.quiet; again says the
+// trim cuts a WAL file past walKeep back to nothing, on the write
+// connection, once the intake has been quiet for c.quiet; again says the
 // WAL is still long and trim should try after the next quiet spell.
 //
 // A commit never cuts it: the DSN sets journal_size_limit to -1, none
@@ -495,29 +433,26 @@ func (c *checkpointer) trim() (again bool) {
 	if err != nil || fi.Size() <= walKeep {
 		return false
 	}
-	// Copy first, outside the turn, so the turn covers only the truncation.
+	// Copy first, off the write connection, so its hold covers only the truncation.
 	if !c.checkpoint() {
 		return true // a reader still uses the WAL
 	}
-	conn, err := c.db.SQL.Conn(ctx)
+	t0 := time.Now()
+	conn, err := c.db.W.Conn(ctx) // the write connection: no other write runs meanwhile
+	c.db.waits[writerBackground].add(time.Since(t0))
 	if err != nil {
 		return true
 	}
 	defer conn.Close()
 	// TRUNCATE waits in SQLite's busy handler for every reader still reading
-	// the WAL (a backup, a long report), and new writers wait while it does
-	// (sqlite3_wal_checkpoint_v2's documentation, on FULL, RESTART and
+	// the WAL (a backup, a long report), and the writer would wait while it
+	// does (sqlite3_wal_checkpoint_v2's documentation, on FULL, RESTART and
 	// TRUNCATE): it must give up at once instead, not keep every writer
 	// waiting up to busy_timeout.
 	if _, err := conn.ExecContext(ctx, "PRAGMA busy_timeout = 0"); err != nil {
 		return true
 	}
 	defer conn.ExecContext(context.Background(), "PRAGMA busy_timeout = "+strconv.Itoa(busyTimeoutMS)) //nolint:errcheck // as SQLiteDSN sets it
-	release, err := c.db.backgroundWrite(ctx)
-	if err != nil {
-		return true
-	}
-	defer release()
 	if c.kicked() {
 		return true // the intake is no longer quiet
 	}
@@ -549,7 +484,7 @@ type pgWriter struct {
 }
 
 func (w *pgWriter) write(ctx context.Context, batch []*storeReq, res []storeRes) error {
-	conn, err := w.db.SQL.Conn(ctx)
+	conn, err := w.db.W.Conn(ctx)
 	if err != nil {
 		return err
 	}

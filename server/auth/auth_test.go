@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 )
 
 func TestSafeReturn(t *testing.T) {
@@ -40,7 +40,7 @@ func TestWebURL(t *testing.T) {
 		"https://api.ghe.com.evil/": "https://api.ghe.com.evil",
 	}
 	// The simulator's own pair: its REST base maps to its web root.
-	sim := ghsim.NewForTest(t)
+	sim := ghsimtest.New(t)
 	cases[sim.URL()] = sim.WebURL()
 	for in, want := range cases {
 		t.Run(in, func(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/chakshu-dev/chakshu/internal/config"
-	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
@@ -23,7 +23,7 @@ import (
 func TestOrgOwnersAreAdmins(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		sim := ghsim.NewForTest(t)
+		sim := ghsimtest.New(t)
 		appID, _ := sim.CreateApp("chakshu")
 		clientID, secret := sim.AppClientCredentials(appID)
 		sim.CreateOrg("acme")

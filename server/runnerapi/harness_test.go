@@ -20,6 +20,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
@@ -60,7 +61,7 @@ type world struct {
 func newWorld(t *testing.T, db *store.DB) *world {
 	t.Helper()
 	ctx := context.Background()
-	w := &world{t: t, db: db, sim: ghsim.NewForTest(t), bus: notify.NewLocal()}
+	w := &world{t: t, db: db, sim: ghsimtest.New(t), bus: notify.NewLocal()}
 	s := w.sim
 	appID, pem := s.CreateApp("chakshu")
 	s.CreateOrg("acme")

@@ -15,6 +15,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/internal/appmanifest"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/server"
 )
 
@@ -28,7 +29,7 @@ type flow struct {
 
 func newFlow(t *testing.T) *flow {
 	t.Helper()
-	f := &flow{sim: ghsim.NewForTest(t), dir: t.TempDir(), open: true}
+	f := &flow{sim: ghsimtest.New(t), dir: t.TempDir(), open: true}
 	h, err := New(Config{PublicURL: "https://chakshu.example.com", GitHubURL: f.sim.URL(), WebURL: f.sim.WebURL(),
 		DataDir: f.dir, Allow: func(*http.Request) bool { return f.open }})
 	if err != nil {

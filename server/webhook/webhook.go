@@ -5,6 +5,7 @@
 package webhook
 
 import (
+	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -321,6 +322,45 @@ func (h *Handler) verify(header string, body []byte) bool {
 		}
 	}
 	return match
+}
+
+// payloadFacts are the fields of a payload the intake stores beside it.
+type payloadFacts struct {
+	Action         string
+	InstallationID int64
+	Repository     string
+}
+
+// errNotObject is a payload that is JSON but not an object.
+var errNotObject = errors.New("the payload is not a JSON object")
+
+// facts decodes action, installation.id and repository.full_name from
+// payload, which must be a JSON object; decoding checks the whole payload
+// is valid JSON and skips the rest.
+func facts(payload []byte) (payloadFacts, error) {
+	var p struct {
+		Action       string `json:"action"`
+		Installation *struct {
+			ID int64 `json:"id"`
+		} `json:"installation"`
+		Repository *struct {
+			FullName string `json:"full_name"`
+		} `json:"repository"`
+	}
+	if err := json.Unmarshal(payload, &p); err != nil {
+		return payloadFacts{}, err
+	}
+	if t := bytes.TrimLeft(payload, " \t\r\n"); len(t) == 0 || t[0] != '{' { // null decodes into the struct too
+		return payloadFacts{}, errNotObject
+	}
+	f := payloadFacts{Action: p.Action}
+	if p.Installation != nil {
+		f.InstallationID = p.Installation.ID
+	}
+	if p.Repository != nil {
+		f.Repository = p.Repository.FullName
+	}
+	return f, nil
 }
 
 // describe fills the fields the portal filters on, or marks the event failed.

@@ -14,7 +14,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
-	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/metrics"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
@@ -159,7 +159,7 @@ func TestFailureRetryAndRetryAfterFailed(t *testing.T) {
 		e := newEnv(t, db, envOpts{})
 		e.reviewer("security", nil)
 		n := e.pr("feature", "a.go", false)
-		e.sim.InjectFault(ghsim.Fault{Match: "GET /repos/{owner}/{repo}/pulls/{pull_number}", Kind: ghsim.FaultServerError, Times: 1000})
+		ghsimtest.InjectFault(e.sim, ghsimtest.Fault{Match: "GET /repos/{owner}/{repo}/pulls/{pull_number}", Kind: ghsimtest.FaultServerError, Times: 1000})
 		e.sim.Comment(repoFN, n, "alice", "@chakshu review")
 		if _, err := e.loop.Drain(ctx); err != nil {
 			t.Fatal(err)
@@ -177,7 +177,7 @@ func TestFailureRetryAndRetryAfterFailed(t *testing.T) {
 		if err := events.Retry(ctx, db, e.bus, ev.ID+1000); err != events.ErrNotFailed {
 			t.Fatalf("retry of a missing event: %v", err)
 		}
-		e.sim.ClearFaults()
+		ghsimtest.ClearFaults(e.sim)
 		if err := e.loop.Retry(ctx, ev.ID); err != nil {
 			t.Fatal(err)
 		}
@@ -198,7 +198,7 @@ func TestBackoff(t *testing.T) {
 		e := newEnv(t, db, envOpts{backoff: []time.Duration{time.Hour}})
 		e.reviewer("security", nil)
 		n := e.pr("feature", "a.go", false)
-		e.sim.InjectFault(ghsim.Fault{Match: "GET /repos/{owner}/{repo}/pulls/{pull_number}", Kind: ghsim.FaultServerError, Times: 1000})
+		ghsimtest.InjectFault(e.sim, ghsimtest.Fault{Match: "GET /repos/{owner}/{repo}/pulls/{pull_number}", Kind: ghsimtest.FaultServerError, Times: 1000})
 		e.sim.Comment(repoFN, n, "alice", "@chakshu review")
 		if _, err := e.loop.Drain(ctx); err != nil {
 			t.Fatal(err)
@@ -245,7 +245,7 @@ func TestRateLimitPutsEventBack(t *testing.T) {
 		e := newEnv(t, db, envOpts{})
 		e.reviewer("security", nil)
 		n := e.pr("feature", "a.go", false)
-		e.sim.InjectFault(ghsim.Fault{Match: "GET /repos/{owner}/{repo}/pulls/{pull_number}", Kind: ghsim.FaultSecondaryRateLimit, NoRetryAfter: true, Times: 1})
+		ghsimtest.InjectFault(e.sim, ghsimtest.Fault{Match: "GET /repos/{owner}/{repo}/pulls/{pull_number}", Kind: ghsimtest.FaultSecondaryRateLimit, NoRetryAfter: true, Times: 1})
 		e.sim.Comment(repoFN, n, "alice", "@chakshu review")
 		ev := db.WebhookEvent.Query().Where(webhookevent.Event("issue_comment")).OnlyX(ctx)
 		db.WebhookEvent.UpdateOne(ev).SetAttempts(2).ExecX(ctx) // its last attempt comes next
@@ -305,14 +305,14 @@ func TestOutcomesCounted(t *testing.T) {
 			}
 		}
 
-		e.sim.InjectFault(ghsim.Fault{Match: "GET /repos/{owner}/{repo}/pulls/{pull_number}", Kind: ghsim.FaultServerError, Times: 1000})
+		ghsimtest.InjectFault(e.sim, ghsimtest.Fault{Match: "GET /repos/{owner}/{repo}/pulls/{pull_number}", Kind: ghsimtest.FaultServerError, Times: 1000})
 		e.sim.Comment(repoFN, n, "alice", "@chakshu review")
 		if _, err := e.loop.Drain(ctx); err != nil {
 			t.Fatal(err)
 		}
-		e.sim.ClearFaults()
+		ghsimtest.ClearFaults(e.sim)
 		ev := db.WebhookEvent.Query().Where(webhookevent.Event("issue_comment")).OnlyX(ctx)
-		e.sim.InjectFault(ghsim.Fault{Match: "GET /repos/{owner}/{repo}/pulls/{pull_number}", Kind: ghsim.FaultSecondaryRateLimit, NoRetryAfter: true, Times: 1})
+		ghsimtest.InjectFault(e.sim, ghsimtest.Fault{Match: "GET /repos/{owner}/{repo}/pulls/{pull_number}", Kind: ghsimtest.FaultSecondaryRateLimit, NoRetryAfter: true, Times: 1})
 		if err := e.loop.Retry(ctx, ev.ID); err != nil {
 			t.Fatal(err)
 		}

@@ -13,7 +13,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
-	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 	"github.com/chakshu-dev/chakshu/server/webhook/webhooktest"
@@ -29,7 +29,7 @@ import (
 func FuzzHandlePayload(f *testing.F) {
 	ctx := context.Background()
 	db := storetest.Open(f, "sqlite")
-	sim := ghsim.NewForTest(f)
+	sim := ghsimtest.New(f)
 	appID, pem := sim.CreateApp(slug)
 	sim.CreateOrg("acme")
 	sim.CreateUser("alice")

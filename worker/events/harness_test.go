@@ -18,6 +18,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/store"
@@ -60,7 +61,7 @@ type envOpts struct {
 func newEnv(t *testing.T, db *store.DB, o envOpts) *env {
 	t.Helper()
 	e := &env{t: t, db: db, bus: notify.NewLocal()}
-	e.sim = ghsim.NewForTest(t)
+	e.sim = ghsimtest.New(t)
 	appID, pem := e.sim.CreateApp(slug)
 	e.app = appID
 	var logOut io.Writer = io.Discard

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 )
 
 // TestCrashDeadWorkerRequeued: a worker holding a run is frozen with SIGSTOP
@@ -30,8 +30,8 @@ func TestCrashDeadWorkerRequeued(t *testing.T) {
 	hang := deadAfter + 15*time.Second // past the sweep that requeues it (every 10 s)
 	// The first dispatch hangs long past the dead-worker bound, so the worker
 	// that makes it is caught holding the run's lease.
-	sim.InjectFault(ghsim.Fault{Match: "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches",
-		Kind: ghsim.FaultLatency, Latency: hang, Times: 1})
+	ghsimtest.InjectFault(sim, ghsimtest.Fault{Match: "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches",
+		Kind: ghsimtest.FaultLatency, Latency: hang, Times: 1})
 	prs := openPRs(c, 1, "dead", nil)
 
 	var runID int
@@ -39,7 +39,7 @@ func TestCrashDeadWorkerRequeued(t *testing.T) {
 	waitFor(t, 60*time.Second, "a worker to hold a run in dispatch", func() bool {
 		err := c.DB.QueryRow(`SELECT id, lease_owner FROM runs WHERE lease_owner <> '' AND status = 'queued' AND dispatched_at IS NULL
 			ORDER BY id LIMIT 1`).Scan(&runID, &owner)
-		return err == nil && sim.FaultHits(0) == 1
+		return err == nil && ghsimtest.FaultHits(sim, 0) == 1
 	})
 	var pid int
 	if err := c.DB.QueryRow(`SELECT pid FROM workers WHERE worker_id = $1`, owner).Scan(&pid); err != nil {

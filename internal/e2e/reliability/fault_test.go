@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 )
 
@@ -22,9 +22,9 @@ func TestFaultSoak(t *testing.T) {
 	sim := c.SB.Sim
 	// First matching rule fires, so later rates are scaled to give the
 	// wanted share of all requests: 10% 5xx, 5% 429, 2% dropped.
-	sim.InjectFault(ghsim.Fault{Match: "*", Kind: ghsim.FaultServerError, Status: 502, Rate: 0.10})
-	sim.InjectFault(ghsim.Fault{Match: "*", Kind: ghsim.FaultRateLimit, RetryAfter: 1, Rate: 0.05 / 0.90})
-	sim.InjectFault(ghsim.Fault{Match: "*", Kind: ghsim.FaultDrop, Rate: 0.02 / 0.85})
+	ghsimtest.InjectFault(sim, ghsimtest.Fault{Match: "*", Kind: ghsimtest.FaultServerError, Status: 502, Rate: 0.10})
+	ghsimtest.InjectFault(sim, ghsimtest.Fault{Match: "*", Kind: ghsimtest.FaultRateLimit, RetryAfter: 1, Rate: 0.05 / 0.90})
+	ghsimtest.InjectFault(sim, ghsimtest.Fault{Match: "*", Kind: ghsimtest.FaultDrop, Rate: 0.02 / 0.85})
 
 	prs := openPRs(c, prsN, "fault", nil)
 	for i, n := range prs {
@@ -33,12 +33,12 @@ func TestFaultSoak(t *testing.T) {
 		}
 	}
 	f := settle(t, c, prs, 2*prsN, time.Duration(size(4, 30))*time.Minute)
-	hits := [3]int{sim.FaultHits(0), sim.FaultHits(1), sim.FaultHits(2)}
+	hits := [3]int{ghsimtest.FaultHits(sim, 0), ghsimtest.FaultHits(sim, 1), ghsimtest.FaultHits(sim, 2)}
 	total := 0
 	for _, n := range sim.Calls() {
 		total += n
 	}
-	sim.ClearFaults()
+	ghsimtest.ClearFaults(sim)
 	line := fmt.Sprintf("fault soak: %s github_requests=%d 5xx=%d 429=%d dropped=%d", f, total, hits[0], hits[1], hits[2])
 	t.Log(line)
 	fmt.Println(line)

@@ -13,8 +13,7 @@ import (
 // BusyIntake stores deliveries "new-0", "new-1", … through in one after
 // another, each after the last one's commit and a pause of 100 µs, until
 // stop is called, and stop returns how many it stored; a failed store fails
-// the test. With IntakeConfig.CarryPruneWithin set it commits often enough
-// for pruning to count it busy on any machine.
+// the test.
 func BusyIntake(t testing.TB, in *store.Intake) (stop func() int) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())

@@ -1,9 +1,13 @@
-package ghsim
+// Package ghsimtest starts the GitHub simulator for tests: validating every
+// REST request and response against GitHub's OpenAPI description and every
+// webhook payload against GitHub's webhook schemas (Spec), and failing the
+// test on a mismatch (New). The descriptions and this package stay out of
+// the server's binary.
+package ghsimtest
 
 import (
 	"bytes"
 	"context"
-	_ "embed"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,14 +19,9 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/santhosh-tekuri/jsonschema/v6"
-)
 
-// GitHub's descriptions, extracted by cmd/specgen (make generate).
-var (
-	//go:embed spec/openapi-subset.json
-	openAPISubset []byte
-	//go:embed spec/webhooks-schema.json
-	webhooksSchema []byte
+	"github.com/chakshu-dev/chakshu/internal/ghsim"
+	"github.com/chakshu-dev/chakshu/internal/ghsim/spec"
 )
 
 // The descriptions are loaded once per process: every sim shares them.
@@ -41,7 +40,7 @@ var (
 func loadSpec() (*openapi3.T, error) {
 	specOnce.Do(func() {
 		l := openapi3.NewLoader()
-		specDoc, specErr = l.LoadFromData(openAPISubset)
+		specDoc, specErr = l.LoadFromData(spec.OpenAPISubset)
 		if specErr != nil {
 			specErr = fmt.Errorf("load OpenAPI subset: %w", specErr)
 		}
@@ -77,12 +76,14 @@ func validationOptions() *openapi3filter.Options {
 	}
 }
 
-func (s *Sim) requestInput(r *http.Request, path string, body []byte) (*openapi3filter.RequestValidationInput, error) {
-	rt, vars, _ := s.match(r.Method, path)
-	if rt == nil {
-		return nil, nil
-	}
-	route, err := specRoute(rt.method, strings.ReplaceAll(rt.template, "...}", "}"))
+// Spec is the simulator's Validator against GitHub's descriptions. The
+// descriptions are loaded once per process and shared.
+type Spec struct{}
+
+var _ ghsim.Validator = Spec{}
+
+func requestInput(r *http.Request, method, template string, params map[string]string, body []byte) (*openapi3filter.RequestValidationInput, error) {
+	route, err := specRoute(method, template)
 	if err != nil {
 		return nil, err
 	}
@@ -94,68 +95,64 @@ func (s *Sim) requestInput(r *http.Request, path string, body []byte) (*openapi3
 		req.Header.Del("Content-Type")
 	}
 	req.Body = io.NopCloser(bytes.NewReader(body))
-	return &openapi3filter.RequestValidationInput{Request: req, PathParams: vars, Route: route, Options: validationOptions()}, nil
+	return &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route, Options: validationOptions()}, nil
 }
 
-// validateRequest checks r against GitHub's OpenAPI description.
-func (s *Sim) validateRequest(r *http.Request, path string, body []byte) {
-	in, err := s.requestInput(r, path, body)
-	if err == nil && in != nil {
-		err = openapi3filter.ValidateRequest(context.Background(), in)
-	}
+// Request checks r against GitHub's OpenAPI description.
+func (Spec) Request(r *http.Request, method, template string, params map[string]string, body []byte) error {
+	in, err := requestInput(r, method, template, params, body)
 	if err != nil {
-		s.validationError(fmt.Errorf("request %s %s does not match GitHub's OpenAPI description: %v", r.Method, path, err))
+		return err
 	}
+	return openapi3filter.ValidateRequest(context.Background(), in)
 }
 
-// validateResponse checks the recorded answer against GitHub's OpenAPI description.
-func (s *Sim) validateResponse(r *http.Request, path string, body []byte, rec *recorder) {
-	if rec.status == http.StatusUnauthorized {
-		return // GitHub answers 401 everywhere; its description lists it almost nowhere
+// Response checks the simulator's answer against GitHub's OpenAPI description.
+func (Spec) Response(r *http.Request, method, template string, params map[string]string, body []byte,
+	status int, header http.Header, respBody []byte) error {
+	if status == http.StatusUnauthorized {
+		return nil // GitHub answers 401 everywhere; its description lists it almost nowhere
 	}
-	in, err := s.requestInput(r, path, body)
-	if err == nil && in != nil && undocumentedError(in, rec) {
-		return
-	}
-	if err == nil && in != nil {
-		opts := validationOptions()
-		ct := rec.h.Get("Content-Type")
-		if !strings.Contains(ct, "json") {
-			opts.ExcludeResponseBody = true // diffs and raw content
-		}
-		err = openapi3filter.ValidateResponse(context.Background(), &openapi3filter.ResponseValidationInput{
-			RequestValidationInput: in, Status: rec.status, Header: rec.h,
-			Body: io.NopCloser(bytes.NewReader(rec.body.Bytes())), Options: opts,
-		})
-	}
+	in, err := requestInput(r, method, template, params, body)
 	if err != nil {
-		s.validationError(fmt.Errorf("simulator's response %d to %s %s does not match GitHub's OpenAPI description: %v", rec.status, r.Method, path, err))
+		return err
 	}
+	if undocumentedError(in, status, respBody) {
+		return nil
+	}
+	opts := validationOptions()
+	if !strings.Contains(header.Get("Content-Type"), "json") {
+		opts.ExcludeResponseBody = true // diffs and raw content
+	}
+	return openapi3filter.ValidateResponse(context.Background(), &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: in, Status: status, Header: header,
+		Body: io.NopCloser(bytes.NewReader(respBody)), Options: opts,
+	})
 }
 
 // undocumentedError accepts the 403/404/422 answers GitHub really gives on
 // operations whose description omits them (a 404 for a repository the token
 // cannot see, 403 "Resource not accessible by integration", a dispatch
 // without the workflow file), as long as the body is GitHub's error shape.
-func undocumentedError(in *openapi3filter.RequestValidationInput, rec *recorder) bool {
-	switch rec.status {
+func undocumentedError(in *openapi3filter.RequestValidationInput, status int, body []byte) bool {
+	switch status {
 	case http.StatusForbidden, http.StatusNotFound, http.StatusUnprocessableEntity:
 	default:
 		return false
 	}
-	if in.Route.Operation.Responses.Status(rec.status) != nil {
+	if in.Route.Operation.Responses.Status(status) != nil {
 		return false
 	}
 	var e struct {
 		Message          *string `json:"message"`
 		DocumentationURL *string `json:"documentation_url"`
 	}
-	return json.Unmarshal(rec.body.Bytes(), &e) == nil && e.Message != nil && e.DocumentationURL != nil
+	return json.Unmarshal(body, &e) == nil && e.Message != nil && e.DocumentationURL != nil
 }
 
 func hookSchema(event, action string) (*jsonschema.Schema, error) {
 	hookOnce.Do(func() {
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(webhooksSchema))
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(spec.WebhooksSchema))
 		if err != nil {
 			hookErr = fmt.Errorf("parse webhook schemas: %w", err)
 			return
@@ -186,23 +183,15 @@ func hookSchema(event, action string) (*jsonschema.Schema, error) {
 	return sch, nil
 }
 
-// validateWebhook checks a payload against GitHub's webhook schemas.
-func (s *Sim) validateWebhook(d *Delivery) {
-	sch, err := hookSchema(d.Event, d.Action)
-	if err == nil {
-		var v any
-		v, err = jsonschema.UnmarshalJSON(bytes.NewReader(d.Payload))
-		if err == nil {
-			err = sch.Validate(v)
-		}
-	}
+// Webhook checks a payload against GitHub's webhook schemas.
+func (Spec) Webhook(event, action string, payload []byte) error {
+	sch, err := hookSchema(event, action)
 	if err != nil {
-		s.validationError(fmt.Errorf("webhook %s.%s does not match GitHub's webhook schema: %v", d.Event, d.Action, err))
+		return err
 	}
-}
-
-// ValidateGraphQL checks a GraphQL document against GitHub's schema (the
-// endpoint does this for every request when validation is on).
-func ValidateGraphQL(query string) error {
-	return validateGraphQLDoc(query)
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(payload))
+	if err != nil {
+		return err
+	}
+	return sch.Validate(v)
 }

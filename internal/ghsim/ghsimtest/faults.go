@@ -1,16 +1,20 @@
-package ghsim
+package ghsimtest
 
 import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"math/rand"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/parser"
+
+	"github.com/chakshu-dev/chakshu/internal/ghsim"
 )
 
 // FaultKind is what an injected fault does.
@@ -71,31 +75,55 @@ type Fault struct {
 	Latency time.Duration
 }
 
+var _ ghsim.Interceptor = (*faults)(nil)
+
 type faultRule struct {
 	Fault
 	hits int
 }
 
-// InjectFault adds a fault rule; rules are checked in order and the first
-// that fires wins. Deterministic for a given Options.Seed and request order.
-func (s *Sim) InjectFault(f Fault) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = append(s.faults, &faultRule{Fault: f})
+// faults are one simulator's fault rules, its interceptor (ghsim.Interceptor).
+type faults struct {
+	sim   *ghsim.Sim
+	mu    sync.Mutex
+	rules []*faultRule
+	rng   *rand.Rand
 }
 
-// ClearFaults removes every fault rule.
-func (s *Sim) ClearFaults() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = nil
+// faultsOf is sim's fault rules, set up as its interceptor the first time.
+func faultsOf(sim *ghsim.Sim) *faults {
+	if f, ok := sim.Interceptor().(*faults); ok {
+		return f
+	}
+	f := &faults{sim: sim, rng: rand.New(rand.NewSource(sim.Seed()))}
+	sim.SetInterceptor(f)
+	return f
 }
 
-// FaultHits reports how many times rule i (in InjectFault order) fired.
-func (s *Sim) FaultHits(i int) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.faults[i].hits
+// InjectFault adds a fault rule to sim; rules are checked in order and the
+// first that fires wins. Deterministic for a given Options.Seed and request
+// order.
+func InjectFault(sim *ghsim.Sim, f Fault) {
+	fs := faultsOf(sim)
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	fs.rules = append(fs.rules, &faultRule{Fault: f})
+}
+
+// ClearFaults removes every fault rule of sim.
+func ClearFaults(sim *ghsim.Sim) {
+	fs := faultsOf(sim)
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	fs.rules = nil
+}
+
+// FaultHits reports how many times rule i of sim (in InjectFault order) fired.
+func FaultHits(sim *ghsim.Sim, i int) int {
+	fs := faultsOf(sim)
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	return fs.rules[i].hits
 }
 
 func globMatch(pattern, s string) bool {
@@ -120,30 +148,33 @@ func globMatch(pattern, s string) bool {
 	return strings.HasSuffix(s, parts[len(parts)-1])
 }
 
-// applyFault fires the first matching rule; it returns true when the
-// request was answered (or dropped).
-func (s *Sim) applyFault(w http.ResponseWriter, r *http.Request, key string) bool {
+// graphQLKey is the key of every GraphQL request (ghsim's Calls).
+const graphQLKey = "POST /graphql"
+
+// Before fires the first matching rule; it returns true when the request
+// was answered (or dropped).
+func (fs *faults) Before(w http.ResponseWriter, r *http.Request, key string) bool {
 	var ops map[string]bool
 	if key == graphQLKey {
 		ops = graphQLOperations(r)
 	}
-	s.mu.Lock()
+	fs.mu.Lock()
 	var fired *faultRule
-	for _, f := range s.faults {
+	for _, f := range fs.rules {
 		if f.Kind == FaultAfterWrite || !globMatch(f.Match, key) || (f.Times > 0 && f.hits >= f.Times) {
 			continue
 		}
 		if f.Operation != "" && !ops[f.Operation] {
 			continue
 		}
-		if f.Rate > 0 && f.Rate < 1 && s.rng.Float64() >= f.Rate {
+		if f.Rate > 0 && f.Rate < 1 && fs.rng.Float64() >= f.Rate {
 			continue
 		}
 		f.hits++
 		fired = f
 		break
 	}
-	s.mu.Unlock()
+	fs.mu.Unlock()
 	if fired == nil {
 		return false
 	}
@@ -184,7 +215,7 @@ func (s *Sim) applyFault(w http.ResponseWriter, r *http.Request, key string) boo
 		w.Header().Set("X-RateLimit-Reset", strconv.FormatInt(time.Now().Add(time.Duration(retry)*time.Second).Unix(), 10))
 		if key == graphQLKey {
 			w.Header().Set("X-RateLimit-Resource", "graphql")
-			s.graphQLPrimaryAnswer(w, s.installationOf(r))
+			fs.sim.GraphQLRateLimited(w, r)
 			return true
 		}
 		writeJSON(w, http.StatusForbidden, obj{"message": "API rate limit exceeded for installation ID 1.", "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api", "status": "403"})
@@ -212,7 +243,10 @@ func (s *Sim) applyFault(w http.ResponseWriter, r *http.Request, key string) boo
 func graphQLOperations(r *http.Request) map[string]bool {
 	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	var req gqlRequest
+	var req struct {
+		Query         string `json:"query"`
+		OperationName string `json:"operationName"`
+	}
 	if err != nil || json.Unmarshal(body, &req) != nil {
 		return nil
 	}
@@ -236,16 +270,16 @@ func graphQLOperations(r *http.Request) map[string]bool {
 	return out
 }
 
-// afterWriteFault fires the first matching FaultAfterWrite rule and returns
-// the status to answer instead of the handler's; 0 when none fires.
-func (s *Sim) afterWriteFault(key string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, f := range s.faults {
+// After fires the first matching FaultAfterWrite rule and returns the
+// status to answer instead of the handler's; 0 when none fires.
+func (fs *faults) After(key string) int {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	for _, f := range fs.rules {
 		if f.Kind != FaultAfterWrite || !globMatch(f.Match, key) || (f.Times > 0 && f.hits >= f.Times) {
 			continue
 		}
-		if f.Rate > 0 && f.Rate < 1 && s.rng.Float64() >= f.Rate {
+		if f.Rate > 0 && f.Rate < 1 && fs.rng.Float64() >= f.Rate {
 			continue
 		}
 		f.hits++
@@ -256,3 +290,11 @@ func (s *Sim) afterWriteFault(key string) int {
 	}
 	return 0
 }
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+type obj = map[string]any
