@@ -23,7 +23,8 @@ const minPassShare = 0.5
 
 // runReview runs the job's agent: one pass, or, for a review whose job asks
 // for samples above 1, that many independent passes in turn, keeping the
-// findings that at least agree of them report (matched by hidden ID).
+// findings that at least agree of them report (grouped by meaning,
+// findings.Group).
 //
 // The passes share the run's one cost cap and wall time. Each pass gets the
 // part left divided by the passes left (so a pass that spends less leaves
@@ -123,52 +124,50 @@ func plural(n int, noun string) string {
 func worthAPass(left, even float64) bool { return left >= even*minPassShare }
 
 // agreeOn merges the results of the passes that ran (of passes asked for):
-// a finding is kept when at least agree passes report its hidden ID (agree
-// is lowered to the passes that ran when fewer ran). The kept finding is the
-// most severe of its reports, the earliest pass's on a tie, in the order the
-// findings first appeared. Checked is the union of the passes'; the summary
-// is the one of the pass whose findings are closest to the kept ones, with a
-// sentence on the passes and the vote.
+// findings are grouped by meaning (findings.Group: same file, nearby
+// lines, similar text), and a group is kept when at least agree passes
+// report a finding of it (agree is lowered to the passes that ran when
+// fewer ran). The kept finding is the most severe of its group, the
+// earliest reported on a tie, in the order the groups first appeared.
+// Checked is the union of the passes'; the summary is the one of the pass
+// whose findings are closest to the kept ones, with a sentence on the
+// passes and the vote.
 func agreeOn(results []*findings.Result, passes, agree int) (*findings.Result, *runnerproto.SampleStats) {
 	agree = min(max(agree, 1), len(results))
-	type group struct {
-		f     findings.Finding
-		votes int
-	}
-	groups := map[string]*group{}
-	var order []string
 	stats := &runnerproto.SampleStats{Passes: passes, Ran: len(results), Agree: agree}
-	for _, res := range results {
+	var all []findings.Finding
+	var passOf []int // passOf[i] is the pass (index into results) of all[i]
+	for p, res := range results {
 		stats.PassFindings = append(stats.PassFindings, len(res.Findings))
-		seen := map[string]bool{}
 		for _, f := range res.Findings {
-			id := f.ID()
-			g := groups[id]
-			if g == nil {
-				g = &group{f: f}
-				groups[id] = g
-				order = append(order, id)
-			} else if f.Severity.Rank() < g.f.Severity.Rank() {
-				g.f = f
-			}
-			if !seen[id] { // a pass votes once for a finding it reports twice
-				seen[id] = true
-				g.votes++
-			}
+			all = append(all, f)
+			passOf = append(passOf, p)
 		}
 	}
+	groups := findings.Group(all)
+	groupOf := make([]int, len(all))
 	out := &findings.Result{Findings: []findings.Finding{}, Checked: findings.Checked{Files: []string{}, Skills: []string{}}}
-	kept := map[string]bool{}
-	for _, id := range order {
-		if groups[id].votes >= agree {
-			out.Findings = append(out.Findings, groups[id].f)
-			kept[id] = true
+	kept := map[int]bool{}
+	for g, members := range groups {
+		voters := map[int]bool{} // a pass votes once for a group it reports twice
+		best := members[0]
+		for _, i := range members {
+			groupOf[i] = g
+			voters[passOf[i]] = true
+			if all[i].Severity.Rank() < all[best].Severity.Rank() {
+				best = i
+			}
+		}
+		if len(voters) >= agree {
+			out.Findings = append(out.Findings, all[best])
+			kept[g] = true
 		}
 	}
-	stats.Distinct, stats.Kept = len(order), len(out.Findings)
+	stats.Distinct, stats.Kept = len(groups), len(out.Findings)
 	stats.Dropped = stats.Distinct - stats.Kept
 
 	best, bestDiff := 0, -1
+	first := 0 // index in all of results[i]'s first finding
 	for i, res := range results {
 		for _, f := range res.Checked.Files {
 			if !slices.Contains(out.Checked.Files, f) {
@@ -180,18 +179,19 @@ func agreeOn(results []*findings.Result, passes, agree int) (*findings.Result, *
 				out.Checked.Skills = append(out.Checked.Skills, s)
 			}
 		}
-		ids := map[string]bool{}
-		for _, f := range res.Findings {
-			ids[f.ID()] = true
+		reported := map[int]bool{}
+		for j := range res.Findings {
+			reported[groupOf[first+j]] = true
 		}
+		first += len(res.Findings)
 		diff := 0
-		for id := range ids {
-			if !kept[id] {
+		for g := range reported {
+			if !kept[g] {
 				diff++
 			}
 		}
-		for id := range kept {
-			if !ids[id] {
+		for g := range kept {
+			if !reported[g] {
 				diff++
 			}
 		}

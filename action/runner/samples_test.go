@@ -115,14 +115,18 @@ func passFindings(t *testing.T, model http.Handler, job runnerproto.Job, n, of i
 	return nil
 }
 
-func idSet(fs []findings.Finding) []string {
+// keySet is the findings' hidden IDs with their lines (one title may be
+// reported for several places).
+func keySet(fs []findings.Finding) []string {
 	var out []string
 	for _, f := range fs {
-		out = append(out, f.ID())
+		out = append(out, findingKey(f))
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
 }
+
+func findingKey(f findings.Finding) string { return fmt.Sprintf("%s@%d", f.ID(), f.Line) }
 
 // TestSamplesKeepAgreedFindings: three passes through the scripted model
 // (with hunches that vary by pass) keep exactly the findings that at least
@@ -132,20 +136,28 @@ func TestSamplesKeepAgreedFindings(t *testing.T) {
 	for _, agree := range []int{1, 2, 3} {
 		t.Run(fmt.Sprintf("3 passes, agree %d", agree), func(t *testing.T) {
 			job := samplesJob(3, agree)
-			// What each pass reports, asked of the model directly; a finding
-			// is kept when at least agree passes report it.
-			votes := map[string]int{}
-			byID := map[string]findings.Finding{}
-			var perPass []int
+			// What each pass reports, asked of the model directly; findings
+			// are grouped by meaning (findings.Group) and a group is kept
+			// when at least agree passes report it.
+			var all []findings.Finding
+			var passOf, perPass []int
 			for n := 1; n <= 3; n++ {
 				fs := passFindings(t, model, job, n, 3)
 				perPass = append(perPass, len(fs))
-				for _, id := range idSet(fs) {
-					votes[id]++
-				}
 				for _, f := range fs {
-					byID[f.ID()] = f
+					all = append(all, f)
+					passOf = append(passOf, n)
 				}
+			}
+			votes := map[string]int{}
+			byID := map[string]findings.Finding{}
+			for _, g := range findings.Group(all) {
+				voters := map[int]bool{}
+				for _, i := range g {
+					voters[passOf[i]] = true
+				}
+				id := findingKey(all[g[0]]) // the group's first report is its finding (same severities here)
+				votes[id], byID[id] = len(voters), all[g[0]]
 			}
 			var want []string
 			for id, v := range votes {
@@ -185,7 +197,7 @@ func TestSamplesKeepAgreedFindings(t *testing.T) {
 			if rep.Evidence == nil || rep.Evidence.Dropped != len(want)-len(wantChecked) {
 				t.Errorf("evidence report %+v, want %d dropped of the agreed findings", rep.Evidence, len(want)-len(wantChecked))
 			}
-			if got := idSet(res.Findings); !cmp.Equal(got, wantChecked) {
+			if got := keySet(res.Findings); !cmp.Equal(got, wantChecked) {
 				t.Errorf("kept %v, want %v (votes %v, evidence %+v)", got, wantChecked, votes, rep.Evidence)
 			}
 			wantStats := &runnerproto.SampleStats{Passes: 3, Ran: 3, Agree: agree, PassFindings: perPass,
@@ -282,7 +294,7 @@ func TestSamplesStopAtTheGatewaysCap(t *testing.T) {
 	}
 	rep := h.report(t)
 	s := rep.Stats.Samples
-	if rep.Result == nil || s == nil || s.Ran != 1 || s.Agree != 1 || s.Dropped != 0 || s.Kept != s.PassFindings[0] {
+	if rep.Result == nil || s == nil || s.Ran != 1 || s.Agree != 1 || s.Dropped != 0 || s.Kept != s.Distinct || s.Kept == 0 {
 		t.Fatalf("report = %+v, stats %+v", rep.Failure, s)
 	}
 	if !strings.Contains(h.log.String(), "Pass 2 of 3 not started") {
@@ -440,5 +452,33 @@ func TestAgreeOn(t *testing.T) {
 	b2, _ := json.Marshal(got)
 	if _, err := findings.ParseResult(b2); err != nil || !strings.HasSuffix(got.Summary, "dropped 0 that fewer reported.") {
 		t.Errorf("long summary: %v, ends %q", err, got.Summary[len(got.Summary)-40:])
+	}
+}
+
+// TestAgreeOnGroupsByMeaning: passes that word one finding differently and
+// name a line or two apart vote for it together; two findings of one kind
+// on other code stay two.
+func TestAgreeOnGroupsByMeaning(t *testing.T) {
+	quote := `q := "SELECT * FROM orders WHERE id = " + id`
+	sql := func(line int, title, body string, sev findings.Severity) findings.Finding {
+		return findings.Finding{Path: "svc/orders.go", Line: line, Side: "RIGHT", Severity: sev, Category: "security",
+			Title: title, Body: body, Evidence: quote}
+	}
+	other := findings.Finding{Path: "svc/orders.go", Line: 12, Side: "RIGHT", Severity: findings.Major, Category: "security",
+		Title: "SQL built from strings", Body: "The query is assembled by concatenation.", Evidence: `d := "DELETE FROM orders WHERE id = " + id`}
+	res := func(fs ...findings.Finding) *findings.Result {
+		return &findings.Result{Summary: "s", Findings: fs, Checked: findings.Checked{Files: []string{}, Skills: []string{}}}
+	}
+	passes := []*findings.Result{
+		res(sql(5, "SQL built from strings", "The query is assembled by concatenation; use placeholders.", findings.Major), other),
+		res(sql(6, "Possible SQL injection: query concatenated with +", "User input is concatenated into the SQL text.", findings.Blocker)),
+		res(sql(5, "Query built by string concatenation", "Pass the id as a bound parameter instead of concatenating it.", findings.Minor)),
+	}
+	got, stats := agreeOn(passes, 3, 3)
+	if stats.Distinct != 2 || stats.Kept != 1 || len(got.Findings) != 1 {
+		t.Fatalf("stats %+v, kept %+v; want the reworded finding kept by all three passes, the other dropped", stats, got.Findings)
+	}
+	if got.Findings[0].Severity != findings.Blocker {
+		t.Errorf("kept %+v, want the group's most severe report", got.Findings[0])
 	}
 }
