@@ -78,9 +78,16 @@ func Same(a, b *Finding) bool {
 func Similarity(a, b *Finding) float64 {
 	ta, tb := content(a.Title), content(b.Title)
 	title := dice(ta, tb)
-	both := dice(strings.TrimSpace(ta+" "+content(a.Body)), strings.TrimSpace(tb+" "+content(b.Body)))
-	return max(title, both)
+	ba, bb := content(a.Body), content(b.Body)
+	if len(strings.Fields(ba)) < minBodyWords || len(strings.Fields(bb)) < minBodyWords {
+		return title // a body of a word or two ("Because.") says nothing to compare
+	}
+	return max(title, dice(ta+" "+ba, tb+" "+bb))
 }
+
+// minBodyWords is how many content words each body needs for the bodies to
+// count in Similarity.
+const minBodyWords = 3
 
 // content is s normalised (NormaliseTitle) without the words that say
 // nothing of a finding's meaning: words of one or two letters and the
