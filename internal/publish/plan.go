@@ -9,7 +9,6 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/internal/diffmap"
 	"github.com/chakshu-dev/chakshu/internal/findings"
 )
@@ -175,17 +174,6 @@ func PlanOn(fs []findings.Finding, rules Rules, onPR OnPR, diff *diffmap.Map) Pl
 		seen[it.HiddenID] = true
 	}
 	return p
-}
-
-// FromRow is a stored finding row as the finding it was.
-func FromRow(f *ent.Finding) findings.Finding {
-	out := findings.Finding{Path: f.Path, Line: f.Line, StartLine: f.StartLine, Side: f.Side,
-		Severity: findings.Severity(f.Severity), Category: f.Category, Title: f.Title, Body: f.Body,
-		Evidence: f.Evidence, EvidenceMovedFrom: f.EvidenceMovedFrom}
-	if f.Suggestion != "" {
-		out.Suggestion = &f.Suggestion
-	}
-	return out
 }
 
 // reported are the hidden IDs of the plan's findings (posted or not): the

@@ -258,7 +258,7 @@ func (p *Publisher) publishReview(ctx context.Context, r *ent.Run) error {
 	posted := p.reconcile(r, &plan, review, threads)
 
 	resolved := p.tidy(ctx, inst, r, reported, threads)
-	p.readOutcomes(ctx, inst, r, reported, threads)
+	p.readOutcomes(ctx, inst, r, reported, res.Findings, threads)
 
 	standing := standingItems(&plan)
 	conclusion := "success"
@@ -348,7 +348,7 @@ func (p *Publisher) readPR(ctx context.Context, inst *gh.Installation, r *ent.Ru
 		if f.Resolved || (f.CommentID != 0 && resolved[f.CommentID]) {
 			continue // a closed thread: the finding may be raised again
 		}
-		st.onPR.Open = append(st.onPR.Open, Earlier{HiddenID: f.HiddenID, Finding: FromRow(f)})
+		st.onPR.Open = append(st.onPR.Open, Earlier{HiddenID: f.HiddenID, Finding: runs.Finding(f)})
 	}
 	return st, nil
 }
@@ -533,7 +533,7 @@ func (p *Publisher) tidy(ctx context.Context, inst *gh.Installation, r *ent.Run,
 // readOutcomes decides what became of the PR's earlier findings now that a
 // later review is out, from the threads just read (no new read) and one
 // compare. Failures are logged: the next review or the PR's closing reads again.
-func (p *Publisher) readOutcomes(ctx context.Context, inst *gh.Installation, r *ent.Run, back map[string]bool, threads []Thread) {
+func (p *Publisher) readOutcomes(ctx context.Context, inst *gh.Installation, r *ent.Run, back map[string]bool, fs []findings.Finding, threads []Thread) {
 	log := logging.From(ctx)
 	full := make([]outcomes.Thread, len(threads))
 	for i, t := range threads {
@@ -544,7 +544,7 @@ func (p *Publisher) readOutcomes(ctx context.Context, inst *gh.Installation, r *
 		reported = append(reported, id)
 	}
 	slices.Sort(reported)
-	if err := p.outcomes.AtReview(ctx, outcomes.Review{Run: r, Reported: reported, Threads: full, REST: inst.REST}); err != nil {
+	if err := p.outcomes.AtReview(ctx, outcomes.Review{Run: r, Reported: reported, Findings: fs, Threads: full, REST: inst.REST}); err != nil {
 		log.Warn("outcomes: read at review", "err", redact.Error(err))
 	}
 }
