@@ -482,3 +482,72 @@ func TestAgreeOnGroupsByMeaning(t *testing.T) {
 		t.Errorf("kept %+v, want the group's most severe report", got.Findings[0])
 	}
 }
+
+// TestRewordingPassesExactTitlesLoseTrueFindings: against a model that
+// words findings differently in each pass (scriptedmodel.Config.Reword),
+// voting by hidden ID (exact normalised title) loses true findings that
+// voting on groups by meaning keeps; both keep the planted false finding,
+// which every pass reports (a verification step must remove it).
+func TestRewordingPassesExactTitlesLoseTrueFindings(t *testing.T) {
+	job := samplesJob(3, 2)
+	truth := findings.Group(passFindings(t, scriptedmodel.Handler(), job, 0, 0))
+	truthFs := passFindings(t, scriptedmodel.Handler(), job, 0, 0)
+	trueKept := func(kept []findings.Finding) int {
+		n := 0
+		for _, g := range truth {
+			if findings.Match(&truthFs[g[0]], kept) >= 0 {
+				n++
+			}
+		}
+		return n
+	}
+	byTitle, byMeaning, all := 0, 0, 0
+	for _, seed := range []int64{1, 2, 3} {
+		t.Run(fmt.Sprintf("seed %d", seed), func(t *testing.T) {
+			model := scriptedmodel.New(scriptedmodel.Config{Reword: true, RewordSeed: seed, Speculative: true})
+			var results []*findings.Result
+			votes := map[string]int{}
+			first := map[string]findings.Finding{}
+			for n := 1; n <= 3; n++ {
+				fs := passFindings(t, model, job, n, 3)
+				results = append(results, &findings.Result{Summary: "s", Findings: fs, Checked: findings.Checked{Files: []string{}, Skills: []string{}}})
+				seen := map[string]bool{}
+				for _, f := range fs {
+					if id := f.ID(); !seen[id] {
+						seen[id] = true
+						votes[id]++
+						if _, ok := first[id]; !ok {
+							first[id] = f
+						}
+					}
+				}
+			}
+			var byID []findings.Finding
+			for id, v := range votes {
+				if v >= 2 {
+					byID = append(byID, first[id])
+				}
+			}
+			merged, _ := agreeOn(results, 3, 2)
+			if got := trueKept(merged.Findings); got != len(truth) {
+				t.Errorf("grouping by meaning kept %d of %d true findings: %+v", got, len(truth), merged.Findings)
+			}
+			byMeaning += trueKept(merged.Findings)
+			byTitle += trueKept(byID)
+			all += len(truth)
+			planted := 0
+			for i := range merged.Findings {
+				if scriptedmodel.Planted(&merged.Findings[i]) {
+					planted++
+				}
+			}
+			if planted != 1 {
+				t.Errorf("%d planted false findings kept, want 1: every pass reports it", planted)
+			}
+		})
+	}
+	t.Logf("true findings kept over three runs: %d of %d voting on groups by meaning, %d voting on exact titles", byMeaning, all, byTitle)
+	if byTitle >= byMeaning {
+		t.Errorf("voting on exact titles kept %d true findings, on groups by meaning %d: the rewording model should make exact titles lose some", byTitle, byMeaning)
+	}
+}
