@@ -225,3 +225,13 @@ func Planted(f *findings.Finding) bool {
 	}
 	return false
 }
+
+// Submit is the review result the model with cfg submits when asked for it
+// at once (no tool call before), for system and the first user message
+// prompt: what a review by it reports, without the HTTP round trip (tests
+// that publish its findings).
+func Submit(cfg Config, system, prompt string) findings.Result {
+	m := &model{cfg: cfg}
+	return m.result(&conversation{req: &request{}, system: system, prompt: prompt, tools: map[string]bool{},
+		called: map[string]int{}, lastErrors: map[string]bool{}})
+}
