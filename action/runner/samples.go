@@ -108,6 +108,9 @@ func runReview(ctx context.Context, ac agent.Config) (*agent.Outcome, *runnerpro
 	merged, stats := agreeOn(passes, n, job.Agree)
 	total.Result, _ = json.Marshal(merged)
 	fmt.Fprintf(log, "%d of %d passes ran: kept %d findings that at least %d reported, dropped %d\n", stats.Ran, stats.Passes, stats.Kept, stats.Agree, stats.Dropped)
+	if stats.AgreeAsked > 0 {
+		fmt.Fprintf(log, "agree %d could not be met: only %d of %d passes ran\n", stats.AgreeAsked, stats.Ran, stats.Passes)
+	}
 	return total, stats
 }
 
@@ -133,8 +136,12 @@ func worthAPass(left, even float64) bool { return left >= even*minPassShare }
 // whose findings are closest to the kept ones, with a sentence on the
 // passes and the vote.
 func agreeOn(results []*findings.Result, passes, agree int) (*findings.Result, *runnerproto.SampleStats) {
-	agree = min(max(agree, 1), len(results))
+	asked := max(agree, 1)
+	agree = min(asked, len(results))
 	stats := &runnerproto.SampleStats{Passes: passes, Ran: len(results), Agree: agree}
+	if agree < asked {
+		stats.AgreeAsked = asked // said on the check run, not lowered quietly
+	}
 	var all []findings.Finding
 	var passOf []int // passOf[i] is the pass (index into results) of all[i]
 	for p, res := range results {
@@ -205,6 +212,9 @@ func agreeOn(results []*findings.Result, passes, agree int) (*findings.Result, *
 	}
 	note := fmt.Sprintf("Reviewed in %s; kept %s at least %d of them reported and dropped %d that fewer reported.",
 		ran, plural(stats.Kept, "finding"), agree, stats.Dropped)
+	if stats.AgreeAsked > 0 {
+		note += fmt.Sprintf(" The reviewer asks for agreement of %d passes, which could not be met.", stats.AgreeAsked)
+	}
 	base := strings.TrimSpace(results[best].Summary)
 	if room := findings.MaxSummaryBytes - len(note) - 2; len(base) > room {
 		base = strings.ToValidUTF8(base[:room], "") // a rune cut in two is dropped

@@ -297,8 +297,14 @@ func TestSamplesStopAtTheGatewaysCap(t *testing.T) {
 	if rep.Result == nil || s == nil || s.Ran != 1 || s.Agree != 1 || s.Dropped != 0 || s.Kept != s.Distinct || s.Kept == 0 {
 		t.Fatalf("report = %+v, stats %+v", rep.Failure, s)
 	}
-	if !strings.Contains(h.log.String(), "Pass 2 of 3 not started") {
+	if !strings.Contains(h.log.String(), "Pass 2 of 3 not started") || !strings.Contains(h.log.String(), "agree 2 could not be met: only 1 of 3 passes ran") {
 		t.Errorf("log:\n%s", h.log)
+	}
+	if s.AgreeAsked != 2 {
+		t.Errorf("stats %+v do not say agree 2 could not be met", s)
+	}
+	if res, _ := findings.ParseResult(rep.Result); !strings.Contains(res.Summary, "agreement of 2 passes, which could not be met") {
+		t.Errorf("summary %q does not say agree could not be met", res.Summary)
 	}
 }
 
@@ -436,6 +442,9 @@ func TestAgreeOn(t *testing.T) {
 			}
 			if stats.Kept != len(tc.want) || stats.Distinct-stats.Kept != stats.Dropped || stats.Ran != tc.ran || stats.Passes != 3 {
 				t.Errorf("stats = %+v", stats)
+			}
+			if unmet := tc.agree > tc.ran; (stats.AgreeAsked != 0) != unmet || (unmet && stats.AgreeAsked != tc.agree) {
+				t.Errorf("agree %d of %d ran: AgreeAsked %d", tc.agree, tc.ran, stats.AgreeAsked)
 			}
 			if !strings.HasPrefix(got.Summary, tc.summary+"\n\n") {
 				t.Errorf("summary = %q, want the %s pass's", got.Summary, tc.summary)

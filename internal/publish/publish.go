@@ -275,7 +275,7 @@ func (p *Publisher) publishReview(ctx context.Context, r *ent.Run) error {
 		title, summary := RenderCheck(CheckInput{
 			RunID: r.ID, RunURL: p.runURL(r.ID), ReviewURL: review.GetHTMLURL(), Standing: standing,
 			Posted: len(plan.Posted()), OnPR: plan.OnPR, Dropped: plan.BelowMin + plan.LeftOut,
-			FailOn: cfg.FailCheckOn, CostUSD: r.CostUsd, Duration: duration,
+			FailOn: cfg.FailCheckOn, CostUSD: r.CostUsd, Duration: duration, Samples: samplesOf(cov),
 		})
 		if err := p.cfg.Write.CompleteCheck(ctx, ghwrite.CheckOf(r), conclusion, now, ghwrite.Text{Title: title, Summary: summary}); err != nil {
 			return fmt.Errorf("complete check run: %w", err)
@@ -694,4 +694,12 @@ func storedReview(r *ent.Run) (*findings.Result, *findings.Coverage, error) {
 		cov = &findings.Coverage{}
 	}
 	return st.Review, cov, nil
+}
+
+// samplesOf is the figures of a review in several passes, or nil.
+func samplesOf(cov *findings.Coverage) *findings.Samples {
+	if cov == nil {
+		return nil
+	}
+	return cov.Samples
 }
