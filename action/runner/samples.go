@@ -66,6 +66,7 @@ func runReview(ctx context.Context, ac agent.Config) (*agent.Outcome, *runnerpro
 			break
 		}
 		passJob := *job
+		passJob.Prompt = passPrompt(job, i)
 		passJob.WallSeconds = max(1, int((wallLeft/time.Duration(left)).Round(time.Second)/time.Second))
 		pc := ac
 		pc.Job, pc.Pass, pc.Passes = &passJob, i, n
