@@ -99,7 +99,7 @@ type Job struct {
 	RetrySeconds int `json:"retry_seconds,omitempty"`
 	// Samples is how many independent agent passes a review runs within
 	// MaxCostUSD and WallSeconds, and Agree how many of them must report a
-	// finding (by its hidden ID) for it to be kept (reviewer.yaml's samples
+	// finding (grouped by meaning, findings.Same) for it to be kept (reviewer.yaml's samples
 	// and agree). 0 (absent, from servers before the fields) means 1; a
 	// runner before the fields ignores them and runs one pass.
 	Samples int `json:"samples,omitempty"`
