@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chakshu-dev/chakshu/internal/scriptedmodel"
 	"github.com/chakshu-dev/chakshu/internal/sandbox"
+	"github.com/chakshu-dev/chakshu/internal/scriptedmodel"
 )
 
 // A second full review of the same head by a model that words its findings
