@@ -1,14 +1,17 @@
 package runner
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -209,17 +212,24 @@ func TestSamplesKeepAgreedFindings(t *testing.T) {
 			if h.fake.modelCalls != 12 || rep.Stats.Turns != 12 {
 				t.Errorf("%d model calls, %d turns reported; want 12 (3 passes of 4)", h.fake.modelCalls, rep.Stats.Turns)
 			}
-			for i, body := range h.fake.modelBodies {
-				if n := i/4 + 1; !strings.Contains(body, fmt.Sprintf("independent review pass %d of 3", n)) {
-					t.Errorf("model call %d does not say pass %d", i+1, n)
+			perPassCalls := map[int]int{}
+			for _, body := range h.fake.modelBodies {
+				for n := 1; n <= 3; n++ {
+					if strings.Contains(body, fmt.Sprintf("independent review pass %d of 3", n)) {
+						perPassCalls[n]++
+					}
 				}
+			}
+			if want := map[int]int{1: 4, 2: 4, 3: 4}; !cmp.Equal(perPassCalls, want) {
+				t.Errorf("model calls by the pass they say: %v, want %v", perPassCalls, want)
 			}
 			wantNote := fmt.Sprintf("Reviewed in 3 independent passes; kept %s at least %d of them reported and dropped %d", plural(len(want), "finding"), agree, len(votes)-len(want))
 			if !strings.Contains(res.Summary, wantNote) {
 				t.Errorf("summary %q lacks %q", res.Summary, wantNote)
 			}
-			// The first pass gets a third of the $1 cap and of the 60 s.
-			if !strings.Contains(h.log.String(), "Pass 1 of 3: up to $0.3333 and 20s") || !strings.Contains(h.log.String(), "Pass 3 of 3: up to $") {
+			// The passes run at once: each gets a third of the $1 cap and the
+			// run's 60 s.
+			if !strings.Contains(h.log.String(), "Pass 1 of 3: up to $0.3333 and 60s") || !strings.Contains(h.log.String(), "Pass 3 of 3: up to $0.3333 and 60s") {
 				t.Errorf("log lacks the passes and their shares:\n%s", h.log)
 			}
 			if !slices.Contains(res.Checked.Files, "svc/orders.go") {
@@ -229,14 +239,41 @@ func TestSamplesKeepAgreedFindings(t *testing.T) {
 	}
 }
 
-// TestSamplesShareTheCostCap: the passes split the run's cap. Each pass is
-// asked for its result at its share, a pass is not started once too little
-// of the cap is left, the gateway never has to refuse, and the run's cost is
-// the sum of its passes'.
+// inFlight wraps a model and records the most requests it answered at
+// once, and how many answers it had given when a request of a pass other
+// than the first first came (-1: none came).
+type inFlight struct {
+	h                 http.Handler
+	mu                sync.Mutex
+	now, most, served int
+	servedAtOtherPass int
+}
+
+func (f *inFlight) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	f.mu.Lock()
+	f.now++
+	f.most = max(f.most, f.now)
+	if f.servedAtOtherPass < 0 && bytes.Contains(body, []byte("independent review pass ")) && !bytes.Contains(body, []byte("independent review pass 1 of")) {
+		f.servedAtOtherPass = f.served
+	}
+	f.mu.Unlock()
+	f.h.ServeHTTP(w, r)
+	f.mu.Lock()
+	f.now--
+	f.served++
+	f.mu.Unlock()
+}
+
+// TestSamplesShareTheCostCap: the passes run at once and split the run's
+// cap: each starts with an even share of it, keeps within it, the gateway
+// never has to refuse, and the run's cost is the sum of its passes'.
 func TestSamplesShareTheCostCap(t *testing.T) {
 	job := samplesJob(3, 2)
-	job.MaxCostUSD = 1
-	h := newHarness(t, job, scriptedmodel.New(scriptedmodel.Config{Speculative: true, ExtraInputTokens: 100_000})) // about $0.21 a call
+	job.MaxCostUSD = 3
+	model := &inFlight{h: scriptedmodel.New(scriptedmodel.Config{Speculative: true, ExtraInputTokens: 100_000, Latency: 20 * time.Millisecond}), servedAtOtherPass: -1} // about $0.21 a call
+	h := newHarness(t, job, model)
 	h.cfg.CheckoutDir = ordersCheckout(t)
 	if err := h.run(t); err != nil {
 		t.Fatalf("Run: %v\nlog:\n%s", err, h.log)
@@ -246,40 +283,39 @@ func TestSamplesShareTheCostCap(t *testing.T) {
 		t.Fatalf("no result: %+v", rep.Failure)
 	}
 	log := h.log.String()
-	// Pass 1's share is $0.33: two calls pass it, the third asks for the
-	// result. Pass 2's is half of what is left: one call, then the result.
-	// About $1.03 is spent then, so pass 3 is not started.
-	if h.fake.modelCalls != 5 {
-		t.Errorf("%d model calls, want 5 (3 + 2):\n%s", h.fake.modelCalls, log)
-	}
-	for _, i := range []int{2, 4} {
-		if !strings.Contains(h.fake.modelBodies[i], "used its share of the run's cost cap") {
-			t.Errorf("model call %d did not ask for the pass's result", i+1)
+	for i := 1; i <= 3; i++ {
+		if !strings.Contains(log, fmt.Sprintf("Pass %d of 3: up to $1.0000", i)) {
+			t.Errorf("log does not give pass %d a third of the cap:\n%s", i, log)
 		}
 	}
-	if !strings.Contains(log, "Pass 3 of 3 not started: $") {
-		t.Errorf("log does not say pass 3 was not started:\n%s", log)
+	if model.most < 2 {
+		t.Errorf("at most %d model requests at once: the passes did not run in parallel", model.most)
+	}
+	// Passes 2 and 3 start once pass 1's first answer came: the cache
+	// entry for the shared tools and system prompt is there for them then.
+	if model.servedAtOtherPass < 1 {
+		t.Errorf("a later pass's first request came after %d answers; want pass 1's first answer before it", model.servedAtOtherPass)
 	}
 	if h.fake.capRefused || h.fake.finalUsed {
 		t.Error("the gateway had to refuse: the passes did not keep to their shares")
 	}
 	s := rep.Stats.Samples
-	if s == nil || s.Passes != 3 || s.Ran != 2 || s.Agree != 2 {
+	if s == nil || s.Passes != 3 || s.Ran != 3 || s.Agree != 2 || s.AgreeAsked != 0 {
 		t.Fatalf("stats = %+v", s)
 	}
-	if rep.Stats.Turns != 5 {
-		t.Errorf("turns %d, want every pass's (5)", rep.Stats.Turns)
+	if rep.Stats.Turns != 12 || h.fake.modelCalls != 12 {
+		t.Errorf("turns %d, model calls %d; want every pass's (12)", rep.Stats.Turns, h.fake.modelCalls)
 	}
-	res, _ := findings.ParseResult(rep.Result)
-	if !strings.Contains(res.Summary, "Reviewed in 2 of 3 independent passes (the others gave no result)") {
-		t.Errorf("summary = %q", res.Summary)
+	if h.fake.spentUSD > job.MaxCostUSD {
+		t.Errorf("cost $%.4f over the $%.2f cap", h.fake.spentUSD, job.MaxCostUSD)
 	}
 }
 
-// TestSamplesStopAtTheGatewaysCap: a pass that meets the gateway's cap (one
-// call costs more than the whole cap) gets the gateway's one final request;
-// no pass starts after it, and the one result is kept as it is (agree is
-// lowered to the passes that ran).
+// TestSamplesStopAtTheGatewaysCap: passes that meet the gateway's cap (one
+// call costs more than the whole cap) share the gateway's one final
+// request: one pass returns a result, the others stop at the cap, and the
+// one result is kept as it is, with the check told that agree could not be
+// met.
 func TestSamplesStopAtTheGatewaysCap(t *testing.T) {
 	job := samplesJob(3, 2)
 	h := newHarness(t, job, scriptedmodel.New(scriptedmodel.Config{ExtraInputTokens: 600_000})) // $1.20 a call, cap $1
@@ -287,17 +323,15 @@ func TestSamplesStopAtTheGatewaysCap(t *testing.T) {
 	if err := h.run(t); err != nil {
 		t.Fatalf("Run: %v\nlog:\n%s", err, h.log)
 	}
-	// Call 1 spends past the cap and the pass's share; call 2 asks for the
-	// result and is refused by the gateway; call 3 is its final request.
-	if h.fake.modelCalls != 3 || !h.fake.finalUsed {
-		t.Fatalf("gateway saw %d calls (final used: %v), want 3", h.fake.modelCalls, h.fake.finalUsed)
+	if !h.fake.finalUsed || !h.fake.capRefused {
+		t.Fatalf("gateway saw %d calls (final used: %v, refused: %v); want the cap met", h.fake.modelCalls, h.fake.finalUsed, h.fake.capRefused)
 	}
 	rep := h.report(t)
 	s := rep.Stats.Samples
 	if rep.Result == nil || s == nil || s.Ran != 1 || s.Agree != 1 || s.Dropped != 0 || s.Kept != s.Distinct || s.Kept == 0 {
 		t.Fatalf("report = %+v, stats %+v", rep.Failure, s)
 	}
-	if !strings.Contains(h.log.String(), "Pass 2 of 3 not started") || !strings.Contains(h.log.String(), "agree 2 could not be met: only 1 of 3 passes ran") {
+	if !strings.Contains(h.log.String(), "gave no result: cost cap reached") || !strings.Contains(h.log.String(), "agree 2 could not be met: only 1 of 3 passes ran") {
 		t.Errorf("log:\n%s", h.log)
 	}
 	if s.AgreeAsked != 2 {
@@ -378,9 +412,8 @@ func TestSamplesCompatibility(t *testing.T) {
 	}
 }
 
-// TestSamplesStopAtTheWallTime: a pass that spends the run's wall time
-// leaves none for the next, which is not started; with no result the run
-// fails with the first pass's reason.
+// TestSamplesStopAtTheWallTime: passes that run out of the run's wall time
+// give no result; with none the run fails with the first pass's reason.
 func TestSamplesStopAtTheWallTime(t *testing.T) {
 	job := samplesJob(3, 2)
 	job.WallSeconds = 1 // a pass gets at least a second: the first takes it all
@@ -392,7 +425,7 @@ func TestSamplesStopAtTheWallTime(t *testing.T) {
 	if rep := h.report(t); rep.Failure == nil || rep.Failure.Reason != agent.ReasonWallTime {
 		t.Fatalf("report = %+v", rep)
 	}
-	if !strings.Contains(h.log.String(), "Pass 2 of 3 not started: 0s of the wall time is left") {
+	if !strings.Contains(h.log.String(), "Pass 1 of 3 gave no result") || !strings.Contains(h.log.String(), "Pass 3 of 3 gave no result") {
 		t.Errorf("log:\n%s", h.log)
 	}
 }
