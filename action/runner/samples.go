@@ -106,6 +106,9 @@ func runReview(ctx context.Context, ac agent.Config) (*agent.Outcome, *runnerpro
 		mu.Unlock()
 		if skip != "" {
 			fmt.Fprintf(log, "Pass %d of %d not started: %s\n", i, n, skip)
+			if i == 1 {
+				close(firstAnswer) // no first answer to wait for
+			}
 			<-slots
 			continue
 		}

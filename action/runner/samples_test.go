@@ -415,8 +415,8 @@ func TestSamplesCompatibility(t *testing.T) {
 // TestSamplesStopAtTheWallTime: passes that run out of the run's wall time
 // give no result; with none the run fails with the first pass's reason.
 func TestSamplesStopAtTheWallTime(t *testing.T) {
-	job := samplesJob(3, 2)
-	job.WallSeconds = 1 // a pass gets at least a second: the first takes it all
+	job := samplesJob(5, 2)
+	job.WallSeconds = 1 // the four passes that run at once take it all
 	h := newHarness(t, job, scriptedmodel.New(scriptedmodel.Config{Latency: 400 * time.Millisecond}))
 	h.cfg.CheckoutDir = ordersCheckout(t)
 	if err := h.run(t); err == nil {
@@ -425,8 +425,12 @@ func TestSamplesStopAtTheWallTime(t *testing.T) {
 	if rep := h.report(t); rep.Failure == nil || rep.Failure.Reason != agent.ReasonWallTime {
 		t.Fatalf("report = %+v", rep)
 	}
-	if !strings.Contains(h.log.String(), "Pass 1 of 3 gave no result") || !strings.Contains(h.log.String(), "Pass 3 of 3 gave no result") {
-		t.Errorf("log:\n%s", h.log)
+	// Passes 1-4 run at once and run out of time; pass 5, waiting for a
+	// slot, is not started with none left.
+	log := h.log.String()
+	if !strings.Contains(log, "Pass 1 of 5 gave no result") || !strings.Contains(log, "Pass 4 of 5 gave no result") ||
+		!strings.Contains(log, "Pass 5 of 5 not started: 0s of the wall time is left") {
+		t.Errorf("log:\n%s", log)
 	}
 }
 
