@@ -135,9 +135,10 @@ func reviewPR(tb testing.TB, modelURL string, pr sandboxPR, name string, samples
 
 // samplesEffect reviews the sandbox's seeded PRs with each sandbox reviewer
 // against a scripted model with hunches (scriptedmodel.Config.Speculative),
-// with samples 1 and with samples 3 / agree 2. A finding is true when the
-// scripted model without hunches reports it too (its rules: the planted
-// bugs), false otherwise.
+// with samples 1 and with samples 3 / agree 2. Findings are counted by
+// meaning (findings.Group: a finding and its reworded twin are one); a
+// finding is true when the scripted model without hunches reports the same
+// finding (findings.Same; its rules: the planted bugs), false otherwise.
 func samplesEffect(tb testing.TB) (one, three effect, lines []string) {
 	truthSrv := httptest.NewServer(scriptedmodel.Handler())
 	defer truthSrv.Close()
@@ -146,19 +147,16 @@ func samplesEffect(tb testing.TB) (one, three effect, lines []string) {
 	lines = append(lines, fmt.Sprintf("%-28s %-12s %-18s %8s %5s %5s %9s", "PR", "reviewer", "samples/agree", "findings", "true", "false", "cost"))
 	for _, pr := range sandboxPRs(tb) {
 		for _, name := range []string{"security", "correctness", "style"} {
-			truth := map[string]bool{}
-			res, _ := reviewPR(tb, truthSrv.URL, pr, name, 1, 1)
-			for _, f := range res.Findings {
-				truth[f.ID()] = true
-			}
+			truth, _ := reviewPR(tb, truthSrv.URL, pr, name, 1, 1)
 			for _, s := range []struct {
 				samples, agree int
 				sum            *effect
 			}{{1, 1, &one}, {3, 2, &three}} {
 				res, cost := reviewPR(tb, noisySrv.URL, pr, name, s.samples, s.agree)
-				e := effect{findings: len(res.Findings), costUSD: cost}
-				for _, f := range res.Findings {
-					if truth[f.ID()] {
+				groups := findings.Group(res.Findings)
+				e := effect{findings: len(groups), costUSD: cost}
+				for _, g := range groups {
+					if findings.Match(&res.Findings[g[0]], truth.Findings) >= 0 {
 						e.truePos++
 					} else {
 						e.falsePos++

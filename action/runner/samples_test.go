@@ -1,14 +1,17 @@
 package runner
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -115,14 +118,18 @@ func passFindings(t *testing.T, model http.Handler, job runnerproto.Job, n, of i
 	return nil
 }
 
-func idSet(fs []findings.Finding) []string {
+// keySet is the findings' hidden IDs with their lines (one title may be
+// reported for several places).
+func keySet(fs []findings.Finding) []string {
 	var out []string
 	for _, f := range fs {
-		out = append(out, f.ID())
+		out = append(out, findingKey(f))
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
 }
+
+func findingKey(f findings.Finding) string { return fmt.Sprintf("%s@%d", f.ID(), f.Line) }
 
 // TestSamplesKeepAgreedFindings: three passes through the scripted model
 // (with hunches that vary by pass) keep exactly the findings that at least
@@ -132,20 +139,28 @@ func TestSamplesKeepAgreedFindings(t *testing.T) {
 	for _, agree := range []int{1, 2, 3} {
 		t.Run(fmt.Sprintf("3 passes, agree %d", agree), func(t *testing.T) {
 			job := samplesJob(3, agree)
-			// What each pass reports, asked of the model directly; a finding
-			// is kept when at least agree passes report it.
-			votes := map[string]int{}
-			byID := map[string]findings.Finding{}
-			var perPass []int
+			// What each pass reports, asked of the model directly; findings
+			// are grouped by meaning (findings.Group) and a group is kept
+			// when at least agree passes report it.
+			var all []findings.Finding
+			var passOf, perPass []int
 			for n := 1; n <= 3; n++ {
 				fs := passFindings(t, model, job, n, 3)
 				perPass = append(perPass, len(fs))
-				for _, id := range idSet(fs) {
-					votes[id]++
-				}
 				for _, f := range fs {
-					byID[f.ID()] = f
+					all = append(all, f)
+					passOf = append(passOf, n)
 				}
+			}
+			votes := map[string]int{}
+			byID := map[string]findings.Finding{}
+			for _, g := range findings.Group(all) {
+				voters := map[int]bool{}
+				for _, i := range g {
+					voters[passOf[i]] = true
+				}
+				id := findingKey(all[g[0]]) // the group's first report is its finding (same severities here)
+				votes[id], byID[id] = len(voters), all[g[0]]
 			}
 			var want []string
 			for id, v := range votes {
@@ -185,7 +200,7 @@ func TestSamplesKeepAgreedFindings(t *testing.T) {
 			if rep.Evidence == nil || rep.Evidence.Dropped != len(want)-len(wantChecked) {
 				t.Errorf("evidence report %+v, want %d dropped of the agreed findings", rep.Evidence, len(want)-len(wantChecked))
 			}
-			if got := idSet(res.Findings); !cmp.Equal(got, wantChecked) {
+			if got := keySet(res.Findings); !cmp.Equal(got, wantChecked) {
 				t.Errorf("kept %v, want %v (votes %v, evidence %+v)", got, wantChecked, votes, rep.Evidence)
 			}
 			wantStats := &runnerproto.SampleStats{Passes: 3, Ran: 3, Agree: agree, PassFindings: perPass,
@@ -197,17 +212,24 @@ func TestSamplesKeepAgreedFindings(t *testing.T) {
 			if h.fake.modelCalls != 12 || rep.Stats.Turns != 12 {
 				t.Errorf("%d model calls, %d turns reported; want 12 (3 passes of 4)", h.fake.modelCalls, rep.Stats.Turns)
 			}
-			for i, body := range h.fake.modelBodies {
-				if n := i/4 + 1; !strings.Contains(body, fmt.Sprintf("independent review pass %d of 3", n)) {
-					t.Errorf("model call %d does not say pass %d", i+1, n)
+			perPassCalls := map[int]int{}
+			for _, body := range h.fake.modelBodies {
+				for n := 1; n <= 3; n++ {
+					if strings.Contains(body, fmt.Sprintf("independent review pass %d of 3", n)) {
+						perPassCalls[n]++
+					}
 				}
+			}
+			if want := map[int]int{1: 4, 2: 4, 3: 4}; !cmp.Equal(perPassCalls, want) {
+				t.Errorf("model calls by the pass they say: %v, want %v", perPassCalls, want)
 			}
 			wantNote := fmt.Sprintf("Reviewed in 3 independent passes; kept %s at least %d of them reported and dropped %d", plural(len(want), "finding"), agree, len(votes)-len(want))
 			if !strings.Contains(res.Summary, wantNote) {
 				t.Errorf("summary %q lacks %q", res.Summary, wantNote)
 			}
-			// The first pass gets a third of the $1 cap and of the 60 s.
-			if !strings.Contains(h.log.String(), "Pass 1 of 3: up to $0.3333 and 20s") || !strings.Contains(h.log.String(), "Pass 3 of 3: up to $") {
+			// The passes run at once: each gets a third of the $1 cap and the
+			// run's 60 s.
+			if !strings.Contains(h.log.String(), "Pass 1 of 3: up to $0.3333 and 60s") || !strings.Contains(h.log.String(), "Pass 3 of 3: up to $0.3333 and 60s") {
 				t.Errorf("log lacks the passes and their shares:\n%s", h.log)
 			}
 			if !slices.Contains(res.Checked.Files, "svc/orders.go") {
@@ -217,14 +239,41 @@ func TestSamplesKeepAgreedFindings(t *testing.T) {
 	}
 }
 
-// TestSamplesShareTheCostCap: the passes split the run's cap. Each pass is
-// asked for its result at its share, a pass is not started once too little
-// of the cap is left, the gateway never has to refuse, and the run's cost is
-// the sum of its passes'.
+// inFlight wraps a model and records the most requests it answered at
+// once, and how many answers it had given when a request of a pass other
+// than the first first came (-1: none came).
+type inFlight struct {
+	h                 http.Handler
+	mu                sync.Mutex
+	now, most, served int
+	servedAtOtherPass int
+}
+
+func (f *inFlight) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	f.mu.Lock()
+	f.now++
+	f.most = max(f.most, f.now)
+	if f.servedAtOtherPass < 0 && bytes.Contains(body, []byte("independent review pass ")) && !bytes.Contains(body, []byte("independent review pass 1 of")) {
+		f.servedAtOtherPass = f.served
+	}
+	f.mu.Unlock()
+	f.h.ServeHTTP(w, r)
+	f.mu.Lock()
+	f.now--
+	f.served++
+	f.mu.Unlock()
+}
+
+// TestSamplesShareTheCostCap: the passes run at once and split the run's
+// cap: each starts with an even share of it, keeps within it, the gateway
+// never has to refuse, and the run's cost is the sum of its passes'.
 func TestSamplesShareTheCostCap(t *testing.T) {
 	job := samplesJob(3, 2)
-	job.MaxCostUSD = 1
-	h := newHarness(t, job, scriptedmodel.New(scriptedmodel.Config{Speculative: true, ExtraInputTokens: 100_000})) // about $0.21 a call
+	job.MaxCostUSD = 3
+	model := &inFlight{h: scriptedmodel.New(scriptedmodel.Config{Speculative: true, ExtraInputTokens: 100_000, Latency: 20 * time.Millisecond}), servedAtOtherPass: -1} // about $0.21 a call
+	h := newHarness(t, job, model)
 	h.cfg.CheckoutDir = ordersCheckout(t)
 	if err := h.run(t); err != nil {
 		t.Fatalf("Run: %v\nlog:\n%s", err, h.log)
@@ -234,40 +283,39 @@ func TestSamplesShareTheCostCap(t *testing.T) {
 		t.Fatalf("no result: %+v", rep.Failure)
 	}
 	log := h.log.String()
-	// Pass 1's share is $0.33: two calls pass it, the third asks for the
-	// result. Pass 2's is half of what is left: one call, then the result.
-	// About $1.03 is spent then, so pass 3 is not started.
-	if h.fake.modelCalls != 5 {
-		t.Errorf("%d model calls, want 5 (3 + 2):\n%s", h.fake.modelCalls, log)
-	}
-	for _, i := range []int{2, 4} {
-		if !strings.Contains(h.fake.modelBodies[i], "used its share of the run's cost cap") {
-			t.Errorf("model call %d did not ask for the pass's result", i+1)
+	for i := 1; i <= 3; i++ {
+		if !strings.Contains(log, fmt.Sprintf("Pass %d of 3: up to $1.0000", i)) {
+			t.Errorf("log does not give pass %d a third of the cap:\n%s", i, log)
 		}
 	}
-	if !strings.Contains(log, "Pass 3 of 3 not started: $") {
-		t.Errorf("log does not say pass 3 was not started:\n%s", log)
+	if model.most < 2 {
+		t.Errorf("at most %d model requests at once: the passes did not run in parallel", model.most)
+	}
+	// Passes 2 and 3 start once pass 1's first answer came: the cache
+	// entry for the shared tools and system prompt is there for them then.
+	if model.servedAtOtherPass < 1 {
+		t.Errorf("a later pass's first request came after %d answers; want pass 1's first answer before it", model.servedAtOtherPass)
 	}
 	if h.fake.capRefused || h.fake.finalUsed {
 		t.Error("the gateway had to refuse: the passes did not keep to their shares")
 	}
 	s := rep.Stats.Samples
-	if s == nil || s.Passes != 3 || s.Ran != 2 || s.Agree != 2 {
+	if s == nil || s.Passes != 3 || s.Ran != 3 || s.Agree != 2 || s.AgreeAsked != 0 {
 		t.Fatalf("stats = %+v", s)
 	}
-	if rep.Stats.Turns != 5 {
-		t.Errorf("turns %d, want every pass's (5)", rep.Stats.Turns)
+	if rep.Stats.Turns != 12 || h.fake.modelCalls != 12 {
+		t.Errorf("turns %d, model calls %d; want every pass's (12)", rep.Stats.Turns, h.fake.modelCalls)
 	}
-	res, _ := findings.ParseResult(rep.Result)
-	if !strings.Contains(res.Summary, "Reviewed in 2 of 3 independent passes (the others gave no result)") {
-		t.Errorf("summary = %q", res.Summary)
+	if h.fake.spentUSD > job.MaxCostUSD {
+		t.Errorf("cost $%.4f over the $%.2f cap", h.fake.spentUSD, job.MaxCostUSD)
 	}
 }
 
-// TestSamplesStopAtTheGatewaysCap: a pass that meets the gateway's cap (one
-// call costs more than the whole cap) gets the gateway's one final request;
-// no pass starts after it, and the one result is kept as it is (agree is
-// lowered to the passes that ran).
+// TestSamplesStopAtTheGatewaysCap: passes that meet the gateway's cap (one
+// call costs more than the whole cap) share the gateway's one final
+// request: one pass returns a result, the others stop at the cap, and the
+// one result is kept as it is, with the check told that agree could not be
+// met.
 func TestSamplesStopAtTheGatewaysCap(t *testing.T) {
 	job := samplesJob(3, 2)
 	h := newHarness(t, job, scriptedmodel.New(scriptedmodel.Config{ExtraInputTokens: 600_000})) // $1.20 a call, cap $1
@@ -275,18 +323,22 @@ func TestSamplesStopAtTheGatewaysCap(t *testing.T) {
 	if err := h.run(t); err != nil {
 		t.Fatalf("Run: %v\nlog:\n%s", err, h.log)
 	}
-	// Call 1 spends past the cap and the pass's share; call 2 asks for the
-	// result and is refused by the gateway; call 3 is its final request.
-	if h.fake.modelCalls != 3 || !h.fake.finalUsed {
-		t.Fatalf("gateway saw %d calls (final used: %v), want 3", h.fake.modelCalls, h.fake.finalUsed)
+	if !h.fake.finalUsed || !h.fake.capRefused {
+		t.Fatalf("gateway saw %d calls (final used: %v, refused: %v); want the cap met", h.fake.modelCalls, h.fake.finalUsed, h.fake.capRefused)
 	}
 	rep := h.report(t)
 	s := rep.Stats.Samples
-	if rep.Result == nil || s == nil || s.Ran != 1 || s.Agree != 1 || s.Dropped != 0 || s.Kept != s.PassFindings[0] {
+	if rep.Result == nil || s == nil || s.Ran != 1 || s.Agree != 1 || s.Dropped != 0 || s.Kept != s.Distinct || s.Kept == 0 {
 		t.Fatalf("report = %+v, stats %+v", rep.Failure, s)
 	}
-	if !strings.Contains(h.log.String(), "Pass 2 of 3 not started") {
+	if !strings.Contains(h.log.String(), "gave no result: cost cap reached") || !strings.Contains(h.log.String(), "agree 2 could not be met: only 1 of 3 passes ran") {
 		t.Errorf("log:\n%s", h.log)
+	}
+	if s.AgreeAsked != 2 {
+		t.Errorf("stats %+v do not say agree 2 could not be met", s)
+	}
+	if res, _ := findings.ParseResult(rep.Result); !strings.Contains(res.Summary, "agreement of 2 passes, which could not be met") {
+		t.Errorf("summary %q does not say agree could not be met", res.Summary)
 	}
 }
 
@@ -360,12 +412,11 @@ func TestSamplesCompatibility(t *testing.T) {
 	}
 }
 
-// TestSamplesStopAtTheWallTime: a pass that spends the run's wall time
-// leaves none for the next, which is not started; with no result the run
-// fails with the first pass's reason.
+// TestSamplesStopAtTheWallTime: passes that run out of the run's wall time
+// give no result; with none the run fails with the first pass's reason.
 func TestSamplesStopAtTheWallTime(t *testing.T) {
-	job := samplesJob(3, 2)
-	job.WallSeconds = 1 // a pass gets at least a second: the first takes it all
+	job := samplesJob(5, 2)
+	job.WallSeconds = 1 // the four passes that run at once take it all
 	h := newHarness(t, job, scriptedmodel.New(scriptedmodel.Config{Latency: 400 * time.Millisecond}))
 	h.cfg.CheckoutDir = ordersCheckout(t)
 	if err := h.run(t); err == nil {
@@ -374,8 +425,12 @@ func TestSamplesStopAtTheWallTime(t *testing.T) {
 	if rep := h.report(t); rep.Failure == nil || rep.Failure.Reason != agent.ReasonWallTime {
 		t.Fatalf("report = %+v", rep)
 	}
-	if !strings.Contains(h.log.String(), "Pass 2 of 3 not started: 0s of the wall time is left") {
-		t.Errorf("log:\n%s", h.log)
+	// Passes 1-4 run at once and run out of time; pass 5, waiting for a
+	// slot, is not started with none left.
+	log := h.log.String()
+	if !strings.Contains(log, "Pass 1 of 5 gave no result") || !strings.Contains(log, "Pass 4 of 5 gave no result") ||
+		!strings.Contains(log, "Pass 5 of 5 not started: 0s of the wall time is left") {
+		t.Errorf("log:\n%s", log)
 	}
 }
 
@@ -425,6 +480,9 @@ func TestAgreeOn(t *testing.T) {
 			if stats.Kept != len(tc.want) || stats.Distinct-stats.Kept != stats.Dropped || stats.Ran != tc.ran || stats.Passes != 3 {
 				t.Errorf("stats = %+v", stats)
 			}
+			if unmet := tc.agree > tc.ran; (stats.AgreeAsked != 0) != unmet || (unmet && stats.AgreeAsked != tc.agree) {
+				t.Errorf("agree %d of %d ran: AgreeAsked %d", tc.agree, tc.ran, stats.AgreeAsked)
+			}
 			if !strings.HasPrefix(got.Summary, tc.summary+"\n\n") {
 				t.Errorf("summary = %q, want the %s pass's", got.Summary, tc.summary)
 			}
@@ -440,5 +498,102 @@ func TestAgreeOn(t *testing.T) {
 	b2, _ := json.Marshal(got)
 	if _, err := findings.ParseResult(b2); err != nil || !strings.HasSuffix(got.Summary, "dropped 0 that fewer reported.") {
 		t.Errorf("long summary: %v, ends %q", err, got.Summary[len(got.Summary)-40:])
+	}
+}
+
+// TestAgreeOnGroupsByMeaning: passes that word one finding differently and
+// name a line or two apart vote for it together; two findings of one kind
+// on other code stay two.
+func TestAgreeOnGroupsByMeaning(t *testing.T) {
+	quote := `q := "SELECT * FROM orders WHERE id = " + id`
+	sql := func(line int, title, body string, sev findings.Severity) findings.Finding {
+		return findings.Finding{Path: "svc/orders.go", Line: line, Side: "RIGHT", Severity: sev, Category: "security",
+			Title: title, Body: body, Evidence: quote}
+	}
+	other := findings.Finding{Path: "svc/orders.go", Line: 12, Side: "RIGHT", Severity: findings.Major, Category: "security",
+		Title: "SQL built from strings", Body: "The query is assembled by concatenation.", Evidence: `d := "DELETE FROM orders WHERE id = " + id`}
+	res := func(fs ...findings.Finding) *findings.Result {
+		return &findings.Result{Summary: "s", Findings: fs, Checked: findings.Checked{Files: []string{}, Skills: []string{}}}
+	}
+	passes := []*findings.Result{
+		res(sql(5, "SQL built from strings", "The query is assembled by concatenation; use placeholders.", findings.Major), other),
+		res(sql(6, "Possible SQL injection: query concatenated with +", "User input is concatenated into the SQL text.", findings.Blocker)),
+		res(sql(5, "Query built by string concatenation", "Pass the id as a bound parameter instead of concatenating it.", findings.Minor)),
+	}
+	got, stats := agreeOn(passes, 3, 3)
+	if stats.Distinct != 2 || stats.Kept != 1 || len(got.Findings) != 1 {
+		t.Fatalf("stats %+v, kept %+v; want the reworded finding kept by all three passes, the other dropped", stats, got.Findings)
+	}
+	if got.Findings[0].Severity != findings.Blocker {
+		t.Errorf("kept %+v, want the group's most severe report", got.Findings[0])
+	}
+}
+
+// TestRewordingPassesExactTitlesLoseTrueFindings: against a model that
+// words findings differently in each pass (scriptedmodel.Config.Reword),
+// voting by hidden ID (exact normalised title) loses true findings that
+// voting on groups by meaning keeps; both keep the planted false finding,
+// which every pass reports (a verification step must remove it).
+func TestRewordingPassesExactTitlesLoseTrueFindings(t *testing.T) {
+	job := samplesJob(3, 2)
+	truth := findings.Group(passFindings(t, scriptedmodel.Handler(), job, 0, 0))
+	truthFs := passFindings(t, scriptedmodel.Handler(), job, 0, 0)
+	trueKept := func(kept []findings.Finding) int {
+		n := 0
+		for _, g := range truth {
+			if findings.Match(&truthFs[g[0]], kept) >= 0 {
+				n++
+			}
+		}
+		return n
+	}
+	byTitle, byMeaning, all := 0, 0, 0
+	for _, seed := range []int64{1, 2, 3} {
+		t.Run(fmt.Sprintf("seed %d", seed), func(t *testing.T) {
+			model := scriptedmodel.New(scriptedmodel.Config{Reword: true, RewordSeed: seed, Speculative: true})
+			var results []*findings.Result
+			votes := map[string]int{}
+			first := map[string]findings.Finding{}
+			for n := 1; n <= 3; n++ {
+				fs := passFindings(t, model, job, n, 3)
+				results = append(results, &findings.Result{Summary: "s", Findings: fs, Checked: findings.Checked{Files: []string{}, Skills: []string{}}})
+				seen := map[string]bool{}
+				for _, f := range fs {
+					if id := f.ID(); !seen[id] {
+						seen[id] = true
+						votes[id]++
+						if _, ok := first[id]; !ok {
+							first[id] = f
+						}
+					}
+				}
+			}
+			var byID []findings.Finding
+			for id, v := range votes {
+				if v >= 2 {
+					byID = append(byID, first[id])
+				}
+			}
+			merged, _ := agreeOn(results, 3, 2)
+			if got := trueKept(merged.Findings); got != len(truth) {
+				t.Errorf("grouping by meaning kept %d of %d true findings: %+v", got, len(truth), merged.Findings)
+			}
+			byMeaning += trueKept(merged.Findings)
+			byTitle += trueKept(byID)
+			all += len(truth)
+			planted := 0
+			for i := range merged.Findings {
+				if scriptedmodel.Planted(&merged.Findings[i]) {
+					planted++
+				}
+			}
+			if planted != 1 {
+				t.Errorf("%d planted false findings kept, want 1: every pass reports it", planted)
+			}
+		})
+	}
+	t.Logf("true findings kept over three runs: %d of %d voting on groups by meaning, %d voting on exact titles", byMeaning, all, byTitle)
+	if byTitle >= byMeaning {
+		t.Errorf("voting on exact titles kept %d true findings, on groups by meaning %d: the rewording model should make exact titles lose some", byTitle, byMeaning)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/chakshu-dev/chakshu/internal/findings"
@@ -93,6 +94,9 @@ type Set struct {
 	connectors map[string]string // API name → connector tool name
 	skills     map[string]runnerproto.Skill
 	submit     string
+	// mu guards what the set records of its calls: the passes of a review
+	// in several passes call one set at once (action/runner).
+	mu         sync.Mutex
 	filesRead  []string
 	basesRead  []string // files read at their base version (ReadBase)
 	skillsUsed []string
@@ -174,13 +178,21 @@ func (s *Set) Defs() []Def { return s.defs }
 func (s *Set) SubmitName() string { return s.submit }
 
 // FilesRead lists the files the Read tool returned, in first-read order.
-func (s *Set) FilesRead() []string { return slices.Clone(s.filesRead) }
+func (s *Set) FilesRead() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.filesRead)
+}
 
 // BasesRead lists the files read at their base version with ReadBase.
 func (s *Set) BasesRead() []string { return slices.Clone(s.basesRead) }
 
 // SkillsUsed lists the skills loaded with the Skill tool.
-func (s *Set) SkillsUsed() []string { return slices.Clone(s.skillsUsed) }
+func (s *Set) SkillsUsed() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.skillsUsed)
+}
 
 // ConnectorName returns the connector tool name behind an API tool name.
 func (s *Set) ConnectorName(api string) (string, bool) {
@@ -214,8 +226,12 @@ func (s *Set) dispatch(ctx context.Context, name string, input json.RawMessage) 
 				return "", err
 			}
 			out, err := s.cfg.FS.Read(in)
-			if rel, cerr := CleanRel(in.FilePath); err == nil && cerr == nil && !slices.Contains(s.filesRead, rel) {
-				s.filesRead = append(s.filesRead, rel)
+			if rel, cerr := CleanRel(in.FilePath); err == nil && cerr == nil {
+				s.mu.Lock()
+				if !slices.Contains(s.filesRead, rel) {
+					s.filesRead = append(s.filesRead, rel)
+				}
+				s.mu.Unlock()
 			}
 			return out, err
 		})
@@ -311,9 +327,11 @@ func (s *Set) skill(input json.RawMessage) Result {
 		slices.Sort(names)
 		return Result{IsError: true, Output: fmt.Sprintf("No skill named %q. Skills: %s.", cut(in.Name, 100), strings.Join(names, ", "))}
 	}
+	s.mu.Lock()
 	if !slices.Contains(s.skillsUsed, sk.Name) {
 		s.skillsUsed = append(s.skillsUsed, sk.Name)
 	}
+	s.mu.Unlock()
 	var b strings.Builder
 	fmt.Fprintf(&b, "Skill %s (.claude/skills/%s/SKILL.md):\n\n%s\n", sk.Name, sk.Name, sk.Content)
 	if len(sk.Files) > 0 {

@@ -12,6 +12,11 @@ import (
 
 func TestCompare(t *testing.T) {
 	f := func(id string, s findings.Severity) bt.Found { return bt.Found{HiddenID: id, Severity: s} }
+	found := func(title string, line int, s findings.Severity) bt.Found {
+		fd := findings.Finding{Path: "a.go", Line: line, Side: "RIGHT", Severity: s, Category: "errors", Title: title,
+			Body: title}
+		return bt.Found{HiddenID: fd.ID(), Severity: s, Finding: fd}
+	}
 	outcomes := map[string]string{"fixed": "fixed", "noise": "dismissed", "liked": "acknowledged", "open": "open"}
 	tests := []struct {
 		name                    string
@@ -28,6 +33,12 @@ func TestCompare(t *testing.T) {
 			old:  []bt.Found{f("fixed", findings.Major), f("noise", findings.Nit), f("liked", findings.Minor), f("open", findings.Minor), f("never-posted", findings.Minor)},
 			kept: bt.Counts{}, added: bt.Counts{}, dropped: bt.Counts{findings.Major: 1, findings.Nit: 1, findings.Minor: 3},
 			droppedFixed: 1, dismissed: 1},
+		{name: "reworded and moved a line by the new version: kept",
+			old: []bt.Found{found("Unchecked error from os.Remove", 10, findings.Minor)}, new: []bt.Found{found("os.Remove error is ignored", 11, findings.Major)},
+			kept: bt.Counts{findings.Major: 1}, added: bt.Counts{}, dropped: bt.Counts{}},
+		{name: "same line, another finding: added and dropped",
+			old: []bt.Found{found("Unchecked error from os.Remove", 10, findings.Minor)}, new: []bt.Found{found("Hard-coded temp directory", 10, findings.Minor)},
+			kept: bt.Counts{}, added: bt.Counts{findings.Minor: 1}, dropped: bt.Counts{findings.Minor: 1}},
 		{name: "a hidden ID twice in a run counts once", old: []bt.Found{f("x", findings.Minor), f("x", findings.Minor)},
 			new: []bt.Found{f("y", findings.Nit), f("y", findings.Nit)}, kept: bt.Counts{}, added: bt.Counts{findings.Nit: 1}, dropped: bt.Counts{findings.Minor: 1}},
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/publish"
+	"github.com/chakshu-dev/chakshu/internal/runs"
 )
 
 // Severities in report order.
@@ -33,10 +34,31 @@ func (c Counts) Total() int {
 	return n
 }
 
-// Found is one finding of a shadow run, by hidden ID.
+// Found is one finding of a shadow run.
 type Found struct {
 	HiddenID string
 	Severity findings.Severity
+	// Finding is the finding as stored; when both sides carry one (a
+	// path), they are matched by findings.Same, else by hidden ID.
+	Finding findings.Finding
+}
+
+// same reports whether f and g are the same finding.
+func (f *Found) same(g *Found) bool {
+	if f.Finding.Path != "" && g.Finding.Path != "" {
+		return findings.Same(&f.Finding, &g.Finding)
+	}
+	return f.HiddenID == g.HiddenID
+}
+
+// anySame reports whether f is the same as one of fs.
+func anySame(f *Found, fs []Found) bool {
+	for i := range fs {
+		if f.same(&fs[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 // PRComparison compares the two versions' findings on one pull request.
@@ -55,33 +77,30 @@ type PRComparison struct {
 	OldDurationMS, NewDurationMS   int64
 }
 
-// Compare matches the old and new version's findings on one pull request by
-// hidden ID. outcome gives the outcome of the posted finding with a hidden
-// ID ("" when it was never posted).
+// Compare matches the old and new version's findings on one pull request
+// by findings.Same (the rule publishing and a review's vote use: a finding
+// the new version words differently is kept, not dropped and added), by
+// hidden ID where a side lacks the stored finding. A finding the same as an
+// earlier one of its own side counts once. outcome gives the outcome of
+// the posted finding with a hidden ID ("" when it was never posted).
 func Compare(old, new []Found, outcome func(hiddenID string) string) PRComparison {
 	c := PRComparison{Kept: Counts{}, Added: Counts{}, Dropped: Counts{}}
-	inOld := map[string]bool{}
-	for _, f := range old {
-		inOld[f.HiddenID] = true
-	}
-	inNew := map[string]bool{}
-	for _, f := range new {
-		if inNew[f.HiddenID] {
+	for i := range new {
+		f := &new[i]
+		if anySame(f, new[:i]) {
 			continue
 		}
-		inNew[f.HiddenID] = true
-		if inOld[f.HiddenID] {
+		if anySame(f, old) {
 			c.Kept[f.Severity]++
 		} else {
 			c.Added[f.Severity]++
 		}
 	}
-	dropped := map[string]bool{}
-	for _, f := range old {
-		if inNew[f.HiddenID] || dropped[f.HiddenID] {
+	for i := range old {
+		f := &old[i]
+		if anySame(f, old[:i]) || anySame(f, new) {
 			continue
 		}
-		dropped[f.HiddenID] = true
 		c.Dropped[f.Severity]++
 		switch outcome(f.HiddenID) {
 		case string(finding.OutcomeFixed):
@@ -114,7 +133,7 @@ func (l *Loop) foundOf(ctx context.Context, r *ent.Run) ([]Found, error) {
 	var out []Found
 	for _, f := range fs {
 		if counted(f) {
-			out = append(out, Found{HiddenID: f.HiddenID, Severity: findings.Severity(f.Severity)})
+			out = append(out, Found{HiddenID: f.HiddenID, Severity: findings.Severity(f.Severity), Finding: runs.Finding(f)})
 		}
 	}
 	return out, nil

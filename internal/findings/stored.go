@@ -71,12 +71,16 @@ type DroppedFinding struct {
 }
 
 // Samples are the figures of a review run in several passes: how many
-// passes were asked for and ran, how many had to agree, each pass's
-// findings, and how many distinct findings agreement kept and dropped.
+// passes were asked for and ran, how many had to agree (and how many the
+// reviewer asked for, when that could not be met), each pass's findings,
+// and how many distinct findings agreement kept and dropped.
 type Samples struct {
-	Passes       int   `json:"passes"`
-	Ran          int   `json:"ran"`
-	Agree        int   `json:"agree"`
+	Passes int `json:"passes"`
+	Ran    int `json:"ran"`
+	Agree  int `json:"agree"`
+	// AgreeAsked is the reviewer's agree when fewer passes ran than it
+	// asks for (Agree is then Ran); 0 when agree was met.
+	AgreeAsked   int   `json:"agree_asked,omitempty"`
 	PassFindings []int `json:"pass_findings"`
 	Distinct     int   `json:"distinct"`
 	Kept         int   `json:"kept"`

@@ -23,6 +23,9 @@ type Finding struct {
 	Suggestion      string
 	// CommentID is its inline comment (its thread's root); 0 in the review body.
 	CommentID int64
+	// As is the finding as last reported (title, body, category, quote),
+	// to match it by findings.Same; its zero value matches by hidden ID only.
+	As findings.Finding
 }
 
 // Compare is what changed from Base to Head (GitHub's compare, status
@@ -63,10 +66,12 @@ type Facts struct {
 	Threads []Thread
 	Compare *Compare
 	// Reviewer is whose later review this read follows (AtReview), and
-	// Reported the hidden IDs that review reported: its findings that are
-	// not among them did not come back.
-	Reviewer int
-	Reported map[string]bool
+	// Reported the hidden IDs that review reported and ReportedFindings
+	// its findings: a finding whose hidden ID is not among them and that is
+	// not the same (findings.Same) as one of them did not come back.
+	Reviewer         int
+	Reported         map[string]bool
+	ReportedFindings []findings.Finding
 	// Verdicts of reply runs by the root comment of the thread they answered.
 	Verdicts map[int64]Verdict
 	// IsChakshu tells Chakshu's own logins (REST "<slug>[bot]", GraphQL "<slug>").
@@ -104,6 +109,23 @@ func Decide(open []Finding, f Facts) []Decision {
 	return out
 }
 
+// reportedAgain says whether the later review reported fd again: by hidden
+// ID, or as the same finding in other words or a line or two away.
+func (f *Facts) reportedAgain(fd *Finding) bool {
+	if f.Reported[fd.HiddenID] {
+		return true
+	}
+	if fd.As.Path == "" {
+		return false
+	}
+	for i := range f.ReportedFindings {
+		if findings.Same(&fd.As, &f.ReportedFindings[i]) {
+			return true
+		}
+	}
+	return false
+}
+
 func decide(fd Finding, t *Thread, f Facts) (finding.Outcome, string) {
 	ch := linesChanged(fd, f.Compare)
 	if ch.known && ch.changed && ch.applied(fd.Suggestion) {
@@ -113,7 +135,7 @@ func decide(fd Finding, t *Thread, f Facts) (finding.Outcome, string) {
 	if !ch.known && t != nil {
 		changed = t.IsOutdated // GitHub's own judgement of the lines under the thread
 	}
-	if f.Event == AtReview && fd.Reviewer == f.Reviewer && changed && !f.Reported[fd.HiddenID] {
+	if f.Event == AtReview && fd.Reviewer == f.Reviewer && changed && !f.reportedAgain(&fd) {
 		return finding.OutcomeFixed, ch.reason(fd, t) + "; not reported again"
 	}
 	person := func(login string, bot bool) bool {

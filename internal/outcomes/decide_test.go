@@ -64,12 +64,22 @@ func TestDecide(t *testing.T) {
 		want  finding.Outcome
 		why   string
 	}
+	asPosted := findings.Finding{Path: "lib/a.go", Line: 10, Side: "RIGHT", Severity: findings.Major, Category: "errors",
+		Title: "Unchecked error from os.Remove", Body: "The error returned by os.Remove is dropped, so a failed delete goes unnoticed."}
+	reworded := asPosted
+	reworded.Line, reworded.Title = 11, "os.Remove error is ignored"
+	otherIssue := asPosted
+	otherIssue.Title, otherIssue.Body = "Hard-coded temp directory", "The path /tmp is fixed in code; take it from the configuration."
 	review := func(fs Facts) Facts { fs.Event, fs.Reviewer, fs.IsChakshu = AtReview, 7, isChakshu; return fs }
 	cases := []tc{
 		{"line changed, not back", base, review(Facts{Compare: compareOf(CompareFile{Path: "lib/a.go", Status: "modified", Patch: patch})}),
 			finding.OutcomeFixed, "line 10 changed in 1111111; not reported again"},
 		{"line changed, back", base, review(Facts{Compare: compareOf(CompareFile{Path: "lib/a.go", Status: "modified", Patch: patch}), Reported: map[string]bool{"h": true}}),
 			finding.OutcomeOpen, ""},
+		{"line changed, back in other words a line away", with(func(f *Finding) { f.As = asPosted }), review(Facts{Compare: compareOf(CompareFile{Path: "lib/a.go", Status: "modified", Patch: patch}), ReportedFindings: []findings.Finding{reworded}}),
+			finding.OutcomeOpen, ""},
+		{"line changed, another finding on its line", with(func(f *Finding) { f.As = asPosted }), review(Facts{Compare: compareOf(CompareFile{Path: "lib/a.go", Status: "modified", Patch: patch}), ReportedFindings: []findings.Finding{otherIssue}}),
+			finding.OutcomeFixed, "line 10 changed in 1111111; not reported again"},
 		{"line unchanged", with(func(f *Finding) { f.Line = 12 }), review(Facts{Compare: compareOf(CompareFile{Path: "lib/a.go", Status: "modified", Patch: patch})}),
 			finding.OutcomeOpen, ""},
 		{"insertion inside the range", with(func(f *Finding) { f.StartLine, f.Line = 20, 21 }), review(Facts{Compare: compareOf(CompareFile{Path: "lib/a.go", Status: "modified", Patch: patch})}),

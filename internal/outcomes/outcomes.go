@@ -74,8 +74,10 @@ func (r *Reader) isChakshu(login string) bool {
 type Review struct {
 	// Run is the published review run, with its Repository and Reviewer.
 	Run *ent.Run
-	// Reported are the hidden IDs the run reported (posted or not).
+	// Reported are the hidden IDs the run reported (posted or not), and
+	// Findings its findings (matched by findings.Same).
 	Reported []string
+	Findings []findings.Finding
 	// Threads are the PR's review threads publishing read (no new read).
 	Threads []Thread
 	// REST is the installation's client, for the one compare.
@@ -118,7 +120,7 @@ func (r *Reader) AtReview(ctx context.Context, in Review) error {
 		reported[id] = true
 	}
 	ds := Decide(plain(open), Facts{Event: AtReview, Threads: in.Threads, Compare: cmp, Reviewer: reviewer,
-		Reported: reported, Verdicts: verdicts, IsChakshu: r.isChakshu})
+		Reported: reported, ReportedFindings: in.Findings, Verdicts: verdicts, IsChakshu: r.isChakshu})
 	return r.record(ctx, ds)
 }
 
@@ -261,6 +263,7 @@ func (r *Reader) open(ctx context.Context, repoID, pr, skip int) ([]openFinding,
 		out = append(out, openFinding{run: at.Edges.Run.ID, Finding: Finding{
 			ID: f.ID, HiddenID: f.HiddenID, Reviewer: rv, Head: at.Edges.Run.HeadSha, Path: at.Path,
 			StartLine: at.StartLine, Line: at.Line, Side: at.Side, Suggestion: f.Suggestion, CommentID: f.CommentID,
+			As: runs.Finding(at),
 		}})
 	}
 	return out, nil

@@ -19,14 +19,16 @@ const (
 )
 
 // bigFile is a new file in the PR: every line is commentable.
-var bigFile = map[string]string{"lib/big.go": file(numbered("big", 60))}
+var bigFile = map[string]string{"lib/big.go": file(numbered("big", 200))}
 
 // manyFindings returns n findings: four in five inline on lib/big.go, the
-// rest on a file the PR does not touch (review body).
+// rest on a file the PR does not touch (review body). They are four lines
+// apart: their titles differ by a number only, and nearer they would be
+// one finding (findings.Same).
 func manyFindings(n int, tag string) findings.Result {
 	res := findings.Result{Summary: "many", Checked: findings.Checked{Files: []string{"lib/big.go"}}}
 	for i := range n {
-		fd := f("lib/big.go", i+1, findings.Severities[i%4], fmt.Sprintf("%s finding %d", tag, i))
+		fd := f("lib/big.go", 4*i+1, findings.Severities[i%4], fmt.Sprintf("%s finding %d", tag, i))
 		if i%5 == 4 {
 			fd.Path = "README.md"
 		}

@@ -86,11 +86,40 @@ func (p *Plan) with(pl Placement) []*Item {
 	return out
 }
 
+// OnPR is what earlier runs left on the PR.
+type OnPR struct {
+	// IDs are the hidden IDs already posted on the PR (database rows and
+	// the markers of Chakshu's reviews and threads).
+	IDs map[string]bool
+	// Open are the earlier runs' posted findings whose thread is still
+	// open (or that went in a review body), as stored: a finding of this
+	// run that is the same (findings.Same) as one of them is not posted
+	// again, however a model reworded or moved it.
+	Open []Earlier
+}
+
+// Earlier is a finding an earlier run posted, with the hidden ID its row
+// and thread carry.
+type Earlier struct {
+	HiddenID string
+	findings.Finding
+}
+
 // MakePlan filters, orders, caps and places findings. onPR holds hidden IDs
 // already posted on the PR by earlier runs. A finding goes inline when the
 // PR touches its path and its lines are commentable in the diff; otherwise
 // it goes in the body under "Outside the changed lines".
 func MakePlan(fs []findings.Finding, rules Rules, onPR map[string]bool, diff *diffmap.Map) Plan {
+	return PlanOn(fs, rules, OnPR{IDs: onPR}, diff)
+}
+
+// PlanOn is MakePlan against what earlier runs left on the PR. Findings
+// are matched by findings.Same: one of this run that is the same as an
+// earlier one of this run is a duplicate; one that is the same as an open
+// earlier finding is already on the PR and takes that finding's hidden ID,
+// the marker that ties it to its thread (tidying and outcomes then see the
+// thread's finding reported again).
+func PlanOn(fs []findings.Finding, rules Rules, onPR OnPR, diff *diffmap.Map) Plan {
 	p := Plan{Items: make([]Item, 0, len(fs))}
 	for _, f := range fs {
 		if f.Side == "" {
@@ -115,13 +144,21 @@ func MakePlan(fs []findings.Finding, rules Rules, onPR map[string]bool, diff *di
 	posted := 0
 	for i := range p.Items {
 		it := &p.Items[i]
+		if !onPR.IDs[it.HiddenID] && !onPR.has(it.HiddenID) {
+			for j := range onPR.Open {
+				if findings.Same(&it.Finding, &onPR.Open[j].Finding) {
+					it.HiddenID = onPR.Open[j].HiddenID
+					break
+				}
+			}
+		}
 		switch {
-		case seen[it.HiddenID]:
+		case seen[it.HiddenID] || sameAsEarlier(p.Items[:i], it):
 			it.Dropped = DropDuplicate
 		case !it.Severity.AtLeast(min):
 			it.Dropped = DropBelowMin
 			p.BelowMin++
-		case onPR[it.HiddenID]:
+		case onPR.IDs[it.HiddenID] || onPR.has(it.HiddenID):
 			it.Dropped = DropOnPR
 			p.OnPR++
 		case rules.MaxFindings > 0 && posted >= rules.MaxFindings:
@@ -137,6 +174,37 @@ func MakePlan(fs []findings.Finding, rules Rules, onPR map[string]bool, diff *di
 		seen[it.HiddenID] = true
 	}
 	return p
+}
+
+// reported are the hidden IDs of the plan's findings (posted or not): the
+// findings this run reported, under the IDs of the threads they match.
+func (p *Plan) reported() map[string]bool {
+	out := make(map[string]bool, len(p.Items))
+	for i := range p.Items {
+		out[p.Items[i].HiddenID] = true
+	}
+	return out
+}
+
+// sameAsEarlier reports whether it is the same finding as one of earlier
+// (not dropped as a duplicate itself).
+func sameAsEarlier(earlier []Item, it *Item) bool {
+	for i := range earlier {
+		if earlier[i].Dropped != DropDuplicate && findings.Same(&earlier[i].Finding, &it.Finding) {
+			return true
+		}
+	}
+	return false
+}
+
+// has reports whether id is the hidden ID of one of the open findings.
+func (o OnPR) has(id string) bool {
+	for i := range o.Open {
+		if o.Open[i].HiddenID == id {
+			return true
+		}
+	}
+	return false
 }
 
 // demote moves inline items to the body: those the diff cannot carry, or

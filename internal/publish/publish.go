@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -178,8 +179,8 @@ type prState struct {
 	threads []Thread
 	// ownReview is the review this run already posted (a retry after a crash).
 	ownReview *github.PullRequestReview
-	// onPR holds hidden IDs earlier runs posted.
-	onPR map[string]bool
+	// onPR is what earlier runs posted: hidden IDs, and the findings still open.
+	onPR OnPR
 }
 
 func (p *Publisher) publishReview(ctx context.Context, r *ent.Run) error {
@@ -209,7 +210,8 @@ func (p *Publisher) publishReview(ctx context.Context, r *ent.Run) error {
 		return err
 	}
 	res.Findings = ev.kept // a dropped finding did not come back (tidy)
-	plan := MakePlan(res.Findings, rules, st.onPR, st.diff)
+	plan := PlanOn(res.Findings, rules, st.onPR, st.diff)
+	reported := plan.reported() // before the dropped: they did not come back
 	plan.Items = append(plan.Items, ev.dropped...)
 	rows, err := p.saveFindings(ctx, r.ID, &plan)
 	if err != nil {
@@ -255,8 +257,8 @@ func (p *Publisher) publishReview(ctx context.Context, r *ent.Run) error {
 	}
 	posted := p.reconcile(r, &plan, review, threads)
 
-	resolved := p.tidy(ctx, inst, r, res, threads)
-	p.readOutcomes(ctx, inst, r, res, threads)
+	resolved := p.tidy(ctx, inst, r, reported, threads)
+	p.readOutcomes(ctx, inst, r, reported, res.Findings, threads)
 
 	standing := standingItems(&plan)
 	conclusion := "success"
@@ -273,7 +275,7 @@ func (p *Publisher) publishReview(ctx context.Context, r *ent.Run) error {
 		title, summary := RenderCheck(CheckInput{
 			RunID: r.ID, RunURL: p.runURL(r.ID), ReviewURL: review.GetHTMLURL(), Standing: standing,
 			Posted: len(plan.Posted()), OnPR: plan.OnPR, Dropped: plan.BelowMin + plan.LeftOut,
-			FailOn: cfg.FailCheckOn, CostUSD: r.CostUsd, Duration: duration,
+			FailOn: cfg.FailCheckOn, CostUSD: r.CostUsd, Duration: duration, Samples: samplesOf(cov),
 		})
 		if err := p.cfg.Write.CompleteCheck(ctx, ghwrite.CheckOf(r), conclusion, now, ghwrite.Text{Title: title, Summary: summary}); err != nil {
 			return fmt.Errorf("complete check run: %w", err)
@@ -296,7 +298,7 @@ func (p *Publisher) readPR(ctx context.Context, inst *gh.Installation, r *ent.Ru
 	if err != nil {
 		return nil, err
 	}
-	st := &prState{diff: diffmap.New(files), onPR: map[string]bool{}}
+	st := &prState{diff: diffmap.New(files), onPR: OnPR{IDs: map[string]bool{}}}
 	reviews, err := listReviews(ctx, inst.REST, pr)
 	if err != nil {
 		return nil, err
@@ -311,7 +313,7 @@ func (p *Publisher) readPR(ctx context.Context, inst *gh.Installation, r *ent.Ru
 			continue
 		}
 		for _, id := range m.Findings {
-			st.onPR[id] = true
+			st.onPR.IDs[id] = true
 		}
 	}
 	if st.threads, err = listThreads(ctx, inst.GraphQL, pr); err != nil {
@@ -323,20 +325,30 @@ func (p *Publisher) readPR(ctx context.Context, inst *gh.Installation, r *ent.Ru
 		}
 		if m := ParseMarkers(t.RootBody); m.Run != r.ID {
 			for _, id := range m.Findings {
-				st.onPR[id] = true
+				st.onPR.IDs[id] = true
 			}
 		}
 	}
-	ids, err := p.cfg.DB.Finding.Query().Where(
+	rows, err := p.cfg.DB.Finding.Query().Where(
 		finding.Posted(true),
 		finding.HasRunWith(run.PrNumber(r.PrNumber), run.IDNEQ(r.ID),
 			run.HasRepositoryWith(repository.ID(r.Edges.Repository.ID))),
-	).Select(finding.FieldHiddenID).Strings(ctx)
+	).Order(ent.Asc(finding.FieldID)).All(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("findings already posted: %w", err)
 	}
-	for _, id := range ids {
-		st.onPR[id] = true
+	resolved := map[int64]bool{}
+	for _, t := range st.threads {
+		if t.IsResolved {
+			resolved[t.RootID] = true
+		}
+	}
+	for _, f := range rows {
+		st.onPR.IDs[f.HiddenID] = true
+		if f.Resolved || (f.CommentID != 0 && resolved[f.CommentID]) {
+			continue // a closed thread: the finding may be raised again
+		}
+		st.onPR.Open = append(st.onPR.Open, Earlier{HiddenID: f.HiddenID, Finding: runs.Finding(f)})
 	}
 	return st, nil
 }
@@ -484,12 +496,8 @@ func (p *Publisher) reconcile(r *ent.Run, plan *Plan, review *github.PullRequest
 // finding did not come back in this run. Threads people started, threads of
 // other reviewers and current threads are never touched. Failures are logged:
 // the review is out, and the next run tidies again.
-func (p *Publisher) tidy(ctx context.Context, inst *gh.Installation, r *ent.Run, res *findings.Result, threads []Thread) []string {
+func (p *Publisher) tidy(ctx context.Context, inst *gh.Installation, r *ent.Run, back map[string]bool, threads []Thread) []string {
 	log := logging.From(ctx)
-	back := map[string]bool{}
-	for i := range res.Findings {
-		back[res.Findings[i].ID()] = true
-	}
 	reviewer := safeName(r.Edges.Reviewer.Name)
 	var resolved []string
 	for _, t := range threads {
@@ -532,17 +540,18 @@ func (p *Publisher) tidy(ctx context.Context, inst *gh.Installation, r *ent.Run,
 // readOutcomes decides what became of the PR's earlier findings now that a
 // later review is out, from the threads just read (no new read) and one
 // compare. Failures are logged: the next review or the PR's closing reads again.
-func (p *Publisher) readOutcomes(ctx context.Context, inst *gh.Installation, r *ent.Run, res *findings.Result, threads []Thread) {
+func (p *Publisher) readOutcomes(ctx context.Context, inst *gh.Installation, r *ent.Run, back map[string]bool, fs []findings.Finding, threads []Thread) {
 	log := logging.From(ctx)
 	full := make([]outcomes.Thread, len(threads))
 	for i, t := range threads {
 		full[i] = t.full
 	}
-	reported := make([]string, len(res.Findings))
-	for i := range res.Findings {
-		reported[i] = res.Findings[i].ID()
+	reported := make([]string, 0, len(back))
+	for id := range back {
+		reported = append(reported, id)
 	}
-	if err := p.outcomes.AtReview(ctx, outcomes.Review{Run: r, Reported: reported, Threads: full, REST: inst.REST}); err != nil {
+	slices.Sort(reported)
+	if err := p.outcomes.AtReview(ctx, outcomes.Review{Run: r, Reported: reported, Findings: fs, Threads: full, REST: inst.REST}); err != nil {
 		log.Warn("outcomes: read at review", "err", redact.Error(err))
 	}
 }
@@ -692,4 +701,12 @@ func storedReview(r *ent.Run) (*findings.Result, *findings.Coverage, error) {
 		cov = &findings.Coverage{}
 	}
 	return st.Review, cov, nil
+}
+
+// samplesOf is the figures of a review in several passes, or nil.
+func samplesOf(cov *findings.Coverage) *findings.Samples {
+	if cov == nil {
+		return nil
+	}
+	return cov.Samples
 }

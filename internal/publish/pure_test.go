@@ -134,7 +134,7 @@ func TestMakePlan(t *testing.T) {
 	}
 	multi := fd("a.go", 4, findings.Major, "range")
 	multi.StartLine = 2
-	across := fd("a.go", 9, findings.Major, "outside range")
+	across := fd("a.go", 9, findings.Major, "spans two hunks")
 	across.StartLine = 4
 	left := fd("a.go", 3, findings.Minor, "left side")
 	left.Side = "LEFT"
@@ -170,10 +170,10 @@ func TestMakePlan(t *testing.T) {
 		},
 		{
 			name:   "already on the PR skipped before the cap",
-			in:     []findings.Finding{fd("a.go", 3, findings.Blocker, "old"), fd("a.go", 4, findings.Major, "new1"), fd("a.go", 5, findings.Minor, "new2")},
+			in:     []findings.Finding{fd("a.go", 3, findings.Blocker, "old"), fd("a.go", 4, findings.Major, "fresh"), fd("a.go", 5, findings.Minor, "later")},
 			rules:  Rules{MaxFindings: 2},
 			onPR:   []string{findings.HiddenID("a.go", "bug", "old")},
-			want:   []got{{"old", PlaceNone, DropOnPR}, {"new1", PlaceInline, ""}, {"new2", PlaceInline, ""}},
+			want:   []got{{"old", PlaceNone, DropOnPR}, {"fresh", PlaceInline, ""}, {"later", PlaceInline, ""}},
 			counts: [3]int{0, 1, 0},
 		},
 		{
@@ -183,7 +183,7 @@ func TestMakePlan(t *testing.T) {
 				fd("img.png", 1, findings.Major, "binary"), multi, across, left,
 			},
 			want: []got{
-				{"range", PlaceInline, ""}, {"outside range", PlaceBody, ""}, {"far line", PlaceBody, ""},
+				{"range", PlaceInline, ""}, {"spans two hunks", PlaceBody, ""}, {"far line", PlaceBody, ""},
 				{"untouched file", PlaceBody, ""}, {"binary", PlaceBody, ""}, {"left side", PlaceInline, ""},
 			},
 		},

@@ -342,6 +342,8 @@ type CheckInput struct {
 	FailOn   string
 	CostUSD  float64
 	Duration time.Duration
+	// Samples are the figures of a review in several passes (nil for one).
+	Samples *findings.Samples
 }
 
 type sevCount struct {
@@ -377,7 +379,9 @@ func RenderCheck(in CheckInput) (title, summary string) {
 		Posted, OnPR, Dropped, RunID int
 		FailOn, Cost, Duration       string
 		ReviewURL, RunURL            string
+		Samples                      *findings.Samples
 	}{
+		Samples:  in.Samples,
 		Standing: len(in.Standing) > 0, BySeverity: by, Posted: in.Posted, OnPR: in.OnPR, Dropped: in.Dropped,
 		RunID: in.RunID, FailOn: failOn, Cost: fmt.Sprintf("$%.2f", in.CostUSD),
 		Duration: in.Duration.Round(time.Second).String(), ReviewURL: in.ReviewURL, RunURL: in.RunURL,

@@ -156,6 +156,16 @@ func TestRenderCheck(t *testing.T) {
 	golden(t, "check_findings.md", title+"\n\n"+summary)
 	title, summary = RenderCheck(CheckInput{RunID: 7, RunURL: "https://chakshu.example/runs/7", FailOn: "never", Duration: 2 * time.Second})
 	golden(t, "check_nothing.md", title+"\n\n"+summary)
+	_, summary = RenderCheck(CheckInput{RunID: 8, RunURL: "https://chakshu.example/runs/8", Duration: time.Second,
+		Samples: &findings.Samples{Passes: 3, Ran: 1, Agree: 1, AgreeAsked: 2}})
+	if want := "1 of 3 passes ran; agree 2 could not be met, so the findings at least 1 of them reported were kept."; !strings.Contains(summary, want) {
+		t.Errorf("check summary lacks %q:\n%s", want, summary)
+	}
+	_, summary = RenderCheck(CheckInput{RunID: 8, RunURL: "https://chakshu.example/runs/8", Duration: time.Second,
+		Samples: &findings.Samples{Passes: 3, Ran: 3, Agree: 2}})
+	if want := "3 of 3 passes ran; kept the findings at least 2 of them reported."; !strings.Contains(summary, want) {
+		t.Errorf("check summary lacks %q:\n%s", want, summary)
+	}
 }
 
 func TestRenderReply(t *testing.T) {

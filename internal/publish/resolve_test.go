@@ -49,7 +49,7 @@ func TestTidyWithoutContentsWriteSaysSoOnce(t *testing.T) {
 		e := newEnv(t, db, rules(findings.Nit, 20, "never"), nil)
 		withoutContentsWrite(e)
 		r1 := e.newRun(findings.Result{Summary: "s", Findings: []findings.Finding{
-			f(calc, 10, findings.Major, "Goes away"), f(calc, 11, findings.Major, "Also goes away"),
+			f(calc, 10, findings.Major, "Goes away"), f(calc, 11, findings.Major, "Vanishes too"),
 		}})
 		e.publish(r1.ID)
 		l := featureCalc()
@@ -152,7 +152,7 @@ func TestTidyStopsAtTheFirstWaitAndRecordsIt(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db, rules(findings.Nit, 20, "never"), nil)
 		r1 := e.newRun(findings.Result{Summary: "s", Findings: []findings.Finding{
-			f(calc, 10, findings.Major, "Goes away"), f(calc, 11, findings.Major, "Also goes away"),
+			f(calc, 10, findings.Major, "Goes away"), f(calc, 11, findings.Major, "Vanishes too"),
 		}})
 		e.publish(r1.ID)
 		l := featureCalc()

@@ -99,7 +99,7 @@ type Job struct {
 	RetrySeconds int `json:"retry_seconds,omitempty"`
 	// Samples is how many independent agent passes a review runs within
 	// MaxCostUSD and WallSeconds, and Agree how many of them must report a
-	// finding (by its hidden ID) for it to be kept (reviewer.yaml's samples
+	// finding (grouped by meaning, findings.Same) for it to be kept (reviewer.yaml's samples
 	// and agree). 0 (absent, from servers before the fields) means 1; a
 	// runner before the fields ignores them and runs one pass.
 	Samples int `json:"samples,omitempty"`
@@ -284,12 +284,15 @@ type SampleStats struct {
 	Passes int `json:"passes"`
 	Ran    int `json:"ran"`
 	// Agree is how many passes had to report a finding for it to be kept:
-	// the job's agree, or Ran when fewer passes than that returned a result.
-	Agree int `json:"agree"`
+	// the job's agree, or Ran when fewer passes than that returned a result;
+	// then AgreeAsked is the job's agree, which could not be met (the
+	// check run says so). Absent when agree was met.
+	Agree      int `json:"agree"`
+	AgreeAsked int `json:"agree_asked,omitempty"`
 	// PassFindings is how many findings each pass that ran reported, in
 	// order.
 	PassFindings []int `json:"pass_findings"`
-	// Distinct is how many different findings (by hidden ID) the passes
+	// Distinct is how many different findings (by findings.Same) the passes
 	// reported together; Kept how many reached Agree; Dropped = Distinct -
 	// Kept, the findings agreement removed.
 	Distinct int `json:"distinct"`

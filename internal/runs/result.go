@@ -55,3 +55,15 @@ func Checked(r *ent.Run) map[string]any {
 	}
 	return r.Checked
 }
+
+// Finding is a stored finding row as the finding it was (the rows of every
+// run's findings, for comparing them by findings.Same).
+func Finding(f *ent.Finding) findings.Finding {
+	out := findings.Finding{Path: f.Path, Line: f.Line, StartLine: f.StartLine, Side: f.Side,
+		Severity: findings.Severity(f.Severity), Category: f.Category, Title: f.Title, Body: f.Body,
+		Evidence: f.Evidence, EvidenceMovedFrom: f.EvidenceMovedFrom}
+	if f.Suggestion != "" {
+		out.Suggestion = &f.Suggestion
+	}
+	return out
+}

@@ -87,6 +87,12 @@ type Config struct {
 	// RefuseAt, when above 0, answers the RefuseAt-th model call of a
 	// conversation with stop_reason "refusal" and no content (stops.go).
 	RefuseAt int
+	// Reword makes the model word each finding differently between passes
+	// and runs, move it by a line, vary its severity by a step, and add a
+	// planted false finding with a real quote (reword.go); RewordSeed
+	// varies the wording between runs of one diff.
+	Reword     bool
+	RewordSeed int64
 	// Seen, when set, is told the system prompt and first user message of
 	// every request the model answers (tests: what reached the model).
 	Seen func(system, prompt string)
@@ -443,6 +449,9 @@ func (m *model) result(c *conversation) findings.Result {
 	fs := wrongEvidence(focus(c.system, review(between1(c.prompt, "<diff>", "</diff>"))))
 	if m.cfg.Speculative {
 		fs = append(fs, focus(c.system, speculative(c))...)
+	}
+	if m.cfg.Reword {
+		fs = m.rewordAll(c, append(fs, focus(c.system, plantedFalse(between1(c.prompt, "<diff>", "</diff>")))...))
 	}
 	res := findings.Result{Findings: fs, Checked: findings.Checked{Files: []string{}, Skills: []string{}}}
 	if res.Findings == nil {

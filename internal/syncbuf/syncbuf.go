@@ -4,6 +4,7 @@ package syncbuf
 
 import (
 	"bytes"
+	"io"
 	"sync"
 )
 
@@ -25,4 +26,18 @@ func (s *Buffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// Writer passes writes on to W one at a time, for several goroutines that
+// share one log. The zero value with W set is ready to use.
+type Writer struct {
+	mu sync.Mutex
+	W  io.Writer
+}
+
+// Write passes p on to W whole.
+func (w *Writer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.W.Write(p)
 }

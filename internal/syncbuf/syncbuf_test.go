@@ -26,3 +26,30 @@ func TestConcurrentWrites(t *testing.T) {
 		t.Fatalf("%d lines, want 800", n)
 	}
 }
+
+// Run with -race: a Writer over a plain strings.Builder takes concurrent
+// writes one at a time, each whole.
+func TestWriterSerialisesWrites(t *testing.T) {
+	var plain strings.Builder
+	w := &Writer{W: &plain}
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range 100 {
+				fmt.Fprintf(w, "%d.%d\n", i, j)
+			}
+		}()
+	}
+	wg.Wait()
+	lines := strings.Split(strings.TrimSuffix(plain.String(), "\n"), "\n")
+	if len(lines) != 800 {
+		t.Fatalf("%d lines, want 800", len(lines))
+	}
+	for _, l := range lines {
+		if strings.Count(l, ".") != 1 {
+			t.Fatalf("a write was cut into another: %q", l)
+		}
+	}
+}

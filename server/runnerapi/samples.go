@@ -18,7 +18,8 @@ const maxSamplePasses = 10
 func samplesRecord(s *runnerproto.SampleStats) *findings.Samples {
 	if s == nil || s.Passes < 2 || s.Passes > maxSamplePasses || s.Ran < 1 || s.Ran > s.Passes ||
 		s.Agree < 1 || s.Agree > s.Ran || len(s.PassFindings) != s.Ran ||
-		s.Kept < 0 || s.Dropped < 0 || s.Kept+s.Dropped != s.Distinct {
+		s.Kept < 0 || s.Dropped < 0 || s.Kept+s.Dropped != s.Distinct ||
+		(s.AgreeAsked != 0 && (s.AgreeAsked <= s.Ran || s.AgreeAsked > s.Passes || s.Agree != s.Ran)) {
 		return nil
 	}
 	per := make([]int, len(s.PassFindings))
@@ -28,12 +29,16 @@ func samplesRecord(s *runnerproto.SampleStats) *findings.Samples {
 		}
 		per[i] = n
 	}
-	return &findings.Samples{Passes: s.Passes, Ran: s.Ran, Agree: s.Agree, PassFindings: per,
+	return &findings.Samples{Passes: s.Passes, Ran: s.Ran, Agree: s.Agree, AgreeAsked: s.AgreeAsked, PassFindings: per,
 		Distinct: s.Distinct, Kept: s.Kept, Dropped: s.Dropped}
 }
 
 // samplesMessage is the timeline entry of a result from several passes.
 func samplesMessage(s *runnerproto.SampleStats) string {
+	if s.AgreeAsked > 0 {
+		return fmt.Sprintf("The runner reported its result: %d of %d passes ran, so agree %d could not be met; kept the findings at least %d of them reported (%d), dropped those fewer reported (%d).",
+			s.Ran, s.Passes, s.AgreeAsked, s.Agree, s.Kept, s.Dropped)
+	}
 	return fmt.Sprintf("The runner reported its result: %d of %d passes ran; kept the findings at least %d of them reported (%d), dropped those fewer reported (%d).",
 		s.Ran, s.Passes, s.Agree, s.Kept, s.Dropped)
 }

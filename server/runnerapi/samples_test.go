@@ -79,6 +79,11 @@ func TestSamplesRecordRefusesNonsense(t *testing.T) {
 	if samplesRecord(&atLimit) == nil {
 		t.Fatal("figures at the limit refused")
 	}
+	unmet := good
+	unmet.AgreeAsked = 3
+	if got := samplesRecord(&unmet); got == nil || got.AgreeAsked != 3 {
+		t.Fatalf("an agree that could not be met: %+v", got)
+	}
 	for name, change := range map[string]func(*runnerproto.SampleStats){
 		"one pass":             func(s *runnerproto.SampleStats) { s.Passes, s.Ran, s.Agree, s.PassFindings = 1, 1, 1, []int{1} },
 		"passes past limit":    func(s *runnerproto.SampleStats) { s.Passes = maxSamplePasses + 1 },
@@ -90,6 +95,9 @@ func TestSamplesRecordRefusesNonsense(t *testing.T) {
 		"negative per pass":    func(s *runnerproto.SampleStats) { s.PassFindings = []int{1, -2} },
 		"sum wrong":            func(s *runnerproto.SampleStats) { s.Dropped = 2 },
 		"negative kept":        func(s *runnerproto.SampleStats) { s.Kept, s.Dropped = -1, 3 },
+		"asked agree was met":  func(s *runnerproto.SampleStats) { s.AgreeAsked = 2 },
+		"asked past passes":    func(s *runnerproto.SampleStats) { s.AgreeAsked = 4 },
+		"asked, agree not ran": func(s *runnerproto.SampleStats) { s.Ran, s.Agree, s.PassFindings, s.AgreeAsked = 2, 1, []int{1, 2}, 3 },
 	} {
 		s := good
 		s.PassFindings = append([]int(nil), good.PassFindings...)
