@@ -597,3 +597,57 @@ func TestRewordingPassesExactTitlesLoseTrueFindings(t *testing.T) {
 		t.Errorf("voting on exact titles kept %d true findings, on groups by meaning %d: the rewording model should make exact titles lose some", byTitle, byMeaning)
 	}
 }
+
+// TestPassesTakeLensesInTurn: with lenses declared, each pass's first turn
+// names the lens it takes, the reviewer's lenses one a pass in turn; with
+// none, no pass is given a focus.
+func TestPassesTakeLensesInTurn(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		lenses []string
+		want   map[string]int // lens → passes that took it
+	}{
+		{"two lenses, three passes", []string{"logic and data flow", "security"}, map[string]int{"logic and data flow": 2, "security": 1}},
+		{"no lenses", nil, map[string]int{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var prompts []string
+			model := scriptedmodel.New(scriptedmodel.Config{Seen: func(_, prompt string) {
+				mu.Lock()
+				defer mu.Unlock()
+				prompts = append(prompts, prompt)
+			}})
+			job := samplesJob(3, 1)
+			job.Lenses = tc.lenses
+			h := newHarness(t, job, model)
+			h.cfg.CheckoutDir = ordersCheckout(t)
+			if err := h.run(t); err != nil {
+				t.Fatalf("Run: %v\nlog:\n%s", err, h.log)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			// Every request of a pass repeats its first turn (which names the
+			// pass, "pass i of n"): distinct first turns are distinct passes.
+			focused := 0
+			passesWith := map[string]int{}
+			for _, p := range slices.Compact(slices.Sorted(slices.Values(prompts))) {
+				if !strings.Contains(p, "Focus of this pass") {
+					continue
+				}
+				focused++
+				for _, l := range tc.lenses {
+					if strings.Contains(p, fmt.Sprintf(agent.LensText, l)) {
+						passesWith[l]++
+					}
+				}
+			}
+			if len(tc.lenses) == 0 && focused != 0 {
+				t.Fatalf("%d requests carried a focus with no lenses declared", focused)
+			}
+			if diff := cmp.Diff(tc.want, passesWith); diff != "" {
+				t.Errorf("passes per lens (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
