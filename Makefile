@@ -14,11 +14,13 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 run: build
 	./bin/chakshu all
 
-# bin/chakshu, and in bin/runner/ the chakshu-action binaries it serves to
-# workflows (linux/amd64 and linux/arm64, static, stripped, with .gz and .sha256).
+# bin/chakshu, and in bin/runner/ the chakshu-action it serves to workflows,
+# for this machine's platform only (what the sandbox's simulated runner
+# downloads), built with bin/chakshu's flags so it shares its build cache.
+# Both Linux platforms, static and -trimpath, are `make release`'s.
 build: deps frontend
 	$(GO) build -p $(GOPAR) -ldflags "-X github.com/chakshu-dev/chakshu/internal/version.Version=$(VERSION)" -o bin/chakshu ./cmd/chakshu
-	GOPAR=$(GOPAR) scripts/runners.sh bin/runner $(VERSION)
+	@GOPAR=$(GOPAR) scripts/runners.sh bin/runner $(VERSION) --host
 
 deps:
 	@scripts/deps.sh
