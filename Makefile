@@ -5,20 +5,32 @@ GO ?= go
 export GOFLAGS := -buildvcs=false
 # Two cores here: keep the build from thrashing.
 GOPAR ?= 2
-# The version chakshu and the chakshu-action it serves are built as (the runner
-# API hands jobs only to a runner of the server's own version).
-VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+# The version chakshu, the chakshu-action it serves and the portal are built
+# as: the git tag (vMAJOR.MINOR.PATCH), or vX.Y.Z-N-gHASH after it
+# (scripts/version.sh).
+VERSION ?= $(shell scripts/version.sh)
+export CHAKSHU_VERSION := $(VERSION)
 
-.PHONY: run build test test-go test-frontend test-deploy generate check-generate vet bench fuzz soak deps frontend clean
+.PHONY: run build release test test-go test-frontend test-deploy test-release generate check-generate vet bench fuzz soak deps frontend clean
 
 run: build
 	./bin/chakshu all
 
-# bin/chakshu, and in bin/runner/ the chakshu-action binaries it serves to
-# workflows (linux/amd64 and linux/arm64, static, stripped, with .gz and .sha256).
+# bin/chakshu, and in bin/runner/ the chakshu-action it serves to workflows,
+# for this machine's platform only (what the sandbox's simulated runner
+# downloads), built with bin/chakshu's flags so it shares its build cache.
+# Both Linux platforms, static and -trimpath, are `make release`'s.
 build: deps frontend
 	$(GO) build -p $(GOPAR) -ldflags "-X github.com/chakshu-dev/chakshu/internal/version.Version=$(VERSION)" -o bin/chakshu ./cmd/chakshu
-	GOPAR=$(GOPAR) scripts/runners.sh bin/runner $(VERSION)
+	@GOPAR=$(GOPAR) scripts/runners.sh bin/runner $(VERSION) --host
+
+# A release into dist/: archives for linux/amd64 and linux/arm64 (server with
+# its runners, runner alone), SHA256SUMS, CycloneDX SBOMs, the Helm chart and
+# the image definition, reproducible (scripts/release.sh). Tag first:
+# git tag v1.2.3 && make release
+release: deps frontend
+	rm -rf dist
+	GOPAR=$(GOPAR) scripts/release.sh dist $(VERSION)
 
 deps:
 	@scripts/deps.sh
@@ -27,7 +39,7 @@ deps:
 frontend:
 	@if [ -f frontend/package.json ]; then scripts/frontend.sh build; fi
 
-test: deps vet test-go test-frontend test-deploy
+test: deps vet test-go test-frontend test-deploy test-release
 
 test-go:
 	$(GO) test -p $(GOPAR) -race -timeout 25m ./...
@@ -40,6 +52,11 @@ test-frontend:
 # out of chakshu's build; the Go build cache keeps them after the first run).
 test-deploy:
 	cd deploy/check && $(GO) test -p $(GOPAR) -count=1 ./...
+
+# The release build's offline form: one platform built twice, the two
+# SHA256SUMS equal and verified, the SBOMs valid CycloneDX JSON.
+test-release:
+	GOPAR=$(GOPAR) scripts/release.sh --check
 
 vet:
 	$(GO) vet ./...
@@ -66,4 +83,4 @@ soak:
 	CHAKSHU_SOAK=full $(GO) test -p 1 -timeout 60m -run 'Soak|Crash|Fault|Hostile' -v ./internal/e2e/...
 
 clean:
-	rm -rf bin
+	rm -rf bin dist

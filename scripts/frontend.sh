@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The portal (frontend/): build | test | generate | e2e | size.
-#   build     npm ci when node_modules is missing or stale, then the Vite build into frontend/dist
+#   build     npm ci when node_modules is missing or stale, then the Vite build into frontend/dist,
+#             its footer showing CHAKSHU_VERSION (scripts/version.sh by default)
 #             (embedded into the chakshu binary by frontend/embed.go).
 #   test      type check (tsc), lint (oxlint), Vitest, then the browser end-to-end tests
 #             against `chakshu all` in sandbox mode (Debian's chromium; installed when missing).
@@ -42,7 +43,9 @@ chromium() {
 
 build() {
   deps
-  npx vite build --logLevel warn
+  # The version the portal's footer shows: the one chakshu is built as
+  # (`make` exports CHAKSHU_VERSION; scripts/version.sh otherwise).
+  VITE_CHAKSHU_VERSION=${CHAKSHU_VERSION:-$(../scripts/version.sh)} npx vite build --logLevel warn
 }
 
 e2e() {

@@ -69,6 +69,8 @@ func commands() []command {
 			run: installationCmd, ownArgs: true},
 		{name: "secrets", summary: "re-seal stored credentials and tokens under the current CHAKSHU_SECRET_KEY (key rotation)",
 			run: secretsCmd, ownArgs: true},
+		{name: "init", summary: "write a reviewers repository to start from: chakshu init reviewers DIR",
+			run: initCmd, ownArgs: true},
 		{name: "workflow", summary: "print the workflow template to commit as .github/workflows/chakshu.yml",
 			help: "Usage: chakshu workflow print", run: workflowCmd, ownArgs: true},
 		{name: "setup", summary: "create the GitHub App from a manifest and store its settings in the data dir",
@@ -79,7 +81,7 @@ func commands() []command {
 			run: probeCmd, ownArgs: true},
 		{name: "migrate", summary: "bring the database to the current schema and exit",
 			help: "Additive migration of SQLite or PostgreSQL (CHAKSHU_DATABASE_URL). Also run at every start.", run: migrateCmd},
-		{name: "version", summary: "print the version", run: func(_ context.Context, _ []string, stdout, _ io.Writer) error {
+		{name: "version", summary: "print the version (vMAJOR.MINOR.PATCH from the release tag)", run: func(_ context.Context, _ []string, stdout, _ io.Writer) error {
 			fmt.Fprintln(stdout, "chakshu", version.Version)
 			return nil
 		}},

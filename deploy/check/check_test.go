@@ -29,6 +29,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	"sigs.k8s.io/yaml"
 )
@@ -125,7 +126,9 @@ func typed(t *testing.T, objs []object) map[string]any {
 			v = &batchv1.Job{}
 		case "PodDisruptionBudget":
 			v = &policyv1.PodDisruptionBudget{}
-		case "ServiceMonitor":
+		case "Ingress":
+			v = &networkingv1.Ingress{}
+		case "ServiceMonitor", "PrometheusRule":
 			v = &map[string]any{} // a CRD: checked by shape below
 		default:
 			t.Fatalf("%s: unexpected kind %q", o.file, o.kind)
@@ -305,7 +308,11 @@ var composeEnv = map[string]string{
 }
 
 func loadCompose(env map[string]string) (*types.Project, error) {
-	abs, err := filepath.Abs("../compose.yaml")
+	return loadComposeFile("../compose.yaml", env)
+}
+
+func loadComposeFile(path string, env map[string]string) (*types.Project, error) {
+	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
 	}
@@ -427,7 +434,7 @@ func TestSystemdTemplateUnit(t *testing.T) {
 	unit := string(b)
 	for _, want := range []string{
 		"StateDirectory=chakshu/%i", "RuntimeDirectory=chakshu-%i", "Environment=CHAKSHU_DATA_DIR=%S/chakshu/%i",
-		"Environment=UNIT_COMMAND=%i", "EnvironmentFile=-/etc/chakshu/%i.env", "ExecStart=/usr/local/bin/chakshu ${UNIT_COMMAND}",
+		"Environment=UNIT_COMMAND=%i", "EnvironmentFile=/etc/chakshu/%i.env", "ExecStart=/usr/local/bin/chakshu ${UNIT_COMMAND}",
 	} {
 		if !strings.Contains(unit, "\n"+want+"\n") {
 			t.Errorf("unit lacks %q", want)

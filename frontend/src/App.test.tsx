@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { App } from './App';
@@ -74,5 +74,12 @@ describe('App', () => {
     unmount();
     render(<App api={backend({ __typename: 'Viewer', login: 'root', name: 'Root', avatarURL: '', isAdmin: true, canWrite: true })} me={me({ authenticated: true })} />);
     expect(await screen.findByText('admin')).toBeTruthy();
+  });
+
+  it('shows the version it was built as in the footer of signed-in pages', async () => {
+    vi.stubEnv('VITE_CHAKSHU_VERSION', 'v1.2.3');
+    render(<App api={backend({ __typename: 'Viewer', login: 'octo', name: 'Octo Cat', avatarURL: '', isAdmin: false, canWrite: true })} me={me({ authenticated: true })} />);
+    expect((await screen.findByRole('contentinfo')).textContent).toBe('Chakshu v1.2.3');
+    vi.unstubAllEnvs();
   });
 });

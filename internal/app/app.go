@@ -102,7 +102,7 @@ func Run(ctx context.Context, o Options) error {
 			return fmt.Errorf("secret key: %w", err)
 		}
 	}
-	db, err := store.Open(ctx, store.Options{DatabaseURL: cfg.DatabaseURL, DataDir: cfg.DataDir})
+	db, err := store.Open(ctx, store.Options{DatabaseURL: cfg.DatabaseURL, DataDir: cfg.DataDir, MaxOpenConns: cfg.DatabaseMaxConns})
 	if err != nil {
 		return err
 	}
@@ -140,6 +140,12 @@ func Run(ctx context.Context, o Options) error {
 
 	if err := db.Migrate(ctx); err != nil {
 		return err
+	}
+	if o.Mode == ModeWeb && !db.Postgres() {
+		log.Info("web on SQLite: waiting for a worker on the same database file", "within", cfg.DeadWorkerAfter.String())
+		if err := awaitSQLiteWorker(ctx, db, cfg.DataDir, cfg.DeadWorkerAfter, time.Second); err != nil {
+			return err
+		}
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

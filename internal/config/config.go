@@ -26,6 +26,10 @@ type Config struct {
 	PublicURL string
 	// DataDir holds the SQLite file and local state (CHAKSHU_DATA_DIR).
 	DataDir string
+	// DatabaseMaxConns caps each process's PostgreSQL pool
+	// (CHAKSHU_DATABASE_MAX_CONNS, default 20); the process holds one more
+	// connection for LISTEN. Unused on SQLite.
+	DatabaseMaxConns int
 	// DatabaseURL selects PostgreSQL when set (CHAKSHU_DATABASE_URL).
 	DatabaseURL string
 	// RunnerDir holds the chakshu-action binaries the runner API serves
@@ -160,6 +164,7 @@ var Settings = []struct{ Name, Meaning, Default string }{
 	{"CHAKSHU_PUBLIC_URL", "URL GitHub and runners reach Chakshu at", "http://<CHAKSHU_ADDR>"},
 	{"CHAKSHU_DATA_DIR", "where the SQLite file and local state live", "./data"},
 	{"CHAKSHU_DATABASE_URL", "postgres://… for PostgreSQL; unset → SQLite in the data dir", "unset"},
+	{"CHAKSHU_DATABASE_MAX_CONNS", "PostgreSQL connections each process pools (it opens one more for LISTEN); size max_connections for all processes", "20"},
 	{"CHAKSHU_RUNNER_DIR", "folder of the chakshu-action binaries served to workflows (scripts/runners.sh builds them)", "runner/ beside the chakshu executable"},
 	{"CHAKSHU_APP_ID, CHAKSHU_APP_SLUG", "the GitHub App", "unset → sandbox"},
 	{"CHAKSHU_PRIVATE_KEY / CHAKSHU_PRIVATE_KEY_FILE", "the App's PEM key", "unset → sandbox"},
@@ -435,6 +440,9 @@ func Load(look Lookup) (*Config, error) {
 		return nil, err
 	}
 	if err := c.loadBlastRadius(get); err != nil {
+		return nil, err
+	}
+	if err := loadWholeNumbers(get, []wholeNumber{{"CHAKSHU_DATABASE_MAX_CONNS", &c.DatabaseMaxConns, 20, 1}}); err != nil {
 		return nil, err
 	}
 	durs := []struct {

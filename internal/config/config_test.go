@@ -24,7 +24,8 @@ func TestSandboxDefaults(t *testing.T) {
 	}
 	if !c.Sandbox || c.Addr != DefaultAddr || c.PublicURL != "http://"+DefaultAddr || c.OIDCAudience != c.PublicURL ||
 		c.WebhookSecrets[0] != SandboxSecret || !c.IsAdmin(SandboxUser) || c.AppSlug != "chakshu" ||
-		c.HeartbeatInterval != 20*time.Second || c.DeadWorkerAfter != 90*time.Second || c.RunReportTimeout != 45*time.Minute {
+		c.HeartbeatInterval != 20*time.Second || c.DeadWorkerAfter != 90*time.Second || c.RunReportTimeout != 45*time.Minute ||
+		c.DatabaseMaxConns != 20 {
 		t.Fatalf("sandbox defaults: %+v", c)
 	}
 	if c.GitHubGraphQLURL != DefaultGraphQLURL {
@@ -37,12 +38,14 @@ func TestProductionConfig(t *testing.T) {
 		"CHAKSHU_APP_ID": "42", "CHAKSHU_APP_SLUG": "acme-chakshu", "CHAKSHU_PRIVATE_KEY": strings.ReplaceAll(pem, "\n", `\n`),
 		"CHAKSHU_WEBHOOK_SECRET": "new, old", "CHAKSHU_SECRET_KEY": key32, "CHAKSHU_MODEL_API_KEY": "k",
 		"CHAKSHU_GITHUB_URL": "https://ghe.example.com/api/v3", "CHAKSHU_ADMINS": "ana, bo",
+		"CHAKSHU_DATABASE_MAX_CONNS": "50",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.Sandbox || c.AppID != 42 || !strings.Contains(string(c.PrivateKey), "\nMIIB\n") ||
-		len(c.WebhookSecrets) != 2 || c.WebhookSecrets[1] != "old" || !c.IsAdmin("BO") || c.IsAdmin("eve") {
+		len(c.WebhookSecrets) != 2 || c.WebhookSecrets[1] != "old" || !c.IsAdmin("BO") || c.IsAdmin("eve") ||
+		c.DatabaseMaxConns != 50 {
 		t.Fatalf("production config: %+v", c)
 	}
 	if c.GitHubURL != "https://ghe.example.com/api/v3/" || c.GitHubGraphQLURL != "https://ghe.example.com/api/graphql" {
@@ -80,6 +83,7 @@ func TestBadSettingsNameThemselves(t *testing.T) {
 		"CHAKSHU_LOG_LEVEL":           {"CHAKSHU_LOG_LEVEL": "loud"},
 		"CHAKSHU_LOG_FORMAT":          {"CHAKSHU_LOG_FORMAT": "xml"},
 		"CHAKSHU_HEARTBEAT_INTERVAL":  {"CHAKSHU_HEARTBEAT_INTERVAL": "soon"},
+		"CHAKSHU_DATABASE_MAX_CONNS":  {"CHAKSHU_DATABASE_MAX_CONNS": "0"},
 	}
 	for name, env := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/redact"
+	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 )
 
 // workflow checks one repository's .github/workflows/chakshu.yml against this
@@ -203,7 +204,8 @@ func workflowDiffs(have, want, serverVersion string) ([]string, error) {
 		}
 	}
 	if h.fromSource != "" {
-		// action/action.yml: "must build the version the Chakshu server runs".
+		// action/action.yml: build the version the Chakshu server runs, so
+		// the runner speaks a protocol the server serves.
 		fw := h.fromSourceWith
 		switch {
 		case fw["run-id"] != "${{ inputs.run_id }}":
@@ -211,9 +213,9 @@ func workflowDiffs(have, want, serverVersion string) ([]string, error) {
 		case fw["chakshu-url"] == "":
 			out = append(out, fmt.Sprintf("the runner built from source (%s) has no chakshu-url", h.fromSource))
 		case fw["version"] == "":
-			out = append(out, fmt.Sprintf("the runner built from source (%s) names no version: Chakshu hands jobs only to a runner of its own version (%s)", h.fromSource, serverVersion))
+			out = append(out, fmt.Sprintf("the runner built from source (%s) names no version: build this server's (%s), so it speaks a runner protocol the server serves", h.fromSource, serverVersion))
 		case serverVersion != "" && fw["version"] != serverVersion:
-			out = append(out, fmt.Sprintf("the runner built from source (%s) is version %s, but this server is %s and refuses other versions", h.fromSource, fw["version"], serverVersion))
+			out = append(out, fmt.Sprintf("the runner built from source (%s) is version %s, but this server is %s: a runner of another build gets jobs only while it speaks a runner protocol this server serves (%d–%d); build %s", h.fromSource, fw["version"], serverVersion, runnerproto.MinProtocol, runnerproto.Protocol, serverVersion))
 		}
 		return out, nil
 	}

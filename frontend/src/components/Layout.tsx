@@ -17,6 +17,12 @@ const NAV: { href: string; label: string; admin?: boolean }[] = [
   { href: '/audit', label: 'Audit log', admin: true },
 ];
 
+// The version this portal was built as, the same as chakshu's
+// (scripts/frontend.sh passes it; `chakshu version` prints it too).
+function version(): string {
+  return import.meta.env.VITE_CHAKSHU_VERSION || 'dev';
+}
+
 export function Layout({ children }: { children: ReactNode }) {
   const { viewer, api } = useSession();
   const [location] = useLocation();
@@ -83,6 +89,7 @@ export function Layout({ children }: { children: ReactNode }) {
       <main id="main" tabIndex={-1} ref={mainRef}>
         {children}
       </main>
+      <footer className="foot">Chakshu {version()}</footer>
     </>
   );
 }

@@ -47,22 +47,38 @@ env:
   - name: CHAKSHU_INTERNAL_ADDR
     value: {{ printf "0.0.0.0:%d" (int .Values.internal.port) | quote }}
 {{- end }}
+  - name: CHAKSHU_DATABASE_MAX_CONNS
+    value: {{ .Values.database.maxConns | int | toString | quote }}
 {{- range $k, $v := .Values.config }}
-{{- if ne $k "CHAKSHU_ADDR" }}
+{{- if not (has $k (list "CHAKSHU_ADDR" "CHAKSHU_DATABASE_MAX_CONNS")) }}
   - name: {{ $k }}
     value: {{ $v | toString | quote }}
 {{- end }}
 {{- end }}
+{{- with .Values.extraEnv }}
+{{- toYaml . | nindent 2 }}
+{{- end }}
 envFrom:
   - secretRef:
       name: {{ $secret }}
+{{- with .Values.extraEnvFrom }}
+{{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end -}}
+
+{{/* Annotations of every pod: the chart's own values, then podAnnotations. */}}
+{{- define "chakshu.podAnnotations" -}}
+{{- with .Values.podAnnotations }}
+annotations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
 {{- end -}}
 
 {{/* Pod-level settings shared by every component. */}}
 {{/* (The migration hook runs before the chart's ServiceAccount exists, so
 it names none; web and worker add serviceAccountName.) */}}
 {{- define "chakshu.podCommon" -}}
-automountServiceAccountToken: false
+automountServiceAccountToken: {{ .Values.serviceAccount.automountToken }}
 securityContext:
   {{- toYaml .Values.podSecurityContext | nindent 2 }}
 {{- with .Values.imagePullSecrets }}
@@ -74,6 +90,9 @@ volumes:
     emptyDir: {}
   - name: tmp
     emptyDir: {}
+{{- with .Values.extraVolumes }}
+{{- toYaml . | nindent 2 }}
+{{- end }}
 {{- end -}}
 
 {{- define "chakshu.mounts" -}}
@@ -82,4 +101,7 @@ volumeMounts:
     mountPath: /data
   - name: tmp
     mountPath: /tmp
+{{- with .Values.extraVolumeMounts }}
+{{- toYaml . | nindent 2 }}
+{{- end }}
 {{- end -}}
