@@ -90,7 +90,8 @@ func TestEvalShippedCorpus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := runEval(t, "--corpus", evalCorpus)
+	// One pass: the sandbox's reviewers run three (samples 3, agree 2).
+	rep := runEval(t, "--corpus", evalCorpus, "--samples", "1")
 	if rep.Cases != len(c.Cases) || len(rep.Reviewers) != 3 || len(rep.Runs) != 3*len(c.Cases) {
 		t.Fatalf("%d cases, %d reviewers, %d runs", rep.Cases, len(rep.Reviewers), len(rep.Runs))
 	}
@@ -378,8 +379,8 @@ func TestEvalConfiguredProvider(t *testing.T) {
 // pass refutes false positives and keeps every planted bug the pass found,
 // for a cost of its own.
 func TestEvalShowsVerificationEffect(t *testing.T) {
-	off := runEval(t, "--corpus", evalCorpus, "--hunches", "--verify", "off")
-	on := runEval(t, "--corpus", evalCorpus, "--hunches", "--verify", "on")
+	off := runEval(t, "--corpus", evalCorpus, "--hunches", "--samples", "1", "--verify", "off")
+	on := runEval(t, "--corpus", evalCorpus, "--hunches", "--samples", "1", "--verify", "on")
 	o, v := profile(off.Overall, "all"), profile(on.Overall, "all")
 	t.Logf("unverified: TP %d FP %d precision %.2f, $%.4f/PR; verified: TP %d FP %d precision %.2f, $%.4f/PR",
 		o.TP, o.FP, o.Precision, off.Overall.CostPerPR, v.TP, v.FP, v.Precision, on.Overall.CostPerPR)
@@ -398,7 +399,7 @@ func TestEvalShowsVerificationEffect(t *testing.T) {
 func TestEvalShowsSamplesEffect(t *testing.T) {
 	// The vote alone: verification (on by default) would refute the hunches
 	// before the vote could.
-	one := runEval(t, "--corpus", evalCorpus, "--hunches", "--verify", "off")
+	one := runEval(t, "--corpus", evalCorpus, "--hunches", "--samples", "1", "--verify", "off")
 	three := runEval(t, "--corpus", evalCorpus, "--hunches", "--samples", "3", "--agree", "2", "--verify", "off")
 	o, a := profile(one.Overall, "all"), profile(three.Overall, "all")
 	if o.FP == 0 {
