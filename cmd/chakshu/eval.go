@@ -218,18 +218,25 @@ func evalCmd(ctx context.Context, o *evalOptions, stdout, stderr io.Writer) erro
 // evalStages is `chakshu eval --stages`: the method's stages (eval.Stages)
 // on the rewording scripted model, side by side.
 func evalStages(ctx context.Context, o *evalOptions, cfg eval.Config, stdout io.Writer) error {
-	url, stop, err := eval.SandboxModel(scriptedmodel.Config{Reword: true, Speculative: true})
-	if err != nil {
-		return err
-	}
-	defer stop()
-	cfg.Gateway = gateway.Config{UpstreamURL: url}
+	var err error
 	if cfg.Reviewers, err = loadEvalReviewers(o, cfg.Models); err != nil {
 		return err
 	}
-	res, err := eval.RunStages(ctx, cfg, eval.Stages)
-	if err != nil {
-		return err
+	var res []eval.StageResult
+	for _, st := range eval.Stages {
+		// A model of its own per stage: the scripted model keeps a prompt
+		// cache, and a stage must not read what the one before it wrote.
+		url, stop, err := eval.SandboxModel(scriptedmodel.Config{Reword: true, Speculative: true})
+		if err != nil {
+			return err
+		}
+		cfg.Gateway = gateway.Config{UpstreamURL: url}
+		r, err := eval.RunStages(ctx, cfg, []eval.Stage{st})
+		stop()
+		if err != nil {
+			return err
+		}
+		res = append(res, r...)
 	}
 	if o.asJSON {
 		enc := json.NewEncoder(stdout)

@@ -583,6 +583,11 @@ func TestEvalStages(t *testing.T) {
 	if p := planted(res[2].Report); p != 0 {
 		t.Errorf("%d planted false findings survive verification", p)
 	}
+	// Each step costs more than the one before: every stage pays its own
+	// way, no stage reading a prompt cache an earlier one wrote.
+	if !(one.CostPerPR < grouped.CostPerPR && grouped.CostPerPR < verified.CostPerPR) {
+		t.Errorf("cost per PR: one pass $%.4f, grouped $%.4f, verified $%.4f; want each step dearer", one.CostPerPR, grouped.CostPerPR, verified.CostPerPR)
+	}
 	for _, s := range res {
 		o := s.Report.Overall
 		if o.CostPerPR <= 0 || o.CacheReadTokens <= 0 || o.CacheReadShare <= 0 || o.CacheReadShare >= 1 {
