@@ -100,6 +100,11 @@ func TestEvalShippedCorpus(t *testing.T) {
 	if rep.Overall.Failed != 0 || rep.Overall.CostPerPR <= 0 || rep.Overall.Dropped == 0 {
 		t.Fatalf("overall: %+v", rep.Overall)
 	}
+	// The gateway meters cache reads: the agent's later turns read the
+	// tools and system prompt from the prompt cache, its first writes them.
+	if o := rep.Overall; o.CacheReadTokens <= 0 || o.CacheReadTokens >= o.InputTokens || o.CacheReadShare != float64(o.CacheReadTokens)/float64(o.InputTokens) {
+		t.Fatalf("cache reads %d of %d input tokens, share %f", o.CacheReadTokens, o.InputTokens, o.CacheReadShare)
+	}
 	// The SQL injections and the committed key are the security reviewer's.
 	for _, bug := range []struct {
 		caseName, path string
