@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -26,7 +27,7 @@ type evalOptions struct {
 	corpus, reviewersDir, provider, judgeModel, workDir, minProfile, out string
 	verify                                                               string
 	names                                                                listFlag
-	judge, asJSON, verbose, hunches, yes                                 bool
+	judge, asJSON, verbose, hunches, yes, stages                         bool
 	window, samples, agree                                               int
 	minF1, beta                                                          float64
 }
@@ -101,6 +102,7 @@ func evalCommand() command {
 			fs.IntVar(&o.samples, "samples", 0, "run every reviewer with this many agent passes (reviewer.yaml samples); 0: each reviewer's own")
 			fs.IntVar(&o.agree, "agree", 0, "keep findings at least this many passes report (reviewer.yaml agree); 0: each reviewer's own, or 1 with --samples")
 			fs.StringVar(&o.verify, "verify", "", "on or off: verify every reviewer's findings (reviewer.yaml verify), or not; empty: each reviewer's own")
+			fs.BoolVar(&o.stages, "stages", false, "sandbox only: run the corpus three times on the rewording scripted model (findings worded anew each pass, a planted false finding, doubts that vary between passes) and print side by side one pass, three passes grouped by meaning with two agreeing, and those verified")
 			fs.BoolVar(&o.hunches, "hunches", false, "sandbox only: the scripted model also reports low-confidence findings that vary between passes, as a real model's doubts do (shows what --samples and --agree remove)")
 		},
 		run: func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -139,6 +141,10 @@ func evalCmd(ctx context.Context, o *evalOptions, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stderr, "chakshu eval: --min-f1-profile %q is not strict, core or all\n", o.minProfile)
 		return errUsage
 	}
+	if o.stages && (o.provider != "sandbox" || o.samples > 0 || o.agree > 0 || o.verify != "" || o.judge) {
+		fmt.Fprintln(stderr, "chakshu eval: --stages runs on --provider sandbox and sets the passes, agreement and verification itself (no --samples, --agree, --verify or --judge)")
+		return errUsage
+	}
 	corpus, err := eval.Load(o.corpus)
 	if err != nil {
 		return err
@@ -153,6 +159,9 @@ func evalCmd(ctx context.Context, o *evalOptions, stdout, stderr io.Writer) erro
 	}
 	if o.verbose {
 		cfg.Log = stderr
+	}
+	if o.stages {
+		return evalStages(ctx, o, cfg, stdout)
 	}
 	if o.provider == "sandbox" {
 		url, stop, err := eval.SandboxModel(scriptedmodel.Config{Speculative: o.hunches})
@@ -204,6 +213,37 @@ func evalCmd(ctx context.Context, o *evalOptions, stdout, stderr io.Writer) erro
 		}
 	}
 	return nil
+}
+
+// evalStages is `chakshu eval --stages`: the method's stages (eval.Stages)
+// on the rewording scripted model, side by side.
+func evalStages(ctx context.Context, o *evalOptions, cfg eval.Config, stdout io.Writer) error {
+	var err error
+	if cfg.Reviewers, err = loadEvalReviewers(o, cfg.Models); err != nil {
+		return err
+	}
+	var res []eval.StageResult
+	for _, st := range eval.Stages {
+		// A model of its own per stage: the scripted model keeps a prompt
+		// cache, and a stage must not read what the one before it wrote.
+		url, stop, err := eval.SandboxModel(scriptedmodel.Config{Reword: true, Speculative: true})
+		if err != nil {
+			return err
+		}
+		cfg.Gateway = gateway.Config{UpstreamURL: url}
+		r, err := eval.RunStages(ctx, cfg, []eval.Stage{st})
+		stop()
+		if err != nil {
+			return err
+		}
+		res = append(res, r...)
+	}
+	if o.asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	return eval.WriteStages(stdout, res)
 }
 
 // configuredGateway builds the gateway's upstreams from the CHAKSHU_* settings,

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/chakshu-dev/chakshu/internal/eval"
+	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/sandbox"
 	"github.com/chakshu-dev/chakshu/internal/scriptedmodel"
@@ -89,7 +90,8 @@ func TestEvalShippedCorpus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := runEval(t, "--corpus", evalCorpus)
+	// One pass: the sandbox's reviewers run three (samples 3, agree 2).
+	rep := runEval(t, "--corpus", evalCorpus, "--samples", "1")
 	if rep.Cases != len(c.Cases) || len(rep.Reviewers) != 3 || len(rep.Runs) != 3*len(c.Cases) {
 		t.Fatalf("%d cases, %d reviewers, %d runs", rep.Cases, len(rep.Reviewers), len(rep.Runs))
 	}
@@ -97,6 +99,11 @@ func TestEvalShippedCorpus(t *testing.T) {
 	// the runner's evidence check drops them before they are scored.
 	if rep.Overall.Failed != 0 || rep.Overall.CostPerPR <= 0 || rep.Overall.Dropped == 0 {
 		t.Fatalf("overall: %+v", rep.Overall)
+	}
+	// The gateway meters cache reads: the agent's later turns read the
+	// tools and system prompt from the prompt cache, its first writes them.
+	if o := rep.Overall; o.CacheReadTokens <= 0 || o.CacheReadTokens >= o.InputTokens || o.CacheReadShare != float64(o.CacheReadTokens)/float64(o.InputTokens) {
+		t.Fatalf("cache reads %d of %d input tokens, share %f", o.CacheReadTokens, o.InputTokens, o.CacheReadShare)
 	}
 	// The SQL injections and the committed key are the security reviewer's.
 	for _, bug := range []struct {
@@ -377,8 +384,8 @@ func TestEvalConfiguredProvider(t *testing.T) {
 // pass refutes false positives and keeps every planted bug the pass found,
 // for a cost of its own.
 func TestEvalShowsVerificationEffect(t *testing.T) {
-	off := runEval(t, "--corpus", evalCorpus, "--hunches", "--verify", "off")
-	on := runEval(t, "--corpus", evalCorpus, "--hunches", "--verify", "on")
+	off := runEval(t, "--corpus", evalCorpus, "--hunches", "--samples", "1", "--verify", "off")
+	on := runEval(t, "--corpus", evalCorpus, "--hunches", "--samples", "1", "--verify", "on")
 	o, v := profile(off.Overall, "all"), profile(on.Overall, "all")
 	t.Logf("unverified: TP %d FP %d precision %.2f, $%.4f/PR; verified: TP %d FP %d precision %.2f, $%.4f/PR",
 		o.TP, o.FP, o.Precision, off.Overall.CostPerPR, v.TP, v.FP, v.Precision, on.Overall.CostPerPR)
@@ -397,7 +404,7 @@ func TestEvalShowsVerificationEffect(t *testing.T) {
 func TestEvalShowsSamplesEffect(t *testing.T) {
 	// The vote alone: verification (on by default) would refute the hunches
 	// before the vote could.
-	one := runEval(t, "--corpus", evalCorpus, "--hunches", "--verify", "off")
+	one := runEval(t, "--corpus", evalCorpus, "--hunches", "--samples", "1", "--verify", "off")
 	three := runEval(t, "--corpus", evalCorpus, "--hunches", "--samples", "3", "--agree", "2", "--verify", "off")
 	o, a := profile(one.Overall, "all"), profile(three.Overall, "all")
 	if o.FP == 0 {
@@ -531,5 +538,84 @@ func TestEvalImport(t *testing.T) {
 	}
 	if c, err := eval.Load(out); err != nil || len(c.Cases) != 2 {
 		t.Fatalf("imported corpus: %v", err)
+	}
+}
+
+// `chakshu eval --stages` on the rewording scripted model (findings worded
+// anew each pass, a planted false finding in every pass, doubts that vary
+// between passes): passes grouped by meaning keep every true finding one
+// pass finds, and verification then removes false positives without losing
+// a true one. The table prints cost and cache-read share beside the scores.
+func TestEvalStages(t *testing.T) {
+	var stdout, stderr syncbuf.Buffer
+	if err := run(context.Background(), []string{"eval", "--corpus", evalCorpus, "--stages", "--json"}, &stdout, &stderr); err != nil {
+		t.Fatalf("eval --stages: %v\n%s", err, stderr.String())
+	}
+	var res []eval.StageResult
+	if err := json.Unmarshal([]byte(stdout.String()), &res); err != nil {
+		t.Fatalf("stages: %v\n%s", err, stdout.String())
+	}
+	if len(res) != 3 {
+		t.Fatalf("%d stages, want 3", len(res))
+	}
+	one, grouped, verified := res[0].Report.Overall, res[1].Report.Overall, res[2].Report.Overall
+	t.Logf("one pass %+v; grouped %+v; verified %+v", one.Total, grouped.Total, verified.Total)
+	if one.Total.FP == 0 || one.Total.TP == 0 {
+		t.Fatalf("one pass on the rewording model: %+v, want true and false positives", one.Total)
+	}
+	if grouped.Total.Recall < one.Total.Recall {
+		t.Errorf("passes with grouping recall %.3f, below one pass's %.3f", grouped.Total.Recall, one.Total.Recall)
+	}
+	if verified.Total.FP >= grouped.Total.FP || verified.Total.TP < grouped.Total.TP {
+		t.Errorf("verified %+v, unverified %+v: want fewer false positives, every true one kept", verified.Total, grouped.Total)
+	}
+	// The planted false finding is reported by every pass, so agreement
+	// keeps it and only verification removes it.
+	planted := func(rep *eval.Report) int {
+		n := 0
+		for _, r := range rep.Runs {
+			for _, f := range r.Findings {
+				if scriptedmodel.Planted(&findings.Finding{Title: f.Title}) {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	if p := planted(res[1].Report); p == 0 {
+		t.Errorf("no planted false finding survives agreement of passes: the double does not exercise verification")
+	}
+	if p := planted(res[2].Report); p != 0 {
+		t.Errorf("%d planted false findings survive verification", p)
+	}
+	// Each step costs more than the one before: every stage pays its own
+	// way, no stage reading a prompt cache an earlier one wrote.
+	if !(one.CostPerPR < grouped.CostPerPR && grouped.CostPerPR < verified.CostPerPR) {
+		t.Errorf("cost per PR: one pass $%.4f, grouped $%.4f, verified $%.4f; want each step dearer", one.CostPerPR, grouped.CostPerPR, verified.CostPerPR)
+	}
+	for _, s := range res {
+		o := s.Report.Overall
+		if o.CostPerPR <= 0 || o.CacheReadTokens <= 0 || o.CacheReadShare <= 0 || o.CacheReadShare >= 1 {
+			t.Errorf("stage %s: cost/PR $%.4f, cache reads %d of %d input tokens (share %.3f)", s.Stage.Name, o.CostPerPR, o.CacheReadTokens, o.InputTokens, o.CacheReadShare)
+		}
+	}
+	// The table prints the same figures.
+	var table syncbuf.Buffer
+	if err := run(context.Background(), []string{"eval", "--corpus", evalCorpus, "--stages"}, &table, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range res {
+		o := s.Report.Overall
+		row := regexp.MustCompile(regexp.QuoteMeta(s.Stage.Name) + fmt.Sprintf(`\s.*\s%.3f\s+%.3f\s+%.3f\s.*\$%.4f\s+%.1f%%`,
+			o.Total.Precision, o.Total.Recall, o.Total.F1, o.CostPerPR, 100*o.CacheReadShare))
+		if !row.MatchString(table.String()) {
+			t.Errorf("no row for stage %s with its figures in:\n%s", s.Stage.Name, table.String())
+		}
+	}
+	for _, args := range [][]string{{"--stages", "--verify", "on"}, {"--stages", "--samples", "3"}, {"--stages", "--provider", "anthropic"}} {
+		err := run(context.Background(), append([]string{"eval", "--corpus", evalCorpus}, args...), &syncbuf.Buffer{}, &syncbuf.Buffer{})
+		if !errors.Is(err, errUsage) {
+			t.Errorf("eval %v: err %v, want a usage error", args, err)
+		}
 	}
 }

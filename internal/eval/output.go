@@ -20,14 +20,14 @@ func (r *Report) WriteTable(w io.Writer) error {
 	fmt.Fprintf(w, "Profile \"any\" counts every expected comment (the benchmark's leaderboard); strict, core and all only those of their categories.\n\n")
 	var buf strings.Builder
 	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "reviewer\tprofile\tprecision\trecall\tF1\tF%g\tTP\tFP\tFN\tfindings\tcost/PR\ttokens/PR\tdropped\tfailed\t\n", r.Beta)
+	fmt.Fprintf(tw, "reviewer\tprofile\tprecision\trecall\tF1\tF%g\tTP\tFP\tFN\tfindings\tcost/PR\ttokens/PR\tcache-read\tdropped\tfailed\t\n", r.Beta)
 	rows := append(append([]Figures{}, r.Reviewers...), r.Overall)
 	for _, f := range rows {
 		ps := append([]ProfileScores{{Profile: "any", Scores: f.Total, FBeta: FBeta(f.Total.Precision, f.Total.Recall, r.Beta)}}, f.Profiles...)
 		for i, p := range ps {
-			name, extra := f.Reviewer, fmt.Sprintf("%d\t$%.4f\t%.0f\t%d\t%d", f.Findings, f.CostPerPR, f.TokensPerPR, f.Dropped, f.Failed)
+			name, extra := f.Reviewer, fmt.Sprintf("%d\t$%.4f\t%.0f\t%.1f%%\t%d\t%d", f.Findings, f.CostPerPR, f.TokensPerPR, 100*f.CacheReadShare, f.Dropped, f.Failed)
 			if i > 0 {
-				name, extra = "", "\t\t\t\t"
+				name, extra = "", "\t\t\t\t\t"
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%d\t%d\t%d\t%s\t\n", name, p.Profile, p.Precision, p.Recall, p.F1, p.FBeta, p.TP, p.FP, p.FN, extra)
 		}

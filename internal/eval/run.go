@@ -111,6 +111,12 @@ type Figures struct {
 	TokensPerPR float64 `json:"tokens_per_pr"`
 	// Dropped counts findings the runner dropped before reporting.
 	Dropped int `json:"findings_dropped"`
+	// InputTokens are every input token the model read (uncached, cache
+	// reads and cache writes); CacheReadTokens those read from the prompt
+	// cache; CacheReadShare the second over the first.
+	InputTokens     int64   `json:"input_tokens"`
+	CacheReadTokens int64   `json:"cache_read_tokens"`
+	CacheReadShare  float64 `json:"cache_read_share"`
 	// Failed counts runs that ended without a result (their cases count
 	// as reviewed with no findings).
 	Failed int `json:"failed_runs"`
@@ -144,6 +150,9 @@ type RunResult struct {
 	CostUSD    float64    `json:"cost_usd"`
 	Tokens     int64      `json:"tokens"`
 	Dropped    int        `json:"findings_dropped"`
+	// InputTokens and CacheReadTokens are as in Figures.
+	InputTokens     int64 `json:"input_tokens"`
+	CacheReadTokens int64 `json:"cache_read_tokens"`
 	// Failure is why the run produced no result ("" when it did).
 	Failure string `json:"failure,omitempty"`
 }
@@ -259,6 +268,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			f.CostUSD += rr.CostUSD
 			f.Tokens += rr.Tokens
 			f.Dropped += rr.Dropped
+			f.InputTokens += rr.InputTokens
+			f.CacheReadTokens += rr.CacheReadTokens
 			if rr.Failure != "" {
 				f.Failed++
 			}
@@ -283,11 +294,14 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		f.Total = totals[rv.Name].Score()
 		f.CostPerPR = f.CostUSD / cases
 		f.TokensPerPR = float64(f.Tokens) / cases
+		f.CacheReadShare = share(f.CacheReadTokens, f.InputTokens)
 		rep.Reviewers = append(rep.Reviewers, *f)
 		rep.Overall.Findings += f.Findings
 		rep.Overall.CostUSD += f.CostUSD
 		rep.Overall.Tokens += f.Tokens
 		rep.Overall.Dropped += f.Dropped
+		rep.Overall.InputTokens += f.InputTokens
+		rep.Overall.CacheReadTokens += f.CacheReadTokens
 		rep.Overall.Failed += f.Failed
 	}
 	if n := len(rep.Runs); n > 0 && rep.Overall.Failed == n {
@@ -301,6 +315,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	rep.Overall.CostPerPR = rep.Overall.CostUSD / cases
 	rep.Overall.TokensPerPR = float64(rep.Overall.Tokens) / cases
+	rep.Overall.CacheReadShare = share(rep.Overall.CacheReadTokens, rep.Overall.InputTokens)
 	rep.WallSeconds = time.Since(start).Seconds()
 	return rep, nil
 }
@@ -560,17 +575,32 @@ func (w *world) newRun(ctx context.Context, k *Case, rv reviewers.Local, model s
 }
 
 func (w *world) costOf(ctx context.Context, id int) float64 {
-	c, _ := w.usageOf(ctx, id)
-	return c
+	return w.usageOf(ctx, id).cost
 }
 
-// usageOf is a run's cost and its input and output tokens.
-func (w *world) usageOf(ctx context.Context, id int) (float64, int64) {
+// usage is a run's cost and tokens as the gateway metered them.
+type usage struct {
+	cost                     float64
+	tokens, input, cacheRead int64
+}
+
+// usageOf is a run's cost, its input and output tokens, its input tokens
+// (uncached, cache reads and writes) and its cache reads.
+func (w *world) usageOf(ctx context.Context, id int) usage {
 	rn, err := w.db.Run.Get(ctx, id)
 	if err != nil {
-		return 0, 0
+		return usage{}
 	}
-	return rn.CostUsd, rn.InputTokens + rn.OutputTokens + rn.CacheReadTokens + rn.CacheWriteTokens
+	in := rn.InputTokens + rn.CacheReadTokens + rn.CacheWriteTokens
+	return usage{cost: rn.CostUsd, tokens: in + rn.OutputTokens, input: in, cacheRead: rn.CacheReadTokens}
+}
+
+// share is part over all, 0 when all is 0.
+func share(part, all int64) float64 {
+	if all == 0 {
+		return 0
+	}
+	return float64(part) / float64(all)
 }
 
 // newJobs is eval's job builder: the settings' defaults, the catalogue
@@ -610,7 +640,8 @@ func (w *world) review(ctx context.Context, k *Case, pr *prRepo, rv reviewers.Lo
 	res, err := runner.Review(ctx, runner.ReviewConfig{Job: j, CheckoutDir: pr.dir, WorkDir: filepath.Join(w.work, "ws"),
 		Log: w.cfg.Log, HTTPClient: w.http, Agent: agent.Config{}})
 	rr := &RunResult{Case: k.Name, Reviewer: rv.Name, Findings: []Finding{}, Matched: []Pair{}}
-	rr.CostUSD, rr.Tokens = w.usageOf(ctx, rn.ID)
+	u := w.usageOf(ctx, rn.ID)
+	rr.CostUSD, rr.Tokens, rr.InputTokens, rr.CacheReadTokens = u.cost, u.tokens, u.input, u.cacheRead
 	if res != nil {
 		rr.Dropped = res.Dropped
 	}
