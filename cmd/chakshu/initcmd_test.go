@@ -51,6 +51,9 @@ func TestInitReviewers(t *testing.T) {
 		if c.MaxCostUSD <= 0 || c.MaxCostUSD > 10 || c.MaxTurns < defaults.MaxTurns || c.MaxFindings > defaults.MaxFindings {
 			t.Errorf("%s caps: $%v, %d turns, %d findings", name, c.MaxCostUSD, c.MaxTurns, c.MaxFindings)
 		}
+		if c.Samples < 2 || c.Agree < 2 || !c.Verify {
+			t.Errorf("%s: %d passes, agree %d, verify %v: the review method is several passes that agree, verified", name, c.Samples, c.Agree, c.Verify)
+		}
 		if c.FailCheckOn != "blocker" || c.MinSeverity == defaults.MinSeverity {
 			t.Errorf("%s: fail_check_on %s, min_severity %s: fail on blockers only, drop nits", name, c.FailCheckOn, c.MinSeverity)
 		}

@@ -45,8 +45,9 @@ type Config struct {
 	// reviewer.yaml names it passes (samples is still read as its alias);
 	// it is stored as samples, as before the rename.
 	Samples int `yaml:"passes" json:"samples,omitempty"`
-	// Agree is how many of the passes must report a finding (matched by its
-	// hidden ID) for the review to keep it; 1 to Samples.
+	// Agree is how many of the passes must report a finding (the same
+	// finding by findings.Same, the one rule for grouping by meaning) for
+	// the review to keep it; 1 to Samples.
 	Agree int `yaml:"agree" json:"agree,omitempty"`
 	// Lenses are the focuses the passes take in turn (pass i reviews with
 	// Lenses[(i-1) % len]); empty means DefaultLenses when Samples is above
