@@ -146,6 +146,22 @@ describe('RunPage', () => {
     expect(screen.getByRole('link', { name: 'Runs' }).getAttribute('href')).toBe('/runs');
   });
 
+  it("shows how the review was made from the run's checked figures", async () => {
+    const checked = { samples: { passes: 3, ran: 2, agree: 2, pass_findings: [3, 1], distinct: 3, kept: 1, dropped: 2 }, verify: { candidates: 1, confirmed: 0, refuted: 1, unverified: 0, min_confidence: 0, calls: 1, turns: 2, cost_usd: 0.12 } };
+    setup(<RunPage id="r1" />, { handlers: handlers(run({ checked })) });
+    const panel = (await screen.findByRole('heading', { name: 'How this review was made' })).closest('section')!;
+    expect(panel.textContent).toMatch(/2 of 3 ran/);
+    expect(panel.textContent).toMatch(/2 findings of 3 distinct/);
+    expect(panel.textContent).toMatch(/1 candidate: 0 confirmed, 1 refuted/);
+    expect(panel.textContent).toMatch(/\$0\.12 in 2 model calls; the run's cost \$0\.31/);
+  });
+
+  it('shows no review-method panel for a reply run', async () => {
+    setup(<RunPage id="r1" />, { handlers: handlers(run({ kind: 'reply', checked: null })) });
+    await screen.findByText('Timeline');
+    expect(screen.queryByRole('heading', { name: 'How this review was made' })).toBeNull();
+  });
+
   it('says when the run is not found', async () => {
     setup(<RunPage id="nope" />, { handlers: { RunPage: () => ({ data: { run: null } }) } });
     expect(await screen.findByText('Run not found')).toBeTruthy();

@@ -1,4 +1,4 @@
-// One run: timeline, failure, findings, cost and links.
+// One run: timeline, failure, findings, how the review was made, cost and links.
 import { useCallback } from 'react';
 import { Link } from 'wouter';
 import { useMutation, useQuery } from 'urql';
@@ -7,6 +7,7 @@ import { SeverityCounts, StatusBadge } from '../components/Badges';
 import { FindingList } from '../components/FindingList';
 import { backtestSideLabel } from '../components/RunRow';
 import { Timeline } from '../components/Timeline';
+import { ReviewMethod } from '../components/ReviewMethod';
 import { ActionError, Empty, ErrorState, Loading } from '../components/States';
 import { WriterOnly } from '../components/AdminOnly';
 import { formatCost, formatCount, formatDuration, formatTime, shortSha } from '../lib/format';
@@ -95,6 +96,7 @@ export const RunPageQuery = graphql(`
         glob
         scope
       }
+      ...ReviewMethod_run
     }
   }
 `);
@@ -294,6 +296,8 @@ export default function RunPage({ id }: { id: string }) {
       )}
 
       <FindingList runID={run.id} total={run.findingCounts.total} />
+
+      {run.kind === 'review' && <ReviewMethod run={run} />}
 
       <section aria-labelledby="learnings-h">
         <h2 id="learnings-h">Learnings applied</h2>

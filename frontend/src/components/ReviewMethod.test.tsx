@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { render, screen, within } from '@testing-library/react';
+import { makeFragmentData } from '../gql';
+import { ReviewMethod, ReviewMethodFragment, reviewFigures } from './ReviewMethod';
+
+// Run.checked as the server stores it (internal/findings.Coverage's JSON).
+const samples = { passes: 3, ran: 3, agree: 2, pass_findings: [4, 2, 3], distinct: 6, kept: 3, dropped: 3 };
+const verify = { candidates: 3, confirmed: 2, refuted: 1, unverified: 0, min_confidence: 70, calls: 2, turns: 5, cost_usd: 0.042 };
+
+const show = (checked: Record<string, unknown> | null, costUsd = 0.31) =>
+  render(<ReviewMethod run={makeFragmentData({ __typename: 'Run', id: 'r1', costUsd, checked }, ReviewMethodFragment)} />);
+
+const fact = (term: string) => within(screen.getByText(term, { selector: 'dt' }).parentElement!).getByRole('definition').textContent;
+
+describe('ReviewMethod', () => {
+  it('shows passes, agreement, findings dropped, verification and the verifier cost beside the run cost', () => {
+    show({ files: ['a.go'], samples, verify });
+    expect(screen.getByRole('heading', { name: 'How this review was made' })).toBeTruthy();
+    expect(fact('Passes')).toBe('3 of 3 ran (findings per pass: 4, 2, 3)');
+    expect(fact('Agreement')).toBe('Met: a finding needed 2 of 3 passes');
+    expect(fact('Dropped by agreement')).toBe('3 findings of 6 distinct, 3 kept');
+    expect(fact('Verified')).toBe('3 candidates: 2 confirmed, 1 refuted (minimum confidence 70)');
+    expect(fact("Verifier's cost")).toBe("$0.04 in 5 model calls; the run's cost $0.31");
+    expect(screen.queryByText(/No figures/)).toBeNull();
+  });
+
+  it('says when agreement could not be met because fewer passes ran than asked', () => {
+    show({ samples: { passes: 3, ran: 1, agree: 1, agree_asked: 2, pass_findings: [5], distinct: 5, kept: 5, dropped: 0 } });
+    expect(fact('Passes')).toBe('1 of 3 ran (findings per pass: 5)');
+    const agreement = fact('Agreement');
+    expect(agreement).toMatch(/^Not met/);
+    expect(agreement).toBe('Not met: the reviewer asks 2 passes to agree, only 1 pass ran, so a finding needed 1');
+    expect(fact('Dropped by agreement')).toBe('0 findings of 5 distinct, 5 kept');
+    // Verification was off: no verifier figures.
+    expect(screen.queryByText('Verified')).toBeNull();
+    expect(screen.queryByText("Verifier's cost")).toBeNull();
+  });
+
+  it.each([
+    ['an old run without checked', null],
+    ['one pass, verify off', { files: ['a.go'], skills: [], files_read: ['a.go'], evidence: { kept: 1, moved: 0, dropped: 0, unchecked: 0, dropped_findings: [] } }],
+    ['malformed figures', { samples: 'three', verify: [1, 2] }],
+  ])('shows the empty state for %s', (_name, checked) => {
+    show(checked);
+    expect(screen.getByText('No figures on how this review was made')).toBeTruthy();
+    expect(screen.queryByRole('definition')).toBeNull();
+  });
+});
+
+describe('reviewFigures', () => {
+  it('reads verify alone when the review ran in one pass', () => {
+    const got = reviewFigures({ verify });
+    expect(got.passes).toBeNull();
+    expect(got.verify).toEqual({ candidates: 3, confirmed: 2, refuted: 1, unverified: 0, minConfidence: 70, calls: 2, turns: 5, costUsd: 0.042 });
+  });
+
+  it('treats non-numbers as zero rather than showing NaN', () => {
+    const got = reviewFigures({ samples: { passes: 2, ran: '2', agree: null, pass_findings: [1, 'x'] } });
+    expect(got.passes).toMatchObject({ passes: 2, ran: 0, agree: 0, passFindings: [1, 0], dropped: 0 });
+  });
+});
