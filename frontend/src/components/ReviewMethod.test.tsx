@@ -20,7 +20,7 @@ describe('ReviewMethod', () => {
     expect(fact('Agreement')).toBe('Met: a finding needed 2 of 3 passes');
     expect(fact('Dropped by agreement')).toBe('3 findings of 6 distinct, 3 kept');
     expect(fact('Verified')).toBe('3 candidates: 2 confirmed, 1 refuted (minimum confidence 70)');
-    expect(fact("Verifier's cost")).toBe("$0.04 in 5 model calls; the run's cost $0.31");
+    expect(fact("Verifier's cost")).toBe("$0.04 (the runner's estimate) in 5 model calls, part of the run's $0.31");
     expect(screen.queryByText(/No figures/)).toBeNull();
   });
 

@@ -1,5 +1,7 @@
 // "How this review was made": the passes, their agreement and the verifier
-// of one run, from Run.checked's samples and verify figures.
+// of one run, from Run.checked's samples and verify figures. The verifier's
+// cost is the runner's estimate; the run's cost is what the gateway metered
+// for every model call of the run, the verifier's included.
 import { graphql, getFragmentData, type FragmentType } from '../gql';
 import { formatCost } from '../lib/format';
 import { Empty } from './States';
@@ -135,7 +137,7 @@ export function ReviewMethod(props: { run: FragmentType<typeof ReviewMethodFragm
                 <dd>
                   {formatCost(verify.costUsd)}{' '}
                   <span className="muted">
-                    in {plural(verify.turns, 'model call')}; the run's cost {formatCost(run.costUsd)}
+                    (the runner's estimate) in {plural(verify.turns, 'model call')}, part of the run's {formatCost(run.costUsd)}
                   </span>
                 </dd>
               </div>

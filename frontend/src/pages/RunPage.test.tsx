@@ -153,7 +153,7 @@ describe('RunPage', () => {
     expect(panel.textContent).toMatch(/2 of 3 ran/);
     expect(panel.textContent).toMatch(/2 findings of 3 distinct/);
     expect(panel.textContent).toMatch(/1 candidate: 0 confirmed, 1 refuted/);
-    expect(panel.textContent).toMatch(/\$0\.12 in 2 model calls; the run's cost \$0\.31/);
+    expect(panel.textContent).toMatch(/\$0\.12 \(the runner's estimate\) in 2 model calls, part of the run's \$0\.31/);
   });
 
   it('shows no review-method panel for a reply run', async () => {
