@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { render, screen, within } from '@testing-library/react';
 import { makeFragmentData } from '../gql';
+import type { RunStatus } from '../gql/graphql';
 import { ReviewMethod, ReviewMethodFragment, reviewFigures } from './ReviewMethod';
 
 // Run.checked as the server stores it (internal/findings.Coverage's JSON).
 const samples = { passes: 3, ran: 3, agree: 2, pass_findings: [4, 2, 3], distinct: 6, kept: 3, dropped: 3 };
 const verify = { candidates: 3, confirmed: 2, refuted: 1, unverified: 0, min_confidence: 70, calls: 2, turns: 5, cost_usd: 0.042 };
 
-const show = (checked: Record<string, unknown> | null, costUsd = 0.31) =>
-  render(<ReviewMethod run={makeFragmentData({ __typename: 'Run', id: 'r1', costUsd, checked }, ReviewMethodFragment)} />);
+const show = (checked: Record<string, unknown> | null, status: RunStatus = 'succeeded') =>
+  render(<ReviewMethod run={makeFragmentData({ __typename: 'Run', id: 'r1', status, costUsd: 0.31, checked }, ReviewMethodFragment)} />);
 
 const fact = (term: string) => within(screen.getByText(term, { selector: 'dt' }).parentElement!).getByRole('definition').textContent;
 
@@ -44,6 +45,12 @@ describe('ReviewMethod', () => {
     show(checked);
     expect(screen.getByText('No figures on how this review was made')).toBeTruthy();
     expect(screen.queryByRole('definition')).toBeNull();
+  });
+
+  it('says the figures come when the run finishes, not that there are none, while it runs', () => {
+    show(null, 'running');
+    expect(screen.getByText(/appear here when the run has finished/)).toBeTruthy();
+    expect(screen.queryByText('No figures on how this review was made')).toBeNull();
   });
 });
 

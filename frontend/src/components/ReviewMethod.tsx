@@ -4,11 +4,13 @@
 // for every model call of the run, the verifier's included.
 import { graphql, getFragmentData, type FragmentType } from '../gql';
 import { formatCost } from '../lib/format';
+import { isActive } from '../lib/runStatus';
 import { Empty } from './States';
 
 export const ReviewMethodFragment = graphql(`
   fragment ReviewMethod_run on Run {
     id
+    status
     costUsd
     checked
   }
@@ -85,7 +87,9 @@ export function ReviewMethod(props: { run: FragmentType<typeof ReviewMethodFragm
   return (
     <section aria-labelledby="method-h" className="review-method">
       <h2 id="method-h">How this review was made</h2>
-      {!passes && !verify ? (
+      {!passes && !verify && isActive(run.status) ? (
+        <p className="muted">The passes' and the verifier's figures appear here when the run has finished.</p>
+      ) : !passes && !verify ? (
         <Empty title="No figures on how this review was made">
           This run was reviewed in a single pass without a verifier, or ran before Chakshu kept these figures.
         </Empty>
