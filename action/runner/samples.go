@@ -143,6 +143,7 @@ func runReview(ctx context.Context, ac agent.Config) (*agent.Outcome, *runnerpro
 
 	total := &agent.Outcome{}
 	var passes []*findings.Result
+	var lenses []string // the lens of each pass in passes
 	var firstFailure *runnerproto.Failure
 	for i, out := range outs {
 		if out == nil {
@@ -168,6 +169,9 @@ func runReview(ctx context.Context, ac agent.Config) (*agent.Outcome, *runnerpro
 			continue
 		}
 		passes = append(passes, res)
+		if len(job.Lenses) > 0 {
+			lenses = append(lenses, lensFor(job, i+1))
+		}
 	}
 	if len(passes) == 0 {
 		total.Failure = firstFailure
@@ -177,6 +181,7 @@ func runReview(ctx context.Context, ac agent.Config) (*agent.Outcome, *runnerpro
 		return total, nil
 	}
 	merged, stats := agreeOn(passes, n, job.Agree)
+	stats.Lenses = lenses // nil without lenses: not sent, as an older server expects
 	total.Result, _ = json.Marshal(merged)
 	fmt.Fprintf(log, "%d of %d passes ran: kept %d findings that at least %d reported, dropped %d\n", stats.Ran, stats.Passes, stats.Kept, stats.Agree, stats.Dropped)
 	if stats.AgreeAsked > 0 {

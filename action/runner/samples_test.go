@@ -606,9 +606,11 @@ func TestPassesTakeLensesInTurn(t *testing.T) {
 		name   string
 		lenses []string
 		want   map[string]int // lens → passes that took it
+		report []string       // the lenses reported, one a pass that ran
 	}{
-		{"two lenses, three passes", []string{"logic and data flow", "security"}, map[string]int{"logic and data flow": 2, "security": 1}},
-		{"no lenses", nil, map[string]int{}},
+		{"two lenses, three passes", []string{"logic and data flow", "security"}, map[string]int{"logic and data flow": 2, "security": 1},
+			[]string{"logic and data flow", "security", "logic and data flow"}},
+		{"no lenses", nil, map[string]int{}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var mu sync.Mutex
@@ -647,6 +649,13 @@ func TestPassesTakeLensesInTurn(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.want, passesWith); diff != "" {
 				t.Errorf("passes per lens (-want +got):\n%s", diff)
+			}
+			rep := h.report(t)
+			if rep.Stats.Samples == nil {
+				t.Fatal("no pass figures reported")
+			}
+			if diff := cmp.Diff(tc.report, rep.Stats.Samples.Lenses); diff != "" {
+				t.Errorf("reported lenses (-want +got):\n%s", diff)
 			}
 		})
 	}

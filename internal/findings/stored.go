@@ -82,9 +82,12 @@ type Samples struct {
 	// asks for (Agree is then Ran); 0 when agree was met.
 	AgreeAsked   int   `json:"agree_asked,omitempty"`
 	PassFindings []int `json:"pass_findings"`
-	Distinct     int   `json:"distinct"`
-	Kept         int   `json:"kept"`
-	Dropped      int   `json:"dropped"`
+	// Lenses are the focuses the passes that ran took, in the order of
+	// PassFindings; absent when the reviewer declared none.
+	Lenses   []string `json:"lenses,omitempty"`
+	Distinct int      `json:"distinct"`
+	Kept     int      `json:"kept"`
+	Dropped  int      `json:"dropped"`
 }
 
 // Map is c as GraphQL's Run.checked map (and the legacy checked column):

@@ -292,6 +292,10 @@ type SampleStats struct {
 	// PassFindings is how many findings each pass that ran reported, in
 	// order.
 	PassFindings []int `json:"pass_findings"`
+	// Lenses are the focuses the passes that ran took, in the order of
+	// PassFindings (the job's Lenses in turn); absent when the job has
+	// none, so a runner sends them only to a server that sent lenses.
+	Lenses []string `json:"lenses,omitempty"`
 	// Distinct is how many different findings (by findings.Same) the passes
 	// reported together; Kept how many reached Agree; Dropped = Distinct -
 	// Kept, the findings agreement removed.

@@ -3,8 +3,10 @@ package runnerapi
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/chakshu-dev/chakshu/internal/findings"
+	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 )
 
@@ -19,8 +21,14 @@ func samplesRecord(s *runnerproto.SampleStats) *findings.Samples {
 	if s == nil || s.Passes < 2 || s.Passes > maxSamplePasses || s.Ran < 1 || s.Ran > s.Passes ||
 		s.Agree < 1 || s.Agree > s.Ran || len(s.PassFindings) != s.Ran ||
 		s.Kept < 0 || s.Dropped < 0 || s.Kept+s.Dropped != s.Distinct ||
-		(s.AgreeAsked != 0 && (s.AgreeAsked <= s.Ran || s.AgreeAsked > s.Passes || s.Agree != s.Ran)) {
+		(s.AgreeAsked != 0 && (s.AgreeAsked <= s.Ran || s.AgreeAsked > s.Passes || s.Agree != s.Ran)) ||
+		(len(s.Lenses) != 0 && len(s.Lenses) != s.Ran) {
 		return nil
+	}
+	for _, l := range s.Lenses {
+		if l == "" || len(l) > reviewers.MaxLensBytes {
+			return nil
+		}
 	}
 	per := make([]int, len(s.PassFindings))
 	for i, n := range s.PassFindings {
@@ -29,7 +37,7 @@ func samplesRecord(s *runnerproto.SampleStats) *findings.Samples {
 		}
 		per[i] = n
 	}
-	return &findings.Samples{Passes: s.Passes, Ran: s.Ran, Agree: s.Agree, AgreeAsked: s.AgreeAsked, PassFindings: per,
+	return &findings.Samples{Passes: s.Passes, Ran: s.Ran, Agree: s.Agree, AgreeAsked: s.AgreeAsked, PassFindings: per, Lenses: slices.Clone(s.Lenses),
 		Distinct: s.Distinct, Kept: s.Kept, Dropped: s.Dropped}
 }
 

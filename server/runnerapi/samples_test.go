@@ -2,6 +2,7 @@ package runnerapi
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -84,6 +85,11 @@ func TestSamplesRecordRefusesNonsense(t *testing.T) {
 	if got := samplesRecord(&unmet); got == nil || got.AgreeAsked != 3 {
 		t.Fatalf("an agree that could not be met: %+v", got)
 	}
+	withLenses := good
+	withLenses.Lenses = []string{"security", "logic"}
+	if got := samplesRecord(&withLenses); got == nil || !slices.Equal(got.Lenses, withLenses.Lenses) {
+		t.Fatalf("the passes' lenses: %+v", got)
+	}
 	for name, change := range map[string]func(*runnerproto.SampleStats){
 		"one pass":             func(s *runnerproto.SampleStats) { s.Passes, s.Ran, s.Agree, s.PassFindings = 1, 1, 1, []int{1} },
 		"passes past limit":    func(s *runnerproto.SampleStats) { s.Passes = maxSamplePasses + 1 },
@@ -98,6 +104,11 @@ func TestSamplesRecordRefusesNonsense(t *testing.T) {
 		"asked agree was met":  func(s *runnerproto.SampleStats) { s.AgreeAsked = 2 },
 		"asked past passes":    func(s *runnerproto.SampleStats) { s.AgreeAsked = 4 },
 		"asked, agree not ran": func(s *runnerproto.SampleStats) { s.Ran, s.Agree, s.PassFindings, s.AgreeAsked = 2, 1, []int{1, 2}, 3 },
+		"lenses not per pass":  func(s *runnerproto.SampleStats) { s.Lenses = []string{"security"} },
+		"empty lens":           func(s *runnerproto.SampleStats) { s.Lenses = []string{"security", ""} },
+		"lens past limit": func(s *runnerproto.SampleStats) {
+			s.Lenses = []string{"security", strings.Repeat("x", reviewers.MaxLensBytes+1)}
+		},
 	} {
 		s := good
 		s.PassFindings = append([]int(nil), good.PassFindings...)
