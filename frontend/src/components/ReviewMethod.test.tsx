@@ -23,6 +23,16 @@ describe('ReviewMethod', () => {
     expect(fact('Verified')).toBe('3 candidates: 2 confirmed, 1 refuted (minimum confidence 70)');
     expect(fact("Verifier's cost")).toBe("$0.04 (the runner's estimate) in 5 model calls, part of the run's $0.31");
     expect(screen.queryByText(/No figures/)).toBeNull();
+    // No lenses declared: no lenses row.
+    expect(screen.queryByText('Lenses')).toBeNull();
+  });
+
+  it('lists the lens each pass that ran took, with its findings', () => {
+    show({ samples: { ...samples, lenses: ['security', 'logic and data flow', 'security'] } });
+    const items = within(screen.getByText('Lenses', { selector: 'dt' }).parentElement!)
+      .getAllByRole('listitem')
+      .map((li) => li.textContent);
+    expect(items).toEqual(['Pass 1: security (4 findings)', 'Pass 2: logic and data flow (2 findings)', 'Pass 3: security (3 findings)']);
   });
 
   it('says when agreement could not be met because fewer passes ran than asked', () => {
@@ -62,7 +72,8 @@ describe('reviewFigures', () => {
   });
 
   it('treats non-numbers as zero rather than showing NaN', () => {
-    const got = reviewFigures({ samples: { passes: 2, ran: '2', agree: null, pass_findings: [1, 'x'] } });
-    expect(got.passes).toMatchObject({ passes: 2, ran: 0, agree: 0, passFindings: [1, 0], dropped: 0 });
+    const got = reviewFigures({ samples: { passes: 2, ran: '2', agree: null, pass_findings: [1, 'x'], lenses: ['security', 7] } });
+    expect(got.passes).toMatchObject({ passes: 2, ran: 0, agree: 0, passFindings: [1, 0], lenses: ['security', ''], dropped: 0 });
+    expect(reviewFigures({ samples }).passes?.lenses).toEqual([]);
   });
 });

@@ -24,6 +24,9 @@ export interface PassFigures {
   /** The reviewer's agree when fewer passes ran than it asks for; 0 when met. */
   agreeAsked: number;
   passFindings: number[];
+  /** The focus each pass that ran took, in the order of passFindings;
+   * empty when the reviewer declared no lenses (or for older runs). */
+  lenses: string[];
   distinct: number;
   kept: number;
   dropped: number;
@@ -42,6 +45,7 @@ export interface VerifyFigures {
   costUsd: number;
 }
 
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 const obj = (v: unknown): Record<string, unknown> | null => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null);
 
@@ -59,6 +63,7 @@ export function reviewFigures(checked: Record<string, unknown> | null | undefine
             agree: num(s.agree),
             agreeAsked: num(s.agree_asked),
             passFindings: Array.isArray(s.pass_findings) ? s.pass_findings.map(num) : [],
+            lenses: Array.isArray(s.lenses) ? s.lenses.map(str) : [],
             distinct: num(s.distinct),
             kept: num(s.kept),
             dropped: num(s.dropped),
@@ -104,6 +109,21 @@ export function ReviewMethod(props: { run: FragmentType<typeof ReviewMethodFragm
                   {passes.passFindings.length > 0 && <span className="muted"> (findings per pass: {passes.passFindings.join(', ')})</span>}
                 </dd>
               </div>
+              {passes.lenses.length > 0 && (
+                <div>
+                  <dt>Lenses</dt>
+                  <dd>
+                    <ol className="lenses">
+                      {passes.lenses.map((lens, i) => (
+                        <li key={i}>
+                          Pass {i + 1}: {lens || <span className="muted">no lens</span>}
+                          {i < passes.passFindings.length && <span className="muted"> ({plural(passes.passFindings[i], 'finding')})</span>}
+                        </li>
+                      ))}
+                    </ol>
+                  </dd>
+                </div>
+              )}
               <div>
                 <dt>Agreement</dt>
                 <dd>
