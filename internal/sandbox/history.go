@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand"
 	"time"
 
@@ -12,6 +13,8 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/reviewer"
 	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/findings"
+	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/store"
 )
 
@@ -60,6 +63,7 @@ func (sb *Sandbox) SeedHistory(ctx context.Context, db *store.DB, n int) error {
 		reviewers = append(reviewers, id)
 	}
 	rng := rand.New(rand.NewSource(42))
+	figRng := rand.New(rand.NewSource(44)) // its own: the runs' other figures stay as they were
 	now := time.Now()
 	// Each bulk insert binds every column of every row: stay under SQLite's
 	// 32,766 variables a statement (500 runs stopped fitting at 77 columns).
@@ -83,7 +87,11 @@ func (sb *Sandbox) SeedHistory(ctx context.Context, db *store.DB, n int) error {
 			}
 			blk, maj, min, nit := rng.Intn(2)*rng.Intn(2), rng.Intn(3), rng.Intn(4), rng.Intn(5)
 			in, out := int64(20000+rng.Intn(80000)), int64(1000+rng.Intn(6000))
-			creates = append(creates, db.Run.Create().
+			create := db.Run.Create()
+			if status == run.StatusSucceeded {
+				create.SetChecked(seedMethod(figRng, blk+maj+min+nit, cost).Map())
+			}
+			creates = append(creates, create.
 				SetRepositoryID(repos[rng.Intn(len(repos))]).SetReviewerID(reviewers[rv]).
 				SetTrigger(run.TriggerAuto).SetStatus(status).SetPrNumber(1000+rng.Intn(400)).
 				SetPrTitle(fmt.Sprintf("Past change #%d", i+1)).SetHeadSha(fmt.Sprintf("%040x", rng.Uint64())).
@@ -103,6 +111,59 @@ func (sb *Sandbox) SeedHistory(ctx context.Context, db *store.DB, n int) error {
 		}
 	}
 	return nil
+}
+
+// seedPasses and seedAgree are the sandbox reviewers' samples and agree
+// (seed/reviewers/*/reviewer.yaml; each verifies too).
+const seedPasses, seedAgree = 3, 2
+
+// seedMethod is what a seeded review run of seedPasses passes with
+// verification looked at and did, for the Run page's review-method panel:
+// usually all passes ran, sometimes one or two did not (then agree is
+// lowered to those that ran, and said); agreement dropped some findings,
+// the verifier refuted some of those kept, and posted (the run's
+// findings) are the ones it confirmed. Its cost is a part of the run's.
+func seedMethod(rng *rand.Rand, posted int, runCost float64) *findings.Coverage {
+	ran := seedPasses
+	switch x := rng.Intn(20); {
+	case x == 0:
+		ran = 1
+	case x < 3:
+		ran = 2
+	}
+	agree := min(seedAgree, ran)
+	refuted := rng.Intn(3)
+	candidates := posted + refuted
+	dropped := rng.Intn(5)
+	s := &findings.Samples{Passes: seedPasses, Ran: ran, Agree: agree, Distinct: candidates + dropped, Kept: candidates, Dropped: dropped}
+	if agree < seedAgree {
+		s.AgreeAsked = seedAgree
+	}
+	if ran == 1 {
+		s.Dropped, s.Distinct = 0, candidates // one pass: nothing to vote out
+	}
+	for p := 0; p < ran; p++ {
+		// each pass reports what was kept (one may miss a finding the
+		// others agreed on when fewer than all must agree) and some of
+		// what was dropped
+		miss := 0
+		if agree < ran && candidates > 0 {
+			miss = rng.Intn(2)
+		}
+		s.PassFindings = append(s.PassFindings, candidates-miss+rng.Intn(s.Dropped+1))
+		s.Lenses = append(s.Lenses, reviewers.DefaultLenses[p%len(reviewers.DefaultLenses)])
+	}
+	if ran == 1 {
+		s.PassFindings[0] = candidates
+	}
+	v := &findings.Verification{Candidates: candidates, Confirmed: posted, Refuted: refuted,
+		MinConfidence: reviewers.DefaultVerifyMinConfidence}
+	if candidates > 0 {
+		v.Calls = 1 + rng.Intn(candidates) // a conversation a file
+		v.Turns = v.Calls * (2 + rng.Intn(3))
+		v.CostUSD = math.Round(runCost*(0.08+0.12*rng.Float64())*10000) / 10000
+	}
+	return &findings.Coverage{Files: []string{}, Skills: []string{}, FilesRead: []string{}, Samples: s, Verify: v}
 }
 
 // sqliteMaxVars is SQLite's default cap on the variables of one statement

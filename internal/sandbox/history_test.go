@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"github.com/chakshu-dev/chakshu/ent/finding"
+	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/findings"
+	runrecord "github.com/chakshu-dev/chakshu/internal/runs"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
@@ -34,9 +37,13 @@ func TestSeedHistoryOutcomes(t *testing.T) {
 			t.Fatalf("%d runs, want 600", len(runs))
 		}
 		seen := map[finding.Outcome]int{}
+		ranCount := map[int]int{} // passes that ran → runs
 		for _, r := range runs {
 			if want := r.FindingsBlocker + r.FindingsMajor + r.FindingsMinor + r.FindingsNit; len(r.Edges.Findings) != want {
 				t.Fatalf("run %d: %d findings, its counters say %d", r.ID, len(r.Edges.Findings), want)
+			}
+			if ran := seededMethodOK(t, r.ID, r.Status, runrecord.Checked(r), len(r.Edges.Findings)); ran > 0 {
+				ranCount[ran]++
 			}
 			for _, f := range r.Edges.Findings {
 				seen[f.Outcome]++
@@ -51,6 +58,9 @@ func TestSeedHistoryOutcomes(t *testing.T) {
 					t.Errorf("finding %d decided at %v, its run was created at %v (seeded at %v)", f.ID, f.OutcomeAt, r.CreatedAt, before)
 				}
 			}
+		}
+		if ranCount[3] == 0 || ranCount[2]+ranCount[1] == 0 {
+			t.Errorf("passes that ran per run %v: want runs where all ran and runs where some did not", ranCount)
 		}
 		for _, o := range []finding.Outcome{finding.OutcomeOpen, finding.OutcomeFixed, finding.OutcomeAcknowledged, finding.OutcomeDismissed, finding.OutcomeOpenAtMerge, finding.OutcomeClosedUnmerged} {
 			if seen[o] == 0 {
@@ -76,6 +86,35 @@ func TestSeedHistoryOutcomes(t *testing.T) {
 			t.Errorf("seeding again: %d findings, want %d", n, sum(seen))
 		}
 	})
+}
+
+// seededMethodOK checks a seeded run's review-method figures (Run.checked's
+// samples and verify) add up as the runner API requires of a runner's, and
+// that the verifier confirmed the run's posted findings; a failed run has
+// none. It returns the passes that ran (0 for none).
+func seededMethodOK(t *testing.T, id int, status run.Status, checked map[string]any, posted int) int {
+	t.Helper()
+	if status != run.StatusSucceeded {
+		if checked != nil {
+			t.Errorf("run %d (%s) has figures %v", id, status, checked)
+		}
+		return 0
+	}
+	cov, err := findings.CoverageFromMap(checked)
+	if err != nil || cov == nil || cov.Samples == nil || cov.Verify == nil {
+		t.Fatalf("run %d: no review-method figures (%v): %v", id, err, checked)
+	}
+	s, v := cov.Samples, cov.Verify
+	if s.Passes != 3 || s.Ran < 1 || s.Ran > s.Passes || s.Agree < 1 || s.Agree > s.Ran ||
+		len(s.PassFindings) != s.Ran || len(s.Lenses) != s.Ran || s.Kept+s.Dropped != s.Distinct ||
+		(s.AgreeAsked == 0) != (s.Agree == 2) || (s.AgreeAsked != 0 && s.AgreeAsked <= s.Ran) {
+		t.Fatalf("run %d: samples do not add up: %+v", id, s)
+	}
+	if v.Candidates != s.Kept || v.Confirmed != posted || v.Confirmed+v.Refuted+v.Unverified != v.Candidates ||
+		(v.Candidates > 0) != (v.Calls > 0) || v.Turns < v.Calls || v.CostUSD < 0 {
+		t.Fatalf("run %d (%d posted): verify does not add up: %+v, samples %+v", id, posted, v, s)
+	}
+	return s.Ran
 }
 
 func sum(m map[finding.Outcome]int) int {
