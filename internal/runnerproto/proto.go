@@ -294,7 +294,9 @@ type SampleStats struct {
 	PassFindings []int `json:"pass_findings"`
 	// Lenses are the focuses the passes that ran took, in the order of
 	// PassFindings (the job's Lenses in turn); absent when the job has
-	// none, so a runner sends them only to a server that sent lenses.
+	// none. Like AgreeAsked, only sent when set: a server build before
+	// this field (one that already sends Lenses) refuses it under strict
+	// decoding.
 	Lenses []string `json:"lenses,omitempty"`
 	// Distinct is how many different findings (by findings.Same) the passes
 	// reported together; Kept how many reached Agree; Dropped = Distinct -
