@@ -65,22 +65,31 @@ type Scope struct {
 // (UTC) from the cost rollup: one indexed read per period, whatever the
 // number of runs.
 func Spent(ctx context.Context, db *store.DB, s Scope, now time.Time) (Spend, error) {
+	return spent(ctx, db, db.SQL, s, now)
+}
+
+// querier is a pool or a transaction.
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func spent(ctx context.Context, db *store.DB, q querier, s Scope, now time.Time) (Spend, error) {
 	var out Spend
 	for _, p := range []struct {
 		period Period
 		dst    *float64
 	}{{Daily, &out.Today}, {Monthly, &out.Month}} {
-		q := `SELECT COALESCE(SUM(cost_usd), 0) FROM cost_rollups WHERE grain = ? AND day = ? AND `
+		sq := `SELECT COALESCE(SUM(cost_usd), 0) FROM cost_rollups WHERE grain = ? AND day = ? AND `
 		args := []any{p.period.grain(), p.period.Start(now).Format(time.DateOnly)}
 		if s.RepositoryID != 0 {
-			q += `repository_id = ?`
+			sq += `repository_id = ?`
 			args = append(args, s.RepositoryID)
 		} else {
-			q += `repository_id IN (SELECT id FROM ` + repository.Table + ` WHERE ` + repository.InstallationColumn + ` = ?)`
+			sq += `repository_id IN (SELECT id FROM ` + repository.Table + ` WHERE ` + repository.InstallationColumn + ` = ?)`
 			args = append(args, s.InstallationID)
 		}
 		var v sql.NullFloat64
-		if err := db.SQL.QueryRowContext(ctx, db.Rebind(q), args...).Scan(&v); err != nil {
+		if err := q.QueryRowContext(ctx, db.Rebind(sq), args...).Scan(&v); err != nil {
 			return Spend{}, fmt.Errorf("read %s spend: %w", p.period, err)
 		}
 		*p.dst = v.Float64
@@ -116,19 +125,33 @@ func (e *Exceeded) Error() string { return e.Reason() }
 // at now (spend ≥ budget; a budget of 0 is none), or nil when the run may
 // start. The repository's budgets are checked first, then the installation's.
 func Check(ctx context.Context, db *store.DB, inst *ent.Installation, repo *ent.Repository, now time.Time) (*Exceeded, error) {
+	return check(ctx, db, db.SQL, owners{
+		inst: inst.ID, instName: inst.AccountLogin, instDaily: inst.BudgetDailyUsd, instMonthly: inst.BudgetMonthlyUsd,
+		repo: repo.ID, repoName: repo.FullName, repoDaily: repo.BudgetDailyUsd, repoMonthly: repo.BudgetMonthlyUsd,
+	}, now)
+}
+
+// owners are a run's repository and installation with their budgets.
+type owners struct {
+	inst, repo                                     int
+	instName, repoName                             string
+	instDaily, instMonthly, repoDaily, repoMonthly float64
+}
+
+func check(ctx context.Context, db *store.DB, q querier, o owners, now time.Time) (*Exceeded, error) {
 	type owner struct {
 		what           string
 		scope          Scope
 		daily, monthly float64
 	}
 	for _, o := range []owner{
-		{"repository " + repo.FullName, Scope{InstallationID: inst.ID, RepositoryID: repo.ID}, repo.BudgetDailyUsd, repo.BudgetMonthlyUsd},
-		{"installation " + inst.AccountLogin, Scope{InstallationID: inst.ID}, inst.BudgetDailyUsd, inst.BudgetMonthlyUsd},
+		{"repository " + o.repoName, Scope{InstallationID: o.inst, RepositoryID: o.repo}, o.repoDaily, o.repoMonthly},
+		{"installation " + o.instName, Scope{InstallationID: o.inst}, o.instDaily, o.instMonthly},
 	} {
 		if o.daily <= 0 && o.monthly <= 0 {
 			continue
 		}
-		s, err := Spent(ctx, db, o.scope, now)
+		s, err := spent(ctx, db, q, o.scope, now)
 		if err != nil {
 			return nil, err
 		}
@@ -140,6 +163,61 @@ func Check(ctx context.Context, db *store.DB, inst *ent.Installation, repo *ent.
 		}
 	}
 	return nil, nil
+}
+
+// Reserve adds amount to run runID's cost when the run may send a model
+// request: under its own cap (cost_usd < max_cost_usd, or no cap) and no
+// spend budget of its repository or installation used up. The cost rollup
+// the budgets read counts the reservation (its triggers run in the same
+// transaction), and the checks and the addition are one transaction holding
+// the installation's row (FOR UPDATE on PostgreSQL; on SQLite the single
+// write connection serialises it), so two runs of one installation cannot
+// both pass a budget with room for one request. It reports whether the
+// amount was added and, when a budget refused it, which.
+func Reserve(ctx context.Context, db *store.DB, runID int, amount float64, now time.Time) (bool, *Exceeded, error) {
+	var (
+		added bool
+		ex    *Exceeded
+	)
+	err := store.Retry(ctx, func() error {
+		added, ex = false, nil
+		tx, err := db.W.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback() //nolint:errcheck // after Commit it does nothing
+		lock := ""
+		if db.Postgres() {
+			lock = " FOR UPDATE OF i"
+		}
+		var o owners
+		err = tx.QueryRowContext(ctx, db.Rebind(`SELECT i.id, i.account_login, i.budget_daily_usd, i.budget_monthly_usd,
+			r.id, r.full_name, r.budget_daily_usd, r.budget_monthly_usd
+			FROM runs x JOIN `+repository.Table+` r ON r.id = x.repository_runs JOIN installations i ON i.id = r.`+repository.InstallationColumn+`
+			WHERE x.id = ?`+lock), runID).
+			Scan(&o.inst, &o.instName, &o.instDaily, &o.instMonthly, &o.repo, &o.repoName, &o.repoDaily, &o.repoMonthly)
+		if err != nil {
+			return fmt.Errorf("lock the run's installation: %w", err)
+		}
+		if ex, err = check(ctx, db, tx, o, now); err != nil || ex != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, db.Rebind(`UPDATE runs SET cost_usd = cost_usd + ?
+			WHERE id = ? AND (max_cost_usd <= 0 OR cost_usd < max_cost_usd)`), amount, runID)
+		if err != nil {
+			return fmt.Errorf("add the reservation: %w", err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return err
+		}
+		if err := tx.Commit(); err != nil {
+			return err
+		}
+		added = n > 0
+		return nil
+	})
+	return added, ex, err
 }
 
 // InFlight counts the installation's runs that hold a slot of the

@@ -481,7 +481,7 @@ func startWorld(ctx context.Context, cfg Config, work string) (*world, error) {
 		return nil, err
 	}
 	gc := cfg.Gateway
-	gc.DB, gc.Models = db.Client, cfg.Models
+	gc.DB, gc.Models = db, cfg.Models
 	if gc.Log == nil {
 		gc.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}

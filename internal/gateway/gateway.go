@@ -29,6 +29,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/internal/models"
 	"github.com/chakshu-dev/chakshu/internal/redact"
+	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/server"
 )
 
@@ -58,7 +59,7 @@ const (
 // Config builds a Gateway.
 type Config struct {
 	// DB stores the run's figures.
-	DB *ent.Client
+	DB *store.DB
 	// Log receives operator detail.
 	Log *slog.Logger
 	// UpstreamURL is the Anthropic API base (CHAKSHU_MODEL_URL); the gateway
@@ -255,15 +256,20 @@ func (g *Gateway) Serve(w http.ResponseWriter, r *http.Request, rn *ent.Run) {
 	if served.Provider == models.ProviderAnthropic {
 		geo = cmp.Or(req.InferenceGeo, g.cfg.InferenceGeo)
 	}
-	res, err := g.reserve(ctx, rn.ID, rn.MaxCostUsd, final, worstCase(entry, body, geo))
+	res, spent, err := g.reserve(ctx, rn.ID, rn.MaxCostUsd, final, worstCase(entry, body, geo))
 	if err != nil {
 		log.Error("gateway admit", "err", redact.Error(err))
 		server.WriteError(w, http.StatusInternalServerError, CodeInternal, "internal error")
 		return
 	} else if res == nil {
 		w.Header().Set("x-should-retry", "false") // asking again cannot help
+		why := "the run reached its cost cap"
+		if spent != nil {
+			why = fmt.Sprintf("the %s spend budget of $%.2f for %s is used up", spent.Period, spent.Limit, spent.What)
+		}
+		// The same code as the cap: the runner asks the agent for its result.
 		server.WriteError(w, http.StatusTooManyRequests, CodeCostCap,
-			"the run reached its cost cap; submit the result now (one final request flagged X-Chakshu-Final: 1 is allowed)")
+			why+"; submit the result now (one final request flagged X-Chakshu-Final: 1 is allowed)")
 		return
 	}
 	// The ledger is written whatever becomes of the runner's connection.

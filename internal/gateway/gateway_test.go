@@ -98,7 +98,7 @@ func TestGatewayMetersAndCaps(t *testing.T) {
 		ctx := context.Background()
 		// 100k input + 10k output + 1M cache reads on Sonnet 5.5: 0.2 + 0.1 + 0.1 = $0.40 per answer.
 		up := newUpstream(t, models.Usage{InputTokens: 100_000, OutputTokens: 10_000, CacheReadInputTokens: 1_000_000, CacheCreationInputTokens: 0})
-		g, err := New(Config{DB: db.Client, Log: slog.New(slog.DiscardHandler), UpstreamURL: up.srv.URL, APIKey: "sk-ant-upstream-key-123456"})
+		g, err := New(Config{DB: db, Log: slog.New(slog.DiscardHandler), UpstreamURL: up.srv.URL, APIKey: "sk-ant-upstream-key-123456"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,7 +158,7 @@ func TestGatewayMetersAndCaps(t *testing.T) {
 func TestGatewayRefusals(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		up := newUpstream(t, models.Usage{InputTokens: 1, OutputTokens: 1})
-		g, err := New(Config{DB: db.Client, Log: slog.New(slog.DiscardHandler), UpstreamURL: up.srv.URL,
+		g, err := New(Config{DB: db, Log: slog.New(slog.DiscardHandler), UpstreamURL: up.srv.URL,
 			APIKey: "sk-ant-upstream-key-123456", MaxRequestBytes: 1024})
 		if err != nil {
 			t.Fatal(err)
@@ -190,7 +190,7 @@ func TestGatewayRefusals(t *testing.T) {
 func TestGatewayPassesUpstreamErrors(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		up := newUpstream(t, models.Usage{InputTokens: 1})
-		g, _ := New(Config{DB: db.Client, UpstreamURL: up.srv.URL, APIKey: "wrong-key"})
+		g, _ := New(Config{DB: db, UpstreamURL: up.srv.URL, APIKey: "wrong-key"})
 		rn := fixture(t, db, 5)
 		w := post(t, g, rn, msg, false)
 		if w.Code != http.StatusUnauthorized || !strings.Contains(w.Body.String(), "authentication_error") {

@@ -42,7 +42,7 @@ func TestInferenceGeoMetered(t *testing.T) {
 				ctx := context.Background()
 				model := httptest.NewServer(scriptedmodel.New(scriptedmodel.Config{InferenceGeo: c.workspace}))
 				defer model.Close()
-				g, err := New(Config{DB: db.Client, Log: slog.New(slog.DiscardHandler), UpstreamURL: model.URL, InferenceGeo: c.operator})
+				g, err := New(Config{DB: db, Log: slog.New(slog.DiscardHandler), UpstreamURL: model.URL, InferenceGeo: c.operator})
 				if err != nil {
 					t.Fatal(err)
 				}

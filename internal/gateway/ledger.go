@@ -8,9 +8,8 @@ import (
 	"log/slog"
 	"sync"
 
-	"entgo.io/ent/dialect/sql"
-
 	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/budget"
 	"github.com/chakshu-dev/chakshu/internal/models"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/runs"
@@ -104,20 +103,20 @@ type reservation struct {
 }
 
 // reserve adds amount to run id's cost if the run may send a request: under
-// its cap (counting what is already reserved), or at or past it for the
-// first request flagged final. Checking and adding are one statement, so
-// concurrent requests cannot all pass at the same cost.
-func (g *Gateway) reserve(ctx context.Context, id int, maxCost float64, final bool, amount float64) (*reservation, error) {
-	var n int
-	err := store.Retry(ctx, func() error {
-		var err error
-		n, err = g.cfg.DB.Run.Update().Where(run.ID(id), run.Or(run.MaxCostUsdLTE(0),
-			func(s *sql.Selector) { s.Where(sql.ColumnsLT(s.C(run.FieldCostUsd), s.C(run.FieldMaxCostUsd))) })).
-			AddCostUsd(amount).Save(ctx)
-		return err
-	})
+// its cap (counting what is already reserved) with its repository's and
+// installation's spend budgets not used up (budget.Reserve: the checks and
+// the addition are one atomic step, so concurrent requests, of this run or
+// another run of the installation, cannot all pass at the same spend), or,
+// past either, for the first request flagged final. A refused request's
+// answer names the spent budget, when one refused it.
+func (g *Gateway) reserve(ctx context.Context, id int, maxCost float64, final bool, amount float64) (*reservation, *budget.Exceeded, error) {
+	added, ex, err := budget.Reserve(ctx, g.cfg.DB, id, amount, g.cfg.Now())
 	if err != nil {
-		return nil, fmt.Errorf("reserve cost: %w", err)
+		return nil, nil, fmt.Errorf("reserve cost: %w", err)
+	}
+	n := 0
+	if added {
+		n = 1
 	}
 	if n == 0 && final {
 		err = store.Retry(ctx, func() error {
@@ -127,13 +126,13 @@ func (g *Gateway) reserve(ctx context.Context, id int, maxCost float64, final bo
 			return err
 		})
 		if err != nil {
-			return nil, fmt.Errorf("spend final request: %w", err)
+			return nil, nil, fmt.Errorf("spend final request: %w", err)
 		}
 	}
 	if n == 0 {
-		return nil, nil
+		return nil, ex, nil
 	}
-	return &reservation{g: g, runID: id, max: maxCost, amount: amount}, nil
+	return &reservation{g: g, runID: id, max: maxCost, amount: amount}, nil, nil
 }
 
 // release takes the reservation back: the request cost nothing (refused,
@@ -189,7 +188,7 @@ func (r *reservation) settle(ctx context.Context, provider string, u models.Usag
 	}
 	if now.CostUsd >= r.max && now.CostUsd-cost < r.max {
 		msg := fmt.Sprintf("Reached the cost cap of $%.2f; the agent was asked for its result.", r.max)
-		if err := runs.Note(ctx, db, r.runID, msg, ""); err != nil {
+		if err := runs.Note(ctx, db.Client, r.runID, msg, ""); err != nil {
 			return fmt.Errorf("note cost cap: %w", err)
 		}
 	}

@@ -111,7 +111,7 @@ func TestGatewayThroughCloudPlatforms(t *testing.T) {
 				srv := httptest.NewServer(p.sim)
 				defer srv.Close()
 				gw := func(wrongKey bool, cat *models.Source) *Gateway {
-					g, err := New(Config{DB: db.Client, Log: slog.New(slog.DiscardHandler), Platform: p.name, Models: cat,
+					g, err := New(Config{DB: db, Log: slog.New(slog.DiscardHandler), Platform: p.name, Models: cat,
 						Upstreams: map[string]Upstream{p.name: p.up(t, srv.URL, wrongKey)}})
 					if err != nil {
 						t.Fatal(err)
@@ -246,7 +246,7 @@ func TestGatewayThroughFoundry(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			g, err := New(Config{DB: db.Client, Log: slog.New(slog.DiscardHandler), Platform: "foundry", Models: models.Static(cat),
+			g, err := New(Config{DB: db, Log: slog.New(slog.DiscardHandler), Platform: "foundry", Models: models.Static(cat),
 				Upstreams: map[string]Upstream{"foundry": up}})
 			if err != nil {
 				t.Fatal(err)

@@ -21,7 +21,7 @@ import (
 
 func newGateway(t *testing.T, db *store.DB, url string, cfg Config) *Gateway {
 	t.Helper()
-	cfg.DB, cfg.Log, cfg.UpstreamURL, cfg.APIKey = db.Client, slog.New(slog.DiscardHandler), url, "sk-ant-upstream-key-123456"
+	cfg.DB, cfg.Log, cfg.UpstreamURL, cfg.APIKey = db, slog.New(slog.DiscardHandler), url, "sk-ant-upstream-key-123456"
 	g, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)

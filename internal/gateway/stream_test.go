@@ -96,7 +96,7 @@ func TestGatewayStreams(t *testing.T) {
 		hold := make(chan struct{})
 		model := httptest.NewServer(scriptedmodel.New(scriptedmodel.Config{APIKey: "sk-ant-upstream-key-123456", ExtraInputTokens: 200_000, HoldStream: hold}))
 		defer model.Close()
-		g, err := New(Config{DB: db.Client, Log: slog.New(slog.DiscardHandler), UpstreamURL: model.URL, APIKey: "sk-ant-upstream-key-123456"})
+		g, err := New(Config{DB: db, Log: slog.New(slog.DiscardHandler), UpstreamURL: model.URL, APIKey: "sk-ant-upstream-key-123456"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -192,7 +192,7 @@ func TestGatewayStreamMeteredWhenClientLeaves(t *testing.T) {
 		hold := make(chan struct{})
 		model := httptest.NewServer(scriptedmodel.New(scriptedmodel.Config{HoldStream: hold}))
 		defer model.Close()
-		g, _ := New(Config{DB: db.Client, Log: slog.New(slog.DiscardHandler), UpstreamURL: model.URL})
+		g, _ := New(Config{DB: db, Log: slog.New(slog.DiscardHandler), UpstreamURL: model.URL})
 		rn := fixture(t, db, 5)
 		c := openStream(t, g, rn, streamMsg, false)
 		for {
@@ -225,7 +225,7 @@ func TestGatewayStreamUpstreamError(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		model := httptest.NewServer(scriptedmodel.New(scriptedmodel.Config{APIKey: "right"}))
 		defer model.Close()
-		g, _ := New(Config{DB: db.Client, Log: slog.New(slog.DiscardHandler), UpstreamURL: model.URL, APIKey: "wrong"})
+		g, _ := New(Config{DB: db, Log: slog.New(slog.DiscardHandler), UpstreamURL: model.URL, APIKey: "wrong"})
 		rn := fixture(t, db, 5)
 		w := post(t, g, rn, streamMsg, false)
 		if w.Code != http.StatusUnauthorized || !strings.Contains(w.Body.String(), "authentication_error") {

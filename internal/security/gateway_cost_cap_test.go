@@ -75,7 +75,7 @@ func capRun(t *testing.T, db *store.DB, maxCost float64) (*ent.Installation, *en
 }
 
 func capGateway(t *testing.T, db *store.DB, url string, mut func(*gateway.Config)) *gateway.Gateway {
-	cfg := gateway.Config{DB: db.Client, Log: slog.New(slog.DiscardHandler), UpstreamURL: url, APIKey: "sk-ant-upstream-key-123456"}
+	cfg := gateway.Config{DB: db, Log: slog.New(slog.DiscardHandler), UpstreamURL: url, APIKey: "sk-ant-upstream-key-123456"}
 	if mut != nil {
 		mut(&cfg)
 	}

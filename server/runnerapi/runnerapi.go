@@ -167,7 +167,7 @@ func New(cfg Config) (*API, error) {
 	}
 	a := &API{cfg: cfg, log: cfg.Log, limits: newLimiter(cfg.RatePerSecond, cfg.Burst),
 		public: strings.TrimRight(cfg.PublicURL, "/")}
-	a.gateway, err = gateway.New(gateway.Config{DB: cfg.DB.Client, Log: cfg.Log, UpstreamURL: cfg.ModelURL,
+	a.gateway, err = gateway.New(gateway.Config{DB: cfg.DB, Log: cfg.Log, UpstreamURL: cfg.ModelURL,
 		APIKey: cfg.ModelAPIKey, Models: cfg.Models, Betas: cfg.ModelBetas, InferenceGeo: cfg.ModelInferenceGeo, HTTPClient: cfg.ModelHTTPClient,
 		Upstreams: cfg.ModelUpstreams, Platform: cfg.ModelPlatform})
 	if err != nil {
