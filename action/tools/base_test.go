@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -91,5 +92,47 @@ func TestReadBaseTool(t *testing.T) {
 	}
 	if r := reply.Call(context.Background(), NameReadBase, in); !r.IsError || !r.Malformed {
 		t.Fatalf("a reply run has ReadBase: %+v", r)
+	}
+}
+
+// The passes of a review call one set at once: what it records of their
+// Read and ReadBase calls is each file once, with no race (go test -race).
+func TestSetRecordsConcurrentReads(t *testing.T) {
+	dir := t.TempDir()
+	diff := ""
+	for _, f := range []string{"a.go", "b.go"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("package a\nvar x = 2\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		diff += "diff --git a/" + f + " b/" + f + "\n--- a/" + f + "\n+++ b/" + f + "\n@@ -1,2 +1,2 @@\n package a\n-var x = 1\n+var x = 2\n"
+	}
+	fsys, err := OpenFS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsys.Close()
+	set, err := New(Config{FS: fsys, Kind: "review", Diff: diff})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			for _, f := range []string{"a.go", "b.go"} {
+				in, _ := json.Marshal(ReadInput{FilePath: f})
+				for _, tool := range []string{NameRead, NameReadBase} {
+					if r := set.Call(context.Background(), tool, in); r.IsError {
+						t.Errorf("pass %d: %s %s: %s", i, tool, f, r.Output)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if got := strings.Join(set.FilesRead(), ","); got != "a.go,b.go" && got != "b.go,a.go" {
+		t.Errorf("files read %q, want each once", got)
+	}
+	if got := set.BasesRead(); len(got) != 2 {
+		t.Errorf("bases read %q, want each once", got)
 	}
 }

@@ -185,7 +185,11 @@ func (s *Set) FilesRead() []string {
 }
 
 // BasesRead lists the files read at their base version with ReadBase.
-func (s *Set) BasesRead() []string { return slices.Clone(s.basesRead) }
+func (s *Set) BasesRead() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.basesRead)
+}
 
 // SkillsUsed lists the skills loaded with the Skill tool.
 func (s *Set) SkillsUsed() []string {
@@ -245,8 +249,12 @@ func (s *Set) dispatch(ctx context.Context, name string, input json.RawMessage) 
 		}
 		return call(name, input, func(in ReadInput) (string, error) {
 			out, err := s.readBase(in)
-			if rel, cerr := CleanRel(in.FilePath); err == nil && cerr == nil && !slices.Contains(s.basesRead, rel) {
-				s.basesRead = append(s.basesRead, rel)
+			if rel, cerr := CleanRel(in.FilePath); err == nil && cerr == nil {
+				s.mu.Lock()
+				if !slices.Contains(s.basesRead, rel) {
+					s.basesRead = append(s.basesRead, rel)
+				}
+				s.mu.Unlock()
 			}
 			return out, err
 		})
