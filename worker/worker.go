@@ -1,6 +1,7 @@
 // Package worker runs Chakshu's background work: it registers the process in
-// the workers table, heartbeats, and runs each loop (webhook handling,
-// dispatch, publishing, sweeps, reviewer sync) until the context ends.
+// the workers table, heartbeats, and runs each loop until the context ends:
+// dispatch, publishing, sweeps and check finishing, pruning, webhook recovery
+// and reviewer sync (stored webhook events are handled by worker/events).
 package worker
 
 import (

@@ -1,4 +1,6 @@
-// Command chakshu runs Chakshu: web, worker, or both.
+// Command chakshu is Chakshu's one binary: the web and worker processes (or
+// both in one, all), the sandbox, and the operator's commands (setup, doctor,
+// migrate, eval, init, secrets, connector, installation, workflow, probe).
 package main
 
 import (

@@ -1,8 +1,9 @@
-// Package reviewers holds reviewer configuration (reviewer.yaml), per-repo
-// configuration (.github/chakshu.yml), reviewer sync from the reviewers repo
-// and requesting one (the loop that performs requests is
-// worker.ReviewerSync), picking reviewers for a trigger, and review
-// learnings (DESIGN §7).
+// Package reviewers holds reviewer configuration (DESIGN §7): parsing
+// reviewer.yaml and a repository's .github/chakshu.yml, syncing reviewers
+// from the reviewers repository (and recording a request for a sync, which
+// worker.ReviewerSync performs), and picking the reviewers a trigger runs.
+// Review learnings are package learnings; requesting a review is package
+// review.
 package reviewers
 
 import (
