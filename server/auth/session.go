@@ -296,7 +296,10 @@ func (a *Auth) clearSession(w http.ResponseWriter, r *http.Request) {
 // that the session is over.
 func (a *Auth) logout(w http.ResponseWriter, r *http.Request) {
 	if v := FromContext(r.Context()); v != nil && v.Method == MethodSession {
-		if err := a.db.User.UpdateOneID(v.User.ID).SetSignedOutAt(a.cfg.Now()).Exec(r.Context()); err != nil {
+		// Rounded up to the microsecond PostgreSQL keeps, so the session
+		// signing out (issued in nanoseconds) is not after it.
+		out := a.cfg.Now().Truncate(time.Microsecond).Add(time.Microsecond)
+		if err := a.db.User.UpdateOneID(v.User.ID).SetSignedOutAt(out).Exec(r.Context()); err != nil {
 			a.log.Error("record sign-out", "user", v.User.Login, "err", err)
 			server.WriteError(w, http.StatusInternalServerError, "INTERNAL", "internal error")
 			return
