@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -81,9 +82,11 @@ func (s *liveSub) next(until time.Duration) (string, error) {
 }
 
 // awaitTitle retitles r until its change is delivered (the subscription may
-// not be listening yet when the first change is written).
-func (s *liveSub) awaitTitle(db *store.DB, r *ent.Run, title string) {
+// not be listening yet when the first change is written), and returns the
+// other titles delivered meanwhile.
+func (s *liveSub) awaitTitle(db *store.DB, r *ent.Run, title string) []string {
 	s.t.Helper()
+	var others []string
 	for try := 0; try < 20; try++ {
 		db.Run.UpdateOne(r).SetPrTitle(title).ExecX(s.ctx)
 		for {
@@ -92,11 +95,13 @@ func (s *liveSub) awaitTitle(db *store.DB, r *ent.Run, title string) {
 				break
 			}
 			if got == title {
-				return
+				return others
 			}
+			others = append(others, got)
 		}
 	}
 	s.t.Fatalf("%q never delivered", title)
+	return nil
 }
 
 // closed fails unless the socket was closed by the server as unauthorised,
@@ -170,7 +175,10 @@ func TestSubscriptionFollowsRepositoryAccess(t *testing.T) {
 				}
 				w.Clock.Advance(2 * time.Second)
 				db.Run.UpdateOne(w.runSec).SetPrTitle("SECRET-2").ExecX(ctx)
-				s.awaitTitle(db, w.runAPI, "API-3") // SECRET-2 is older: it would have come first
+				// SECRET-2 is older than API-3: had it been delivered, it came first.
+				if others := s.awaitTitle(db, w.runAPI, "API-3"); slices.Contains(others, "SECRET-2") {
+					t.Fatalf("a repository bob lost still delivered its run a minute later (%q)", others)
+				}
 				// The subscription polled many times since the minute passed: one refresh.
 				if n := w.Sim.CallCount(userReposCall) - before; n != 1 {
 					t.Fatalf("%d access refreshes after the minute, want 1", n)
