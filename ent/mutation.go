@@ -24898,6 +24898,7 @@ type UserMutation struct {
 	admin_installations       *[]int
 	appendadmin_installations []int
 	github_token_sealed       *[]byte
+	signed_out_at             *time.Time
 	clearedFields             map[string]struct{}
 	api_tokens                map[int]struct{}
 	removedapi_tokens         map[int]struct{}
@@ -25554,6 +25555,55 @@ func (m *UserMutation) ResetGithubTokenSealed() {
 	delete(m.clearedFields, user.FieldGithubTokenSealed)
 }
 
+// SetSignedOutAt sets the "signed_out_at" field.
+func (m *UserMutation) SetSignedOutAt(t time.Time) {
+	m.signed_out_at = &t
+}
+
+// SignedOutAt returns the value of the "signed_out_at" field in the mutation.
+func (m *UserMutation) SignedOutAt() (r time.Time, exists bool) {
+	v := m.signed_out_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSignedOutAt returns the old "signed_out_at" field's value of the User entity.
+// If the User object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UserMutation) OldSignedOutAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSignedOutAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSignedOutAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSignedOutAt: %w", err)
+	}
+	return oldValue.SignedOutAt, nil
+}
+
+// ClearSignedOutAt clears the value of the "signed_out_at" field.
+func (m *UserMutation) ClearSignedOutAt() {
+	m.signed_out_at = nil
+	m.clearedFields[user.FieldSignedOutAt] = struct{}{}
+}
+
+// SignedOutAtCleared returns if the "signed_out_at" field was cleared in this mutation.
+func (m *UserMutation) SignedOutAtCleared() bool {
+	_, ok := m.clearedFields[user.FieldSignedOutAt]
+	return ok
+}
+
+// ResetSignedOutAt resets all changes to the "signed_out_at" field.
+func (m *UserMutation) ResetSignedOutAt() {
+	m.signed_out_at = nil
+	delete(m.clearedFields, user.FieldSignedOutAt)
+}
+
 // AddAPITokenIDs adds the "api_tokens" edge to the APIToken entity by ids.
 func (m *UserMutation) AddAPITokenIDs(ids ...int) {
 	if m.api_tokens == nil {
@@ -25642,7 +25692,7 @@ func (m *UserMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *UserMutation) Fields() []string {
-	fields := make([]string, 0, 12)
+	fields := make([]string, 0, 13)
 	if m.created_at != nil {
 		fields = append(fields, user.FieldCreatedAt)
 	}
@@ -25679,6 +25729,9 @@ func (m *UserMutation) Fields() []string {
 	if m.github_token_sealed != nil {
 		fields = append(fields, user.FieldGithubTokenSealed)
 	}
+	if m.signed_out_at != nil {
+		fields = append(fields, user.FieldSignedOutAt)
+	}
 	return fields
 }
 
@@ -25711,6 +25764,8 @@ func (m *UserMutation) Field(name string) (ent.Value, bool) {
 		return m.AdminInstallations()
 	case user.FieldGithubTokenSealed:
 		return m.GithubTokenSealed()
+	case user.FieldSignedOutAt:
+		return m.SignedOutAt()
 	}
 	return nil, false
 }
@@ -25744,6 +25799,8 @@ func (m *UserMutation) OldField(ctx context.Context, name string) (ent.Value, er
 		return m.OldAdminInstallations(ctx)
 	case user.FieldGithubTokenSealed:
 		return m.OldGithubTokenSealed(ctx)
+	case user.FieldSignedOutAt:
+		return m.OldSignedOutAt(ctx)
 	}
 	return nil, fmt.Errorf("unknown User field %s", name)
 }
@@ -25837,6 +25894,13 @@ func (m *UserMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetGithubTokenSealed(v)
 		return nil
+	case user.FieldSignedOutAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSignedOutAt(v)
+		return nil
 	}
 	return fmt.Errorf("unknown User field %s", name)
 }
@@ -25897,6 +25961,9 @@ func (m *UserMutation) ClearedFields() []string {
 	if m.FieldCleared(user.FieldGithubTokenSealed) {
 		fields = append(fields, user.FieldGithubTokenSealed)
 	}
+	if m.FieldCleared(user.FieldSignedOutAt) {
+		fields = append(fields, user.FieldSignedOutAt)
+	}
 	return fields
 }
 
@@ -25925,6 +25992,9 @@ func (m *UserMutation) ClearField(name string) error {
 		return nil
 	case user.FieldGithubTokenSealed:
 		m.ClearGithubTokenSealed()
+		return nil
+	case user.FieldSignedOutAt:
+		m.ClearSignedOutAt()
 		return nil
 	}
 	return fmt.Errorf("unknown User nullable field %s", name)
@@ -25969,6 +26039,9 @@ func (m *UserMutation) ResetField(name string) error {
 		return nil
 	case user.FieldGithubTokenSealed:
 		m.ResetGithubTokenSealed()
+		return nil
+	case user.FieldSignedOutAt:
+		m.ResetSignedOutAt()
 		return nil
 	}
 	return fmt.Errorf("unknown User field %s", name)

@@ -42,6 +42,8 @@ type User struct {
 	AdminInstallations []int `json:"admin_installations,omitempty"`
 	// the user's GitHub token from their last login, sealed (AES-GCM under CHAKSHU_SECRET_KEY): API tokens refresh their owner's access with it
 	GithubTokenSealed []byte `json:"-"`
+	// last portal sign-out: every session issued before it has ended (cookies are not stored, so this is how a sign-out reaches open WebSockets)
+	SignedOutAt *time.Time `json:"signed_out_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the UserQuery when eager-loading is set.
 	Edges        UserEdges `json:"edges"`
@@ -83,7 +85,7 @@ func (*User) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullInt64)
 		case user.FieldLogin, user.FieldName, user.FieldAvatarURL:
 			values[i] = new(sql.NullString)
-		case user.FieldCreatedAt, user.FieldUpdatedAt, user.FieldLastLoginAt, user.FieldRepoAccessRefreshedAt:
+		case user.FieldCreatedAt, user.FieldUpdatedAt, user.FieldLastLoginAt, user.FieldRepoAccessRefreshedAt, user.FieldSignedOutAt:
 			values[i] = new(sql.NullTime)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -184,6 +186,13 @@ func (_m *User) assignValues(columns []string, values []any) error {
 			} else if value != nil {
 				_m.GithubTokenSealed = *value
 			}
+		case user.FieldSignedOutAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field signed_out_at", values[i])
+			} else if value.Valid {
+				_m.SignedOutAt = new(time.Time)
+				*_m.SignedOutAt = value.Time
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -263,6 +272,11 @@ func (_m *User) String() string {
 	builder.WriteString(fmt.Sprintf("%v", _m.AdminInstallations))
 	builder.WriteString(", ")
 	builder.WriteString("github_token_sealed=<sensitive>")
+	builder.WriteString(", ")
+	if v := _m.SignedOutAt; v != nil {
+		builder.WriteString("signed_out_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
 	builder.WriteByte(')')
 	return builder.String()
 }

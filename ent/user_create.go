@@ -151,6 +151,20 @@ func (_c *UserCreate) SetGithubTokenSealed(v []byte) *UserCreate {
 	return _c
 }
 
+// SetSignedOutAt sets the "signed_out_at" field.
+func (_c *UserCreate) SetSignedOutAt(v time.Time) *UserCreate {
+	_c.mutation.SetSignedOutAt(v)
+	return _c
+}
+
+// SetNillableSignedOutAt sets the "signed_out_at" field if the given value is not nil.
+func (_c *UserCreate) SetNillableSignedOutAt(v *time.Time) *UserCreate {
+	if v != nil {
+		_c.SetSignedOutAt(*v)
+	}
+	return _c
+}
+
 // AddAPITokenIDs adds the "api_tokens" edge to the APIToken entity by IDs.
 func (_c *UserCreate) AddAPITokenIDs(ids ...int) *UserCreate {
 	_c.mutation.AddAPITokenIDs(ids...)
@@ -320,6 +334,10 @@ func (_c *UserCreate) createSpec() (*User, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.GithubTokenSealed(); ok {
 		_spec.SetField(user.FieldGithubTokenSealed, field.TypeBytes, value)
 		_node.GithubTokenSealed = value
+	}
+	if value, ok := _c.mutation.SignedOutAt(); ok {
+		_spec.SetField(user.FieldSignedOutAt, field.TypeTime, value)
+		_node.SignedOutAt = &value
 	}
 	if nodes := _c.mutation.APITokensIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -554,6 +572,24 @@ func (u *UserUpsert) UpdateGithubTokenSealed() *UserUpsert {
 // ClearGithubTokenSealed clears the value of the "github_token_sealed" field.
 func (u *UserUpsert) ClearGithubTokenSealed() *UserUpsert {
 	u.SetNull(user.FieldGithubTokenSealed)
+	return u
+}
+
+// SetSignedOutAt sets the "signed_out_at" field.
+func (u *UserUpsert) SetSignedOutAt(v time.Time) *UserUpsert {
+	u.Set(user.FieldSignedOutAt, v)
+	return u
+}
+
+// UpdateSignedOutAt sets the "signed_out_at" field to the value that was provided on create.
+func (u *UserUpsert) UpdateSignedOutAt() *UserUpsert {
+	u.SetExcluded(user.FieldSignedOutAt)
+	return u
+}
+
+// ClearSignedOutAt clears the value of the "signed_out_at" field.
+func (u *UserUpsert) ClearSignedOutAt() *UserUpsert {
+	u.SetNull(user.FieldSignedOutAt)
 	return u
 }
 
@@ -795,6 +831,27 @@ func (u *UserUpsertOne) UpdateGithubTokenSealed() *UserUpsertOne {
 func (u *UserUpsertOne) ClearGithubTokenSealed() *UserUpsertOne {
 	return u.Update(func(s *UserUpsert) {
 		s.ClearGithubTokenSealed()
+	})
+}
+
+// SetSignedOutAt sets the "signed_out_at" field.
+func (u *UserUpsertOne) SetSignedOutAt(v time.Time) *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.SetSignedOutAt(v)
+	})
+}
+
+// UpdateSignedOutAt sets the "signed_out_at" field to the value that was provided on create.
+func (u *UserUpsertOne) UpdateSignedOutAt() *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.UpdateSignedOutAt()
+	})
+}
+
+// ClearSignedOutAt clears the value of the "signed_out_at" field.
+func (u *UserUpsertOne) ClearSignedOutAt() *UserUpsertOne {
+	return u.Update(func(s *UserUpsert) {
+		s.ClearSignedOutAt()
 	})
 }
 
@@ -1202,6 +1259,27 @@ func (u *UserUpsertBulk) UpdateGithubTokenSealed() *UserUpsertBulk {
 func (u *UserUpsertBulk) ClearGithubTokenSealed() *UserUpsertBulk {
 	return u.Update(func(s *UserUpsert) {
 		s.ClearGithubTokenSealed()
+	})
+}
+
+// SetSignedOutAt sets the "signed_out_at" field.
+func (u *UserUpsertBulk) SetSignedOutAt(v time.Time) *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.SetSignedOutAt(v)
+	})
+}
+
+// UpdateSignedOutAt sets the "signed_out_at" field to the value that was provided on create.
+func (u *UserUpsertBulk) UpdateSignedOutAt() *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.UpdateSignedOutAt()
+	})
+}
+
+// ClearSignedOutAt clears the value of the "signed_out_at" field.
+func (u *UserUpsertBulk) ClearSignedOutAt() *UserUpsertBulk {
+	return u.Update(func(s *UserUpsert) {
+		s.ClearSignedOutAt()
 	})
 }
 

@@ -202,6 +202,26 @@ func (_u *UserUpdate) ClearGithubTokenSealed() *UserUpdate {
 	return _u
 }
 
+// SetSignedOutAt sets the "signed_out_at" field.
+func (_u *UserUpdate) SetSignedOutAt(v time.Time) *UserUpdate {
+	_u.mutation.SetSignedOutAt(v)
+	return _u
+}
+
+// SetNillableSignedOutAt sets the "signed_out_at" field if the given value is not nil.
+func (_u *UserUpdate) SetNillableSignedOutAt(v *time.Time) *UserUpdate {
+	if v != nil {
+		_u.SetSignedOutAt(*v)
+	}
+	return _u
+}
+
+// ClearSignedOutAt clears the value of the "signed_out_at" field.
+func (_u *UserUpdate) ClearSignedOutAt() *UserUpdate {
+	_u.mutation.ClearSignedOutAt()
+	return _u
+}
+
 // AddAPITokenIDs adds the "api_tokens" edge to the APIToken entity by IDs.
 func (_u *UserUpdate) AddAPITokenIDs(ids ...int) *UserUpdate {
 	_u.mutation.AddAPITokenIDs(ids...)
@@ -354,6 +374,12 @@ func (_u *UserUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.GithubTokenSealedCleared() {
 		_spec.ClearField(user.FieldGithubTokenSealed, field.TypeBytes)
+	}
+	if value, ok := _u.mutation.SignedOutAt(); ok {
+		_spec.SetField(user.FieldSignedOutAt, field.TypeTime, value)
+	}
+	if _u.mutation.SignedOutAtCleared() {
+		_spec.ClearField(user.FieldSignedOutAt, field.TypeTime)
 	}
 	if _u.mutation.APITokensCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -593,6 +619,26 @@ func (_u *UserUpdateOne) ClearGithubTokenSealed() *UserUpdateOne {
 	return _u
 }
 
+// SetSignedOutAt sets the "signed_out_at" field.
+func (_u *UserUpdateOne) SetSignedOutAt(v time.Time) *UserUpdateOne {
+	_u.mutation.SetSignedOutAt(v)
+	return _u
+}
+
+// SetNillableSignedOutAt sets the "signed_out_at" field if the given value is not nil.
+func (_u *UserUpdateOne) SetNillableSignedOutAt(v *time.Time) *UserUpdateOne {
+	if v != nil {
+		_u.SetSignedOutAt(*v)
+	}
+	return _u
+}
+
+// ClearSignedOutAt clears the value of the "signed_out_at" field.
+func (_u *UserUpdateOne) ClearSignedOutAt() *UserUpdateOne {
+	_u.mutation.ClearSignedOutAt()
+	return _u
+}
+
 // AddAPITokenIDs adds the "api_tokens" edge to the APIToken entity by IDs.
 func (_u *UserUpdateOne) AddAPITokenIDs(ids ...int) *UserUpdateOne {
 	_u.mutation.AddAPITokenIDs(ids...)
@@ -775,6 +821,12 @@ func (_u *UserUpdateOne) sqlSave(ctx context.Context) (_node *User, err error) {
 	}
 	if _u.mutation.GithubTokenSealedCleared() {
 		_spec.ClearField(user.FieldGithubTokenSealed, field.TypeBytes)
+	}
+	if value, ok := _u.mutation.SignedOutAt(); ok {
+		_spec.SetField(user.FieldSignedOutAt, field.TypeTime, value)
+	}
+	if _u.mutation.SignedOutAtCleared() {
+		_spec.ClearField(user.FieldSignedOutAt, field.TypeTime)
 	}
 	if _u.mutation.APITokensCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -59,7 +59,9 @@ type Config struct {
 	// notify.TopicRunUpdated deliver changes sooner.
 	PollInterval time.Duration
 	// LiveRecheck is how often a live subscription checks again that its
-	// token or session is valid and what it may read (default 1 min).
+	// token or session is valid and what it may read: before a delivery, the
+	// viewer was checked and their repository access read from GitHub at most
+	// this long ago (default 1 min).
 	LiveRecheck time.Duration
 	// Now is the clock of LiveRecheck; nil means time.Now.
 	Now func() time.Time
@@ -132,7 +134,7 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	srv.AddTransport(transport.Websocket{
 		KeepAlivePingInterval: 15 * time.Second,
 		// Browsers may connect only from the request's own host or the public URL's.
-		Implementation: transport.CoderWebsocketImplementation{AcceptOptions: websocket.AcceptOptions{OriginPatterns: origins}},
+		Implementation: liveSockets{transport.CoderWebsocketImplementation{AcceptOptions: websocket.AcceptOptions{OriginPatterns: origins}}},
 		InitFunc: func(ctx context.Context, _ transport.InitPayload) (context.Context, *transport.InitPayload, error) {
 			if auth.FromContext(ctx) == nil {
 				return ctx, nil, errUnauthenticated

@@ -7,6 +7,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/notify"
+	"github.com/chakshu-dev/chakshu/server/auth"
 )
 
 // runUpdated streams runs the viewer can see as they change: woken by
@@ -31,7 +32,7 @@ func (h *api) runUpdated(ctx context.Context, ids []int) (<-chan *ent.Run, error
 		tick := time.NewTicker(h.cfg.PollInterval)
 		defer tick.Stop()
 		seen := map[int]time.Time{}
-		qctx, checked := ctx, h.cfg.Now()
+		qctx, qv := ctx, (*auth.Viewer)(nil) // qctx reads as qv, its access computed once per check
 		for {
 			select {
 			case <-ctx.Done():
@@ -39,18 +40,18 @@ func (h *api) runUpdated(ctx context.Context, ids []int) (<-chan *ent.Run, error
 			case <-wake:
 			case <-tick.C:
 			}
-			// Before delivering, at most LiveRecheck after the last check:
-			// is the token or session still valid, and what may it read now?
-			if la != nil && h.cfg.Now().Sub(checked) >= h.cfg.LiveRecheck {
-				v := h.viewerNow(ctx, la)
+			// Before delivering: is the token or session still valid, and
+			// what may it read now (checked at most LiveRecheck ago)? The
+			// upgrade request's access may be as old as the session's
+			// AccessTTL, so even the first delivery waits for a check.
+			if la != nil {
+				v := h.liveViewer(ctx, la)
 				if v == nil {
-					h.log.Info("live subscription closed: its token or session is no longer valid")
-					if la.cancel != nil {
-						la.cancel()
-					}
 					return
 				}
-				qctx, checked = liveContext(ctx, v), h.cfg.Now()
+				if v != qv {
+					qctx, qv = liveContext(ctx, v), v
+				}
 			}
 			q := h.client.Run.Query().Where(run.UpdatedAtGTE(since)).
 				Order(ent.Asc(run.FieldUpdatedAt), ent.Asc(run.FieldID)).Limit(MaxPageSize)

@@ -686,6 +686,7 @@ var (
 		{Name: "repo_access_refreshed_at", Type: field.TypeTime, Nullable: true},
 		{Name: "admin_installations", Type: field.TypeJSON, Nullable: true},
 		{Name: "github_token_sealed", Type: field.TypeBytes, Nullable: true},
+		{Name: "signed_out_at", Type: field.TypeTime, Nullable: true},
 	}
 	// UsersTable holds the schema information for the "users" table.
 	UsersTable = &schema.Table{

@@ -35,6 +35,8 @@ func (User) Fields() []ent.Field {
 			Comment("ids of the installations on organisations the user owns (admin there only), cached with repo_access"),
 		field.Bytes("github_token_sealed").Optional().Sensitive().Annotations(gqlSkipAll()).
 			Comment("the user's GitHub token from their last login, sealed (AES-GCM under CHAKSHU_SECRET_KEY): API tokens refresh their owner's access with it"),
+		field.Time("signed_out_at").Optional().Nillable().Annotations(gqlSkipAll()).
+			Comment("last portal sign-out: every session issued before it has ended (cookies are not stored, so this is how a sign-out reaches open WebSockets)"),
 	}
 }
 

@@ -38,6 +38,8 @@ const (
 	FieldAdminInstallations = "admin_installations"
 	// FieldGithubTokenSealed holds the string denoting the github_token_sealed field in the database.
 	FieldGithubTokenSealed = "github_token_sealed"
+	// FieldSignedOutAt holds the string denoting the signed_out_at field in the database.
+	FieldSignedOutAt = "signed_out_at"
 	// EdgeAPITokens holds the string denoting the api_tokens edge name in mutations.
 	EdgeAPITokens = "api_tokens"
 	// Table holds the table name of the user in the database.
@@ -66,6 +68,7 @@ var Columns = []string{
 	FieldRepoAccessRefreshedAt,
 	FieldAdminInstallations,
 	FieldGithubTokenSealed,
+	FieldSignedOutAt,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -144,6 +147,11 @@ func ByLastLoginAt(opts ...sql.OrderTermOption) OrderOption {
 // ByRepoAccessRefreshedAt orders the results by the repo_access_refreshed_at field.
 func ByRepoAccessRefreshedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldRepoAccessRefreshedAt, opts...).ToFunc()
+}
+
+// BySignedOutAt orders the results by the signed_out_at field.
+func BySignedOutAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldSignedOutAt, opts...).ToFunc()
 }
 
 // ByAPITokensCount orders the results by api_tokens count.

@@ -105,6 +105,11 @@ func GithubTokenSealed(v []byte) predicate.User {
 	return predicate.User(sql.FieldEQ(FieldGithubTokenSealed, v))
 }
 
+// SignedOutAt applies equality check predicate on the "signed_out_at" field. It's identical to SignedOutAtEQ.
+func SignedOutAt(v time.Time) predicate.User {
+	return predicate.User(sql.FieldEQ(FieldSignedOutAt, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.User {
 	return predicate.User(sql.FieldEQ(FieldCreatedAt, v))
@@ -598,6 +603,56 @@ func GithubTokenSealedIsNil() predicate.User {
 // GithubTokenSealedNotNil applies the NotNil predicate on the "github_token_sealed" field.
 func GithubTokenSealedNotNil() predicate.User {
 	return predicate.User(sql.FieldNotNull(FieldGithubTokenSealed))
+}
+
+// SignedOutAtEQ applies the EQ predicate on the "signed_out_at" field.
+func SignedOutAtEQ(v time.Time) predicate.User {
+	return predicate.User(sql.FieldEQ(FieldSignedOutAt, v))
+}
+
+// SignedOutAtNEQ applies the NEQ predicate on the "signed_out_at" field.
+func SignedOutAtNEQ(v time.Time) predicate.User {
+	return predicate.User(sql.FieldNEQ(FieldSignedOutAt, v))
+}
+
+// SignedOutAtIn applies the In predicate on the "signed_out_at" field.
+func SignedOutAtIn(vs ...time.Time) predicate.User {
+	return predicate.User(sql.FieldIn(FieldSignedOutAt, vs...))
+}
+
+// SignedOutAtNotIn applies the NotIn predicate on the "signed_out_at" field.
+func SignedOutAtNotIn(vs ...time.Time) predicate.User {
+	return predicate.User(sql.FieldNotIn(FieldSignedOutAt, vs...))
+}
+
+// SignedOutAtGT applies the GT predicate on the "signed_out_at" field.
+func SignedOutAtGT(v time.Time) predicate.User {
+	return predicate.User(sql.FieldGT(FieldSignedOutAt, v))
+}
+
+// SignedOutAtGTE applies the GTE predicate on the "signed_out_at" field.
+func SignedOutAtGTE(v time.Time) predicate.User {
+	return predicate.User(sql.FieldGTE(FieldSignedOutAt, v))
+}
+
+// SignedOutAtLT applies the LT predicate on the "signed_out_at" field.
+func SignedOutAtLT(v time.Time) predicate.User {
+	return predicate.User(sql.FieldLT(FieldSignedOutAt, v))
+}
+
+// SignedOutAtLTE applies the LTE predicate on the "signed_out_at" field.
+func SignedOutAtLTE(v time.Time) predicate.User {
+	return predicate.User(sql.FieldLTE(FieldSignedOutAt, v))
+}
+
+// SignedOutAtIsNil applies the IsNil predicate on the "signed_out_at" field.
+func SignedOutAtIsNil() predicate.User {
+	return predicate.User(sql.FieldIsNull(FieldSignedOutAt))
+}
+
+// SignedOutAtNotNil applies the NotNil predicate on the "signed_out_at" field.
+func SignedOutAtNotNil() predicate.User {
+	return predicate.User(sql.FieldNotNull(FieldSignedOutAt))
 }
 
 // HasAPITokens applies the HasEdge predicate on the "api_tokens" edge.

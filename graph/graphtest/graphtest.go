@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -237,4 +238,34 @@ func (c *Client) Token(scope string) (*Client, Resp) {
 		c.e.T.Fatalf("token %q", d.CreateAPIToken.Token)
 	}
 	return c.e.WithToken(d.CreateAPIToken.Token, c.Who+"-"+scope+"-token"), r
+}
+
+// AuthHeader is what c authenticates with (its Authorization header, or
+// its session cookie), for dialling the WebSocket as c.
+func (c *Client) AuthHeader() http.Header {
+	h := http.Header{}
+	if c.Bearer != "" {
+		h.Set("Authorization", "Bearer "+c.Bearer)
+		return h
+	}
+	u, _ := url.Parse(c.e.URL)
+	for _, ck := range c.hc.Jar.Cookies(u) {
+		h.Add("Cookie", ck.String())
+	}
+	return h
+}
+
+// Logout signs c's session out (POST /auth/logout).
+func (c *Client) Logout() {
+	c.e.T.Helper()
+	req, _ := http.NewRequest(http.MethodPost, c.e.URL+"/auth/logout", nil)
+	req.Header.Set(auth.CSRFHeader, c.csrf)
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		c.e.T.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		c.e.T.Fatalf("logout: %d", resp.StatusCode)
+	}
 }

@@ -201,7 +201,7 @@ func (a *Auth) Middleware(next http.Handler) http.Handler {
 		}
 		r = a.rekey.csrf(w, r, a.secure)
 		if h := r.Header.Get("Authorization"); h != "" {
-			v, tok, err := a.tokenViewer(r.Context(), h)
+			v, tok, err := a.tokenViewer(r.Context(), h, a.cfg.TokenAccessTTL)
 			if err != nil {
 				if !errors.Is(err, errBadToken) {
 					a.log.Error("api token lookup", "err", err)
@@ -223,7 +223,7 @@ func (a *Auth) Middleware(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		v, err := a.sessionViewer(w, r)
+		v, err := a.sessionViewer(w, r, a.cfg.AccessTTL)
 		if err != nil {
 			a.log.Error("session lookup", "err", err)
 		}
@@ -233,6 +233,35 @@ func (a *Auth) Middleware(next http.Handler) http.Handler {
 		protected.ServeHTTP(w, r)
 	})
 }
+
+// Revalidate authenticates r again for a connection that outlives it (a
+// WebSocket's upgrade request, headers only): the viewer it is now, with
+// repository access no older than fresh (refreshed from GitHub with the
+// user's token when older, as at sign-in), or nil when its API token is
+// revoked or expired, its session expired or signed out, its GitHub token
+// revoked, or its user gone. The freshness is the user's row, shared by all
+// their connections and requests: a user's many sockets refresh once per
+// fresh, not once each. It spends no rate-limit budget and checks no CSRF
+// (nothing is written on the caller's behalf).
+func (a *Auth) Revalidate(ctx context.Context, r *http.Request, fresh time.Duration) (*Viewer, error) {
+	r = r.WithContext(ctx)
+	if h := r.Header.Get("Authorization"); h != "" {
+		v, _, err := a.tokenViewer(ctx, h, fresh)
+		if errors.Is(err, errBadToken) {
+			return nil, nil
+		}
+		return v, err
+	}
+	return a.sessionViewer(nowhere{h: http.Header{}}, r, fresh)
+}
+
+// nowhere is a ResponseWriter whose answer nobody reads (a re-issued cookie
+// during Revalidate has no browser to go to).
+type nowhere struct{ h http.Header }
+
+func (n nowhere) Header() http.Header         { return n.h }
+func (n nowhere) Write(b []byte) (int, error) { return len(b), nil }
+func (n nowhere) WriteHeader(int)             {}
 
 // csrfFailed answers a POST without a valid CSRF token, in both the HTTP and
 // the GraphQL error shape.

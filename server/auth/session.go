@@ -27,14 +27,18 @@ const (
 	keyUserID = "uid"
 	keyToken  = "tok"
 	keyIssued = "iat"
-	keyNonce  = "n"
+	// keyIssuedNano is the issue time in nanoseconds: a sign-out and a new
+	// login in the same second must not end the new session.
+	keyIssuedNano = "iatn"
+	keyNonce      = "n"
 )
 
 // maxRepoPages caps how many pages of /user/repos a login reads (100 a page).
 const maxRepoPages = 50
 
-// sessionViewer returns the viewer of a valid, unexpired session cookie, or nil.
-func (a *Auth) sessionViewer(w http.ResponseWriter, r *http.Request) (*Viewer, error) {
+// sessionViewer returns the viewer of a valid, unexpired session cookie, or
+// nil; its repository access is refreshed from GitHub when older than ttl.
+func (a *Auth) sessionViewer(w http.ResponseWriter, r *http.Request, ttl time.Duration) (*Viewer, error) {
 	if _, err := r.Cookie(SessionCookie); err != nil {
 		return nil, nil
 	}
@@ -61,8 +65,15 @@ func (a *Auth) sessionViewer(w http.ResponseWriter, r *http.Request) (*Viewer, e
 	if err != nil {
 		return nil, fmt.Errorf("load user %d: %w", uid, err)
 	}
+	issued := time.Unix(iat, 0)
+	if n, ok := s.Values[keyIssuedNano].(int64); ok {
+		issued = time.Unix(0, n)
+	}
+	if u.SignedOutAt != nil && !issued.After(*u.SignedOutAt) {
+		return nil, nil // signed out since (logout ends every session of the user)
+	}
 	tok, _ := s.Values[keyToken].(string)
-	if tok != "" && (u.RepoAccessRefreshedAt == nil || a.cfg.Now().Sub(*u.RepoAccessRefreshedAt) > a.cfg.AccessTTL) {
+	if tok != "" && (u.RepoAccessRefreshedAt == nil || a.cfg.Now().Sub(*u.RepoAccessRefreshedAt) > ttl) {
 		nu, err := a.refreshAccess(r.Context(), u, tok)
 		switch {
 		case errors.Is(err, errTokenRevoked):
@@ -264,11 +275,13 @@ func (a *Auth) startSession(w http.ResponseWriter, r *http.Request, u *ent.User,
 		return fmt.Errorf("new session: %w", err)
 	}
 	s.IsNew = true
+	now := a.cfg.Now()
 	s.Values = map[any]any{
-		keyUserID: u.ID,
-		keyIssued: a.cfg.Now().Unix(),
-		keyNonce:  randomString(16),
-		keyToken:  token,
+		keyUserID:     u.ID,
+		keyIssued:     now.Unix(),
+		keyIssuedNano: now.UnixNano(),
+		keyNonce:      randomString(16),
+		keyToken:      token,
 	}
 	return s.Save(r, w)
 }
@@ -277,8 +290,21 @@ func (a *Auth) clearSession(w http.ResponseWriter, r *http.Request) {
 	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: a.secure, SameSite: http.SameSiteLaxMode})
 }
 
-// logout ends the session.
+// logout ends the session, and every other session of the user: session
+// cookies are not stored, so the sign-out time on the user is what tells an
+// open WebSocket (which rechecks its cookie, Revalidate) or a copied cookie
+// that the session is over.
 func (a *Auth) logout(w http.ResponseWriter, r *http.Request) {
+	if v := FromContext(r.Context()); v != nil && v.Method == MethodSession {
+		// Rounded up to the microsecond PostgreSQL keeps, so the session
+		// signing out (issued in nanoseconds) is not after it.
+		out := a.cfg.Now().Truncate(time.Microsecond).Add(time.Microsecond)
+		if err := a.db.User.UpdateOneID(v.User.ID).SetSignedOutAt(out).Exec(r.Context()); err != nil {
+			a.log.Error("record sign-out", "user", v.User.Login, "err", err)
+			server.WriteError(w, http.StatusInternalServerError, "INTERNAL", "internal error")
+			return
+		}
+	}
 	a.clearSession(w, r)
 	if strings.Contains(r.Header.Get("Accept"), "text/html") {
 		http.Redirect(w, r, "/", http.StatusSeeOther)

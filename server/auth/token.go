@@ -40,8 +40,8 @@ func TokenDisplayPrefix(token string) string {
 }
 
 // tokenViewer authenticates an Authorization header value, returning the
-// token as read.
-func (a *Auth) tokenViewer(ctx context.Context, header string) (*Viewer, *ent.APIToken, error) {
+// token as read; its owner's access is refreshed when older than ttl.
+func (a *Auth) tokenViewer(ctx context.Context, header string, ttl time.Duration) (*Viewer, *ent.APIToken, error) {
 	scheme, tok, ok := strings.Cut(header, " ")
 	if !ok || !strings.EqualFold(scheme, "bearer") {
 		return nil, nil, errBadToken
@@ -72,7 +72,7 @@ func (a *Auth) tokenViewer(ctx context.Context, header string) (*Viewer, *ent.AP
 			a.log.Warn("record api token use", "err", err)
 		}
 	}
-	u := a.tokenOwnerAccess(ctx, t.Edges.Owner)
+	u := a.tokenOwnerAccess(ctx, t.Edges.Owner, ttl)
 	return &Viewer{User: u, Admin: a.isAdmin(u), AdminInstallations: u.AdminInstallations, Method: MethodToken, Scope: string(t.Scope), TokenID: t.ID, RepoGitHubIDs: u.RepoAccess}, t, nil
 }
 
@@ -91,14 +91,14 @@ func (a *Auth) storeGitHubToken(ctx context.Context, u *ent.User, tok *oauth2.To
 }
 
 // tokenOwnerAccess returns the token owner with access no older than
-// TokenAccessTTL: refreshed from GitHub with the owner's stored GitHub token
+// ttl (TokenAccessTTL for requests): refreshed from GitHub with the owner's stored GitHub token
 // when stale. When it cannot be refreshed (no stored token, GitHub revoked
 // it, or GitHub does not answer) the owner acts with no repositories and no
 // installation admin rights: someone removed from the organisation loses
 // access within the hour, not at their next portal login.
-func (a *Auth) tokenOwnerAccess(ctx context.Context, u *ent.User) *ent.User {
+func (a *Auth) tokenOwnerAccess(ctx context.Context, u *ent.User, ttl time.Duration) *ent.User {
 	now := a.cfg.Now()
-	if u.RepoAccessRefreshedAt != nil && now.Sub(*u.RepoAccessRefreshedAt) <= a.cfg.TokenAccessTTL {
+	if u.RepoAccessRefreshedAt != nil && now.Sub(*u.RepoAccessRefreshedAt) <= ttl {
 		return u
 	}
 	locked := *u
