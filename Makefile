@@ -80,7 +80,7 @@ fuzz:
 	scripts/fuzz.sh $(FUZZTIME)
 
 soak:
-	CHAKSHU_SOAK=full $(GO) test -p 1 -timeout 60m -run 'Soak|Crash|Fault|Hostile' -v ./internal/e2e/...
+	CHAKSHU_SOAK=full $(GO) test -p 1 -timeout 120m -run 'Soak|Crash|Fault|Hostile' -v ./internal/e2e/...
 
 clean:
 	rm -rf bin dist

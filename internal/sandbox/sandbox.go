@@ -76,6 +76,9 @@ type Options struct {
 	// simulated runner away from it, as if no runner had picked the job up
 	// yet: the test plays the runner (tests).
 	Hold func(ghsim.WorkflowRun) bool
+	// GitHubLimits turns on the simulator's realistic mode (GitHub's rate
+	// limits, ghsim.Limits); nil: none, as the sandbox a user tries.
+	GitHubLimits *ghsim.Limits
 }
 
 // Sandbox is a running simulated world.
@@ -123,7 +126,7 @@ func Start(o Options) (*Sandbox, error) {
 		o.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	sim := ghsim.New(ghsim.Options{AsyncWebhooks: true, Validator: o.Validator, OnValidationError: o.OnValidationError,
-		PagesURL: o.PagesURL, RunLog: o.runLog})
+		PagesURL: o.PagesURL, RunLog: o.runLog, Limits: o.GitHubLimits})
 	sb := &Sandbox{Sim: sim, opts: o}
 	sb.ctx, sb.cancel = context.WithCancel(context.Background())
 	sb.AppID, sb.AppKey = sim.CreateApp(o.AppSlug)

@@ -49,6 +49,9 @@ type figures struct {
 	deliveries, events, redelivered, runs, terminal, succeeded, failed, kills int
 	duplicates, lost                                                          int
 	drain                                                                     time.Duration
+	// refused is what GitHub's limits (the simulator's realistic mode)
+	// refused: Chakshu's pacing should keep it at zero.
+	refused ghsim.Refusals
 }
 
 var markerRE = regexp.MustCompile(`<!-- chakshu:(finding|run|reply|answer):([A-Za-z0-9._-]+) -->`)
@@ -188,6 +191,7 @@ func settle(t *testing.T, c *cluster, prs []int, wantRuns int, limit time.Durati
 	}
 	f.duplicates = duplicates(t, sim, relRepo, prs)
 	f.kills = int(c.kills.Load())
+	f.refused = sim.Refused()
 	// Each succeeded review run has exactly one review on GitHub.
 	reviewsByRun := map[string]int{}
 	for _, n := range prs {
@@ -215,13 +219,14 @@ func settle(t *testing.T, c *cluster, prs []int, wantRuns int, limit time.Durati
 }
 
 func (f figures) String() string {
-	return fmt.Sprintf("deliveries=%d events=%d redelivered=%d runs=%d terminal=%d succeeded=%d failed=%d kills=%d duplicates=%d lost=%d drain=%s",
-		f.deliveries, f.events, f.redelivered, f.runs, f.terminal, f.succeeded, f.failed, f.kills, f.duplicates, f.lost, f.drain.Round(time.Millisecond))
+	return fmt.Sprintf("deliveries=%d events=%d redelivered=%d runs=%d terminal=%d succeeded=%d failed=%d kills=%d duplicates=%d lost=%d refused(secondary=%d primary=%d) drain=%s",
+		f.deliveries, f.events, f.redelivered, f.runs, f.terminal, f.succeeded, f.failed, f.kills, f.duplicates, f.lost,
+		f.refused.Secondary, f.refused.Primary, f.drain.Round(time.Millisecond))
 }
 
 func (f figures) check(t *testing.T) {
 	t.Helper()
-	if f.lost != 0 || f.duplicates != 0 || f.terminal != f.runs || f.events != f.deliveries {
+	if f.lost != 0 || f.duplicates != 0 || f.terminal != f.runs || f.events != f.deliveries || f.refused != (ghsim.Refusals{}) {
 		t.Errorf("reliability broken: %s", f)
 	}
 }
@@ -234,7 +239,12 @@ func TestCrashSoak(t *testing.T) {
 	if testing.Short() && !full() {
 		t.Skip("multi-process crash test: not in -short")
 	}
-	deliveries, prsN := size(300, 5000), size(10, 150) // two auto review runs per PR
+	// Two auto review runs per PR, each about four content writes (its
+	// check run, its dispatch, its review, a reply or comment): the full
+	// size's 80 runs stay inside GitHub's 500 content writes an hour, which
+	// Chakshu's pacing spreads over it after a burst of an eighth (one
+	// write every 8 s): the settle gives them 45 minutes.
+	deliveries, prsN := size(300, 5000), size(10, 40)
 	c := startCluster(t, clusterOptions{webs: 2, workers: 3, env: map[string]string{
 		"CHAKSHU_HEARTBEAT_INTERVAL": "1s", "CHAKSHU_DEAD_WORKER_AFTER": "5s",
 	}})
@@ -310,7 +320,7 @@ func TestCrashSoak(t *testing.T) {
 	for _, p := range c.byMode("web") {
 		c.waitHealthy(p, 60*time.Second)
 	}
-	f := settle(t, c, prs, 2*prsN, time.Duration(size(4, 30))*time.Minute)
+	f := settle(t, c, prs, 2*prsN, time.Duration(size(4, 45))*time.Minute)
 	t.Logf("crash soak (burst %s): %s", burst.Round(time.Millisecond), f)
 	fmt.Printf("crash soak: %s\n", f)
 	logFailureReasons(t, c)

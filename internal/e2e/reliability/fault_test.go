@@ -17,7 +17,11 @@ func TestFaultSoak(t *testing.T) {
 	if testing.Short() && !full() {
 		t.Skip("multi-process fault test: not in -short")
 	}
-	prsN := size(8, 100)
+	// Inside the burst of content writes Chakshu's pacing allows at once
+	// (an eighth of GitHub's 500 an hour, retries of injected faults
+	// included), so the small size settles in minutes; the full size is
+	// paced as TestCrashSoak's.
+	prsN := size(5, 40)
 	c := startCluster(t, clusterOptions{webs: 2, workers: 3})
 	sim := c.SB.Sim
 	// First matching rule fires, so later rates are scaled to give the
@@ -32,7 +36,7 @@ func TestFaultSoak(t *testing.T) {
 			sim.Comment(relRepo, n, "dana", "@chakshu review style")
 		}
 	}
-	f := settle(t, c, prs, 2*prsN, time.Duration(size(4, 30))*time.Minute)
+	f := settle(t, c, prs, 2*prsN, time.Duration(size(4, 45))*time.Minute)
 	hits := [3]int{ghsimtest.FaultHits(sim, 0), ghsimtest.FaultHits(sim, 1), ghsimtest.FaultHits(sim, 2)}
 	total := 0
 	for _, n := range sim.Calls() {

@@ -55,6 +55,11 @@ func TestMain(m *testing.M) {
 // full reports whether the soak sizes were asked for (make soak).
 func full() bool { return os.Getenv("CHAKSHU_SOAK") == "full" }
 
+// githubLimits are GitHub's documented limits for an installation (REST
+// and GraphQL primary quotas, the secondary limits on content creation and
+// on requests at once), enforced by the simulator in real time.
+var githubLimits = ghsim.Limits{Primary: 5000, GraphQLPrimary: 5000, ContentPerMinute: 80, ContentPerHour: 500, MaxConcurrent: 100}
+
 // size picks the CI or the full figure.
 func size(ci, soak int) int {
 	if full() {
@@ -109,7 +114,12 @@ func startCluster(t *testing.T, o clusterOptions) *cluster {
 	t.Helper()
 	secret := webhookSecret
 	actions := filepath.Join(t.TempDir(), "actions")
-	sb, err := sandbox.Start(sandbox.Options{AppSlug: "chakshu", WebhookSecret: secret, RunnerLogDir: actions, Hold: o.hold})
+	// GitHub's limits are on, as GitHub documents them and in real time
+	// (ghsim.Limits; API.md "Rate limits"), and so is Chakshu's pacing under
+	// them (its defaults: 80 content writes a minute, 500 an hour): the
+	// soak's sizes fit inside them, and settle checks none was refused.
+	sb, err := sandbox.Start(sandbox.Options{AppSlug: "chakshu", WebhookSecret: secret, RunnerLogDir: actions, Hold: o.hold,
+		GitHubLimits: &githubLimits})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,13 +163,6 @@ func startCluster(t *testing.T, o clusterOptions) *cluster {
 		"CHAKSHU_LOG_FORMAT":         "json",
 		"CHAKSHU_LOG_LEVEL":          "debug",
 		"CHAKSHU_OAUTH_CLIENT_ID":    sb.ClientID, // web refuses an App without its OAuth client
-		// The soak is about crashes and faults, and its simulator enforces
-		// none of GitHub's limits: with the pacing under them on, the full
-		// size's 300 reviews of one installation wait for GitHub's 500
-		// content writes an hour and outlast the settle (BenchmarkOrgScale
-		// measures pacing against the simulator's realistic mode).
-		"CHAKSHU_GITHUB_WRITES_PER_MINUTE": "0",
-		"CHAKSHU_GITHUB_WRITES_PER_HOUR":   "0",
 		"CHAKSHU_OAUTH_CLIENT_SECRET":      sb.Secret,
 		"CHAKSHU_INTERNAL_ADDR":            "127.0.0.1:0", // several processes on one host
 		"CHAKSHU_POLL_INTERVAL":            "500ms",
