@@ -36,22 +36,21 @@ func sandboxCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	over := map[string]string{"CHAKSHU_ADDR": fmt.Sprintf("127.0.0.1:%d", *port)}
+	// The sandbox builds its settings: the environment's, then the flags,
+	// and always the simulated world on SQLite.
+	var set config.All
+	if err := config.Parse(look, &set); err != nil {
+		return err
+	}
+	set.Addr = fmt.Sprintf("127.0.0.1:%d", *port)
 	if *dir != "" {
-		over["CHAKSHU_DATA_DIR"] = *dir
+		set.DataDir = *dir
 	}
 	if *provider != "" {
-		over["CHAKSHU_SANDBOX_PROVIDER"] = *provider
+		set.SandboxProvider = *provider
 	}
-	for _, k := range []string{"CHAKSHU_APP_ID", "CHAKSHU_PRIVATE_KEY", "CHAKSHU_PRIVATE_KEY_FILE", "CHAKSHU_DATABASE_URL"} {
-		over[k] = "" // the sandbox is always the simulated world on SQLite
-	}
-	cfg, err := config.Load(func(k string) (string, bool) {
-		if v, ok := over[k]; ok {
-			return v, v != ""
-		}
-		return look(k)
-	})
+	set.AppID, set.PrivateKey, set.PrivateKeyFile, set.DatabaseURL = 0, "", "", ""
+	cfg, err := set.Config()
 	if err != nil {
 		return err
 	}
