@@ -63,3 +63,12 @@ func TestProcessHelpListsItsOwnSettings(t *testing.T) {
 		}
 	}
 }
+
+// The simulated provider is the sandbox's --provider flag, checked before
+// anything starts.
+func TestSandboxRefusesAnUnknownProvider(t *testing.T) {
+	var stdout, stderr syncbuf.Buffer
+	if err := run(context.Background(), []string{"sandbox", "--provider", "azure"}, &stdout, &stderr); err != errUsage || !strings.Contains(stderr.String(), `--provider: want anthropic`) {
+		t.Fatalf("sandbox --provider azure: %v\n%s", err, stderr.String())
+	}
+}

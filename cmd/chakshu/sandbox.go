@@ -32,6 +32,12 @@ func sandboxCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if stop, err := parseFlags(fs, args); stop {
 		return err
 	}
+	switch *provider {
+	case "", "anthropic", "bedrock", "vertex", "foundry", "openai":
+	default:
+		fmt.Fprintf(stderr, "chakshu sandbox: --provider: want anthropic, bedrock, vertex, foundry or openai, got %q\n", *provider)
+		return errUsage
+	}
 	look, err := config.FromEnv()
 	if err != nil {
 		return err
@@ -45,9 +51,6 @@ func sandboxCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	set.Addr = fmt.Sprintf("127.0.0.1:%d", *port)
 	if *dir != "" {
 		set.DataDir = *dir
-	}
-	if *provider != "" {
-		set.SandboxProvider = *provider
 	}
 	set.AppID, set.PrivateKey, set.PrivateKeyFile, set.DatabaseURL = 0, "", "", ""
 	cfg, err := set.Config()
@@ -66,7 +69,7 @@ func sandboxCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		n = -1
 	}
 	return app.Run(ctx, app.Options{Mode: app.ModeAll, Config: cfg, Stderr: stderr, Stdout: stdout,
-		Sandbox: app.SandboxOptions{HistoryRuns: n}})
+		Sandbox: app.SandboxOptions{HistoryRuns: n, Provider: *provider}})
 }
 
 // workflowCmd prints the workflow template users commit.

@@ -43,9 +43,6 @@ type Providers struct {
 	// (CHAKSHU_OPENAI_URL: vLLM, Ollama, LiteLLM, Azure OpenAI); OpenAIAPIKey
 	// its key (CHAKSHU_OPENAI_API_KEY or CHAKSHU_OPENAI_API_KEY_FILE).
 	OpenAIURL, OpenAIAPIKey string
-	// Sandbox is the provider the sandbox simulates in front of its scripted
-	// model (CHAKSHU_SANDBOX_PROVIDER, `chakshu sandbox --provider`).
-	Sandbox string
 }
 
 // secret is a key set directly or, from file, in a file (not both); name
@@ -72,7 +69,6 @@ func providers(w WebOnly) (Providers, error) {
 		VertexProject: w.VertexProject, VertexRegion: w.VertexRegion, VertexURL: w.VertexURL,
 		FoundryResource: w.FoundryResource, FoundryURL: w.FoundryURL,
 		OpenAIURL: w.OpenAIURL,
-		Sandbox:   strings.ToLower(w.SandboxProvider),
 	}
 	if p.Platform == "anthropic" {
 		p.Platform = ""
@@ -81,11 +77,6 @@ func providers(w WebOnly) (Providers, error) {
 	case "", "bedrock", "vertex", "foundry", "openai":
 	default:
 		return p, fmt.Errorf("CHAKSHU_MODEL_PROVIDER: want anthropic, bedrock, vertex, foundry or openai, got %q", p.Platform)
-	}
-	switch p.Sandbox {
-	case "", "anthropic", "bedrock", "vertex", "foundry", "openai":
-	default:
-		return p, fmt.Errorf("CHAKSHU_SANDBOX_PROVIDER: want anthropic, bedrock, vertex, foundry or openai, got %q", p.Sandbox)
 	}
 	for _, u := range []struct{ name, v string }{{"CHAKSHU_BEDROCK_URL", p.BedrockURL}, {"CHAKSHU_VERTEX_URL", p.VertexURL},
 		{"CHAKSHU_FOUNDRY_URL", p.FoundryURL}, {"CHAKSHU_OPENAI_URL", p.OpenAIURL}} {

@@ -94,7 +94,6 @@ type WebOnly struct {
 	OpenAIAPIKey          string `env:"CHAKSHU_OPENAI_API_KEY" help:"its key"`
 	OpenAIAPIKeyFile      string `env:"CHAKSHU_OPENAI_API_KEY_FILE" help:"a file holding its key"`
 
-	SandboxProvider     string        `env:"CHAKSHU_SANDBOX_PROVIDER" default:"anthropic" help:"sandbox: the simulated provider in front of the scripted model (anthropic, bedrock, vertex, foundry, openai)"`
 	SandboxModelLatency time.Duration `env:"CHAKSHU_SANDBOX_MODEL_LATENCY" envDefault:"0s" default:"0" min:"0s" max:"1m" want:"a duration from 0 to 1m such as 300ms" help:"sandbox: delay of each scripted model answer, to watch a run's log live"`
 }
 
