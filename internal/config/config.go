@@ -1,5 +1,6 @@
 // Package config reads Chakshu's settings (DESIGN §12) from the environment or
-// a config file, validates them, and says which one is wrong in one line.
+// a config file into the struct of the process that reads them (settings.go),
+// validates them, and says which one is wrong in one line.
 package config
 
 import (
@@ -16,7 +17,10 @@ import (
 	"time"
 )
 
-// Config holds every setting of every process. Each field names its variable.
+// Config is what a process's settings (Web, Worker or All) resolve to: the
+// values checked against each other, with what follows from them filled in.
+// Each field names its variable. The parts a process does not read hold
+// their defaults.
 type Config struct {
 	// Addr is the listen address of web and all (CHAKSHU_ADDR).
 	Addr string

@@ -12,8 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// Every variable Load reads is in Settings (which --help prints) and every
-// name in Settings is read, so the list cannot drift from the code.
+// Every variable Load reads has a field with tags (which --help prints) and
+// every tagged name is read, so the list cannot drift from the code.
 func TestSettingsListEveryVariableLoadReads(t *testing.T) {
 	read := map[string]bool{"CHAKSHU_CONFIG_FILE": true} // FromEnv reads it before Load
 	rec := func(name string) (string, bool) { read[name] = true; return "", false }
@@ -34,14 +34,15 @@ func TestSettingsListEveryVariableLoadReads(t *testing.T) {
 	listed := SettingNames()
 	sort.Strings(listed)
 	if d := cmp.Diff(listed, slices.Compact(listed)); d != "" {
-		t.Errorf("Settings names a variable twice:\n%s", d)
+		t.Errorf("the tags name a variable twice:\n%s", d)
 	}
 	if d := cmp.Diff(got, listed); d != "" {
-		t.Errorf("variables Load reads (-) against Settings (+):\n%s", d)
+		t.Errorf("variables Load reads (-) against the tags (+):\n%s", d)
 	}
 }
 
-// README's Configuration table has one row per setting in Settings, no more.
+// README's Configuration table names every variable the tags name (every
+// process's), and none that no tag names.
 func TestReadmeSettingsTable(t *testing.T) {
 	b, err := os.ReadFile("../../README.md")
 	if err != nil {
@@ -64,7 +65,7 @@ func TestReadmeSettingsTable(t *testing.T) {
 	listed := SettingNames()
 	sort.Strings(listed)
 	if d := cmp.Diff(listed, inTable); d != "" {
-		t.Errorf("Settings (-) against README's Configuration table (+):\n%s", d)
+		t.Errorf("the tags (-) against README's Configuration table (+):\n%s", d)
 	}
 }
 
