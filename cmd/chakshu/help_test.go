@@ -28,9 +28,9 @@ func TestEveryCommandHelp(t *testing.T) {
 			if c.ownArgs || c.name == "version" {
 				return
 			}
-			for _, n := range config.SettingNames() {
-				if !strings.Contains(stdout.String(), n) {
-					t.Errorf("%s --help omits %s", c.name, n)
+			for _, s := range config.Settings(processSettings(c.name)) {
+				if !strings.Contains(stdout.String(), "  "+s.Name+"\n") {
+					t.Errorf("%s --help omits %s", c.name, s.Name)
 				}
 			}
 		})
@@ -41,5 +41,34 @@ func TestWorkflowWithoutPrintIsAUsageError(t *testing.T) {
 	var stdout, stderr syncbuf.Buffer
 	if err := run(context.Background(), []string{"workflow"}, &stdout, &stderr); err != errUsage {
 		t.Fatalf("workflow with no sub-command: %v, want the usage error (exit 2)", err)
+	}
+}
+
+// web's --help lists the model gateway's settings and not the worker's
+// timings; worker's the other way round; all both.
+func TestProcessHelpListsItsOwnSettings(t *testing.T) {
+	for _, c := range []struct{ cmd, has, lacks string }{
+		{"web", "CHAKSHU_MODEL_API_KEY", "CHAKSHU_HEARTBEAT_INTERVAL"},
+		{"worker", "CHAKSHU_HEARTBEAT_INTERVAL", "CHAKSHU_MODEL_API_KEY"},
+		{"all", "CHAKSHU_HEARTBEAT_INTERVAL", ""},
+		{"all", "CHAKSHU_MODEL_API_KEY", ""},
+	} {
+		var stdout, stderr syncbuf.Buffer
+		if err := run(context.Background(), []string{c.cmd, "--help"}, &stdout, &stderr); err != nil {
+			t.Fatal(err)
+		}
+		out := stdout.String()
+		if !strings.Contains(out, "  "+c.has+"\n") || (c.lacks != "" && strings.Contains(out, c.lacks)) {
+			t.Errorf("%s --help: want %s listed and %q not:\n%s", c.cmd, c.has, c.lacks, out)
+		}
+	}
+}
+
+// The simulated provider is the sandbox's --provider flag, checked before
+// anything starts.
+func TestSandboxRefusesAnUnknownProvider(t *testing.T) {
+	var stdout, stderr syncbuf.Buffer
+	if err := run(context.Background(), []string{"sandbox", "--provider", "azure"}, &stdout, &stderr); err != errUsage || !strings.Contains(stderr.String(), `--provider: want anthropic`) {
+		t.Fatalf("sandbox --provider azure: %v\n%s", err, stderr.String())
 	}
 }

@@ -97,11 +97,21 @@ func usage(w io.Writer) {
 	}
 }
 
-func settingsHelp(w io.Writer) {
-	fmt.Fprintln(w, "\nSettings (environment variables, or NAME=value lines in CHAKSHU_CONFIG_FILE):")
-	for _, s := range config.Settings {
-		fmt.Fprintf(w, "  %s\n      %s (default: %s)\n", s.Name, s.Meaning, s.Default)
+// settingsHelp prints the settings the command reads, from their tags:
+// web and worker their own, every other command all of them.
+func settingsHelp(w io.Writer, command string) {
+	config.Help(w, processSettings(command))
+}
+
+// processSettings is the settings struct command reads.
+func processSettings(command string) any {
+	switch command {
+	case "web":
+		return &config.Web{}
+	case "worker":
+		return &config.Worker{}
 	}
+	return &config.All{}
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -135,7 +145,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 				fs.PrintDefaults()
 			}
 			if c.name != "version" {
-				settingsHelp(stdout)
+				settingsHelp(stdout, c.name)
 			}
 		}
 		if stop, err := parseFlags(fs, args[1:]); stop {
@@ -148,17 +158,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return errUsage
 }
 
-func loadConfig() (*config.Config, error) {
+// loadConfig reads what every command but web and worker reads.
+func loadConfig() (*config.Config, error) { return loadConfigFor("all") }
+
+// loadConfigFor reads what process reads (web, worker; else all).
+func loadConfigFor(process string) (*config.Config, error) {
 	look, err := config.FromEnv()
 	if err != nil {
 		return nil, err
 	}
-	return config.Load(look)
+	return config.LoadFor(process, look)
 }
 
 func processCmd(mode app.Mode) func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return func(ctx context.Context, _ []string, stdout, stderr io.Writer) error {
-		cfg, err := loadConfig()
+		cfg, err := loadConfigFor(string(mode))
 		if err != nil {
 			return err
 		}

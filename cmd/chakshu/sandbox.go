@@ -32,26 +32,28 @@ func sandboxCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if stop, err := parseFlags(fs, args); stop {
 		return err
 	}
+	switch *provider {
+	case "", "anthropic", "bedrock", "vertex", "foundry", "openai":
+	default:
+		fmt.Fprintf(stderr, "chakshu sandbox: --provider: want anthropic, bedrock, vertex, foundry or openai, got %q\n", *provider)
+		return errUsage
+	}
 	look, err := config.FromEnv()
 	if err != nil {
 		return err
 	}
-	over := map[string]string{"CHAKSHU_ADDR": fmt.Sprintf("127.0.0.1:%d", *port)}
+	// The sandbox builds its settings: the environment's, then the flags,
+	// and always the simulated world on SQLite.
+	var set config.All
+	if err := config.Parse(look, &set); err != nil {
+		return err
+	}
+	set.Addr = fmt.Sprintf("127.0.0.1:%d", *port)
 	if *dir != "" {
-		over["CHAKSHU_DATA_DIR"] = *dir
+		set.DataDir = *dir
 	}
-	if *provider != "" {
-		over["CHAKSHU_SANDBOX_PROVIDER"] = *provider
-	}
-	for _, k := range []string{"CHAKSHU_APP_ID", "CHAKSHU_PRIVATE_KEY", "CHAKSHU_PRIVATE_KEY_FILE", "CHAKSHU_DATABASE_URL"} {
-		over[k] = "" // the sandbox is always the simulated world on SQLite
-	}
-	cfg, err := config.Load(func(k string) (string, bool) {
-		if v, ok := over[k]; ok {
-			return v, v != ""
-		}
-		return look(k)
-	})
+	set.AppID, set.PrivateKey, set.PrivateKeyFile, set.DatabaseURL = 0, "", "", ""
+	cfg, err := set.Config()
 	if err != nil {
 		return err
 	}
@@ -67,7 +69,7 @@ func sandboxCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		n = -1
 	}
 	return app.Run(ctx, app.Options{Mode: app.ModeAll, Config: cfg, Stderr: stderr, Stdout: stdout,
-		Sandbox: app.SandboxOptions{HistoryRuns: n}})
+		Sandbox: app.SandboxOptions{HistoryRuns: n, Provider: *provider}})
 }
 
 // workflowCmd prints the workflow template users commit.

@@ -73,6 +73,9 @@ type SandboxOptions struct {
 	OnValidationError func(error)
 	// Model tunes the scripted model.
 	Model scriptedmodel.Config
+	// Provider is the model provider simulated in front of the scripted
+	// model (`chakshu sandbox --provider`; "" is anthropic).
+	Provider string
 }
 
 // Run runs a process until ctx ends.
@@ -184,7 +187,7 @@ func Run(ctx context.Context, o Options) error {
 			RunnerLogDir: filepath.Join(cfg.DataDir, "actions-logs"),
 			PagesURL:     cfg.PublicURL, // the simulated GitHub's pages on Chakshu's own address, so links survive a restart
 			Validator:    o.Sandbox.Validator, OnValidationError: o.Sandbox.OnValidationError, Model: model,
-			Provider: cfg.Providers.Sandbox,
+			Provider: o.Sandbox.Provider,
 		})
 		if err != nil {
 			return err

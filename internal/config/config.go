@@ -1,5 +1,6 @@
 // Package config reads Chakshu's settings (DESIGN §12) from the environment or
-// a config file, validates them, and says which one is wrong in one line.
+// a config file into the struct of the process that reads them (settings.go),
+// validates them, and says which one is wrong in one line.
 package config
 
 import (
@@ -12,13 +13,14 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"time"
 )
 
-// Config holds every setting of every process. Each field names its variable.
+// Config is what a process's settings (Web, Worker or All) resolve to: the
+// values checked against each other, with what follows from them filled in.
+// Each field names its variable. The parts a process does not read hold
+// their defaults.
 type Config struct {
 	// Addr is the listen address of web and all (CHAKSHU_ADDR).
 	Addr string
@@ -158,54 +160,6 @@ const (
 	MaxModelRetryHorizon     = 20 * time.Minute
 )
 
-// Settings lists every variable Load reads, for --help.
-var Settings = []struct{ Name, Meaning, Default string }{
-	{"CHAKSHU_ADDR", "listen address of web / all", "127.0.0.1:8080"},
-	{"CHAKSHU_PUBLIC_URL", "URL GitHub and runners reach Chakshu at", "http://<CHAKSHU_ADDR>"},
-	{"CHAKSHU_DATA_DIR", "where the SQLite file and local state live", "./data"},
-	{"CHAKSHU_DATABASE_URL", "postgres://… for PostgreSQL; unset → SQLite in the data dir", "unset"},
-	{"CHAKSHU_DATABASE_MAX_CONNS", "PostgreSQL connections each process pools (it opens one more for LISTEN); size max_connections for all processes", "20"},
-	{"CHAKSHU_RUNNER_DIR", "folder of the chakshu-action binaries served to workflows (scripts/runners.sh builds them)", "runner/ beside the chakshu executable"},
-	{"CHAKSHU_APP_ID, CHAKSHU_APP_SLUG", "the GitHub App", "unset → sandbox"},
-	{"CHAKSHU_PRIVATE_KEY / CHAKSHU_PRIVATE_KEY_FILE", "the App's PEM key", "unset → sandbox"},
-	{"CHAKSHU_WEBHOOK_SECRET", "comma-separated webhook secrets (rotation)", "sandbox: sandbox-secret"},
-	{"CHAKSHU_GITHUB_URL, CHAKSHU_GITHUB_GRAPHQL_URL", "API base URLs (GitHub Enterprise Server)", "GitHub.com"},
-	{"CHAKSHU_OAUTH_CLIENT_ID, CHAKSHU_OAUTH_CLIENT_SECRET", "portal login", "unset → sandbox login"},
-	{"CHAKSHU_OIDC_ISSUER, CHAKSHU_OIDC_AUDIENCE", "Actions token issuer and audience", "GitHub's issuer; the public URL"},
-	{"CHAKSHU_SECRET_KEY", "32-byte key (base64) for sessions and credentials", "sandbox: generated into the data dir"},
-	{"CHAKSHU_SECRET_KEY_PREVIOUS", "comma-separated keys CHAKSHU_SECRET_KEY replaced, still accepted while rotating (chakshu secrets rotate)", "unset"},
-	{"CHAKSHU_MODEL_URL, CHAKSHU_MODEL_API_KEY", "upstream of the model gateway", "Anthropic; sandbox: the scripted model"},
-	{"CHAKSHU_MODEL_CATALOG", "a JSON model catalogue merged over the built-in one (re-read on change)", "the built-in catalogue"},
-	{"CHAKSHU_MODEL_BETAS", "comma-separated anthropic-beta values runners may send", "none"},
-	{"CHAKSHU_MODEL_INFERENCE_GEO", "the Anthropic workspace's default inference geo, global or us (US-only inference is metered at 1.1x on Opus 4.6 and later)", "global"},
-	{"CHAKSHU_MODEL_RETRY_HORIZON", "how long a runner retries the model after overload, rate limit and 5xx answers (1s to 20m)", "2m"},
-	{"CHAKSHU_ADMINS", "comma-separated GitHub logins with admin rights", "sandbox: the sandbox user"},
-	{"CHAKSHU_REVIEW_ALLOWLIST", "comma-separated GitHub logins who may ask for reviews without write access", "unset"},
-	{"CHAKSHU_REPLY_LIMIT_PER_PR, CHAKSHU_REPLY_LIMIT_PER_USER", "reply runs (answers in Chakshu's review threads) per pull request, and per person, in any hour", "20; 10"},
-	{"CHAKSHU_MAX_CONCURRENT_RUNS", "runs per installation dispatched at once; more stay queued (0: no cap)", "0"},
-	{"CHAKSHU_INFRA_FAILURE_CONCLUSION", "check conclusion when Chakshu itself fails (not a finding): failure or neutral", "failure"},
-	{"CHAKSHU_SANDBOX", "1: run sandbox mode on purpose, even on a non-loopback address or with CHAKSHU_DATABASE_URL", "unset: sandbox on loopback and SQLite only"},
-	{"CHAKSHU_LOG_LEVEL, CHAKSHU_LOG_FORMAT", "debug…error; json or text", "info; json off a terminal"},
-	{"CHAKSHU_API_TOKEN_RATE, CHAKSHU_API_TOKEN_BURST", "requests per minute per API token (0: unlimited); how many at once", "600; 60"},
-	{"CHAKSHU_GITHUB_WRITES_PER_MINUTE, CHAKSHU_GITHUB_WRITES_PER_HOUR", "content-creating writes to GitHub per installation, shared by every worker process (0: that window off; set an Enterprise Server's own limits)", "80; 500"},
-	{"CHAKSHU_INTERNAL_ADDR", "internal listener of every process (web, worker, all): /metrics, /healthz, /readyz", "127.0.0.1:9090"},
-	{"CHAKSHU_DRAIN_TIMEOUT", "after SIGTERM: readiness answers 503 at once, in-flight requests and model streams get this long to finish", "60s"},
-	{"CHAKSHU_HEARTBEAT_INTERVAL", "how often a worker refreshes its row and the leases it holds", "20s"},
-	{"CHAKSHU_DEAD_WORKER_AFTER", "a worker silent this long is dead: its runs and webhook events go back to the queue", "90s"},
-	{"CHAKSHU_RUN_REPORT_TIMEOUT", "a dispatched run that has not reported back this long fails", "45m"},
-	{"CHAKSHU_POLL_INTERVAL", "the slowest a worker loop looks for work when no wake-up came", "1s"},
-	{"CHAKSHU_SANDBOX_MODEL_LATENCY", "sandbox: delay of each scripted model answer, to watch a run's log live", "0"},
-	{"CHAKSHU_RETAIN_WEBHOOK_PAYLOADS", "a handled webhook's payload is emptied after this (the row stays for deduplication); 0 keeps it", "24h"},
-	{"CHAKSHU_RETAIN_WEBHOOK_EVENTS", "a handled webhook's row is deleted after this; at least GitHub's redelivery window (3d github.com, 7d Enterprise Server)", "8d"},
-	{"CHAKSHU_RETAIN_FAILED_EVENTS", "a failed webhook is deleted after this", "30d"},
-	{"CHAKSHU_RETAIN_RUN_EVENTS", "finished runs' timeline entries are deleted after this", "90d"},
-	{"CHAKSHU_RETAIN_RUNS", "finished runs (with findings and timeline) are deleted after this; cost figures stay exact", "365d"},
-	{"CHAKSHU_RETAIN_WORKERS", "rows of workers silent this long are deleted", "7d"},
-	{"CHAKSHU_PRUNE_INTERVAL, CHAKSHU_PRUNE_BATCH", "how often a worker prunes; the most rows per pruning transaction", "1m; 500"},
-	{"CHAKSHU_PRUNE_WRITE_TARGET", "how long one pruning transaction may hold the write lock: batches shrink while theirs take longer, grow while they take under half", "1ms"},
-	{"CHAKSHU_CONFIG_FILE", "a file of NAME=value lines setting the same names (the environment wins)", "unset"},
-}
-
 // Defaults.
 const (
 	DefaultAddr = "127.0.0.1:8080"
@@ -272,31 +226,82 @@ func readFile(p string) (map[string]string, error) {
 	return m, s.Err()
 }
 
-// Load reads and validates the settings. The error names the bad setting.
+// Load reads and validates every setting (what `chakshu all` reads). The
+// error names the bad setting in one line.
 func Load(look Lookup) (*Config, error) {
-	get := func(n, def string) string {
-		if v, ok := look(n); ok && strings.TrimSpace(v) != "" {
-			return strings.TrimSpace(v)
-		}
-		return def
+	var s All
+	if err := Parse(look, &s); err != nil {
+		return nil, err
 	}
+	return s.Config()
+}
+
+// LoadFor reads and validates what a process reads: "web" its Web, "worker"
+// its Worker, anything else (all, migrate, doctor, …) All.
+func LoadFor(process string, look Lookup) (*Config, error) {
+	switch process {
+	case "web":
+		var s Web
+		if err := Parse(look, &s); err != nil {
+			return nil, err
+		}
+		return s.Config()
+	case "worker":
+		var s Worker
+		if err := Parse(look, &s); err != nil {
+			return nil, err
+		}
+		return s.Config()
+	}
+	return Load(look)
+}
+
+// Parse reads the settings s (a pointer to Web, Worker or All) names through
+// look; a set but blank value counts as unset. The error names the setting.
+func Parse(look Lookup, s any) error { return parse(s, look) }
+
+// defaults are the settings of a part a process does not read.
+func defaults[T any]() T {
+	var t T
+	if err := parse(&t, func(string) (string, bool) { return "", false }); err != nil {
+		panic(err) // our own defaults: the tests parse them
+	}
+	return t
+}
+
+// Config validates web's settings and resolves what follows from them.
+// Worker settings take their defaults.
+func (s Web) Config() (*Config, error) {
+	return resolve(All{Shared: s.Shared, WebOnly: s.WebOnly, WorkerOnly: defaults[WorkerOnly]()}, true, false)
+}
+
+// Config validates a worker's settings and resolves what follows from them.
+// Web settings take their defaults.
+func (s Worker) Config() (*Config, error) {
+	return resolve(All{Shared: s.Shared, WebOnly: defaults[WebOnly](), WorkerOnly: s.WorkerOnly}, false, true)
+}
+
+// Config validates every setting and resolves what follows from them.
+func (s All) Config() (*Config, error) { return resolve(s, true, true) }
+
+// resolve checks what the library cannot (one setting against another,
+// choices, files) and derives the rest. web and worker say which parts the
+// process read: a check on a part it did not read would refuse a setting
+// it never looked at.
+func resolve(s All, web, worker bool) (*Config, error) {
 	c := &Config{
-		Addr:              get("CHAKSHU_ADDR", DefaultAddr),
-		InternalAddr:      get("CHAKSHU_INTERNAL_ADDR", DefaultInternalAddr),
-		DataDir:           get("CHAKSHU_DATA_DIR", "./data"),
-		DatabaseURL:       get("CHAKSHU_DATABASE_URL", ""),
-		RunnerDir:         get("CHAKSHU_RUNNER_DIR", ""),
-		AppSlug:           get("CHAKSHU_APP_SLUG", ""),
-		GitHubURL:         get("CHAKSHU_GITHUB_URL", DefaultGitHubURL),
-		GitHubGraphQLURL:  get("CHAKSHU_GITHUB_GRAPHQL_URL", ""),
-		OAuthClientID:     get("CHAKSHU_OAUTH_CLIENT_ID", ""),
-		OAuthClientSecret: get("CHAKSHU_OAUTH_CLIENT_SECRET", ""),
-		OIDCIssuer:        get("CHAKSHU_OIDC_ISSUER", ""),
-		ModelURL:          get("CHAKSHU_MODEL_URL", DefaultModelURL),
-		ModelAPIKey:       get("CHAKSHU_MODEL_API_KEY", ""),
-		ModelCatalog:      get("CHAKSHU_MODEL_CATALOG", ""),
-		LogLevel:          strings.ToLower(get("CHAKSHU_LOG_LEVEL", "info")),
-		LogFormat:         strings.ToLower(get("CHAKSHU_LOG_FORMAT", "")),
+		Addr: s.Addr, InternalAddr: s.InternalAddr, DataDir: s.DataDir, DatabaseURL: s.DatabaseURL,
+		DatabaseMaxConns: s.DatabaseMaxConns, RunnerDir: s.RunnerDir,
+		AppID: s.AppID, AppSlug: s.AppSlug, GitHubURL: s.GitHubURL, GitHubGraphQLURL: s.GitHubGraphQLURL,
+		OAuthClientID: s.OAuthClientID, OAuthClientSecret: s.OAuthClientSecret, OIDCIssuer: s.OIDCIssuer,
+		ModelURL: s.ModelURL, ModelAPIKey: s.ModelAPIKey, ModelCatalog: s.ModelCatalog, ModelBetas: s.ModelBetas,
+		ModelRetryHorizon: s.ModelRetryHorizon, Admins: s.Admins, ReviewAllowList: s.ReviewAllowList,
+		ReplyLimitPerPR: s.ReplyLimitPerPR, ReplyLimitPerUser: s.ReplyLimitPerUser, MaxConcurrentRuns: s.MaxConcurrentRuns,
+		LogLevel: strings.ToLower(s.LogLevel), LogFormat: strings.ToLower(s.LogFormat),
+		HeartbeatInterval: s.HeartbeatInterval, DeadWorkerAfter: s.DeadWorkerAfter, RunReportTimeout: s.RunReportTimeout,
+		PollInterval: s.PollInterval, APITokenRate: s.APITokenRate, APITokenBurst: s.APITokenBurst,
+		GitHubWritesPerMinute: s.GitHubWritesPerMinute, GitHubWritesPerHour: s.GitHubWritesPerHour,
+		DrainTimeout: s.DrainTimeout, SandboxModelLatency: s.SandboxModelLatency,
 	}
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		return nil, fmt.Errorf("CHAKSHU_ADDR: want host:port, got %q", c.Addr)
@@ -304,25 +309,22 @@ func Load(look Lookup) (*Config, error) {
 	if _, _, err := net.SplitHostPort(c.InternalAddr); err != nil {
 		return nil, fmt.Errorf("CHAKSHU_INTERNAL_ADDR: want host:port, got %q", c.InternalAddr)
 	}
-	c.PublicURL = strings.TrimRight(get("CHAKSHU_PUBLIC_URL", "http://"+c.Addr), "/")
-	c.PublicURLDefaulted = get("CHAKSHU_PUBLIC_URL", "") == ""
-	c.AudienceDefaulted = get("CHAKSHU_OIDC_AUDIENCE", "") == ""
+	c.PublicURL = strings.TrimRight(s.PublicURL, "/")
+	if c.PublicURLDefaulted = s.PublicURL == ""; c.PublicURLDefaulted {
+		c.PublicURL = "http://" + c.Addr
+	}
 	if err := checkURL("CHAKSHU_PUBLIC_URL", c.PublicURL); err != nil {
 		return nil, err
 	}
-	c.OIDCAudience = get("CHAKSHU_OIDC_AUDIENCE", c.PublicURL)
+	c.OIDCAudience = s.OIDCAudience
+	if c.AudienceDefaulted = c.OIDCAudience == ""; c.AudienceDefaulted {
+		c.OIDCAudience = c.PublicURL
+	}
 	if c.DatabaseURL != "" && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
 		return nil, errors.New("CHAKSHU_DATABASE_URL: want a postgres:// URL")
 	}
-	if v := get("CHAKSHU_APP_ID", ""); v != "" {
-		id, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || id <= 0 {
-			return nil, fmt.Errorf("CHAKSHU_APP_ID: want a positive number, got %q", v)
-		}
-		c.AppID = id
-	}
-	key := get("CHAKSHU_PRIVATE_KEY", "")
-	if f := get("CHAKSHU_PRIVATE_KEY_FILE", ""); f != "" {
+	key := s.PrivateKey
+	if f := s.PrivateKeyFile; f != "" {
 		if key != "" {
 			return nil, errors.New("CHAKSHU_PRIVATE_KEY_FILE: set it or CHAKSHU_PRIVATE_KEY, not both")
 		}
@@ -349,7 +351,7 @@ func Load(look Lookup) (*Config, error) {
 	case c.AppSlug == "":
 		return nil, errors.New("CHAKSHU_APP_SLUG: required when CHAKSHU_APP_ID is set")
 	}
-	switch v := strings.ToLower(get("CHAKSHU_SANDBOX", "")); v {
+	switch v := strings.ToLower(s.Sandbox); v {
 	case "", "0", "false":
 	case "1", "true":
 		if !c.Sandbox {
@@ -362,12 +364,14 @@ func Load(look Lookup) (*Config, error) {
 	if c.Sandbox && c.AppSlug == "" {
 		c.AppSlug = "chakshu"
 	}
-	c.WebhookSecrets = splitList(get("CHAKSHU_WEBHOOK_SECRET", ""))
+	c.WebhookSecrets = s.WebhookSecrets
 	if len(c.WebhookSecrets) == 0 {
-		if !c.Sandbox {
+		if web && !c.Sandbox {
 			return nil, errors.New("CHAKSHU_WEBHOOK_SECRET: required when a GitHub App is configured")
 		}
-		c.WebhookSecrets = []string{SandboxSecret}
+		if c.Sandbox {
+			c.WebhookSecrets = []string{SandboxSecret}
+		}
 	}
 	if !strings.HasSuffix(c.GitHubURL, "/") {
 		c.GitHubURL += "/"
@@ -391,13 +395,14 @@ func Load(look Lookup) (*Config, error) {
 	if err := checkURL("CHAKSHU_MODEL_URL", c.ModelURL); err != nil {
 		return nil, err
 	}
-	if err := c.loadProviders(get); err != nil {
+	var err error
+	if c.Providers, err = providers(s.WebOnly); err != nil {
 		return nil, err
 	}
-	if !c.Sandbox && c.ModelAPIKey == "" && c.ModelURL == DefaultModelURL && c.Providers.Platform == "" {
+	if web && !c.Sandbox && c.ModelAPIKey == "" && c.ModelURL == DefaultModelURL && c.Providers.Platform == "" {
 		return nil, errors.New("CHAKSHU_MODEL_API_KEY: required to reach Anthropic")
 	}
-	if v := get("CHAKSHU_SECRET_KEY", ""); v != "" {
+	if v := s.SecretKey; v != "" {
 		b, err := base64.StdEncoding.DecodeString(v)
 		if err != nil || len(b) != 32 {
 			return nil, errors.New("CHAKSHU_SECRET_KEY: want 32 bytes, base64-encoded (openssl rand -base64 32)")
@@ -406,17 +411,14 @@ func Load(look Lookup) (*Config, error) {
 	} else if !c.Sandbox {
 		return nil, errors.New("CHAKSHU_SECRET_KEY: required when a GitHub App is configured (openssl rand -base64 32)")
 	}
-	if err := c.loadPreviousKeys(get); err != nil {
+	if err := c.loadPreviousKeys(s.SecretKeyPrevious); err != nil {
 		return nil, err
 	}
-	c.Admins = splitList(get("CHAKSHU_ADMINS", ""))
-	c.ModelBetas = splitList(get("CHAKSHU_MODEL_BETAS", ""))
-	switch c.ModelInferenceGeo = strings.ToLower(strings.TrimSpace(get("CHAKSHU_MODEL_INFERENCE_GEO", "global"))); c.ModelInferenceGeo {
+	switch c.ModelInferenceGeo = strings.ToLower(s.ModelInferenceGeo); c.ModelInferenceGeo {
 	case "global", "us":
 	default:
-		return nil, fmt.Errorf("CHAKSHU_MODEL_INFERENCE_GEO %q: want global or us", c.ModelInferenceGeo)
+		return nil, fmt.Errorf("CHAKSHU_MODEL_INFERENCE_GEO: want global or us, got %q", c.ModelInferenceGeo)
 	}
-	c.ReviewAllowList = splitList(get("CHAKSHU_REVIEW_ALLOWLIST", ""))
 	if c.Sandbox && len(c.Admins) == 0 {
 		c.Admins = []string{SandboxUser}
 	}
@@ -430,59 +432,17 @@ func Load(look Lookup) (*Config, error) {
 	default:
 		return nil, fmt.Errorf("CHAKSHU_LOG_FORMAT: want json or text, got %q", c.LogFormat)
 	}
-	if err := c.loadTokenRate(get); err != nil {
-		return nil, err
+	switch v := strings.ToLower(s.InfraFailureConclusion); v {
+	case InfraFailureFailure, InfraFailureNeutral:
+		c.InfraFailureConclusion = v
+	default:
+		return nil, fmt.Errorf("CHAKSHU_INFRA_FAILURE_CONCLUSION: want failure or neutral, got %q", v)
 	}
-	if err := c.loadWritePace(get); err != nil {
-		return nil, err
-	}
-	if err := c.loadReplyLimits(get); err != nil {
-		return nil, err
-	}
-	if err := c.loadBlastRadius(get); err != nil {
-		return nil, err
-	}
-	if err := loadWholeNumbers(get, []wholeNumber{{"CHAKSHU_DATABASE_MAX_CONNS", &c.DatabaseMaxConns, 20, 1}}); err != nil {
-		return nil, err
-	}
-	durs := []struct {
-		name string
-		dst  *time.Duration
-		def  time.Duration
-	}{
-		{"CHAKSHU_HEARTBEAT_INTERVAL", &c.HeartbeatInterval, 20 * time.Second},
-		{"CHAKSHU_DEAD_WORKER_AFTER", &c.DeadWorkerAfter, DefaultDeadWorkerAfter},
-		{"CHAKSHU_RUN_REPORT_TIMEOUT", &c.RunReportTimeout, 45 * time.Minute},
-		{"CHAKSHU_POLL_INTERVAL", &c.PollInterval, time.Second},
-		{"CHAKSHU_DRAIN_TIMEOUT", &c.DrainTimeout, DefaultDrainTimeout},
-	}
-	for _, d := range durs {
-		*d.dst = d.def
-		if v := get(d.name, ""); v != "" {
-			x, err := time.ParseDuration(v)
-			if err != nil || x <= 0 {
-				return nil, fmt.Errorf("%s: want a duration such as 20s, got %q", d.name, v)
-			}
-			*d.dst = x
+	c.Retention = retention(s.WorkerOnly)
+	if worker {
+		if err := c.checkRetention(); err != nil {
+			return nil, err
 		}
-	}
-	c.ModelRetryHorizon = DefaultModelRetryHorizon
-	if v := get("CHAKSHU_MODEL_RETRY_HORIZON", ""); v != "" {
-		x, err := time.ParseDuration(v)
-		if err != nil || x < time.Second || x > MaxModelRetryHorizon {
-			return nil, fmt.Errorf("CHAKSHU_MODEL_RETRY_HORIZON: want a duration from 1s to 20m such as 2m, got %q", v)
-		}
-		c.ModelRetryHorizon = x
-	}
-	if err := c.loadRetention(get); err != nil {
-		return nil, err
-	}
-	if v := get("CHAKSHU_SANDBOX_MODEL_LATENCY", ""); v != "" {
-		x, err := time.ParseDuration(v)
-		if err != nil || x < 0 || x > time.Minute {
-			return nil, fmt.Errorf("CHAKSHU_SANDBOX_MODEL_LATENCY: want a duration from 0 to 1m such as 300ms, got %q", v)
-		}
-		c.SandboxModelLatency = x
 	}
 	return c, nil
 }
@@ -543,17 +503,6 @@ func (c *Config) CheckWeb() error {
 	}
 	return nil
 }
-
-// SettingNames are the variable names Settings lists, in order.
-func SettingNames() []string {
-	var out []string
-	for _, s := range Settings {
-		out = append(out, settingName.FindAllString(s.Name, -1)...)
-	}
-	return out
-}
-
-var settingName = regexp.MustCompile(`CHAKSHU_[A-Z0-9_]+`)
 
 // IsAdmin reports whether login is a configured admin.
 func (c *Config) IsAdmin(login string) bool {

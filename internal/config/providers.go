@@ -43,48 +43,32 @@ type Providers struct {
 	// (CHAKSHU_OPENAI_URL: vLLM, Ollama, LiteLLM, Azure OpenAI); OpenAIAPIKey
 	// its key (CHAKSHU_OPENAI_API_KEY or CHAKSHU_OPENAI_API_KEY_FILE).
 	OpenAIURL, OpenAIAPIKey string
-	// Sandbox is the provider the sandbox simulates in front of its scripted
-	// model (CHAKSHU_SANDBOX_PROVIDER, `chakshu sandbox --provider`).
-	Sandbox string
 }
 
-var providerSettings = []struct{ Name, Meaning, Default string }{
-	{"CHAKSHU_MODEL_PROVIDER", "provider of Anthropic's models: anthropic, bedrock, vertex, foundry or openai (README, Model providers)", "anthropic"},
-	{"CHAKSHU_BEDROCK_REGION, CHAKSHU_BEDROCK_URL", "Amazon Bedrock's region and an endpoint override; credentials from the AWS default chain", "AWS_REGION; the regional endpoint"},
-	{"CHAKSHU_VERTEX_PROJECT, CHAKSHU_VERTEX_REGION, CHAKSHU_VERTEX_URL", "Google Vertex AI project, region and endpoint override", "unset; the regional endpoint"},
-	{"CHAKSHU_VERTEX_CREDENTIALS_FILE", "a service account key file for Vertex AI", "Application Default Credentials"},
-	{"CHAKSHU_FOUNDRY_RESOURCE / CHAKSHU_FOUNDRY_URL, CHAKSHU_FOUNDRY_API_KEY / CHAKSHU_FOUNDRY_API_KEY_FILE", "Microsoft Foundry resource (or endpoint) and key", "unset"},
-	{"CHAKSHU_OPENAI_URL, CHAKSHU_OPENAI_API_KEY / CHAKSHU_OPENAI_API_KEY_FILE", "an OpenAI-compatible Chat Completions server (vLLM, Ollama, LiteLLM, Azure OpenAI) and key", "unset"},
-	{"CHAKSHU_SANDBOX_PROVIDER", "sandbox: the simulated provider in front of the scripted model (anthropic, bedrock, vertex, foundry, openai)", "anthropic"},
-}
-
-func init() { Settings = append(Settings, providerSettings...) }
-
-// secret reads name or name_FILE (not both).
-func secret(get func(name, def string) string, name string) (string, error) {
-	v, f := get(name, ""), get(name+"_FILE", "")
-	if f == "" {
+// secret is a key set directly or, from file, in a file (not both); name
+// is the direct setting's.
+func secret(name, v, file string) (string, error) {
+	if file == "" {
 		return v, nil
 	}
 	if v != "" {
 		return "", fmt.Errorf("%s_FILE: set it or %s, not both", name, name)
 	}
-	b, err := os.ReadFile(f)
+	b, err := os.ReadFile(file)
 	if err != nil {
 		return "", fmt.Errorf("%s_FILE: %w", name, err)
 	}
 	return strings.TrimSpace(string(b)), nil
 }
 
-func (c *Config) loadProviders(get func(name, def string) string) error {
+// providers checks and resolves the provider settings.
+func providers(w WebOnly) (Providers, error) {
 	p := Providers{
-		Platform:      strings.ToLower(get("CHAKSHU_MODEL_PROVIDER", "")),
-		BedrockRegion: get("CHAKSHU_BEDROCK_REGION", ""), BedrockURL: get("CHAKSHU_BEDROCK_URL", ""),
-		VertexProject: get("CHAKSHU_VERTEX_PROJECT", ""), VertexRegion: get("CHAKSHU_VERTEX_REGION", ""),
-		VertexURL:       get("CHAKSHU_VERTEX_URL", ""),
-		FoundryResource: get("CHAKSHU_FOUNDRY_RESOURCE", ""), FoundryURL: get("CHAKSHU_FOUNDRY_URL", ""),
-		OpenAIURL: get("CHAKSHU_OPENAI_URL", ""),
-		Sandbox:   strings.ToLower(get("CHAKSHU_SANDBOX_PROVIDER", "")),
+		Platform:      strings.ToLower(w.ModelProvider),
+		BedrockRegion: w.BedrockRegion, BedrockURL: w.BedrockURL,
+		VertexProject: w.VertexProject, VertexRegion: w.VertexRegion, VertexURL: w.VertexURL,
+		FoundryResource: w.FoundryResource, FoundryURL: w.FoundryURL,
+		OpenAIURL: w.OpenAIURL,
 	}
 	if p.Platform == "anthropic" {
 		p.Platform = ""
@@ -92,49 +76,43 @@ func (c *Config) loadProviders(get func(name, def string) string) error {
 	switch p.Platform {
 	case "", "bedrock", "vertex", "foundry", "openai":
 	default:
-		return fmt.Errorf("CHAKSHU_MODEL_PROVIDER: want anthropic, bedrock, vertex, foundry or openai, got %q", p.Platform)
-	}
-	switch p.Sandbox {
-	case "", "anthropic", "bedrock", "vertex", "foundry", "openai":
-	default:
-		return fmt.Errorf("CHAKSHU_SANDBOX_PROVIDER: want anthropic, bedrock, vertex, foundry or openai, got %q", p.Sandbox)
+		return p, fmt.Errorf("CHAKSHU_MODEL_PROVIDER: want anthropic, bedrock, vertex, foundry or openai, got %q", p.Platform)
 	}
 	for _, u := range []struct{ name, v string }{{"CHAKSHU_BEDROCK_URL", p.BedrockURL}, {"CHAKSHU_VERTEX_URL", p.VertexURL},
 		{"CHAKSHU_FOUNDRY_URL", p.FoundryURL}, {"CHAKSHU_OPENAI_URL", p.OpenAIURL}} {
 		if u.v != "" {
 			if err := checkURL(u.name, u.v); err != nil {
-				return err
+				return p, err
 			}
 		}
 	}
-	if f := get("CHAKSHU_VERTEX_CREDENTIALS_FILE", ""); f != "" {
+	if f := w.VertexCredentialsFile; f != "" {
 		b, err := os.ReadFile(f)
 		if err != nil {
-			return fmt.Errorf("CHAKSHU_VERTEX_CREDENTIALS_FILE: %w", err)
+			return p, fmt.Errorf("CHAKSHU_VERTEX_CREDENTIALS_FILE: %w", err)
 		}
 		p.VertexCredentialsJSON = b
 	}
 	var err error
-	if p.FoundryAPIKey, err = secret(get, "CHAKSHU_FOUNDRY_API_KEY"); err != nil {
-		return err
+	if p.FoundryAPIKey, err = secret("CHAKSHU_FOUNDRY_API_KEY", w.FoundryAPIKey, w.FoundryAPIKeyFile); err != nil {
+		return p, err
 	}
-	if p.OpenAIAPIKey, err = secret(get, "CHAKSHU_OPENAI_API_KEY"); err != nil {
-		return err
+	if p.OpenAIAPIKey, err = secret("CHAKSHU_OPENAI_API_KEY", w.OpenAIAPIKey, w.OpenAIAPIKeyFile); err != nil {
+		return p, err
 	}
 	switch {
 	case p.Platform == "vertex" && (p.VertexProject == "" || p.VertexRegion == ""):
-		return errors.New("CHAKSHU_VERTEX_PROJECT: CHAKSHU_MODEL_PROVIDER=vertex needs CHAKSHU_VERTEX_PROJECT and CHAKSHU_VERTEX_REGION")
+		return p, errors.New("CHAKSHU_VERTEX_PROJECT: CHAKSHU_MODEL_PROVIDER=vertex needs CHAKSHU_VERTEX_PROJECT and CHAKSHU_VERTEX_REGION")
 	case p.Platform == "openai" && p.OpenAIURL == "":
-		return errors.New("CHAKSHU_OPENAI_URL: CHAKSHU_MODEL_PROVIDER=openai needs CHAKSHU_OPENAI_URL")
+		return p, errors.New("CHAKSHU_OPENAI_URL: CHAKSHU_MODEL_PROVIDER=openai needs CHAKSHU_OPENAI_URL")
 	case p.Platform == "foundry" && p.FoundryResource == "" && p.FoundryURL == "":
-		return errors.New("CHAKSHU_FOUNDRY_RESOURCE: CHAKSHU_MODEL_PROVIDER=foundry needs CHAKSHU_FOUNDRY_RESOURCE or CHAKSHU_FOUNDRY_URL")
+		return p, errors.New("CHAKSHU_FOUNDRY_RESOURCE: CHAKSHU_MODEL_PROVIDER=foundry needs CHAKSHU_FOUNDRY_RESOURCE or CHAKSHU_FOUNDRY_URL")
 	case p.FoundryResource != "" && p.FoundryURL != "":
-		return errors.New("CHAKSHU_FOUNDRY_URL: set it or CHAKSHU_FOUNDRY_RESOURCE, not both")
+		return p, errors.New("CHAKSHU_FOUNDRY_URL: set it or CHAKSHU_FOUNDRY_RESOURCE, not both")
 	case (p.FoundryResource != "" || p.FoundryURL != "") && p.FoundryAPIKey == "":
-		return errors.New("CHAKSHU_FOUNDRY_API_KEY: required to reach Microsoft Foundry")
+		return p, errors.New("CHAKSHU_FOUNDRY_API_KEY: required to reach Microsoft Foundry")
 	}
-	c.Providers = p
-	return nil
+	return p, nil
 }
 
 // Configured lists the providers this Chakshu can reach besides Anthropic's API.

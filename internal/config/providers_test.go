@@ -39,7 +39,6 @@ func TestProviders(t *testing.T) {
 	bad := map[string]map[string]string{
 		"CHAKSHU_MODEL_PROVIDER":          {"CHAKSHU_MODEL_PROVIDER": "azure"},
 		"CHAKSHU_OPENAI_URL needed":       {"CHAKSHU_MODEL_PROVIDER": "openai"},
-		"CHAKSHU_SANDBOX_PROVIDER":        {"CHAKSHU_SANDBOX_PROVIDER": "azure"},
 		"CHAKSHU_VERTEX_PROJECT":          {"CHAKSHU_MODEL_PROVIDER": "vertex", "CHAKSHU_VERTEX_PROJECT": "p"},
 		"CHAKSHU_FOUNDRY_RESOURCE":        {"CHAKSHU_MODEL_PROVIDER": "foundry"},
 		"CHAKSHU_FOUNDRY_API_KEY":         {"CHAKSHU_FOUNDRY_RESOURCE": "r"},

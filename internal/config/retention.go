@@ -85,57 +85,33 @@ func parseAge(v string) (time.Duration, error) {
 	return x, nil
 }
 
-// loadRetention reads the retention settings.
-func (c *Config) loadRetention(get func(name, def string) string) error {
-	c.Retention = DefaultRetention
-	r := &c.Retention
-	for _, s := range []struct {
-		name string
-		dst  *time.Duration
-	}{
-		{"CHAKSHU_RETAIN_WEBHOOK_PAYLOADS", &r.WebhookPayloads},
-		{"CHAKSHU_RETAIN_WEBHOOK_EVENTS", &r.WebhookEvents},
-		{"CHAKSHU_RETAIN_FAILED_EVENTS", &r.FailedEvents},
-		{"CHAKSHU_RETAIN_RUN_EVENTS", &r.RunEvents},
-		{"CHAKSHU_RETAIN_RUNS", &r.Runs},
-		{"CHAKSHU_RETAIN_WORKERS", &r.Workers},
-	} {
-		if v := get(s.name, ""); v != "" {
-			x, err := parseAge(v)
-			if err != nil {
-				return fmt.Errorf("%s: want a duration such as 30d or 36h, or 0 to keep for ever, got %q", s.name, v)
-			}
-			*s.dst = x
-		}
+// retention is the Retention the worker settings say.
+func retention(w WorkerOnly) Retention {
+	return Retention{
+		WebhookPayloads: time.Duration(w.RetainWebhookPayloads), WebhookEvents: time.Duration(w.RetainWebhookEvents),
+		FailedEvents: time.Duration(w.RetainFailedEvents), RunEvents: time.Duration(w.RetainRunEvents),
+		Runs: time.Duration(w.RetainRuns), Workers: time.Duration(w.RetainWorkers),
+		Interval: w.PruneInterval, Batch: w.PruneBatch, WriteTarget: w.PruneWriteTarget,
 	}
+}
+
+// checkRetention checks the retention ages against GitHub's redelivery
+// window and the worker timings.
+func (c *Config) checkRetention() error {
+	r := c.Retention
 	if w := RedeliveryWindow(c.GitHubURL); r.WebhookEvents != 0 && r.WebhookEvents < w {
 		return fmt.Errorf("CHAKSHU_RETAIN_WEBHOOK_EVENTS: at least %dd: GitHub lets deliveries of the last %d days be redelivered, and a redelivery must still be recognised", w/day, w/day)
 	}
 	if r.Workers != 0 && r.Workers <= c.DeadWorkerAfter {
 		return fmt.Errorf("CHAKSHU_RETAIN_WORKERS: must be longer than CHAKSHU_DEAD_WORKER_AFTER (%s), or a live worker's row could go", c.DeadWorkerAfter)
 	}
-	for _, s := range []struct {
-		name, example string
-		dst           *time.Duration
-	}{
-		{"CHAKSHU_PRUNE_INTERVAL", "1m", &r.Interval},
-		{"CHAKSHU_PRUNE_WRITE_TARGET", "1ms", &r.WriteTarget},
-	} {
-		if v := get(s.name, ""); v != "" {
-			x, err := time.ParseDuration(v)
-			if err != nil || x <= 0 {
-				return fmt.Errorf("%s: want a duration such as %s, got %q", s.name, s.example, v)
-			}
-			*s.dst = x
-		}
-	}
-	return loadWholeNumbers(get, []wholeNumber{{"CHAKSHU_PRUNE_BATCH", &r.Batch, DefaultRetention.Batch, 1}})
+	return nil
 }
 
-// loadPreviousKeys reads CHAKSHU_SECRET_KEY_PREVIOUS: comma-separated keys
-// still accepted for opening what they sealed or signed, during a rotation.
-func (c *Config) loadPreviousKeys(get func(name, def string) string) error {
-	for _, v := range splitList(get("CHAKSHU_SECRET_KEY_PREVIOUS", "")) {
+// loadPreviousKeys reads CHAKSHU_SECRET_KEY_PREVIOUS: keys still accepted
+// for opening what they sealed or signed, during a rotation.
+func (c *Config) loadPreviousKeys(keys []string) error {
+	for _, v := range keys {
 		b, err := base64.StdEncoding.DecodeString(v)
 		if err != nil || len(b) != 32 {
 			return errors.New("CHAKSHU_SECRET_KEY_PREVIOUS: want 32-byte keys, base64-encoded, comma-separated")

@@ -8,12 +8,3 @@ const (
 	DefaultGitHubWritesPerMinute = 80
 	DefaultGitHubWritesPerHour   = 500
 )
-
-// loadWritePace reads CHAKSHU_GITHUB_WRITES_PER_MINUTE and
-// CHAKSHU_GITHUB_WRITES_PER_HOUR (0 turns that window off).
-func (c *Config) loadWritePace(get func(name, def string) string) error {
-	return loadWholeNumbers(get, []wholeNumber{
-		{"CHAKSHU_GITHUB_WRITES_PER_MINUTE", &c.GitHubWritesPerMinute, DefaultGitHubWritesPerMinute, 0},
-		{"CHAKSHU_GITHUB_WRITES_PER_HOUR", &c.GitHubWritesPerHour, DefaultGitHubWritesPerHour, 0},
-	})
-}

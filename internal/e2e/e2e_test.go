@@ -55,6 +55,13 @@ func startWith(t testing.TB, databaseURL string, env map[string]string, model sc
 // `make run` seeds them (and with them the sandbox's backtest).
 func startSeeded(t testing.TB, databaseURL string, env map[string]string, model scriptedmodel.Config, history int) *chakshu {
 	t.Helper()
+	return startSandbox(t, databaseURL, env, app.SandboxOptions{HistoryRuns: history, Model: model})
+}
+
+// startSandbox is start with the sandbox tuned by o (its validator is always
+// GitHub's descriptions).
+func startSandbox(t testing.TB, databaseURL string, env map[string]string, o app.SandboxOptions) *chakshu {
+	t.Helper()
 	vars := map[string]string{
 		"CHAKSHU_ADDR":         "127.0.0.1:0",
 		"CHAKSHU_DATA_DIR":     t.TempDir(),
@@ -83,13 +90,15 @@ func startSeeded(t testing.TB, databaseURL string, env map[string]string, model 
 	done := make(chan error, 1)
 	var valMu sync.Mutex
 	var valErrs []string
+	o.Validator = ghsimtest.Spec{}
+	o.OnValidationError = func(err error) {
+		valMu.Lock()
+		valErrs = append(valErrs, err.Error())
+		valMu.Unlock()
+	}
 	go func() {
 		done <- app.Run(ctx, app.Options{Mode: app.ModeAll, Config: cfg, Stderr: logs, Listener: ln,
-			Sandbox: app.SandboxOptions{HistoryRuns: history, Validator: ghsimtest.Spec{}, Model: model, OnValidationError: func(err error) {
-				valMu.Lock()
-				valErrs = append(valErrs, err.Error())
-				valMu.Unlock()
-			}},
+			Sandbox:      o,
 			SandboxReady: func(sb *sandbox.Sandbox) { ready <- sb }})
 	}()
 	c := &chakshu{URL: "http://" + ln.Addr().String(), log: logs, DataDir: vars["CHAKSHU_DATA_DIR"]}

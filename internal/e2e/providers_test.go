@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/app"
 	"github.com/chakshu-dev/chakshu/internal/sandbox"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
@@ -25,7 +26,7 @@ func TestReviewThroughEachProvider(t *testing.T) {
 					if db == "postgres" {
 						url = storetest.NewPostgresDatabase(t)
 					}
-					reviewThrough(t, provider, start(t, url, map[string]string{"CHAKSHU_SANDBOX_PROVIDER": provider}), &want)
+					reviewThrough(t, provider, startSandbox(t, url, nil, app.SandboxOptions{HistoryRuns: -1, Provider: provider}), &want)
 				})
 			}
 		})
