@@ -207,7 +207,7 @@ type openFinding struct {
 	Finding
 	run int
 	// Where it was posted, for the learning a dismissal proposes.
-	reviewerName          string
+	reviewerName           string
 	installation, repo, pr int
 }
 
@@ -269,10 +269,10 @@ func (r *Reader) open(ctx context.Context, repoID, pr, skip int) ([]openFinding,
 		rr := f.Edges.Run
 		out = append(out, openFinding{run: at.Edges.Run.ID, reviewerName: rr.Edges.Reviewer.Name,
 			installation: rr.Edges.Repository.Edges.Installation.ID, repo: rr.Edges.Repository.ID, pr: rr.PrNumber, Finding: Finding{
-			ID: f.ID, HiddenID: f.HiddenID, Reviewer: rv, Head: at.Edges.Run.HeadSha, Path: at.Path,
-			StartLine: at.StartLine, Line: at.Line, Side: at.Side, Suggestion: f.Suggestion, CommentID: f.CommentID,
-			As: runs.Finding(at),
-		}})
+				ID: f.ID, HiddenID: f.HiddenID, Reviewer: rv, Head: at.Edges.Run.HeadSha, Path: at.Path,
+				StartLine: at.StartLine, Line: at.Line, Side: at.Side, Suggestion: f.Suggestion, CommentID: f.CommentID,
+				As: runs.Finding(at),
+			}})
 	}
 	return out, nil
 }
