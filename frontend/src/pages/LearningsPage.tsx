@@ -159,8 +159,8 @@ function ProposalRow(props: { learning: FragmentType<typeof ProposalRowFragment>
   const [acc, accept] = useMutation(AcceptLearningMutation);
   const [dis, discard] = useMutation(DiscardLearningMutation);
   const busy = acc.fetching || dis.fetching;
-  const act = async (run: typeof accept) => {
-    const r = await run({ id: l.id }, { additionalTypenames: ['ReviewLearning'] });
+  const act = async (run: (v: { id: string }) => Promise<{ error?: unknown }>) => {
+    const r = await run({ id: l.id });
     if (!r.error) props.onDone();
   };
   return (
@@ -172,10 +172,10 @@ function ProposalRow(props: { learning: FragmentType<typeof ProposalRowFragment>
       </div>
       <WriterOnly>
         <div className="actions">
-          <button type="button" className="small" disabled={busy} onClick={() => act(accept)} aria-label={`Accept learning ${l.id}`}>
+          <button type="button" className="small" disabled={busy} onClick={() => act((v) => accept(v, { additionalTypenames: ['ReviewLearning'] }))} aria-label={`Accept learning ${l.id}`}>
             Accept
           </button>
-          <button type="button" className="small" disabled={busy} onClick={() => act(discard)} aria-label={`Discard learning ${l.id}`}>
+          <button type="button" className="small" disabled={busy} onClick={() => act((v) => discard(v, { additionalTypenames: ['ReviewLearning'] }))} aria-label={`Discard learning ${l.id}`}>
             Discard
           </button>
         </div>
