@@ -1186,6 +1186,16 @@ func (_q *ReviewLearningQuery) collectField(ctx context.Context, oneNode bool, o
 				selectedFields = append(selectedFields, reviewlearning.FieldSource)
 				fieldSeen[reviewlearning.FieldSource] = struct{}{}
 			}
+		case "status":
+			if _, ok := fieldSeen[reviewlearning.FieldStatus]; !ok {
+				selectedFields = append(selectedFields, reviewlearning.FieldStatus)
+				fieldSeen[reviewlearning.FieldStatus] = struct{}{}
+			}
+		case "findingID":
+			if _, ok := fieldSeen[reviewlearning.FieldFindingID]; !ok {
+				selectedFields = append(selectedFields, reviewlearning.FieldFindingID)
+				fieldSeen[reviewlearning.FieldFindingID] = struct{}{}
+			}
 		case "useCount":
 			if _, ok := fieldSeen[reviewlearning.FieldUseCount]; !ok {
 				selectedFields = append(selectedFields, reviewlearning.FieldUseCount)

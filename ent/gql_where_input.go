@@ -4152,6 +4152,22 @@ type ReviewLearningWhereInput struct {
 	SourceEqualFold    *string  `json:"sourceEqualFold,omitempty"`
 	SourceContainsFold *string  `json:"sourceContainsFold,omitempty"`
 
+	// "status" field predicates.
+	Status      *reviewlearning.Status  `json:"status,omitempty"`
+	StatusNEQ   *reviewlearning.Status  `json:"statusNEQ,omitempty"`
+	StatusIn    []reviewlearning.Status `json:"statusIn,omitempty"`
+	StatusNotIn []reviewlearning.Status `json:"statusNotIn,omitempty"`
+
+	// "finding_id" field predicates.
+	FindingID      *int  `json:"findingID,omitempty"`
+	FindingIDNEQ   *int  `json:"findingIDNEQ,omitempty"`
+	FindingIDIn    []int `json:"findingIDIn,omitempty"`
+	FindingIDNotIn []int `json:"findingIDNotIn,omitempty"`
+	FindingIDGT    *int  `json:"findingIDGT,omitempty"`
+	FindingIDGTE   *int  `json:"findingIDGTE,omitempty"`
+	FindingIDLT    *int  `json:"findingIDLT,omitempty"`
+	FindingIDLTE   *int  `json:"findingIDLTE,omitempty"`
+
 	// "use_count" field predicates.
 	UseCount      *int  `json:"useCount,omitempty"`
 	UseCountNEQ   *int  `json:"useCountNEQ,omitempty"`
@@ -4545,6 +4561,42 @@ func (i *ReviewLearningWhereInput) P() (predicate.ReviewLearning, error) {
 	}
 	if i.SourceContainsFold != nil {
 		predicates = append(predicates, reviewlearning.SourceContainsFold(*i.SourceContainsFold))
+	}
+	if i.Status != nil {
+		predicates = append(predicates, reviewlearning.StatusEQ(*i.Status))
+	}
+	if i.StatusNEQ != nil {
+		predicates = append(predicates, reviewlearning.StatusNEQ(*i.StatusNEQ))
+	}
+	if len(i.StatusIn) > 0 {
+		predicates = append(predicates, reviewlearning.StatusIn(i.StatusIn...))
+	}
+	if len(i.StatusNotIn) > 0 {
+		predicates = append(predicates, reviewlearning.StatusNotIn(i.StatusNotIn...))
+	}
+	if i.FindingID != nil {
+		predicates = append(predicates, reviewlearning.FindingIDEQ(*i.FindingID))
+	}
+	if i.FindingIDNEQ != nil {
+		predicates = append(predicates, reviewlearning.FindingIDNEQ(*i.FindingIDNEQ))
+	}
+	if len(i.FindingIDIn) > 0 {
+		predicates = append(predicates, reviewlearning.FindingIDIn(i.FindingIDIn...))
+	}
+	if len(i.FindingIDNotIn) > 0 {
+		predicates = append(predicates, reviewlearning.FindingIDNotIn(i.FindingIDNotIn...))
+	}
+	if i.FindingIDGT != nil {
+		predicates = append(predicates, reviewlearning.FindingIDGT(*i.FindingIDGT))
+	}
+	if i.FindingIDGTE != nil {
+		predicates = append(predicates, reviewlearning.FindingIDGTE(*i.FindingIDGTE))
+	}
+	if i.FindingIDLT != nil {
+		predicates = append(predicates, reviewlearning.FindingIDLT(*i.FindingIDLT))
+	}
+	if i.FindingIDLTE != nil {
+		predicates = append(predicates, reviewlearning.FindingIDLTE(*i.FindingIDLTE))
 	}
 	if i.UseCount != nil {
 		predicates = append(predicates, reviewlearning.UseCountEQ(*i.UseCount))

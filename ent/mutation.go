@@ -15873,6 +15873,9 @@ type ReviewLearningMutation struct {
 	comment_id          *int64
 	addcomment_id       *int64
 	source              *string
+	status              *reviewlearning.Status
+	finding_id          *int
+	addfinding_id       *int
 	use_count           *int
 	adduse_count        *int
 	last_used_at        *time.Time
@@ -16385,6 +16388,98 @@ func (m *ReviewLearningMutation) ResetSource() {
 	m.source = nil
 }
 
+// SetStatus sets the "status" field.
+func (m *ReviewLearningMutation) SetStatus(r reviewlearning.Status) {
+	m.status = &r
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *ReviewLearningMutation) Status() (r reviewlearning.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the ReviewLearning entity.
+// If the ReviewLearning object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ReviewLearningMutation) OldStatus(ctx context.Context) (v reviewlearning.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *ReviewLearningMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetFindingID sets the "finding_id" field.
+func (m *ReviewLearningMutation) SetFindingID(i int) {
+	m.finding_id = &i
+	m.addfinding_id = nil
+}
+
+// FindingID returns the value of the "finding_id" field in the mutation.
+func (m *ReviewLearningMutation) FindingID() (r int, exists bool) {
+	v := m.finding_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFindingID returns the old "finding_id" field's value of the ReviewLearning entity.
+// If the ReviewLearning object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ReviewLearningMutation) OldFindingID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFindingID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFindingID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFindingID: %w", err)
+	}
+	return oldValue.FindingID, nil
+}
+
+// AddFindingID adds i to the "finding_id" field.
+func (m *ReviewLearningMutation) AddFindingID(i int) {
+	if m.addfinding_id != nil {
+		*m.addfinding_id += i
+	} else {
+		m.addfinding_id = &i
+	}
+}
+
+// AddedFindingID returns the value that was added to the "finding_id" field in this mutation.
+func (m *ReviewLearningMutation) AddedFindingID() (r int, exists bool) {
+	v := m.addfinding_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetFindingID resets all changes to the "finding_id" field.
+func (m *ReviewLearningMutation) ResetFindingID() {
+	m.finding_id = nil
+	m.addfinding_id = nil
+}
+
 // SetUseCount sets the "use_count" field.
 func (m *ReviewLearningMutation) SetUseCount(i int) {
 	m.use_count = &i
@@ -16638,7 +16733,7 @@ func (m *ReviewLearningMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ReviewLearningMutation) Fields() []string {
-	fields := make([]string, 0, 13)
+	fields := make([]string, 0, 15)
 	if m.created_at != nil {
 		fields = append(fields, reviewlearning.FieldCreatedAt)
 	}
@@ -16668,6 +16763,12 @@ func (m *ReviewLearningMutation) Fields() []string {
 	}
 	if m.source != nil {
 		fields = append(fields, reviewlearning.FieldSource)
+	}
+	if m.status != nil {
+		fields = append(fields, reviewlearning.FieldStatus)
+	}
+	if m.finding_id != nil {
+		fields = append(fields, reviewlearning.FieldFindingID)
 	}
 	if m.use_count != nil {
 		fields = append(fields, reviewlearning.FieldUseCount)
@@ -16706,6 +16807,10 @@ func (m *ReviewLearningMutation) Field(name string) (ent.Value, bool) {
 		return m.CommentID()
 	case reviewlearning.FieldSource:
 		return m.Source()
+	case reviewlearning.FieldStatus:
+		return m.Status()
+	case reviewlearning.FieldFindingID:
+		return m.FindingID()
 	case reviewlearning.FieldUseCount:
 		return m.UseCount()
 	case reviewlearning.FieldLastUsedAt:
@@ -16741,6 +16846,10 @@ func (m *ReviewLearningMutation) OldField(ctx context.Context, name string) (ent
 		return m.OldCommentID(ctx)
 	case reviewlearning.FieldSource:
 		return m.OldSource(ctx)
+	case reviewlearning.FieldStatus:
+		return m.OldStatus(ctx)
+	case reviewlearning.FieldFindingID:
+		return m.OldFindingID(ctx)
 	case reviewlearning.FieldUseCount:
 		return m.OldUseCount(ctx)
 	case reviewlearning.FieldLastUsedAt:
@@ -16826,6 +16935,20 @@ func (m *ReviewLearningMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetSource(v)
 		return nil
+	case reviewlearning.FieldStatus:
+		v, ok := value.(reviewlearning.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case reviewlearning.FieldFindingID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFindingID(v)
+		return nil
 	case reviewlearning.FieldUseCount:
 		v, ok := value.(int)
 		if !ok {
@@ -16861,6 +16984,9 @@ func (m *ReviewLearningMutation) AddedFields() []string {
 	if m.addcomment_id != nil {
 		fields = append(fields, reviewlearning.FieldCommentID)
 	}
+	if m.addfinding_id != nil {
+		fields = append(fields, reviewlearning.FieldFindingID)
+	}
 	if m.adduse_count != nil {
 		fields = append(fields, reviewlearning.FieldUseCount)
 	}
@@ -16876,6 +17002,8 @@ func (m *ReviewLearningMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedPrNumber()
 	case reviewlearning.FieldCommentID:
 		return m.AddedCommentID()
+	case reviewlearning.FieldFindingID:
+		return m.AddedFindingID()
 	case reviewlearning.FieldUseCount:
 		return m.AddedUseCount()
 	}
@@ -16900,6 +17028,13 @@ func (m *ReviewLearningMutation) AddField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddCommentID(v)
+		return nil
+	case reviewlearning.FieldFindingID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddFindingID(v)
 		return nil
 	case reviewlearning.FieldUseCount:
 		v, ok := value.(int)
@@ -16973,6 +17108,12 @@ func (m *ReviewLearningMutation) ResetField(name string) error {
 		return nil
 	case reviewlearning.FieldSource:
 		m.ResetSource()
+		return nil
+	case reviewlearning.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case reviewlearning.FieldFindingID:
+		m.ResetFindingID()
 		return nil
 	case reviewlearning.FieldUseCount:
 		m.ResetUseCount()

@@ -37,8 +37,12 @@ type ReviewLearning struct {
 	PrNumber int `json:"pr_number,omitempty"`
 	// GitHub id of the reply that created it; 0 from the portal
 	CommentID int64 `json:"comment_id,omitempty"`
-	// reply or portal
+	// reply, portal or outcome (proposed from a dismissed finding)
 	Source string `json:"source,omitempty"`
+	// proposed learnings (from a dismissed finding) are never used until a person accepts them
+	Status reviewlearning.Status `json:"status,omitempty"`
+	// the dismissed finding that proposed it; 0 when not proposed
+	FindingID int `json:"finding_id,omitempty"`
 	// how many runs put it in their prompt
 	UseCount int `json:"use_count,omitempty"`
 	// the last run that used it; null if never used
@@ -95,9 +99,9 @@ func (*ReviewLearning) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case reviewlearning.FieldEnabled:
 			values[i] = new(sql.NullBool)
-		case reviewlearning.FieldID, reviewlearning.FieldPrNumber, reviewlearning.FieldCommentID, reviewlearning.FieldUseCount:
+		case reviewlearning.FieldID, reviewlearning.FieldPrNumber, reviewlearning.FieldCommentID, reviewlearning.FieldFindingID, reviewlearning.FieldUseCount:
 			values[i] = new(sql.NullInt64)
-		case reviewlearning.FieldScope, reviewlearning.FieldGlob, reviewlearning.FieldDirective, reviewlearning.FieldDedupeKey, reviewlearning.FieldAuthor, reviewlearning.FieldSource:
+		case reviewlearning.FieldScope, reviewlearning.FieldGlob, reviewlearning.FieldDirective, reviewlearning.FieldDedupeKey, reviewlearning.FieldAuthor, reviewlearning.FieldSource, reviewlearning.FieldStatus:
 			values[i] = new(sql.NullString)
 		case reviewlearning.FieldCreatedAt, reviewlearning.FieldUpdatedAt, reviewlearning.FieldLastUsedAt:
 			values[i] = new(sql.NullTime)
@@ -185,6 +189,18 @@ func (_m *ReviewLearning) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field source", values[i])
 			} else if value.Valid {
 				_m.Source = value.String
+			}
+		case reviewlearning.FieldStatus:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field status", values[i])
+			} else if value.Valid {
+				_m.Status = reviewlearning.Status(value.String)
+			}
+		case reviewlearning.FieldFindingID:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field finding_id", values[i])
+			} else if value.Valid {
+				_m.FindingID = int(value.Int64)
 			}
 		case reviewlearning.FieldUseCount:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
@@ -294,6 +310,12 @@ func (_m *ReviewLearning) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("source=")
 	builder.WriteString(_m.Source)
+	builder.WriteString(", ")
+	builder.WriteString("status=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Status))
+	builder.WriteString(", ")
+	builder.WriteString("finding_id=")
+	builder.WriteString(fmt.Sprintf("%v", _m.FindingID))
 	builder.WriteString(", ")
 	builder.WriteString("use_count=")
 	builder.WriteString(fmt.Sprintf("%v", _m.UseCount))

@@ -148,6 +148,34 @@ func (_c *ReviewLearningCreate) SetNillableSource(v *string) *ReviewLearningCrea
 	return _c
 }
 
+// SetStatus sets the "status" field.
+func (_c *ReviewLearningCreate) SetStatus(v reviewlearning.Status) *ReviewLearningCreate {
+	_c.mutation.SetStatus(v)
+	return _c
+}
+
+// SetNillableStatus sets the "status" field if the given value is not nil.
+func (_c *ReviewLearningCreate) SetNillableStatus(v *reviewlearning.Status) *ReviewLearningCreate {
+	if v != nil {
+		_c.SetStatus(*v)
+	}
+	return _c
+}
+
+// SetFindingID sets the "finding_id" field.
+func (_c *ReviewLearningCreate) SetFindingID(v int) *ReviewLearningCreate {
+	_c.mutation.SetFindingID(v)
+	return _c
+}
+
+// SetNillableFindingID sets the "finding_id" field if the given value is not nil.
+func (_c *ReviewLearningCreate) SetNillableFindingID(v *int) *ReviewLearningCreate {
+	if v != nil {
+		_c.SetFindingID(*v)
+	}
+	return _c
+}
+
 // SetUseCount sets the "use_count" field.
 func (_c *ReviewLearningCreate) SetUseCount(v int) *ReviewLearningCreate {
 	_c.mutation.SetUseCount(v)
@@ -287,6 +315,14 @@ func (_c *ReviewLearningCreate) defaults() {
 		v := reviewlearning.DefaultSource
 		_c.mutation.SetSource(v)
 	}
+	if _, ok := _c.mutation.Status(); !ok {
+		v := reviewlearning.DefaultStatus
+		_c.mutation.SetStatus(v)
+	}
+	if _, ok := _c.mutation.FindingID(); !ok {
+		v := reviewlearning.DefaultFindingID
+		_c.mutation.SetFindingID(v)
+	}
 	if _, ok := _c.mutation.UseCount(); !ok {
 		v := reviewlearning.DefaultUseCount
 		_c.mutation.SetUseCount(v)
@@ -343,6 +379,17 @@ func (_c *ReviewLearningCreate) check() error {
 	}
 	if _, ok := _c.mutation.Source(); !ok {
 		return &ValidationError{Name: "source", err: errors.New(`ent: missing required field "ReviewLearning.source"`)}
+	}
+	if _, ok := _c.mutation.Status(); !ok {
+		return &ValidationError{Name: "status", err: errors.New(`ent: missing required field "ReviewLearning.status"`)}
+	}
+	if v, ok := _c.mutation.Status(); ok {
+		if err := reviewlearning.StatusValidator(v); err != nil {
+			return &ValidationError{Name: "status", err: fmt.Errorf(`ent: validator failed for field "ReviewLearning.status": %w`, err)}
+		}
+	}
+	if _, ok := _c.mutation.FindingID(); !ok {
+		return &ValidationError{Name: "finding_id", err: errors.New(`ent: missing required field "ReviewLearning.finding_id"`)}
 	}
 	if _, ok := _c.mutation.UseCount(); !ok {
 		return &ValidationError{Name: "use_count", err: errors.New(`ent: missing required field "ReviewLearning.use_count"`)}
@@ -419,6 +466,14 @@ func (_c *ReviewLearningCreate) createSpec() (*ReviewLearning, *sqlgraph.CreateS
 	if value, ok := _c.mutation.Source(); ok {
 		_spec.SetField(reviewlearning.FieldSource, field.TypeString, value)
 		_node.Source = value
+	}
+	if value, ok := _c.mutation.Status(); ok {
+		_spec.SetField(reviewlearning.FieldStatus, field.TypeEnum, value)
+		_node.Status = value
+	}
+	if value, ok := _c.mutation.FindingID(); ok {
+		_spec.SetField(reviewlearning.FieldFindingID, field.TypeInt, value)
+		_node.FindingID = value
 	}
 	if value, ok := _c.mutation.UseCount(); ok {
 		_spec.SetField(reviewlearning.FieldUseCount, field.TypeInt, value)
@@ -635,6 +690,36 @@ func (u *ReviewLearningUpsert) SetSource(v string) *ReviewLearningUpsert {
 // UpdateSource sets the "source" field to the value that was provided on create.
 func (u *ReviewLearningUpsert) UpdateSource() *ReviewLearningUpsert {
 	u.SetExcluded(reviewlearning.FieldSource)
+	return u
+}
+
+// SetStatus sets the "status" field.
+func (u *ReviewLearningUpsert) SetStatus(v reviewlearning.Status) *ReviewLearningUpsert {
+	u.Set(reviewlearning.FieldStatus, v)
+	return u
+}
+
+// UpdateStatus sets the "status" field to the value that was provided on create.
+func (u *ReviewLearningUpsert) UpdateStatus() *ReviewLearningUpsert {
+	u.SetExcluded(reviewlearning.FieldStatus)
+	return u
+}
+
+// SetFindingID sets the "finding_id" field.
+func (u *ReviewLearningUpsert) SetFindingID(v int) *ReviewLearningUpsert {
+	u.Set(reviewlearning.FieldFindingID, v)
+	return u
+}
+
+// UpdateFindingID sets the "finding_id" field to the value that was provided on create.
+func (u *ReviewLearningUpsert) UpdateFindingID() *ReviewLearningUpsert {
+	u.SetExcluded(reviewlearning.FieldFindingID)
+	return u
+}
+
+// AddFindingID adds v to the "finding_id" field.
+func (u *ReviewLearningUpsert) AddFindingID(v int) *ReviewLearningUpsert {
+	u.Add(reviewlearning.FieldFindingID, v)
 	return u
 }
 
@@ -868,6 +953,41 @@ func (u *ReviewLearningUpsertOne) SetSource(v string) *ReviewLearningUpsertOne {
 func (u *ReviewLearningUpsertOne) UpdateSource() *ReviewLearningUpsertOne {
 	return u.Update(func(s *ReviewLearningUpsert) {
 		s.UpdateSource()
+	})
+}
+
+// SetStatus sets the "status" field.
+func (u *ReviewLearningUpsertOne) SetStatus(v reviewlearning.Status) *ReviewLearningUpsertOne {
+	return u.Update(func(s *ReviewLearningUpsert) {
+		s.SetStatus(v)
+	})
+}
+
+// UpdateStatus sets the "status" field to the value that was provided on create.
+func (u *ReviewLearningUpsertOne) UpdateStatus() *ReviewLearningUpsertOne {
+	return u.Update(func(s *ReviewLearningUpsert) {
+		s.UpdateStatus()
+	})
+}
+
+// SetFindingID sets the "finding_id" field.
+func (u *ReviewLearningUpsertOne) SetFindingID(v int) *ReviewLearningUpsertOne {
+	return u.Update(func(s *ReviewLearningUpsert) {
+		s.SetFindingID(v)
+	})
+}
+
+// AddFindingID adds v to the "finding_id" field.
+func (u *ReviewLearningUpsertOne) AddFindingID(v int) *ReviewLearningUpsertOne {
+	return u.Update(func(s *ReviewLearningUpsert) {
+		s.AddFindingID(v)
+	})
+}
+
+// UpdateFindingID sets the "finding_id" field to the value that was provided on create.
+func (u *ReviewLearningUpsertOne) UpdateFindingID() *ReviewLearningUpsertOne {
+	return u.Update(func(s *ReviewLearningUpsert) {
+		s.UpdateFindingID()
 	})
 }
 
@@ -1275,6 +1395,41 @@ func (u *ReviewLearningUpsertBulk) SetSource(v string) *ReviewLearningUpsertBulk
 func (u *ReviewLearningUpsertBulk) UpdateSource() *ReviewLearningUpsertBulk {
 	return u.Update(func(s *ReviewLearningUpsert) {
 		s.UpdateSource()
+	})
+}
+
+// SetStatus sets the "status" field.
+func (u *ReviewLearningUpsertBulk) SetStatus(v reviewlearning.Status) *ReviewLearningUpsertBulk {
+	return u.Update(func(s *ReviewLearningUpsert) {
+		s.SetStatus(v)
+	})
+}
+
+// UpdateStatus sets the "status" field to the value that was provided on create.
+func (u *ReviewLearningUpsertBulk) UpdateStatus() *ReviewLearningUpsertBulk {
+	return u.Update(func(s *ReviewLearningUpsert) {
+		s.UpdateStatus()
+	})
+}
+
+// SetFindingID sets the "finding_id" field.
+func (u *ReviewLearningUpsertBulk) SetFindingID(v int) *ReviewLearningUpsertBulk {
+	return u.Update(func(s *ReviewLearningUpsert) {
+		s.SetFindingID(v)
+	})
+}
+
+// AddFindingID adds v to the "finding_id" field.
+func (u *ReviewLearningUpsertBulk) AddFindingID(v int) *ReviewLearningUpsertBulk {
+	return u.Update(func(s *ReviewLearningUpsert) {
+		s.AddFindingID(v)
+	})
+}
+
+// UpdateFindingID sets the "finding_id" field to the value that was provided on create.
+func (u *ReviewLearningUpsertBulk) UpdateFindingID() *ReviewLearningUpsertBulk {
+	return u.Update(func(s *ReviewLearningUpsert) {
+		s.UpdateFindingID()
 	})
 }
 

@@ -163,6 +163,41 @@ func (_u *ReviewLearningUpdate) SetNillableSource(v *string) *ReviewLearningUpda
 	return _u
 }
 
+// SetStatus sets the "status" field.
+func (_u *ReviewLearningUpdate) SetStatus(v reviewlearning.Status) *ReviewLearningUpdate {
+	_u.mutation.SetStatus(v)
+	return _u
+}
+
+// SetNillableStatus sets the "status" field if the given value is not nil.
+func (_u *ReviewLearningUpdate) SetNillableStatus(v *reviewlearning.Status) *ReviewLearningUpdate {
+	if v != nil {
+		_u.SetStatus(*v)
+	}
+	return _u
+}
+
+// SetFindingID sets the "finding_id" field.
+func (_u *ReviewLearningUpdate) SetFindingID(v int) *ReviewLearningUpdate {
+	_u.mutation.ResetFindingID()
+	_u.mutation.SetFindingID(v)
+	return _u
+}
+
+// SetNillableFindingID sets the "finding_id" field if the given value is not nil.
+func (_u *ReviewLearningUpdate) SetNillableFindingID(v *int) *ReviewLearningUpdate {
+	if v != nil {
+		_u.SetFindingID(*v)
+	}
+	return _u
+}
+
+// AddFindingID adds value to the "finding_id" field.
+func (_u *ReviewLearningUpdate) AddFindingID(v int) *ReviewLearningUpdate {
+	_u.mutation.AddFindingID(v)
+	return _u
+}
+
 // SetUseCount sets the "use_count" field.
 func (_u *ReviewLearningUpdate) SetUseCount(v int) *ReviewLearningUpdate {
 	_u.mutation.ResetUseCount()
@@ -318,6 +353,11 @@ func (_u *ReviewLearningUpdate) check() error {
 			return &ValidationError{Name: "directive", err: fmt.Errorf(`ent: validator failed for field "ReviewLearning.directive": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.Status(); ok {
+		if err := reviewlearning.StatusValidator(v); err != nil {
+			return &ValidationError{Name: "status", err: fmt.Errorf(`ent: validator failed for field "ReviewLearning.status": %w`, err)}
+		}
+	}
 	if _u.mutation.InstallationCleared() && len(_u.mutation.InstallationIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "ReviewLearning.installation"`)
 	}
@@ -374,6 +414,15 @@ func (_u *ReviewLearningUpdate) sqlSave(ctx context.Context) (_node int, err err
 	}
 	if value, ok := _u.mutation.Source(); ok {
 		_spec.SetField(reviewlearning.FieldSource, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.Status(); ok {
+		_spec.SetField(reviewlearning.FieldStatus, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.FindingID(); ok {
+		_spec.SetField(reviewlearning.FieldFindingID, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedFindingID(); ok {
+		_spec.AddField(reviewlearning.FieldFindingID, field.TypeInt, value)
 	}
 	if value, ok := _u.mutation.UseCount(); ok {
 		_spec.SetField(reviewlearning.FieldUseCount, field.TypeInt, value)
@@ -602,6 +651,41 @@ func (_u *ReviewLearningUpdateOne) SetNillableSource(v *string) *ReviewLearningU
 	return _u
 }
 
+// SetStatus sets the "status" field.
+func (_u *ReviewLearningUpdateOne) SetStatus(v reviewlearning.Status) *ReviewLearningUpdateOne {
+	_u.mutation.SetStatus(v)
+	return _u
+}
+
+// SetNillableStatus sets the "status" field if the given value is not nil.
+func (_u *ReviewLearningUpdateOne) SetNillableStatus(v *reviewlearning.Status) *ReviewLearningUpdateOne {
+	if v != nil {
+		_u.SetStatus(*v)
+	}
+	return _u
+}
+
+// SetFindingID sets the "finding_id" field.
+func (_u *ReviewLearningUpdateOne) SetFindingID(v int) *ReviewLearningUpdateOne {
+	_u.mutation.ResetFindingID()
+	_u.mutation.SetFindingID(v)
+	return _u
+}
+
+// SetNillableFindingID sets the "finding_id" field if the given value is not nil.
+func (_u *ReviewLearningUpdateOne) SetNillableFindingID(v *int) *ReviewLearningUpdateOne {
+	if v != nil {
+		_u.SetFindingID(*v)
+	}
+	return _u
+}
+
+// AddFindingID adds value to the "finding_id" field.
+func (_u *ReviewLearningUpdateOne) AddFindingID(v int) *ReviewLearningUpdateOne {
+	_u.mutation.AddFindingID(v)
+	return _u
+}
+
 // SetUseCount sets the "use_count" field.
 func (_u *ReviewLearningUpdateOne) SetUseCount(v int) *ReviewLearningUpdateOne {
 	_u.mutation.ResetUseCount()
@@ -770,6 +854,11 @@ func (_u *ReviewLearningUpdateOne) check() error {
 			return &ValidationError{Name: "directive", err: fmt.Errorf(`ent: validator failed for field "ReviewLearning.directive": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.Status(); ok {
+		if err := reviewlearning.StatusValidator(v); err != nil {
+			return &ValidationError{Name: "status", err: fmt.Errorf(`ent: validator failed for field "ReviewLearning.status": %w`, err)}
+		}
+	}
 	if _u.mutation.InstallationCleared() && len(_u.mutation.InstallationIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "ReviewLearning.installation"`)
 	}
@@ -843,6 +932,15 @@ func (_u *ReviewLearningUpdateOne) sqlSave(ctx context.Context) (_node *ReviewLe
 	}
 	if value, ok := _u.mutation.Source(); ok {
 		_spec.SetField(reviewlearning.FieldSource, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.Status(); ok {
+		_spec.SetField(reviewlearning.FieldStatus, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.FindingID(); ok {
+		_spec.SetField(reviewlearning.FieldFindingID, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedFindingID(); ok {
+		_spec.AddField(reviewlearning.FieldFindingID, field.TypeInt, value)
 	}
 	if value, ok := _u.mutation.UseCount(); ok {
 		_spec.SetField(reviewlearning.FieldUseCount, field.TypeInt, value)

@@ -613,12 +613,16 @@ func init() {
 	reviewlearningDescSource := reviewlearningFields[7].Descriptor()
 	// reviewlearning.DefaultSource holds the default value on creation for the source field.
 	reviewlearning.DefaultSource = reviewlearningDescSource.Default.(string)
+	// reviewlearningDescFindingID is the schema descriptor for finding_id field.
+	reviewlearningDescFindingID := reviewlearningFields[9].Descriptor()
+	// reviewlearning.DefaultFindingID holds the default value on creation for the finding_id field.
+	reviewlearning.DefaultFindingID = reviewlearningDescFindingID.Default.(int)
 	// reviewlearningDescUseCount is the schema descriptor for use_count field.
-	reviewlearningDescUseCount := reviewlearningFields[8].Descriptor()
+	reviewlearningDescUseCount := reviewlearningFields[10].Descriptor()
 	// reviewlearning.DefaultUseCount holds the default value on creation for the use_count field.
 	reviewlearning.DefaultUseCount = reviewlearningDescUseCount.Default.(int)
 	// reviewlearningDescEnabled is the schema descriptor for enabled field.
-	reviewlearningDescEnabled := reviewlearningFields[10].Descriptor()
+	reviewlearningDescEnabled := reviewlearningFields[12].Descriptor()
 	// reviewlearning.DefaultEnabled holds the default value on creation for the enabled field.
 	reviewlearning.DefaultEnabled = reviewlearningDescEnabled.Default.(bool)
 	reviewerMixin := schema.Reviewer{}.Mixin()

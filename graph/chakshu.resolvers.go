@@ -59,6 +59,16 @@ func (r *mutationResolver) SetLearningEnabled(ctx context.Context, id int, enabl
 	return r.h.setLearningEnabled(ctx, id, enabled)
 }
 
+// AcceptLearning is the resolver for the acceptLearning field.
+func (r *mutationResolver) AcceptLearning(ctx context.Context, id int) (*ent.ReviewLearning, error) {
+	return r.h.decideLearning(ctx, id, true)
+}
+
+// DiscardLearning is the resolver for the discardLearning field.
+func (r *mutationResolver) DiscardLearning(ctx context.Context, id int) (*ent.ReviewLearning, error) {
+	return r.h.decideLearning(ctx, id, false)
+}
+
 // SetConnectorCredential is the resolver for the setConnectorCredential field.
 func (r *mutationResolver) SetConnectorCredential(ctx context.Context, input model.SetConnectorCredentialInput) (*ent.ConnectorCredential, error) {
 	return r.h.setConnectorCredential(ctx, input)

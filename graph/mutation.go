@@ -267,25 +267,63 @@ func (h *api) createLearning(ctx context.Context, in model.CreateLearningInput) 
 	return l, nil
 }
 
-func (h *api) setLearningEnabled(ctx context.Context, id int, enabled bool) (*ent.ReviewLearning, error) {
+// learningToChange reads learning id for a change by the viewer: admins
+// of its installation, or people with write access to its repository.
+func (h *api) learningToChange(ctx context.Context, c *ent.Client, id int) (*auth.Viewer, *ent.ReviewLearning, error) {
 	v, err := viewer(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	c := h.clientFrom(ctx)
 	l, err := c.ReviewLearning.Query().Where(reviewlearning.ID(id)).WithRepository().
 		WithInstallation(func(q *ent.InstallationQuery) { q.Select(installation.FieldID) }).Only(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	switch {
 	case l.Edges.Installation != nil && v.AdminOf(l.Edges.Installation.ID):
 	case l.Edges.Repository == nil:
-		return nil, forbidden("only admins can change learnings for a whole installation")
+		return nil, nil, forbidden("only admins can change learnings for a whole installation")
 	default:
 		if err := h.requireRepoWrite(ctx, v, l.Edges.Repository); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+	}
+	return v, l, nil
+}
+
+// decideLearning accepts or discards a proposed learning, with the access
+// setLearningEnabled needs; the audit log records it as turned on or off.
+func (h *api) decideLearning(ctx context.Context, id int, accept bool) (*ent.ReviewLearning, error) {
+	c := h.clientFrom(ctx)
+	v, l, err := h.learningToChange(ctx, c, id)
+	if err != nil {
+		return nil, err
+	}
+	if l.Status != reviewlearning.StatusProposed {
+		return nil, invalid("learning %d is %s, not proposed", l.ID, l.Status)
+	}
+	detail := "discarded the proposal"
+	if accept {
+		detail = "accepted the proposal"
+	}
+	if err := h.auditLearning(ctx, c, v.User.Login, l.ID, accept, detail); err != nil {
+		return nil, err
+	}
+	out, err := learnings.Decide(ctx, c, l.Edges.Installation.ID, l.ID, accept)
+	if errors.Is(err, learnings.ErrInvalid) {
+		return nil, invalid("%s", err.Error())
+	}
+	return out, err
+}
+
+func (h *api) setLearningEnabled(ctx context.Context, id int, enabled bool) (*ent.ReviewLearning, error) {
+	c := h.clientFrom(ctx)
+	v, l, err := h.learningToChange(ctx, c, id)
+	if err != nil {
+		return nil, err
+	}
+	if l.Status != reviewlearning.StatusAccepted {
+		return nil, invalid("learning %d is %s: accept or discard a proposed learning instead", l.ID, l.Status)
 	}
 	detail := "was enabled"
 	if !l.Enabled {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/finding"
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/reviewer"
@@ -100,7 +101,11 @@ func qualityFigures(c *store.QualityCounts) *model.QualityFigures {
 func (h *api) nameQualityGroups(ctx context.Context, g model.QualityGroupBy, groups []*model.QualityGroup) error {
 	ids := make([]int, 0, len(groups))
 	for _, b := range groups {
-		if id, err := strconv.Atoi(b.Key); err == nil {
+		if g == model.QualityGroupByReviewerCategory {
+			if id, _, ok := store.SplitReviewerCategoryKey(b.Key); ok {
+				ids = append(ids, id)
+			}
+		} else if id, err := strconv.Atoi(b.Key); err == nil {
 			ids = append(ids, id)
 		}
 	}
@@ -118,6 +123,22 @@ func (h *api) nameQualityGroups(ctx context.Context, g model.QualityGroupBy, gro
 				if b.Key == strconv.Itoa(r.ID) {
 					b.Reviewer, b.Key = r, r.Name
 				}
+			}
+		}
+	case model.QualityGroupByReviewerCategory:
+		rs, err := h.client.Reviewer.Query().Where(reviewer.IDIn(ids...)).All(ctx)
+		if err != nil {
+			return fmt.Errorf("quality: reviewers: %w", err)
+		}
+		byID := map[int]*ent.Reviewer{}
+		for _, r := range rs {
+			byID[r.ID] = r
+		}
+		for _, b := range groups {
+			id, cat, _ := store.SplitReviewerCategoryKey(b.Key)
+			if r := byID[id]; r != nil {
+				c := cat
+				b.Reviewer, b.Category, b.Key = r, &c, r.Name+"/"+cat
 			}
 		}
 	case model.QualityGroupByRepository:

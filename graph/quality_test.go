@@ -123,6 +123,10 @@ func TestQuality(t *testing.T) {
 				g("blocker", fig(0, 1, 0, 0, 0, 0, 4, -1)), g("nit", fig(0, 0, 0, 1, 0, 0, 4, -1))}, nil},
 			{"CATEGORY", "WEEK", []qualityGroupView{g("security", fig(1, 2, 1, 0, 0, 0, 4, -1)), g("perf", fig(0, 1, 0, 1, 0, 1, 4, -1)),
 				g("", fig(0, 0, 0, 0, 1, 0, 4, -1)), g("style", fig(0, 0, 0, 1, 0, 0, 4, -1))}, nil},
+			// Per reviewer and category (what demote_below_acceptance judges), keyed reviewer/category.
+			{"REVIEWER_CATEGORY", "WEEK", []qualityGroupView{g("security/security", fig(1, 2, 1, 0, 0, 0, 4, -1)),
+				g("perf/perf", fig(0, 1, 0, 1, 0, 1, 4, -1)), g("security/", fig(0, 0, 0, 0, 1, 0, 4, -1)),
+				g("security/style", fig(0, 0, 0, 1, 0, 0, 4, -1))}, nil},
 		}
 		for _, tc := range cases {
 			t.Run(tc.group, func(t *testing.T) {

@@ -393,6 +393,8 @@ var (
 		{Name: "pr_number", Type: field.TypeInt, Default: 0},
 		{Name: "comment_id", Type: field.TypeInt64, Default: 0},
 		{Name: "source", Type: field.TypeString, Default: "portal"},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"proposed", "accepted", "discarded"}, Default: "accepted"},
+		{Name: "finding_id", Type: field.TypeInt, Default: 0},
 		{Name: "use_count", Type: field.TypeInt, Default: 0},
 		{Name: "last_used_at", Type: field.TypeTime, Nullable: true},
 		{Name: "enabled", Type: field.TypeBool, Default: true},
@@ -407,13 +409,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "review_learnings_installations_learnings",
-				Columns:    []*schema.Column{ReviewLearningsColumns[14]},
+				Columns:    []*schema.Column{ReviewLearningsColumns[16]},
 				RefColumns: []*schema.Column{InstallationsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "review_learnings_repositories_learnings",
-				Columns:    []*schema.Column{ReviewLearningsColumns[15]},
+				Columns:    []*schema.Column{ReviewLearningsColumns[17]},
 				RefColumns: []*schema.Column{RepositoriesColumns[0]},
 				OnDelete:   schema.SetNull,
 			},

@@ -37,6 +37,10 @@ const (
 	FieldCommentID = "comment_id"
 	// FieldSource holds the string denoting the source field in the database.
 	FieldSource = "source"
+	// FieldStatus holds the string denoting the status field in the database.
+	FieldStatus = "status"
+	// FieldFindingID holds the string denoting the finding_id field in the database.
+	FieldFindingID = "finding_id"
 	// FieldUseCount holds the string denoting the use_count field in the database.
 	FieldUseCount = "use_count"
 	// FieldLastUsedAt holds the string denoting the last_used_at field in the database.
@@ -78,6 +82,8 @@ var Columns = []string{
 	FieldPrNumber,
 	FieldCommentID,
 	FieldSource,
+	FieldStatus,
+	FieldFindingID,
 	FieldUseCount,
 	FieldLastUsedAt,
 	FieldEnabled,
@@ -126,6 +132,8 @@ var (
 	DefaultCommentID int64
 	// DefaultSource holds the default value on creation for the "source" field.
 	DefaultSource string
+	// DefaultFindingID holds the default value on creation for the "finding_id" field.
+	DefaultFindingID int
 	// DefaultUseCount holds the default value on creation for the "use_count" field.
 	DefaultUseCount int
 	// DefaultEnabled holds the default value on creation for the "enabled" field.
@@ -155,6 +163,33 @@ func ScopeValidator(s Scope) error {
 		return nil
 	default:
 		return fmt.Errorf("reviewlearning: invalid enum value for scope field: %q", s)
+	}
+}
+
+// Status defines the type for the "status" enum field.
+type Status string
+
+// StatusAccepted is the default value of the Status enum.
+const DefaultStatus = StatusAccepted
+
+// Status values.
+const (
+	StatusProposed  Status = "proposed"
+	StatusAccepted  Status = "accepted"
+	StatusDiscarded Status = "discarded"
+)
+
+func (s Status) String() string {
+	return string(s)
+}
+
+// StatusValidator is a validator for the "status" field enum values. It is called by the builders before save.
+func StatusValidator(s Status) error {
+	switch s {
+	case StatusProposed, StatusAccepted, StatusDiscarded:
+		return nil
+	default:
+		return fmt.Errorf("reviewlearning: invalid enum value for status field: %q", s)
 	}
 }
 
@@ -216,6 +251,16 @@ func BySource(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldSource, opts...).ToFunc()
 }
 
+// ByStatus orders the results by the status field.
+func ByStatus(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldStatus, opts...).ToFunc()
+}
+
+// ByFindingID orders the results by the finding_id field.
+func ByFindingID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldFindingID, opts...).ToFunc()
+}
+
 // ByUseCount orders the results by the use_count field.
 func ByUseCount(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldUseCount, opts...).ToFunc()
@@ -273,6 +318,24 @@ func (e *Scope) UnmarshalGQL(val interface{}) error {
 	*e = Scope(str)
 	if err := ScopeValidator(*e); err != nil {
 		return fmt.Errorf("%s is not a valid Scope", str)
+	}
+	return nil
+}
+
+// MarshalGQL implements graphql.Marshaler interface.
+func (e Status) MarshalGQL(w io.Writer) {
+	io.WriteString(w, strconv.Quote(e.String()))
+}
+
+// UnmarshalGQL implements graphql.Unmarshaler interface.
+func (e *Status) UnmarshalGQL(val interface{}) error {
+	str, ok := val.(string)
+	if !ok {
+		return fmt.Errorf("enum %T must be a string", val)
+	}
+	*e = Status(str)
+	if err := StatusValidator(*e); err != nil {
+		return fmt.Errorf("%s is not a valid Status", str)
 	}
 	return nil
 }

@@ -100,6 +100,11 @@ func Source(v string) predicate.ReviewLearning {
 	return predicate.ReviewLearning(sql.FieldEQ(FieldSource, v))
 }
 
+// FindingID applies equality check predicate on the "finding_id" field. It's identical to FindingIDEQ.
+func FindingID(v int) predicate.ReviewLearning {
+	return predicate.ReviewLearning(sql.FieldEQ(FieldFindingID, v))
+}
+
 // UseCount applies equality check predicate on the "use_count" field. It's identical to UseCountEQ.
 func UseCount(v int) predicate.ReviewLearning {
 	return predicate.ReviewLearning(sql.FieldEQ(FieldUseCount, v))
@@ -618,6 +623,66 @@ func SourceEqualFold(v string) predicate.ReviewLearning {
 // SourceContainsFold applies the ContainsFold predicate on the "source" field.
 func SourceContainsFold(v string) predicate.ReviewLearning {
 	return predicate.ReviewLearning(sql.FieldContainsFold(FieldSource, v))
+}
+
+// StatusEQ applies the EQ predicate on the "status" field.
+func StatusEQ(v Status) predicate.ReviewLearning {
+	return predicate.ReviewLearning(sql.FieldEQ(FieldStatus, v))
+}
+
+// StatusNEQ applies the NEQ predicate on the "status" field.
+func StatusNEQ(v Status) predicate.ReviewLearning {
+	return predicate.ReviewLearning(sql.FieldNEQ(FieldStatus, v))
+}
+
+// StatusIn applies the In predicate on the "status" field.
+func StatusIn(vs ...Status) predicate.ReviewLearning {
+	return predicate.ReviewLearning(sql.FieldIn(FieldStatus, vs...))
+}
+
+// StatusNotIn applies the NotIn predicate on the "status" field.
+func StatusNotIn(vs ...Status) predicate.ReviewLearning {
+	return predicate.ReviewLearning(sql.FieldNotIn(FieldStatus, vs...))
+}
+
+// FindingIDEQ applies the EQ predicate on the "finding_id" field.
+func FindingIDEQ(v int) predicate.ReviewLearning {
+	return predicate.ReviewLearning(sql.FieldEQ(FieldFindingID, v))
+}
+
+// FindingIDNEQ applies the NEQ predicate on the "finding_id" field.
+func FindingIDNEQ(v int) predicate.ReviewLearning {
+	return predicate.ReviewLearning(sql.FieldNEQ(FieldFindingID, v))
+}
+
+// FindingIDIn applies the In predicate on the "finding_id" field.
+func FindingIDIn(vs ...int) predicate.ReviewLearning {
+	return predicate.ReviewLearning(sql.FieldIn(FieldFindingID, vs...))
+}
+
+// FindingIDNotIn applies the NotIn predicate on the "finding_id" field.
+func FindingIDNotIn(vs ...int) predicate.ReviewLearning {
+	return predicate.ReviewLearning(sql.FieldNotIn(FieldFindingID, vs...))
+}
+
+// FindingIDGT applies the GT predicate on the "finding_id" field.
+func FindingIDGT(v int) predicate.ReviewLearning {
+	return predicate.ReviewLearning(sql.FieldGT(FieldFindingID, v))
+}
+
+// FindingIDGTE applies the GTE predicate on the "finding_id" field.
+func FindingIDGTE(v int) predicate.ReviewLearning {
+	return predicate.ReviewLearning(sql.FieldGTE(FieldFindingID, v))
+}
+
+// FindingIDLT applies the LT predicate on the "finding_id" field.
+func FindingIDLT(v int) predicate.ReviewLearning {
+	return predicate.ReviewLearning(sql.FieldLT(FieldFindingID, v))
+}
+
+// FindingIDLTE applies the LTE predicate on the "finding_id" field.
+func FindingIDLTE(v int) predicate.ReviewLearning {
+	return predicate.ReviewLearning(sql.FieldLTE(FieldFindingID, v))
 }
 
 // UseCountEQ applies the EQ predicate on the "use_count" field.

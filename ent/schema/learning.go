@@ -30,7 +30,12 @@ func (ReviewLearning) Fields() []ent.Field {
 			Comment("the pull request whose reply created it; 0 from the portal"),
 		field.Int64("comment_id").Default(0).
 			Comment("GitHub id of the reply that created it; 0 from the portal"),
-		field.String("source").Default("portal").Comment("reply or portal"),
+		field.String("source").Default("portal").Comment("reply, portal or outcome (proposed from a dismissed finding)"),
+		field.Enum("status").Values("proposed", "accepted", "discarded").Default("accepted").
+			Comment("proposed learnings (from a dismissed finding) are never used until a person accepts them").
+			Annotations(enumDoc{"proposed": "Proposed from a finding people dismissed; not used until a person accepts it.", "accepted": "In force (when enabled).", "discarded": "A proposal a person discarded; never used."}),
+		field.Int("finding_id").Default(0).
+			Comment("the dismissed finding that proposed it; 0 when not proposed"),
 		field.Int("use_count").Default(0).
 			Comment("how many runs put it in their prompt"),
 		field.Time("last_used_at").Optional().Nillable().Annotations(gqlOrderField("LAST_USED_AT")).

@@ -5420,6 +5420,52 @@ func (ec *executionContext) fieldContext_ReviewLearning_source(_ context.Context
 	return graphql.NewScalarFieldContext("ReviewLearning", field, false, false, "String")
 }
 
+func (ec *executionContext) _ReviewLearning_status(ctx context.Context, field graphql.CollectedField, obj *ent.ReviewLearning) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReviewLearning_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v reviewlearning.Status) graphql.Marshaler {
+			return ec.marshalNReviewLearningStatus2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋreviewlearningᚐStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReviewLearning_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReviewLearning", field, false, false, "ReviewLearningStatus")
+}
+
+func (ec *executionContext) _ReviewLearning_findingID(ctx context.Context, field graphql.CollectedField, obj *ent.ReviewLearning) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReviewLearning_findingID(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FindingID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReviewLearning_findingID(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReviewLearning", field, false, false, "Int")
+}
+
 func (ec *executionContext) _ReviewLearning_useCount(ctx context.Context, field graphql.CollectedField, obj *ent.ReviewLearning) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15691,7 +15737,7 @@ func (ec *executionContext) unmarshalInputReviewLearningWhereInput(ctx context.C
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "scope", "scopeNEQ", "scopeIn", "scopeNotIn", "glob", "globNEQ", "globIn", "globNotIn", "globGT", "globGTE", "globLT", "globLTE", "globContains", "globHasPrefix", "globHasSuffix", "globEqualFold", "globContainsFold", "directive", "directiveNEQ", "directiveIn", "directiveNotIn", "directiveGT", "directiveGTE", "directiveLT", "directiveLTE", "directiveContains", "directiveHasPrefix", "directiveHasSuffix", "directiveEqualFold", "directiveContainsFold", "author", "authorNEQ", "authorIn", "authorNotIn", "authorGT", "authorGTE", "authorLT", "authorLTE", "authorContains", "authorHasPrefix", "authorHasSuffix", "authorEqualFold", "authorContainsFold", "prNumber", "prNumberNEQ", "prNumberIn", "prNumberNotIn", "prNumberGT", "prNumberGTE", "prNumberLT", "prNumberLTE", "commentID", "commentIDNEQ", "commentIDIn", "commentIDNotIn", "commentIDGT", "commentIDGTE", "commentIDLT", "commentIDLTE", "source", "sourceNEQ", "sourceIn", "sourceNotIn", "sourceGT", "sourceGTE", "sourceLT", "sourceLTE", "sourceContains", "sourceHasPrefix", "sourceHasSuffix", "sourceEqualFold", "sourceContainsFold", "useCount", "useCountNEQ", "useCountIn", "useCountNotIn", "useCountGT", "useCountGTE", "useCountLT", "useCountLTE", "lastUsedAt", "lastUsedAtNEQ", "lastUsedAtIn", "lastUsedAtNotIn", "lastUsedAtGT", "lastUsedAtGTE", "lastUsedAtLT", "lastUsedAtLTE", "lastUsedAtIsNil", "lastUsedAtNotNil", "enabled", "enabledNEQ", "hasInstallation", "hasInstallationWith", "hasRepository", "hasRepositoryWith"}
+	fieldsInOrder := [...]string{"not", "and", "or", "id", "idNEQ", "idIn", "idNotIn", "idGT", "idGTE", "idLT", "idLTE", "createdAt", "createdAtNEQ", "createdAtIn", "createdAtNotIn", "createdAtGT", "createdAtGTE", "createdAtLT", "createdAtLTE", "updatedAt", "updatedAtNEQ", "updatedAtIn", "updatedAtNotIn", "updatedAtGT", "updatedAtGTE", "updatedAtLT", "updatedAtLTE", "scope", "scopeNEQ", "scopeIn", "scopeNotIn", "glob", "globNEQ", "globIn", "globNotIn", "globGT", "globGTE", "globLT", "globLTE", "globContains", "globHasPrefix", "globHasSuffix", "globEqualFold", "globContainsFold", "directive", "directiveNEQ", "directiveIn", "directiveNotIn", "directiveGT", "directiveGTE", "directiveLT", "directiveLTE", "directiveContains", "directiveHasPrefix", "directiveHasSuffix", "directiveEqualFold", "directiveContainsFold", "author", "authorNEQ", "authorIn", "authorNotIn", "authorGT", "authorGTE", "authorLT", "authorLTE", "authorContains", "authorHasPrefix", "authorHasSuffix", "authorEqualFold", "authorContainsFold", "prNumber", "prNumberNEQ", "prNumberIn", "prNumberNotIn", "prNumberGT", "prNumberGTE", "prNumberLT", "prNumberLTE", "commentID", "commentIDNEQ", "commentIDIn", "commentIDNotIn", "commentIDGT", "commentIDGTE", "commentIDLT", "commentIDLTE", "source", "sourceNEQ", "sourceIn", "sourceNotIn", "sourceGT", "sourceGTE", "sourceLT", "sourceLTE", "sourceContains", "sourceHasPrefix", "sourceHasSuffix", "sourceEqualFold", "sourceContainsFold", "status", "statusNEQ", "statusIn", "statusNotIn", "findingID", "findingIDNEQ", "findingIDIn", "findingIDNotIn", "findingIDGT", "findingIDGTE", "findingIDLT", "findingIDLTE", "useCount", "useCountNEQ", "useCountIn", "useCountNotIn", "useCountGT", "useCountGTE", "useCountLT", "useCountLTE", "lastUsedAt", "lastUsedAtNEQ", "lastUsedAtIn", "lastUsedAtNotIn", "lastUsedAtGT", "lastUsedAtGTE", "lastUsedAtLT", "lastUsedAtLTE", "lastUsedAtIsNil", "lastUsedAtNotNil", "enabled", "enabledNEQ", "hasInstallation", "hasInstallationWith", "hasRepository", "hasRepositoryWith"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -16391,6 +16437,90 @@ func (ec *executionContext) unmarshalInputReviewLearningWhereInput(ctx context.C
 				return it, err
 			}
 			it.SourceContainsFold = data
+		case "status":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("status"))
+			data, err := ec.unmarshalOReviewLearningStatus2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋreviewlearningᚐStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Status = data
+		case "statusNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("statusNEQ"))
+			data, err := ec.unmarshalOReviewLearningStatus2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋreviewlearningᚐStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StatusNEQ = data
+		case "statusIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("statusIn"))
+			data, err := ec.unmarshalOReviewLearningStatus2ᚕgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋreviewlearningᚐStatusᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StatusIn = data
+		case "statusNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("statusNotIn"))
+			data, err := ec.unmarshalOReviewLearningStatus2ᚕgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋreviewlearningᚐStatusᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StatusNotIn = data
+		case "findingID":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("findingID"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FindingID = data
+		case "findingIDNEQ":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("findingIDNEQ"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FindingIDNEQ = data
+		case "findingIDIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("findingIDIn"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FindingIDIn = data
+		case "findingIDNotIn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("findingIDNotIn"))
+			data, err := ec.unmarshalOInt2ᚕintᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FindingIDNotIn = data
+		case "findingIDGT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("findingIDGT"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FindingIDGT = data
+		case "findingIDGTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("findingIDGTE"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FindingIDGTE = data
+		case "findingIDLT":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("findingIDLT"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FindingIDLT = data
+		case "findingIDLTE":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("findingIDLTE"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FindingIDLTE = data
 		case "useCount":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("useCount"))
 			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
@@ -26073,6 +26203,16 @@ func (ec *executionContext) _ReviewLearning(ctx context.Context, sel ast.Selecti
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "status":
+			out.Values[i] = ec._ReviewLearning_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "findingID":
+			out.Values[i] = ec._ReviewLearning_findingID(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "useCount":
 			out.Values[i] = ec._ReviewLearning_useCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -27640,6 +27780,16 @@ func (ec *executionContext) marshalNReviewLearningScope2githubᚗcomᚋchakshu�
 	return v
 }
 
+func (ec *executionContext) unmarshalNReviewLearningStatus2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋreviewlearningᚐStatus(ctx context.Context, v any) (reviewlearning.Status, error) {
+	var res reviewlearning.Status
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNReviewLearningStatus2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋreviewlearningᚐStatus(ctx context.Context, sel ast.SelectionSet, v reviewlearning.Status) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNReviewLearningWhereInput2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚐReviewLearningWhereInput(ctx context.Context, v any) (*ent.ReviewLearningWhereInput, error) {
 	res, err := ec.unmarshalInputReviewLearningWhereInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
@@ -28658,6 +28808,58 @@ func (ec *executionContext) unmarshalOReviewLearningScope2ᚖgithubᚗcomᚋchak
 }
 
 func (ec *executionContext) marshalOReviewLearningScope2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋreviewlearningᚐScope(ctx context.Context, sel ast.SelectionSet, v *reviewlearning.Scope) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOReviewLearningStatus2ᚕgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋreviewlearningᚐStatusᚄ(ctx context.Context, v any) ([]reviewlearning.Status, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]reviewlearning.Status, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNReviewLearningStatus2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋreviewlearningᚐStatus(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOReviewLearningStatus2ᚕgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋreviewlearningᚐStatusᚄ(ctx context.Context, sel ast.SelectionSet, v []reviewlearning.Status) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNReviewLearningStatus2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋreviewlearningᚐStatus(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOReviewLearningStatus2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋreviewlearningᚐStatus(ctx context.Context, v any) (*reviewlearning.Status, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(reviewlearning.Status)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOReviewLearningStatus2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋentᚋreviewlearningᚐStatus(ctx context.Context, sel ast.SelectionSet, v *reviewlearning.Status) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

@@ -402,6 +402,29 @@ func (ec *executionContext) fieldContext_QualityGroup_reviewer(_ context.Context
 	return fc, nil
 }
 
+func (ec *executionContext) _QualityGroup_category(ctx context.Context, field graphql.CollectedField, obj *model.QualityGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_QualityGroup_category(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Category, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_QualityGroup_category(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("QualityGroup", field, false, false, "String")
+}
+
 func (ec *executionContext) _QualityGroup_repository(ctx context.Context, field graphql.CollectedField, obj *model.QualityGroup) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -893,6 +916,11 @@ func (ec *executionContext) _QualityGroup(ctx context.Context, sel ast.Selection
 			}
 		case "reviewer":
 			out.Values[i] = ec._QualityGroup_reviewer(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "category":
+			out.Values[i] = ec._QualityGroup_category(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}

@@ -292,10 +292,12 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
+		AcceptLearning            func(childComplexity int, id int) int
 		CancelRun                 func(childComplexity int, id int) int
 		CreateAPIToken            func(childComplexity int, input model.CreateAPITokenInput) int
 		CreateLearning            func(childComplexity int, input model.CreateLearningInput) int
 		DeleteConnectorCredential func(childComplexity int, id int) int
+		DiscardLearning           func(childComplexity int, id int) int
 		RequestReview             func(childComplexity int, input model.RequestReviewInput) int
 		RetryWebhookEvent         func(childComplexity int, id int) int
 		RevokeAPIToken            func(childComplexity int, id int) int
@@ -341,6 +343,7 @@ type ComplexityRoot struct {
 	}
 
 	QualityGroup struct {
+		Category   func(childComplexity int) int
 		Figures    func(childComplexity int) int
 		Key        func(childComplexity int) int
 		Repository func(childComplexity int) int
@@ -426,6 +429,7 @@ type ComplexityRoot struct {
 		CreatedAt    func(childComplexity int) int
 		Directive    func(childComplexity int) int
 		Enabled      func(childComplexity int) int
+		FindingID    func(childComplexity int) int
 		Glob         func(childComplexity int) int
 		ID           func(childComplexity int) int
 		Installation func(childComplexity int) int
@@ -434,6 +438,7 @@ type ComplexityRoot struct {
 		Repository   func(childComplexity int) int
 		Scope        func(childComplexity int) int
 		Source       func(childComplexity int) int
+		Status       func(childComplexity int) int
 		UpdatedAt    func(childComplexity int) int
 		UseCount     func(childComplexity int) int
 	}
@@ -1786,6 +1791,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ModelStatus.Warning(childComplexity), true
 
+	case "Mutation.acceptLearning":
+		if e.ComplexityRoot.Mutation.AcceptLearning == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_acceptLearning_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AcceptLearning(childComplexity, args["id"].(int)), true
 	case "Mutation.cancelRun":
 		if e.ComplexityRoot.Mutation.CancelRun == nil {
 			break
@@ -1830,6 +1846,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteConnectorCredential(childComplexity, args["id"].(int)), true
+	case "Mutation.discardLearning":
+		if e.ComplexityRoot.Mutation.DiscardLearning == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_discardLearning_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DiscardLearning(childComplexity, args["id"].(int)), true
 	case "Mutation.requestReview":
 		if e.ComplexityRoot.Mutation.RequestReview == nil {
 			break
@@ -2072,6 +2099,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.QualityFigures.PullRequests(childComplexity), true
 
+	case "QualityGroup.category":
+		if e.ComplexityRoot.QualityGroup.Category == nil {
+			break
+		}
+
+		return e.ComplexityRoot.QualityGroup.Category(childComplexity), true
 	case "QualityGroup.figures":
 		if e.ComplexityRoot.QualityGroup.Figures == nil {
 			break
@@ -2542,6 +2575,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ReviewLearning.Enabled(childComplexity), true
+	case "ReviewLearning.findingID":
+		if e.ComplexityRoot.ReviewLearning.FindingID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReviewLearning.FindingID(childComplexity), true
 	case "ReviewLearning.glob":
 		if e.ComplexityRoot.ReviewLearning.Glob == nil {
 			break
@@ -2590,6 +2629,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ReviewLearning.Source(childComplexity), true
+	case "ReviewLearning.status":
+		if e.ComplexityRoot.ReviewLearning.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReviewLearning.Status(childComplexity), true
 	case "ReviewLearning.updatedAt":
 		if e.ComplexityRoot.ReviewLearning.UpdatedAt == nil {
 			break
@@ -4890,6 +4935,21 @@ type Mutation {
     id: ID!
     "true to use it, false to keep it unused."
     enabled: Boolean!
+  ): ReviewLearning!
+  """
+  Accept a proposed learning (from a finding people dismissed): it is used from the next
+  review on. The same access as setLearningEnabled.
+  """
+  acceptLearning(
+    "The proposed learning."
+    id: ID!
+  ): ReviewLearning!
+  """
+  Discard a proposed learning: it is kept, never used. The same access as setLearningEnabled.
+  """
+  discardLearning(
+    "The proposed learning."
+    id: ID!
   ): ReviewLearning!
   """
   Create or replace a connector credential (admins).
@@ -9689,9 +9749,17 @@ type ReviewLearning implements Node {
   """
   commentID: Int!
   """
-  reply or portal
+  reply, portal or outcome (proposed from a dismissed finding)
   """
   source: String!
+  """
+  proposed learnings (from a dismissed finding) are never used until a person accepts them
+  """
+  status: ReviewLearningStatus!
+  """
+  the dismissed finding that proposed it; 0 when not proposed
+  """
+  findingID: Int!
   """
   how many runs put it in their prompt
   """
@@ -9781,6 +9849,23 @@ enum ReviewLearningScope @goModel(model: "github.com/chakshu-dev/chakshu/ent/rev
   Applies to every repository of the installation.
   """
   installation
+}
+"""
+ReviewLearningStatus is enum for the field status
+"""
+enum ReviewLearningStatus @goModel(model: "github.com/chakshu-dev/chakshu/ent/reviewlearning.Status") {
+  """
+  Proposed from a finding people dismissed; not used until a person accepts it.
+  """
+  proposed
+  """
+  In force (when enabled).
+  """
+  accepted
+  """
+  A proposal a person discarded; never used.
+  """
+  discarded
 }
 """
 ReviewLearningWhereInput is used for filtering ReviewLearning objects.
@@ -10183,6 +10268,54 @@ input ReviewLearningWhereInput {
   ReviewLearnings whose source contains the text, ignoring case.
   """
   sourceContainsFold: String
+  """
+  ReviewLearnings whose status equals the value.
+  """
+  status: ReviewLearningStatus
+  """
+  ReviewLearnings whose status differs from the value.
+  """
+  statusNEQ: ReviewLearningStatus
+  """
+  ReviewLearnings whose status is one of the values.
+  """
+  statusIn: [ReviewLearningStatus!]
+  """
+  ReviewLearnings whose status is none of the values.
+  """
+  statusNotIn: [ReviewLearningStatus!]
+  """
+  ReviewLearnings whose findingID equals the value.
+  """
+  findingID: Int
+  """
+  ReviewLearnings whose findingID differs from the value.
+  """
+  findingIDNEQ: Int
+  """
+  ReviewLearnings whose findingID is one of the values.
+  """
+  findingIDIn: [Int!]
+  """
+  ReviewLearnings whose findingID is none of the values.
+  """
+  findingIDNotIn: [Int!]
+  """
+  ReviewLearnings whose findingID is greater than the value.
+  """
+  findingIDGT: Int
+  """
+  ReviewLearnings whose findingID is greater than or equal to the value.
+  """
+  findingIDGTE: Int
+  """
+  ReviewLearnings whose findingID is less than the value.
+  """
+  findingIDLT: Int
+  """
+  ReviewLearnings whose findingID is less than or equal to the value.
+  """
+  findingIDLTE: Int
   """
   ReviewLearnings whose useCount equals the value.
   """
@@ -15647,6 +15780,10 @@ enum QualityGroupBy {
   One group per repository.
   """
   REPOSITORY
+  """
+  One group per reviewer and finding category (what demote_below_acceptance judges).
+  """
+  REVIEWER_CATEGORY
 }
 
 """
@@ -15685,13 +15822,18 @@ The figures of one reviewer, category, severity or repository.
 """
 type QualityGroup {
   """
-  The reviewer's name, the category, the severity (blocker, major, minor, nit) or owner/name.
+  The reviewer's name, the category, the severity (blocker, major, minor, nit), owner/name,
+  or reviewer/category.
   """
   key: String!
   """
-  Set when groupBy is REVIEWER.
+  Set when groupBy is REVIEWER or REVIEWER_CATEGORY.
   """
   reviewer: Reviewer
+  """
+  The category, when groupBy is REVIEWER_CATEGORY (empty when the reviewer gave none).
+  """
+  category: String
   """
   Set when groupBy is REPOSITORY.
   """
@@ -16354,6 +16496,8 @@ func (ec *executionContext) childFields_QualityGroup(ctx context.Context, field 
 		return ec.fieldContext_QualityGroup_key(ctx, field)
 	case "reviewer":
 		return ec.fieldContext_QualityGroup_reviewer(ctx, field)
+	case "category":
+		return ec.fieldContext_QualityGroup_category(ctx, field)
 	case "repository":
 		return ec.fieldContext_QualityGroup_repository(ctx, field)
 	case "figures":
@@ -16480,6 +16624,10 @@ func (ec *executionContext) childFields_ReviewLearning(ctx context.Context, fiel
 		return ec.fieldContext_ReviewLearning_commentID(ctx, field)
 	case "source":
 		return ec.fieldContext_ReviewLearning_source(ctx, field)
+	case "status":
+		return ec.fieldContext_ReviewLearning_status(ctx, field)
+	case "findingID":
+		return ec.fieldContext_ReviewLearning_findingID(ctx, field)
 	case "useCount":
 		return ec.fieldContext_ReviewLearning_useCount(ctx, field)
 	case "lastUsedAt":

@@ -279,10 +279,13 @@ type QualityFilter struct {
 
 // The figures of one reviewer, category, severity or repository.
 type QualityGroup struct {
-	// The reviewer's name, the category, the severity (blocker, major, minor, nit) or owner/name.
+	// The reviewer's name, the category, the severity (blocker, major, minor, nit), owner/name,
+	// or reviewer/category.
 	Key string `json:"key"`
-	// Set when groupBy is REVIEWER.
+	// Set when groupBy is REVIEWER or REVIEWER_CATEGORY.
 	Reviewer *ent.Reviewer `json:"reviewer,omitempty"`
+	// The category, when groupBy is REVIEWER_CATEGORY (empty when the reviewer gave none).
+	Category *string `json:"category,omitempty"`
 	// Set when groupBy is REPOSITORY.
 	Repository *ent.Repository `json:"repository,omitempty"`
 	// The group's figures.
@@ -811,6 +814,8 @@ const (
 	QualityGroupBySeverity QualityGroupBy = "SEVERITY"
 	// One group per repository.
 	QualityGroupByRepository QualityGroupBy = "REPOSITORY"
+	// One group per reviewer and finding category (what demote_below_acceptance judges).
+	QualityGroupByReviewerCategory QualityGroupBy = "REVIEWER_CATEGORY"
 )
 
 var AllQualityGroupBy = []QualityGroupBy{
@@ -818,11 +823,12 @@ var AllQualityGroupBy = []QualityGroupBy{
 	QualityGroupByCategory,
 	QualityGroupBySeverity,
 	QualityGroupByRepository,
+	QualityGroupByReviewerCategory,
 }
 
 func (e QualityGroupBy) IsValid() bool {
 	switch e {
-	case QualityGroupByReviewer, QualityGroupByCategory, QualityGroupBySeverity, QualityGroupByRepository:
+	case QualityGroupByReviewer, QualityGroupByCategory, QualityGroupBySeverity, QualityGroupByRepository, QualityGroupByReviewerCategory:
 		return true
 	}
 	return false

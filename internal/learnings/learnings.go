@@ -39,6 +39,9 @@ const (
 const (
 	SourceReply  = "reply"
 	SourcePortal = "portal"
+	// SourceOutcome is a learning proposed from a finding people dismissed
+	// (Propose): it is never used until a person accepts it.
+	SourceOutcome = "outcome"
 )
 
 // MaxDirective caps a directive, in bytes.
@@ -84,8 +87,8 @@ func (n New) normalise() (New, error) {
 		return bad("installation is required")
 	case n.Scope == ScopeRepo && n.RepositoryID == 0:
 		return bad("a repo learning needs its repository")
-	case n.Source != SourceReply && n.Source != SourcePortal:
-		return bad("source: want reply or portal")
+	case n.Source != SourceReply && n.Source != SourcePortal && n.Source != SourceOutcome:
+		return bad("source: want reply, portal or outcome")
 	case n.Directive == "":
 		return bad("directive is empty")
 	case len(n.Directive) > MaxDirective:
@@ -187,6 +190,9 @@ type ListOptions struct {
 	// installation-wide ones (what applies to the repository).
 	RepositoryID    int
 	IncludeDisabled bool
+	// Status, when set, lists only learnings in that status (proposed
+	// ones are disabled until accepted: list them with IncludeDisabled).
+	Status reviewlearning.Status
 	// Limit caps the rows (default 100, at most 1000).
 	Limit int
 }
@@ -199,6 +205,9 @@ func List(ctx context.Context, client *ent.Client, o ListOptions) ([]*ent.Review
 	q := client.ReviewLearning.Query().Where(applies(o.InstallationID, o.RepositoryID)...)
 	if !o.IncludeDisabled {
 		q.Where(reviewlearning.Enabled(true))
+	}
+	if o.Status != "" {
+		q.Where(reviewlearning.StatusEQ(o.Status))
 	}
 	ls, err := q.Order(ent.Desc(reviewlearning.FieldCreatedAt), ent.Desc(reviewlearning.FieldID)).Limit(o.Limit).All(ctx)
 	if err != nil {
@@ -275,7 +284,8 @@ func Select(ctx context.Context, client *ent.Client, installationID, repoID int,
 		caps.MaxBytes = DefaultCaps.MaxBytes
 	}
 	ls, err := client.ReviewLearning.Query().
-		Where(reviewlearning.Enabled(true), reviewlearning.HasInstallationWith(installation.ID(installationID)),
+		Where(reviewlearning.Enabled(true), reviewlearning.StatusEQ(reviewlearning.StatusAccepted),
+			reviewlearning.HasInstallationWith(installation.ID(installationID)),
 			reviewlearning.Or(
 				reviewlearning.ScopeEQ(reviewlearning.ScopeInstallation),
 				reviewlearning.And(reviewlearning.ScopeEQ(reviewlearning.ScopeRepo), reviewlearning.HasRepositoryWith(repository.ID(repoID))),

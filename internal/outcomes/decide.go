@@ -83,6 +83,10 @@ type Decision struct {
 	FindingID int
 	Outcome   finding.Outcome
 	Reason    string
+	// Said is the person's reply a dismissal rests on (empty when none):
+	// untrusted text from the pull request, quoted by the learning the
+	// dismissal proposes.
+	Said string
 }
 
 // Decide decides what it can about each open finding. Precedence: a fix
@@ -101,9 +105,9 @@ func Decide(open []Finding, f Facts) []Decision {
 	}
 	var out []Decision
 	for _, fd := range open {
-		o, why := decide(fd, byRoot[fd.CommentID], f)
+		o, why, said := decide(fd, byRoot[fd.CommentID], f)
 		if o != finding.OutcomeOpen {
-			out = append(out, Decision{FindingID: fd.ID, Outcome: o, Reason: why})
+			out = append(out, Decision{FindingID: fd.ID, Outcome: o, Reason: why, Said: said})
 		}
 	}
 	return out
@@ -126,7 +130,31 @@ func (f *Facts) reportedAgain(fd *Finding) bool {
 	return false
 }
 
-func decide(fd Finding, t *Thread, f Facts) (finding.Outcome, string) {
+func decide(fd Finding, t *Thread, f Facts) (finding.Outcome, string, string) {
+	o, why := decideWhy(fd, t, f)
+	said := ""
+	if o == finding.OutcomeDismissed && t != nil {
+		// The newest reply of a person that says it is wrong (a reply run's
+		// verdict rests on one too); else the newest reply of a person.
+		person := func(c Comment) bool {
+			return c.Author != "" && !c.AuthorBot && !strings.HasSuffix(strings.ToLower(c.Author), "[bot]") && (f.IsChakshu == nil || !f.IsChakshu(c.Author))
+		}
+		rs := t.Replies()
+		for i := len(rs) - 1; i >= 0 && said == ""; i-- {
+			if person(rs[i]) && Stance(rs[i].Body) == Wrong {
+				said = rs[i].Body
+			}
+		}
+		for i := len(rs) - 1; i >= 0 && said == ""; i-- {
+			if person(rs[i]) {
+				said = rs[i].Body
+			}
+		}
+	}
+	return o, why, said
+}
+
+func decideWhy(fd Finding, t *Thread, f Facts) (finding.Outcome, string) {
 	ch := linesChanged(fd, f.Compare)
 	if ch.known && ch.changed && ch.applied(fd.Suggestion) {
 		return finding.OutcomeFixed, "its suggestion was applied in " + short(f.Compare.Head)

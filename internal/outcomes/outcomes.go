@@ -32,6 +32,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/gh"
+	"github.com/chakshu-dev/chakshu/internal/learnings"
 	"github.com/chakshu-dev/chakshu/internal/runs"
 	"github.com/chakshu-dev/chakshu/internal/store"
 )
@@ -121,7 +122,7 @@ func (r *Reader) AtReview(ctx context.Context, in Review) error {
 	}
 	ds := Decide(plain(open), Facts{Event: AtReview, Threads: in.Threads, Compare: cmp, Reviewer: reviewer,
 		Reported: reported, ReportedFindings: in.Findings, Verdicts: verdicts, IsChakshu: r.isChakshu})
-	return r.record(ctx, ds)
+	return r.record(ctx, open, ds)
 }
 
 // Closed is a PR closed on GitHub.
@@ -165,7 +166,7 @@ func (r *Reader) AtClose(ctx context.Context, inst *gh.Installation, c Closed) e
 	if c.Merged {
 		ev = AtMerge
 	}
-	return r.record(ctx, Decide(plain(open), Facts{Event: ev, Threads: threads, Compare: cmp, Verdicts: verdicts, IsChakshu: r.isChakshu}))
+	return r.record(ctx, open, Decide(plain(open), Facts{Event: ev, Threads: threads, Compare: cmp, Verdicts: verdicts, IsChakshu: r.isChakshu}))
 }
 
 // Reopened takes back "closed unmerged" from the findings of a PR opened
@@ -198,13 +199,16 @@ func (r *Reader) Replied(ctx context.Context, repoID, pr int, root int64, v Verd
 		}
 	}
 	t := Thread{Comments: []Comment{{ID: root}}}
-	return r.record(ctx, Decide(plain(mine), Facts{Event: AtReview, Threads: []Thread{t},
+	return r.record(ctx, mine, Decide(plain(mine), Facts{Event: AtReview, Threads: []Thread{t},
 		Verdicts: map[int64]Verdict{root: v}, IsChakshu: r.isChakshu}))
 }
 
 type openFinding struct {
 	Finding
 	run int
+	// Where it was posted, for the learning a dismissal proposes.
+	reviewerName           string
+	installation, repo, pr int
 }
 
 func plain(fs []openFinding) []Finding {
@@ -225,7 +229,9 @@ func (r *Reader) open(ctx context.Context, repoID, pr, skip int) ([]openFinding,
 		run.HasRepositoryWith(repository.ID(repoID))}
 	rows, err := r.cfg.DB.Finding.Query().Where(
 		finding.Posted(true), finding.OutcomeEQ(finding.OutcomeOpen), finding.HasRunWith(ofPR...),
-	).WithRun(func(q *ent.RunQuery) { q.WithReviewer() }).All(ctx)
+	).WithRun(func(q *ent.RunQuery) {
+		q.WithReviewer().WithRepository(func(q *ent.RepositoryQuery) { q.WithInstallation() })
+	}).All(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("open findings: %w", err)
 	}
@@ -260,11 +266,13 @@ func (r *Reader) open(ctx context.Context, repoID, pr, skip int) ([]openFinding,
 		if l := latest[key{f.HiddenID, rv}]; l != nil && l.Edges.Run.ID > f.Edges.Run.ID {
 			at = l
 		}
-		out = append(out, openFinding{run: at.Edges.Run.ID, Finding: Finding{
-			ID: f.ID, HiddenID: f.HiddenID, Reviewer: rv, Head: at.Edges.Run.HeadSha, Path: at.Path,
-			StartLine: at.StartLine, Line: at.Line, Side: at.Side, Suggestion: f.Suggestion, CommentID: f.CommentID,
-			As: runs.Finding(at),
-		}})
+		rr := f.Edges.Run
+		out = append(out, openFinding{run: at.Edges.Run.ID, reviewerName: rr.Edges.Reviewer.Name,
+			installation: rr.Edges.Repository.Edges.Installation.ID, repo: rr.Edges.Repository.ID, pr: rr.PrNumber, Finding: Finding{
+				ID: f.ID, HiddenID: f.HiddenID, Reviewer: rv, Head: at.Edges.Run.HeadSha, Path: at.Path,
+				StartLine: at.StartLine, Line: at.Line, Side: at.Side, Suggestion: f.Suggestion, CommentID: f.CommentID,
+				As: runs.Finding(at),
+			}})
 	}
 	return out, nil
 }
@@ -310,14 +318,43 @@ func (r *Reader) compare(ctx context.Context, c *github.Client, repo *ent.Reposi
 }
 
 // record stores decisions on findings still open (a decided outcome stays).
-func (r *Reader) record(ctx context.Context, ds []Decision) error {
+// A dismissal first proposes a learning (learnings.Propose, once per
+// finding): a person accepts or discards it on the Learnings page.
+func (r *Reader) record(ctx context.Context, open []openFinding, ds []Decision) error {
 	now := r.cfg.Now()
+	byID := make(map[int]*openFinding, len(open))
+	for i := range open {
+		byID[open[i].ID] = &open[i]
+	}
 	for _, d := range ds {
+		if f := byID[d.FindingID]; f != nil && d.Outcome == finding.OutcomeDismissed {
+			if err := r.propose(ctx, f, d); err != nil {
+				return err
+			}
+		}
 		err := r.cfg.DB.Finding.Update().Where(finding.ID(d.FindingID), finding.OutcomeEQ(finding.OutcomeOpen)).
 			SetOutcome(d.Outcome).SetOutcomeAt(now).SetOutcomeReason(d.Reason).Exec(ctx)
 		if err != nil {
 			return fmt.Errorf("record outcome: %w", err)
 		}
+	}
+	return nil
+}
+
+// propose stores the learning a dismissal of f proposes. It comes before
+// the outcome is recorded, so a crash between the two proposes nothing
+// twice: the next read decides the finding again and finds the proposal.
+func (r *Reader) propose(ctx context.Context, f *openFinding, d Decision) error {
+	_, created, err := learnings.Propose(ctx, r.cfg.DB.Client, learnings.Proposal{
+		InstallationID: f.installation, RepositoryID: f.repo, FindingID: f.ID, PRNumber: f.pr,
+		CommentID: f.CommentID, Reviewer: f.reviewerName, Path: f.Path, Category: f.As.Category,
+		Title: f.As.Title, Reason: d.Reason, Reply: d.Said,
+	})
+	if err != nil {
+		return fmt.Errorf("propose a learning from finding %d: %w", f.ID, err)
+	}
+	if created {
+		r.cfg.Log.Info("outcomes: dismissed finding proposes a learning", "finding", f.ID, "reviewer", f.reviewerName, "pr", f.pr)
 	}
 	return nil
 }

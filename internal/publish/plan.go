@@ -49,6 +49,21 @@ type Rules struct {
 	MinSeverity findings.Severity
 	// MaxFindings caps posted findings; 0 or less means no cap.
 	MaxFindings int
+	// CategoryMin raises the floor of some categories above MinSeverity
+	// (demote_below_acceptance: reviewers.Config.Demotions).
+	CategoryMin map[string]findings.Severity
+}
+
+// floor is the severity a finding of category must reach to be posted.
+func (r Rules) floor(category string) findings.Severity {
+	min := r.MinSeverity
+	if !min.Valid() {
+		min = findings.Nit
+	}
+	if m, ok := r.CategoryMin[category]; ok && m.Valid() && m.Rank() < min.Rank() {
+		return m
+	}
+	return min
 }
 
 // Plan is what one run posts.
@@ -136,10 +151,6 @@ func PlanOn(fs []findings.Finding, rules Rules, onPR OnPR, diff *diffmap.Map) Pl
 			cmp.Compare(a.HiddenID, b.HiddenID),
 		)
 	})
-	min := rules.MinSeverity
-	if !min.Valid() {
-		min = findings.Nit
-	}
 	seen := map[string]bool{}
 	posted := 0
 	for i := range p.Items {
@@ -155,7 +166,7 @@ func PlanOn(fs []findings.Finding, rules Rules, onPR OnPR, diff *diffmap.Map) Pl
 		switch {
 		case seen[it.HiddenID] || sameAsEarlier(p.Items[:i], it):
 			it.Dropped = DropDuplicate
-		case !it.Severity.AtLeast(min):
+		case !it.Severity.AtLeast(rules.floor(it.Category)):
 			it.Dropped = DropBelowMin
 			p.BelowMin++
 		case onPR.IDs[it.HiddenID] || onPR.has(it.HiddenID):

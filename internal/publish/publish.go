@@ -195,6 +195,18 @@ func (p *Publisher) publishReview(ctx context.Context, r *ent.Run) error {
 		log.Warn("reviewer config unreadable; using defaults", "err", err)
 	}
 	rules := Rules{MinSeverity: cfg.MinSeverity, MaxFindings: cfg.MaxFindings}
+	demoted, err := p.demotions(ctx, rv.ID, cfg)
+	if err != nil {
+		return err
+	}
+	for _, d := range demoted {
+		if rules.CategoryMin == nil {
+			rules.CategoryMin = map[string]findings.Severity{}
+		}
+		rules.CategoryMin[d.Category] = d.Floor
+		log.Info("category demoted by demote_below_acceptance", "category", d.Category, "acceptance", d.Rate,
+			"decided", d.Decided, "threshold", cfg.DemoteBelowAcceptance, "floor", d.Floor)
+	}
 	inst, err := p.cfg.GitHub.Installation(repo.Edges.Installation.GithubID)
 	if err != nil {
 		return fmt.Errorf("installation client: %w", err)
@@ -276,6 +288,7 @@ func (p *Publisher) publishReview(ctx context.Context, r *ent.Run) error {
 			RunID: r.ID, RunURL: p.runURL(r.ID), ReviewURL: review.GetHTMLURL(), Standing: standing,
 			Posted: len(plan.Posted()), OnPR: plan.OnPR, Dropped: plan.BelowMin + plan.LeftOut,
 			FailOn: cfg.FailCheckOn, CostUSD: r.CostUsd, Duration: duration, Samples: samplesOf(cov),
+			Demoted: demoted, DemoteBelow: cfg.DemoteBelowAcceptance,
 		})
 		if err := p.cfg.Write.CompleteCheck(ctx, ghwrite.CheckOf(r), conclusion, now, ghwrite.Text{Title: title, Summary: summary}); err != nil {
 			return fmt.Errorf("complete check run: %w", err)
@@ -709,4 +722,22 @@ func samplesOf(cov *findings.Coverage) *findings.Samples {
 		return nil
 	}
 	return cov.Samples
+}
+
+// demotions are the categories the reviewer's demote_below_acceptance
+// demotes now: their acceptance over the last 90 days (the Quality page's
+// counts) is below it with enough decided findings. None when it is off.
+func (p *Publisher) demotions(ctx context.Context, reviewerID int, cfg reviewers.Config) ([]reviewers.Demotion, error) {
+	if cfg.DemoteBelowAcceptance <= 0 {
+		return nil, nil
+	}
+	counts, err := p.cfg.DB.CategoryAcceptance(ctx, reviewerID, p.cfg.Now())
+	if err != nil {
+		return nil, fmt.Errorf("demote_below_acceptance: %w", err)
+	}
+	by := make(map[string]reviewers.Acceptance, len(counts))
+	for cat, c := range counts {
+		by[cat] = reviewers.Acceptance{Accepted: c.Accepted(), Decided: c.Decided()}
+	}
+	return cfg.Demotions(by), nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/internal/diffmap"
 	"github.com/chakshu-dev/chakshu/internal/findings"
+	"github.com/chakshu-dev/chakshu/internal/reviewers"
 )
 
 //go:embed templates/*.tmpl
@@ -344,6 +345,10 @@ type CheckInput struct {
 	Duration time.Duration
 	// Samples are the figures of a review in several passes (nil for one).
 	Samples *findings.Samples
+	// Demoted are the categories demote_below_acceptance (DemoteBelow)
+	// demoted in this run.
+	Demoted     []reviewers.Demotion
+	DemoteBelow float64
 }
 
 type sevCount struct {
@@ -380,13 +385,25 @@ func RenderCheck(in CheckInput) (title, summary string) {
 		FailOn, Cost, Duration       string
 		ReviewURL, RunURL            string
 		Samples                      *findings.Samples
+		Demoted                      []string
+		DemoteBelow                  string
 	}{
-		Samples:  in.Samples,
+		Samples: in.Samples, Demoted: demotedLines(in.Demoted), DemoteBelow: fmt.Sprintf("%.0f%%", in.DemoteBelow*100),
 		Standing: len(in.Standing) > 0, BySeverity: by, Posted: in.Posted, OnPR: in.OnPR, Dropped: in.Dropped,
 		RunID: in.RunID, FailOn: failOn, Cost: fmt.Sprintf("$%.2f", in.CostUSD),
 		Duration: in.Duration.Round(time.Second).String(), ReviewURL: in.ReviewURL, RunURL: in.RunURL,
 	})
 	return title, summary
+}
+
+// demotedLines say why each category was demoted, its name safe in a code span.
+func demotedLines(ds []reviewers.Demotion) []string {
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		d.Category = codeSafe(d.Category)
+		out[i] = d.String()
+	}
+	return out
 }
 
 // ReplyInput is a reply run's answer.

@@ -9,6 +9,7 @@ package reviewers
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/internal/findings"
@@ -59,6 +60,12 @@ type Config struct {
 	// dropped under VerifyMinConfidence (0-10).
 	Verify              bool `yaml:"verify" json:"verify"`
 	VerifyMinConfidence int  `yaml:"verify_min_confidence" json:"verify_min_confidence"`
+	// DemoteBelowAcceptance (0 to 1; 0, the default, is off) raises by one
+	// step the severity floor of a category whose acceptance over the last
+	// 90 days is below it, once DemoteMinDecided of its findings are
+	// decided: categories people keep dismissing post only their more
+	// severe findings (Demotions).
+	DemoteBelowAcceptance float64 `yaml:"demote_below_acceptance" json:"demote_below_acceptance,omitempty"`
 	// Backtest sizes the backtest of a change to this reviewer (a pull
 	// request to the reviewers repository): how many recently reviewed pull
 	// requests it replays and what all its shadow runs may cost together.
@@ -221,4 +228,67 @@ type RepoAuto struct {
 	Reviewers []string `yaml:"reviewers" json:"reviewers"`
 	// Drafts overrides whether drafts are reviewed automatically.
 	Drafts *bool `yaml:"drafts" json:"drafts"`
+}
+
+// DemoteMinDecided is how many decided findings a category needs in the
+// window before demote_below_acceptance judges it: one dismissal of a rare
+// category demotes nothing.
+const DemoteMinDecided = 5
+
+// Acceptance is what became of a category's decided findings.
+type Acceptance struct {
+	// Accepted are fixed or acknowledged, of Decided.
+	Accepted, Decided int
+}
+
+// Demotion is a category whose severity floor is raised: its acceptance
+// Rate over Decided findings is below the reviewer's threshold.
+type Demotion struct {
+	Category string
+	Rate     float64
+	Decided  int
+	// Floor is the raised floor: findings of the category below it are
+	// not posted.
+	Floor findings.Severity
+}
+
+// Demotions are the categories of by (acceptance per category over the
+// window) that demote_below_acceptance demotes, sorted by category: those
+// with at least DemoteMinDecided decided findings whose acceptance is
+// below the threshold get the severity one step above MinSeverity. None
+// when the key is off or the floor is already blocker.
+func (c Config) Demotions(by map[string]Acceptance) []Demotion {
+	if c.DemoteBelowAcceptance <= 0 {
+		return nil
+	}
+	min := c.MinSeverity
+	if !min.Valid() {
+		min = findings.Nit
+	}
+	r := min.Rank()
+	if r == 0 {
+		return nil
+	}
+	floor := findings.Severities[r-1]
+	var out []Demotion
+	for cat, a := range by {
+		if a.Decided < DemoteMinDecided {
+			continue
+		}
+		rate := float64(a.Accepted) / float64(a.Decided)
+		if rate < c.DemoteBelowAcceptance {
+			out = append(out, Demotion{Category: cat, Rate: rate, Decided: a.Decided, Floor: floor})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Category < out[j].Category })
+	return out
+}
+
+// String says why the category is demoted, for logs and the check run.
+func (d Demotion) String() string {
+	cat := d.Category
+	if cat == "" {
+		cat = "(no category)"
+	}
+	return fmt.Sprintf("%s: %.0f%% of %d decided findings accepted in 90 days; only %s and above posted", cat, d.Rate*100, d.Decided, d.Floor)
 }

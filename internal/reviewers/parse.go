@@ -2,6 +2,7 @@ package reviewers
 
 import (
 	"fmt"
+	"math"
 	"net/url"
 	"regexp"
 	"sort"
@@ -53,7 +54,7 @@ var (
 )
 
 var reviewerKeys = []string{"description", "model", "max_cost_usd", "max_turns", "min_severity", "max_findings",
-	"fail_check_on", "auto", "request_as", "connectors", "http", "github_repos", "passes", "samples", "agree", "lenses", "verify", "verify_min_confidence", "backtest"}
+	"fail_check_on", "auto", "request_as", "connectors", "http", "github_repos", "passes", "samples", "agree", "lenses", "verify", "verify_min_confidence", "backtest", "demote_below_acceptance"}
 
 // MaxGitHubRepos bounds reviewer.yaml's github_repos.
 const MaxGitHubRepos = 20
@@ -162,6 +163,14 @@ func ParseReviewerYAML(name string, b []byte) (Config, error) {
 		case "verify":
 			if v, ok := c.boolean(f, f.key); ok {
 				cfg.Verify = v
+			}
+		case "demote_below_acceptance":
+			var v float64
+			if f.value.Kind != yaml.ScalarNode || (f.value.Tag != "!!int" && f.value.Tag != "!!float") || f.value.Decode(&v) != nil ||
+				math.IsNaN(v) || v < 0 || v > 1 {
+				c.addf(f.value.Line, "demote_below_acceptance: want a fraction from 0 to 1 (0.3 demotes categories under 30%% accepted; 0 is off), got %q", f.value.Value)
+			} else {
+				cfg.DemoteBelowAcceptance = v
 			}
 		case "verify_min_confidence":
 			if v, ok := c.integer(f, f.key, 0, 10); ok {

@@ -195,6 +195,10 @@ func TestParseReviewerYAMLErrors(t *testing.T) {
 		{name: "backtest prs past the limit", in: "backtest:\n  prs: 51\n", want: []string{yamlFile + ":2: backtest.prs: want a number from 1 to 50, got 51"}},
 		{name: "backtest cost zero", in: "backtest:\n  max_cost_usd: 0\n", want: []string{yamlFile + ":2: backtest.max_cost_usd: want a number above 0 and at most 100"}},
 		{name: "backtest cost past the limit", in: "backtest:\n  max_cost_usd: 100.01\n", want: []string{yamlFile + ":2: backtest.max_cost_usd: want a number above 0 and at most 100"}},
+		{name: "demote_below_acceptance above 1", in: "demote_below_acceptance: 1.01\n", want: []string{yamlFile + ":1: demote_below_acceptance: want a fraction from 0 to 1 (0.3 demotes categories under 30% accepted; 0 is off), got \"1.01\""}},
+		{name: "demote_below_acceptance negative", in: "demote_below_acceptance: -0.1\n", want: []string{yamlFile + ":1: demote_below_acceptance: want a fraction from 0 to 1"}},
+		{name: "demote_below_acceptance as a percent string", in: "demote_below_acceptance: 30%\n", want: []string{yamlFile + ":1: demote_below_acceptance: want a fraction from 0 to 1"}},
+		{name: "demote_below_acceptance nan", in: "demote_below_acceptance: .nan\n", want: []string{yamlFile + ":1: demote_below_acceptance: want a fraction from 0 to 1"}},
 		{name: "backtest unknown key", in: "backtest:\n  runs: 3\n", want: []string{yamlFile + ":2: backtest.runs: unknown key"}},
 		{name: "backtest not a mapping", in: "backtest: 10\n", want: []string{yamlFile + ":1: backtest: want a mapping with prs and max_cost_usd"}},
 		{name: "fail_check_on", in: "fail_check_on: sometimes\n", want: []string{yamlFile + ":1: fail_check_on: want blocker|major|minor|nit|never"}},
@@ -487,5 +491,63 @@ func TestStoredConfigWithoutSamples(t *testing.T) {
 	got, err = configFromMap(map[string]any{"model": "claude-haiku-5-5", "samples": 3, "agree": 2})
 	if err != nil || got.Samples != 3 || got.Agree != 2 {
 		t.Fatalf("stored samples lost: %+v, %v", got, err)
+	}
+}
+
+func TestDemoteBelowAcceptanceParses(t *testing.T) {
+	for in, want := range map[string]float64{"0": 0, "0.3": 0.3, "1": 1} {
+		c, err := ParseReviewerYAML(yamlFile, []byte("demote_below_acceptance: "+in+"\n"))
+		if err != nil || c.DemoteBelowAcceptance != want {
+			t.Errorf("%s: %v, %v; want %v", in, c.DemoteBelowAcceptance, err, want)
+		}
+		back, err := configFromMap(c.ToMap())
+		if err != nil || back.DemoteBelowAcceptance != want {
+			t.Errorf("%s: stored and read back as %v, %v", in, back.DemoteBelowAcceptance, err)
+		}
+	}
+	if c := Defaults(); c.DemoteBelowAcceptance != 0 {
+		t.Errorf("default %v, want 0 (off)", c.DemoteBelowAcceptance)
+	}
+}
+
+func TestDemotions(t *testing.T) {
+	at := func(min findings.Severity, threshold float64) Config {
+		c := Defaults()
+		c.MinSeverity, c.DemoteBelowAcceptance = min, threshold
+		return c
+	}
+	by := map[string]Acceptance{
+		"style":  {Accepted: 1, Decided: DemoteMinDecided},     // 20%
+		"naming": {Accepted: 0, Decided: DemoteMinDecided - 1}, // too few
+		"docs":   {Accepted: 3, Decided: 10},                   // 30%: at a 0.3 threshold, not below
+		"":       {Accepted: 0, Decided: 6},                    // no category: judged like any
+		"bug":    {Accepted: 9, Decided: 10},
+	}
+	cases := []struct {
+		name string
+		cfg  Config
+		want []Demotion
+	}{
+		{"off", at(findings.Nit, 0), nil},
+		{"nit floor to minor", at(findings.Nit, 0.3), []Demotion{
+			{Category: "", Rate: 0, Decided: 6, Floor: findings.Minor},
+			{Category: "style", Rate: 0.2, Decided: 5, Floor: findings.Minor}}},
+		{"just above docs' rate", at(findings.Nit, 0.31), []Demotion{
+			{Category: "", Rate: 0, Decided: 6, Floor: findings.Minor},
+			{Category: "docs", Rate: 0.3, Decided: 10, Floor: findings.Minor},
+			{Category: "style", Rate: 0.2, Decided: 5, Floor: findings.Minor}}},
+		{"major floor to blocker", at(findings.Major, 0.1), []Demotion{{Category: "", Rate: 0, Decided: 6, Floor: findings.Blocker}}},
+		{"blocker floor cannot rise", at(findings.Blocker, 1), nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if d := cmp.Diff(c.want, c.cfg.Demotions(by)); d != "" {
+				t.Errorf("Demotions (-want +got):\n%s", d)
+			}
+		})
+	}
+	d := Demotion{Category: "style", Rate: 0.2, Decided: 5, Floor: findings.Minor}
+	if got := d.String(); got != "style: 20% of 5 decided findings accepted in 90 days; only minor and above posted" {
+		t.Errorf("String = %q", got)
 	}
 }

@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/chakshu-dev/chakshu/ent/finding"
@@ -26,7 +28,37 @@ const (
 	QualityByRepository QualityDim = "REPOSITORY"
 	QualityByCategory   QualityDim = "CATEGORY"
 	QualityBySeverity   QualityDim = "SEVERITY"
+	// QualityByReviewerCategory groups per reviewer and category, keyed
+	// ReviewerCategoryKey(reviewer id, category).
+	QualityByReviewerCategory QualityDim = "REVIEWER_CATEGORY"
 )
+
+// ReviewerCategoryKey is the group key of a reviewer's category.
+func ReviewerCategoryKey(reviewerID int, category string) string {
+	return fmt.Sprintf("%d/%s", reviewerID, category)
+}
+
+// SplitReviewerCategoryKey reverses ReviewerCategoryKey.
+func SplitReviewerCategoryKey(key string) (reviewerID int, category string, ok bool) {
+	id, cat, found := strings.Cut(key, "/")
+	n, err := strconv.Atoi(id)
+	return n, cat, found && err == nil
+}
+
+// AcceptanceWindow is how far back acceptance per category is counted for
+// a reviewer's demote_below_acceptance (and the Quality page's default).
+const AcceptanceWindow = 90 * 24 * time.Hour
+
+// CategoryAcceptance counts what became of the posted findings of
+// reviewerID's runs created in the AcceptanceWindow before now, per
+// category (the same counts the Quality page shows).
+func (db *DB) CategoryAcceptance(ctx context.Context, reviewerID int, now time.Time) (map[string]*QualityCounts, error) {
+	rep, err := db.AggregateQuality(ctx, RunSet{From: now.Add(-AcceptanceWindow), To: now, ReviewerID: &reviewerID}, QualityByCategory, false)
+	if err != nil {
+		return nil, err
+	}
+	return rep.Groups, nil
+}
 
 // QualityCounts are the figures of one group or period: posted findings by
 // outcome, the pull requests the runs reviewed and their cost. CostKnown is
@@ -171,6 +203,8 @@ GROUP BY f.` + finding.RunColumn + `, f.` + finding.FieldSeverity + `, f.` + fin
 			group(rep.Groups, category, false).Outcomes[o] += n
 		case QualityBySeverity:
 			group(rep.Groups, sev, false).Outcomes[o] += n
+		case QualityByReviewerCategory:
+			group(rep.Groups, ReviewerCategoryKey(r.reviewer, category), false).Outcomes[o] += n
 		default:
 			group(rep.Groups, fmt.Sprint(r.entity(dim)), true).Outcomes[o] += n
 		}

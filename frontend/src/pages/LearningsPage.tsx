@@ -1,4 +1,6 @@
-// Review learnings: what reviewers were taught, filterable, and switchable.
+// Review learnings: what reviewers were taught, filterable, and switchable;
+// above them, the learnings proposed from findings people dismissed, to
+// accept or discard (a proposal is never used until accepted).
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { graphql, getFragmentData, type FragmentType } from '../gql';
@@ -63,9 +65,57 @@ const SetLearningEnabledMutation = graphql(`
   }
 `);
 
-/** The API filter for the URL's filters. */
+const ProposalRowFragment = graphql(`
+  fragment ProposalRow_learning on ReviewLearning {
+    id
+    glob
+    directive
+    prNumber
+    createdAt
+    repository {
+      id
+      fullName
+    }
+  }
+`);
+
+const LearningProposalsQuery = graphql(`
+  query LearningProposals {
+    reviewLearnings(first: 25, where: { status: proposed }, orderBy: { field: CREATED_AT, direction: DESC }) {
+      totalCount
+      edges {
+        node {
+          id
+          ...ProposalRow_learning
+        }
+      }
+    }
+  }
+`);
+
+const AcceptLearningMutation = graphql(`
+  mutation AcceptLearning($id: ID!) {
+    acceptLearning(id: $id) {
+      id
+      status
+      enabled
+    }
+  }
+`);
+
+const DiscardLearningMutation = graphql(`
+  mutation DiscardLearning($id: ID!) {
+    discardLearning(id: $id) {
+      id
+      status
+      enabled
+    }
+  }
+`);
+
+/** The API filter for the URL's filters: decided learnings (proposals are listed apart). */
 export function learningsWhere(f: { q?: string; state?: string; repo?: string }): ReviewLearningWhereInput {
-  const w: ReviewLearningWhereInput = {};
+  const w: ReviewLearningWhereInput = { status: f.state === 'discarded' ? 'discarded' : 'accepted' };
   if (f.q) w.directiveContainsFold = f.q;
   if (f.state === 'enabled') w.enabled = true;
   if (f.state === 'disabled') w.enabled = false;
@@ -104,6 +154,56 @@ function LearningRow(props: { learning: FragmentType<typeof LearningRowFragment>
   );
 }
 
+function ProposalRow(props: { learning: FragmentType<typeof ProposalRowFragment>; onDone: () => void }) {
+  const l = getFragmentData(ProposalRowFragment, props.learning);
+  const [acc, accept] = useMutation(AcceptLearningMutation);
+  const [dis, discard] = useMutation(DiscardLearningMutation);
+  const busy = acc.fetching || dis.fetching;
+  const act = async (run: (v: { id: string }) => Promise<{ error?: unknown }>) => {
+    const r = await run({ id: l.id });
+    if (!r.error) props.onDone();
+  };
+  return (
+    <li className="card">
+      <p className="prewrap">{l.directive}</p>
+      <div className="sub">
+        {l.glob ? <code>{l.glob}</code> : 'all files'} in {l.repository?.fullName ?? 'the repository'}
+        {l.prNumber > 0 && ` · dismissed on #${l.prNumber}`} · <span title={formatTime(l.createdAt)}>{ago(l.createdAt)}</span>
+      </div>
+      <WriterOnly>
+        <div className="actions">
+          <button type="button" className="small" disabled={busy} onClick={() => act((v) => accept(v, { additionalTypenames: ['ReviewLearning'] }))} aria-label={`Accept learning ${l.id}`}>
+            Accept
+          </button>
+          <button type="button" className="small" disabled={busy} onClick={() => act((v) => discard(v, { additionalTypenames: ['ReviewLearning'] }))} aria-label={`Discard learning ${l.id}`}>
+            Discard
+          </button>
+        </div>
+      </WriterOnly>
+      <ActionError error={acc.error ?? dis.error} />
+    </li>
+  );
+}
+
+/** Learnings proposed from dismissed findings, waiting for a person. */
+function Proposals(props: { onDecided: () => void }) {
+  const [res, reexecute] = useQuery({ query: LearningProposalsQuery });
+  if (res.error && !res.data) return <ErrorState error={res.error} retry={() => reexecute({ requestPolicy: 'network-only' })} />;
+  const edges = res.data?.reviewLearnings.edges ?? [];
+  if (!res.data || edges.length === 0) return null;
+  const done = () => {
+    reexecute({ requestPolicy: 'network-only' });
+    props.onDecided();
+  };
+  return (
+    <section aria-labelledby="proposals-h">
+      <h2 id="proposals-h">Proposed ({res.data.reviewLearnings.totalCount})</h2>
+      <p className="muted">Proposed from findings people dismissed as wrong. None is used until someone accepts it.</p>
+      <ul className="plain">{edges.map((e) => e?.node && <ProposalRow key={e.node.id} learning={e.node} onDone={done} />)}</ul>
+    </section>
+  );
+}
+
 export default function LearningsPage() {
   const [f, set] = useUrlState(['q', 'state', 'repo', 'after', 'before'] as const);
   const [q, setQ] = useState(f.q);
@@ -117,6 +217,7 @@ export default function LearningsPage() {
     <div className="page">
       <h1>Learnings</h1>
       <p className="muted">Directives reviewers follow, taught with <code>@chakshu remember …</code> in a review thread. Each applies to files matching its glob.</p>
+      <Proposals onDecided={() => reexecute({ requestPolicy: 'network-only' })} />
       <form className="filters" onSubmit={search} aria-label="Filter learnings">
         <label>
           Contains
@@ -128,6 +229,7 @@ export default function LearningsPage() {
             <option value="">any</option>
             <option value="enabled">enabled</option>
             <option value="disabled">disabled</option>
+            <option value="discarded">discarded proposals</option>
           </select>
         </label>
         <button type="submit" className="sr-only-focusable">

@@ -63,6 +63,8 @@ const GROUPS: { value: QualityGroupBy; label: string }[] = [
   { value: 'CATEGORY' as QualityGroupBy, label: 'Category' },
   { value: 'SEVERITY' as QualityGroupBy, label: 'Severity' },
   { value: 'REPOSITORY' as QualityGroupBy, label: 'Repository' },
+  // What demote_below_acceptance judges: pick the 90-day preset to see what it sees.
+  { value: 'REVIEWER_CATEGORY' as QualityGroupBy, label: 'Reviewer and category' },
 ];
 
 /** The acceptance rate per day or week of the period, zero where nothing was decided. */

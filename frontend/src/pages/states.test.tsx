@@ -18,7 +18,7 @@ const emptyCost = () => ({
 const cases: { name: string; Page: ComponentType; op: string; empty: unknown; emptyText: RegExp; extra?: Record<string, Handler> }[] = [
   { name: 'Reviewers', Page: ReviewersPage, op: 'ReviewersPage', empty: { reviewers: connection('Reviewer', []) }, emptyText: /No reviewers/ },
   { name: 'Costs', Page: CostsPage, op: 'CostsPage', empty: { series: emptyCost(), byReviewer: emptyCost(), byRepository: emptyCost(), expensivePullRequests: [] }, emptyText: /No runs in this period/, extra: { Budgets: () => ({ data: { budgets: [] } }) } },
-  { name: 'Learnings', Page: LearningsPage, op: 'LearningsPage', empty: { reviewLearnings: connection('ReviewLearning', []) }, emptyText: /No learnings yet/ },
+  { name: 'Learnings', Page: LearningsPage, op: 'LearningsPage', empty: { reviewLearnings: connection('ReviewLearning', []) }, emptyText: /No learnings yet/, extra: { LearningProposals: () => ({ data: { reviewLearnings: connection('ReviewLearning', []) } }) } },
 ];
 
 describe.each(cases)('$name page', ({ Page, op, empty, emptyText, extra }) => {
@@ -113,14 +113,15 @@ describe('Learnings page', () => {
       path: '/?state=enabled',
       handlers: {
         LearningsPage: () => ({ data: { reviewLearnings: connection('ReviewLearning', [learning(true)]) } }),
+        LearningProposals: () => ({ data: { reviewLearnings: connection('ReviewLearning', []) } }),
         SetLearningEnabled: (v) => ({ data: { setLearningEnabled: { __typename: 'ReviewLearning', id: v.id, enabled: v.enabled } } }),
       },
     });
     await screen.findByText('Prefer errors.Is');
-    expect(t.callsOf('LearningsPage')[0].variables.where).toEqual({ enabled: true });
+    expect(t.callsOf('LearningsPage')[0].variables.where).toEqual({ status: 'accepted', enabled: true });
     await userEvent.type(screen.getByLabelText('Contains'), 'errors{Enter}');
     await waitFor(() => expect(t.history.at(-1)).toBe('/?q=errors&state=enabled'));
-    await waitFor(() => expect(t.callsOf('LearningsPage').at(-1)?.variables.where).toEqual({ enabled: true, directiveContainsFold: 'errors' }));
+    await waitFor(() => expect(t.callsOf('LearningsPage').at(-1)?.variables.where).toEqual({ status: 'accepted', enabled: true, directiveContainsFold: 'errors' }));
     await userEvent.click(screen.getByRole('button', { name: 'Disable' }));
     await waitFor(() => expect(t.callsOf('SetLearningEnabled')[0]?.variables).toEqual({ id: 'l1', enabled: false }));
   });
