@@ -21,7 +21,7 @@ type AuditEntry struct {
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// the GitHub login who acted, or cli:<user> for a command on the server
 	Actor string `json:"actor,omitempty"`
-	// what was done: run.cancel, review.request, webhook.retry, credential.set, credential.delete, token.create, token.revoke, budget.set, installation.reviewers_repo, installation.reviewers_sync, learning.enable, learning.disable
+	// what was done: run.cancel, review.request, webhook.retry, credential.set, credential.delete, token.create, token.revoke, budget.set, installation.reviewers_repo, installation.reviewers_sync, learning.enable, learning.disable, repository.onboarding
 	Action string `json:"action,omitempty"`
 	// Chakshu's id of the installation acted on; 0 for an action outside any installation
 	InstallationID int `json:"installation_id,omitempty"`

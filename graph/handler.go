@@ -31,6 +31,11 @@ import (
 // GitHub hands out installation clients (*gh.Apps satisfies it).
 type GitHub interface {
 	Installation(id int64) (*gh.Installation, error)
+	// InstallationFor is a client whose token carries only scope (enrolment
+	// writes the workflow with Workflows: write).
+	InstallationFor(id int64, scope gh.Scope) (*gh.Installation, error)
+	// Granted is what the installation has granted now.
+	Granted(ctx context.Context, id int64) (gh.Scope, error)
 }
 
 var _ GitHub = (*gh.Apps)(nil)

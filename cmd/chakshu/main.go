@@ -75,6 +75,8 @@ func commands() []command {
 			run: initCmd, ownArgs: true},
 		{name: "workflow", summary: "print the workflow template to commit as .github/workflows/chakshu.yml",
 			help: "Usage: chakshu workflow print", run: workflowCmd, ownArgs: true},
+		{name: "enrol", summary: "open onboarding pull requests adding the workflow, with your own token: chakshu enrol OWNER/REPO...",
+			run: enrolCmd, ownArgs: true},
 		{name: "setup", summary: "create the GitHub App from a manifest and store its settings in the data dir",
 			run: setupCmd, ownArgs: true},
 		doctorCommand(),

@@ -23,7 +23,7 @@ func (AuditEntry) Fields() []ent.Field {
 		field.String("actor").Immutable().
 			Comment("the GitHub login who acted, or cli:<user> for a command on the server"),
 		field.String("action").Immutable().
-			Comment("what was done: run.cancel, review.request, webhook.retry, credential.set, credential.delete, token.create, token.revoke, budget.set, installation.reviewers_repo, installation.reviewers_sync, learning.enable, learning.disable"),
+			Comment("what was done: run.cancel, review.request, webhook.retry, credential.set, credential.delete, token.create, token.revoke, budget.set, installation.reviewers_repo, installation.reviewers_sync, learning.enable, learning.disable, repository.onboarding"),
 		field.Int("installation_id").Default(0).Immutable().
 			Comment("Chakshu's id of the installation acted on; 0 for an action outside any installation"),
 		field.String("target").Default("").Immutable().

@@ -18,6 +18,7 @@ const StatusPage = lazy(() => import('./pages/StatusPage'));
 const ReviewPage = lazy(() => import('./pages/ReviewPage'));
 const LearningsPage = lazy(() => import('./pages/LearningsPage'));
 const TokensPage = lazy(() => import('./pages/TokensPage'));
+const InstallationPage = lazy(() => import('./pages/InstallationPage'));
 const ConnectorsPage = lazy(() => import('./pages/ConnectorsPage'));
 const AuditPage = lazy(() => import('./pages/AuditPage'));
 
@@ -47,6 +48,7 @@ export function Routes() {
         <Route path="/runs" component={RunsPage} />
         <Route path="/runs/:id">{(p) => <RunPage id={p.id} />}</Route>
         <Route path="/reviewers" component={ReviewersPage} />
+        <Route path="/installations/:id">{(p) => <InstallationPage id={p.id} />}</Route>
         <Route path="/costs" component={CostsPage} />
         <Route path="/quality" component={QualityPage} />
         <Route path="/status" component={StatusPage} />

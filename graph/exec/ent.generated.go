@@ -48,6 +48,7 @@ type QueryResolver interface {
 	Status(ctx context.Context) (*model.SystemStatus, error)
 	ConnectorCredentials(ctx context.Context, installationID *int) ([]*ent.ConnectorCredential, error)
 	FindingTrends(ctx context.Context, from time.Time, to time.Time, interval model.CostInterval, where *model.CostFilter) ([]*model.FindingTrend, error)
+	Enrolment(ctx context.Context, installationID int) (*model.Enrolment, error)
 	GithubWebURL(ctx context.Context) (string, error)
 	Quality(ctx context.Context, from time.Time, to time.Time, groupBy model.QualityGroupBy, interval model.CostInterval, where *model.QualityFilter) (*model.QualityReport, error)
 }
@@ -303,6 +304,20 @@ func (ec *executionContext) field_Query_costSummary_args(ctx context.Context, ra
 		return nil, err
 	}
 	args["where"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_enrolment_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "installationID",
+		func(ctx context.Context, v any) (int, error) {
+			return ec.unmarshalNID2int(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["installationID"] = arg0
 	return args, nil
 }
 
@@ -4561,6 +4576,50 @@ func (ec *executionContext) fieldContext_Query_findingTrends(ctx context.Context
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_findingTrends_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_enrolment(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_enrolment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Enrolment(ctx, fc.Args["installationID"].(int))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Enrolment) graphql.Marshaler {
+			return ec.marshalNEnrolment2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋmodelᚐEnrolment(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_enrolment(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Enrolment(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_enrolment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -25921,6 +25980,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_findingTrends(ctx, field)
+				})
+		case "enrolment":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_enrolment(ctx, field)
 				})
 		case "githubWebURL":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,

@@ -201,6 +201,13 @@ type ComplexityRoot struct {
 		Token    func(childComplexity int) int
 	}
 
+	Enrolment struct {
+		CanOpenPullRequests func(childComplexity int) int
+		Installation        func(childComplexity int) int
+		Repositories        func(childComplexity int) int
+		Template            func(childComplexity int) int
+	}
+
 	Finding struct {
 		Body              func(childComplexity int) int
 		Category          func(childComplexity int) int
@@ -298,6 +305,7 @@ type ComplexityRoot struct {
 		CreateLearning            func(childComplexity int, input model.CreateLearningInput) int
 		DeleteConnectorCredential func(childComplexity int, id int) int
 		DiscardLearning           func(childComplexity int, id int) int
+		OpenOnboardingPullRequest func(childComplexity int, repository int) int
 		RequestReview             func(childComplexity int, input model.RequestReviewInput) int
 		RetryWebhookEvent         func(childComplexity int, id int) int
 		RevokeAPIToken            func(childComplexity int, id int) int
@@ -306,6 +314,12 @@ type ComplexityRoot struct {
 		SetLearningEnabled        func(childComplexity int, id int, enabled bool) int
 		SetReviewersRepository    func(childComplexity int, installation int, repository string) int
 		SyncReviewers             func(childComplexity int, installationID *int) int
+	}
+
+	OnboardingPullRequest struct {
+		Number func(childComplexity int) int
+		State  func(childComplexity int) int
+		URL    func(childComplexity int) int
 	}
 
 	PageInfo struct {
@@ -372,6 +386,7 @@ type ComplexityRoot struct {
 		ConnectorCredentials  func(childComplexity int, installationID *int) int
 		CostSeries            func(childComplexity int, from time.Time, to time.Time, interval model.CostInterval, by model.CostSeriesBy, where *model.CostFilter) int
 		CostSummary           func(childComplexity int, from time.Time, to time.Time, groupBy model.CostGroupBy, where *model.CostFilter) int
+		Enrolment             func(childComplexity int, installationID int) int
 		ExpensivePullRequests func(childComplexity int, from time.Time, to time.Time, limit *int, where *model.CostFilter) int
 		FindingTrends         func(childComplexity int, from time.Time, to time.Time, interval model.CostInterval, where *model.CostFilter) int
 		Findings              func(childComplexity int, after *entgql.Cursor[int], first *int, before *entgql.Cursor[int], last *int, orderBy *ent.FindingOrder, where *ent.FindingWhereInput) int
@@ -415,6 +430,15 @@ type ComplexityRoot struct {
 	RepositoryEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	RepositoryEnrolment struct {
+		Detail                func(childComplexity int) int
+		EditWorkflowURL       func(childComplexity int) int
+		NewWorkflowURL        func(childComplexity int) int
+		OnboardingPullRequest func(childComplexity int) int
+		Repository            func(childComplexity int) int
+		State                 func(childComplexity int) int
 	}
 
 	RequestReviewPayload struct {
@@ -1387,6 +1411,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CreateAPITokenPayload.Token(childComplexity), true
 
+	case "Enrolment.canOpenPullRequests":
+		if e.ComplexityRoot.Enrolment.CanOpenPullRequests == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Enrolment.CanOpenPullRequests(childComplexity), true
+	case "Enrolment.installation":
+		if e.ComplexityRoot.Enrolment.Installation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Enrolment.Installation(childComplexity), true
+	case "Enrolment.repositories":
+		if e.ComplexityRoot.Enrolment.Repositories == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Enrolment.Repositories(childComplexity), true
+	case "Enrolment.template":
+		if e.ComplexityRoot.Enrolment.Template == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Enrolment.Template(childComplexity), true
+
 	case "Finding.body":
 		if e.ComplexityRoot.Finding.Body == nil {
 			break
@@ -1857,6 +1906,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DiscardLearning(childComplexity, args["id"].(int)), true
+	case "Mutation.openOnboardingPullRequest":
+		if e.ComplexityRoot.Mutation.OpenOnboardingPullRequest == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_openOnboardingPullRequest_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.OpenOnboardingPullRequest(childComplexity, args["repository"].(int)), true
 	case "Mutation.requestReview":
 		if e.ComplexityRoot.Mutation.RequestReview == nil {
 			break
@@ -1945,6 +2005,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SyncReviewers(childComplexity, args["installationID"].(*int)), true
+
+	case "OnboardingPullRequest.number":
+		if e.ComplexityRoot.OnboardingPullRequest.Number == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OnboardingPullRequest.Number(childComplexity), true
+	case "OnboardingPullRequest.state":
+		if e.ComplexityRoot.OnboardingPullRequest.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OnboardingPullRequest.State(childComplexity), true
+	case "OnboardingPullRequest.url":
+		if e.ComplexityRoot.OnboardingPullRequest.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OnboardingPullRequest.URL(childComplexity), true
 
 	case "PageInfo.endCursor":
 		if e.ComplexityRoot.PageInfo.EndCursor == nil {
@@ -2247,6 +2326,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.CostSummary(childComplexity, args["from"].(time.Time), args["to"].(time.Time), args["groupBy"].(model.CostGroupBy), args["where"].(*model.CostFilter)), true
+	case "Query.enrolment":
+		if e.ComplexityRoot.Query.Enrolment == nil {
+			break
+		}
+
+		args, err := ec.field_Query_enrolment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Enrolment(childComplexity, args["installationID"].(int)), true
 	case "Query.expensivePullRequests":
 		if e.ComplexityRoot.Query.ExpensivePullRequests == nil {
 			break
@@ -2525,6 +2615,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RepositoryEdge.Node(childComplexity), true
+
+	case "RepositoryEnrolment.detail":
+		if e.ComplexityRoot.RepositoryEnrolment.Detail == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RepositoryEnrolment.Detail(childComplexity), true
+	case "RepositoryEnrolment.editWorkflowUrl":
+		if e.ComplexityRoot.RepositoryEnrolment.EditWorkflowURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RepositoryEnrolment.EditWorkflowURL(childComplexity), true
+	case "RepositoryEnrolment.newWorkflowUrl":
+		if e.ComplexityRoot.RepositoryEnrolment.NewWorkflowURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RepositoryEnrolment.NewWorkflowURL(childComplexity), true
+	case "RepositoryEnrolment.onboardingPullRequest":
+		if e.ComplexityRoot.RepositoryEnrolment.OnboardingPullRequest == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RepositoryEnrolment.OnboardingPullRequest(childComplexity), true
+	case "RepositoryEnrolment.repository":
+		if e.ComplexityRoot.RepositoryEnrolment.Repository == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RepositoryEnrolment.Repository(childComplexity), true
+	case "RepositoryEnrolment.state":
+		if e.ComplexityRoot.RepositoryEnrolment.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RepositoryEnrolment.State(childComplexity), true
 
 	case "RequestReviewPayload.alreadyQueued":
 		if e.ComplexityRoot.RequestReviewPayload.AlreadyQueued == nil {
@@ -5166,6 +5293,88 @@ type FindingTrend {
   posted: Int!
 }
 `, BuiltIn: false},
+	{Name: "../../schema/enrol.graphqls", Input: `# Enrolling repositories from the portal (issue 45 item 3): each repository's
+# workflow as doctor judges it, GitHub's own new-file or edit page for it, and
+# onboarding pull requests where the installation granted Workflows: write.
+
+extend type Query {
+  """
+  An installation's repositories with their workflow, read from GitHub now
+  (admins of the installation).
+  """
+  enrolment(
+    "The installation."
+    installationID: ID!
+  ): Enrolment!
+}
+
+extend type Mutation {
+  """
+  Open the repository's onboarding pull request from the branch
+  chakshu/onboarding, or name the one already open (admins of its
+  installation, where the installation granted Workflows: write). Never
+  pushes to the default branch. Recorded in the audit log.
+  """
+  openOnboardingPullRequest(
+    "The repository."
+    repository: ID!
+  ): RepositoryEnrolment!
+}
+
+"An installation's enrolment."
+type Enrolment {
+  "The installation."
+  installation: Installation!
+  """
+  The installation granted Workflows: write (and Contents and Pull requests:
+  write), so Chakshu may open onboarding pull requests; otherwise a person
+  commits the workflow through the links.
+  """
+  canOpenPullRequests: Boolean!
+  "This version's workflow template (to paste into GitHub's edit page)."
+  template: String!
+  "Its repositories (not the reviewers repository), by name."
+  repositories: [RepositoryEnrolment!]!
+}
+
+"How a repository's .github/workflows/chakshu.yml stands, as ` + "`" + `chakshu doctor` + "`" + ` judges it."
+enum WorkflowState {
+  "Means what this version's template means."
+  CURRENT
+  "Dispatchable, but differs from the template."
+  OUTDATED
+  "Not on the default branch: the repository is not enrolled."
+  MISSING
+  "GitHub would refuse to dispatch it (not a valid workflow, or no workflow_dispatch)."
+  NOT_DISPATCHABLE
+}
+
+"One repository's workflow and the ways to fix it."
+type RepositoryEnrolment {
+  "The repository."
+  repository: Repository!
+  "Its workflow's state on the default branch."
+  state: WorkflowState!
+  "Why, in words."
+  detail: String!
+  "GitHub's new-file page prefilled with the template, when the workflow is missing."
+  newWorkflowUrl: String
+  "GitHub's edit page of the workflow, when it is there but not current."
+  editWorkflowUrl: String
+  "The newest pull request from chakshu/onboarding, if one was ever opened."
+  onboardingPullRequest: OnboardingPullRequest
+}
+
+"A pull request adding the workflow."
+type OnboardingPullRequest {
+  "Its number."
+  number: Int!
+  "Its page on GitHub."
+  url: String!
+  "OPEN, CLOSED or MERGED."
+  state: String!
+}
+`, BuiltIn: false},
 	{Name: "../../schema/ent.graphqls", Input: `directive @goField(forceResolver: Boolean, name: String, omittable: Boolean) on FIELD_DEFINITION | INPUT_FIELD_DEFINITION
 directive @goModel(model: String, models: [String!], forceGenerate: Boolean) on OBJECT | INPUT_OBJECT | SCALAR | ENUM | INTERFACE | UNION
 """
@@ -5657,7 +5866,7 @@ type AuditEntry implements Node {
   """
   actor: String!
   """
-  what was done: run.cancel, review.request, webhook.retry, credential.set, credential.delete, token.create, token.revoke, budget.set, installation.reviewers_repo, installation.reviewers_sync, learning.enable, learning.disable
+  what was done: run.cancel, review.request, webhook.retry, credential.set, credential.delete, token.create, token.revoke, budget.set, installation.reviewers_repo, installation.reviewers_sync, learning.enable, learning.disable, repository.onboarding
   """
   action: String!
   """
@@ -16242,6 +16451,20 @@ func (ec *executionContext) childFields_CreateAPITokenPayload(ctx context.Contex
 	return nil, fmt.Errorf("no field named %q was found under type CreateAPITokenPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_Enrolment(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "installation":
+		return ec.fieldContext_Enrolment_installation(ctx, field)
+	case "canOpenPullRequests":
+		return ec.fieldContext_Enrolment_canOpenPullRequests(ctx, field)
+	case "template":
+		return ec.fieldContext_Enrolment_template(ctx, field)
+	case "repositories":
+		return ec.fieldContext_Enrolment_repositories(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Enrolment", field.Name)
+}
+
 func (ec *executionContext) childFields_Finding(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -16422,6 +16645,18 @@ func (ec *executionContext) childFields_ModelStatus(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type ModelStatus", field.Name)
 }
 
+func (ec *executionContext) childFields_OnboardingPullRequest(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "number":
+		return ec.fieldContext_OnboardingPullRequest_number(ctx, field)
+	case "url":
+		return ec.fieldContext_OnboardingPullRequest_url(ctx, field)
+	case "state":
+		return ec.fieldContext_OnboardingPullRequest_state(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OnboardingPullRequest", field.Name)
+}
+
 func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "hasNextPage":
@@ -16588,6 +16823,24 @@ func (ec *executionContext) childFields_RepositoryEdge(ctx context.Context, fiel
 		return ec.fieldContext_RepositoryEdge_cursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type RepositoryEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_RepositoryEnrolment(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "repository":
+		return ec.fieldContext_RepositoryEnrolment_repository(ctx, field)
+	case "state":
+		return ec.fieldContext_RepositoryEnrolment_state(ctx, field)
+	case "detail":
+		return ec.fieldContext_RepositoryEnrolment_detail(ctx, field)
+	case "newWorkflowUrl":
+		return ec.fieldContext_RepositoryEnrolment_newWorkflowUrl(ctx, field)
+	case "editWorkflowUrl":
+		return ec.fieldContext_RepositoryEnrolment_editWorkflowUrl(ctx, field)
+	case "onboardingPullRequest":
+		return ec.fieldContext_RepositoryEnrolment_onboardingPullRequest(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RepositoryEnrolment", field.Name)
 }
 
 func (ec *executionContext) childFields_RequestReviewPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -182,6 +182,20 @@ type CreateLearningInput struct {
 	Directive string `json:"directive"`
 }
 
+// An installation's enrolment.
+type Enrolment struct {
+	// The installation.
+	Installation *ent.Installation `json:"installation"`
+	// The installation granted Workflows: write (and Contents and Pull requests:
+	// write), so Chakshu may open onboarding pull requests; otherwise a person
+	// commits the workflow through the links.
+	CanOpenPullRequests bool `json:"canOpenPullRequests"`
+	// This version's workflow template (to paste into GitHub's edit page).
+	Template string `json:"template"`
+	// Its repositories (not the reviewers repository), by name.
+	Repositories []*RepositoryEnrolment `json:"repositories"`
+}
+
 // How many findings of one severity and category the runs of one day or week reported.
 type FindingTrend struct {
 	// Start of the day or week (UTC).
@@ -212,6 +226,16 @@ type ModelStatus struct {
 	Replacement *string `json:"replacement,omitempty"`
 	// set from 60 days before retirement, and for retired or unknown models: what to do
 	Warning *string `json:"warning,omitempty"`
+}
+
+// A pull request adding the workflow.
+type OnboardingPullRequest struct {
+	// Its number.
+	Number int `json:"number"`
+	// Its page on GitHub.
+	URL string `json:"url"`
+	// OPEN, CLOSED or MERGED.
+	State string `json:"state"`
 }
 
 // What one pull request cost over a period.
@@ -317,6 +341,22 @@ type QualityReport struct {
 	Groups []*QualityGroup `json:"groups"`
 	// One point per day or week with runs, in time order.
 	Series []*QualityPoint `json:"series"`
+}
+
+// One repository's workflow and the ways to fix it.
+type RepositoryEnrolment struct {
+	// The repository.
+	Repository *ent.Repository `json:"repository"`
+	// Its workflow's state on the default branch.
+	State WorkflowState `json:"state"`
+	// Why, in words.
+	Detail string `json:"detail"`
+	// GitHub's new-file page prefilled with the template, when the workflow is missing.
+	NewWorkflowURL *string `json:"newWorkflowUrl,omitempty"`
+	// GitHub's edit page of the workflow, when it is there but not current.
+	EditWorkflowURL *string `json:"editWorkflowUrl,omitempty"`
+	// The newest pull request from chakshu/onboarding, if one was ever opened.
+	OnboardingPullRequest *OnboardingPullRequest `json:"onboardingPullRequest,omitempty"`
 }
 
 // What to review.
@@ -864,6 +904,70 @@ func (e *QualityGroupBy) UnmarshalJSON(b []byte) error {
 }
 
 func (e QualityGroupBy) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// How a repository's .github/workflows/chakshu.yml stands, as `chakshu doctor` judges it.
+type WorkflowState string
+
+const (
+	// Means what this version's template means.
+	WorkflowStateCurrent WorkflowState = "CURRENT"
+	// Dispatchable, but differs from the template.
+	WorkflowStateOutdated WorkflowState = "OUTDATED"
+	// Not on the default branch: the repository is not enrolled.
+	WorkflowStateMissing WorkflowState = "MISSING"
+	// GitHub would refuse to dispatch it (not a valid workflow, or no workflow_dispatch).
+	WorkflowStateNotDispatchable WorkflowState = "NOT_DISPATCHABLE"
+)
+
+var AllWorkflowState = []WorkflowState{
+	WorkflowStateCurrent,
+	WorkflowStateOutdated,
+	WorkflowStateMissing,
+	WorkflowStateNotDispatchable,
+}
+
+func (e WorkflowState) IsValid() bool {
+	switch e {
+	case WorkflowStateCurrent, WorkflowStateOutdated, WorkflowStateMissing, WorkflowStateNotDispatchable:
+		return true
+	}
+	return false
+}
+
+func (e WorkflowState) String() string {
+	return string(e)
+}
+
+func (e *WorkflowState) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = WorkflowState(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid WorkflowState", str)
+	}
+	return nil
+}
+
+func (e WorkflowState) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *WorkflowState) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e WorkflowState) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

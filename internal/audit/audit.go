@@ -36,12 +36,15 @@ const (
 	// (GraphQL setLearningEnabled; adding a disabled learning again turns it on).
 	LearningEnable  = "learning.enable"
 	LearningDisable = "learning.disable"
+	// RepositoryOnboarding: an onboarding pull request opened or found
+	// open (GraphQL openOnboardingPullRequest).
+	RepositoryOnboarding = "repository.onboarding"
 )
 
 // Actions lists every action recorded, in the order of the constants (the
 // schema's comment on AuditEntry.action lists them too).
 var Actions = []string{RunCancel, ReviewRequest, WebhookRetry, CredentialSet, CredentialDelete, TokenCreate, TokenRevoke,
-	BudgetSet, InstallationReviewersRepo, ReviewersSync, LearningEnable, LearningDisable}
+	BudgetSet, InstallationReviewersRepo, ReviewersSync, LearningEnable, LearningDisable, RepositoryOnboarding}
 
 // Entry is one action.
 type Entry struct {

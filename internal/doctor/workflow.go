@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -17,6 +18,68 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 )
 
+// WorkflowState is a repository's enrolment as doctor judges it.
+type WorkflowState string
+
+const (
+	// WorkflowCurrent: the default branch has the workflow and it means
+	// what this version's template means.
+	WorkflowCurrent WorkflowState = "current"
+	// WorkflowOutdated: it has the workflow, dispatchable, but it differs
+	// from the template (permissions, checkout, the runner's start).
+	WorkflowOutdated WorkflowState = "outdated"
+	// WorkflowMissing: no workflow on the default branch (not enrolled).
+	WorkflowMissing WorkflowState = "missing"
+	// WorkflowNotDispatchable: a file is there but GitHub would refuse to
+	// dispatch it: not a valid workflow, or no workflow_dispatch trigger
+	// ("Workflow does not have 'workflow_dispatch' trigger", API.md).
+	WorkflowNotDispatchable WorkflowState = "not_dispatchable"
+)
+
+// RepoWorkflow is one repository's workflow judged against the template.
+type RepoWorkflow struct {
+	State WorkflowState
+	// Detail says, in words, why (empty when current).
+	Detail string
+	// Branch is the default branch the workflow was read from.
+	Branch string
+	// Exists reports whether the file exists (so an edit, not a new file, fixes it).
+	Exists bool
+}
+
+// CheckWorkflow reads owner/name's WorkflowPath on branch and judges it by
+// meaning against template (see workflowDiffs). An error means the file could
+// not be read (anything but 404).
+func CheckWorkflow(ctx context.Context, c *github.Client, owner, name, branch, template, serverVersion string) (RepoWorkflow, error) {
+	out := RepoWorkflow{Branch: branch}
+	fc, _, resp, err := c.Repositories.GetContents(ctx, owner, name, WorkflowPath, &github.RepositoryContentGetOptions{Ref: branch})
+	if err != nil {
+		if resp != nil && resp.StatusCode == http.StatusNotFound {
+			out.State, out.Detail = WorkflowMissing, "no "+WorkflowPath+" on "+branch
+			return out, nil
+		}
+		return out, fmt.Errorf("read %s: %w", WorkflowPath, err)
+	}
+	out.Exists = true
+	text, err := fc.GetContent()
+	if err != nil {
+		return out, fmt.Errorf("decode %s: %w", WorkflowPath, err)
+	}
+	diffs, err := workflowDiffs(text, template, serverVersion)
+	switch {
+	case err != nil:
+		out.State, out.Detail = WorkflowNotDispatchable, WorkflowPath+" on "+branch+" is not a valid workflow: "+err.Error()
+	case len(diffs) > 0:
+		out.State, out.Detail = WorkflowOutdated, WorkflowPath+" on "+branch+" differs from this version's template: "+strings.Join(diffs, "; ")
+		if h, _ := parseWorkflow(text); !slices.Contains(h.triggers, "workflow_dispatch") {
+			out.State = WorkflowNotDispatchable
+		}
+	default:
+		out.State, out.Detail = WorkflowCurrent, "current on "+branch
+	}
+	return out, nil
+}
+
 // workflow checks one repository's .github/workflows/chakshu.yml against this
 // version's template by meaning (triggers and inputs, permissions, the
 // checkout, the runner's download and start), not by text: comments, key
@@ -25,32 +88,20 @@ import (
 func (r *run) workflow(ctx context.Context, client *gh.Installation, repo *github.Repository) {
 	full, branch := repo.GetFullName(), repo.GetDefaultBranch()
 	name := "workflow " + full
-	fix := fmt.Sprintf("run `chakshu workflow print > %s` and commit it to %s's default branch (%s)", WorkflowPath, full, branch)
-	fc, _, resp, err := client.REST.Repositories.GetContents(ctx, repo.GetOwner().GetLogin(), repo.GetName(), WorkflowPath,
-		&github.RepositoryContentGetOptions{Ref: branch})
-	if err != nil {
-		if resp != nil && resp.StatusCode == http.StatusNotFound {
-			r.info(name, "not enrolled: no "+WorkflowPath+" on "+branch+" (Chakshu cannot review its pull requests until it has one)")
-			return
-		}
-		r.add(name, false, "read "+WorkflowPath+": "+ghError(err), "check the App's contents permission on "+full)
-		return
+	fix := fmt.Sprintf("run `chakshu enrol %s` (or `chakshu workflow print > %s` and commit it to %s's default branch, %s)", full, WorkflowPath, full, branch)
+	w, err := CheckWorkflow(ctx, client.REST, repo.GetOwner().GetLogin(), repo.GetName(), branch, r.cfg.Workflow, r.cfg.Version)
+	switch {
+	case err != nil && !w.Exists:
+		r.add(name, false, "read "+WorkflowPath+": "+ghError(errors.Unwrap(err)), "check the App's contents permission on "+full)
+	case err != nil:
+		r.add(name, false, redact.Error(err), fix)
+	case w.State == WorkflowMissing:
+		r.info(name, "not enrolled: "+w.Detail+" (Chakshu cannot review its pull requests until it has one)")
+	case w.State == WorkflowCurrent:
+		r.add(name, true, w.Detail, "")
+	default:
+		r.add(name, false, w.Detail, fix)
 	}
-	text, err := fc.GetContent()
-	if err != nil {
-		r.add(name, false, "decode "+WorkflowPath+": "+redact.Error(err), fix)
-		return
-	}
-	diffs, err := workflowDiffs(text, r.cfg.Workflow, r.cfg.Version)
-	if err != nil {
-		r.add(name, false, WorkflowPath+" on "+branch+" is not a valid workflow: "+err.Error(), fix)
-		return
-	}
-	if len(diffs) > 0 {
-		r.add(name, false, WorkflowPath+" on "+branch+" differs from this version's template: "+strings.Join(diffs, "; "), fix)
-		return
-	}
-	r.add(name, true, "current on "+branch, "")
 }
 
 // workflowShape is what a Chakshu workflow means.

@@ -263,6 +263,9 @@ func (s *Sim) pullJSON(r *repo, p *pull, full bool) obj {
 		},
 		"author_association": s.association(r, p.author), "auto_merge": nil, "draft": p.draft,
 	}
+	if p.merged {
+		m["merged_at"] = ts(p.closed) // lists carry it too (pull-request-simple): how a merge is told from a close
+	}
 	if full {
 		fds := s.pullDiff(r, p)
 		add, del := 0, 0
@@ -271,9 +274,6 @@ func (s *Sim) pullJSON(r *repo, p *pull, full bool) obj {
 			del += fd.deletions
 		}
 		m["merged"] = p.merged
-		if p.merged {
-			m["merged_at"] = ts(p.closed)
-		}
 		m["mergeable"] = true
 		m["rebaseable"] = true
 		m["mergeable_state"] = "clean"

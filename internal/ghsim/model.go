@@ -51,6 +51,9 @@ type accessToken struct {
 	// perms narrows an installation token to what it was minted with (the
 	// access_tokens request's permissions); nil means the installation's.
 	perms map[string]string
+	// scopes are a classic personal access token's OAuth scopes (PAT); nil
+	// means a token not limited by scopes (OAuth user tokens in the sim).
+	scopes []string
 }
 
 type repo struct {
@@ -66,6 +69,9 @@ type repo struct {
 	created       time.Time
 	pushed        time.Time
 	nextNumber    int // issues and PRs share numbers
+	// protected are the branches under branch protection requiring a pull
+	// request: the API refuses writes to them (writes.go).
+	protected map[string]bool
 }
 
 func (r *repo) fullName() string { return r.owner + "/" + r.name }

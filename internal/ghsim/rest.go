@@ -41,8 +41,11 @@ func (s *Sim) registerRoutes() {
 	s.handle("GET", "/repos/{owner}/{repo}/commits/{ref}", authInstallation, hGetCommit)
 	s.handle("GET", "/repos/{owner}/{repo}/compare/{basehead}", authInstallation, hCompare)
 	s.handle("GET", "/repos/{owner}/{repo}/branches/{branch}", authInstallation, hGetBranch)
+	s.handle("PUT", "/repos/{owner}/{repo}/contents/{path...}", authInstallation, hPutContents) // writes.go
+	s.handle("POST", "/repos/{owner}/{repo}/git/refs", authInstallation, hCreateRef)
 	// Pull requests.
 	s.handle("GET", "/repos/{owner}/{repo}/pulls", authInstallation, hListPulls)
+	s.handle("POST", "/repos/{owner}/{repo}/pulls", authInstallation, hCreatePull) // writes.go
 	s.handle("GET", "/repos/{owner}/{repo}/pulls/{pull_number}", authInstallation, hGetPull)
 	s.handle("GET", "/repos/{owner}/{repo}/pulls/{pull_number}/files", authInstallation, hPullFiles)
 	s.handle("GET", "/repos/{owner}/{repo}/pulls/{pull_number}/commits", authInstallation, hPullCommits)
@@ -426,7 +429,8 @@ func hGetBranch(c *reqCtx) {
 		c.fail(http.StatusNotFound, "Branch not found")
 		return
 	}
-	c.json(http.StatusOK, obj{"name": c.v("branch"), "commit": c.s.commitJSON(r, r.commits[sha], false), "protected": false,
+	c.json(http.StatusOK, obj{"name": c.v("branch"), "commit": c.s.commitJSON(r, r.commits[sha], false), "protected": r.protected[c.v("branch")],
+		"protection":     obj{"enabled": r.protected[c.v("branch")]},
 		"protection_url": c.s.api("/repos/%s/branches/%s/protection", r.fullName(), c.v("branch")),
 		"_links":         obj{"self": c.s.api("/repos/%s/branches/%s", r.fullName(), c.v("branch")), "html": c.s.html("/%s/tree/%s", r.fullName(), c.v("branch"))}})
 }

@@ -47,6 +47,7 @@ export const AUDIT_ACTIONS = [
   'installation.reviewers_sync',
   'learning.enable',
   'learning.disable',
+  'repository.onboarding',
 ] as const;
 
 /** The where-input of the filters: only what is set. */

@@ -1,5 +1,6 @@
 // Reviewers: what each is, where its config came from, how it is doing.
 import { useMutation, useQuery } from 'urql';
+import { Link } from 'wouter';
 import { graphql, getFragmentData, type FragmentType } from '../gql';
 import { AdminOnly } from '../components/AdminOnly';
 import { Pager } from '../components/Pager';
@@ -103,7 +104,9 @@ function ReviewerCard(props: { reviewer: FragmentType<typeof ReviewerCardFragmen
       <header className="card-head">
         <h2 id={`rv-${r.id}`}>{r.name}</h2>
         {!r.enabled && <span className="badge">removed from the reviewers repo</span>}
-        <span className="muted">{r.installation.accountLogin}</span>
+        <Link className="muted" href={`/installations/${r.installation.id}`} title="Its repositories and their workflow">
+          {r.installation.accountLogin}
+        </Link>
       </header>
       <p>{r.description || <span className="muted">No description.</span>}</p>
       {r.syncError && (

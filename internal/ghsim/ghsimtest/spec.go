@@ -117,7 +117,7 @@ func (Spec) Response(r *http.Request, method, template string, params map[string
 	if err != nil {
 		return err
 	}
-	if undocumentedError(in, status, respBody) {
+	if undocumentedError(in, status, respBody) || ambiguousConflict(status, respBody) {
 		return nil
 	}
 	opts := validationOptions()
@@ -128,6 +128,21 @@ func (Spec) Response(r *http.Request, method, template string, params map[string
 		RequestValidationInput: in, Status: status, Header: header,
 		Body: io.NopCloser(bytes.NewReader(respBody)), Options: opts,
 	})
+}
+
+// ambiguousConflict accepts a 409 in GitHub's error shape: PUT contents
+// declares its 409 as oneOf basic-error and repository-rule-violation-error,
+// whose properties are all optional, so every error body matches both and
+// strict oneOf rejects each one GitHub could send.
+func ambiguousConflict(status int, body []byte) bool {
+	if status != http.StatusConflict {
+		return false
+	}
+	var e struct {
+		Message          *string `json:"message"`
+		DocumentationURL *string `json:"documentation_url"`
+	}
+	return json.Unmarshal(body, &e) == nil && e.Message != nil && e.DocumentationURL != nil
 }
 
 // undocumentedError accepts the 403/404/422 answers GitHub really gives on
