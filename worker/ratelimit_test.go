@@ -88,7 +88,7 @@ func TestDispatchWaitsForPrimaryReset(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		f := newFixture(t, db, map[string]string{".github/workflows/chakshu.yml": action.WorkflowTemplate})
-		ghsimtest.InjectFault(f.sim, ghsimtest.Fault{Match: "GET /repos/{owner}/{repo}/pulls/{pull_number}", Kind: ghsimtest.FaultPrimaryRateLimit, RetryAfter: 600, Times: 1})
+		ghsimtest.InjectFault(f.sim, ghsimtest.Fault{Match: "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches", Kind: ghsimtest.FaultPrimaryRateLimit, RetryAfter: 600, Times: 1})
 		r := f.enqueue(t)
 		start := time.Now()
 		f.claimAndDispatch(t, f.dispatcher(t, "w1"), "w1")
