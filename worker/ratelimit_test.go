@@ -250,7 +250,7 @@ func TestHeldReviewSaysSoOnItsCheck(t *testing.T) {
 		}
 		c := f.checkRun(t, got.CheckRunID)
 		want := worker.HeldText(*held)
-		if !strings.HasPrefix(c.Summary, "The review is running in [GitHub Actions]") || !strings.HasSuffix(c.Summary, "\n\n"+want) {
+		if !strings.HasPrefix(c.Summary, "Chakshu is reviewing this pull request in GitHub Actions.") || !strings.HasSuffix(c.Summary, "\n\n"+want) {
 			t.Fatalf("check run summary %q, want the running text and then %q", c.Summary, want)
 		}
 	})
