@@ -42,7 +42,6 @@ var _ GitHub = (*gh.Apps)(nil)
 type DispatchWriter interface {
 	OpenCheck(ctx context.Context, c ghwrite.Check, detailsURL string, t ghwrite.Text) (int64, bool, error)
 	StartCheck(ctx context.Context, c ghwrite.Check, t ghwrite.Text) error
-	LinkCheck(ctx context.Context, c ghwrite.Check, url string, t ghwrite.Text) error
 	NoteCheck(ctx context.Context, c ghwrite.Check, t ghwrite.Text) error
 	Dispatch(ctx context.Context, r ghwrite.Repo, file, ref string, inputs map[string]any) (*github.WorkflowDispatchRunDetails, error)
 }
@@ -245,13 +244,17 @@ func (d *Dispatcher) dispatch(ctx context.Context, r *ent.Run, repo *ent.Reposit
 	if err := d.checkBudget(ctx, repo.Edges.Installation, repo); err != nil {
 		return err
 	}
-	if !r.Shadow { // a shadow run reviews a commit the PR has left, on purpose
+	// A shadow run reviews a commit the PR has left, on purpose. A run on
+	// its first attempt, queued moments ago from an event that read the PR,
+	// is not read again: a push since then cancels it by its own webhook
+	// (runs.CancelSuperseded), and the job reads the PR before reviewing.
+	if !r.Shadow && waited(r, time.Now()) {
 		if moved, err := d.moved(ctx, c, r, repo); moved || err != nil {
 			return err
 		}
 	}
 	if !started && ghwrite.WritesOnPR(ctx) {
-		if err := d.cfg.Write.StartCheck(ctx, check, withLine(startText, held)); err != nil {
+		if err := d.cfg.Write.StartCheck(ctx, check, withLine(startText(d.portalURL(r.ID)), held)); err != nil {
 			return err
 		}
 	}
@@ -289,12 +292,9 @@ func (d *Dispatcher) dispatch(ctx context.Context, r *ent.Run, repo *ent.Reposit
 		return err
 	}
 	log.Info("run dispatched", "actions_run_id", actionsID)
-	if actionsURL != "" && ghwrite.WritesOnPR(ctx) {
-		if err := d.cfg.Write.LinkCheck(ctx, check, actionsURL, withLine(ghwrite.Text{Title: "Reviewing",
-			Summary: fmt.Sprintf("The review is running in [GitHub Actions](%s). Follow it in the [Chakshu portal](%s).", actionsURL, d.portalURL(r.ID))}, held)); err != nil {
-			log.Warn("dispatch: point check run at the Actions run", "err", err) // not worth failing the run
-		}
-	}
+	// The check run's Details link stays on the run's portal page, which
+	// links the Actions run: pointing it at the Actions run would be one
+	// more GitHub call per review (docs/architecture.md).
 	return nil
 }
 
@@ -307,6 +307,17 @@ func DispatchInputs(r *ent.Run) map[string]any {
 		"pr_number": strconv.Itoa(r.PrNumber),
 		"head_sha":  r.HeadSha,
 	}
+}
+
+// freshFor is how long after it was queued a run on its first attempt is
+// dispatched without reading its PR again.
+const freshFor = 30 * time.Second
+
+// waited says run r may have waited long enough for its PR to move unseen:
+// an earlier attempt was held back, put back or taken over, or the run
+// queued longer than freshFor.
+func waited(r *ent.Run, now time.Time) bool {
+	return r.Attempts > 1 || now.Sub(r.CreatedAt) > freshFor
 }
 
 // moved cancels a run whose PR moved on or closed before its review started,
@@ -329,8 +340,12 @@ func (d *Dispatcher) moved(ctx context.Context, c *github.Client, r *ent.Run, re
 	return true, nil
 }
 
-// startText is the check's text while the workflow starts.
-var startText = ghwrite.Text{Title: "Starting the review", Summary: "Chakshu is starting a GitHub Actions run for this review."}
+// startText is the check's text from its opening to its completion: the
+// check is not updated when the workflow starts (one call fewer), so the
+// text says where to follow the review.
+func startText(portalURL string) ghwrite.Text {
+	return ghwrite.Text{Title: "Reviewing", Summary: fmt.Sprintf("Chakshu is reviewing this pull request in GitHub Actions. Follow it in the [Chakshu portal](%s).", portalURL)}
+}
 
 // HeldText is the line a review's check run carries when Chakshu's pacing
 // of its installation's content-creating writes held the review back before
@@ -367,7 +382,10 @@ func (d *Dispatcher) ensureCheck(ctx context.Context, r *ent.Run, held string) (
 	if c.ID != 0 {
 		return c, false, nil
 	}
-	id, created, err := d.cfg.Write.OpenCheck(ctx, c, d.portalURL(r.ID), withLine(startText, held))
+	// The claim counted this attempt: on the first, no crash or failed
+	// create of an earlier one can have left a check run to find.
+	c.FirstTry = r.Attempts <= 1
+	id, created, err := d.cfg.Write.OpenCheck(ctx, c, d.portalURL(r.ID), withLine(startText(d.portalURL(r.ID)), held))
 	if err != nil {
 		return c, false, err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
+	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/runs"
 	"github.com/chakshu-dev/chakshu/internal/store"
@@ -159,7 +160,9 @@ func TestDispatchHappyPath(t *testing.T) {
 			}
 		}
 		c := f.checkRun(t, got.CheckRunID)
-		if c.Name != "Chakshu · security" || c.Status != "in_progress" || c.HeadSHA != f.head || c.DetailsURL != got.ActionsRunURL {
+		portal := fmt.Sprintf("http://127.0.0.1:8080/runs/%d", r.ID)
+		if c.Name != "Chakshu · security" || c.Status != "in_progress" || c.HeadSHA != f.head || c.DetailsURL != portal ||
+			!strings.Contains(c.Summary, portal) {
 			t.Fatalf("check run: %+v", c)
 		}
 		if n := db.RunEvent.Query().CountX(ctx); n != 2 {
@@ -173,6 +176,7 @@ func TestDispatchCancelsWhenPRMoved(t *testing.T) {
 		ctx := context.Background()
 		f := newFixture(t, db, nil)
 		r := f.enqueue(t)
+		db.Run.UpdateOne(r).SetAttempts(1).ExecX(ctx) // an earlier attempt was put back: the run waited
 		newHead := f.sim.Commit(repoName, "feature", map[string]string{"b.go": "package main\n"}, "more")
 		f.claimAndDispatch(t, f.dispatcher(t, "w1"), "w1")
 		got := db.Run.GetX(ctx, r.ID)
@@ -263,6 +267,7 @@ func TestDispatchRetriesTransientErrors(t *testing.T) {
 		ghsimtest.InjectFault(f.sim, ghsimtest.Fault{Match: "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches", Kind: ghsimtest.FaultServerError, Times: 1})
 		ghsimtest.InjectFault(f.sim, ghsimtest.Fault{Match: "GET /repos/{owner}/{repo}/pulls/{pull_number}", Kind: ghsimtest.FaultRateLimit, RetryAfter: 0, Times: 2})
 		r := f.enqueue(t)
+		f.db.Run.UpdateOne(r).SetAttempts(1).ExecX(context.Background()) // a run that waited reads its PR again
 		f.claimAndDispatch(t, f.dispatcher(t, "w1"), "w1")
 		if got := f.db.Run.GetX(context.Background(), r.ID); got.Status != run.StatusDispatched {
 			t.Fatalf("run status %s (%s), want dispatched after retries", got.Status, got.FailureDetail)
@@ -383,5 +388,92 @@ func TestConcurrentDispatchExactlyOnce(t *testing.T) {
 	}
 	if got := db.Run.Query().Where(run.StatusEQ(run.StatusDispatched)).CountX(context.Background()); got != n {
 		t.Fatalf("%d runs dispatched, want %d", got, n)
+	}
+}
+
+// dispatchCalls are the GitHub calls dispatching can make.
+var dispatchCalls = []string{
+	"GET /repos/{owner}/{repo}/commits/{ref}/check-runs",
+	"POST /repos/{owner}/{repo}/check-runs",
+	"GET /repos/{owner}/{repo}/pulls/{pull_number}",
+	"PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}",
+	"POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches",
+}
+
+func (f *fixture) dispatchCallCounts() map[string]int {
+	got := map[string]int{}
+	for _, c := range dispatchCalls {
+		if n := f.sim.CallCount(c); n > 0 {
+			got[c] = n
+		}
+	}
+	return got
+}
+
+// A run's first dispatch, moments after it was queued, makes two GitHub
+// calls: it creates its check run in progress (no look for one left behind,
+// no separate start) and starts the workflow. It does not read the PR again
+// nor point the check at the Actions run (docs/architecture.md).
+func TestDispatchCallsGitHubTwiceOnFirstAttempt(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		f := newFixture(t, db, nil)
+		f.enqueue(t)
+		f.claimAndDispatch(t, f.dispatcher(t, "w1"), "w1")
+		f.wantCalls(t, map[string]int{dispatchCalls[1]: 1, dispatchCalls[4]: 1})
+	})
+}
+
+func (f *fixture) wantCalls(t *testing.T, want map[string]int) {
+	t.Helper()
+	if got := f.dispatchCallCounts(); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("GitHub calls %v, want %v", got, want)
+	}
+}
+
+// A run whose first attempt created its check run and died before recording
+// its id: the second attempt looks for the check run, finds that one and
+// starts it (no second check run), and reads its PR (it waited).
+func TestRedispatchFindsTheCheckItsFirstAttemptCreated(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		f := newFixture(t, db, nil)
+		r := f.enqueue(t)
+		rl := db.Run.Query().Where(run.ID(r.ID)).WithRepository(func(q *ent.RepositoryQuery) { q.WithInstallation() }).WithReviewer().OnlyX(ctx)
+		if _, _, err := ghwrite.New(f.apps, "chakshu").OpenCheck(ctx, ghwrite.CheckOf(rl), "http://x/runs/1", ghwrite.Text{Title: "t", Summary: "s"}); err != nil {
+			t.Fatal(err)
+		}
+		db.Run.UpdateOne(r).SetAttempts(1).ExecX(ctx)
+		f.claimAndDispatch(t, f.dispatcher(t, "w2"), "w2")
+		// OpenCheck above looked once and created once; the dispatch looked,
+		// read the PR, started the check it found and the workflow.
+		f.wantCalls(t, map[string]int{dispatchCalls[0]: 2, dispatchCalls[1]: 1, dispatchCalls[2]: 1, dispatchCalls[3]: 1, dispatchCalls[4]: 1})
+		got := db.Run.GetX(ctx, r.ID)
+		if got.Status != run.StatusDispatched || len(f.sim.CheckRuns(repoName)) != 1 || f.checkRun(t, got.CheckRunID).Status != "in_progress" {
+			t.Fatalf("run %s, %d check runs", got.Status, len(f.sim.CheckRuns(repoName)))
+		}
+	})
+}
+
+// A run queued more than 30 s ago reads its PR before its workflow starts,
+// even on its first attempt; one queued 20 s ago does not (10 s to spare for a slow machine).
+func TestDispatchRereadsPRAfterThirtySeconds(t *testing.T) {
+	for _, tc := range []struct {
+		age   time.Duration
+		reads int
+	}{{20 * time.Second, 0}, {40 * time.Second, 1}} {
+		t.Run(tc.age.String(), func(t *testing.T) {
+			storetest.Each(t, func(t *testing.T, db *store.DB) {
+				f := newFixture(t, db, nil)
+				db.Run.Create().SetRepository(f.repo).SetReviewer(f.reviewer).SetPrNumber(f.pr).SetHeadSha(f.head).
+					SetTrigger(run.TriggerComment).SetCreatedAt(time.Now().Add(-tc.age)).SaveX(context.Background())
+				f.claimAndDispatch(t, f.dispatcher(t, "w1"), "w1")
+				if n := f.sim.CallCount(dispatchCalls[2]); n != tc.reads {
+					t.Errorf("queued %s ago: %d PR reads, want %d", tc.age, n, tc.reads)
+				}
+				if len(f.sim.Runs()) != 1 {
+					t.Errorf("%d workflow runs, want 1", len(f.sim.Runs()))
+				}
+			})
+		})
 	}
 }

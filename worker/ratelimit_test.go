@@ -88,7 +88,7 @@ func TestDispatchWaitsForPrimaryReset(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		f := newFixture(t, db, map[string]string{".github/workflows/chakshu.yml": action.WorkflowTemplate})
-		ghsimtest.InjectFault(f.sim, ghsimtest.Fault{Match: "GET /repos/{owner}/{repo}/pulls/{pull_number}", Kind: ghsimtest.FaultPrimaryRateLimit, RetryAfter: 600, Times: 1})
+		ghsimtest.InjectFault(f.sim, ghsimtest.Fault{Match: "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches", Kind: ghsimtest.FaultPrimaryRateLimit, RetryAfter: 600, Times: 1})
 		r := f.enqueue(t)
 		start := time.Now()
 		f.claimAndDispatch(t, f.dispatcher(t, "w1"), "w1")
@@ -250,7 +250,7 @@ func TestHeldReviewSaysSoOnItsCheck(t *testing.T) {
 		}
 		c := f.checkRun(t, got.CheckRunID)
 		want := worker.HeldText(*held)
-		if !strings.HasPrefix(c.Summary, "The review is running in [GitHub Actions]") || !strings.HasSuffix(c.Summary, "\n\n"+want) {
+		if !strings.HasPrefix(c.Summary, "Chakshu is reviewing this pull request in GitHub Actions.") || !strings.HasSuffix(c.Summary, "\n\n"+want) {
 			t.Fatalf("check run summary %q, want the running text and then %q", c.Summary, want)
 		}
 	})

@@ -36,7 +36,7 @@ func TestWebProcessHoldsNoWritePort(t *testing.T) {
 func holdsWrite(ft reflect.Type) bool {
 	for i := range ft.NumMethod() {
 		switch ft.Method(i).Name {
-		case "OpenCheck", "StartCheck", "LinkCheck", "CompleteCheck", "NoteCheck", "CreateReview", "Comment", "Reply",
+		case "OpenCheck", "StartCheck", "CompleteCheck", "NoteCheck", "CreateReview", "Comment", "Reply",
 			"ResolveThread", "RemoveReviewRequest", "Dispatch", "CancelActionsRun":
 			return true
 		}

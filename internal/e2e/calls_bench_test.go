@@ -7,76 +7,180 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/sandbox"
 )
 
-// callsBeforeWritePort is what BenchmarkGitHubCallsPerReview measured on
-// commit fa24787, before the GitHub write port (issue 20 item 1): the
-// figure to compare against.
-const callsBeforeWritePort = 21
+// Earlier medians of BenchmarkGitHubCallsPerReview (every call the simulator
+// counted, the Actions token service's included), to compare against.
+const (
+	callsBeforeWritePort  = 21 // commit fa24787, before the GitHub write port (issue 20 item 1)
+	callsBeforeUseCases   = 20 // commit e3ea84d, before the shared "request a review" use case
+	callsBeforeJobUseCase = 19 // commit e3f6fed, before the shared "build a job" use case
+	callsBeforeFewer      = 18 // commit 5369a34, before issue 46 item 2 (docs/architecture.md)
+)
 
-// callsBeforeUseCases is what it measured on commit e3ea84d, before the
-// shared "request a review" use case (issue 20 item 3): 20.
-const callsBeforeUseCases = 20
+// callsPerReview is what a first review of a PR makes now: 12 and the
+// threads of the inline comments it opened, read back (docs/architecture.md).
+// TestGitHubCallsPerReview fails above it.
+const callsPerReview = 13
 
-// callsBeforeJobUseCase is what it measured on commit e3f6fed, before the
-// shared "build a job" use case (issue 20 item 3), whose job no longer
-// fetches a diff its complete files list already holds: 19.
-const callsBeforeJobUseCase = 19
+// Goals of issue 46 item 2.
+const (
+	goalCallsPerReview    = 12
+	goalContentPerReview  = 3 // per reviewer per PR
+	goalPRsPerHour        = 100
+	reviewersPerPR        = 3
+	restPerHour           = 5000  // an installation's least REST budget; 15,000 on Enterprise Cloud (internal/ghsim/API.md)
+	restPerHourEnterprise = 15000 // the same, on a GitHub Enterprise Cloud organisation
+	contentPerHour        = 500   // content-generating requests an hour (secondary limit)
+	contentPerMinute      = 80
+)
 
-// BenchmarkGitHubCallsPerReview counts, through the production wiring in
-// sandbox mode, the GitHub calls (REST and GraphQL, as the simulator counts
-// them, the simulated runner's included) one review takes from the PR
-// comment asking for it to its completed check run.
-func BenchmarkGitHubCallsPerReview(b *testing.B) {
-	c := start(b, "", nil)
-	sim := c.SB.Sim
-	waitFor(b, 60*time.Second, "the reviewers to sync", func() bool { return c.reviewersSynced(b) })
-	total := func() (n int, by map[string]int) {
-		by = sim.Calls()
-		for _, v := range by {
+// tokenMint is minting an installation token: tokens are cached for their
+// hour, so a review does not pay for one.
+const tokenMint = "POST /app/installations/{installation_id}/access_tokens"
+
+// reviewCalls are the GitHub API calls (REST and GraphQL, the simulated
+// runner's included) one review took, by call: the difference of two
+// ghsim.APICalls counts, without token minting.
+type reviewCalls map[string]int
+
+func (rc reviewCalls) total() int {
+	n := 0
+	for _, v := range rc {
+		n += v
+	}
+	return n
+}
+
+// content counts the content-generating requests among them.
+func (rc reviewCalls) content() int {
+	n := 0
+	for k, v := range rc {
+		if ghsim.CreatesContent(k) {
 			n += v
 		}
-		return n, by
 	}
-	const reviews = 5
-	var counts []int
-	var last map[string]int
-	for i := 0; i < reviews; i++ {
-		pr := c.SB.PRs[i%len(c.SB.PRs)]
-		before, byBefore := total()
-		sim.Comment(pr.Repo, pr.Number, sandbox.Writer, "@chakshu review style")
-		time.Sleep(50 * time.Millisecond)
-		waitFor(b, 60*time.Second, "the review to finish", func() bool {
-			open := false
-			for _, cr := range sim.CheckRuns(pr.Repo) {
-				if cr.Name == "Chakshu · style" && cr.Status != "completed" {
-					open = true
-				}
-			}
-			return !open && sim.CallCount("PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}") > byBefore["PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}"]
-		})
-		time.Sleep(200 * time.Millisecond) // the review-request removal and the last tidy calls
-		after, byAfter := total()
-		counts = append(counts, after-before)
-		last = map[string]int{}
-		for k, v := range byAfter {
-			if d := v - byBefore[k]; d > 0 {
-				last[k] = d
-			}
-		}
-	}
-	sort.Ints(counts)
-	med := counts[len(counts)/2]
-	b.ReportMetric(float64(med), "calls/review")
+	return n
+}
+
+func (rc reviewCalls) String() string {
 	var keys []string
-	for k, v := range last {
+	for k, v := range rc {
 		keys = append(keys, fmt.Sprintf("%s ×%d", k, v))
 	}
 	sort.Strings(keys)
-	fmt.Printf("GitHub calls per review, trigger → completed check (%d reviews): median %d; before the write port: %d; before the shared use cases: %d; before the job use case: %d\n",
-		reviews, med, callsBeforeWritePort, callsBeforeUseCases, callsBeforeJobUseCase)
+	return strings.Join(keys, ", ")
+}
+
+// oneReview asks for a style review on pr by a PR comment and returns the
+// API calls from the comment to the completed check run.
+func oneReview(tb testing.TB, c *chakshu, pr sandbox.SeededPR) reviewCalls {
+	tb.Helper()
+	sim := c.SB.Sim
+	const complete = "PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}"
+	before := sim.APICalls()
+	sim.Comment(pr.Repo, pr.Number, sandbox.Writer, "@chakshu review style")
+	time.Sleep(50 * time.Millisecond)
+	waitFor(tb, 60*time.Second, "the review to finish", func() bool {
+		for _, cr := range sim.CheckRuns(pr.Repo) {
+			if cr.Name == "Chakshu · style" && cr.Status != "completed" {
+				return false
+			}
+		}
+		return sim.CallCount(complete) > before[complete]
+	})
+	time.Sleep(200 * time.Millisecond) // the last tidy calls
+	out := reviewCalls{}
+	for k, v := range sim.APICalls() {
+		if d := v - before[k]; d > 0 && k != tokenMint {
+			out[k] = d
+		}
+	}
+	return out
+}
+
+// prsPerHour is how many PRs, each reviewed by reviewersPerPR reviewers
+// asked separately, one installation can have reviewed in an hour inside
+// GitHub's limits: REST calls against restPerHour, content writes against
+// 500 an hour and 80 a minute. GraphQL has its own budget (points) and is
+// not counted against REST. It says which limit binds.
+func prsPerHour(rest, content, restBudget int) (int, string) {
+	byREST := restBudget / max(1, rest*reviewersPerPR)
+	byContent := min(contentPerHour, 60*contentPerMinute) / max(1, content*reviewersPerPR)
+	if byContent <= byREST {
+		return byContent, fmt.Sprintf("content writes (%d an hour)", contentPerHour)
+	}
+	return byREST, fmt.Sprintf("REST calls (%d an hour)", restBudget)
+}
+
+// restOf is the REST share of a review's calls.
+func restOf(rc reviewCalls) int { return rc.total() - rc["POST /graphql"] }
+
+// BenchmarkGitHubCallsPerReview counts, through the production wiring in
+// sandbox mode, the GitHub API calls (REST and GraphQL, as the simulator
+// counts them, the simulated runner's included) one review takes from the PR
+// comment asking for it to its completed check run, its content-creating
+// writes, and what that allows one installation in an hour.
+func BenchmarkGitHubCallsPerReview(b *testing.B) {
+	c := start(b, "", nil)
+	waitFor(b, 60*time.Second, "the reviewers to sync", func() bool { return c.reviewersSynced(b) })
+	const reviews = 5
+	var all []reviewCalls
+	for i := 0; i < reviews; i++ {
+		all = append(all, oneReview(b, c, c.SB.PRs[i%len(c.SB.PRs)]))
+	}
+	median := func(f func(reviewCalls) int) int {
+		var v []int
+		for _, rc := range all {
+			v = append(v, f(rc))
+		}
+		sort.Ints(v)
+		return v[len(v)/2]
+	}
+	calls, rest, content := median(reviewCalls.total), median(restOf), median(reviewCalls.content)
+	prs, binds := prsPerHour(rest, content, restPerHour)
+	prsEnt, _ := prsPerHour(rest, content, restPerHourEnterprise)
+	b.ReportMetric(float64(calls), "calls/review")
+	b.ReportMetric(float64(content), "content-writes/review")
+	b.ReportMetric(float64(prs), "PRs/hour")
+	var each []string
+	for _, rc := range all {
+		each = append(each, fmt.Sprint(rc.total()))
+	}
+	fmt.Printf("GitHub API calls per review, comment → completed check (%d reviews: %s): median %d (%d REST); goal ≤ %d. Before: %d (every simulator call; %d, %d, %d earlier)\n",
+		reviews, strings.Join(each, ", "), calls, rest, goalCallsPerReview, callsBeforeFewer, callsBeforeJobUseCase, callsBeforeUseCases, callsBeforeWritePort)
+	fmt.Printf("Content-creating writes per review (one reviewer, one PR): %d; goal ≤ %d\n", content, goalContentPerReview)
+	fmt.Printf("PRs an hour one installation sustains with %d reviewers: %d (bound by %s; %d REST an hour on Enterprise Cloud gives the same bound: %d); goal ≥ %d\n",
+		reviewersPerPR, prs, binds, restPerHourEnterprise, prsEnt, goalPRsPerHour)
 	if testing.Verbose() {
-		fmt.Println("  last review: " + strings.Join(keys, ", "))
+		fmt.Println("  last review: " + all[len(all)-1].String())
+	}
+}
+
+// One review makes at most callsPerReview GitHub API calls and the content
+// writes issue 46 item 2 allows, counted by the simulator through the production wiring,
+// the runner's calls included: the second review of the run (the first pays
+// for the simulator's OIDC discovery), on a PR Chakshu has not reviewed.
+func TestGitHubCallsPerReview(t *testing.T) {
+	c := start(t, "", nil)
+	waitFor(t, 60*time.Second, "the reviewers to sync", func() bool { return c.reviewersSynced(t) })
+	if len(c.SB.PRs) < 2 {
+		t.Fatalf("the sandbox seeds %d PRs, want 2", len(c.SB.PRs))
+	}
+	oneReview(t, c, c.SB.PRs[0])
+	rc := oneReview(t, c, c.SB.PRs[1])
+	if n := rc.total(); n > callsPerReview {
+		t.Errorf("a review made %d GitHub API calls, want at most %d: %s", n, callsPerReview, rc)
+	}
+	if n := rc.content(); n > goalContentPerReview {
+		t.Errorf("a review made %d content-creating writes, want at most %d: %s", n, goalContentPerReview, rc)
+	}
+	for _, want := range []string{"POST /repos/{owner}/{repo}/check-runs", "POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews",
+		"PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}"} {
+		if rc[want] != 1 {
+			t.Errorf("%s ×%d, want once: %s", want, rc[want], rc)
+		}
 	}
 }

@@ -43,7 +43,7 @@ func (s *Sim) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	case strings.HasPrefix(path, APIPrefix+"/") || path == APIPrefix:
 		s.serveAPI(w, r, strings.TrimPrefix(path, APIPrefix))
 	case path == "/api/graphql":
-		s.count(graphQLKey)
+		s.countAPI(graphQLKey)
 		if s.before(w, r, graphQLKey) {
 			return
 		}
@@ -76,6 +76,16 @@ func (s *Sim) count(key string) {
 	s.mu.Unlock()
 }
 
+// countAPI counts a request to GitHub's API (REST or GraphQL), the kind its
+// rate limits apply to; the Actions token service, OIDC discovery, OAuth
+// and the HTML pages are counted by count alone.
+func (s *Sim) countAPI(key string) {
+	s.mu.Lock()
+	s.calls[key]++
+	s.apiKeys[key] = true
+	s.mu.Unlock()
+}
+
 func (s *Sim) serveAPI(w http.ResponseWriter, r *http.Request, path string) {
 	rt, vars, methodMismatch := s.match(r.Method, path)
 	if rt == nil {
@@ -90,7 +100,7 @@ func (s *Sim) serveAPI(w http.ResponseWriter, r *http.Request, path string) {
 		return
 	}
 	key := rt.method + " " + strings.ReplaceAll(rt.template, "...}", "}")
-	s.count(key)
+	s.countAPI(key)
 	if s.before(w, r, key) {
 		return
 	}

@@ -106,6 +106,7 @@ type Sim struct {
 	pages         *http.ServeMux
 	calls         map[string]int
 	gqlCalls      map[string]int
+	apiKeys       map[string]bool // keys of calls to the API (REST, GraphQL)
 	valErrs       []string
 	intercept     atomic.Pointer[Interceptor]
 	oidcKey       *rsa.PrivateKey
@@ -153,6 +154,7 @@ func Start(opts Options) (*Sim, error) {
 		refreshTokens: map[string]*refreshToken{},
 		calls:         map[string]int{},
 		gqlCalls:      map[string]int{},
+		apiKeys:       map[string]bool{},
 		oidcKey:       sharedKey(0),
 	}
 	s.registerRoutes()
@@ -407,6 +409,28 @@ func (s *Sim) Calls() map[string]int {
 		out[k] = v
 	}
 	return out
+}
+
+// APICalls is Calls() of GitHub's API alone (REST and GraphQL, the calls
+// its rate limits count): without the Actions token service, OIDC
+// discovery, OAuth and the HTML pages.
+func (s *Sim) APICalls() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]int{}
+	for k, v := range s.calls {
+		if s.apiKeys[k] {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// CreatesContent says a call, keyed as Calls keys it, is one GitHub counts
+// as content-generating: a REST POST that makes something (createsContent).
+func CreatesContent(key string) bool {
+	method, path, _ := strings.Cut(key, " ")
+	return path != strings.TrimPrefix(graphQLKey, "POST ") && createsContent(method, key)
 }
 
 // CallCount is Calls()[key].

@@ -35,6 +35,10 @@ type Check struct {
 	RunID int
 	// ID is GitHub's check run id; 0 until opened.
 	ID int64
+	// FirstTry says no earlier attempt can have created this check run (a
+	// run's first dispatch): OpenCheck creates it without listing the
+	// commit's check runs first, one GitHub call fewer per review.
+	FirstTry bool
 }
 
 // Text is a check run's output.
@@ -49,6 +53,8 @@ func (t Text) output() *github.CheckRunOutput {
 // with c's name on c's head SHA whose external id is c's run is taken as
 // already created, whether by a crash before its id was recorded or by a
 // create that landed and then failed (the caller then starts it itself).
+// With c.FirstTry it does not look before creating, only after a create that
+// may have landed.
 func (p *Port) OpenCheck(ctx context.Context, c Check, detailsURL string, t Text) (id int64, created bool, err error) {
 	if err := onPR(ctx); err != nil {
 		return 0, false, err
@@ -61,8 +67,10 @@ func (p *Port) OpenCheck(ctx context.Context, c Check, detailsURL string, t Text
 		id, err := p.findCheck(ctx, gc, c)
 		return id, id != 0, err
 	}
-	if id, ok, err := find(); err != nil || ok {
-		return id, false, err
+	if !c.FirstTry {
+		if id, ok, err := find(); err != nil || ok {
+			return id, false, err
+		}
 	}
 	ext := strconv.Itoa(c.RunID)
 	var made bool
@@ -102,11 +110,6 @@ func (p *Port) findCheck(ctx context.Context, gc *github.Client, c Check) (int64
 // StartCheck marks the check in progress.
 func (p *Port) StartCheck(ctx context.Context, c Check, t Text) error {
 	return p.updateCheck(ctx, c, github.UpdateCheckRunOptions{Status: github.Ptr("in_progress"), Output: t.output()})
-}
-
-// LinkCheck points the check's Details link at url.
-func (p *Port) LinkCheck(ctx context.Context, c Check, url string, t Text) error {
-	return p.updateCheck(ctx, c, github.UpdateCheckRunOptions{DetailsURL: &url, Output: t.output()})
 }
 
 // NoteCheck changes only the check's text (a run waiting for GitHub says

@@ -28,7 +28,6 @@ func TestShadowRunWritesNothingOnThePR(t *testing.T) {
 			return err
 		}},
 		{"start check", func(ctx context.Context) error { return w.port.StartCheck(ctx, withID(check), text) }},
-		{"link check", func(ctx context.Context) error { return w.port.LinkCheck(ctx, withID(check), "http://x", text) }},
 		{"note check", func(ctx context.Context) error { return w.port.NoteCheck(ctx, withID(check), text) }},
 		{"complete check", func(ctx context.Context) error {
 			return w.port.CompleteCheck(ctx, withID(check), "success", time.Now(), text)

@@ -316,10 +316,12 @@ func (p *Publisher) readPR(ctx context.Context, inst *gh.Installation, r *ent.Ru
 	if err != nil {
 		return nil, err
 	}
+	reviewedBefore := false
 	for _, rv := range reviews {
 		if !p.isChakshu(rv.GetUser().GetLogin(), rv.GetUser().GetType() == "Bot") {
 			continue
 		}
+		reviewedBefore = true
 		m := ParseMarkers(rv.GetBody())
 		if m.Run == r.ID {
 			st.ownReview = rv
@@ -329,8 +331,15 @@ func (p *Publisher) readPR(ctx context.Context, inst *gh.Installation, r *ent.Ru
 			st.onPR.IDs[id] = true
 		}
 	}
-	if st.threads, err = listThreads(ctx, inst.GraphQL, pr); err != nil {
-		return nil, err
+	// Every review comment belongs to a review (GitHub's REST reference:
+	// a review comment carries its pull_request_review_id), so a PR with no
+	// review of Chakshu's has no thread of Chakshu's to tidy, to read
+	// outcomes of or to find markers in: the threads are not read (one
+	// GraphQL query fewer for a PR's first review).
+	if reviewedBefore {
+		if st.threads, err = listThreads(ctx, inst.GraphQL, pr); err != nil {
+			return nil, err
+		}
 	}
 	for _, t := range st.threads {
 		if !p.isChakshu(t.RootAuthor, t.RootAuthorBot) {

@@ -305,13 +305,26 @@ func TestSecondRunPostsNothingNew(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db, rules(findings.Nit, 20, "blocker"), nil)
 		r1 := e.newRun(standardResult())
+		e.sim.ResetCalls()
 		e.publish(r1.ID)
+		// A PR Chakshu never reviewed has no thread of Chakshu's: its threads
+		// are read once, after the review opened some (to record them).
+		if n := e.sim.CallCount("POST /graphql"); n != 1 {
+			t.Fatalf("first review: %d GraphQL requests, want 1 (the threads it opened)", n)
+		}
+		e.sim.ResetCalls()
 		// Lose the database's memory of what was posted: the markers on the PR
 		// must still stop a repost.
 		e.db.Finding.Delete().ExecX(e.ctx)
 
 		r2 := e.newRun(standardResult())
 		e.publish(r2.ID)
+		// A PR with a review of Chakshu's: its threads are read before
+		// posting (their markers stop the repost); no inline comment went out,
+		// so not again after.
+		if n := e.sim.CallCount("POST /graphql"); n != 1 {
+			t.Fatalf("second review: %d GraphQL requests, want 1 (the threads before posting)", n)
+		}
 		if n := len(e.sim.ReviewComments(repoName, e.pr)); n != 2 {
 			t.Fatalf("%d inline comments after the second run, want 2", n)
 		}
