@@ -145,28 +145,28 @@ func startCluster(t *testing.T, o clusterOptions) *cluster {
 	key := make([]byte, 32)
 	rand.Read(key) //nolint:errcheck
 	settings := map[string]string{
-		"CHAKSHU_APP_ID":             fmt.Sprint(sb.AppID),
-		"CHAKSHU_APP_SLUG":           "chakshu",
-		"CHAKSHU_PRIVATE_KEY":        string(sb.AppKey),
-		"CHAKSHU_WEBHOOK_SECRET":     secret,
-		"CHAKSHU_GITHUB_URL":         sb.Sim.URL(),
-		"CHAKSHU_GITHUB_GRAPHQL_URL": sb.Sim.GraphQLURL(),
-		"CHAKSHU_OIDC_ISSUER":        sb.Sim.IssuerURL(),
-		"CHAKSHU_OIDC_AUDIENCE":      c.URL,
-		"CHAKSHU_PUBLIC_URL":         c.URL,
-		"CHAKSHU_MODEL_URL":          sb.ModelURL,
-		"CHAKSHU_MODEL_API_KEY":      "sk-ant-reliability-test-key-not-real",
-		"CHAKSHU_SECRET_KEY":         base64.StdEncoding.EncodeToString(key),
-		"CHAKSHU_DATABASE_URL":       dbURL,
-		"CHAKSHU_DATA_DIR":           t.TempDir(),
-		"CHAKSHU_ADMINS":             sandbox.User,
-		"CHAKSHU_LOG_FORMAT":         "json",
-		"CHAKSHU_LOG_LEVEL":          "debug",
-		"CHAKSHU_OAUTH_CLIENT_ID":    sb.ClientID, // web refuses an App without its OAuth client
-		"CHAKSHU_OAUTH_CLIENT_SECRET":      sb.Secret,
-		"CHAKSHU_INTERNAL_ADDR":            "127.0.0.1:0", // several processes on one host
-		"CHAKSHU_POLL_INTERVAL":            "500ms",
-		"CHAKSHU_RUNNER_DIR":               runnerbintest.Dir(t),
+		"CHAKSHU_APP_ID":              fmt.Sprint(sb.AppID),
+		"CHAKSHU_APP_SLUG":            "chakshu",
+		"CHAKSHU_PRIVATE_KEY":         string(sb.AppKey),
+		"CHAKSHU_WEBHOOK_SECRET":      secret,
+		"CHAKSHU_GITHUB_URL":          sb.Sim.URL(),
+		"CHAKSHU_GITHUB_GRAPHQL_URL":  sb.Sim.GraphQLURL(),
+		"CHAKSHU_OIDC_ISSUER":         sb.Sim.IssuerURL(),
+		"CHAKSHU_OIDC_AUDIENCE":       c.URL,
+		"CHAKSHU_PUBLIC_URL":          c.URL,
+		"CHAKSHU_MODEL_URL":           sb.ModelURL,
+		"CHAKSHU_MODEL_API_KEY":       "sk-ant-reliability-test-key-not-real",
+		"CHAKSHU_SECRET_KEY":          base64.StdEncoding.EncodeToString(key),
+		"CHAKSHU_DATABASE_URL":        dbURL,
+		"CHAKSHU_DATA_DIR":            t.TempDir(),
+		"CHAKSHU_ADMINS":              sandbox.User,
+		"CHAKSHU_LOG_FORMAT":          "json",
+		"CHAKSHU_LOG_LEVEL":           "debug",
+		"CHAKSHU_OAUTH_CLIENT_ID":     sb.ClientID, // web refuses an App without its OAuth client
+		"CHAKSHU_OAUTH_CLIENT_SECRET": sb.Secret,
+		"CHAKSHU_INTERNAL_ADDR":       "127.0.0.1:0", // several processes on one host
+		"CHAKSHU_POLL_INTERVAL":       "500ms",
+		"CHAKSHU_RUNNER_DIR":          runnerbintest.Dir(t),
 	}
 	for k, v := range o.env {
 		settings[k] = v
