@@ -91,7 +91,10 @@ type Entry struct {
 	// USOnlyMultiplier is what US-only inference (inference_geo "us")
 	// multiplies every price by; 0 when the model does not take
 	// inference_geo (models before Claude Opus 4.6 answer it 400; docs
-	// "Data residency"), whose requests then cannot ask for it.
+	// "Data residency"), whose requests then cannot ask for it. The 1.1x is
+	// Anthropic's pricing page and, in so many words, AWS's guide to the
+	// Claude Platform ("Data residency": "US: … A 1.1x pricing multiplier
+	// applies"; docs.aws.amazon.com/claude-platform/latest/userguide).
 	USOnlyMultiplier float64 `json:"us_only_multiplier,omitempty"`
 	ContextWindow    int64   `json:"context_window,omitempty"`
 	MaxOutput        int64   `json:"max_output,omitempty"`
