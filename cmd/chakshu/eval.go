@@ -99,11 +99,12 @@ func evalCommand() command {
 			fs.StringVar(&o.minProfile, "min-f1-profile", "core", "the profile --min-f1 checks: strict, core or all")
 			fs.StringVar(&o.workDir, "work-dir", "", "keep the cases' repositories and the run database in a new folder under this one (default: a temporary directory, removed)")
 			fs.BoolVar(&o.verbose, "verbose", false, "print progress and the agents' logs to stderr")
-			fs.IntVar(&o.samples, "samples", 0, "run every reviewer with this many agent passes (reviewer.yaml samples); 0: each reviewer's own")
-			fs.IntVar(&o.agree, "agree", 0, "keep findings at least this many passes report (reviewer.yaml agree); 0: each reviewer's own, or 1 with --samples")
+			fs.IntVar(&o.samples, "passes", 0, "run every reviewer with this many agent passes (reviewer.yaml passes); 0: each reviewer's own")
+			fs.IntVar(&o.samples, "samples", 0, "the older name of --passes")
+			fs.IntVar(&o.agree, "agree", 0, "keep findings at least this many passes report (reviewer.yaml agree); 0: each reviewer's own, or 1 with --passes")
 			fs.StringVar(&o.verify, "verify", "", "on or off: verify every reviewer's findings (reviewer.yaml verify), or not; empty: each reviewer's own")
 			fs.BoolVar(&o.stages, "stages", false, "sandbox only: run the corpus three times on the rewording scripted model (findings worded anew each pass, a planted false finding, doubts that vary between passes) and print side by side one pass, three passes grouped by meaning with two agreeing, and those verified")
-			fs.BoolVar(&o.hunches, "hunches", false, "sandbox only: the scripted model also reports low-confidence findings that vary between passes, as a real model's doubts do (shows what --samples and --agree remove)")
+			fs.BoolVar(&o.hunches, "hunches", false, "sandbox only: the scripted model also reports low-confidence findings that vary between passes, as a real model's doubts do (shows what --passes and --agree remove)")
 		},
 		run: func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			if len(args) > 0 && args[0] == "leaderboard" {
@@ -126,7 +127,7 @@ func evalCmd(ctx context.Context, o *evalOptions, stdout, stderr io.Writer) erro
 		return errUsage
 	}
 	if o.samples < 0 || o.samples > reviewers.MaxSamples || o.agree < 0 || (o.agree > 0 && o.agree > max(o.samples, 1)) {
-		fmt.Fprintf(stderr, "chakshu eval: want 0 ≤ --agree ≤ --samples ≤ %d (got --samples %d --agree %d)\n", reviewers.MaxSamples, o.samples, o.agree)
+		fmt.Fprintf(stderr, "chakshu eval: want 0 ≤ --agree ≤ --passes ≤ %d (got --passes %d --agree %d)\n", reviewers.MaxSamples, o.samples, o.agree)
 		return errUsage
 	}
 	if o.verify != "" && o.verify != "on" && o.verify != "off" {
@@ -142,7 +143,7 @@ func evalCmd(ctx context.Context, o *evalOptions, stdout, stderr io.Writer) erro
 		return errUsage
 	}
 	if o.stages && (o.provider != "sandbox" || o.samples > 0 || o.agree > 0 || o.verify != "" || o.judge) {
-		fmt.Fprintln(stderr, "chakshu eval: --stages runs on --provider sandbox and sets the passes, agreement and verification itself (no --samples, --agree, --verify or --judge)")
+		fmt.Fprintln(stderr, "chakshu eval: --stages runs on --provider sandbox and sets the passes, agreement and verification itself (no --passes, --agree, --verify or --judge)")
 		return errUsage
 	}
 	corpus, err := eval.Load(o.corpus)

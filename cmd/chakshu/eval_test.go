@@ -421,7 +421,7 @@ func TestEvalShowsSamplesEffect(t *testing.T) {
 		t.Fatalf("dropped %d with agreement, %d without", three.Overall.Dropped, one.Overall.Dropped)
 	}
 	var stderr syncbuf.Buffer
-	for _, args := range [][]string{{"--samples", "2", "--agree", "3"}, {"--samples", "9"}, {"--hunches", "--provider", "anthropic"}} {
+	for _, args := range [][]string{{"--passes", "2", "--agree", "3"}, {"--samples", "9"}, {"--passes", "-1"}, {"--hunches", "--provider", "anthropic"}} {
 		err := run(context.Background(), append([]string{"eval", "--corpus", evalCorpus}, args...), &syncbuf.Buffer{}, &stderr)
 		if !errors.Is(err, errUsage) {
 			t.Errorf("eval %v: err %v, want a usage error", args, err)
