@@ -222,19 +222,30 @@ func marshal(v any) []byte {
 	return bytes.TrimSpace(buf.Bytes())
 }
 
-// cacheUsage is what the cache makes of a prompt: the tokens read from
-// cache, and those written at each lifetime. A hit needs an identical
-// prefix up to a breakpoint (or one of the lookback blocks before it) that
-// was written within its lifetime; a write needs the prefix to be at least
-// the model's minimum cacheable length (docs "Prompt caching": shorter
-// prompts cannot be cached, even if marked), and counts the tokens after
-// the hit up to the last breakpoint, each segment at its breakpoint's TTL.
-func (pc *promptCache) use(bs []cacheBlock, minTokens int64, now time.Time) (read, w5m, w1h int64) {
+// cachePlan is what the cache makes of a prompt when its request starts:
+// the tokens read from cache, those written at each lifetime, and the
+// entries the writes make, which commit adds once the answer begins.
+type cachePlan struct {
+	read, w5m, w1h int64
+	writes         map[string]time.Time // prefix hash → expiry
+}
+
+// lookup plans a request's use of the cache at its start. A hit needs an
+// identical prefix up to a breakpoint (or one of the lookback blocks before
+// it) that an answered request wrote within its lifetime, and refreshes
+// that entry; a write needs the prefix to be at least the model's minimum
+// cacheable length (docs "Prompt caching": shorter prompts cannot be
+// cached, even if marked), and counts the tokens after the hit up to the
+// last breakpoint, each segment at its breakpoint's TTL. Lifetimes run
+// from the start of the request ("measured from the start of the request
+// that writes or reads the cache entry").
+func (pc *promptCache) lookup(bs []cacheBlock, minTokens int64, now time.Time) cachePlan {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	if pc.entries == nil {
 		pc.entries = map[string]time.Time{}
 	}
+	var p cachePlan
 	hit := -1
 	for i := len(bs) - 1; i >= 0; i-- {
 		if !bs[i].mark {
@@ -249,8 +260,8 @@ func (pc *promptCache) use(bs []cacheBlock, minTokens int64, now time.Time) (rea
 	}
 	from := int64(0)
 	if hit >= 0 {
-		read = bs[hit].tokens
-		from = read
+		p.read = bs[hit].tokens
+		from = p.read
 		ttl := 5 * time.Minute
 		for _, b := range bs[hit:] {
 			if b.mark {
@@ -266,14 +277,31 @@ func (pc *promptCache) use(bs []cacheBlock, minTokens int64, now time.Time) (rea
 			continue
 		}
 		if b.ttl == time.Hour {
-			w1h += b.tokens - from
+			p.w1h += b.tokens - from
 		} else {
-			w5m += b.tokens - from
+			p.w5m += b.tokens - from
 		}
 		from = b.tokens
-		pc.entries[b.hash] = now.Add(b.ttl)
+		if p.writes == nil {
+			p.writes = map[string]time.Time{}
+		}
+		p.writes[b.hash] = now.Add(b.ttl)
 	}
-	return read, w5m, w1h
+	return p
+}
+
+// commit makes a request's cache writes readable: "a cache entry only
+// becomes available after the first response begins" (docs "Prompt
+// caching", Cache limitations), so a request sent while the writer is
+// still waiting for its answer misses and writes the prefix again.
+func (pc *promptCache) commit(p cachePlan) {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	for h, exp := range p.writes {
+		if old, ok := pc.entries[h]; !ok || exp.After(old) {
+			pc.entries[h] = exp
+		}
+	}
 }
 
 // serveModels answers the Models API (docs "Models API": GET /v1/models

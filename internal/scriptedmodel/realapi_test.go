@@ -325,3 +325,29 @@ func TestCacheInvalidation(t *testing.T) {
 		t.Fatalf("unescaped request %+v: want %d read and input %d as escaped", out.Usage, base.Write, base.Input)
 	}
 }
+
+// A cache entry is readable only once the answer of the request that wrote
+// it has begun (docs "Prompt caching", Cache limitations: "a cache entry
+// only becomes available after the first response begins"): a request sent
+// while the writer still waits misses and writes the prefix again; one sent
+// after the answer reads it.
+func TestCacheEntryAfterTheWritersAnswer(t *testing.T) {
+	seen := make(chan struct{}, 3)
+	h := New(Config{Latency: 300 * time.Millisecond, Seen: func(string, string) { seen <- struct{}{} }})
+	system := strings.Repeat("You review code carefully. ", 1000)
+	first := make(chan gotUsage, 1)
+	go func() { first <- use(t, h, cacheReq("claude-sonnet-5-5", system, "", "pass 1", nil)) }()
+	<-seen // the writer has started; its answer comes 300 ms later
+	during := use(t, h, cacheReq("claude-sonnet-5-5", system, "", "pass 2", nil))
+	w := <-first
+	after := use(t, h, cacheReq("claude-sonnet-5-5", system, "", "pass 3", nil))
+	if w.Write == 0 || w.Read != 0 {
+		t.Fatalf("writer %+v: want a write", w)
+	}
+	if during.Read != 0 || during.Write == 0 {
+		t.Errorf("sent while the writer waited: %+v, want a miss that writes again", during)
+	}
+	if after.Read == 0 {
+		t.Errorf("sent after the writer's answer: %+v, want the prefix read", after)
+	}
+}

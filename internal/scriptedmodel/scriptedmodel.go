@@ -178,16 +178,17 @@ func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if m.overloaded(w) {
 		return
 	}
+	if err := m.checkThinking(conv); err != nil {
+		apiError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
+		return
+	}
+	cached := m.cache.lookup(pb, entry.MinCacheTokens, m.now()) // when the request starts
 	if m.cfg.Latency > 0 {
 		select {
 		case <-time.After(m.cfg.Latency):
 		case <-r.Context().Done():
 			return
 		}
-	}
-	if err := m.checkThinking(conv); err != nil {
-		apiError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
-		return
 	}
 	content, stop := m.stop(conv, m.think(conv, m.next(conv)))
 	out, _ := json.Marshal(content)
@@ -198,8 +199,9 @@ func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Model:      req.Model,
 		Content:    content,
 		StopReason: stop,
-		Usage:      m.usage(pb, promptTokens, entry, out),
+		Usage:      m.usage(cached, promptTokens, out),
 	}
+	m.cache.commit(cached) // the answer begins: its writes are readable now
 	resp.Usage.InferenceGeo = geo
 	if stop == "max_tokens" {
 		resp.Usage.OutputTokens = int64(req.MaxTokens)
@@ -330,17 +332,16 @@ func (c *conversation) hash(salt string) string {
 func tokens(n int) int64 { return int64(n+3) / 4 }
 
 // usage estimates tokens from bytes (about four per token) and takes the
-// cached part of the prompt from the prompt cache. input_tokens are the
+// cached part of the prompt from the request's cache plan. input_tokens are the
 // prompt's tokens neither read from nor written to the cache (docs "Prompt
 // caching", Tracking cache performance).
-func (m *model) usage(pb []cacheBlock, promptTokens int64, e *models.Entry, out []byte) usage {
-	read, w5m, w1h := m.cache.use(pb, e.MinCacheTokens, m.now())
+func (m *model) usage(c cachePlan, promptTokens int64, out []byte) usage {
 	return usage{
-		InputTokens:              max(promptTokens-read-w5m-w1h, 1) + m.cfg.ExtraInputTokens,
+		InputTokens:              max(promptTokens-c.read-c.w5m-c.w1h, 1) + m.cfg.ExtraInputTokens,
 		OutputTokens:             tokens(len(out)) + 10,
-		CacheReadInputTokens:     read,
-		CacheCreationInputTokens: w5m + w1h,
-		CacheCreation:            cacheCreation{Ephemeral5m: w5m, Ephemeral1h: w1h},
+		CacheReadInputTokens:     c.read,
+		CacheCreationInputTokens: c.w5m + c.w1h,
+		CacheCreation:            cacheCreation{Ephemeral5m: c.w5m, Ephemeral1h: c.w1h},
 	}
 }
 
