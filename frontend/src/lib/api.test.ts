@@ -99,6 +99,8 @@ class FakeWebSocket {
   static readonly CLOSING = 2;
   static readonly CLOSED = 3;
   static up = false;
+  /** The server closes the socket at connection_init with this code (0: it acknowledges). */
+  static refuseWith = 0;
   /** When each socket was made (the fake clock). */
   static made: number[] = [];
   readyState = FakeWebSocket.CONNECTING;
@@ -122,7 +124,16 @@ class FakeWebSocket {
     });
   }
   send(data: string) {
-    if (JSON.parse(data).type === 'connection_init') queueMicrotask(() => this.onmessage?.({ data: JSON.stringify({ type: 'connection_ack' }) }));
+    if (JSON.parse(data).type !== 'connection_init') return;
+    const refuse = FakeWebSocket.refuseWith;
+    queueMicrotask(() => {
+      if (refuse) {
+        this.readyState = FakeWebSocket.CLOSED;
+        this.onclose?.({ code: refuse, reason: 'session or API token no longer valid; sign in again', wasClean: true });
+        return;
+      }
+      this.onmessage?.({ data: JSON.stringify({ type: 'connection_ack' }) });
+    });
   }
   close(code = 1000, reason = '') {
     this.readyState = FakeWebSocket.CLOSED;
@@ -165,6 +176,29 @@ describe('graphqlWsSocket', () => {
     expect(states.at(-1)).toBe('open');
     expect(sink.error).not.toHaveBeenCalled();
     stop();
+  });
+
+  it('stops at the server\'s 4403 (session or token gone) instead of knocking again, and reports it to the subscription', async () => {
+    await import('graphql-ws');
+    vi.useFakeTimers();
+    vi.stubGlobal('WebSocket', FakeWebSocket);
+    FakeWebSocket.up = true;
+    FakeWebSocket.refuseWith = 4403;
+    FakeWebSocket.made = [];
+    try {
+      const states: LiveState[] = [];
+      const sink = { next: vi.fn(), error: vi.fn(), complete: vi.fn() };
+      const stop = graphqlWsSocket('/graphql')((s) => states.push(s)).subscribe({ query: 'subscription { runUpdated { id } }' }, sink);
+      await vi.advanceTimersByTimeAsync(0);
+      await vi.advanceTimersByTimeAsync(120_000); // long past every retry wait
+      expect(FakeWebSocket.made).toHaveLength(1);
+      expect(sink.error).toHaveBeenCalledTimes(1);
+      expect(sink.error.mock.calls[0][0]).toMatchObject({ code: 4403 });
+      expect(states.at(-1)).toBe('down');
+      stop();
+    } finally {
+      FakeWebSocket.refuseWith = 0;
+    }
   });
 
   it('loads graphql-ws again for the next subscription when loading it failed', async () => {

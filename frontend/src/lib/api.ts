@@ -78,6 +78,14 @@ export function backoffMs(attempt: number, random: () => number = Math.random): 
   return ceiling / 2 + (random() * ceiling) / 2;
 }
 
+/** The server's close of a socket whose session or API token is gone
+ * (graphql-transport-ws's 4403 Forbidden, graph/live.go). */
+export const CLOSE_UNAUTHORIZED = 4403;
+
+function isUnauthorizedClose(e: unknown): boolean {
+  return typeof e === 'object' && e !== null && 'code' in e && (e as { code: unknown }).code === CLOSE_UNAUTHORIZED;
+}
+
 /**
  * graphql-ws on the GraphQL endpoint (the graphql-transport-ws protocol that
  * the server speaks on GET /graphql). The library loads on first use, outside
@@ -85,7 +93,8 @@ export function backoffMs(attempt: number, random: () => number = Math.random): 
  * session cookie authenticates it) and closes a moment after the last.
  * A lost connection is retried for as long as something is subscribed,
  * waiting backoffMs between attempts; only the protocol's fatal close codes
- * end the subscriptions with an error (useLiveRuns subscribes again later).
+ * and the server's CLOSE_UNAUTHORIZED end the subscriptions with an error
+ * (useLiveRuns subscribes again later).
  */
 export function graphqlWsSocket(path: string): SocketFactory {
   return (setState) => {
@@ -102,8 +111,11 @@ export function graphqlWsSocket(path: string): SocketFactory {
           retryWait: (retries) => new Promise((resolve) => setTimeout(resolve, backoffMs(retries))),
           // A browser reports a refused connection (the server is down or
           // restarting) as an error event, not a CloseEvent, which graphql-ws
-          // would otherwise take as fatal and give up at once.
-          shouldRetry: () => true,
+          // would otherwise take as fatal and give up at once. The one close
+          // not retried is the server's 4403: the session or API token is
+          // gone, and only signing in again helps (the pages' queries then
+          // meet the same answer and say so).
+          shouldRetry: (e) => !isUnauthorizedClose(e),
           keepAlive: 20_000,
           on: {
             connecting: () => setState('connecting'),
