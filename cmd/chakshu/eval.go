@@ -398,6 +398,9 @@ func leaderboardCmd(args []string, stdout, stderr io.Writer) error {
 			return errUsage
 		}
 		n, err := board.CheckDashboard(*dir)
+		if errors.Is(err, eval.ErrNoDashboard) {
+			return fmt.Errorf("--check: %w (the dashboard covers only some judges)", err)
+		}
 		if err != nil {
 			return fmt.Errorf("the figures differ from the benchmark's dashboard:\n%w", err)
 		}

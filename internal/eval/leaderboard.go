@@ -293,11 +293,14 @@ func (b *Board) Write(w io.Writer) error {
 	return nil
 }
 
+// ErrNoDashboard: the benchmark's dashboard has no figures to compare with.
+var ErrNoDashboard = errors.New("nothing to compare with")
+
 // CheckDashboard compares the board (every golden comment) with the
 // benchmark's own offline/analysis/benchmark_dashboard.json for its judge:
 // tp, fp and fn must be equal, precision, recall and F1 equal to the
 // dashboard's one decimal of a percent. It returns how many tools it
-// compared; a judge the dashboard does not cover is an error.
+// compared; a judge the dashboard does not cover is ErrNoDashboard.
 func (b *Board) CheckDashboard(dir string) (int, error) {
 	var dash struct {
 		Models map[string]struct {
@@ -319,7 +322,7 @@ func (b *Board) CheckDashboard(dir string) (int, error) {
 	}
 	m, ok := dash.Models[b.Judge]
 	if !ok {
-		return 0, fmt.Errorf("%s has no figures for judge %s", p, b.Judge)
+		return 0, fmt.Errorf("%w: %s has none for judge %s", ErrNoDashboard, p, b.Judge)
 	}
 	var errs []error
 	n := 0

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,6 +66,13 @@ func TestLeaderboardSumsAsTheDashboard(t *testing.T) {
 	}
 	if _, err := b.CheckDashboard(dir); err == nil || !strings.Contains(err.Error(), "tool-b") || strings.Contains(err.Error(), "tool-a") {
 		t.Fatalf("a dashboard with another F1 for tool-b: %v", err)
+	}
+	// A judge the dashboard does not cover has nothing to compare with,
+	// which is not a difference.
+	other := *b
+	other.Judge = "acme_judge-other"
+	if _, err := other.CheckDashboard(martianFixture); !errors.Is(err, ErrNoDashboard) {
+		t.Fatalf("a judge the dashboard lacks: %v, want ErrNoDashboard", err)
 	}
 }
 
