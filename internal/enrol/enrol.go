@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-github/v88/github"
 
 	"github.com/chakshu-dev/chakshu/internal/doctor"
+	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 )
 
 // Branch is the onboarding pull request's head.
@@ -154,7 +155,7 @@ func Enrol(ctx context.Context, c *github.Client, cfg Config, owner, name string
 		out.Action, out.Pull = Reused, open
 		return out, nil
 	}
-	pr, _, err := c.PullRequests.Create(ctx, owner, name, &github.NewPullRequest{Title: github.Ptr(Title), Head: github.Ptr(Branch),
+	pr, err := ghwrite.OpenPullRequest(ctx, c, owner, name, &github.NewPullRequest{Title: github.Ptr(Title), Head: github.Ptr(Branch),
 		Base: github.Ptr(def), Body: github.Ptr(body)})
 	if err != nil {
 		// Another enrolment opened it meanwhile: GitHub allows one open
@@ -194,7 +195,7 @@ func ensureBranch(ctx context.Context, c *github.Client, owner, name, def string
 	if err != nil {
 		return fmt.Errorf("read branch %s: %w", def, err)
 	}
-	_, _, err = c.Git.CreateRef(ctx, owner, name, github.CreateRef{Ref: "refs/heads/" + Branch, SHA: head.GetCommit().GetSHA()})
+	err = ghwrite.CreateBranch(ctx, c, owner, name, Branch, head.GetCommit().GetSHA())
 	var ge *github.ErrorResponse
 	if errors.As(err, &ge) && ge.Response != nil && ge.Response.StatusCode == http.StatusUnprocessableEntity && strings.Contains(ge.Message, "already exists") {
 		return nil // "Reference already exists" (API.md)
@@ -224,7 +225,7 @@ func commitTemplate(ctx context.Context, c *github.Client, template, owner, name
 	if *opts.Branch != Branch { // never the default branch
 		return fmt.Errorf("refusing to write outside %s", Branch)
 	}
-	if _, _, err := c.Repositories.CreateFile(ctx, owner, name, doctor.WorkflowPath, opts); err != nil {
+	if err := ghwrite.PutFile(ctx, c, owner, name, doctor.WorkflowPath, opts); err != nil {
 		return fmt.Errorf("commit %s to %s: %w", doctor.WorkflowPath, Branch, err)
 	}
 	return nil
