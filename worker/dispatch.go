@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/go-github/v88/github"
@@ -73,7 +74,14 @@ type DispatchConfig struct {
 
 // Dispatcher claims queued runs, opens their check runs and starts the
 // workflow (DESIGN §2.3–§2.4).
-type Dispatcher struct{ cfg DispatchConfig }
+type Dispatcher struct {
+	cfg DispatchConfig
+	// oneRunEach remembers, per repository id, when its workflow file
+	// refused the run_ids input (an older copy of the template): its
+	// reviewers get one Actions run each until then plus oneRunFor.
+	mu         sync.Mutex
+	oneRunEach map[int]time.Time
+}
 
 var _ Loop = (*Dispatcher)(nil)
 
@@ -88,7 +96,7 @@ func NewDispatcher(cfg DispatchConfig) (*Dispatcher, error) {
 	if cfg.Write == nil {
 		cfg.Write = ghwrite.New(cfg.GitHub, cfg.AppSlug)
 	}
-	return &Dispatcher{cfg: cfg}, nil
+	return &Dispatcher{cfg: cfg, oneRunEach: map[int]time.Time{}}, nil
 }
 
 // Name implements Loop.
@@ -110,48 +118,100 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	})
 }
 
-// Dispatch handles one claimed run to its next state.
+// Dispatch handles one claimed run to its next state, with the other runs
+// of its pull request and commit waiting for dispatch: it claims them too, and
+// one workflow dispatch starts one Actions run that reviews for all of them
+// (DESIGN §2.3). Each keeps its own check run, state and failures.
 func (d *Dispatcher) Dispatch(ctx context.Context, id int) {
-	log := d.cfg.Log.With(logging.KeyRun, id)
-	r, err := d.cfg.DB.Run.Query().Where(run.ID(id)).
-		WithRepository(func(q *ent.RepositoryQuery) { q.WithInstallation() }).WithReviewer().Only(ctx)
+	r, err := d.load(ctx, id)
 	if err != nil {
-		log.Error("dispatch: load run", "err", err)
+		d.cfg.Log.Error("dispatch: load run", logging.KeyRun, id, "err", err)
 		d.cfg.DB.Release(ctx, store.QueuedRuns, id, d.cfg.WorkerID, time.Now().Add(5*time.Second)) //nolint:errcheck
 		return
 	}
-	repo, rv := r.Edges.Repository, r.Edges.Reviewer
-	log = log.With("repo", repo.FullName, "pr", r.PrNumber, "reviewer", rv.Name)
-	ctx = ghwrite.ForRun(ctx, r) // a backtest's replay: the port refuses any write on the PR
+	repo := r.Edges.Repository
+	room, held := d.holdForCap(d.runContext(ctx, r), r, repo.Edges.Installation.ID)
+	if held {
+		return
+	}
+	group := []*ent.Run{r}
+	if d.mayShare(repo.ID, time.Now()) {
+		ids, err := claimCompanions(ctx, d.cfg.DB, r, repo.ID, d.cfg.WorkerID, time.Now(), min(room, MaxShared-1))
+		if err != nil {
+			d.cfg.Log.Warn("dispatch: claim the runs that would share the Actions run", logging.KeyRun, id, "err", err)
+		}
+		for _, cid := range ids {
+			c, err := d.load(ctx, cid)
+			if err != nil {
+				d.cfg.Log.Error("dispatch: load run", logging.KeyRun, cid, "err", err)
+				d.cfg.DB.Release(ctx, store.QueuedRuns, cid, d.cfg.WorkerID, time.Now().Add(5*time.Second)) //nolint:errcheck
+				continue
+			}
+			group = append(group, c)
+		}
+	}
+	d.dispatchGroup(ctx, group)
+}
+
+// load reads a run with what dispatching it needs.
+func (d *Dispatcher) load(ctx context.Context, id int) (*ent.Run, error) {
+	return d.cfg.DB.Run.Query().Where(run.ID(id)).
+		WithRepository(func(q *ent.RepositoryQuery) { q.WithInstallation() }).WithReviewer().Only(ctx)
+}
+
+// runContext is ctx with run r's log keys, and the write port's view of r
+// (a backtest's replay: the port refuses any write on the PR).
+func (d *Dispatcher) runContext(ctx context.Context, r *ent.Run) context.Context {
+	log := d.cfg.Log.With(logging.KeyRun, r.ID, "repo", r.Edges.Repository.FullName, "pr", r.PrNumber, "reviewer", r.Edges.Reviewer.Name)
 	if r.Shadow {
 		log = log.With("shadow", true, "backtest_id", r.BacktestID)
 	}
-	ctx = logging.With(ctx, log)
-	if d.holdForCap(ctx, r, repo.Edges.Installation.ID) {
+	return logging.With(ghwrite.ForRun(ctx, r), log)
+}
+
+// oneRunFor is how long a repository whose workflow refused run_ids gets one
+// Actions run per reviewer before sharing is tried again (its owner may have
+// updated the file).
+const oneRunFor = time.Hour
+
+// mayShare says whether runs of repository repo may share an Actions run.
+func (d *Dispatcher) mayShare(repo int, now time.Time) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	until, ok := d.oneRunEach[repo]
+	return !ok || now.After(until)
+}
+
+func (d *Dispatcher) rememberOneRunEach(repo int, now time.Time) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.oneRunEach[repo] = now.Add(oneRunFor)
+}
+
+// settle puts run r back when GitHub asked to wait (err), or fails it with
+// err's safe sentence.
+func (d *Dispatcher) settle(ctx context.Context, r *ent.Run, err error) {
+	log := logging.From(ctx)
+	if until, ok := gh.WaitFor(err, time.Now()); ok {
+		if gh.Paced(err) {
+			// Every new run of the installation would meet the same
+			// budget: claims go to other installations meanwhile.
+			if herr := d.cfg.DB.HoldStarts(ctx, r.Edges.Repository.Edges.Installation.ID, until); herr != nil {
+				log.Warn("dispatch: hold the installation's starts", "err", herr)
+			}
+		}
+		d.waitForGitHub(ctx, r.ID, until, err)
 		return
 	}
-	if err := d.dispatch(ctx, r, repo, rv); err != nil {
-		if until, ok := gh.WaitFor(err, time.Now()); ok {
-			if gh.Paced(err) {
-				// Every new run of the installation would meet the same
-				// budget: claims go to other installations meanwhile.
-				if herr := d.cfg.DB.HoldStarts(ctx, repo.Edges.Installation.ID, until); herr != nil {
-					log.Warn("dispatch: hold the installation's starts", "err", herr)
-				}
-			}
-			d.waitForGitHub(ctx, id, until, err)
-			return
-		}
-		reason, detail := "Chakshu could not start the review: GitHub did not answer as expected. Ask again later.", err.Error()
-		if fe, ok := fault.As(err); ok && fe.Err != nil {
-			reason, detail = fe.Public, fe.Err.Error() // the check run's text is the kind's safe sentence
-		}
-		log.Warn("dispatch failed", "reason", reason, "err", detail)
-		if ferr := runs.Fail(ctx, d.cfg.DB.Client, id, reason, detail); ferr != nil && !errors.Is(ferr, runs.ErrConflict) {
-			log.Error("dispatch: fail run", "err", ferr)
-		}
-		d.cfg.Bus.Notify(ctx, notify.TopicFinish) //nolint:errcheck
+	reason, detail := "Chakshu could not start the review: GitHub did not answer as expected. Ask again later.", err.Error()
+	if fe, ok := fault.As(err); ok && fe.Err != nil {
+		reason, detail = fe.Public, fe.Err.Error() // the check run's text is the kind's safe sentence
 	}
+	log.Warn("dispatch failed", "reason", reason, "err", detail)
+	if ferr := runs.Fail(ctx, d.cfg.DB.Client, r.ID, reason, detail); ferr != nil && !errors.Is(ferr, runs.ErrConflict) {
+		log.Error("dispatch: fail run", "err", ferr)
+	}
+	d.cfg.Bus.Notify(ctx, notify.TopicFinish) //nolint:errcheck
 }
 
 // waitForGitHub puts a run GitHub asked to wait for back in the queue, due
@@ -218,14 +278,66 @@ func (d *Dispatcher) portalURL(id int) string {
 	return fmt.Sprintf("%s/runs/%d", strings.TrimRight(d.cfg.PublicURL, "/"), id)
 }
 
-func (d *Dispatcher) dispatch(ctx context.Context, r *ent.Run, repo *ent.Repository, rv *ent.Reviewer) error {
-	log := logging.From(ctx)
+// member is a run of a dispatch, ready to start: its context and check run.
+type member struct {
+	ctx   context.Context
+	r     *ent.Run
+	check ghwrite.Check
+}
+
+// dispatchGroup opens the check run of each run of group (runs of one pull
+// request and commit, the first the one claimed first), checks each may
+// start, and starts one Actions run for those that may.
+func (d *Dispatcher) dispatchGroup(ctx context.Context, group []*ent.Run) {
+	repo := group[0].Edges.Repository
 	inst, err := d.cfg.GitHub.Installation(repo.Edges.Installation.GithubID)
 	if err != nil {
-		return err
+		for _, r := range group {
+			d.settle(d.runContext(ctx, r), r, err)
+		}
+		return
 	}
-	c := inst.REST
+	pr := &prRead{c: inst.REST, repo: repo}
+	var ready []member
+	for _, r := range group {
+		m := member{ctx: d.runContext(ctx, r), r: r}
+		check, ok, err := d.prepare(m.ctx, r, pr)
+		if err != nil {
+			d.settle(m.ctx, r, err)
+			continue
+		}
+		if ok {
+			m.check = check
+			ready = append(ready, m)
+		}
+	}
+	if len(ready) > 0 {
+		d.start(ctx, ready)
+	}
+}
 
+// prRead reads a pull request at most once for all the runs of a dispatch.
+type prRead struct {
+	c    *github.Client
+	repo *ent.Repository
+	pr   *github.PullRequest
+	err  error
+	done bool
+}
+
+func (p *prRead) get(ctx context.Context, number int) (*github.PullRequest, error) {
+	if !p.done {
+		p.pr, _, p.err = p.c.PullRequests.Get(ctx, p.repo.Owner, p.repo.Name, number)
+		p.done = true
+	}
+	return p.pr, p.err
+}
+
+// prepare opens run r's check run and checks r may start (its model, the
+// spend budgets, its PR still at its commit); ok is false when r was
+// cancelled because its PR moved.
+func (d *Dispatcher) prepare(ctx context.Context, r *ent.Run, pr *prRead) (check ghwrite.Check, ok bool, err error) {
+	repo, rv := r.Edges.Repository, r.Edges.Reviewer
 	// A shadow run (a backtest) reviews a commit of a PR reviewed before,
 	// on purpose: the PR may have moved on, merged or closed since. It opens
 	// no check run on the PR; the workflow_dispatch run it starts is on the
@@ -235,78 +347,128 @@ func (d *Dispatcher) dispatch(ctx context.Context, r *ent.Run, repo *ent.Reposit
 	held := heldLine(r, repo.Edges.Installation)
 	if ghwrite.WritesOnPR(ctx) {
 		if check, started, err = d.ensureCheck(ctx, r, held); err != nil {
-			return fmt.Errorf("create check run: %w", err)
+			return check, false, fmt.Errorf("create check run: %w", err)
 		}
 	}
 	if err := d.checkModel(r, rv); err != nil {
-		return err
+		return check, false, err
 	}
 	if err := d.checkBudget(ctx, repo.Edges.Installation, repo); err != nil {
-		return err
+		return check, false, err
 	}
 	// A shadow run reviews a commit the PR has left, on purpose. A run on
 	// its first attempt, queued moments ago from an event that read the PR,
 	// is not read again: a push since then cancels it by its own webhook
 	// (runs.CancelSuperseded), and the job reads the PR before reviewing.
 	if !r.Shadow && waited(r, time.Now()) {
-		if moved, err := d.moved(ctx, c, r, repo); moved || err != nil {
-			return err
+		if moved, err := d.moved(ctx, pr, r); moved || err != nil {
+			return check, false, err
 		}
 	}
 	if !started && ghwrite.WritesOnPR(ctx) {
 		if err := d.cfg.Write.StartCheck(ctx, check, withLine(startText(d.portalURL(r.ID)), held)); err != nil {
-			return err
+			return check, false, err
 		}
 	}
+	return check, true, nil
+}
 
+// start makes one workflow dispatch for the runs of ready and records the
+// Actions run on each. A workflow file older than run_ids refuses it: each
+// run then gets an Actions run of its own.
+func (d *Dispatcher) start(ctx context.Context, ready []member) {
+	lead := ready[0]
+	repo := lead.r.Edges.Repository
 	ref := repo.DefaultBranch
-	details, err := d.cfg.Write.Dispatch(ctx, check.Repo, WorkflowFile, ref, DispatchInputs(r))
-	if err != nil {
-		if _, wait := gh.WaitFor(err, time.Now()); wait {
-			return err // a rate limit, not a refusal: Dispatch puts the run back
-		}
-		switch ghwrite.StatusOf(err) {
-		case http.StatusNotFound:
-			return fault.New(fault.NotFound, fmt.Sprintf("This repository has no Chakshu workflow on its default branch (%s). Add `.github/workflows/%s` from Chakshu's workflow template (`chakshu workflow print`, or action/workflow/chakshu.yml in Chakshu's repository) and ask again.", ref, WorkflowFile), err)
-		case http.StatusForbidden:
-			return fault.New(fault.Forbidden, "The Chakshu app may not start workflows in this repository. Grant the app the \"Actions: Read and write\" repository permission, accept it on the installation, and ask again.", err)
-		case http.StatusUnprocessableEntity:
-			return fault.New(fault.Invalid, fmt.Sprintf("GitHub refused to start `.github/workflows/%s`: it must have a `workflow_dispatch` trigger with the inputs run_id, pr_number and head_sha. Update it from Chakshu's workflow template and ask again.", WorkflowFile), err)
-		}
-		return fault.New(fault.Unavailable, "GitHub did not start the review workflow after 3 attempts. Ask again later.", err)
+	rs := make([]*ent.Run, len(ready))
+	for i, m := range ready {
+		rs[i] = m.r
 	}
-
+	details, err := d.cfg.Write.Dispatch(lead.ctx, lead.check.Repo, WorkflowFile, ref, DispatchInputs(rs...))
+	if err != nil && len(ready) > 1 && refusesRunIDs(err) {
+		logging.From(lead.ctx).Info("dispatch: the workflow file has no run_ids input (an older template); one Actions run per reviewer", "runs", len(ready))
+		d.rememberOneRunEach(repo.ID, time.Now())
+		for _, m := range ready {
+			d.start(ctx, []member{m})
+		}
+		return
+	}
+	if err != nil {
+		err = dispatchFault(err, ref)
+		for _, m := range ready {
+			d.settle(m.ctx, m.r, err)
+		}
+		return
+	}
 	var actionsID int64
 	var actionsURL string
 	if details != nil {
 		actionsID, actionsURL = details.GetWorkflowRunID(), details.GetHTMLURL()
 	}
-	err = runs.Transition(ctx, d.cfg.DB.Client, r.ID, runs.Change{
-		From: []run.Status{run.StatusQueued}, To: run.StatusDispatched,
-		Message: "Started the review workflow in GitHub Actions.",
-		Set: func(u *ent.RunUpdate) {
-			u.SetActionsRunID(actionsID).SetActionsRunURL(actionsURL).SetLeaseOwner("")
-		},
-	})
-	if err != nil {
-		return err
+	msg := "Started the review workflow in GitHub Actions."
+	if len(ready) > 1 {
+		msg = fmt.Sprintf("Started the review workflow in GitHub Actions, shared with %d other reviewers of this commit.", len(ready)-1)
 	}
-	log.Info("run dispatched", "actions_run_id", actionsID)
+	for _, m := range ready {
+		err := runs.Transition(m.ctx, d.cfg.DB.Client, m.r.ID, runs.Change{
+			From: []run.Status{run.StatusQueued}, To: run.StatusDispatched, Message: msg,
+			Set: func(u *ent.RunUpdate) {
+				u.SetActionsRunID(actionsID).SetActionsRunURL(actionsURL).SetLeaseOwner("")
+			},
+		})
+		if err != nil {
+			d.settle(m.ctx, m.r, err)
+			continue
+		}
+		logging.From(m.ctx).Info("run dispatched", "actions_run_id", actionsID, "shared", len(ready))
+	}
 	// The check run's Details link stays on the run's portal page, which
 	// links the Actions run: pointing it at the Actions run would be one
 	// more GitHub call per review (docs/architecture.md).
-	return nil
 }
 
-// DispatchInputs are the workflow_dispatch inputs that start run r: exactly
-// those the workflow template declares (GitHub refuses any other with 422
-// "Unexpected inputs provided").
-func DispatchInputs(r *ent.Run) map[string]any {
-	return map[string]any{
-		"run_id":    strconv.Itoa(r.ID),
-		"pr_number": strconv.Itoa(r.PrNumber),
-		"head_sha":  r.HeadSha,
+// dispatchFault is the refusal of a workflow dispatch as a fault naming the
+// fix; a rate limit is returned as is (the run waits and goes on).
+func dispatchFault(err error, ref string) error {
+	if _, wait := gh.WaitFor(err, time.Now()); wait {
+		return err
 	}
+	switch ghwrite.StatusOf(err) {
+	case http.StatusNotFound:
+		return fault.New(fault.NotFound, fmt.Sprintf("This repository has no Chakshu workflow on its default branch (%s). Add `.github/workflows/%s` from Chakshu's workflow template (`chakshu workflow print`, or action/workflow/chakshu.yml in Chakshu's repository) and ask again.", ref, WorkflowFile), err)
+	case http.StatusForbidden:
+		return fault.New(fault.Forbidden, "The Chakshu app may not start workflows in this repository. Grant the app the \"Actions: Read and write\" repository permission, accept it on the installation, and ask again.", err)
+	case http.StatusUnprocessableEntity:
+		return fault.New(fault.Invalid, fmt.Sprintf("GitHub refused to start `.github/workflows/%s`: it must have a `workflow_dispatch` trigger with the inputs run_id, pr_number and head_sha. Update it from Chakshu's workflow template and ask again.", WorkflowFile), err)
+	}
+	return fault.New(fault.Unavailable, "GitHub did not start the review workflow after 3 attempts. Ask again later.", err)
+}
+
+// refusesRunIDs is GitHub's 422 to a run_ids input the workflow file does
+// not declare ("Unexpected inputs provided: [\"run_ids\"]", internal/ghsim/API.md).
+func refusesRunIDs(err error) bool {
+	return ghwrite.StatusOf(err) == http.StatusUnprocessableEntity && strings.Contains(err.Error(), "run_ids")
+}
+
+// DispatchInputs are the workflow_dispatch inputs that start runs rs (of one
+// pull request and commit; rs[0] leads): exactly inputs the workflow
+// template declares (GitHub refuses any other with 422 "Unexpected inputs
+// provided"). run_ids, the ids of all of them, is sent only when there are
+// several, so an older workflow file without it still starts a single run.
+func DispatchInputs(rs ...*ent.Run) map[string]any {
+	in := map[string]any{
+		"run_id":    strconv.Itoa(rs[0].ID),
+		"pr_number": strconv.Itoa(rs[0].PrNumber),
+		"head_sha":  rs[0].HeadSha,
+	}
+	if len(rs) > 1 {
+		ids := make([]string, len(rs))
+		for i, r := range rs {
+			ids[i] = strconv.Itoa(r.ID)
+		}
+		in["run_ids"] = strings.Join(ids, ",")
+	}
+	return in
 }
 
 // freshFor is how long after it was queued a run on its first attempt is
@@ -322,9 +484,9 @@ func waited(r *ent.Run, now time.Time) bool {
 
 // moved cancels a run whose PR moved on or closed before its review started,
 // and says so.
-func (d *Dispatcher) moved(ctx context.Context, c *github.Client, r *ent.Run, repo *ent.Repository) (bool, error) {
+func (d *Dispatcher) moved(ctx context.Context, read *prRead, r *ent.Run) (bool, error) {
 	log := logging.From(ctx)
-	pr, _, err := c.PullRequests.Get(ctx, repo.Owner, repo.Name, r.PrNumber)
+	pr, err := read.get(ctx, r.PrNumber)
 	if err != nil {
 		return false, fmt.Errorf("get pull request: %w", err)
 	}

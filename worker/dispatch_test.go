@@ -341,7 +341,9 @@ func TestReportTimeoutFailsRun(t *testing.T) {
 	})
 }
 
-// Four workers racing over 200 runs on PostgreSQL: each run dispatched exactly once.
+// Four workers racing over 200 runs of one PR and commit on PostgreSQL, each
+// claiming runs to share its Actions run with: each run dispatched exactly
+// once, in exactly one Actions run.
 func TestConcurrentDispatchExactlyOnce(t *testing.T) {
 	db := storetest.Open(t, "postgres")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -379,7 +381,9 @@ func TestConcurrentDispatchExactlyOnce(t *testing.T) {
 	wg.Wait()
 	seen := map[string]int{}
 	for _, wr := range f.sim.Runs() {
-		seen[fmt.Sprint(wr.Inputs["run_id"])]++
+		for _, id := range runIDsOf(wr) {
+			seen[id]++
+		}
 	}
 	for _, id := range ids {
 		if c := seen[strconv.Itoa(id)]; c != 1 {

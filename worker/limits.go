@@ -20,20 +20,21 @@ const CapWait = 5 * time.Second
 
 // holdForCap puts run r back in the queue, still queued, when its
 // installation already has MaxConcurrentRuns runs in flight; it reports
-// whether it did. The first hold says so on the run's timeline.
-func (d *Dispatcher) holdForCap(ctx context.Context, r *ent.Run, instID int) bool {
+// whether it did, and otherwise how many more runs may start with r
+// (MaxShared-1 without a cap). The first hold says so on the run's timeline.
+func (d *Dispatcher) holdForCap(ctx context.Context, r *ent.Run, instID int) (room int, held bool) {
 	log := logging.From(ctx)
 	limit := d.cfg.MaxConcurrentRuns
 	if limit <= 0 {
-		return false
+		return MaxShared - 1, false
 	}
 	n, err := budget.InFlight(ctx, d.cfg.DB, instID, r.ID)
 	if err != nil {
 		log.Warn("dispatch: count runs in flight; dispatching anyway", "err", err)
-		return false
+		return 0, false
 	}
 	if n < limit {
-		return false
+		return limit - n - 1, false
 	}
 	log.Info("dispatch: installation at its concurrency cap; the run stays queued", "in_flight", n, "cap", limit)
 	if _, err := d.cfg.DB.Release(ctx, store.QueuedRuns, r.ID, d.cfg.WorkerID, time.Now().Add(CapWait)); err != nil {
@@ -45,7 +46,7 @@ func (d *Dispatcher) holdForCap(ctx context.Context, r *ent.Run, instID int) boo
 			log.Warn("dispatch: record the wait", "err", err)
 		}
 	}
-	return true
+	return 0, true
 }
 
 // checkBudget refuses a run whose repository's or installation's spend

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
@@ -251,6 +252,19 @@ func (f *Finisher) cancelActions(ctx context.Context, r *ent.Run) {
 	log := logging.From(ctx).With("actions_run_id", r.ActionsRunID)
 	if r.ActionsCancelledAt != nil {
 		return // dealt with by an earlier attempt
+	}
+	// Reviewers sharing the Actions run (DESIGN §2.3) that have not reported
+	// yet are still using it: the last of them to end cancels it.
+	busy, err := f.cfg.DB.Run.Query().Where(run.ActionsRunID(r.ActionsRunID), run.IDNEQ(r.ID),
+		run.HasRepositoryWith(repository.ID(r.Edges.Repository.ID)),
+		run.StatusIn(run.StatusDispatched, run.StatusRunning)).Exist(ctx)
+	if err != nil {
+		log.Warn("cancel Actions run: look for the runs sharing it", "err", err)
+		return
+	}
+	if busy {
+		log.Info("Actions run left going: other reviews share it")
+		return
 	}
 	outcome, err := f.cfg.Write.CancelActionsRun(ctx, ghwrite.RepoOf(r.Edges.Repository), r.ActionsRunID)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/chakshu-dev/chakshu/action/agent"
@@ -57,6 +58,11 @@ type Config struct {
 	Audience string
 	// RunID is the Chakshu run the workflow was dispatched for.
 	RunID int64
+	// RunIDs are all the runs the workflow was dispatched for when several
+	// reviewers share the Actions run (RunID among them); empty for RunID
+	// alone. Each is fetched with the same OIDC token and reviewed side by
+	// side, with its own run token, cost cap, report and summary section.
+	RunIDs []int64
 	// CheckoutDir holds the pull request's head commit.
 	CheckoutDir string
 	// WorkDir is where the workspace is created (RUNNER_TEMP).
@@ -134,7 +140,39 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	fmt.Fprintf(log, "::add-mask::%s\n", oidc)
-	job, err := fetchJob(ctx, cfg.HTTPClient, cfg.ServerURL, oidc, cfg.RunID)
+	ids := cfg.RunIDs
+	if len(ids) == 0 {
+		ids = []int64{cfg.RunID}
+	}
+	if len(ids) == 1 {
+		return runOne(ctx, cfg, oidc, ids[0], start)
+	}
+	// Reviews side by side in the one job: one failing stops none of the
+	// others, and each line of the log says whose it is.
+	fmt.Fprintf(log, "Reviewing for %d Chakshu runs in this job.\n", len(ids))
+	shared := &lockedLog{w: log}
+	errs := make([]error, len(ids))
+	var wg sync.WaitGroup
+	for i, id := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			one := cfg
+			pw := shared.prefixed(fmt.Sprintf("[run %d] ", id))
+			one.Stdout = pw
+			errs[i] = runOne(ctx, one, oidc, id, start)
+			pw.Flush()
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// runOne fetches run id's job with the workflow's OIDC token, reviews and
+// reports. It returns an error when the run did not produce a result.
+func runOne(ctx context.Context, cfg Config, oidc string, id int64, start time.Time) error {
+	log := cfg.Stdout
+	job, err := fetchJob(ctx, cfg.HTTPClient, cfg.ServerURL, oidc, id)
 	if err != nil {
 		fmt.Fprintf(log, "::error::%s\n", safeLine(err))
 		return err
@@ -143,7 +181,7 @@ func Run(ctx context.Context, cfg Config) error {
 	fmt.Fprintf(log, "Chakshu run %d: %s reviewer %s on %s#%d at %s\n", job.RunID, ghlog.Escape(job.Kind), ghlog.Escape(strconv.Quote(job.Reviewer)), ghlog.Escape(job.Repository), job.PR.Number, ghlog.Escape(job.PR.HeadSHA))
 
 	r := &report{cfg: cfg, job: job, start: start}
-	if job.RunID != cfg.RunID || job.RunToken == "" || job.ResultURL == "" || job.ModelURL == "" {
+	if job.RunID != id || job.RunToken == "" || job.ResultURL == "" || job.ModelURL == "" {
 		return r.failure(ctx, ReasonBadJob, fmt.Errorf("job for run %d: missing fields", job.RunID), nil)
 	}
 	if err := cfg.CheckHead(cfg.CheckoutDir, job.PR.HeadSHA); err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/chakshu-dev/chakshu/action/agent"
@@ -11,6 +12,9 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 )
+
+// summaryMu serialises writes to the job summary.
+var summaryMu sync.Mutex
 
 var severityIcon = map[findings.Severity]string{
 	findings.Blocker: "🔴", findings.Major: "🟠", findings.Minor: "🟡", findings.Nit: "🔵",
@@ -85,6 +89,9 @@ func writeSummary(path string, job *runnerproto.Job, out *agent.Outcome, set *to
 	if set != nil {
 		files, skills = set.FilesRead(), set.SkillsUsed()
 	}
+	// The reviews of one job share the file: one section each, whole.
+	summaryMu.Lock()
+	defer summaryMu.Unlock()
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		return

@@ -1,8 +1,9 @@
-// Command chakshu-action runs one Chakshu review on a GitHub Actions runner:
+// Command chakshu-action runs Chakshu's reviews of one Actions run on a GitHub Actions runner:
 // the workflow template downloads it from Chakshu (of the server's own
 // version; action/action.yml builds it from source instead) and starts it.
 // Settings come from the step's environment: CHAKSHU_URL, CHAKSHU_AUDIENCE
-// (optional), CHAKSHU_RUN_ID, CHAKSHU_CHECKOUT, CHAKSHU_REPORT_BACKOFF
+// (optional), CHAKSHU_RUN_ID, CHAKSHU_RUN_IDS (optional: every run of a
+// shared Actions run, comma-separated), CHAKSHU_CHECKOUT, CHAKSHU_REPORT_BACKOFF
 // (optional: the first wait between result-report retries, default 2s), and
 // the runner's own RUNNER_TEMP, GITHUB_STEP_SUMMARY and
 // ACTIONS_ID_TOKEN_REQUEST_*.
@@ -35,6 +36,10 @@ func run(ctx context.Context) error {
 	if err != nil || runID <= 0 {
 		return fmt.Errorf("CHAKSHU_RUN_ID must be a run id, got %q", os.Getenv("CHAKSHU_RUN_ID"))
 	}
+	runIDs, err := runner.ParseRunIDs(os.Getenv("CHAKSHU_RUN_IDS"), runID)
+	if err != nil {
+		return err
+	}
 	checkout := os.Getenv("CHAKSHU_CHECKOUT")
 	if checkout == "" {
 		checkout = os.Getenv("GITHUB_WORKSPACE")
@@ -53,6 +58,7 @@ func run(ctx context.Context) error {
 		ServerURL:     os.Getenv("CHAKSHU_URL"),
 		Audience:      os.Getenv("CHAKSHU_AUDIENCE"),
 		RunID:         runID,
+		RunIDs:        runIDs,
 		CheckoutDir:   checkout,
 		WorkDir:       work,
 		Lookup:        os.LookupEnv,

@@ -248,6 +248,8 @@ type WorkflowRun struct {
 	Actor      string
 	// HTMLURL is the run's page.
 	HTMLURL string
+	// DisplayTitle is the workflow's run-name with the inputs filled in.
+	DisplayTitle string
 	// IDTokenRequestURL and IDTokenRequestToken are ACTIONS_ID_TOKEN_REQUEST_URL
 	// and ACTIONS_ID_TOKEN_REQUEST_TOKEN for this run: GET URL+"&audience=X"
 	// with "Authorization: bearer TOKEN" answers {"value": "<jwt>"}.
@@ -274,7 +276,7 @@ func (s *Sim) runInfo(w *workflowRun) WorkflowRun {
 	return WorkflowRun{ID: w.id, Repo: w.repo, RepoID: r.id, Workflow: w.workflow, Ref: w.ref, SHA: w.sha, Inputs: inputs,
 		RunNumber: w.runNumber, RunAttempt: w.attempt, Actor: w.actor, HTMLURL: s.html("/%s/actions/runs/%d", w.repo, w.id),
 		IDTokenRequestURL: fmt.Sprintf("%s/_actions/idtoken/%d?api-version=2.0", s.base, w.id), IDTokenRequestToken: w.idToken,
-		Status: w.status, Conclusion: w.conclusion}
+		Status: w.status, Conclusion: w.conclusion, DisplayTitle: w.displayName}
 }
 
 // Run returns the workflow run id.
@@ -352,6 +354,10 @@ func hDispatch(c *reqCtx) {
 	}
 	if len(in.Inputs) > 25 {
 		c.fail(http.StatusUnprocessableEntity, "you may only define up to 25 `inputs` for a `workflow_dispatch` event")
+		return
+	}
+	if n := inputsPayload(in.Inputs); n > maxInputsPayload {
+		c.fail(http.StatusUnprocessableEntity, fmt.Sprintf("inputs are too large: %d characters, the maximum is %d", n, maxInputsPayload))
 		return
 	}
 	n := 1
@@ -568,9 +574,23 @@ func unexpected(declared map[string]bool, inputs map[string]any) []string {
 	return bad
 }
 
+// maxInputsPayload is GitHub's limit on a dispatch's inputs: "The maximum
+// payload for inputs is 65,535 characters" (docs "Workflow syntax for GitHub
+// Actions", on.workflow_dispatch.inputs). GitHub does not say how it counts
+// them; ghsim counts the inputs object as JSON.
+const maxInputsPayload = 65535
+
+// inputsPayload is the size of inputs as ghsim counts it against maxInputsPayload.
+func inputsPayload(inputs map[string]any) int {
+	b, _ := json.Marshal(inputs)
+	return len([]rune(string(b)))
+}
+
 var (
 	runNameLine = regexp.MustCompile(`(?m)^run-name:\s*(.+?)\s*$`)
-	inputExpr   = regexp.MustCompile(`\$\{\{\s*inputs\.([A-Za-z0-9_-]+)\s*\}\}`)
+	// inputExpr is `${{ inputs.a }}` or `${{ inputs.a || inputs.b … }}`.
+	inputExpr = regexp.MustCompile(`\$\{\{\s*(inputs\.[A-Za-z0-9_-]+(?:\s*\|\|\s*inputs\.[A-Za-z0-9_-]+)*)\s*\}\}`)
+	inputName = regexp.MustCompile(`inputs\.([A-Za-z0-9_-]+)`)
 )
 
 // runName is the workflow's run-name with its inputs expressions filled in, as
@@ -585,11 +605,15 @@ func runName(workflow string, inputs map[string]any) string {
 
 // FillInputs replaces the ${{ inputs.x }} expressions of s by a run's inputs
 // (an input not given reads as empty, as in Actions): a run's name here, and
-// the sandbox's checkout of a workflow's steps.
+// the sandbox's checkout of a workflow's steps. `inputs.a || inputs.b` is the
+// first that is not empty: `||` gives an operand's value, and "" is falsy
+// (docs "Evaluate expressions in workflows and actions", Operators).
 func FillInputs(s string, inputs map[string]any) string {
 	return inputExpr.ReplaceAllStringFunc(s, func(e string) string {
-		if v, ok := inputs[inputExpr.FindStringSubmatch(e)[1]]; ok {
-			return fmt.Sprint(v)
+		for _, m := range inputName.FindAllStringSubmatch(inputExpr.FindStringSubmatch(e)[1], -1) {
+			if v, ok := inputs[m[1]]; ok && fmt.Sprint(v) != "" {
+				return fmt.Sprint(v)
+			}
 		}
 		return ""
 	})

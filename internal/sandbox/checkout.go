@@ -63,3 +63,28 @@ func Checkout(sim *ghsim.Sim, wr ghsim.WorkflowRun) (string, map[string]string, 
 	}
 	return sha, files, nil
 }
+
+// RunnerRuns are the Chakshu run ids the workflow run wr hands chakshu-action
+// (its step's CHAKSHU_RUN_ID and CHAKSHU_RUN_IDS, inputs filled in), read
+// from the workflow file as GitHub's runner would: an older template without
+// CHAKSHU_RUN_IDS hands over one run, whatever the dispatch sent.
+func RunnerRuns(sim *ghsim.Sim, wr ghsim.WorkflowRun) (runID, runIDs string) {
+	src, _ := sim.FileAt(wr.Repo, wr.SHA, ".github/workflows/"+wr.Workflow)
+	var doc struct {
+		Jobs map[string]struct {
+			Steps []struct {
+				Env map[string]string `yaml:"env"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if yaml.Unmarshal([]byte(src), &doc) == nil {
+		for _, job := range doc.Jobs {
+			for _, st := range job.Steps {
+				if e, ok := st.Env["CHAKSHU_RUN_ID"]; ok {
+					return ghsim.FillInputs(e, wr.Inputs), ghsim.FillInputs(st.Env["CHAKSHU_RUN_IDS"], wr.Inputs)
+				}
+			}
+		}
+	}
+	return fmt.Sprint(wr.Inputs["run_id"]), ""
+}

@@ -324,7 +324,8 @@ func (sb *Sandbox) runOne(wr ghsim.WorkflowRun) error {
 	sb.mu.Lock()
 	server, aud := sb.chakshu, sb.audience
 	sb.mu.Unlock()
-	runID, err := strconv.ParseInt(fmt.Sprint(wr.Inputs["run_id"]), 10, 64)
+	runIDInput, runIDs := RunnerRuns(sb.Sim, wr)
+	runID, err := strconv.ParseInt(runIDInput, 10, 64)
 	if err != nil {
 		return fmt.Errorf("input run_id: %w", err)
 	}
@@ -411,6 +412,7 @@ func (sb *Sandbox) runOne(wr ghsim.WorkflowRun) error {
 		// The template's step environment.
 		"CHAKSHU_URL":      server,
 		"CHAKSHU_RUN_ID":   strconv.FormatInt(runID, 10),
+		"CHAKSHU_RUN_IDS":  runIDs,
 		"CHAKSHU_CHECKOUT": checkout,
 		// Report retries back off from 200 ms instead of 2 s, so a
 		// restarted sandbox catches the report sooner.

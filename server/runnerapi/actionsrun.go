@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,16 +17,18 @@ import (
 // needs Actions: read).
 var scopeActionsRead = gh.Scope{"actions": "read", "metadata": "read"}
 
-// runNameOf finds Chakshu's run id in an Actions run's display title, the
-// workflow template's run-name "Chakshu run N (PR #M)".
-var runNameOf = regexp.MustCompile(`^Chakshu run ([0-9]{1,18}) `)
+// runNameOf finds Chakshu's run ids in an Actions run's display title, the
+// workflow template's run-name "Chakshu run N (PR #M)", or "Chakshu run
+// N,O,P (PR #M)" when several reviewers share the Actions run.
+var runNameOf = regexp.MustCompile(`^Chakshu run ([0-9]{1,18}(?:,[0-9]{1,18}){0,24}) `)
 
 // adoptActionsRun records the Actions run a token names as run rn's, where
 // the dispatch could not say which run it started (Enterprise Server has no
 // return_run_details: the run keeps Actions run id 0). GitHub is asked for
 // that Actions run: it is rn's when it is the review workflow, dispatched by
 // the App itself (a person dispatching the workflow by hand with run_id=N
-// does not get run N's job) and its run-name names rn. The record is
+// does not get run N's job) and its run-name names rn (alone, or among the
+// runs sharing it: each is adopted when the runner asks for its job). The record is
 // conditional on no Actions run being recorded yet, so only one is taken.
 // It returns the run as stored afterwards.
 func (a *API) adoptActionsRun(ctx context.Context, rn *ent.Run, repo *ent.Repository, claims actionsClaims) (*ent.Run, error) {
@@ -43,7 +46,7 @@ func (a *API) adoptActionsRun(ctx context.Context, rn *ent.Run, repo *ent.Reposi
 	}
 	m := runNameOf.FindStringSubmatch(wr.GetDisplayTitle())
 	switch {
-	case m == nil || m[1] != strconv.Itoa(rn.ID):
+	case m == nil || !slices.Contains(strings.Split(m[1], ","), strconv.Itoa(rn.ID)):
 		return rn, nil
 	case !strings.HasPrefix(wr.GetPath(), ".github/workflows/chakshu.yml"), wr.GetEvent() != "workflow_dispatch":
 		return rn, nil

@@ -98,17 +98,19 @@ type reviewCommentEvent struct {
 
 type workflowRunEvent struct {
 	common
-	WorkflowRun struct {
-		ID           int64  `json:"id"`
-		Conclusion   string `json:"conclusion"`
-		Path         string `json:"path"`
-		DisplayTitle string `json:"display_title"`
-		HTMLURL      string `json:"html_url"`
-		// TriggeringActor dispatched it: the App's bot for Chakshu's own.
-		TriggeringActor struct {
-			Login string `json:"login"`
-		} `json:"triggering_actor"`
-	} `json:"workflow_run"`
+	WorkflowRun workflowRunPayload `json:"workflow_run"`
+}
+
+type workflowRunPayload struct {
+	ID           int64  `json:"id"`
+	Conclusion   string `json:"conclusion"`
+	Path         string `json:"path"`
+	DisplayTitle string `json:"display_title"`
+	HTMLURL      string `json:"html_url"`
+	// TriggeringActor dispatched it: the App's bot for Chakshu's own.
+	TriggeringActor struct {
+		Login string `json:"login"`
+	} `json:"triggering_actor"`
 }
 
 type checkRunEvent struct {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -19,11 +20,12 @@ import (
 // workflowPath is the review workflow Chakshu dispatches.
 const workflowPath = ".github/workflows/chakshu.yml"
 
-// runNameRE finds the run id in the workflow's run-name ("Chakshu run 42 (PR #7)"),
-// for a GitHub that did not return the Actions run id at dispatch.
-var runNameRE = regexp.MustCompile(`\bChakshu run ([0-9]{1,18})\b`)
+// runNameRE finds the run ids in the workflow's run-name ("Chakshu run 42 (PR #7)",
+// or "Chakshu run 42,43,44 (PR #7)" for reviewers sharing the run), for a
+// GitHub that did not return the Actions run id at dispatch.
+var runNameRE = regexp.MustCompile(`\bChakshu run ([0-9]{1,18}(?:,[0-9]{1,18}){0,24})\b`)
 
-// workflowRun fails the run whose Actions run ended without reporting a result.
+// workflowRun fails the runs whose Actions run ended without reporting a result.
 func (h *handler) workflowRun(ctx context.Context) error {
 	var e workflowRunEvent
 	if err := h.decode(&e); err != nil {
@@ -37,6 +39,9 @@ func (h *handler) workflowRun(ctx context.Context) error {
 	}
 }
 
+// workflowCompleted fails each run of the ended Actions run that has no
+// result yet; runs of it that reported (publishing or done) are left alone:
+// several reviewers may share one Actions run (DESIGN §2.3).
 func (h *handler) workflowCompleted(ctx context.Context, e *workflowRunEvent) error {
 	wr := &e.WorkflowRun
 	if p := wr.Path; p != "" && !strings.HasPrefix(p, workflowPath) {
@@ -45,21 +50,42 @@ func (h *handler) workflowCompleted(ctx context.Context, e *workflowRunEvent) er
 	if e.Repository == nil {
 		return nil
 	}
-	r, err := h.runOfWorkflow(ctx, e.Repository.ID, wr.ID, wr.DisplayTitle, wr.TriggeringActor.Login)
-	if err != nil || r == nil {
+	rs, err := h.runsOfWorkflow(ctx, e.Repository.ID, wr.ID, wr.DisplayTitle, wr.TriggeringActor.Login)
+	if err != nil {
 		return err
 	}
-	if r.Status == run.StatusQueued && r.ActionsRunID == 0 {
-		// The Actions run ended before the dispatcher recorded starting it
-		// (a runner that fails at once): retried, by when the run is
-		// dispatched and can be failed; dropped here, it would wait for the
-		// 45-minute sweep.
-		return fmt.Errorf("run %d: Actions run %d ended before its dispatch was recorded", r.ID, wr.ID)
+	var early error
+	failed := 0
+	for _, r := range rs {
+		if r.Status == run.StatusQueued && r.ActionsRunID == 0 {
+			// The Actions run ended before the dispatcher recorded starting it
+			// (a runner that fails at once): retried, by when the run is
+			// dispatched and can be failed; dropped here, it would wait for the
+			// 45-minute sweep.
+			early = fmt.Errorf("run %d: Actions run %d ended before its dispatch was recorded", r.ID, wr.ID)
+			continue
+		}
+		ok, err := h.failEnded(ctx, r, wr)
+		if err != nil {
+			return err
+		}
+		if ok {
+			failed++
+		}
 	}
+	if failed > 0 && h.cfg.Bus != nil {
+		h.cfg.Bus.Notify(ctx, notify.TopicFinish) //nolint:errcheck // the finisher also polls; it completes the check run once
+	}
+	return early
+}
+
+// failEnded fails run r, whose Actions run wr ended, unless it reported (or
+// was settled) first.
+func (h *handler) failEnded(ctx context.Context, r *ent.Run, wr *workflowRunPayload) (bool, error) {
 	ctx = logging.Add(ctx, "run_id", r.ID, "pr", r.PrNumber)
 	conclusion := wr.Conclusion
 	reason := actionsEndReason(conclusion)
-	err = runs.Transition(ctx, h.cfg.DB.Client, r.ID, runs.Change{
+	err := runs.Transition(ctx, h.cfg.DB.Client, r.ID, runs.Change{
 		From: []run.Status{run.StatusDispatched, run.StatusRunning}, To: run.StatusFailed,
 		Message: reason, Detail: fmt.Sprintf("workflow_run %d completed with conclusion %q", wr.ID, conclusion),
 		Set: func(u *ent.RunUpdate) {
@@ -70,39 +96,45 @@ func (h *handler) workflowCompleted(ctx context.Context, e *workflowRunEvent) er
 		},
 	})
 	if errors.Is(err, runs.ErrConflict) {
-		return nil // it reported (or was settled) first
+		return false, nil // it reported (or was settled) first
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	logging.From(ctx).Info("run failed: the Actions run ended without a result", "conclusion", conclusion)
-	if h.cfg.Bus != nil {
-		h.cfg.Bus.Notify(ctx, notify.TopicFinish) //nolint:errcheck // the finisher also polls; it completes the check run once
-	}
-	return nil
+	return true, nil
 }
 
-// runOfWorkflow finds the run an Actions run belongs to, in the same
-// repository: the run that recorded it, else (a dispatch that could not
-// return the run's id) the run its run-name names, if the App dispatched it
+// runsOfWorkflow finds the runs an Actions run belongs to, in the same
+// repository: the runs that recorded it, and (a dispatch that could not
+// return the run's id) the runs its run-name names, if the App dispatched it
 // (actor): someone dispatching the workflow by hand with run_id=N names run
 // N too, and must not end it.
-func (h *handler) runOfWorkflow(ctx context.Context, repoGithubID, actionsRunID int64, title, actor string) (*ent.Run, error) {
+func (h *handler) runsOfWorkflow(ctx context.Context, repoGithubID, actionsRunID int64, title, actor string) ([]*ent.Run, error) {
 	inRepo := run.HasRepositoryWith(repository.GithubID(repoGithubID))
-	r, err := h.cfg.DB.Run.Query().Where(run.ActionsRunID(actionsRunID), inRepo).First(ctx)
-	if err == nil || !ent.IsNotFound(err) {
-		return r, err
+	rs, err := h.cfg.DB.Run.Query().Where(run.ActionsRunID(actionsRunID), inRepo).Order(ent.Asc(run.FieldID)).All(ctx)
+	if err != nil {
+		return nil, err
 	}
 	m := runNameRE.FindStringSubmatch(title)
 	if m == nil || !strings.EqualFold(actor, h.cfg.AppSlug+"[bot]") {
-		return nil, nil
+		return rs, nil
 	}
-	id, _ := strconv.Atoi(m[1])
-	r, err = h.cfg.DB.Run.Query().Where(run.ID(id), inRepo, run.ActionsRunIDIn(0, actionsRunID)).First(ctx)
-	if ent.IsNotFound(err) {
-		return nil, nil
+	var named []int
+	for _, p := range strings.Split(m[1], ",") {
+		id, _ := strconv.Atoi(p)
+		if !slices.ContainsFunc(rs, func(r *ent.Run) bool { return r.ID == id }) {
+			named = append(named, id)
+		}
 	}
-	return r, err
+	if len(named) == 0 {
+		return rs, nil
+	}
+	more, err := h.cfg.DB.Run.Query().Where(run.IDIn(named...), inRepo, run.ActionsRunIDIn(0, actionsRunID)).Order(ent.Asc(run.FieldID)).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return append(rs, more...), nil
 }
 
 // actionsEndReason is the safe sentence for an Actions run that ended without a result.
