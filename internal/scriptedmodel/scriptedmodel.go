@@ -96,6 +96,12 @@ type Config struct {
 	// Seen, when set, is told the system prompt and first user message of
 	// every request the model answers (tests: what reached the model).
 	Seen func(system, prompt string)
+	// TooLong, when set and true for a request's system prompt, answers it
+	// 400 invalid_request_error "prompt is too long" (docs "Errors": 400
+	// invalid_request_error is an issue with the request; that wording is
+	// the API's answer past the context window): a review that fails by
+	// itself while others go on (tests pick a reviewer by its rules).
+	TooLong func(system string) bool
 }
 
 // Handler returns the well-behaved scripted model.
@@ -152,6 +158,10 @@ func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if m.cfg.Seen != nil {
 		m.cfg.Seen(conv.system, conv.prompt)
+	}
+	if m.cfg.TooLong != nil && m.cfg.TooLong(conv.system) {
+		apiError(w, http.StatusBadRequest, "invalid_request_error", "prompt is too long: 210000 tokens > 200000 maximum")
+		return
 	}
 	entry, ok := m.checkModel(req.Model)
 	if !ok {
