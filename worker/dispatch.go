@@ -416,6 +416,13 @@ func (d *Dispatcher) start(ctx context.Context, ready []member) {
 				u.SetActionsRunID(actionsID).SetActionsRunURL(actionsURL).SetLeaseOwner("")
 			},
 		})
+		if errors.Is(err, runs.ErrConflict) {
+			// It moved on meanwhile: cancelled by a push, or taken over by
+			// another worker while this one was silent (its own dispatch
+			// stands; the Actions run started here is refused at job fetch).
+			logging.From(m.ctx).Warn("dispatch: the run moved on meanwhile; its Actions run is not recorded", "actions_run_id", actionsID)
+			continue
+		}
 		if err != nil {
 			d.settle(m.ctx, m.r, err)
 			continue

@@ -165,6 +165,11 @@ func TestDoctor(t *testing.T) {
 				{"runner step changed", strings.Replace(tpl, "CHAKSHU_CHECKOUT: ${{ github.workspace }}/pr", "CHAKSHU_CHECKOUT: ${{ github.workspace }}", 1), "the step running chakshu-action: CHAKSHU_CHECKOUT is"},
 				{"runner built from source, no version", oldTemplate, "the runner built from source (chakshu-dev/chakshu/action@main) names no version"},
 				{"runner built from source, other version", strings.Replace(oldTemplate, "run-id: ${{ inputs.run_id }}", "run-id: ${{ inputs.run_id }}\n          version: 1.3.9", 1), "is version 1.3.9, but this server is 1.4.0"},
+				// Older than run_ids: it still works (one Actions run per
+				// reviewer) but costs a job per reviewer.
+				{"no run_ids", strings.Replace(tpl, "      run_ids:\n", "      not_run_ids:\n", 1), "run_ids missing"},
+				{"run_ids not handed to the runner", strings.Replace(tpl, "          CHAKSHU_RUN_IDS: ${{ inputs.run_ids }}\n", "", 1), "CHAKSHU_RUN_IDS is \"\""},
+				{"run_ids not handed to the runner built from source", strings.Replace(fromSourceCurrent, "          run-ids: ${{ inputs.run_ids }}\n", "", 1), "gets run-ids \"\""},
 			} {
 				if c.text == tpl {
 					t.Fatalf("%s: the template changed; update this case", c.name)
@@ -191,9 +196,7 @@ func TestDoctor(t *testing.T) {
 			for name, text := range map[string]string{
 				"checkout tag":    strings.Replace(tpl, "actions/checkout@df4cb1c069e1874edd31b4311f1884172cec0e10", "actions/checkout@v6.0.3", 1),
 				"checkout commit": strings.Replace(tpl, "actions/checkout@df4cb1c069e1874edd31b4311f1884172cec0e10", "actions/checkout@0123456789abcdef0123456789abcdef01234567", 1),
-				"from source at a release": strings.NewReplacer("action@main", "action@v1.4.0",
-					"run-id: ${{ inputs.run_id }}", "run-id: ${{ inputs.run_id }}\n          version: 1.4.0",
-					"ref: refs/pull/${{ inputs.pr_number }}/head", "ref: ${{ inputs.head_sha }}").Replace(oldTemplate),
+				"from source at a release": fromSourceCurrent,
 			} {
 				sim.Commit("acme/widget", "main", map[string]string{WorkflowPath: text}, name)
 				if cs := check(t, healthy(), nil); detail(cs, "workflow acme/widget") != "current on main" {
@@ -339,6 +342,13 @@ func TestDoctorUnmigratedDatabase(t *testing.T) {
 		t.Fatalf("failed checks (-want +got):\n%s", d)
 	}
 }
+
+// fromSourceCurrent is the documented build from source (docs/production.md),
+// pinned to a release of the server's version.
+var fromSourceCurrent = strings.NewReplacer("action@main", "action@v1.4.0",
+	"run-id: ${{ inputs.run_id }}", "run-id: ${{ inputs.run_id }}\n          run-ids: ${{ inputs.run_ids }}\n          version: 1.4.0",
+	"      pr_number:\n", "      run_ids:\n        required: false\n        type: string\n      pr_number:\n",
+	"ref: refs/pull/${{ inputs.pr_number }}/head", "ref: ${{ inputs.head_sha }}").Replace(oldTemplate)
 
 // oldTemplate is the previous wave's workflow: it built the runner from
 // Chakshu's source with setup-go and a shared cache.

@@ -261,6 +261,10 @@ func workflowDiffs(have, want, serverVersion string) ([]string, error) {
 		switch {
 		case fw["run-id"] != "${{ inputs.run_id }}":
 			out = append(out, fmt.Sprintf("the runner built from source (%s) gets run-id %q, want ${{ inputs.run_id }}", h.fromSource, fw["run-id"]))
+		case h.inputs["run_ids"] != "" && fw["run-ids"] != "${{ inputs.run_ids }}":
+			// Reviewers sharing the Actions run would wait for a runner
+			// that never asks for their jobs.
+			out = append(out, fmt.Sprintf("the runner built from source (%s) gets run-ids %q, want ${{ inputs.run_ids }} (the workflow declares run_ids)", h.fromSource, fw["run-ids"]))
 		case fw["chakshu-url"] == "":
 			out = append(out, fmt.Sprintf("the runner built from source (%s) has no chakshu-url", h.fromSource))
 		case fw["version"] == "":
@@ -280,7 +284,13 @@ func workflowDiffs(have, want, serverVersion string) ([]string, error) {
 		out = append(out, "has no step running chakshu-action with CHAKSHU_RUN_ID")
 	} else {
 		var bad []string
-		for _, k := range []string{"CHAKSHU_URL", "CHAKSHU_RUN_ID", "CHAKSHU_CHECKOUT"} {
+		keys := []string{"CHAKSHU_URL", "CHAKSHU_RUN_ID", "CHAKSHU_CHECKOUT"}
+		if h.inputs["run_ids"] != "" {
+			// Declaring run_ids lets reviewers share the Actions run: the
+			// runner must be handed them.
+			keys = append(keys, "CHAKSHU_RUN_IDS")
+		}
+		for _, k := range keys {
 			if h.runnerEnv[k] != w.runnerEnv[k] {
 				bad = append(bad, fmt.Sprintf("%s is %q, want %q", k, h.runnerEnv[k], w.runnerEnv[k]))
 			}

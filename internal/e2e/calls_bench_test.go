@@ -25,6 +25,18 @@ const (
 // TestGitHubCallsPerReview fails above it.
 const callsPerReview = 13
 
+// sharedCallsPer3 and sharedContentPer3 are what three reviewers asked for
+// in one comment make together, sharing one dispatch (issue 46 item 1): the
+// event's two reads and the dispatch once, ten calls a review (its check
+// run, the job's four reads, publishing's five), and one thread read more
+// for the PR's reviews after its first: 34, 11.3 a review against 13 alone;
+// two content writes a review plus the dispatch. TestGitHubCallsPerReview
+// fails above them.
+const (
+	sharedCallsPer3   = 34
+	sharedContentPer3 = 7
+)
+
 // Goals of issue 46 item 2.
 const (
 	goalCallsPerReview    = 12
@@ -77,19 +89,25 @@ func (rc reviewCalls) String() string {
 // oneReview asks for a style review on pr by a PR comment and returns the
 // API calls from the comment to the completed check run.
 func oneReview(tb testing.TB, c *chakshu, pr sandbox.SeededPR) reviewCalls {
+	return reviewsOf(tb, c, pr, "style")
+}
+
+// reviewsOf asks for reviews by the named reviewers on pr in one PR comment
+// and returns the API calls from the comment to their completed check runs.
+func reviewsOf(tb testing.TB, c *chakshu, pr sandbox.SeededPR, reviewers ...string) reviewCalls {
 	tb.Helper()
 	sim := c.SB.Sim
 	const complete = "PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}"
 	before := sim.APICalls()
-	sim.Comment(pr.Repo, pr.Number, sandbox.Writer, "@chakshu review style")
+	sim.Comment(pr.Repo, pr.Number, sandbox.Writer, "@chakshu review "+strings.Join(reviewers, " "))
 	time.Sleep(50 * time.Millisecond)
-	waitFor(tb, 60*time.Second, "the review to finish", func() bool {
+	waitFor(tb, 120*time.Second, "the reviews to finish", func() bool {
 		for _, cr := range sim.CheckRuns(pr.Repo) {
-			if cr.Name == "Chakshu · style" && cr.Status != "completed" {
+			if strings.HasPrefix(cr.Name, "Chakshu · ") && cr.Status != "completed" {
 				return false
 			}
 		}
-		return sim.CallCount(complete) > before[complete]
+		return sim.CallCount(complete) >= before[complete]+len(reviewers)
 	})
 	time.Sleep(200 * time.Millisecond) // the last tidy calls
 	out := reviewCalls{}
@@ -183,4 +201,19 @@ func TestGitHubCallsPerReview(t *testing.T) {
 			t.Errorf("%s ×%d, want once: %s", want, rc[want], rc)
 		}
 	}
+
+	// Three reviewers asked for at once share one dispatch (DESIGN §2.3):
+	// a check run and a review each, one dispatch and one event's reads for
+	// all three, so fewer calls and content writes per review than alone.
+	three := reviewsOf(t, c, c.SB.PRs[2], "security", "correctness", "style")
+	if n := three[dispatchCall]; n != 1 {
+		t.Errorf("%d dispatches for three reviewers of one PR, want 1: %s", n, three)
+	}
+	if n := three.total(); n > sharedCallsPer3 {
+		t.Errorf("three reviews of one PR made %d GitHub API calls, want at most %d: %s", n, sharedCallsPer3, three)
+	}
+	if n := three.content(); n > sharedContentPer3 {
+		t.Errorf("three reviews of one PR made %d content-creating writes, want at most %d: %s", n, sharedContentPer3, three)
+	}
+	t.Logf("three reviewers of one PR: %d calls (%.1f a review), %d content writes: %s", three.total(), float64(three.total())/3, three.content(), three)
 }

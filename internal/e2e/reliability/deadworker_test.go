@@ -10,7 +10,8 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 )
 
-// TestCrashDeadWorkerRequeued: a worker holding a run is frozen with SIGSTOP
+// TestCrashDeadWorkerRequeued: a worker holding a run (with the other
+// reviewer's run of its PR, for one shared Actions run) is frozen with SIGSTOP
 // (it neither heartbeats nor lets go); another worker requeues and finishes
 // its work within DESIGN §3's two minutes. With CHAKSHU_SOAK=full it runs the
 // production intervals (20 s heartbeat, 90 s dead-after); otherwise the same
@@ -41,6 +42,12 @@ func TestCrashDeadWorkerRequeued(t *testing.T) {
 			ORDER BY id LIMIT 1`).Scan(&runID, &owner)
 		return err == nil && ghsimtest.FaultHits(sim, 0) == 1
 	})
+	// The PR's two reviewers share one dispatch (DESIGN §2.3): the worker
+	// holds both runs while the dispatch hangs.
+	var held int
+	if err := c.DB.QueryRow(`SELECT COUNT(*) FROM runs WHERE lease_owner = $1 AND status = 'queued'`, owner).Scan(&held); err != nil || held != 2 {
+		t.Fatalf("the worker holds %d runs in its dispatch (%v), want the PR's 2", held, err)
+	}
 	var pid int
 	if err := c.DB.QueryRow(`SELECT pid FROM workers WHERE worker_id = $1`, owner).Scan(&pid); err != nil {
 		t.Fatalf("worker %s: %v", owner, err)
@@ -92,4 +99,11 @@ func TestCrashDeadWorkerRequeued(t *testing.T) {
 	f := settle(t, c, prs, 2, 3*time.Minute)
 	t.Logf("after thaw: %s (run %s)", f, strconv.Itoa(runID))
 	f.check(t)
+	// Taken over, the two runs still share one Actions run: the other
+	// worker's; the frozen worker's late one is refused at job fetch.
+	var shared, distinct int
+	if err := c.DB.QueryRow(`SELECT COUNT(*), COUNT(DISTINCT actions_run_id) FROM runs WHERE pr_number = $1 AND actions_run_id <> 0`, prs[0]).
+		Scan(&shared, &distinct); err != nil || shared != 2 || distinct != 1 {
+		t.Errorf("the PR's runs: %d with an Actions run, %d distinct (%v), want 2 sharing 1", shared, distinct, err)
+	}
 }
