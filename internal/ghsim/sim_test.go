@@ -557,6 +557,51 @@ func TestDispatchRefusesUndeclaredInputs(t *testing.T) {
 	}
 }
 
+// GitHub limits a dispatch's inputs to 65,535 characters (docs "Workflow
+// syntax", on.workflow_dispatch.inputs; ghsim counts them as JSON) and
+// starts nothing past it. A run's display title fills the run-name's
+// `inputs.a || inputs.b`: the first that is not empty.
+func TestDispatchInputsPayloadAndRunName(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.sim.Commit("acme/widget", "main", map[string]string{".github/workflows/named.yml": `name: Named
+run-name: "Run ${{ inputs.many || inputs.one }} of ${{ inputs.one }}"
+on:
+  workflow_dispatch:
+    inputs:
+      one: {type: string}
+      many: {type: string}
+jobs: {}
+`}, "named workflow")
+	dispatch := func(inputs map[string]any) error {
+		_, _, err := f.inst.REST.Actions.CreateWorkflowDispatchEventByFileName(ctx, "acme", "widget", "named.yml",
+			github.CreateWorkflowDispatchEventRequest{Ref: "main", Inputs: inputs})
+		return err
+	}
+	if err := dispatch(map[string]any{"one": strings.Repeat("x", 65535)}); err == nil || !strings.Contains(err.Error(), "65535") {
+		t.Fatalf("inputs over 65,535 characters: %v, want 422", err)
+	}
+	if n := len(f.sim.Runs()); n != 0 {
+		t.Fatalf("%d runs started by a refused dispatch", n)
+	}
+	for _, tc := range []struct {
+		inputs map[string]any
+		want   string
+	}{
+		{map[string]any{"one": "7"}, "Run 7 of 7"},
+		{map[string]any{"one": "7", "many": ""}, "Run 7 of 7"},
+		{map[string]any{"one": "7", "many": "7,8,9"}, "Run 7,8,9 of 7"},
+	} {
+		if err := dispatch(tc.inputs); err != nil {
+			t.Fatal(err)
+		}
+		runs := f.sim.Runs()
+		if got := runs[len(runs)-1].DisplayTitle; got != tc.want {
+			t.Errorf("inputs %v: title %q, want %q", tc.inputs, got, tc.want)
+		}
+	}
+}
+
 // GitHub refuses to dispatch a workflow whose `on` lacks workflow_dispatch
 // (422 "Workflow does not have 'workflow_dispatch' trigger"), in whichever
 // form `on` names its events, and starts no run.
