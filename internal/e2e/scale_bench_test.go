@@ -221,14 +221,20 @@ func (w *scaleWorld) runner(ctx context.Context, report bool) (dispatched func()
 	at := map[int]time.Time{}
 	ids := make(chan int, 10000)
 	w.sim.OnDispatch(func(r ghsim.WorkflowRun) {
-		id, _ := strconv.Atoi(fmt.Sprint(r.Inputs["run_id"]))
-		mu.Lock()
-		if _, ok := at[id]; !ok {
-			at[id] = time.Now()
+		all := fmt.Sprint(r.Inputs["run_id"])
+		if shared, ok := r.Inputs["run_ids"]; ok { // reviewers sharing the Actions run
+			all = fmt.Sprint(shared)
 		}
-		mu.Unlock()
-		if report {
-			ids <- id
+		for _, s := range strings.Split(all, ",") {
+			id, _ := strconv.Atoi(s)
+			mu.Lock()
+			if _, ok := at[id]; !ok {
+				at[id] = time.Now()
+			}
+			mu.Unlock()
+			if report {
+				ids <- id
+			}
 		}
 	})
 	res, _ := json.Marshal(findings.Result{Summary: "One thing.", Findings: []findings.Finding{
