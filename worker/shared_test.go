@@ -215,3 +215,60 @@ func TestFinisherCancelsASharedActionsRunLast(t *testing.T) {
 		}
 	})
 }
+
+// Enterprise Server (no return_run_details): the shared dispatch is made
+// again without the key, as for a run alone; the runs keep Actions run id 0
+// and the one Actions run's title names all of them, for the job fetch and
+// workflow_run to find them by.
+func TestDispatchSharedOnEnterpriseServer(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		f := newFixtureWith(t, db, nil, ghsim.Options{EnterpriseVersion: "3.19.0"})
+		three := f.enqueueReviewers(t, "security", "style", "correctness")
+		f.claimAndDispatch(t, f.dispatcher(t, "w1"), "w1")
+		if n := f.sim.CallCount(dispatchKey); n != 2 {
+			t.Fatalf("%d dispatch calls, want 2 (refused for return_run_details, then without it)", n)
+		}
+		wrs := f.sim.Runs()
+		if len(wrs) != 1 {
+			t.Fatalf("%d Actions runs, want 1", len(wrs))
+		}
+		var ids []string
+		for _, r := range three {
+			got := db.Run.GetX(ctx, r.ID)
+			if got.Status != run.StatusDispatched || got.ActionsRunID != 0 {
+				t.Errorf("run %d: %s, Actions run %d (want dispatched, found later by run-name)", r.ID, got.Status, got.ActionsRunID)
+			}
+			ids = append(ids, strconv.Itoa(r.ID))
+		}
+		if want := "Chakshu run " + strings.Join(ids, ",") + " (PR #" + strconv.Itoa(f.pr) + ")"; wrs[0].DisplayTitle != want {
+			t.Fatalf("title %q, want %q", wrs[0].DisplayTitle, want)
+		}
+	})
+}
+
+// A PR that moved on while its runs waited: each run is cancelled as moved,
+// the PR read once for all of them, and nothing is dispatched.
+func TestDispatchCancelsASharedGroupWhenPRMoved(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		f := newFixture(t, db, nil)
+		three := f.enqueueReviewers(t, "security", "style", "correctness")
+		for _, r := range three {
+			db.Run.UpdateOne(r).SetAttempts(1).ExecX(ctx) // an earlier attempt was put back: each reads the PR
+		}
+		f.sim.Commit(repoName, "feature", map[string]string{"c.go": "package main\n"}, "moved")
+		f.claimAndDispatch(t, f.dispatcher(t, "w1"), "w1")
+		for _, r := range three {
+			if got := db.Run.GetX(ctx, r.ID); got.Status != run.StatusCancelled {
+				t.Errorf("run %d: %s, want cancelled", r.ID, got.Status)
+			}
+		}
+		if n := f.sim.CallCount("GET /repos/{owner}/{repo}/pulls/{pull_number}"); n != 1 {
+			t.Errorf("the PR was read %d times, want once for the three runs", n)
+		}
+		if n := f.sim.CallCount(dispatchKey); n != 0 {
+			t.Errorf("%d dispatches for runs whose PR moved", n)
+		}
+	})
+}
