@@ -299,9 +299,18 @@ func (d *Dispatcher) dispatchGroup(ctx context.Context, group []*ent.Run) {
 	}
 	pr := &prRead{c: inst.REST, repo: repo}
 	var ready []member
-	for _, r := range group {
+	for i, r := range group {
 		m := member{ctx: d.runContext(ctx, r), r: r}
 		check, ok, err := d.prepare(m.ctx, r, pr)
+		if _, wait := gh.WaitFor(err, time.Now()); wait {
+			// GitHub (or the pacing of its limits) asks to wait: the runs
+			// not prepared yet would meet the same wait, so they wait too.
+			// Those ready go on.
+			for _, rest := range group[i:] {
+				d.settle(d.runContext(ctx, rest), rest, err)
+			}
+			break
+		}
 		if err != nil {
 			d.settle(m.ctx, r, err)
 			continue

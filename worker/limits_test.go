@@ -129,7 +129,8 @@ func TestBudgetsAtTheLimit(t *testing.T) {
 	}
 }
 
-// With a cap of 2 runs in flight per installation, the second run starts and
+// With a cap of 2 runs in flight per installation, the second run starts
+// (sharing the first's Actions run: the cap leaves room for one more) and
 // the third stays queued (not failed), saying why once, until a slot frees.
 func TestConcurrencyCapAtTheLimit(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
@@ -138,10 +139,9 @@ func TestConcurrencyCapAtTheLimit(t *testing.T) {
 		d := f.limitedDispatcher(t, 2)
 		first, second, third := f.enqueueAs(t, "one"), f.enqueueAs(t, "two"), f.enqueueAs(t, "three")
 		f.claimAndDispatch(t, d, "w1")
-		f.claimAndDispatch(t, d, "w1")
 		for _, r := range []*ent.Run{first, second} {
-			if got := db.Run.GetX(ctx, r.ID).Status; got != run.StatusDispatched {
-				t.Fatalf("run %d within the cap: %s", r.ID, got)
+			if got := db.Run.GetX(ctx, r.ID); got.Status != run.StatusDispatched || got.ActionsRunID != db.Run.GetX(ctx, first.ID).ActionsRunID {
+				t.Fatalf("run %d within the cap: %s in Actions run %d", r.ID, got.Status, got.ActionsRunID)
 			}
 		}
 		for i := 0; i < 2; i++ { // held twice: one timeline note

@@ -191,8 +191,15 @@ func TestPacedInstallationIsNotClaimedAgainBeforeItsTime(t *testing.T) {
 		if got.Status != run.StatusQueued || got.LeaseOwner != "" || got.NextAttemptAt == nil || got.NextAttemptAt.Sub(start) < 50*time.Minute {
 			t.Fatalf("paced run: %s owner %q due %v", got.Status, got.LeaseOwner, got.NextAttemptAt)
 		}
-		if n := db.RunEvent.Query().Where(runevent.Message(worker.PacedText(*got.NextAttemptAt))).CountX(ctx); n != 1 {
+		if n := db.RunEvent.Query().Where(runevent.HasRunWith(run.ID(id)), runevent.Message(worker.PacedText(*got.NextAttemptAt))).CountX(ctx); n != 1 {
 			t.Fatalf("%d timeline entries saying the pace", n)
+		}
+		// The other reviewer's run, claimed with it to share its Actions
+		// run, waits as long, without a write of its own tried.
+		for _, r := range db.Run.Query().Where(run.IDNEQ(id)).AllX(ctx) {
+			if r.Status != run.StatusQueued || r.LeaseOwner != "" || r.NextAttemptAt == nil || !r.NextAttemptAt.Equal(*got.NextAttemptAt) {
+				t.Fatalf("the other run: %s owner %q due %v, want queued due %v", r.Status, r.LeaseOwner, r.NextAttemptAt, got.NextAttemptAt)
+			}
 		}
 		if id, _ := db.Claim(ctx, store.QueuedRuns, "w1", time.Now(), 0); id != 0 {
 			t.Fatalf("claimed run %d of an installation whose new reviews wait for its budget", id)
