@@ -100,8 +100,12 @@ func (s *Sim) pageRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	log := s.runLogBytes(run.ID, status == "completed")
+	// GitHub heads a run's page with its display title (the run-name).
 	title := run.Workflow
-	if dn, ok := run.Inputs["run_id"]; ok {
+	switch dn, ok := run.Inputs["run_id"]; {
+	case run.DisplayTitle != "":
+		title = run.DisplayTitle
+	case ok:
 		title = "Chakshu review · run " + strings.TrimSpace(stringOf(dn))
 	}
 	v := runView{WorkflowRun: run, Title: title, Status: status, Conclusion: conclusion, Repo: run.Repo,
