@@ -19,10 +19,10 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/audit"
 	"github.com/chakshu-dev/chakshu/internal/connectors"
 	"github.com/chakshu-dev/chakshu/internal/learnings"
-	"github.com/chakshu-dev/chakshu/internal/notify"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
-	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
+	"github.com/chakshu-dev/chakshu/internal/runstate"
 	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 	"github.com/chakshu-dev/chakshu/server/auth"
 )
 
@@ -84,11 +84,11 @@ func (h *api) cancelRun(ctx context.Context, id int) (*ent.Run, error) {
 			return nil, err
 		}
 	}
-	err = runs.Transition(ctx, c, id, runs.Change{
-		From: runs.Active, To: run.StatusCancelled,
+	err = runstate.Transition(ctx, c, id, runstate.Change{
+		From: runstate.Active, To: run.StatusCancelled,
 		Message: fmt.Sprintf("Cancelled by %s in the portal.", v.User.Login),
 	})
-	if errors.Is(err, runs.ErrConflict) {
+	if errors.Is(err, runstate.ErrConflict) {
 		return nil, invalid("the run has already finished")
 	}
 	if err != nil {
@@ -135,8 +135,8 @@ func (h *api) retryWebhookEvent(ctx context.Context, id int) (*ent.WebhookEvent,
 	} else if err != nil {
 		return nil, err
 	}
-	if err := h.cfg.Bus.Notify(ctx, notify.TopicEvents); err != nil {
-		h.log.Warn("notify", "topic", notify.TopicEvents, "err", err)
+	if err := h.cfg.Bus.Notify(ctx, wakeup.TopicEvents); err != nil {
+		h.log.Warn("notify", "topic", wakeup.TopicEvents, "err", err)
 	}
 	return h.client.WebhookEvent.Get(ctx, id)
 }
@@ -163,7 +163,7 @@ func (h *api) syncReviewers(ctx context.Context, installationID *int) (bool, err
 		}
 		u.Where(installation.ID(*installationID))
 		entry.InstallationID, entry.Target = in.ID, "installation "+in.AccountLogin
-		entry.Detail = "reviewers repository " + reviewers.ReviewersRepo(in)
+		entry.Detail = "reviewers repository " + reviewerconfig.ReviewersRepo(in)
 	}
 	n, err := u.Save(ctx)
 	if err != nil {
@@ -175,7 +175,7 @@ func (h *api) syncReviewers(ctx context.Context, installationID *int) (bool, err
 	if err := audit.Record(ctx, c, entry); err != nil { // in the request's transaction
 		return false, err
 	}
-	h.notifyAfterCommit(ctx, notify.TopicSync)
+	h.notifyAfterCommit(ctx, wakeup.TopicSync)
 	return true, nil
 }
 
@@ -189,14 +189,14 @@ func (h *api) setReviewersRepository(ctx context.Context, installationID int, re
 	if err != nil {
 		return nil, err
 	}
-	in, err := reviewers.SetReviewersRepoAs(ctx, h.clientFrom(ctx), v.User.Login, installationID, repo)
-	if errors.Is(err, reviewers.ErrBadReviewersRepo) {
+	in, err := reviewerconfig.SetReviewersRepoAs(ctx, h.clientFrom(ctx), v.User.Login, installationID, repo)
+	if errors.Is(err, reviewerconfig.ErrBadReviewersRepo) {
 		return nil, invalid("%s", err.Error())
 	}
 	if err != nil {
 		return nil, err
 	}
-	h.notifyAfterCommit(ctx, notify.TopicSync)
+	h.notifyAfterCommit(ctx, wakeup.TopicSync)
 	return in, nil
 }
 

@@ -18,10 +18,10 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
-	"github.com/chakshu-dev/chakshu/internal/notify"
-	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/runstate"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 	"github.com/chakshu-dev/chakshu/worker"
 )
 
@@ -33,7 +33,7 @@ type fixture struct {
 	sim      *ghsim.Sim
 	db       *store.DB
 	apps     *gh.Apps
-	bus      *notify.Local
+	bus      *wakeup.Local
 	instID   int64
 	repo     *ent.Repository
 	reviewer *ent.Reviewer
@@ -73,15 +73,15 @@ func newFixtureWith(t *testing.T, db *store.DB, files map[string]string, opts gh
 	repo := db.Repository.Create().SetGithubID(s.RepoID(repoName)).SetOwner("acme").SetName("widget").
 		SetFullName(repoName).SetDefaultBranch("main").SetInstallation(inst).SaveX(ctx)
 	rv := db.Reviewer.Create().SetName("security").SetInstallation(inst).SaveX(ctx)
-	bus := notify.NewLocal()
-	runs.NotifyLiveUpdates(db.Client, bus) // as the app wires it
+	bus := wakeup.NewLocal()
+	runstate.NotifyLiveUpdates(db.Client, bus) // as the app wires it
 	return &fixture{sim: s, db: db, apps: apps, bus: bus, instID: instID, repo: repo, reviewer: rv,
 		pr: pr, head: head, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 }
 
 func (f *fixture) enqueue(t *testing.T) *ent.Run {
 	t.Helper()
-	created, _, err := runs.Enqueue(context.Background(), f.db, f.bus, runs.Request{
+	created, _, err := runstate.Enqueue(context.Background(), f.db, f.bus, runstate.Request{
 		RepositoryID: f.repo.ID, ReviewerIDs: []int{f.reviewer.ID}, PRNumber: f.pr, HeadSHA: f.head,
 		Trigger: run.TriggerComment, Requester: "alice"})
 	if err != nil || len(created) != 1 {
@@ -314,7 +314,7 @@ func TestReportTimeoutFailsRun(t *testing.T) {
 		r := f.enqueue(t)
 		f.claimAndDispatch(t, f.dispatcher(t, "w1"), "w1")
 		sw, _ := worker.NewSweeper(worker.SweepConfig{DB: db, Log: f.log, Bus: f.bus, ReportTimeout: time.Minute})
-		updated, stop := f.bus.Subscribe(notify.TopicRunUpdated)
+		updated, stop := f.bus.Subscribe(wakeup.TopicRunUpdated)
 		defer stop()
 		res, err := sw.SweepCount(ctx, time.Now())
 		if err != nil || res.RunsTimedOut != 0 {
@@ -351,7 +351,7 @@ func TestConcurrentDispatchExactlyOnce(t *testing.T) {
 	var ids []int
 	for i := 0; i < n; i++ {
 		rv := db.Reviewer.Create().SetName(fmt.Sprintf("r%d", i)).SetInstallationID(f.repo.QueryInstallation().OnlyIDX(ctx)).SaveX(ctx)
-		created, _, err := runs.Enqueue(ctx, db, nil, runs.Request{RepositoryID: f.repo.ID, ReviewerIDs: []int{rv.ID},
+		created, _, err := runstate.Enqueue(ctx, db, nil, runstate.Request{RepositoryID: f.repo.ID, ReviewerIDs: []int{rv.ID},
 			PRNumber: f.pr, HeadSHA: f.head, Trigger: run.TriggerAuto})
 		if err != nil {
 			t.Fatal(err)

@@ -6,10 +6,10 @@ import (
 	"time"
 
 	"github.com/chakshu-dev/chakshu/ent"
-	"github.com/chakshu-dev/chakshu/internal/budget"
 	"github.com/chakshu-dev/chakshu/internal/fault"
 	"github.com/chakshu-dev/chakshu/internal/logging"
-	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/runstate"
+	"github.com/chakshu-dev/chakshu/internal/spend"
 	"github.com/chakshu-dev/chakshu/internal/store"
 )
 
@@ -27,7 +27,7 @@ func (d *Dispatcher) holdForCap(ctx context.Context, r *ent.Run, instID int) boo
 	if limit <= 0 {
 		return false
 	}
-	n, err := budget.InFlight(ctx, d.cfg.DB, instID, r.ID)
+	n, err := spend.InFlight(ctx, d.cfg.DB, instID, r.ID)
 	if err != nil {
 		log.Warn("dispatch: count runs in flight; dispatching anyway", "err", err)
 		return false
@@ -41,7 +41,7 @@ func (d *Dispatcher) holdForCap(ctx context.Context, r *ent.Run, instID int) boo
 	}
 	if r.Attempts <= 1 {
 		msg := fmt.Sprintf("Waiting: this installation already has %d reviews running (the cap is %d). The review starts when one finishes.", n, limit)
-		if err := runs.Note(ctx, d.cfg.DB.Client, r.ID, msg, ""); err != nil {
+		if err := runstate.Note(ctx, d.cfg.DB.Client, r.ID, msg, ""); err != nil {
 			log.Warn("dispatch: record the wait", "err", err)
 		}
 	}
@@ -51,7 +51,7 @@ func (d *Dispatcher) holdForCap(ctx context.Context, r *ent.Run, instID int) boo
 // checkBudget refuses a run whose repository's or installation's spend
 // budget is used up, naming the budget and when it resets.
 func (d *Dispatcher) checkBudget(ctx context.Context, inst *ent.Installation, repo *ent.Repository) error {
-	ex, err := budget.Check(ctx, d.cfg.DB, inst, repo, time.Now())
+	ex, err := spend.Check(ctx, d.cfg.DB, inst, repo, time.Now())
 	if err != nil {
 		return fmt.Errorf("check spend budgets: %w", err)
 	}

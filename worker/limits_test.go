@@ -10,7 +10,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/runevent"
-	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/runstate"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 	"github.com/chakshu-dev/chakshu/worker"
@@ -20,7 +20,7 @@ import (
 func (f *fixture) enqueueAs(t *testing.T, name string) *ent.Run {
 	t.Helper()
 	rv := f.db.Reviewer.Create().SetName(name).SetInstallationID(f.repo.QueryInstallation().OnlyIDX(context.Background())).SaveX(context.Background())
-	created, _, err := runs.Enqueue(context.Background(), f.db, f.bus, runs.Request{
+	created, _, err := runstate.Enqueue(context.Background(), f.db, f.bus, runstate.Request{
 		RepositoryID: f.repo.ID, ReviewerIDs: []int{rv.ID}, PRNumber: f.pr, HeadSHA: f.head,
 		Trigger: run.TriggerComment, Requester: "alice"})
 	if err != nil || len(created) != 1 {

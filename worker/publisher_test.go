@@ -12,11 +12,11 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/runevent"
 	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
-	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/publish"
-	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/runstate"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 	"github.com/chakshu-dev/chakshu/worker"
 )
 
@@ -43,15 +43,15 @@ func (f *fixture) report(t *testing.T, id int, res findings.Result) {
 	t.Helper()
 	ctx := context.Background()
 	b, _ := json.Marshal(res)
-	if err := runs.Transition(ctx, f.db.Client, id, runs.Change{From: []run.Status{run.StatusDispatched}, To: run.StatusRunning}); err != nil {
+	if err := runstate.Transition(ctx, f.db.Client, id, runstate.Change{From: []run.Status{run.StatusDispatched}, To: run.StatusRunning}); err != nil {
 		t.Fatal(err)
 	}
-	err := runs.Transition(ctx, f.db.Client, id, runs.Change{From: []run.Status{run.StatusRunning}, To: run.StatusPublishing,
+	err := runstate.Transition(ctx, f.db.Client, id, runstate.Change{From: []run.Status{run.StatusRunning}, To: run.StatusPublishing,
 		Set: func(u *ent.RunUpdate) { u.SetResultJSON(string(b)) }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.bus.Notify(ctx, notify.TopicPublish) //nolint:errcheck
+	f.bus.Notify(ctx, wakeup.TopicPublish) //nolint:errcheck
 }
 
 func TestPublishLoopEndToEnd(t *testing.T) {

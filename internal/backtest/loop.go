@@ -15,9 +15,9 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/models"
-	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 )
 
 // Writer is what a backtest writes to GitHub, all through the write port.
@@ -41,7 +41,7 @@ var _ Clients = (*gh.Apps)(nil)
 // Config builds a Loop.
 type Config struct {
 	DB     *store.DB
-	Bus    notify.Bus
+	Bus    wakeup.Bus
 	Log    *slog.Logger
 	GitHub Clients
 	Write  Writer
@@ -105,12 +105,12 @@ func New(cfg Config) (*Loop, error) {
 // Name implements worker.Loop.
 func (l *Loop) Name() string { return "backtests" }
 
-// Run works on due backtests until ctx ends, woken by notify.TopicBacktests
+// Run works on due backtests until ctx ends, woken by wakeup.TopicBacktests
 // and the poll (a running backtest is looked at every Recheck).
 func (l *Loop) Run(ctx context.Context) error {
 	var wake <-chan struct{}
 	if l.cfg.Bus != nil {
-		ch, cancel := l.cfg.Bus.Subscribe(notify.TopicBacktests)
+		ch, cancel := l.cfg.Bus.Subscribe(wakeup.TopicBacktests)
 		defer cancel()
 		wake = ch
 	}

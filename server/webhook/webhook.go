@@ -21,9 +21,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 	"github.com/chakshu-dev/chakshu/server"
 )
 
@@ -54,7 +54,7 @@ type Config struct {
 	Secrets []string
 	Log     *slog.Logger
 	// Bus is told (TopicEvents) when an event was stored; nil skips the wake-up.
-	Bus notify.Bus
+	Bus wakeup.Bus
 	// Metrics registers the intake counters; nil leaves them unregistered.
 	Metrics Registerer
 	// MaxBody overrides the body cap (tests); 0 means MaxBody.
