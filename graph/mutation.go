@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/intake"
+
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/apitoken"
 	"github.com/chakshu-dev/chakshu/ent/connectorcredential"
@@ -21,7 +23,6 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/learnings"
 	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/runstate"
-	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/wakeup"
 	"github.com/chakshu-dev/chakshu/server/auth"
 )
@@ -124,13 +125,13 @@ func (h *api) retryWebhookEvent(ctx context.Context, id int) (*ent.WebhookEvent,
 	// The retry writes through the store, then wakes the event workers; this
 	// mutation is in ownWrites, so no request transaction holds the write lock.
 	err = h.db.WithTx(ctx, func(tx *ent.Tx) error { // the retry and its audit entry, together
-		if err := store.RetryWebhookEvent(ctx, tx.Client(), id); err != nil {
+		if err := intake.RetryWebhookEvent(ctx, tx.Client(), id); err != nil {
 			return err
 		}
 		return audit.Record(ctx, tx.Client(), audit.Entry{Actor: v.User.Login, Action: audit.WebhookRetry,
 			InstallationID: h.installationOfEvent(ctx, ev), Target: fmt.Sprintf("webhook %s %s (%s)", ev.Event, ev.DeliveryID, ev.Repository)})
 	})
-	if errors.Is(err, store.ErrEventNotFailed) {
+	if errors.Is(err, intake.ErrEventNotFailed) {
 		return nil, invalid("only failed events can be retried (this one is %s)", ev.Status)
 	} else if err != nil {
 		return nil, err

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/queue"
+
 	"github.com/google/go-github/v88/github"
 
 	"github.com/chakshu-dev/chakshu/ent"
@@ -100,7 +102,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	defer stop()
 	return Repeat(logging.With(ctx, d.cfg.Log), "dispatch: claim", wake, d.cfg.PollInterval, func(ctx context.Context) error {
 		for ctx.Err() == nil {
-			id, err := d.cfg.DB.Claim(ctx, store.QueuedRuns, d.cfg.WorkerID, time.Now(), 0)
+			id, err := queue.Claim(ctx, d.cfg.DB, queue.QueuedRuns, d.cfg.WorkerID, time.Now(), 0)
 			if err != nil || id == 0 {
 				return err
 			}
@@ -117,7 +119,7 @@ func (d *Dispatcher) Dispatch(ctx context.Context, id int) {
 		WithRepository(func(q *ent.RepositoryQuery) { q.WithInstallation() }).WithReviewer().Only(ctx)
 	if err != nil {
 		log.Error("dispatch: load run", "err", err)
-		d.cfg.DB.Release(ctx, store.QueuedRuns, id, d.cfg.WorkerID, time.Now().Add(5*time.Second)) //nolint:errcheck
+		queue.Release(ctx, d.cfg.DB, queue.QueuedRuns, id, d.cfg.WorkerID, time.Now().Add(5*time.Second)) //nolint:errcheck
 		return
 	}
 	repo, rv := r.Edges.Repository, r.Edges.Reviewer
@@ -135,7 +137,7 @@ func (d *Dispatcher) Dispatch(ctx context.Context, id int) {
 			if gh.Paced(err) {
 				// Every new run of the installation would meet the same
 				// budget: claims go to other installations meanwhile.
-				if herr := d.cfg.DB.HoldStarts(ctx, repo.Edges.Installation.ID, until); herr != nil {
+				if herr := queue.HoldStarts(ctx, d.cfg.DB, repo.Edges.Installation.ID, until); herr != nil {
 					log.Warn("dispatch: hold the installation's starts", "err", herr)
 				}
 			}
@@ -160,7 +162,7 @@ func (d *Dispatcher) waitForGitHub(ctx context.Context, id int, until time.Time,
 	log := logging.From(ctx)
 	text := waitingText(cause, until)
 	log.Info("dispatch: GitHub asked to wait", "until", until, "err", cause)
-	if _, err := d.cfg.DB.Release(ctx, store.QueuedRuns, id, d.cfg.WorkerID, until); err != nil {
+	if _, err := queue.Release(ctx, d.cfg.DB, queue.QueuedRuns, id, d.cfg.WorkerID, until); err != nil {
 		log.Error("dispatch: put the run back", "err", err)
 	}
 	if err := runstate.Note(ctx, d.cfg.DB.Client, id, text, cause.Error()); err != nil {
@@ -356,7 +358,7 @@ func HeldText(until time.Time) string {
 }
 
 // heldLine is HeldText for run r when its installation's new reviews were
-// held (store.HoldStarts) after r was asked for, and "" otherwise.
+// held (queue.HoldStarts) after r was asked for, and "" otherwise.
 func heldLine(r *ent.Run, inst *ent.Installation) string {
 	if inst == nil || inst.StartsHeldUntil == nil || !inst.StartsHeldUntil.After(r.CreatedAt) {
 		return ""

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/queue"
+
 	"github.com/chakshu-dev/chakshu/action"
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
@@ -112,7 +114,7 @@ func (f *fixture) finisher(t *testing.T) *worker.Finisher {
 // claimAndDispatch claims the next queued run as owner and dispatches it.
 func (f *fixture) claimAndDispatch(t *testing.T, d *worker.Dispatcher, owner string) int {
 	t.Helper()
-	id, err := f.db.Claim(context.Background(), store.QueuedRuns, owner, time.Now(), 0)
+	id, err := queue.Claim(context.Background(), f.db, queue.QueuedRuns, owner, time.Now(), 0)
 	if err != nil || id == 0 {
 		t.Fatalf("claim: id %d err %v", id, err)
 	}
@@ -286,10 +288,10 @@ func TestDeadWorkerRunIsRedispatched(t *testing.T) {
 		f := newFixture(t, db, nil)
 		r := f.enqueue(t)
 		old := time.Now().Add(-2 * time.Minute)
-		if id, err := db.Claim(ctx, store.QueuedRuns, "dead-worker", old, 0); err != nil || id != r.ID {
+		if id, err := queue.Claim(ctx, db, queue.QueuedRuns, "dead-worker", old, 0); err != nil || id != r.ID {
 			t.Fatalf("claim by the doomed worker: %d %v", id, err)
 		}
-		if id, _ := db.Claim(ctx, store.QueuedRuns, "w2", time.Now(), 0); id != 0 {
+		if id, _ := queue.Claim(ctx, db, queue.QueuedRuns, "w2", time.Now(), 0); id != 0 {
 			t.Fatal("a held run was claimed twice")
 		}
 		sw, err := worker.NewSweeper(worker.SweepConfig{DB: db, Log: f.log, Bus: f.bus, DeadAfter: 90 * time.Second})

@@ -5,12 +5,13 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/queue"
+
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/internal/fault"
 	"github.com/chakshu-dev/chakshu/internal/logging"
 	"github.com/chakshu-dev/chakshu/internal/runstate"
 	"github.com/chakshu-dev/chakshu/internal/spend"
-	"github.com/chakshu-dev/chakshu/internal/store"
 )
 
 // CapWait is how long a run held back by the concurrency cap waits before a
@@ -36,7 +37,7 @@ func (d *Dispatcher) holdForCap(ctx context.Context, r *ent.Run, instID int) boo
 		return false
 	}
 	log.Info("dispatch: installation at its concurrency cap; the run stays queued", "in_flight", n, "cap", limit)
-	if _, err := d.cfg.DB.Release(ctx, store.QueuedRuns, r.ID, d.cfg.WorkerID, time.Now().Add(CapWait)); err != nil {
+	if _, err := queue.Release(ctx, d.cfg.DB, queue.QueuedRuns, r.ID, d.cfg.WorkerID, time.Now().Add(CapWait)); err != nil {
 		log.Error("dispatch: put the run back", "err", err)
 	}
 	if r.Attempts <= 1 {

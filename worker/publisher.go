@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/queue"
+
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/gh"
@@ -144,7 +146,7 @@ func (l *PublishLoop) publish(ctx context.Context, id int) {
 		}
 	}
 	n, uerr := l.cfg.DB.Run.Update().
-		Where(store.HeldRun(store.PublishingRuns, id, l.cfg.WorkerID)).
+		Where(queue.HeldRun(queue.PublishingRuns, id, l.cfg.WorkerID)).
 		SetLeaseOwner("").SetNextAttemptAt(time.Now().Add(l.cfg.RetryAfter)).AddPublishFailures(1).
 		Save(bg)
 	switch {
@@ -160,7 +162,7 @@ func (l *PublishLoop) publish(ctx context.Context, id int) {
 // until, and says so on its timeline.
 func (l *PublishLoop) waitForGitHub(ctx context.Context, id int, until time.Time, cause error) {
 	log := logging.From(ctx)
-	held, err := l.cfg.DB.Release(ctx, store.PublishingRuns, id, l.cfg.WorkerID, until)
+	held, err := queue.Release(ctx, l.cfg.DB, queue.PublishingRuns, id, l.cfg.WorkerID, until)
 	if err != nil || !held {
 		if err != nil {
 			log.Warn("publish: put the run back", "err", redact.Error(err))
@@ -209,5 +211,5 @@ func (l *PublishLoop) safePublish(ctx context.Context, id int) (err error) {
 // claim a run whose first claim was stamped a moment before the run arrived,
 // and both published it. It returns 0 when there is none.
 func (l *PublishLoop) Claim(ctx context.Context, now time.Time) (int, error) {
-	return l.cfg.DB.Claim(ctx, store.PublishingRuns, l.cfg.WorkerID, now, l.cfg.StaleAfter)
+	return queue.Claim(ctx, l.cfg.DB, queue.PublishingRuns, l.cfg.WorkerID, now, l.cfg.StaleAfter)
 }

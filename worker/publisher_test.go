@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/queue"
+
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/runevent"
@@ -122,7 +124,7 @@ func TestPublishClaimAndLeases(t *testing.T) {
 		}
 		// A's heartbeat keeps it; B may take it over only once A goes silent.
 		later := now.Add(60 * time.Second)
-		if err := db.Heartbeat(ctx, "w-a", later, store.PublishingRuns); err != nil {
+		if err := queue.Heartbeat(ctx, db, "w-a", later, queue.PublishingRuns); err != nil {
 			t.Fatal(err)
 		}
 		if got, _ := b.Claim(ctx, later.Add(60*time.Second)); got != 0 {
@@ -150,7 +152,7 @@ func TestPublishClaimAndLeases(t *testing.T) {
 		other := newRun("s4", func(c *ent.RunCreate) {
 			c.SetStatus(run.StatusQueued).SetLeaseOwner("w-a").SetHeartbeatAt(now)
 		})
-		if err := db.Heartbeat(ctx, "w-a", now.Add(time.Hour), store.PublishingRuns); err != nil {
+		if err := queue.Heartbeat(ctx, db, "w-a", now.Add(time.Hour), queue.PublishingRuns); err != nil {
 			t.Fatal(err)
 		}
 		if hb := db.Run.GetX(ctx, other).HeartbeatAt; hb == nil || hb.After(now.Add(time.Minute)) {

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/queue"
+
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/logging"
 	"github.com/chakshu-dev/chakshu/internal/runstate"
@@ -76,7 +78,7 @@ func (s *Sweeper) SweepCount(ctx context.Context, now time.Time) (SweepResult, e
 	var res SweepResult
 	db := s.cfg.DB
 	// Work held by a worker that stopped heartbeating goes back to whoever claims next.
-	back, err := db.RequeueDead(ctx, now.Add(-s.cfg.DeadAfter))
+	back, err := queue.RequeueDead(ctx, db, now.Add(-s.cfg.DeadAfter))
 	if err != nil {
 		return res, err
 	}

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/retention"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/chakshu-dev/chakshu/graph"
@@ -213,7 +215,7 @@ func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, [
 }
 
 // storeRetention is the store's view of the retention settings.
-func storeRetention(r config.Retention) store.Retention {
-	return store.Retention{WebhookPayloads: r.WebhookPayloads, WebhookEvents: r.WebhookEvents, FailedEvents: r.FailedEvents,
+func storeRetention(r config.Retention) retention.Retention {
+	return retention.Retention{WebhookPayloads: r.WebhookPayloads, WebhookEvents: r.WebhookEvents, FailedEvents: r.FailedEvents,
 		RunEvents: r.RunEvents, Runs: r.Runs, Workers: r.Workers, Batch: r.Batch}
 }

@@ -7,7 +7,7 @@
 // `Chakshu backtest · <reviewer>` on the change's head.
 //
 // The webhook edge calls Request; the worker's Loop does the rest under a
-// lease (internal/store/lease.go): it loads the change, queues the shadow
+// lease (internal/queue/lease.go): it loads the change, queues the shadow
 // runs within the cost cap, and reports when they have all finished. The
 // shadow runs themselves go through dispatch, job fetch, runner, gateway and
 // publishing like any run, and post nothing on the pull requests they review.

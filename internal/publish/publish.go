@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/runstats"
+
 	"github.com/google/go-github/v88/github"
 
 	"github.com/chakshu-dev/chakshu/ent"
@@ -740,7 +742,7 @@ func (p *Publisher) demotions(ctx context.Context, reviewerID int, cfg reviewerc
 	if cfg.DemoteBelowAcceptance <= 0 {
 		return nil, nil
 	}
-	counts, err := p.cfg.DB.CategoryAcceptance(ctx, reviewerID, p.cfg.Now())
+	counts, err := runstats.CategoryAcceptance(ctx, p.cfg.DB, reviewerID, p.cfg.Now())
 	if err != nil {
 		return nil, fmt.Errorf("demote_below_acceptance: %w", err)
 	}

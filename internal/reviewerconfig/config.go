@@ -1,9 +1,9 @@
-// Package reviewers holds reviewer configuration (DESIGN §7): parsing
+// Package reviewerconfig holds reviewer configuration (DESIGN §7): parsing
 // reviewer.yaml and a repository's .github/chakshu.yml, syncing reviewers
 // from the reviewers repository (and recording a request for a sync, which
 // worker.ReviewerSync performs), and picking the reviewers a trigger runs.
 // Review learnings are package learnings; requesting a review is package
-// review.
+// reviewrequest.
 package reviewerconfig
 
 import (

@@ -1,4 +1,4 @@
-// Package review is the "request a review" use case that webhook handling
+// Package reviewrequest is the "request a review" use case that webhook handling
 // (worker/events) and the portal (graph's requestReview) share: who may ask,
 // the repository's .github/chakshu.yml read from its default branch, which
 // reviewers run, and queueing one run per reviewer. Edges translate payloads

@@ -1,4 +1,4 @@
-// Package runs owns the run state machine (DESIGN §2): queueing runs and moving
+// Package runstate owns the run state machine (DESIGN §2): queueing runs and moving
 // them between states with conditional updates, each recorded on the run's
 // timeline. Every package that changes a run's status goes through here. It
 // is also the one reader of a run's stored result (Result), for publishing,

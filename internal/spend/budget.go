@@ -1,4 +1,4 @@
-// Package budget holds the limits checked before a run starts (issue 22
+// Package spend holds the limits checked before a run starts (issue 22
 // item 8): daily and monthly spend budgets per installation and per
 // repository, read from the cost rollup, and the cap on runs of one
 // installation in flight at once.

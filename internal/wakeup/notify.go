@@ -1,4 +1,4 @@
-// Package notify wakes workers when there is work: in-process on SQLite (one
+// Package wakeup wakes workers when there is work: in-process on SQLite (one
 // process owns the file), LISTEN/NOTIFY on PostgreSQL (any process may store
 // work any other process handles). Wake-ups are hints; every consumer also
 // polls slowly as a safety net.

@@ -16,6 +16,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/intake"
+	"github.com/chakshu-dev/chakshu/internal/queue"
+
 	"github.com/google/go-github/v88/github"
 
 	"github.com/chakshu-dev/chakshu/ent"
@@ -212,7 +215,7 @@ func (l *Loop) Drain(ctx context.Context) (int, error) {
 // claim leases the oldest due event (pending and due, or processing under a
 // lease nobody has refreshed for StaleAfter) and returns its id, 0 when none.
 func (l *Loop) claim(ctx context.Context) (int, error) {
-	return l.cfg.DB.Claim(ctx, store.WebhookEvents, l.cfg.WorkerID, time.Now(), l.cfg.StaleAfter)
+	return queue.Claim(ctx, l.cfg.DB, queue.WebhookEvents, l.cfg.WorkerID, time.Now(), l.cfg.StaleAfter)
 }
 
 // process runs the handler of event id and records the outcome under the lease.
@@ -228,7 +231,7 @@ func (l *Loop) process(ctx context.Context, id int) {
 	if ctx.Err() != nil && herr != nil {
 		return // shutting down: the lease lapses and another worker takes it over
 	}
-	mine := l.cfg.DB.WebhookEvent.Update().Where(store.HeldEvent(id, l.cfg.WorkerID)).SetLeaseOwner("")
+	mine := l.cfg.DB.WebhookEvent.Update().Where(queue.HeldEvent(id, l.cfg.WorkerID)).SetLeaseOwner("")
 	now := time.Now()
 	// The error may quote the payload (a repository named with a NUL): made
 	// storable, or PostgreSQL refuses the outcome and the event stays
@@ -288,12 +291,12 @@ func (l *Loop) handle(ctx context.Context, ev *ent.WebhookEvent) (drop bool, err
 }
 
 // ErrNotFailed is returned by Retry for an event that is not failed.
-var ErrNotFailed = store.ErrEventNotFailed
+var ErrNotFailed = intake.ErrEventNotFailed
 
 // Retry puts a failed event back to pending with fresh attempts (the portal's
 // retry), and wakes the event workers.
 func Retry(ctx context.Context, db *store.DB, bus wakeup.Bus, id int) error {
-	if err := db.RetryWebhookEvent(ctx, id); err != nil {
+	if err := intake.RetryWebhookEvent(ctx, db.Client, id); err != nil {
 		return err
 	}
 	WakeRetried(ctx, bus)

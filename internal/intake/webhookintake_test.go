@@ -1,9 +1,11 @@
-package store_test
+package intake_test
 
 import (
 	"context"
 	"errors"
 	"testing"
+
+	"github.com/chakshu-dev/chakshu/internal/intake"
 
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
 	"github.com/chakshu-dev/chakshu/internal/store"
@@ -17,17 +19,17 @@ import (
 func TestBatchAnswersEachDelivery(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		in := store.NewIntake(db, store.IntakeConfig{})
+		in := intake.NewIntake(db, intake.IntakeConfig{})
 		defer in.Close()
-		ev := func(id string) *store.Delivery {
-			return &store.Delivery{DeliveryID: id, Event: "ping", Payload: []byte(`{}`)}
+		ev := func(id string) *intake.Delivery {
+			return &intake.Delivery{DeliveryID: id, Event: "ping", Payload: []byte(`{}`)}
 		}
-		if _, err := db.StoreDelivery(ctx, ev("old")); err != nil {
+		if _, err := intake.StoreDelivery(ctx, db, ev("old")); err != nil {
 			t.Fatal(err)
 		}
-		check := func(batch []*store.Delivery, want []store.BatchResult) {
+		check := func(batch []*intake.Delivery, want []intake.BatchResult) {
 			t.Helper()
-			for i, got := range store.CommitBatch(in, batch) {
+			for i, got := range intake.CommitBatch(in, batch) {
 				if want[i].Err != nil {
 					if got.Err == nil {
 						t.Errorf("delivery %q: stored, want an error", batch[i].DeliveryID)
@@ -38,8 +40,8 @@ func TestBatchAnswersEachDelivery(t *testing.T) {
 			}
 		}
 		// The batch as one statement or transaction.
-		check([]*store.Delivery{ev("a"), ev("old"), ev("b"), ev("a")},
-			[]store.BatchResult{{Stored: true}, {}, {Stored: true}, {}})
+		check([]*intake.Delivery{ev("a"), ev("old"), ev("b"), ev("a")},
+			[]intake.BatchResult{{Stored: true}, {}, {Stored: true}, {}})
 		// A row the database refuses (here by a trigger) fails the batch as a
 		// whole; then each row is stored on its own, and the writer goes on.
 		refuse := []string{`CREATE TRIGGER refuse BEFORE INSERT ON webhook_events
@@ -54,9 +56,9 @@ func TestBatchAnswersEachDelivery(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		check([]*store.Delivery{ev("c"), ev("bad"), ev("b"), ev("d")},
-			[]store.BatchResult{{Stored: true}, {Err: errors.New("refused")}, {}, {Stored: true}})
-		check([]*store.Delivery{ev("e"), ev("c")}, []store.BatchResult{{Stored: true}, {}})
+		check([]*intake.Delivery{ev("c"), ev("bad"), ev("b"), ev("d")},
+			[]intake.BatchResult{{Stored: true}, {Err: errors.New("refused")}, {}, {Stored: true}})
+		check([]*intake.Delivery{ev("e"), ev("c")}, []intake.BatchResult{{Stored: true}, {}})
 		if n := db.WebhookEvent.Query().Where(webhookevent.DeliveryIDIn("a", "b", "c", "d", "e", "old")).CountX(ctx); n != 6 {
 			t.Fatalf("%d rows", n)
 		}

@@ -1,4 +1,4 @@
-package store
+package queue
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/predicate"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
+	"github.com/chakshu-dev/chakshu/internal/store"
 )
 
 // Leases (DESIGN §3): a worker claims a row of a queue table under its id
@@ -75,7 +76,7 @@ var queues = []Queue{QueuedRuns, PublishingRuns, WebhookEvents, QueuedBacktests,
 // indexable halves rather than one OR, so neither scans the history.
 // The held half reads run_held_by_repository (by name on SQLite, which
 // without statistics would rather walk every queued run).
-func (db *DB) inFlight() string {
+func (db conn) inFlight() string {
 	held := "runs"
 	if !db.Postgres() {
 		held = "runs INDEXED BY run_held_by_repository"
@@ -85,25 +86,6 @@ func (db *DB) inFlight() string {
 	UNION ALL
 	SELECT repository_runs FROM ` + held + ` WHERE status = 'queued' AND lease_owner <> ''
 ) f JOIN repositories p ON p.id = f.repo GROUP BY p.installation_repositories`
-}
-
-// queueIndexes serve the fair claim and the in-flight count with a short
-// walk each: per repository, its waiting runs oldest first, and its runs a
-// dispatcher holds. ent cannot put an edge's column first in an index, and
-// both are partial (SQLite and PostgreSQL alike), so they stay small however
-// long the history grows.
-var queueIndexes = []string{
-	`CREATE INDEX IF NOT EXISTS run_queued_by_repository ON runs (repository_runs, created_at, id) WHERE status = 'queued' AND lease_owner = ''`,
-	`CREATE INDEX IF NOT EXISTS run_held_by_repository ON runs (repository_runs) WHERE status = 'queued' AND lease_owner <> ''`,
-}
-
-func (db *DB) migrateQueueIndexes(ctx context.Context) error {
-	for _, q := range queueIndexes {
-		if _, err := db.W.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("migrate: queue index: %w", err)
-		}
-	}
-	return nil
 }
 
 // claimable is the condition a row of q must meet to be claimed, with its
@@ -131,7 +113,8 @@ func (q Queue) claimable(now time.Time, staleAfter time.Duration) (string, []any
 // rows; on SQLite the single writer makes the conditional UPDATE the claim.
 //
 // QueuedRuns are fair across installations (claimFair).
-func (db *DB) Claim(ctx context.Context, q Queue, owner string, now time.Time, staleAfter time.Duration) (int, error) {
+func Claim(ctx context.Context, sdb *store.DB, q Queue, owner string, now time.Time, staleAfter time.Duration) (int, error) {
+	db := conn{sdb}
 	if q.fair {
 		return db.claimFair(ctx, q, owner, now, staleAfter)
 	}
@@ -146,7 +129,7 @@ type rowQuerier interface {
 // queuedRuns is the runs table as the fair claim reads it: on SQLite through
 // run_queued_by_repository by name when only waiting rows count (without
 // statistics SQLite would rather walk every queued run by lease_owner).
-func (db *DB) queuedRuns(staleAfter time.Duration) string {
+func (db conn) queuedRuns(staleAfter time.Duration) string {
 	if db.Postgres() || staleAfter > 0 {
 		return "runs t"
 	}
@@ -157,7 +140,7 @@ func (db *DB) queuedRuns(staleAfter time.Duration) string {
 // expression). Each planner gets the shape it walks by index: SQLite a
 // lookup of the installation's repositories in run_queued_by_repository,
 // PostgreSQL a join (it plans the IN form as a scan per installation).
-func (db *DB) dueRunOf(inst, cond string, staleAfter time.Duration) string {
+func (db conn) dueRunOf(inst, cond string, staleAfter time.Duration) string {
 	if db.Postgres() {
 		return `SELECT 1 FROM runs t JOIN repositories p ON p.id = t.repository_runs
 			WHERE p.installation_repositories = ` + inst + ` AND ` + cond
@@ -168,7 +151,7 @@ func (db *DB) dueRunOf(inst, cond string, staleAfter time.Duration) string {
 
 // claimIn claims the first due row of q in q's order; with inst > 0 only a
 // run of that installation (its repositories').
-func (db *DB) claimIn(ctx context.Context, tx rowQuerier, q Queue, owner string, now time.Time, staleAfter time.Duration, inst int) (int, error) {
+func (db conn) claimIn(ctx context.Context, tx rowQuerier, q Queue, owner string, now time.Time, staleAfter time.Duration, inst int) (int, error) {
 	cond, condArgs := q.claimable(now, staleAfter)
 	from, pick := q.table+" t", cond
 	pickArgs := condArgs
@@ -215,7 +198,7 @@ func (db *DB) claimIn(ctx context.Context, tx rowQuerier, q Queue, owner string,
 // every claim its older runs would win. On PostgreSQL the installation row is
 // taken with SKIP LOCKED, so concurrent claimers pick different ones; one
 // whose runs another claimer just took is passed over for the next.
-func (db *DB) claimFair(ctx context.Context, q Queue, owner string, now time.Time, staleAfter time.Duration) (int, error) {
+func (db conn) claimFair(ctx context.Context, q Queue, owner string, now time.Time, staleAfter time.Duration) (int, error) {
 	cond, condArgs := q.claimable(now, staleAfter)
 	lock := ""
 	if db.Postgres() {
@@ -274,7 +257,8 @@ func (db *DB) claimFair(ctx context.Context, q Queue, owner string, now time.Tim
 // being claimed for dispatch before until: what a dispatcher does when the
 // installation's budget for starting reviews is spent, so the claims go to
 // other installations meanwhile instead of handing back run after run.
-func (db *DB) HoldStarts(ctx context.Context, inst int, until time.Time) error {
+func HoldStarts(ctx context.Context, sdb *store.DB, inst int, until time.Time) error {
+	db := conn{sdb}
 	_, err := db.ExecWrite(ctx, db.Rebind(`UPDATE installations SET starts_held_until = ?
 		WHERE id = ? AND (starts_held_until IS NULL OR starts_held_until < ?)`), until, inst, until)
 	if err != nil {
@@ -285,7 +269,8 @@ func (db *DB) HoldStarts(ctx context.Context, inst int, until time.Time) error {
 
 // Heartbeat refreshes the leases owner holds in the given queues (every
 // queue when none is named): what a worker does every 20 s (DESIGN §3).
-func (db *DB) Heartbeat(ctx context.Context, owner string, now time.Time, qs ...Queue) error {
+func Heartbeat(ctx context.Context, sdb *store.DB, owner string, now time.Time, qs ...Queue) error {
+	db := conn{sdb}
 	if len(qs) == 0 {
 		qs = queues
 	}
@@ -309,7 +294,8 @@ func (db *DB) Heartbeat(ctx context.Context, owner string, now time.Time, qs ...
 
 // Release gives a run of q that owner holds back to the queue, due at due.
 // It reports whether owner still held it.
-func (db *DB) Release(ctx context.Context, q Queue, id int, owner string, due time.Time) (bool, error) {
+func Release(ctx context.Context, sdb *store.DB, q Queue, id int, owner string, due time.Time) (bool, error) {
+	db := conn{sdb}
 	res, err := db.ExecWrite(ctx, db.Rebind(`UPDATE `+q.table+` SET lease_owner = '', status = ?, next_attempt_at = ?
 		WHERE id = ? AND lease_owner = ? AND status = ?`), q.free, due, id, owner, q.held)
 	if err != nil {
@@ -344,14 +330,15 @@ type Requeued struct{ Runs, Events, Backtests int }
 
 // RequeueDead takes back every lease whose holder has not heartbeated since
 // cutoff (a dead worker's): its rows wait again, due at once.
-func (db *DB) RequeueDead(ctx context.Context, cutoff time.Time) (Requeued, error) {
+func RequeueDead(ctx context.Context, sdb *store.DB, cutoff time.Time) (Requeued, error) {
+	db := conn{sdb}
 	return db.takeBack(ctx, "lease_owner <> '' AND (heartbeat_at IS NULL OR heartbeat_at < ?)", cutoff)
 }
 
 // takeBack frees every held run and webhook event matching cond (one ?
 // argument, arg): runs keep their status, events go back to pending, and
 // both are due at once. RequeueDead and ReleaseHeld differ only in cond.
-func (db *DB) takeBack(ctx context.Context, cond string, arg any) (Requeued, error) {
+func (db conn) takeBack(ctx context.Context, cond string, arg any) (Requeued, error) {
 	var out Requeued
 	for _, t := range []struct {
 		table, free string
@@ -380,7 +367,8 @@ func (db *DB) takeBack(ctx context.Context, cond string, arg any) (Requeued, err
 // ReleaseHeld gives back every lease owner holds, as the sweep does for a
 // dead worker: runs waiting for dispatch or publishing go back to the queue,
 // webhook events back to pending.
-func (db *DB) ReleaseHeld(ctx context.Context, owner string) (runs, events int64, err error) {
+func ReleaseHeld(ctx context.Context, sdb *store.DB, owner string) (runs, events int64, err error) {
+	db := conn{sdb}
 	got, err := db.takeBack(ctx, "lease_owner = ?", owner)
 	return int64(got.Runs), int64(got.Events), err
 }

@@ -1,4 +1,4 @@
-package store_test
+package intake_test
 
 import (
 	"bytes"

@@ -1,6 +1,8 @@
-package store
+package intake
 
 import (
+	"github.com/chakshu-dev/chakshu/internal/store"
+
 	"context"
 	"database/sql"
 	"errors"
@@ -65,7 +67,8 @@ func intakeInsert(pg bool) string {
 }
 
 // StoreDelivery stores d in its own statement; stored is false for a redelivery.
-func (db *DB) StoreDelivery(ctx context.Context, d *Delivery) (bool, error) {
+func StoreDelivery(ctx context.Context, sdb *store.DB, d *Delivery) (bool, error) {
+	db := conn{sdb}
 	res, err := db.W.ExecContext(ctx, intakeInsert(db.Postgres()), d.values(time.Now())...)
 	if err != nil {
 		return false, fmt.Errorf("store webhook event: %w", err)
@@ -118,7 +121,7 @@ type storeRes struct {
 
 // batcher stores deliveries in batches, from one or more flusher goroutines.
 type batcher struct {
-	db     *DB
+	db     *store.DB
 	max    int
 	reqs   chan *storeReq
 	quit   chan struct{}
@@ -136,7 +139,7 @@ type batchWriter interface {
 
 var errClosed = errors.New("webhook intake is shutting down")
 
-func newBatcher(db *DB, cfg IntakeConfig) *batcher {
+func newBatcher(db *store.DB, cfg IntakeConfig) *batcher {
 	max := cfg.MaxSize
 	if max <= 0 {
 		max = 128
@@ -242,7 +245,7 @@ func (b *batcher) commit(batch []*storeReq, res []storeRes) {
 	if err := b.writer.write(ctx, batch, res); err != nil {
 		// One bad row must not fail its neighbours: store each on its own.
 		for i, r := range batch {
-			stored, err := b.db.StoreDelivery(ctx, r.e)
+			stored, err := StoreDelivery(ctx, b.db, r.e)
 			res[i] = storeRes{stored: stored, err: err}
 		}
 	}
@@ -267,13 +270,13 @@ func (b *batcher) commit(batch []*storeReq, res []storeRes) {
 // and a checkpointer goroutine runs PASSIVE checkpoints on a read
 // connection, which proceed while the writer keeps committing.
 type sqliteWriter struct {
-	db   *DB
+	db   *store.DB
 	mu   sync.Mutex // guards stmt (one flusher, but close may race a write)
 	stmt *sql.Stmt  // the insert, prepared on the write pool
 	ckpt *checkpointer
 }
 
-func newSQLiteWriter(db *DB, walQuiet time.Duration) *sqliteWriter {
+func newSQLiteWriter(db *store.DB, walQuiet time.Duration) *sqliteWriter {
 	return &sqliteWriter{db: db, ckpt: newCheckpointer(db, walQuiet)}
 }
 
@@ -285,7 +288,7 @@ func (w *sqliteWriter) write(ctx context.Context, batch []*storeReq, res []store
 			return err
 		}
 	}
-	tx, end, err := w.db.writeTx(ctx, writerIntake)
+	tx, end, err := w.db.WriteTx(ctx, store.WriterIntake)
 	if err != nil {
 		return err
 	}
@@ -325,7 +328,7 @@ func (w *sqliteWriter) close() {
 // has been quiet for a while it gives back the disk space a burst grew the
 // WAL to (trim).
 type checkpointer struct {
-	db    *DB
+	db    *store.DB
 	quiet time.Duration
 	kick  func()
 	stop  func()
@@ -344,7 +347,7 @@ const (
 	walQuietDefault = 5 * time.Second
 )
 
-func newCheckpointer(db *DB, quiet time.Duration) *checkpointer {
+func newCheckpointer(db *store.DB, quiet time.Duration) *checkpointer {
 	if quiet <= 0 {
 		quiet = walQuietDefault
 	}
@@ -439,7 +442,7 @@ func (c *checkpointer) trim() (again bool) {
 	}
 	t0 := time.Now()
 	conn, err := c.db.W.Conn(ctx) // the write connection: no other write runs meanwhile
-	c.db.waits[writerBackground].add(time.Since(t0))
+	c.db.NoteWait(store.WriterBackground, time.Since(t0))
 	if err != nil {
 		return true
 	}
@@ -452,7 +455,7 @@ func (c *checkpointer) trim() (again bool) {
 	if _, err := conn.ExecContext(ctx, "PRAGMA busy_timeout = 0"); err != nil {
 		return true
 	}
-	defer conn.ExecContext(context.Background(), "PRAGMA busy_timeout = "+strconv.Itoa(busyTimeoutMS)) //nolint:errcheck // as SQLiteDSN sets it
+	defer conn.ExecContext(context.Background(), "PRAGMA busy_timeout = "+strconv.Itoa(store.BusyTimeoutMS)) //nolint:errcheck // as SQLiteDSN sets it
 	if c.kicked() {
 		return true // the intake is no longer quiet
 	}
@@ -480,7 +483,7 @@ var pgFormats = []int16{0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0}
 // after every query, several times the payload in garbage per delivery. Here
 // the payload is referenced as it is, and copied once, into the batch.
 type pgWriter struct {
-	db *DB
+	db *store.DB
 }
 
 func (w *pgWriter) write(ctx context.Context, batch []*storeReq, res []storeRes) error {
@@ -534,12 +537,12 @@ func (w *pgWriter) close() {}
 // Intake stores webhook deliveries, in group commits unless IntakeConfig.Mode
 // is "off". Close it to stop its flushers.
 type Intake struct {
-	db      *DB
+	db      *store.DB
 	batcher *batcher
 }
 
 // NewIntake starts the intake's writers on db.
-func NewIntake(db *DB, cfg IntakeConfig) *Intake {
+func NewIntake(db *store.DB, cfg IntakeConfig) *Intake {
 	in := &Intake{db: db}
 	if cfg.enabled() {
 		in.batcher = newBatcher(db, cfg)
@@ -552,7 +555,7 @@ func NewIntake(db *DB, cfg IntakeConfig) *Intake {
 // then a duplicate); the caller must not reuse d's payload.
 func (in *Intake) Store(ctx context.Context, d *Delivery) (bool, error) {
 	if in.batcher == nil {
-		return in.db.StoreDelivery(ctx, d)
+		return StoreDelivery(ctx, in.db, d)
 	}
 	return in.batcher.store(ctx, d)
 }

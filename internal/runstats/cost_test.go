@@ -1,10 +1,12 @@
-package store_test
+package runstats_test
 
 import (
 	"context"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chakshu-dev/chakshu/internal/runstats"
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
@@ -39,7 +41,7 @@ func TestBacktestShareReadsOnlyShadowRuns(t *testing.T) {
 		}
 		conn := storetest.PlanConn(t, db)
 		shadow := true
-		q, args := store.CountRunsSQL(db, store.RunSet{From: now.AddDate(-1, 0, 0), To: now, Shadow: &shadow})
+		q, args := runstats.CountRunsSQL(db, runstats.RunSet{From: now.AddDate(-1, 0, 0), To: now, Shadow: &shadow})
 		plan := strings.Join(storetest.Plan(t, db, conn, q, args...), "\n")
 		want := "USING INDEX run_shadow_created_at (shadow=? AND created_at>? AND created_at<?)"
 		if db.Postgres() {

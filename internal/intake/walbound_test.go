@@ -1,4 +1,4 @@
-package store_test
+package intake_test
 
 import (
 	"context"
@@ -9,16 +9,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/intake"
+
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
 
 // walBurst opens a SQLite store with an intake and grows its WAL past twice
-// store.WALKeep with a burst of deliveries from eight senders: under a
+// intake.WALKeep with a burst of deliveries from eight senders: under a
 // sustained stream of commits the WAL seldom starts over (store.SQLiteDSN).
 // It returns the store, the intake and a function that reads the WAL file's
 // size.
-func walBurst(t *testing.T, cfg store.IntakeConfig) (*store.DB, *store.Intake, func() int64) {
+func walBurst(t *testing.T, cfg intake.IntakeConfig) (*store.DB, *intake.Intake, func() int64) {
 	t.Helper()
 	db := storetest.Open(t, "sqlite")
 	ctx := context.Background()
@@ -33,7 +35,7 @@ func walBurst(t *testing.T, cfg store.IntakeConfig) (*store.DB, *store.Intake, f
 		}
 		return fi.Size()
 	}
-	in := store.NewIntake(db, cfg)
+	in := intake.NewIntake(db, cfg)
 	t.Cleanup(in.Close)
 	payload := []byte(`"` + strings.Repeat("x", 2000) + `"`)
 	stop := make(chan struct{})
@@ -48,7 +50,7 @@ func walBurst(t *testing.T, cfg store.IntakeConfig) (*store.DB, *store.Intake, f
 					return
 				default:
 				}
-				d := &store.Delivery{DeliveryID: fmt.Sprintf("d-%d-%d", w, i), Event: "push", Payload: payload}
+				d := &intake.Delivery{DeliveryID: fmt.Sprintf("d-%d-%d", w, i), Event: "push", Payload: payload}
 				if _, err := in.Store(ctx, d); err != nil {
 					t.Error(err)
 					return
@@ -57,13 +59,13 @@ func walBurst(t *testing.T, cfg store.IntakeConfig) (*store.DB, *store.Intake, f
 		}()
 	}
 	deadline := time.Now().Add(60 * time.Second)
-	for walSize() < 2*store.WALKeep && time.Now().Before(deadline) {
+	for walSize() < 2*intake.WALKeep && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	close(stop)
 	wg.Wait()
-	if got := walSize(); got < 2*store.WALKeep {
-		t.Fatalf("the burst grew the WAL only to %d MB in a minute; the test needs it past %d MB", got>>20, 2*store.WALKeep>>20)
+	if got := walSize(); got < 2*intake.WALKeep {
+		t.Fatalf("the burst grew the WAL only to %d MB in a minute; the test needs it past %d MB", got>>20, 2*intake.WALKeep>>20)
 	}
 	return db, in, walSize
 }
@@ -81,18 +83,18 @@ func walCheckpoint(t *testing.T, db *store.DB) (busy, frames, copied int) {
 // Once the intake has been quiet for a while, the checkpointer gives back
 // the disk space a burst grew the WAL to.
 func TestIntakeGivesWALSpaceBackAfterABurst(t *testing.T) {
-	_, in, walSize := walBurst(t, store.IntakeConfig{WALQuiet: 300 * time.Millisecond})
+	_, in, walSize := walBurst(t, intake.IntakeConfig{WALQuiet: 300 * time.Millisecond})
 	burst := walSize()
 	deadline := time.Now().Add(30 * time.Second)
-	for walSize() > store.WALKeep && time.Now().Before(deadline) {
+	for walSize() > intake.WALKeep && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	after := walSize()
 	t.Logf("WAL %d MB after the burst, %d MB after a quiet spell", burst>>20, after>>20)
-	if after > store.WALKeep {
-		t.Fatalf("after the burst and a quiet spell the WAL is still %d MB, past %d MB", after>>20, store.WALKeep>>20)
+	if after > intake.WALKeep {
+		t.Fatalf("after the burst and a quiet spell the WAL is still %d MB, past %d MB", after>>20, intake.WALKeep>>20)
 	}
-	if stored, err := in.Store(context.Background(), &store.Delivery{DeliveryID: "after", Event: "push", Payload: []byte(`{}`)}); err != nil || !stored {
+	if stored, err := in.Store(context.Background(), &intake.Delivery{DeliveryID: "after", Event: "push", Payload: []byte(`{}`)}); err != nil || !stored {
 		t.Fatalf("a delivery after the trim: stored %v, %v", stored, err)
 	}
 }
@@ -103,7 +105,7 @@ func TestIntakeGivesWALSpaceBackAfterABurst(t *testing.T) {
 // the write lock and every delivery behind it waited hundreds of
 // milliseconds (checkpointer.trim).
 func TestIntakeCommitsNeverCutTheWAL(t *testing.T) {
-	db, in, walSize := walBurst(t, store.IntakeConfig{WALQuiet: time.Hour})
+	db, in, walSize := walBurst(t, intake.IntakeConfig{WALQuiet: time.Hour})
 	ctx := context.Background()
 	burst := walSize()
 	var pageSize int64
@@ -132,7 +134,7 @@ func TestIntakeCommitsNeverCutTheWAL(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 		for i := range 20 {
-			if _, err := in.Store(ctx, &store.Delivery{DeliveryID: fmt.Sprint("next-", try, "-", i), Event: "push", Payload: []byte(`{}`)}); err != nil {
+			if _, err := in.Store(ctx, &intake.Delivery{DeliveryID: fmt.Sprint("next-", try, "-", i), Event: "push", Payload: []byte(`{}`)}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -156,9 +158,9 @@ func TestIntakeCommitsNeverCutTheWAL(t *testing.T) {
 // tries again after the next quiet spell.
 func TestWALTrimDoesNotWaitForReaders(t *testing.T) {
 	const quiet = 300 * time.Millisecond
-	db, in, walSize := walBurst(t, store.IntakeConfig{WALQuiet: quiet})
+	db, in, walSize := walBurst(t, intake.IntakeConfig{WALQuiet: quiet})
 	ctx := context.Background()
-	if _, err := in.Store(ctx, &store.Delivery{DeliveryID: "last", Event: "push", Payload: []byte(`{}`)}); err != nil {
+	if _, err := in.Store(ctx, &intake.Delivery{DeliveryID: "last", Event: "push", Payload: []byte(`{}`)}); err != nil {
 		t.Fatal(err)
 	}
 	// Frames the intake's checkpointer has not been told of, then a reader
@@ -184,23 +186,23 @@ func TestWALTrimDoesNotWaitForReaders(t *testing.T) {
 	// arriving while it runs must not wait for the reader.
 	time.Sleep(quiet + 300*time.Millisecond)
 	start := time.Now()
-	if _, err := in.Store(ctx, &store.Delivery{DeliveryID: "during", Event: "push", Payload: []byte(`{}`)}); err != nil {
+	if _, err := in.Store(ctx, &intake.Delivery{DeliveryID: "during", Event: "push", Payload: []byte(`{}`)}); err != nil {
 		t.Fatal(err)
 	}
 	if took := time.Since(start); took > 2*time.Second {
 		t.Fatalf("a delivery waited %v behind the WAL trim, which waited for a reader", took)
 	}
-	if got := walSize(); got <= store.WALKeep {
+	if got := walSize(); got <= intake.WALKeep {
 		t.Fatalf("the WAL was cut to %d MB while a reader read it", got>>20)
 	}
 	if _, err := reader.ExecContext(ctx, "COMMIT"); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(30 * time.Second)
-	for walSize() > store.WALKeep && time.Now().Before(deadline) {
+	for walSize() > intake.WALKeep && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if got := walSize(); got > store.WALKeep {
+	if got := walSize(); got > intake.WALKeep {
 		t.Fatalf("once the reader was done the WAL stayed at %d MB", got>>20)
 	}
 }

@@ -1,10 +1,12 @@
-package store_test
+package queue_test
 
 import (
 	"context"
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/chakshu-dev/chakshu/internal/queue"
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/backtest"
@@ -63,7 +65,7 @@ func TestClaimIsFairAcrossInstallations(t *testing.T) {
 		now := time.Now()
 		var got []int
 		for range 4 {
-			id, err := db.Claim(ctx, store.QueuedRuns, "w1", now, 0)
+			id, err := queue.Claim(ctx, db, queue.QueuedRuns, "w1", now, 0)
 			if err != nil || id == 0 {
 				t.Fatalf("claim: %d %v", id, err)
 			}
@@ -96,11 +98,11 @@ func TestClaimCountsRunsInFlight(t *testing.T) {
 		f.queue(t, "b", start, status(run.StatusFailed))
 		aRun := f.queue(t, "a", start.Add(time.Second))
 		bRun := f.queue(t, "b", start.Add(2*time.Second))
-		if id, _ := db.Claim(ctx, store.QueuedRuns, "w", time.Now(), 0); id != bRun {
+		if id, _ := queue.Claim(ctx, db, queue.QueuedRuns, "w", time.Now(), 0); id != bRun {
 			t.Fatalf("claimed %d, want b's run %d (1 in flight against 2)", id, bRun)
 		}
 		// Now both have two in flight: a, never claimed, goes before b, just claimed.
-		if id, _ := db.Claim(ctx, store.QueuedRuns, "w", time.Now(), 0); id != aRun {
+		if id, _ := queue.Claim(ctx, db, queue.QueuedRuns, "w", time.Now(), 0); id != aRun {
 			t.Fatalf("claimed %d, want a's run %d on a tie (b was just claimed)", id, aRun)
 		}
 	})
@@ -117,13 +119,13 @@ func TestClaimHonoursDueTimes(t *testing.T) {
 		f.queue(t, "flood", now.Add(-time.Hour), func(c *ent.RunCreate) { c.SetStatus(run.StatusDispatched) })
 		floodRun := f.queue(t, "flood", now.Add(-time.Hour))
 		quiet := f.queue(t, "quiet", now.Add(-2*time.Hour), func(c *ent.RunCreate) { c.SetNextAttemptAt(due) })
-		if id, _ := db.Claim(ctx, store.QueuedRuns, "w", now, 0); id != floodRun {
+		if id, _ := queue.Claim(ctx, db, queue.QueuedRuns, "w", now, 0); id != floodRun {
 			t.Fatalf("claimed %d before its due time; want %d", id, floodRun)
 		}
-		if id, _ := db.Claim(ctx, store.QueuedRuns, "w", due.Add(-time.Millisecond), 0); id != 0 {
+		if id, _ := queue.Claim(ctx, db, queue.QueuedRuns, "w", due.Add(-time.Millisecond), 0); id != 0 {
 			t.Fatalf("claimed %d a moment before it was due", id)
 		}
-		if id, _ := db.Claim(ctx, store.QueuedRuns, "w", due, 0); id != quiet {
+		if id, _ := queue.Claim(ctx, db, queue.QueuedRuns, "w", due, 0); id != quiet {
 			t.Fatalf("claimed %d at its due time, want %d", id, quiet)
 		}
 	})
@@ -147,7 +149,7 @@ func TestClaimGoesRoundRobinOnTies(t *testing.T) {
 		}
 		var got []string
 		for k := range 6 {
-			id, err := db.Claim(ctx, store.QueuedRuns, "w", time.Now().Add(time.Duration(k)*time.Millisecond), 0)
+			id, err := queue.Claim(ctx, db, queue.QueuedRuns, "w", time.Now().Add(time.Duration(k)*time.Millisecond), 0)
 			if err != nil || id == 0 {
 				t.Fatalf("claim %d: %d %v", k, id, err)
 			}
@@ -177,20 +179,20 @@ func TestClaimPassesOverHeldStarts(t *testing.T) {
 		f.queue(t, "quiet", now.Add(-time.Minute), func(c *ent.RunCreate) { c.SetStatus(run.StatusRunning) })
 		until := now.Add(time.Minute)
 		inst := f.repo["flood"].QueryInstallation().OnlyIDX(ctx)
-		if err := db.HoldStarts(ctx, inst, until); err != nil {
+		if err := queue.HoldStarts(ctx, db, inst, until); err != nil {
 			t.Fatal(err)
 		}
 		// An earlier hold does not shorten a later one.
-		if err := db.HoldStarts(ctx, inst, now); err != nil {
+		if err := queue.HoldStarts(ctx, db, inst, now); err != nil {
 			t.Fatal(err)
 		}
-		if id, _ := db.Claim(ctx, store.QueuedRuns, "w", now, 0); id != quiet {
+		if id, _ := queue.Claim(ctx, db, queue.QueuedRuns, "w", now, 0); id != quiet {
 			t.Fatalf("claimed %d, want quiet's run %d while flood's starts are held", id, quiet)
 		}
-		if id, _ := db.Claim(ctx, store.QueuedRuns, "w", until.Add(-time.Millisecond), 0); id != 0 {
+		if id, _ := queue.Claim(ctx, db, queue.QueuedRuns, "w", until.Add(-time.Millisecond), 0); id != 0 {
 			t.Fatalf("claimed %d of an installation whose starts are held", id)
 		}
-		if id, _ := db.Claim(ctx, store.QueuedRuns, "w", until, 0); id != flood[0] {
+		if id, _ := queue.Claim(ctx, db, queue.QueuedRuns, "w", until, 0); id != flood[0] {
 			t.Fatalf("claimed %d once the hold passed, want flood's oldest %d", id, flood[0])
 		}
 	})
@@ -204,57 +206,57 @@ func TestLeaseLifecycle(t *testing.T) {
 		ctx := context.Background()
 		now := time.Now()
 		ev := db.WebhookEvent.Create().SetDeliveryID("d1").SetEvent("ping").SetPayload([]byte(`{}`)).SaveX(ctx)
-		if id, err := db.Claim(ctx, store.WebhookEvents, "w1", now, 90*time.Second); err != nil || id != ev.ID {
+		if id, err := queue.Claim(ctx, db, queue.WebhookEvents, "w1", now, 90*time.Second); err != nil || id != ev.ID {
 			t.Fatalf("claim: %d %v", id, err)
 		}
 		got := db.WebhookEvent.GetX(ctx, ev.ID)
 		if got.Status != webhookevent.StatusProcessing || got.LeaseOwner != "w1" || got.Attempts != 1 {
 			t.Fatalf("after claim: %s %q %d", got.Status, got.LeaseOwner, got.Attempts)
 		}
-		if id, _ := db.Claim(ctx, store.WebhookEvents, "w2", now, 90*time.Second); id != 0 {
+		if id, _ := queue.Claim(ctx, db, queue.WebhookEvents, "w2", now, 90*time.Second); id != 0 {
 			t.Fatal("a held event was claimed twice")
 		}
 		beat := now.Add(time.Minute)
-		if err := db.Heartbeat(ctx, "w1", beat); err != nil {
+		if err := queue.Heartbeat(ctx, db, "w1", beat); err != nil {
 			t.Fatal(err)
 		}
-		if id, _ := db.Claim(ctx, store.WebhookEvents, "w2", beat.Add(90*time.Second), 90*time.Second); id != 0 {
+		if id, _ := queue.Claim(ctx, db, queue.WebhookEvents, "w2", beat.Add(90*time.Second), 90*time.Second); id != 0 {
 			t.Fatal("taken over at exactly staleAfter")
 		}
-		if id, _ := db.Claim(ctx, store.WebhookEvents, "w2", beat.Add(91*time.Second), 90*time.Second); id != ev.ID {
+		if id, _ := queue.Claim(ctx, db, queue.WebhookEvents, "w2", beat.Add(91*time.Second), 90*time.Second); id != ev.ID {
 			t.Fatal("not taken over once silent past staleAfter")
 		}
 		// The old holder cannot release what it lost.
-		if held, err := db.Release(ctx, store.WebhookEvents, ev.ID, "w1", now); err != nil || held {
+		if held, err := queue.Release(ctx, db, queue.WebhookEvents, ev.ID, "w1", now); err != nil || held {
 			t.Fatalf("release by the old holder: %v %v", held, err)
 		}
 		due := now.Add(time.Hour)
-		if held, err := db.Release(ctx, store.WebhookEvents, ev.ID, "w2", due); err != nil || !held {
+		if held, err := queue.Release(ctx, db, queue.WebhookEvents, ev.ID, "w2", due); err != nil || !held {
 			t.Fatalf("release: %v %v", held, err)
 		}
 		got = db.WebhookEvent.GetX(ctx, ev.ID)
 		if got.Status != webhookevent.StatusPending || got.LeaseOwner != "" || got.NextAttemptAt == nil || got.NextAttemptAt.Sub(due).Abs() > time.Millisecond {
 			t.Fatalf("after release: %s %q %v", got.Status, got.LeaseOwner, got.NextAttemptAt)
 		}
-		if id, _ := db.Claim(ctx, store.WebhookEvents, "w3", due.Add(-time.Second), 90*time.Second); id != 0 {
+		if id, _ := queue.Claim(ctx, db, queue.WebhookEvents, "w3", due.Add(-time.Second), 90*time.Second); id != 0 {
 			t.Fatal("claimed before its due time")
 		}
 		// Work whose holder went silent before the cutoff goes back, due at
 		// once; work heartbeated after it stays.
-		if id, _ := db.Claim(ctx, store.WebhookEvents, "dead", due, 90*time.Second); id != ev.ID {
+		if id, _ := queue.Claim(ctx, db, queue.WebhookEvents, "dead", due, 90*time.Second); id != ev.ID {
 			t.Fatal("claim at the due time")
 		}
 		f := newQueueFixture(t, db, "acme")
 		live := f.queue(t, "acme", now)
-		if id, _ := db.Claim(ctx, store.QueuedRuns, "live", due, 0); id != live {
+		if id, _ := queue.Claim(ctx, db, queue.QueuedRuns, "live", due, 0); id != live {
 			t.Fatal("claim the run")
 		}
-		back, err := db.RequeueDead(ctx, due.Add(-time.Second))
-		if err != nil || back != (store.Requeued{}) {
+		back, err := queue.RequeueDead(ctx, db, due.Add(-time.Second))
+		if err != nil || back != (queue.Requeued{}) {
 			t.Fatalf("requeued fresh leases: %+v %v", back, err)
 		}
-		back, err = db.RequeueDead(ctx, due.Add(time.Second))
-		if err != nil || back != (store.Requeued{Runs: 1, Events: 1}) {
+		back, err = queue.RequeueDead(ctx, db, due.Add(time.Second))
+		if err != nil || back != (queue.Requeued{Runs: 1, Events: 1}) {
 			t.Fatalf("requeue: %+v %v", back, err)
 		}
 		got = db.WebhookEvent.GetX(ctx, ev.ID)
@@ -279,23 +281,23 @@ func TestBacktestQueues(t *testing.T) {
 		}
 		done := mk(backtest.StatusCancelled, true)
 		open := mk(backtest.StatusCancelled, false)
-		if id, err := db.Claim(ctx, store.CancelledBacktests, "w1", now, 90*time.Second); err != nil || id != open.ID {
+		if id, err := queue.Claim(ctx, db, queue.CancelledBacktests, "w1", now, 90*time.Second); err != nil || id != open.ID {
 			t.Fatalf("claimed %d (%v), want the cancelled backtest whose check is open %d (not %d)", id, err, open.ID, done.ID)
 		}
-		if id, _ := db.Claim(ctx, store.CancelledBacktests, "w2", now, 90*time.Second); id != 0 {
+		if id, _ := queue.Claim(ctx, db, queue.CancelledBacktests, "w2", now, 90*time.Second); id != 0 {
 			t.Fatalf("claimed %d: a completed check's backtest, or one held", id)
 		}
 		running := mk(backtest.StatusRunning, false)
-		if id, _ := db.Claim(ctx, store.RunningBacktests, "w1", now, 90*time.Second); id != running.ID {
+		if id, _ := queue.Claim(ctx, db, queue.RunningBacktests, "w1", now, 90*time.Second); id != running.ID {
 			t.Fatal("claim the running backtest")
 		}
-		if err := db.Heartbeat(ctx, "w1", now.Add(60*time.Second)); err != nil {
+		if err := queue.Heartbeat(ctx, db, "w1", now.Add(60*time.Second)); err != nil {
 			t.Fatal(err)
 		}
-		if id, _ := db.Claim(ctx, store.RunningBacktests, "w2", now.Add(120*time.Second), 90*time.Second); id != 0 {
+		if id, _ := queue.Claim(ctx, db, queue.RunningBacktests, "w2", now.Add(120*time.Second), 90*time.Second); id != 0 {
 			t.Fatal("a heartbeated backtest was taken over")
 		}
-		back, err := db.RequeueDead(ctx, now.Add(61*time.Second))
+		back, err := queue.RequeueDead(ctx, db, now.Add(61*time.Second))
 		if err != nil || back.Backtests != 2 {
 			t.Fatalf("requeue: %+v %v", back, err)
 		}

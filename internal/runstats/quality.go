@@ -1,4 +1,4 @@
-package store
+package runstats
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent/finding"
 	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/store"
 )
 
 // The quality aggregates (README "Quality page"): what became of the
@@ -52,8 +53,9 @@ const AcceptanceWindow = 90 * 24 * time.Hour
 // CategoryAcceptance counts what became of the posted findings of
 // reviewerID's runs created in the AcceptanceWindow before now, per
 // category (the same counts the Quality page shows).
-func (db *DB) CategoryAcceptance(ctx context.Context, reviewerID int, now time.Time) (map[string]*QualityCounts, error) {
-	rep, err := db.AggregateQuality(ctx, RunSet{From: now.Add(-AcceptanceWindow), To: now, ReviewerID: &reviewerID}, QualityByCategory, false)
+func CategoryAcceptance(ctx context.Context, sdb *store.DB, reviewerID int, now time.Time) (map[string]*QualityCounts, error) {
+	db := conn{sdb}
+	rep, err := AggregateQuality(ctx, db.DB, RunSet{From: now.Add(-AcceptanceWindow), To: now, ReviewerID: &reviewerID}, QualityByCategory, false)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +136,8 @@ func PeriodStart(t time.Time, week bool) time.Time {
 
 // AggregateQuality counts what became of the posted findings of s's runs
 // (shadow runs excluded), grouped by dim and by UTC day or week (week).
-func (db *DB) AggregateQuality(ctx context.Context, s RunSet, dim QualityDim, week bool) (*QualityReport, error) {
+func AggregateQuality(ctx context.Context, sdb *store.DB, s RunSet, dim QualityDim, week bool) (*QualityReport, error) {
+	db := conn{sdb}
 	where, args := s.Where()
 	where += " AND " + run.FieldShadow + " = ?"
 	args = append(args, false)

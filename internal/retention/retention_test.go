@@ -1,11 +1,14 @@
-package store_test
+package retention_test
 
 import (
 	"context"
 	"fmt"
+	"github.com/chakshu-dev/chakshu/internal/retention"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chakshu-dev/chakshu/internal/intake"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -19,17 +22,17 @@ import (
 
 const day = 24 * time.Hour
 
-var retention = store.Retention{WebhookPayloads: day, WebhookEvents: 8 * day, FailedEvents: 30 * day,
+var rules = retention.Retention{WebhookPayloads: day, WebhookEvents: 8 * day, FailedEvents: 30 * day,
 	RunEvents: 90 * day, Runs: 365 * day, Workers: 7 * day, Batch: 2}
 
 // pruneAll runs batches until one removes nothing, checking each removes at
 // most the batch size of each kind; it returns the sum and the batch count.
-func pruneAll(t *testing.T, db *store.DB, r store.Retention, now time.Time) (store.Pruned, int) {
+func pruneAll(t *testing.T, db *store.DB, r retention.Retention, now time.Time) (retention.Pruned, int) {
 	t.Helper()
-	var total store.Pruned
+	var total retention.Pruned
 	var after time.Time
 	for i := 1; ; i++ {
-		got, next, err := db.PruneBatch(context.Background(), r, now, after)
+		got, next, err := retention.PruneBatch(context.Background(), db, r, now, after)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,7 +59,7 @@ func TestPruneBoundaries(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-		repo, rv := seedRepoReviewer(t, ctx, db)
+		repo, rv := storetest.SeedRepoReviewer(t, ctx, db)
 		ev := func(id string, st webhookevent.Status, age time.Duration) {
 			db.WebhookEvent.Create().SetDeliveryID(id).SetEvent("push").SetPayload([]byte(`{"x":1}`)).
 				SetStatus(st).SetReceivedAt(now.Add(-age)).ExecX(ctx)
@@ -93,12 +96,12 @@ func TestPruneBoundaries(t *testing.T) {
 		db.Worker.Create().SetWorkerID("dead").SetHeartbeatAt(now.Add(-7*day - time.Second)).ExecX(ctx)
 		db.Worker.Create().SetWorkerID("at").SetHeartbeatAt(now.Add(-7 * day)).ExecX(ctx)
 
-		costs := rollupCells(t, db)
-		total, batches := pruneAll(t, db, retention, now)
+		costs := storetest.RollupCells(t, db)
+		total, batches := pruneAll(t, db, rules, now)
 		// Timelines: those of the three runs past retention (before the runs
 		// themselves go), of the run kept at 365 days and of the one at 90
 		// days and a second.
-		want := store.Pruned{Payloads: 2, WebhookEvents: 3, FailedEvents: 1, RunEvents: 5, Runs: 3, Workers: 1}
+		want := retention.Pruned{Payloads: 2, WebhookEvents: 3, FailedEvents: 1, RunEvents: 5, Runs: 3, Workers: 1}
 		if total.Slowest <= 0 {
 			t.Fatalf("pruned %+v without timing its writes", total)
 		}
@@ -143,16 +146,16 @@ func TestPruneBoundaries(t *testing.T) {
 
 		// Costs: the rollup shows the pruned runs as before, and a rebuild
 		// from what is left plus the ledger agrees.
-		if diff := cmp.Diff(costs, rollupCells(t, db)); diff != "" {
+		if diff := cmp.Diff(costs, storetest.RollupCells(t, db)); diff != "" {
 			t.Fatalf("pruning changed the cost rollup (-before +after):\n%s", diff)
 		}
-		checkRollupExact(t, db)
+		storetest.CheckRollupExact(t, db)
 
 		// A second pass finds nothing; retention 0 keeps everything.
-		if again, _ := pruneAll(t, db, retention, now); again.Total() != 0 {
+		if again, _ := pruneAll(t, db, rules, now); again.Total() != 0 {
 			t.Fatalf("second pass pruned %+v", again)
 		}
-		if kept, _ := pruneAll(t, db, store.Retention{Batch: 2}, now.Add(1000*day)); kept.Total() != 0 {
+		if kept, _ := pruneAll(t, db, retention.Retention{Batch: 2}, now.Add(1000*day)); kept.Total() != 0 {
 			t.Fatalf("retention 0 pruned %+v", kept)
 		}
 	})
@@ -165,14 +168,14 @@ func TestPruneRunsOnlyUnderOwnTriggers(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-		repo, rv := seedRepoReviewer(t, ctx, db)
+		repo, rv := storetest.SeedRepoReviewer(t, ctx, db)
 		old := now.Add(-400 * day)
 		db.Run.Create().SetRepository(repo).SetReviewer(rv).SetPrNumber(1).SetHeadSha("h").SetTrigger(run.TriggerComment).
 			SetStatus(run.StatusSucceeded).SetCostUsd(1).SetCreatedAt(old).SetUpdatedAt(old).ExecX(ctx)
 		if _, err := db.MigrateAs(ctx, store.Release{Schema: store.Current.Schema + 1, Rollup: store.Current.Rollup + 1}); err != nil {
 			t.Fatal(err)
 		}
-		if got, _ := pruneAll(t, db, retention, now); got.Runs != 0 {
+		if got, _ := pruneAll(t, db, rules, now); got.Runs != 0 {
 			t.Fatalf("pruned %d runs under a newer release's triggers", got.Runs)
 		}
 		if db.Run.Query().CountX(ctx) != 1 {
@@ -190,7 +193,7 @@ func TestPruneRunsOnlyUnderOwnTriggers(t *testing.T) {
 func TestPruneWritesFindRowsByID(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		conn := storetest.PlanConn(t, db)
-		writes := store.PruneWrites(db, time.Now())
+		writes := retention.PruneWrites(db, time.Now())
 		if len(writes) < 9 {
 			t.Fatalf("%d prune statements, want every kind's", len(writes))
 		}
@@ -232,7 +235,7 @@ func TestPayloadsToClearReadByReceiptTime(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		conn := storetest.PlanConn(t, db)
 		now := time.Now()
-		plan := storetest.Plan(t, db, conn, store.PayloadsToClear(db), now.Add(-time.Hour), now)
+		plan := storetest.Plan(t, db, conn, retention.PayloadsToClear(db), now.Add(-time.Hour), now)
 		joined := strings.Join(plan, "\n")
 		if db.Postgres() {
 			if !strings.Contains(joined, "webhookevent_received_at") || strings.Contains(joined, "Sort") {
@@ -253,7 +256,7 @@ func TestPayloadScanWaitsForASecondOfReceipts(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-		r := store.Retention{WebhookPayloads: day, WebhookEvents: 8 * day, Batch: 10}
+		r := retention.Retention{WebhookPayloads: day, WebhookEvents: 8 * day, Batch: 10}
 		// Caught up to the cut-off 400 ms ago; one handled event with a
 		// payload arrived just past that point.
 		after := now.Add(-day - 400*time.Millisecond)
@@ -263,7 +266,7 @@ func TestPayloadScanWaitsForASecondOfReceipts(t *testing.T) {
 			return len(db.WebhookEvent.Query().Where(webhookevent.DeliveryID("late")).OnlyX(ctx).Payload)
 		}
 
-		got, next, err := db.PruneBatch(ctx, r, now, after)
+		got, next, err := retention.PruneBatch(ctx, db, r, now, after)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -271,7 +274,7 @@ func TestPayloadScanWaitsForASecondOfReceipts(t *testing.T) {
 			t.Fatalf("400 ms past the cut-off: cleared %d, next from %v (want %v), payload %d bytes; want nothing scanned yet",
 				got.Payloads, next, after, payload())
 		}
-		got, next, err = db.PruneBatch(ctx, r, now.Add(700*time.Millisecond), next)
+		got, next, err = retention.PruneBatch(ctx, db, r, now.Add(700*time.Millisecond), next)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -289,14 +292,14 @@ func TestWriteWaitsByWriter(t *testing.T) {
 		ctx := context.Background()
 		now := time.Now()
 		before := db.WriteWaits()
-		in := store.NewIntake(db, store.IntakeConfig{})
+		in := intake.NewIntake(db, intake.IntakeConfig{})
 		defer in.Close()
-		if _, err := in.Store(ctx, &store.Delivery{DeliveryID: "d-1", Event: "ping", Payload: []byte(`{}`)}); err != nil {
+		if _, err := in.Store(ctx, &intake.Delivery{DeliveryID: "d-1", Event: "ping", Payload: []byte(`{}`)}); err != nil {
 			t.Fatal(err)
 		}
 		db.WebhookEvent.Create().SetDeliveryID("old").SetEvent("push").SetPayload([]byte(`{"x":1}`)).
 			SetStatus(webhookevent.StatusDone).SetReceivedAt(now.Add(-2 * day)).ExecX(ctx)
-		got, _, err := db.PruneBatch(ctx, retention, now, time.Time{})
+		got, _, err := retention.PruneBatch(ctx, db, rules, now, time.Time{})
 		if err != nil {
 			t.Fatal(err)
 		}

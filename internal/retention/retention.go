@@ -1,6 +1,8 @@
-package store
+package retention
 
 import (
+	"github.com/chakshu-dev/chakshu/internal/store"
+
 	"context"
 	"database/sql"
 	"fmt"
@@ -58,82 +60,6 @@ func (p *Pruned) Add(q Pruned) {
 	p.Slowest = max(p.Slowest, q.Slowest)
 }
 
-// prunedTable keeps the cost rollup's figures of pruned runs, in the rollup's
-// own cells: a rebuild of the rollup from the runs adds it back, so pruning
-// never changes the costs, counts or durations the portal shows.
-const prunedTable = "cost_rollup_pruned"
-
-// migrateRetention creates the ledger of pruned runs. Hand-written (not an
-// ent schema): only this file reads or writes it.
-func (db *DB) migrateRetention(ctx context.Context) error {
-	float := "REAL"
-	if db.Postgres() {
-		float = "DOUBLE PRECISION"
-	}
-	cols := []string{"grain TEXT NOT NULL", "day TEXT NOT NULL", "repository_id BIGINT NOT NULL", "reviewer_id BIGINT NOT NULL"}
-	for _, c := range RollupSums {
-		t := "BIGINT"
-		if c == "cost_usd" {
-			t = float
-		}
-		cols = append(cols, c+" "+t+" NOT NULL DEFAULT 0")
-	}
-	q := "CREATE TABLE IF NOT EXISTS " + prunedTable + " (" + strings.Join(cols, ", ") +
-		", PRIMARY KEY (grain, day, repository_id, reviewer_id))"
-	if _, err := db.W.ExecContext(ctx, q); err != nil {
-		return fmt.Errorf("migrate: %s: %w", prunedTable, err)
-	}
-	return nil
-}
-
-// addRunsTo adds the rollup contribution of the runs matching where (SQL over
-// runs, with args) to every cell of table (cost_rollups or the ledger).
-func (db *DB) addRunsTo(ctx context.Context, tx *sql.Tx, table, where string, args ...any) error {
-	sums := RunContribution("")
-	for i := range sums {
-		sums[i] = "SUM(" + sums[i] + ")"
-	}
-	set := make([]string, len(RollupSums))
-	for i, c := range RollupSums {
-		set[i] = c + " = " + table + "." + c + " + excluded." + c
-	}
-	for _, g := range RollupGrains {
-		for _, l := range rollupLevels {
-			repo, rev := l.cols("")
-			group := []string{db.RollupDay(g, "created_at")}
-			for _, c := range []string{repo, rev} {
-				if c != "0" {
-					group = append(group, c)
-				}
-			}
-			q := "INSERT INTO " + table + " (grain, day, repository_id, reviewer_id, " + strings.Join(RollupSums, ", ") + ")\n" +
-				"SELECT '" + g + l.suffix + "', " + db.RollupDay(g, "created_at") + ", " + repo + ", " + rev + ", " + strings.Join(sums, ", ") +
-				"\nFROM runs WHERE " + where + " GROUP BY " + strings.Join(group, ", ") +
-				"\nON CONFLICT (grain, day, repository_id, reviewer_id) DO UPDATE SET " + strings.Join(set, ", ")
-			if _, err := tx.ExecContext(ctx, db.Rebind(q), args...); err != nil {
-				return fmt.Errorf("cost rollup: add to %s: %w", table, err)
-			}
-		}
-	}
-	return nil
-}
-
-// addPrunedToRollup adds the ledger of pruned runs to a rollup just rebuilt
-// from the runs.
-func (db *DB) addPrunedToRollup(ctx context.Context, tx *sql.Tx) error {
-	set := make([]string, len(RollupSums))
-	for i, c := range RollupSums {
-		set[i] = c + " = cost_rollups." + c + " + excluded." + c
-	}
-	cols := "grain, day, repository_id, reviewer_id, " + strings.Join(RollupSums, ", ")
-	q := "INSERT INTO cost_rollups (" + cols + ") SELECT " + cols + " FROM " + prunedTable +
-		" WHERE true ON CONFLICT (grain, day, repository_id, reviewer_id) DO UPDATE SET " + strings.Join(set, ", ")
-	if _, err := tx.ExecContext(ctx, q); err != nil {
-		return fmt.Errorf("cost rollup: add pruned runs: %w", err)
-	}
-	return nil
-}
-
 // finishedRunStatuses are the states a run never leaves.
 const finishedRunStatuses = "('succeeded', 'failed', 'cancelled')"
 
@@ -142,7 +68,8 @@ const finishedRunStatuses = "('succeeded', 'failed', 'cancelled')"
 // removed and how long its slowest transaction held the write lock. Callers repeat it until it removes nothing (Pruner).
 // payloadsAfter bounds the payload scan from below (the previous pass's
 // progress; the zero time scans from the row retention's cut-off).
-func (db *DB) PruneBatch(ctx context.Context, r Retention, now time.Time, payloadsAfter time.Time) (Pruned, time.Time, error) {
+func PruneBatch(ctx context.Context, sdb *store.DB, r Retention, now time.Time, payloadsAfter time.Time) (Pruned, time.Time, error) {
+	db := conn{sdb}
 	var p Pruned
 	n := r.Batch
 	if n <= 0 {
@@ -224,25 +151,25 @@ var (
 )
 
 // pruneFind selects the ids of up to n rows of kind k past keeping (? placeholders).
-func (db *DB) pruneFind(k pruneKind, n int) string {
+func (db conn) pruneFind(k pruneKind, n int) string {
 	return "SELECT id FROM " + k.table + " WHERE " + k.where(asIs) + " LIMIT " + fmt.Sprint(n)
 }
 
 // pruneDelete deletes the rows of kind k among ids ids still past keeping:
 // the ids' placeholders first, then the cut-off's.
-func (db *DB) pruneDelete(k pruneKind, ids int) string {
+func (db conn) pruneDelete(k pruneKind, ids int) string {
 	return "DELETE FROM " + k.table + " WHERE id IN (" + placeholders(ids) + ") AND " + k.where(db.noIndex)
 }
 
 // clearPayloadsSQL empties the payloads of handled events among ids ids
 // (the payload's placeholder first).
-func (db *DB) clearPayloadsSQL(ids int) string {
+func (db conn) clearPayloadsSQL(ids int) string {
 	return "UPDATE webhook_events SET payload = ? WHERE id IN (" + placeholders(ids) + ") AND " + db.noIndex("status") + " = 'done'"
 }
 
 // prunedRuns is the condition on runs that pruneRuns deletes: those among
 // ids ids still finished.
-func (db *DB) prunedRuns(ids int) string {
+func (db conn) prunedRuns(ids int) string {
 	return "id IN (" + placeholders(ids) + ") AND " + db.noIndex("status") + " IN " + finishedRunStatuses
 }
 
@@ -258,7 +185,7 @@ const payloadScanLeast = time.Second
 // clearPayloads empties the payloads of handled events received in
 // [from, before), oldest first, at most n; it returns how many and the
 // receipt time reached (the next call's from).
-func (db *DB) clearPayloads(ctx context.Context, p *Pruned, from, before time.Time, n int) (int, time.Time, error) {
+func (db conn) clearPayloads(ctx context.Context, p *Pruned, from, before time.Time, n int) (int, time.Time, error) {
 	if before.Sub(from) < payloadScanLeast {
 		return 0, from, nil
 	}
@@ -302,7 +229,7 @@ func (db *DB) clearPayloads(ctx context.Context, p *Pruned, from, before time.Ti
 
 // payloadsToClear selects up to n handled events with a payload received in
 // [?, ?), oldest first.
-func (db *DB) payloadsToClear(n int) string {
+func (db conn) payloadsToClear(n int) string {
 	return `SELECT id, received_at FROM webhook_events
 		WHERE received_at >= ? AND received_at < ? AND ` + db.noIndex("status") + ` = 'done' AND ` + db.octetLength("payload") + ` > 0
 		ORDER BY received_at LIMIT ` + fmt.Sprint(n)
@@ -310,7 +237,7 @@ func (db *DB) payloadsToClear(n int) string {
 
 // octetLength is the byte length of a blob column, read from its header on
 // PostgreSQL (no decompression of a TOASTed payload).
-func (db *DB) octetLength(col string) string {
+func (db conn) octetLength(col string) string {
 	if db.Postgres() {
 		return "octet_length(" + col + ")"
 	}
@@ -327,7 +254,7 @@ func (db *DB) octetLength(col string) string {
 // (sqlite.org/optoverview.html, "Disqualifying WHERE clause terms using
 // unary-+"); PostgreSQL has no unary + on text, and an expression
 // (COALESCE of the column with itself) is not an indexed column either.
-func (db *DB) noIndex(col string) string {
+func (db conn) noIndex(col string) string {
 	if db.Postgres() {
 		return "COALESCE(" + col + ", " + col + ")"
 	}
@@ -346,13 +273,13 @@ func placeholders(n int) string {
 // trigger's subtraction leaves the rollup as it was. It runs only while this
 // release's triggers are in force (a newer release's triggers may treat a
 // delete otherwise; that release prunes).
-func (db *DB) pruneRuns(ctx context.Context, slowest *time.Duration, cut time.Time, n int) (int, error) {
-	have, err := db.rollupTriggers(ctx, db.SQL)
+func (db conn) pruneRuns(ctx context.Context, slowest *time.Duration, cut time.Time, n int) (int, error) {
+	have, err := db.RollupTriggers(ctx, db.SQL)
 	if err != nil {
 		return 0, fmt.Errorf("prune runs: %w", err)
 	}
 	for v := range have {
-		if v != rollupVersion {
+		if v != store.RollupVersion {
 			return 0, nil
 		}
 	}
@@ -371,7 +298,7 @@ func (db *DB) pruneRuns(ctx context.Context, slowest *time.Duration, cut time.Ti
 }
 
 // pruneRunsByID deletes the runs among ids still finished, in one transaction.
-func (db *DB) pruneRunsByID(ctx context.Context, slowest *time.Duration, ids []any) (int, error) {
+func (db conn) pruneRunsByID(ctx context.Context, slowest *time.Duration, ids []any) (int, error) {
 	var k int64
 	err := db.pruneTx(ctx, slowest, func(tx *sql.Tx) error {
 		in := db.prunedRuns(len(ids))
@@ -383,8 +310,8 @@ func (db *DB) pruneRunsByID(ctx context.Context, slowest *time.Duration, ids []a
 			}
 		}
 		// The runs' figures as they are now, inside the transaction that deletes them.
-		for _, table := range []string{prunedTable, "cost_rollups"} {
-			if err := db.addRunsTo(ctx, tx, table, in, ids...); err != nil {
+		for _, table := range []string{store.PrunedTable, "cost_rollups"} {
+			if err := db.AddRunsTo(ctx, tx, table, in, ids...); err != nil {
 				return err
 			}
 		}
@@ -402,7 +329,7 @@ func (db *DB) pruneRunsByID(ctx context.Context, slowest *time.Duration, ids []a
 
 // pruneRunsDeletes are pruneRunsByID's deletes, in order, for ids ids: the
 // runs' findings, their timelines, the runs.
-func (db *DB) pruneRunsDeletes(ids int) []string {
+func (db conn) pruneRunsDeletes(ids int) []string {
 	in := db.prunedRuns(ids)
 	return []string{
 		"DELETE FROM findings WHERE run_findings IN (SELECT id FROM runs WHERE " + in + ")",
@@ -419,7 +346,7 @@ func (db *DB) pruneRunsDeletes(ids int) []string {
 // transaction (store.SQLiteDSN): it takes the write lock first, where an
 // autocommit statement that read first could fail with SQLITE_BUSY when a
 // write lands between its read and its write. It does not checkpoint inside
-// the COMMIT (writeTx): SQLite runs the automatic checkpoint (copy the WAL's
+// the COMMIT (WriteTx): SQLite runs the automatic checkpoint (copy the WAL's
 // pages back and fsync the database, tens of milliseconds once a thousand
 // pages have piled up, and pruning's deletes fill them fast) in the COMMIT
 // statement, holding the write connection, and with it the webhook intake:
@@ -436,11 +363,11 @@ func (db *DB) pruneRunsDeletes(ids int) []string {
 // again (every prune write is idempotent: it checks its condition again), and
 // the webhook intake's commits, which do wait for their flush, no longer
 // queue behind a prune commit's.
-func (db *DB) pruneTx(ctx context.Context, slowest *time.Duration, fn func(tx *sql.Tx) error) (err error) {
+func (db conn) pruneTx(ctx context.Context, slowest *time.Duration, fn func(tx *sql.Tx) error) (err error) {
 	if db.Postgres() {
 		return db.pgPruneTx(ctx, slowest, fn)
 	}
-	tx, end, err := db.writeTx(ctx, writerBackground)
+	tx, end, err := db.WriteTx(ctx, store.WriterBackground)
 	if err != nil {
 		return err
 	}
@@ -448,7 +375,7 @@ func (db *DB) pruneTx(ctx context.Context, slowest *time.Duration, fn func(tx *s
 	defer func() {
 		*slowest = max(*slowest, time.Since(t0))
 		end(err)
-		if now := time.Now(); db.checkpointDue(now) {
+		if now := time.Now(); db.PruneCheckpointDue(now) {
 			db.W.ExecContext(context.WithoutCancel(ctx), "PRAGMA wal_checkpoint(PASSIVE)") //nolint:errcheck // the next one copies what this leaves
 		}
 	}()
@@ -458,7 +385,7 @@ func (db *DB) pruneTx(ctx context.Context, slowest *time.Duration, fn func(tx *s
 	return tx.Commit()
 }
 
-func (db *DB) pgPruneTx(ctx context.Context, slowest *time.Duration, fn func(tx *sql.Tx) error) error {
+func (db conn) pgPruneTx(ctx context.Context, slowest *time.Duration, fn func(tx *sql.Tx) error) error {
 	t0 := time.Now()
 	defer func() { *slowest = max(*slowest, time.Since(t0)) }()
 	tx, err := db.W.BeginTx(ctx, nil)
@@ -475,19 +402,9 @@ func (db *DB) pgPruneTx(ctx context.Context, slowest *time.Duration, fn func(tx 
 	return tx.Commit()
 }
 
-// pruneCheckpointEvery is how often at most pruning checkpoints the WAL.
-const pruneCheckpointEvery = time.Second
-
-// checkpointDue says whether pruning should checkpoint at now, and if so
-// records that it does.
-func (db *DB) checkpointDue(now time.Time) bool {
-	last := db.pruneCheckpointed.Load()
-	return now.UnixNano()-last >= int64(pruneCheckpointEvery) && db.pruneCheckpointed.CompareAndSwap(last, now.UnixNano())
-}
-
 // execWrite runs one writing statement of pruning in a transaction of its
 // own (pruneTx) and returns how many rows it changed.
-func (db *DB) execWrite(ctx context.Context, slowest *time.Duration, q string, args ...any) (int64, error) {
+func (db conn) execWrite(ctx context.Context, slowest *time.Duration, q string, args ...any) (int64, error) {
 	var k int64
 	err := db.pruneTx(ctx, slowest, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, q, args...)
@@ -501,7 +418,7 @@ func (db *DB) execWrite(ctx context.Context, slowest *time.Duration, q string, a
 }
 
 // ids reads the ids a query (with ?-placeholders) selects.
-func (db *DB) ids(ctx context.Context, q string, args ...any) ([]any, error) {
+func (db conn) ids(ctx context.Context, q string, args ...any) ([]any, error) {
 	rows, err := db.SQL.QueryContext(ctx, db.Rebind(q), args...)
 	if err != nil {
 		return nil, fmt.Errorf("prune: %w", err)

@@ -1,4 +1,4 @@
-package store
+package runstats
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	entschema "github.com/chakshu-dev/chakshu/ent/schema"
+	"github.com/chakshu-dev/chakshu/internal/store"
 )
 
 // The cost queries: aggregates of the runs' figures over a period, read from
@@ -110,7 +111,7 @@ type CostGrouping struct {
 // over runs when grain is "": the period first, then the entity, plain
 // columns where they can be, so SQLite groups the rollup's rows in the order
 // of its (grain, day, repository_id, reviewer_id) index instead of sorting.
-func (db *DB) costKeyCols(gr CostGrouping, grain string) []string {
+func (db conn) costKeyCols(gr CostGrouping, grain string) []string {
 	var cols []string
 	switch {
 	case gr.Period == "":
@@ -158,7 +159,7 @@ type span struct {
 // months (when buckets are not days or weeks), then weeks (unless buckets are
 // days), then days, and the runs themselves for partial days. Days are
 // UTC on PostgreSQL and the writer's zone on SQLite, as the rollup's.
-func (db *DB) costSpans(from, to time.Time, gr CostGrouping) []span {
+func (db conn) costSpans(from, to time.Time, gr CostGrouping) []span {
 	zone := time.UTC
 	if !db.Postgres() {
 		zone = time.Local
@@ -253,7 +254,7 @@ func (a *CostFigures) Add(o *CostFigures) {
 
 // Percentile is the nearest-rank p-th percentile of the duration histogram
 // (nil when empty): the upper bound of the bucket holding the rank, at most
-// 19% above the exact value (DurationBound).
+// 19% above the exact value (store.DurationBound).
 func (a *CostFigures) Percentile(p int64) *int64 {
 	hist := a.Hist[:]
 	var n int64
@@ -267,7 +268,7 @@ func (a *CostFigures) Percentile(p int64) *int64 {
 	var seen int64
 	for i, c := range hist {
 		if seen += c; seen >= rank {
-			v := DurationBound(i)
+			v := store.DurationBound(i)
 			return &v
 		}
 	}
@@ -279,23 +280,24 @@ func (a *CostFigures) Percentile(p int64) *int64 {
 // (rollup.go: a few thousand rows for a year); only the partial days at
 // the ends are read from the runs. Figures are exact; duration percentiles come
 // from the rollup's histogram (see percentile).
-func (db *DB) AggregateCosts(ctx context.Context, s RunSet, gr CostGrouping) (total *CostFigures, buckets map[string]*CostFigures, err error) {
+func AggregateCosts(ctx context.Context, sdb *store.DB, s RunSet, gr CostGrouping) (total *CostFigures, buckets map[string]*CostFigures, err error) {
+	db := conn{sdb}
 	total = &CostFigures{}
 	buckets = map[string]*CostFigures{}
 	// The coarsest rollup rows that still tell apart what the grouping and
 	// the filter need: per repository, per reviewer, both or neither.
-	level := RollupLevel(s.Restricted || s.RepositoryID != nil || s.InstallationID != nil || gr.Entity == CostByRepository,
+	level := store.RollupLevel(s.Restricted || s.RepositoryID != nil || s.InstallationID != nil || gr.Entity == CostByRepository,
 		s.ReviewerID != nil || gr.Entity == CostByReviewer)
 	for _, sp := range db.costSpans(s.From, s.To, gr) {
 		var sums []string
 		var where string
 		var args []any
 		if sp.grain == "" {
-			sums = RunContribution("")
+			sums = store.RunContribution("")
 			where, args = s.whereRuns(sp.from, sp.to)
 			where = "FROM " + run.Table + " WHERE " + where
 		} else {
-			sums = append([]string(nil), RollupSums...)
+			sums = append([]string(nil), store.RollupSums...)
 			conds, a := s.filter("repository_id", "reviewer_id")
 			where = "FROM cost_rollups WHERE " + strings.Join(append([]string{"grain = ?", "day >= ?", "day < ?"}, conds...), " AND ")
 			args = append([]any{sp.grain + level, sp.from.Format(time.DateOnly), sp.to.Format(time.DateOnly)}, a...)
@@ -306,7 +308,7 @@ func (db *DB) AggregateCosts(ctx context.Context, s RunSet, gr CostGrouping) (to
 		// repository: 5,200 rows, ~60 sums each). scanCosts adds up rows
 		// of one key anyway.
 		perRow := sp.grain != "" && sp.grain == gr.Period &&
-			level == RollupLevel(gr.Entity == CostByRepository, gr.Entity == CostByReviewer)
+			level == store.RollupLevel(gr.Entity == CostByRepository, gr.Entity == CostByReviewer)
 		q := "SELECT " + strings.Join(append(append([]string(nil), k...), db.costFigureCols(sums, !perRow)...), ", ") + " " + where
 		if len(k) > 0 && !perRow {
 			q += " GROUP BY " + strings.Join(k, ", ")
@@ -318,18 +320,18 @@ func (db *DB) AggregateCosts(ctx context.Context, s RunSet, gr CostGrouping) (to
 	return total, buckets, nil
 }
 
-// costSum is the index of cost_usd in RollupSums: the one figure that
+// costSum is the index of cost_usd in store.RollupSums: the one figure that
 // is not an integer.
 const costSum = 4
 
 // figureCols are the two columns of the figures from sums (SQL over rollup
-// rows or runs, in the order of RollupSums), summed when sum: the cost,
+// rows or runs, in the order of store.RollupSums), summed when sum: the cost,
 // and the integers as one text (a JSON array on SQLite, comma-separated on
 // PostgreSQL; NULL, or nulls, over no rows). Sixty columns a row cost more to
 // fetch and scan than the query's own work (~25 µs a row on SQLite, pgx's
 // decoding on PostgreSQL); one text parses in ~1 µs, and SQLite's json_array
 // builds it at a third of the cost of concatenating.
-func (db *DB) costFigureCols(sums []string, sum bool) []string {
+func (db conn) costFigureCols(sums []string, sum bool) []string {
 	ints := make([]string, 0, len(sums))
 	for i, c := range sums {
 		if sum {
@@ -354,7 +356,7 @@ func (db *DB) costFigureCols(sums []string, sum bool) []string {
 	return []string{cost, "json_array(" + strings.Join(ints, ", ") + ")"}
 }
 
-// parseFigures fills v (one per RollupSums) from the columns of
+// parseFigures fills v (one per store.RollupSums) from the columns of
 // figureCols (a null counts 0); false when the text is not that of len(v)-1
 // numbers.
 func parseFigures(cost float64, ints string, v []float64) bool {
@@ -381,13 +383,13 @@ func parseFigures(cost float64, ints string, v []float64) bool {
 
 // scanCosts adds the rows of q (nkey key columns, then costFigureCols) to total
 // and buckets.
-func (db *DB) scanCosts(ctx context.Context, q string, args []any, gr CostGrouping, nkey int, total *CostFigures, buckets map[string]*CostFigures) error {
+func (db conn) scanCosts(ctx context.Context, q string, args []any, gr CostGrouping, nkey int, total *CostFigures, buckets map[string]*CostFigures) error {
 	rows, err := db.SQL.QueryContext(ctx, db.Rebind(q), args...)
 	if err != nil {
 		return fmt.Errorf("cost figures: %w", err)
 	}
 	defer rows.Close()
-	v := make([]float64, len(RollupSums))
+	v := make([]float64, len(store.RollupSums))
 	keys := make([]sql.NullString, nkey)
 	var cost float64
 	var ints sql.NullString
@@ -444,7 +446,8 @@ type PullRequestCost struct {
 
 // ExpensivePullRequests are the limit pull requests of s that cost most,
 // highest first (then by repository and number).
-func (db *DB) ExpensivePullRequests(ctx context.Context, s RunSet, limit int) ([]PullRequestCost, error) {
+func ExpensivePullRequests(ctx context.Context, sdb *store.DB, s RunSet, limit int) ([]PullRequestCost, error) {
+	db := conn{sdb}
 	where, args := s.Where()
 	q := `SELECT ` + run.RepositoryColumn + `, pr_number, MAX(pr_title), MAX(pr_url),
 	CAST(SUM(cost_usd) AS DOUBLE PRECISION) AS c, COUNT(*),
@@ -479,7 +482,8 @@ type RunCounts struct {
 }
 
 // CountRuns counts s's runs by outcome and sums their findings and cost.
-func (db *DB) CountRuns(ctx context.Context, s RunSet) (RunCounts, error) {
+func CountRuns(ctx context.Context, sdb *store.DB, s RunSet) (RunCounts, error) {
+	db := conn{sdb}
 	q, args := db.countRuns(s)
 	var st RunCounts
 	err := db.SQL.QueryRowContext(ctx, q, args...).Scan(&st.Runs, &st.Succeeded, &st.Failed, &st.Cancelled, &st.Findings, &st.CostUSD)
@@ -490,7 +494,7 @@ func (db *DB) CountRuns(ctx context.Context, s RunSet) (RunCounts, error) {
 }
 
 // countRuns is CountRuns's statement (rebound) and its arguments.
-func (db *DB) countRuns(s RunSet) (string, []any) {
+func (db conn) countRuns(s RunSet) (string, []any) {
 	where, args := s.Where()
 	q := `SELECT COUNT(*),
 	COALESCE(SUM(CASE WHEN status = 'succeeded' THEN 1 ELSE 0 END), 0),

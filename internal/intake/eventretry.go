@@ -1,4 +1,4 @@
-package store
+package intake
 
 import (
 	"context"
@@ -13,14 +13,10 @@ import (
 var ErrEventNotFailed = errors.New("the webhook event is not failed")
 
 // RetryWebhookEvent puts failed webhook event id back to pending with fresh
-// attempts (an admin's retry from the portal). The caller wakes the event
-// workers (notify.TopicEvents).
-func (db *DB) RetryWebhookEvent(ctx context.Context, id int) error {
-	return RetryWebhookEvent(ctx, db.Client, id)
-}
-
-// RetryWebhookEvent is DB.RetryWebhookEvent with c, a transaction's client,
-// so the caller can record the retry (the audit log) in the same transaction.
+// attempts (an admin's retry from the portal), through c (the store's client
+// or a transaction's, so the caller can record the retry in the audit log in
+// the same transaction). The caller wakes the event workers
+// (wakeup.TopicEvents).
 func RetryWebhookEvent(ctx context.Context, c *ent.Client, id int) error {
 	n, err := c.WebhookEvent.Update().Where(webhookevent.ID(id), webhookevent.StatusEQ(webhookevent.StatusFailed)).
 		SetStatus(webhookevent.StatusPending).SetAttempts(0).SetLeaseOwner("").ClearNextAttemptAt().

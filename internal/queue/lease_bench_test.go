@@ -1,4 +1,4 @@
-package store_test
+package queue_test
 
 import (
 	"context"
@@ -6,9 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/queue"
+
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
-	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
 
@@ -52,12 +53,12 @@ func BenchmarkClaimBesideFlood(b *testing.B) {
 			for range b.N {
 				for range perOp {
 					start := time.Now()
-					id, err := db.Claim(ctx, store.QueuedRuns, "w", now, 0)
+					id, err := queue.Claim(ctx, db, queue.QueuedRuns, "w", now, 0)
 					claiming += time.Since(start)
 					if err != nil || id == 0 {
 						b.Fatalf("claim: %d %v", id, err)
 					}
-					if _, err := db.Release(ctx, store.QueuedRuns, id, "w", now); err != nil {
+					if _, err := queue.Release(ctx, db, queue.QueuedRuns, id, "w", now); err != nil {
 						b.Fatal(err)
 					}
 				}
