@@ -39,7 +39,7 @@ func (h *api) notifyAfterCommit(ctx context.Context, topic string) {
 	})
 }
 
-// requireRepoWrite applies the PR-comment rule (review.Access: the allow-list,
+// requireRepoWrite applies the PR-comment rule (reviewrequest.Access: the allow-list,
 // the repository's owner, or write access on GitHub as the installation sees
 // it), and lets global admins and admins of the repository's installation in.
 func (h *api) requireRepoWrite(ctx context.Context, v *auth.Viewer, repo *ent.Repository) error {

@@ -8,8 +8,9 @@
 // entgo.io/ent/entc/gen, gqlgen's codegen and golang.org/x/tools into the
 // server and runs their template parsing at start-up (about 17 MB of
 // resident memory for nothing). `make generate` still runs upstream entgql
-// and gqlgen; ent/entc.go then points the generated files at this package,
-// which they import as entgql so that generated code reads the same.
+// and gqlgen; ent/entc.go then points ent's generated files at this package,
+// imported as entgql so that they read as upstream's (gqlgen's executor names
+// it by its package name, gqlgen.yml's autobind).
 //
 // Cursors are opaque to clients; their encoding here is this package's own
 // (base64url of a small JSON document that keeps the order value's type).

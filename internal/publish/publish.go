@@ -156,7 +156,7 @@ func resultError(err error) error {
 }
 
 // failRun fails the run with a safe reason and redacted detail. The
-// worker's finisher completes its check run with that reason (notify.TopicFinish).
+// worker's finisher completes its check run with that reason (wakeup.TopicFinish).
 func (p *Publisher) failRun(ctx context.Context, r *ent.Run, reason string, cause error) {
 	log := logging.From(ctx)
 	if err := runstate.Fail(ctx, p.cfg.DB.Client, r.ID, reason, cause.Error()); err != nil && !errors.Is(err, runstate.ErrConflict) {

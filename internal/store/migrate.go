@@ -74,7 +74,7 @@ type Release struct {
 // typed result (runs.result). Schema 2 still runs beside it: its runs are
 // never shadow, so the new index keeps its one-active-review rule; and
 // schema 3 keeps writing the result_json and checked columns schema 2 reads
-// (runs.Result reads them back for runs schema 2 reported).
+// (runstate.Result reads them back for runs schema 2 reported).
 var Current = Release{Schema: 3, MinCompatible: 2, Rollup: RollupVersion}
 
 // MigrateReport says what a migration did.
