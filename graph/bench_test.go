@@ -24,9 +24,9 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/internal/config"
-	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 	"github.com/chakshu-dev/chakshu/server/auth"
 )
 
@@ -267,7 +267,7 @@ func benchHandler(b *testing.B, db *store.DB, drv dialect.Driver, users map[stri
 	if err != nil {
 		b.Fatal(err)
 	}
-	h, err := NewHandler(Config{DB: db, Log: log, Bus: notify.NewLocal(), Config: cfg, Auth: a, Driver: drv})
+	h, err := NewHandler(Config{DB: db, Log: log, Bus: wakeup.NewLocal(), Config: cfg, Auth: a, Driver: drv})
 	if err != nil {
 		b.Fatal(err)
 	}

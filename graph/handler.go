@@ -20,10 +20,10 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/config"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/models"
-	"github.com/chakshu-dev/chakshu/internal/notify"
-	"github.com/chakshu-dev/chakshu/internal/review"
-	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/reviewrequest"
+	"github.com/chakshu-dev/chakshu/internal/runstate"
 	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 	"github.com/chakshu-dev/chakshu/server"
 	"github.com/chakshu-dev/chakshu/server/auth"
 )
@@ -45,7 +45,7 @@ type Config struct {
 	DB  *store.DB
 	Log *slog.Logger
 	// Bus wakes workers (events, sync) and live updates (run_updated).
-	Bus notify.Bus
+	Bus wakeup.Bus
 	// Config supplies PublicURL, GitHubURL, Admins, SecretKey and DeadWorkerAfter.
 	Config *config.Config
 	// Auth resolves viewers and applies CSRF protection.
@@ -61,7 +61,7 @@ type Config struct {
 	MaxDepth      int
 	MaxBodyBytes  int64
 	// PollInterval is the runUpdated safety poll (default 2 s); wake-ups on
-	// notify.TopicRunUpdated deliver changes sooner.
+	// wakeup.TopicRunUpdated deliver changes sooner.
 	PollInterval time.Duration
 	// LiveRecheck is how often a live subscription checks again that its
 	// token or session is valid and what it may read: before a delivery, the
@@ -86,7 +86,7 @@ type api struct {
 	client *ent.Client // filtered per viewer by interceptors (access.go)
 	webURL string      // GitHub's web base, for links and PR URLs
 	// requests is the "request a review" use case, shared with webhook handling.
-	requests *review.Requests
+	requests *reviewrequest.Requests
 }
 
 // NewHandler returns the /graphql handler: POST and graphql-ws transports,
@@ -122,11 +122,11 @@ func NewHandler(cfg Config) (http.Handler, error) {
 		drv = cfg.DB.Driver() // on SQLite its writes go through the store's one write connection
 	}
 	h := &api{cfg: cfg, log: cfg.Log, db: cfg.DB, client: ent.NewClient(ent.Driver(drv)), webURL: webBase(cfg),
-		requests: &review.Requests{DB: cfg.DB, Bus: cfg.Bus, Access: review.NewAccess(cfg.Config.ReviewAllowList)}}
+		requests: &reviewrequest.Requests{DB: cfg.DB, Bus: cfg.Bus, Access: reviewrequest.NewAccess(cfg.Config.ReviewAllowList)}}
 	h.intercept(h.client)
 	// The handler's own client writes runs too (cancelRun, in the request's
 	// transaction): its status changes wake runUpdated like everyone's.
-	runs.NotifyLiveUpdates(h.client, cfg.Bus)
+	runstate.NotifyLiveUpdates(h.client, cfg.Bus)
 
 	ec := exec.Config{Resolvers: &Resolver{h: h}}
 	setComplexity(&ec.Complexity)

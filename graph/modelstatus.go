@@ -5,13 +5,13 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/graph/model"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 )
 
 // modelStatus is a reviewer's model as the catalogue sees it now.
 func (h *api) modelStatus(rv *ent.Reviewer) *model.ModelStatus {
-	id := reviewers.Defaults().Model
-	if c, err := reviewers.FromEnt(rv); err == nil {
+	id := reviewerconfig.Defaults().Model
+	if c, err := reviewerconfig.FromEnt(rv); err == nil {
 		id = c.Model
 	}
 	out := &model.ModelStatus{Model: id, State: "unknown"}

@@ -13,7 +13,7 @@ import (
 	"github.com/chakshu-dev/chakshu/graph/model"
 	"github.com/chakshu-dev/chakshu/internal/config"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
-	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/runstate"
 )
 
 // status is the Status page: workers, queues, failed webhooks, syncs. Counts
@@ -31,7 +31,7 @@ func (h *api) status(ctx context.Context) (*model.SystemStatus, error) {
 		LeaseOwner string `json:"lease_owner"`
 		Count      int    `json:"count"`
 	}
-	if err := c.Run.Query().Where(run.LeaseOwnerNEQ(""), run.StatusIn(runs.Active...)).
+	if err := c.Run.Query().Where(run.LeaseOwnerNEQ(""), run.StatusIn(runstate.Active...)).
 		GroupBy(run.FieldLeaseOwner).Aggregate(ent.Count()).Scan(ctx, &heldRuns); err != nil {
 		return nil, fmt.Errorf("status: held runs: %w", err)
 	}
@@ -57,7 +57,7 @@ func (h *api) status(ctx context.Context) (*model.SystemStatus, error) {
 		})
 	}
 
-	for _, s := range runs.Active {
+	for _, s := range runstate.Active {
 		q := &model.RunQueue{Status: s}
 		if q.Count, err = c.Run.Query().Where(run.StatusEQ(s)).Count(ctx); err != nil {
 			return nil, fmt.Errorf("status: %s runs: %w", s, err)
