@@ -103,13 +103,13 @@ func newEnv(t *testing.T, db *store.DB) *env {
 		GitHubWritesPerMinute: 80, GitHubWritesPerHour: 500, // the defaults
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	a, err := auth.New(auth.Config{DB: db, Log: log, Config: cfg})
+	a, err := auth.New(auth.Config{DB: db, Log: log, Settings: auth.SettingsFrom(cfg)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	apps := ghtest.Apps(t, s, appID, pem)
 	e.drv = &countingDriver{Driver: entsql.OpenDB(db.Dialect, db.SQL)}
-	gql, err := NewHandler(Config{DB: db, Log: log, Bus: e.bus, Config: cfg, Auth: a, GitHub: apps,
+	gql, err := NewHandler(Config{DB: db, Log: log, Bus: e.bus, Settings: SettingsFrom(cfg), Auth: a, GitHub: apps,
 		PollInterval: 200 * time.Millisecond, Driver: e.drv})
 	if err != nil {
 		t.Fatal(err)

@@ -24,11 +24,7 @@ func (h *api) modelStatus(rv *ent.Reviewer) *model.ModelStatus {
 	}
 	st := e.StatusAt(time.Now())
 	out.Provider, out.State = e.Provider, st.State
-	platform := ""
-	if h.cfg.Config != nil {
-		platform = h.cfg.Config.Providers.Platform
-	}
-	served, serr := e.Serve(platform) // the provider runs go to (CHAKSHU_MODEL_PROVIDER)
+	served, serr := e.Serve(h.cfg.Settings.Platform) // the provider runs go to (CHAKSHU_MODEL_PROVIDER)
 	if serr == nil {
 		out.Provider = served.Provider
 	}

@@ -363,7 +363,7 @@ func (h *api) auditLearning(ctx context.Context, c *ent.Client, actor string, id
 }
 
 func (h *api) credentials(ctx context.Context) (*connectors.Credentials, error) {
-	s, err := connectors.NewSealer(h.cfg.Config.SecretKey, h.cfg.Config.SecretKeyPrevious...)
+	s, err := connectors.NewSealer(h.cfg.Settings.SecretKey, h.cfg.Settings.SecretKeyPrevious...)
 	if err != nil {
 		return nil, err
 	}

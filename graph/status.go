@@ -46,7 +46,7 @@ func (h *api) status(ctx context.Context) (*model.SystemStatus, error) {
 	for _, x := range heldEvents {
 		he[x.LeaseOwner] = x.Count
 	}
-	dead := h.cfg.Config.DeadWorkerAfter
+	dead := h.cfg.Settings.DeadWorkerAfter
 	if dead <= 0 {
 		dead = config.DefaultDeadWorkerAfter
 	}
@@ -109,7 +109,7 @@ func (h *api) status(ctx context.Context) (*model.SystemStatus, error) {
 // contentBudgets are the installations' content budgets at now, read from
 // the rows as loaded (no query more): the windows the workers pace by.
 func (h *api) contentBudgets(ins []*ent.Installation, now time.Time) []*model.ContentBudget {
-	budget := ghwrite.NewDBBudget(h.db, ghwrite.Windows(h.cfg.Config.GitHubWritesPerMinute, h.cfg.Config.GitHubWritesPerHour))
+	budget := ghwrite.NewDBBudget(h.db, ghwrite.Windows(h.cfg.Settings.GitHubWritesPerMinute, h.cfg.Settings.GitHubWritesPerHour))
 	out := make([]*model.ContentBudget, 0, len(ins))
 	for _, in := range ins {
 		st := budget.StandingOf(in, now)

@@ -90,11 +90,11 @@ func webRoutes(d deps) ([]server.Route, func(), error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("runner API: %w", err)
 	}
-	au, err := auth.New(auth.Config{DB: d.db, Log: d.log, Config: d.cfg, SandboxDev: d.sandboxDev})
+	au, err := auth.New(auth.Config{DB: d.db, Log: d.log, Settings: auth.SettingsFrom(d.cfg), SandboxDev: d.sandboxDev})
 	if err != nil {
 		return nil, nil, fmt.Errorf("auth: %w", err)
 	}
-	gql, err := graph.NewHandler(graph.Config{DB: d.db, Log: d.log, Bus: d.bus, Config: d.cfg, Auth: au, GitHub: d.github, Models: d.models,
+	gql, err := graph.NewHandler(graph.Config{DB: d.db, Log: d.log, Bus: d.bus, Settings: graph.SettingsFrom(d.cfg), Auth: au, GitHub: d.github, Models: d.models,
 		GitHubWebURL: d.githubWebURL})
 	if err != nil {
 		return nil, nil, fmt.Errorf("graphql: %w", err)
