@@ -11,6 +11,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/predicate"
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/queue"
 	"github.com/chakshu-dev/chakshu/internal/store"
 )
 
@@ -23,7 +24,9 @@ func NewID() string {
 // HeartbeatLeases refreshes every lease a worker holds (runs and webhook
 // events); it is the Config.Heartbeaters entry of a worker process.
 func HeartbeatLeases(db *store.DB) func(ctx context.Context, owner string, now time.Time) error {
-	return func(ctx context.Context, owner string, now time.Time) error { return db.Heartbeat(ctx, owner, now) }
+	return func(ctx context.Context, owner string, now time.Time) error {
+		return queue.Heartbeat(ctx, db, owner, now)
+	}
 }
 
 // Wait blocks until a wake-up, the poll interval, or the end of ctx; false on the end.
@@ -51,7 +54,7 @@ const MaxShared = 10
 // repository repoID, so one workflow dispatch starts one Actions run for all
 // of them (DESIGN §2.3). Only reviews on the PR share a run (not a shadow
 // run's replay, nor a reply). The claim is one conditional update (queued,
-// unheld, due), as store.Claim's, so two workers never both hold a run: the
+// unheld, due), as queue.Claim's, so two workers never both hold a run: the
 // runs returned are those this worker won, oldest first.
 func claimCompanions(ctx context.Context, db *store.DB, lead *ent.Run, repoID int, owner string, now time.Time, limit int) ([]int, error) {
 	if limit <= 0 || lead.Shadow || lead.Kind != run.KindReview {

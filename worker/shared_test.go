@@ -12,7 +12,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
-	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/runstate"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
@@ -44,7 +44,7 @@ func (f *fixture) enqueueReviewers(t *testing.T, names ...string) []*ent.Run {
 			ids = append(ids, rv[i].ID)
 		}
 	}
-	created, _, err := runs.Enqueue(ctx, f.db, f.bus, runs.Request{RepositoryID: f.repo.ID, ReviewerIDs: ids,
+	created, _, err := runstate.Enqueue(ctx, f.db, f.bus, runstate.Request{RepositoryID: f.repo.ID, ReviewerIDs: ids,
 		PRNumber: f.pr, HeadSHA: f.head, Trigger: run.TriggerComment, Requester: "alice"})
 	if err != nil || len(created) != len(names) {
 		t.Fatalf("enqueue: %v (%d created)", err, len(created))
@@ -195,7 +195,7 @@ func TestFinisherCancelsASharedActionsRunLast(t *testing.T) {
 		const cancelKey = "POST /repos/{owner}/{repo}/actions/runs/{run_id}/cancel"
 		fin := f.finisher(t)
 		end := func(id int) {
-			if err := runs.Fail(ctx, db.Client, id, "The review failed.", "test"); err != nil {
+			if err := runstate.Fail(ctx, db.Client, id, "The review failed.", "test"); err != nil {
 				t.Fatal(err)
 			}
 			if err := fin.FinishAll(ctx); err != nil {

@@ -23,7 +23,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/scriptedmodel"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
@@ -60,7 +60,7 @@ func TestDoctor(t *testing.T) {
 			t.Fatal(err)
 		}
 		apps := ghtest.Apps(t, sim, appID, key)
-		syncer, err := reviewers.NewSyncer(reviewers.SyncerConfig{DB: db, Clients: apps, Log: slog.New(slog.DiscardHandler)})
+		syncer, err := reviewerconfig.NewSyncer(reviewerconfig.SyncerConfig{DB: db, Clients: apps, Log: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -194,8 +194,8 @@ func TestDoctor(t *testing.T) {
 			// commit, and the documented build from source pinned to a release
 			// of the server's version, are current.
 			for name, text := range map[string]string{
-				"checkout tag":    strings.Replace(tpl, "actions/checkout@df4cb1c069e1874edd31b4311f1884172cec0e10", "actions/checkout@v6.0.3", 1),
-				"checkout commit": strings.Replace(tpl, "actions/checkout@df4cb1c069e1874edd31b4311f1884172cec0e10", "actions/checkout@0123456789abcdef0123456789abcdef01234567", 1),
+				"checkout tag":             strings.Replace(tpl, "actions/checkout@df4cb1c069e1874edd31b4311f1884172cec0e10", "actions/checkout@v6.0.3", 1),
+				"checkout commit":          strings.Replace(tpl, "actions/checkout@df4cb1c069e1874edd31b4311f1884172cec0e10", "actions/checkout@0123456789abcdef0123456789abcdef01234567", 1),
 				"from source at a release": fromSourceCurrent,
 			} {
 				sim.Commit("acme/widget", "main", map[string]string{WorkflowPath: text}, name)
