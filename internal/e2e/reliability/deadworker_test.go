@@ -43,10 +43,11 @@ func TestCrashDeadWorkerRequeued(t *testing.T) {
 		return err == nil && ghsimtest.FaultHits(sim, 0) == 1
 	})
 	// The PR's two reviewers share one dispatch (DESIGN §2.3): the worker
-	// holds both runs while the dispatch hangs.
+	// holds both runs while the dispatch hangs, unless the other worker
+	// claimed the second run first (sharing never takes a held run).
 	var held int
-	if err := c.DB.QueryRow(`SELECT COUNT(*) FROM runs WHERE lease_owner = $1 AND status = 'queued'`, owner).Scan(&held); err != nil || held != 2 {
-		t.Fatalf("the worker holds %d runs in its dispatch (%v), want the PR's 2", held, err)
+	if err := c.DB.QueryRow(`SELECT COUNT(*) FROM runs WHERE lease_owner = $1 AND status = 'queued'`, owner).Scan(&held); err != nil || held < 1 || held > 2 {
+		t.Fatalf("the worker holds %d runs in its dispatch (%v), want 1 or the PR's 2", held, err)
 	}
 	var pid int
 	if err := c.DB.QueryRow(`SELECT pid FROM workers WHERE worker_id = $1`, owner).Scan(&pid); err != nil {
@@ -99,11 +100,13 @@ func TestCrashDeadWorkerRequeued(t *testing.T) {
 	f := settle(t, c, prs, 2, 3*time.Minute)
 	t.Logf("after thaw: %s (run %s)", f, strconv.Itoa(runID))
 	f.check(t)
-	// Taken over, the two runs still share one Actions run: the other
-	// worker's; the frozen worker's late one is refused at job fetch.
+	// Taken over, the two runs held together still share one Actions run:
+	// the other worker's; the frozen worker's late one is refused at job
+	// fetch.
 	var shared, distinct int
 	if err := c.DB.QueryRow(`SELECT COUNT(*), COUNT(DISTINCT actions_run_id) FROM runs WHERE pr_number = $1 AND actions_run_id <> 0`, prs[0]).
-		Scan(&shared, &distinct); err != nil || shared != 2 || distinct != 1 {
+		Scan(&shared, &distinct); err != nil || shared != 2 || held == 2 && distinct != 1 {
 		t.Errorf("the PR's runs: %d with an Actions run, %d distinct (%v), want 2 sharing 1", shared, distinct, err)
 	}
+	t.Logf("the frozen worker held %d of the PR's runs in one dispatch", held)
 }
