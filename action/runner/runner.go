@@ -1,5 +1,6 @@
 // Package runner is chakshu-action's main flow: get the workflow's OIDC
-// token, fetch the job from Chakshu, drop the runner's GitHub credentials
+// token, fetch the job from Chakshu (one per Chakshu run when reviewers share
+// the Actions run, each then reviewed side by side), drop the runner's GitHub credentials
 // from the environment, check the checkout, build the sanitised workspace,
 // run the agent, write the job summary and report the result. It never
 // exits the process and touches the process environment only through Config
