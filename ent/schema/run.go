@@ -57,6 +57,10 @@ func (Run) Fields() []ent.Field {
 			Comment("the base commit compared against"),
 		field.String("base_ref").Default("").
 			Comment("the branch the pull request merges into"),
+		field.Bytes("pr_files").Optional().Nillable().Annotations(gqlSkipAll()).
+			Comment("the PR's files and patches at head_sha as the job listed them (diffmap.EncodeFiles: gzip'd JSON, patches past the job's 8 MB cut left out); publishing reads them instead of listing them again; NULL until the job is built (or built by a schema-3 binary)"),
+		field.Text("repo_config").Optional().Nillable().Annotations(gqlSkipAll()).
+			Comment("the repository's .github/chakshu.yml as read from its default branch when the run was queued or, if not read then, when its job was built; empty when there is none; NULL until read"),
 		field.String("incremental_since").Default("").Comment("SHA this review is incremental from; empty for a full review"),
 		field.String("full_review_reason").Default("").Comment("why a full review was done, e.g. force push"),
 		field.String("requester").Default("").

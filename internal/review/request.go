@@ -17,6 +17,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/audit"
 	"github.com/chakshu-dev/chakshu/internal/fault"
+	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/reviewers"
 	"github.com/chakshu-dev/chakshu/internal/runs"
@@ -62,25 +63,19 @@ func GetPR(ctx context.Context, gc *github.Client, repo *ent.Repository, n int) 
 	return FromGitHub(pr), resp, nil
 }
 
-// ChangedFiles returns a lister of the files PR n of repo changes (at most
-// 3000, GitHub's own cap on the list), called only when picking needs them.
+// ChangedFiles returns a lister of the files PR n of repo changes
+// (gh.ListPRFiles), called only when picking needs them.
 func ChangedFiles(gc *github.Client, repo *ent.Repository, n int) func(ctx context.Context) ([]string, error) {
 	return func(ctx context.Context) ([]string, error) {
-		var out []string
-		opt := &github.ListOptions{PerPage: 100}
-		for {
-			fs, resp, err := gc.PullRequests.ListFiles(ctx, repo.Owner, repo.Name, n, opt)
-			if err != nil {
-				return nil, fmt.Errorf("list files of %s#%d: %w", repo.FullName, n, err)
-			}
-			for _, f := range fs {
-				out = append(out, f.GetFilename())
-			}
-			if resp.NextPage == 0 || len(out) >= 3000 {
-				return out, nil
-			}
-			opt.Page = resp.NextPage
+		fs, err := gh.ListPRFiles(ctx, gc, repo.Owner, repo.Name, n)
+		if err != nil {
+			return nil, err
 		}
+		out := make([]string, len(fs))
+		for i, f := range fs {
+			out[i] = f.GetFilename()
+		}
+		return out, nil
 	}
 }
 
@@ -143,6 +138,10 @@ type Ask struct {
 	// (audit.ReviewRequest), in the queueing transaction, when it queues a
 	// run: the portal's requests.
 	Audit bool
+	// RepoConfig is .github/chakshu.yml as picking read it (RepoConfig.Text),
+	// stored on the runs so their jobs do not read it again; nil when
+	// picking did not read it.
+	RepoConfig *string
 }
 
 // Queued is what Queue did.
@@ -184,7 +183,7 @@ func Queue(ctx context.Context, db *store.DB, bus notify.Bus, a Ask) (Queued, er
 			if cfg, ok := cfgs[id]; ok {
 				c.SetModel(cfg.Model).SetMaxCostUsd(cfg.MaxCostUSD)
 			}
-			c.SetFromFork(pr.FromFork())
+			c.SetFromFork(pr.FromFork()).SetNillableRepoConfig(a.RepoConfig)
 		},
 		InTx: inTx,
 	})
@@ -336,11 +335,12 @@ func (s *Requests) Request(ctx context.Context, r Request) (Outcome, error) {
 		return out, nil
 	}
 	var rc RepoConfig
-	if needsConfig(r.Trigger) { // the job reads it again for instructions and path filters
-
+	var read *string // the file as read, for the runs' jobs (instructions and path filters)
+	if needsConfig(r.Trigger) {
 		if rc, err = LoadRepoConfig(ctx, r.GitHub, r.Repo); err != nil {
 			return out, err
 		}
+		read = &rc.Text
 		if rc.Invalid != nil && r.InvalidConfig != nil {
 			if err := r.InvalidConfig(ctx, rc); err != nil {
 				return out, err
@@ -355,7 +355,7 @@ func (s *Requests) Request(ctx context.Context, r Request) (Outcome, error) {
 		return out, fault.Newf(fault.Invalid, "unknown reviewers: %s", strings.Join(unknown, ", "))
 	}
 	out.Queued, err = Queue(ctx, s.DB, s.Bus, Ask{Repo: r.Repo, PR: out.PR, Reviewers: out.Picked.Reviewers,
-		Trigger: r.RunTrigger, Requester: r.Login, Note: r.Note, Target: r.Target, Audit: r.Audit})
+		Trigger: r.RunTrigger, Requester: r.Login, Note: r.Note, Target: r.Target, Audit: r.Audit, RepoConfig: read})
 	return out, err
 }
 

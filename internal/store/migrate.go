@@ -75,7 +75,12 @@ type Release struct {
 // never shadow, so the new index keeps its one-active-review rule; and
 // schema 3 keeps writing the result_json and checked columns schema 2 reads
 // (runs.Result reads them back for runs schema 2 reported).
-var Current = Release{Schema: 3, MinCompatible: 2, Rollup: rollupVersion}
+//
+// Schema 4: the facts a run's job used (runs.pr_files, runs.repo_config),
+// which publishing and the job read instead of asking GitHub again. Both
+// are nullable: a run an older binary queued or built has none, and is read
+// from GitHub as before, so schemas 2 and 3 still run beside it.
+var Current = Release{Schema: 4, MinCompatible: 2, Rollup: rollupVersion}
 
 // MigrateReport says what a migration did.
 type MigrateReport struct {

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-github/v88/github"
 
 	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/diffmap"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
@@ -85,6 +86,61 @@ func TestJobFetchesTheDiffWhenTheFilesListLacksPatches(t *testing.T) {
 		}
 		if !strings.Contains(job.Diff, "Binary files /dev/null and b/assets/logo.png differ") {
 			t.Errorf("the diff is not GitHub's:\n%s", job.Diff)
+		}
+	})
+}
+
+// Facts flow forward once: a run whose chakshu.yml was read when it was
+// queued does not read it again, and the job records on the run the files
+// it listed (publishing reads them) and the config it used.
+func TestJobRecordsItsFactsOnTheRun(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		w := newWorld(t, db)
+		rn := w.dispatch(run.KindReview)
+		queued := "instructions: Read at queue time.\n"
+		rn = db.Run.UpdateOne(rn).SetRepoConfig(queued).SaveX(context.Background())
+		w.sim.ResetCalls()
+		st, job, e := w.fetchJob(rn, w.token(rn))
+		if st != 200 {
+			t.Fatalf("job: %d %+v", st, e)
+		}
+		if n := w.sim.CallCount("GET /repos/{owner}/{repo}/contents/{path}"); n != 0 {
+			t.Errorf("chakshu.yml read %d times at job time, want 0 (read when queued)", n)
+		}
+		if strings.TrimSpace(job.Instructions) != "Read at queue time." {
+			t.Errorf("instructions %q, want the queued file's", job.Instructions)
+		}
+		got := db.Run.GetX(context.Background(), rn.ID)
+		if got.RepoConfig == nil || *got.RepoConfig != queued {
+			t.Errorf("repo_config %v, want the file as queued", got.RepoConfig)
+		}
+		if got.PrFiles == nil || len(*got.PrFiles) == 0 {
+			t.Fatal("the job stored no files")
+		}
+		files, err := diffmap.DecodeFiles(*got.PrFiles)
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed, _, err := w.inst.REST.PullRequests.ListFiles(context.Background(), "acme", "widget", w.pr, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(diffmap.FilesOf(listed), files); d != "" {
+			t.Errorf("stored files are not GitHub's (-GitHub +stored):\n%s", d)
+		}
+
+		// A run queued without reading it reads it once, and keeps it.
+		db.Run.UpdateOneID(rn.ID).SetStatus(run.StatusSucceeded).ExecX(context.Background())
+		rn2 := w.dispatch(run.KindReview)
+		w.sim.ResetCalls()
+		if st, _, e := w.fetchJob(rn2, w.token(rn2)); st != 200 {
+			t.Fatalf("job: %d %+v", st, e)
+		}
+		if n := w.sim.CallCount("GET /repos/{owner}/{repo}/contents/{path}"); n != 1 {
+			t.Errorf("chakshu.yml read %d times, want 1", n)
+		}
+		if got := db.Run.GetX(context.Background(), rn2.ID); got.RepoConfig == nil || !strings.Contains(*got.RepoConfig, "Every handler checks the session.") {
+			t.Errorf("repo_config %v, want the file as read", got.RepoConfig)
 		}
 	})
 }
