@@ -290,8 +290,8 @@ func (p *Publisher) publishReview(ctx context.Context, r *ent.Run) error {
 			FailOn: cfg.FailCheckOn, CostUSD: r.CostUsd, Duration: duration, Samples: samplesOf(cov),
 			Demoted: demoted, DemoteBelow: cfg.DemoteBelowAcceptance,
 		})
-		if err := p.cfg.Write.CompleteCheck(ctx, ghwrite.CheckOf(r), conclusion, now, ghwrite.Text{Title: title, Summary: summary}); err != nil {
-			return fmt.Errorf("complete check run: %w", err)
+		if err := ghwrite.CompleteRunCheck(ctx, p.cfg.Write, r, conclusion, now, ghwrite.Text{Title: title, Summary: summary}); err != nil {
+			return err
 		}
 	}
 	p.removeRequest(ctx, r)
