@@ -131,11 +131,11 @@ type Run struct {
 	Summary string `json:"summary,omitempty"`
 	// the result as accepted: parsed, validated and redacted once when the runner reports, with what the agent read (GraphQL Run.checked); read by internal/runs.Result
 	Result *findings.Stored `json:"result,omitempty"`
-	// legacy (schema 2 reads it): what the agent read and which skills it used, as a map; still written beside result for schema-2 binaries, read only for runs without result
+	// legacy (schema 2 read it): what the agent read, as a map; neither written nor read since schema 4, whose migration moved it into result; the release after drops it
 	Checked map[string]interface{} `json:"checked,omitempty"`
 	// files of the PR dropped by path_filters (set with the job); the review's coverage line counts them
 	FilteredFiles []string `json:"filtered_files,omitempty"`
-	// legacy (schema 2 reads it): the redacted result as JSON; still written beside result for schema-2 binaries, read only for runs without result
+	// legacy (schema 2 read it): the redacted result as JSON; neither written nor read since schema 4, whose migration moved it into result; the release after drops it
 	ResultJSON string `json:"result_json,omitempty"`
 	// safe sentence, fit for public surfaces
 	FailureReason string `json:"failure_reason,omitempty"`

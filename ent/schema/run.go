@@ -135,11 +135,11 @@ func (Run) Fields() []ent.Field {
 		field.JSON("result", &findings.Stored{}).Optional().Annotations(gqlSkipAll()).
 			Comment("the result as accepted: parsed, validated and redacted once when the runner reports, with what the agent read (GraphQL Run.checked); read by internal/runs.Result"),
 		field.JSON("checked", map[string]any{}).Optional().Annotations(gqlSkipAll()).
-			Comment("legacy (schema 2 reads it): what the agent read and which skills it used, as a map; still written beside result for schema-2 binaries, read only for runs without result"),
+			Comment("legacy (schema 2 read it): what the agent read, as a map; neither written nor read since schema 4, whose migration moved it into result; the release after drops it"),
 		field.JSON("filtered_files", []string{}).Optional().Annotations(gqlSkipAll()).
 			Comment("files of the PR dropped by path_filters (set with the job); the review's coverage line counts them"),
 		field.Text("result_json").Default("").Annotations(gqlSkipAll()).
-			Comment("legacy (schema 2 reads it): the redacted result as JSON; still written beside result for schema-2 binaries, read only for runs without result"),
+			Comment("legacy (schema 2 read it): the redacted result as JSON; neither written nor read since schema 4, whose migration moved it into result; the release after drops it"),
 		field.String("failure_reason").Default("").Comment("safe sentence, fit for public surfaces"),
 		field.Text("failure_detail").Default("").Comment("operator detail, redacted").
 			Annotations(gqlSkipWhereInput()),

@@ -122,19 +122,37 @@ func (e *env) newRun(res any, set ...func(*ent.RunCreate)) *ent.Run {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	b, err := json.Marshal(res)
-	if err != nil {
-		e.t.Fatal(err)
-	}
+	st := storedOf(e.t, res)
 	started := time.Now().Add(-90 * time.Second)
 	c := e.db.Run.Create().SetRepository(e.repo).SetReviewer(e.reviewer).SetTrigger(run.TriggerComment).
 		SetPrNumber(e.pr).SetPrURL("https://github.example/acme/widget/pull/1").SetHeadSha(head).SetBaseRef("main").
 		SetStatus(run.StatusPublishing).SetReportedAt(time.Now()).SetStartedAt(started).
-		SetResultJSON(string(b)).SetCheckRunID(cr.GetID()).SetCostUsd(0.25).SetTurns(7)
+		SetCheckRunID(cr.GetID()).SetCostUsd(0.25).SetTurns(7)
+	if st != nil {
+		c.SetResult(st)
+	}
 	for _, f := range set {
 		f(c)
 	}
 	return c.SaveX(e.ctx)
+}
+
+// storedOf is res as the runner API stores a review's or a reply's result
+// (parsed and validated): nil when it does not parse, as the runner API
+// would refuse it.
+func storedOf(t testing.TB, res any) *findings.Stored {
+	t.Helper()
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := findings.ParseResult(b); err == nil {
+		return &findings.Stored{Review: r}
+	}
+	if r, err := findings.ParseReply(b); err == nil {
+		return &findings.Stored{Reply: r}
+	}
+	return nil
 }
 
 func (e *env) publish(id int) {

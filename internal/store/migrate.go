@@ -77,10 +77,14 @@ type Release struct {
 // (runs.Result reads them back for runs schema 2 reported).
 //
 // Schema 4: the facts a run's job used (runs.pr_files, runs.repo_config),
-// which publishing and the job read instead of asking GitHub again. Both
-// are nullable: a run an older binary queued or built has none, and is read
-// from GitHub as before, so schemas 2 and 3 still run beside it.
-var Current = Release{Schema: 4, MinCompatible: 2, Rollup: rollupVersion}
+// which publishing and the job read instead of asking GitHub again (both
+// nullable: a run an older binary queued or built has none, and is read
+// from GitHub as before). The result is stored once: schema 4 neither
+// writes nor reads result_json and checked, and its migration converts the
+// runs that have only those (backfillResults). Schema 3 runs beside it (it
+// writes the typed result too); schema 2, which reads only the legacy
+// columns, does not. The release after schema 4 may drop them.
+var Current = Release{Schema: 4, MinCompatible: 3, Rollup: rollupVersion}
 
 // MigrateReport says what a migration did.
 type MigrateReport struct {
@@ -211,6 +215,9 @@ func (db *DB) MigrateAs(ctx context.Context, rel Release) (MigrateReport, error)
 			return rep, err
 		}
 		if err := db.dropReplacedIndexes(ctx); err != nil {
+			return rep, err
+		}
+		if err := db.backfillResults(ctx); err != nil {
 			return rep, err
 		}
 		rep.SchemaChanged = true
