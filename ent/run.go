@@ -129,7 +129,7 @@ type Run struct {
 	DurationMs int64 `json:"duration_ms,omitempty"`
 	// the review's summary as posted
 	Summary string `json:"summary,omitempty"`
-	// the result as accepted: parsed, validated and redacted once when the runner reports, with what the agent read (GraphQL Run.checked); read by internal/runs.Result
+	// the result as accepted: parsed, validated and redacted once when the runner reports, with what the agent read (GraphQL Run.checked); read by internal/runstate.Result
 	Result *findings.Stored `json:"result,omitempty"`
 	// legacy (schema 2 read it): what the agent read, as a map; neither written nor read since schema 4, whose migration moved it into result; the release after drops it
 	Checked map[string]interface{} `json:"checked,omitempty"`

@@ -21,11 +21,11 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
-	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/publish"
-	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/runstate"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 	"github.com/chakshu-dev/chakshu/worker"
 )
 
@@ -94,7 +94,7 @@ type scaleWorld struct {
 	key   []byte
 	dbURL string
 	db    *store.DB
-	bus   *notify.Local
+	bus   *wakeup.Local
 	repos []*ent.Repository
 	// Per installation: its reviewers, and its PRs with their heads (a
 	// run is one reviewer on one PR; perPR reviewers a PR).
@@ -117,7 +117,7 @@ func newScaleWorld(b *testing.B, size orgScale, latency time.Duration, asks []in
 	ctx := context.Background()
 	w := &scaleWorld{minute: time.Minute / time.Duration(size.compress), hour: time.Hour / time.Duration(size.compress),
 		inline: gh.InlineWait / time.Duration(size.compress),
-		log:    slog.New(slog.NewTextHandler(io.Discard, nil)), bus: notify.NewLocal()}
+		log:    slog.New(slog.NewTextHandler(io.Discard, nil)), bus: wakeup.NewLocal()}
 	w.sim = ghsim.New(ghsim.Options{Limits: &ghsim.Limits{Primary: 5000, GraphQLPrimary: 5000, ContentPerMinute: 80, ContentPerHour: 500,
 		MaxConcurrent: 100, Minute: w.minute, Hour: w.hour, Latency: latency}})
 	b.Cleanup(w.sim.Close)
@@ -159,7 +159,7 @@ func (w *scaleWorld) open(b *testing.B) *store.DB {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
-	runs.NotifyLiveUpdates(db.Client, w.bus)
+	runstate.NotifyLiveUpdates(db.Client, w.bus)
 	return db
 }
 
@@ -176,7 +176,7 @@ func (w *scaleWorld) enqueue(b *testing.B, i, n int) {
 		}
 		w.db.Run.CreateBulk(bulk...).ExecX(ctx)
 	}
-	w.bus.Notify(ctx, notify.TopicRuns) //nolint:errcheck
+	w.bus.Notify(ctx, wakeup.TopicRuns) //nolint:errcheck
 }
 
 // process starts one worker process's dispatch loop (and publish loop when
@@ -243,7 +243,7 @@ func (w *scaleWorld) runner(ctx context.Context, report bool) (dispatched func()
 				bg := context.Background()
 				var err error
 				for range 500 {
-					if err = runs.Transition(bg, w.db.Client, id, runs.Change{From: []run.Status{run.StatusDispatched}, To: run.StatusRunning}); err == nil {
+					if err = runstate.Transition(bg, w.db.Client, id, runstate.Change{From: []run.Status{run.StatusDispatched}, To: run.StatusRunning}); err == nil {
 						break
 					}
 					time.Sleep(10 * time.Millisecond)
@@ -251,9 +251,9 @@ func (w *scaleWorld) runner(ctx context.Context, report bool) (dispatched func()
 				if err != nil {
 					continue
 				}
-				runs.Transition(bg, w.db.Client, id, runs.Change{From: []run.Status{run.StatusRunning}, To: run.StatusPublishing, //nolint:errcheck
+				runstate.Transition(bg, w.db.Client, id, runstate.Change{From: []run.Status{run.StatusRunning}, To: run.StatusPublishing, //nolint:errcheck
 					Set: func(u *ent.RunUpdate) { u.SetResult(res) }})
-				w.bus.Notify(bg, notify.TopicPublish) //nolint:errcheck
+				w.bus.Notify(bg, wakeup.TopicPublish) //nolint:errcheck
 			}
 		}
 	}()

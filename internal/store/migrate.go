@@ -74,7 +74,7 @@ type Release struct {
 // typed result (runs.result). Schema 2 still runs beside it: its runs are
 // never shadow, so the new index keeps its one-active-review rule; and
 // schema 3 keeps writing the result_json and checked columns schema 2 reads
-// (runs.Result reads them back for runs schema 2 reported).
+// (runstate.Result reads them back for runs schema 2 reported).
 //
 // Schema 4: the facts a run's job used (runs.pr_files, runs.repo_config),
 // which publishing and the job read instead of asking GitHub again (both
@@ -84,7 +84,7 @@ type Release struct {
 // runs that have only those (backfillResults). Schema 3 runs beside it (it
 // writes the typed result too); schema 2, which reads only the legacy
 // columns, does not. The release after schema 4 may drop them.
-var Current = Release{Schema: 4, MinCompatible: 3, Rollup: rollupVersion}
+var Current = Release{Schema: 4, MinCompatible: 3, Rollup: RollupVersion}
 
 // MigrateReport says what a migration did.
 type MigrateReport struct {
@@ -258,8 +258,8 @@ func rollupTriggerPrefix(v int) string { return "runs_rollup_v" + strconv.Itoa(v
 
 var rollupTriggerName = regexp.MustCompile(`^runs_rollup_v([0-9]+)_`)
 
-// rollupTriggers lists the installed rollup triggers by version.
-func (db *DB) rollupTriggers(ctx context.Context, q interface {
+// RollupTriggers lists the installed rollup triggers by version.
+func (db *DB) RollupTriggers(ctx context.Context, q interface {
 	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
 }) (map[int][]string, error) {
 	listQ := "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'runs_rollup_%'"
@@ -300,7 +300,7 @@ func (db *DB) migrateRollup(ctx context.Context, v int) (installed bool, kept in
 		}
 		return n
 	}
-	have, err := db.rollupTriggers(ctx, db.SQL)
+	have, err := db.RollupTriggers(ctx, db.SQL)
 	if err != nil {
 		return false, 0, fmt.Errorf("cost rollup: %w", err)
 	}
@@ -321,7 +321,7 @@ func (db *DB) migrateRollup(ctx context.Context, v int) (installed bool, kept in
 		}
 	}
 	// Again under the lock: another process may have installed them meanwhile.
-	if have, err = db.rollupTriggers(ctx, tx); err != nil {
+	if have, err = db.RollupTriggers(ctx, tx); err != nil {
 		return false, 0, fmt.Errorf("cost rollup: %w", err)
 	}
 	if n := newest(have); n >= v {
