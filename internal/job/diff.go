@@ -13,6 +13,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/reviewer"
 	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/diffmap"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 )
 
@@ -30,6 +31,29 @@ func listFiles(ctx context.Context, f *runFacts) ([]*github.CommitFile, error) {
 		if kept += len(f.GetPatch()); kept > MaxDiff && f.Patch != nil {
 			f.Patch = github.Ptr("")
 		}
+	}
+	return out, nil
+}
+
+// storedFiles are the files a run stored (diffmap.EncodeFiles) as a files
+// list: a patch the list lacked (or the job cut) is none, which the diff
+// and its notes take as GitHub's "no patch".
+func storedFiles(b []byte) ([]*github.CommitFile, error) {
+	fs, err := diffmap.DecodeFiles(b)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*github.CommitFile, len(fs))
+	for i, f := range fs {
+		cf := &github.CommitFile{Filename: github.Ptr(f.Path), Status: github.Ptr(f.Status),
+			Additions: github.Ptr(f.Additions), Deletions: github.Ptr(f.Deletes), Changes: github.Ptr(f.Additions + f.Deletes)}
+		if f.PreviousPath != "" {
+			cf.PreviousFilename = github.Ptr(f.PreviousPath)
+		}
+		if f.Patch != "" {
+			cf.Patch = github.Ptr(f.Patch)
+		}
+		out[i] = cf
 	}
 	return out, nil
 }

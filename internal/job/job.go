@@ -373,6 +373,10 @@ func (b *Builder) Build(ctx context.Context, rn *ent.Run, st Start) (*runnerprot
 			if shadow != nil {
 				prFiles = shadow.Files
 			}
+		} else if rn.PrFiles != nil && len(*rn.PrFiles) > 0 {
+			// The event listed them for picking, at this head: the files
+			// are listed once per run.
+			prFiles, err = storedFiles(*rn.PrFiles)
 		} else {
 			prFiles, err = listFiles(ctx, f)
 		}

@@ -144,3 +144,38 @@ func TestJobRecordsItsFactsOnTheRun(t *testing.T) {
 		}
 	})
 }
+
+// Files the event listed for picking (an auto review's path globs) are
+// carried on the run: its job does not list them again, and its diff is the
+// one a listing gives.
+func TestJobUsesTheFilesTheEventListed(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		w := newWorld(t, db)
+		listed, _, err := w.inst.REST.PullRequests.ListFiles(ctx, "acme", "widget", w.pr, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		enc, err := diffmap.EncodeFiles(diffmap.FilesOf(listed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rn := w.dispatch(run.KindReview)
+		rn = db.Run.UpdateOne(rn).SetPrFiles(enc).SaveX(ctx)
+		w.sim.ResetCalls()
+		st, job, e := w.fetchJob(rn, w.token(rn))
+		if st != 200 {
+			t.Fatalf("job: %d %+v", st, e)
+		}
+		if n := w.sim.CallCount("GET /repos/{owner}/{repo}/pulls/{pull_number}/files"); n != 0 {
+			t.Errorf("the job listed the files %d times, want 0 (the event's list)", n)
+		}
+		raw, _, err := w.inst.REST.PullRequests.GetRaw(ctx, "acme", "widget", w.pr, github.RawOptions{Type: github.Diff})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(withoutGitLines(raw), job.Diff); d != "" {
+			t.Errorf("the diff from the carried list is not GitHub's (-GitHub +job):\n%s", d)
+		}
+	})
+}
