@@ -8,8 +8,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-github/v88/github"
 
+	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/diffmap"
+	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
@@ -39,11 +41,7 @@ func TestJobReadsEachFactOnce(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		w := newWorld(t, db)
 		rn := w.dispatch(run.KindReview)
-		w.sim.ResetCalls()
-		st, job, e := w.fetchJob(rn, w.token(rn))
-		if st != 200 {
-			t.Fatalf("job: %d %+v", st, e)
-		}
+		job := w.fetchCounted(t, rn)
 		want := map[string]int{
 			"GET /repos/{owner}/{repo}/pulls/{pull_number}":       1,
 			"GET /repos/{owner}/{repo}/pulls/{pull_number}/files": 1,
@@ -76,11 +74,7 @@ func TestJobFetchesTheDiffWhenTheFilesListLacksPatches(t *testing.T) {
 		w := newWorld(t, db)
 		w.sim.Commit(repoName, "login", map[string]string{"assets/logo.png": "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"}, "a logo")
 		rn := w.dispatch(run.KindReview)
-		w.sim.ResetCalls()
-		st, job, e := w.fetchJob(rn, w.token(rn))
-		if st != 200 {
-			t.Fatalf("job: %d %+v", st, e)
-		}
+		job := w.fetchCounted(t, rn)
 		if n := w.sim.CallCount("GET /repos/{owner}/{repo}/pulls/{pull_number}"); n != 2 {
 			t.Errorf("pull request read %d times, want 2 (the PR, then its diff)", n)
 		}
@@ -99,11 +93,7 @@ func TestJobRecordsItsFactsOnTheRun(t *testing.T) {
 		rn := w.dispatch(run.KindReview)
 		queued := "instructions: Read at queue time.\n"
 		rn = db.Run.UpdateOne(rn).SetRepoConfig(queued).SaveX(context.Background())
-		w.sim.ResetCalls()
-		st, job, e := w.fetchJob(rn, w.token(rn))
-		if st != 200 {
-			t.Fatalf("job: %d %+v", st, e)
-		}
+		job := w.fetchCounted(t, rn)
 		if n := w.sim.CallCount("GET /repos/{owner}/{repo}/contents/{path}"); n != 0 {
 			t.Errorf("chakshu.yml read %d times at job time, want 0 (read when queued)", n)
 		}
@@ -132,10 +122,7 @@ func TestJobRecordsItsFactsOnTheRun(t *testing.T) {
 		// A run queued without reading it reads it once, and keeps it.
 		db.Run.UpdateOneID(rn.ID).SetStatus(run.StatusSucceeded).ExecX(context.Background())
 		rn2 := w.dispatch(run.KindReview)
-		w.sim.ResetCalls()
-		if st, _, e := w.fetchJob(rn2, w.token(rn2)); st != 200 {
-			t.Fatalf("job: %d %+v", st, e)
-		}
+		w.fetchCounted(t, rn2)
 		if n := w.sim.CallCount("GET /repos/{owner}/{repo}/contents/{path}"); n != 1 {
 			t.Errorf("chakshu.yml read %d times, want 1", n)
 		}
@@ -162,11 +149,7 @@ func TestJobUsesTheFilesTheEventListed(t *testing.T) {
 		}
 		rn := w.dispatch(run.KindReview)
 		rn = db.Run.UpdateOne(rn).SetPrFiles(enc).SaveX(ctx)
-		w.sim.ResetCalls()
-		st, job, e := w.fetchJob(rn, w.token(rn))
-		if st != 200 {
-			t.Fatalf("job: %d %+v", st, e)
-		}
+		job := w.fetchCounted(t, rn)
 		if n := w.sim.CallCount("GET /repos/{owner}/{repo}/pulls/{pull_number}/files"); n != 0 {
 			t.Errorf("the job listed the files %d times, want 0 (the event's list)", n)
 		}
@@ -178,4 +161,16 @@ func TestJobUsesTheFilesTheEventListed(t *testing.T) {
 			t.Errorf("the diff from the carried list is not GitHub's (-GitHub +job):\n%s", d)
 		}
 	})
+}
+
+// fetchCounted fetches rn's job, GitHub's call counts reset first, and
+// fails the test unless the job is handed out.
+func (w *world) fetchCounted(t *testing.T, rn *ent.Run) *runnerproto.Job {
+	t.Helper()
+	w.sim.ResetCalls()
+	st, job, e := w.fetchJob(rn, w.token(rn))
+	if st != 200 {
+		t.Fatalf("job: %d %+v", st, e)
+	}
+	return job
 }
