@@ -18520,6 +18520,8 @@ type RunMutation struct {
 	head_ref                  *string
 	base_sha                  *string
 	base_ref                  *string
+	pr_files                  *[]byte
+	repo_config               *string
 	incremental_since         *string
 	full_review_reason        *string
 	requester                 *string
@@ -19350,6 +19352,104 @@ func (m *RunMutation) OldBaseRef(ctx context.Context) (v string, err error) {
 // ResetBaseRef resets all changes to the "base_ref" field.
 func (m *RunMutation) ResetBaseRef() {
 	m.base_ref = nil
+}
+
+// SetPrFiles sets the "pr_files" field.
+func (m *RunMutation) SetPrFiles(b []byte) {
+	m.pr_files = &b
+}
+
+// PrFiles returns the value of the "pr_files" field in the mutation.
+func (m *RunMutation) PrFiles() (r []byte, exists bool) {
+	v := m.pr_files
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPrFiles returns the old "pr_files" field's value of the Run entity.
+// If the Run object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RunMutation) OldPrFiles(ctx context.Context) (v *[]byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPrFiles is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPrFiles requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPrFiles: %w", err)
+	}
+	return oldValue.PrFiles, nil
+}
+
+// ClearPrFiles clears the value of the "pr_files" field.
+func (m *RunMutation) ClearPrFiles() {
+	m.pr_files = nil
+	m.clearedFields[run.FieldPrFiles] = struct{}{}
+}
+
+// PrFilesCleared returns if the "pr_files" field was cleared in this mutation.
+func (m *RunMutation) PrFilesCleared() bool {
+	_, ok := m.clearedFields[run.FieldPrFiles]
+	return ok
+}
+
+// ResetPrFiles resets all changes to the "pr_files" field.
+func (m *RunMutation) ResetPrFiles() {
+	m.pr_files = nil
+	delete(m.clearedFields, run.FieldPrFiles)
+}
+
+// SetRepoConfig sets the "repo_config" field.
+func (m *RunMutation) SetRepoConfig(s string) {
+	m.repo_config = &s
+}
+
+// RepoConfig returns the value of the "repo_config" field in the mutation.
+func (m *RunMutation) RepoConfig() (r string, exists bool) {
+	v := m.repo_config
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRepoConfig returns the old "repo_config" field's value of the Run entity.
+// If the Run object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RunMutation) OldRepoConfig(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRepoConfig is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRepoConfig requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRepoConfig: %w", err)
+	}
+	return oldValue.RepoConfig, nil
+}
+
+// ClearRepoConfig clears the value of the "repo_config" field.
+func (m *RunMutation) ClearRepoConfig() {
+	m.repo_config = nil
+	m.clearedFields[run.FieldRepoConfig] = struct{}{}
+}
+
+// RepoConfigCleared returns if the "repo_config" field was cleared in this mutation.
+func (m *RunMutation) RepoConfigCleared() bool {
+	_, ok := m.clearedFields[run.FieldRepoConfig]
+	return ok
+}
+
+// ResetRepoConfig resets all changes to the "repo_config" field.
+func (m *RunMutation) ResetRepoConfig() {
+	m.repo_config = nil
+	delete(m.clearedFields, run.FieldRepoConfig)
 }
 
 // SetIncrementalSince sets the "incremental_since" field.
@@ -22458,7 +22558,7 @@ func (m *RunMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *RunMutation) Fields() []string {
-	fields := make([]string, 0, 75)
+	fields := make([]string, 0, 77)
 	if m.created_at != nil {
 		fields = append(fields, run.FieldCreatedAt)
 	}
@@ -22506,6 +22606,12 @@ func (m *RunMutation) Fields() []string {
 	}
 	if m.base_ref != nil {
 		fields = append(fields, run.FieldBaseRef)
+	}
+	if m.pr_files != nil {
+		fields = append(fields, run.FieldPrFiles)
+	}
+	if m.repo_config != nil {
+		fields = append(fields, run.FieldRepoConfig)
 	}
 	if m.incremental_since != nil {
 		fields = append(fields, run.FieldIncrementalSince)
@@ -22724,6 +22830,10 @@ func (m *RunMutation) Field(name string) (ent.Value, bool) {
 		return m.BaseSha()
 	case run.FieldBaseRef:
 		return m.BaseRef()
+	case run.FieldPrFiles:
+		return m.PrFiles()
+	case run.FieldRepoConfig:
+		return m.RepoConfig()
 	case run.FieldIncrementalSince:
 		return m.IncrementalSince()
 	case run.FieldFullReviewReason:
@@ -22883,6 +22993,10 @@ func (m *RunMutation) OldField(ctx context.Context, name string) (ent.Value, err
 		return m.OldBaseSha(ctx)
 	case run.FieldBaseRef:
 		return m.OldBaseRef(ctx)
+	case run.FieldPrFiles:
+		return m.OldPrFiles(ctx)
+	case run.FieldRepoConfig:
+		return m.OldRepoConfig(ctx)
 	case run.FieldIncrementalSince:
 		return m.OldIncrementalSince(ctx)
 	case run.FieldFullReviewReason:
@@ -23121,6 +23235,20 @@ func (m *RunMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetBaseRef(v)
+		return nil
+	case run.FieldPrFiles:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPrFiles(v)
+		return nil
+	case run.FieldRepoConfig:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRepoConfig(v)
 		return nil
 	case run.FieldIncrementalSince:
 		v, ok := value.(string)
@@ -23931,6 +24059,12 @@ func (m *RunMutation) ClearedFields() []string {
 	if m.FieldCleared(run.FieldReviewerSnapshot) {
 		fields = append(fields, run.FieldReviewerSnapshot)
 	}
+	if m.FieldCleared(run.FieldPrFiles) {
+		fields = append(fields, run.FieldPrFiles)
+	}
+	if m.FieldCleared(run.FieldRepoConfig) {
+		fields = append(fields, run.FieldRepoConfig)
+	}
 	if m.FieldCleared(run.FieldHeartbeatAt) {
 		fields = append(fields, run.FieldHeartbeatAt)
 	}
@@ -23986,6 +24120,12 @@ func (m *RunMutation) ClearField(name string) error {
 	switch name {
 	case run.FieldReviewerSnapshot:
 		m.ClearReviewerSnapshot()
+		return nil
+	case run.FieldPrFiles:
+		m.ClearPrFiles()
+		return nil
+	case run.FieldRepoConfig:
+		m.ClearRepoConfig()
 		return nil
 	case run.FieldHeartbeatAt:
 		m.ClearHeartbeatAt()
@@ -24081,6 +24221,12 @@ func (m *RunMutation) ResetField(name string) error {
 		return nil
 	case run.FieldBaseRef:
 		m.ResetBaseRef()
+		return nil
+	case run.FieldPrFiles:
+		m.ResetPrFiles()
+		return nil
+	case run.FieldRepoConfig:
+		m.ResetRepoConfig()
 		return nil
 	case run.FieldIncrementalSince:
 		m.ResetIncrementalSince()

@@ -53,6 +53,10 @@ type Run struct {
 	BaseSha string `json:"base_sha,omitempty"`
 	// the branch the pull request merges into
 	BaseRef string `json:"base_ref,omitempty"`
+	// the PR's files and patches at head_sha as the job listed them (diffmap.EncodeFiles: gzip'd JSON, patches past the job's 8 MB cut left out); publishing reads them instead of listing them again; NULL until the job is built (or built by a schema-3 binary)
+	PrFiles *[]byte `json:"pr_files,omitempty"`
+	// the repository's .github/chakshu.yml as read from its default branch when the run was queued or, if not read then, when its job was built; empty when there is none; NULL until read
+	RepoConfig *string `json:"repo_config,omitempty"`
 	// SHA this review is incremental from; empty for a full review
 	IncrementalSince string `json:"incremental_since,omitempty"`
 	// why a full review was done, e.g. force push
@@ -127,11 +131,11 @@ type Run struct {
 	Summary string `json:"summary,omitempty"`
 	// the result as accepted: parsed, validated and redacted once when the runner reports, with what the agent read (GraphQL Run.checked); read by internal/runstate.Result
 	Result *findings.Stored `json:"result,omitempty"`
-	// legacy (schema 2 reads it): what the agent read and which skills it used, as a map; still written beside result for schema-2 binaries, read only for runs without result
+	// legacy (schema 2 read it): what the agent read, as a map; neither written nor read since schema 4, whose migration moved it into result; the release after drops it
 	Checked map[string]interface{} `json:"checked,omitempty"`
 	// files of the PR dropped by path_filters (set with the job); the review's coverage line counts them
 	FilteredFiles []string `json:"filtered_files,omitempty"`
-	// legacy (schema 2 reads it): the redacted result as JSON; still written beside result for schema-2 binaries, read only for runs without result
+	// legacy (schema 2 read it): the redacted result as JSON; neither written nor read since schema 4, whose migration moved it into result; the release after drops it
 	ResultJSON string `json:"result_json,omitempty"`
 	// safe sentence, fit for public surfaces
 	FailureReason string `json:"failure_reason,omitempty"`
@@ -244,7 +248,7 @@ func (*Run) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case run.FieldReviewerSnapshot, run.FieldResult, run.FieldChecked, run.FieldFilteredFiles, run.FieldLearningsUsed:
+		case run.FieldReviewerSnapshot, run.FieldPrFiles, run.FieldResult, run.FieldChecked, run.FieldFilteredFiles, run.FieldLearningsUsed:
 			values[i] = new([]byte)
 		case run.FieldShadow, run.FieldCheckCompleted, run.FieldModelFinalUsed, run.FieldFromFork:
 			values[i] = new(sql.NullBool)
@@ -252,7 +256,7 @@ func (*Run) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullFloat64)
 		case run.FieldID, run.FieldBacktestID, run.FieldPrNumber, run.FieldCheckRunID, run.FieldActionsRunID, run.FieldAttempts, run.FieldPublishFailures, run.FieldFinishAttempts, run.FieldInputTokens, run.FieldOutputTokens, run.FieldCacheReadTokens, run.FieldCacheWriteTokens, run.FieldTurns, run.FieldDurationMs, run.FieldFindingsBlocker, run.FieldFindingsMajor, run.FieldFindingsMinor, run.FieldFindingsNit, run.FieldFindingsPosted, run.FieldFindingsDropped, run.FieldReviewID, run.FieldChangedFiles, run.FieldAdditions, run.FieldDeletions, run.FieldBehindBy, run.FieldAheadBy, run.FieldReplyToCommentID, run.FieldThreadRootCommentID, run.FieldReplyCommentID:
 			values[i] = new(sql.NullInt64)
-		case run.FieldKind, run.FieldStatus, run.FieldTrigger, run.FieldBacktestSide, run.FieldPrTitle, run.FieldPrURL, run.FieldHeadSha, run.FieldHeadRef, run.FieldBaseSha, run.FieldBaseRef, run.FieldIncrementalSince, run.FieldFullReviewReason, run.FieldRequester, run.FieldNote, run.FieldRequestTarget, run.FieldModel, run.FieldProvider, run.FieldActionsRunURL, run.FieldRunTokenHash, run.FieldResultHash, run.FieldLeaseOwner, run.FieldModelPrice, run.FieldSummary, run.FieldResultJSON, run.FieldFailureReason, run.FieldFailureDetail:
+		case run.FieldKind, run.FieldStatus, run.FieldTrigger, run.FieldBacktestSide, run.FieldPrTitle, run.FieldPrURL, run.FieldHeadSha, run.FieldHeadRef, run.FieldBaseSha, run.FieldBaseRef, run.FieldRepoConfig, run.FieldIncrementalSince, run.FieldFullReviewReason, run.FieldRequester, run.FieldNote, run.FieldRequestTarget, run.FieldModel, run.FieldProvider, run.FieldActionsRunURL, run.FieldRunTokenHash, run.FieldResultHash, run.FieldLeaseOwner, run.FieldModelPrice, run.FieldSummary, run.FieldResultJSON, run.FieldFailureReason, run.FieldFailureDetail:
 			values[i] = new(sql.NullString)
 		case run.FieldCreatedAt, run.FieldUpdatedAt, run.FieldHeartbeatAt, run.FieldNextAttemptAt, run.FieldFinishNextAt, run.FieldActionsCancelledAt, run.FieldDispatchedAt, run.FieldStartedAt, run.FieldReportedAt, run.FieldFinishedAt:
 			values[i] = new(sql.NullTime)
@@ -378,6 +382,19 @@ func (_m *Run) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field base_ref", values[i])
 			} else if value.Valid {
 				_m.BaseRef = value.String
+			}
+		case run.FieldPrFiles:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field pr_files", values[i])
+			} else if value != nil {
+				_m.PrFiles = value
+			}
+		case run.FieldRepoConfig:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field repo_config", values[i])
+			} else if value.Valid {
+				_m.RepoConfig = new(string)
+				*_m.RepoConfig = value.String
 			}
 		case run.FieldIncrementalSince:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -867,6 +884,16 @@ func (_m *Run) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("base_ref=")
 	builder.WriteString(_m.BaseRef)
+	builder.WriteString(", ")
+	if v := _m.PrFiles; v != nil {
+		builder.WriteString("pr_files=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.RepoConfig; v != nil {
+		builder.WriteString("repo_config=")
+		builder.WriteString(*v)
+	}
 	builder.WriteString(", ")
 	builder.WriteString("incremental_since=")
 	builder.WriteString(_m.IncrementalSince)

@@ -219,6 +219,26 @@ func (_c *RunCreate) SetNillableBaseRef(v *string) *RunCreate {
 	return _c
 }
 
+// SetPrFiles sets the "pr_files" field.
+func (_c *RunCreate) SetPrFiles(v []byte) *RunCreate {
+	_c.mutation.SetPrFiles(v)
+	return _c
+}
+
+// SetRepoConfig sets the "repo_config" field.
+func (_c *RunCreate) SetRepoConfig(v string) *RunCreate {
+	_c.mutation.SetRepoConfig(v)
+	return _c
+}
+
+// SetNillableRepoConfig sets the "repo_config" field if the given value is not nil.
+func (_c *RunCreate) SetNillableRepoConfig(v *string) *RunCreate {
+	if v != nil {
+		_c.SetRepoConfig(*v)
+	}
+	return _c
+}
+
 // SetIncrementalSince sets the "incremental_since" field.
 func (_c *RunCreate) SetIncrementalSince(v string) *RunCreate {
 	_c.mutation.SetIncrementalSince(v)
@@ -1636,6 +1656,14 @@ func (_c *RunCreate) createSpec() (*Run, *sqlgraph.CreateSpec) {
 		_spec.SetField(run.FieldBaseRef, field.TypeString, value)
 		_node.BaseRef = value
 	}
+	if value, ok := _c.mutation.PrFiles(); ok {
+		_spec.SetField(run.FieldPrFiles, field.TypeBytes, value)
+		_node.PrFiles = &value
+	}
+	if value, ok := _c.mutation.RepoConfig(); ok {
+		_spec.SetField(run.FieldRepoConfig, field.TypeString, value)
+		_node.RepoConfig = &value
+	}
 	if value, ok := _c.mutation.IncrementalSince(); ok {
 		_spec.SetField(run.FieldIncrementalSince, field.TypeString, value)
 		_node.IncrementalSince = value
@@ -2185,6 +2213,42 @@ func (u *RunUpsert) SetBaseRef(v string) *RunUpsert {
 // UpdateBaseRef sets the "base_ref" field to the value that was provided on create.
 func (u *RunUpsert) UpdateBaseRef() *RunUpsert {
 	u.SetExcluded(run.FieldBaseRef)
+	return u
+}
+
+// SetPrFiles sets the "pr_files" field.
+func (u *RunUpsert) SetPrFiles(v []byte) *RunUpsert {
+	u.Set(run.FieldPrFiles, v)
+	return u
+}
+
+// UpdatePrFiles sets the "pr_files" field to the value that was provided on create.
+func (u *RunUpsert) UpdatePrFiles() *RunUpsert {
+	u.SetExcluded(run.FieldPrFiles)
+	return u
+}
+
+// ClearPrFiles clears the value of the "pr_files" field.
+func (u *RunUpsert) ClearPrFiles() *RunUpsert {
+	u.SetNull(run.FieldPrFiles)
+	return u
+}
+
+// SetRepoConfig sets the "repo_config" field.
+func (u *RunUpsert) SetRepoConfig(v string) *RunUpsert {
+	u.Set(run.FieldRepoConfig, v)
+	return u
+}
+
+// UpdateRepoConfig sets the "repo_config" field to the value that was provided on create.
+func (u *RunUpsert) UpdateRepoConfig() *RunUpsert {
+	u.SetExcluded(run.FieldRepoConfig)
+	return u
+}
+
+// ClearRepoConfig clears the value of the "repo_config" field.
+func (u *RunUpsert) ClearRepoConfig() *RunUpsert {
+	u.SetNull(run.FieldRepoConfig)
 	return u
 }
 
@@ -3415,6 +3479,48 @@ func (u *RunUpsertOne) SetBaseRef(v string) *RunUpsertOne {
 func (u *RunUpsertOne) UpdateBaseRef() *RunUpsertOne {
 	return u.Update(func(s *RunUpsert) {
 		s.UpdateBaseRef()
+	})
+}
+
+// SetPrFiles sets the "pr_files" field.
+func (u *RunUpsertOne) SetPrFiles(v []byte) *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.SetPrFiles(v)
+	})
+}
+
+// UpdatePrFiles sets the "pr_files" field to the value that was provided on create.
+func (u *RunUpsertOne) UpdatePrFiles() *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.UpdatePrFiles()
+	})
+}
+
+// ClearPrFiles clears the value of the "pr_files" field.
+func (u *RunUpsertOne) ClearPrFiles() *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.ClearPrFiles()
+	})
+}
+
+// SetRepoConfig sets the "repo_config" field.
+func (u *RunUpsertOne) SetRepoConfig(v string) *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.SetRepoConfig(v)
+	})
+}
+
+// UpdateRepoConfig sets the "repo_config" field to the value that was provided on create.
+func (u *RunUpsertOne) UpdateRepoConfig() *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.UpdateRepoConfig()
+	})
+}
+
+// ClearRepoConfig clears the value of the "repo_config" field.
+func (u *RunUpsertOne) ClearRepoConfig() *RunUpsertOne {
+	return u.Update(func(s *RunUpsert) {
+		s.ClearRepoConfig()
 	})
 }
 
@@ -4970,6 +5076,48 @@ func (u *RunUpsertBulk) SetBaseRef(v string) *RunUpsertBulk {
 func (u *RunUpsertBulk) UpdateBaseRef() *RunUpsertBulk {
 	return u.Update(func(s *RunUpsert) {
 		s.UpdateBaseRef()
+	})
+}
+
+// SetPrFiles sets the "pr_files" field.
+func (u *RunUpsertBulk) SetPrFiles(v []byte) *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.SetPrFiles(v)
+	})
+}
+
+// UpdatePrFiles sets the "pr_files" field to the value that was provided on create.
+func (u *RunUpsertBulk) UpdatePrFiles() *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.UpdatePrFiles()
+	})
+}
+
+// ClearPrFiles clears the value of the "pr_files" field.
+func (u *RunUpsertBulk) ClearPrFiles() *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.ClearPrFiles()
+	})
+}
+
+// SetRepoConfig sets the "repo_config" field.
+func (u *RunUpsertBulk) SetRepoConfig(v string) *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.SetRepoConfig(v)
+	})
+}
+
+// UpdateRepoConfig sets the "repo_config" field to the value that was provided on create.
+func (u *RunUpsertBulk) UpdateRepoConfig() *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.UpdateRepoConfig()
+	})
+}
+
+// ClearRepoConfig clears the value of the "repo_config" field.
+func (u *RunUpsertBulk) ClearRepoConfig() *RunUpsertBulk {
+	return u.Update(func(s *RunUpsert) {
+		s.ClearRepoConfig()
 	})
 }
 

@@ -249,6 +249,38 @@ func (_u *RunUpdate) SetNillableBaseRef(v *string) *RunUpdate {
 	return _u
 }
 
+// SetPrFiles sets the "pr_files" field.
+func (_u *RunUpdate) SetPrFiles(v []byte) *RunUpdate {
+	_u.mutation.SetPrFiles(v)
+	return _u
+}
+
+// ClearPrFiles clears the value of the "pr_files" field.
+func (_u *RunUpdate) ClearPrFiles() *RunUpdate {
+	_u.mutation.ClearPrFiles()
+	return _u
+}
+
+// SetRepoConfig sets the "repo_config" field.
+func (_u *RunUpdate) SetRepoConfig(v string) *RunUpdate {
+	_u.mutation.SetRepoConfig(v)
+	return _u
+}
+
+// SetNillableRepoConfig sets the "repo_config" field if the given value is not nil.
+func (_u *RunUpdate) SetNillableRepoConfig(v *string) *RunUpdate {
+	if v != nil {
+		_u.SetRepoConfig(*v)
+	}
+	return _u
+}
+
+// ClearRepoConfig clears the value of the "repo_config" field.
+func (_u *RunUpdate) ClearRepoConfig() *RunUpdate {
+	_u.mutation.ClearRepoConfig()
+	return _u
+}
+
 // SetIncrementalSince sets the "incremental_since" field.
 func (_u *RunUpdate) SetIncrementalSince(v string) *RunUpdate {
 	_u.mutation.SetIncrementalSince(v)
@@ -1579,6 +1611,18 @@ func (_u *RunUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.BaseRef(); ok {
 		_spec.SetField(run.FieldBaseRef, field.TypeString, value)
 	}
+	if value, ok := _u.mutation.PrFiles(); ok {
+		_spec.SetField(run.FieldPrFiles, field.TypeBytes, value)
+	}
+	if _u.mutation.PrFilesCleared() {
+		_spec.ClearField(run.FieldPrFiles, field.TypeBytes)
+	}
+	if value, ok := _u.mutation.RepoConfig(); ok {
+		_spec.SetField(run.FieldRepoConfig, field.TypeString, value)
+	}
+	if _u.mutation.RepoConfigCleared() {
+		_spec.ClearField(run.FieldRepoConfig, field.TypeString)
+	}
 	if value, ok := _u.mutation.IncrementalSince(); ok {
 		_spec.SetField(run.FieldIncrementalSince, field.TypeString, value)
 	}
@@ -2270,6 +2314,38 @@ func (_u *RunUpdateOne) SetNillableBaseRef(v *string) *RunUpdateOne {
 	if v != nil {
 		_u.SetBaseRef(*v)
 	}
+	return _u
+}
+
+// SetPrFiles sets the "pr_files" field.
+func (_u *RunUpdateOne) SetPrFiles(v []byte) *RunUpdateOne {
+	_u.mutation.SetPrFiles(v)
+	return _u
+}
+
+// ClearPrFiles clears the value of the "pr_files" field.
+func (_u *RunUpdateOne) ClearPrFiles() *RunUpdateOne {
+	_u.mutation.ClearPrFiles()
+	return _u
+}
+
+// SetRepoConfig sets the "repo_config" field.
+func (_u *RunUpdateOne) SetRepoConfig(v string) *RunUpdateOne {
+	_u.mutation.SetRepoConfig(v)
+	return _u
+}
+
+// SetNillableRepoConfig sets the "repo_config" field if the given value is not nil.
+func (_u *RunUpdateOne) SetNillableRepoConfig(v *string) *RunUpdateOne {
+	if v != nil {
+		_u.SetRepoConfig(*v)
+	}
+	return _u
+}
+
+// ClearRepoConfig clears the value of the "repo_config" field.
+func (_u *RunUpdateOne) ClearRepoConfig() *RunUpdateOne {
+	_u.mutation.ClearRepoConfig()
 	return _u
 }
 
@@ -3632,6 +3708,18 @@ func (_u *RunUpdateOne) sqlSave(ctx context.Context) (_node *Run, err error) {
 	}
 	if value, ok := _u.mutation.BaseRef(); ok {
 		_spec.SetField(run.FieldBaseRef, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.PrFiles(); ok {
+		_spec.SetField(run.FieldPrFiles, field.TypeBytes, value)
+	}
+	if _u.mutation.PrFilesCleared() {
+		_spec.ClearField(run.FieldPrFiles, field.TypeBytes)
+	}
+	if value, ok := _u.mutation.RepoConfig(); ok {
+		_spec.SetField(run.FieldRepoConfig, field.TypeString, value)
+	}
+	if _u.mutation.RepoConfigCleared() {
+		_spec.ClearField(run.FieldRepoConfig, field.TypeString)
 	}
 	if value, ok := _u.mutation.IncrementalSince(); ok {
 		_spec.SetField(run.FieldIncrementalSince, field.TypeString, value)

@@ -712,187 +712,187 @@ func init() {
 	// run.DefaultBaseRef holds the default value on creation for the base_ref field.
 	run.DefaultBaseRef = runDescBaseRef.Default.(string)
 	// runDescIncrementalSince is the schema descriptor for incremental_since field.
-	runDescIncrementalSince := runFields[14].Descriptor()
+	runDescIncrementalSince := runFields[16].Descriptor()
 	// run.DefaultIncrementalSince holds the default value on creation for the incremental_since field.
 	run.DefaultIncrementalSince = runDescIncrementalSince.Default.(string)
 	// runDescFullReviewReason is the schema descriptor for full_review_reason field.
-	runDescFullReviewReason := runFields[15].Descriptor()
+	runDescFullReviewReason := runFields[17].Descriptor()
 	// run.DefaultFullReviewReason holds the default value on creation for the full_review_reason field.
 	run.DefaultFullReviewReason = runDescFullReviewReason.Default.(string)
 	// runDescRequester is the schema descriptor for requester field.
-	runDescRequester := runFields[16].Descriptor()
+	runDescRequester := runFields[18].Descriptor()
 	// run.DefaultRequester holds the default value on creation for the requester field.
 	run.DefaultRequester = runDescRequester.Default.(string)
 	// runDescNote is the schema descriptor for note field.
-	runDescNote := runFields[17].Descriptor()
+	runDescNote := runFields[19].Descriptor()
 	// run.DefaultNote holds the default value on creation for the note field.
 	run.DefaultNote = runDescNote.Default.(string)
 	// runDescRequestTarget is the schema descriptor for request_target field.
-	runDescRequestTarget := runFields[18].Descriptor()
+	runDescRequestTarget := runFields[20].Descriptor()
 	// run.DefaultRequestTarget holds the default value on creation for the request_target field.
 	run.DefaultRequestTarget = runDescRequestTarget.Default.(string)
 	// runDescModel is the schema descriptor for model field.
-	runDescModel := runFields[19].Descriptor()
+	runDescModel := runFields[21].Descriptor()
 	// run.DefaultModel holds the default value on creation for the model field.
 	run.DefaultModel = runDescModel.Default.(string)
 	// runDescProvider is the schema descriptor for provider field.
-	runDescProvider := runFields[20].Descriptor()
+	runDescProvider := runFields[22].Descriptor()
 	// run.DefaultProvider holds the default value on creation for the provider field.
 	run.DefaultProvider = runDescProvider.Default.(string)
 	// runDescMaxCostUsd is the schema descriptor for max_cost_usd field.
-	runDescMaxCostUsd := runFields[21].Descriptor()
+	runDescMaxCostUsd := runFields[23].Descriptor()
 	// run.DefaultMaxCostUsd holds the default value on creation for the max_cost_usd field.
 	run.DefaultMaxCostUsd = runDescMaxCostUsd.Default.(float64)
 	// runDescCheckRunID is the schema descriptor for check_run_id field.
-	runDescCheckRunID := runFields[22].Descriptor()
+	runDescCheckRunID := runFields[24].Descriptor()
 	// run.DefaultCheckRunID holds the default value on creation for the check_run_id field.
 	run.DefaultCheckRunID = runDescCheckRunID.Default.(int64)
 	// runDescCheckCompleted is the schema descriptor for check_completed field.
-	runDescCheckCompleted := runFields[23].Descriptor()
+	runDescCheckCompleted := runFields[25].Descriptor()
 	// run.DefaultCheckCompleted holds the default value on creation for the check_completed field.
 	run.DefaultCheckCompleted = runDescCheckCompleted.Default.(bool)
 	// runDescActionsRunID is the schema descriptor for actions_run_id field.
-	runDescActionsRunID := runFields[24].Descriptor()
+	runDescActionsRunID := runFields[26].Descriptor()
 	// run.DefaultActionsRunID holds the default value on creation for the actions_run_id field.
 	run.DefaultActionsRunID = runDescActionsRunID.Default.(int64)
 	// runDescActionsRunURL is the schema descriptor for actions_run_url field.
-	runDescActionsRunURL := runFields[25].Descriptor()
+	runDescActionsRunURL := runFields[27].Descriptor()
 	// run.DefaultActionsRunURL holds the default value on creation for the actions_run_url field.
 	run.DefaultActionsRunURL = runDescActionsRunURL.Default.(string)
 	// runDescRunTokenHash is the schema descriptor for run_token_hash field.
-	runDescRunTokenHash := runFields[26].Descriptor()
+	runDescRunTokenHash := runFields[28].Descriptor()
 	// run.DefaultRunTokenHash holds the default value on creation for the run_token_hash field.
 	run.DefaultRunTokenHash = runDescRunTokenHash.Default.(string)
 	// runDescResultHash is the schema descriptor for result_hash field.
-	runDescResultHash := runFields[27].Descriptor()
+	runDescResultHash := runFields[29].Descriptor()
 	// run.DefaultResultHash holds the default value on creation for the result_hash field.
 	run.DefaultResultHash = runDescResultHash.Default.(string)
 	// runDescModelFinalUsed is the schema descriptor for model_final_used field.
-	runDescModelFinalUsed := runFields[28].Descriptor()
+	runDescModelFinalUsed := runFields[30].Descriptor()
 	// run.DefaultModelFinalUsed holds the default value on creation for the model_final_used field.
 	run.DefaultModelFinalUsed = runDescModelFinalUsed.Default.(bool)
 	// runDescLeaseOwner is the schema descriptor for lease_owner field.
-	runDescLeaseOwner := runFields[29].Descriptor()
+	runDescLeaseOwner := runFields[31].Descriptor()
 	// run.DefaultLeaseOwner holds the default value on creation for the lease_owner field.
 	run.DefaultLeaseOwner = runDescLeaseOwner.Default.(string)
 	// runDescAttempts is the schema descriptor for attempts field.
-	runDescAttempts := runFields[31].Descriptor()
+	runDescAttempts := runFields[33].Descriptor()
 	// run.DefaultAttempts holds the default value on creation for the attempts field.
 	run.DefaultAttempts = runDescAttempts.Default.(int)
 	// runDescPublishFailures is the schema descriptor for publish_failures field.
-	runDescPublishFailures := runFields[33].Descriptor()
+	runDescPublishFailures := runFields[35].Descriptor()
 	// run.DefaultPublishFailures holds the default value on creation for the publish_failures field.
 	run.DefaultPublishFailures = runDescPublishFailures.Default.(int)
 	// runDescFinishAttempts is the schema descriptor for finish_attempts field.
-	runDescFinishAttempts := runFields[34].Descriptor()
+	runDescFinishAttempts := runFields[36].Descriptor()
 	// run.DefaultFinishAttempts holds the default value on creation for the finish_attempts field.
 	run.DefaultFinishAttempts = runDescFinishAttempts.Default.(int)
 	// runDescCostUsd is the schema descriptor for cost_usd field.
-	runDescCostUsd := runFields[41].Descriptor()
+	runDescCostUsd := runFields[43].Descriptor()
 	// run.DefaultCostUsd holds the default value on creation for the cost_usd field.
 	run.DefaultCostUsd = runDescCostUsd.Default.(float64)
 	// runDescInputTokens is the schema descriptor for input_tokens field.
-	runDescInputTokens := runFields[42].Descriptor()
+	runDescInputTokens := runFields[44].Descriptor()
 	// run.DefaultInputTokens holds the default value on creation for the input_tokens field.
 	run.DefaultInputTokens = runDescInputTokens.Default.(int64)
 	// runDescOutputTokens is the schema descriptor for output_tokens field.
-	runDescOutputTokens := runFields[43].Descriptor()
+	runDescOutputTokens := runFields[45].Descriptor()
 	// run.DefaultOutputTokens holds the default value on creation for the output_tokens field.
 	run.DefaultOutputTokens = runDescOutputTokens.Default.(int64)
 	// runDescCacheReadTokens is the schema descriptor for cache_read_tokens field.
-	runDescCacheReadTokens := runFields[44].Descriptor()
+	runDescCacheReadTokens := runFields[46].Descriptor()
 	// run.DefaultCacheReadTokens holds the default value on creation for the cache_read_tokens field.
 	run.DefaultCacheReadTokens = runDescCacheReadTokens.Default.(int64)
 	// runDescCacheWriteTokens is the schema descriptor for cache_write_tokens field.
-	runDescCacheWriteTokens := runFields[45].Descriptor()
+	runDescCacheWriteTokens := runFields[47].Descriptor()
 	// run.DefaultCacheWriteTokens holds the default value on creation for the cache_write_tokens field.
 	run.DefaultCacheWriteTokens = runDescCacheWriteTokens.Default.(int64)
 	// runDescModelPrice is the schema descriptor for model_price field.
-	runDescModelPrice := runFields[46].Descriptor()
+	runDescModelPrice := runFields[48].Descriptor()
 	// run.DefaultModelPrice holds the default value on creation for the model_price field.
 	run.DefaultModelPrice = runDescModelPrice.Default.(string)
 	// runDescTurns is the schema descriptor for turns field.
-	runDescTurns := runFields[47].Descriptor()
+	runDescTurns := runFields[49].Descriptor()
 	// run.DefaultTurns holds the default value on creation for the turns field.
 	run.DefaultTurns = runDescTurns.Default.(int)
 	// runDescDurationMs is the schema descriptor for duration_ms field.
-	runDescDurationMs := runFields[48].Descriptor()
+	runDescDurationMs := runFields[50].Descriptor()
 	// run.DefaultDurationMs holds the default value on creation for the duration_ms field.
 	run.DefaultDurationMs = runDescDurationMs.Default.(int64)
 	// runDescSummary is the schema descriptor for summary field.
-	runDescSummary := runFields[49].Descriptor()
+	runDescSummary := runFields[51].Descriptor()
 	// run.DefaultSummary holds the default value on creation for the summary field.
 	run.DefaultSummary = runDescSummary.Default.(string)
 	// runDescResultJSON is the schema descriptor for result_json field.
-	runDescResultJSON := runFields[53].Descriptor()
+	runDescResultJSON := runFields[55].Descriptor()
 	// run.DefaultResultJSON holds the default value on creation for the result_json field.
 	run.DefaultResultJSON = runDescResultJSON.Default.(string)
 	// runDescFailureReason is the schema descriptor for failure_reason field.
-	runDescFailureReason := runFields[54].Descriptor()
+	runDescFailureReason := runFields[56].Descriptor()
 	// run.DefaultFailureReason holds the default value on creation for the failure_reason field.
 	run.DefaultFailureReason = runDescFailureReason.Default.(string)
 	// runDescFailureDetail is the schema descriptor for failure_detail field.
-	runDescFailureDetail := runFields[55].Descriptor()
+	runDescFailureDetail := runFields[57].Descriptor()
 	// run.DefaultFailureDetail holds the default value on creation for the failure_detail field.
 	run.DefaultFailureDetail = runDescFailureDetail.Default.(string)
 	// runDescFindingsBlocker is the schema descriptor for findings_blocker field.
-	runDescFindingsBlocker := runFields[56].Descriptor()
+	runDescFindingsBlocker := runFields[58].Descriptor()
 	// run.DefaultFindingsBlocker holds the default value on creation for the findings_blocker field.
 	run.DefaultFindingsBlocker = runDescFindingsBlocker.Default.(int)
 	// runDescFindingsMajor is the schema descriptor for findings_major field.
-	runDescFindingsMajor := runFields[57].Descriptor()
+	runDescFindingsMajor := runFields[59].Descriptor()
 	// run.DefaultFindingsMajor holds the default value on creation for the findings_major field.
 	run.DefaultFindingsMajor = runDescFindingsMajor.Default.(int)
 	// runDescFindingsMinor is the schema descriptor for findings_minor field.
-	runDescFindingsMinor := runFields[58].Descriptor()
+	runDescFindingsMinor := runFields[60].Descriptor()
 	// run.DefaultFindingsMinor holds the default value on creation for the findings_minor field.
 	run.DefaultFindingsMinor = runDescFindingsMinor.Default.(int)
 	// runDescFindingsNit is the schema descriptor for findings_nit field.
-	runDescFindingsNit := runFields[59].Descriptor()
+	runDescFindingsNit := runFields[61].Descriptor()
 	// run.DefaultFindingsNit holds the default value on creation for the findings_nit field.
 	run.DefaultFindingsNit = runDescFindingsNit.Default.(int)
 	// runDescFindingsPosted is the schema descriptor for findings_posted field.
-	runDescFindingsPosted := runFields[60].Descriptor()
+	runDescFindingsPosted := runFields[62].Descriptor()
 	// run.DefaultFindingsPosted holds the default value on creation for the findings_posted field.
 	run.DefaultFindingsPosted = runDescFindingsPosted.Default.(int)
 	// runDescFindingsDropped is the schema descriptor for findings_dropped field.
-	runDescFindingsDropped := runFields[61].Descriptor()
+	runDescFindingsDropped := runFields[63].Descriptor()
 	// run.DefaultFindingsDropped holds the default value on creation for the findings_dropped field.
 	run.DefaultFindingsDropped = runDescFindingsDropped.Default.(int)
 	// runDescReviewID is the schema descriptor for review_id field.
-	runDescReviewID := runFields[62].Descriptor()
+	runDescReviewID := runFields[64].Descriptor()
 	// run.DefaultReviewID holds the default value on creation for the review_id field.
 	run.DefaultReviewID = runDescReviewID.Default.(int64)
 	// runDescChangedFiles is the schema descriptor for changed_files field.
-	runDescChangedFiles := runFields[64].Descriptor()
+	runDescChangedFiles := runFields[66].Descriptor()
 	// run.DefaultChangedFiles holds the default value on creation for the changed_files field.
 	run.DefaultChangedFiles = runDescChangedFiles.Default.(int)
 	// runDescAdditions is the schema descriptor for additions field.
-	runDescAdditions := runFields[65].Descriptor()
+	runDescAdditions := runFields[67].Descriptor()
 	// run.DefaultAdditions holds the default value on creation for the additions field.
 	run.DefaultAdditions = runDescAdditions.Default.(int)
 	// runDescDeletions is the schema descriptor for deletions field.
-	runDescDeletions := runFields[66].Descriptor()
+	runDescDeletions := runFields[68].Descriptor()
 	// run.DefaultDeletions holds the default value on creation for the deletions field.
 	run.DefaultDeletions = runDescDeletions.Default.(int)
 	// runDescBehindBy is the schema descriptor for behind_by field.
-	runDescBehindBy := runFields[67].Descriptor()
+	runDescBehindBy := runFields[69].Descriptor()
 	// run.DefaultBehindBy holds the default value on creation for the behind_by field.
 	run.DefaultBehindBy = runDescBehindBy.Default.(int)
 	// runDescAheadBy is the schema descriptor for ahead_by field.
-	runDescAheadBy := runFields[68].Descriptor()
+	runDescAheadBy := runFields[70].Descriptor()
 	// run.DefaultAheadBy holds the default value on creation for the ahead_by field.
 	run.DefaultAheadBy = runDescAheadBy.Default.(int)
 	// runDescFromFork is the schema descriptor for from_fork field.
-	runDescFromFork := runFields[69].Descriptor()
+	runDescFromFork := runFields[71].Descriptor()
 	// run.DefaultFromFork holds the default value on creation for the from_fork field.
 	run.DefaultFromFork = runDescFromFork.Default.(bool)
 	// runDescThreadRootCommentID is the schema descriptor for thread_root_comment_id field.
-	runDescThreadRootCommentID := runFields[71].Descriptor()
+	runDescThreadRootCommentID := runFields[73].Descriptor()
 	// run.DefaultThreadRootCommentID holds the default value on creation for the thread_root_comment_id field.
 	run.DefaultThreadRootCommentID = runDescThreadRootCommentID.Default.(int64)
 	// runDescReplyCommentID is the schema descriptor for reply_comment_id field.
-	runDescReplyCommentID := runFields[72].Descriptor()
+	runDescReplyCommentID := runFields[74].Descriptor()
 	// run.DefaultReplyCommentID holds the default value on creation for the reply_comment_id field.
 	run.DefaultReplyCommentID = runDescReplyCommentID.Default.(int64)
 	runeventFields := schema.RunEvent{}.Fields()

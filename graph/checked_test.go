@@ -12,9 +12,9 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
 
-// Run.checked keeps its map shape: built from the run's stored result, or
-// for a run stored before it from the legacy checked column; null for a
-// reply run and a run without a result.
+// Run.checked keeps its map shape, built from the run's stored result
+// (the legacy checked column is not read); null for a reply run and a run
+// without a result.
 func TestRunChecked(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db)
@@ -25,8 +25,6 @@ func TestRunChecked(t *testing.T) {
 			Evidence: &findings.RunnerEvidence{Kept: 1, Dropped: 1, DroppedFindings: []findings.DroppedFinding{{Path: "a.go", Line: 3, Title: "T", Reason: "R"}}},
 			Samples:  &findings.Samples{Passes: 3, Ran: 2, Agree: 2, PassFindings: []int{1, 2}, Distinct: 2, Kept: 1, Dropped: 1},
 		}}).SetChecked(map[string]any{"files": []string{"stale.go"}}).ExecX(ctx)
-		legacy := e.seedRun(e.repoA, e.revSec, e.prA, run.StatusSucceeded, 1, 1000, 0)
-		legacy.Update().SetChecked(map[string]any{"files": []string{"old.go"}, "skills": []string{}}).ExecX(ctx)
 		reply := e.seedRun(e.repoA, e.revSec, e.prA, run.StatusSucceeded, 1, 1000, 0)
 		reply.Update().SetKind(run.KindReply).SetResult(&findings.Stored{Reply: &findings.ReplyResult{Reply: "Fixed.", Verdict: findings.VerdictFixed}}).ExecX(ctx)
 		none := e.seedRun(e.repoA, e.revSec, e.prA, run.StatusFailed, 1, 1000, 0)
@@ -48,9 +46,6 @@ func TestRunChecked(t *testing.T) {
 			"samples": map[string]any{"passes": 3.0, "ran": 2.0, "agree": 2.0, "pass_findings": []any{1.0, 2.0}, "distinct": 2.0, "kept": 1.0, "dropped": 1.0}}
 		if d := cmp.Diff(want, checked(typed.ID)); d != "" {
 			t.Errorf("typed run's checked (-want +got):\n%s", d)
-		}
-		if d := cmp.Diff(map[string]any{"files": []any{"old.go"}, "skills": []any{}}, checked(legacy.ID)); d != "" {
-			t.Errorf("legacy run's checked (-want +got):\n%s", d)
 		}
 		if got := checked(reply.ID); got != nil {
 			t.Errorf("reply run's checked = %v, want null", got)

@@ -125,8 +125,7 @@ func (f *Finisher) finish(ctx context.Context, r *ent.Run) error {
 	if summary == "" {
 		summary = title + "."
 	}
-	err := f.cfg.Write.CompleteCheck(ctx, ghwrite.CheckOf(r), conclusion, time.Now(), ghwrite.Text{Title: title, Summary: summary})
-	if err != nil && !ghwrite.IsNotFound(err) {
+	if err := ghwrite.CompleteRunCheck(ctx, f.cfg.Write, r, conclusion, time.Now(), ghwrite.Text{Title: title, Summary: summary}); err != nil {
 		return err
 	}
 	return f.cfg.DB.Run.UpdateOne(r).SetCheckCompleted(true).ClearFinishNextAt().Exec(ctx)

@@ -2,7 +2,6 @@ package worker_test
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -44,12 +43,11 @@ func (f *fixture) publishLoop(t *testing.T, id string, tune ...func(*worker.Publ
 func (f *fixture) report(t *testing.T, id int, res findings.Result) {
 	t.Helper()
 	ctx := context.Background()
-	b, _ := json.Marshal(res)
 	if err := runstate.Transition(ctx, f.db.Client, id, runstate.Change{From: []run.Status{run.StatusDispatched}, To: run.StatusRunning}); err != nil {
 		t.Fatal(err)
 	}
 	err := runstate.Transition(ctx, f.db.Client, id, runstate.Change{From: []run.Status{run.StatusRunning}, To: run.StatusPublishing,
-		Set: func(u *ent.RunUpdate) { u.SetResultJSON(string(b)) }})
+		Set: func(u *ent.RunUpdate) { u.SetResult(&findings.Stored{Review: &res}) }})
 	if err != nil {
 		t.Fatal(err)
 	}

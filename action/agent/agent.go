@@ -107,8 +107,9 @@ type Usage struct {
 
 // Outcome is what a run produced.
 type Outcome struct {
-	// Result is the accepted result JSON; nil on failure.
-	Result json.RawMessage
+	// Result is the accepted result, parsed once by the submit tool and
+	// passed on typed; nil on failure.
+	Result *tools.Submission
 	// Failure says why there is no result.
 	Failure *runnerproto.Failure
 	// Turns is the number of model calls made.

@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"net/http"
 	"net/http/httptest"
@@ -101,7 +102,7 @@ func TestRunSubmits(t *testing.T) {
 	if out.Failure != nil {
 		t.Fatalf("failure %+v\n%s", out.Failure, log)
 	}
-	r, err := findings.ParseResult(out.Result)
+	r, err := reviewOf(out)
 	// The scripted model adds an unfounded second finding (a misquote) for
 	// this TODO; the runner's evidence check drops it, not the agent.
 	if err != nil || len(r.Findings) != 2 || r.Findings[0].Line != 2 || r.Findings[0].Severity != findings.Nit ||
@@ -161,4 +162,12 @@ func TestEstimateCost(t *testing.T) {
 			t.Errorf("EstimateCost(%s) = %v, want %v", m, got, want)
 		}
 	}
+}
+
+// reviewOf is the review result out carries, as the submit tool parsed it.
+func reviewOf(out *Outcome) (*findings.Result, error) {
+	if out.Result == nil || out.Result.Review == nil {
+		return nil, errors.New("no review result")
+	}
+	return out.Result.Review, nil
 }

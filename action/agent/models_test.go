@@ -17,7 +17,6 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 
-	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/scriptedmodel"
 )
@@ -83,7 +82,7 @@ func TestSubmitsOnEveryCapability(t *testing.T) {
 			if out.Failure != nil || out.Result == nil {
 				t.Fatalf("no result: %+v\n%s", out.Failure, log)
 			}
-			if _, err := findings.ParseResult(out.Result); err != nil {
+			if _, err := reviewOf(out); err != nil {
 				t.Fatal(err)
 			}
 			if n := strings.Count(log.String(), "✓ result submitted"); n != 1 {

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/models"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/scriptedmodel"
@@ -67,7 +66,7 @@ func TestStopReasons(t *testing.T) {
 				t.Fatalf("log lacks %q:\n%s", c.log, log)
 			}
 			if c.reason == "" {
-				r, err := findings.ParseResult(out.Result)
+				r, err := reviewOf(out)
 				if err != nil || len(r.Findings) == 0 {
 					t.Fatalf("result %+v %v", r, err)
 				}

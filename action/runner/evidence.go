@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -24,13 +23,9 @@ const maxEvidenceFile = 8 << 20
 // quote is not in the file, or only farther away, is dropped and listed
 // with why. Findings on side LEFT (the base commit, not in the workspace),
 // and on files the workspace left out or too large to read, are passed on
-// unchecked: the server checks every finding again. It returns the result
-// to report and what the check did.
-func checkEvidence(fsys *tools.FS, result json.RawMessage) (json.RawMessage, *runnerproto.EvidenceReport, error) {
-	res, err := findings.ParseResult(result)
-	if err != nil {
-		return nil, nil, fmt.Errorf("evidence check: %w", err)
-	}
+// unchecked: the server checks every finding again. It changes res in
+// place and returns what the check did.
+func checkEvidence(fsys *tools.FS, res *findings.Result) *runnerproto.EvidenceReport {
 	rep := &runnerproto.EvidenceReport{}
 	files := map[string]*string{} // path → content; nil when it cannot be checked
 	content := func(p string) *string {
@@ -76,11 +71,7 @@ func checkEvidence(fsys *tools.FS, result json.RawMessage) (json.RawMessage, *ru
 		kept = append(kept, f)
 	}
 	res.Findings = kept
-	out, err := json.Marshal(res)
-	if err != nil {
-		return nil, nil, fmt.Errorf("evidence check: encode: %w", err)
-	}
-	return out, rep, nil
+	return rep
 }
 
 // readWorkspaceFile reads a file of the workspace through its root (no

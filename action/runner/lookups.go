@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"encoding/json"
 	"slices"
 
 	"github.com/chakshu-dev/chakshu/action/tools"
@@ -16,19 +15,10 @@ const BaseSuffix = " (before the change)"
 // noteLookups adds to the result's checked files the base versions the
 // agent read with ReadBase and did not list itself. The Actions log already
 // shows every call; this is what the posted review shows.
-func noteLookups(result json.RawMessage, set *tools.Set) (json.RawMessage, error) {
-	bases := set.BasesRead()
-	if len(bases) == 0 {
-		return result, nil
-	}
-	res, err := findings.ParseResult(result)
-	if err != nil {
-		return nil, err
-	}
-	for _, b := range bases {
+func noteLookups(res *findings.Result, set *tools.Set) {
+	for _, b := range set.BasesRead() {
 		if e := b + BaseSuffix; !slices.Contains(res.Checked.Files, e) {
 			res.Checked.Files = append(res.Checked.Files, e)
 		}
 	}
-	return json.Marshal(res)
 }

@@ -131,30 +131,26 @@ func Review(ctx context.Context, cfg ReviewConfig) (*Reviewed, error) {
 	}
 	// The evidence check runs on the agreed result of every pass, against
 	// the workspace the agent read.
+	// The result was parsed once, by the submit tool (or the vote); each
+	// step below changes it as it is, and the report encodes it once.
+	res := out.Result.Review
 	if job.Kind != "reply" {
-		checked, ev, err := checkEvidence(fsys, out.Result)
-		if err != nil {
-			return rv, fail(ReasonBadResult, err)
+		if res == nil {
+			return rv, fail(ReasonBadResult, errors.New("the result is not a review's"))
 		}
-		out.Result, rv.Evidence = checked, ev
+		ev := checkEvidence(fsys, res)
+		rv.Evidence = ev
 		rv.Dropped += ev.Dropped
 		logEvidence(log, ev)
 	}
 	if job.Kind == "review" {
-		noted, err := noteLookups(out.Result, set)
-		if err != nil {
-			return rv, fail(ReasonBadResult, err)
-		}
-		out.Result = noted
+		noteLookups(res, set)
 	}
 	// The verifier (verify.go) checks what the vote and the evidence check
 	// kept, each file's findings in a fresh conversation.
 	if job.Kind == "review" && job.Verify != nil {
-		verified, vs, err := verifyFindings(ctx, verifyConfig{Agent: ac, FS: fsys, Result: out.Result, Spent: out.CostUSD, Log: log})
-		if err != nil {
-			return rv, fail(ReasonBadResult, err)
-		}
-		out.Result, rv.Verify = verified, vs
+		vs := verifyFindings(ctx, verifyConfig{Agent: ac, FS: fsys, Result: res, Spent: out.CostUSD, Log: log})
+		rv.Verify = vs
 		rv.Dropped += vs.Refuted
 	}
 	return rv, nil

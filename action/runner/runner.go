@@ -202,7 +202,11 @@ func runOne(ctx context.Context, cfg Config, oidc string, id int64, start time.T
 	}
 	out, set := rv.Outcome, rv.Tools
 	writeSummary(cfg.SummaryPath, job, out, set, rv.Verify, nil, time.Since(start))
-	if err := r.send(ctx, runnerproto.Report{Result: out.Result, Stats: r.stats(), Evidence: rv.Evidence}); err != nil {
+	result, err := out.Result.JSON() // the one encoding of the result
+	if err != nil {
+		return r.failure(ctx, ReasonBadResult, err, out)
+	}
+	if err := r.send(ctx, runnerproto.Report{Result: result, Stats: r.stats(), Evidence: rv.Evidence}); err != nil {
 		fmt.Fprintln(log, "::error::The result could not be delivered to Chakshu.")
 		return err
 	}

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/action/agent"
 	"github.com/chakshu-dev/chakshu/action/internal/ghlog"
+	"github.com/chakshu-dev/chakshu/action/tools"
 	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/syncbuf"
@@ -163,12 +163,11 @@ func runReview(ctx context.Context, ac agent.Config) (*agent.Outcome, *runnerpro
 			}
 			continue
 		}
-		res, err := findings.ParseResult(out.Result)
-		if err != nil { // the submit tool validated it; a pass that slipped through is not counted
+		if out.Result == nil || out.Result.Review == nil { // the submit tool parsed it; a pass without one is not counted
 			fmt.Fprintf(log, "Pass %d of %d gave an unreadable result\n", i+1, n)
 			continue
 		}
-		passes = append(passes, res)
+		passes = append(passes, out.Result.Review)
 		if len(job.Lenses) > 0 {
 			lenses = append(lenses, lensFor(job, i+1))
 		}
@@ -182,7 +181,7 @@ func runReview(ctx context.Context, ac agent.Config) (*agent.Outcome, *runnerpro
 	}
 	merged, stats := agreeOn(passes, n, job.Agree)
 	stats.Lenses = lenses // nil without lenses: not sent, as an older server expects
-	total.Result, _ = json.Marshal(merged)
+	total.Result = &tools.Submission{Review: merged}
 	fmt.Fprintf(log, "%d of %d passes ran: kept %d findings that at least %d reported, dropped %d\n", stats.Ran, stats.Passes, stats.Kept, stats.Agree, stats.Dropped)
 	if stats.AgreeAsked > 0 {
 		fmt.Fprintf(log, "agree %d could not be met: only %d of %d passes ran\n", stats.AgreeAsked, stats.Ran, stats.Passes)

@@ -126,11 +126,7 @@ func reviewPR(tb testing.TB, modelURL string, pr sandboxPR, name string, samples
 	if out.Failure != nil {
 		tb.Fatalf("%s %s: %+v", pr.name, name, out.Failure)
 	}
-	res, err := findings.ParseResult(out.Result)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return res, out.CostUSD
+	return out.Result.Review, out.CostUSD
 }
 
 // samplesEffect reviews the sandbox's seeded PRs with each sandbox reviewer

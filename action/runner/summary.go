@@ -36,10 +36,10 @@ func Summary(job *runnerproto.Job, out *agent.Outcome, filesRead, skills []strin
 	}
 	if out != nil && out.Result != nil && job != nil {
 		if job.Kind == "reply" {
-			if r, err := findings.ParseReply(out.Result); err == nil {
+			if r := out.Result.Reply; r != nil {
 				fmt.Fprintf(&b, "**Verdict:** %s\n\n%s\n\n", r.Verdict, quote(r.Reply))
 			}
-		} else if r, err := findings.ParseResult(out.Result); err == nil {
+		} else if r := out.Result.Review; r != nil {
 			fmt.Fprintf(&b, "%s\n\n", quote(r.Summary))
 			if len(r.Findings) == 0 {
 				b.WriteString("No findings.\n\n")

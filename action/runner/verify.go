@@ -3,7 +3,7 @@ package runner
 import (
 	"bytes"
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -41,8 +41,9 @@ type verifyConfig struct {
 	// each conversation gets its own job, tools and cost budget.
 	Agent agent.Config
 	FS    *tools.FS
-	// Result is the review's result after the vote and the evidence check.
-	Result json.RawMessage
+	// Result is the review's result after the vote and the evidence check;
+	// verification changes it in place.
+	Result *findings.Result
 	// Spent is what the review passes cost: the verifier has the rest of
 	// the run's cost cap.
 	Spent float64
@@ -53,12 +54,9 @@ type verifyConfig struct {
 // refuted findings, and the step's figures. A conversation that fails (cost
 // cap, gateway) leaves its file's findings unverified and kept: the step
 // removes only what it refuted.
-func verifyFindings(ctx context.Context, vc verifyConfig) (json.RawMessage, *runnerproto.VerifyStats, error) {
+func verifyFindings(ctx context.Context, vc verifyConfig) *runnerproto.VerifyStats {
 	job := vc.Agent.Job
-	res, err := findings.ParseResult(vc.Result)
-	if err != nil {
-		return nil, nil, fmt.Errorf("verification: %w", err)
-	}
+	res := vc.Result
 	st := &runnerproto.VerifyStats{Candidates: len(res.Findings), MinConfidence: job.Verify.MinConfidence}
 	var paths []string
 	byPath := map[string][]int{}
@@ -147,8 +145,7 @@ func verifyFindings(ctx context.Context, vc verifyConfig) (json.RawMessage, *run
 	}
 	fmt.Fprintf(vc.Log, "Verification: %d candidates, %d confirmed, %d refuted by verification, %d unverified (minimum confidence %d; %d calls, est. $%.4f)\n",
 		st.Candidates, st.Confirmed, st.Refuted, st.Unverified, st.MinConfidence, st.Calls, st.CostUSD)
-	b, err := json.Marshal(res)
-	return b, st, err
+	return st
 }
 
 func markUnverified(keep []bool, idx []int, st *runnerproto.VerifyStats) {
@@ -185,10 +182,10 @@ func verifyFile(ctx context.Context, vc verifyConfig, path string, cands []findi
 	if out.Failure != nil {
 		return nil, out, fmt.Errorf("%s", out.Failure.Reason)
 	}
-	v, err := tools.ParseVerdicts(out.Result)
-	if err != nil {
-		return nil, out, err
+	if out.Result == nil || out.Result.Verdicts == nil {
+		return nil, out, errors.New("no verdicts submitted")
 	}
+	v := out.Result.Verdicts
 	by := map[int]tools.Verdict{}
 	for _, x := range v.Verdicts {
 		if x.Candidate <= len(cands) {

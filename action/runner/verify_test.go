@@ -3,7 +3,6 @@ package runner
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"os"
@@ -54,16 +53,9 @@ func verifyRun(t *testing.T, fs []findings.Finding, spent float64) (*findings.Re
 	job := &runnerproto.Job{RunID: 1, Kind: "review", Reviewer: "correctness", Repository: "acme/x", PR: runnerproto.PR{Number: 3, HeadSHA: "b0b0"},
 		Diff: verifyDiff, Model: "claude-sonnet-5-5", MaxCostUSD: 1, MaxTurns: 20, WallSeconds: 120,
 		RunToken: "chkr_test", ModelURL: srv.URL, Verify: &runnerproto.VerifySpec{MinConfidence: 7}}
-	in, _ := json.Marshal(findings.Result{Summary: "Found some.", Findings: fs, Checked: findings.Checked{Files: []string{}, Skills: []string{}}})
+	res := &findings.Result{Summary: "Found some.", Findings: fs, Checked: findings.Checked{Files: []string{}, Skills: []string{}}}
 	var log bytes.Buffer
-	out, st, err := verifyFindings(context.Background(), verifyConfig{Agent: agent.Config{Job: job, HTTPClient: srv.Client()}, FS: fsys, Result: in, Spent: spent, Log: &log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := findings.ParseResult(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := verifyFindings(context.Background(), verifyConfig{Agent: agent.Config{Job: job, HTTPClient: srv.Client()}, FS: fsys, Result: res, Spent: spent, Log: &log})
 	return res, st, log.String()
 }
 
@@ -151,18 +143,10 @@ func TestVerifierOnSandboxPRs(t *testing.T) {
 				MaxCostUSD: 2, MaxTurns: 40, WallSeconds: 120, RunToken: "chkr_test", ModelURL: noisySrv.URL, Verify: &runnerproto.VerifySpec{MinConfidence: 7}}
 			// As in Review: the evidence check first (it drops the scripted
 			// model's misquotes), then the verifier.
-			raw, _ := json.Marshal(noisy)
-			in, _, err := checkEvidence(fsys, raw)
-			if err != nil {
-				t.Fatal(err)
-			}
-			noisy, _ = findings.ParseResult(in)
-			out, st, err := verifyFindings(context.Background(), verifyConfig{Agent: agent.Config{Job: job}, FS: fsys, Result: in, Spent: cost, Log: &bytes.Buffer{}})
+			checkEvidence(fsys, noisy)
+			verified := &findings.Result{Summary: noisy.Summary, Checked: noisy.Checked, Findings: slices.Clone(noisy.Findings)}
+			st := verifyFindings(context.Background(), verifyConfig{Agent: agent.Config{Job: job}, FS: fsys, Result: verified, Spent: cost, Log: &bytes.Buffer{}})
 			fsys.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
-			verified, _ := findings.ParseResult(out)
 			for _, x := range []struct {
 				e  *effect
 				fs []findings.Finding
@@ -208,7 +192,7 @@ func TestReviewVerifiesWhenAsked(t *testing.T) {
 		if !strings.Contains(log.String(), `ReadBase {"file_path":"a.go"} — 17 bytes, ok`) {
 			t.Fatalf("no base lookup in the log:\n%s", log.String())
 		}
-		res, _ := findings.ParseResult(rv.Outcome.Result)
+		res := rv.Outcome.Result.Review
 		if !slices.Contains(res.Checked.Files, "a.go"+BaseSuffix) {
 			t.Fatalf("checked files %q lack the base lookup", res.Checked.Files)
 		}

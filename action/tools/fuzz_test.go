@@ -86,8 +86,10 @@ func FuzzToolCall(f *testing.F) {
 		if strings.Contains(res.Output, outsideMarker) {
 			t.Fatalf("Call(%s, %s) read outside the workspace: %q", name, input, res.Output)
 		}
-		if res.Submitted != nil && !json.Valid(res.Submitted) {
-			t.Fatalf("accepted invalid JSON %q", res.Submitted)
+		if res.Submitted != nil {
+			if b, err := res.Submitted.JSON(); err != nil || !json.Valid(b) {
+				t.Fatalf("accepted a result that does not encode: %q %v", b, err)
+			}
 		}
 	})
 }

@@ -50,8 +50,10 @@ type Result struct {
 	Output string
 	// IsError marks Output as an error message for the model.
 	IsError bool
-	// Submitted is the accepted result JSON when the submit tool succeeded.
-	Submitted json.RawMessage
+	// Submitted is the accepted result, parsed, when the submit tool
+	// succeeded: the runner passes it on typed and encodes it once, to
+	// report it.
+	Submitted *Submission
 	// Malformed marks a call the model got wrong in form (unknown tool,
 	// input that is not valid JSON of the tool's shape), as opposed to a
 	// well-formed call that failed.
@@ -353,25 +355,50 @@ func (s *Set) skill(input json.RawMessage) Result {
 	return Result{Output: b.String()}
 }
 
+// Submission is a result the submit tool accepted, parsed once: exactly
+// one of Review (submit_result), Reply (submit_reply) and Verdicts
+// (submit_verdicts) is set.
+type Submission struct {
+	Review   *findings.Result
+	Reply    *findings.ReplyResult
+	Verdicts *Verdicts
+}
+
+// JSON encodes the submission as the runner reports it.
+func (s *Submission) JSON() (json.RawMessage, error) {
+	var v any
+	switch {
+	case s.Review != nil:
+		v = s.Review
+	case s.Reply != nil:
+		v = s.Reply
+	case s.Verdicts != nil:
+		v = s.Verdicts
+	default:
+		return nil, errors.New("empty submission")
+	}
+	return json.Marshal(v)
+}
+
 func (s *Set) submitResult(input json.RawMessage) Result {
 	var err error
+	sub := &Submission{}
 	switch s.submit {
 	case NameSubmitReply:
-		_, err = findings.ParseReply(input)
+		sub.Reply, err = findings.ParseReply(input)
 	case NameSubmitVerdicts:
-		_, err = ParseVerdicts(input)
+		sub.Verdicts, err = ParseVerdicts(input)
 	default:
-		var r *findings.Result
-		if r, err = findings.ParseResult(input); err == nil {
-			if err = r.RequireEvidence(); err == nil {
-				err = r.RequireFromAgent()
+		if sub.Review, err = findings.ParseResult(input); err == nil {
+			if err = sub.Review.RequireEvidence(); err == nil {
+				err = sub.Review.RequireFromAgent()
 			}
 		}
 	}
 	if err != nil {
 		return Result{IsError: true, Refused: true, Output: fmt.Sprintf("The result was refused: %v. Fix it and call %s again.", err, s.submit)}
 	}
-	return Result{Output: "Result accepted.", Submitted: append(json.RawMessage(nil), input...)}
+	return Result{Output: "Result accepted.", Submitted: sub}
 }
 
 // connector proxies a call to Chakshu, which runs the tool with its stored

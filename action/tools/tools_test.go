@@ -10,6 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/chakshu-dev/chakshu/internal/findings"
+
 	"github.com/chakshu-dev/chakshu/action/internal/hostile"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 )
@@ -296,8 +298,8 @@ func TestSetCall(t *testing.T) {
 		t.Fatalf("connector path %q", path)
 	}
 	res := set.Call(ctx, "submit_result", json.RawMessage(`{"summary":"ok","checked":{"files":["main.go"],"skills":[]},"findings":[]}`))
-	if res.Submitted == nil || res.IsError {
-		t.Fatalf("valid submit refused: %+v", res)
+	if res.Submitted == nil || res.IsError || res.Submitted.Review == nil || res.Submitted.Review.Summary != "ok" {
+		t.Fatalf("valid submit refused or not passed on typed: %+v", res)
 	}
 	if diff := cmp.Diff([]string{"main.go"}, set.FilesRead()); diff != "" {
 		t.Fatalf("files read: %s", diff)
@@ -323,7 +325,7 @@ func TestReplySet(t *testing.T) {
 	if r := set.Call(context.Background(), NameSubmitReply, json.RawMessage(`{"reply":"ok","verdict":"maybe"}`)); !r.Refused {
 		t.Fatalf("bad verdict accepted: %+v", r)
 	}
-	if r := set.Call(context.Background(), NameSubmitReply, json.RawMessage(`{"reply":"ok","verdict":"fixed"}`)); r.Submitted == nil {
+	if r := set.Call(context.Background(), NameSubmitReply, json.RawMessage(`{"reply":"ok","verdict":"fixed"}`)); r.Submitted == nil || r.Submitted.Reply == nil || r.Submitted.Reply.Verdict != findings.VerdictFixed {
 		t.Fatalf("valid reply refused: %+v", r)
 	}
 }

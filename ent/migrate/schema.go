@@ -480,6 +480,8 @@ var (
 		{Name: "head_ref", Type: field.TypeString, Default: ""},
 		{Name: "base_sha", Type: field.TypeString, Default: ""},
 		{Name: "base_ref", Type: field.TypeString, Default: ""},
+		{Name: "pr_files", Type: field.TypeBytes, Nullable: true},
+		{Name: "repo_config", Type: field.TypeString, Nullable: true, Size: 2147483647},
 		{Name: "incremental_since", Type: field.TypeString, Default: ""},
 		{Name: "full_review_reason", Type: field.TypeString, Default: ""},
 		{Name: "requester", Type: field.TypeString, Default: ""},
@@ -550,13 +552,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "runs_repositories_runs",
-				Columns:    []*schema.Column{RunsColumns[76]},
+				Columns:    []*schema.Column{RunsColumns[78]},
 				RefColumns: []*schema.Column{RepositoriesColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "runs_reviewers_runs",
-				Columns:    []*schema.Column{RunsColumns[77]},
+				Columns:    []*schema.Column{RunsColumns[79]},
 				RefColumns: []*schema.Column{ReviewersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -565,12 +567,12 @@ var (
 			{
 				Name:    "run_status_next_attempt_at_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[4], RunsColumns[35], RunsColumns[1]},
+				Columns: []*schema.Column{RunsColumns[4], RunsColumns[37], RunsColumns[1]},
 			},
 			{
 				Name:    "run_lease_owner_status",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[32], RunsColumns[4]},
+				Columns: []*schema.Column{RunsColumns[34], RunsColumns[4]},
 			},
 			{
 				Name:    "run_created_at",
@@ -585,22 +587,22 @@ var (
 			{
 				Name:    "run_pr_number_repository_runs",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[10], RunsColumns[76]},
+				Columns: []*schema.Column{RunsColumns[10], RunsColumns[78]},
 			},
 			{
 				Name:    "run_created_at_repository_runs",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[1], RunsColumns[76]},
+				Columns: []*schema.Column{RunsColumns[1], RunsColumns[78]},
 			},
 			{
 				Name:    "run_created_at_reviewer_runs",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[1], RunsColumns[77]},
+				Columns: []*schema.Column{RunsColumns[1], RunsColumns[79]},
 			},
 			{
 				Name:    "run_actions_run_id",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[27]},
+				Columns: []*schema.Column{RunsColumns[29]},
 			},
 			{
 				Name:    "run_backtest_id",
@@ -615,12 +617,12 @@ var (
 			{
 				Name:    "run_status_created_at_repository_runs",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[4], RunsColumns[1], RunsColumns[76]},
+				Columns: []*schema.Column{RunsColumns[4], RunsColumns[1], RunsColumns[78]},
 			},
 			{
 				Name:    "run_status_created_at_reviewer_runs",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[4], RunsColumns[1], RunsColumns[77]},
+				Columns: []*schema.Column{RunsColumns[4], RunsColumns[1], RunsColumns[79]},
 			},
 			{
 				Name:    "run_updated_at",
@@ -630,7 +632,7 @@ var (
 			{
 				Name:    "run_active_review",
 				Unique:  true,
-				Columns: []*schema.Column{RunsColumns[10], RunsColumns[13], RunsColumns[3], RunsColumns[76], RunsColumns[77]},
+				Columns: []*schema.Column{RunsColumns[10], RunsColumns[13], RunsColumns[3], RunsColumns[78], RunsColumns[79]},
 				Annotation: &entsql.IndexAnnotation{
 					Where: "status IN ('queued','dispatched','running','publishing') AND kind = 'review' AND shadow = false",
 				},
@@ -638,7 +640,7 @@ var (
 			{
 				Name:    "run_reply_to_comment_id",
 				Unique:  true,
-				Columns: []*schema.Column{RunsColumns[73]},
+				Columns: []*schema.Column{RunsColumns[75]},
 			},
 		},
 	}

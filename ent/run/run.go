@@ -49,6 +49,10 @@ const (
 	FieldBaseSha = "base_sha"
 	// FieldBaseRef holds the string denoting the base_ref field in the database.
 	FieldBaseRef = "base_ref"
+	// FieldPrFiles holds the string denoting the pr_files field in the database.
+	FieldPrFiles = "pr_files"
+	// FieldRepoConfig holds the string denoting the repo_config field in the database.
+	FieldRepoConfig = "repo_config"
 	// FieldIncrementalSince holds the string denoting the incremental_since field in the database.
 	FieldIncrementalSince = "incremental_since"
 	// FieldFullReviewReason holds the string denoting the full_review_reason field in the database.
@@ -226,6 +230,8 @@ var Columns = []string{
 	FieldHeadRef,
 	FieldBaseSha,
 	FieldBaseRef,
+	FieldPrFiles,
+	FieldRepoConfig,
 	FieldIncrementalSince,
 	FieldFullReviewReason,
 	FieldRequester,
@@ -618,6 +624,11 @@ func ByBaseSha(opts ...sql.OrderTermOption) OrderOption {
 // ByBaseRef orders the results by the base_ref field.
 func ByBaseRef(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldBaseRef, opts...).ToFunc()
+}
+
+// ByRepoConfig orders the results by the repo_config field.
+func ByRepoConfig(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRepoConfig, opts...).ToFunc()
 }
 
 // ByIncrementalSince orders the results by the incremental_since field.

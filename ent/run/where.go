@@ -110,6 +110,16 @@ func BaseRef(v string) predicate.Run {
 	return predicate.Run(sql.FieldEQ(FieldBaseRef, v))
 }
 
+// PrFiles applies equality check predicate on the "pr_files" field. It's identical to PrFilesEQ.
+func PrFiles(v []byte) predicate.Run {
+	return predicate.Run(sql.FieldEQ(FieldPrFiles, v))
+}
+
+// RepoConfig applies equality check predicate on the "repo_config" field. It's identical to RepoConfigEQ.
+func RepoConfig(v string) predicate.Run {
+	return predicate.Run(sql.FieldEQ(FieldRepoConfig, v))
+}
+
 // IncrementalSince applies equality check predicate on the "incremental_since" field. It's identical to IncrementalSinceEQ.
 func IncrementalSince(v string) predicate.Run {
 	return predicate.Run(sql.FieldEQ(FieldIncrementalSince, v))
@@ -1033,6 +1043,131 @@ func BaseRefEqualFold(v string) predicate.Run {
 // BaseRefContainsFold applies the ContainsFold predicate on the "base_ref" field.
 func BaseRefContainsFold(v string) predicate.Run {
 	return predicate.Run(sql.FieldContainsFold(FieldBaseRef, v))
+}
+
+// PrFilesEQ applies the EQ predicate on the "pr_files" field.
+func PrFilesEQ(v []byte) predicate.Run {
+	return predicate.Run(sql.FieldEQ(FieldPrFiles, v))
+}
+
+// PrFilesNEQ applies the NEQ predicate on the "pr_files" field.
+func PrFilesNEQ(v []byte) predicate.Run {
+	return predicate.Run(sql.FieldNEQ(FieldPrFiles, v))
+}
+
+// PrFilesIn applies the In predicate on the "pr_files" field.
+func PrFilesIn(vs ...[]byte) predicate.Run {
+	return predicate.Run(sql.FieldIn(FieldPrFiles, vs...))
+}
+
+// PrFilesNotIn applies the NotIn predicate on the "pr_files" field.
+func PrFilesNotIn(vs ...[]byte) predicate.Run {
+	return predicate.Run(sql.FieldNotIn(FieldPrFiles, vs...))
+}
+
+// PrFilesGT applies the GT predicate on the "pr_files" field.
+func PrFilesGT(v []byte) predicate.Run {
+	return predicate.Run(sql.FieldGT(FieldPrFiles, v))
+}
+
+// PrFilesGTE applies the GTE predicate on the "pr_files" field.
+func PrFilesGTE(v []byte) predicate.Run {
+	return predicate.Run(sql.FieldGTE(FieldPrFiles, v))
+}
+
+// PrFilesLT applies the LT predicate on the "pr_files" field.
+func PrFilesLT(v []byte) predicate.Run {
+	return predicate.Run(sql.FieldLT(FieldPrFiles, v))
+}
+
+// PrFilesLTE applies the LTE predicate on the "pr_files" field.
+func PrFilesLTE(v []byte) predicate.Run {
+	return predicate.Run(sql.FieldLTE(FieldPrFiles, v))
+}
+
+// PrFilesIsNil applies the IsNil predicate on the "pr_files" field.
+func PrFilesIsNil() predicate.Run {
+	return predicate.Run(sql.FieldIsNull(FieldPrFiles))
+}
+
+// PrFilesNotNil applies the NotNil predicate on the "pr_files" field.
+func PrFilesNotNil() predicate.Run {
+	return predicate.Run(sql.FieldNotNull(FieldPrFiles))
+}
+
+// RepoConfigEQ applies the EQ predicate on the "repo_config" field.
+func RepoConfigEQ(v string) predicate.Run {
+	return predicate.Run(sql.FieldEQ(FieldRepoConfig, v))
+}
+
+// RepoConfigNEQ applies the NEQ predicate on the "repo_config" field.
+func RepoConfigNEQ(v string) predicate.Run {
+	return predicate.Run(sql.FieldNEQ(FieldRepoConfig, v))
+}
+
+// RepoConfigIn applies the In predicate on the "repo_config" field.
+func RepoConfigIn(vs ...string) predicate.Run {
+	return predicate.Run(sql.FieldIn(FieldRepoConfig, vs...))
+}
+
+// RepoConfigNotIn applies the NotIn predicate on the "repo_config" field.
+func RepoConfigNotIn(vs ...string) predicate.Run {
+	return predicate.Run(sql.FieldNotIn(FieldRepoConfig, vs...))
+}
+
+// RepoConfigGT applies the GT predicate on the "repo_config" field.
+func RepoConfigGT(v string) predicate.Run {
+	return predicate.Run(sql.FieldGT(FieldRepoConfig, v))
+}
+
+// RepoConfigGTE applies the GTE predicate on the "repo_config" field.
+func RepoConfigGTE(v string) predicate.Run {
+	return predicate.Run(sql.FieldGTE(FieldRepoConfig, v))
+}
+
+// RepoConfigLT applies the LT predicate on the "repo_config" field.
+func RepoConfigLT(v string) predicate.Run {
+	return predicate.Run(sql.FieldLT(FieldRepoConfig, v))
+}
+
+// RepoConfigLTE applies the LTE predicate on the "repo_config" field.
+func RepoConfigLTE(v string) predicate.Run {
+	return predicate.Run(sql.FieldLTE(FieldRepoConfig, v))
+}
+
+// RepoConfigContains applies the Contains predicate on the "repo_config" field.
+func RepoConfigContains(v string) predicate.Run {
+	return predicate.Run(sql.FieldContains(FieldRepoConfig, v))
+}
+
+// RepoConfigHasPrefix applies the HasPrefix predicate on the "repo_config" field.
+func RepoConfigHasPrefix(v string) predicate.Run {
+	return predicate.Run(sql.FieldHasPrefix(FieldRepoConfig, v))
+}
+
+// RepoConfigHasSuffix applies the HasSuffix predicate on the "repo_config" field.
+func RepoConfigHasSuffix(v string) predicate.Run {
+	return predicate.Run(sql.FieldHasSuffix(FieldRepoConfig, v))
+}
+
+// RepoConfigIsNil applies the IsNil predicate on the "repo_config" field.
+func RepoConfigIsNil() predicate.Run {
+	return predicate.Run(sql.FieldIsNull(FieldRepoConfig))
+}
+
+// RepoConfigNotNil applies the NotNil predicate on the "repo_config" field.
+func RepoConfigNotNil() predicate.Run {
+	return predicate.Run(sql.FieldNotNull(FieldRepoConfig))
+}
+
+// RepoConfigEqualFold applies the EqualFold predicate on the "repo_config" field.
+func RepoConfigEqualFold(v string) predicate.Run {
+	return predicate.Run(sql.FieldEqualFold(FieldRepoConfig, v))
+}
+
+// RepoConfigContainsFold applies the ContainsFold predicate on the "repo_config" field.
+func RepoConfigContainsFold(v string) predicate.Run {
+	return predicate.Run(sql.FieldContainsFold(FieldRepoConfig, v))
 }
 
 // IncrementalSinceEQ applies the EQ predicate on the "incremental_since" field.

@@ -57,6 +57,10 @@ func (Run) Fields() []ent.Field {
 			Comment("the base commit compared against"),
 		field.String("base_ref").Default("").
 			Comment("the branch the pull request merges into"),
+		field.Bytes("pr_files").Optional().Nillable().Annotations(gqlSkipAll()).
+			Comment("the PR's files and patches at head_sha as the job listed them (diffmap.EncodeFiles: gzip'd JSON, patches past the job's 8 MB cut left out); publishing reads them instead of listing them again; NULL until the job is built (or built by a schema-3 binary)"),
+		field.Text("repo_config").Optional().Nillable().Annotations(gqlSkipAll()).
+			Comment("the repository's .github/chakshu.yml as read from its default branch when the run was queued or, if not read then, when its job was built; empty when there is none; NULL until read"),
 		field.String("incremental_since").Default("").Comment("SHA this review is incremental from; empty for a full review"),
 		field.String("full_review_reason").Default("").Comment("why a full review was done, e.g. force push"),
 		field.String("requester").Default("").
@@ -131,11 +135,11 @@ func (Run) Fields() []ent.Field {
 		field.JSON("result", &findings.Stored{}).Optional().Annotations(gqlSkipAll()).
 			Comment("the result as accepted: parsed, validated and redacted once when the runner reports, with what the agent read (GraphQL Run.checked); read by internal/runstate.Result"),
 		field.JSON("checked", map[string]any{}).Optional().Annotations(gqlSkipAll()).
-			Comment("legacy (schema 2 reads it): what the agent read and which skills it used, as a map; still written beside result for schema-2 binaries, read only for runs without result"),
+			Comment("legacy (schema 2 read it): what the agent read, as a map; neither written nor read since schema 4, whose migration moved it into result; the release after drops it"),
 		field.JSON("filtered_files", []string{}).Optional().Annotations(gqlSkipAll()).
 			Comment("files of the PR dropped by path_filters (set with the job); the review's coverage line counts them"),
 		field.Text("result_json").Default("").Annotations(gqlSkipAll()).
-			Comment("legacy (schema 2 reads it): the redacted result as JSON; still written beside result for schema-2 binaries, read only for runs without result"),
+			Comment("legacy (schema 2 read it): the redacted result as JSON; neither written nor read since schema 4, whose migration moved it into result; the release after drops it"),
 		field.String("failure_reason").Default("").Comment("safe sentence, fit for public surfaces"),
 		field.Text("failure_detail").Default("").Comment("operator detail, redacted").
 			Annotations(gqlSkipWhereInput()),

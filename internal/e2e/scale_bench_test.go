@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -237,8 +236,8 @@ func (w *scaleWorld) runner(ctx context.Context, report bool) (dispatched func()
 			}
 		}
 	})
-	res, _ := json.Marshal(findings.Result{Summary: "One thing.", Findings: []findings.Finding{
-		{Path: "main.go", Line: 3, Side: "RIGHT", Severity: findings.Major, Category: "bug", Title: "Empty main", Body: "It does nothing."}}})
+	res := &findings.Stored{Review: &findings.Result{Summary: "One thing.", Findings: []findings.Finding{
+		{Path: "main.go", Line: 3, Side: "RIGHT", Severity: findings.Major, Category: "bug", Title: "Empty main", Body: "It does nothing."}}}}
 	go func() {
 		for {
 			select {
@@ -259,7 +258,7 @@ func (w *scaleWorld) runner(ctx context.Context, report bool) (dispatched func()
 					continue
 				}
 				runstate.Transition(bg, w.db.Client, id, runstate.Change{From: []run.Status{run.StatusRunning}, To: run.StatusPublishing, //nolint:errcheck
-					Set: func(u *ent.RunUpdate) { u.SetResultJSON(string(res)) }})
+					Set: func(u *ent.RunUpdate) { u.SetResult(res) }})
 				w.bus.Notify(bg, wakeup.TopicPublish) //nolint:errcheck
 			}
 		}

@@ -25,7 +25,6 @@ import (
 	"github.com/chakshu-dev/chakshu/action/runner"
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
-	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/gateway"
 	"github.com/chakshu-dev/chakshu/internal/job"
 	"github.com/chakshu-dev/chakshu/internal/models"
@@ -655,9 +654,9 @@ func (w *world) review(ctx context.Context, k *Case, pr *prRepo, rv reviewerconf
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
 	}
-	result, err := findings.ParseResult(res.Outcome.Result)
-	if err != nil {
-		rr.Failure = "the result did not parse: " + err.Error()
+	result := res.Outcome.Result.Review // parsed once, by the runner's submit tool
+	if result == nil {
+		rr.Failure = "the result is not a review's"
 		return rr, nil
 	}
 	rr.Summary = result.Summary

@@ -13,34 +13,47 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/reviewer"
 	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/diffmap"
+	"github.com/chakshu-dev/chakshu/internal/gh"
 )
 
-// maxPRFiles is the most files GitHub lists for a pull request.
-const maxPRFiles = 3000
-
-// listFiles lists every file the PR touches (GitHub lists at most 3,000),
-// with its patch when GitHub gives one. Patches past MaxDiff in all are
-// not kept (a job's diff is cut there anyway): such a file's patch is ""
-// rather than absent, which stays GitHub's "no patch".
+// listFiles lists every file the PR touches (gh.ListPRFiles: GitHub lists
+// at most 3,000), with its patch when GitHub gives one. Patches past MaxDiff
+// in all are not kept (a job's diff is cut there anyway): such a file's
+// patch is "" rather than absent, which stays GitHub's "no patch".
 func listFiles(ctx context.Context, f *runFacts) ([]*github.CommitFile, error) {
-	var out []*github.CommitFile
+	out, err := gh.ListPRFiles(ctx, f.gh, f.owner, f.name, f.rn.PrNumber)
+	if err != nil {
+		return nil, err
+	}
 	kept := 0
-	opt := &github.ListOptions{PerPage: 100}
-	for len(out) < maxPRFiles {
-		fs, resp, err := f.gh.PullRequests.ListFiles(ctx, f.owner, f.name, f.rn.PrNumber, opt)
-		if err != nil {
-			return nil, fmt.Errorf("list pull request files: %w", err)
+	for _, f := range out {
+		if kept += len(f.GetPatch()); kept > MaxDiff && f.Patch != nil {
+			f.Patch = github.Ptr("")
 		}
-		for _, f := range fs {
-			if kept += len(f.GetPatch()); kept > MaxDiff && f.Patch != nil {
-				f.Patch = github.Ptr("")
-			}
+	}
+	return out, nil
+}
+
+// storedFiles are the files a run stored (diffmap.EncodeFiles) as a files
+// list: a patch the list lacked (or the job cut) is none, which the diff
+// and its notes take as GitHub's "no patch".
+func storedFiles(b []byte) ([]*github.CommitFile, error) {
+	fs, err := diffmap.DecodeFiles(b)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*github.CommitFile, len(fs))
+	for i, f := range fs {
+		cf := &github.CommitFile{Filename: github.Ptr(f.Path), Status: github.Ptr(f.Status),
+			Additions: github.Ptr(f.Additions), Deletions: github.Ptr(f.Deletes), Changes: github.Ptr(f.Additions + f.Deletes)}
+		if f.PreviousPath != "" {
+			cf.PreviousFilename = github.Ptr(f.PreviousPath)
 		}
-		out = append(out, fs...)
-		if resp.NextPage == 0 {
-			break
+		if f.Patch != "" {
+			cf.Patch = github.Ptr(f.Patch)
 		}
-		opt.Page = resp.NextPage
+		out[i] = cf
 	}
 	return out, nil
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/connectors"
+	"github.com/chakshu-dev/chakshu/internal/diffmap"
 	"github.com/chakshu-dev/chakshu/internal/fault"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/learnings"
@@ -327,9 +328,16 @@ func (b *Builder) Build(ctx context.Context, rn *ent.Run, st Start) (*runnerprot
 	if head := pr.GetHead().GetSHA(); !rn.Shadow && (head != rn.HeadSha || pr.GetState() != "open") {
 		return nil, b.cancelMoved(ctx, rn, pr)
 	}
-	loaded, err := reviewrequest.LoadRepoConfig(ctx, f.gh, f.repo)
+	// .github/chakshu.yml is read once per run: at queue time when picking
+	// needed it, else here; the run keeps it (runs.repo_config).
+	var loaded reviewrequest.RepoConfig
+	if rn.RepoConfig != nil {
+		loaded, err = reviewrequest.StoredRepoConfig(*rn.RepoConfig)
+	} else if loaded, err = reviewrequest.LoadRepoConfig(ctx, f.gh, f.repo); err != nil {
+		err = ghUnavailable(err)
+	}
 	if err != nil {
-		return nil, ghUnavailable(err)
+		return nil, err
 	}
 	if loaded.Invalid != nil {
 		log.Warn("job: .github/chakshu.yml does not parse; using defaults", "err", loaded.Invalid)
@@ -350,6 +358,7 @@ func (b *Builder) Build(ctx context.Context, rn *ent.Run, st Start) (*runnerprot
 	}
 
 	stats := func(*ent.RunUpdate, *runnerproto.Job) {}
+	facts := func(u *ent.RunUpdate) { u.SetRepoConfig(loaded.Text) }
 	var learningFiles []string
 	if rn.Kind == run.KindReply {
 		if p.Reply, err = b.replyParts(ctx, f, pr); err != nil {
@@ -364,11 +373,24 @@ func (b *Builder) Build(ctx context.Context, rn *ent.Run, st Start) (*runnerprot
 			if shadow != nil {
 				prFiles = shadow.Files
 			}
+		} else if rn.PrFiles != nil && len(*rn.PrFiles) > 0 {
+			// The event listed them for picking, at this head: the files
+			// are listed once per run.
+			prFiles, err = storedFiles(*rn.PrFiles)
 		} else {
 			prFiles, err = listFiles(ctx, f)
 		}
 		if err != nil {
 			return nil, ghUnavailable(err)
+		}
+		// What the review saw, for publishing (its diff map): the files are
+		// listed once per run.
+		if !rn.Shadow {
+			enc, err := diffmap.EncodeFiles(diffmap.FilesOf(prFiles))
+			if err != nil {
+				return nil, err
+			}
+			facts = func(u *ent.RunUpdate) { u.SetRepoConfig(loaded.Text).SetPrFiles(enc) }
 		}
 		all := make([]string, len(prFiles))
 		for i, cf := range prFiles {
@@ -430,6 +452,7 @@ func (b *Builder) Build(ctx context.Context, rn *ent.Run, st Start) (*runnerprot
 			u.SetRunTokenHash(st.TokenHash).SetModel(j.Model).SetModelPrice(a.Price).SetMaxCostUsd(j.MaxCostUSD).SetLearningsUsed(ids).
 				SetPrTitle(runstate.Text(j.PR.Title))
 			stats(u, j)
+			facts(u)
 		},
 	})
 	if errors.Is(err, runstate.ErrConflict) {

@@ -110,9 +110,13 @@ func (e *env) review(rv *ent.Reviewer, fs ...findings.Finding) *ent.Run {
 	if err != nil {
 		e.t.Fatal(err)
 	}
+	res, err := findings.ParseResult(b) // as the runner API stores it
+	if err != nil {
+		e.t.Fatal(err)
+	}
 	r := e.db.Run.Create().SetRepository(e.repo).SetReviewer(rv).SetTrigger(run.TriggerComment).
 		SetPrNumber(e.pr).SetHeadSha(head).SetBaseRef("main").SetStatus(run.StatusPublishing).
-		SetReportedAt(time.Now()).SetResultJSON(string(b)).SaveX(e.ctx)
+		SetReportedAt(time.Now()).SetResult(&findings.Stored{Review: res}).SaveX(e.ctx)
 	if err := e.pub.Publish(e.ctx, r.ID); err != nil {
 		e.t.Fatalf("publish: %v", err)
 	}

@@ -13,9 +13,8 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
 
-// A PR's reply verdicts come from each answered reply run's stored result:
-// the typed one, or for a run stored before it the legacy result_json. A
-// "stands" verdict, an unanswered run and another PR's run say nothing.
+// A PR's reply verdicts come from each answered reply run's stored result
+// (the typed one; the legacy result_json is not read). A "stands" verdict, an unanswered run and another PR's run say nothing.
 func TestVerdictsFromStoredResults(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
@@ -34,7 +33,7 @@ func TestVerdictsFromStoredResults(t *testing.T) {
 			}
 		}
 		reply(7, 100, run.StatusSucceeded, typed(findings.VerdictWrong))
-		reply(7, 200, run.StatusSucceeded, func(c *ent.RunCreate) { c.SetResultJSON(`{"reply":"Done.","verdict":"fixed"}`) })
+		reply(7, 200, run.StatusSucceeded, typed(findings.VerdictFixed))
 		reply(7, 300, run.StatusSucceeded, typed(findings.VerdictStands))
 		reply(7, 400, run.StatusPublishing, typed(findings.VerdictWrong))
 		reply(8, 500, run.StatusSucceeded, typed(findings.VerdictWrong))

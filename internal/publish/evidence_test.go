@@ -130,7 +130,9 @@ func TestPublishEvidenceFromPatchNoCalls(t *testing.T) {
 		// The runner's own check dropped two and moved one (its report, in
 		// the run's checked map): the review says so.
 		r := e.newRun(res, func(c *ent.RunCreate) {
-			c.SetChecked(map[string]any{"evidence": map[string]any{"kept": 2, "moved": 1, "dropped": 2}})
+			st := storedOf(t, res)
+			st.Checked = &findings.Coverage{Evidence: &findings.RunnerEvidence{Kept: 2, Moved: 1, Dropped: 2}}
+			c.SetResult(st)
 		})
 		e.sim.ResetCalls()
 		e.publish(r.ID)

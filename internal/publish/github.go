@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-github/v88/github"
 	"github.com/shurcooL/githubv4"
 
+	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/internal/diffmap"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/outcomes"
@@ -24,11 +25,10 @@ type Installations interface {
 
 var _ Installations = (*gh.Apps)(nil)
 
-// Paging limits: GitHub lists at most 3,000 files of a PR; reviews are
-// bounded so a pathological PR cannot keep a worker busy.
+// Paging limits: reviews are bounded so a pathological PR cannot keep a
+// worker busy.
 const (
 	perPage      = 100
-	maxFilePages = 30
 	maxListPages = 20
 )
 
@@ -38,27 +38,18 @@ type repoRef struct {
 	number      int
 }
 
-// listFiles returns the PR's files as the diff map wants them.
-func listFiles(ctx context.Context, c *github.Client, pr repoRef) ([]diffmap.FileInfo, error) {
-	var out []diffmap.FileInfo
-	opt := &github.ListOptions{PerPage: perPage}
-	for page := 0; page < maxFilePages; page++ {
-		fs, resp, err := c.PullRequests.ListFiles(ctx, pr.owner, pr.name, pr.number, opt)
-		if err != nil {
-			return nil, fmt.Errorf("list PR files: %w", err)
-		}
-		for _, f := range fs {
-			out = append(out, diffmap.FileInfo{
-				Path: f.GetFilename(), PreviousPath: f.GetPreviousFilename(), Status: f.GetStatus(),
-				Patch: f.GetPatch(), Additions: f.GetAdditions(), Deletes: f.GetDeletions(),
-			})
-		}
-		if resp.NextPage == 0 {
-			break
-		}
-		opt.Page = resp.NextPage
+// prFiles are the PR's files as the diff map wants them: those the run's
+// job listed and stored (runs.pr_files), at the head it reviewed; a run
+// whose job a schema-3 binary built has none and lists them (gh.ListPRFiles).
+func prFiles(ctx context.Context, c *github.Client, r *ent.Run, pr repoRef) ([]diffmap.FileInfo, error) {
+	if r.PrFiles != nil && len(*r.PrFiles) > 0 {
+		return diffmap.DecodeFiles(*r.PrFiles)
 	}
-	return out, nil
+	fs, err := gh.ListPRFiles(ctx, c, pr.owner, pr.name, pr.number)
+	if err != nil {
+		return nil, err
+	}
+	return diffmap.FilesOf(fs), nil
 }
 
 // listReviews returns the PR's reviews.

@@ -292,8 +292,8 @@ func (p *Publisher) publishReview(ctx context.Context, r *ent.Run) error {
 			FailOn: cfg.FailCheckOn, CostUSD: r.CostUsd, Duration: duration, Samples: samplesOf(cov),
 			Demoted: demoted, DemoteBelow: cfg.DemoteBelowAcceptance,
 		})
-		if err := p.cfg.Write.CompleteCheck(ctx, ghwrite.CheckOf(r), conclusion, now, ghwrite.Text{Title: title, Summary: summary}); err != nil {
-			return fmt.Errorf("complete check run: %w", err)
+		if err := ghwrite.CompleteRunCheck(ctx, p.cfg.Write, r, conclusion, now, ghwrite.Text{Title: title, Summary: summary}); err != nil {
+			return err
 		}
 	}
 	p.removeRequest(ctx, r)
@@ -304,12 +304,12 @@ func (p *Publisher) publishReview(ctx context.Context, r *ent.Run) error {
 	})
 }
 
-// readPR reads the PR's files, reviews and threads and collects the hidden
+// readPR reads the PR's files (as the job stored them), reviews and threads and collects the hidden
 // IDs already on it: from the database (earlier runs' posted findings) and
 // from the markers of Chakshu's review bodies and thread comments, so a lost
 // row does not cause a repost.
 func (p *Publisher) readPR(ctx context.Context, inst *gh.Installation, r *ent.Run, pr repoRef) (*prState, error) {
-	files, err := listFiles(ctx, inst.REST, pr)
+	files, err := prFiles(ctx, inst.REST, r, pr)
 	if err != nil {
 		return nil, err
 	}

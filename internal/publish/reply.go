@@ -122,10 +122,10 @@ func (p *Publisher) publishReply(ctx context.Context, r *ent.Run) error {
 			summary += " The thread was resolved."
 		}
 		summary += fmt.Sprintf("\n\nCost $%.2f · [run #%d in Chakshu](%s)", r.CostUsd, r.ID, p.runURL(r.ID))
-		err := p.cfg.Write.CompleteCheck(ctx, ghwrite.CheckOf(r), "success", p.cfg.Now(),
+		err := ghwrite.CompleteRunCheck(ctx, p.cfg.Write, r, "success", p.cfg.Now(),
 			ghwrite.Text{Title: "Answered: the finding " + verdictWords(res.Verdict), Summary: summary})
 		if err != nil {
-			return fmt.Errorf("complete check run: %w", err)
+			return err
 		}
 	}
 

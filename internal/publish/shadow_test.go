@@ -1,7 +1,6 @@
 package publish_test
 
 import (
-	"encoding/json"
 	"testing"
 	"time"
 
@@ -26,7 +25,7 @@ func TestShadowRunPublishesNothing(t *testing.T) {
 		// An earlier review left its review and a thread on the PR.
 		e.publish(e.newRun(findings.Result{Summary: "s", Findings: []findings.Finding{f(calc, 10, findings.Minor, "Old")}}).ID)
 		snapCfg := rules(findings.Major, 1, "blocker")
-		res, _ := json.Marshal(findings.Result{Summary: "replayed", Findings: []findings.Finding{
+		res := storedOf(t, findings.Result{Summary: "replayed", Findings: []findings.Finding{
 			f(calc, 10, findings.Blocker, "Overflow"), f(calc, 21, findings.Major, "Off by one"), f(calc, 22, findings.Minor, "Naming"),
 		}})
 		head := e.sim.PR(repoName, e.pr).HeadSHA
@@ -34,7 +33,7 @@ func TestShadowRunPublishesNothing(t *testing.T) {
 			SetShadow(true).SetBacktestID(3).SetBacktestSide(run.BacktestSideOld).
 			SetReviewerSnapshot(reviewerconfig.Snapshot{ClaudeMD: "# rules\n", Config: snapCfg.ToMap()}.Map()).
 			SetRequestTarget("team:security").SetPrNumber(e.pr).SetHeadSha(head).SetStatus(run.StatusPublishing).
-			SetReportedAt(time.Now()).SetStartedAt(time.Now().Add(-time.Minute)).SetResultJSON(string(res)).
+			SetReportedAt(time.Now()).SetStartedAt(time.Now().Add(-time.Minute)).SetResult(res).
 			SetCostUsd(0.4).SetTurns(5).SaveX(e.ctx)
 		before := len(e.sim.Reviews(repoName, e.pr))
 

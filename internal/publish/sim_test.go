@@ -14,6 +14,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/finding"
 	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/diffmap"
 	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
@@ -121,19 +122,37 @@ func (e *env) newRun(res any, set ...func(*ent.RunCreate)) *ent.Run {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	b, err := json.Marshal(res)
-	if err != nil {
-		e.t.Fatal(err)
-	}
+	st := storedOf(e.t, res)
 	started := time.Now().Add(-90 * time.Second)
 	c := e.db.Run.Create().SetRepository(e.repo).SetReviewer(e.reviewer).SetTrigger(run.TriggerComment).
 		SetPrNumber(e.pr).SetPrURL("https://github.example/acme/widget/pull/1").SetHeadSha(head).SetBaseRef("main").
 		SetStatus(run.StatusPublishing).SetReportedAt(time.Now()).SetStartedAt(started).
-		SetResultJSON(string(b)).SetCheckRunID(cr.GetID()).SetCostUsd(0.25).SetTurns(7)
+		SetCheckRunID(cr.GetID()).SetCostUsd(0.25).SetTurns(7)
+	if st != nil {
+		c.SetResult(st)
+	}
 	for _, f := range set {
 		f(c)
 	}
 	return c.SaveX(e.ctx)
+}
+
+// storedOf is res as the runner API stores a review's or a reply's result
+// (parsed and validated): nil when it does not parse, as the runner API
+// would refuse it.
+func storedOf(t testing.TB, res any) *findings.Stored {
+	t.Helper()
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := findings.ParseResult(b); err == nil {
+		return &findings.Stored{Review: r}
+	}
+	if r, err := findings.ParseReply(b); err == nil {
+		return &findings.Stored{Reply: r}
+	}
+	return nil
 }
 
 func (e *env) publish(id int) {
@@ -694,6 +713,31 @@ func TestUnavailableWithRetryAfterWaits(t *testing.T) {
 		e.publish(r.ID)
 		if n := len(e.chakshuReviews()); n != 1 {
 			t.Fatalf("%d reviews, want 1", n)
+		}
+	})
+}
+
+// Publishing reads the files the run's job listed and stored (the head it
+// reviewed) instead of listing them again: the same review goes out.
+func TestPublishReadsTheJobsFiles(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db, rules(findings.Nit, 20, "blocker"), nil)
+		listed, _, err := e.inst.REST.PullRequests.ListFiles(e.ctx, "acme", "widget", e.pr, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		enc, err := diffmap.EncodeFiles(diffmap.FilesOf(listed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := e.newRun(standardResult(), func(c *ent.RunCreate) { c.SetPrFiles(enc) })
+		e.sim.ResetCalls()
+		e.publish(r.ID)
+		if n := e.sim.CallCount("GET /repos/{owner}/{repo}/pulls/{pull_number}/files"); n != 0 {
+			t.Errorf("publishing listed the PR's files %d times, want 0 (the job's)", n)
+		}
+		if n := len(e.sim.ReviewComments(repoName, e.pr)); n != 2 {
+			t.Errorf("%d inline comments, want 2 (as with the files listed)", n)
 		}
 	})
 }

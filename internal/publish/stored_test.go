@@ -12,9 +12,8 @@ import (
 )
 
 // The publisher reads the result the runner API stored once (typed,
-// validated and redacted): a run whose legacy columns are unreadable
-// publishes from it, and a run stored before the typed column (result_json
-// and the checked map only) publishes the same review from those.
+// validated and redacted), never the legacy columns: a run whose legacy
+// columns are unreadable publishes from it.
 func TestPublishStoredResult(t *testing.T) {
 	// The agent names no file it read; the runner saw two, and its evidence
 	// check dropped two findings before the result reached the server.
@@ -29,9 +28,6 @@ func TestPublishStoredResult(t *testing.T) {
 	}{
 		{"typed result, legacy columns unreadable", func(c *ent.RunCreate) {
 			c.SetResult(&findings.Stored{Review: &res, Checked: cov}).SetResultJSON("{not json").SetChecked(map[string]any{"files_read": "nope"})
-		}},
-		{"legacy columns only (stored before the typed result)", func(c *ent.RunCreate) {
-			c.SetChecked(cov.Map()) // newRun stores res as result_json
 		}},
 	}
 	for _, tc := range cases {

@@ -24,6 +24,36 @@ type RepoConfig struct {
 	// SHA is the blob SHA of the file read: a report of Invalid is made once
 	// per file version.
 	SHA string
+	// Text is the file as read: "" when there is none or it is over the
+	// size limit (the defaults apply alike). A run stores it
+	// (runs.repo_config) so the file is read once per run (StoredRepoConfig).
+	Text string
+}
+
+// StoredRepoConfig is the RepoConfig of text, a file LoadRepoConfig read
+// before and a run stored; "" is no file.
+func StoredRepoConfig(text string) (RepoConfig, error) {
+	if text == "" {
+		return RepoConfig{}, nil
+	}
+	return parseRepoConfig(RepoConfig{Found: true}, text)
+}
+
+// parseRepoConfig parses text into out: a file that does not parse is
+// Invalid (the defaults apply); only other failures are errors.
+func parseRepoConfig(out RepoConfig, text string) (RepoConfig, error) {
+	out.Text = text
+	rc, err := reviewerconfig.ParseRepoConfig([]byte(text))
+	var pe *reviewerconfig.ParseError
+	switch {
+	case errors.As(err, &pe):
+		out.Invalid = err
+	case err != nil:
+		return RepoConfig{}, fmt.Errorf("parse %s: %w", reviewerconfig.RepoConfigPath, err)
+	default:
+		out.RepoConfig = rc
+	}
+	return out, nil
 }
 
 // LoadRepoConfig reads .github/chakshu.yml from repo's default branch, never
@@ -57,15 +87,9 @@ func LoadRepoConfig(ctx context.Context, gc *github.Client, repo *ent.Repository
 	if err != nil {
 		return RepoConfig{}, fmt.Errorf("decode %s of %s: %w", path, repo.FullName, err)
 	}
-	rc, err := reviewerconfig.ParseRepoConfig([]byte(text))
-	var pe *reviewerconfig.ParseError
-	switch {
-	case errors.As(err, &pe):
-		out.Invalid = err
-	case err != nil:
-		return RepoConfig{}, fmt.Errorf("parse %s of %s: %w", path, repo.FullName, err)
-	default:
-		out.RepoConfig = rc
+	out, err = parseRepoConfig(out, text)
+	if err != nil {
+		return RepoConfig{}, fmt.Errorf("%s: %w", repo.FullName, err)
 	}
 	return out, nil
 }

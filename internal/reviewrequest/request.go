@@ -16,7 +16,9 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/reviewer"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/audit"
+	"github.com/chakshu-dev/chakshu/internal/diffmap"
 	"github.com/chakshu-dev/chakshu/internal/fault"
+	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/runstate"
 	"github.com/chakshu-dev/chakshu/internal/store"
@@ -62,26 +64,36 @@ func GetPR(ctx context.Context, gc *github.Client, repo *ent.Repository, n int) 
 	return FromGitHub(pr), resp, nil
 }
 
-// ChangedFiles returns a lister of the files PR n of repo changes (at most
-// 3000, GitHub's own cap on the list), called only when picking needs them.
-func ChangedFiles(gc *github.Client, repo *ent.Repository, n int) func(ctx context.Context) ([]string, error) {
-	return func(ctx context.Context) ([]string, error) {
-		var out []string
-		opt := &github.ListOptions{PerPage: 100}
-		for {
-			fs, resp, err := gc.PullRequests.ListFiles(ctx, repo.Owner, repo.Name, n, opt)
-			if err != nil {
-				return nil, fmt.Errorf("list files of %s#%d: %w", repo.FullName, n, err)
-			}
-			for _, f := range fs {
-				out = append(out, f.GetFilename())
-			}
-			if resp.NextPage == 0 || len(out) >= 3000 {
-				return out, nil
-			}
-			opt.Page = resp.NextPage
+// ChangedFiles returns a lister of the files PR n of repo changes, with
+// their patches (gh.ListPRFiles), called only when picking needs them.
+func ChangedFiles(gc *github.Client, repo *ent.Repository, n int) func(ctx context.Context) ([]*github.CommitFile, error) {
+	return func(ctx context.Context) ([]*github.CommitFile, error) {
+		return gh.ListPRFiles(ctx, gc, repo.Owner, repo.Name, n)
+	}
+}
+
+// maxCarriedPatches bounds the patches a files list picking read may carry
+// to the runs' jobs (the job's own cut, job.MaxDiff): past it the job lists
+// the files itself and keeps what it cut.
+const maxCarriedPatches = 8 << 20
+
+// carriedFiles is the files list picking read, as the runs store it for
+// their jobs (runs.pr_files), or nil when it was not read or is too large.
+func carriedFiles(fs []*github.CommitFile) []byte {
+	if fs == nil {
+		return nil
+	}
+	n := 0
+	for _, f := range fs {
+		if n += len(f.GetPatch()); n > maxCarriedPatches {
+			return nil
 		}
 	}
+	b, err := diffmap.EncodeFiles(diffmap.FilesOf(fs))
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 // EnabledReviewers are the installation's reviewers in force, by name.
@@ -143,6 +155,14 @@ type Ask struct {
 	// (audit.ReviewRequest), in the queueing transaction, when it queues a
 	// run: the portal's requests.
 	Audit bool
+	// RepoConfig is .github/chakshu.yml as picking read it (RepoConfig.Text),
+	// stored on the runs so their jobs do not read it again; nil when
+	// picking did not read it.
+	RepoConfig *string
+	// PRFiles is the PR's files list as picking read it at the head
+	// (diffmap.EncodeFiles), stored on the runs so their jobs do not list
+	// it again; nil when picking did not read it.
+	PRFiles []byte
 }
 
 // Queued is what Queue did.
@@ -184,7 +204,10 @@ func Queue(ctx context.Context, db *store.DB, bus wakeup.Bus, a Ask) (Queued, er
 			if cfg, ok := cfgs[id]; ok {
 				c.SetModel(cfg.Model).SetMaxCostUsd(cfg.MaxCostUSD)
 			}
-			c.SetFromFork(pr.FromFork())
+			c.SetFromFork(pr.FromFork()).SetNillableRepoConfig(a.RepoConfig)
+			if a.PRFiles != nil {
+				c.SetPrFiles(a.PRFiles)
+			}
 		},
 		InTx: inTx,
 	})
@@ -262,8 +285,9 @@ type Request struct {
 	RunTrigger run.Trigger
 	// Note is the requester's note; Target the team:/user: a review request named.
 	Note, Target string
-	// Files lists the PR's changed files when auto review path globs need them; nil never lists.
-	Files func(context.Context) ([]string, error)
+	// Files lists the PR's changed files when auto review path globs need
+	// them (the runs keep the list for their jobs); nil never lists.
+	Files func(context.Context) ([]*github.CommitFile, error)
 	// RefuseUnknown refuses the whole request, queueing nothing, when a name
 	// asked for (or listed in chakshu.yml) is no enabled reviewer; without it
 	// the known ones are queued and Outcome.Unknown lists the rest.
@@ -336,18 +360,35 @@ func (s *Requests) Request(ctx context.Context, r Request) (Outcome, error) {
 		return out, nil
 	}
 	var rc RepoConfig
-	if needsConfig(r.Trigger) { // the job reads it again for instructions and path filters
-
+	var read *string // the file as read, for the runs' jobs (instructions and path filters)
+	if needsConfig(r.Trigger) {
 		if rc, err = LoadRepoConfig(ctx, r.GitHub, r.Repo); err != nil {
 			return out, err
 		}
+		read = &rc.Text
 		if rc.Invalid != nil && r.InvalidConfig != nil {
 			if err := r.InvalidConfig(ctx, rc); err != nil {
 				return out, err
 			}
 		}
 	}
-	if out.Picked, err = Pick(ctx, all, rc.RepoConfig, r.Repo.FullName, r.Trigger, out.PR.Draft, r.Files); err != nil {
+	var listed []*github.CommitFile // the files, when picking read them
+	var names func(context.Context) ([]string, error)
+	if r.Files != nil {
+		names = func(ctx context.Context) ([]string, error) {
+			fs, err := r.Files(ctx)
+			if err != nil {
+				return nil, err
+			}
+			listed = fs
+			out := make([]string, len(fs))
+			for i, f := range fs {
+				out[i] = f.GetFilename()
+			}
+			return out, nil
+		}
+	}
+	if out.Picked, err = Pick(ctx, all, rc.RepoConfig, r.Repo.FullName, r.Trigger, out.PR.Draft, names); err != nil {
 		return out, err
 	}
 	if r.RefuseUnknown && len(out.Unknown) > 0 {
@@ -355,7 +396,7 @@ func (s *Requests) Request(ctx context.Context, r Request) (Outcome, error) {
 		return out, fault.Newf(fault.Invalid, "unknown reviewers: %s", strings.Join(unknown, ", "))
 	}
 	out.Queued, err = Queue(ctx, s.DB, s.Bus, Ask{Repo: r.Repo, PR: out.PR, Reviewers: out.Picked.Reviewers,
-		Trigger: r.RunTrigger, Requester: r.Login, Note: r.Note, Target: r.Target, Audit: r.Audit})
+		Trigger: r.RunTrigger, Requester: r.Login, Note: r.Note, Target: r.Target, Audit: r.Audit, RepoConfig: read, PRFiles: carriedFiles(listed)})
 	return out, err
 }
 

@@ -15,8 +15,9 @@ import (
 )
 
 // Runs stored by schema 2 (result_json and the checked map, no result
-// column) keep their result through the upgrade that adds the column:
-// runstate.Result reads the legacy columns of a run that has no typed result.
+// column) keep their result through the upgrade: the migration to schema 4
+// converts the legacy columns into the typed result, which is all
+// runstate.Result reads.
 func TestResultOfARunStoredBeforeTheUpgrade(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()

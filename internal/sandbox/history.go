@@ -89,7 +89,8 @@ func (sb *Sandbox) SeedHistory(ctx context.Context, db *store.DB, n int) error {
 			in, out := int64(20000+rng.Intn(80000)), int64(1000+rng.Intn(6000))
 			create := db.Run.Create()
 			if status == run.StatusSucceeded {
-				create.SetChecked(seedMethod(figRng, blk+maj+min+nit, cost).Map())
+				create.SetResult(&findings.Stored{Checked: seedMethod(figRng, blk+maj+min+nit, cost),
+					Review: &findings.Result{Findings: []findings.Finding{}, Checked: findings.Checked{Files: []string{}, Skills: []string{}}}})
 			}
 			creates = append(creates, create.
 				SetRepositoryID(repos[rng.Intn(len(repos))]).SetReviewerID(reviewers[rv]).

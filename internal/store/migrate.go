@@ -75,7 +75,16 @@ type Release struct {
 // never shadow, so the new index keeps its one-active-review rule; and
 // schema 3 keeps writing the result_json and checked columns schema 2 reads
 // (runstate.Result reads them back for runs schema 2 reported).
-var Current = Release{Schema: 3, MinCompatible: 2, Rollup: RollupVersion}
+//
+// Schema 4: the facts a run's job used (runs.pr_files, runs.repo_config),
+// which publishing and the job read instead of asking GitHub again (both
+// nullable: a run an older binary queued or built has none, and is read
+// from GitHub as before). The result is stored once: schema 4 neither
+// writes nor reads result_json and checked, and its migration converts the
+// runs that have only those (backfillResults). Schema 3 runs beside it (it
+// writes the typed result too); schema 2, which reads only the legacy
+// columns, does not. The release after schema 4 may drop them.
+var Current = Release{Schema: 4, MinCompatible: 3, Rollup: RollupVersion}
 
 // MigrateReport says what a migration did.
 type MigrateReport struct {
@@ -206,6 +215,9 @@ func (db *DB) MigrateAs(ctx context.Context, rel Release) (MigrateReport, error)
 			return rep, err
 		}
 		if err := db.dropReplacedIndexes(ctx); err != nil {
+			return rep, err
+		}
+		if err := db.backfillResults(ctx); err != nil {
 			return rep, err
 		}
 		rep.SchemaChanged = true

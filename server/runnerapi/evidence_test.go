@@ -16,7 +16,7 @@ import (
 
 // A runner of protocol 2 reports findings with evidence and its evidence
 // check; the run's stored result keeps the counts and the dropped findings
-// (redacted), and so does the legacy checked map schema 2 reads. A runner of protocol 1 (no protocol, no evidence) is still
+// (redacted); the legacy columns are not written (schema 4). A runner of protocol 1 (no protocol, no evidence) is still
 // accepted: TestJobLifecycle.
 func TestResultEvidenceRecorded(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
@@ -42,17 +42,8 @@ func TestResultEvidenceRecorded(t *testing.T) {
 		if d := cmp.Diff(want, got.Result.Checked.Evidence); d != "" {
 			t.Fatalf("stored evidence check (-want +got):\n%s", d)
 		}
-		// Schema 2 reads the legacy columns: the same result and counts.
-		if !strings.Contains(got.ResultJSON, `"evidence_moved_from":7`) {
-			t.Fatalf("legacy result %s", got.ResultJSON)
-		}
-		ev, ok := got.Checked["evidence"].(map[string]any)
-		if !ok || ev["moved"] != 1.0 || ev["dropped"] != 1.0 || ev["kept"] != 0.0 || ev["unchecked"] != 0.0 {
-			t.Fatalf("legacy checked = %v", got.Checked)
-		}
-		dropped := ev["dropped_findings"].([]any)[0].(map[string]any)
-		if dropped["reason"] != "evidence not in file" || strings.Contains(dropped["title"].(string), "ghp_") || dropped["line"].(float64) != 9 {
-			t.Fatalf("dropped finding stored as %v", dropped)
+		if got.ResultJSON != "" || got.Checked != nil {
+			t.Fatalf("legacy columns written: %q %v", got.ResultJSON, got.Checked)
 		}
 	})
 }

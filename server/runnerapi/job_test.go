@@ -148,11 +148,14 @@ func TestJobLifecycle(t *testing.T) {
 			t.Fatal("publisher not woken")
 		}
 		got = db.Run.GetX(ctx, rn.ID)
-		if got.Status != run.StatusPublishing || got.Turns != 5 || got.DurationMs != 1234 || got.ResultJSON != validResult || got.RunTokenHash != "" {
-			t.Fatalf("run after result: %s turns=%d dur=%d result=%q", got.Status, got.Turns, got.DurationMs, got.ResultJSON)
+		if got.Status != run.StatusPublishing || got.Turns != 5 || got.DurationMs != 1234 || got.Result == nil || got.Result.Review == nil || got.RunTokenHash != "" {
+			t.Fatalf("run after result: %s turns=%d dur=%d result=%+v", got.Status, got.Turns, got.DurationMs, got.Result)
 		}
-		if got.Summary != "Checked auth/login.go." || got.Checked["skills"] == nil {
-			t.Errorf("summary/checked: %q %v", got.Summary, got.Checked)
+		if got.Summary != "Checked auth/login.go." || got.Result.Checked == nil || got.Result.Checked.Skills == nil {
+			t.Errorf("summary/checked: %q %+v", got.Summary, got.Result.Checked)
+		}
+		if got.ResultJSON != "" || got.Checked != nil { // schema 4 writes the result once
+			t.Errorf("legacy columns written: %q %v", got.ResultJSON, got.Checked)
 		}
 		// The identical repeat is acknowledged; nothing else is.
 		if st := w.do(runPath(runnerproto.PathResult, rn.ID), report, bearer(tok), &ack); st != 200 || ack.Status != "already_accepted" {

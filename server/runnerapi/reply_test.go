@@ -105,8 +105,9 @@ func TestReplyResultAccepted(t *testing.T) {
 		if st := w.do(runPath(runnerproto.PathResult, rn.ID), `{"result":{"reply":"It stands.","verdict":"stands"},"stats":{"turns":2}}`, bearer(job.RunToken), &ack); st != 200 || ack.Status != "accepted" {
 			t.Fatalf("reply result: %d %+v", st, ack)
 		}
-		if got := db.Run.GetX(ctx, rn.ID); got.Status != run.StatusPublishing || !strings.Contains(got.ResultJSON, "It stands.") {
-			t.Fatalf("run: %s %q", got.Status, got.ResultJSON)
+		if got := db.Run.GetX(ctx, rn.ID); got.Status != run.StatusPublishing || got.Result == nil || got.Result.Reply == nil ||
+			got.Result.Reply.Reply != "It stands." || got.ResultJSON != "" {
+			t.Fatalf("run: %s %+v (legacy %q)", got.Status, got.Result, got.ResultJSON)
 		}
 	})
 }

@@ -2,7 +2,6 @@ package runnerapi
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -98,14 +97,13 @@ func (a *API) handleResult(w http.ResponseWriter, r *http.Request) {
 	// may quote a credential: it is stored and published masked).
 	stored := &findings.Stored{}
 	var summary string
-	var redacted bool
 	if rn.Kind == run.KindReply {
 		rr, err := findings.ParseReply(rep.Result)
 		if err != nil {
 			a.invalidResult(w, r, rn, rcpt, err)
 			return
 		}
-		redacted = rr.Redact()
+		rr.Redact()
 		stored.Reply = rr
 	} else {
 		res, err := findings.ParseResult(rep.Result)
@@ -118,7 +116,7 @@ func (a *API) handleResult(w http.ResponseWriter, r *http.Request) {
 			a.invalidResult(w, r, rn, rcpt, err)
 			return
 		}
-		redacted = res.Redact()
+		res.Redact()
 		summary = runstate.Text(res.Summary)
 		files := res.Checked.Files
 		if len(files) == 0 {
@@ -141,17 +139,10 @@ func (a *API) handleResult(w http.ResponseWriter, r *http.Request) {
 	if stored.Checked != nil && stored.Checked.Verify != nil {
 		message += verifyMessage(stored.Checked.Verify)
 	}
-	legacy, err := legacyColumns(stored, rep.Result, redacted)
-	if err != nil {
-		a.log.Error("result: encode", "run_id", rn.ID, "err", err)
-		server.WriteError(w, http.StatusInternalServerError, codeInternal, "internal error")
-		return
-	}
 	err = runstate.Transition(ctx, a.cfg.DB.Client, rn.ID, runstate.Change{
 		From: []run.Status{run.StatusRunning}, To: run.StatusPublishing, Message: message,
 		Set: func(u *ent.RunUpdate) {
 			u.SetResult(stored).SetSummary(summary)
-			legacy(u)
 			stats(u)
 		},
 	})
@@ -161,32 +152,6 @@ func (a *API) handleResult(w http.ResponseWriter, r *http.Request) {
 	log.Info("result accepted", "kind", rn.Kind)
 	a.notify(ctx, wakeup.TopicPublish)
 	server.WriteJSON(w, http.StatusOK, runnerproto.ReportAck{Status: "accepted"})
-}
-
-// legacyColumns sets the result_json and checked columns schema-2 binaries
-// read (MinCompatible 2: one may still publish or show a run this release
-// accepted), as schema 2 wrote them: the report's result, re-encoded only
-// when redaction changed it. Nothing in this release reads them for such a
-// run; a release whose MinCompatible is 3 stops writing them.
-func legacyColumns(st *findings.Stored, raw []byte, redacted bool) (func(*ent.RunUpdate), error) {
-	b := raw
-	if redacted {
-		var v any = st.Review
-		if st.Reply != nil {
-			v = st.Reply
-		}
-		var err error
-		if b, err = json.Marshal(v); err != nil {
-			return nil, fmt.Errorf("result json: %w", err)
-		}
-	}
-	checked := st.Checked.Map()
-	return func(u *ent.RunUpdate) {
-		u.SetResultJSON(string(b))
-		if checked != nil {
-			u.SetChecked(checked)
-		}
-	}, nil
 }
 
 // storable copies s (never nil) with each entry made storable (runstate.Text).

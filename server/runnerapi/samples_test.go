@@ -56,10 +56,8 @@ func TestJobCarriesSamples(t *testing.T) {
 		if d := cmp.Diff(want, got.Result.Checked.Samples); d != "" {
 			t.Errorf("stored samples (-want +got):\n%s", d)
 		}
-		// The legacy map schema 2 reads carries the same figures.
-		wantMap := map[string]any{"passes": 3.0, "ran": 3.0, "agree": 2.0, "pass_findings": []any{2.0, 1.0, 3.0}, "distinct": 4.0, "kept": 1.0, "dropped": 3.0}
-		if d := cmp.Diff(wantMap, got.Checked["samples"]); d != "" {
-			t.Errorf("legacy checked samples (-want +got):\n%s", d)
+		if got.Checked != nil {
+			t.Errorf("legacy checked written: %v", got.Checked)
 		}
 		ev := db.RunEvent.Query().Where(runevent.HasRunWith(run.ID(rn.ID)), runevent.ToStatus(string(run.StatusPublishing))).OnlyX(ctx)
 		if !strings.Contains(ev.Message, "3 of 3 passes ran; kept the findings at least 2 of them reported (1), dropped those fewer reported (3).") {

@@ -20,6 +20,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/reviewlearning"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
+	"github.com/chakshu-dev/chakshu/internal/diffmap"
 	"github.com/chakshu-dev/chakshu/internal/learnings"
 	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/store"
@@ -289,6 +290,15 @@ func TestAutoReview(t *testing.T) {
 		n := e.pr("feature", "pkg/a.go", false)
 		e.drain()
 		want(t, "opened", []string{"go/auto/queued"}, e.runsOf(n))
+		// Picking listed the files and read chakshu.yml: the run keeps both
+		// for its job, which does not ask GitHub again.
+		queued := db.Run.Query().Where(run.PrNumber(n)).OnlyX(context.Background())
+		if queued.PrFiles == nil || queued.RepoConfig == nil {
+			t.Fatalf("the auto review's run keeps files %v and chakshu.yml %v, want both", queued.PrFiles != nil, queued.RepoConfig != nil)
+		}
+		if fs, err := diffmap.DecodeFiles(*queued.PrFiles); err != nil || len(fs) != 1 || fs[0].Path != "pkg/a.go" || fs[0].Patch == "" {
+			t.Fatalf("carried files %+v %v, want pkg/a.go with its patch", fs, err)
+		}
 		e.sim.Commit(repoFN, "feature", map[string]string{"pkg/b.go": "package pkg\n"}, "more")
 		e.drain()
 		want(t, "synchronize: a new head supersedes the old head's run", []string{"go/auto/cancelled", "go/auto/queued"}, e.runsOf(n))
