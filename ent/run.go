@@ -125,7 +125,7 @@ type Run struct {
 	DurationMs int64 `json:"duration_ms,omitempty"`
 	// the review's summary as posted
 	Summary string `json:"summary,omitempty"`
-	// the result as accepted: parsed, validated and redacted once when the runner reports, with what the agent read (GraphQL Run.checked); read by internal/runs.Result
+	// the result as accepted: parsed, validated and redacted once when the runner reports, with what the agent read (GraphQL Run.checked); read by internal/runstate.Result
 	Result *findings.Stored `json:"result,omitempty"`
 	// legacy (schema 2 reads it): what the agent read and which skills it used, as a map; still written beside result for schema-2 binaries, read only for runs without result
 	Checked map[string]interface{} `json:"checked,omitempty"`

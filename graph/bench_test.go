@@ -24,9 +24,9 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/internal/config"
-	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 	"github.com/chakshu-dev/chakshu/server/auth"
 )
 
@@ -263,11 +263,11 @@ func benchHandler(b *testing.B, db *store.DB, drv dialect.Driver, users map[stri
 	rand.Read(key) //nolint:errcheck
 	cfg := &config.Config{PublicURL: "http://127.0.0.1:1", GitHubURL: "https://api.github.com/", SecretKey: key, Admins: []string{"admin"}}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	a, err := auth.New(auth.Config{DB: db, Log: log, Config: cfg})
+	a, err := auth.New(auth.Config{DB: db, Log: log, Settings: auth.SettingsFrom(cfg)})
 	if err != nil {
 		b.Fatal(err)
 	}
-	h, err := NewHandler(Config{DB: db, Log: log, Bus: notify.NewLocal(), Config: cfg, Auth: a, Driver: drv})
+	h, err := NewHandler(Config{DB: db, Log: log, Bus: wakeup.NewLocal(), Settings: SettingsFrom(cfg), Auth: a, Driver: drv})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/graph/model"
 	"github.com/chakshu-dev/chakshu/internal/audit"
-	"github.com/chakshu-dev/chakshu/internal/budget"
+	"github.com/chakshu-dev/chakshu/internal/spend"
 )
 
 // maxBudgetUSD bounds a budget (a typo guard, not a policy).
@@ -58,14 +58,14 @@ func (h *api) budgets(ctx context.Context) ([]*model.Budget, error) {
 func (h *api) budgetOf(ctx context.Context, in *ent.Installation, repo *ent.Repository, now time.Time) (*model.Budget, error) {
 	b := &model.Budget{Scope: model.BudgetScopeInstallation, InstallationID: in.ID, Name: in.AccountLogin,
 		DailyUsd: in.BudgetDailyUsd, MonthlyUsd: in.BudgetMonthlyUsd,
-		DailyResetsAt: budget.Daily.ResetsAt(now), MonthlyResetsAt: budget.Monthly.ResetsAt(now)}
-	scope := budget.Scope{InstallationID: in.ID}
+		DailyResetsAt: spend.Daily.ResetsAt(now), MonthlyResetsAt: spend.Monthly.ResetsAt(now)}
+	scope := spend.Scope{InstallationID: in.ID}
 	if repo != nil {
 		id := repo.ID
 		b.Scope, b.RepositoryID, b.Name, b.DailyUsd, b.MonthlyUsd = model.BudgetScopeRepository, &id, repo.FullName, repo.BudgetDailyUsd, repo.BudgetMonthlyUsd
 		scope.RepositoryID = repo.ID
 	}
-	s, err := budget.Spent(ctx, h.db, scope, now)
+	s, err := spend.Spent(ctx, h.db, scope, now)
 	if err != nil {
 		return nil, err
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/graph/exec"
 	"github.com/chakshu-dev/chakshu/graph/model"
-	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/runstate"
 )
 
 // Installation is the resolver for the installation field.
@@ -166,12 +166,12 @@ func (r *runResolver) TotalTokens(ctx context.Context, obj *ent.Run) (int64, err
 
 // Cancellable is the resolver for the cancellable field.
 func (r *runResolver) Cancellable(ctx context.Context, obj *ent.Run) (bool, error) {
-	return !runs.Terminal(obj.Status), nil
+	return !runstate.Terminal(obj.Status), nil
 }
 
 // Checked is the resolver for the checked field.
 func (r *runResolver) Checked(ctx context.Context, obj *ent.Run) (map[string]any, error) {
-	return runs.Checked(obj), nil
+	return runstate.Checked(obj), nil
 }
 
 // RunUpdated is the resolver for the runUpdated field.

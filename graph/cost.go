@@ -8,11 +8,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/runstats"
+
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/reviewer"
 	"github.com/chakshu-dev/chakshu/graph/model"
-	"github.com/chakshu-dev/chakshu/internal/store"
 )
 
 // The cost resolvers: their SQL is in internal/store (cost.go, beside the
@@ -23,36 +24,36 @@ import (
 const maxCostRange = 2 * 366 * 24 * time.Hour
 
 // runSet is the viewer's runs created in [from, to), filtered by f.
-func (h *api) runSet(ctx context.Context, from, to time.Time, f *model.CostFilter) (store.RunSet, error) {
+func (h *api) runSet(ctx context.Context, from, to time.Time, f *model.CostFilter) (runstats.RunSet, error) {
 	a, err := h.access(ctx)
 	if err != nil {
-		return store.RunSet{}, err
+		return runstats.RunSet{}, err
 	}
 	if !to.After(from) {
-		return store.RunSet{}, invalid("to must be after from")
+		return runstats.RunSet{}, invalid("to must be after from")
 	}
 	if to.Sub(from) > maxCostRange {
-		return store.RunSet{}, invalid("the period may span at most two years")
+		return runstats.RunSet{}, invalid("the period may span at most two years")
 	}
-	s := store.RunSet{From: from, To: to, Restricted: !a.all, RepoIDs: a.repoIDs}
+	s := runstats.RunSet{From: from, To: to, Restricted: !a.all, RepoIDs: a.repoIDs}
 	if f != nil {
 		s.RepositoryID, s.ReviewerID = f.RepositoryID, f.ReviewerID
 	}
 	return s, nil
 }
 
-func groupingOf(g model.CostGroupBy) store.CostGrouping {
+func groupingOf(g model.CostGroupBy) runstats.CostGrouping {
 	switch g {
 	case model.CostGroupByDay:
-		return store.CostGrouping{Period: "d"}
+		return runstats.CostGrouping{Period: "d"}
 	case model.CostGroupByWeek:
-		return store.CostGrouping{Period: "w"}
+		return runstats.CostGrouping{Period: "w"}
 	}
-	return store.CostGrouping{Entity: store.CostEntity(g)}
+	return runstats.CostGrouping{Entity: runstats.CostEntity(g)}
 }
 
 // costBucket is the GraphQL bucket of figures a, keyed key.
-func costBucket(a *store.CostFigures, key string) *model.CostBucket {
+func costBucket(a *runstats.CostFigures, key string) *model.CostBucket {
 	b := model.CostBucket{Key: key, Runs: a.Runs, SucceededRuns: a.SucceededRuns, FailedRuns: a.FailedRuns, CostUsd: a.CostUSD,
 		InputTokens: a.InputTokens, OutputTokens: a.OutputTokens, CacheReadTokens: a.CacheReadTokens, CacheWriteTokens: a.CacheWriteTokens}
 	b.Findings = severityCounts(a.Severity[0], a.Severity[1], a.Severity[2], a.Severity[3])
@@ -72,7 +73,7 @@ func (h *api) costSummary(ctx context.Context, from, to time.Time, g model.CostG
 	if err != nil {
 		return nil, err
 	}
-	total, byKey, err := h.db.AggregateCosts(ctx, s, groupingOf(g))
+	total, byKey, err := runstats.AggregateCosts(ctx, h.db, s, groupingOf(g))
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +92,7 @@ func (h *api) costSummary(ctx context.Context, from, to time.Time, g model.CostG
 	}
 	shadow, only := s, true
 	shadow.Shadow = &only
-	bt, err := h.db.CountRuns(ctx, shadow)
+	bt, err := runstats.CountRuns(ctx, h.db, shadow)
 	if err != nil {
 		return nil, err
 	}
@@ -130,16 +131,16 @@ func (h *api) costSeries(ctx context.Context, from, to time.Time, interval model
 		return nil, err
 	}
 	entity := model.CostGroupBy(by)
-	gr := store.CostGrouping{Period: "d", Entity: store.CostEntity(entity)}
+	gr := runstats.CostGrouping{Period: "d", Entity: runstats.CostEntity(entity)}
 	if interval == model.CostIntervalWeek {
 		gr.Period = "w"
 	}
-	_, byKey, err := h.db.AggregateCosts(ctx, s, gr)
+	_, byKey, err := runstats.AggregateCosts(ctx, h.db, s, gr)
 	if err != nil {
 		return nil, err
 	}
 	type acc struct {
-		total  store.CostFigures
+		total  runstats.CostFigures
 		points []*model.CostBucket
 	}
 	series := map[string]*acc{}
@@ -230,7 +231,7 @@ func (h *api) expensivePullRequests(ctx context.Context, from, to time.Time, lim
 	if err != nil {
 		return nil, err
 	}
-	prs, err := h.db.ExpensivePullRequests(ctx, s, n)
+	prs, err := runstats.ExpensivePullRequests(ctx, h.db, s, n)
 	if err != nil {
 		return nil, err
 	}
@@ -274,7 +275,7 @@ func (h *api) reviewerStats(ctx context.Context, r *ent.Reviewer, from, to *time
 	if err != nil {
 		return nil, err
 	}
-	c, err := h.db.CountRuns(ctx, s)
+	c, err := runstats.CountRuns(ctx, h.db, s)
 	if err != nil {
 		return nil, fmt.Errorf("reviewer stats: %w", err)
 	}

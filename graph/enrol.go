@@ -13,7 +13,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/doctor"
 	"github.com/chakshu-dev/chakshu/internal/enrol"
 	"github.com/chakshu-dev/chakshu/internal/gh"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/version"
 )
 
@@ -58,7 +58,7 @@ func (h *api) enrolment(ctx context.Context, instID int) (*model.Enrolment, erro
 	}
 	out := &model.Enrolment{Installation: inst, CanOpenPullRequests: mayOpenPullRequests(granted), Template: action.WorkflowTemplate,
 		Repositories: []*model.RepositoryEnrolment{}}
-	revRepo := reviewers.ReviewersRepo(inst)
+	revRepo := reviewerconfig.ReviewersRepo(inst)
 	for _, r := range repos {
 		if strings.EqualFold(r.FullName, revRepo) {
 			continue

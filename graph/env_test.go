@@ -25,9 +25,9 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
-	"github.com/chakshu-dev/chakshu/internal/notify"
-	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/runstate"
 	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 	"github.com/chakshu-dev/chakshu/server/auth"
 )
 
@@ -39,7 +39,7 @@ type env struct {
 	db     *store.DB
 	sim    *ghsim.Sim
 	srv    *httptest.Server
-	bus    *notify.Local
+	bus    *wakeup.Local
 	drv    *countingDriver
 	inst   *ent.Installation
 	repoA  *ent.Repository
@@ -69,8 +69,8 @@ func (d *countingDriver) Exec(ctx context.Context, q string, args, v any) error 
 func newEnv(t *testing.T, db *store.DB) *env {
 	t.Helper()
 	ctx := context.Background()
-	e := &env{t: t, db: db, sim: ghsimtest.New(t), bus: notify.NewLocal()}
-	runs.NotifyLiveUpdates(db.Client, e.bus) // as the app wires it
+	e := &env{t: t, db: db, sim: ghsimtest.New(t), bus: wakeup.NewLocal()}
+	runstate.NotifyLiveUpdates(db.Client, e.bus) // as the app wires it
 	s := e.sim
 	appID, pem := s.CreateApp("chakshu")
 	clientID, clientSecret := s.AppClientCredentials(appID)
@@ -103,13 +103,13 @@ func newEnv(t *testing.T, db *store.DB) *env {
 		GitHubWritesPerMinute: 80, GitHubWritesPerHour: 500, // the defaults
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	a, err := auth.New(auth.Config{DB: db, Log: log, Config: cfg})
+	a, err := auth.New(auth.Config{DB: db, Log: log, Settings: auth.SettingsFrom(cfg)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	apps := ghtest.Apps(t, s, appID, pem)
 	e.drv = &countingDriver{Driver: entsql.OpenDB(db.Dialect, db.SQL)}
-	gql, err := NewHandler(Config{DB: db, Log: log, Bus: e.bus, Config: cfg, Auth: a, GitHub: apps,
+	gql, err := NewHandler(Config{DB: db, Log: log, Bus: e.bus, Settings: SettingsFrom(cfg), Auth: a, GitHub: apps,
 		PollInterval: 200 * time.Millisecond, Driver: e.drv})
 	if err != nil {
 		t.Fatal(err)

@@ -14,7 +14,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
-	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/runstate"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 	"github.com/chakshu-dev/chakshu/server/auth"
@@ -270,7 +270,7 @@ func TestRunUpdatedSubscription(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 		// B changes first (alice cannot see it), then A.
 		for _, id := range []int{qb.ID, qa.ID} {
-			if err := runs.Transition(ctx, db.Client, id, runs.Change{From: runs.Active, To: run.StatusCancelled, Message: "x"}); err != nil {
+			if err := runstate.Transition(ctx, db.Client, id, runstate.Change{From: runstate.Active, To: run.StatusCancelled, Message: "x"}); err != nil {
 				t.Fatal(err)
 			}
 		}

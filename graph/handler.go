@@ -20,10 +20,10 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/config"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/models"
-	"github.com/chakshu-dev/chakshu/internal/notify"
-	"github.com/chakshu-dev/chakshu/internal/review"
-	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/reviewrequest"
+	"github.com/chakshu-dev/chakshu/internal/runstate"
 	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 	"github.com/chakshu-dev/chakshu/server"
 	"github.com/chakshu-dev/chakshu/server/auth"
 )
@@ -45,9 +45,9 @@ type Config struct {
 	DB  *store.DB
 	Log *slog.Logger
 	// Bus wakes workers (events, sync) and live updates (run_updated).
-	Bus notify.Bus
-	// Config supplies PublicURL, GitHubURL, Admins, SecretKey and DeadWorkerAfter.
-	Config *config.Config
+	Bus wakeup.Bus
+	// Settings are the parts of Chakshu's settings the API uses (SettingsFrom).
+	Settings Settings
 	// Auth resolves viewers and applies CSRF protection.
 	Auth *auth.Auth
 	// Models is the model catalogue for reviewers' model status; nil means the built-in one.
@@ -61,7 +61,7 @@ type Config struct {
 	MaxDepth      int
 	MaxBodyBytes  int64
 	// PollInterval is the runUpdated safety poll (default 2 s); wake-ups on
-	// notify.TopicRunUpdated deliver changes sooner.
+	// wakeup.TopicRunUpdated deliver changes sooner.
 	PollInterval time.Duration
 	// LiveRecheck is how often a live subscription checks again that its
 	// token or session is valid and what it may read: before a delivery, the
@@ -71,11 +71,40 @@ type Config struct {
 	// Now is the clock of LiveRecheck; nil means time.Now.
 	Now func() time.Time
 	// GitHubWebURL is GitHub's web base, for links and pull request URLs; empty
-	// derives it from Config.GitHubURL (the sandbox sets the simulator's pages).
+	// derives it from Settings.GitHubURL (the sandbox sets the simulator's pages).
 	GitHubWebURL string
 
 	// Driver, when set, replaces the store's (DB.Driver): tests count statements.
 	Driver dialect.Driver
+}
+
+// Settings are the parts of Chakshu's settings the GraphQL API uses.
+type Settings struct {
+	// PublicURL is where browsers reach Chakshu: the origin subscriptions
+	// accept.
+	PublicURL string
+	// GitHubURL is GitHub's REST base; GitHub's web base derives from it
+	// unless Config.GitHubWebURL says otherwise.
+	GitHubURL string
+	// ReviewAllowList are logins who may ask for reviews without write access.
+	ReviewAllowList []string
+	// Platform is the model provider reviewers' models are checked against.
+	Platform string
+	// SecretKey and SecretKeyPrevious seal connector credentials.
+	SecretKey         []byte
+	SecretKeyPrevious [][]byte
+	// DeadWorkerAfter is when the Status page calls a silent worker dead.
+	DeadWorkerAfter time.Duration
+	// GitHubWritesPerMinute and GitHubWritesPerHour are the content-write
+	// pacing the Status page shows each installation's budget against.
+	GitHubWritesPerMinute, GitHubWritesPerHour int
+}
+
+// SettingsFrom takes the API's part of a process's configuration.
+func SettingsFrom(c *config.Config) Settings {
+	return Settings{PublicURL: c.PublicURL, GitHubURL: c.GitHubURL, ReviewAllowList: c.ReviewAllowList,
+		Platform: c.Providers.Platform, SecretKey: c.SecretKey, SecretKeyPrevious: c.SecretKeyPrevious,
+		DeadWorkerAfter: c.DeadWorkerAfter, GitHubWritesPerMinute: c.GitHubWritesPerMinute, GitHubWritesPerHour: c.GitHubWritesPerHour}
 }
 
 // api holds what resolvers need.
@@ -86,15 +115,15 @@ type api struct {
 	client *ent.Client // filtered per viewer by interceptors (access.go)
 	webURL string      // GitHub's web base, for links and PR URLs
 	// requests is the "request a review" use case, shared with webhook handling.
-	requests *review.Requests
+	requests *reviewrequest.Requests
 }
 
 // NewHandler returns the /graphql handler: POST and graphql-ws transports,
 // complexity/depth/page-size limits, mutation transactions, one error shape,
 // all behind auth.Middleware.
 func NewHandler(cfg Config) (http.Handler, error) {
-	if cfg.DB == nil || cfg.Log == nil || cfg.Config == nil || cfg.Auth == nil || cfg.Bus == nil {
-		return nil, errors.New("graph: DB, Log, Config, Auth and Bus are required")
+	if cfg.DB == nil || cfg.Log == nil || cfg.Auth == nil || cfg.Bus == nil {
+		return nil, errors.New("graph: DB, Log, Auth and Bus are required")
 	}
 	if a, ok := cfg.GitHub.(*gh.Apps); ok && a == nil {
 		cfg.GitHub = nil // a nil *gh.Apps in the interface: GitHub is not configured
@@ -122,16 +151,16 @@ func NewHandler(cfg Config) (http.Handler, error) {
 		drv = cfg.DB.Driver() // on SQLite its writes go through the store's one write connection
 	}
 	h := &api{cfg: cfg, log: cfg.Log, db: cfg.DB, client: ent.NewClient(ent.Driver(drv)), webURL: webBase(cfg),
-		requests: &review.Requests{DB: cfg.DB, Bus: cfg.Bus, Access: review.NewAccess(cfg.Config.ReviewAllowList)}}
+		requests: &reviewrequest.Requests{DB: cfg.DB, Bus: cfg.Bus, Access: reviewrequest.NewAccess(cfg.Settings.ReviewAllowList)}}
 	h.intercept(h.client)
 	// The handler's own client writes runs too (cancelRun, in the request's
 	// transaction): its status changes wake runUpdated like everyone's.
-	runs.NotifyLiveUpdates(h.client, cfg.Bus)
+	runstate.NotifyLiveUpdates(h.client, cfg.Bus)
 
 	ec := exec.Config{Resolvers: &Resolver{h: h}}
 	setComplexity(&ec.Complexity)
 	srv := handler.New(exec.NewExecutableSchema(ec))
-	pub, _ := url.Parse(cfg.Config.PublicURL)
+	pub, _ := url.Parse(cfg.Settings.PublicURL)
 	origins := []string{}
 	if pub != nil && pub.Host != "" {
 		origins = append(origins, pub.Host)
@@ -169,7 +198,7 @@ func webBase(cfg Config) string {
 	if cfg.GitHubWebURL != "" {
 		return strings.TrimRight(cfg.GitHubWebURL, "/")
 	}
-	return strings.TrimRight(auth.WebURL(cfg.Config.GitHubURL), "/")
+	return strings.TrimRight(auth.WebURL(cfg.Settings.GitHubURL), "/")
 }
 
 // bodyLimit refuses request bodies over MaxBodyBytes.

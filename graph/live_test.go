@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	"github.com/chakshu-dev/chakshu/ent/run"
-	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 )
 
 // cancelRun runs in the request's transaction; the run_updated wake-up comes
@@ -17,7 +17,7 @@ func TestCancelRunPublishesRunUpdated(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db)
 		c := e.login("alice")
-		wake, stop := e.bus.Subscribe(notify.TopicRunUpdated)
+		wake, stop := e.bus.Subscribe(wakeup.TopicRunUpdated)
 		defer stop()
 		r := e.seedQueued(e.repoA, "alice")
 		<-wake // the seeded run was queued

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/chakshu-dev/chakshu/ent"
-	"github.com/chakshu-dev/chakshu/internal/config"
 	"github.com/chakshu-dev/chakshu/internal/models"
 )
 
@@ -25,7 +24,7 @@ func TestModelStatusProvider(t *testing.T) {
 		{"bedrock", "claude-sonnet-5-5", "bedrock", false},
 		{"bedrock", "claude-opus-5-5", "anthropic", true},
 	} {
-		h := &api{cfg: Config{Models: models.Static(cat), Config: &config.Config{Providers: config.Providers{Platform: tc.platform}}}}
+		h := &api{cfg: Config{Models: models.Static(cat), Settings: Settings{Platform: tc.platform}}}
 		got := h.modelStatus(&ent.Reviewer{Config: map[string]any{"model": tc.model}})
 		if got.Provider != tc.provider || (got.Warning != nil) != tc.warn {
 			t.Errorf("%s via %q: provider %q warning %v", tc.model, tc.platform, got.Provider, got.Warning)

@@ -5,13 +5,13 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/graph/model"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 )
 
 // modelStatus is a reviewer's model as the catalogue sees it now.
 func (h *api) modelStatus(rv *ent.Reviewer) *model.ModelStatus {
-	id := reviewers.Defaults().Model
-	if c, err := reviewers.FromEnt(rv); err == nil {
+	id := reviewerconfig.Defaults().Model
+	if c, err := reviewerconfig.FromEnt(rv); err == nil {
 		id = c.Model
 	}
 	out := &model.ModelStatus{Model: id, State: "unknown"}
@@ -24,11 +24,7 @@ func (h *api) modelStatus(rv *ent.Reviewer) *model.ModelStatus {
 	}
 	st := e.StatusAt(time.Now())
 	out.Provider, out.State = e.Provider, st.State
-	platform := ""
-	if h.cfg.Config != nil {
-		platform = h.cfg.Config.Providers.Platform
-	}
-	served, serr := e.Serve(platform) // the provider runs go to (CHAKSHU_MODEL_PROVIDER)
+	served, serr := e.Serve(h.cfg.Settings.Platform) // the provider runs go to (CHAKSHU_MODEL_PROVIDER)
 	if serr == nil {
 		out.Provider = served.Provider
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/intake"
+
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/apitoken"
 	"github.com/chakshu-dev/chakshu/ent/connectorcredential"
@@ -19,10 +21,9 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/audit"
 	"github.com/chakshu-dev/chakshu/internal/connectors"
 	"github.com/chakshu-dev/chakshu/internal/learnings"
-	"github.com/chakshu-dev/chakshu/internal/notify"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
-	"github.com/chakshu-dev/chakshu/internal/runs"
-	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
+	"github.com/chakshu-dev/chakshu/internal/runstate"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 	"github.com/chakshu-dev/chakshu/server/auth"
 )
 
@@ -38,7 +39,7 @@ func (h *api) notifyAfterCommit(ctx context.Context, topic string) {
 	})
 }
 
-// requireRepoWrite applies the PR-comment rule (review.Access: the allow-list,
+// requireRepoWrite applies the PR-comment rule (reviewrequest.Access: the allow-list,
 // the repository's owner, or write access on GitHub as the installation sees
 // it), and lets global admins and admins of the repository's installation in.
 func (h *api) requireRepoWrite(ctx context.Context, v *auth.Viewer, repo *ent.Repository) error {
@@ -84,11 +85,11 @@ func (h *api) cancelRun(ctx context.Context, id int) (*ent.Run, error) {
 			return nil, err
 		}
 	}
-	err = runs.Transition(ctx, c, id, runs.Change{
-		From: runs.Active, To: run.StatusCancelled,
+	err = runstate.Transition(ctx, c, id, runstate.Change{
+		From: runstate.Active, To: run.StatusCancelled,
 		Message: fmt.Sprintf("Cancelled by %s in the portal.", v.User.Login),
 	})
-	if errors.Is(err, runs.ErrConflict) {
+	if errors.Is(err, runstate.ErrConflict) {
 		return nil, invalid("the run has already finished")
 	}
 	if err != nil {
@@ -124,19 +125,19 @@ func (h *api) retryWebhookEvent(ctx context.Context, id int) (*ent.WebhookEvent,
 	// The retry writes through the store, then wakes the event workers; this
 	// mutation is in ownWrites, so no request transaction holds the write lock.
 	err = h.db.WithTx(ctx, func(tx *ent.Tx) error { // the retry and its audit entry, together
-		if err := store.RetryWebhookEvent(ctx, tx.Client(), id); err != nil {
+		if err := intake.RetryWebhookEvent(ctx, tx.Client(), id); err != nil {
 			return err
 		}
 		return audit.Record(ctx, tx.Client(), audit.Entry{Actor: v.User.Login, Action: audit.WebhookRetry,
 			InstallationID: h.installationOfEvent(ctx, ev), Target: fmt.Sprintf("webhook %s %s (%s)", ev.Event, ev.DeliveryID, ev.Repository)})
 	})
-	if errors.Is(err, store.ErrEventNotFailed) {
+	if errors.Is(err, intake.ErrEventNotFailed) {
 		return nil, invalid("only failed events can be retried (this one is %s)", ev.Status)
 	} else if err != nil {
 		return nil, err
 	}
-	if err := h.cfg.Bus.Notify(ctx, notify.TopicEvents); err != nil {
-		h.log.Warn("notify", "topic", notify.TopicEvents, "err", err)
+	if err := h.cfg.Bus.Notify(ctx, wakeup.TopicEvents); err != nil {
+		h.log.Warn("notify", "topic", wakeup.TopicEvents, "err", err)
 	}
 	return h.client.WebhookEvent.Get(ctx, id)
 }
@@ -163,7 +164,7 @@ func (h *api) syncReviewers(ctx context.Context, installationID *int) (bool, err
 		}
 		u.Where(installation.ID(*installationID))
 		entry.InstallationID, entry.Target = in.ID, "installation "+in.AccountLogin
-		entry.Detail = "reviewers repository " + reviewers.ReviewersRepo(in)
+		entry.Detail = "reviewers repository " + reviewerconfig.ReviewersRepo(in)
 	}
 	n, err := u.Save(ctx)
 	if err != nil {
@@ -175,7 +176,7 @@ func (h *api) syncReviewers(ctx context.Context, installationID *int) (bool, err
 	if err := audit.Record(ctx, c, entry); err != nil { // in the request's transaction
 		return false, err
 	}
-	h.notifyAfterCommit(ctx, notify.TopicSync)
+	h.notifyAfterCommit(ctx, wakeup.TopicSync)
 	return true, nil
 }
 
@@ -189,14 +190,14 @@ func (h *api) setReviewersRepository(ctx context.Context, installationID int, re
 	if err != nil {
 		return nil, err
 	}
-	in, err := reviewers.SetReviewersRepoAs(ctx, h.clientFrom(ctx), v.User.Login, installationID, repo)
-	if errors.Is(err, reviewers.ErrBadReviewersRepo) {
+	in, err := reviewerconfig.SetReviewersRepoAs(ctx, h.clientFrom(ctx), v.User.Login, installationID, repo)
+	if errors.Is(err, reviewerconfig.ErrBadReviewersRepo) {
 		return nil, invalid("%s", err.Error())
 	}
 	if err != nil {
 		return nil, err
 	}
-	h.notifyAfterCommit(ctx, notify.TopicSync)
+	h.notifyAfterCommit(ctx, wakeup.TopicSync)
 	return in, nil
 }
 
@@ -362,7 +363,7 @@ func (h *api) auditLearning(ctx context.Context, c *ent.Client, actor string, id
 }
 
 func (h *api) credentials(ctx context.Context) (*connectors.Credentials, error) {
-	s, err := connectors.NewSealer(h.cfg.Config.SecretKey, h.cfg.Config.SecretKeyPrevious...)
+	s, err := connectors.NewSealer(h.cfg.Settings.SecretKey, h.cfg.Settings.SecretKeyPrevious...)
 	if err != nil {
 		return nil, err
 	}

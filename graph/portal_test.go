@@ -3,7 +3,6 @@ package graph
 import (
 	"testing"
 
-	"github.com/chakshu-dev/chakshu/internal/config"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
@@ -39,7 +38,7 @@ func TestWebBase(t *testing.T) {
 		{"http://127.0.0.1:9/api/v3/", "http://127.0.0.1:9/sim/", "http://127.0.0.1:9/sim"},
 	}
 	for _, c := range cases {
-		if got := webBase(Config{Config: &config.Config{GitHubURL: c.api}, GitHubWebURL: c.web}); got != c.want {
+		if got := webBase(Config{Settings: Settings{GitHubURL: c.api}, GitHubWebURL: c.web}); got != c.want {
 			t.Errorf("webBase(%q, %q) = %q, want %q", c.api, c.web, got, c.want)
 		}
 	}

@@ -7,12 +7,13 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/runstats"
+
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/finding"
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/reviewer"
 	"github.com/chakshu-dev/chakshu/graph/model"
-	"github.com/chakshu-dev/chakshu/internal/store"
 )
 
 // The quality resolver: the counts come from internal/store (quality.go);
@@ -33,7 +34,7 @@ func (h *api) quality(ctx context.Context, from, to time.Time, groupBy model.Qua
 	if f != nil {
 		s.InstallationID = f.InstallationID
 	}
-	rep, err := h.db.AggregateQuality(ctx, s, store.QualityDim(groupBy), interval == model.CostIntervalWeek)
+	rep, err := runstats.AggregateQuality(ctx, h.db, s, runstats.QualityDim(groupBy), interval == model.CostIntervalWeek)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +71,7 @@ func (h *api) quality(ctx context.Context, from, to time.Time, groupBy model.Qua
 
 // qualityFigures are the GraphQL figures of c: its counts and their rates
 // (null where the denominator is zero).
-func qualityFigures(c *store.QualityCounts) *model.QualityFigures {
+func qualityFigures(c *runstats.QualityCounts) *model.QualityFigures {
 	ratio := func(n, d float64) *float64 {
 		if d == 0 {
 			return nil
@@ -102,7 +103,7 @@ func (h *api) nameQualityGroups(ctx context.Context, g model.QualityGroupBy, gro
 	ids := make([]int, 0, len(groups))
 	for _, b := range groups {
 		if g == model.QualityGroupByReviewerCategory {
-			if id, _, ok := store.SplitReviewerCategoryKey(b.Key); ok {
+			if id, _, ok := runstats.SplitReviewerCategoryKey(b.Key); ok {
 				ids = append(ids, id)
 			}
 		} else if id, err := strconv.Atoi(b.Key); err == nil {
@@ -135,7 +136,7 @@ func (h *api) nameQualityGroups(ctx context.Context, g model.QualityGroupBy, gro
 			byID[r.ID] = r
 		}
 		for _, b := range groups {
-			id, cat, _ := store.SplitReviewerCategoryKey(b.Key)
+			id, cat, _ := runstats.SplitReviewerCategoryKey(b.Key)
 			if r := byID[id]; r != nil {
 				c := cat
 				b.Reviewer, b.Category, b.Key = r, &c, r.Name+"/"+cat

@@ -15,7 +15,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/reviewlearning"
 	"github.com/chakshu-dev/chakshu/ent/runevent"
 	"github.com/chakshu-dev/chakshu/graph/model"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/server/auth"
 )
 
@@ -178,13 +178,13 @@ func (h *api) readsReviewerSources(ctx context.Context, obj *ent.Reviewer) (bool
 	if a.adminInst[inst.ID] {
 		return true, nil
 	}
-	full := reviewers.ReviewersRepo(inst)
+	full := reviewerconfig.ReviewersRepo(inst)
 	return slices.ContainsFunc(a.repoNames, func(n string) bool { return strings.EqualFold(n, full) }), nil
 }
 
 // reviewerConnectors are the connectors of the reviewer's config in force.
 func reviewerConnectors(r *ent.Reviewer) []string {
-	c, err := reviewers.FromEnt(r)
+	c, err := reviewerconfig.FromEnt(r)
 	if err != nil || c.Connectors == nil {
 		return []string{}
 	}

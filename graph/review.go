@@ -13,8 +13,8 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/graph/model"
-	"github.com/chakshu-dev/chakshu/internal/review"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
+	"github.com/chakshu-dev/chakshu/internal/reviewrequest"
 )
 
 // maxNote caps the requester's note; maxNamed the reviewers one request names.
@@ -127,9 +127,9 @@ func (h *api) requestReview(ctx context.Context, in model.RequestReviewInput) (*
 	if err != nil {
 		return nil, fmt.Errorf("installation client: %w", err)
 	}
-	out, err := h.requests.Request(ctx, review.Request{Repo: repo, Inst: inst, GitHub: ic.REST,
+	out, err := h.requests.Request(ctx, reviewrequest.Request{Repo: repo, Inst: inst, GitHub: ic.REST,
 		Login: v.User.Login, Trusted: v.Admin || v.AdminOf(inst.ID), Number: ref.Number,
-		Trigger:    reviewers.Trigger{Kind: reviewers.TriggerPortal, Names: in.Reviewers},
+		Trigger:    reviewerconfig.Trigger{Kind: reviewerconfig.TriggerPortal, Names: in.Reviewers},
 		RunTrigger: run.TriggerPortal, Note: note, RefuseUnknown: true, Audit: true})
 	if err != nil {
 		return nil, err

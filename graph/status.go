@@ -13,7 +13,7 @@ import (
 	"github.com/chakshu-dev/chakshu/graph/model"
 	"github.com/chakshu-dev/chakshu/internal/config"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
-	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/runstate"
 )
 
 // status is the Status page: workers, queues, failed webhooks, syncs. Counts
@@ -31,7 +31,7 @@ func (h *api) status(ctx context.Context) (*model.SystemStatus, error) {
 		LeaseOwner string `json:"lease_owner"`
 		Count      int    `json:"count"`
 	}
-	if err := c.Run.Query().Where(run.LeaseOwnerNEQ(""), run.StatusIn(runs.Active...)).
+	if err := c.Run.Query().Where(run.LeaseOwnerNEQ(""), run.StatusIn(runstate.Active...)).
 		GroupBy(run.FieldLeaseOwner).Aggregate(ent.Count()).Scan(ctx, &heldRuns); err != nil {
 		return nil, fmt.Errorf("status: held runs: %w", err)
 	}
@@ -46,7 +46,7 @@ func (h *api) status(ctx context.Context) (*model.SystemStatus, error) {
 	for _, x := range heldEvents {
 		he[x.LeaseOwner] = x.Count
 	}
-	dead := h.cfg.Config.DeadWorkerAfter
+	dead := h.cfg.Settings.DeadWorkerAfter
 	if dead <= 0 {
 		dead = config.DefaultDeadWorkerAfter
 	}
@@ -57,7 +57,7 @@ func (h *api) status(ctx context.Context) (*model.SystemStatus, error) {
 		})
 	}
 
-	for _, s := range runs.Active {
+	for _, s := range runstate.Active {
 		q := &model.RunQueue{Status: s}
 		if q.Count, err = c.Run.Query().Where(run.StatusEQ(s)).Count(ctx); err != nil {
 			return nil, fmt.Errorf("status: %s runs: %w", s, err)
@@ -109,7 +109,7 @@ func (h *api) status(ctx context.Context) (*model.SystemStatus, error) {
 // contentBudgets are the installations' content budgets at now, read from
 // the rows as loaded (no query more): the windows the workers pace by.
 func (h *api) contentBudgets(ins []*ent.Installation, now time.Time) []*model.ContentBudget {
-	budget := ghwrite.NewDBBudget(h.db, ghwrite.Windows(h.cfg.Config.GitHubWritesPerMinute, h.cfg.Config.GitHubWritesPerHour))
+	budget := ghwrite.NewDBBudget(h.db, ghwrite.Windows(h.cfg.Settings.GitHubWritesPerMinute, h.cfg.Settings.GitHubWritesPerHour))
 	out := make([]*model.ContentBudget, 0, len(ins))
 	for _, in := range ins {
 		st := budget.StandingOf(in, now)

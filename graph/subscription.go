@@ -6,12 +6,12 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
-	"github.com/chakshu-dev/chakshu/internal/notify"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 	"github.com/chakshu-dev/chakshu/server/auth"
 )
 
 // runUpdated streams runs the viewer can see as they change: woken by
-// notify.TopicRunUpdated, with a poll every PollInterval as the safety net
+// wakeup.TopicRunUpdated, with a poll every PollInterval as the safety net
 // (writers that do not notify are still seen). A change is a newer updated_at.
 func (h *api) runUpdated(ctx context.Context, ids []int) (<-chan *ent.Run, error) {
 	if _, err := h.access(ctx); err != nil {
@@ -20,7 +20,7 @@ func (h *api) runUpdated(ctx context.Context, ids []int) (<-chan *ent.Run, error
 	if len(ids) > MaxPageSize {
 		return nil, invalid("at most %d ids", MaxPageSize)
 	}
-	wake, cancel := h.cfg.Bus.Subscribe(notify.TopicRunUpdated)
+	wake, cancel := h.cfg.Bus.Subscribe(wakeup.TopicRunUpdated)
 	out := make(chan *ent.Run, 16)
 	// Start a little in the past: a change made just before subscribing is
 	// delivered rather than lost.

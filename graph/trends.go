@@ -6,10 +6,11 @@ import (
 	"sort"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/runstats"
+
 	"github.com/chakshu-dev/chakshu/ent/finding"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/graph/model"
-	"github.com/chakshu-dev/chakshu/internal/store"
 )
 
 // severityRank orders trends: blocker first.
@@ -95,7 +96,7 @@ GROUP BY r.` + run.FieldID + `, r.` + run.FieldCreatedAt + `, f.` + finding.Fiel
 
 // periodStart is the start of the UTC day or week (Monday) holding t.
 func periodStart(t time.Time, interval model.CostInterval) time.Time {
-	return store.PeriodStart(t, interval == model.CostIntervalWeek)
+	return runstats.PeriodStart(t, interval == model.CostIntervalWeek)
 }
 
 // sqliteTimeLayouts are how SQLite (modernc) hands back a stored time when

@@ -10,7 +10,7 @@ import (
 )
 
 // ownWrites are mutations that run outside the request transaction: they
-// write through shared helpers on the store (runs.Enqueue, store.RetryWebhookEvent) or
+// write through shared helpers on the store (runstate.Enqueue, intake.RetryWebhookEvent) or
 // call GitHub between reads and writes. On SQLite an open write transaction
 // would block those writes, and every other writer, for as long as it lasts.
 var ownWrites = map[string]bool{"requestReview": true, "retryWebhookEvent": true}

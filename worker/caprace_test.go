@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/queue"
+
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
@@ -37,7 +39,7 @@ func TestConcurrencyCapHoldsUnderRace(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				<-start
-				if rid, err := db.Claim(ctx, store.QueuedRuns, id, time.Now(), 0); err == nil && rid != 0 {
+				if rid, err := queue.Claim(ctx, db, queue.QueuedRuns, id, time.Now(), 0); err == nil && rid != 0 {
 					d.Dispatch(ctx, rid)
 				}
 			}()

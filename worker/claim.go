@@ -6,6 +6,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/queue"
+
 	"github.com/chakshu-dev/chakshu/internal/store"
 )
 
@@ -18,7 +20,9 @@ func NewID() string {
 // HeartbeatLeases refreshes every lease a worker holds (runs and webhook
 // events); it is the Config.Heartbeaters entry of a worker process.
 func HeartbeatLeases(db *store.DB) func(ctx context.Context, owner string, now time.Time) error {
-	return func(ctx context.Context, owner string, now time.Time) error { return db.Heartbeat(ctx, owner, now) }
+	return func(ctx context.Context, owner string, now time.Time) error {
+		return queue.Heartbeat(ctx, db, owner, now)
+	}
 }
 
 // Wait blocks until a wake-up, the poll interval, or the end of ctx; false on the end.

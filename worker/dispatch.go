@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/queue"
+
 	"github.com/google/go-github/v88/github"
 
 	"github.com/chakshu-dev/chakshu/ent"
@@ -19,10 +21,10 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/logging"
 	"github.com/chakshu-dev/chakshu/internal/models"
-	"github.com/chakshu-dev/chakshu/internal/notify"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
-	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
+	"github.com/chakshu-dev/chakshu/internal/runstate"
 	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 )
 
 // WorkflowFile is the workflow Chakshu starts in each repository.
@@ -52,7 +54,7 @@ var _ DispatchWriter = (*ghwrite.Port)(nil)
 type DispatchConfig struct {
 	DB     *store.DB
 	Log    *slog.Logger
-	Bus    notify.Bus
+	Bus    wakeup.Bus
 	GitHub GitHub
 	// Write is the GitHub write port; nil builds one on GitHub.
 	Write    DispatchWriter
@@ -96,11 +98,11 @@ func (d *Dispatcher) Name() string { return "dispatch" }
 
 // Run implements Loop.
 func (d *Dispatcher) Run(ctx context.Context) error {
-	wake, stop := d.cfg.Bus.Subscribe(notify.TopicRuns)
+	wake, stop := d.cfg.Bus.Subscribe(wakeup.TopicRuns)
 	defer stop()
 	return Repeat(logging.With(ctx, d.cfg.Log), "dispatch: claim", wake, d.cfg.PollInterval, func(ctx context.Context) error {
 		for ctx.Err() == nil {
-			id, err := d.cfg.DB.Claim(ctx, store.QueuedRuns, d.cfg.WorkerID, time.Now(), 0)
+			id, err := queue.Claim(ctx, d.cfg.DB, queue.QueuedRuns, d.cfg.WorkerID, time.Now(), 0)
 			if err != nil || id == 0 {
 				return err
 			}
@@ -117,7 +119,7 @@ func (d *Dispatcher) Dispatch(ctx context.Context, id int) {
 		WithRepository(func(q *ent.RepositoryQuery) { q.WithInstallation() }).WithReviewer().Only(ctx)
 	if err != nil {
 		log.Error("dispatch: load run", "err", err)
-		d.cfg.DB.Release(ctx, store.QueuedRuns, id, d.cfg.WorkerID, time.Now().Add(5*time.Second)) //nolint:errcheck
+		queue.Release(ctx, d.cfg.DB, queue.QueuedRuns, id, d.cfg.WorkerID, time.Now().Add(5*time.Second)) //nolint:errcheck
 		return
 	}
 	repo, rv := r.Edges.Repository, r.Edges.Reviewer
@@ -135,7 +137,7 @@ func (d *Dispatcher) Dispatch(ctx context.Context, id int) {
 			if gh.Paced(err) {
 				// Every new run of the installation would meet the same
 				// budget: claims go to other installations meanwhile.
-				if herr := d.cfg.DB.HoldStarts(ctx, repo.Edges.Installation.ID, until); herr != nil {
+				if herr := queue.HoldStarts(ctx, d.cfg.DB, repo.Edges.Installation.ID, until); herr != nil {
 					log.Warn("dispatch: hold the installation's starts", "err", herr)
 				}
 			}
@@ -147,10 +149,10 @@ func (d *Dispatcher) Dispatch(ctx context.Context, id int) {
 			reason, detail = fe.Public, fe.Err.Error() // the check run's text is the kind's safe sentence
 		}
 		log.Warn("dispatch failed", "reason", reason, "err", detail)
-		if ferr := runs.Fail(ctx, d.cfg.DB.Client, id, reason, detail); ferr != nil && !errors.Is(ferr, runs.ErrConflict) {
+		if ferr := runstate.Fail(ctx, d.cfg.DB.Client, id, reason, detail); ferr != nil && !errors.Is(ferr, runstate.ErrConflict) {
 			log.Error("dispatch: fail run", "err", ferr)
 		}
-		d.cfg.Bus.Notify(ctx, notify.TopicFinish) //nolint:errcheck
+		d.cfg.Bus.Notify(ctx, wakeup.TopicFinish) //nolint:errcheck
 	}
 }
 
@@ -160,10 +162,10 @@ func (d *Dispatcher) waitForGitHub(ctx context.Context, id int, until time.Time,
 	log := logging.From(ctx)
 	text := waitingText(cause, until)
 	log.Info("dispatch: GitHub asked to wait", "until", until, "err", cause)
-	if _, err := d.cfg.DB.Release(ctx, store.QueuedRuns, id, d.cfg.WorkerID, until); err != nil {
+	if _, err := queue.Release(ctx, d.cfg.DB, queue.QueuedRuns, id, d.cfg.WorkerID, until); err != nil {
 		log.Error("dispatch: put the run back", "err", err)
 	}
-	if err := runs.Note(ctx, d.cfg.DB.Client, id, text, cause.Error()); err != nil {
+	if err := runstate.Note(ctx, d.cfg.DB.Client, id, text, cause.Error()); err != nil {
 		log.Warn("dispatch: record the wait", "err", err)
 	}
 	noteWait(ctx, d.cfg.DB, d.cfg.Write, id, until, cause)
@@ -193,17 +195,17 @@ func waitingText(cause error, until time.Time) string {
 func (d *Dispatcher) checkModel(r *ent.Run, rv *ent.Reviewer) error {
 	model := r.Model
 	if model == "" {
-		used, err := reviewers.ForRun(r, rv)
+		used, err := reviewerconfig.ForRun(r, rv)
 		if err != nil {
 			return fault.New(fault.Invalid, "The reviewer version this backtest replays cannot be read.", err)
 		}
-		cfg, err := reviewers.FromEnt(used)
+		cfg, err := reviewerconfig.FromEnt(used)
 		if err != nil {
 			return nil // the job fetch reports a broken config
 		}
 		model = cfg.Model
 	}
-	if err := reviewers.CheckModel(d.cfg.Models, model, time.Now()); err != nil {
+	if err := reviewerconfig.CheckModel(d.cfg.Models, model, time.Now()); err != nil {
 		return fault.New(fault.Invalid, fmt.Sprintf("The reviewer %s cannot run: its %s. Set `model:` in reviewers/%s/reviewer.yaml of the reviewers repository to an active model and ask again.", rv.Name, err, rv.Name), err)
 	}
 	return nil
@@ -247,7 +249,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, r *ent.Run, repo *ent.Reposit
 	// A shadow run reviews a commit the PR has left, on purpose. A run on
 	// its first attempt, queued moments ago from an event that read the PR,
 	// is not read again: a push since then cancels it by its own webhook
-	// (runs.CancelSuperseded), and the job reads the PR before reviewing.
+	// (runstate.CancelSuperseded), and the job reads the PR before reviewing.
 	if !r.Shadow && waited(r, time.Now()) {
 		if moved, err := d.moved(ctx, c, r, repo); moved || err != nil {
 			return err
@@ -281,7 +283,7 @@ func (d *Dispatcher) dispatch(ctx context.Context, r *ent.Run, repo *ent.Reposit
 	if details != nil {
 		actionsID, actionsURL = details.GetWorkflowRunID(), details.GetHTMLURL()
 	}
-	err = runs.Transition(ctx, d.cfg.DB.Client, r.ID, runs.Change{
+	err = runstate.Transition(ctx, d.cfg.DB.Client, r.ID, runstate.Change{
 		From: []run.Status{run.StatusQueued}, To: run.StatusDispatched,
 		Message: "Started the review workflow in GitHub Actions.",
 		Set: func(u *ent.RunUpdate) {
@@ -331,11 +333,11 @@ func (d *Dispatcher) moved(ctx context.Context, c *github.Client, r *ent.Run, re
 	if pr.GetState() == "open" && pr.GetHead().GetSHA() == r.HeadSha {
 		return false, nil
 	}
-	err = runs.CancelMoved(ctx, d.cfg.DB.Client, r.ID, run.StatusQueued, r.HeadSha, pr.GetHead().GetSHA(), pr.GetState() != "open", d.cfg.AppSlug)
-	if err != nil && !errors.Is(err, runs.ErrConflict) {
+	err = runstate.CancelMoved(ctx, d.cfg.DB.Client, r.ID, run.StatusQueued, r.HeadSha, pr.GetHead().GetSHA(), pr.GetState() != "open", d.cfg.AppSlug)
+	if err != nil && !errors.Is(err, runstate.ErrConflict) {
 		return true, err
 	}
-	d.cfg.Bus.Notify(ctx, notify.TopicFinish) //nolint:errcheck
+	d.cfg.Bus.Notify(ctx, wakeup.TopicFinish) //nolint:errcheck
 	log.Info("run cancelled: pull request moved", "head", pr.GetHead().GetSHA())
 	return true, nil
 }
@@ -356,7 +358,7 @@ func HeldText(until time.Time) string {
 }
 
 // heldLine is HeldText for run r when its installation's new reviews were
-// held (store.HoldStarts) after r was asked for, and "" otherwise.
+// held (queue.HoldStarts) after r was asked for, and "" otherwise.
 func heldLine(r *ent.Run, inst *ent.Installation) string {
 	if inst == nil || inst.StartsHeldUntil == nil || !inst.StartsHeldUntil.After(r.CreatedAt) {
 		return ""

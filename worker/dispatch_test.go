@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/queue"
+
 	"github.com/chakshu-dev/chakshu/action"
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
@@ -18,10 +20,10 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
-	"github.com/chakshu-dev/chakshu/internal/notify"
-	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/runstate"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 	"github.com/chakshu-dev/chakshu/worker"
 )
 
@@ -33,7 +35,7 @@ type fixture struct {
 	sim      *ghsim.Sim
 	db       *store.DB
 	apps     *gh.Apps
-	bus      *notify.Local
+	bus      *wakeup.Local
 	instID   int64
 	repo     *ent.Repository
 	reviewer *ent.Reviewer
@@ -73,15 +75,15 @@ func newFixtureWith(t *testing.T, db *store.DB, files map[string]string, opts gh
 	repo := db.Repository.Create().SetGithubID(s.RepoID(repoName)).SetOwner("acme").SetName("widget").
 		SetFullName(repoName).SetDefaultBranch("main").SetInstallation(inst).SaveX(ctx)
 	rv := db.Reviewer.Create().SetName("security").SetInstallation(inst).SaveX(ctx)
-	bus := notify.NewLocal()
-	runs.NotifyLiveUpdates(db.Client, bus) // as the app wires it
+	bus := wakeup.NewLocal()
+	runstate.NotifyLiveUpdates(db.Client, bus) // as the app wires it
 	return &fixture{sim: s, db: db, apps: apps, bus: bus, instID: instID, repo: repo, reviewer: rv,
 		pr: pr, head: head, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 }
 
 func (f *fixture) enqueue(t *testing.T) *ent.Run {
 	t.Helper()
-	created, _, err := runs.Enqueue(context.Background(), f.db, f.bus, runs.Request{
+	created, _, err := runstate.Enqueue(context.Background(), f.db, f.bus, runstate.Request{
 		RepositoryID: f.repo.ID, ReviewerIDs: []int{f.reviewer.ID}, PRNumber: f.pr, HeadSHA: f.head,
 		Trigger: run.TriggerComment, Requester: "alice"})
 	if err != nil || len(created) != 1 {
@@ -112,7 +114,7 @@ func (f *fixture) finisher(t *testing.T) *worker.Finisher {
 // claimAndDispatch claims the next queued run as owner and dispatches it.
 func (f *fixture) claimAndDispatch(t *testing.T, d *worker.Dispatcher, owner string) int {
 	t.Helper()
-	id, err := f.db.Claim(context.Background(), store.QueuedRuns, owner, time.Now(), 0)
+	id, err := queue.Claim(context.Background(), f.db, queue.QueuedRuns, owner, time.Now(), 0)
 	if err != nil || id == 0 {
 		t.Fatalf("claim: id %d err %v", id, err)
 	}
@@ -286,10 +288,10 @@ func TestDeadWorkerRunIsRedispatched(t *testing.T) {
 		f := newFixture(t, db, nil)
 		r := f.enqueue(t)
 		old := time.Now().Add(-2 * time.Minute)
-		if id, err := db.Claim(ctx, store.QueuedRuns, "dead-worker", old, 0); err != nil || id != r.ID {
+		if id, err := queue.Claim(ctx, db, queue.QueuedRuns, "dead-worker", old, 0); err != nil || id != r.ID {
 			t.Fatalf("claim by the doomed worker: %d %v", id, err)
 		}
-		if id, _ := db.Claim(ctx, store.QueuedRuns, "w2", time.Now(), 0); id != 0 {
+		if id, _ := queue.Claim(ctx, db, queue.QueuedRuns, "w2", time.Now(), 0); id != 0 {
 			t.Fatal("a held run was claimed twice")
 		}
 		sw, err := worker.NewSweeper(worker.SweepConfig{DB: db, Log: f.log, Bus: f.bus, DeadAfter: 90 * time.Second})
@@ -314,7 +316,7 @@ func TestReportTimeoutFailsRun(t *testing.T) {
 		r := f.enqueue(t)
 		f.claimAndDispatch(t, f.dispatcher(t, "w1"), "w1")
 		sw, _ := worker.NewSweeper(worker.SweepConfig{DB: db, Log: f.log, Bus: f.bus, ReportTimeout: time.Minute})
-		updated, stop := f.bus.Subscribe(notify.TopicRunUpdated)
+		updated, stop := f.bus.Subscribe(wakeup.TopicRunUpdated)
 		defer stop()
 		res, err := sw.SweepCount(ctx, time.Now())
 		if err != nil || res.RunsTimedOut != 0 {
@@ -351,7 +353,7 @@ func TestConcurrentDispatchExactlyOnce(t *testing.T) {
 	var ids []int
 	for i := 0; i < n; i++ {
 		rv := db.Reviewer.Create().SetName(fmt.Sprintf("r%d", i)).SetInstallationID(f.repo.QueryInstallation().OnlyIDX(ctx)).SaveX(ctx)
-		created, _, err := runs.Enqueue(ctx, db, nil, runs.Request{RepositoryID: f.repo.ID, ReviewerIDs: []int{rv.ID},
+		created, _, err := runstate.Enqueue(ctx, db, nil, runstate.Request{RepositoryID: f.repo.ID, ReviewerIDs: []int{rv.ID},
 			PRNumber: f.pr, HeadSHA: f.head, Trigger: run.TriggerAuto})
 		if err != nil {
 			t.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/queue"
+
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
 	entworker "github.com/chakshu-dev/chakshu/ent/worker"
 	"github.com/chakshu-dev/chakshu/internal/store"
@@ -23,7 +25,7 @@ type holdLoop struct {
 func (holdLoop) Name() string { return "hold" }
 
 func (l holdLoop) Run(ctx context.Context) error {
-	id, err := l.db.Claim(ctx, store.QueuedRuns, l.owner, time.Now(), 0)
+	id, err := queue.Claim(ctx, l.db, queue.QueuedRuns, l.owner, time.Now(), 0)
 	if err != nil {
 		return err
 	}
@@ -58,14 +60,14 @@ func TestStoppingWorkerReleasesItsLeases(t *testing.T) {
 		if id := <-loop.claimed; id != r.ID {
 			t.Fatalf("claimed %d, want %d", id, r.ID)
 		}
-		if id, _ := db.Claim(ctx, store.QueuedRuns, "w2", time.Now(), 0); id != 0 {
+		if id, _ := queue.Claim(ctx, db, queue.QueuedRuns, "w2", time.Now(), 0); id != 0 {
 			t.Fatal("a held run was claimed by another worker")
 		}
 		stop()
 		if err := <-done; err != nil {
 			t.Fatal(err)
 		}
-		if id, err := db.Claim(ctx, store.QueuedRuns, "w2", time.Now(), 0); err != nil || id != r.ID {
+		if id, err := queue.Claim(ctx, db, queue.QueuedRuns, "w2", time.Now(), 0); err != nil || id != r.ID {
 			t.Fatalf("after the stop another worker claims %d (%v), want %d at once", id, err, r.ID)
 		}
 		held := db.WebhookEvent.Query().Where(webhookevent.DeliveryID("d-held")).OnlyX(ctx)

@@ -8,7 +8,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/runevent"
 	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
-	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/runstate"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 	"github.com/chakshu-dev/chakshu/worker"
@@ -44,7 +44,7 @@ func (f *fixture) cancelledAfterDispatch(t *testing.T, complete string) *ent.Run
 	if complete != "" {
 		f.sim.CompleteRun(got.ActionsRunID, complete)
 	}
-	if err := runs.Transition(ctx, f.db.Client, r.ID, runs.Change{From: runs.Active, To: run.StatusCancelled, Message: "Cancelled by alice in the portal."}); err != nil {
+	if err := runstate.Transition(ctx, f.db.Client, r.ID, runstate.Change{From: runstate.Active, To: run.StatusCancelled, Message: "Cancelled by alice in the portal."}); err != nil {
 		t.Fatal(err)
 	}
 	return got
@@ -166,7 +166,7 @@ func TestFinisherCancelFailureDoesNotBlockCheck(t *testing.T) {
 		f.claimAndDispatch(t, f.dispatcher(t, "w1"), "w1")
 		ghsimtest.ClearFaults(f.sim)
 		f.sim.ResetCalls()
-		if err := runs.Fail(ctx, db.Client, r2.ID, "The runner did not fetch its job in time.", ""); err != nil {
+		if err := runstate.Fail(ctx, db.Client, r2.ID, "The runner did not fetch its job in time.", ""); err != nil {
 			t.Fatal(err)
 		}
 		f.finishTwice(t, f.finisher(t))
@@ -186,7 +186,7 @@ func TestFinisherCancelFailureDoesNotBlockCheck(t *testing.T) {
 		f.sim.ResetCalls()
 		// The runner's own failure report stamps the result receipt.
 		db.Run.UpdateOneID(r3.ID).SetResultHash("receipt").ExecX(ctx)
-		if err := runs.Fail(ctx, db.Client, r3.ID, "The review failed.", ""); err != nil {
+		if err := runstate.Fail(ctx, db.Client, r3.ID, "The review failed.", ""); err != nil {
 			t.Fatal(err)
 		}
 		f.finishTwice(t, f.finisher(t))

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/queue"
+
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
@@ -26,11 +28,11 @@ func TestWorkerHeartbeatsEverythingItHolds(t *testing.T) {
 		publishing := db.Run.Create().SetRepository(f.repo).SetReviewer(f.reviewer).SetTrigger(run.TriggerComment).
 			SetPrNumber(f.pr).SetHeadSha("other").SetStatus(run.StatusPublishing).SetLeaseOwner("w1").SetHeartbeatAt(old).SaveX(ctx)
 		ev := db.WebhookEvent.Create().SetDeliveryID("d1").SetEvent("ping").SetPayload([]byte(`{}`)).SaveX(ctx)
-		if id, err := db.Claim(ctx, store.WebhookEvents, "w1", old, 0); err != nil || id != ev.ID {
+		if id, err := queue.Claim(ctx, db, queue.WebhookEvents, "w1", old, 0); err != nil || id != ev.ID {
 			t.Fatalf("claim the event: %d %v", id, err)
 		}
 		theirs := db.WebhookEvent.Create().SetDeliveryID("d2").SetEvent("ping").SetPayload([]byte(`{}`)).SaveX(ctx)
-		if id, err := db.Claim(ctx, store.WebhookEvents, "w2", old, 0); err != nil || id != theirs.ID {
+		if id, err := queue.Claim(ctx, db, queue.WebhookEvents, "w2", old, 0); err != nil || id != theirs.ID {
 			t.Fatalf("claim the other worker's event: %d %v", id, err)
 		}
 		w, err := worker.New(worker.Config{DB: db, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), ID: "w1",

@@ -5,12 +5,13 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/queue"
+
 	"github.com/chakshu-dev/chakshu/ent"
-	"github.com/chakshu-dev/chakshu/internal/budget"
 	"github.com/chakshu-dev/chakshu/internal/fault"
 	"github.com/chakshu-dev/chakshu/internal/logging"
-	"github.com/chakshu-dev/chakshu/internal/runs"
-	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/internal/runstate"
+	"github.com/chakshu-dev/chakshu/internal/spend"
 )
 
 // CapWait is how long a run held back by the concurrency cap waits before a
@@ -27,7 +28,7 @@ func (d *Dispatcher) holdForCap(ctx context.Context, r *ent.Run, instID int) boo
 	if limit <= 0 {
 		return false
 	}
-	n, err := budget.InFlight(ctx, d.cfg.DB, instID, r.ID)
+	n, err := spend.InFlight(ctx, d.cfg.DB, instID, r.ID)
 	if err != nil {
 		log.Warn("dispatch: count runs in flight; dispatching anyway", "err", err)
 		return false
@@ -36,12 +37,12 @@ func (d *Dispatcher) holdForCap(ctx context.Context, r *ent.Run, instID int) boo
 		return false
 	}
 	log.Info("dispatch: installation at its concurrency cap; the run stays queued", "in_flight", n, "cap", limit)
-	if _, err := d.cfg.DB.Release(ctx, store.QueuedRuns, r.ID, d.cfg.WorkerID, time.Now().Add(CapWait)); err != nil {
+	if _, err := queue.Release(ctx, d.cfg.DB, queue.QueuedRuns, r.ID, d.cfg.WorkerID, time.Now().Add(CapWait)); err != nil {
 		log.Error("dispatch: put the run back", "err", err)
 	}
 	if r.Attempts <= 1 {
 		msg := fmt.Sprintf("Waiting: this installation already has %d reviews running (the cap is %d). The review starts when one finishes.", n, limit)
-		if err := runs.Note(ctx, d.cfg.DB.Client, r.ID, msg, ""); err != nil {
+		if err := runstate.Note(ctx, d.cfg.DB.Client, r.ID, msg, ""); err != nil {
 			log.Warn("dispatch: record the wait", "err", err)
 		}
 	}
@@ -51,7 +52,7 @@ func (d *Dispatcher) holdForCap(ctx context.Context, r *ent.Run, instID int) boo
 // checkBudget refuses a run whose repository's or installation's spend
 // budget is used up, naming the budget and when it resets.
 func (d *Dispatcher) checkBudget(ctx context.Context, inst *ent.Installation, repo *ent.Repository) error {
-	ex, err := budget.Check(ctx, d.cfg.DB, inst, repo, time.Now())
+	ex, err := spend.Check(ctx, d.cfg.DB, inst, repo, time.Now())
 	if err != nil {
 		return fmt.Errorf("check spend budgets: %w", err)
 	}

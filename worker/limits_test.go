@@ -7,10 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/queue"
+
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/runevent"
-	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/runstate"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 	"github.com/chakshu-dev/chakshu/worker"
@@ -20,7 +22,7 @@ import (
 func (f *fixture) enqueueAs(t *testing.T, name string) *ent.Run {
 	t.Helper()
 	rv := f.db.Reviewer.Create().SetName(name).SetInstallationID(f.repo.QueryInstallation().OnlyIDX(context.Background())).SaveX(context.Background())
-	created, _, err := runs.Enqueue(context.Background(), f.db, f.bus, runs.Request{
+	created, _, err := runstate.Enqueue(context.Background(), f.db, f.bus, runstate.Request{
 		RepositoryID: f.repo.ID, ReviewerIDs: []int{rv.ID}, PRNumber: f.pr, HeadSHA: f.head,
 		Trigger: run.TriggerComment, Requester: "alice"})
 	if err != nil || len(created) != 1 {
@@ -145,7 +147,7 @@ func TestConcurrencyCapAtTheLimit(t *testing.T) {
 			}
 		}
 		for i := 0; i < 2; i++ { // held twice: one timeline note
-			id, err := db.Claim(ctx, store.QueuedRuns, "w1", time.Now().Add(time.Duration(i)*worker.CapWait+time.Second), 0)
+			id, err := queue.Claim(ctx, db, queue.QueuedRuns, "w1", time.Now().Add(time.Duration(i)*worker.CapWait+time.Second), 0)
 			if err != nil || id != third.ID {
 				t.Fatalf("claim %d: id %d err %v", i, id, err)
 			}
@@ -159,12 +161,12 @@ func TestConcurrencyCapAtTheLimit(t *testing.T) {
 		if notes != 1 {
 			t.Fatalf("%d cap notes, want 1", notes)
 		}
-		if id, _ := db.Claim(ctx, store.QueuedRuns, "w1", time.Now(), 0); id != 0 {
+		if id, _ := queue.Claim(ctx, db, queue.QueuedRuns, "w1", time.Now(), 0); id != 0 {
 			t.Fatalf("a held run was claimed again before its wait: %d", id)
 		}
 		// A run finishes: the held one starts on its next claim.
 		db.Run.UpdateOneID(first.ID).SetStatus(run.StatusSucceeded).ExecX(ctx)
-		id, err := db.Claim(ctx, store.QueuedRuns, "w1", time.Now().Add(3*worker.CapWait), 0)
+		id, err := queue.Claim(ctx, db, queue.QueuedRuns, "w1", time.Now().Add(3*worker.CapWait), 0)
 		if err != nil || id != third.ID {
 			t.Fatalf("claim after a slot freed: %d %v", id, err)
 		}

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/retention"
+
 	"github.com/chakshu-dev/chakshu/internal/logging"
 	"github.com/chakshu-dev/chakshu/internal/store"
 )
@@ -16,7 +18,7 @@ type PruneConfig struct {
 	Log *slog.Logger
 	// Retention says what goes when (CHAKSHU_RETAIN_*); its Batch is the
 	// most rows of a kind one batch removes (CHAKSHU_PRUNE_BATCH).
-	Retention store.Retention
+	Retention retention.Retention
 	// Target is how long one pruning transaction may hold the database's
 	// write lock: the batch is halved while its slowest transaction takes
 	// longer, and grown while they take under half of it (batchSizer). On
@@ -41,7 +43,7 @@ type PruneConfig struct {
 const maxPause = 2 * time.Second
 
 // Pruner deletes what the retention settings no longer keep, in small
-// batches, each its own short transaction (store.PruneBatch). Every worker
+// batches, each its own short transaction (retention.PruneBatch). Every worker
 // runs one; two pruning at once delete disjoint or already-deleted rows.
 type Pruner struct {
 	cfg PruneConfig
@@ -148,15 +150,15 @@ func (p *Pruner) Run(ctx context.Context) error {
 
 // Pass prunes batch after batch until a batch removes nothing, and returns
 // what it removed.
-func (p *Pruner) Pass(ctx context.Context) (store.Pruned, error) {
-	var total store.Pruned
+func (p *Pruner) Pass(ctx context.Context) (retention.Pruned, error) {
+	var total retention.Pruned
 	start := time.Now()
 	batches := 0
 	for ctx.Err() == nil {
 		r := p.cfg.Retention
 		r.Batch = p.size.rows()
 		t0 := time.Now()
-		got, after, err := p.cfg.DB.PruneBatch(ctx, r, p.cfg.Now(), p.payloadsAfter)
+		got, after, err := retention.PruneBatch(ctx, p.cfg.DB, r, p.cfg.Now(), p.payloadsAfter)
 		took := time.Since(t0)
 		p.payloadsAfter = after
 		total.Add(got)

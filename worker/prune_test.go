@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/intake"
+	"github.com/chakshu-dev/chakshu/internal/retention"
+
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
@@ -26,7 +29,7 @@ func TestPrunerPass(t *testing.T) {
 		db.WebhookEvent.Create().SetDeliveryID("new").SetEvent("push").SetPayload([]byte("{}")).
 			SetStatus(webhookevent.StatusDone).SetReceivedAt(now.Add(-time.Hour)).ExecX(ctx)
 		p, err := NewPruner(PruneConfig{DB: db, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Pause: time.Millisecond,
-			Retention: store.Retention{WebhookPayloads: 24 * time.Hour, WebhookEvents: 8 * 24 * time.Hour, Batch: 2},
+			Retention: retention.Retention{WebhookPayloads: 24 * time.Hour, WebhookEvents: 8 * 24 * time.Hour, Batch: 2},
 			Now:       func() time.Time { return now }})
 		if err != nil {
 			t.Fatal(err)
@@ -117,12 +120,12 @@ func TestPrunerBesideBusyIntake(t *testing.T) {
 			db.WebhookEvent.Create().SetDeliveryID(fmt.Sprint("old-", i)).SetEvent("push").SetPayload([]byte("{}")).
 				SetStatus(webhookevent.StatusDone).SetReceivedAt(now.Add(-10 * 24 * time.Hour)).ExecX(ctx)
 		}
-		in := store.NewIntake(db, store.IntakeConfig{})
+		in := intake.NewIntake(db, intake.IntakeConfig{})
 		defer in.Close()
 		stop := storetest.BusyIntake(t, in)
 		time.Sleep(20 * time.Millisecond)
 		p, err := NewPruner(PruneConfig{DB: db, Log: slog.New(slog.DiscardHandler), Pause: time.Millisecond,
-			Retention: store.Retention{WebhookEvents: 8 * 24 * time.Hour, Batch: 100}})
+			Retention: retention.Retention{WebhookEvents: 8 * 24 * time.Hour, Batch: 100}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,15 +7,17 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/queue"
+
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/logging"
-	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/redact"
-	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/runstate"
 	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 )
 
 // RunPublisher publishes one run that is in publishing and held by the
@@ -27,7 +29,7 @@ type RunPublisher interface {
 // PublisherConfig builds the publishing loop.
 type PublisherConfig struct {
 	DB        *store.DB
-	Bus       notify.Bus
+	Bus       wakeup.Bus
 	Publisher RunPublisher
 	Log       *slog.Logger
 	// WorkerID is this worker's lease-owner id (worker.Config.ID).
@@ -86,11 +88,11 @@ func NewPublishLoop(cfg PublisherConfig) (*PublishLoop, error) {
 func (l *PublishLoop) Name() string { return "publish" }
 
 // Run implements Loop: it publishes every claimable run, then waits for a
-// wake-up on notify.TopicPublish or the poll.
+// wake-up on wakeup.TopicPublish or the poll.
 func (l *PublishLoop) Run(ctx context.Context) error {
 	var wake <-chan struct{}
 	if l.cfg.Bus != nil {
-		ch, cancel := l.cfg.Bus.Subscribe(notify.TopicPublish)
+		ch, cancel := l.cfg.Bus.Subscribe(wakeup.TopicPublish)
 		defer cancel()
 		wake = ch
 	}
@@ -123,7 +125,7 @@ func (l *PublishLoop) publish(ctx context.Context, id int) {
 	err := l.safePublish(rctx, id)
 	if l.cfg.Bus != nil && err != nil {
 		// A failed run's check run is completed by the finisher.
-		l.cfg.Bus.Notify(context.WithoutCancel(ctx), notify.TopicFinish) //nolint:errcheck
+		l.cfg.Bus.Notify(context.WithoutCancel(ctx), wakeup.TopicFinish) //nolint:errcheck
 	}
 	if err == nil || ctx.Err() != nil {
 		return // done, or shutting down: the lease goes stale and another worker takes over
@@ -138,13 +140,13 @@ func (l *PublishLoop) publish(ctx context.Context, id int) {
 	// The run's publish_failures column counts the failures before this one.
 	r, cerr := l.cfg.DB.Run.Get(bg, id)
 	if cerr == nil && r.PublishFailures+1 >= maxPublishAttempts {
-		ferr := runs.Fail(bg, l.cfg.DB.Client, id, "Chakshu could not publish this review on GitHub. It can be triggered again.", err.Error())
-		if ferr == nil || errors.Is(ferr, runs.ErrConflict) {
+		ferr := runstate.Fail(bg, l.cfg.DB.Client, id, "Chakshu could not publish this review on GitHub. It can be triggered again.", err.Error())
+		if ferr == nil || errors.Is(ferr, runstate.ErrConflict) {
 			return
 		}
 	}
 	n, uerr := l.cfg.DB.Run.Update().
-		Where(store.HeldRun(store.PublishingRuns, id, l.cfg.WorkerID)).
+		Where(queue.HeldRun(queue.PublishingRuns, id, l.cfg.WorkerID)).
 		SetLeaseOwner("").SetNextAttemptAt(time.Now().Add(l.cfg.RetryAfter)).AddPublishFailures(1).
 		Save(bg)
 	switch {
@@ -152,7 +154,7 @@ func (l *PublishLoop) publish(ctx context.Context, id int) {
 		log.Warn("publish: release run", "err", redact.Error(uerr))
 	case n > 0:
 		log.Warn("publish: will retry", "err", redact.Error(err))
-		runs.Note(bg, l.cfg.DB.Client, id, store.NotePublishRetry, err.Error()) //nolint:errcheck // the timeline entry is for people
+		runstate.Note(bg, l.cfg.DB.Client, id, store.NotePublishRetry, err.Error()) //nolint:errcheck // the timeline entry is for people
 	}
 }
 
@@ -160,7 +162,7 @@ func (l *PublishLoop) publish(ctx context.Context, id int) {
 // until, and says so on its timeline.
 func (l *PublishLoop) waitForGitHub(ctx context.Context, id int, until time.Time, cause error) {
 	log := logging.From(ctx)
-	held, err := l.cfg.DB.Release(ctx, store.PublishingRuns, id, l.cfg.WorkerID, until)
+	held, err := queue.Release(ctx, l.cfg.DB, queue.PublishingRuns, id, l.cfg.WorkerID, until)
 	if err != nil || !held {
 		if err != nil {
 			log.Warn("publish: put the run back", "err", redact.Error(err))
@@ -168,7 +170,7 @@ func (l *PublishLoop) waitForGitHub(ctx context.Context, id int, until time.Time
 		return
 	}
 	log.Info("publish: GitHub asked to wait", "until", until, "err", redact.Error(cause))
-	runs.Note(ctx, l.cfg.DB.Client, id, waitingText(cause, until), cause.Error()) //nolint:errcheck // the timeline entry is advisory
+	runstate.Note(ctx, l.cfg.DB.Client, id, waitingText(cause, until), cause.Error()) //nolint:errcheck // the timeline entry is advisory
 	if l.cfg.Check != nil {
 		noteWait(ctx, l.cfg.DB, l.cfg.Check, id, until, cause)
 	}
@@ -203,11 +205,11 @@ func (l *PublishLoop) safePublish(ctx context.Context, id int) (err error) {
 }
 
 // Claim takes the oldest claimable publishing run: one nobody holds (the
-// move to publishing clears the lease, internal/runs) or whose holder went
+// move to publishing clears the lease, internal/runstate) or whose holder went
 // silent for StaleAfter, and not waiting for a retry. A lease is judged by
 // its heartbeat alone: comparing it with reported_at let a second worker
 // claim a run whose first claim was stamped a moment before the run arrived,
 // and both published it. It returns 0 when there is none.
 func (l *PublishLoop) Claim(ctx context.Context, now time.Time) (int, error) {
-	return l.cfg.DB.Claim(ctx, store.PublishingRuns, l.cfg.WorkerID, now, l.cfg.StaleAfter)
+	return queue.Claim(ctx, l.cfg.DB, queue.PublishingRuns, l.cfg.WorkerID, now, l.cfg.StaleAfter)
 }

@@ -7,16 +7,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/queue"
+
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/runevent"
 	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
-	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/publish"
-	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/runstate"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 	"github.com/chakshu-dev/chakshu/worker"
 )
 
@@ -43,15 +45,15 @@ func (f *fixture) report(t *testing.T, id int, res findings.Result) {
 	t.Helper()
 	ctx := context.Background()
 	b, _ := json.Marshal(res)
-	if err := runs.Transition(ctx, f.db.Client, id, runs.Change{From: []run.Status{run.StatusDispatched}, To: run.StatusRunning}); err != nil {
+	if err := runstate.Transition(ctx, f.db.Client, id, runstate.Change{From: []run.Status{run.StatusDispatched}, To: run.StatusRunning}); err != nil {
 		t.Fatal(err)
 	}
-	err := runs.Transition(ctx, f.db.Client, id, runs.Change{From: []run.Status{run.StatusRunning}, To: run.StatusPublishing,
+	err := runstate.Transition(ctx, f.db.Client, id, runstate.Change{From: []run.Status{run.StatusRunning}, To: run.StatusPublishing,
 		Set: func(u *ent.RunUpdate) { u.SetResultJSON(string(b)) }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.bus.Notify(ctx, notify.TopicPublish) //nolint:errcheck
+	f.bus.Notify(ctx, wakeup.TopicPublish) //nolint:errcheck
 }
 
 func TestPublishLoopEndToEnd(t *testing.T) {
@@ -122,7 +124,7 @@ func TestPublishClaimAndLeases(t *testing.T) {
 		}
 		// A's heartbeat keeps it; B may take it over only once A goes silent.
 		later := now.Add(60 * time.Second)
-		if err := db.Heartbeat(ctx, "w-a", later, store.PublishingRuns); err != nil {
+		if err := queue.Heartbeat(ctx, db, "w-a", later, queue.PublishingRuns); err != nil {
 			t.Fatal(err)
 		}
 		if got, _ := b.Claim(ctx, later.Add(60*time.Second)); got != 0 {
@@ -150,7 +152,7 @@ func TestPublishClaimAndLeases(t *testing.T) {
 		other := newRun("s4", func(c *ent.RunCreate) {
 			c.SetStatus(run.StatusQueued).SetLeaseOwner("w-a").SetHeartbeatAt(now)
 		})
-		if err := db.Heartbeat(ctx, "w-a", now.Add(time.Hour), store.PublishingRuns); err != nil {
+		if err := queue.Heartbeat(ctx, db, "w-a", now.Add(time.Hour), queue.PublishingRuns); err != nil {
 			t.Fatal(err)
 		}
 		if hb := db.Run.GetX(ctx, other).HeartbeatAt; hb == nil || hb.After(now.Add(time.Minute)) {

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/queue"
+
 	"github.com/chakshu-dev/chakshu/action"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/runevent"
@@ -54,13 +56,13 @@ func TestDispatchWaitsForGitHubRateLimit(t *testing.T) {
 			t.Fatalf("check run while waiting: %+v", c)
 		}
 		// Not claimable before it is due.
-		if id, _ := db.Claim(ctx, store.QueuedRuns, "w1", time.Now(), 0); id != 0 {
+		if id, _ := queue.Claim(ctx, db, queue.QueuedRuns, "w1", time.Now(), 0); id != 0 {
 			t.Fatal("a waiting run was claimed before its due time")
 		}
 
 		// The second limit in a row waits longer (two minutes).
 		start = time.Now()
-		if id, err := db.Claim(ctx, store.QueuedRuns, "w1", got.NextAttemptAt.Add(time.Second), 0); err != nil || id != r.ID {
+		if id, err := queue.Claim(ctx, db, queue.QueuedRuns, "w1", got.NextAttemptAt.Add(time.Second), 0); err != nil || id != r.ID {
 			t.Fatalf("claim when due: %d %v", id, err)
 		}
 		d.Dispatch(ctx, r.ID)
@@ -70,7 +72,7 @@ func TestDispatchWaitsForGitHubRateLimit(t *testing.T) {
 		}
 
 		// GitHub answers again: dispatched, once.
-		if id, _ := db.Claim(ctx, store.QueuedRuns, "w1", got.NextAttemptAt.Add(time.Second), 0); id != r.ID {
+		if id, _ := queue.Claim(ctx, db, queue.QueuedRuns, "w1", got.NextAttemptAt.Add(time.Second), 0); id != r.ID {
 			t.Fatal("not claimable when due")
 		}
 		d.Dispatch(ctx, r.ID)
@@ -194,10 +196,10 @@ func TestPacedInstallationIsNotClaimedAgainBeforeItsTime(t *testing.T) {
 		if n := db.RunEvent.Query().Where(runevent.Message(worker.PacedText(*got.NextAttemptAt))).CountX(ctx); n != 1 {
 			t.Fatalf("%d timeline entries saying the pace", n)
 		}
-		if id, _ := db.Claim(ctx, store.QueuedRuns, "w1", time.Now(), 0); id != 0 {
+		if id, _ := queue.Claim(ctx, db, queue.QueuedRuns, "w1", time.Now(), 0); id != 0 {
 			t.Fatalf("claimed run %d of an installation whose new reviews wait for its budget", id)
 		}
-		if id, _ := db.Claim(ctx, store.QueuedRuns, "w1", got.NextAttemptAt.Add(time.Second), 0); id == 0 {
+		if id, _ := queue.Claim(ctx, db, queue.QueuedRuns, "w1", got.NextAttemptAt.Add(time.Second), 0); id == 0 {
 			t.Fatal("nothing claimable once the budget allows a new review")
 		}
 	})

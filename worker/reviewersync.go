@@ -8,17 +8,17 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/installation"
-	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/redact"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 )
 
 // ReviewerSyncConfig builds a ReviewerSync.
 type ReviewerSyncConfig struct {
-	Syncer *reviewers.Syncer
+	Syncer *reviewerconfig.Syncer
 	DB     *store.DB
-	Bus    notify.Bus
+	Bus    wakeup.Bus
 	Log    *slog.Logger
 	// Poll is the safety-net poll for requests (default 10 s).
 	Poll time.Duration
@@ -28,9 +28,9 @@ type ReviewerSyncConfig struct {
 	RetryAfter time.Duration
 }
 
-// ReviewerSync is the loop that syncs reviewers (reviewers.Syncer): every
+// ReviewerSync is the loop that syncs reviewers (reviewerconfig.Syncer): every
 // installation at start and every Resync, and each installation whose sync
-// was requested (reviewers.RequestSync).
+// was requested (reviewerconfig.RequestSync).
 type ReviewerSync struct{ cfg ReviewerSyncConfig }
 
 // NewReviewerSync validates cfg.
@@ -58,9 +58,9 @@ func (l *ReviewerSync) Name() string { return "reviewers-sync" }
 
 // Run implements Loop: it returns when ctx ends.
 func (l *ReviewerSync) Run(ctx context.Context) error {
-	wake, cancel := l.cfg.Bus.Subscribe(notify.TopicSync)
+	wake, cancel := l.cfg.Bus.Subscribe(wakeup.TopicSync)
 	defer cancel()
-	if err := reviewers.RequestSyncAll(ctx, l.cfg.DB); err != nil && ctx.Err() == nil {
+	if err := reviewerconfig.RequestSyncAll(ctx, l.cfg.DB); err != nil && ctx.Err() == nil {
 		l.cfg.Log.Warn("reviewers sync", "err", redact.Error(err))
 	}
 	poll := time.NewTicker(l.cfg.Poll)
@@ -75,7 +75,7 @@ func (l *ReviewerSync) Run(ctx context.Context) error {
 		case <-wake:
 		case <-poll.C:
 		case <-resync.C:
-			if err := reviewers.RequestSyncAll(ctx, l.cfg.DB); err != nil && ctx.Err() == nil {
+			if err := reviewerconfig.RequestSyncAll(ctx, l.cfg.DB); err != nil && ctx.Err() == nil {
 				l.cfg.Log.Warn("reviewers sync", "err", redact.Error(err))
 			}
 		}
@@ -120,7 +120,7 @@ func (l *ReviewerSync) RunPending(ctx context.Context) int {
 				ghID = in.GithubID
 			}
 			l.cfg.Log.Warn("reviewers sync failed", "installation_id", ghID, "repo", rep.Repo, "err", redact.Error(err))
-			if errors.Is(err, reviewers.ErrNoReviewersRepo) {
+			if errors.Is(err, reviewerconfig.ErrNoReviewersRepo) {
 				continue // the next push, request or resync tries again
 			}
 			retry := time.Now().UTC().Add(l.cfg.RetryAfter)

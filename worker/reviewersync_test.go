@@ -10,10 +10,10 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
-	"github.com/chakshu-dev/chakshu/internal/notify"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 )
 
 const syncReviewersRepo = "acme/chakshu-reviewers"
@@ -24,7 +24,7 @@ const syncReviewersRepo = "acme/chakshu-reviewers"
 type syncFixture struct {
 	sim    *ghsim.Sim
 	inst   *ent.Installation
-	syncer *reviewers.Syncer
+	syncer *reviewerconfig.Syncer
 }
 
 func newSyncFixture(t *testing.T, db *store.DB, withRepo bool) *syncFixture {
@@ -47,7 +47,7 @@ func newSyncFixture(t *testing.T, db *store.DB, withRepo bool) *syncFixture {
 		t.Fatal(err)
 	}
 	inst := db.Installation.Create().SetGithubID(instID).SetAccountLogin("acme").SaveX(context.Background())
-	syncer, err := reviewers.NewSyncer(reviewers.SyncerConfig{DB: db, Clients: apps})
+	syncer, err := reviewerconfig.NewSyncer(reviewerconfig.SyncerConfig{DB: db, Clients: apps})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestReviewerSyncLoop(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		f := newSyncFixture(t, db, true)
-		bus := notify.NewLocal()
+		bus := wakeup.NewLocal()
 		loop, err := NewReviewerSync(ReviewerSyncConfig{Syncer: f.syncer, DB: db, Bus: bus, Poll: time.Hour, Resync: time.Hour})
 		if err != nil {
 			t.Fatal(err)
@@ -82,7 +82,7 @@ func TestReviewerSyncLoop(t *testing.T) {
 		waitFor("the start-up sync", func() bool { return db.Reviewer.Query().CountX(ctx) == 2 })
 
 		sha := f.sim.Commit(syncReviewersRepo, "main", map[string]string{"reviewers/perf/CLAUDE.md": "new rules\n"}, "edit")
-		if err := reviewers.RequestSync(ctx, db, bus, f.inst.ID); err != nil {
+		if err := reviewerconfig.RequestSync(ctx, db, bus, f.inst.ID); err != nil {
 			t.Fatal(err)
 		}
 		waitFor("the requested sync", func() bool {
@@ -105,12 +105,12 @@ func TestReviewerSyncRetriesGitHubFailures(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		f := newSyncFixture(t, db, true)
-		loop, err := NewReviewerSync(ReviewerSyncConfig{Syncer: f.syncer, DB: db, Bus: notify.NewLocal(), RetryAfter: time.Hour})
+		loop, err := NewReviewerSync(ReviewerSyncConfig{Syncer: f.syncer, DB: db, Bus: wakeup.NewLocal(), RetryAfter: time.Hour})
 		if err != nil {
 			t.Fatal(err)
 		}
 		ghsimtest.InjectFault(f.sim, ghsimtest.Fault{Match: "GET /repos/{owner}/{repo}/git/trees/{tree_sha}", Kind: ghsimtest.FaultServerError, Times: 3})
-		if err := reviewers.RequestSync(ctx, db, nil, f.inst.ID); err != nil {
+		if err := reviewerconfig.RequestSync(ctx, db, nil, f.inst.ID); err != nil {
 			t.Fatal(err)
 		}
 		if n := loop.RunPending(ctx); n != 1 {
@@ -135,11 +135,11 @@ func TestReviewerSyncWithoutReviewersRepo(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		f := newSyncFixture(t, db, false)
-		loop, err := NewReviewerSync(ReviewerSyncConfig{Syncer: f.syncer, DB: db, Bus: notify.NewLocal(), RetryAfter: time.Hour})
+		loop, err := NewReviewerSync(ReviewerSyncConfig{Syncer: f.syncer, DB: db, Bus: wakeup.NewLocal(), RetryAfter: time.Hour})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := reviewers.RequestSync(ctx, db, nil, f.inst.ID); err != nil {
+		if err := reviewerconfig.RequestSync(ctx, db, nil, f.inst.ID); err != nil {
 			t.Fatal(err)
 		}
 		if n := loop.RunPending(ctx); n != 1 {

@@ -12,8 +12,8 @@ import (
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
-	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
+	"github.com/chakshu-dev/chakshu/internal/runstate"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
@@ -24,7 +24,7 @@ func (f *fixture) shadowRun(t *testing.T, head string) *ent.Run {
 	t.Helper()
 	return f.db.Run.Create().SetRepository(f.repo).SetReviewer(f.reviewer).SetKind(run.KindReview).
 		SetTrigger(run.TriggerBacktest).SetShadow(true).SetBacktestID(9).SetBacktestSide(run.BacktestSideNew).
-		SetReviewerSnapshot(reviewers.Snapshot{ClaudeMD: "# new rules\n", Config: reviewers.Defaults().ToMap()}.Map()).
+		SetReviewerSnapshot(reviewerconfig.Snapshot{ClaudeMD: "# new rules\n", Config: reviewerconfig.Defaults().ToMap()}.Map()).
 		SetPrNumber(f.pr).SetHeadSha(head).SaveX(context.Background())
 }
 
@@ -72,7 +72,7 @@ func TestShadowRunDispatchAndFinish(t *testing.T) {
 
 		// Cancelled (a person, or the backtest's cost cap): the finisher
 		// cancels its Actions run, once, and completes no check run.
-		if err := runs.Transition(ctx, db.Client, rn.ID, runs.Change{From: []run.Status{run.StatusDispatched}, To: run.StatusCancelled, Message: "cancelled"}); err != nil {
+		if err := runstate.Transition(ctx, db.Client, rn.ID, runstate.Change{From: []run.Status{run.StatusDispatched}, To: run.StatusCancelled, Message: "cancelled"}); err != nil {
 			t.Fatal(err)
 		}
 		f.sim.ResetCalls()
@@ -106,7 +106,7 @@ func TestShadowRunsAreNotSuperseded(t *testing.T) {
 			// review per PR, reviewer and head, shadow or not.
 			shadow := f.shadowRun(t, fmt.Sprintf("%040d", i+1))
 			db.Run.UpdateOne(shadow).SetStatus(run.StatusRunning).ExecX(ctx)
-			n, err := runs.CancelSuperseded(ctx, db.Client, f.repo.ID, f.pr, "f00d", closed, "chakshu")
+			n, err := runstate.CancelSuperseded(ctx, db.Client, f.repo.ID, f.pr, "f00d", closed, "chakshu")
 			if err != nil || n != 1 {
 				t.Fatalf("closed %v: cancelled %d, err %v; want the normal run only", closed, n, err)
 			}

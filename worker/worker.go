@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/queue"
+
 	"github.com/chakshu-dev/chakshu/ent/worker"
 	"github.com/chakshu-dev/chakshu/internal/store"
 )
@@ -93,7 +95,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	// mark the worker stopped.
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if runs, events, err := w.cfg.DB.ReleaseHeld(sctx, w.cfg.ID); err != nil {
+	if runs, events, err := queue.ReleaseHeld(sctx, w.cfg.DB, w.cfg.ID); err != nil {
 		w.cfg.Log.Warn("release leases at stop", "err", err)
 	} else if runs+events > 0 {
 		w.cfg.Log.Info("released leases at stop", "runs", runs, "webhook_events", events)

@@ -17,7 +17,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/eval"
 	"github.com/chakshu-dev/chakshu/internal/gateway"
 	"github.com/chakshu-dev/chakshu/internal/models"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/sandbox"
 	"github.com/chakshu-dev/chakshu/internal/scriptedmodel"
 )
@@ -126,8 +126,8 @@ func evalCmd(ctx context.Context, o *evalOptions, stdout, stderr io.Writer) erro
 		fmt.Fprintln(stderr, "chakshu eval: --corpus DIR is required")
 		return errUsage
 	}
-	if o.samples < 0 || o.samples > reviewers.MaxSamples || o.agree < 0 || (o.agree > 0 && o.agree > max(o.samples, 1)) {
-		fmt.Fprintf(stderr, "chakshu eval: want 0 ≤ --agree ≤ --passes ≤ %d (got --passes %d --agree %d)\n", reviewers.MaxSamples, o.samples, o.agree)
+	if o.samples < 0 || o.samples > reviewerconfig.MaxSamples || o.agree < 0 || (o.agree > 0 && o.agree > max(o.samples, 1)) {
+		fmt.Fprintf(stderr, "chakshu eval: want 0 ≤ --agree ≤ --passes ≤ %d (got --passes %d --agree %d)\n", reviewerconfig.MaxSamples, o.samples, o.agree)
 		return errUsage
 	}
 	if o.verify != "" && o.verify != "on" && o.verify != "off" {
@@ -288,16 +288,16 @@ func prefixed(ss []string) string {
 
 // loadEvalReviewers reads the reviewers folder (the sandbox's by default) and
 // keeps those --reviewer names.
-func loadEvalReviewers(o *evalOptions, src *models.Source) ([]reviewers.Local, error) {
-	var all []reviewers.Local
+func loadEvalReviewers(o *evalOptions, src *models.Source) ([]reviewerconfig.Local, error) {
+	var all []reviewerconfig.Local
 	var err error
 	if o.reviewersDir == "" {
-		all, err = reviewers.LoadFS(sandbox.ReviewersFS(), "sandbox reviewers", src, time.Now())
+		all, err = reviewerconfig.LoadFS(sandbox.ReviewersFS(), "sandbox reviewers", src, time.Now())
 	} else {
 		if _, err := os.Stat(o.reviewersDir); err != nil {
 			return nil, fmt.Errorf("--reviewers: %w", err)
 		}
-		all, err = reviewers.LoadDir(o.reviewersDir, src, time.Now())
+		all, err = reviewerconfig.LoadDir(o.reviewersDir, src, time.Now())
 	}
 	if err != nil {
 		return nil, err
@@ -319,9 +319,9 @@ func loadEvalReviewers(o *evalOptions, src *models.Source) ([]reviewers.Local, e
 	if len(o.names) == 0 {
 		return all, nil
 	}
-	var out []reviewers.Local
+	var out []reviewerconfig.Local
 	for _, n := range o.names {
-		i := slices.IndexFunc(all, func(r reviewers.Local) bool { return r.Name == n })
+		i := slices.IndexFunc(all, func(r reviewerconfig.Local) bool { return r.Name == n })
 		if i < 0 {
 			names := make([]string, len(all))
 			for j, r := range all {
@@ -329,7 +329,7 @@ func loadEvalReviewers(o *evalOptions, src *models.Source) ([]reviewers.Local, e
 			}
 			return nil, fmt.Errorf("--reviewer %s: no such reviewer (have %s)", n, strings.Join(names, ", "))
 		}
-		if !slices.ContainsFunc(out, func(r reviewers.Local) bool { return r.Name == n }) {
+		if !slices.ContainsFunc(out, func(r reviewerconfig.Local) bool { return r.Name == n }) {
 			out = append(out, all[i])
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/chakshu-dev/chakshu/internal/models"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/syncbuf"
 )
 
@@ -28,18 +28,18 @@ func TestInitReviewers(t *testing.T) {
 	}
 	now := time.Now()
 	cat := models.Builtin()
-	got, err := reviewers.LoadDir(filepath.Join(dir, "reviewers"), models.Static(cat), now)
+	got, err := reviewerconfig.LoadDir(filepath.Join(dir, "reviewers"), models.Static(cat), now)
 	if err != nil {
 		t.Fatalf("the written reviewers do not load: %v", err)
 	}
-	byName := map[string]reviewers.Local{}
+	byName := map[string]reviewerconfig.Local{}
 	for _, r := range got {
 		byName[r.Name] = r
 	}
 	if len(got) != 2 || byName["security"].Name == "" || byName["correctness"].Name == "" {
 		t.Fatalf("reviewers %v, want security and correctness", got)
 	}
-	defaults := reviewers.Defaults()
+	defaults := reviewerconfig.Defaults()
 	for name, r := range byName {
 		c := r.Config
 		e, st, err := cat.Check(c.Model, now)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/internal/audit"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 )
 
 const installationUsage = `Usage:
@@ -53,12 +53,12 @@ func installationCmd(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	defer db.Close()
 	err = db.WithTx(ctx, func(tx *ent.Tx) error {
-		in, err = reviewers.SetReviewersRepoAs(ctx, tx.Client(), audit.CLIActor(), in.ID, fs.Arg(0))
+		in, err = reviewerconfig.SetReviewersRepoAs(ctx, tx.Client(), audit.CLIActor(), in.ID, fs.Arg(0))
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "installation %s now syncs reviewers from %s (a worker picks it up at once)\n", in.AccountLogin, reviewers.ReviewersRepo(in))
+	fmt.Fprintf(stdout, "installation %s now syncs reviewers from %s (a worker picks it up at once)\n", in.AccountLogin, reviewerconfig.ReviewersRepo(in))
 	return nil
 }

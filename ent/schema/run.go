@@ -129,7 +129,7 @@ func (Run) Fields() []ent.Field {
 		field.Text("summary").Default("").
 			Comment("the review's summary as posted"),
 		field.JSON("result", &findings.Stored{}).Optional().Annotations(gqlSkipAll()).
-			Comment("the result as accepted: parsed, validated and redacted once when the runner reports, with what the agent read (GraphQL Run.checked); read by internal/runs.Result"),
+			Comment("the result as accepted: parsed, validated and redacted once when the runner reports, with what the agent read (GraphQL Run.checked); read by internal/runstate.Result"),
 		field.JSON("checked", map[string]any{}).Optional().Annotations(gqlSkipAll()).
 			Comment("legacy (schema 2 reads it): what the agent read and which skills it used, as a map; still written beside result for schema-2 binaries, read only for runs without result"),
 		field.JSON("filtered_files", []string{}).Optional().Annotations(gqlSkipAll()).

@@ -430,9 +430,10 @@ async function findPullRequestURL(p) {
   const fromRun = r.data?.runs?.edges?.[0]?.node?.prURL;
   if (fromRun) return fromRun;
   // The sandbox's GitHub web base (the simulator's pages) comes from the API;
-  // sandbox PRs are numbered from 1.
-  const repos = await gql(p, '{ githubWebURL repositories(first: 5, where: {removed: false}) { edges { node { fullName } } } }');
-  const name = repos.data?.repositories?.edges?.find((e) => !e.node.fullName.endsWith('/chakshu-reviewers'))?.node.fullName;
+  // sandbox PRs are numbered from 1 (the reviewers repository and
+  // acme/billing-jobs, not enrolled, have none).
+  const repos = await gql(p, '{ githubWebURL repositories(first: 10, where: {removed: false}) { edges { node { fullName } } } }');
+  const name = repos.data?.repositories?.edges?.find((e) => !/\/(chakshu-reviewers|billing-jobs)$/.test(e.node.fullName))?.node.fullName;
   const web = repos.data?.githubWebURL;
   return name && web ? `${web}/${name}/pull/1` : null;
 }

@@ -194,4 +194,39 @@ describe('sandbox', () => {
     await screenshot(page, 'sandbox-backtest-runs');
     assertNoErrors('backtest');
   });
+
+  it('an installation page lists its repositories and enrols the missing one through GitHub’s new-file page', async () => {
+    await page.goto(`${server.url}/reviewers`);
+    await page.locator('article.card a[title="Its repositories and their workflow"]').first().click();
+    await page.getByRole('heading', { name: 'Repositories of acme' }).waitFor();
+    const row = (name) => page.locator('table.table tbody tr', { has: page.getByRole('rowheader', { name }) });
+    const state = async (name) => (await row(name).locator('.badge').innerText()).trim();
+    await row('acme/billing-jobs').waitFor();
+    assert.equal(await state('acme/payments-api'), 'current');
+    assert.equal(await state('acme/billing-jobs'), 'missing');
+    // The sandbox's installation has no Workflows: write, so the way in is GitHub's own page.
+    assert.equal(await row('acme/billing-jobs').getByRole('button', { name: 'Open onboarding pull request' }).count(), 0);
+    const add = row('acme/billing-jobs').getByRole('link', { name: 'Add the workflow on GitHub' });
+    const href = await add.getAttribute('href');
+    assert.ok(href.startsWith(`${server.url}/sim/acme/billing-jobs/new/main?`), `GitHub's new-file page: ${href}`);
+    await docsScreenshot(page.locator('main'), 'portal-enrol');
+    const installationURL = page.url();
+    assertNoErrors('installation page');
+
+    // On the new-file page the name and the template are filled in; the person commits.
+    await page.goto(href);
+    assert.equal(await page.getByLabel('Name your file').inputValue(), '.github/workflows/chakshu.yml');
+    assert.match(await page.getByLabel('Content').inputValue(), /workflow_dispatch:/);
+    await page.locator('select[name="as"]').selectOption('sandbox-admin');
+    await page.getByRole('button', { name: 'Commit changes' }).click();
+    await page.waitForURL(/\/sim\/acme\/billing-jobs\/commit\/[0-9a-f]{40}$/);
+    assert.match(await page.locator('h1').innerText(), /Create \.github\/workflows\/chakshu\.yml/);
+
+    // Back in the portal the repository is enrolled.
+    await page.goto(installationURL);
+    await row('acme/billing-jobs').waitFor();
+    assert.equal(await state('acme/billing-jobs'), 'current');
+    assert.equal(await row('acme/billing-jobs').getByRole('link', { name: 'Add the workflow on GitHub' }).count(), 0);
+    assertNoErrors('enrolled');
+  });
 });

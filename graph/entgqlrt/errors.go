@@ -1,4 +1,4 @@
-package entgql
+package entgqlrt
 
 import (
 	"github.com/99designs/gqlgen/graphql/errcode"

@@ -1,4 +1,4 @@
-package entgql
+package entgqlrt
 
 import (
 	"fmt"

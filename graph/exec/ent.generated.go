@@ -20,7 +20,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/reviewlearning"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
-	entgql "github.com/chakshu-dev/chakshu/graph/entgqlrt"
+	"github.com/chakshu-dev/chakshu/graph/entgqlrt"
 	"github.com/chakshu-dev/chakshu/graph/model"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -30,15 +30,15 @@ import (
 type QueryResolver interface {
 	Node(ctx context.Context, id int) (ent.Noder, error)
 	Nodes(ctx context.Context, ids []int) ([]ent.Noder, error)
-	APITokens(ctx context.Context, after *entgql.Cursor[int], first *int, before *entgql.Cursor[int], last *int, orderBy *ent.APITokenOrder, where *ent.APITokenWhereInput) (*ent.APITokenConnection, error)
-	AuditLog(ctx context.Context, after *entgql.Cursor[int], first *int, before *entgql.Cursor[int], last *int, orderBy *ent.AuditEntryOrder, where *ent.AuditEntryWhereInput) (*ent.AuditEntryConnection, error)
-	Findings(ctx context.Context, after *entgql.Cursor[int], first *int, before *entgql.Cursor[int], last *int, orderBy *ent.FindingOrder, where *ent.FindingWhereInput) (*ent.FindingConnection, error)
-	Installations(ctx context.Context, after *entgql.Cursor[int], first *int, before *entgql.Cursor[int], last *int, orderBy *ent.InstallationOrder, where *ent.InstallationWhereInput) (*ent.InstallationConnection, error)
-	Repositories(ctx context.Context, after *entgql.Cursor[int], first *int, before *entgql.Cursor[int], last *int, orderBy *ent.RepositoryOrder, where *ent.RepositoryWhereInput) (*ent.RepositoryConnection, error)
-	ReviewLearnings(ctx context.Context, after *entgql.Cursor[int], first *int, before *entgql.Cursor[int], last *int, orderBy *ent.ReviewLearningOrder, where *ent.ReviewLearningWhereInput) (*ent.ReviewLearningConnection, error)
-	Reviewers(ctx context.Context, after *entgql.Cursor[int], first *int, before *entgql.Cursor[int], last *int, orderBy *ent.ReviewerOrder, where *ent.ReviewerWhereInput) (*ent.ReviewerConnection, error)
-	Runs(ctx context.Context, after *entgql.Cursor[int], first *int, before *entgql.Cursor[int], last *int, orderBy *ent.RunOrder, where *ent.RunWhereInput) (*ent.RunConnection, error)
-	WebhookEvents(ctx context.Context, after *entgql.Cursor[int], first *int, before *entgql.Cursor[int], last *int, orderBy *ent.WebhookEventOrder, where *ent.WebhookEventWhereInput) (*ent.WebhookEventConnection, error)
+	APITokens(ctx context.Context, after *entgqlrt.Cursor[int], first *int, before *entgqlrt.Cursor[int], last *int, orderBy *ent.APITokenOrder, where *ent.APITokenWhereInput) (*ent.APITokenConnection, error)
+	AuditLog(ctx context.Context, after *entgqlrt.Cursor[int], first *int, before *entgqlrt.Cursor[int], last *int, orderBy *ent.AuditEntryOrder, where *ent.AuditEntryWhereInput) (*ent.AuditEntryConnection, error)
+	Findings(ctx context.Context, after *entgqlrt.Cursor[int], first *int, before *entgqlrt.Cursor[int], last *int, orderBy *ent.FindingOrder, where *ent.FindingWhereInput) (*ent.FindingConnection, error)
+	Installations(ctx context.Context, after *entgqlrt.Cursor[int], first *int, before *entgqlrt.Cursor[int], last *int, orderBy *ent.InstallationOrder, where *ent.InstallationWhereInput) (*ent.InstallationConnection, error)
+	Repositories(ctx context.Context, after *entgqlrt.Cursor[int], first *int, before *entgqlrt.Cursor[int], last *int, orderBy *ent.RepositoryOrder, where *ent.RepositoryWhereInput) (*ent.RepositoryConnection, error)
+	ReviewLearnings(ctx context.Context, after *entgqlrt.Cursor[int], first *int, before *entgqlrt.Cursor[int], last *int, orderBy *ent.ReviewLearningOrder, where *ent.ReviewLearningWhereInput) (*ent.ReviewLearningConnection, error)
+	Reviewers(ctx context.Context, after *entgqlrt.Cursor[int], first *int, before *entgqlrt.Cursor[int], last *int, orderBy *ent.ReviewerOrder, where *ent.ReviewerWhereInput) (*ent.ReviewerConnection, error)
+	Runs(ctx context.Context, after *entgqlrt.Cursor[int], first *int, before *entgqlrt.Cursor[int], last *int, orderBy *ent.RunOrder, where *ent.RunWhereInput) (*ent.RunConnection, error)
+	WebhookEvents(ctx context.Context, after *entgqlrt.Cursor[int], first *int, before *entgqlrt.Cursor[int], last *int, orderBy *ent.WebhookEventOrder, where *ent.WebhookEventWhereInput) (*ent.WebhookEventConnection, error)
 	Budgets(ctx context.Context) ([]*model.Budget, error)
 	Viewer(ctx context.Context) (*model.Viewer, error)
 	Run(ctx context.Context, id int) (*ent.Run, error)
@@ -105,7 +105,7 @@ func (ec *executionContext) field_Query_apiTokens_args(ctx context.Context, rawA
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
-		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
+		func(ctx context.Context, v any) (*entgqlrt.Cursor[int], error) {
 			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
@@ -121,7 +121,7 @@ func (ec *executionContext) field_Query_apiTokens_args(ctx context.Context, rawA
 	}
 	args["first"] = arg1
 	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
-		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
+		func(ctx context.Context, v any) (*entgqlrt.Cursor[int], error) {
 			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
@@ -159,7 +159,7 @@ func (ec *executionContext) field_Query_auditLog_args(ctx context.Context, rawAr
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
-		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
+		func(ctx context.Context, v any) (*entgqlrt.Cursor[int], error) {
 			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
@@ -175,7 +175,7 @@ func (ec *executionContext) field_Query_auditLog_args(ctx context.Context, rawAr
 	}
 	args["first"] = arg1
 	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
-		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
+		func(ctx context.Context, v any) (*entgqlrt.Cursor[int], error) {
 			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
@@ -401,7 +401,7 @@ func (ec *executionContext) field_Query_findings_args(ctx context.Context, rawAr
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
-		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
+		func(ctx context.Context, v any) (*entgqlrt.Cursor[int], error) {
 			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
@@ -417,7 +417,7 @@ func (ec *executionContext) field_Query_findings_args(ctx context.Context, rawAr
 	}
 	args["first"] = arg1
 	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
-		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
+		func(ctx context.Context, v any) (*entgqlrt.Cursor[int], error) {
 			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
@@ -455,7 +455,7 @@ func (ec *executionContext) field_Query_installations_args(ctx context.Context, 
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
-		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
+		func(ctx context.Context, v any) (*entgqlrt.Cursor[int], error) {
 			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
@@ -471,7 +471,7 @@ func (ec *executionContext) field_Query_installations_args(ctx context.Context, 
 	}
 	args["first"] = arg1
 	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
-		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
+		func(ctx context.Context, v any) (*entgqlrt.Cursor[int], error) {
 			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
@@ -583,7 +583,7 @@ func (ec *executionContext) field_Query_repositories_args(ctx context.Context, r
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
-		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
+		func(ctx context.Context, v any) (*entgqlrt.Cursor[int], error) {
 			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
@@ -599,7 +599,7 @@ func (ec *executionContext) field_Query_repositories_args(ctx context.Context, r
 	}
 	args["first"] = arg1
 	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
-		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
+		func(ctx context.Context, v any) (*entgqlrt.Cursor[int], error) {
 			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
@@ -637,7 +637,7 @@ func (ec *executionContext) field_Query_reviewLearnings_args(ctx context.Context
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
-		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
+		func(ctx context.Context, v any) (*entgqlrt.Cursor[int], error) {
 			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
@@ -653,7 +653,7 @@ func (ec *executionContext) field_Query_reviewLearnings_args(ctx context.Context
 	}
 	args["first"] = arg1
 	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
-		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
+		func(ctx context.Context, v any) (*entgqlrt.Cursor[int], error) {
 			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
@@ -691,7 +691,7 @@ func (ec *executionContext) field_Query_reviewers_args(ctx context.Context, rawA
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
-		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
+		func(ctx context.Context, v any) (*entgqlrt.Cursor[int], error) {
 			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
@@ -707,7 +707,7 @@ func (ec *executionContext) field_Query_reviewers_args(ctx context.Context, rawA
 	}
 	args["first"] = arg1
 	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
-		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
+		func(ctx context.Context, v any) (*entgqlrt.Cursor[int], error) {
 			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
@@ -759,7 +759,7 @@ func (ec *executionContext) field_Query_runs_args(ctx context.Context, rawArgs m
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
-		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
+		func(ctx context.Context, v any) (*entgqlrt.Cursor[int], error) {
 			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
@@ -775,7 +775,7 @@ func (ec *executionContext) field_Query_runs_args(ctx context.Context, rawArgs m
 	}
 	args["first"] = arg1
 	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
-		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
+		func(ctx context.Context, v any) (*entgqlrt.Cursor[int], error) {
 			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
@@ -813,7 +813,7 @@ func (ec *executionContext) field_Query_webhookEvents_args(ctx context.Context, 
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
-		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
+		func(ctx context.Context, v any) (*entgqlrt.Cursor[int], error) {
 			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
@@ -829,7 +829,7 @@ func (ec *executionContext) field_Query_webhookEvents_args(ctx context.Context, 
 	}
 	args["first"] = arg1
 	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
-		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
+		func(ctx context.Context, v any) (*entgqlrt.Cursor[int], error) {
 			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
@@ -867,7 +867,7 @@ func (ec *executionContext) field_Repository_runs_args(ctx context.Context, rawA
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
-		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
+		func(ctx context.Context, v any) (*entgqlrt.Cursor[int], error) {
 			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
@@ -883,7 +883,7 @@ func (ec *executionContext) field_Repository_runs_args(ctx context.Context, rawA
 	}
 	args["first"] = arg1
 	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
-		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
+		func(ctx context.Context, v any) (*entgqlrt.Cursor[int], error) {
 			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
@@ -921,7 +921,7 @@ func (ec *executionContext) field_Reviewer_runs_args(ctx context.Context, rawArg
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
-		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
+		func(ctx context.Context, v any) (*entgqlrt.Cursor[int], error) {
 			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
@@ -937,7 +937,7 @@ func (ec *executionContext) field_Reviewer_runs_args(ctx context.Context, rawArg
 	}
 	args["first"] = arg1
 	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
-		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
+		func(ctx context.Context, v any) (*entgqlrt.Cursor[int], error) {
 			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
@@ -997,7 +997,7 @@ func (ec *executionContext) field_Run_findings_args(ctx context.Context, rawArgs
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
-		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
+		func(ctx context.Context, v any) (*entgqlrt.Cursor[int], error) {
 			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
@@ -1013,7 +1013,7 @@ func (ec *executionContext) field_Run_findings_args(ctx context.Context, rawArgs
 	}
 	args["first"] = arg1
 	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "before",
-		func(ctx context.Context, v any) (*entgql.Cursor[int], error) {
+		func(ctx context.Context, v any) (*entgqlrt.Cursor[int], error) {
 			return ec.unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, v)
 		})
 	if err != nil {
@@ -1334,7 +1334,7 @@ func (ec *executionContext) _APITokenConnection_pageInfo(ctx context.Context, fi
 			return obj.PageInfo, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[int]) graphql.Marshaler {
+		func(ctx context.Context, selections ast.SelectionSet, v entgqlrt.PageInfo[int]) graphql.Marshaler {
 			return ec.marshalNPageInfo2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐPageInfo(ctx, selections, v)
 		},
 		true,
@@ -1421,7 +1421,7 @@ func (ec *executionContext) _APITokenEdge_cursor(ctx context.Context, field grap
 			return obj.Cursor, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[int]) graphql.Marshaler {
+		func(ctx context.Context, selections ast.SelectionSet, v entgqlrt.Cursor[int]) graphql.Marshaler {
 			return ec.marshalNCursor2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, selections, v)
 		},
 		true,
@@ -1637,7 +1637,7 @@ func (ec *executionContext) _AuditEntryConnection_pageInfo(ctx context.Context, 
 			return obj.PageInfo, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[int]) graphql.Marshaler {
+		func(ctx context.Context, selections ast.SelectionSet, v entgqlrt.PageInfo[int]) graphql.Marshaler {
 			return ec.marshalNPageInfo2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐPageInfo(ctx, selections, v)
 		},
 		true,
@@ -1724,7 +1724,7 @@ func (ec *executionContext) _AuditEntryEdge_cursor(ctx context.Context, field gr
 			return obj.Cursor, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[int]) graphql.Marshaler {
+		func(ctx context.Context, selections ast.SelectionSet, v entgqlrt.Cursor[int]) graphql.Marshaler {
 			return ec.marshalNCursor2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, selections, v)
 		},
 		true,
@@ -2216,7 +2216,7 @@ func (ec *executionContext) _BacktestConnection_pageInfo(ctx context.Context, fi
 			return obj.PageInfo, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[int]) graphql.Marshaler {
+		func(ctx context.Context, selections ast.SelectionSet, v entgqlrt.PageInfo[int]) graphql.Marshaler {
 			return ec.marshalNPageInfo2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐPageInfo(ctx, selections, v)
 		},
 		true,
@@ -2303,7 +2303,7 @@ func (ec *executionContext) _BacktestEdge_cursor(ctx context.Context, field grap
 			return obj.Cursor, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[int]) graphql.Marshaler {
+		func(ctx context.Context, selections ast.SelectionSet, v entgqlrt.Cursor[int]) graphql.Marshaler {
 			return ec.marshalNCursor2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, selections, v)
 		},
 		true,
@@ -2965,7 +2965,7 @@ func (ec *executionContext) _FindingConnection_pageInfo(ctx context.Context, fie
 			return obj.PageInfo, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[int]) graphql.Marshaler {
+		func(ctx context.Context, selections ast.SelectionSet, v entgqlrt.PageInfo[int]) graphql.Marshaler {
 			return ec.marshalNPageInfo2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐPageInfo(ctx, selections, v)
 		},
 		true,
@@ -3052,7 +3052,7 @@ func (ec *executionContext) _FindingEdge_cursor(ctx context.Context, field graph
 			return obj.Cursor, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[int]) graphql.Marshaler {
+		func(ctx context.Context, selections ast.SelectionSet, v entgqlrt.Cursor[int]) graphql.Marshaler {
 			return ec.marshalNCursor2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, selections, v)
 		},
 		true,
@@ -3548,7 +3548,7 @@ func (ec *executionContext) _InstallationConnection_pageInfo(ctx context.Context
 			return obj.PageInfo, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[int]) graphql.Marshaler {
+		func(ctx context.Context, selections ast.SelectionSet, v entgqlrt.PageInfo[int]) graphql.Marshaler {
 			return ec.marshalNPageInfo2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐPageInfo(ctx, selections, v)
 		},
 		true,
@@ -3635,7 +3635,7 @@ func (ec *executionContext) _InstallationEdge_cursor(ctx context.Context, field 
 			return obj.Cursor, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[int]) graphql.Marshaler {
+		func(ctx context.Context, selections ast.SelectionSet, v entgqlrt.Cursor[int]) graphql.Marshaler {
 			return ec.marshalNCursor2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, selections, v)
 		},
 		true,
@@ -3646,7 +3646,7 @@ func (ec *executionContext) fieldContext_InstallationEdge_cursor(_ context.Conte
 	return graphql.NewScalarFieldContext("InstallationEdge", field, false, false, "Cursor")
 }
 
-func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *entgql.PageInfo[int]) (ret graphql.Marshaler) {
+func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *entgqlrt.PageInfo[int]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -3669,7 +3669,7 @@ func (ec *executionContext) fieldContext_PageInfo_hasNextPage(_ context.Context,
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "Boolean")
 }
 
-func (ec *executionContext) _PageInfo_hasPreviousPage(ctx context.Context, field graphql.CollectedField, obj *entgql.PageInfo[int]) (ret graphql.Marshaler) {
+func (ec *executionContext) _PageInfo_hasPreviousPage(ctx context.Context, field graphql.CollectedField, obj *entgqlrt.PageInfo[int]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -3692,7 +3692,7 @@ func (ec *executionContext) fieldContext_PageInfo_hasPreviousPage(_ context.Cont
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "Boolean")
 }
 
-func (ec *executionContext) _PageInfo_startCursor(ctx context.Context, field graphql.CollectedField, obj *entgql.PageInfo[int]) (ret graphql.Marshaler) {
+func (ec *executionContext) _PageInfo_startCursor(ctx context.Context, field graphql.CollectedField, obj *entgqlrt.PageInfo[int]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -3704,7 +3704,7 @@ func (ec *executionContext) _PageInfo_startCursor(ctx context.Context, field gra
 			return obj.StartCursor, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *entgql.Cursor[int]) graphql.Marshaler {
+		func(ctx context.Context, selections ast.SelectionSet, v *entgqlrt.Cursor[int]) graphql.Marshaler {
 			return ec.marshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, selections, v)
 		},
 		true,
@@ -3715,7 +3715,7 @@ func (ec *executionContext) fieldContext_PageInfo_startCursor(_ context.Context,
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "Cursor")
 }
 
-func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graphql.CollectedField, obj *entgql.PageInfo[int]) (ret graphql.Marshaler) {
+func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graphql.CollectedField, obj *entgqlrt.PageInfo[int]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -3727,7 +3727,7 @@ func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graph
 			return obj.EndCursor, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *entgql.Cursor[int]) graphql.Marshaler {
+		func(ctx context.Context, selections ast.SelectionSet, v *entgqlrt.Cursor[int]) graphql.Marshaler {
 			return ec.marshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, selections, v)
 		},
 		true,
@@ -3836,7 +3836,7 @@ func (ec *executionContext) _Query_apiTokens(ctx context.Context, field graphql.
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().APITokens(ctx, fc.Args["after"].(*entgql.Cursor[int]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[int]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.APITokenOrder), fc.Args["where"].(*ent.APITokenWhereInput))
+			return ec.Resolvers.Query().APITokens(ctx, fc.Args["after"].(*entgqlrt.Cursor[int]), fc.Args["first"].(*int), fc.Args["before"].(*entgqlrt.Cursor[int]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.APITokenOrder), fc.Args["where"].(*ent.APITokenWhereInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.APITokenConnection) graphql.Marshaler {
@@ -3880,7 +3880,7 @@ func (ec *executionContext) _Query_auditLog(ctx context.Context, field graphql.C
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().AuditLog(ctx, fc.Args["after"].(*entgql.Cursor[int]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[int]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.AuditEntryOrder), fc.Args["where"].(*ent.AuditEntryWhereInput))
+			return ec.Resolvers.Query().AuditLog(ctx, fc.Args["after"].(*entgqlrt.Cursor[int]), fc.Args["first"].(*int), fc.Args["before"].(*entgqlrt.Cursor[int]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.AuditEntryOrder), fc.Args["where"].(*ent.AuditEntryWhereInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.AuditEntryConnection) graphql.Marshaler {
@@ -3924,7 +3924,7 @@ func (ec *executionContext) _Query_findings(ctx context.Context, field graphql.C
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Findings(ctx, fc.Args["after"].(*entgql.Cursor[int]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[int]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.FindingOrder), fc.Args["where"].(*ent.FindingWhereInput))
+			return ec.Resolvers.Query().Findings(ctx, fc.Args["after"].(*entgqlrt.Cursor[int]), fc.Args["first"].(*int), fc.Args["before"].(*entgqlrt.Cursor[int]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.FindingOrder), fc.Args["where"].(*ent.FindingWhereInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.FindingConnection) graphql.Marshaler {
@@ -3968,7 +3968,7 @@ func (ec *executionContext) _Query_installations(ctx context.Context, field grap
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Installations(ctx, fc.Args["after"].(*entgql.Cursor[int]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[int]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.InstallationOrder), fc.Args["where"].(*ent.InstallationWhereInput))
+			return ec.Resolvers.Query().Installations(ctx, fc.Args["after"].(*entgqlrt.Cursor[int]), fc.Args["first"].(*int), fc.Args["before"].(*entgqlrt.Cursor[int]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.InstallationOrder), fc.Args["where"].(*ent.InstallationWhereInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.InstallationConnection) graphql.Marshaler {
@@ -4012,7 +4012,7 @@ func (ec *executionContext) _Query_repositories(ctx context.Context, field graph
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Repositories(ctx, fc.Args["after"].(*entgql.Cursor[int]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[int]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.RepositoryOrder), fc.Args["where"].(*ent.RepositoryWhereInput))
+			return ec.Resolvers.Query().Repositories(ctx, fc.Args["after"].(*entgqlrt.Cursor[int]), fc.Args["first"].(*int), fc.Args["before"].(*entgqlrt.Cursor[int]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.RepositoryOrder), fc.Args["where"].(*ent.RepositoryWhereInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.RepositoryConnection) graphql.Marshaler {
@@ -4056,7 +4056,7 @@ func (ec *executionContext) _Query_reviewLearnings(ctx context.Context, field gr
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().ReviewLearnings(ctx, fc.Args["after"].(*entgql.Cursor[int]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[int]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.ReviewLearningOrder), fc.Args["where"].(*ent.ReviewLearningWhereInput))
+			return ec.Resolvers.Query().ReviewLearnings(ctx, fc.Args["after"].(*entgqlrt.Cursor[int]), fc.Args["first"].(*int), fc.Args["before"].(*entgqlrt.Cursor[int]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.ReviewLearningOrder), fc.Args["where"].(*ent.ReviewLearningWhereInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.ReviewLearningConnection) graphql.Marshaler {
@@ -4100,7 +4100,7 @@ func (ec *executionContext) _Query_reviewers(ctx context.Context, field graphql.
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Reviewers(ctx, fc.Args["after"].(*entgql.Cursor[int]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[int]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.ReviewerOrder), fc.Args["where"].(*ent.ReviewerWhereInput))
+			return ec.Resolvers.Query().Reviewers(ctx, fc.Args["after"].(*entgqlrt.Cursor[int]), fc.Args["first"].(*int), fc.Args["before"].(*entgqlrt.Cursor[int]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.ReviewerOrder), fc.Args["where"].(*ent.ReviewerWhereInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.ReviewerConnection) graphql.Marshaler {
@@ -4144,7 +4144,7 @@ func (ec *executionContext) _Query_runs(ctx context.Context, field graphql.Colle
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Runs(ctx, fc.Args["after"].(*entgql.Cursor[int]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[int]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.RunOrder), fc.Args["where"].(*ent.RunWhereInput))
+			return ec.Resolvers.Query().Runs(ctx, fc.Args["after"].(*entgqlrt.Cursor[int]), fc.Args["first"].(*int), fc.Args["before"].(*entgqlrt.Cursor[int]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.RunOrder), fc.Args["where"].(*ent.RunWhereInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.RunConnection) graphql.Marshaler {
@@ -4188,7 +4188,7 @@ func (ec *executionContext) _Query_webhookEvents(ctx context.Context, field grap
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().WebhookEvents(ctx, fc.Args["after"].(*entgql.Cursor[int]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[int]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.WebhookEventOrder), fc.Args["where"].(*ent.WebhookEventWhereInput))
+			return ec.Resolvers.Query().WebhookEvents(ctx, fc.Args["after"].(*entgqlrt.Cursor[int]), fc.Args["first"].(*int), fc.Args["before"].(*entgqlrt.Cursor[int]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.WebhookEventOrder), fc.Args["where"].(*ent.WebhookEventWhereInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.WebhookEventConnection) graphql.Marshaler {
@@ -5041,7 +5041,7 @@ func (ec *executionContext) _Repository_runs(ctx context.Context, field graphql.
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return obj.Runs(ctx, fc.Args["after"].(*entgql.Cursor[int]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[int]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.RunOrder), fc.Args["where"].(*ent.RunWhereInput))
+			return obj.Runs(ctx, fc.Args["after"].(*entgqlrt.Cursor[int]), fc.Args["first"].(*int), fc.Args["before"].(*entgqlrt.Cursor[int]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.RunOrder), fc.Args["where"].(*ent.RunWhereInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.RunConnection) graphql.Marshaler {
@@ -5151,7 +5151,7 @@ func (ec *executionContext) _RepositoryConnection_pageInfo(ctx context.Context, 
 			return obj.PageInfo, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[int]) graphql.Marshaler {
+		func(ctx context.Context, selections ast.SelectionSet, v entgqlrt.PageInfo[int]) graphql.Marshaler {
 			return ec.marshalNPageInfo2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐPageInfo(ctx, selections, v)
 		},
 		true,
@@ -5238,7 +5238,7 @@ func (ec *executionContext) _RepositoryEdge_cursor(ctx context.Context, field gr
 			return obj.Cursor, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[int]) graphql.Marshaler {
+		func(ctx context.Context, selections ast.SelectionSet, v entgqlrt.Cursor[int]) graphql.Marshaler {
 			return ec.marshalNCursor2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, selections, v)
 		},
 		true,
@@ -5702,7 +5702,7 @@ func (ec *executionContext) _ReviewLearningConnection_pageInfo(ctx context.Conte
 			return obj.PageInfo, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[int]) graphql.Marshaler {
+		func(ctx context.Context, selections ast.SelectionSet, v entgqlrt.PageInfo[int]) graphql.Marshaler {
 			return ec.marshalNPageInfo2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐPageInfo(ctx, selections, v)
 		},
 		true,
@@ -5789,7 +5789,7 @@ func (ec *executionContext) _ReviewLearningEdge_cursor(ctx context.Context, fiel
 			return obj.Cursor, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[int]) graphql.Marshaler {
+		func(ctx context.Context, selections ast.SelectionSet, v entgqlrt.Cursor[int]) graphql.Marshaler {
 			return ec.marshalNCursor2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, selections, v)
 		},
 		true,
@@ -6164,7 +6164,7 @@ func (ec *executionContext) _Reviewer_runs(ctx context.Context, field graphql.Co
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return obj.Runs(ctx, fc.Args["after"].(*entgql.Cursor[int]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[int]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.RunOrder), fc.Args["where"].(*ent.RunWhereInput))
+			return obj.Runs(ctx, fc.Args["after"].(*entgqlrt.Cursor[int]), fc.Args["first"].(*int), fc.Args["before"].(*entgqlrt.Cursor[int]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.RunOrder), fc.Args["where"].(*ent.RunWhereInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.RunConnection) graphql.Marshaler {
@@ -6373,7 +6373,7 @@ func (ec *executionContext) _ReviewerConnection_pageInfo(ctx context.Context, fi
 			return obj.PageInfo, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[int]) graphql.Marshaler {
+		func(ctx context.Context, selections ast.SelectionSet, v entgqlrt.PageInfo[int]) graphql.Marshaler {
 			return ec.marshalNPageInfo2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐPageInfo(ctx, selections, v)
 		},
 		true,
@@ -6460,7 +6460,7 @@ func (ec *executionContext) _ReviewerEdge_cursor(ctx context.Context, field grap
 			return obj.Cursor, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[int]) graphql.Marshaler {
+		func(ctx context.Context, selections ast.SelectionSet, v entgqlrt.Cursor[int]) graphql.Marshaler {
 			return ec.marshalNCursor2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, selections, v)
 		},
 		true,
@@ -7994,7 +7994,7 @@ func (ec *executionContext) _Run_findings(ctx context.Context, field graphql.Col
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return obj.Findings(ctx, fc.Args["after"].(*entgql.Cursor[int]), fc.Args["first"].(*int), fc.Args["before"].(*entgql.Cursor[int]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.FindingOrder), fc.Args["where"].(*ent.FindingWhereInput))
+			return obj.Findings(ctx, fc.Args["after"].(*entgqlrt.Cursor[int]), fc.Args["first"].(*int), fc.Args["before"].(*entgqlrt.Cursor[int]), fc.Args["last"].(*int), fc.Args["orderBy"].(*ent.FindingOrder), fc.Args["where"].(*ent.FindingWhereInput))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *ent.FindingConnection) graphql.Marshaler {
@@ -8301,7 +8301,7 @@ func (ec *executionContext) _RunConnection_pageInfo(ctx context.Context, field g
 			return obj.PageInfo, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[int]) graphql.Marshaler {
+		func(ctx context.Context, selections ast.SelectionSet, v entgqlrt.PageInfo[int]) graphql.Marshaler {
 			return ec.marshalNPageInfo2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐPageInfo(ctx, selections, v)
 		},
 		true,
@@ -8388,7 +8388,7 @@ func (ec *executionContext) _RunEdge_cursor(ctx context.Context, field graphql.C
 			return obj.Cursor, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[int]) graphql.Marshaler {
+		func(ctx context.Context, selections ast.SelectionSet, v entgqlrt.Cursor[int]) graphql.Marshaler {
 			return ec.marshalNCursor2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, selections, v)
 		},
 		true,
@@ -9197,7 +9197,7 @@ func (ec *executionContext) _WebhookEventConnection_pageInfo(ctx context.Context
 			return obj.PageInfo, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v entgql.PageInfo[int]) graphql.Marshaler {
+		func(ctx context.Context, selections ast.SelectionSet, v entgqlrt.PageInfo[int]) graphql.Marshaler {
 			return ec.marshalNPageInfo2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐPageInfo(ctx, selections, v)
 		},
 		true,
@@ -9284,7 +9284,7 @@ func (ec *executionContext) _WebhookEventEdge_cursor(ctx context.Context, field 
 			return obj.Cursor, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v entgql.Cursor[int]) graphql.Marshaler {
+		func(ctx context.Context, selections ast.SelectionSet, v entgqlrt.Cursor[int]) graphql.Marshaler {
 			return ec.marshalNCursor2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx, selections, v)
 		},
 		true,
@@ -25796,7 +25796,7 @@ func (ec *executionContext) _InstallationEdge(ctx context.Context, sel ast.Selec
 
 var pageInfoImplementors = []string{"PageInfo"}
 
-func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet, obj *entgql.PageInfo[int]) graphql.Marshaler {
+func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet, obj *entgqlrt.PageInfo[int]) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, pageInfoImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -27612,13 +27612,13 @@ func (ec *executionContext) unmarshalNBacktestWhereInput2ᚖgithubᚗcomᚋchaks
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) unmarshalNCursor2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx context.Context, v any) (entgql.Cursor[int], error) {
-	var res entgql.Cursor[int]
+func (ec *executionContext) unmarshalNCursor2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx context.Context, v any) (entgqlrt.Cursor[int], error) {
+	var res entgqlrt.Cursor[int]
 	err := res.UnmarshalGQL(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNCursor2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx context.Context, sel ast.SelectionSet, v entgql.Cursor[int]) graphql.Marshaler {
+func (ec *executionContext) marshalNCursor2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx context.Context, sel ast.SelectionSet, v entgqlrt.Cursor[int]) graphql.Marshaler {
 	return v
 }
 
@@ -27740,17 +27740,17 @@ func (ec *executionContext) marshalNNode2ᚕgithubᚗcomᚋchakshuᚑdevᚋchaks
 	return ret
 }
 
-func (ec *executionContext) unmarshalNOrderDirection2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐOrderDirection(ctx context.Context, v any) (entgql.OrderDirection, error) {
-	var res entgql.OrderDirection
+func (ec *executionContext) unmarshalNOrderDirection2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐOrderDirection(ctx context.Context, v any) (entgqlrt.OrderDirection, error) {
+	var res entgqlrt.OrderDirection
 	err := res.UnmarshalGQL(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNOrderDirection2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐOrderDirection(ctx context.Context, sel ast.SelectionSet, v entgql.OrderDirection) graphql.Marshaler {
+func (ec *executionContext) marshalNOrderDirection2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐOrderDirection(ctx context.Context, sel ast.SelectionSet, v entgqlrt.OrderDirection) graphql.Marshaler {
 	return v
 }
 
-func (ec *executionContext) marshalNPageInfo2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v entgql.PageInfo[int]) graphql.Marshaler {
+func (ec *executionContext) marshalNPageInfo2githubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v entgqlrt.PageInfo[int]) graphql.Marshaler {
 	return ec._PageInfo(ctx, sel, &v)
 }
 
@@ -28395,16 +28395,16 @@ func (ec *executionContext) unmarshalOBacktestWhereInput2ᚖgithubᚗcomᚋchaks
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx context.Context, v any) (*entgql.Cursor[int], error) {
+func (ec *executionContext) unmarshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx context.Context, v any) (*entgqlrt.Cursor[int], error) {
 	if v == nil {
 		return nil, nil
 	}
-	var res = new(entgql.Cursor[int])
+	var res = new(entgqlrt.Cursor[int])
 	err := res.UnmarshalGQL(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx context.Context, sel ast.SelectionSet, v *entgql.Cursor[int]) graphql.Marshaler {
+func (ec *executionContext) marshalOCursor2ᚖgithubᚗcomᚋchakshuᚑdevᚋchakshuᚋgraphᚋentgqlrtᚐCursor(ctx context.Context, sel ast.SelectionSet, v *entgqlrt.Cursor[int]) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/chakshu-dev/chakshu/ent"
-	entgql "github.com/chakshu-dev/chakshu/graph/entgqlrt"
+	"github.com/chakshu-dev/chakshu/graph/entgqlrt"
 	"github.com/chakshu-dev/chakshu/graph/model"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -380,8 +380,8 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		APITokens             func(childComplexity int, after *entgql.Cursor[int], first *int, before *entgql.Cursor[int], last *int, orderBy *ent.APITokenOrder, where *ent.APITokenWhereInput) int
-		AuditLog              func(childComplexity int, after *entgql.Cursor[int], first *int, before *entgql.Cursor[int], last *int, orderBy *ent.AuditEntryOrder, where *ent.AuditEntryWhereInput) int
+		APITokens             func(childComplexity int, after *entgqlrt.Cursor[int], first *int, before *entgqlrt.Cursor[int], last *int, orderBy *ent.APITokenOrder, where *ent.APITokenWhereInput) int
+		AuditLog              func(childComplexity int, after *entgqlrt.Cursor[int], first *int, before *entgqlrt.Cursor[int], last *int, orderBy *ent.AuditEntryOrder, where *ent.AuditEntryWhereInput) int
 		Budgets               func(childComplexity int) int
 		ConnectorCredentials  func(childComplexity int, installationID *int) int
 		CostSeries            func(childComplexity int, from time.Time, to time.Time, interval model.CostInterval, by model.CostSeriesBy, where *model.CostFilter) int
@@ -389,20 +389,20 @@ type ComplexityRoot struct {
 		Enrolment             func(childComplexity int, installationID int) int
 		ExpensivePullRequests func(childComplexity int, from time.Time, to time.Time, limit *int, where *model.CostFilter) int
 		FindingTrends         func(childComplexity int, from time.Time, to time.Time, interval model.CostInterval, where *model.CostFilter) int
-		Findings              func(childComplexity int, after *entgql.Cursor[int], first *int, before *entgql.Cursor[int], last *int, orderBy *ent.FindingOrder, where *ent.FindingWhereInput) int
+		Findings              func(childComplexity int, after *entgqlrt.Cursor[int], first *int, before *entgqlrt.Cursor[int], last *int, orderBy *ent.FindingOrder, where *ent.FindingWhereInput) int
 		GithubWebURL          func(childComplexity int) int
-		Installations         func(childComplexity int, after *entgql.Cursor[int], first *int, before *entgql.Cursor[int], last *int, orderBy *ent.InstallationOrder, where *ent.InstallationWhereInput) int
+		Installations         func(childComplexity int, after *entgqlrt.Cursor[int], first *int, before *entgqlrt.Cursor[int], last *int, orderBy *ent.InstallationOrder, where *ent.InstallationWhereInput) int
 		Node                  func(childComplexity int, id int) int
 		Nodes                 func(childComplexity int, ids []int) int
 		Quality               func(childComplexity int, from time.Time, to time.Time, groupBy model.QualityGroupBy, interval model.CostInterval, where *model.QualityFilter) int
-		Repositories          func(childComplexity int, after *entgql.Cursor[int], first *int, before *entgql.Cursor[int], last *int, orderBy *ent.RepositoryOrder, where *ent.RepositoryWhereInput) int
-		ReviewLearnings       func(childComplexity int, after *entgql.Cursor[int], first *int, before *entgql.Cursor[int], last *int, orderBy *ent.ReviewLearningOrder, where *ent.ReviewLearningWhereInput) int
-		Reviewers             func(childComplexity int, after *entgql.Cursor[int], first *int, before *entgql.Cursor[int], last *int, orderBy *ent.ReviewerOrder, where *ent.ReviewerWhereInput) int
+		Repositories          func(childComplexity int, after *entgqlrt.Cursor[int], first *int, before *entgqlrt.Cursor[int], last *int, orderBy *ent.RepositoryOrder, where *ent.RepositoryWhereInput) int
+		ReviewLearnings       func(childComplexity int, after *entgqlrt.Cursor[int], first *int, before *entgqlrt.Cursor[int], last *int, orderBy *ent.ReviewLearningOrder, where *ent.ReviewLearningWhereInput) int
+		Reviewers             func(childComplexity int, after *entgqlrt.Cursor[int], first *int, before *entgqlrt.Cursor[int], last *int, orderBy *ent.ReviewerOrder, where *ent.ReviewerWhereInput) int
 		Run                   func(childComplexity int, id int) int
-		Runs                  func(childComplexity int, after *entgql.Cursor[int], first *int, before *entgql.Cursor[int], last *int, orderBy *ent.RunOrder, where *ent.RunWhereInput) int
+		Runs                  func(childComplexity int, after *entgqlrt.Cursor[int], first *int, before *entgqlrt.Cursor[int], last *int, orderBy *ent.RunOrder, where *ent.RunWhereInput) int
 		Status                func(childComplexity int) int
 		Viewer                func(childComplexity int) int
-		WebhookEvents         func(childComplexity int, after *entgql.Cursor[int], first *int, before *entgql.Cursor[int], last *int, orderBy *ent.WebhookEventOrder, where *ent.WebhookEventWhereInput) int
+		WebhookEvents         func(childComplexity int, after *entgqlrt.Cursor[int], first *int, before *entgqlrt.Cursor[int], last *int, orderBy *ent.WebhookEventOrder, where *ent.WebhookEventWhereInput) int
 	}
 
 	Repository struct {
@@ -417,7 +417,7 @@ type ComplexityRoot struct {
 		Owner         func(childComplexity int) int
 		Private       func(childComplexity int) int
 		Removed       func(childComplexity int) int
-		Runs          func(childComplexity int, after *entgql.Cursor[int], first *int, before *entgql.Cursor[int], last *int, orderBy *ent.RunOrder, where *ent.RunWhereInput) int
+		Runs          func(childComplexity int, after *entgqlrt.Cursor[int], first *int, before *entgqlrt.Cursor[int], last *int, orderBy *ent.RunOrder, where *ent.RunWhereInput) int
 		UpdatedAt     func(childComplexity int) int
 	}
 
@@ -490,7 +490,7 @@ type ComplexityRoot struct {
 		Installation    func(childComplexity int) int
 		ModelStatus     func(childComplexity int) int
 		Name            func(childComplexity int) int
-		Runs            func(childComplexity int, after *entgql.Cursor[int], first *int, before *entgql.Cursor[int], last *int, orderBy *ent.RunOrder, where *ent.RunWhereInput) int
+		Runs            func(childComplexity int, after *entgqlrt.Cursor[int], first *int, before *entgqlrt.Cursor[int], last *int, orderBy *ent.RunOrder, where *ent.RunWhereInput) int
 		Skills          func(childComplexity int) int
 		Stats           func(childComplexity int, from *time.Time, to *time.Time) int
 		SyncError       func(childComplexity int) int
@@ -556,7 +556,7 @@ type ComplexityRoot struct {
 		FailureDetail       func(childComplexity int) int
 		FailureReason       func(childComplexity int) int
 		FindingCounts       func(childComplexity int) int
-		Findings            func(childComplexity int, after *entgql.Cursor[int], first *int, before *entgql.Cursor[int], last *int, orderBy *ent.FindingOrder, where *ent.FindingWhereInput) int
+		Findings            func(childComplexity int, after *entgqlrt.Cursor[int], first *int, before *entgqlrt.Cursor[int], last *int, orderBy *ent.FindingOrder, where *ent.FindingWhereInput) int
 		FindingsBlocker     func(childComplexity int) int
 		FindingsDropped     func(childComplexity int) int
 		FindingsMajor       func(childComplexity int) int
@@ -2275,7 +2275,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.APITokens(childComplexity, args["after"].(*entgql.Cursor[int]), args["first"].(*int), args["before"].(*entgql.Cursor[int]), args["last"].(*int), args["orderBy"].(*ent.APITokenOrder), args["where"].(*ent.APITokenWhereInput)), true
+		return e.ComplexityRoot.Query.APITokens(childComplexity, args["after"].(*entgqlrt.Cursor[int]), args["first"].(*int), args["before"].(*entgqlrt.Cursor[int]), args["last"].(*int), args["orderBy"].(*ent.APITokenOrder), args["where"].(*ent.APITokenWhereInput)), true
 	case "Query.auditLog":
 		if e.ComplexityRoot.Query.AuditLog == nil {
 			break
@@ -2286,7 +2286,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.AuditLog(childComplexity, args["after"].(*entgql.Cursor[int]), args["first"].(*int), args["before"].(*entgql.Cursor[int]), args["last"].(*int), args["orderBy"].(*ent.AuditEntryOrder), args["where"].(*ent.AuditEntryWhereInput)), true
+		return e.ComplexityRoot.Query.AuditLog(childComplexity, args["after"].(*entgqlrt.Cursor[int]), args["first"].(*int), args["before"].(*entgqlrt.Cursor[int]), args["last"].(*int), args["orderBy"].(*ent.AuditEntryOrder), args["where"].(*ent.AuditEntryWhereInput)), true
 	case "Query.budgets":
 		if e.ComplexityRoot.Query.Budgets == nil {
 			break
@@ -2369,7 +2369,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Findings(childComplexity, args["after"].(*entgql.Cursor[int]), args["first"].(*int), args["before"].(*entgql.Cursor[int]), args["last"].(*int), args["orderBy"].(*ent.FindingOrder), args["where"].(*ent.FindingWhereInput)), true
+		return e.ComplexityRoot.Query.Findings(childComplexity, args["after"].(*entgqlrt.Cursor[int]), args["first"].(*int), args["before"].(*entgqlrt.Cursor[int]), args["last"].(*int), args["orderBy"].(*ent.FindingOrder), args["where"].(*ent.FindingWhereInput)), true
 	case "Query.githubWebURL":
 		if e.ComplexityRoot.Query.GithubWebURL == nil {
 			break
@@ -2386,7 +2386,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Installations(childComplexity, args["after"].(*entgql.Cursor[int]), args["first"].(*int), args["before"].(*entgql.Cursor[int]), args["last"].(*int), args["orderBy"].(*ent.InstallationOrder), args["where"].(*ent.InstallationWhereInput)), true
+		return e.ComplexityRoot.Query.Installations(childComplexity, args["after"].(*entgqlrt.Cursor[int]), args["first"].(*int), args["before"].(*entgqlrt.Cursor[int]), args["last"].(*int), args["orderBy"].(*ent.InstallationOrder), args["where"].(*ent.InstallationWhereInput)), true
 
 	case "Query.node":
 		if e.ComplexityRoot.Query.Node == nil {
@@ -2431,7 +2431,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Repositories(childComplexity, args["after"].(*entgql.Cursor[int]), args["first"].(*int), args["before"].(*entgql.Cursor[int]), args["last"].(*int), args["orderBy"].(*ent.RepositoryOrder), args["where"].(*ent.RepositoryWhereInput)), true
+		return e.ComplexityRoot.Query.Repositories(childComplexity, args["after"].(*entgqlrt.Cursor[int]), args["first"].(*int), args["before"].(*entgqlrt.Cursor[int]), args["last"].(*int), args["orderBy"].(*ent.RepositoryOrder), args["where"].(*ent.RepositoryWhereInput)), true
 	case "Query.reviewLearnings":
 		if e.ComplexityRoot.Query.ReviewLearnings == nil {
 			break
@@ -2442,7 +2442,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.ReviewLearnings(childComplexity, args["after"].(*entgql.Cursor[int]), args["first"].(*int), args["before"].(*entgql.Cursor[int]), args["last"].(*int), args["orderBy"].(*ent.ReviewLearningOrder), args["where"].(*ent.ReviewLearningWhereInput)), true
+		return e.ComplexityRoot.Query.ReviewLearnings(childComplexity, args["after"].(*entgqlrt.Cursor[int]), args["first"].(*int), args["before"].(*entgqlrt.Cursor[int]), args["last"].(*int), args["orderBy"].(*ent.ReviewLearningOrder), args["where"].(*ent.ReviewLearningWhereInput)), true
 	case "Query.reviewers":
 		if e.ComplexityRoot.Query.Reviewers == nil {
 			break
@@ -2453,7 +2453,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Reviewers(childComplexity, args["after"].(*entgql.Cursor[int]), args["first"].(*int), args["before"].(*entgql.Cursor[int]), args["last"].(*int), args["orderBy"].(*ent.ReviewerOrder), args["where"].(*ent.ReviewerWhereInput)), true
+		return e.ComplexityRoot.Query.Reviewers(childComplexity, args["after"].(*entgqlrt.Cursor[int]), args["first"].(*int), args["before"].(*entgqlrt.Cursor[int]), args["last"].(*int), args["orderBy"].(*ent.ReviewerOrder), args["where"].(*ent.ReviewerWhereInput)), true
 	case "Query.run":
 		if e.ComplexityRoot.Query.Run == nil {
 			break
@@ -2475,7 +2475,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Runs(childComplexity, args["after"].(*entgql.Cursor[int]), args["first"].(*int), args["before"].(*entgql.Cursor[int]), args["last"].(*int), args["orderBy"].(*ent.RunOrder), args["where"].(*ent.RunWhereInput)), true
+		return e.ComplexityRoot.Query.Runs(childComplexity, args["after"].(*entgqlrt.Cursor[int]), args["first"].(*int), args["before"].(*entgqlrt.Cursor[int]), args["last"].(*int), args["orderBy"].(*ent.RunOrder), args["where"].(*ent.RunWhereInput)), true
 	case "Query.status":
 		if e.ComplexityRoot.Query.Status == nil {
 			break
@@ -2498,7 +2498,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.WebhookEvents(childComplexity, args["after"].(*entgql.Cursor[int]), args["first"].(*int), args["before"].(*entgql.Cursor[int]), args["last"].(*int), args["orderBy"].(*ent.WebhookEventOrder), args["where"].(*ent.WebhookEventWhereInput)), true
+		return e.ComplexityRoot.Query.WebhookEvents(childComplexity, args["after"].(*entgqlrt.Cursor[int]), args["first"].(*int), args["before"].(*entgqlrt.Cursor[int]), args["last"].(*int), args["orderBy"].(*ent.WebhookEventOrder), args["where"].(*ent.WebhookEventWhereInput)), true
 
 	case "Repository.createdAt":
 		if e.ComplexityRoot.Repository.CreatedAt == nil {
@@ -2576,7 +2576,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Repository.Runs(childComplexity, args["after"].(*entgql.Cursor[int]), args["first"].(*int), args["before"].(*entgql.Cursor[int]), args["last"].(*int), args["orderBy"].(*ent.RunOrder), args["where"].(*ent.RunWhereInput)), true
+		return e.ComplexityRoot.Repository.Runs(childComplexity, args["after"].(*entgqlrt.Cursor[int]), args["first"].(*int), args["before"].(*entgqlrt.Cursor[int]), args["last"].(*int), args["orderBy"].(*ent.RunOrder), args["where"].(*ent.RunWhereInput)), true
 	case "Repository.updatedAt":
 		if e.ComplexityRoot.Repository.UpdatedAt == nil {
 			break
@@ -2883,7 +2883,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Reviewer.Runs(childComplexity, args["after"].(*entgql.Cursor[int]), args["first"].(*int), args["before"].(*entgql.Cursor[int]), args["last"].(*int), args["orderBy"].(*ent.RunOrder), args["where"].(*ent.RunWhereInput)), true
+		return e.ComplexityRoot.Reviewer.Runs(childComplexity, args["after"].(*entgqlrt.Cursor[int]), args["first"].(*int), args["before"].(*entgqlrt.Cursor[int]), args["last"].(*int), args["orderBy"].(*ent.RunOrder), args["where"].(*ent.RunWhereInput)), true
 	case "Reviewer.skills":
 		if e.ComplexityRoot.Reviewer.Skills == nil {
 			break
@@ -3204,7 +3204,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Run.Findings(childComplexity, args["after"].(*entgql.Cursor[int]), args["first"].(*int), args["before"].(*entgql.Cursor[int]), args["last"].(*int), args["orderBy"].(*ent.FindingOrder), args["where"].(*ent.FindingWhereInput)), true
+		return e.ComplexityRoot.Run.Findings(childComplexity, args["after"].(*entgqlrt.Cursor[int]), args["first"].(*int), args["before"].(*entgqlrt.Cursor[int]), args["last"].(*int), args["orderBy"].(*ent.FindingOrder), args["where"].(*ent.FindingWhereInput)), true
 	case "Run.findingsBlocker":
 		if e.ComplexityRoot.Run.FindingsBlocker == nil {
 			break

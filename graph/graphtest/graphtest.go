@@ -28,8 +28,8 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
-	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 	"github.com/chakshu-dev/chakshu/server/auth"
 )
 
@@ -97,7 +97,7 @@ func New(t testing.TB, db *store.DB, admins ...string) *Env {
 		Admins: admins, DeadWorkerAfter: 90 * time.Second,
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	a, err := auth.New(auth.Config{DB: db, Log: log, Config: cfg, Now: e.Clock.Now})
+	a, err := auth.New(auth.Config{DB: db, Log: log, Settings: auth.SettingsFrom(cfg), Now: e.Clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func New(t testing.TB, db *store.DB, admins ...string) *Env {
 		t.Fatal(err)
 	}
 	e.Stmts = &Statements{Driver: db.Driver()}
-	gql, err := graph.NewHandler(graph.Config{DB: db, Log: log, Bus: notify.NewLocal(), Config: cfg, Auth: a, GitHub: apps, Driver: e.Stmts,
+	gql, err := graph.NewHandler(graph.Config{DB: db, Log: log, Bus: wakeup.NewLocal(), Settings: graph.SettingsFrom(cfg), Auth: a, GitHub: apps, Driver: e.Stmts,
 		Now: e.Clock.Now, PollInterval: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

@@ -20,12 +20,12 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/logging"
 	"github.com/chakshu-dev/chakshu/internal/models"
-	"github.com/chakshu-dev/chakshu/internal/notify"
-	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/runstate"
 	"github.com/chakshu-dev/chakshu/internal/sandbox"
 	"github.com/chakshu-dev/chakshu/internal/scriptedmodel"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/version"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 	"github.com/chakshu-dev/chakshu/server"
 	"github.com/chakshu-dev/chakshu/server/auth"
 	"github.com/chakshu-dev/chakshu/worker"
@@ -213,8 +213,8 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	d := deps{cfg: cfg, db: db, bus: notify.New(ctx, db, log), log: log, github: gh, registry: reg, models: cat, setupGitHubURL: setupGitHub}
-	runs.NotifyLiveUpdates(db.Client, d.bus) // every run status change wakes the portal's live updates
+	d := deps{cfg: cfg, db: db, bus: wakeup.New(ctx, db, log), log: log, github: gh, registry: reg, models: cat, setupGitHubURL: setupGitHub}
+	runstate.NotifyLiveUpdates(db.Client, d.bus) // every run status change wakes the portal's live updates
 	if sb != nil {
 		d.sandboxDev = auth.SandboxDev{Login: sandbox.Dev, Token: sb.Sim.UserToken}
 		d.githubWebURL = sb.Sim.PagesURL() // the simulator's pull request, check and Actions pages

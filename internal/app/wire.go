@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/retention"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/chakshu-dev/chakshu/graph"
@@ -17,12 +19,12 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/metrics"
 	"github.com/chakshu-dev/chakshu/internal/models"
-	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/publish"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/runnerbin"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/version"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 	"github.com/chakshu-dev/chakshu/server"
 	"github.com/chakshu-dev/chakshu/server/auth"
 	"github.com/chakshu-dev/chakshu/server/portal"
@@ -37,7 +39,7 @@ import (
 type deps struct {
 	cfg      *config.Config
 	db       *store.DB
-	bus      notify.Bus
+	bus      wakeup.Bus
 	log      *slog.Logger
 	github   *gh.Apps
 	registry *prometheus.Registry
@@ -88,11 +90,11 @@ func webRoutes(d deps) ([]server.Route, func(), error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("runner API: %w", err)
 	}
-	au, err := auth.New(auth.Config{DB: d.db, Log: d.log, Config: d.cfg, SandboxDev: d.sandboxDev})
+	au, err := auth.New(auth.Config{DB: d.db, Log: d.log, Settings: auth.SettingsFrom(d.cfg), SandboxDev: d.sandboxDev})
 	if err != nil {
 		return nil, nil, fmt.Errorf("auth: %w", err)
 	}
-	gql, err := graph.NewHandler(graph.Config{DB: d.db, Log: d.log, Bus: d.bus, Config: d.cfg, Auth: au, GitHub: d.github, Models: d.models,
+	gql, err := graph.NewHandler(graph.Config{DB: d.db, Log: d.log, Bus: d.bus, Settings: graph.SettingsFrom(d.cfg), Auth: au, GitHub: d.github, Models: d.models,
 		GitHubWebURL: d.githubWebURL})
 	if err != nil {
 		return nil, nil, fmt.Errorf("graphql: %w", err)
@@ -143,7 +145,7 @@ func webRoutes(d deps) ([]server.Route, func(), error) {
 // workerParts builds every loop `chakshu worker` runs and the heartbeaters of
 // what those loops hold.
 func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, []func(context.Context, string, time.Time) error, error) {
-	syncer, err := reviewers.NewSyncer(reviewers.SyncerConfig{DB: d.db, Clients: d.github, Log: d.log, Models: d.models})
+	syncer, err := reviewerconfig.NewSyncer(reviewerconfig.SyncerConfig{DB: d.db, Clients: d.github, Log: d.log, Models: d.models})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -213,7 +215,7 @@ func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, [
 }
 
 // storeRetention is the store's view of the retention settings.
-func storeRetention(r config.Retention) store.Retention {
-	return store.Retention{WebhookPayloads: r.WebhookPayloads, WebhookEvents: r.WebhookEvents, FailedEvents: r.FailedEvents,
+func storeRetention(r config.Retention) retention.Retention {
+	return retention.Retention{WebhookPayloads: r.WebhookPayloads, WebhookEvents: r.WebhookEvents, FailedEvents: r.FailedEvents,
 		RunEvents: r.RunEvents, Runs: r.Runs, Workers: r.Workers, Batch: r.Batch}
 }

@@ -8,8 +8,8 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/reviewer"
 	"github.com/chakshu-dev/chakshu/ent/run"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
-	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
+	"github.com/chakshu-dev/chakshu/internal/runstate"
 )
 
 // progress is where one planned pull request stands.
@@ -32,13 +32,13 @@ func (p *progress) cost() float64 {
 		if r == nil {
 			return 0
 		}
-		if runs.Terminal(r.Status) {
+		if runstate.Terminal(r.Status) {
 			return r.CostUsd
 		}
 		return max(r.CostUsd, p.Estimate)
 	}
 	c := side(p.old) + side(p.new)
-	if p.old != nil && p.new == nil && (p.old.Status == run.StatusSucceeded || !runs.Terminal(p.old.Status)) {
+	if p.old != nil && p.new == nil && (p.old.Status == run.StatusSucceeded || !runstate.Terminal(p.old.Status)) {
 		c += p.Estimate
 	}
 	return c
@@ -124,7 +124,7 @@ func (l *Loop) advance(ctx context.Context, bt *ent.Backtest) error {
 			}
 			committed += 2 * p.Estimate
 			pending++
-		case !runs.Terminal(p.old.Status):
+		case !runstate.Terminal(p.old.Status):
 			pending++
 		case p.old.Status != run.StatusSucceeded:
 			p.skipped = skipFailed
@@ -137,7 +137,7 @@ func (l *Loop) advance(ctx context.Context, bt *ent.Backtest) error {
 				return err
 			}
 			pending++
-		case !runs.Terminal(p.new.Status):
+		case !runstate.Terminal(p.new.Status):
 			pending++
 		case p.new.Status != run.StatusSucceeded:
 			p.skipped = skipFailed
@@ -163,11 +163,11 @@ func (l *Loop) queue(ctx context.Context, bt *ent.Backtest, rv *ent.Reviewer, p 
 	if side == run.BacktestSideNew {
 		snap = bt.NewSnapshot
 	}
-	cfg, err := reviewers.ConfigOfSnapshot(snap)
+	cfg, err := reviewerconfig.ConfigOfSnapshot(snap)
 	if err != nil {
 		return false, err
 	}
-	created, _, err := runs.Enqueue(ctx, l.cfg.DB, l.cfg.Bus, runs.Request{
+	created, _, err := runstate.Enqueue(ctx, l.cfg.DB, l.cfg.Bus, runstate.Request{
 		RepositoryID: p.RepositoryID, ReviewerIDs: []int{rv.ID}, PRNumber: p.Number, PRTitle: p.Title, PRURL: p.URL,
 		HeadSHA: p.HeadSHA, HeadRef: p.HeadRef, BaseSHA: p.BaseSHA, BaseRef: p.BaseRef, Trigger: run.TriggerBacktest,
 		Configure: func(_ int, c *ent.RunCreate) {

@@ -25,11 +25,11 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
-	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/publish"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 	"github.com/chakshu-dev/chakshu/server/webhook"
 	"github.com/chakshu-dev/chakshu/server/webhook/webhooktest"
 	"github.com/chakshu-dev/chakshu/worker/events"
@@ -63,7 +63,7 @@ func newWorld(t *testing.T, db *store.DB) *world {
 	ctx := context.Background()
 	w := &world{t: t, db: db, sim: ghsimtest.New(t), now: time.Now()}
 	appID, key := w.sim.CreateApp("chakshu")
-	bus := notify.NewLocal()
+	bus := wakeup.NewLocal()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	in := webhooktest.StartIntake(t, webhook.Config{DB: db, Secrets: []string{"s"}, Log: log, Bus: bus})
 	w.sim.SetWebhook(in.URL, "s")
@@ -94,7 +94,7 @@ func newWorld(t *testing.T, db *store.DB) *world {
 	}
 	w.drainEvents()
 	w.inst = db.Installation.Query().Where(installation.GithubID(instID)).OnlyX(ctx)
-	syncer, err := reviewers.NewSyncer(reviewers.SyncerConfig{DB: db, Clients: apps})
+	syncer, err := reviewerconfig.NewSyncer(reviewerconfig.SyncerConfig{DB: db, Clients: apps})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func (w *world) checks(name string) []ghsim.CheckRun {
 }
 
 func snapshot(md string) map[string]any {
-	return reviewers.Columns{ClaudeMD: md}.Snapshot()
+	return reviewerconfig.Columns{ClaudeMD: md}.Snapshot()
 }
 
 // A change to a reviewer's rules is backtested end to end: one backtest for
@@ -241,11 +241,11 @@ func TestBacktestOfAChangedReviewer(t *testing.T) {
 		var got []string
 		for _, r := range old {
 			got = append(got, fmt.Sprintf("%s#%d@%s %s shadow=%v", r.Edges.Repository.FullName, r.PrNumber, r.HeadSha, r.Trigger, r.Shadow))
-			if diff := cmp.Diff(reviewers.SnapshotOf(w.sec), r.ReviewerSnapshot); diff != "" {
+			if diff := cmp.Diff(reviewerconfig.SnapshotOf(w.sec), r.ReviewerSnapshot); diff != "" {
 				t.Fatalf("old snapshot (-want +got):\n%s", diff)
 			}
-			if r.ReviewerSnapshot[reviewers.SnapshotClaudeMD] != oldMD {
-				t.Fatalf("old side's rules: %q", r.ReviewerSnapshot[reviewers.SnapshotClaudeMD])
+			if r.ReviewerSnapshot[reviewerconfig.SnapshotClaudeMD] != oldMD {
+				t.Fatalf("old side's rules: %q", r.ReviewerSnapshot[reviewerconfig.SnapshotClaudeMD])
 			}
 		}
 		want := []string{"acme/widget#1@head0001 backtest shadow=true", "acme/widget#2@head0002 backtest shadow=true", "acme/widget#3@head0003 backtest shadow=true"}
@@ -270,12 +270,12 @@ func TestBacktestOfAChangedReviewer(t *testing.T) {
 			if r.HeadSha != old[i].HeadSha || r.PrNumber != old[i].PrNumber || !r.Shadow {
 				t.Fatalf("new run %d at %d@%s", i, r.PrNumber, r.HeadSha)
 			}
-			if r.ReviewerSnapshot[reviewers.SnapshotClaudeMD] != newMD {
-				t.Fatalf("new side's rules: %q", r.ReviewerSnapshot[reviewers.SnapshotClaudeMD])
+			if r.ReviewerSnapshot[reviewerconfig.SnapshotClaudeMD] != newMD {
+				t.Fatalf("new side's rules: %q", r.ReviewerSnapshot[reviewerconfig.SnapshotClaudeMD])
 			}
-			skills, _ := r.ReviewerSnapshot[reviewers.SnapshotSkills].([]any)
+			skills, _ := r.ReviewerSnapshot[reviewerconfig.SnapshotSkills].([]any)
 			if len(skills) != 1 || skills[0].(map[string]any)["name"] != "sql" {
-				t.Fatalf("new side's skills: %v", r.ReviewerSnapshot[reviewers.SnapshotSkills])
+				t.Fatalf("new side's skills: %v", r.ReviewerSnapshot[reviewerconfig.SnapshotSkills])
 			}
 		}
 		if w.checks("Chakshu backtest · security")[0].Status != "in_progress" {

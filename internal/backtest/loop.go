@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/queue"
+
 	"github.com/google/go-github/v88/github"
 
 	"github.com/chakshu-dev/chakshu/ent"
@@ -15,9 +17,9 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/models"
-	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 )
 
 // Writer is what a backtest writes to GitHub, all through the write port.
@@ -41,7 +43,7 @@ var _ Clients = (*gh.Apps)(nil)
 // Config builds a Loop.
 type Config struct {
 	DB     *store.DB
-	Bus    notify.Bus
+	Bus    wakeup.Bus
 	Log    *slog.Logger
 	GitHub Clients
 	Write  Writer
@@ -105,12 +107,12 @@ func New(cfg Config) (*Loop, error) {
 // Name implements worker.Loop.
 func (l *Loop) Name() string { return "backtests" }
 
-// Run works on due backtests until ctx ends, woken by notify.TopicBacktests
+// Run works on due backtests until ctx ends, woken by wakeup.TopicBacktests
 // and the poll (a running backtest is looked at every Recheck).
 func (l *Loop) Run(ctx context.Context) error {
 	var wake <-chan struct{}
 	if l.cfg.Bus != nil {
-		ch, cancel := l.cfg.Bus.Subscribe(notify.TopicBacktests)
+		ch, cancel := l.cfg.Bus.Subscribe(wakeup.TopicBacktests)
 		defer cancel()
 		wake = ch
 	}
@@ -139,15 +141,15 @@ const maxPerDrain = 100
 func (l *Loop) Drain(ctx context.Context) (int, error) {
 	n := 0
 	for _, st := range []struct {
-		q    store.Queue
+		q    queue.Queue
 		work func(context.Context, *ent.Backtest) error
 	}{
-		{store.CancelledBacktests, l.completeCancelled},
-		{store.QueuedBacktests, l.start},
-		{store.RunningBacktests, l.advance},
+		{queue.CancelledBacktests, l.completeCancelled},
+		{queue.QueuedBacktests, l.start},
+		{queue.RunningBacktests, l.advance},
 	} {
 		for range maxPerDrain {
-			id, err := l.cfg.DB.Claim(ctx, st.q, l.cfg.WorkerID, l.cfg.Now(), l.cfg.StaleAfter)
+			id, err := queue.Claim(ctx, l.cfg.DB, st.q, l.cfg.WorkerID, l.cfg.Now(), l.cfg.StaleAfter)
 			if err != nil {
 				return n, err
 			}
@@ -179,7 +181,7 @@ func (l *Loop) one(ctx context.Context, id int, work func(context.Context, *ent.
 		due = until
 	}
 	l.cfg.Log.Warn("backtest: will retry", "backtest_id", id, "at", due, "err", redact.Error(err))
-	if _, uerr := l.cfg.DB.Backtest.Update().Where(store.HeldBacktest(id, l.cfg.WorkerID)).
+	if _, uerr := l.cfg.DB.Backtest.Update().Where(queue.HeldBacktest(id, l.cfg.WorkerID)).
 		SetLeaseOwner("").SetNextAttemptAt(due).Save(context.WithoutCancel(ctx)); uerr != nil {
 		l.cfg.Log.Warn("backtest: let go", "backtest_id", id, "err", redact.Error(uerr))
 	}
@@ -208,7 +210,7 @@ func (l *Loop) giveUp(ctx context.Context, bt *ent.Backtest, cause error) {
 
 // letGo releases the lease on bt, due again at due (nil: not by time).
 func (l *Loop) letGo(ctx context.Context, bt *ent.Backtest, due *time.Time, set func(*ent.BacktestUpdate)) (bool, error) {
-	u := l.cfg.DB.Backtest.Update().Where(store.HeldBacktest(bt.ID, l.cfg.WorkerID)).SetLeaseOwner("")
+	u := l.cfg.DB.Backtest.Update().Where(queue.HeldBacktest(bt.ID, l.cfg.WorkerID)).SetLeaseOwner("")
 	if due != nil {
 		u.SetNextAttemptAt(*due)
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/publish"
-	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/runstate"
 )
 
 // Severities in report order.
@@ -133,7 +133,7 @@ func (l *Loop) foundOf(ctx context.Context, r *ent.Run) ([]Found, error) {
 	var out []Found
 	for _, f := range fs {
 		if counted(f) {
-			out = append(out, Found{HiddenID: f.HiddenID, Severity: findings.Severity(f.Severity), Finding: runs.Finding(f)})
+			out = append(out, Found{HiddenID: f.HiddenID, Severity: findings.Severity(f.Severity), Finding: runstate.Finding(f)})
 		}
 	}
 	return out, nil

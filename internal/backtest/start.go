@@ -14,7 +14,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/redact"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 )
 
 // planned is one pull request a backtest replays: where the reviewer's last
@@ -87,7 +87,7 @@ func (l *Loop) start(ctx context.Context, bt *ent.Backtest) error {
 		}
 		bt.CheckRunID = id
 	}
-	versions, err := reviewers.LoadAt(ctx, gi.REST, bt.ReviewersRepo, bt.HeadSha, []string{bt.ReviewerName}, l.cfg.Models, l.cfg.Now())
+	versions, err := reviewerconfig.LoadAt(ctx, gi.REST, bt.ReviewersRepo, bt.HeadSha, []string{bt.ReviewerName}, l.cfg.Models, l.cfg.Now())
 	if err != nil {
 		return err
 	}
@@ -133,7 +133,7 @@ func (l *Loop) start(ctx context.Context, bt *ent.Backtest) error {
 	ok, err := l.letGo(ctx, bt, &now, func(u *ent.BacktestUpdate) {
 		u.Where(backtest.StatusEQ(backtest.StatusQueued)).SetStatus(backtest.StatusRunning).
 			SetMaxPrs(limit).SetMaxCostUsd(v.Config.Backtest.MaxCostUSD).
-			SetOldSnapshot(reviewers.SnapshotOf(old)).SetNewSnapshot(v.Columns.Snapshot()).
+			SetOldSnapshot(reviewerconfig.SnapshotOf(old)).SetNewSnapshot(v.Columns.Snapshot()).
 			SetSummary(map[string]any{summaryPlan: plan})
 	})
 	if err == nil && !ok {

@@ -7,7 +7,7 @@
 // `Chakshu backtest · <reviewer>` on the change's head.
 //
 // The webhook edge calls Request; the worker's Loop does the rest under a
-// lease (internal/store/lease.go): it loads the change, queues the shadow
+// lease (internal/queue/lease.go): it loads the change, queues the shadow
 // runs within the cost cap, and reports when they have all finished. The
 // shadow runs themselves go through dispatch, job fetch, runner, gateway and
 // publishing like any run, and post nothing on the pull requests they review.
@@ -27,10 +27,10 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/backtest"
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/run"
-	"github.com/chakshu-dev/chakshu/internal/notify"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
-	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
+	"github.com/chakshu-dev/chakshu/internal/runstate"
 	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 )
 
 // Change is a pull request to an installation's reviewers repository, as a
@@ -64,7 +64,7 @@ const maxFilePages = 30
 // reviewer whose files the change touches; closing cancels them all. gc
 // lists the change's files. Handling the same delivery again queues nothing
 // twice.
-func Request(ctx context.Context, db *store.DB, bus notify.Bus, gc *github.Client, ch Change) (Requested, error) {
+func Request(ctx context.Context, db *store.DB, bus wakeup.Bus, gc *github.Client, ch Change) (Requested, error) {
 	var out Requested
 	n, err := cancelOthers(ctx, db, ch)
 	out.Cancelled = n
@@ -86,7 +86,7 @@ func Request(ctx context.Context, db *store.DB, bus notify.Bus, gc *github.Clien
 			continue // this head is backtested already (a redelivery); a cancelled one (closed, then reopened) is not
 		}
 		bt, err := db.Backtest.Create().SetInstallationID(ch.Installation.ID).SetReviewerName(name).
-			SetReviewersRepo(ch.Repo).SetPrNumber(ch.Number).SetPrURL(runs.Text(ch.URL)).
+			SetReviewersRepo(ch.Repo).SetPrNumber(ch.Number).SetPrURL(runstate.Text(ch.URL)).
 			SetHeadSha(ch.HeadSHA).SetBaseSha(ch.BaseSHA).Save(ctx)
 		if err != nil {
 			return out, fmt.Errorf("queue backtest of %s: %w", name, err)
@@ -94,7 +94,7 @@ func Request(ctx context.Context, db *store.DB, bus notify.Bus, gc *github.Clien
 		out.Created = append(out.Created, bt)
 	}
 	if len(out.Created) > 0 && bus != nil {
-		_ = bus.Notify(ctx, notify.TopicBacktests) // the loop polls too
+		_ = bus.Notify(ctx, wakeup.TopicBacktests) // the loop polls too
 	}
 	return out, nil
 }
@@ -138,7 +138,7 @@ func reviewerOf(path string) (string, bool) {
 		return "", false
 	}
 	name, sub, ok := strings.Cut(rest, "/")
-	if !ok || sub == "" || !reviewers.ValidName(name) {
+	if !ok || sub == "" || !reviewerconfig.ValidName(name) {
 		return "", false
 	}
 	return name, true
@@ -193,7 +193,7 @@ func Cancel(ctx context.Context, db *store.DB, id int, reason string) (bool, err
 // cancelRuns cancels backtest id's shadow runs that are queued or in flight,
 // each with the reason why gives it.
 func cancelRuns(ctx context.Context, db *store.DB, id int, why func(*ent.Run) string) error {
-	rs, err := db.Run.Query().Where(run.BacktestID(id), run.Shadow(true), run.StatusIn(runs.Superseded...)).All(ctx)
+	rs, err := db.Run.Query().Where(run.BacktestID(id), run.Shadow(true), run.StatusIn(runstate.Superseded...)).All(ctx)
 	if err != nil {
 		return fmt.Errorf("find shadow runs of backtest %d: %w", id, err)
 	}
@@ -202,9 +202,9 @@ func cancelRuns(ctx context.Context, db *store.DB, id int, why func(*ent.Run) st
 		if reason == "" {
 			continue
 		}
-		err := runs.Transition(ctx, db.Client, r.ID, runs.Change{From: runs.Superseded, To: run.StatusCancelled,
+		err := runstate.Transition(ctx, db.Client, r.ID, runstate.Change{From: runstate.Superseded, To: run.StatusCancelled,
 			Message: reason, Set: func(u *ent.RunUpdate) { u.SetFailureReason(reason) }})
-		if err != nil && !errors.Is(err, runs.ErrConflict) {
+		if err != nil && !errors.Is(err, runstate.ErrConflict) {
 			return err
 		}
 	}
@@ -223,7 +223,7 @@ func short(sha string) string {
 // head, with a check run of its own; its comparison edits the one comment.
 // A backtest still open is left to finish: Rerun then returns nil. The caller
 // checks the check is Chakshu's and that the asker may write.
-func Rerun(ctx context.Context, db *store.DB, bus notify.Bus, installationID int, checkRunID int64) (*ent.Backtest, error) {
+func Rerun(ctx context.Context, db *store.DB, bus wakeup.Bus, installationID int, checkRunID int64) (*ent.Backtest, error) {
 	last, err := db.Backtest.Query().Where(backtest.HasInstallationWith(installation.ID(installationID)), backtest.CheckRunID(checkRunID)).
 		Order(ent.Desc(backtest.FieldID)).First(ctx)
 	if ent.IsNotFound(err) {
@@ -245,7 +245,7 @@ func Rerun(ctx context.Context, db *store.DB, bus notify.Bus, installationID int
 		return nil, fmt.Errorf("queue backtest again: %w", err)
 	}
 	if bus != nil {
-		_ = bus.Notify(ctx, notify.TopicBacktests)
+		_ = bus.Notify(ctx, wakeup.TopicBacktests)
 	}
 	return bt, nil
 }

@@ -20,7 +20,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/redact"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/strictjson"
 )
@@ -84,7 +84,7 @@ type Scope struct {
 	GitHubInstallationID int64
 	// Repo is the run's repository, owner/name.
 	Repo   string
-	Config reviewers.Config
+	Config reviewerconfig.Config
 }
 
 // ErrNotDeclared means the reviewer does not declare that tool.
@@ -103,7 +103,7 @@ type tool struct {
 	run func(ctx context.Context, s Scope, input json.RawMessage) (any, error)
 }
 
-func declares(c reviewers.Config, connector string) bool {
+func declares(c reviewerconfig.Config, connector string) bool {
 	for _, n := range c.Connectors {
 		if n == connector {
 			return true

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/chakshu-dev/chakshu/ent"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 )
 
 // Whatever the template and the value, a built URL never leaves the
@@ -19,7 +19,7 @@ func FuzzEndpointBuild(f *testing.F) {
 	f.Add("https://a.example.com/{key}", `.*`, "//evil.com")
 	r, _ := New(Config{DB: &ent.Client{}, Log: slog.New(slog.DiscardHandler)})
 	f.Fuzz(func(t *testing.T, tmpl, pattern, value string) {
-		e, err := r.parseEndpoint(reviewers.HTTPEndpoint{Name: "x", URL: tmpl, Params: map[string]string{"key": pattern, "a": pattern}})
+		e, err := r.parseEndpoint(reviewerconfig.HTTPEndpoint{Name: "x", URL: tmpl, Params: map[string]string{"key": pattern, "a": pattern}})
 		if err != nil {
 			return
 		}

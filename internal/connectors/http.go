@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 )
 
@@ -31,7 +31,7 @@ const (
 
 // endpoint is a declared http endpoint, checked.
 type endpoint struct {
-	reviewers.HTTPEndpoint
+	reviewerconfig.HTTPEndpoint
 	base   *url.URL // scheme and host of the template: the only place requests go
 	params map[string]*regexp.Regexp
 }
@@ -39,7 +39,7 @@ type endpoint struct {
 // parseEndpoint checks a declared endpoint: its scheme and host are literal
 // (no placeholder can choose where a request goes) and every placeholder has
 // a pattern.
-func (r *Registry) parseEndpoint(ep reviewers.HTTPEndpoint) (*endpoint, error) {
+func (r *Registry) parseEndpoint(ep reviewerconfig.HTTPEndpoint) (*endpoint, error) {
 	if !endpointName.MatchString(ep.Name) {
 		return nil, fmt.Errorf("http endpoint name %q: want [a-z0-9_-]{1,40}", ep.Name)
 	}
@@ -82,7 +82,7 @@ func (r *Registry) parseEndpoint(ep reviewers.HTTPEndpoint) (*endpoint, error) {
 	return e, nil
 }
 
-func (r *Registry) httpTool(ep reviewers.HTTPEndpoint) (tool, bool) {
+func (r *Registry) httpTool(ep reviewerconfig.HTTPEndpoint) (tool, bool) {
 	e, err := r.parseEndpoint(ep)
 	if err != nil {
 		r.cfg.Log.Warn("http endpoint not offered", "err", err)

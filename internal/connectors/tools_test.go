@@ -18,7 +18,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
 	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
@@ -44,7 +44,7 @@ func newEnv(t *testing.T, db *store.DB, github GitHub, ghInst int64) *env {
 	return e
 }
 
-func (e *env) scope(c reviewers.Config) Scope {
+func (e *env) scope(c reviewerconfig.Config) Scope {
 	return Scope{InstallationID: e.inst.ID, GitHubInstallationID: e.inst.GithubID, Repo: "acme/widget", Config: c}
 }
 
@@ -90,7 +90,7 @@ func TestHTTPConnector(t *testing.T) {
 			[]string{strings.TrimPrefix(api.URL, "http://")}); err != nil {
 			t.Fatal(err)
 		}
-		cfg := reviewers.Config{Connectors: []string{"http"}, HTTP: []reviewers.HTTPEndpoint{
+		cfg := reviewerconfig.Config{Connectors: []string{"http"}, HTTP: []reviewerconfig.HTTPEndpoint{
 			{Name: "jira_issue", Description: "Get a Jira issue", URL: api.URL + "/issue/{key}",
 				Params: map[string]string{"key": `[A-Z]+-[0-9]+`}, Header: "Authorization", Credential: "jira"},
 			{Name: "jira_elsewhere", URL: evil.URL + "/{key}", Credential: "jira"},
@@ -163,7 +163,7 @@ func TestHTTPConnector(t *testing.T) {
 			}
 		}
 		// A reviewer without the endpoint cannot call it, even in the same installation.
-		if _, err := e.reg.Call(ctx, e.scope(reviewers.Config{}), "http.jira_issue", json.RawMessage(`{"key":"PROJ-1"}`)); !errors.Is(err, ErrNotDeclared) {
+		if _, err := e.reg.Call(ctx, e.scope(reviewerconfig.Config{}), "http.jira_issue", json.RawMessage(`{"key":"PROJ-1"}`)); !errors.Is(err, ErrNotDeclared) {
 			t.Fatalf("undeclared reviewer: %v", err)
 		}
 		// Without its credential the endpoint says so.
@@ -176,10 +176,10 @@ func TestHTTPConnector(t *testing.T) {
 
 func TestHTTPConnectorRefusesPlainHTTPByDefault(t *testing.T) {
 	r, _ := New(Config{DB: &ent.Client{}})
-	if _, ok := r.httpTool(reviewers.HTTPEndpoint{Name: "x", URL: "http://example.com/{id}"}); ok {
+	if _, ok := r.httpTool(reviewerconfig.HTTPEndpoint{Name: "x", URL: "http://example.com/{id}"}); ok {
 		t.Fatal("plain http endpoint offered")
 	}
-	if _, ok := r.httpTool(reviewers.HTTPEndpoint{Name: "x", URL: "https://example.com/{id}"}); !ok {
+	if _, ok := r.httpTool(reviewerconfig.HTTPEndpoint{Name: "x", URL: "https://example.com/{id}"}); !ok {
 		t.Fatal("https endpoint not offered")
 	}
 }
@@ -200,7 +200,7 @@ func TestGitHubConnector(t *testing.T) {
 		for i, n := range []string{"widget", "shared"} {
 			db.Repository.Create().SetGithubID(int64(100 + i)).SetOwner("acme").SetName(n).SetFullName("acme/" + n).SetInstallation(e.inst).ExecX(ctx)
 		}
-		s := e.scope(reviewers.Config{Connectors: []string{"github"}, GitHubRepos: []string{"acme/shared", "acme/public-elsewhere", "globex/tools"}})
+		s := e.scope(reviewerconfig.Config{Connectors: []string{"github"}, GitHubRepos: []string{"acme/shared", "acme/public-elsewhere", "globex/tools"}})
 		if n := len(e.reg.Tools(s)); n != 3 {
 			t.Fatalf("%d github tools, want 3", n)
 		}
@@ -292,7 +292,7 @@ func TestGitHubConnector(t *testing.T) {
 			t.Fatalf("refused calls reached GitHub (%d calls)", n-calls)
 		}
 		// The globex installation sees its own repository (the scope is the installation, not the app).
-		gs := Scope{InstallationID: gi.ID, GitHubInstallationID: globexInst, Repo: "globex/tools", Config: reviewers.Config{Connectors: []string{"github"}, GitHubRepos: []string{"acme/widget"}}}
+		gs := Scope{InstallationID: gi.ID, GitHubInstallationID: globexInst, Repo: "globex/tools", Config: reviewerconfig.Config{Connectors: []string{"github"}, GitHubRepos: []string{"acme/widget"}}}
 		if resp := call(t, e, gs, "github.get_issue", fmt.Sprintf(`{"number":%d}`, globexIssue)); resp.Error != "" || !strings.Contains(string(resp.Output), "globex") {
 			t.Fatalf("globex's own issue: %+v %s", resp, resp.Output)
 		}
@@ -348,7 +348,7 @@ func TestGitHubConnector(t *testing.T) {
 		}
 
 		// Tools without the github connector declared are refused.
-		if _, err := e.reg.Call(ctx, e.scope(reviewers.Config{Connectors: []string{"http"}}), "github.get_file", json.RawMessage(`{}`)); !errors.Is(err, ErrNotDeclared) {
+		if _, err := e.reg.Call(ctx, e.scope(reviewerconfig.Config{Connectors: []string{"http"}}), "github.get_file", json.RawMessage(`{}`)); !errors.Is(err, ErrNotDeclared) {
 			t.Fatalf("undeclared github: %v", err)
 		}
 	})

@@ -27,7 +27,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/models"
 	"github.com/chakshu-dev/chakshu/internal/redact"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/version"
 )
@@ -376,7 +376,7 @@ func (r *run) installation(ctx context.Context, apps *gh.Apps, db *store.DB, in 
 	}
 	revRepo := acct + "/chakshu-reviewers"
 	if row != nil {
-		revRepo = reviewers.ReviewersRepo(row)
+		revRepo = reviewerconfig.ReviewersRepo(row)
 	}
 	var repos []*github.Repository
 	opt := &github.ListOptions{PerPage: 100}

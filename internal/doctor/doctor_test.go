@@ -23,7 +23,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/scriptedmodel"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
@@ -60,7 +60,7 @@ func TestDoctor(t *testing.T) {
 			t.Fatal(err)
 		}
 		apps := ghtest.Apps(t, sim, appID, key)
-		syncer, err := reviewers.NewSyncer(reviewers.SyncerConfig{DB: db, Clients: apps, Log: slog.New(slog.DiscardHandler)})
+		syncer, err := reviewerconfig.NewSyncer(reviewerconfig.SyncerConfig{DB: db, Clients: apps, Log: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,7 +12,7 @@ import (
 	entreviewer "github.com/chakshu-dev/chakshu/ent/reviewer"
 	"github.com/chakshu-dev/chakshu/internal/models"
 	"github.com/chakshu-dev/chakshu/internal/redact"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/store"
 )
 
@@ -38,12 +38,12 @@ func (r *run) modelsInUse(ctx context.Context, db *store.DB) {
 	if r.cfg.Now != nil {
 		now = r.cfg.Now()
 	}
-	users := map[string][]string{reviewers.Defaults().Model: {"(default)"}}
+	users := map[string][]string{reviewerconfig.Defaults().Model: {"(default)"}}
 	if db != nil && r.dbOK {
 		rvs, err := db.Reviewer.Query().Where(entreviewer.Enabled(true)).All(ctx)
 		if err == nil {
 			for _, rv := range rvs {
-				if c, err := reviewers.FromEnt(rv); err == nil {
+				if c, err := reviewerconfig.FromEnt(rv); err == nil {
 					users[c.Model] = append(users[c.Model], rv.Name)
 				}
 			}

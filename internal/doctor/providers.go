@@ -12,7 +12,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/gateway"
 	"github.com/chakshu-dev/chakshu/internal/models"
 	"github.com/chakshu-dev/chakshu/internal/redact"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 )
 
 // maxProviderModels bounds how many models of one provider are asked.
@@ -53,7 +53,7 @@ func (r *run) providers(ctx context.Context) {
 		src, _ = models.NewSource(r.c.ModelCatalog) // its errors are reported by modelsInUse
 	}
 	cat, _ := src.Catalog()
-	def := reviewers.Defaults().Model
+	def := reviewerconfig.Defaults().Model
 	for _, name := range configured {
 		var ids []string
 		for _, e := range cat.Entries() {

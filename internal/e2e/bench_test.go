@@ -142,7 +142,7 @@ func BenchmarkTriggerToDispatch(b *testing.B) {
 }
 
 // startsHeld is until when the sandbox installation's new reviews are held
-// for the content budget (store.HoldStarts); zero when never.
+// for the content budget (queue.HoldStarts); zero when never.
 func (c *chakshu) startsHeld(ctx context.Context, db *store.DB) (time.Time, error) {
 	in, err := db.Installation.Query().Where(installation.GithubID(c.SB.InstID)).Only(ctx)
 	if err != nil || in.StartsHeldUntil == nil {

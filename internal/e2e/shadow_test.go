@@ -15,7 +15,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/publish"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/scriptedmodel"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
@@ -68,7 +68,7 @@ func shadowRunEndToEnd(t *testing.T, c *chakshu, opts store.Options, seen func()
 	if strings.Contains(rv.ClaudeMd, "Marker 5f3e") {
 		t.Fatal("the reviewer in force already carries the snapshot's marker")
 	}
-	snap := reviewers.Snapshot{ClaudeMD: shadowRules, ConfigYAML: rv.ConfigYaml, Config: rv.Config, Skills: rv.Skills}
+	snap := reviewerconfig.Snapshot{ClaudeMD: shadowRules, ConfigYAML: rv.ConfigYaml, Config: rv.Config, Skills: rv.Skills}
 	head := sim.PR(pr.Repo, pr.Number)
 
 	sim.ResetCalls()

@@ -12,7 +12,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
-	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/runstate"
 	"github.com/chakshu-dev/chakshu/internal/sandbox"
 	"github.com/chakshu-dev/chakshu/internal/store"
 )
@@ -100,7 +100,7 @@ func printEvidence(b *testing.B, db *store.DB, rs []*ent.Run) {
 	ctx := context.Background()
 	var runner runnerproto.EvidenceReport
 	for _, r := range rs {
-		if st, err := runs.Result(r); err == nil && st.Checked != nil && st.Checked.Evidence != nil {
+		if st, err := runstate.Result(r); err == nil && st.Checked != nil && st.Checked.Evidence != nil {
 			ev := st.Checked.Evidence
 			runner.Kept += ev.Kept
 			runner.Moved += ev.Moved

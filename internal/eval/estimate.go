@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/chakshu-dev/chakshu/internal/models"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 )
 
 // What a review and a judging cost is estimated from, in tokens. They are
@@ -50,7 +50,7 @@ func (e Estimate) Total() float64 { return e.ReviewUSD + e.JudgeUSD }
 // review, each capped by the reviewer's max_cost_usd, plus one extraction per
 // review (and per case for all reviewers together) and golden comments ×
 // issues verdicts, for the cases that have golden comments.
-func EstimateCost(c *Corpus, rvs []reviewers.Local, src *models.Source, judge bool, judgeModel string) (Estimate, error) {
+func EstimateCost(c *Corpus, rvs []reviewerconfig.Local, src *models.Source, judge bool, judgeModel string) (Estimate, error) {
 	if src == nil {
 		src = models.Static(models.Builtin())
 	}

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 )
 
 // The estimate grows with what a run does: reviewers, passes, judging; a
@@ -14,32 +14,32 @@ func TestEstimateCost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rv := func(name string, samples int, maxCost float64) reviewers.Local {
-		cfg := reviewers.Defaults()
+	rv := func(name string, samples int, maxCost float64) reviewerconfig.Local {
+		cfg := reviewerconfig.Defaults()
 		cfg.Samples, cfg.MaxCostUSD = samples, maxCost
-		return reviewers.Local{Name: name, Config: cfg}
+		return reviewerconfig.Local{Name: name, Config: cfg}
 	}
-	one, err := EstimateCost(c, []reviewers.Local{rv("a", 1, 5)}, nil, false, "")
+	one, err := EstimateCost(c, []reviewerconfig.Local{rv("a", 1, 5)}, nil, false, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if one.ReviewUSD <= 0 || one.JudgeCalls != 0 || one.CapUSD != 5*float64(len(c.Cases)) || one.Passes != len(c.Cases) {
 		t.Fatalf("one reviewer: %+v", one)
 	}
-	judgeModel := reviewers.Defaults().Model
+	judgeModel := reviewerconfig.Defaults().Model
 	for _, tc := range []struct {
 		name   string
-		rvs    []reviewers.Local
+		rvs    []reviewerconfig.Local
 		judge  bool
 		review float64 // times one's review cost
 		calls  int
 	}{
-		{"two reviewers", []reviewers.Local{rv("a", 1, 5), rv("b", 1, 5)}, false, 2, 0},
-		{"three passes", []reviewers.Local{rv("a", 3, 5)}, false, 3, 0},
+		{"two reviewers", []reviewerconfig.Local{rv("a", 1, 5), rv("b", 1, 5)}, false, 2, 0},
+		{"three passes", []reviewerconfig.Local{rv("a", 3, 5)}, false, 3, 0},
 		// 3 cases have golden comments (11 in all): per review an
 		// extraction and comments × 4 issues, then all reviewers together
 		// (the same for one reviewer).
-		{"judged", []reviewers.Local{rv("a", 1, 5)}, true, 1, 2 * (3 + 11*4)},
+		{"judged", []reviewerconfig.Local{rv("a", 1, 5)}, true, 1, 2 * (3 + 11*4)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e, err := EstimateCost(c, tc.rvs, nil, tc.judge, judgeModel)
@@ -52,7 +52,7 @@ func TestEstimateCost(t *testing.T) {
 		})
 	}
 	// A cap below the expected cost bounds it.
-	capped, err := EstimateCost(c, []reviewers.Local{rv("a", 5, 0.001)}, nil, false, "")
+	capped, err := EstimateCost(c, []reviewerconfig.Local{rv("a", 5, 0.001)}, nil, false, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 )
 
 // The judge's two questions, in Martian's meaning (step3_judge_comments.py's
@@ -81,7 +81,7 @@ type modelJudge struct {
 
 func (w *world) newJudge(ctx context.Context, model string) (*modelJudge, error) {
 	k := &Case{Name: "judge", Owner: "eval", Repo: "judge", Number: 1, Title: "judge"}
-	rn, tok, err := w.newRun(ctx, k, reviewers.Local{Name: "eval-judge", Config: reviewers.Defaults()}, model, 0, "judge")
+	rn, tok, err := w.newRun(ctx, k, reviewerconfig.Local{Name: "eval-judge", Config: reviewerconfig.Defaults()}, model, 0, "judge")
 	if err != nil {
 		return nil, err
 	}

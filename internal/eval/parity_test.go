@@ -14,7 +14,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/job"
 	"github.com/chakshu-dev/chakshu/internal/models"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
@@ -27,12 +27,12 @@ import (
 // diff and both prompts. Eval once built its job by hand and left out
 // samples and agree; this keeps the two from drifting again.
 func TestEvalJobIsTheRunnerAPIsJob(t *testing.T) {
-	cfg := reviewers.Defaults()
+	cfg := reviewerconfig.Defaults()
 	cfg.Model = "claude-opus-5-5"
 	cfg.Samples, cfg.Agree = 3, 2
 	cfg.MaxTurns, cfg.MaxCostUSD, cfg.MaxFindings = 17, 1.25, 7
 	skills := []runnerproto.Skill{{Name: "authz", Description: "Authorization checks", Content: "# authz\n"}}
-	local := reviewers.Local{Name: "security", Config: cfg, ClaudeMD: "# Security rules\nCheck auth.\n", Skills: skills}
+	local := reviewerconfig.Local{Name: "security", Config: cfg, ClaudeMD: "# Security rules\nCheck auth.\n", Skills: skills}
 	catalog := models.Static(models.Builtin())
 
 	storetest.Each(t, func(t *testing.T, db *store.DB) {

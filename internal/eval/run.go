@@ -30,7 +30,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/job"
 	"github.com/chakshu-dev/chakshu/internal/models"
 	"github.com/chakshu-dev/chakshu/internal/publish"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/store"
 )
@@ -41,7 +41,7 @@ const DefaultWindow = 3
 // Config configures an evaluation.
 type Config struct {
 	Corpus    *Corpus
-	Reviewers []reviewers.Local
+	Reviewers []reviewerconfig.Local
 	// Models is the model catalogue; nil means the built-in one.
 	Models *models.Source
 	// Gateway configures the model gateway the agent and the judge go
@@ -339,7 +339,7 @@ func martianPairs(ev Evaluation, es []Expected, cands []string) []Pair {
 
 // ReviewerVersion is a short digest of what makes a reviewer review as it
 // does: its settings, CLAUDE.md and skills.
-func ReviewerVersion(rv reviewers.Local) string {
+func ReviewerVersion(rv reviewerconfig.Local) string {
 	h := sha256.New()
 	b, _ := json.Marshal(struct {
 		Config   map[string]any
@@ -536,7 +536,7 @@ func (w *world) serveModel(rw http.ResponseWriter, r *http.Request) {
 
 // newRun stores a running run of reviewer rv on owner/repo and returns it
 // with its token.
-func (w *world) newRun(ctx context.Context, k *Case, rv reviewers.Local, model string, maxCost float64, head string) (*ent.Run, string, error) {
+func (w *world) newRun(ctx context.Context, k *Case, rv reviewerconfig.Local, model string, maxCost float64, head string) (*ent.Run, string, error) {
 	full := k.Owner + "/" + k.Repo
 	repo := w.repos[full]
 	var err error
@@ -612,7 +612,7 @@ func newJobs(catalog *models.Source) *job.Builder {
 // reviewJob is the job of reviewer rv on case k, assembled from the case's
 // facts by internal/job as the runner API assembles a pull request's: the
 // same model, limits, samples and prompts for the same reviewer.
-func reviewJob(jobs *job.Builder, k *Case, pr *prRepo, rv reviewers.Local, runID int, baseURL, token string) (*runnerproto.Job, error) {
+func reviewJob(jobs *job.Builder, k *Case, pr *prRepo, rv reviewerconfig.Local, runID int, baseURL, token string) (*runnerproto.Job, error) {
 	a, err := jobs.Assemble(job.Parts{Kind: run.KindReview, RunID: runID, Repository: k.Owner + "/" + k.Repo,
 		PR: runnerproto.PR{Number: k.Number, Title: k.Title, Body: k.Body, URL: k.URL, HeadSHA: pr.head, BaseSHA: pr.base,
 			HeadRef: "eval/head", BaseRef: "main"},
@@ -627,7 +627,7 @@ func reviewJob(jobs *job.Builder, k *Case, pr *prRepo, rv reviewers.Local, runID
 
 // review runs reviewer rv on case k through the runner's review path, and
 // keeps the findings the publisher would post.
-func (w *world) review(ctx context.Context, k *Case, pr *prRepo, rv reviewers.Local) (*RunResult, error) {
+func (w *world) review(ctx context.Context, k *Case, pr *prRepo, rv reviewerconfig.Local) (*RunResult, error) {
 	rc := rv.Config
 	rn, tok, err := w.newRun(ctx, k, rv, rc.Model, rc.MaxCostUSD, pr.head)
 	if err != nil {

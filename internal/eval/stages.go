@@ -7,7 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 )
 
 // A Stage is one configuration of the review method (issue 41): how many
@@ -31,8 +31,8 @@ var Stages = []Stage{
 
 // Apply sets the stage's passes, agreement and verification on every
 // reviewer (a copy).
-func (s Stage) Apply(rs []reviewers.Local) []reviewers.Local {
-	out := make([]reviewers.Local, len(rs))
+func (s Stage) Apply(rs []reviewerconfig.Local) []reviewerconfig.Local {
+	out := make([]reviewerconfig.Local, len(rs))
 	for i, r := range rs {
 		r.Config.Samples, r.Config.Agree, r.Config.Verify = s.Samples, s.Agree, s.Verify
 		out[i] = r

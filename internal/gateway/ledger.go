@@ -9,10 +9,10 @@ import (
 	"sync"
 
 	"github.com/chakshu-dev/chakshu/ent/run"
-	"github.com/chakshu-dev/chakshu/internal/budget"
 	"github.com/chakshu-dev/chakshu/internal/models"
 	"github.com/chakshu-dev/chakshu/internal/redact"
-	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/runstate"
+	"github.com/chakshu-dev/chakshu/internal/spend"
 	"github.com/chakshu-dev/chakshu/internal/store"
 )
 
@@ -104,13 +104,13 @@ type reservation struct {
 
 // reserve adds amount to run id's cost if the run may send a request: under
 // its cap (counting what is already reserved) with its repository's and
-// installation's spend budgets not used up (budget.Reserve: the checks and
+// installation's spend budgets not used up (spend.Reserve: the checks and
 // the addition are one atomic step, so concurrent requests, of this run or
 // another run of the installation, cannot all pass at the same spend), or,
 // past either, for the first request flagged final. A refused request's
 // answer names the spent budget, when one refused it.
-func (g *Gateway) reserve(ctx context.Context, id int, maxCost float64, final bool, amount float64) (*reservation, *budget.Exceeded, error) {
-	added, ex, err := budget.Reserve(ctx, g.cfg.DB, id, amount, g.cfg.Now())
+func (g *Gateway) reserve(ctx context.Context, id int, maxCost float64, final bool, amount float64) (*reservation, *spend.Exceeded, error) {
+	added, ex, err := spend.Reserve(ctx, g.cfg.DB, id, amount, g.cfg.Now())
 	if err != nil {
 		return nil, nil, fmt.Errorf("reserve cost: %w", err)
 	}
@@ -188,7 +188,7 @@ func (r *reservation) settle(ctx context.Context, provider string, u models.Usag
 	}
 	if now.CostUsd >= r.max && now.CostUsd-cost < r.max {
 		msg := fmt.Sprintf("Reached the cost cap of $%.2f; the agent was asked for its result.", r.max)
-		if err := runs.Note(ctx, db.Client, r.runID, msg, ""); err != nil {
+		if err := runstate.Note(ctx, db.Client, r.runID, msg, ""); err != nil {
 			return fmt.Errorf("note cost cap: %w", err)
 		}
 	}

@@ -40,6 +40,10 @@ func (s *Sim) htmlMux() *http.ServeMux {
 	m.HandleFunc("GET /sim/{owner}/{repo}/actions/runs/{id}", s.pageRun)
 	m.HandleFunc("GET /sim/{owner}/{repo}/actions/runs/{id}/log", s.runLog)
 	m.HandleFunc("GET /sim/{owner}/{repo}/runs/{id}", s.pageCheck)
+	m.HandleFunc("GET /sim/{owner}/{repo}/new/{branch}", s.pageNewFile)
+	m.HandleFunc("POST /sim/{owner}/{repo}/new/{branch}", s.postFile)
+	m.HandleFunc("GET /sim/{owner}/{repo}/edit/{branch}/{path...}", s.pageEditFile)
+	m.HandleFunc("POST /sim/{owner}/{repo}/edit/{branch}/{path...}", s.postFile)
 	return m
 }
 

@@ -98,3 +98,75 @@ func TestCommitPage(t *testing.T) {
 		}
 	}
 }
+
+// TestNewAndEditFilePages: the enrolment links open GitHub's new-file page
+// with the name and content filled in from the query, and its edit page
+// with the file's content; committing needs write access and a branch that
+// takes direct commits, and delivers push as a commit in the browser does.
+func TestNewAndEditFilePages(t *testing.T) {
+	f := newFixture(t)
+	base := f.sim.WebURL() + "/sim/acme/widget"
+	q := url.Values{"filename": {".github/workflows/lint.yml"}, "value": {"name: Chakshu\non: workflow_dispatch\n"}}
+	page := html.UnescapeString(get(t, base+"/new/main?"+q.Encode()))
+	for _, want := range []string{`value=".github/workflows/lint.yml"`, "name: Chakshu\non: workflow_dispatch\n", "Create .github/workflows/lint.yml"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("new-file page lacks %q", want)
+		}
+	}
+	post := func(path string, form url.Values) (int, string) {
+		t.Helper()
+		resp, err := http.PostForm(base+path, form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, html.UnescapeString(string(b))
+	}
+	form := url.Values{"filename": q["filename"], "value": {"name: Chakshu\r\non: workflow_dispatch\r\n"}, "message": {"Add Chakshu"}}
+	// mallory may read, not write.
+	form.Set("as", "mallory")
+	if code, body := post("/new/main", form); code != http.StatusUnprocessableEntity || !strings.Contains(body, "You do not have permission") {
+		t.Fatalf("commit as a reader: %d", code)
+	}
+	f.sim.ProtectBranch("acme/widget", "release")
+	f.sim.CreateBranch("acme/widget", "release", "main")
+	form.Set("as", "alice")
+	if code, body := post("/new/release", form); code != http.StatusUnprocessableEntity || !strings.Contains(body, "Changes must be made through a pull request.") {
+		t.Fatalf("commit to a protected branch: %d", code)
+	}
+	pushes := len(f.hooks.of("push", ""))
+	if code, body := post("/new/main", form); code != 200 || !strings.Contains(body, "Add Chakshu") {
+		t.Fatalf("commit: %d", code)
+	}
+	if got, _ := f.sim.FileAt("acme/widget", "main", ".github/workflows/lint.yml"); got != "name: Chakshu\non: workflow_dispatch\n" {
+		t.Fatalf("committed %q (a textarea's CRLF must become LF)", got)
+	}
+	if len(f.hooks.of("push", "")) != pushes+1 {
+		t.Errorf("no push delivered for the commit")
+	}
+	if code, body := post("/new/main", form); code != http.StatusUnprocessableEntity || !strings.Contains(body, "already exists") {
+		t.Fatalf("a second new file of the same name: %d", code)
+	}
+	// The edit page shows the current content and commits an update.
+	edit := "/edit/main/.github/workflows/lint.yml"
+	if page := html.UnescapeString(get(t, base+edit)); !strings.Contains(page, "on: workflow_dispatch\n") {
+		t.Errorf("edit page lacks the file's content")
+	}
+	if code, _ := post(edit, url.Values{"value": {"name: Chakshu v2\n"}, "as": {"alice"}}); code != 200 {
+		t.Fatalf("edit: %d", code)
+	}
+	if got, _ := f.sim.FileAt("acme/widget", "main", ".github/workflows/lint.yml"); got != "name: Chakshu v2\n" {
+		t.Fatalf("edited to %q", got)
+	}
+	for _, missing := range []string{"/edit/main/nope.txt", "/new/no-such-branch"} {
+		resp, err := http.Get(base + missing)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound {
+			t.Errorf("GET %s: %d, want 404", missing, resp.StatusCode)
+		}
+	}
+}

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/chakshu-dev/chakshu/ent/run"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 )
 
@@ -16,7 +16,7 @@ func TestAssembleLimits(t *testing.T) {
 	b := New(Config{Limits: Limits{ReplyMaxCostUSD: 0.5, ReplyMaxTurns: 12, ReviewWallSeconds: 600, ReplyWallSeconds: 60,
 		ModelRetryHorizon: 90 * time.Second}})
 	reviewer := func(cost float64, turns int) Reviewer {
-		c := reviewers.Defaults()
+		c := reviewerconfig.Defaults()
 		c.MaxCostUSD, c.MaxTurns, c.Samples, c.Agree = cost, turns, 3, 2
 		return Reviewer{Name: "security", Config: c}
 	}
@@ -55,7 +55,7 @@ func TestAssembleLimits(t *testing.T) {
 			// A review carries the default lenses of several passes and the
 			// default verification; a reply neither.
 			review := c.samples > 0
-			if review != (len(j.Lenses) == len(reviewers.DefaultLenses) && j.Verify != nil && j.Verify.MinConfidence == reviewers.DefaultVerifyMinConfidence) ||
+			if review != (len(j.Lenses) == len(reviewerconfig.DefaultLenses) && j.Verify != nil && j.Verify.MinConfidence == reviewerconfig.DefaultVerifyMinConfidence) ||
 				!review && (j.Lenses != nil || j.Verify != nil) {
 				t.Errorf("lenses %q verify %+v", j.Lenses, j.Verify)
 			}
@@ -71,7 +71,7 @@ func TestAssembleLimits(t *testing.T) {
 
 // The reviewer's own lenses and verify: false reach the job.
 func TestAssembleLensesAndVerify(t *testing.T) {
-	c := reviewers.Defaults()
+	c := reviewerconfig.Defaults()
 	c.Lenses, c.Verify = []string{"only security"}, false
 	a, err := New(Config{}).Assemble(Parts{Kind: run.KindReview, Reviewer: Reviewer{Name: "security", Config: c}})
 	if err != nil {
@@ -84,7 +84,7 @@ func TestAssembleLensesAndVerify(t *testing.T) {
 
 // A reply job cannot be assembled without its thread.
 func TestAssembleReplyNeedsItsThread(t *testing.T) {
-	if _, err := New(Config{}).Assemble(Parts{Kind: run.KindReply, Reviewer: Reviewer{Config: reviewers.Defaults()}}); err == nil {
+	if _, err := New(Config{}).Assemble(Parts{Kind: run.KindReply, Reviewer: Reviewer{Config: reviewerconfig.Defaults()}}); err == nil {
 		t.Fatal("a reply job without its thread was assembled")
 	}
 }

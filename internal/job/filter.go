@@ -1,7 +1,7 @@
 package job
 
 import (
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 )
 
 // filterPaths splits files into those kept and those dropped by path_filters
@@ -10,7 +10,7 @@ func filterPaths(files, filters []string) (kept, dropped []string) {
 	for _, f := range files {
 		drop := false
 		for _, g := range filters {
-			if reviewers.MatchGlob(g, f, true) {
+			if reviewerconfig.MatchGlob(g, f, true) {
 				drop = true
 				break
 			}

@@ -29,12 +29,12 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/learnings"
 	"github.com/chakshu-dev/chakshu/internal/logging"
 	"github.com/chakshu-dev/chakshu/internal/models"
-	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/redact"
-	"github.com/chakshu-dev/chakshu/internal/review"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
+	"github.com/chakshu-dev/chakshu/internal/reviewrequest"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
-	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/runstate"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 )
 
 // GitHub hands out installation clients for the job's reads; *gh.Apps
@@ -94,7 +94,7 @@ type Config struct {
 	Models *models.Source
 	// Bus wakes the worker's finisher when a run is cancelled here; nil
 	// leaves it to its sweep.
-	Bus notify.Bus
+	Bus wakeup.Bus
 	// AppSlug is the App's slug, for "@<slug> review" in texts.
 	AppSlug string
 	Limits  Limits
@@ -122,7 +122,7 @@ type Reviewer struct {
 	Name     string
 	ClaudeMD string
 	Skills   []runnerproto.Skill
-	Config   reviewers.Config
+	Config   reviewerconfig.Config
 }
 
 // Changes are what a review works on: the PR's files and the diff to review.
@@ -280,7 +280,7 @@ type runFacts struct {
 	repo        *ent.Repository
 	inst        *ent.Installation
 	rv          *ent.Reviewer
-	cfg         reviewers.Config
+	cfg         reviewerconfig.Config
 	gh          *github.Client
 	owner, name string
 }
@@ -301,10 +301,10 @@ func (b *Builder) Build(ctx context.Context, rn *ent.Run, st Start) (*runnerprot
 	// A shadow run reviews with the reviewer version its backtest replays
 	// (rules, skills, reviewer.yaml), not the one in force.
 	var err error
-	if f.rv, err = reviewers.ForRun(rn, f.rv); err != nil {
+	if f.rv, err = reviewerconfig.ForRun(rn, f.rv); err != nil {
 		return nil, err
 	}
-	if f.cfg, err = reviewers.FromEnt(f.rv); err != nil {
+	if f.cfg, err = reviewerconfig.FromEnt(f.rv); err != nil {
 		return nil, err
 	}
 	if rn.Shadow && rn.Kind != run.KindReview {
@@ -327,7 +327,7 @@ func (b *Builder) Build(ctx context.Context, rn *ent.Run, st Start) (*runnerprot
 	if head := pr.GetHead().GetSHA(); !rn.Shadow && (head != rn.HeadSha || pr.GetState() != "open") {
 		return nil, b.cancelMoved(ctx, rn, pr)
 	}
-	loaded, err := review.LoadRepoConfig(ctx, f.gh, f.repo)
+	loaded, err := reviewrequest.LoadRepoConfig(ctx, f.gh, f.repo)
 	if err != nil {
 		return nil, ghUnavailable(err)
 	}
@@ -395,7 +395,7 @@ func (b *Builder) Build(ctx context.Context, rn *ent.Run, st Start) (*runnerprot
 		stats = func(u *ent.RunUpdate, j *runnerproto.Job) {
 			filtered := make([]string, len(j.FilteredFiles))
 			for i, d := range j.FilteredFiles {
-				filtered[i] = runs.Text(d)
+				filtered[i] = runstate.Text(d)
 			}
 			u.SetIncrementalSince(rd.since).SetFullReviewReason(rd.reason).
 				SetChangedFiles(pr.GetChangedFiles()).SetAdditions(pr.GetAdditions()).SetDeletions(pr.GetDeletions()).
@@ -424,15 +424,15 @@ func (b *Builder) Build(ctx context.Context, rn *ent.Run, st Start) (*runnerprot
 	if j.IncrementalSince != "" {
 		msg = fmt.Sprintf("The runner fetched the job; reviewing only the changes since %s.", short(j.IncrementalSince))
 	}
-	err = runs.Transition(ctx, b.cfg.DB, rn.ID, runs.Change{
+	err = runstate.Transition(ctx, b.cfg.DB, rn.ID, runstate.Change{
 		From: []run.Status{run.StatusDispatched}, To: run.StatusRunning, Message: msg,
 		Set: func(u *ent.RunUpdate) {
 			u.SetRunTokenHash(st.TokenHash).SetModel(j.Model).SetModelPrice(a.Price).SetMaxCostUsd(j.MaxCostUSD).SetLearningsUsed(ids).
-				SetPrTitle(runs.Text(j.PR.Title))
+				SetPrTitle(runstate.Text(j.PR.Title))
 			stats(u, j)
 		},
 	})
-	if errors.Is(err, runs.ErrConflict) {
+	if errors.Is(err, runstate.ErrConflict) {
 		return nil, ErrNotWaiting()
 	}
 	if err != nil {
@@ -457,16 +457,16 @@ func (b *Builder) cancelMoved(ctx context.Context, rn *ent.Run, pr *github.PullR
 	if closed {
 		code, message = CodePRClosed, "the pull request was closed; the run was cancelled"
 	}
-	err := runs.CancelMoved(ctx, b.cfg.DB, rn.ID, run.StatusDispatched, rn.HeadSha, pr.GetHead().GetSHA(), closed, b.cfg.AppSlug)
-	if errors.Is(err, runs.ErrConflict) {
+	err := runstate.CancelMoved(ctx, b.cfg.DB, rn.ID, run.StatusDispatched, rn.HeadSha, pr.GetHead().GetSHA(), closed, b.cfg.AppSlug)
+	if errors.Is(err, runstate.ErrConflict) {
 		return ErrNotWaiting()
 	}
 	if err != nil {
 		return err
 	}
 	if b.cfg.Bus != nil {
-		if err := b.cfg.Bus.Notify(ctx, notify.TopicFinish); err != nil {
-			logging.From(ctx).Warn("notify", "topic", notify.TopicFinish, "err", err)
+		if err := b.cfg.Bus.Notify(ctx, wakeup.TopicFinish); err != nil {
+			logging.From(ctx).Warn("notify", "topic", wakeup.TopicFinish, "err", err)
 		}
 	}
 	return fault.Newf(fault.Conflict, "%s", message).WithCode(code)

@@ -20,7 +20,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/predicate"
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/reviewlearning"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 )
 
@@ -99,7 +99,7 @@ func (n New) normalise() (New, error) {
 		return bad("author too long")
 	}
 	if n.Glob != "" {
-		if err := reviewers.ValidateGlob(n.Glob); err != nil {
+		if err := reviewerconfig.ValidateGlob(n.Glob); err != nil {
 			return bad("glob: %v", err)
 		}
 	}
@@ -329,7 +329,7 @@ func Select(ctx context.Context, client *ent.Client, installationID, repoID int,
 
 func anyMatch(glob string, files []string) bool {
 	for _, f := range files {
-		if reviewers.MatchGlob(glob, f, true) {
+		if reviewerconfig.MatchGlob(glob, f, true) {
 			return true
 		}
 	}

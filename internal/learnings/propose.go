@@ -14,7 +14,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/reviewlearning"
 	"github.com/chakshu-dev/chakshu/internal/redact"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 )
 
 // Proposal is a finding people dismissed, as a learning proposed from it
@@ -101,7 +101,7 @@ func ProposalGlob(p string) string {
 		return b.String()
 	}
 	for _, g := range []string{esc(p), esc(path.Dir(p)) + "/**"} {
-		if p != "" && reviewers.ValidateGlob(g) == nil {
+		if p != "" && reviewerconfig.ValidateGlob(g) == nil {
 			return g
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/chakshu-dev/chakshu/ent/reviewlearning"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
@@ -26,7 +26,7 @@ func TestProposalGlob(t *testing.T) {
 			t.Errorf("ProposalGlob(%q) = %q, want %q", in, got, want)
 		}
 		// The glob matches the file it came from.
-		if in != "" && got != "" && !reviewers.MatchGlob(got, in, true) {
+		if in != "" && got != "" && !reviewerconfig.MatchGlob(got, in, true) {
 			t.Errorf("ProposalGlob(%q) = %q does not match it", in, got)
 		}
 	}

@@ -145,7 +145,7 @@ var decidedOutcomes = []finding.Outcome{finding.OutcomeFixed, finding.OutcomeAck
 // findingOutcomes reports the findings decided within OutcomesWindow, by
 // reviewer and outcome.
 func (c *Collector) findingOutcomes(ctx context.Context, ch chan<- prometheus.Metric) error {
-	// SQLite compares times as text in the writer's zone (see store.RunSet).
+	// SQLite compares times as text in the writer's zone (see runstats.RunSet).
 	since := c.cfg.Now().Add(-OutcomesWindow).In(time.Local)
 	rows, err := c.cfg.DB.SQL.QueryContext(ctx, c.cfg.DB.Rebind(outcomesQuery), false, since, true)
 	if err != nil {

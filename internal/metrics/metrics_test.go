@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/intake"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
@@ -140,8 +142,8 @@ func TestCollector(t *testing.T) {
 				t.Errorf("PostgreSQL reports chakshu_sqlite_write_wait_seconds: %v", waits)
 			}
 		} else {
-			in := store.NewIntake(db, store.IntakeConfig{})
-			if _, err := in.Store(ctx, &store.Delivery{DeliveryID: "metrics-1", Event: "ping", Payload: []byte(`{}`)}); err != nil {
+			in := intake.NewIntake(db, intake.IntakeConfig{})
+			if _, err := in.Store(ctx, &intake.Delivery{DeliveryID: "metrics-1", Event: "ping", Payload: []byte(`{}`)}); err != nil {
 				t.Fatal(err)
 			}
 			in.Close()

@@ -33,7 +33,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/learnings"
-	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/runstate"
 	"github.com/chakshu-dev/chakshu/internal/store"
 )
 
@@ -271,7 +271,7 @@ func (r *Reader) open(ctx context.Context, repoID, pr, skip int) ([]openFinding,
 			installation: rr.Edges.Repository.Edges.Installation.ID, repo: rr.Edges.Repository.ID, pr: rr.PrNumber, Finding: Finding{
 				ID: f.ID, HiddenID: f.HiddenID, Reviewer: rv, Head: at.Edges.Run.HeadSha, Path: at.Path,
 				StartLine: at.StartLine, Line: at.Line, Side: at.Side, Suggestion: f.Suggestion, CommentID: f.CommentID,
-				As: runs.Finding(at),
+				As: runstate.Finding(at),
 			}})
 	}
 	return out, nil
@@ -287,7 +287,7 @@ func (r *Reader) verdicts(ctx context.Context, repoID, pr int) (map[int64]Verdic
 	}
 	out := map[int64]Verdict{}
 	for _, rn := range rs {
-		if st, err := runs.Result(rn); err == nil && st.Reply != nil && st.Reply.Verdict != findings.VerdictStands {
+		if st, err := runstate.Result(rn); err == nil && st.Reply != nil && st.Reply.Verdict != findings.VerdictStands {
 			out[rn.ThreadRootCommentID] = Verdict{Verdict: st.Reply.Verdict, By: rn.Requester}
 		}
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/outcomes"
 	"github.com/chakshu-dev/chakshu/internal/publish"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
@@ -83,7 +83,7 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	in := db.Installation.Create().SetGithubID(instID).SetAccountLogin("acme").SaveX(ctx)
 	repo := db.Repository.Create().SetGithubID(s.RepoID(repoName)).SetOwner("acme").SetName("widget").
 		SetFullName(repoName).SetInstallation(in).SaveX(ctx)
-	cfg := reviewers.Defaults()
+	cfg := reviewerconfig.Defaults()
 	cfg.MinSeverity, cfg.MaxFindings = findings.Nit, 50
 	sec := db.Reviewer.Create().SetName("security").SetInstallation(in).SetConfig(cfg.ToMap()).SaveX(ctx)
 	sty := db.Reviewer.Create().SetName("style").SetInstallation(in).SetConfig(cfg.ToMap()).SaveX(ctx)

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/runstats"
+
 	"github.com/chakshu-dev/chakshu/ent/finding"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/findings"
@@ -58,7 +60,7 @@ func TestDemoteBelowAcceptance(t *testing.T) {
 			e.seedOutcomes(time.Now().Add(-24*time.Hour), "style", append(outcomesOf(0, 4), finding.OutcomeOpen)...)
 		}, false},
 		{"older than 90 days does not count", 0.3, func(e *env) {
-			e.seedOutcomes(time.Now().Add(-store.AcceptanceWindow-24*time.Hour), "style", outcomesOf(0, 5)...)
+			e.seedOutcomes(time.Now().Add(-runstats.AcceptanceWindow-24*time.Hour), "style", outcomesOf(0, 5)...)
 		}, false},
 	}
 	for _, c := range cases {

@@ -50,7 +50,7 @@ type Rules struct {
 	// MaxFindings caps posted findings; 0 or less means no cap.
 	MaxFindings int
 	// CategoryMin raises the floor of some categories above MinSeverity
-	// (demote_below_acceptance: reviewers.Config.Demotions).
+	// (demote_below_acceptance: reviewerconfig.Config.Demotions).
 	CategoryMin map[string]findings.Severity
 }
 

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/runstats"
+
 	"github.com/google/go-github/v88/github"
 
 	"github.com/chakshu-dev/chakshu/ent"
@@ -24,8 +26,8 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/logging"
 	"github.com/chakshu-dev/chakshu/internal/outcomes"
 	"github.com/chakshu-dev/chakshu/internal/redact"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
-	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
+	"github.com/chakshu-dev/chakshu/internal/runstate"
 	"github.com/chakshu-dev/chakshu/internal/store"
 )
 
@@ -154,10 +156,10 @@ func resultError(err error) error {
 }
 
 // failRun fails the run with a safe reason and redacted detail. The
-// worker's finisher completes its check run with that reason (notify.TopicFinish).
+// worker's finisher completes its check run with that reason (wakeup.TopicFinish).
 func (p *Publisher) failRun(ctx context.Context, r *ent.Run, reason string, cause error) {
 	log := logging.From(ctx)
-	if err := runs.Fail(ctx, p.cfg.DB.Client, r.ID, reason, cause.Error()); err != nil && !errors.Is(err, runs.ErrConflict) {
+	if err := runstate.Fail(ctx, p.cfg.DB.Client, r.ID, reason, cause.Error()); err != nil && !errors.Is(err, runstate.ErrConflict) {
 		log.Warn("fail run", "err", redact.Error(err))
 	}
 }
@@ -190,7 +192,7 @@ func (p *Publisher) publishReview(ctx context.Context, r *ent.Run) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := reviewers.FromEnt(rv)
+	cfg, err := reviewerconfig.FromEnt(rv)
 	if err != nil {
 		log.Warn("reviewer config unreadable; using defaults", "err", err)
 	}
@@ -370,7 +372,7 @@ func (p *Publisher) readPR(ctx context.Context, inst *gh.Installation, r *ent.Ru
 		if f.Resolved || (f.CommentID != 0 && resolved[f.CommentID]) {
 			continue // a closed thread: the finding may be raised again
 		}
-		st.onPR.Open = append(st.onPR.Open, Earlier{HiddenID: f.HiddenID, Finding: runs.Finding(f)})
+		st.onPR.Open = append(st.onPR.Open, Earlier{HiddenID: f.HiddenID, Finding: runstate.Finding(f)})
 	}
 	return st, nil
 }
@@ -676,7 +678,7 @@ func (p *Publisher) finish(ctx context.Context, r *ent.Run, in finishInput) erro
 		if len(in.resolved) > 0 {
 			msg += fmt.Sprintf(" Resolved %d outdated %s.", len(in.resolved), plural(len(in.resolved), "thread", "threads"))
 		}
-		return runs.Transition(ctx, tx.Client(), r.ID, runs.Change{
+		return runstate.Transition(ctx, tx.Client(), r.ID, runstate.Change{
 			From: []run.Status{run.StatusPublishing}, To: run.StatusSucceeded, Message: msg,
 			Set: func(u *ent.RunUpdate) {
 				u.SetFindingsBlocker(bySev[findings.Blocker]).SetFindingsMajor(bySev[findings.Major]).
@@ -689,7 +691,7 @@ func (p *Publisher) finish(ctx context.Context, r *ent.Run, in finishInput) erro
 			},
 		})
 	})
-	if errors.Is(err, runs.ErrConflict) {
+	if errors.Is(err, runstate.ErrConflict) {
 		return nil // another worker finished it
 	}
 	if err != nil {
@@ -711,7 +713,7 @@ func filesRead(res *findings.Result, cov *findings.Coverage) []string {
 // (parsed, validated and redacted then) and what the run looked at (never
 // nil).
 func storedReview(r *ent.Run) (*findings.Result, *findings.Coverage, error) {
-	st, err := runs.Result(r)
+	st, err := runstate.Result(r)
 	if err == nil && st.Review == nil {
 		err = errors.New("the stored result is not a review's")
 	}
@@ -736,17 +738,17 @@ func samplesOf(cov *findings.Coverage) *findings.Samples {
 // demotions are the categories the reviewer's demote_below_acceptance
 // demotes now: their acceptance over the last 90 days (the Quality page's
 // counts) is below it with enough decided findings. None when it is off.
-func (p *Publisher) demotions(ctx context.Context, reviewerID int, cfg reviewers.Config) ([]reviewers.Demotion, error) {
+func (p *Publisher) demotions(ctx context.Context, reviewerID int, cfg reviewerconfig.Config) ([]reviewerconfig.Demotion, error) {
 	if cfg.DemoteBelowAcceptance <= 0 {
 		return nil, nil
 	}
-	counts, err := p.cfg.DB.CategoryAcceptance(ctx, reviewerID, p.cfg.Now())
+	counts, err := runstats.CategoryAcceptance(ctx, p.cfg.DB, reviewerID, p.cfg.Now())
 	if err != nil {
 		return nil, fmt.Errorf("demote_below_acceptance: %w", err)
 	}
-	by := make(map[string]reviewers.Acceptance, len(counts))
+	by := make(map[string]reviewerconfig.Acceptance, len(counts))
 	for cat, c := range counts {
-		by[cat] = reviewers.Acceptance{Accepted: c.Accepted(), Decided: c.Decided()}
+		by[cat] = reviewerconfig.Acceptance{Accepted: c.Accepted(), Decided: c.Decided()}
 	}
 	return cfg.Demotions(by), nil
 }

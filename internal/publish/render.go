@@ -9,7 +9,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/internal/diffmap"
 	"github.com/chakshu-dev/chakshu/internal/findings"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 )
 
 //go:embed templates/*.tmpl
@@ -347,7 +347,7 @@ type CheckInput struct {
 	Samples *findings.Samples
 	// Demoted are the categories demote_below_acceptance (DemoteBelow)
 	// demoted in this run.
-	Demoted     []reviewers.Demotion
+	Demoted     []reviewerconfig.Demotion
 	DemoteBelow float64
 }
 
@@ -397,7 +397,7 @@ func RenderCheck(in CheckInput) (title, summary string) {
 }
 
 // demotedLines say why each category was demoted, its name safe in a code span.
-func demotedLines(ds []reviewers.Demotion) []string {
+func demotedLines(ds []reviewerconfig.Demotion) []string {
 	out := make([]string, len(ds))
 	for i, d := range ds {
 		d.Category = codeSafe(d.Category)

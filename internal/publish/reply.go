@@ -16,7 +16,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/logging"
 	"github.com/chakshu-dev/chakshu/internal/outcomes"
-	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/runstate"
 )
 
 // publishReply posts a reply run's answer in its thread, once: the answer
@@ -26,7 +26,7 @@ import (
 func (p *Publisher) publishReply(ctx context.Context, r *ent.Run) error {
 	log := logging.From(ctx)
 	repo := r.Edges.Repository
-	st, err := runs.Result(r)
+	st, err := runstate.Result(r)
 	if err == nil && st.Reply == nil {
 		err = errors.New("the stored result is not a reply's")
 	}
@@ -141,7 +141,7 @@ func (p *Publisher) publishReply(ctx context.Context, r *ent.Run) error {
 				return fmt.Errorf("record resolved thread: %w", err)
 			}
 		}
-		err := runs.Transition(ctx, tx.Client(), r.ID, runs.Change{
+		err := runstate.Transition(ctx, tx.Client(), r.ID, runstate.Change{
 			From: []run.Status{run.StatusPublishing}, To: run.StatusSucceeded,
 			Message: "Answered in the thread; the finding " + verdictWords(res.Verdict) + ".",
 			Set: func(u *ent.RunUpdate) {
@@ -151,7 +151,7 @@ func (p *Publisher) publishReply(ctx context.Context, r *ent.Run) error {
 				}
 			},
 		})
-		if err == runs.ErrConflict {
+		if err == runstate.ErrConflict {
 			return nil
 		}
 		return err

@@ -8,7 +8,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/logging"
-	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/runstate"
 )
 
 // ResolveBlocked is what the Status page and a run's timeline say when GitHub
@@ -56,7 +56,7 @@ func (p *Publisher) resolveRefused(ctx context.Context, r *ent.Run, err error) {
 		SetResolveBlocked(ResolveBlocked).Exec(ctx); uerr != nil {
 		log.Warn("record resolve refusal on the installation", "err", uerr)
 	}
-	if nerr := runs.Note(ctx, p.cfg.DB.Client, r.ID, "Could not resolve outdated threads: the installation has not granted Contents: write.", ResolveBlocked); nerr != nil {
+	if nerr := runstate.Note(ctx, p.cfg.DB.Client, r.ID, "Could not resolve outdated threads: the installation has not granted Contents: write.", ResolveBlocked); nerr != nil {
 		log.Warn("record resolve refusal in the timeline", "err", nerr)
 	}
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/internal/logging"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 )
 
 // DropShadow is why a shadow run's finding that a review would have posted
@@ -27,11 +27,11 @@ func (p *Publisher) publishShadow(ctx context.Context, r *ent.Run) error {
 	if err != nil {
 		return err
 	}
-	used, err := reviewers.ForRun(r, r.Edges.Reviewer)
+	used, err := reviewerconfig.ForRun(r, r.Edges.Reviewer)
 	if err != nil {
 		return resultError(err)
 	}
-	cfg, err := reviewers.FromEnt(used)
+	cfg, err := reviewerconfig.FromEnt(used)
 	if err != nil {
 		logging.From(ctx).Warn("shadow run: reviewer config unreadable; using defaults", "err", err)
 	}

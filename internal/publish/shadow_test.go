@@ -10,7 +10,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/publish"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
@@ -32,7 +32,7 @@ func TestShadowRunPublishesNothing(t *testing.T) {
 		head := e.sim.PR(repoName, e.pr).HeadSHA
 		rn := e.db.Run.Create().SetRepository(e.repo).SetReviewer(e.reviewer).SetTrigger(run.TriggerBacktest).
 			SetShadow(true).SetBacktestID(3).SetBacktestSide(run.BacktestSideOld).
-			SetReviewerSnapshot(reviewers.Snapshot{ClaudeMD: "# rules\n", Config: snapCfg.ToMap()}.Map()).
+			SetReviewerSnapshot(reviewerconfig.Snapshot{ClaudeMD: "# rules\n", Config: snapCfg.ToMap()}.Map()).
 			SetRequestTarget("team:security").SetPrNumber(e.pr).SetHeadSha(head).SetStatus(run.StatusPublishing).
 			SetReportedAt(time.Now()).SetStartedAt(time.Now().Add(-time.Minute)).SetResultJSON(string(res)).
 			SetCostUsd(0.4).SetTurns(5).SaveX(e.ctx)

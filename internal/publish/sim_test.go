@@ -19,7 +19,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/publish"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
@@ -66,7 +66,7 @@ type env struct {
 	pr       int
 }
 
-func newEnv(t testing.TB, db *store.DB, cfg reviewers.Config, extra map[string]string) *env {
+func newEnv(t testing.TB, db *store.DB, cfg reviewerconfig.Config, extra map[string]string) *env {
 	t.Helper()
 	ctx := context.Background()
 	s := ghsimtest.New(t)
@@ -105,8 +105,8 @@ func newEnv(t testing.TB, db *store.DB, cfg reviewers.Config, extra map[string]s
 	return &env{t: t, ctx: ctx, sim: s, db: db, apps: apps, inst: inst, pub: pub, repo: repo, reviewer: rv, pr: n}
 }
 
-func rules(min findings.Severity, max int, failOn string) reviewers.Config {
-	c := reviewers.Defaults()
+func rules(min findings.Severity, max int, failOn string) reviewerconfig.Config {
+	c := reviewerconfig.Defaults()
 	c.MinSeverity, c.MaxFindings, c.FailCheckOn = min, max, failOn
 	return c
 }

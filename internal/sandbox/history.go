@@ -14,7 +14,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/reviewer"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/findings"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/store"
 )
 
@@ -151,13 +151,13 @@ func seedMethod(rng *rand.Rand, posted int, runCost float64) *findings.Coverage 
 			miss = rng.Intn(2)
 		}
 		s.PassFindings = append(s.PassFindings, candidates-miss+rng.Intn(s.Dropped+1))
-		s.Lenses = append(s.Lenses, reviewers.DefaultLenses[p%len(reviewers.DefaultLenses)])
+		s.Lenses = append(s.Lenses, reviewerconfig.DefaultLenses[p%len(reviewerconfig.DefaultLenses)])
 	}
 	if ran == 1 {
 		s.PassFindings[0] = candidates
 	}
 	v := &findings.Verification{Candidates: candidates, Confirmed: posted, Refuted: refuted,
-		MinConfidence: reviewers.DefaultVerifyMinConfidence}
+		MinConfidence: reviewerconfig.DefaultVerifyMinConfidence}
 	if candidates > 0 {
 		v.Calls = 1 + rng.Intn(candidates) // a conversation a file
 		v.Turns = v.Calls * (2 + rng.Intn(3))

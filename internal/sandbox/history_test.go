@@ -6,10 +6,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/runstats"
+
 	"github.com/chakshu-dev/chakshu/ent/finding"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/findings"
-	runrecord "github.com/chakshu-dev/chakshu/internal/runs"
+	runrecord "github.com/chakshu-dev/chakshu/internal/runstate"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
@@ -67,7 +69,7 @@ func TestSeedHistoryOutcomes(t *testing.T) {
 				t.Errorf("no %s finding seeded (%v)", o, seen)
 			}
 		}
-		rep, err := db.AggregateQuality(ctx, store.RunSet{From: before.Add(-29 * 24 * time.Hour), To: time.Now()}, store.QualityByReviewer, true)
+		rep, err := runstats.AggregateQuality(ctx, db, runstats.RunSet{From: before.Add(-29 * 24 * time.Hour), To: time.Now()}, runstats.QualityByReviewer, true)
 		if err != nil {
 			t.Fatal(err)
 		}

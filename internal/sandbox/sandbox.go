@@ -45,6 +45,9 @@ const (
 	Outside = "eve"
 )
 
+// Unenrolled is the seeded repository without .github/workflows/chakshu.yml.
+const Unenrolled = "billing-jobs"
+
 // DevRepos are the repositories (of Org) that Dev can read.
 var DevRepos = []string{"payments-api", "web-dashboard"}
 
@@ -201,6 +204,15 @@ func (sb *Sandbox) seed() error {
 		s.SetPermission(full, Writer, "write")
 		s.SetPermission(full, Outside, "read")
 	}
+	// One repository not enrolled yet (no workflow), so the installation's
+	// page has something to enrol (Reviewers → the installation).
+	plain, err := readTree("seed/repos/" + Unenrolled)
+	if err != nil {
+		return err
+	}
+	s.CreateRepo(Org, Unenrolled, plain)
+	s.SetPermission(Org+"/"+Unenrolled, User, "admin")
+	s.SetPermission(Org+"/"+Unenrolled, Writer, "write")
 	for _, name := range DevRepos {
 		s.SetPermission(Org+"/"+name, Dev, "read")
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 )
 
 // Every seeded reviewer must pass the same strict parsing a real reviewers
@@ -25,7 +25,7 @@ func TestSeededReviewersAreValid(t *testing.T) {
 		}
 		n++
 		name := strings.TrimSuffix(p, "/reviewer.yaml")
-		if _, err := reviewers.ParseReviewerYAML(name, []byte(c)); err != nil {
+		if _, err := reviewerconfig.ParseReviewerYAML(name, []byte(c)); err != nil {
 			t.Errorf("%s: %v", p, err)
 		}
 	}

@@ -17,8 +17,8 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
-	"github.com/chakshu-dev/chakshu/internal/budget"
 	"github.com/chakshu-dev/chakshu/internal/gateway"
+	"github.com/chakshu-dev/chakshu/internal/spend"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
@@ -132,7 +132,7 @@ func TestGatewayCostCapIsHard(t *testing.T) {
 		for up.calls.Load()+capped.Load() < 30 && time.Now().Before(deadline) {
 			time.Sleep(5 * time.Millisecond)
 		}
-		spend, err := budget.Spent(ctx, db, budget.Scope{InstallationID: inst.ID}, time.Now())
+		spend, err := spend.Spent(ctx, db, spend.Scope{InstallationID: inst.ID}, time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,7 +13,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
 	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
@@ -51,7 +51,7 @@ func TestGitHubConnectorCrossRepo(t *testing.T) {
 		get := func(runRepo string, listed []string, target, path string) (string, string) {
 			t.Helper()
 			s := connectors.Scope{InstallationID: inst.ID, GitHubInstallationID: ghInst, Repo: runRepo,
-				Config: reviewers.Config{Connectors: []string{"github"}, GitHubRepos: listed}}
+				Config: reviewerconfig.Config{Connectors: []string{"github"}, GitHubRepos: listed}}
 			in, _ := json.Marshal(map[string]string{"repo": target, "path": path})
 			resp, err := reg.Call(ctx, s, "github.get_file", in)
 			if err != nil {
@@ -87,7 +87,7 @@ func TestGitHubConnectorCrossRepo(t *testing.T) {
 		}
 		// The same rule for issues and search.
 		s := connectors.Scope{InstallationID: inst.ID, GitHubInstallationID: ghInst, Repo: "acme/site",
-			Config: reviewers.Config{Connectors: []string{"github"}, GitHubRepos: []string{"acme/private-infra"}}}
+			Config: reviewerconfig.Config{Connectors: []string{"github"}, GitHubRepos: []string{"acme/private-infra"}}}
 		for tool, in := range map[string]string{
 			"github.get_issue":     `{"repo":"acme/private-infra","number":1}`,
 			"github.search_issues": `{"repo":"acme/private-infra","query":"password"}`,
@@ -109,7 +109,7 @@ func TestGitHubReposValidatedAtSync(t *testing.T) {
 		"github_repos: [acme/docs]\n":                                   "connectors does not list github",
 		"connectors: [github]\ngithub_repos: acme/docs\n":               "list",
 	} {
-		cfg, err := reviewers.ParseReviewerYAML("reviewers/x/reviewer.yaml", []byte(src))
+		cfg, err := reviewerconfig.ParseReviewerYAML("reviewers/x/reviewer.yaml", []byte(src))
 		switch {
 		case want == "" && err != nil:
 			t.Errorf("%q: %v", src, err)

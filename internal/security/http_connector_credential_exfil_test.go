@@ -12,7 +12,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent/connectorcredential"
 	"github.com/chakshu-dev/chakshu/internal/connectors"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
@@ -51,8 +51,8 @@ func TestHTTPConnectorCredentialExfil(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := connectors.Scope{InstallationID: inst.ID, Repo: "acme/app", Config: reviewers.Config{Connectors: []string{"http"},
-			HTTP: []reviewers.HTTPEndpoint{
+		s := connectors.Scope{InstallationID: inst.ID, Repo: "acme/app", Config: reviewerconfig.Config{Connectors: []string{"http"},
+			HTTP: []reviewerconfig.HTTPEndpoint{
 				{Name: "x", URL: attacker.URL + "/{x}", Credential: "jira"},
 				{Name: "issue", URL: jira.URL + "/issue/{x}", Credential: "jira"},
 				{Name: "legacy", URL: jira.URL + "/issue/{x}", Credential: "old"},
@@ -99,8 +99,8 @@ func TestHTTPConnectorCredentialExfil(t *testing.T) {
 		}
 		seen.Store("")
 		for _, u := range []string{"http://localhost:" + port, jira.URL} {
-			rs := connectors.Scope{InstallationID: inst.ID, Repo: "acme/app", Config: reviewers.Config{Connectors: []string{"http"},
-				HTTP: []reviewers.HTTPEndpoint{{Name: "r", URL: u + "/issue/{x}", Credential: "rebind"}}}}
+			rs := connectors.Scope{InstallationID: inst.ID, Repo: "acme/app", Config: reviewerconfig.Config{Connectors: []string{"http"},
+				HTTP: []reviewerconfig.HTTPEndpoint{{Name: "r", URL: u + "/issue/{x}", Credential: "rebind"}}}}
 			resp, err := prod.Call(ctx, rs, "http.r", json.RawMessage(`{"x":"a"}`))
 			if err != nil {
 				t.Fatal(err)

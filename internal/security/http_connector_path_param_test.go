@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/chakshu-dev/chakshu/internal/connectors"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
@@ -37,8 +37,8 @@ func TestHTTPConnectorPathParam(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := connectors.Scope{InstallationID: inst.ID, GitHubInstallationID: 77, Repo: "acme/app", Config: reviewers.Config{
-			Connectors: []string{"http"}, HTTP: []reviewers.HTTPEndpoint{{Name: "issue", URL: api.URL + "/api/issue/{key}/view",
+		s := connectors.Scope{InstallationID: inst.ID, GitHubInstallationID: 77, Repo: "acme/app", Config: reviewerconfig.Config{
+			Connectors: []string{"http"}, HTTP: []reviewerconfig.HTTPEndpoint{{Name: "issue", URL: api.URL + "/api/issue/{key}/view",
 				Params: map[string]string{"key": `.+`}}}}}
 		for _, v := range []string{"..", ".", "../admin", "a/b", `a\b`, "%2e%2e", "%2E%2E%2Fadmin", "%252e%252e", "%25252e%25252e",
 			"%2f", "%5c", "..%2f", ".%2e", "a\x00b", "a\nb"} {

@@ -13,7 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/chakshu-dev/chakshu/internal/connectors"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
@@ -41,8 +41,8 @@ func TestHTTPConnectorQueryParam(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := connectors.Scope{InstallationID: inst.ID, GitHubInstallationID: 78, Repo: "acme/app", Config: reviewers.Config{
-			Connectors: []string{"http"}, HTTP: []reviewers.HTTPEndpoint{{Name: "search", URL: api.URL + "/api/search?q={q}&limit=5",
+		s := connectors.Scope{InstallationID: inst.ID, GitHubInstallationID: 78, Repo: "acme/app", Config: reviewerconfig.Config{
+			Connectors: []string{"http"}, HTTP: []reviewerconfig.HTTPEndpoint{{Name: "search", URL: api.URL + "/api/search?q={q}&limit=5",
 				Params: map[string]string{"q": `.+`}}}}}
 		for _, c := range []struct{ name, q string }{
 			{"ampersand", "x&limit=100000&callback=evil"},

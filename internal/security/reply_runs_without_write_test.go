@@ -19,10 +19,10 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
-	"github.com/chakshu-dev/chakshu/internal/notify"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 	"github.com/chakshu-dev/chakshu/server/webhook"
 	"github.com/chakshu-dev/chakshu/server/webhook/webhooktest"
 	"github.com/chakshu-dev/chakshu/worker/events"
@@ -48,7 +48,7 @@ func newReplyWorld(t *testing.T, db *store.DB, mut func(*events.Config)) *replyW
 	w := &replyWorld{t: t, db: db, sim: ghsimtest.New(t)}
 	appID, pem := w.sim.CreateApp("chakshu")
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	bus := notify.NewLocal()
+	bus := wakeup.NewLocal()
 	in := webhooktest.StartIntake(t, webhook.Config{DB: db, Secrets: []string{"hook-secret"}, Log: log, Bus: bus})
 	w.sim.SetWebhook(in.URL, "hook-secret")
 
@@ -76,7 +76,7 @@ func newReplyWorld(t *testing.T, db *store.DB, mut func(*events.Config)) *replyW
 	w.drain()
 	ctx := context.Background()
 	inst := db.Installation.Query().Where(installation.GithubID(w.inst)).OnlyX(ctx)
-	db.Reviewer.Create().SetName("security").SetInstallation(inst).SetConfig(reviewers.Defaults().ToMap()).SaveX(ctx)
+	db.Reviewer.Create().SetName("security").SetInstallation(inst).SetConfig(reviewerconfig.Defaults().ToMap()).SaveX(ctx)
 	return w
 }
 

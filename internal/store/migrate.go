@@ -74,8 +74,8 @@ type Release struct {
 // typed result (runs.result). Schema 2 still runs beside it: its runs are
 // never shadow, so the new index keeps its one-active-review rule; and
 // schema 3 keeps writing the result_json and checked columns schema 2 reads
-// (runs.Result reads them back for runs schema 2 reported).
-var Current = Release{Schema: 3, MinCompatible: 2, Rollup: rollupVersion}
+// (runstate.Result reads them back for runs schema 2 reported).
+var Current = Release{Schema: 3, MinCompatible: 2, Rollup: RollupVersion}
 
 // MigrateReport says what a migration did.
 type MigrateReport struct {
@@ -246,8 +246,8 @@ func rollupTriggerPrefix(v int) string { return "runs_rollup_v" + strconv.Itoa(v
 
 var rollupTriggerName = regexp.MustCompile(`^runs_rollup_v([0-9]+)_`)
 
-// rollupTriggers lists the installed rollup triggers by version.
-func (db *DB) rollupTriggers(ctx context.Context, q interface {
+// RollupTriggers lists the installed rollup triggers by version.
+func (db *DB) RollupTriggers(ctx context.Context, q interface {
 	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
 }) (map[int][]string, error) {
 	listQ := "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'runs_rollup_%'"
@@ -288,7 +288,7 @@ func (db *DB) migrateRollup(ctx context.Context, v int) (installed bool, kept in
 		}
 		return n
 	}
-	have, err := db.rollupTriggers(ctx, db.SQL)
+	have, err := db.RollupTriggers(ctx, db.SQL)
 	if err != nil {
 		return false, 0, fmt.Errorf("cost rollup: %w", err)
 	}
@@ -309,7 +309,7 @@ func (db *DB) migrateRollup(ctx context.Context, v int) (installed bool, kept in
 		}
 	}
 	// Again under the lock: another process may have installed them meanwhile.
-	if have, err = db.rollupTriggers(ctx, tx); err != nil {
+	if have, err = db.RollupTriggers(ctx, tx); err != nil {
 		return false, 0, fmt.Errorf("cost rollup: %w", err)
 	}
 	if n := newest(have); n >= v {

@@ -16,63 +16,6 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
 
-// rollupCells reads every cell of cost_rollups as text, keyed by grain, day,
-// repository and reviewer.
-func rollupCells(t *testing.T, db *store.DB) map[string]string {
-	t.Helper()
-	cols := strings.Join(store.RollupSums, ", ")
-	rows, err := db.SQL.QueryContext(context.Background(), "SELECT grain, day, repository_id, reviewer_id, "+cols+" FROM cost_rollups")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	out := map[string]string{}
-	for rows.Next() {
-		var grain, day string
-		var repo, rev int64
-		vals := make([]any, len(store.RollupSums))
-		ptrs := []any{&grain, &day, &repo, &rev}
-		for i := range vals {
-			ptrs = append(ptrs, &vals[i])
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		zero := true
-		var b strings.Builder
-		for i, v := range vals {
-			s := fmt.Sprint(v)
-			if f, ok := v.(float64); ok {
-				s = fmt.Sprintf("%.6f", f)
-			}
-			if s != "0" && s != "0.000000" {
-				zero = false
-			}
-			fmt.Fprintf(&b, "%s=%s ", store.RollupSums[i], s)
-		}
-		if !zero { // a cell emptied by subtraction equals an absent one
-			out[fmt.Sprintf("%s|%s|%d|%d", grain, day, repo, rev)] = b.String()
-		}
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-// checkRollupExact asserts the rollup equals a rebuild from the runs (and the
-// ledger of pruned runs), leaving the rebuilt one in place.
-func checkRollupExact(t *testing.T, db *store.DB) {
-	t.Helper()
-	kept := rollupCells(t, db)
-	if err := db.RebuildRollup(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(rollupCells(t, db), kept); diff != "" {
-		t.Fatalf("the trigger-kept rollup differs from a rebuild (-rebuilt +kept):\n%s", diff)
-	}
-}
-
 // triggers lists the rollup triggers installed.
 func triggers(t *testing.T, db *store.DB) []string {
 	t.Helper()
@@ -208,7 +151,7 @@ func TestUpgradeFromRelease1(t *testing.T) {
 				t.Fatal("the replaced active-review index is still there")
 			}
 			dropSentinel(t, db)
-			checkRollupExact(t, db)
+			storetest.CheckRollupExact(t, db)
 
 			// Release 1's data, read through this release's schema.
 			if n := db.Run.Query().CountX(ctx); n != 5 {
@@ -230,7 +173,7 @@ func TestUpgradeFromRelease1(t *testing.T) {
 			r := db.Run.Create().SetRepository(repo).SetReviewer(rv).SetPrNumber(99).SetHeadSha("new").
 				SetTrigger(run.TriggerPortal).SaveX(ctx)
 			db.Run.UpdateOne(r).SetStatus(run.StatusSucceeded).SetCostUsd(0.5).SetDurationMs(30_000).ExecX(ctx)
-			checkRollupExact(t, db)
+			storetest.CheckRollupExact(t, db)
 
 			hist, err := db.SchemaHistory(ctx)
 			if err != nil {
@@ -252,7 +195,7 @@ func TestRollbackNoFlipFlop(t *testing.T) {
 		ctx := context.Background()
 		prev := store.Current                                                   // N-1: what is released now
 		next := store.Release{Schema: prev.Schema + 1, Rollup: prev.Rollup + 1} // N: a release with new triggers
-		repo, rv := seedRepoReviewer(t, ctx, db)
+		repo, rv := storetest.SeedRepoReviewer(t, ctx, db)
 		pr := 0
 		write := func() {
 			pr++
@@ -276,7 +219,7 @@ func TestRollbackNoFlipFlop(t *testing.T) {
 				t.Fatalf("after N's start, trigger %s of another version is left", n)
 			}
 		}
-		checkRollupExact(t, db)
+		storetest.CheckRollupExact(t, db)
 		plantSentinel(t, db)
 		write()
 
@@ -319,7 +262,7 @@ func TestRollbackNoFlipFlop(t *testing.T) {
 		if n := db.Run.Query().CountX(ctx); n != pr {
 			t.Fatalf("runs: %d, want %d", n, pr)
 		}
-		checkRollupExact(t, db)
+		storetest.CheckRollupExact(t, db)
 		var runs int
 		db.SQL.QueryRowContext(ctx, `SELECT runs FROM cost_rollups WHERE grain = 'mt'`).Scan(&runs) //nolint:errcheck
 		if runs != pr {

@@ -87,7 +87,7 @@ func TestRollupWritersDoNotDeadlock(t *testing.T) {
 		if n := db.Run.Query().CountX(ctx); n != len(existing)+writers*rounds*2 {
 			t.Fatalf("runs: %d", n)
 		}
-		checkRollupExact(t, db)
+		storetest.CheckRollupExact(t, db)
 	})
 }
 
@@ -129,7 +129,7 @@ func TestRetryOnlyRetryable(t *testing.T) {
 func TestWithTxRetriesADeadlock(t *testing.T) {
 	db := storetest.Open(t, "postgres")
 	ctx := context.Background()
-	repo, rv := seedRepoReviewer(t, ctx, db)
+	repo, rv := storetest.SeedRepoReviewer(t, ctx, db)
 	a := db.Run.Create().SetRepository(repo).SetReviewer(rv).SetPrNumber(1).SetHeadSha("a").SetTrigger(run.TriggerAuto).SaveX(ctx)
 	b := db.Run.Create().SetRepository(repo).SetReviewer(rv).SetPrNumber(2).SetHeadSha("b").SetTrigger(run.TriggerAuto).SaveX(ctx)
 	// Two transactions lock a and b in opposite orders, each waiting

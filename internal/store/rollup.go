@@ -33,10 +33,10 @@ import (
 // (~50,000 with ten reviewers), a year by week 52. Each write of a run
 // upserts one row per grain and level, in one statement.
 
-// rollupVersion numbers the triggers (runs_rollup_v<N>_…); bump it when
+// RollupVersion numbers the triggers (runs_rollup_v<N>_…); bump it when
 // their SQL changes (4: the cells in lock order, coarsest first). Migrate replaces installed triggers only when they are
 // older than this, never newer ones (migrate.go), and then rebuilds the rollup.
-const rollupVersion = 4
+const RollupVersion = 4
 
 // RollupGrains are the periods the rollup keeps: day, week, month.
 var RollupGrains = []string{"d", "w", "m"}
@@ -240,9 +240,9 @@ func (db *DB) rebuildRollup(ctx context.Context, tx *sql.Tx) error {
 	if _, err := tx.ExecContext(ctx, "DELETE FROM cost_rollups"); err != nil {
 		return fmt.Errorf("cost rollup: clear: %w", err)
 	}
-	// Every run, added to the emptied table (addRunsTo, as pruning adds
+	// Every run, added to the emptied table (AddRunsTo, as pruning adds
 	// the runs it deletes to the ledger).
-	if err := db.addRunsTo(ctx, tx, "cost_rollups", "true"); err != nil {
+	if err := db.AddRunsTo(ctx, tx, "cost_rollups", "true"); err != nil {
 		return err
 	}
 	// Runs pruned by retention are gone from runs but not from the costs.

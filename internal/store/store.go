@@ -1,5 +1,11 @@
 // Package store opens Chakshu's database (SQLite by default, PostgreSQL when
-// configured) as an ent client and brings it to the current schema.
+// configured) as an ent client and brings it to the current schema, with the
+// hand-written parts ent does not generate (the trigger-kept cost rollup, the
+// ledger of pruned runs, the queue indexes); it runs transactions with retry
+// on deadlocks and, on SQLite, gives every write of the process one write
+// connection (WriteTx, WriteWaits). What is stored in which way lives beside
+// it: package queue (leases), intake (webhook deliveries), retention
+// (pruning) and runstats (cost and quality read models).
 package store
 
 import (
@@ -91,9 +97,9 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 	return openSQLite(ctx, o.DataDir)
 }
 
-// busyTimeoutMS is how long a SQLite connection waits for a lock held by
+// BusyTimeoutMS is how long a SQLite connection waits for a lock held by
 // another (busy_timeout, in milliseconds).
-const busyTimeoutMS = 10000
+const BusyTimeoutMS = 10000
 
 // SQLiteDSN is the DSN for a SQLite file with the pragmas Chakshu needs, for
 // the write connection: its transactions are immediate (_txlock=immediate),
@@ -140,7 +146,7 @@ const busyTimeoutMS = 10000
 func SQLiteDSN(path string) string {
 	// SQLite reads the DSN as a URI: escape what would end the path early.
 	path = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
-	return "file:" + path + "?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(" + strconv.Itoa(busyTimeoutMS) + ")&_pragma=synchronous(NORMAL)&_pragma=cache_size(-2000)&_pragma=mmap_size(1073741824)&_pragma=temp_store(MEMORY)&_pragma=journal_size_limit(-1)&_txlock=immediate"
+	return "file:" + path + "?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(" + strconv.Itoa(BusyTimeoutMS) + ")&_pragma=synchronous(NORMAL)&_pragma=cache_size(-2000)&_pragma=mmap_size(1073741824)&_pragma=temp_store(MEMORY)&_pragma=journal_size_limit(-1)&_txlock=immediate"
 }
 
 // sqliteReadDSN is SQLiteDSN for the read pool: deferred transactions, which

@@ -13,20 +13,12 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
 
-func seedRepoReviewer(t *testing.T, ctx context.Context, db *store.DB) (*ent.Repository, *ent.Reviewer) {
-	t.Helper()
-	inst := db.Installation.Create().SetGithubID(1).SetAccountLogin("acme").SaveX(ctx)
-	repo := db.Repository.Create().SetGithubID(10).SetOwner("acme").SetName("api").SetFullName("acme/api").SetInstallation(inst).SaveX(ctx)
-	rv := db.Reviewer.Create().SetName("security").SetInstallation(inst).SaveX(ctx)
-	return repo, rv
-}
-
 // The partial unique index refuses a second active review run for the same PR,
 // reviewer and head SHA, and allows one again once the first is finished.
 func TestActiveRunUniqueness(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		repo, rv := seedRepoReviewer(t, ctx, db)
+		repo, rv := storetest.SeedRepoReviewer(t, ctx, db)
 		mk := func() (*ent.Run, error) {
 			return db.Run.Create().SetRepository(repo).SetReviewer(rv).SetPrNumber(7).
 				SetHeadSha("abc").SetTrigger(run.TriggerComment).Save(ctx)
@@ -49,7 +41,7 @@ func TestActiveRunUniqueness(t *testing.T) {
 func TestMigrateKeepsData(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		repo, _ := seedRepoReviewer(t, ctx, db)
+		repo, _ := storetest.SeedRepoReviewer(t, ctx, db)
 		if err := db.Migrate(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -66,7 +58,7 @@ func TestMigrateKeepsData(t *testing.T) {
 func TestMigrateUpgradesOlderSchema(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		repo, rv := seedRepoReviewer(t, ctx, db)
+		repo, rv := storetest.SeedRepoReviewer(t, ctx, db)
 		r := db.Run.Create().SetRepository(repo).SetReviewer(rv).SetPrNumber(9).SetHeadSha("h").
 			SetTrigger(run.TriggerPortal).SetCostUsd(1.25).SaveX(ctx)
 		for _, q := range []string{
@@ -115,7 +107,7 @@ func TestSQLitePathWithURICharacters(t *testing.T) {
 func TestMigrateBackfillsRetryColumns(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		repo, rv := seedRepoReviewer(t, ctx, db)
+		repo, rv := storetest.SeedRepoReviewer(t, ctx, db)
 		mk := func(pr int, status run.Status) *ent.RunCreate {
 			return db.Run.Create().SetRepository(repo).SetReviewer(rv).SetPrNumber(pr).SetHeadSha("h").
 				SetTrigger(run.TriggerPortal).SetStatus(status)

@@ -13,13 +13,13 @@ import (
 // store counts: the webhook intake, which GitHub waits on, and pruning with
 // the intake's cutting back of a long WAL, in the background.
 const (
-	writerIntake = iota
-	writerBackground
+	WriterIntake = iota
+	WriterBackground
 	writerKinds
 )
 
 // writerNames name the kinds in WriteWaits.
-var writerNames = [writerKinds]string{writerIntake: "intake", writerBackground: "background"}
+var writerNames = [writerKinds]string{WriterIntake: "intake", WriterBackground: "background"}
 
 // WriteWaitBounds are the upper bounds of WriteWait's buckets: the first
 // holds the waits that found the connection free or nearly, the last ends at
@@ -107,16 +107,16 @@ func (db *DB) WriteWaits() map[string]WriteWait {
 }
 
 // writeWaitLimit is busy_timeout (store.SQLiteDSN), the last bucket's bound.
-const writeWaitLimit = busyTimeoutMS * time.Millisecond
+const writeWaitLimit = BusyTimeoutMS * time.Millisecond
 
-// writeTx takes the write connection for a writer of kind k, counting the
+// WriteTx takes the write connection for a writer of kind k, counting the
 // wait in k's figures, turns SQLite's automatic checkpoint in COMMIT off on
 // it (the intake's checkpointer and pruning checkpoint outside the write
 // lock instead: sqliteWriter), and begins an immediate transaction. The
 // caller commits tx, then calls end with its work's error: end rolls the
 // transaction back on one, turns the checkpoint on again and gives the
 // connection back.
-func (db *DB) writeTx(ctx context.Context, k int) (tx *sql.Tx, end func(error), err error) {
+func (db *DB) WriteTx(ctx context.Context, k int) (tx *sql.Tx, end func(error), err error) {
 	t0 := time.Now()
 	defer func() { db.waits[k].add(time.Since(t0)) }()
 	conn, err := db.W.Conn(ctx)
@@ -155,3 +155,17 @@ func (db *DB) writeTx(ctx context.Context, k int) (tx *sql.Tx, end func(error), 
 func (db *DB) ExecWrite(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	return db.W.ExecContext(ctx, query, args...)
 }
+
+// pruneCheckpointEvery is how often at most pruning checkpoints the WAL.
+const pruneCheckpointEvery = time.Second
+
+// PruneCheckpointDue says whether pruning should checkpoint at now, and if so
+// records that it does.
+func (db *DB) PruneCheckpointDue(now time.Time) bool {
+	last := db.pruneCheckpointed.Load()
+	return now.UnixNano()-last >= int64(pruneCheckpointEvery) && db.pruneCheckpointed.CompareAndSwap(last, now.UnixNano())
+}
+
+// NoteWait counts a wait of d by a writer of kind k that took the write lock
+// outside WriteTx (the intake's WAL trim).
+func (db *DB) NoteWait(k int, d time.Duration) { db.waits[k].add(d) }

@@ -35,11 +35,11 @@ const (
 type Config struct {
 	DB  *store.DB
 	Log *slog.Logger
-	// Config supplies PublicURL, the OAuth client, GitHubURL, Sandbox, Admins
-	// and SecretKey (32 bytes; required).
-	Config *config.Config
+	// Settings are the parts of Chakshu's settings auth uses (SettingsFrom);
+	// SecretKey is required.
+	Settings Settings
 	// GitHubWebURL is where /login/oauth/* lives; empty derives it from
-	// Config.GitHubURL (https://api.github.com/ → https://github.com/;
+	// Settings.GitHubURL (https://api.github.com/ → https://github.com/;
 	// https://ghe.example/api/v3/ → https://ghe.example/; otherwise the API base itself,
 	// as with the simulator).
 	GitHubWebURL string
@@ -63,6 +63,48 @@ type Config struct {
 	SandboxDev SandboxDev
 }
 
+// Settings are the parts of Chakshu's settings that login, sessions and API
+// tokens use.
+type Settings struct {
+	// PublicURL is where browsers reach Chakshu; cookies are Secure when it
+	// is https.
+	PublicURL string
+	// GitHubURL is GitHub's REST base: users' own calls, and the OAuth pages'
+	// host derives from it.
+	GitHubURL string
+	// OAuthClientID and OAuthClientSecret are the portal's GitHub login;
+	// empty: no GitHub login.
+	OAuthClientID, OAuthClientSecret string
+	// SecretKey (32 bytes) seals sessions, CSRF tokens and users' stored
+	// GitHub tokens; SecretKeyPrevious are keys it replaced, still opened
+	// during a rotation (rotation.go).
+	SecretKey         []byte
+	SecretKeyPrevious [][]byte
+	// APITokenRate (a minute) and APITokenBurst limit each API token;
+	// 0: unlimited (ratelimit.go).
+	APITokenRate, APITokenBurst int
+	// Admins are GitHub logins with admin rights besides organisation owners.
+	Admins []string
+	// Sandbox offers the sandbox's sign-in when no OAuth client is set.
+	Sandbox bool
+}
+
+// SettingsFrom takes auth's part of a process's configuration.
+func SettingsFrom(c *config.Config) Settings {
+	return Settings{PublicURL: c.PublicURL, GitHubURL: c.GitHubURL, OAuthClientID: c.OAuthClientID,
+		OAuthClientSecret: c.OAuthClientSecret, SecretKey: c.SecretKey, SecretKeyPrevious: c.SecretKeyPrevious,
+		APITokenRate: c.APITokenRate, APITokenBurst: c.APITokenBurst, Admins: c.Admins, Sandbox: c.Sandbox}
+}
+
+func (s Settings) isAdmin(login string) bool {
+	for _, a := range s.Admins {
+		if strings.EqualFold(a, login) {
+			return true
+		}
+	}
+	return false
+}
+
 // Auth is the login, session, CSRF and API token machinery.
 type Auth struct {
 	cfg      Config
@@ -82,10 +124,10 @@ type Auth struct {
 
 // New validates cfg and returns an Auth.
 func New(cfg Config) (*Auth, error) {
-	if cfg.DB == nil || cfg.Log == nil || cfg.Config == nil {
-		return nil, errors.New("auth: DB, Log and Config are required")
+	if cfg.DB == nil || cfg.Log == nil {
+		return nil, errors.New("auth: DB and Log are required")
 	}
-	c := cfg.Config
+	c := cfg.Settings
 	if len(c.SecretKey) != 32 {
 		return nil, errors.New("auth: CHAKSHU_SECRET_KEY must be 32 bytes")
 	}
@@ -187,7 +229,7 @@ func derive(key []byte, purpose string) []byte {
 
 // SandboxLogin reports whether the one-click sandbox login is on: sandbox mode
 // and no OAuth client configured.
-func (a *Auth) SandboxLogin() bool { return a.cfg.Config.Sandbox && a.oauth == nil }
+func (a *Auth) SandboxLogin() bool { return a.cfg.Settings.Sandbox && a.oauth == nil }
 
 // Middleware resolves the request's viewer (API token or session cookie) into
 // the context and applies CSRF protection to cookie-authenticated requests.
@@ -275,7 +317,7 @@ func csrfFailed(w http.ResponseWriter, r *http.Request) {
 
 // isAdmin applies the configured list on top of what login found.
 func (a *Auth) isAdmin(u *ent.User) bool {
-	return u.IsAdmin || a.cfg.Config.IsAdmin(u.Login)
+	return u.IsAdmin || a.cfg.Settings.isAdmin(u.Login)
 }
 
 // Routes are the login, logout and /api/me endpoints, each behind Middleware.

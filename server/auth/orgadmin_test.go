@@ -45,7 +45,7 @@ func TestOrgOwnersAreAdmins(t *testing.T) {
 		rand.Read(key) //nolint:errcheck
 		cfg := &config.Config{GitHubURL: sim.URL(), OAuthClientID: clientID, OAuthClientSecret: secret,
 			SecretKey: key, Admins: []string{"carol"}}
-		srv := serveAuth(t, Config{DB: db, Config: cfg, Now: func() time.Time { return time.Unix(now.Load(), 0) }})
+		srv := serveAuth(t, Config{DB: db, Settings: SettingsFrom(cfg), Now: func() time.Time { return time.Unix(now.Load(), 0) }})
 
 		login := func(who string) *http.Client {
 			t.Helper()

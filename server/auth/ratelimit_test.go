@@ -54,7 +54,7 @@ func (e *limitEnv) web() http.Handler {
 	rand.Read(key) //nolint:errcheck
 	cfg := &config.Config{PublicURL: "http://127.0.0.1:1", GitHubURL: "http://127.0.0.1:1/", SecretKey: key,
 		APITokenRate: e.rate[0], APITokenBurst: e.rate[1]}
-	a, err := New(Config{DB: e.db, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Config: cfg,
+	a, err := New(Config{DB: e.db, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Settings: SettingsFrom(cfg),
 		Now: func() time.Time { e.mu.Lock(); defer e.mu.Unlock(); return e.now }})
 	if err != nil {
 		e.t.Fatal(err)

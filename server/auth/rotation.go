@@ -154,7 +154,7 @@ func (k *cookieRekey) csrf(w http.ResponseWriter, r *http.Request, secure bool) 
 // sessionFromPrevious reports whether the request's session cookie opens only
 // under a previous key (so it is re-issued under the current one).
 func (a *Auth) sessionFromPrevious(r *http.Request) bool {
-	if len(a.cfg.Config.SecretKeyPrevious) == 0 {
+	if len(a.cfg.Settings.SecretKeyPrevious) == 0 {
 		return false
 	}
 	c, err := r.Cookie(SessionCookie)

@@ -19,18 +19,18 @@ func rotationServer(t *testing.T, db *store.DB, key []byte, previous ...[]byte) 
 	t.Helper()
 	cfg := &config.Config{GitHubURL: "https://api.github.com/", Sandbox: true, Admins: []string{config.SandboxUser},
 		SecretKey: key, SecretKeyPrevious: previous}
-	return serveAuth(t, Config{DB: db, Config: cfg})
+	return serveAuth(t, Config{DB: db, Settings: SettingsFrom(cfg)})
 }
 
 // serveAuth serves the routes of the Auth c builds on a test server, once
-// c.Config.PublicURL is the server's URL (a quiet logger when c.Log is nil);
+// c.Settings.PublicURL is the server's URL (a quiet logger when c.Log is nil);
 // the server closes when the test ends.
 func serveAuth(t *testing.T, c Config) *httptest.Server {
 	t.Helper()
 	var h http.Handler
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	t.Cleanup(srv.Close)
-	c.Config.PublicURL = srv.URL
+	c.Settings.PublicURL = srv.URL
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)
 	}

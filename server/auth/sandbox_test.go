@@ -26,7 +26,7 @@ func sandboxServer(t *testing.T, db *store.DB, cfg *config.Config, dev SandboxDe
 	key := make([]byte, 32)
 	rand.Read(key) //nolint:errcheck
 	cfg.SecretKey = key
-	return serveAuth(t, Config{DB: db, Config: cfg, SandboxDev: dev})
+	return serveAuth(t, Config{DB: db, Settings: SettingsFrom(cfg), SandboxDev: dev})
 }
 
 // browser is a cookie-keeping client of a sandboxServer.

@@ -21,11 +21,11 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
-	"github.com/chakshu-dev/chakshu/internal/notify"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/version"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 	"github.com/chakshu-dev/chakshu/server"
 	"github.com/chakshu-dev/chakshu/worker"
 )
@@ -48,7 +48,7 @@ type world struct {
 	inst   *gh.Installation
 	api    *API
 	srv    *httptest.Server
-	bus    *notify.Local
+	bus    *wakeup.Local
 	model  *httptest.Server
 	ins    *ent.Installation
 	repo   *ent.Repository
@@ -61,7 +61,7 @@ type world struct {
 func newWorld(t *testing.T, db *store.DB) *world {
 	t.Helper()
 	ctx := context.Background()
-	w := &world{t: t, db: db, sim: ghsimtest.New(t), bus: notify.NewLocal()}
+	w := &world{t: t, db: db, sim: ghsimtest.New(t), bus: wakeup.NewLocal()}
 	s := w.sim
 	appID, pem := s.CreateApp("chakshu")
 	s.CreateOrg("acme")
@@ -93,7 +93,7 @@ func newWorld(t *testing.T, db *store.DB) *world {
 	w.ins = db.Installation.Create().SetGithubID(w.instID).SetAccountLogin("acme").SaveX(ctx)
 	w.repo = db.Repository.Create().SetGithubID(s.RepoID(repoName)).SetOwner("acme").SetName("widget").
 		SetFullName(repoName).SetDefaultBranch("main").SetInstallation(w.ins).SaveX(ctx)
-	cfg := reviewers.Defaults()
+	cfg := reviewerconfig.Defaults()
 	cfg.Connectors = []string{"github"}
 	w.rv = db.Reviewer.Create().SetName("security").SetInstallation(w.ins).SetClaudeMd("# Security rules\nCheck auth.\n").
 		SetSyncedCommit("abc123").SetConfig(cfg.ToMap()).

@@ -14,11 +14,11 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
-	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 	"github.com/chakshu-dev/chakshu/internal/version"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 )
 
 const validResult = `{"summary":"Checked auth/login.go.","checked":{"files":["auth/login.go"],"skills":["authz"]},"findings":[{"path":"auth/login.go","line":4,"severity":"major","category":"security","title":"Token compared with ==","body":"Use subtle.ConstantTimeCompare."}]}`
@@ -378,7 +378,7 @@ func TestResultRejected(t *testing.T) {
 				if st != 200 {
 					t.Fatalf("job: %d %+v", st, e)
 				}
-				finish, stop := w.bus.Subscribe(notify.TopicFinish)
+				finish, stop := w.bus.Subscribe(wakeup.TopicFinish)
 				defer stop()
 				if st := w.do(runPath(runnerproto.PathResult, rn.ID), c.report, bearer(job.RunToken), nil); st != c.status {
 					t.Fatalf("status %d, want %d", st, c.status)

@@ -12,11 +12,11 @@ import (
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/findings"
-	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
-	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/runstate"
 	"github.com/chakshu-dev/chakshu/internal/strictjson"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 	"github.com/chakshu-dev/chakshu/server"
 )
 
@@ -73,12 +73,12 @@ func (a *API) handleResult(w http.ResponseWriter, r *http.Request) {
 		u.SetTurns(max(0, rep.Stats.Turns)).SetDurationMs(max(0, rep.Stats.DurationMS)).SetResultHash(rcpt).SetRunTokenHash("")
 	}
 	if rep.Failure != nil {
-		reason, _ := capString(runs.Text(redact.String(strings.TrimSpace(rep.Failure.Reason))), maxReasonBytes)
+		reason, _ := capString(runstate.Text(redact.String(strings.TrimSpace(rep.Failure.Reason))), maxReasonBytes)
 		if reason == "" {
 			reason = "The runner could not finish the review."
 		}
-		detail, _ := capString(runs.Text(redact.String(rep.Failure.Detail)), maxDetailBytes)
-		err := runs.Transition(ctx, a.cfg.DB.Client, rn.ID, runs.Change{
+		detail, _ := capString(runstate.Text(redact.String(rep.Failure.Detail)), maxDetailBytes)
+		err := runstate.Transition(ctx, a.cfg.DB.Client, rn.ID, runstate.Change{
 			From: []run.Status{run.StatusRunning}, To: run.StatusFailed, Message: reason, Detail: detail,
 			Set: func(u *ent.RunUpdate) {
 				u.SetFailureReason(reason).SetFailureDetail(detail)
@@ -89,7 +89,7 @@ func (a *API) handleResult(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		log.Info("runner reported a failure", "reason", reason)
-		a.notify(ctx, notify.TopicFinish) // the finisher completes its check run
+		a.notify(ctx, wakeup.TopicFinish) // the finisher completes its check run
 		server.WriteJSON(w, http.StatusOK, runnerproto.ReportAck{Status: "accepted"})
 		return
 	}
@@ -119,7 +119,7 @@ func (a *API) handleResult(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		redacted = res.Redact()
-		summary = runs.Text(res.Summary)
+		summary = runstate.Text(res.Summary)
 		files := res.Checked.Files
 		if len(files) == 0 {
 			files = rep.Stats.FilesRead
@@ -147,7 +147,7 @@ func (a *API) handleResult(w http.ResponseWriter, r *http.Request) {
 		server.WriteError(w, http.StatusInternalServerError, codeInternal, "internal error")
 		return
 	}
-	err = runs.Transition(ctx, a.cfg.DB.Client, rn.ID, runs.Change{
+	err = runstate.Transition(ctx, a.cfg.DB.Client, rn.ID, runstate.Change{
 		From: []run.Status{run.StatusRunning}, To: run.StatusPublishing, Message: message,
 		Set: func(u *ent.RunUpdate) {
 			u.SetResult(stored).SetSummary(summary)
@@ -159,7 +159,7 @@ func (a *API) handleResult(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	log.Info("result accepted", "kind", rn.Kind)
-	a.notify(ctx, notify.TopicPublish)
+	a.notify(ctx, wakeup.TopicPublish)
 	server.WriteJSON(w, http.StatusOK, runnerproto.ReportAck{Status: "accepted"})
 }
 
@@ -189,11 +189,11 @@ func legacyColumns(st *findings.Stored, raw []byte, redacted bool) (func(*ent.Ru
 	}, nil
 }
 
-// storable copies s (never nil) with each entry made storable (runs.Text).
+// storable copies s (never nil) with each entry made storable (runstate.Text).
 func storable(s []string) []string {
 	out := make([]string, len(s))
 	for i, x := range s {
-		out[i] = runs.Text(x)
+		out[i] = runstate.Text(x)
 	}
 	return out
 }
@@ -204,7 +204,7 @@ func (a *API) transitioned(w http.ResponseWriter, r *http.Request, rn *ent.Run, 
 	if err == nil {
 		return true
 	}
-	if errors.Is(err, runs.ErrConflict) {
+	if errors.Is(err, runstate.ErrConflict) {
 		now, qerr := a.cfg.DB.Run.Get(r.Context(), rn.ID)
 		if qerr == nil && equalHex(receipt(hashToken(tok), body), now.ResultHash) {
 			server.WriteJSON(w, http.StatusOK, runnerproto.ReportAck{Status: "already_accepted"})
@@ -231,17 +231,17 @@ func (a *API) rejectReport(w http.ResponseWriter, r *http.Request, rn *ent.Run, 
 
 func (a *API) failRun(w http.ResponseWriter, r *http.Request, rn *ent.Run, rcpt, reason, detail string) {
 	ctx := r.Context()
-	err := runs.Transition(ctx, a.cfg.DB.Client, rn.ID, runs.Change{
+	err := runstate.Transition(ctx, a.cfg.DB.Client, rn.ID, runstate.Change{
 		From: []run.Status{run.StatusRunning}, To: run.StatusFailed, Message: reason, Detail: detail,
 		Set: func(u *ent.RunUpdate) {
 			u.SetFailureReason(reason).SetFailureDetail(redact.String(detail)).SetRunTokenHash("").SetResultHash(rejectedPrefix + rcpt)
 		},
 	})
-	if err != nil && !errors.Is(err, runs.ErrConflict) {
+	if err != nil && !errors.Is(err, runstate.ErrConflict) {
 		a.log.Error("result: fail run", "run_id", rn.ID, "err", redact.Error(err))
 	}
 	a.log.Warn("result rejected", "run_id", rn.ID, "reason", reason)
-	a.notify(ctx, notify.TopicFinish)
+	a.notify(ctx, wakeup.TopicFinish)
 	server.WriteError(w, http.StatusUnprocessableEntity, codeInvalid, reason)
 }
 
@@ -258,9 +258,9 @@ func evidenceRecord(ev *runnerproto.EvidenceReport) *findings.RunnerEvidence {
 		if i == findings.MaxFindings {
 			break
 		}
-		title, _ := capString(runs.Text(redact.String(d.Title)), findings.MaxTitleBytes)
-		path, _ := capString(runs.Text(d.Path), findings.MaxPathBytes)
-		reason, _ := capString(runs.Text(d.Reason), maxReasonBytes)
+		title, _ := capString(runstate.Text(redact.String(d.Title)), findings.MaxTitleBytes)
+		path, _ := capString(runstate.Text(d.Path), findings.MaxPathBytes)
+		reason, _ := capString(runstate.Text(d.Reason), maxReasonBytes)
 		dropped = append(dropped, findings.DroppedFinding{Path: path, Line: max(0, d.Line), Title: title, Reason: reason})
 	}
 	return &findings.RunnerEvidence{

@@ -29,11 +29,11 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/job"
 	"github.com/chakshu-dev/chakshu/internal/models"
-	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/runnerbin"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/version"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 	"github.com/chakshu-dev/chakshu/server"
 )
 
@@ -53,7 +53,7 @@ type Config struct {
 	DB  *store.DB
 	Log *slog.Logger
 	// Bus wakes the publisher once a result is in.
-	Bus notify.Bus
+	Bus wakeup.Bus
 	// GitHub reads pull requests; the web process never writes to GitHub
 	// (the worker's finisher completes the check of a run cancelled here).
 	GitHub GitHub

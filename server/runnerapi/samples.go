@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/chakshu-dev/chakshu/internal/findings"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 )
 
@@ -26,7 +26,7 @@ func samplesRecord(s *runnerproto.SampleStats) *findings.Samples {
 		return nil
 	}
 	for _, l := range s.Lenses {
-		if l == "" || len(l) > reviewers.MaxLensBytes {
+		if l == "" || len(l) > reviewerconfig.MaxLensBytes {
 			return nil
 		}
 	}

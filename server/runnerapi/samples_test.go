@@ -11,7 +11,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/runevent"
 	"github.com/chakshu-dev/chakshu/internal/findings"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
@@ -24,7 +24,7 @@ func TestJobCarriesSamples(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		w := newWorld(t, db)
-		cfg := reviewers.Defaults()
+		cfg := reviewerconfig.Defaults()
 		cfg.Connectors, cfg.Samples, cfg.Agree = []string{"github"}, 3, 2
 		w.rv = w.rv.Update().SetConfig(cfg.ToMap()).SaveX(ctx)
 
@@ -107,7 +107,7 @@ func TestSamplesRecordRefusesNonsense(t *testing.T) {
 		"lenses not per pass":  func(s *runnerproto.SampleStats) { s.Lenses = []string{"security"} },
 		"empty lens":           func(s *runnerproto.SampleStats) { s.Lenses = []string{"security", ""} },
 		"lens past limit": func(s *runnerproto.SampleStats) {
-			s.Lenses = []string{"security", strings.Repeat("x", reviewers.MaxLensBytes+1)}
+			s.Lenses = []string{"security", strings.Repeat("x", reviewerconfig.MaxLensBytes+1)}
 		},
 	} {
 		s := good
@@ -133,8 +133,8 @@ func TestResultKeepsVerification(t *testing.T) {
 		if st != 200 {
 			t.Fatalf("job: %d %+v", st, e)
 		}
-		if job.Verify == nil || job.Verify.MinConfidence != reviewers.DefaultVerifyMinConfidence {
-			t.Fatalf("job verify %+v: on by default at %d", job.Verify, reviewers.DefaultVerifyMinConfidence)
+		if job.Verify == nil || job.Verify.MinConfidence != reviewerconfig.DefaultVerifyMinConfidence {
+			t.Fatalf("job verify %+v: on by default at %d", job.Verify, reviewerconfig.DefaultVerifyMinConfidence)
 		}
 		report := `{"result":` + validResult + `,"stats":{"turns":5,"tool_calls":3,"duration_ms":900,"verify":` +
 			`{"candidates":4,"confirmed":1,"refuted":3,"unverified":0,"min_confidence":8,"calls":2,"turns":5,"cost_usd":0.05}}}`

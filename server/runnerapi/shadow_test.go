@@ -7,14 +7,14 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
 
 // shadowRun creates a dispatched shadow run of head (and base) with snap as
 // its reviewer, the way a backtest does: no check run.
-func (w *world) shadowRun(head, base string, snap reviewers.Snapshot) *ent.Run {
+func (w *world) shadowRun(head, base string, snap reviewerconfig.Snapshot) *ent.Run {
 	w.t.Helper()
 	return w.startWorkflow(w.db.Run.Create().SetRepository(w.repo).SetReviewer(w.rv).SetKind(run.KindReview).SetTrigger(run.TriggerBacktest).
 		SetShadow(true).SetBacktestID(4).SetBacktestSide(run.BacktestSideNew).SetReviewerSnapshot(snap.Map()).
@@ -32,9 +32,9 @@ func TestShadowRunJob(t *testing.T) {
 		w.sim.Commit(repoName, "login", map[string]string{"auth/later.go": "package auth\n\nvar Later = 1\n"}, "later")
 		w.sim.ClosePR(repoName, w.pr, "alice")
 
-		cfg := reviewers.Defaults()
+		cfg := reviewerconfig.Defaults()
 		cfg.Model, cfg.MaxCostUSD, cfg.MaxTurns = "claude-haiku-4-5", 0.25, 12
-		snap := reviewers.Snapshot{ClaudeMD: "# Snapshot rules\nFlag == on secrets.\n", ConfigYAML: "model: claude-haiku-4-5\n",
+		snap := reviewerconfig.Snapshot{ClaudeMD: "# Snapshot rules\nFlag == on secrets.\n", ConfigYAML: "model: claude-haiku-4-5\n",
 			Config: cfg.ToMap(), Skills: []map[string]any{{"name": "secrets", "description": "Secret handling", "content": "# secrets\n"}}}
 		rn := w.shadowRun(old.HeadSHA, old.BaseSHA, snap)
 

@@ -8,7 +8,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/internal/connectors"
 	"github.com/chakshu-dev/chakshu/internal/redact"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/server"
 )
@@ -32,7 +32,7 @@ func (a *API) handleTool(w http.ResponseWriter, r *http.Request) {
 		server.WriteError(w, http.StatusBadRequest, codeBadRequest, "the body must be {\"input\": {…}}")
 		return
 	}
-	cfg, err := reviewers.FromEnt(rn.Edges.Reviewer)
+	cfg, err := reviewerconfig.FromEnt(rn.Edges.Reviewer)
 	if err != nil {
 		log.Error("tool: reviewer config", "err", err)
 		server.WriteError(w, http.StatusInternalServerError, codeInternal, "internal error")

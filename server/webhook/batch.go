@@ -5,20 +5,20 @@ import (
 	"sync"
 	"time"
 
-	"github.com/chakshu-dev/chakshu/internal/notify"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 )
 
 // waker tells the bus that events were stored, off the request path: wake-ups
 // coalesce, so a burst of deliveries costs one NOTIFY, not one each.
 type waker struct {
-	bus  notify.Bus
+	bus  wakeup.Bus
 	kick chan struct{}
 	quit chan struct{}
 	done chan struct{}
 	once sync.Once
 }
 
-func newWaker(bus notify.Bus) *waker {
+func newWaker(bus wakeup.Bus) *waker {
 	w := &waker{bus: bus, kick: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
 	go w.loop()
 	return w
@@ -40,7 +40,7 @@ func (w *waker) loop() {
 		case <-w.kick:
 			if w.bus != nil {
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				w.bus.Notify(ctx, notify.TopicEvents) //nolint:errcheck // the worker also polls
+				w.bus.Notify(ctx, wakeup.TopicEvents) //nolint:errcheck // the worker also polls
 				cancel()
 			}
 		}

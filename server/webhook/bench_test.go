@@ -17,9 +17,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 	"github.com/chakshu-dev/chakshu/server/webhook"
 	"github.com/chakshu-dev/chakshu/server/webhook/webhooktest"
 )
@@ -107,7 +107,7 @@ type benchIntake struct {
 
 func newBenchIntake(b *testing.B, db *store.DB, batch string, body []byte) *benchIntake {
 	b.Helper()
-	in := webhooktest.StartIntake(b, webhook.Config{DB: db, Secrets: []string{secret}, Bus: notify.NewLocal(), Batch: webhook.BatchConfig{Mode: batch}})
+	in := webhooktest.StartIntake(b, webhook.Config{DB: db, Secrets: []string{secret}, Bus: wakeup.NewLocal(), Batch: webhook.BatchConfig{Mode: batch}})
 	addr := strings.TrimPrefix(in.Server.URL, "http://")
 	prefix := fmt.Sprintf("POST /webhooks/github HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"+
 		"X-GitHub-Event: issue_comment\r\nX-Hub-Signature-256: %s\r\nX-GitHub-Delivery: ", addr, len(body), webhooktest.Sign(secret, body))

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/retention"
+
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 	"github.com/chakshu-dev/chakshu/server/webhook/webhooktest"
@@ -56,7 +58,7 @@ func BenchmarkIntakeWhilePruning(b *testing.B) {
 		pruneWindows = 5
 	)
 	payload := webhooktest.Examples(b, "issue_comment")[0].Payload
-	retention := store.Retention{WebhookPayloads: 24 * time.Hour, WebhookEvents: 8 * 24 * time.Hour, Batch: 500}
+	keep := retention.Retention{WebhookPayloads: 24 * time.Hour, WebhookEvents: 8 * 24 * time.Hour, Batch: 500}
 	for _, dialect := range storetest.Dialects {
 		b.Run(dialect, func(b *testing.B) {
 			ctx := context.Background()
@@ -71,12 +73,12 @@ func BenchmarkIntakeWhilePruning(b *testing.B) {
 
 			// Control and pruning windows taking turns, so that drift over
 			// the run falls on both alike.
-			p, err := worker.NewPruner(worker.PruneConfig{DB: db, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Retention: retention, Target: pruneTarget})
+			p, err := worker.NewPruner(worker.PruneConfig{DB: db, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Retention: keep, Target: pruneTarget})
 			if err != nil {
 				b.Fatal(err)
 			}
 			window := duration / pruneWindows
-			var pruned store.Pruned
+			var pruned retention.Pruned
 			var pruneTook time.Duration
 			runtime.GC()
 			b.ResetTimer()
@@ -140,7 +142,7 @@ func BenchmarkIntakeWhilePruning(b *testing.B) {
 			// The before-pruning figures come from the same run on the same
 			// (shared) machine: the difference is pruning's.
 			b.Logf("webhook intake while pruning %s: %d of %d handled events pruned; batches sized to a %v write (at most %d rows; %.0f rows/s; %s; slowest write %v)",
-				dialect, pruned.WebhookEvents, rows, pruneTarget, retention.Batch, float64(pruned.WebhookEvents)/pruneTook.Seconds(), state,
+				dialect, pruned.WebhookEvents, rows, pruneTarget, keep.Batch, float64(pruned.WebhookEvents)/pruneTook.Seconds(), state,
 				pruned.Slowest.Round(time.Microsecond))
 			b.Logf("intake at %d/s for %v: before pruning p99 %.2f ms (max %.2f ms, machine %.0f%% busy); "+
 				"%d windows of %v without pruning (control) taking turns with as many pruning: control p50 %.2f ms, p99 %.2f ms, max %.2f ms, %d failures (machine %.0f%% busy); "+

@@ -21,9 +21,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/chakshu-dev/chakshu/internal/notify"
+	"github.com/chakshu-dev/chakshu/internal/intake"
+
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 	"github.com/chakshu-dev/chakshu/server"
 )
 
@@ -54,7 +56,7 @@ type Config struct {
 	Secrets []string
 	Log     *slog.Logger
 	// Bus is told (TopicEvents) when an event was stored; nil skips the wake-up.
-	Bus notify.Bus
+	Bus wakeup.Bus
 	// Metrics registers the intake counters; nil leaves them unregistered.
 	Metrics Registerer
 	// MaxBody overrides the body cap (tests); 0 means MaxBody.
@@ -68,7 +70,7 @@ type Config struct {
 	InFlightWait time.Duration
 	// Batch groups concurrent stores into one commit (group commit); the zero
 	// value turns it on, with the defaults for the database.
-	Batch store.IntakeConfig
+	Batch intake.IntakeConfig
 	// AnswerWithin bounds storing one delivery; 0 means AnswerWithin. GitHub
 	// counts an answer slower than 10 s as failed and never retries it by
 	// itself, so a stalled database answers 503 well before that and the
@@ -97,7 +99,7 @@ type Handler struct {
 	slots   chan struct{} // one per body in flight
 	secrets [][]byte
 	metrics *metrics
-	intake  *store.Intake
+	intake  *intake.Intake
 	wake    *waker
 }
 
@@ -135,7 +137,7 @@ func New(cfg Config) (*Handler, error) {
 	}
 	h.metrics = newMetrics(cfg.Metrics)
 	h.wake = newWaker(cfg.Bus)
-	h.intake = store.NewIntake(cfg.DB, cfg.Batch)
+	h.intake = intake.NewIntake(cfg.DB, cfg.Batch)
 	return h, nil
 }
 
@@ -146,10 +148,10 @@ func (h *Handler) Close() {
 }
 
 // Event is one delivery as stored.
-type Event = store.Delivery
+type Event = intake.Delivery
 
-// BatchConfig shapes group commit (store.IntakeConfig).
-type BatchConfig = store.IntakeConfig
+// BatchConfig shapes group commit (intake.IntakeConfig).
+type BatchConfig = intake.IntakeConfig
 
 // ServeHTTP implements the intake.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {

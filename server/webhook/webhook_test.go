@@ -19,9 +19,9 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
-	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 	"github.com/chakshu-dev/chakshu/server/webhook"
 	"github.com/chakshu-dev/chakshu/server/webhook/webhooktest"
 )
@@ -34,7 +34,7 @@ const (
 type intake struct {
 	db   *store.DB
 	srv  *httptest.Server
-	bus  *notify.Local
+	bus  *wakeup.Local
 	reg  *prometheus.Registry
 	h    *webhook.Handler
 	wake <-chan struct{}
@@ -42,8 +42,8 @@ type intake struct {
 
 func newIntake(t *testing.T, db *store.DB, mut func(*webhook.Config)) *intake {
 	t.Helper()
-	in := &intake{db: db, bus: notify.NewLocal(), reg: prometheus.NewRegistry()}
-	wake, stop := in.bus.Subscribe(notify.TopicEvents)
+	in := &intake{db: db, bus: wakeup.NewLocal(), reg: prometheus.NewRegistry()}
+	wake, stop := in.bus.Subscribe(wakeup.TopicEvents)
 	t.Cleanup(stop)
 	in.wake = wake
 	cfg := webhook.Config{DB: db, Secrets: []string{secret, oldSecret}, Bus: in.bus, Metrics: in.reg}

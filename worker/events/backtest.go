@@ -9,7 +9,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/internal/backtest"
 	"github.com/chakshu-dev/chakshu/internal/logging"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 )
 
 // reviewerChange backtests a pull request into the default branch of the
@@ -45,7 +45,7 @@ func (h *handler) reviewerChange(ctx context.Context, e *pullRequestEvent) error
 			return err
 		}
 	}
-	out, err := backtest.Request(ctx, h.cfg.DB, h.cfg.Bus, gc, backtest.Change{Installation: inst, Repo: reviewers.ReviewersRepo(inst),
+	out, err := backtest.Request(ctx, h.cfg.DB, h.cfg.Bus, gc, backtest.Change{Installation: inst, Repo: reviewerconfig.ReviewersRepo(inst),
 		Number: pr.Number, URL: pr.HTMLURL, HeadSHA: pr.Head.SHA, BaseSHA: pr.Base.SHA, Closed: closed})
 	if len(out.Created)+out.Cancelled > 0 {
 		logging.From(ctx).Info("reviewer change: backtests", "queued", len(out.Created), "cancelled", out.Cancelled)
@@ -80,7 +80,7 @@ func (h *handler) backtestRefused(ctx context.Context, gc *github.Client, inst *
 	if why == "" {
 		return false, nil
 	}
-	names, err := backtest.ChangedReviewers(ctx, gc, reviewers.ReviewersRepo(inst), pr.Number)
+	names, err := backtest.ChangedReviewers(ctx, gc, reviewerconfig.ReviewersRepo(inst), pr.Number)
 	if err != nil || len(names) == 0 {
 		return true, err // no reviewer changed: nothing would have run, nothing to say
 	}
@@ -115,7 +115,7 @@ func (h *handler) reviewersRepoOf(ctx context.Context, c *common) (*ent.Installa
 		return nil, nil
 	}
 	inst, err := h.ensureInstallation(ctx, c.Installation.ID, c.Repository.Owner)
-	if err != nil || !reviewers.IsReviewersRepo(inst, c.Repository.FullName) {
+	if err != nil || !reviewerconfig.IsReviewersRepo(inst, c.Repository.FullName) {
 		return nil, err
 	}
 	return inst, nil

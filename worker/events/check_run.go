@@ -9,8 +9,8 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/logging"
-	"github.com/chakshu-dev/chakshu/internal/review"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
+	"github.com/chakshu-dev/chakshu/internal/reviewrequest"
 )
 
 // checkPrefix starts the name of every check run Chakshu creates: "Chakshu · <reviewer>".
@@ -67,8 +67,8 @@ func (h *handler) checkRerequested(ctx context.Context, e *checkRunEvent) error 
 		return err
 	}
 	// Only people with write access can re-run a check on GitHub.
-	out, err := h.requests.Request(ctx, review.Request{Repo: repo, Inst: inst, GitHub: gc, Trusted: true,
-		Login: e.Sender.Login, Number: number, Trigger: reviewers.Trigger{Kind: reviewers.TriggerComment, Names: []string{name}},
+	out, err := h.requests.Request(ctx, reviewrequest.Request{Repo: repo, Inst: inst, GitHub: gc, Trusted: true,
+		Login: e.Sender.Login, Number: number, Trigger: reviewerconfig.Trigger{Kind: reviewerconfig.TriggerComment, Names: []string{name}},
 		RunTrigger: run.TriggerRerequest})
 	if refused(err) || err == nil && len(out.Picked.Reviewers) == 0 {
 		return nil // the PR is closed, or the reviewer is gone

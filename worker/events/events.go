@@ -16,6 +16,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/intake"
+	"github.com/chakshu-dev/chakshu/internal/queue"
+
 	"github.com/google/go-github/v88/github"
 
 	"github.com/chakshu-dev/chakshu/ent"
@@ -26,12 +29,12 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/logging"
 	"github.com/chakshu-dev/chakshu/internal/metrics"
-	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/outcomes"
 	"github.com/chakshu-dev/chakshu/internal/redact"
-	"github.com/chakshu-dev/chakshu/internal/review"
-	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/reviewrequest"
+	"github.com/chakshu-dev/chakshu/internal/runstate"
 	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 	"github.com/chakshu-dev/chakshu/worker"
 )
 
@@ -64,7 +67,7 @@ var _ Outcomes = (*metrics.WebhookOutcomes)(nil)
 // Config builds a Loop.
 type Config struct {
 	DB     *store.DB
-	Bus    notify.Bus
+	Bus    wakeup.Bus
 	Log    *slog.Logger
 	GitHub GitHub
 	// Write is the GitHub write port; nil builds one on GitHub.
@@ -100,7 +103,7 @@ type Config struct {
 // Loop handles stored webhook events. It implements worker.Loop.
 type Loop struct {
 	cfg      Config
-	requests *review.Requests
+	requests *reviewrequest.Requests
 	outcomes *outcomes.Reader
 }
 
@@ -145,17 +148,17 @@ func New(cfg Config) (*Loop, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Loop{cfg: cfg, requests: &review.Requests{DB: cfg.DB, Bus: cfg.Bus, Access: review.NewAccess(cfg.AllowList)}, outcomes: oc}, nil
+	return &Loop{cfg: cfg, requests: &reviewrequest.Requests{DB: cfg.DB, Bus: cfg.Bus, Access: reviewrequest.NewAccess(cfg.AllowList)}, outcomes: oc}, nil
 }
 
 // Name implements worker.Loop.
 func (l *Loop) Name() string { return "events" }
 
-// Run handles events until ctx ends, woken by notify.TopicEvents and a poll.
+// Run handles events until ctx ends, woken by wakeup.TopicEvents and a poll.
 func (l *Loop) Run(ctx context.Context) error {
 	var wake <-chan struct{}
 	if l.cfg.Bus != nil {
-		ch, stop := l.cfg.Bus.Subscribe(notify.TopicEvents)
+		ch, stop := l.cfg.Bus.Subscribe(wakeup.TopicEvents)
 		defer stop()
 		wake = ch
 	}
@@ -212,7 +215,7 @@ func (l *Loop) Drain(ctx context.Context) (int, error) {
 // claim leases the oldest due event (pending and due, or processing under a
 // lease nobody has refreshed for StaleAfter) and returns its id, 0 when none.
 func (l *Loop) claim(ctx context.Context) (int, error) {
-	return l.cfg.DB.Claim(ctx, store.WebhookEvents, l.cfg.WorkerID, time.Now(), l.cfg.StaleAfter)
+	return queue.Claim(ctx, l.cfg.DB, queue.WebhookEvents, l.cfg.WorkerID, time.Now(), l.cfg.StaleAfter)
 }
 
 // process runs the handler of event id and records the outcome under the lease.
@@ -228,12 +231,12 @@ func (l *Loop) process(ctx context.Context, id int) {
 	if ctx.Err() != nil && herr != nil {
 		return // shutting down: the lease lapses and another worker takes it over
 	}
-	mine := l.cfg.DB.WebhookEvent.Update().Where(store.HeldEvent(id, l.cfg.WorkerID)).SetLeaseOwner("")
+	mine := l.cfg.DB.WebhookEvent.Update().Where(queue.HeldEvent(id, l.cfg.WorkerID)).SetLeaseOwner("")
 	now := time.Now()
 	// The error may quote the payload (a repository named with a NUL): made
 	// storable, or PostgreSQL refuses the outcome and the event stays
 	// processing under a lease its own heartbeat keeps fresh.
-	lastErr := runs.Text(redact.String(fmt.Sprint(herr)))
+	lastErr := runstate.Text(redact.String(fmt.Sprint(herr)))
 	until, waitForGitHub := gh.WaitFor(herr, now)
 	var outcome string
 	switch {
@@ -288,12 +291,12 @@ func (l *Loop) handle(ctx context.Context, ev *ent.WebhookEvent) (drop bool, err
 }
 
 // ErrNotFailed is returned by Retry for an event that is not failed.
-var ErrNotFailed = store.ErrEventNotFailed
+var ErrNotFailed = intake.ErrEventNotFailed
 
 // Retry puts a failed event back to pending with fresh attempts (the portal's
 // retry), and wakes the event workers.
-func Retry(ctx context.Context, db *store.DB, bus notify.Bus, id int) error {
-	if err := db.RetryWebhookEvent(ctx, id); err != nil {
+func Retry(ctx context.Context, db *store.DB, bus wakeup.Bus, id int) error {
+	if err := intake.RetryWebhookEvent(ctx, db.Client, id); err != nil {
 		return err
 	}
 	WakeRetried(ctx, bus)
@@ -301,9 +304,9 @@ func Retry(ctx context.Context, db *store.DB, bus notify.Bus, id int) error {
 }
 
 // WakeRetried wakes the event workers after a retry.
-func WakeRetried(ctx context.Context, bus notify.Bus) {
+func WakeRetried(ctx context.Context, bus wakeup.Bus) {
 	if bus != nil {
-		bus.Notify(ctx, notify.TopicEvents) //nolint:errcheck // the poll is the safety net
+		bus.Notify(ctx, wakeup.TopicEvents) //nolint:errcheck // the poll is the safety net
 	}
 }
 

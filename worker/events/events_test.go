@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/queue"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -99,7 +101,7 @@ func TestHeartbeatKeepsLease(t *testing.T) {
 		ev := db.WebhookEvent.Query().Where(webhookevent.Event("issue_comment")).OnlyX(ctx)
 		db.WebhookEvent.UpdateOne(ev).SetStatus(webhookevent.StatusProcessing).SetLeaseOwner("busy-worker").
 			SetHeartbeatAt(time.Now().Add(-10 * time.Minute)).ExecX(ctx)
-		if err := db.Heartbeat(ctx, "busy-worker", time.Now(), store.WebhookEvents); err != nil {
+		if err := queue.Heartbeat(ctx, db, "busy-worker", time.Now(), queue.WebhookEvents); err != nil {
 			t.Fatal(err)
 		}
 		if got, _ := e.loop.Drain(ctx); got != 0 {

@@ -14,7 +14,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
 	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 	"github.com/chakshu-dev/chakshu/server/webhook/webhooktest"
 	"github.com/chakshu-dev/chakshu/worker/events"
@@ -47,7 +47,7 @@ func FuzzHandlePayload(f *testing.F) {
 		f.Fatal(err)
 	}
 	inst := db.Installation.Create().SetGithubID(instID).SetAccountLogin("acme").SaveX(ctx)
-	db.Reviewer.Create().SetName("security").SetInstallation(inst).SetConfig(reviewers.Defaults().ToMap()).SaveX(ctx)
+	db.Reviewer.Create().SetName("security").SetInstallation(inst).SetConfig(reviewerconfig.Defaults().ToMap()).SaveX(ctx)
 
 	for _, ex := range webhooktest.Examples(f, webhooktest.Handled...) {
 		f.Add(ex.Event, ex.Payload)

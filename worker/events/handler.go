@@ -151,7 +151,7 @@ func (h *handler) repoOf(ctx context.Context, c *common) (*ent.Installation, *en
 	return in, repo, nil
 }
 
-// canWrite applies review.Access, the one rule for who may ask.
+// canWrite applies reviewrequest.Access, the one rule for who may ask.
 func (h *handler) canWrite(ctx context.Context, gc *github.Client, repo *ent.Repository, login, association string) (bool, error) {
 	return h.requests.Access.CanWrite(ctx, gc, repo, login, association)
 }

@@ -19,9 +19,9 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
-	"github.com/chakshu-dev/chakshu/internal/notify"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 	"github.com/chakshu-dev/chakshu/server/webhook"
 	"github.com/chakshu-dev/chakshu/server/webhook/webhooktest"
 	"github.com/chakshu-dev/chakshu/worker/events"
@@ -39,7 +39,7 @@ type env struct {
 	t      *testing.T
 	db     *store.DB
 	sim    *ghsim.Sim
-	bus    *notify.Local
+	bus    *wakeup.Local
 	apps   *gh.Apps
 	loop   *events.Loop
 	instID int64
@@ -60,7 +60,7 @@ type envOpts struct {
 
 func newEnv(t *testing.T, db *store.DB, o envOpts) *env {
 	t.Helper()
-	e := &env{t: t, db: db, bus: notify.NewLocal()}
+	e := &env{t: t, db: db, bus: wakeup.NewLocal()}
 	e.sim = ghsimtest.New(t)
 	appID, pem := e.sim.CreateApp(slug)
 	e.app = appID
@@ -116,8 +116,8 @@ func (e *env) drain() {
 }
 
 // reviewer adds an enabled reviewer with cfg.
-func (e *env) reviewer(name string, mut func(c *reviewers.Config)) *ent.Reviewer {
-	c := reviewers.Defaults()
+func (e *env) reviewer(name string, mut func(c *reviewerconfig.Config)) *ent.Reviewer {
+	c := reviewerconfig.Defaults()
 	if mut != nil {
 		mut(&c)
 	}

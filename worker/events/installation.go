@@ -8,7 +8,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/internal/logging"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 )
 
 // regranter is *gh.Apps: its tokens cut down to what an installation had
@@ -35,7 +35,7 @@ func (h *handler) installation(ctx context.Context) error {
 			r.Regrant(in.ID) // tokens ask for the accepted permissions at once
 		}
 		// A new (or newly permitted) installation needs its reviewers now, not at the next periodic sync.
-		return reviewers.RequestSync(ctx, h.cfg.DB, h.cfg.Bus, inst.ID)
+		return reviewerconfig.RequestSync(ctx, h.cfg.DB, h.cfg.Bus, inst.ID)
 	case "suspend":
 		_, err := h.upsertInstallation(ctx, in, true)
 		return err

@@ -9,8 +9,8 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/commands"
 	"github.com/chakshu-dev/chakshu/internal/logging"
-	"github.com/chakshu-dev/chakshu/internal/review"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
+	"github.com/chakshu-dev/chakshu/internal/reviewrequest"
 )
 
 // issueComment handles commands in PR conversation comments (DESIGN §2.1).
@@ -43,7 +43,7 @@ func (h *handler) commentCreated(ctx context.Context, e *issueCommentEvent) erro
 	}
 	number, login := e.Issue.Number, c.User.Login
 	ctx = logging.Add(ctx, "pr", number)
-	all, err := review.EnabledReviewers(ctx, h.cfg.DB.Client, inst)
+	all, err := reviewrequest.EnabledReviewers(ctx, h.cfg.DB.Client, inst)
 	if err != nil {
 		return err
 	}
@@ -64,12 +64,12 @@ func (h *handler) commentCreated(ctx context.Context, e *issueCommentEvent) erro
 	default:
 		return nil
 	}
-	out, err := h.requests.Request(ctx, review.Request{Repo: repo, Inst: inst, GitHub: gc,
+	out, err := h.requests.Request(ctx, reviewrequest.Request{Repo: repo, Inst: inst, GitHub: gc,
 		Login: login, Association: c.AuthorAssociation, Number: number,
-		Trigger:    reviewers.Trigger{Kind: reviewers.TriggerComment, Names: cmd.Names, All: cmd.All},
+		Trigger:    reviewerconfig.Trigger{Kind: reviewerconfig.TriggerComment, Names: cmd.Names, All: cmd.All},
 		RunTrigger: run.TriggerComment, Note: cmd.Note, InvalidConfig: h.reportConfig(repo, number)})
 	switch {
-	case errors.Is(err, review.ErrNotAllowed):
+	case errors.Is(err, reviewrequest.ErrNotAllowed):
 		// One polite answer per person and pull request, however often they ask.
 		logging.From(ctx).Info("review asked by a user without write access", "user", login)
 		once := fmt.Sprintf("<!-- chakshu:not-allowed:%s -->", safeMarker(strings.ToLower(login)))

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 )
 
 // The sentences Chakshu says in pull requests. They are public: no raw errors,
@@ -87,7 +87,7 @@ func rememberEmptyMessage(slug string) string {
 
 func configErrorMessage(branch, problem string) string {
 	return fmt.Sprintf("`%s` on `%s` is not valid, so I am using the defaults for this pull request until it is fixed:\n\n```\n%s\n```",
-		reviewers.RepoConfigPath, branch, strings.ReplaceAll(problem, "```", "'''"))
+		reviewerconfig.RepoConfigPath, branch, strings.ReplaceAll(problem, "```", "'''"))
 }
 
 func codeList(xs []string) string {

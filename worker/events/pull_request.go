@@ -10,11 +10,11 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/logging"
-	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/outcomes"
-	"github.com/chakshu-dev/chakshu/internal/review"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
-	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
+	"github.com/chakshu-dev/chakshu/internal/reviewrequest"
+	"github.com/chakshu-dev/chakshu/internal/runstate"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 )
 
 // pullRequest handles automatic reviews, review requests, labels and closing.
@@ -32,11 +32,11 @@ func (h *handler) pullRequest(ctx context.Context) error {
 		if err := h.cancelSuperseded(ctx, &e, false); err != nil {
 			return err
 		}
-		return h.prTrigger(ctx, &e, run.TriggerAuto, reviewers.Trigger{Kind: reviewers.TriggerAuto, Event: a}, "")
+		return h.prTrigger(ctx, &e, run.TriggerAuto, reviewerconfig.Trigger{Kind: reviewerconfig.TriggerAuto, Event: a}, "")
 	case "opened", "ready_for_review":
-		return h.prTrigger(ctx, &e, run.TriggerAuto, reviewers.Trigger{Kind: reviewers.TriggerAuto, Event: a}, "")
+		return h.prTrigger(ctx, &e, run.TriggerAuto, reviewerconfig.Trigger{Kind: reviewerconfig.TriggerAuto, Event: a}, "")
 	case "review_requested":
-		t := reviewers.Trigger{Kind: reviewers.TriggerReviewRequest, Team: e.RequestedTeam.Slug, User: e.RequestedReviewer.Login}
+		t := reviewerconfig.Trigger{Kind: reviewerconfig.TriggerReviewRequest, Team: e.RequestedTeam.Slug, User: e.RequestedReviewer.Login}
 		target := ""
 		switch {
 		case t.Team != "":
@@ -48,10 +48,10 @@ func (h *handler) pullRequest(ctx context.Context) error {
 		}
 		return h.prTrigger(ctx, &e, run.TriggerReviewRequest, t, target)
 	case "labeled":
-		if !strings.HasPrefix(strings.ToLower(e.Label.Name), reviewers.LabelPrefix) {
+		if !strings.HasPrefix(strings.ToLower(e.Label.Name), reviewerconfig.LabelPrefix) {
 			return nil
 		}
-		return h.prTrigger(ctx, &e, run.TriggerLabel, reviewers.Trigger{Kind: reviewers.TriggerLabel, Label: e.Label.Name}, "")
+		return h.prTrigger(ctx, &e, run.TriggerLabel, reviewerconfig.Trigger{Kind: reviewerconfig.TriggerLabel, Label: e.Label.Name}, "")
 	case "closed":
 		return h.prClosed(ctx, &e)
 	case "reopened":
@@ -62,7 +62,7 @@ func (h *handler) pullRequest(ctx context.Context) error {
 }
 
 // prTrigger queues the reviewers t picks on the PR's head.
-func (h *handler) prTrigger(ctx context.Context, e *pullRequestEvent, trigger run.Trigger, t reviewers.Trigger, target string) error {
+func (h *handler) prTrigger(ctx context.Context, e *pullRequestEvent, trigger run.Trigger, t reviewerconfig.Trigger, target string) error {
 	pr := &e.PullRequest
 	if pr.State != "open" {
 		return nil
@@ -79,13 +79,13 @@ func (h *handler) prTrigger(ctx context.Context, e *pullRequestEvent, trigger ru
 	// not write (GitHub's repository roles): a label asks like a review
 	// command, under the command's rule (issue 43 item 6). Pushes, opening
 	// and review requests are GitHub's own events and stay trusted.
-	out, err := h.requests.Request(ctx, review.Request{Repo: repo, Inst: inst, GitHub: gc, Trusted: trigger != run.TriggerLabel,
+	out, err := h.requests.Request(ctx, reviewrequest.Request{Repo: repo, Inst: inst, GitHub: gc, Trusted: trigger != run.TriggerLabel,
 		Login: requester(e.Sender, trigger), PR: pr.asPR(), Trigger: t, RunTrigger: trigger, Target: target,
-		Files: review.ChangedFiles(gc, repo, pr.Number), InvalidConfig: h.reportConfig(repo, pr.Number)})
+		Files: reviewrequest.ChangedFiles(gc, repo, pr.Number), InvalidConfig: h.reportConfig(repo, pr.Number)})
 	if refused(err) {
 		return nil
 	}
-	if errors.Is(err, review.ErrNotAllowed) {
+	if errors.Is(err, reviewrequest.ErrNotAllowed) {
 		logging.From(ctx).Info("label by a user without write access ignored", "sender", e.Sender.Login, "label", e.Label.Name)
 		return nil
 	}
@@ -163,11 +163,11 @@ func (h *handler) cancelSuperseded(ctx context.Context, e *pullRequestEvent, clo
 	if err != nil {
 		return err
 	}
-	n, err := runs.CancelSuperseded(ctx, h.cfg.DB.Client, repoID, e.PullRequest.Number, e.PullRequest.Head.SHA, closed, h.cfg.AppSlug)
+	n, err := runstate.CancelSuperseded(ctx, h.cfg.DB.Client, repoID, e.PullRequest.Number, e.PullRequest.Head.SHA, closed, h.cfg.AppSlug)
 	if n > 0 {
 		logging.From(ctx).Info("runs cancelled: pull request closed or pushed to", "runs", n, "closed", closed)
 		if h.cfg.Bus != nil {
-			h.cfg.Bus.Notify(ctx, notify.TopicFinish) //nolint:errcheck // the finisher polls too
+			h.cfg.Bus.Notify(ctx, wakeup.TopicFinish) //nolint:errcheck // the finisher polls too
 		}
 	}
 	return err

@@ -17,9 +17,9 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/commands"
 	"github.com/chakshu-dev/chakshu/internal/logging"
-	"github.com/chakshu-dev/chakshu/internal/notify"
 	"github.com/chakshu-dev/chakshu/internal/publish"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 )
 
 // reviewComment handles replies in review threads (DESIGN §6): a person's
@@ -133,7 +133,7 @@ func (h *handler) queueReply(ctx context.Context, inst *ent.Installation, repo *
 				SetPrURL(pr.HTMLURL).SetHeadSha(pr.Head.SHA).SetHeadRef(pr.Head.Ref).
 				SetBaseSha(pr.Base.SHA).SetBaseRef(pr.Base.Ref).
 				SetRequester(login).SetReplyToCommentID(commentID).SetThreadRootCommentID(rootID)
-			if cfg, err := reviewers.FromEnt(rv); err == nil {
+			if cfg, err := reviewerconfig.FromEnt(rv); err == nil {
 				cr.SetModel(cfg.Model).SetMaxCostUsd(min(cfg.MaxCostUSD, replyMaxCostUSD))
 			}
 			created, err := cr.Save(ctx)
@@ -158,7 +158,7 @@ func (h *handler) queueReply(ctx context.Context, inst *ent.Installation, repo *
 	}
 	logging.From(ctx).Info("reply run queued", "run_id", r.ID, "comment_id", commentID)
 	if h.cfg.Bus != nil {
-		h.cfg.Bus.Notify(ctx, notify.TopicRuns) //nolint:errcheck // the dispatcher also polls
+		h.cfg.Bus.Notify(ctx, wakeup.TopicRuns) //nolint:errcheck // the dispatcher also polls
 	}
 	return nil
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/internal/logging"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 )
 
 // push asks for a reviewer sync when the installation's reviewers repository
@@ -47,5 +47,5 @@ func (h *handler) push(ctx context.Context) error {
 	}
 	h.dropPayload = false // the reviewers repository: kept as long as retention says
 	logging.From(ctx).Info("reviewers repository pushed: sync requested", "commit", e.After)
-	return reviewers.RequestSync(ctx, h.cfg.DB, h.cfg.Bus, inst.ID)
+	return reviewerconfig.RequestSync(ctx, h.cfg.DB, h.cfg.Bus, inst.ID)
 }

@@ -6,14 +6,14 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/internal/logging"
-	"github.com/chakshu-dev/chakshu/internal/review"
+	"github.com/chakshu-dev/chakshu/internal/reviewrequest"
 )
 
 // reportConfig returns the reporter of an invalid .github/chakshu.yml for
-// review.Request: the problem is told on PR pr once per PR and file version,
+// reviewrequest.Request: the problem is told on PR pr once per PR and file version,
 // and the defaults apply.
-func (h *handler) reportConfig(repo *ent.Repository, pr int) func(context.Context, review.RepoConfig) error {
-	return func(ctx context.Context, rc review.RepoConfig) error {
+func (h *handler) reportConfig(repo *ent.Repository, pr int) func(context.Context, reviewrequest.RepoConfig) error {
+	return func(ctx context.Context, rc reviewrequest.RepoConfig) error {
 		logging.From(ctx).Info("invalid repo config; defaults apply", "sha", rc.SHA, "err", rc.Invalid)
 		marker := fmt.Sprintf("<!-- chakshu:config-error:%s -->", safeMarker(rc.SHA))
 		return h.comment(ctx, repo, pr, marker, configErrorMessage(repo.DefaultBranch, rc.Invalid.Error()), true)

@@ -21,10 +21,10 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
 	"github.com/chakshu-dev/chakshu/internal/learnings"
-	"github.com/chakshu-dev/chakshu/internal/notify"
-	"github.com/chakshu-dev/chakshu/internal/reviewers"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 	"github.com/chakshu-dev/chakshu/worker"
 )
 
@@ -62,7 +62,7 @@ func TestReviewCommands(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		e := newEnv(t, db, envOpts{files: map[string]string{".github/chakshu.yml": "reviewers: [security]\n"}})
-		e.reviewer("security", func(c *reviewers.Config) { c.Model = "claude-test"; c.MaxCostUSD = 1.5 })
+		e.reviewer("security", func(c *reviewerconfig.Config) { c.Model = "claude-test"; c.MaxCostUSD = 1.5 })
 		e.reviewer("perf", nil)
 		e.reviewer("style", nil)
 		n := e.pr("feature", "a.go", false)
@@ -235,8 +235,8 @@ func TestLabelsRequestsAndClose(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		e := newEnv(t, db, envOpts{})
-		e.reviewer("security", func(c *reviewers.Config) { c.RequestAs = "team:security" })
-		e.reviewer("perf", func(c *reviewers.Config) { c.RequestAs = "user:bob" })
+		e.reviewer("security", func(c *reviewerconfig.Config) { c.RequestAs = "team:security" })
+		e.reviewer("perf", func(c *reviewerconfig.Config) { c.RequestAs = "user:bob" })
 		e.reviewer("style", nil)
 		e.sim.CreateTeam("acme", "security", "carol")
 		e.sim.CreateUser("bob")
@@ -276,14 +276,14 @@ func TestLabelsRequestsAndClose(t *testing.T) {
 func TestAutoReview(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db, envOpts{})
-		e.reviewer("go", func(c *reviewers.Config) {
-			c.Auto = reviewers.Auto{Events: []string{"opened", "synchronize", "ready_for_review"}, Paths: []string{"**/*.go"}}
+		e.reviewer("go", func(c *reviewerconfig.Config) {
+			c.Auto = reviewerconfig.Auto{Events: []string{"opened", "synchronize", "ready_for_review"}, Paths: []string{"**/*.go"}}
 		})
-		e.reviewer("docs", func(c *reviewers.Config) {
-			c.Auto = reviewers.Auto{Events: []string{"opened"}, Paths: []string{"docs/**"}}
+		e.reviewer("docs", func(c *reviewerconfig.Config) {
+			c.Auto = reviewerconfig.Auto{Events: []string{"opened"}, Paths: []string{"docs/**"}}
 		})
-		e.reviewer("other-repos", func(c *reviewers.Config) {
-			c.Auto = reviewers.Auto{Events: []string{"opened"}, Repos: []string{"acme/elsewhere"}}
+		e.reviewer("other-repos", func(c *reviewerconfig.Config) {
+			c.Auto = reviewerconfig.Auto{Events: []string{"opened"}, Repos: []string{"acme/elsewhere"}}
 		})
 		e.reviewer("manual", nil)
 		n := e.pr("feature", "pkg/a.go", false)
@@ -308,7 +308,7 @@ func TestAutoReview(t *testing.T) {
 func TestAutoReviewOffInRepoConfig(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db, envOpts{files: map[string]string{".github/chakshu.yml": "auto:\n  enabled: false\n"}})
-		e.reviewer("go", func(c *reviewers.Config) { c.Auto = reviewers.Auto{Events: []string{"opened"}} })
+		e.reviewer("go", func(c *reviewerconfig.Config) { c.Auto = reviewerconfig.Auto{Events: []string{"opened"}} })
 		n := e.pr("feature", "a.go", false)
 		e.drain()
 		if got := e.runsOf(n); len(got) != 0 {
@@ -544,7 +544,7 @@ func TestWorkflowRunCompleted(t *testing.T) {
 		e.sim.CompleteRun(c, "success")
 		e.drain()
 		// The finisher completes the failed runs' check runs, once.
-		fin, err := worker.NewFinisher(worker.FinishConfig{DB: db, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Bus: notify.NewLocal(), GitHub: e.apps})
+		fin, err := worker.NewFinisher(worker.FinishConfig{DB: db, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Bus: wakeup.NewLocal(), GitHub: e.apps})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -696,7 +696,7 @@ func TestPushToReviewersRepoRequestsSync(t *testing.T) {
 		synced := func() bool {
 			return db.Installation.GetX(ctx, e.inst.ID).SyncRequestedAt != nil
 		}
-		wake, stop := e.bus.Subscribe(notify.TopicSync)
+		wake, stop := e.bus.Subscribe(wakeup.TopicSync)
 		defer stop()
 		e.sim.CreateRepo("acme", "chakshu-reviewers", map[string]string{"reviewers/security/reviewer.yaml": "description: x\n"})
 		e.sim.AddInstallationRepos(e.instID, "acme/chakshu-reviewers")

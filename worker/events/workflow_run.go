@@ -12,8 +12,8 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/logging"
-	"github.com/chakshu-dev/chakshu/internal/notify"
-	"github.com/chakshu-dev/chakshu/internal/runs"
+	"github.com/chakshu-dev/chakshu/internal/runstate"
+	"github.com/chakshu-dev/chakshu/internal/wakeup"
 )
 
 // workflowPath is the review workflow Chakshu dispatches.
@@ -59,7 +59,7 @@ func (h *handler) workflowCompleted(ctx context.Context, e *workflowRunEvent) er
 	ctx = logging.Add(ctx, "run_id", r.ID, "pr", r.PrNumber)
 	conclusion := wr.Conclusion
 	reason := actionsEndReason(conclusion)
-	err = runs.Transition(ctx, h.cfg.DB.Client, r.ID, runs.Change{
+	err = runstate.Transition(ctx, h.cfg.DB.Client, r.ID, runstate.Change{
 		From: []run.Status{run.StatusDispatched, run.StatusRunning}, To: run.StatusFailed,
 		Message: reason, Detail: fmt.Sprintf("workflow_run %d completed with conclusion %q", wr.ID, conclusion),
 		Set: func(u *ent.RunUpdate) {
@@ -69,7 +69,7 @@ func (h *handler) workflowCompleted(ctx context.Context, e *workflowRunEvent) er
 			}
 		},
 	})
-	if errors.Is(err, runs.ErrConflict) {
+	if errors.Is(err, runstate.ErrConflict) {
 		return nil // it reported (or was settled) first
 	}
 	if err != nil {
@@ -77,7 +77,7 @@ func (h *handler) workflowCompleted(ctx context.Context, e *workflowRunEvent) er
 	}
 	logging.From(ctx).Info("run failed: the Actions run ended without a result", "conclusion", conclusion)
 	if h.cfg.Bus != nil {
-		h.cfg.Bus.Notify(ctx, notify.TopicFinish) //nolint:errcheck // the finisher also polls; it completes the check run once
+		h.cfg.Bus.Notify(ctx, wakeup.TopicFinish) //nolint:errcheck // the finisher also polls; it completes the check run once
 	}
 	return nil
 }

@@ -7,14 +7,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/internal/intake"
 )
 
 // BusyIntake stores deliveries "new-0", "new-1", … through in one after
 // another, each after the last one's commit and a pause of 100 µs, until
 // stop is called, and stop returns how many it stored; a failed store fails
 // the test.
-func BusyIntake(t testing.TB, in *store.Intake) (stop func() int) {
+func BusyIntake(t testing.TB, in *intake.Intake) (stop func() int) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -23,7 +23,7 @@ func BusyIntake(t testing.TB, in *store.Intake) (stop func() int) {
 	go func() {
 		defer wg.Done()
 		for i := 0; ctx.Err() == nil; i++ {
-			if _, err := in.Store(context.Background(), &store.Delivery{DeliveryID: fmt.Sprintf("new-%d", i), Event: "ping", Payload: []byte(`{}`)}); err != nil {
+			if _, err := in.Store(context.Background(), &intake.Delivery{DeliveryID: fmt.Sprintf("new-%d", i), Event: "ping", Payload: []byte(`{}`)}); err != nil {
 				t.Errorf("store delivery %d: %v", i, err)
 				return
 			}
