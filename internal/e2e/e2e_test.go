@@ -18,6 +18,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/internal/app"
 	"github.com/chakshu-dev/chakshu/internal/config"
+	"github.com/chakshu-dev/chakshu/internal/e2e/cluster"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 	"github.com/chakshu-dev/chakshu/internal/runnerbin/runnerbintest"
@@ -128,25 +129,12 @@ func startSandbox(t testing.TB, databaseURL string, env map[string]string, o app
 	return c
 }
 
-func tail(s string, n int) string {
-	l := strings.Split(s, "\n")
-	if len(l) > n {
-		l = l[len(l)-n:]
-	}
-	return strings.Join(l, "\n")
-}
-
-// waitFor polls cond until it holds or the timeout passes.
-func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", d, what)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
+// tail and waitFor are the cluster harness's: the last lines of a log, and
+// polling a condition until a timeout.
+var (
+	tail    = cluster.Tail
+	waitFor = cluster.WaitFor
+)
 
 // The whole loop through public surfaces: a signed webhook for a PR comment →
 // queued run → dispatch → job fetch with an Actions OIDC token → agent with

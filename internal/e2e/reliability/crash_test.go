@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/e2e/cluster"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/sandbox"
 )
@@ -20,7 +21,7 @@ const relRepo = sandbox.Org + "/payments-api"
 
 // openPRs opens n pull requests on relRepo, each adding a Go file the
 // auto-reviewers (correctness, security) pick up: two review runs per PR.
-func openPRs(c *cluster, n int, tag string, extra func(i int) string) []int {
+func openPRs(c *cluster.Cluster, n int, tag string, extra func(i int) string) []int {
 	var out []int
 	for i := 0; i < n; i++ {
 		branch := fmt.Sprintf("%s-%d", tag, i)
@@ -117,7 +118,7 @@ func redeliverFailed(sim *ghsim.Sim) int {
 
 // settle redelivers refused deliveries and waits until every event and run
 // is terminal; it returns the figures.
-func settle(t *testing.T, c *cluster, prs []int, wantRuns int, limit time.Duration) figures {
+func settle(t *testing.T, c *cluster.Cluster, prs []int, wantRuns int, limit time.Duration) figures {
 	t.Helper()
 	sim := c.SB.Sim
 	start := time.Now()
@@ -127,9 +128,9 @@ func settle(t *testing.T, c *cluster, prs []int, wantRuns int, limit time.Durati
 		sim.WaitDeliveries()
 		f.redelivered += redeliverFailed(sim)
 		sim.WaitDeliveries()
-		pendingEvents := c.count(`SELECT count(*) FROM webhook_events WHERE status NOT IN ('done','failed')`)
-		open := c.count(`SELECT count(*) FROM runs WHERE status NOT IN ('succeeded','failed','cancelled')`)
-		runs := c.count(`SELECT count(*) FROM runs`)
+		pendingEvents := c.Count(`SELECT count(*) FROM webhook_events WHERE status NOT IN ('done','failed')`)
+		open := c.Count(`SELECT count(*) FROM runs WHERE status NOT IN ('succeeded','failed','cancelled')`)
+		runs := c.Count(`SELECT count(*) FROM runs`)
 		checksOpen := 0
 		for _, cr := range sim.CheckRuns(relRepo) {
 			if cr.Status != "completed" {
@@ -162,8 +163,8 @@ func settle(t *testing.T, c *cluster, prs []int, wantRuns int, limit time.Durati
 		ids[d.ID] = true
 	}
 	f.deliveries = len(ids)
-	f.events = c.count(`SELECT count(*) FROM webhook_events`)
-	if distinct := c.count(`SELECT count(DISTINCT delivery_id) FROM webhook_events`); distinct != f.events {
+	f.events = c.Count(`SELECT count(*) FROM webhook_events`)
+	if distinct := c.Count(`SELECT count(DISTINCT delivery_id) FROM webhook_events`); distinct != f.events {
 		t.Errorf("%d webhook events for %d delivery ids", f.events, distinct)
 	}
 	stored := map[string]bool{}
@@ -182,15 +183,15 @@ func settle(t *testing.T, c *cluster, prs []int, wantRuns int, limit time.Durati
 			f.lost++
 		}
 	}
-	f.runs = c.count(`SELECT count(*) FROM runs`)
-	f.terminal = c.count(`SELECT count(*) FROM runs WHERE status IN ('succeeded','failed','cancelled')`)
-	f.succeeded = c.count(`SELECT count(*) FROM runs WHERE status = 'succeeded'`)
-	f.failed = c.count(`SELECT count(*) FROM runs WHERE status = 'failed'`)
-	if n := c.count(`SELECT count(*) FROM runs WHERE check_run_id <> 0 AND NOT check_completed`); n > 0 {
+	f.runs = c.Count(`SELECT count(*) FROM runs`)
+	f.terminal = c.Count(`SELECT count(*) FROM runs WHERE status IN ('succeeded','failed','cancelled')`)
+	f.succeeded = c.Count(`SELECT count(*) FROM runs WHERE status = 'succeeded'`)
+	f.failed = c.Count(`SELECT count(*) FROM runs WHERE status = 'failed'`)
+	if n := c.Count(`SELECT count(*) FROM runs WHERE check_run_id <> 0 AND NOT check_completed`); n > 0 {
 		t.Errorf("%d runs whose check run was not completed", n)
 	}
 	f.duplicates = duplicates(t, sim, relRepo, prs)
-	f.kills = int(c.kills.Load())
+	f.kills = int(c.Kills())
 	f.refused = sim.Refused()
 	// Each succeeded review run has exactly one review on GitHub.
 	reviewsByRun := map[string]int{}
@@ -264,11 +265,11 @@ func TestCrashSoak(t *testing.T) {
 				return
 			case <-time.After(time.Duration(1500+randN(2000)) * time.Millisecond):
 			}
-			all := append(c.byMode("web"), c.byMode("worker")...)
+			all := append(c.ByMode("web"), c.ByMode("worker")...)
 			p := all[randN(len(all))]
-			c.kill(p)
+			c.Kill(p)
 			time.Sleep(time.Duration(randN(800)) * time.Millisecond)
-			c.start(p)
+			c.Start(p)
 		}
 	}()
 
@@ -317,8 +318,8 @@ func TestCrashSoak(t *testing.T) {
 	burst := time.Since(burstStart)
 	close(stop)
 	killer.Wait()
-	for _, p := range c.byMode("web") {
-		c.waitHealthy(p, 60*time.Second)
+	for _, p := range c.ByMode("web") {
+		c.WaitHealthy(p, 60*time.Second)
 	}
 	f := settle(t, c, prs, 2*prsN, time.Duration(size(4, 45))*time.Minute)
 	t.Logf("crash soak (burst %s): %s", burst.Round(time.Millisecond), f)
@@ -332,7 +333,7 @@ func TestCrashSoak(t *testing.T) {
 
 // logFailureReasons prints how many runs failed for each reason, so a soak's
 // failures can be told apart (a kill mid-publish, a lost Actions run).
-func logFailureReasons(t *testing.T, c *cluster) {
+func logFailureReasons(t *testing.T, c *cluster.Cluster) {
 	t.Helper()
 	rows, err := c.DB.Query(`SELECT failure_reason, count(*) FROM runs WHERE status = 'failed' GROUP BY 1 ORDER BY 2 DESC`)
 	if err != nil {
@@ -362,7 +363,7 @@ func logFailureReasons(t *testing.T, c *cluster) {
 		if err := ids.Scan(&id); err != nil {
 			t.Fatal(err)
 		}
-		raw, err := os.ReadFile(filepath.Join(c.actionsDir, fmt.Sprintf("actions-run-%d.log", id)))
+		raw, err := os.ReadFile(filepath.Join(c.ActionsDir, fmt.Sprintf("actions-run-%d.log", id)))
 		if err != nil {
 			t.Logf("Actions run %d: no log: %v", id, err)
 			continue

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/e2e/cluster"
 	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
 )
 
@@ -37,7 +38,7 @@ func TestCrashDeadWorkerRequeued(t *testing.T) {
 
 	var runID int
 	var owner string
-	waitFor(t, 60*time.Second, "a worker to hold a run in dispatch", func() bool {
+	cluster.WaitFor(t, 60*time.Second, "a worker to hold a run in dispatch", func() bool {
 		err := c.DB.QueryRow(`SELECT id, lease_owner FROM runs WHERE lease_owner <> '' AND status = 'queued' AND dispatched_at IS NULL
 			ORDER BY id LIMIT 1`).Scan(&runID, &owner)
 		return err == nil && ghsimtest.FaultHits(sim, 0) == 1
@@ -53,19 +54,19 @@ func TestCrashDeadWorkerRequeued(t *testing.T) {
 	if err := c.DB.QueryRow(`SELECT pid FROM workers WHERE worker_id = $1`, owner).Scan(&pid); err != nil {
 		t.Fatalf("worker %s: %v", owner, err)
 	}
-	var frozen *proc
-	for _, p := range c.byMode("worker") {
-		if p.cmd.Process.Pid == pid {
+	var frozen *cluster.Proc
+	for _, p := range c.ByMode("worker") {
+		if c.Pid(p) == pid {
 			frozen = p
 		}
 	}
 	if frozen == nil {
 		t.Fatalf("no worker process with pid %d", pid)
 	}
-	c.signal(frozen, syscall.SIGSTOP)
+	c.Signal(frozen, syscall.SIGSTOP)
 	stopped := time.Now()
 	var requeued time.Duration
-	waitFor(t, bound+30*time.Second, "another worker to take the run over", func() bool {
+	cluster.WaitFor(t, bound+30*time.Second, "another worker to take the run over", func() bool {
 		var lo, st string
 		if err := c.DB.QueryRow(`SELECT lease_owner, status FROM runs WHERE id = $1`, runID).Scan(&lo, &st); err != nil {
 			return false
@@ -77,7 +78,7 @@ func TestCrashDeadWorkerRequeued(t *testing.T) {
 		return false
 	})
 	var done time.Duration
-	waitFor(t, bound+60*time.Second, "the run to be dispatched by the other worker", func() bool {
+	cluster.WaitFor(t, bound+60*time.Second, "the run to be dispatched by the other worker", func() bool {
 		var st string
 		c.DB.QueryRow(`SELECT status FROM runs WHERE id = $1`, runID).Scan(&st) //nolint:errcheck
 		if st != "queued" {
@@ -95,7 +96,7 @@ func TestCrashDeadWorkerRequeued(t *testing.T) {
 	}
 	// The frozen worker wakes up with a stale lease (its hung dispatch still
 	// answers): nothing may be published twice and every run still ends.
-	c.signal(frozen, syscall.SIGCONT)
+	c.Signal(frozen, syscall.SIGCONT)
 	time.Sleep(time.Until(stopped.Add(hang + 2*time.Second))) // its stale dispatch answers
 	f := settle(t, c, prs, 2, 3*time.Minute)
 	t.Logf("after thaw: %s (run %s)", f, strconv.Itoa(runID))

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/e2e/cluster"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/sandbox"
 )
@@ -47,7 +48,7 @@ func TestHostileInput(t *testing.T) {
 	}
 	c := startCluster(t, clusterOptions{webs: 1, workers: 1})
 	sim := c.SB.Sim
-	web := "http://" + c.addrOf(c.byMode("web")[0])
+	web := "http://" + c.Addr(c.ByMode("web")[0])
 	forged, _ := sim.IssueActionsToken(999999, c.URL) // a real signature for an Actions run Chakshu never dispatched
 	invalidUTF8 := []byte("{\"action\":\"opened\xff\xfe\",\"installation\":{\"id\":1},\"repository\":{\"full_name\":\"acme/\xc3\x28\"}}")
 	bodies := map[string][]byte{
@@ -126,7 +127,7 @@ func TestHostileInput(t *testing.T) {
 				t.Errorf("%s: %d answered as %s", tc.name, resp.StatusCode, resp.Header.Get("Content-Type"))
 			}
 		}
-		if !healthy(web) {
+		if !cluster.Healthy(web) {
 			t.Fatalf("web died after %s", tc.name)
 		}
 	}
@@ -210,20 +211,20 @@ func TestHostileInput(t *testing.T) {
 		t.Error("the checkout wrote escape.go outside its directory")
 	}
 
-	for _, p := range c.byMode("worker") {
+	for _, p := range c.ByMode("worker") {
 		select {
-		case <-p.done:
-			t.Errorf("%s exited", p.name)
+		case <-c.Done(p):
+			t.Errorf("%s exited", p.Name)
 		default:
 		}
 	}
-	if !healthy(web) {
+	if !cluster.Healthy(web) {
 		t.Error("web not healthy at the end")
 	}
-	for _, p := range append(c.byMode("web"), c.byMode("worker")...) {
-		b, _ := os.ReadFile(filepath.Join(c.logDir, p.name+".log"))
+	for _, p := range append(c.ByMode("web"), c.ByMode("worker")...) {
+		b, _ := os.ReadFile(filepath.Join(c.LogDir, p.Name+".log"))
 		if bytes.Contains(b, []byte("panic")) || bytes.Contains(b, []byte("goroutine ")) {
-			t.Errorf("%s logged a panic:\n%s", p.name, tail(string(b), 40))
+			t.Errorf("%s logged a panic:\n%s", p.Name, cluster.Tail(string(b), 40))
 		}
 	}
 }
@@ -232,15 +233,15 @@ type runEnd struct{ status, reason string }
 
 // waitRunsEnded waits until pr has runs, all terminal, and no webhook event is
 // left unhandled; it returns each reviewer's run outcome.
-func waitRunsEnded(t *testing.T, c *cluster, pr int) map[string]runEnd {
+func waitRunsEnded(t *testing.T, c *cluster.Cluster, pr int) map[string]runEnd {
 	t.Helper()
-	waitFor(t, time.Duration(size(2, 15))*time.Minute, fmt.Sprintf("PR #%d's runs to end and its events to be handled", pr), func() bool {
-		open := c.count(`SELECT count(*) FROM runs WHERE pr_number = $1 AND status NOT IN ('succeeded','failed','cancelled')`, pr)
-		runs := c.count(`SELECT count(*) FROM runs WHERE pr_number = $1`, pr)
-		pending := c.count(`SELECT count(*) FROM webhook_events WHERE status IN ('pending','processing') AND attempts = 0`)
+	cluster.WaitFor(t, time.Duration(size(2, 15))*time.Minute, fmt.Sprintf("PR #%d's runs to end and its events to be handled", pr), func() bool {
+		open := c.Count(`SELECT count(*) FROM runs WHERE pr_number = $1 AND status NOT IN ('succeeded','failed','cancelled')`, pr)
+		runs := c.Count(`SELECT count(*) FROM runs WHERE pr_number = $1`, pr)
+		pending := c.Count(`SELECT count(*) FROM webhook_events WHERE status IN ('pending','processing') AND attempts = 0`)
 		// A failed run's check is completed by the finisher after the run
 		// ends (DESIGN §3), so wait for that too before reading check runs.
-		unfinished := c.count(`SELECT count(*) FROM runs WHERE pr_number = $1 AND check_run_id <> 0 AND NOT check_completed`, pr)
+		unfinished := c.Count(`SELECT count(*) FROM runs WHERE pr_number = $1 AND check_run_id <> 0 AND NOT check_completed`, pr)
 		return runs >= 1 && open == 0 && pending == 0 && unfinished == 0
 	})
 	rows, err := c.DB.Query(`SELECT v.name, r.status, r.failure_reason FROM runs r JOIN reviewers v ON v.id = r.reviewer_runs WHERE r.pr_number = $1`, pr)
@@ -283,12 +284,12 @@ func checkRunsCompleted(t *testing.T, crs []ghsim.CheckRun, head string, want in
 }
 
 // actionsLogsContaining counts the simulated Actions runs whose log holds s.
-func actionsLogsContaining(t *testing.T, c *cluster, s string) int {
+func actionsLogsContaining(t *testing.T, c *cluster.Cluster, s string) int {
 	t.Helper()
 	n := 0
-	ents, _ := os.ReadDir(c.actionsDir)
+	ents, _ := os.ReadDir(c.ActionsDir)
 	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join(c.actionsDir, e.Name()))
+		b, err := os.ReadFile(filepath.Join(c.ActionsDir, e.Name()))
 		if err == nil && strings.Contains(string(b), s) {
 			n++
 		}

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/internal/e2e/cluster"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/redact/redacttest"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
@@ -126,7 +127,7 @@ func TestRedactionEverySurface(t *testing.T) {
 	}
 
 	reported := 0
-	waitFor(t, 3*time.Minute, "the failing PR's runs to be reported as failed", func() bool {
+	cluster.WaitFor(t, 3*time.Minute, "the failing PR's runs to be reported as failed", func() bool {
 		for {
 			select {
 			case wr := <-held:
@@ -137,22 +138,22 @@ func TestRedactionEverySurface(t *testing.T) {
 			}
 			break
 		}
-		n := c.count(`SELECT count(*) FROM runs WHERE pr_number = $1`, failPR.Load())
-		failed := c.count(`SELECT count(*) FROM runs WHERE pr_number = $1 AND status = 'failed' AND failure_detail LIKE 'runner log:%'`, failPR.Load())
+		n := c.Count(`SELECT count(*) FROM runs WHERE pr_number = $1`, failPR.Load())
+		failed := c.Count(`SELECT count(*) FROM runs WHERE pr_number = $1 AND status = 'failed' AND failure_detail LIKE 'runner log:%'`, failPR.Load())
 		return n >= 1 && failed == n && reported == n
 	})
 	t.Logf("%d runner failure reports carrying %d credential shapes sent", reported, len(names))
 
-	waitFor(t, 3*time.Minute, "the leaky PR's runs to end and the bad delivery to fail once", func() bool {
-		open := c.count(`SELECT count(*) FROM runs WHERE pr_number = $1 AND status NOT IN ('succeeded','failed','cancelled')`, pr)
-		runs := c.count(`SELECT count(*) FROM runs WHERE pr_number = $1`, pr)
-		tried := c.count(`SELECT count(*) FROM webhook_events WHERE delivery_id = $1 AND (attempts > 0 OR status IN ('done','failed'))`, badDelivery.ID)
+	cluster.WaitFor(t, 3*time.Minute, "the leaky PR's runs to end and the bad delivery to fail once", func() bool {
+		open := c.Count(`SELECT count(*) FROM runs WHERE pr_number = $1 AND status NOT IN ('succeeded','failed','cancelled')`, pr)
+		runs := c.Count(`SELECT count(*) FROM runs WHERE pr_number = $1`, pr)
+		tried := c.Count(`SELECT count(*) FROM webhook_events WHERE delivery_id = $1 AND (attempts > 0 OR status IN ('done','failed'))`, badDelivery.ID)
 		return runs >= 2 && open == 0 && tried == 1
 	})
 	time.Sleep(2 * time.Second) // the last log lines
 
 	gqlOut.WriteString(adminRunsGraphQL(t, c, int(failPR.Load())))
-	surfaces := map[string]string{"GraphQL responses (errors; failure reasons, details and timeline as an admin)": gqlOut.String(), "process logs (slog)": c.logs()}
+	surfaces := map[string]string{"GraphQL responses (errors; failure reasons, details and timeline as an admin)": gqlOut.String(), "process logs (slog)": c.Logs()}
 	var public strings.Builder
 	for _, cr := range sim.CheckRuns(relRepo) {
 		fmt.Fprintln(&public, cr.Title, cr.Summary, cr.Text)
@@ -174,7 +175,7 @@ func TestRedactionEverySurface(t *testing.T) {
 	}
 	surfaces["PR comments and reviews"] = public.String()
 	var runner strings.Builder
-	filepath.Walk(c.actionsDir, func(p string, fi os.FileInfo, err error) error { //nolint:errcheck
+	filepath.Walk(c.ActionsDir, func(p string, fi os.FileInfo, err error) error { //nolint:errcheck
 		if err == nil && !fi.IsDir() {
 			b, _ := os.ReadFile(p)
 			runner.Write(b)
@@ -211,7 +212,7 @@ func TestRedactionEverySurface(t *testing.T) {
 	if !strings.Contains(surfaces["PR comments and reviews"], "[REDACTED]") {
 		t.Errorf("the agent did not quote the leaky lines; the test proves nothing:\n%s", surfaces["PR comments and reviews"])
 	}
-	if c.count(`SELECT count(*) FROM webhook_events WHERE delivery_id = $1 AND last_error <> ''`, badDelivery.ID) == 0 {
+	if c.Count(`SELECT count(*) FROM webhook_events WHERE delivery_id = $1 AND last_error <> ''`, badDelivery.ID) == 0 {
 		t.Log("the bad delivery left no error (handled as a skip)")
 	}
 	for name, text := range surfaces {
@@ -237,7 +238,7 @@ func TestRedactionEverySurface(t *testing.T) {
 
 // failAsRunner plays the Actions runner of a held run: it fetches the job with
 // the run's real OIDC token and reports a failure with the run token.
-func failAsRunner(t *testing.T, c *cluster, wr ghsim.WorkflowRun, reason, detail string) {
+func failAsRunner(t *testing.T, c *cluster.Cluster, wr ghsim.WorkflowRun, reason, detail string) {
 	t.Helper()
 	c.SB.Sim.StartRun(wr.ID)
 	oidc, err := c.SB.Sim.IssueActionsToken(wr.ID, c.URL)
@@ -276,7 +277,7 @@ func postJSON(t *testing.T, url, bearer string, in, out any) {
 
 // adminRunsGraphQL reads PR n's runs (failure reason and detail, timeline) as
 // an admin through the API, with an API token made for the test.
-func adminRunsGraphQL(t *testing.T, c *cluster, n int) string {
+func adminRunsGraphQL(t *testing.T, c *cluster.Cluster, n int) string {
 	t.Helper()
 	tok := auth.NewToken()
 	var uid int
