@@ -131,8 +131,7 @@ func TestRedactionEverySurface(t *testing.T) {
 		for {
 			select {
 			case wr := <-held:
-				failAsRunner(t, c, wr, failReason, failDetail)
-				reported++
+				reported += failAsRunner(t, c, wr, failReason, failDetail)
 				continue
 			default:
 			}
@@ -238,19 +237,28 @@ func TestRedactionEverySurface(t *testing.T) {
 
 // failAsRunner plays the Actions runner of a held run: it fetches the job with
 // the run's real OIDC token and reports a failure with the run token.
-func failAsRunner(t *testing.T, c *cluster.Cluster, wr ghsim.WorkflowRun, reason, detail string) {
+func failAsRunner(t *testing.T, c *cluster.Cluster, wr ghsim.WorkflowRun, reason, detail string) int {
 	t.Helper()
 	c.SB.Sim.StartRun(wr.ID)
 	oidc, err := c.SB.Sim.IssueActionsToken(wr.ID, c.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var job runnerproto.Job
-	runID, _ := strconv.ParseInt(fmt.Sprint(wr.Inputs["run_id"]), 10, 64)
-	postJSON(t, c.URL+"/api/runner/v1/job", oidc, runnerproto.JobRequest{RunID: runID, RunnerVersion: version.Version}, &job)
-	postJSON(t, job.ResultURL, job.RunToken,
-		runnerproto.Report{Failure: &runnerproto.Failure{Reason: reason, Detail: detail}, Stats: runnerproto.Stats{Turns: 1}}, nil)
+	// A shared Actions run (issue 46 item 1) names every Chakshu run in
+	// run_ids; the runner fetches and reports each with the same OIDC token.
+	ids := strings.Split(fmt.Sprint(wr.Inputs["run_id"]), ",")
+	if all, ok := wr.Inputs["run_ids"]; ok && fmt.Sprint(all) != "" {
+		ids = strings.Split(fmt.Sprint(all), ",")
+	}
+	for _, id := range ids {
+		var job runnerproto.Job
+		runID, _ := strconv.ParseInt(id, 10, 64)
+		postJSON(t, c.URL+"/api/runner/v1/job", oidc, runnerproto.JobRequest{RunID: runID, RunnerVersion: version.Version}, &job)
+		postJSON(t, job.ResultURL, job.RunToken,
+			runnerproto.Report{Failure: &runnerproto.Failure{Reason: reason, Detail: detail}, Stats: runnerproto.Stats{Turns: 1}}, nil)
+	}
 	c.SB.Sim.CompleteRun(wr.ID, "failure")
+	return len(ids)
 }
 
 func postJSON(t *testing.T, url, bearer string, in, out any) {

@@ -1,3 +1,4 @@
+// Package jobs holds the billing jobs of the sandbox repository acme/billing-jobs.
 package jobs
 
 import "fmt"
