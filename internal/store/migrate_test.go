@@ -186,6 +186,55 @@ func TestUpgradeFromRelease1(t *testing.T) {
 	}
 }
 
+// A database created and filled by v0.1.0 (release 2 of the fixtures:
+// schema 4, rollup triggers v4; testdata/capture made the dump at its tag)
+// starts under this release with its data intact and the rollup exact,
+// rebuilt only when this release brings newer triggers: today's start on
+// the last release's database, and the upgrade test of the next schema.
+func TestUpgradeFromRelease2(t *testing.T) {
+	const release2Schema, release2Rollup = 4, 4
+	for _, d := range storetest.Dialects {
+		t.Run(d, func(t *testing.T) {
+			ctx := context.Background()
+			db := storetest.OpenEmpty(t, d)
+			loadFixture(t, db, 2)
+			rep, err := db.MigrateAs(ctx, store.Current)
+			if err != nil {
+				t.Fatalf("start on v0.1.0's database: %v", err)
+			}
+			if rep.DatabaseSchema != release2Schema || rep.RollupInstalled != (store.Current.Rollup > release2Rollup) {
+				t.Fatalf("report %+v: want database schema %d, rollup rebuilt only for triggers newer than v%d", rep, release2Schema, release2Rollup)
+			}
+			storetest.CheckRollupExact(t, db)
+			if n := db.Run.Query().CountX(ctx); n != 5 {
+				t.Fatalf("runs after the start: %d, want 5", n)
+			}
+			if n := db.Finding.Query().CountX(ctx); n != 2 {
+				t.Fatalf("findings after the start: %d, want 2", n)
+			}
+			repo := db.Repository.Query().OnlyX(ctx)
+			rv := db.Reviewer.Query().FirstX(ctx)
+			r := db.Run.Create().SetRepository(repo).SetReviewer(rv).SetPrNumber(99).SetHeadSha("new").
+				SetTrigger(run.TriggerPortal).SaveX(ctx)
+			db.Run.UpdateOne(r).SetStatus(run.StatusSucceeded).SetCostUsd(0.5).SetDurationMs(30_000).ExecX(ctx)
+			storetest.CheckRollupExact(t, db)
+			hist, err := db.SchemaHistory(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// v0.1.0's record of schema 4 stays, first started when the
+			// fixture was made.
+			kept := false
+			for _, h := range hist {
+				kept = kept || h.Schema == release2Schema && h.FirstStarted.Before(h.LastStarted)
+			}
+			if !kept {
+				t.Fatalf("schema history %+v: v0.1.0's record of schema %d is lost", hist, release2Schema)
+			}
+		})
+	}
+}
+
 // N and N-1 against one database, as in a rolling deploy and a rollback: the
 // newer release installs its triggers and rebuilds the rollup once; the older
 // one, started again and again beside it, changes no schema, keeps the newer
