@@ -145,10 +145,18 @@ func Enrol(ctx context.Context, c *github.Client, cfg Config, owner, name string
 	if err != nil {
 		return out, err
 	}
-	if err := ensureBranch(ctx, c, owner, name, def); err != nil {
+	created, err := ensureBranch(ctx, c, owner, name, def)
+	if err != nil {
 		return refused(out, err)
 	}
 	if err := commitTemplate(ctx, c, cfg.Template, owner, name); err != nil {
+		// Refused (no workflows permission or scope): a branch this call
+		// created holds nothing and goes again. An earlier one stays.
+		if created {
+			if derr := ghwrite.DeleteBranch(ctx, c, owner, name, Branch); derr != nil {
+				err = fmt.Errorf("%w (and removing the empty branch %s: %v)", err, Branch, derr)
+			}
+		}
 		return refused(out, err)
 	}
 	if open != nil {
@@ -189,21 +197,22 @@ func refused(out Outcome, err error) (Outcome, error) {
 }
 
 // ensureBranch creates Branch at the default branch's head; a Branch that
-// exists already (an earlier enrolment) is kept as it is.
-func ensureBranch(ctx context.Context, c *github.Client, owner, name, def string) error {
+// exists already (an earlier enrolment) is kept as it is. created says
+// whether this call made it.
+func ensureBranch(ctx context.Context, c *github.Client, owner, name, def string) (created bool, err error) {
 	head, _, err := c.Repositories.GetBranch(ctx, owner, name, def, 0)
 	if err != nil {
-		return fmt.Errorf("read branch %s: %w", def, err)
+		return false, fmt.Errorf("read branch %s: %w", def, err)
 	}
 	err = ghwrite.CreateBranch(ctx, c, owner, name, Branch, head.GetCommit().GetSHA())
 	var ge *github.ErrorResponse
 	if errors.As(err, &ge) && ge.Response != nil && ge.Response.StatusCode == http.StatusUnprocessableEntity && strings.Contains(ge.Message, "already exists") {
-		return nil // "Reference already exists" (API.md)
+		return false, nil // "Reference already exists" (API.md)
 	}
 	if err != nil {
-		return fmt.Errorf("create branch %s: %w", Branch, err)
+		return false, fmt.Errorf("create branch %s: %w", Branch, err)
 	}
-	return nil
+	return true, nil
 }
 
 // commitTemplate puts the template at WorkflowPath on Branch (and only

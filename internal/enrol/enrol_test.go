@@ -147,6 +147,10 @@ func TestEnrolWithoutWorkflowsPermissionIsNotPermitted(t *testing.T) {
 	if n := sim.Calls()["POST /repos/{owner}/{repo}/pulls"]; n != 0 {
 		t.Fatalf("%d pull requests opened without a workflow on the branch", n)
 	}
+	// The branch it made for the refused file is gone again.
+	if sha := sim.BranchSHA("acme/missing", enrol.Branch); sha != "" {
+		t.Fatalf("the refused enrolment left %s at %s", enrol.Branch, sha)
+	}
 }
 
 func TestEnrolWithPersonalTokens(t *testing.T) {
@@ -157,6 +161,9 @@ func TestEnrolWithPersonalTokens(t *testing.T) {
 	out, err := enrol.Enrol(ctx, client(sim, sim.PersonalToken("olu", "repo")), cfg, "acme", "missing")
 	if err != nil || out.Action != enrol.NotPermitted || !strings.Contains(out.Reason, "404") {
 		t.Fatalf("repo scope only: %+v %v", out, err)
+	}
+	if sha := sim.BranchSHA("acme/missing", enrol.Branch); sha != "" {
+		t.Fatalf("the refused enrolment left %s at %s", enrol.Branch, sha)
 	}
 	out, err = enrol.Enrol(ctx, client(sim, sim.PersonalToken("olu", "repo", "workflow")), cfg, "acme", "missing")
 	if err != nil || out.Action != enrol.Opened {

@@ -43,6 +43,7 @@ func (s *Sim) registerRoutes() {
 	s.handle("GET", "/repos/{owner}/{repo}/branches/{branch}", authInstallation, hGetBranch)
 	s.handle("PUT", "/repos/{owner}/{repo}/contents/{path...}", authInstallation, hPutContents) // writes.go
 	s.handle("POST", "/repos/{owner}/{repo}/git/refs", authInstallation, hCreateRef)
+	s.handle("DELETE", "/repos/{owner}/{repo}/git/refs/{ref...}", authInstallation, hDeleteRef)
 	// Pull requests.
 	s.handle("GET", "/repos/{owner}/{repo}/pulls", authInstallation, hListPulls)
 	s.handle("POST", "/repos/{owner}/{repo}/pulls", authInstallation, hCreatePull) // writes.go

@@ -162,6 +162,23 @@ func hCreateRef(c *reqCtx) {
 		"object": obj{"type": "commit", "sha": in.SHA, "url": c.s.api("/repos/%s/git/commits/%s", r.fullName(), in.SHA)}})
 }
 
+// hDeleteRef deletes a branch (refs/heads/…): 204, or 422 "Reference does
+// not exist" for one that does not (API.md). The push and delete webhooks
+// GitHub sends for a deleted branch are not simulated.
+func hDeleteRef(c *reqCtx) {
+	r := c.repo()
+	if r == nil || !c.need(r, "contents", "write") {
+		return
+	}
+	branch, ok := strings.CutPrefix(c.v("ref"), "heads/")
+	if _, exists := r.branches[branch]; !ok || !exists {
+		c.fail(http.StatusUnprocessableEntity, "Reference does not exist")
+		return
+	}
+	delete(r.branches, branch)
+	c.w.WriteHeader(http.StatusNoContent)
+}
+
 func hCreatePull(c *reqCtx) {
 	r := c.repo()
 	if r == nil || !c.need(r, "pull_requests", "write") {

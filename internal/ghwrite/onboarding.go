@@ -7,7 +7,7 @@ import (
 )
 
 // The onboarding writes (internal/enrol): a branch, a file on it and a pull
-// request, made with the client of whoever enrols a repository (the
+// request (and the branch's removal when the file is refused), made with the client of whoever enrols a repository (the
 // operator's own token for `chakshu enrol`, the installation's for the
 // portal's button). Each is one person's action on one repository, a few
 // writes at most, so they are not paced as reviews' writes are; they are
@@ -16,6 +16,12 @@ import (
 // CreateBranch creates refs/heads/branch at sha.
 func CreateBranch(ctx context.Context, c *github.Client, owner, repo, branch, sha string) error {
 	_, _, err := c.Git.CreateRef(ctx, owner, repo, github.CreateRef{Ref: "refs/heads/" + branch, SHA: sha})
+	return err
+}
+
+// DeleteBranch deletes refs/heads/branch.
+func DeleteBranch(ctx context.Context, c *github.Client, owner, repo, branch string) error {
+	_, err := c.Git.DeleteRef(ctx, owner, repo, "heads/"+branch)
 	return err
 }
 
