@@ -133,14 +133,7 @@ func (s *Sim) postFile(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cm := s.newCommit(rp, []string{head}, rp.commits[head].files, map[string]string{path: content}, v.Message, v.As)
-	rp.branches[v.Branch] = cm.sha
-	rp.pushed = s.now()
-	s.emitPush(rp, v.Branch, head, cm, false, false)
-	for _, p := range s.sortedPulls(rp) {
-		if p.state == "open" && p.headRef == v.Branch {
-			s.pullMoved(rp, p, head, cm.sha)
-		}
-	}
+	s.advance(rp, v.Branch, head, cm, false, false)
 	to := s.html("/%s/commit/%s", rp.fullName(), cm.sha)
 	s.mu.Unlock()
 	s.flush()

@@ -136,21 +136,27 @@ func (s *Sim) push(repoName, branch string, files map[string]string, msg string,
 		parents = []string{old}
 	}
 	c := s.newCommit(r, parents, base, files, msg, "")
-	r.branches[branch] = c.sha
-	r.pushed = s.now()
 	before := old
 	if !exists {
 		before = strings.Repeat("0", 40)
 	}
-	s.emitPush(r, branch, before, c, force, !exists)
+	s.advance(r, branch, before, c, force, !exists)
+	s.mu.Unlock()
+	s.flush()
+	return c.sha
+}
+
+// advance moves branch to c, as a push does: it sends push (from before)
+// and the synchronize of open PRs whose head is branch. Caller holds s.mu.
+func (s *Sim) advance(r *repo, branch, before string, c *commit, forced, created bool) {
+	r.branches[branch] = c.sha
+	r.pushed = s.now()
+	s.emitPush(r, branch, before, c, forced, created)
 	for _, p := range s.sortedPulls(r) {
 		if p.state == "open" && p.headRef == branch {
 			s.pullMoved(r, p, before, c.sha)
 		}
 	}
-	s.mu.Unlock()
-	s.flush()
-	return c.sha
 }
 
 func (s *Sim) newCommit(r *repo, parents []string, base, changes map[string]string, msg, author string) *commit {

@@ -102,14 +102,7 @@ func hPutContents(c *reqCtx) {
 		author = a.login
 	}
 	cm := c.s.newCommit(r, []string{old}, r.commits[old].files, map[string]string{path: string(content)}, in.Message, author)
-	r.branches[branch] = cm.sha
-	r.pushed = c.s.now()
-	c.s.emitPush(r, branch, old, cm, false, false)
-	for _, p := range c.s.sortedPulls(r) {
-		if p.state == "open" && p.headRef == branch {
-			c.s.pullMoved(r, p, old, cm.sha)
-		}
-	}
+	c.s.advance(r, branch, old, cm, false, false)
 	_, name := splitPath(path)
 	sha := gitBlobSHA(string(content))
 	u := c.s.api("/repos/%s/contents/%s?ref=%s", r.fullName(), path, branch)
