@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chakshu-dev/chakshu/action/runner"
 	"github.com/chakshu-dev/chakshu/internal/e2e/cluster"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/redact/redacttest"
@@ -246,13 +247,17 @@ func failAsRunner(t *testing.T, c *cluster.Cluster, wr ghsim.WorkflowRun, reason
 	}
 	// A shared Actions run (issue 46 item 1) names every Chakshu run in
 	// run_ids; the runner fetches and reports each with the same OIDC token.
-	ids := strings.Split(fmt.Sprint(wr.Inputs["run_id"]), ",")
-	if all, ok := wr.Inputs["run_ids"]; ok && fmt.Sprint(all) != "" {
-		ids = strings.Split(fmt.Sprint(all), ",")
+	lead, _ := strconv.ParseInt(fmt.Sprint(wr.Inputs["run_id"]), 10, 64)
+	all, _ := wr.Inputs["run_ids"].(string)
+	ids, err := runner.ParseRunIDs(all, lead)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, id := range ids {
+	if ids == nil {
+		ids = []int64{lead}
+	}
+	for _, runID := range ids {
 		var job runnerproto.Job
-		runID, _ := strconv.ParseInt(id, 10, 64)
 		postJSON(t, c.URL+"/api/runner/v1/job", oidc, runnerproto.JobRequest{RunID: runID, RunnerVersion: version.Version}, &job)
 		postJSON(t, job.ResultURL, job.RunToken,
 			runnerproto.Report{Failure: &runnerproto.Failure{Reason: reason, Detail: detail}, Stats: runnerproto.Stats{Turns: 1}}, nil)
