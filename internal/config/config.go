@@ -505,8 +505,12 @@ func (c *Config) CheckWeb() error {
 }
 
 // IsAdmin reports whether login is a configured admin.
-func (c *Config) IsAdmin(login string) bool {
-	for _, a := range c.Admins {
+func (c *Config) IsAdmin(login string) bool { return HasLogin(c.Admins, login) }
+
+// HasLogin reports whether logins names login (GitHub logins are
+// case-insensitive).
+func HasLogin(logins []string, login string) bool {
+	for _, a := range logins {
 		if strings.EqualFold(a, login) {
 			return true
 		}

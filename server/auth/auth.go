@@ -96,15 +96,6 @@ func SettingsFrom(c *config.Config) Settings {
 		APITokenRate: c.APITokenRate, APITokenBurst: c.APITokenBurst, Admins: c.Admins, Sandbox: c.Sandbox}
 }
 
-func (s Settings) isAdmin(login string) bool {
-	for _, a := range s.Admins {
-		if strings.EqualFold(a, login) {
-			return true
-		}
-	}
-	return false
-}
-
 // Auth is the login, session, CSRF and API token machinery.
 type Auth struct {
 	cfg      Config
@@ -317,7 +308,7 @@ func csrfFailed(w http.ResponseWriter, r *http.Request) {
 
 // isAdmin applies the configured list on top of what login found.
 func (a *Auth) isAdmin(u *ent.User) bool {
-	return u.IsAdmin || a.cfg.Settings.isAdmin(u.Login)
+	return u.IsAdmin || config.HasLogin(a.cfg.Settings.Admins, u.Login)
 }
 
 // Routes are the login, logout and /api/me endpoints, each behind Middleware.
