@@ -95,6 +95,19 @@ func loadFixture(t *testing.T, db *store.DB, release int) {
 	}
 }
 
+// writeReachesRollup writes a finished run through this release's schema
+// into a fixture's repository and checks that the rollup holds it exactly.
+func writeReachesRollup(t *testing.T, db *store.DB) {
+	t.Helper()
+	ctx := context.Background()
+	repo := db.Repository.Query().OnlyX(ctx)
+	rv := db.Reviewer.Query().FirstX(ctx)
+	r := db.Run.Create().SetRepository(repo).SetReviewer(rv).SetPrNumber(99).SetHeadSha("new").
+		SetTrigger(run.TriggerPortal).SaveX(ctx)
+	db.Run.UpdateOne(r).SetStatus(run.StatusSucceeded).SetCostUsd(0.5).SetDurationMs(30_000).ExecX(ctx)
+	storetest.CheckRollupExact(t, db)
+}
+
 // A database created and filled by release 1 (the last release before the
 // schema record; testdata/capture made the dump at its commit) is brought to
 // this release's schema: its data survives, the new columns and tables work,
@@ -168,12 +181,7 @@ func TestUpgradeFromRelease1(t *testing.T) {
 				t.Fatalf("webhook events after upgrade: %d, want 2", n)
 			}
 			// Writes through this release's schema reach the rollup.
-			repo := db.Repository.Query().OnlyX(ctx)
-			rv := db.Reviewer.Query().FirstX(ctx)
-			r := db.Run.Create().SetRepository(repo).SetReviewer(rv).SetPrNumber(99).SetHeadSha("new").
-				SetTrigger(run.TriggerPortal).SaveX(ctx)
-			db.Run.UpdateOne(r).SetStatus(run.StatusSucceeded).SetCostUsd(0.5).SetDurationMs(30_000).ExecX(ctx)
-			storetest.CheckRollupExact(t, db)
+			writeReachesRollup(t, db)
 
 			hist, err := db.SchemaHistory(ctx)
 			if err != nil {
@@ -212,12 +220,7 @@ func TestUpgradeFromRelease2(t *testing.T) {
 			if n := db.Finding.Query().CountX(ctx); n != 2 {
 				t.Fatalf("findings after the start: %d, want 2", n)
 			}
-			repo := db.Repository.Query().OnlyX(ctx)
-			rv := db.Reviewer.Query().FirstX(ctx)
-			r := db.Run.Create().SetRepository(repo).SetReviewer(rv).SetPrNumber(99).SetHeadSha("new").
-				SetTrigger(run.TriggerPortal).SaveX(ctx)
-			db.Run.UpdateOne(r).SetStatus(run.StatusSucceeded).SetCostUsd(0.5).SetDurationMs(30_000).ExecX(ctx)
-			storetest.CheckRollupExact(t, db)
+			writeReachesRollup(t, db)
 			hist, err := db.SchemaHistory(ctx)
 			if err != nil {
 				t.Fatal(err)
