@@ -10667,7 +10667,7 @@ type Reviewer implements Node {
   """
   configYaml: String!
   """
-  parsed reviewer.yaml in force
+  parsed reviewer.yaml in force (JSON; keys it lacks read as their defaults)
   """
   config: Map
   """

@@ -90,23 +90,6 @@ type Samples struct {
 	Dropped  int      `json:"dropped"`
 }
 
-// Map is c as GraphQL's Run.checked map (and the legacy checked column):
-// its JSON, decoded into a map; nil for a nil c.
-func (c *Coverage) Map() map[string]any {
-	if c == nil {
-		return nil
-	}
-	b, err := json.Marshal(c)
-	if err != nil {
-		return nil
-	}
-	var m map[string]any
-	if json.Unmarshal(b, &m) != nil {
-		return nil
-	}
-	return m
-}
-
 // CoverageFromMap reads a legacy checked map back (what a run stored
 // before the typed result); keys it does not know are left out.
 func CoverageFromMap(m map[string]any) (*Coverage, error) {

@@ -305,9 +305,7 @@ func (b *Builder) Build(ctx context.Context, rn *ent.Run, st Start) (*runnerprot
 	if f.rv, err = reviewerconfig.ForRun(rn, f.rv); err != nil {
 		return nil, err
 	}
-	if f.cfg, err = reviewerconfig.FromEnt(f.rv); err != nil {
-		return nil, err
-	}
+	f.cfg = reviewerconfig.FromEnt(f.rv)
 	if rn.Shadow && rn.Kind != run.KindReview {
 		return nil, fault.Newf(fault.Invalid, "a shadow run can only be a review")
 	}

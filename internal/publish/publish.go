@@ -192,10 +192,7 @@ func (p *Publisher) publishReview(ctx context.Context, r *ent.Run) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := reviewerconfig.FromEnt(rv)
-	if err != nil {
-		log.Warn("reviewer config unreadable; using defaults", "err", err)
-	}
+	cfg := reviewerconfig.FromEnt(rv)
 	rules := Rules{MinSeverity: cfg.MinSeverity, MaxFindings: cfg.MaxFindings}
 	demoted, err := p.demotions(ctx, rv.ID, cfg)
 	if err != nil {

@@ -185,9 +185,7 @@ func Queue(ctx context.Context, db *store.DB, bus wakeup.Bus, a Ask) (Queued, er
 	ids := make([]int, len(a.Reviewers))
 	for i, r := range a.Reviewers {
 		ids[i], byID[r.ID] = r.ID, r
-		if c, err := reviewerconfig.FromEnt(r); err == nil {
-			cfgs[r.ID] = c
-		}
+		cfgs[r.ID] = reviewerconfig.FromEnt(r)
 	}
 	pr := a.PR
 	var inTx func(context.Context, *ent.Client, []*ent.Run, []int) error

@@ -94,17 +94,16 @@ func TestSeedHistoryOutcomes(t *testing.T) {
 // samples and verify) add up as the runner API requires of a runner's, and
 // that the verifier confirmed the run's posted findings; a failed run has
 // none. It returns the passes that ran (0 for none).
-func seededMethodOK(t *testing.T, id int, status run.Status, checked map[string]any, posted int) int {
+func seededMethodOK(t *testing.T, id int, status run.Status, cov *findings.Coverage, posted int) int {
 	t.Helper()
 	if status != run.StatusSucceeded {
-		if checked != nil {
-			t.Errorf("run %d (%s) has figures %v", id, status, checked)
+		if cov != nil {
+			t.Errorf("run %d (%s) has figures %+v", id, status, cov)
 		}
 		return 0
 	}
-	cov, err := findings.CoverageFromMap(checked)
-	if err != nil || cov == nil || cov.Samples == nil || cov.Verify == nil {
-		t.Fatalf("run %d: no review-method figures (%v): %v", id, err, checked)
+	if cov == nil || cov.Samples == nil || cov.Verify == nil {
+		t.Fatalf("run %d: no review-method figures: %+v", id, cov)
 	}
 	s, v := cov.Samples, cov.Verify
 	if s.Passes != 3 || s.Ran < 1 || s.Ran > s.Passes || s.Agree < 1 || s.Agree > s.Ran ||

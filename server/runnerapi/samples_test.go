@@ -26,7 +26,7 @@ func TestJobCarriesSamples(t *testing.T) {
 		w := newWorld(t, db)
 		cfg := reviewerconfig.Defaults()
 		cfg.Connectors, cfg.Samples, cfg.Agree = []string{"github"}, 3, 2
-		w.rv = w.rv.Update().SetConfig(cfg.ToMap()).SaveX(ctx)
+		w.rv = w.rv.Update().SetConfig(&cfg).SaveX(ctx)
 
 		rn := w.dispatch(run.KindReview)
 		st, job, e := w.fetchJob(rn, w.token(rn))

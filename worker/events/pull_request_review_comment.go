@@ -133,9 +133,8 @@ func (h *handler) queueReply(ctx context.Context, inst *ent.Installation, repo *
 				SetPrURL(pr.HTMLURL).SetHeadSha(pr.Head.SHA).SetHeadRef(pr.Head.Ref).
 				SetBaseSha(pr.Base.SHA).SetBaseRef(pr.Base.Ref).
 				SetRequester(login).SetReplyToCommentID(commentID).SetThreadRootCommentID(rootID)
-			if cfg, err := reviewerconfig.FromEnt(rv); err == nil {
-				cr.SetModel(cfg.Model).SetMaxCostUsd(min(cfg.MaxCostUSD, replyMaxCostUSD))
-			}
+			cfg := reviewerconfig.FromEnt(rv)
+			cr.SetModel(cfg.Model).SetMaxCostUsd(min(cfg.MaxCostUSD, replyMaxCostUSD))
 			created, err := cr.Save(ctx)
 			if err != nil {
 				return fmt.Errorf("queue reply run: %w", err)
