@@ -38,7 +38,7 @@ type Reviewer struct {
 	ClaudeMd string `json:"claude_md,omitempty"`
 	// reviewer.yaml as synced
 	ConfigYaml string `json:"config_yaml,omitempty"`
-	// parsed reviewer.yaml in force (JSON; keys it lacks read as their defaults)
+	// parsed reviewer.yaml in force, keys it leaves out at their defaults
 	Config *reviewerspec.Config `json:"config,omitempty"`
 	// skills: name, description, content, files
 	Skills []map[string]interface{} `json:"skills,omitempty"`
