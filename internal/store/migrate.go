@@ -85,12 +85,12 @@ type Release struct {
 // writes the typed result too); schema 2, which reads only the legacy
 // columns, does not.
 //
-// Schema 5: result_json and checked dropped (migrateLegacyResults converts
-// the runs schema 2 reported first, for a database coming from it). Its
-// minimum compatible schema is 5, not 4: schema 4 writes neither column's
-// value, but its ent queries name both (every runs SELECT, and result_json's
-// default on insert), so it cannot run beside a database without them.
-var Current = Release{Schema: 5, MinCompatible: 5, Rollup: RollupVersion}
+// Schema 5: result_json and checked leave the ent schema (migrateLegacyResults
+// converts the runs schema 2 reported). It runs beside schema 4, whose ent
+// queries still name both columns (every runs SELECT, and result_json's
+// default on insert), so the columns stay until the first release whose
+// minimum compatible schema is 5 (legacyResultsDropFrom) drops them.
+var Current = Release{Schema: 5, MinCompatible: 4, Rollup: RollupVersion}
 
 // MigrateReport says what a migration did.
 type MigrateReport struct {

@@ -123,6 +123,10 @@ func writeReachesRollup(t *testing.T, db *store.DB) {
 	storetest.CheckRollupExact(t, db)
 }
 
+// dropsLegacy is the first release that runs beside no schema naming the
+// legacy result columns (v0.1.0's queries do): it drops them.
+var dropsLegacy = store.Release{Schema: store.Current.Schema + 1, MinCompatible: 5, Rollup: store.Current.Rollup}
+
 // A database created and filled by release 1 (the last release before the
 // schema record; testdata/capture made the dump at its commit) is brought to
 // this release's schema: its data survives, the new columns and tables work,
@@ -217,8 +221,15 @@ func TestUpgradeFromRelease1(t *testing.T) {
 			if d := cmp.Diff(converted, results(t, db)); d != "" {
 				t.Errorf("results by PR after the upgrade (-want +got):\n%s", d)
 			}
+			// The first release that runs beside no schema naming them drops them.
+			if _, err := db.MigrateAs(ctx, dropsLegacy); err != nil {
+				t.Fatal(err)
+			}
 			if cols := legacyColumns(t, db); len(cols) != 0 {
 				t.Errorf("legacy columns %v left", cols)
+			}
+			if d := cmp.Diff(converted, results(t, db)); d != "" {
+				t.Errorf("results by PR after the drop (-want +got):\n%s", d)
 			}
 			// Writes through this release's schema reach the rollup.
 			writeReachesRollup(t, db)
@@ -227,7 +238,7 @@ func TestUpgradeFromRelease1(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(hist) != 1 || hist[0].Schema != store.Current.Schema || hist[0].MinCompatible != store.Current.MinCompatible {
+			if len(hist) != 2 || hist[0].Schema != store.Current.Schema || hist[0].MinCompatible != store.Current.MinCompatible || hist[1].Schema != dropsLegacy.Schema {
 				t.Fatalf("schema history %+v", hist)
 			}
 		})
@@ -238,8 +249,8 @@ func TestUpgradeFromRelease1(t *testing.T) {
 // schema 4, rollup triggers v4; testdata/capture made the dump at its tag)
 // starts under this release with its data and the results its runs
 // reported intact, the rollup exact (rebuilt only when this release brings
-// newer triggers), the legacy result columns dropped, and v0.1.0 refused
-// after it.
+// newer triggers), v0.1.0 still able to start beside it, and the legacy
+// result columns dropped, and v0.1.0 refused, only by a later release.
 func TestUpgradeFromRelease2(t *testing.T) {
 	const release2Schema, release2Rollup = 4, 4
 	for _, d := range storetest.Dialects {
@@ -272,30 +283,37 @@ func TestUpgradeFromRelease2(t *testing.T) {
 			if len(got) != 2 {
 				t.Errorf("results of PRs %v, want 10 and 12", slices.Collect(maps.Keys(got)))
 			}
-			if cols := legacyColumns(t, db); len(cols) != 0 {
-				t.Errorf("legacy columns %v left", cols)
+			if hist, err := db.SchemaHistory(ctx); err != nil || len(hist) != 2 || hist[0].Build != "v0.1.0" {
+				t.Fatalf("schema history %+v %v: want v0.1.0's record of schema %d kept", hist, err, release2Schema)
 			}
-			// v0.1.0 (schema 4) names them in its queries: it may not start again.
+			// This release runs beside v0.1.0, whose queries still name the
+			// legacy columns: they stay, and v0.1.0 may start again.
+			if cols := legacyColumns(t, db); len(cols) != 2 {
+				t.Errorf("legacy columns %v beside schema 4, want both", cols)
+			}
+			if _, err := db.MigrateAs(ctx, store.Release{Schema: release2Schema, MinCompatible: 3, Rollup: release2Rollup}); err != nil {
+				t.Errorf("v0.1.0 beside this release: %v", err)
+			}
+			// A later release running beside no schema that names them drops
+			// them, keeps the results, and v0.1.0 may not start after it.
+			if _, err := db.MigrateAs(ctx, dropsLegacy); err != nil {
+				t.Fatal(err)
+			}
+			if cols := legacyColumns(t, db); len(cols) != 0 || len(results(t, db)) != 2 {
+				t.Errorf("after the drop: legacy columns %v, %d results; want none and 2", cols, len(results(t, db)))
+			}
 			_, err = db.MigrateAs(ctx, store.Release{Schema: release2Schema, MinCompatible: 3, Rollup: release2Rollup})
-			if !errors.Is(err, store.ErrSchemaTooOld) || !strings.Contains(err.Error(), fmt.Sprintf("schema %d", store.Current.Schema)) ||
-				!strings.Contains(err.Error(), fmt.Sprintf("this binary is schema %d", release2Schema)) {
+			if !errors.Is(err, store.ErrSchemaTooOld) || !strings.Contains(err.Error(), fmt.Sprintf("this binary is schema %d", release2Schema)) {
 				t.Errorf("v0.1.0 started after the drop: %v", err)
-			}
-			// A release still running beside schema 4 would keep them.
-			beside := storetest.OpenEmpty(t, d)
-			loadFixture(t, beside, 2)
-			_, err = beside.MigrateAs(ctx, store.Release{Schema: 5, MinCompatible: 4, Rollup: store.Current.Rollup})
-			if cols := legacyColumns(t, beside); err != nil || len(cols) != 2 || len(results(t, beside)) != 2 {
-				t.Errorf("beside schema 4: legacy columns %v, %d results, %v; want both columns and 2 results", cols, len(results(t, beside)), err)
 			}
 			writeReachesRollup(t, db)
 			hist, err := db.SchemaHistory(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
-			// v0.1.0's record of schema 4 stays beside this release's.
-			if len(hist) != 2 || hist[0].Schema != release2Schema || hist[0].Build != "v0.1.0" || hist[1].Schema != store.Current.Schema {
-				t.Fatalf("schema history %+v: want v0.1.0's record of schema %d, then schema %d's", hist, release2Schema, store.Current.Schema)
+			// Schema 4's record stays beside this release's and the later one's.
+			if len(hist) != 3 || hist[0].Schema != release2Schema || hist[1].Schema != store.Current.Schema || hist[2].Schema != dropsLegacy.Schema {
+				t.Fatalf("schema history %+v: want schema %d's record, then %d's and %d's", hist, release2Schema, store.Current.Schema, dropsLegacy.Schema)
 			}
 		})
 	}
