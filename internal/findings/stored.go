@@ -1,10 +1,5 @@
 package findings
 
-import (
-	"encoding/json"
-	"fmt"
-)
-
 // Stored is a run's result as Chakshu keeps it (the run's result column):
 // parsed, validated and redacted once, when the runner reports
 // (server/runnerapi), then read as it is by the publisher, outcomes and
@@ -88,21 +83,4 @@ type Samples struct {
 	Distinct int      `json:"distinct"`
 	Kept     int      `json:"kept"`
 	Dropped  int      `json:"dropped"`
-}
-
-// CoverageFromMap reads a legacy checked map back (what a run stored
-// before the typed result); keys it does not know are left out.
-func CoverageFromMap(m map[string]any) (*Coverage, error) {
-	if m == nil {
-		return nil, nil
-	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		return nil, fmt.Errorf("checked: %w", err)
-	}
-	var c Coverage
-	if err := json.Unmarshal(b, &c); err != nil {
-		return nil, fmt.Errorf("checked: %w", err)
-	}
-	return &c, nil
 }
