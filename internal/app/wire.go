@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/chakshu-dev/chakshu/internal/retention"
-
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/chakshu-dev/chakshu/graph"
@@ -198,8 +196,8 @@ func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, [
 	if err != nil {
 		return nil, nil, err
 	}
-	prune, err := worker.NewPruner(worker.PruneConfig{DB: d.db, Log: d.log, Retention: storeRetention(d.cfg.Retention),
-		Interval: d.cfg.Retention.Interval, Target: d.cfg.Retention.WriteTarget})
+	prune, err := worker.NewPruner(worker.PruneConfig{DB: d.db, Log: d.log, Retention: d.cfg.Retention,
+		Interval: d.cfg.PruneInterval, Target: d.cfg.PruneWriteTarget})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -212,10 +210,4 @@ func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, [
 	loops := []worker.Loop{ev, disp, pl, sweep, fin, sync, rec, prune, bt, accts}
 	beats := []func(context.Context, string, time.Time) error{worker.HeartbeatLeases(d.db)}
 	return loops, beats, nil
-}
-
-// storeRetention is the store's view of the retention settings.
-func storeRetention(r config.Retention) retention.Retention {
-	return retention.Retention{WebhookPayloads: r.WebhookPayloads, WebhookEvents: r.WebhookEvents, FailedEvents: r.FailedEvents,
-		RunEvents: r.RunEvents, Runs: r.Runs, Workers: r.Workers, Batch: r.Batch}
 }

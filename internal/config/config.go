@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/chakshu-dev/chakshu/internal/retention"
 )
 
 // Config is what a process's settings (Web, Worker or All) resolve to: the
@@ -148,8 +150,12 @@ type Config struct {
 	// Actions log live (browser tests, demos). 0 answers at once.
 	SandboxModelLatency time.Duration
 	// Retention bounds what the database keeps (CHAKSHU_RETAIN_*,
-	// CHAKSHU_PRUNE_*; retention.go).
-	Retention Retention
+	// CHAKSHU_PRUNE_BATCH; retention.go).
+	Retention retention.Retention
+	// PruneInterval is how often a worker prunes (CHAKSHU_PRUNE_INTERVAL);
+	// PruneWriteTarget how long one pruning transaction may hold the write
+	// lock (CHAKSHU_PRUNE_WRITE_TARGET; worker.PruneConfig).
+	PruneInterval, PruneWriteTarget time.Duration
 }
 
 // DefaultModelRetryHorizon and MaxModelRetryHorizon bound
@@ -438,7 +444,7 @@ func resolve(s All, web, worker bool) (*Config, error) {
 	default:
 		return nil, fmt.Errorf("CHAKSHU_INFRA_FAILURE_CONCLUSION: want failure or neutral, got %q", v)
 	}
-	c.Retention = retention(s.WorkerOnly)
+	c.Retention, c.PruneInterval, c.PruneWriteTarget = retentionOf(s.WorkerOnly), s.PruneInterval, s.PruneWriteTarget
 	if worker {
 		if err := c.checkRetention(); err != nil {
 			return nil, err

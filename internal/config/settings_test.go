@@ -119,10 +119,10 @@ func TestTagDefaultsAreTheConstants(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := []any{c.Addr, c.InternalAddr, c.DrainTimeout, c.GitHubURL, c.ModelURL, c.DeadWorkerAfter, c.ModelRetryHorizon,
-		c.Retention, c.ReplyLimitPerPR, c.ReplyLimitPerUser, c.APITokenRate, c.APITokenBurst,
+		c.ReplyLimitPerPR, c.ReplyLimitPerUser, c.APITokenRate, c.APITokenBurst,
 		c.GitHubWritesPerMinute, c.GitHubWritesPerHour, c.InfraFailureConclusion}
 	want := []any{DefaultAddr, DefaultInternalAddr, DefaultDrainTimeout, DefaultGitHubURL, DefaultModelURL, DefaultDeadWorkerAfter, DefaultModelRetryHorizon,
-		DefaultRetention, DefaultReplyLimitPerPR, DefaultReplyLimitPerUser, DefaultAPITokenRate, DefaultAPITokenBurst,
+		DefaultReplyLimitPerPR, DefaultReplyLimitPerUser, DefaultAPITokenRate, DefaultAPITokenBurst,
 		DefaultGitHubWritesPerMinute, DefaultGitHubWritesPerHour, InfraFailureFailure}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("defaults (-constants +tags):\n%s", d)
