@@ -178,15 +178,11 @@ func Run(ctx context.Context, o Options) error {
 		if o.Mode != ModeAll {
 			return errors.New("sandbox mode runs as `chakshu all`: configure a GitHub App (CHAKSHU_APP_ID, CHAKSHU_PRIVATE_KEY) to run web and worker apart")
 		}
-		model := o.Sandbox.Model
-		if model.Latency == 0 {
-			model.Latency = cfg.SandboxModelLatency
-		}
 		sb, err = sandbox.Start(sandbox.Options{
 			AppSlug: cfg.AppSlug, WebhookSecret: cfg.WebhookSecrets[0], Log: log.With("component", "sandbox"),
 			RunnerLogDir: filepath.Join(cfg.DataDir, "actions-logs"),
 			PagesURL:     cfg.PublicURL, // the simulated GitHub's pages on Chakshu's own address, so links survive a restart
-			Validator:    o.Sandbox.Validator, OnValidationError: o.Sandbox.OnValidationError, Model: model,
+			Validator:    o.Sandbox.Validator, OnValidationError: o.Sandbox.OnValidationError, Model: o.Sandbox.Model,
 			Provider: o.Sandbox.Provider,
 		})
 		if err != nil {

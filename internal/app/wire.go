@@ -33,6 +33,10 @@ import (
 	"github.com/chakshu-dev/chakshu/worker/events"
 )
 
+// pollInterval is the slowest a worker loop looks for work when no wake-up
+// came: a safety net under the wake-ups, which carry the work at once.
+const pollInterval = time.Second
+
 // deps are what every part is built from.
 type deps struct {
 	cfg      *config.Config
@@ -162,13 +166,13 @@ func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, [
 		return nil, nil, fmt.Errorf("metrics: %w", err)
 	}
 	ev, err := events.New(events.Config{DB: d.db, Bus: d.bus, Log: d.log, GitHub: d.github, Write: write, AppSlug: d.cfg.AppSlug,
-		WorkerID: workerID, PollInterval: d.cfg.PollInterval, StaleAfter: d.cfg.DeadWorkerAfter, AllowList: d.cfg.ReviewAllowList,
+		WorkerID: workerID, PollInterval: pollInterval, StaleAfter: d.cfg.DeadWorkerAfter, AllowList: d.cfg.ReviewAllowList,
 		ReplyLimitPerPR: d.cfg.ReplyLimitPerPR, ReplyLimitPerUser: d.cfg.ReplyLimitPerUser, Outcomes: outcomes})
 	if err != nil {
 		return nil, nil, err
 	}
 	disp, err := worker.NewDispatcher(worker.DispatchConfig{DB: d.db, Log: d.log, Bus: d.bus, GitHub: d.github, Write: write,
-		WorkerID: workerID, PublicURL: d.cfg.PublicURL, AppSlug: d.cfg.AppSlug, PollInterval: d.cfg.PollInterval, Models: d.models,
+		WorkerID: workerID, PublicURL: d.cfg.PublicURL, AppSlug: d.cfg.AppSlug, PollInterval: pollInterval, Models: d.models,
 		MaxConcurrentRuns: d.cfg.MaxConcurrentRuns})
 	if err != nil {
 		return nil, nil, err
@@ -178,7 +182,7 @@ func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, [
 	if err != nil {
 		return nil, nil, err
 	}
-	fin, err := worker.NewFinisher(worker.FinishConfig{DB: d.db, Log: d.log, Bus: d.bus, GitHub: d.github, Write: write, PollInterval: d.cfg.PollInterval,
+	fin, err := worker.NewFinisher(worker.FinishConfig{DB: d.db, Log: d.log, Bus: d.bus, GitHub: d.github, Write: write, PollInterval: pollInterval,
 		InfraFailureConclusion: d.cfg.InfraFailureConclusion})
 	if err != nil {
 		return nil, nil, err
@@ -188,7 +192,7 @@ func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, [
 		return nil, nil, err
 	}
 	pl, err := worker.NewPublishLoop(worker.PublisherConfig{DB: d.db, Bus: d.bus, Publisher: pub, Log: d.log, Check: write,
-		WorkerID: workerID, Poll: d.cfg.PollInterval, StaleAfter: d.cfg.DeadWorkerAfter})
+		WorkerID: workerID, Poll: pollInterval, StaleAfter: d.cfg.DeadWorkerAfter})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -202,7 +206,7 @@ func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, [
 		return nil, nil, err
 	}
 	bt, err := backtest.New(backtest.Config{DB: d.db, Bus: d.bus, Log: d.log, GitHub: d.github, Write: write, WorkerID: workerID,
-		Models: d.models, PublicURL: d.cfg.PublicURL, Poll: d.cfg.PollInterval, StaleAfter: d.cfg.DeadWorkerAfter})
+		Models: d.models, PublicURL: d.cfg.PublicURL, Poll: pollInterval, StaleAfter: d.cfg.DeadWorkerAfter})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -118,12 +118,14 @@ type Config struct {
 	// (SandboxAllowed).
 	SandboxExplicit bool
 
-	// Worker timings (CHAKSHU_HEARTBEAT_INTERVAL, CHAKSHU_DEAD_WORKER_AFTER,
-	// CHAKSHU_RUN_REPORT_TIMEOUT, CHAKSHU_POLL_INTERVAL). Tests shorten them.
-	HeartbeatInterval time.Duration
+	// DeadWorkerAfter is how long a worker may stay silent before its work
+	// is taken back (CHAKSHU_DEAD_WORKER_AFTER); HeartbeatInterval follows
+	// it, 2/9 of it (20 s at the default 90 s), so a live worker beats four
+	// times before it could count as dead. RunReportTimeout fails a
+	// dispatched run that never reported (CHAKSHU_RUN_REPORT_TIMEOUT).
 	DeadWorkerAfter   time.Duration
+	HeartbeatInterval time.Duration
 	RunReportTimeout  time.Duration
-	PollInterval      time.Duration
 
 	// APITokenRate is how many requests per minute one API token may make
 	// (CHAKSHU_API_TOKEN_RATE; 0: unlimited); APITokenBurst how many at once
@@ -145,10 +147,6 @@ type Config struct {
 	// readiness turns 503 at once, in-flight requests and relayed model
 	// streams get this long to finish, then the process stops.
 	DrainTimeout time.Duration
-	// SandboxModelLatency delays each answer of the sandbox's scripted model
-	// (CHAKSHU_SANDBOX_MODEL_LATENCY), so a run lasts long enough to watch its
-	// Actions log live (browser tests, demos). 0 answers at once.
-	SandboxModelLatency time.Duration
 	// Retention bounds what the database keeps (CHAKSHU_RETAIN_*,
 	// CHAKSHU_PRUNE_BATCH; retention.go).
 	Retention retention.Retention
@@ -304,10 +302,10 @@ func resolve(s All, web, worker bool) (*Config, error) {
 		ModelRetryHorizon: s.ModelRetryHorizon, Admins: s.Admins, ReviewAllowList: s.ReviewAllowList,
 		ReplyLimitPerPR: s.ReplyLimitPerPR, ReplyLimitPerUser: s.ReplyLimitPerUser, MaxConcurrentRuns: s.MaxConcurrentRuns,
 		LogLevel: strings.ToLower(s.LogLevel), LogFormat: strings.ToLower(s.LogFormat),
-		HeartbeatInterval: s.HeartbeatInterval, DeadWorkerAfter: s.DeadWorkerAfter, RunReportTimeout: s.RunReportTimeout,
-		PollInterval: s.PollInterval, APITokenRate: s.APITokenRate, APITokenBurst: s.APITokenBurst,
+		DeadWorkerAfter: s.DeadWorkerAfter, HeartbeatInterval: s.DeadWorkerAfter * 2 / 9, RunReportTimeout: s.RunReportTimeout,
+		APITokenRate: s.APITokenRate, APITokenBurst: s.APITokenBurst,
 		GitHubWritesPerMinute: s.GitHubWritesPerMinute, GitHubWritesPerHour: s.GitHubWritesPerHour,
-		DrainTimeout: s.DrainTimeout, SandboxModelLatency: s.SandboxModelLatency,
+		DrainTimeout: s.DrainTimeout,
 	}
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		return nil, fmt.Errorf("CHAKSHU_ADDR: want host:port, got %q", c.Addr)
