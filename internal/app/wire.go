@@ -61,13 +61,15 @@ type deps struct {
 	setupGitHubURL string
 }
 
-func newGitHub(cfg *config.Config, reg prometheus.Registerer) (*gh.Apps, error) {
+// newGitHub is the App's clients of c (AppID, PrivateKey, BaseURL,
+// GraphQLURL), their calls counted in reg.
+func newGitHub(c gh.Config, reg prometheus.Registerer) (*gh.Apps, error) {
 	calls, err := metrics.NewGitHub(reg) // GitHub calls by endpoint and status, rate limit remaining
 	if err != nil {
 		return nil, fmt.Errorf("metrics: %w", err)
 	}
-	return gh.New(gh.Config{AppID: cfg.AppID, PrivateKey: cfg.PrivateKey, BaseURL: cfg.GitHubURL, GraphQLURL: cfg.GitHubGraphQLURL,
-		Transport: calls.Transport(nil)})
+	c.Transport = calls.Transport(nil)
+	return gh.New(c)
 }
 
 // webRoutes builds everything `chakshu web` serves, and what to close at shutdown.

@@ -508,6 +508,19 @@ func (c *Config) CheckWeb() error {
 	return nil
 }
 
+// ServedOn is c served on addr, the address actually listened on: the public
+// URL, and the OIDC audience with it, follow addr where they were not set.
+// c is left as it is.
+func (c Config) ServedOn(addr string) *Config {
+	if c.PublicURLDefaulted {
+		c.PublicURL = "http://" + addr
+		if c.AudienceDefaulted {
+			c.OIDCAudience = c.PublicURL
+		}
+	}
+	return &c
+}
+
 // IsAdmin reports whether login is a configured admin.
 func (c *Config) IsAdmin(login string) bool { return HasLogin(c.Admins, login) }
 
