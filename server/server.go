@@ -57,9 +57,6 @@ func (h *Health) Start() { h.started.Store(true) }
 // Drain turns readiness to 503 for good.
 func (h *Health) Drain() { h.draining.Store(true) }
 
-// Draining reports whether Drain was called.
-func (h *Health) Draining() bool { return h.draining.Load() }
-
 func (h *Health) routes(log *slog.Logger) []Route {
 	return []Route{
 		{Pattern: "GET /healthz", Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -200,12 +200,6 @@ func (s *Set) SkillsUsed() []string {
 	return slices.Clone(s.skillsUsed)
 }
 
-// ConnectorName returns the connector tool name behind an API tool name.
-func (s *Set) ConnectorName(api string) (string, bool) {
-	n, ok := s.connectors[api]
-	return n, ok
-}
-
 // Call runs one tool. Every failure, including malformed input and unknown
 // tools, is an error result for the model, never a Go error.
 func (s *Set) Call(ctx context.Context, name string, input json.RawMessage) Result {
