@@ -24,6 +24,7 @@ import (
 	"github.com/chakshu-dev/chakshu/action/agent"
 	"github.com/chakshu-dev/chakshu/action/internal/ghlog"
 	"github.com/chakshu-dev/chakshu/action/tools"
+	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/version"
@@ -222,9 +223,9 @@ type report struct {
 	set   *tools.Set
 	out   *agent.Outcome
 	// samples are the figures of a review in several passes (nil for one).
-	samples *runnerproto.SampleStats
+	samples *findings.Samples
 	// verify are the verification step's figures (nil without one).
-	verify *runnerproto.VerifyStats
+	verify *findings.Verification
 }
 
 func (r *report) stats() runnerproto.Stats {

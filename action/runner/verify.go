@@ -54,10 +54,10 @@ type verifyConfig struct {
 // refuted findings, and the step's figures. A conversation that fails (cost
 // cap, gateway) leaves its file's findings unverified and kept: the step
 // removes only what it refuted.
-func verifyFindings(ctx context.Context, vc verifyConfig) *runnerproto.VerifyStats {
+func verifyFindings(ctx context.Context, vc verifyConfig) *findings.Verification {
 	job := vc.Agent.Job
 	res := vc.Result
-	st := &runnerproto.VerifyStats{Candidates: len(res.Findings), MinConfidence: job.Verify.MinConfidence}
+	st := &findings.Verification{Candidates: len(res.Findings), MinConfidence: job.Verify.MinConfidence}
 	var paths []string
 	byPath := map[string][]int{}
 	for i, f := range res.Findings {
@@ -148,7 +148,7 @@ func verifyFindings(ctx context.Context, vc verifyConfig) *runnerproto.VerifySta
 	return st
 }
 
-func markUnverified(keep []bool, idx []int, st *runnerproto.VerifyStats) {
+func markUnverified(keep []bool, idx []int, st *findings.Verification) {
 	for _, i := range idx {
 		keep[i] = true
 	}
