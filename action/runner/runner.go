@@ -71,8 +71,8 @@ type Config struct {
 	WorkDir string
 	// Lookup reads the environment (os.LookupEnv in the action).
 	Lookup func(string) (string, bool)
-	// Unsetenv removes a variable (os.Unsetenv in the action; the sandbox
-	// passes its own so the process environment is left alone).
+	// Unsetenv removes a variable (os.Unsetenv in the action; tests pass
+	// their own so the process environment is left alone).
 	Unsetenv func(string) error
 	// Stdout is the Actions log.
 	Stdout io.Writer
