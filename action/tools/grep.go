@@ -87,9 +87,6 @@ type fileHit struct {
 	text  string // content mode output for this file
 }
 
-// Grep searches the workspace.
-func (f *FS) Grep(in GrepInput) (string, error) { return f.GrepContext(context.Background(), in) }
-
 // GrepContext searches the workspace, stopping with ctx's error when ctx is
 // done (between files, and every few thousand lines within one).
 func (f *FS) GrepContext(ctx context.Context, in GrepInput) (string, error) {
