@@ -145,7 +145,7 @@ func cancelOthers(ctx context.Context, db *store.DB, ch Change) (int, error) {
 	reason := "The pull request was closed, so this backtest was cancelled."
 	if !ch.Closed {
 		q.Where(backtest.HeadShaNEQ(ch.HeadSHA))
-		reason = fmt.Sprintf("The pull request moved to %s, so this backtest of an older commit was cancelled; the new commit gets its own.", short(ch.HeadSHA))
+		reason = fmt.Sprintf("The pull request moved to %s, so this backtest of an older commit was cancelled; the new commit gets its own.", gh.ShortSHA(ch.HeadSHA))
 	}
 	bts, err := q.All(ctx)
 	if err != nil {
@@ -199,13 +199,6 @@ func cancelRuns(ctx context.Context, db *store.DB, id int, why func(*ent.Run) st
 		}
 	}
 	return nil
-}
-
-func short(sha string) string {
-	if len(sha) > 7 {
-		return sha[:7]
-	}
-	return sha
 }
 
 // Rerun backtests again the change whose backtest check run checkRunID is

@@ -444,7 +444,7 @@ func (b *Builder) Build(ctx context.Context, rn *ent.Run, st Start) (*runnerprot
 	}
 	msg := "The runner fetched the job; the review started."
 	if j.IncrementalSince != "" {
-		msg = fmt.Sprintf("The runner fetched the job; reviewing only the changes since %s.", short(j.IncrementalSince))
+		msg = fmt.Sprintf("The runner fetched the job; reviewing only the changes since %s.", gh.ShortSHA(j.IncrementalSince))
 	}
 	err = runstate.Transition(ctx, b.cfg.DB, rn.ID, runstate.Change{
 		From: []run.Status{run.StatusDispatched}, To: run.StatusRunning, Message: msg,
@@ -462,13 +462,6 @@ func (b *Builder) Build(ctx context.Context, rn *ent.Run, st Start) (*runnerprot
 		return nil, err
 	}
 	return j, nil
-}
-
-func short(sha string) string {
-	if len(sha) > 7 {
-		return sha[:7]
-	}
-	return sha
 }
 
 // cancelMoved cancels a run whose PR moved (or closed) before the review

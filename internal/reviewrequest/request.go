@@ -239,14 +239,7 @@ func auditRequest(ctx context.Context, c *ent.Client, a Ask, created []*ent.Run,
 		}
 	}
 	return audit.Record(ctx, c, audit.Entry{Actor: a.Requester, Action: audit.ReviewRequest, InstallationID: instID,
-		Target: fmt.Sprintf("%s#%d at %s", a.Repo.FullName, a.PR.Number, shortSHA(a.PR.HeadSHA)), Detail: "reviewers " + strings.Join(names, ", ")})
-}
-
-func shortSHA(sha string) string {
-	if len(sha) > 7 {
-		return sha[:7]
-	}
-	return sha
+		Target: fmt.Sprintf("%s#%d at %s", a.Repo.FullName, a.PR.Number, gh.ShortSHA(a.PR.HeadSHA)), Detail: "reviewers " + strings.Join(names, ", ")})
 }
 
 func clip(s string, n int) string {
