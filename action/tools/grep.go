@@ -18,6 +18,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/chakshu-dev/chakshu/internal/textcut"
 )
 
 // Limits of the Grep tool.
@@ -515,7 +517,7 @@ func (s *searcher) match(rel string, buf []byte) (fileHit, bool) {
 func writeLine(b *strings.Builder, rel string, no int, sep byte, text []byte) {
 	t := strings.TrimRight(string(text), "\r")
 	if len(t) > GrepMaxLineBytes {
-		t = cutUTF8(t, GrepMaxLineBytes) + " … [line cut]"
+		t = textcut.Bytes(t, GrepMaxLineBytes) + " … [line cut]"
 	}
 	fmt.Fprintf(b, "%s%c%d%c%s\n", rel, sep, no, sep, t)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/strictjson"
+	"github.com/chakshu-dev/chakshu/internal/textcut"
 )
 
 // Names of the built-in tools.
@@ -435,7 +436,7 @@ func (s *Set) connector(ctx context.Context, api, name string, input json.RawMes
 	}
 	out := string(tr.Output)
 	if len(out) > ConnectorMaxOutput {
-		out = cutUTF8(out, ConnectorMaxOutput)
+		out = textcut.Bytes(out, ConnectorMaxOutput)
 		tr.Truncated = true
 	}
 	if tr.Truncated {
@@ -448,7 +449,7 @@ func cut(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return cutUTF8(s, n) + "…"
+	return textcut.Bytes(s, n) + "…"
 }
 
 const resultSchema = `{"type":"object","properties":{

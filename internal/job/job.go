@@ -35,6 +35,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/reviewrequest"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/runstate"
+	"github.com/chakshu-dev/chakshu/internal/textcut"
 	"github.com/chakshu-dev/chakshu/internal/wakeup"
 )
 
@@ -208,7 +209,7 @@ func (b *Builder) Assemble(p Parts) (Assembled, error) {
 		}
 		j.Diff, j.IncrementalSince = filterDiff(c.Diff, j.FilteredFiles), c.Since
 		if len(j.Diff) > MaxDiff {
-			j.Diff = truncateUTF8(j.Diff, MaxDiff)
+			j.Diff = textcut.Bytes(j.Diff, MaxDiff)
 		}
 		pd.Files, pd.FilteredFiles, pd.Diff, pd.IncrementalSince, pd.FullReviewReason, pd.DiffNote = j.Files, j.FilteredFiles, j.Diff, c.Since, c.Reason, c.Note
 		pd.Note = p.Note
