@@ -541,7 +541,7 @@ func TestRewordingPassesExactTitlesLoseTrueFindings(t *testing.T) {
 	trueKept := func(kept []findings.Finding) int {
 		n := 0
 		for _, g := range truth {
-			if findings.Match(&truthFs[g[0]], kept) >= 0 {
+			if slices.ContainsFunc(kept, func(k findings.Finding) bool { return findings.Same(&truthFs[g[0]], &k) }) {
 				n++
 			}
 		}
