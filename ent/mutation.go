@@ -18572,10 +18572,8 @@ type RunMutation struct {
 	addduration_ms            *int64
 	summary                   *string
 	result                    **findings.Stored
-	checked                   *map[string]interface{}
 	filtered_files            *[]string
 	appendfiltered_files      []string
-	result_json               *string
 	failure_reason            *string
 	failure_detail            *string
 	findings_blocker          *int
@@ -21161,55 +21159,6 @@ func (m *RunMutation) ResetResult() {
 	delete(m.clearedFields, run.FieldResult)
 }
 
-// SetChecked sets the "checked" field.
-func (m *RunMutation) SetChecked(value map[string]interface{}) {
-	m.checked = &value
-}
-
-// Checked returns the value of the "checked" field in the mutation.
-func (m *RunMutation) Checked() (r map[string]interface{}, exists bool) {
-	v := m.checked
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldChecked returns the old "checked" field's value of the Run entity.
-// If the Run object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *RunMutation) OldChecked(ctx context.Context) (v map[string]interface{}, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldChecked is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldChecked requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldChecked: %w", err)
-	}
-	return oldValue.Checked, nil
-}
-
-// ClearChecked clears the value of the "checked" field.
-func (m *RunMutation) ClearChecked() {
-	m.checked = nil
-	m.clearedFields[run.FieldChecked] = struct{}{}
-}
-
-// CheckedCleared returns if the "checked" field was cleared in this mutation.
-func (m *RunMutation) CheckedCleared() bool {
-	_, ok := m.clearedFields[run.FieldChecked]
-	return ok
-}
-
-// ResetChecked resets all changes to the "checked" field.
-func (m *RunMutation) ResetChecked() {
-	m.checked = nil
-	delete(m.clearedFields, run.FieldChecked)
-}
-
 // SetFilteredFiles sets the "filtered_files" field.
 func (m *RunMutation) SetFilteredFiles(s []string) {
 	m.filtered_files = &s
@@ -21273,42 +21222,6 @@ func (m *RunMutation) ResetFilteredFiles() {
 	m.filtered_files = nil
 	m.appendfiltered_files = nil
 	delete(m.clearedFields, run.FieldFilteredFiles)
-}
-
-// SetResultJSON sets the "result_json" field.
-func (m *RunMutation) SetResultJSON(s string) {
-	m.result_json = &s
-}
-
-// ResultJSON returns the value of the "result_json" field in the mutation.
-func (m *RunMutation) ResultJSON() (r string, exists bool) {
-	v := m.result_json
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldResultJSON returns the old "result_json" field's value of the Run entity.
-// If the Run object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *RunMutation) OldResultJSON(ctx context.Context) (v string, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldResultJSON is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldResultJSON requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldResultJSON: %w", err)
-	}
-	return oldValue.ResultJSON, nil
-}
-
-// ResetResultJSON resets all changes to the "result_json" field.
-func (m *RunMutation) ResetResultJSON() {
-	m.result_json = nil
 }
 
 // SetFailureReason sets the "failure_reason" field.
@@ -22558,7 +22471,7 @@ func (m *RunMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *RunMutation) Fields() []string {
-	fields := make([]string, 0, 77)
+	fields := make([]string, 0, 75)
 	if m.created_at != nil {
 		fields = append(fields, run.FieldCreatedAt)
 	}
@@ -22724,14 +22637,8 @@ func (m *RunMutation) Fields() []string {
 	if m.result != nil {
 		fields = append(fields, run.FieldResult)
 	}
-	if m.checked != nil {
-		fields = append(fields, run.FieldChecked)
-	}
 	if m.filtered_files != nil {
 		fields = append(fields, run.FieldFilteredFiles)
-	}
-	if m.result_json != nil {
-		fields = append(fields, run.FieldResultJSON)
 	}
 	if m.failure_reason != nil {
 		fields = append(fields, run.FieldFailureReason)
@@ -22908,12 +22815,8 @@ func (m *RunMutation) Field(name string) (ent.Value, bool) {
 		return m.Summary()
 	case run.FieldResult:
 		return m.Result()
-	case run.FieldChecked:
-		return m.Checked()
 	case run.FieldFilteredFiles:
 		return m.FilteredFiles()
-	case run.FieldResultJSON:
-		return m.ResultJSON()
 	case run.FieldFailureReason:
 		return m.FailureReason()
 	case run.FieldFailureDetail:
@@ -23071,12 +22974,8 @@ func (m *RunMutation) OldField(ctx context.Context, name string) (ent.Value, err
 		return m.OldSummary(ctx)
 	case run.FieldResult:
 		return m.OldResult(ctx)
-	case run.FieldChecked:
-		return m.OldChecked(ctx)
 	case run.FieldFilteredFiles:
 		return m.OldFilteredFiles(ctx)
-	case run.FieldResultJSON:
-		return m.OldResultJSON(ctx)
 	case run.FieldFailureReason:
 		return m.OldFailureReason(ctx)
 	case run.FieldFailureDetail:
@@ -23509,26 +23408,12 @@ func (m *RunMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetResult(v)
 		return nil
-	case run.FieldChecked:
-		v, ok := value.(map[string]interface{})
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetChecked(v)
-		return nil
 	case run.FieldFilteredFiles:
 		v, ok := value.([]string)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetFilteredFiles(v)
-		return nil
-	case run.FieldResultJSON:
-		v, ok := value.(string)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetResultJSON(v)
 		return nil
 	case run.FieldFailureReason:
 		v, ok := value.(string)
@@ -24092,9 +23977,6 @@ func (m *RunMutation) ClearedFields() []string {
 	if m.FieldCleared(run.FieldResult) {
 		fields = append(fields, run.FieldResult)
 	}
-	if m.FieldCleared(run.FieldChecked) {
-		fields = append(fields, run.FieldChecked)
-	}
 	if m.FieldCleared(run.FieldFilteredFiles) {
 		fields = append(fields, run.FieldFilteredFiles)
 	}
@@ -24153,9 +24035,6 @@ func (m *RunMutation) ClearField(name string) error {
 		return nil
 	case run.FieldResult:
 		m.ClearResult()
-		return nil
-	case run.FieldChecked:
-		m.ClearChecked()
 		return nil
 	case run.FieldFilteredFiles:
 		m.ClearFilteredFiles()
@@ -24339,14 +24218,8 @@ func (m *RunMutation) ResetField(name string) error {
 	case run.FieldResult:
 		m.ResetResult()
 		return nil
-	case run.FieldChecked:
-		m.ResetChecked()
-		return nil
 	case run.FieldFilteredFiles:
 		m.ResetFilteredFiles()
-		return nil
-	case run.FieldResultJSON:
-		m.ResetResultJSON()
 		return nil
 	case run.FieldFailureReason:
 		m.ResetFailureReason()

@@ -131,12 +131,8 @@ type Run struct {
 	Summary string `json:"summary,omitempty"`
 	// the result as accepted: parsed, validated and redacted once when the runner reports, with what the agent read (GraphQL Run.checked); read by internal/runstate.Result
 	Result *findings.Stored `json:"result,omitempty"`
-	// legacy (schema 2 read it): what the agent read, as a map; neither written nor read since schema 4, whose migration moved it into result; the release after drops it
-	Checked map[string]interface{} `json:"checked,omitempty"`
 	// files of the PR dropped by path_filters (set with the job); the review's coverage line counts them
 	FilteredFiles []string `json:"filtered_files,omitempty"`
-	// legacy (schema 2 read it): the redacted result as JSON; neither written nor read since schema 4, whose migration moved it into result; the release after drops it
-	ResultJSON string `json:"result_json,omitempty"`
 	// safe sentence, fit for public surfaces
 	FailureReason string `json:"failure_reason,omitempty"`
 	// operator detail, redacted
@@ -248,7 +244,7 @@ func (*Run) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case run.FieldReviewerSnapshot, run.FieldPrFiles, run.FieldResult, run.FieldChecked, run.FieldFilteredFiles, run.FieldLearningsUsed:
+		case run.FieldReviewerSnapshot, run.FieldPrFiles, run.FieldResult, run.FieldFilteredFiles, run.FieldLearningsUsed:
 			values[i] = new([]byte)
 		case run.FieldShadow, run.FieldCheckCompleted, run.FieldModelFinalUsed, run.FieldFromFork:
 			values[i] = new(sql.NullBool)
@@ -256,7 +252,7 @@ func (*Run) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullFloat64)
 		case run.FieldID, run.FieldBacktestID, run.FieldPrNumber, run.FieldCheckRunID, run.FieldActionsRunID, run.FieldAttempts, run.FieldPublishFailures, run.FieldFinishAttempts, run.FieldInputTokens, run.FieldOutputTokens, run.FieldCacheReadTokens, run.FieldCacheWriteTokens, run.FieldTurns, run.FieldDurationMs, run.FieldFindingsBlocker, run.FieldFindingsMajor, run.FieldFindingsMinor, run.FieldFindingsNit, run.FieldFindingsPosted, run.FieldFindingsDropped, run.FieldReviewID, run.FieldChangedFiles, run.FieldAdditions, run.FieldDeletions, run.FieldBehindBy, run.FieldAheadBy, run.FieldReplyToCommentID, run.FieldThreadRootCommentID, run.FieldReplyCommentID:
 			values[i] = new(sql.NullInt64)
-		case run.FieldKind, run.FieldStatus, run.FieldTrigger, run.FieldBacktestSide, run.FieldPrTitle, run.FieldPrURL, run.FieldHeadSha, run.FieldHeadRef, run.FieldBaseSha, run.FieldBaseRef, run.FieldRepoConfig, run.FieldIncrementalSince, run.FieldFullReviewReason, run.FieldRequester, run.FieldNote, run.FieldRequestTarget, run.FieldModel, run.FieldProvider, run.FieldActionsRunURL, run.FieldRunTokenHash, run.FieldResultHash, run.FieldLeaseOwner, run.FieldModelPrice, run.FieldSummary, run.FieldResultJSON, run.FieldFailureReason, run.FieldFailureDetail:
+		case run.FieldKind, run.FieldStatus, run.FieldTrigger, run.FieldBacktestSide, run.FieldPrTitle, run.FieldPrURL, run.FieldHeadSha, run.FieldHeadRef, run.FieldBaseSha, run.FieldBaseRef, run.FieldRepoConfig, run.FieldIncrementalSince, run.FieldFullReviewReason, run.FieldRequester, run.FieldNote, run.FieldRequestTarget, run.FieldModel, run.FieldProvider, run.FieldActionsRunURL, run.FieldRunTokenHash, run.FieldResultHash, run.FieldLeaseOwner, run.FieldModelPrice, run.FieldSummary, run.FieldFailureReason, run.FieldFailureDetail:
 			values[i] = new(sql.NullString)
 		case run.FieldCreatedAt, run.FieldUpdatedAt, run.FieldHeartbeatAt, run.FieldNextAttemptAt, run.FieldFinishNextAt, run.FieldActionsCancelledAt, run.FieldDispatchedAt, run.FieldStartedAt, run.FieldReportedAt, run.FieldFinishedAt:
 			values[i] = new(sql.NullTime)
@@ -628,14 +624,6 @@ func (_m *Run) assignValues(columns []string, values []any) error {
 					return fmt.Errorf("unmarshal field result: %w", err)
 				}
 			}
-		case run.FieldChecked:
-			if value, ok := values[i].(*[]byte); !ok {
-				return fmt.Errorf("unexpected type %T for field checked", values[i])
-			} else if value != nil && len(*value) > 0 {
-				if err := json.Unmarshal(*value, &_m.Checked); err != nil {
-					return fmt.Errorf("unmarshal field checked: %w", err)
-				}
-			}
 		case run.FieldFilteredFiles:
 			if value, ok := values[i].(*[]byte); !ok {
 				return fmt.Errorf("unexpected type %T for field filtered_files", values[i])
@@ -643,12 +631,6 @@ func (_m *Run) assignValues(columns []string, values []any) error {
 				if err := json.Unmarshal(*value, &_m.FilteredFiles); err != nil {
 					return fmt.Errorf("unmarshal field filtered_files: %w", err)
 				}
-			}
-		case run.FieldResultJSON:
-			if value, ok := values[i].(*sql.NullString); !ok {
-				return fmt.Errorf("unexpected type %T for field result_json", values[i])
-			} else if value.Valid {
-				_m.ResultJSON = value.String
 			}
 		case run.FieldFailureReason:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -1020,14 +1002,8 @@ func (_m *Run) String() string {
 	builder.WriteString("result=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Result))
 	builder.WriteString(", ")
-	builder.WriteString("checked=")
-	builder.WriteString(fmt.Sprintf("%v", _m.Checked))
-	builder.WriteString(", ")
 	builder.WriteString("filtered_files=")
 	builder.WriteString(fmt.Sprintf("%v", _m.FilteredFiles))
-	builder.WriteString(", ")
-	builder.WriteString("result_json=")
-	builder.WriteString(_m.ResultJSON)
 	builder.WriteString(", ")
 	builder.WriteString("failure_reason=")
 	builder.WriteString(_m.FailureReason)

@@ -749,29 +749,9 @@ func (_c *RunCreate) SetResult(v *findings.Stored) *RunCreate {
 	return _c
 }
 
-// SetChecked sets the "checked" field.
-func (_c *RunCreate) SetChecked(v map[string]interface{}) *RunCreate {
-	_c.mutation.SetChecked(v)
-	return _c
-}
-
 // SetFilteredFiles sets the "filtered_files" field.
 func (_c *RunCreate) SetFilteredFiles(v []string) *RunCreate {
 	_c.mutation.SetFilteredFiles(v)
-	return _c
-}
-
-// SetResultJSON sets the "result_json" field.
-func (_c *RunCreate) SetResultJSON(v string) *RunCreate {
-	_c.mutation.SetResultJSON(v)
-	return _c
-}
-
-// SetNillableResultJSON sets the "result_json" field if the given value is not nil.
-func (_c *RunCreate) SetNillableResultJSON(v *string) *RunCreate {
-	if v != nil {
-		_c.SetResultJSON(*v)
-	}
 	return _c
 }
 
@@ -1280,10 +1260,6 @@ func (_c *RunCreate) defaults() {
 		v := run.DefaultSummary
 		_c.mutation.SetSummary(v)
 	}
-	if _, ok := _c.mutation.ResultJSON(); !ok {
-		v := run.DefaultResultJSON
-		_c.mutation.SetResultJSON(v)
-	}
 	if _, ok := _c.mutation.FailureReason(); !ok {
 		v := run.DefaultFailureReason
 		_c.mutation.SetFailureReason(v)
@@ -1504,9 +1480,6 @@ func (_c *RunCreate) check() error {
 	}
 	if _, ok := _c.mutation.Summary(); !ok {
 		return &ValidationError{Name: "summary", err: errors.New(`ent: missing required field "Run.summary"`)}
-	}
-	if _, ok := _c.mutation.ResultJSON(); !ok {
-		return &ValidationError{Name: "result_json", err: errors.New(`ent: missing required field "Run.result_json"`)}
 	}
 	if _, ok := _c.mutation.FailureReason(); !ok {
 		return &ValidationError{Name: "failure_reason", err: errors.New(`ent: missing required field "Run.failure_reason"`)}
@@ -1812,17 +1785,9 @@ func (_c *RunCreate) createSpec() (*Run, *sqlgraph.CreateSpec) {
 		_spec.SetField(run.FieldResult, field.TypeJSON, value)
 		_node.Result = value
 	}
-	if value, ok := _c.mutation.Checked(); ok {
-		_spec.SetField(run.FieldChecked, field.TypeJSON, value)
-		_node.Checked = value
-	}
 	if value, ok := _c.mutation.FilteredFiles(); ok {
 		_spec.SetField(run.FieldFilteredFiles, field.TypeJSON, value)
 		_node.FilteredFiles = value
-	}
-	if value, ok := _c.mutation.ResultJSON(); ok {
-		_spec.SetField(run.FieldResultJSON, field.TypeString, value)
-		_node.ResultJSON = value
 	}
 	if value, ok := _c.mutation.FailureReason(); ok {
 		_spec.SetField(run.FieldFailureReason, field.TypeString, value)
@@ -2828,24 +2793,6 @@ func (u *RunUpsert) ClearResult() *RunUpsert {
 	return u
 }
 
-// SetChecked sets the "checked" field.
-func (u *RunUpsert) SetChecked(v map[string]interface{}) *RunUpsert {
-	u.Set(run.FieldChecked, v)
-	return u
-}
-
-// UpdateChecked sets the "checked" field to the value that was provided on create.
-func (u *RunUpsert) UpdateChecked() *RunUpsert {
-	u.SetExcluded(run.FieldChecked)
-	return u
-}
-
-// ClearChecked clears the value of the "checked" field.
-func (u *RunUpsert) ClearChecked() *RunUpsert {
-	u.SetNull(run.FieldChecked)
-	return u
-}
-
 // SetFilteredFiles sets the "filtered_files" field.
 func (u *RunUpsert) SetFilteredFiles(v []string) *RunUpsert {
 	u.Set(run.FieldFilteredFiles, v)
@@ -2861,18 +2808,6 @@ func (u *RunUpsert) UpdateFilteredFiles() *RunUpsert {
 // ClearFilteredFiles clears the value of the "filtered_files" field.
 func (u *RunUpsert) ClearFilteredFiles() *RunUpsert {
 	u.SetNull(run.FieldFilteredFiles)
-	return u
-}
-
-// SetResultJSON sets the "result_json" field.
-func (u *RunUpsert) SetResultJSON(v string) *RunUpsert {
-	u.Set(run.FieldResultJSON, v)
-	return u
-}
-
-// UpdateResultJSON sets the "result_json" field to the value that was provided on create.
-func (u *RunUpsert) UpdateResultJSON() *RunUpsert {
-	u.SetExcluded(run.FieldResultJSON)
 	return u
 }
 
@@ -4196,27 +4131,6 @@ func (u *RunUpsertOne) ClearResult() *RunUpsertOne {
 	})
 }
 
-// SetChecked sets the "checked" field.
-func (u *RunUpsertOne) SetChecked(v map[string]interface{}) *RunUpsertOne {
-	return u.Update(func(s *RunUpsert) {
-		s.SetChecked(v)
-	})
-}
-
-// UpdateChecked sets the "checked" field to the value that was provided on create.
-func (u *RunUpsertOne) UpdateChecked() *RunUpsertOne {
-	return u.Update(func(s *RunUpsert) {
-		s.UpdateChecked()
-	})
-}
-
-// ClearChecked clears the value of the "checked" field.
-func (u *RunUpsertOne) ClearChecked() *RunUpsertOne {
-	return u.Update(func(s *RunUpsert) {
-		s.ClearChecked()
-	})
-}
-
 // SetFilteredFiles sets the "filtered_files" field.
 func (u *RunUpsertOne) SetFilteredFiles(v []string) *RunUpsertOne {
 	return u.Update(func(s *RunUpsert) {
@@ -4235,20 +4149,6 @@ func (u *RunUpsertOne) UpdateFilteredFiles() *RunUpsertOne {
 func (u *RunUpsertOne) ClearFilteredFiles() *RunUpsertOne {
 	return u.Update(func(s *RunUpsert) {
 		s.ClearFilteredFiles()
-	})
-}
-
-// SetResultJSON sets the "result_json" field.
-func (u *RunUpsertOne) SetResultJSON(v string) *RunUpsertOne {
-	return u.Update(func(s *RunUpsert) {
-		s.SetResultJSON(v)
-	})
-}
-
-// UpdateResultJSON sets the "result_json" field to the value that was provided on create.
-func (u *RunUpsertOne) UpdateResultJSON() *RunUpsertOne {
-	return u.Update(func(s *RunUpsert) {
-		s.UpdateResultJSON()
 	})
 }
 
@@ -5793,27 +5693,6 @@ func (u *RunUpsertBulk) ClearResult() *RunUpsertBulk {
 	})
 }
 
-// SetChecked sets the "checked" field.
-func (u *RunUpsertBulk) SetChecked(v map[string]interface{}) *RunUpsertBulk {
-	return u.Update(func(s *RunUpsert) {
-		s.SetChecked(v)
-	})
-}
-
-// UpdateChecked sets the "checked" field to the value that was provided on create.
-func (u *RunUpsertBulk) UpdateChecked() *RunUpsertBulk {
-	return u.Update(func(s *RunUpsert) {
-		s.UpdateChecked()
-	})
-}
-
-// ClearChecked clears the value of the "checked" field.
-func (u *RunUpsertBulk) ClearChecked() *RunUpsertBulk {
-	return u.Update(func(s *RunUpsert) {
-		s.ClearChecked()
-	})
-}
-
 // SetFilteredFiles sets the "filtered_files" field.
 func (u *RunUpsertBulk) SetFilteredFiles(v []string) *RunUpsertBulk {
 	return u.Update(func(s *RunUpsert) {
@@ -5832,20 +5711,6 @@ func (u *RunUpsertBulk) UpdateFilteredFiles() *RunUpsertBulk {
 func (u *RunUpsertBulk) ClearFilteredFiles() *RunUpsertBulk {
 	return u.Update(func(s *RunUpsert) {
 		s.ClearFilteredFiles()
-	})
-}
-
-// SetResultJSON sets the "result_json" field.
-func (u *RunUpsertBulk) SetResultJSON(v string) *RunUpsertBulk {
-	return u.Update(func(s *RunUpsert) {
-		s.SetResultJSON(v)
-	})
-}
-
-// UpdateResultJSON sets the "result_json" field to the value that was provided on create.
-func (u *RunUpsertBulk) UpdateResultJSON() *RunUpsertBulk {
-	return u.Update(func(s *RunUpsert) {
-		s.UpdateResultJSON()
 	})
 }
 

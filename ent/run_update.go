@@ -936,18 +936,6 @@ func (_u *RunUpdate) ClearResult() *RunUpdate {
 	return _u
 }
 
-// SetChecked sets the "checked" field.
-func (_u *RunUpdate) SetChecked(v map[string]interface{}) *RunUpdate {
-	_u.mutation.SetChecked(v)
-	return _u
-}
-
-// ClearChecked clears the value of the "checked" field.
-func (_u *RunUpdate) ClearChecked() *RunUpdate {
-	_u.mutation.ClearChecked()
-	return _u
-}
-
 // SetFilteredFiles sets the "filtered_files" field.
 func (_u *RunUpdate) SetFilteredFiles(v []string) *RunUpdate {
 	_u.mutation.SetFilteredFiles(v)
@@ -963,20 +951,6 @@ func (_u *RunUpdate) AppendFilteredFiles(v []string) *RunUpdate {
 // ClearFilteredFiles clears the value of the "filtered_files" field.
 func (_u *RunUpdate) ClearFilteredFiles() *RunUpdate {
 	_u.mutation.ClearFilteredFiles()
-	return _u
-}
-
-// SetResultJSON sets the "result_json" field.
-func (_u *RunUpdate) SetResultJSON(v string) *RunUpdate {
-	_u.mutation.SetResultJSON(v)
-	return _u
-}
-
-// SetNillableResultJSON sets the "result_json" field if the given value is not nil.
-func (_u *RunUpdate) SetNillableResultJSON(v *string) *RunUpdate {
-	if v != nil {
-		_u.SetResultJSON(*v)
-	}
 	return _u
 }
 
@@ -1800,12 +1774,6 @@ func (_u *RunUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if _u.mutation.ResultCleared() {
 		_spec.ClearField(run.FieldResult, field.TypeJSON)
 	}
-	if value, ok := _u.mutation.Checked(); ok {
-		_spec.SetField(run.FieldChecked, field.TypeJSON, value)
-	}
-	if _u.mutation.CheckedCleared() {
-		_spec.ClearField(run.FieldChecked, field.TypeJSON)
-	}
 	if value, ok := _u.mutation.FilteredFiles(); ok {
 		_spec.SetField(run.FieldFilteredFiles, field.TypeJSON, value)
 	}
@@ -1816,9 +1784,6 @@ func (_u *RunUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.FilteredFilesCleared() {
 		_spec.ClearField(run.FieldFilteredFiles, field.TypeJSON)
-	}
-	if value, ok := _u.mutation.ResultJSON(); ok {
-		_spec.SetField(run.FieldResultJSON, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.FailureReason(); ok {
 		_spec.SetField(run.FieldFailureReason, field.TypeString, value)
@@ -3004,18 +2969,6 @@ func (_u *RunUpdateOne) ClearResult() *RunUpdateOne {
 	return _u
 }
 
-// SetChecked sets the "checked" field.
-func (_u *RunUpdateOne) SetChecked(v map[string]interface{}) *RunUpdateOne {
-	_u.mutation.SetChecked(v)
-	return _u
-}
-
-// ClearChecked clears the value of the "checked" field.
-func (_u *RunUpdateOne) ClearChecked() *RunUpdateOne {
-	_u.mutation.ClearChecked()
-	return _u
-}
-
 // SetFilteredFiles sets the "filtered_files" field.
 func (_u *RunUpdateOne) SetFilteredFiles(v []string) *RunUpdateOne {
 	_u.mutation.SetFilteredFiles(v)
@@ -3031,20 +2984,6 @@ func (_u *RunUpdateOne) AppendFilteredFiles(v []string) *RunUpdateOne {
 // ClearFilteredFiles clears the value of the "filtered_files" field.
 func (_u *RunUpdateOne) ClearFilteredFiles() *RunUpdateOne {
 	_u.mutation.ClearFilteredFiles()
-	return _u
-}
-
-// SetResultJSON sets the "result_json" field.
-func (_u *RunUpdateOne) SetResultJSON(v string) *RunUpdateOne {
-	_u.mutation.SetResultJSON(v)
-	return _u
-}
-
-// SetNillableResultJSON sets the "result_json" field if the given value is not nil.
-func (_u *RunUpdateOne) SetNillableResultJSON(v *string) *RunUpdateOne {
-	if v != nil {
-		_u.SetResultJSON(*v)
-	}
 	return _u
 }
 
@@ -3898,12 +3837,6 @@ func (_u *RunUpdateOne) sqlSave(ctx context.Context) (_node *Run, err error) {
 	if _u.mutation.ResultCleared() {
 		_spec.ClearField(run.FieldResult, field.TypeJSON)
 	}
-	if value, ok := _u.mutation.Checked(); ok {
-		_spec.SetField(run.FieldChecked, field.TypeJSON, value)
-	}
-	if _u.mutation.CheckedCleared() {
-		_spec.ClearField(run.FieldChecked, field.TypeJSON)
-	}
 	if value, ok := _u.mutation.FilteredFiles(); ok {
 		_spec.SetField(run.FieldFilteredFiles, field.TypeJSON, value)
 	}
@@ -3914,9 +3847,6 @@ func (_u *RunUpdateOne) sqlSave(ctx context.Context) (_node *Run, err error) {
 	}
 	if _u.mutation.FilteredFilesCleared() {
 		_spec.ClearField(run.FieldFilteredFiles, field.TypeJSON)
-	}
-	if value, ok := _u.mutation.ResultJSON(); ok {
-		_spec.SetField(run.FieldResultJSON, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.FailureReason(); ok {
 		_spec.SetField(run.FieldFailureReason, field.TypeString, value)

@@ -823,76 +823,72 @@ func init() {
 	runDescSummary := runFields[51].Descriptor()
 	// run.DefaultSummary holds the default value on creation for the summary field.
 	run.DefaultSummary = runDescSummary.Default.(string)
-	// runDescResultJSON is the schema descriptor for result_json field.
-	runDescResultJSON := runFields[55].Descriptor()
-	// run.DefaultResultJSON holds the default value on creation for the result_json field.
-	run.DefaultResultJSON = runDescResultJSON.Default.(string)
 	// runDescFailureReason is the schema descriptor for failure_reason field.
-	runDescFailureReason := runFields[56].Descriptor()
+	runDescFailureReason := runFields[54].Descriptor()
 	// run.DefaultFailureReason holds the default value on creation for the failure_reason field.
 	run.DefaultFailureReason = runDescFailureReason.Default.(string)
 	// runDescFailureDetail is the schema descriptor for failure_detail field.
-	runDescFailureDetail := runFields[57].Descriptor()
+	runDescFailureDetail := runFields[55].Descriptor()
 	// run.DefaultFailureDetail holds the default value on creation for the failure_detail field.
 	run.DefaultFailureDetail = runDescFailureDetail.Default.(string)
 	// runDescFindingsBlocker is the schema descriptor for findings_blocker field.
-	runDescFindingsBlocker := runFields[58].Descriptor()
+	runDescFindingsBlocker := runFields[56].Descriptor()
 	// run.DefaultFindingsBlocker holds the default value on creation for the findings_blocker field.
 	run.DefaultFindingsBlocker = runDescFindingsBlocker.Default.(int)
 	// runDescFindingsMajor is the schema descriptor for findings_major field.
-	runDescFindingsMajor := runFields[59].Descriptor()
+	runDescFindingsMajor := runFields[57].Descriptor()
 	// run.DefaultFindingsMajor holds the default value on creation for the findings_major field.
 	run.DefaultFindingsMajor = runDescFindingsMajor.Default.(int)
 	// runDescFindingsMinor is the schema descriptor for findings_minor field.
-	runDescFindingsMinor := runFields[60].Descriptor()
+	runDescFindingsMinor := runFields[58].Descriptor()
 	// run.DefaultFindingsMinor holds the default value on creation for the findings_minor field.
 	run.DefaultFindingsMinor = runDescFindingsMinor.Default.(int)
 	// runDescFindingsNit is the schema descriptor for findings_nit field.
-	runDescFindingsNit := runFields[61].Descriptor()
+	runDescFindingsNit := runFields[59].Descriptor()
 	// run.DefaultFindingsNit holds the default value on creation for the findings_nit field.
 	run.DefaultFindingsNit = runDescFindingsNit.Default.(int)
 	// runDescFindingsPosted is the schema descriptor for findings_posted field.
-	runDescFindingsPosted := runFields[62].Descriptor()
+	runDescFindingsPosted := runFields[60].Descriptor()
 	// run.DefaultFindingsPosted holds the default value on creation for the findings_posted field.
 	run.DefaultFindingsPosted = runDescFindingsPosted.Default.(int)
 	// runDescFindingsDropped is the schema descriptor for findings_dropped field.
-	runDescFindingsDropped := runFields[63].Descriptor()
+	runDescFindingsDropped := runFields[61].Descriptor()
 	// run.DefaultFindingsDropped holds the default value on creation for the findings_dropped field.
 	run.DefaultFindingsDropped = runDescFindingsDropped.Default.(int)
 	// runDescReviewID is the schema descriptor for review_id field.
-	runDescReviewID := runFields[64].Descriptor()
+	runDescReviewID := runFields[62].Descriptor()
 	// run.DefaultReviewID holds the default value on creation for the review_id field.
 	run.DefaultReviewID = runDescReviewID.Default.(int64)
 	// runDescChangedFiles is the schema descriptor for changed_files field.
-	runDescChangedFiles := runFields[66].Descriptor()
+	runDescChangedFiles := runFields[64].Descriptor()
 	// run.DefaultChangedFiles holds the default value on creation for the changed_files field.
 	run.DefaultChangedFiles = runDescChangedFiles.Default.(int)
 	// runDescAdditions is the schema descriptor for additions field.
-	runDescAdditions := runFields[67].Descriptor()
+	runDescAdditions := runFields[65].Descriptor()
 	// run.DefaultAdditions holds the default value on creation for the additions field.
 	run.DefaultAdditions = runDescAdditions.Default.(int)
 	// runDescDeletions is the schema descriptor for deletions field.
-	runDescDeletions := runFields[68].Descriptor()
+	runDescDeletions := runFields[66].Descriptor()
 	// run.DefaultDeletions holds the default value on creation for the deletions field.
 	run.DefaultDeletions = runDescDeletions.Default.(int)
 	// runDescBehindBy is the schema descriptor for behind_by field.
-	runDescBehindBy := runFields[69].Descriptor()
+	runDescBehindBy := runFields[67].Descriptor()
 	// run.DefaultBehindBy holds the default value on creation for the behind_by field.
 	run.DefaultBehindBy = runDescBehindBy.Default.(int)
 	// runDescAheadBy is the schema descriptor for ahead_by field.
-	runDescAheadBy := runFields[70].Descriptor()
+	runDescAheadBy := runFields[68].Descriptor()
 	// run.DefaultAheadBy holds the default value on creation for the ahead_by field.
 	run.DefaultAheadBy = runDescAheadBy.Default.(int)
 	// runDescFromFork is the schema descriptor for from_fork field.
-	runDescFromFork := runFields[71].Descriptor()
+	runDescFromFork := runFields[69].Descriptor()
 	// run.DefaultFromFork holds the default value on creation for the from_fork field.
 	run.DefaultFromFork = runDescFromFork.Default.(bool)
 	// runDescThreadRootCommentID is the schema descriptor for thread_root_comment_id field.
-	runDescThreadRootCommentID := runFields[73].Descriptor()
+	runDescThreadRootCommentID := runFields[71].Descriptor()
 	// run.DefaultThreadRootCommentID holds the default value on creation for the thread_root_comment_id field.
 	run.DefaultThreadRootCommentID = runDescThreadRootCommentID.Default.(int64)
 	// runDescReplyCommentID is the schema descriptor for reply_comment_id field.
-	runDescReplyCommentID := runFields[74].Descriptor()
+	runDescReplyCommentID := runFields[72].Descriptor()
 	// run.DefaultReplyCommentID holds the default value on creation for the reply_comment_id field.
 	run.DefaultReplyCommentID = runDescReplyCommentID.Default.(int64)
 	runeventFields := schema.RunEvent{}.Fields()

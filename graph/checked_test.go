@@ -12,8 +12,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
 
-// Run.checked keeps its map shape, built from the run's stored result
-// (the legacy checked column is not read); null for a reply run and a run
+// Run.checked keeps its map shape, built from the run's stored result; null for a reply run and a run
 // without a result.
 func TestRunChecked(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
@@ -24,7 +23,7 @@ func TestRunChecked(t *testing.T) {
 			Files: []string{"a.go"}, Skills: []string{"go"}, FilesRead: []string{"a.go", "b.go"},
 			Evidence: &findings.RunnerEvidence{Kept: 1, Dropped: 1, DroppedFindings: []findings.DroppedFinding{{Path: "a.go", Line: 3, Title: "T", Reason: "R"}}},
 			Samples:  &findings.Samples{Passes: 3, Ran: 2, Agree: 2, PassFindings: []int{1, 2}, Distinct: 2, Kept: 1, Dropped: 1},
-		}}).SetChecked(map[string]any{"files": []string{"stale.go"}}).ExecX(ctx)
+		}}).ExecX(ctx)
 		reply := e.seedRun(e.repoA, e.revSec, e.prA, run.StatusSucceeded, 1, 1000, 0)
 		reply.Update().SetKind(run.KindReply).SetResult(&findings.Stored{Reply: &findings.ReplyResult{Reply: "Fixed.", Verdict: findings.VerdictFixed}}).ExecX(ctx)
 		none := e.seedRun(e.repoA, e.revSec, e.prA, run.StatusFailed, 1, 1000, 0)

@@ -519,9 +519,7 @@ var (
 		{Name: "duration_ms", Type: field.TypeInt64, Default: 0},
 		{Name: "summary", Type: field.TypeString, Size: 2147483647, Default: ""},
 		{Name: "result", Type: field.TypeJSON, Nullable: true},
-		{Name: "checked", Type: field.TypeJSON, Nullable: true},
 		{Name: "filtered_files", Type: field.TypeJSON, Nullable: true},
-		{Name: "result_json", Type: field.TypeString, Size: 2147483647, Default: ""},
 		{Name: "failure_reason", Type: field.TypeString, Default: ""},
 		{Name: "failure_detail", Type: field.TypeString, Size: 2147483647, Default: ""},
 		{Name: "findings_blocker", Type: field.TypeInt, Default: 0},
@@ -552,13 +550,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "runs_repositories_runs",
-				Columns:    []*schema.Column{RunsColumns[78]},
+				Columns:    []*schema.Column{RunsColumns[76]},
 				RefColumns: []*schema.Column{RepositoriesColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "runs_reviewers_runs",
-				Columns:    []*schema.Column{RunsColumns[79]},
+				Columns:    []*schema.Column{RunsColumns[77]},
 				RefColumns: []*schema.Column{ReviewersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -587,17 +585,17 @@ var (
 			{
 				Name:    "run_pr_number_repository_runs",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[10], RunsColumns[78]},
+				Columns: []*schema.Column{RunsColumns[10], RunsColumns[76]},
 			},
 			{
 				Name:    "run_created_at_repository_runs",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[1], RunsColumns[78]},
+				Columns: []*schema.Column{RunsColumns[1], RunsColumns[76]},
 			},
 			{
 				Name:    "run_created_at_reviewer_runs",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[1], RunsColumns[79]},
+				Columns: []*schema.Column{RunsColumns[1], RunsColumns[77]},
 			},
 			{
 				Name:    "run_actions_run_id",
@@ -617,12 +615,12 @@ var (
 			{
 				Name:    "run_status_created_at_repository_runs",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[4], RunsColumns[1], RunsColumns[78]},
+				Columns: []*schema.Column{RunsColumns[4], RunsColumns[1], RunsColumns[76]},
 			},
 			{
 				Name:    "run_status_created_at_reviewer_runs",
 				Unique:  false,
-				Columns: []*schema.Column{RunsColumns[4], RunsColumns[1], RunsColumns[79]},
+				Columns: []*schema.Column{RunsColumns[4], RunsColumns[1], RunsColumns[77]},
 			},
 			{
 				Name:    "run_updated_at",
@@ -632,7 +630,7 @@ var (
 			{
 				Name:    "run_active_review",
 				Unique:  true,
-				Columns: []*schema.Column{RunsColumns[10], RunsColumns[13], RunsColumns[3], RunsColumns[78], RunsColumns[79]},
+				Columns: []*schema.Column{RunsColumns[10], RunsColumns[13], RunsColumns[3], RunsColumns[76], RunsColumns[77]},
 				Annotation: &entsql.IndexAnnotation{
 					Where: "status IN ('queued','dispatched','running','publishing') AND kind = 'review' AND shadow = false",
 				},
@@ -640,7 +638,7 @@ var (
 			{
 				Name:    "run_reply_to_comment_id",
 				Unique:  true,
-				Columns: []*schema.Column{RunsColumns[75]},
+				Columns: []*schema.Column{RunsColumns[73]},
 			},
 		},
 	}

@@ -127,12 +127,8 @@ const (
 	FieldSummary = "summary"
 	// FieldResult holds the string denoting the result field in the database.
 	FieldResult = "result"
-	// FieldChecked holds the string denoting the checked field in the database.
-	FieldChecked = "checked"
 	// FieldFilteredFiles holds the string denoting the filtered_files field in the database.
 	FieldFilteredFiles = "filtered_files"
-	// FieldResultJSON holds the string denoting the result_json field in the database.
-	FieldResultJSON = "result_json"
 	// FieldFailureReason holds the string denoting the failure_reason field in the database.
 	FieldFailureReason = "failure_reason"
 	// FieldFailureDetail holds the string denoting the failure_detail field in the database.
@@ -269,9 +265,7 @@ var Columns = []string{
 	FieldDurationMs,
 	FieldSummary,
 	FieldResult,
-	FieldChecked,
 	FieldFilteredFiles,
-	FieldResultJSON,
 	FieldFailureReason,
 	FieldFailureDetail,
 	FieldFindingsBlocker,
@@ -392,8 +386,6 @@ var (
 	DefaultDurationMs int64
 	// DefaultSummary holds the default value on creation for the "summary" field.
 	DefaultSummary string
-	// DefaultResultJSON holds the default value on creation for the "result_json" field.
-	DefaultResultJSON string
 	// DefaultFailureReason holds the default value on creation for the "failure_reason" field.
 	DefaultFailureReason string
 	// DefaultFailureDetail holds the default value on creation for the "failure_detail" field.
@@ -809,11 +801,6 @@ func ByDurationMs(opts ...sql.OrderTermOption) OrderOption {
 // BySummary orders the results by the summary field.
 func BySummary(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldSummary, opts...).ToFunc()
-}
-
-// ByResultJSON orders the results by the result_json field.
-func ByResultJSON(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldResultJSON, opts...).ToFunc()
 }
 
 // ByFailureReason orders the results by the failure_reason field.

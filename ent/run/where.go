@@ -300,11 +300,6 @@ func Summary(v string) predicate.Run {
 	return predicate.Run(sql.FieldEQ(FieldSummary, v))
 }
 
-// ResultJSON applies equality check predicate on the "result_json" field. It's identical to ResultJSONEQ.
-func ResultJSON(v string) predicate.Run {
-	return predicate.Run(sql.FieldEQ(FieldResultJSON, v))
-}
-
 // FailureReason applies equality check predicate on the "failure_reason" field. It's identical to FailureReasonEQ.
 func FailureReason(v string) predicate.Run {
 	return predicate.Run(sql.FieldEQ(FieldFailureReason, v))
@@ -2965,16 +2960,6 @@ func ResultNotNil() predicate.Run {
 	return predicate.Run(sql.FieldNotNull(FieldResult))
 }
 
-// CheckedIsNil applies the IsNil predicate on the "checked" field.
-func CheckedIsNil() predicate.Run {
-	return predicate.Run(sql.FieldIsNull(FieldChecked))
-}
-
-// CheckedNotNil applies the NotNil predicate on the "checked" field.
-func CheckedNotNil() predicate.Run {
-	return predicate.Run(sql.FieldNotNull(FieldChecked))
-}
-
 // FilteredFilesIsNil applies the IsNil predicate on the "filtered_files" field.
 func FilteredFilesIsNil() predicate.Run {
 	return predicate.Run(sql.FieldIsNull(FieldFilteredFiles))
@@ -2983,71 +2968,6 @@ func FilteredFilesIsNil() predicate.Run {
 // FilteredFilesNotNil applies the NotNil predicate on the "filtered_files" field.
 func FilteredFilesNotNil() predicate.Run {
 	return predicate.Run(sql.FieldNotNull(FieldFilteredFiles))
-}
-
-// ResultJSONEQ applies the EQ predicate on the "result_json" field.
-func ResultJSONEQ(v string) predicate.Run {
-	return predicate.Run(sql.FieldEQ(FieldResultJSON, v))
-}
-
-// ResultJSONNEQ applies the NEQ predicate on the "result_json" field.
-func ResultJSONNEQ(v string) predicate.Run {
-	return predicate.Run(sql.FieldNEQ(FieldResultJSON, v))
-}
-
-// ResultJSONIn applies the In predicate on the "result_json" field.
-func ResultJSONIn(vs ...string) predicate.Run {
-	return predicate.Run(sql.FieldIn(FieldResultJSON, vs...))
-}
-
-// ResultJSONNotIn applies the NotIn predicate on the "result_json" field.
-func ResultJSONNotIn(vs ...string) predicate.Run {
-	return predicate.Run(sql.FieldNotIn(FieldResultJSON, vs...))
-}
-
-// ResultJSONGT applies the GT predicate on the "result_json" field.
-func ResultJSONGT(v string) predicate.Run {
-	return predicate.Run(sql.FieldGT(FieldResultJSON, v))
-}
-
-// ResultJSONGTE applies the GTE predicate on the "result_json" field.
-func ResultJSONGTE(v string) predicate.Run {
-	return predicate.Run(sql.FieldGTE(FieldResultJSON, v))
-}
-
-// ResultJSONLT applies the LT predicate on the "result_json" field.
-func ResultJSONLT(v string) predicate.Run {
-	return predicate.Run(sql.FieldLT(FieldResultJSON, v))
-}
-
-// ResultJSONLTE applies the LTE predicate on the "result_json" field.
-func ResultJSONLTE(v string) predicate.Run {
-	return predicate.Run(sql.FieldLTE(FieldResultJSON, v))
-}
-
-// ResultJSONContains applies the Contains predicate on the "result_json" field.
-func ResultJSONContains(v string) predicate.Run {
-	return predicate.Run(sql.FieldContains(FieldResultJSON, v))
-}
-
-// ResultJSONHasPrefix applies the HasPrefix predicate on the "result_json" field.
-func ResultJSONHasPrefix(v string) predicate.Run {
-	return predicate.Run(sql.FieldHasPrefix(FieldResultJSON, v))
-}
-
-// ResultJSONHasSuffix applies the HasSuffix predicate on the "result_json" field.
-func ResultJSONHasSuffix(v string) predicate.Run {
-	return predicate.Run(sql.FieldHasSuffix(FieldResultJSON, v))
-}
-
-// ResultJSONEqualFold applies the EqualFold predicate on the "result_json" field.
-func ResultJSONEqualFold(v string) predicate.Run {
-	return predicate.Run(sql.FieldEqualFold(FieldResultJSON, v))
-}
-
-// ResultJSONContainsFold applies the ContainsFold predicate on the "result_json" field.
-func ResultJSONContainsFold(v string) predicate.Run {
-	return predicate.Run(sql.FieldContainsFold(FieldResultJSON, v))
 }
 
 // FailureReasonEQ applies the EQ predicate on the "failure_reason" field.

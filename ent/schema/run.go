@@ -134,12 +134,8 @@ func (Run) Fields() []ent.Field {
 			Comment("the review's summary as posted"),
 		field.JSON("result", &findings.Stored{}).Optional().Annotations(gqlSkipAll()).
 			Comment("the result as accepted: parsed, validated and redacted once when the runner reports, with what the agent read (GraphQL Run.checked); read by internal/runstate.Result"),
-		field.JSON("checked", map[string]any{}).Optional().Annotations(gqlSkipAll()).
-			Comment("legacy (schema 2 read it): what the agent read, as a map; neither written nor read since schema 4, whose migration moved it into result; the release after drops it"),
 		field.JSON("filtered_files", []string{}).Optional().Annotations(gqlSkipAll()).
 			Comment("files of the PR dropped by path_filters (set with the job); the review's coverage line counts them"),
-		field.Text("result_json").Default("").Annotations(gqlSkipAll()).
-			Comment("legacy (schema 2 read it): the redacted result as JSON; neither written nor read since schema 4, whose migration moved it into result; the release after drops it"),
 		field.String("failure_reason").Default("").Comment("safe sentence, fit for public surfaces"),
 		field.Text("failure_detail").Default("").Comment("operator detail, redacted").
 			Annotations(gqlSkipWhereInput()),

@@ -2,7 +2,6 @@ package findings
 
 import (
 	"encoding/json"
-	"fmt"
 )
 
 // Stored is a run's result as Chakshu keeps it (the run's result column):
@@ -111,7 +110,7 @@ type Samples struct {
 	Dropped  int `json:"dropped"`
 }
 
-// Map is c as GraphQL's Run.checked map (and the legacy checked column):
+// Map is c as GraphQL's Run.checked map:
 // its JSON, decoded into a map; nil for a nil c.
 func (c *Coverage) Map() map[string]any {
 	if c == nil {
@@ -126,21 +125,4 @@ func (c *Coverage) Map() map[string]any {
 		return nil
 	}
 	return m
-}
-
-// CoverageFromMap reads a legacy checked map back (what a run stored
-// before the typed result); keys it does not know are left out.
-func CoverageFromMap(m map[string]any) (*Coverage, error) {
-	if m == nil {
-		return nil, nil
-	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		return nil, fmt.Errorf("checked: %w", err)
-	}
-	var c Coverage
-	if err := json.Unmarshal(b, &c); err != nil {
-		return nil, fmt.Errorf("checked: %w", err)
-	}
-	return &c, nil
 }

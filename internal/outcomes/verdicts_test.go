@@ -14,7 +14,7 @@ import (
 )
 
 // A PR's reply verdicts come from each answered reply run's stored result
-// (the typed one; the legacy result_json is not read). A "stands" verdict, an unanswered run and another PR's run say nothing.
+// (the typed one). A "stands" verdict, an unanswered run and another PR's run say nothing.
 func TestVerdictsFromStoredResults(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
@@ -29,7 +29,7 @@ func TestVerdictsFromStoredResults(t *testing.T) {
 		}
 		typed := func(v findings.Verdict) func(*ent.RunCreate) {
 			return func(c *ent.RunCreate) {
-				c.SetResult(&findings.Stored{Reply: &findings.ReplyResult{Reply: "Answer.", Verdict: v}}).SetResultJSON("{not json")
+				c.SetResult(&findings.Stored{Reply: &findings.ReplyResult{Reply: "Answer.", Verdict: v}})
 			}
 		}
 		reply(7, 100, run.StatusSucceeded, typed(findings.VerdictWrong))

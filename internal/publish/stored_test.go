@@ -12,8 +12,7 @@ import (
 )
 
 // The publisher reads the result the runner API stored once (typed,
-// validated and redacted), never the legacy columns: a run whose legacy
-// columns are unreadable publishes from it.
+// validated and redacted).
 func TestPublishStoredResult(t *testing.T) {
 	// The agent names no file it read; the runner saw two, and its evidence
 	// check dropped two findings before the result reached the server.
@@ -26,8 +25,8 @@ func TestPublishStoredResult(t *testing.T) {
 		name string
 		set  func(*ent.RunCreate)
 	}{
-		{"typed result, legacy columns unreadable", func(c *ent.RunCreate) {
-			c.SetResult(&findings.Stored{Review: &res, Checked: cov}).SetResultJSON("{not json").SetChecked(map[string]any{"files_read": "nope"})
+		{"typed result", func(c *ent.RunCreate) {
+			c.SetResult(&findings.Stored{Review: &res, Checked: cov})
 		}},
 	}
 	for _, tc := range cases {

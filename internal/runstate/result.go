@@ -12,8 +12,8 @@ var ErrNoResult = errors.New("run has no result")
 
 // Result is run r's result as the runner API stored it: parsed, validated
 // and redacted when it was reported, read here without parsing again. (A
-// run reported by schema 2, with only the legacy result_json and checked
-// columns, got its typed result when the database was migrated to schema 4.)
+// run reported by schema 2, before the typed result, got it when the
+// database was migrated to schema 4 or later.)
 func Result(r *ent.Run) (*findings.Stored, error) {
 	if r.Result == nil {
 		return nil, ErrNoResult

@@ -11,7 +11,6 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/finding"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/findings"
-	runrecord "github.com/chakshu-dev/chakshu/internal/runstate"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
@@ -44,7 +43,7 @@ func TestSeedHistoryOutcomes(t *testing.T) {
 			if want := r.FindingsBlocker + r.FindingsMajor + r.FindingsMinor + r.FindingsNit; len(r.Edges.Findings) != want {
 				t.Fatalf("run %d: %d findings, its counters say %d", r.ID, len(r.Edges.Findings), want)
 			}
-			if ran := seededMethodOK(t, r.ID, r.Status, runrecord.Checked(r), len(r.Edges.Findings)); ran > 0 {
+			if ran := seededMethodOK(t, r.ID, r.Status, r.Result, len(r.Edges.Findings)); ran > 0 {
 				ranCount[ran]++
 			}
 			for _, f := range r.Edges.Findings {
@@ -90,21 +89,24 @@ func TestSeedHistoryOutcomes(t *testing.T) {
 	})
 }
 
-// seededMethodOK checks a seeded run's review-method figures (Run.checked's
-// samples and verify) add up as the runner API requires of a runner's, and
+// seededMethodOK checks a seeded run's review-method figures (its stored
+// result's samples and verify) add up as the runner API requires of a runner's, and
 // that the verifier confirmed the run's posted findings; a failed run has
 // none. It returns the passes that ran (0 for none).
-func seededMethodOK(t *testing.T, id int, status run.Status, checked map[string]any, posted int) int {
+func seededMethodOK(t *testing.T, id int, status run.Status, st *findings.Stored, posted int) int {
 	t.Helper()
+	var cov *findings.Coverage
+	if st != nil {
+		cov = st.Checked
+	}
 	if status != run.StatusSucceeded {
-		if checked != nil {
-			t.Errorf("run %d (%s) has figures %v", id, status, checked)
+		if cov != nil {
+			t.Errorf("run %d (%s) has figures %+v", id, status, cov)
 		}
 		return 0
 	}
-	cov, err := findings.CoverageFromMap(checked)
-	if err != nil || cov == nil || cov.Samples == nil || cov.Verify == nil {
-		t.Fatalf("run %d: no review-method figures (%v): %v", id, err, checked)
+	if cov == nil || cov.Samples == nil || cov.Verify == nil {
+		t.Fatalf("run %d: no review-method figures: %+v", id, cov)
 	}
 	s, v := cov.Samples, cov.Verify
 	if s.Passes != 3 || s.Ran < 1 || s.Ran > s.Passes || s.Agree < 1 || s.Agree > s.Ran ||

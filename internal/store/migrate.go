@@ -48,8 +48,8 @@ import (
 // refusal when a binary is too old. The cost is the rule it rests on: a schema
 // change is additive (new tables, nullable or defaulted columns, new
 // indexes); a column is never renamed, dropped or narrowed in one release.
-// Removing one takes two: release N stops using it, release N+1 (with
-// MinCompatible ≥ N) may drop it.
+// Removing one takes two: release N removes it from the ent schema (so no
+// query of N names it), release N+1 (with MinCompatible ≥ N) may drop it.
 
 // Release is what a binary's migration knows about its own schema.
 type Release struct {
@@ -83,8 +83,14 @@ type Release struct {
 // writes nor reads result_json and checked, and its migration converts the
 // runs that have only those (backfillResults). Schema 3 runs beside it (it
 // writes the typed result too); schema 2, which reads only the legacy
-// columns, does not. The release after schema 4 may drop them.
-var Current = Release{Schema: 4, MinCompatible: 3, Rollup: RollupVersion}
+// columns, does not.
+//
+// Schema 5: result_json and checked leave the ent schema (migrateLegacyResults
+// converts the runs schema 2 reported). It runs beside schema 4, whose ent
+// queries still name both columns (every runs SELECT, and result_json's
+// default on insert), so the columns stay until the first release whose
+// minimum compatible schema is 5 (legacyResultsDropFrom) drops them.
+var Current = Release{Schema: 5, MinCompatible: 4, Rollup: RollupVersion}
 
 // MigrateReport says what a migration did.
 type MigrateReport struct {
@@ -193,14 +199,15 @@ func (db *DB) MigrateAs(ctx context.Context, rel Release) (MigrateReport, error)
 			ErrSchemaTooOld, rep.DatabaseSchema, minCompat.Int64, rel.Schema)
 	}
 	if rel.Schema >= rep.DatabaseSchema {
-		backfill, err := db.retryColumnsMissing(ctx) // retrystate.go: retry state moved from timeline notes to columns
+		// retrystate.go: retry state moved from timeline notes to columns.
+		hasRetry, err := db.runsHasColumn(ctx, "publish_failures")
 		if err != nil {
 			return rep, err
 		}
 		if err := db.Schema.Create(ctx, migrate.WithDropColumn(false), migrate.WithDropIndex(false), schema.WithDiffHook(constantDefaults)); err != nil {
 			return rep, fmt.Errorf("migrate: %w", err)
 		}
-		if backfill {
+		if !hasRetry {
 			if err := db.backfillRetryColumns(ctx); err != nil {
 				return rep, err
 			}
@@ -217,7 +224,7 @@ func (db *DB) MigrateAs(ctx context.Context, rel Release) (MigrateReport, error)
 		if err := db.dropReplacedIndexes(ctx); err != nil {
 			return rep, err
 		}
-		if err := db.backfillResults(ctx); err != nil {
+		if err := db.migrateLegacyResults(ctx, rel); err != nil {
 			return rep, err
 		}
 		rep.SchemaChanged = true

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -12,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
@@ -23,6 +26,14 @@ func triggers(t *testing.T, db *store.DB) []string {
 	if db.Postgres() {
 		q = "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal AND tgname LIKE 'runs_rollup_%'"
 	}
+	out := names(t, db, q)
+	sort.Strings(out)
+	return out
+}
+
+// names runs a query of one text column and returns its values.
+func names(t *testing.T, db *store.DB, q string) []string {
+	t.Helper()
 	rows, err := db.SQL.QueryContext(context.Background(), q)
 	if err != nil {
 		t.Fatal(err)
@@ -31,10 +42,14 @@ func triggers(t *testing.T, db *store.DB) []string {
 	var out []string
 	for rows.Next() {
 		var s string
-		rows.Scan(&s) //nolint:errcheck
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
 		out = append(out, s)
 	}
-	sort.Strings(out)
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
 	return out
 }
 
@@ -108,6 +123,10 @@ func writeReachesRollup(t *testing.T, db *store.DB) {
 	storetest.CheckRollupExact(t, db)
 }
 
+// dropsLegacy is the first release that runs beside no schema naming the
+// legacy result columns (v0.1.0's queries do): it drops them.
+var dropsLegacy = store.Release{Schema: store.Current.Schema + 1, MinCompatible: 5, Rollup: store.Current.Rollup}
+
 // A database created and filled by release 1 (the last release before the
 // schema record; testdata/capture made the dump at its commit) is brought to
 // this release's schema: its data survives, the new columns and tables work,
@@ -119,6 +138,17 @@ func TestUpgradeFromRelease1(t *testing.T) {
 			ctx := context.Background()
 			db := storetest.OpenEmpty(t, d)
 			loadFixture(t, db, 1)
+			// Results as schema 2 stored them, in the legacy columns alone.
+			for _, q := range []string{
+				`UPDATE runs SET result_json = '{"summary":"S","checked":{"files":[],"skills":[]},"findings":[{"path":"a.go","line":2,"severity":"nit","category":"style","title":"T","body":"B"}]}',
+					checked = '{"files":["a.go"],"skills":[],"files_read":["a.go"],"evidence":{"kept":1,"moved":0,"dropped":2,"unchecked":0,"dropped_findings":[]}}' WHERE pr_number = 10`,
+				`UPDATE runs SET kind = 'reply', result_json = '{"reply":"Fixed now.","verdict":"fixed"}' WHERE pr_number = 12`,
+				`UPDATE runs SET result_json = '{not json' WHERE pr_number = 11`,
+			} {
+				if _, err := db.SQL.ExecContext(ctx, q); err != nil {
+					t.Fatal(err)
+				}
+			}
 			before := triggers(t, db)
 			if len(before) == 0 {
 				t.Fatal("the fixture has no rollup triggers")
@@ -180,6 +210,27 @@ func TestUpgradeFromRelease1(t *testing.T) {
 			if n := db.WebhookEvent.Query().CountX(ctx); n != 2 {
 				t.Fatalf("webhook events after upgrade: %d, want 2", n)
 			}
+			// Schema 2's results, converted before their columns went.
+			converted := map[int]*findings.Stored{
+				10: {Review: &findings.Result{Summary: "S", Checked: findings.Checked{Files: []string{}, Skills: []string{}},
+					Findings: []findings.Finding{{Path: "a.go", Line: 2, Side: "RIGHT", Severity: findings.Nit, Category: "style", Title: "T", Body: "B"}}},
+					Checked: &findings.Coverage{Files: []string{"a.go"}, Skills: []string{}, FilesRead: []string{"a.go"},
+						Evidence: &findings.RunnerEvidence{Kept: 1, Dropped: 2, DroppedFindings: []findings.DroppedFinding{}}}},
+				12: {Reply: &findings.ReplyResult{Reply: "Fixed now.", Verdict: findings.VerdictFixed}},
+			}
+			if d := cmp.Diff(converted, results(t, db)); d != "" {
+				t.Errorf("results by PR after the upgrade (-want +got):\n%s", d)
+			}
+			// The first release that runs beside no schema naming them drops them.
+			if _, err := db.MigrateAs(ctx, dropsLegacy); err != nil {
+				t.Fatal(err)
+			}
+			if cols := legacyColumns(t, db); len(cols) != 0 {
+				t.Errorf("legacy columns %v left", cols)
+			}
+			if d := cmp.Diff(converted, results(t, db)); d != "" {
+				t.Errorf("results by PR after the drop (-want +got):\n%s", d)
+			}
 			// Writes through this release's schema reach the rollup.
 			writeReachesRollup(t, db)
 
@@ -187,7 +238,7 @@ func TestUpgradeFromRelease1(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(hist) != 1 || hist[0].Schema != store.Current.Schema || hist[0].MinCompatible != store.Current.MinCompatible {
+			if len(hist) != 2 || hist[0].Schema != store.Current.Schema || hist[0].MinCompatible != store.Current.MinCompatible || hist[1].Schema != dropsLegacy.Schema {
 				t.Fatalf("schema history %+v", hist)
 			}
 		})
@@ -196,9 +247,10 @@ func TestUpgradeFromRelease1(t *testing.T) {
 
 // A database created and filled by v0.1.0 (release 2 of the fixtures:
 // schema 4, rollup triggers v4; testdata/capture made the dump at its tag)
-// starts under this release with its data intact and the rollup exact,
-// rebuilt only when this release brings newer triggers: today's start on
-// the last release's database, and the upgrade test of the next schema.
+// starts under this release with its data and the results its runs
+// reported intact, the rollup exact (rebuilt only when this release brings
+// newer triggers), v0.1.0 still able to start beside it, and the legacy
+// result columns dropped, and v0.1.0 refused, only by a later release.
 func TestUpgradeFromRelease2(t *testing.T) {
 	const release2Schema, release2Rollup = 4, 4
 	for _, d := range storetest.Dialects {
@@ -220,19 +272,48 @@ func TestUpgradeFromRelease2(t *testing.T) {
 			if n := db.Finding.Query().CountX(ctx); n != 2 {
 				t.Fatalf("findings after the start: %d, want 2", n)
 			}
+			// The results v0.1.0 stored, as it stored them.
+			got := results(t, db)
+			for _, pr := range []int{10, 12} {
+				if r := got[pr]; r == nil || r.Review == nil || r.Review.Summary != fmt.Sprintf("Run %d.", pr-10) || len(r.Review.Findings) != 1 ||
+					r.Checked == nil || !cmp.Equal(r.Checked.FilesRead, []string{"main.go", "go.mod"}) {
+					t.Errorf("PR %d's result after the start: %+v", pr, r)
+				}
+			}
+			if len(got) != 2 {
+				t.Errorf("results of PRs %v, want 10 and 12", slices.Collect(maps.Keys(got)))
+			}
+			if hist, err := db.SchemaHistory(ctx); err != nil || len(hist) != 2 || hist[0].Build != "v0.1.0" {
+				t.Fatalf("schema history %+v %v: want v0.1.0's record of schema %d kept", hist, err, release2Schema)
+			}
+			// This release runs beside v0.1.0, whose queries still name the
+			// legacy columns: they stay, and v0.1.0 may start again.
+			if cols := legacyColumns(t, db); len(cols) != 2 {
+				t.Errorf("legacy columns %v beside schema 4, want both", cols)
+			}
+			if _, err := db.MigrateAs(ctx, store.Release{Schema: release2Schema, MinCompatible: 3, Rollup: release2Rollup}); err != nil {
+				t.Errorf("v0.1.0 beside this release: %v", err)
+			}
+			// A later release running beside no schema that names them drops
+			// them, keeps the results, and v0.1.0 may not start after it.
+			if _, err := db.MigrateAs(ctx, dropsLegacy); err != nil {
+				t.Fatal(err)
+			}
+			if cols := legacyColumns(t, db); len(cols) != 0 || len(results(t, db)) != 2 {
+				t.Errorf("after the drop: legacy columns %v, %d results; want none and 2", cols, len(results(t, db)))
+			}
+			_, err = db.MigrateAs(ctx, store.Release{Schema: release2Schema, MinCompatible: 3, Rollup: release2Rollup})
+			if !errors.Is(err, store.ErrSchemaTooOld) || !strings.Contains(err.Error(), fmt.Sprintf("this binary is schema %d", release2Schema)) {
+				t.Errorf("v0.1.0 started after the drop: %v", err)
+			}
 			writeReachesRollup(t, db)
 			hist, err := db.SchemaHistory(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
-			// v0.1.0's record of schema 4 stays, first started when the
-			// fixture was made.
-			kept := false
-			for _, h := range hist {
-				kept = kept || h.Schema == release2Schema && h.FirstStarted.Before(h.LastStarted)
-			}
-			if !kept {
-				t.Fatalf("schema history %+v: v0.1.0's record of schema %d is lost", hist, release2Schema)
+			// Schema 4's record stays beside this release's and the later one's.
+			if len(hist) != 3 || hist[0].Schema != release2Schema || hist[1].Schema != store.Current.Schema || hist[2].Schema != dropsLegacy.Schema {
+				t.Fatalf("schema history %+v: want schema %d's record, then %d's and %d's", hist, release2Schema, store.Current.Schema, dropsLegacy.Schema)
 			}
 		})
 	}
@@ -321,6 +402,27 @@ func TestRollbackNoFlipFlop(t *testing.T) {
 			t.Fatalf("rollup counts %d runs, want %d", runs, pr)
 		}
 	})
+}
+
+// results are the runs' typed results by PR number.
+func results(t *testing.T, db *store.DB) map[int]*findings.Stored {
+	t.Helper()
+	out := map[int]*findings.Stored{}
+	for _, r := range db.Run.Query().Where(run.ResultNotNil()).AllX(context.Background()) {
+		out[r.PrNumber] = r.Result
+	}
+	return out
+}
+
+// legacyColumns lists the legacy result columns runs still has.
+func legacyColumns(t *testing.T, db *store.DB) []string {
+	t.Helper()
+	q := `SELECT name FROM pragma_table_info('runs') WHERE name IN ('result_json', 'checked') ORDER BY name`
+	if db.Postgres() {
+		q = `SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'runs'
+			AND column_name IN ('result_json', 'checked') ORDER BY column_name`
+	}
+	return names(t, db, q)
 }
 
 func indexExists(t *testing.T, db *store.DB, name string) bool {

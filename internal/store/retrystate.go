@@ -18,20 +18,18 @@ const (
 	NoteActionsFinished = "The GitHub Actions run had already finished."
 )
 
-// retryColumnsMissing reports whether the database predates the retry-state
-// columns of runs (publish_failures and the others added with it), before
-// Migrate adds them.
-func (db *DB) retryColumnsMissing(ctx context.Context) (bool, error) {
-	q := `SELECT COUNT(*) FROM pragma_table_info('runs') WHERE name = 'publish_failures'`
+// runsHasColumn reports whether the runs table has the column.
+func (db *DB) runsHasColumn(ctx context.Context, column string) (bool, error) {
+	q := `SELECT COUNT(*) FROM pragma_table_info('runs') WHERE name = ?`
 	if db.Postgres() {
 		q = `SELECT COUNT(*) FROM information_schema.columns
-			WHERE table_schema = current_schema() AND table_name = 'runs' AND column_name = 'publish_failures'`
+			WHERE table_schema = current_schema() AND table_name = 'runs' AND column_name = $1`
 	}
 	var n int
-	if err := db.SQL.QueryRowContext(ctx, q).Scan(&n); err != nil {
-		return false, fmt.Errorf("migrate: look for runs.publish_failures: %w", err)
+	if err := db.SQL.QueryRowContext(ctx, q, column).Scan(&n); err != nil {
+		return false, fmt.Errorf("migrate: look for runs.%s: %w", column, err)
 	}
-	return n == 0, nil
+	return n == 1, nil
 }
 
 // backfillRetryColumns fills the retry-state columns of runs still under way

@@ -16,7 +16,7 @@ import (
 
 // A runner of protocol 2 reports findings with evidence and its evidence
 // check; the run's stored result keeps the counts and the dropped findings
-// (redacted); the legacy columns are not written (schema 4). A runner of protocol 1 (no protocol, no evidence) is still
+// (redacted). A runner of protocol 1 (no protocol, no evidence) is still
 // accepted: TestJobLifecycle.
 func TestResultEvidenceRecorded(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
@@ -41,9 +41,6 @@ func TestResultEvidenceRecorded(t *testing.T) {
 			{Path: "auth/login.go", Line: 9, Title: "Key [REDACTED] in code", Reason: "evidence not in file"}}}
 		if d := cmp.Diff(want, got.Result.Checked.Evidence); d != "" {
 			t.Fatalf("stored evidence check (-want +got):\n%s", d)
-		}
-		if got.ResultJSON != "" || got.Checked != nil {
-			t.Fatalf("legacy columns written: %q %v", got.ResultJSON, got.Checked)
 		}
 	})
 }

@@ -154,9 +154,6 @@ func TestJobLifecycle(t *testing.T) {
 		if got.Summary != "Checked auth/login.go." || got.Result.Checked == nil || got.Result.Checked.Skills == nil {
 			t.Errorf("summary/checked: %q %+v", got.Summary, got.Result.Checked)
 		}
-		if got.ResultJSON != "" || got.Checked != nil { // schema 4 writes the result once
-			t.Errorf("legacy columns written: %q %v", got.ResultJSON, got.Checked)
-		}
 		// The identical repeat is acknowledged; nothing else is.
 		if st := w.do(runPath(runnerproto.PathResult, rn.ID), report, bearer(tok), &ack); st != 200 || ack.Status != "already_accepted" {
 			t.Fatalf("repeat: %d %+v", st, ack)

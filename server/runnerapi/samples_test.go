@@ -56,9 +56,6 @@ func TestJobCarriesSamples(t *testing.T) {
 		if d := cmp.Diff(want, got.Result.Checked.Samples); d != "" {
 			t.Errorf("stored samples (-want +got):\n%s", d)
 		}
-		if got.Checked != nil {
-			t.Errorf("legacy checked written: %v", got.Checked)
-		}
 		ev := db.RunEvent.Query().Where(runevent.HasRunWith(run.ID(rn.ID)), runevent.ToStatus(string(run.StatusPublishing))).OnlyX(ctx)
 		if !strings.Contains(ev.Message, "3 of 3 passes ran; kept the findings at least 2 of them reported (1), dropped those fewer reported (3).") {
 			t.Errorf("timeline: %q", ev.Message)

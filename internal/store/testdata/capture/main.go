@@ -1,7 +1,8 @@
 // Command capture writes the upgrade fixtures of internal/store: a database
 // created and filled by one release, dumped as SQL for SQLite and PostgreSQL.
 // Run it at the release's commit (a later commit's schema is not that
-// release's):
+// release's; a newer seed may be copied there if it compiles, as release 2's
+// was for its reported results):
 //
 //	go run ./internal/store/testdata/capture -release 1 -pg postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable
 //
@@ -26,6 +27,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
+	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/store"
 )
 
@@ -118,10 +120,14 @@ func seed(ctx context.Context, db *store.DB) {
 		{sec, run.StatusQueued, 0, 0, 0, time.Hour},
 	} {
 		at := t0.Add(-x.age)
-		rn := db.Run.Create().SetRepository(repo).SetReviewer(x.rv).SetPrNumber(10 + i).SetHeadSha(fmt.Sprintf("sha%d", i)).
+		c := db.Run.Create().SetRepository(repo).SetReviewer(x.rv).SetPrNumber(10 + i).SetHeadSha(fmt.Sprintf("sha%d", i)).
 			SetTrigger(run.TriggerComment).SetStatus(x.status).SetCostUsd(x.cost).SetDurationMs(x.ms).
 			SetFindingsMajor(x.major).SetInputTokens(int64(1000 * (i + 1))).SetOutputTokens(int64(100 * (i + 1))).
-			SetCreatedAt(at).SetUpdatedAt(at).SaveX(ctx)
+			SetCreatedAt(at).SetUpdatedAt(at)
+		if x.status == run.StatusSucceeded {
+			c.SetResult(reported(i))
+		}
+		rn := c.SaveX(ctx)
 		db.RunEvent.Create().SetRun(rn).SetAt(at).SetToStatus("queued").SetMessage("Queued.").SaveX(ctx)
 		if x.major > 0 {
 			db.Finding.Create().SetRun(rn).SetHiddenID(fmt.Sprintf("h%d", i)).SetPath("main.go").SetLine(3).
@@ -134,6 +140,16 @@ func seed(ctx context.Context, db *store.DB) {
 		SetPayload([]byte(`{"action":"created"}`)).SetStatus(webhookevent.StatusFailed).SetAttempts(3).SetLastError("boom").SaveX(ctx)
 	db.Worker.Create().SetWorkerID("host-1-abc").SetHostname("host").SetPid(1).SetVersion("release").SaveX(ctx)
 	db.ConnectorCredential.Create().SetInstallation(inst).SetConnector("http").SetName("token").SetCiphertext([]byte{1, 2, 3}).SaveX(ctx)
+}
+
+// reported is the result run i reported: one major finding, and what the
+// agent read.
+func reported(i int) *findings.Stored {
+	return &findings.Stored{
+		Review: &findings.Result{Summary: fmt.Sprintf("Run %d.", i), Checked: findings.Checked{Files: []string{"main.go"}, Skills: []string{}},
+			Findings: []findings.Finding{{Path: "main.go", Line: 3, Side: "RIGHT", Severity: findings.Major, Category: "correctness", Title: "Unchecked error", Body: "Check it."}}},
+		Checked: &findings.Coverage{Files: []string{"main.go"}, Skills: []string{}, FilesRead: []string{"main.go", "go.mod"}},
+	}
 }
 
 func write(p string, b []byte) {
