@@ -31,7 +31,7 @@ func doctorCmd(ctx context.Context, asJSON bool, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cs := doctor.Run(ctx, doctor.Config{Config: cfg})
+	cs := doctor.Run(ctx, doctor.Config{Settings: doctor.SettingsFrom(cfg)})
 	if asJSON {
 		if err := doctor.WriteJSON(stdout, cs); err != nil {
 			return err

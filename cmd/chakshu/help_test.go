@@ -48,9 +48,9 @@ func TestWorkflowWithoutPrintIsAUsageError(t *testing.T) {
 // timings; worker's the other way round; all both.
 func TestProcessHelpListsItsOwnSettings(t *testing.T) {
 	for _, c := range []struct{ cmd, has, lacks string }{
-		{"web", "CHAKSHU_MODEL_API_KEY", "CHAKSHU_HEARTBEAT_INTERVAL"},
-		{"worker", "CHAKSHU_HEARTBEAT_INTERVAL", "CHAKSHU_MODEL_API_KEY"},
-		{"all", "CHAKSHU_HEARTBEAT_INTERVAL", ""},
+		{"web", "CHAKSHU_MODEL_API_KEY", "CHAKSHU_RUN_REPORT_TIMEOUT"},
+		{"worker", "CHAKSHU_RUN_REPORT_TIMEOUT", "CHAKSHU_MODEL_API_KEY"},
+		{"all", "CHAKSHU_RUN_REPORT_TIMEOUT", ""},
 		{"all", "CHAKSHU_MODEL_API_KEY", ""},
 	} {
 		var stdout, stderr syncbuf.Buffer
@@ -64,11 +64,20 @@ func TestProcessHelpListsItsOwnSettings(t *testing.T) {
 	}
 }
 
-// The simulated provider is the sandbox's --provider flag, checked before
-// anything starts.
-func TestSandboxRefusesAnUnknownProvider(t *testing.T) {
-	var stdout, stderr syncbuf.Buffer
-	if err := run(context.Background(), []string{"sandbox", "--provider", "azure"}, &stdout, &stderr); err != errUsage || !strings.Contains(stderr.String(), `--provider: want anthropic`) {
-		t.Fatalf("sandbox --provider azure: %v\n%s", err, stderr.String())
+// The simulated provider and the scripted model's latency are the sandbox's
+// flags, checked before anything starts.
+func TestSandboxRefusesBadFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--provider", "azure"}, "--provider: want anthropic"},
+		{[]string{"--model-latency", "2m"}, "--model-latency: want a duration from 0 to 1m"},
+		{[]string{"--model-latency", "-1s"}, "--model-latency: want a duration from 0 to 1m"},
+	} {
+		var stdout, stderr syncbuf.Buffer
+		if err := run(context.Background(), append([]string{"sandbox"}, c.args...), &stdout, &stderr); err != errUsage || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("sandbox %v: %v\n%s", c.args, err, stderr.String())
+		}
 	}
 }

@@ -8,10 +8,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/chakshu-dev/chakshu/action"
 	"github.com/chakshu-dev/chakshu/internal/app"
 	"github.com/chakshu-dev/chakshu/internal/config"
+	"github.com/chakshu-dev/chakshu/internal/scriptedmodel"
 )
 
 // sandboxCmd runs `chakshu all` in sandbox mode with flags a newcomer (or a
@@ -23,9 +25,10 @@ func sandboxCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	seed := fs.Int("seed-size", 600, "past runs to seed so the portal has history (0: none)")
 	dir := fs.String("data-dir", "", "data directory (default CHAKSHU_DATA_DIR or ./data)")
 	reset := fs.Bool("reset", false, "delete the sandbox's SQLite database first")
+	latency := fs.Duration("model-latency", 0, "delay of each scripted model answer (0 to 1m), to watch a run's log live")
 	provider := fs.String("provider", "", "model provider simulated in front of the scripted model: anthropic, bedrock, vertex, foundry or openai")
 	fs.Usage = func() {
-		fmt.Fprintln(stdout, "Usage: chakshu sandbox [--port N] [--seed-size N] [--data-dir DIR] [--reset] [--provider anthropic|bedrock|vertex|foundry|openai]\n\nRuns Chakshu with a simulated GitHub, Actions runner and model. No GitHub App or model key is used.")
+		fmt.Fprintln(stdout, "Usage: chakshu sandbox [--port N] [--seed-size N] [--data-dir DIR] [--reset] [--model-latency D] [--provider anthropic|bedrock|vertex|foundry|openai]\n\nRuns Chakshu with a simulated GitHub, Actions runner and model. No GitHub App or model key is used.")
 		fs.SetOutput(stdout)
 		fs.PrintDefaults()
 	}
@@ -36,6 +39,10 @@ func sandboxCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	case "", "anthropic", "bedrock", "vertex", "foundry", "openai":
 	default:
 		fmt.Fprintf(stderr, "chakshu sandbox: --provider: want anthropic, bedrock, vertex, foundry or openai, got %q\n", *provider)
+		return errUsage
+	}
+	if *latency < 0 || *latency > time.Minute {
+		fmt.Fprintf(stderr, "chakshu sandbox: --model-latency: want a duration from 0 to 1m such as 300ms, got %s\n", *latency)
 		return errUsage
 	}
 	look, err := config.FromEnv()
@@ -69,7 +76,7 @@ func sandboxCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		n = -1
 	}
 	return app.Run(ctx, app.Options{Mode: app.ModeAll, Config: cfg, Stderr: stderr, Stdout: stdout,
-		Sandbox: app.SandboxOptions{HistoryRuns: n, Provider: *provider}})
+		Sandbox: app.SandboxOptions{HistoryRuns: n, Provider: *provider, Model: scriptedmodel.Config{Latency: *latency}}})
 }
 
 // workflowCmd prints the workflow template users commit.

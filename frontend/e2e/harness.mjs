@@ -46,9 +46,11 @@ function buildChakshu(dir) {
 
 /**
  * Starts chakshu all (sandbox mode: no GitHub App configured) and waits for
- * /readyz. Returns {url, stop, logPath, log()}. env adds CHAKSHU_ settings.
+ * /readyz. Returns {url, stop, logPath, log()}. env adds CHAKSHU_ settings;
+ * sandboxFlags (such as --model-latency 1s) start `chakshu sandbox` on the
+ * same port with them instead.
  */
-export async function startChakshu({ env: extra = {} } = {}) {
+export async function startChakshu({ env: extra = {}, sandboxFlags = [] } = {}) {
   // CHAKSHU_E2E_URL points the tests at a chakshu that is already running.
   if (process.env.CHAKSHU_E2E_URL) {
     const url = process.env.CHAKSHU_E2E_URL.replace(/\/$/, '');
@@ -70,7 +72,8 @@ export async function startChakshu({ env: extra = {} } = {}) {
     CHAKSHU_LOG_LEVEL: 'info',
     ...extra,
   });
-  const child = spawn(bin, ['all'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const args = sandboxFlags.length ? ['sandbox', '--port', String(port), ...sandboxFlags] : ['all'];
+  const child = spawn(bin, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.pipe(logStream);
   child.stderr.pipe(logStream);
   let exited = null;

@@ -18,7 +18,7 @@ let errors;
 before(async () => {
   // A slower scripted model makes a run last a few seconds, long enough to
   // watch its log grow.
-  server = await startChakshu({ env: { CHAKSHU_SANDBOX_MODEL_LATENCY: '1s' } });
+  server = await startChakshu({ sandboxFlags: ['--model-latency', '1s'] });
   browser = await launchBrowser();
   page = await browser.context.newPage();
   errors = watchErrors(page);

@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/chakshu-dev/chakshu/internal/config"
+	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/logging"
 	"github.com/chakshu-dev/chakshu/internal/models"
@@ -162,11 +163,8 @@ func Run(ctx context.Context, o Options) error {
 		}
 	}
 
-	if ln != nil && cfg.PublicURLDefaulted {
-		cfg.PublicURL = "http://" + ln.Addr().String()
-		if cfg.AudienceDefaulted {
-			cfg.OIDCAudience = cfg.PublicURL
-		}
+	if ln != nil {
+		cfg = cfg.ServedOn(ln.Addr().String())
 	}
 
 	// The GitHub the setup page creates an App on: the configured one (an
@@ -178,28 +176,21 @@ func Run(ctx context.Context, o Options) error {
 		if o.Mode != ModeAll {
 			return errors.New("sandbox mode runs as `chakshu all`: configure a GitHub App (CHAKSHU_APP_ID, CHAKSHU_PRIVATE_KEY) to run web and worker apart")
 		}
-		model := o.Sandbox.Model
-		if model.Latency == 0 {
-			model.Latency = cfg.SandboxModelLatency
-		}
 		sb, err = sandbox.Start(sandbox.Options{
 			AppSlug: cfg.AppSlug, WebhookSecret: cfg.WebhookSecrets[0], Log: log.With("component", "sandbox"),
 			RunnerLogDir: filepath.Join(cfg.DataDir, "actions-logs"),
 			PagesURL:     cfg.PublicURL, // the simulated GitHub's pages on Chakshu's own address, so links survive a restart
-			Validator:    o.Sandbox.Validator, OnValidationError: o.Sandbox.OnValidationError, Model: model,
+			Validator:    o.Sandbox.Validator, OnValidationError: o.Sandbox.OnValidationError, Model: o.Sandbox.Model,
 			Provider: o.Sandbox.Provider,
 		})
 		if err != nil {
 			return err
 		}
 		defer sb.Close()
-		cfg.AppID, cfg.PrivateKey = sb.AppID, sb.AppKey
-		cfg.GitHubURL, cfg.GitHubGraphQLURL = sb.Sim.URL(), sb.Sim.GraphQLURL()
-		cfg.OIDCIssuer, cfg.ModelURL = sb.Sim.IssuerURL(), sb.ModelURL
-		sb.ModelProvider(&cfg.Providers) // `chakshu sandbox --provider`: the simulated provider and its credentials
+		cfg = sb.Config(*cfg) // the simulated App, GitHub and model in place of the real ones
 	}
 
-	gh, err := newGitHub(cfg, reg)
+	apps, err := newGitHub(gh.Config{AppID: cfg.AppID, PrivateKey: cfg.PrivateKey, BaseURL: cfg.GitHubURL, GraphQLURL: cfg.GitHubGraphQLURL}, reg)
 	if err != nil {
 		return err
 	}
@@ -213,7 +204,7 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	d := deps{cfg: cfg, db: db, bus: wakeup.New(ctx, db, log), log: log, github: gh, registry: reg, models: cat, setupGitHubURL: setupGitHub}
+	d := deps{cfg: cfg, db: db, bus: wakeup.New(ctx, db, log), log: log, github: apps, registry: reg, models: cat, setupGitHubURL: setupGitHub}
 	runstate.NotifyLiveUpdates(db.Client, d.bus) // every run status change wakes the portal's live updates
 	if sb != nil {
 		d.sandboxDev = auth.SandboxDev{Login: sandbox.Dev, Token: sb.Sim.UserToken}

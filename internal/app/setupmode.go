@@ -47,10 +47,7 @@ func runSetupMode(ctx context.Context, o Options, log *slog.Logger) error {
 			return fmt.Errorf("listen on CHAKSHU_ADDR %s: %w", cfg.Addr, err)
 		}
 	}
-	public := cfg.PublicURL
-	if cfg.PublicURLDefaulted {
-		public = "http://" + ln.Addr().String()
-	}
+	public := cfg.ServedOn(ln.Addr().String()).PublicURL
 	h, err := setuppage.New(setuppage.Config{PublicURL: public, GitHubURL: cfg.GitHubURL, WebURL: auth.WebURL(cfg.GitHubURL),
 		DataDir: cfg.DataDir, Log: log, Allow: allowed,
 		Saved: func(s *appsetup.Saved, c *appsetup.Credentials) {

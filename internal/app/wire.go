@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/chakshu-dev/chakshu/internal/retention"
-
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/chakshu-dev/chakshu/graph"
@@ -35,6 +33,10 @@ import (
 	"github.com/chakshu-dev/chakshu/worker/events"
 )
 
+// pollInterval is the slowest a worker loop looks for work when no wake-up
+// came: a safety net under the wake-ups, which carry the work at once.
+const pollInterval = time.Second
+
 // deps are what every part is built from.
 type deps struct {
 	cfg      *config.Config
@@ -59,13 +61,15 @@ type deps struct {
 	setupGitHubURL string
 }
 
-func newGitHub(cfg *config.Config, reg prometheus.Registerer) (*gh.Apps, error) {
+// newGitHub is the App's clients of c (AppID, PrivateKey, BaseURL,
+// GraphQLURL), their calls counted in reg.
+func newGitHub(c gh.Config, reg prometheus.Registerer) (*gh.Apps, error) {
 	calls, err := metrics.NewGitHub(reg) // GitHub calls by endpoint and status, rate limit remaining
 	if err != nil {
 		return nil, fmt.Errorf("metrics: %w", err)
 	}
-	return gh.New(gh.Config{AppID: cfg.AppID, PrivateKey: cfg.PrivateKey, BaseURL: cfg.GitHubURL, GraphQLURL: cfg.GitHubGraphQLURL,
-		Transport: calls.Transport(nil)})
+	c.Transport = calls.Transport(nil)
+	return gh.New(c)
 }
 
 // webRoutes builds everything `chakshu web` serves, and what to close at shutdown.
@@ -164,13 +168,13 @@ func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, [
 		return nil, nil, fmt.Errorf("metrics: %w", err)
 	}
 	ev, err := events.New(events.Config{DB: d.db, Bus: d.bus, Log: d.log, GitHub: d.github, Write: write, AppSlug: d.cfg.AppSlug,
-		WorkerID: workerID, PollInterval: d.cfg.PollInterval, StaleAfter: d.cfg.DeadWorkerAfter, AllowList: d.cfg.ReviewAllowList,
+		WorkerID: workerID, PollInterval: pollInterval, StaleAfter: d.cfg.DeadWorkerAfter, AllowList: d.cfg.ReviewAllowList,
 		ReplyLimitPerPR: d.cfg.ReplyLimitPerPR, ReplyLimitPerUser: d.cfg.ReplyLimitPerUser, Outcomes: outcomes})
 	if err != nil {
 		return nil, nil, err
 	}
 	disp, err := worker.NewDispatcher(worker.DispatchConfig{DB: d.db, Log: d.log, Bus: d.bus, GitHub: d.github, Write: write,
-		WorkerID: workerID, PublicURL: d.cfg.PublicURL, AppSlug: d.cfg.AppSlug, PollInterval: d.cfg.PollInterval, Models: d.models,
+		WorkerID: workerID, PublicURL: d.cfg.PublicURL, AppSlug: d.cfg.AppSlug, PollInterval: pollInterval, Models: d.models,
 		MaxConcurrentRuns: d.cfg.MaxConcurrentRuns})
 	if err != nil {
 		return nil, nil, err
@@ -180,7 +184,7 @@ func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, [
 	if err != nil {
 		return nil, nil, err
 	}
-	fin, err := worker.NewFinisher(worker.FinishConfig{DB: d.db, Log: d.log, Bus: d.bus, GitHub: d.github, Write: write, PollInterval: d.cfg.PollInterval,
+	fin, err := worker.NewFinisher(worker.FinishConfig{DB: d.db, Log: d.log, Bus: d.bus, GitHub: d.github, Write: write, PollInterval: pollInterval,
 		InfraFailureConclusion: d.cfg.InfraFailureConclusion})
 	if err != nil {
 		return nil, nil, err
@@ -190,7 +194,7 @@ func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, [
 		return nil, nil, err
 	}
 	pl, err := worker.NewPublishLoop(worker.PublisherConfig{DB: d.db, Bus: d.bus, Publisher: pub, Log: d.log, Check: write,
-		WorkerID: workerID, Poll: d.cfg.PollInterval, StaleAfter: d.cfg.DeadWorkerAfter})
+		WorkerID: workerID, Poll: pollInterval, StaleAfter: d.cfg.DeadWorkerAfter})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -198,13 +202,13 @@ func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, [
 	if err != nil {
 		return nil, nil, err
 	}
-	prune, err := worker.NewPruner(worker.PruneConfig{DB: d.db, Log: d.log, Retention: storeRetention(d.cfg.Retention),
-		Interval: d.cfg.Retention.Interval, Target: d.cfg.Retention.WriteTarget})
+	prune, err := worker.NewPruner(worker.PruneConfig{DB: d.db, Log: d.log, Retention: d.cfg.Retention,
+		Interval: d.cfg.PruneInterval, Target: d.cfg.PruneWriteTarget})
 	if err != nil {
 		return nil, nil, err
 	}
 	bt, err := backtest.New(backtest.Config{DB: d.db, Bus: d.bus, Log: d.log, GitHub: d.github, Write: write, WorkerID: workerID,
-		Models: d.models, PublicURL: d.cfg.PublicURL, Poll: d.cfg.PollInterval, StaleAfter: d.cfg.DeadWorkerAfter})
+		Models: d.models, PublicURL: d.cfg.PublicURL, Poll: pollInterval, StaleAfter: d.cfg.DeadWorkerAfter})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -212,10 +216,4 @@ func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, [
 	loops := []worker.Loop{ev, disp, pl, sweep, fin, sync, rec, prune, bt, accts}
 	beats := []func(context.Context, string, time.Time) error{worker.HeartbeatLeases(d.db)}
 	return loops, beats, nil
-}
-
-// storeRetention is the store's view of the retention settings.
-func storeRetention(r config.Retention) retention.Retention {
-	return retention.Retention{WebhookPayloads: r.WebhookPayloads, WebhookEvents: r.WebhookEvents, FailedEvents: r.FailedEvents,
-		RunEvents: r.RunEvents, Runs: r.Runs, Workers: r.Workers, Batch: r.Batch}
 }

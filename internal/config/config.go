@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/chakshu-dev/chakshu/internal/retention"
 )
 
 // Config is what a process's settings (Web, Worker or All) resolve to: the
@@ -116,12 +118,14 @@ type Config struct {
 	// (SandboxAllowed).
 	SandboxExplicit bool
 
-	// Worker timings (CHAKSHU_HEARTBEAT_INTERVAL, CHAKSHU_DEAD_WORKER_AFTER,
-	// CHAKSHU_RUN_REPORT_TIMEOUT, CHAKSHU_POLL_INTERVAL). Tests shorten them.
-	HeartbeatInterval time.Duration
+	// DeadWorkerAfter is how long a worker may stay silent before its work
+	// is taken back (CHAKSHU_DEAD_WORKER_AFTER); HeartbeatInterval follows
+	// it, 2/9 of it (20 s at the default 90 s), so a live worker beats four
+	// times before it could count as dead. RunReportTimeout fails a
+	// dispatched run that never reported (CHAKSHU_RUN_REPORT_TIMEOUT).
 	DeadWorkerAfter   time.Duration
+	HeartbeatInterval time.Duration
 	RunReportTimeout  time.Duration
-	PollInterval      time.Duration
 
 	// APITokenRate is how many requests per minute one API token may make
 	// (CHAKSHU_API_TOKEN_RATE; 0: unlimited); APITokenBurst how many at once
@@ -143,13 +147,13 @@ type Config struct {
 	// readiness turns 503 at once, in-flight requests and relayed model
 	// streams get this long to finish, then the process stops.
 	DrainTimeout time.Duration
-	// SandboxModelLatency delays each answer of the sandbox's scripted model
-	// (CHAKSHU_SANDBOX_MODEL_LATENCY), so a run lasts long enough to watch its
-	// Actions log live (browser tests, demos). 0 answers at once.
-	SandboxModelLatency time.Duration
 	// Retention bounds what the database keeps (CHAKSHU_RETAIN_*,
-	// CHAKSHU_PRUNE_*; retention.go).
-	Retention Retention
+	// CHAKSHU_PRUNE_BATCH; retention.go).
+	Retention retention.Retention
+	// PruneInterval is how often a worker prunes (CHAKSHU_PRUNE_INTERVAL);
+	// PruneWriteTarget how long one pruning transaction may hold the write
+	// lock (CHAKSHU_PRUNE_WRITE_TARGET; worker.PruneConfig).
+	PruneInterval, PruneWriteTarget time.Duration
 }
 
 // DefaultModelRetryHorizon and MaxModelRetryHorizon bound
@@ -298,10 +302,10 @@ func resolve(s All, web, worker bool) (*Config, error) {
 		ModelRetryHorizon: s.ModelRetryHorizon, Admins: s.Admins, ReviewAllowList: s.ReviewAllowList,
 		ReplyLimitPerPR: s.ReplyLimitPerPR, ReplyLimitPerUser: s.ReplyLimitPerUser, MaxConcurrentRuns: s.MaxConcurrentRuns,
 		LogLevel: strings.ToLower(s.LogLevel), LogFormat: strings.ToLower(s.LogFormat),
-		HeartbeatInterval: s.HeartbeatInterval, DeadWorkerAfter: s.DeadWorkerAfter, RunReportTimeout: s.RunReportTimeout,
-		PollInterval: s.PollInterval, APITokenRate: s.APITokenRate, APITokenBurst: s.APITokenBurst,
+		DeadWorkerAfter: s.DeadWorkerAfter, HeartbeatInterval: s.DeadWorkerAfter * 2 / 9, RunReportTimeout: s.RunReportTimeout,
+		APITokenRate: s.APITokenRate, APITokenBurst: s.APITokenBurst,
 		GitHubWritesPerMinute: s.GitHubWritesPerMinute, GitHubWritesPerHour: s.GitHubWritesPerHour,
-		DrainTimeout: s.DrainTimeout, SandboxModelLatency: s.SandboxModelLatency,
+		DrainTimeout: s.DrainTimeout,
 	}
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		return nil, fmt.Errorf("CHAKSHU_ADDR: want host:port, got %q", c.Addr)
@@ -438,7 +442,7 @@ func resolve(s All, web, worker bool) (*Config, error) {
 	default:
 		return nil, fmt.Errorf("CHAKSHU_INFRA_FAILURE_CONCLUSION: want failure or neutral, got %q", v)
 	}
-	c.Retention = retention(s.WorkerOnly)
+	c.Retention, c.PruneInterval, c.PruneWriteTarget = retentionOf(s.WorkerOnly), s.PruneInterval, s.PruneWriteTarget
 	if worker {
 		if err := c.checkRetention(); err != nil {
 			return nil, err
@@ -502,6 +506,19 @@ func (c *Config) CheckWeb() error {
 		return errors.New("CHAKSHU_OAUTH_CLIENT_ID: required by web with a GitHub App configured, or nobody can sign in to the portal (the App's client id and CHAKSHU_OAUTH_CLIENT_SECRET; chakshu setup writes both)")
 	}
 	return nil
+}
+
+// ServedOn is c served on addr, the address actually listened on: the public
+// URL, and the OIDC audience with it, follow addr where they were not set.
+// c is left as it is.
+func (c Config) ServedOn(addr string) *Config {
+	if c.PublicURLDefaulted {
+		c.PublicURL = "http://" + addr
+		if c.AudienceDefaulted {
+			c.OIDCAudience = c.PublicURL
+		}
+	}
+	return &c
 }
 
 // IsAdmin reports whether login is a configured admin.

@@ -82,7 +82,7 @@ func TestBadSettingsNameThemselves(t *testing.T) {
 		"CHAKSHU_OAUTH_CLIENT_SECRET": {"CHAKSHU_OAUTH_CLIENT_ID": "id"},
 		"CHAKSHU_LOG_LEVEL":           {"CHAKSHU_LOG_LEVEL": "loud"},
 		"CHAKSHU_LOG_FORMAT":          {"CHAKSHU_LOG_FORMAT": "xml"},
-		"CHAKSHU_HEARTBEAT_INTERVAL":  {"CHAKSHU_HEARTBEAT_INTERVAL": "soon"},
+		"CHAKSHU_DEAD_WORKER_AFTER":   {"CHAKSHU_DEAD_WORKER_AFTER": "500ms"},
 		"CHAKSHU_DATABASE_MAX_CONNS":  {"CHAKSHU_DATABASE_MAX_CONNS": "0"},
 	}
 	for name, env := range cases {

@@ -7,53 +7,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/chakshu-dev/chakshu/internal/retention"
 )
 
-// Retention is how long the database keeps each kind of row (docs/production.md,
-// Retention). 0 keeps that kind for ever.
-type Retention struct {
-	// WebhookPayloads empties a handled webhook's payload after this
-	// (CHAKSHU_RETAIN_WEBHOOK_PAYLOADS).
-	WebhookPayloads time.Duration
-	// WebhookEvents deletes a handled webhook's row (kept for deduplication
-	// of redeliveries) after this (CHAKSHU_RETAIN_WEBHOOK_EVENTS).
-	WebhookEvents time.Duration
-	// FailedEvents deletes a failed webhook after this (CHAKSHU_RETAIN_FAILED_EVENTS).
-	FailedEvents time.Duration
-	// RunEvents deletes finished runs' timeline entries after this (CHAKSHU_RETAIN_RUN_EVENTS).
-	RunEvents time.Duration
-	// Runs deletes finished runs with their findings after this; costs stay
-	// exact (CHAKSHU_RETAIN_RUNS).
-	Runs time.Duration
-	// Workers deletes rows of workers silent for this long (CHAKSHU_RETAIN_WORKERS).
-	Workers time.Duration
-	// Interval is how often a worker prunes (CHAKSHU_PRUNE_INTERVAL).
-	Interval time.Duration
-	// Batch is the most rows of a kind one pruning transaction touches
-	// (CHAKSHU_PRUNE_BATCH).
-	Batch int
-	// WriteTarget is how long one pruning transaction may hold the write
-	// lock; batches shrink while theirs take longer (CHAKSHU_PRUNE_WRITE_TARGET).
-	WriteTarget time.Duration
-}
-
 const day = 24 * time.Hour
-
-// Retention defaults. A handled webhook's row outlives the window in which
-// GitHub lets its deliveries be redelivered (3 days on github.com, 7 on
-// Enterprise Server: docs "Redelivering webhooks"), so a redelivery is still
-// recognised as a duplicate.
-var DefaultRetention = Retention{
-	WebhookPayloads: day,
-	WebhookEvents:   8 * day,
-	FailedEvents:    30 * day,
-	RunEvents:       90 * day,
-	Runs:            365 * day,
-	Workers:         7 * day,
-	Interval:        time.Minute,
-	Batch:           500,
-	WriteTarget:     time.Millisecond,
-}
 
 // RedeliveryWindow is how far back GitHub at apiURL lets deliveries be
 // redelivered: 3 days on github.com, 7 on Enterprise Server (docs
@@ -85,13 +43,13 @@ func parseAge(v string) (time.Duration, error) {
 	return x, nil
 }
 
-// retention is the Retention the worker settings say.
-func retention(w WorkerOnly) Retention {
-	return Retention{
+// retentionOf is the pruning the worker settings say (what retention.PruneBatch
+// keeps).
+func retentionOf(w WorkerOnly) retention.Retention {
+	return retention.Retention{
 		WebhookPayloads: time.Duration(w.RetainWebhookPayloads), WebhookEvents: time.Duration(w.RetainWebhookEvents),
 		FailedEvents: time.Duration(w.RetainFailedEvents), RunEvents: time.Duration(w.RetainRunEvents),
-		Runs: time.Duration(w.RetainRuns), Workers: time.Duration(w.RetainWorkers),
-		Interval: w.PruneInterval, Batch: w.PruneBatch, WriteTarget: w.PruneWriteTarget,
+		Runs: time.Duration(w.RetainRuns), Workers: time.Duration(w.RetainWorkers), Batch: w.PruneBatch,
 	}
 }
 

@@ -5,17 +5,12 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 func TestRetentionDefaults(t *testing.T) {
 	c, err := Load(lookup(nil))
 	if err != nil {
 		t.Fatal(err)
-	}
-	if diff := cmp.Diff(DefaultRetention, c.Retention); diff != "" {
-		t.Fatalf("retention defaults (-want +got):\n%s", diff)
 	}
 	if c.Retention.WebhookEvents < RedeliveryWindow("https://ghe.example.com/api/v3/") {
 		t.Fatal("the default row retention is shorter than Enterprise Server's redelivery window")
@@ -31,26 +26,26 @@ func TestRetentionSettings(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		env  map[string]string
-		want func(Retention) bool
+		want func(*Config) bool
 		err  string
 	}{
-		{"days", map[string]string{"CHAKSHU_RETAIN_RUNS": "30d"}, func(r Retention) bool { return r.Runs == 30*day }, ""},
-		{"duration", map[string]string{"CHAKSHU_RETAIN_WEBHOOK_PAYLOADS": "36h"}, func(r Retention) bool { return r.WebhookPayloads == 36*time.Hour }, ""},
-		{"for ever", map[string]string{"CHAKSHU_RETAIN_RUN_EVENTS": "0", "CHAKSHU_RETAIN_WEBHOOK_EVENTS": "0"}, func(r Retention) bool { return r.RunEvents == 0 && r.WebhookEvents == 0 }, ""},
+		{"days", map[string]string{"CHAKSHU_RETAIN_RUNS": "30d"}, func(c *Config) bool { return c.Retention.Runs == 30*day }, ""},
+		{"duration", map[string]string{"CHAKSHU_RETAIN_WEBHOOK_PAYLOADS": "36h"}, func(c *Config) bool { return c.Retention.WebhookPayloads == 36*time.Hour }, ""},
+		{"for ever", map[string]string{"CHAKSHU_RETAIN_RUN_EVENTS": "0", "CHAKSHU_RETAIN_WEBHOOK_EVENTS": "0"}, func(c *Config) bool { return c.Retention.RunEvents == 0 && c.Retention.WebhookEvents == 0 }, ""},
 		{"bad", map[string]string{"CHAKSHU_RETAIN_FAILED_EVENTS": "a week"}, nil, "CHAKSHU_RETAIN_FAILED_EVENTS: want a duration"},
 		{"negative", map[string]string{"CHAKSHU_RETAIN_FAILED_EVENTS": "-1d"}, nil, "CHAKSHU_RETAIN_FAILED_EVENTS: want a duration"},
-		{"github.com window", map[string]string{"CHAKSHU_RETAIN_WEBHOOK_EVENTS": "3d"}, func(r Retention) bool { return r.WebhookEvents == 3*day }, ""},
+		{"github.com window", map[string]string{"CHAKSHU_RETAIN_WEBHOOK_EVENTS": "3d"}, func(c *Config) bool { return c.Retention.WebhookEvents == 3*day }, ""},
 		{"below github.com window", map[string]string{"CHAKSHU_RETAIN_WEBHOOK_EVENTS": "71h"}, nil, "CHAKSHU_RETAIN_WEBHOOK_EVENTS: at least 3d"},
-		{"GHES window", merge(ghes, map[string]string{"CHAKSHU_RETAIN_WEBHOOK_EVENTS": "7d"}), func(r Retention) bool { return r.WebhookEvents == 7*day }, ""},
+		{"GHES window", merge(ghes, map[string]string{"CHAKSHU_RETAIN_WEBHOOK_EVENTS": "7d"}), func(c *Config) bool { return c.Retention.WebhookEvents == 7*day }, ""},
 		{"below GHES window", merge(ghes, map[string]string{"CHAKSHU_RETAIN_WEBHOOK_EVENTS": "6d"}), nil, "CHAKSHU_RETAIN_WEBHOOK_EVENTS: at least 7d"},
 		{"workers at dead limit", map[string]string{"CHAKSHU_RETAIN_WORKERS": "90s"}, nil, "CHAKSHU_RETAIN_WORKERS: must be longer"},
-		{"workers past dead limit", map[string]string{"CHAKSHU_RETAIN_WORKERS": "91s"}, func(r Retention) bool { return r.Workers == 91*time.Second }, ""},
-		{"interval", map[string]string{"CHAKSHU_PRUNE_INTERVAL": "10s"}, func(r Retention) bool { return r.Interval == 10*time.Second }, ""},
+		{"workers past dead limit", map[string]string{"CHAKSHU_RETAIN_WORKERS": "91s"}, func(c *Config) bool { return c.Retention.Workers == 91*time.Second }, ""},
+		{"interval", map[string]string{"CHAKSHU_PRUNE_INTERVAL": "10s"}, func(c *Config) bool { return c.PruneInterval == 10*time.Second }, ""},
 		{"interval zero", map[string]string{"CHAKSHU_PRUNE_INTERVAL": "0s"}, nil, "CHAKSHU_PRUNE_INTERVAL"},
-		{"batch 1", map[string]string{"CHAKSHU_PRUNE_BATCH": "1"}, func(r Retention) bool { return r.Batch == 1 }, ""},
+		{"batch 1", map[string]string{"CHAKSHU_PRUNE_BATCH": "1"}, func(c *Config) bool { return c.Retention.Batch == 1 }, ""},
 		{"batch 0", map[string]string{"CHAKSHU_PRUNE_BATCH": "0"}, nil, "CHAKSHU_PRUNE_BATCH: want a whole number ≥ 1"},
-		{"write target", map[string]string{"CHAKSHU_PRUNE_WRITE_TARGET": "3ms"}, func(r Retention) bool { return r.WriteTarget == 3*time.Millisecond }, ""},
-		{"write target default", map[string]string{}, func(r Retention) bool { return r.WriteTarget == time.Millisecond }, ""},
+		{"write target", map[string]string{"CHAKSHU_PRUNE_WRITE_TARGET": "3ms"}, func(c *Config) bool { return c.PruneWriteTarget == 3*time.Millisecond }, ""},
+		{"write target default", map[string]string{}, func(c *Config) bool { return c.PruneWriteTarget == time.Millisecond }, ""},
 		{"write target zero", map[string]string{"CHAKSHU_PRUNE_WRITE_TARGET": "0"}, nil, "CHAKSHU_PRUNE_WRITE_TARGET: want a duration such as 1ms"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -61,7 +56,7 @@ func TestRetentionSettings(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || !c.want(cfg.Retention) {
+			if err != nil || !c.want(cfg) {
 				t.Fatalf("got %+v, %v", cfg, err)
 			}
 		})

@@ -57,7 +57,7 @@ type Shared struct {
 
 	InternalAddr    string        `env:"CHAKSHU_INTERNAL_ADDR" envDefault:"127.0.0.1:9090" help:"internal listener of every process (web, worker, all): /metrics, /healthz, /readyz"`
 	DrainTimeout    time.Duration `env:"CHAKSHU_DRAIN_TIMEOUT" envDefault:"60s" min:"1ns" want:"a duration such as 20s" help:"after SIGTERM: readiness answers 503 at once, in-flight requests and model streams get this long to finish"`
-	DeadWorkerAfter time.Duration `env:"CHAKSHU_DEAD_WORKER_AFTER" envDefault:"90s" min:"1ns" want:"a duration such as 20s" help:"a worker silent this long is dead: its runs and webhook events go back to the queue"`
+	DeadWorkerAfter time.Duration `env:"CHAKSHU_DEAD_WORKER_AFTER" envDefault:"90s" min:"1s" want:"a duration of 1s or more such as 90s" help:"a worker silent this long is dead: its runs and webhook events go back to the queue (a worker beats every 2/9 of it: 20s at 90s)"`
 }
 
 // WebOnly are the settings only the HTTP side reads: webhook intake, portal
@@ -93,16 +93,12 @@ type WebOnly struct {
 	OpenAIURL             string `env:"CHAKSHU_OPENAI_URL" help:"an OpenAI-compatible Chat Completions server (vLLM, Ollama, LiteLLM, Azure OpenAI), base URL ending in /v1"`
 	OpenAIAPIKey          string `env:"CHAKSHU_OPENAI_API_KEY" help:"its key"`
 	OpenAIAPIKeyFile      string `env:"CHAKSHU_OPENAI_API_KEY_FILE" help:"a file holding its key"`
-
-	SandboxModelLatency time.Duration `env:"CHAKSHU_SANDBOX_MODEL_LATENCY" envDefault:"0s" default:"0" min:"0s" max:"1m" want:"a duration from 0 to 1m such as 300ms" help:"sandbox: delay of each scripted model answer, to watch a run's log live"`
 }
 
 // WorkerOnly are the settings only the background side reads: its timings,
 // the limits on what it queues and dispatches, and retention.
 type WorkerOnly struct {
-	HeartbeatInterval time.Duration `env:"CHAKSHU_HEARTBEAT_INTERVAL" envDefault:"20s" min:"1ns" want:"a duration such as 20s" help:"how often a worker refreshes its row and the leases it holds"`
-	RunReportTimeout  time.Duration `env:"CHAKSHU_RUN_REPORT_TIMEOUT" envDefault:"45m" min:"1ns" want:"a duration such as 20s" help:"a dispatched run that has not reported back this long fails"`
-	PollInterval      time.Duration `env:"CHAKSHU_POLL_INTERVAL" envDefault:"1s" min:"1ns" want:"a duration such as 20s" help:"the slowest a worker loop looks for work when no wake-up came"`
+	RunReportTimeout time.Duration `env:"CHAKSHU_RUN_REPORT_TIMEOUT" envDefault:"45m" min:"1ns" want:"a duration such as 20s" help:"a dispatched run that has not reported back this long fails"`
 
 	ReplyLimitPerPR        int    `env:"CHAKSHU_REPLY_LIMIT_PER_PR" envDefault:"20" min:"1" help:"reply runs (answers in Chakshu's review threads) per pull request in any hour"`
 	ReplyLimitPerUser      int    `env:"CHAKSHU_REPLY_LIMIT_PER_USER" envDefault:"10" min:"1" help:"reply runs per person in any hour"`

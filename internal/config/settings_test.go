@@ -119,10 +119,10 @@ func TestTagDefaultsAreTheConstants(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := []any{c.Addr, c.InternalAddr, c.DrainTimeout, c.GitHubURL, c.ModelURL, c.DeadWorkerAfter, c.ModelRetryHorizon,
-		c.Retention, c.ReplyLimitPerPR, c.ReplyLimitPerUser, c.APITokenRate, c.APITokenBurst,
+		c.ReplyLimitPerPR, c.ReplyLimitPerUser, c.APITokenRate, c.APITokenBurst,
 		c.GitHubWritesPerMinute, c.GitHubWritesPerHour, c.InfraFailureConclusion}
 	want := []any{DefaultAddr, DefaultInternalAddr, DefaultDrainTimeout, DefaultGitHubURL, DefaultModelURL, DefaultDeadWorkerAfter, DefaultModelRetryHorizon,
-		DefaultRetention, DefaultReplyLimitPerPR, DefaultReplyLimitPerUser, DefaultAPITokenRate, DefaultAPITokenBurst,
+		DefaultReplyLimitPerPR, DefaultReplyLimitPerUser, DefaultAPITokenRate, DefaultAPITokenBurst,
 		DefaultGitHubWritesPerMinute, DefaultGitHubWritesPerHour, InfraFailureFailure}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("defaults (-constants +tags):\n%s", d)
@@ -165,12 +165,12 @@ func TestEachProcessReadsItsOwnSettings(t *testing.T) {
 		}
 	}
 	// web never reads the worker's timings, so a bad one does not stop it.
-	bad := map[string]string{"CHAKSHU_HEARTBEAT_INTERVAL": "soon", "CHAKSHU_RETAIN_WORKERS": "1s"}
-	if c, err := LoadFor("web", lookup(bad)); err != nil || c.HeartbeatInterval != 20*time.Second {
+	bad := map[string]string{"CHAKSHU_RUN_REPORT_TIMEOUT": "soon", "CHAKSHU_RETAIN_WORKERS": "1s"}
+	if c, err := LoadFor("web", lookup(bad)); err != nil || c.RunReportTimeout != 45*time.Minute {
 		t.Fatalf("web with a bad worker timing: %v", err)
 	}
-	if _, err := LoadFor("worker", lookup(bad)); err == nil || !strings.HasPrefix(err.Error(), "CHAKSHU_HEARTBEAT_INTERVAL:") {
-		t.Fatalf("worker with a bad heartbeat: %v", err)
+	if _, err := LoadFor("worker", lookup(bad)); err == nil || !strings.HasPrefix(err.Error(), "CHAKSHU_RUN_REPORT_TIMEOUT:") {
+		t.Fatalf("worker with a bad report timeout: %v", err)
 	}
 }
 
@@ -186,7 +186,7 @@ func TestLibraryErrorsNameTheSetting(t *testing.T) {
 		"CHAKSHU_MODEL_RETRY_HORIZON=21m":    `CHAKSHU_MODEL_RETRY_HORIZON: want a duration from 1s to 20m such as 2m, got "21m"`,
 		"CHAKSHU_PRUNE_WRITE_TARGET=-1ms":    `CHAKSHU_PRUNE_WRITE_TARGET: want a duration such as 1ms, got "-1ms"`,
 		"CHAKSHU_MODEL_INFERENCE_GEO=mars":   `CHAKSHU_MODEL_INFERENCE_GEO: want global or us, got "mars"`,
-		"CHAKSHU_DEAD_WORKER_AFTER=eventual": `CHAKSHU_DEAD_WORKER_AFTER: want a duration such as 20s, got "eventual"`,
+		"CHAKSHU_DEAD_WORKER_AFTER=eventual": `CHAKSHU_DEAD_WORKER_AFTER: want a duration of 1s or more such as 90s, got "eventual"`,
 	} {
 		name, v, _ := strings.Cut(k, "=")
 		if _, err := Load(lookup(map[string]string{name: v})); err == nil || err.Error() != want {

@@ -37,11 +37,11 @@ const WorkflowPath = ".github/workflows/chakshu.yml"
 
 // Config says what to check.
 type Config struct {
-	// Config is the configuration under test. Required.
-	Config *config.Config
-	// DB is the database; nil opens it from Config (and closes it after).
+	// Settings are the settings under test (SettingsFrom).
+	Settings Settings
+	// DB is the database; nil opens it from Settings (and closes it after).
 	DB *store.DB
-	// GitHub is the App's client factory; nil builds one from Config.
+	// GitHub is the App's client factory; nil builds one from Settings.
 	GitHub *gh.Apps
 	// HTTP reaches the public URL and the model upstream; nil means a client
 	// with Timeout (each request is also bounded by Timeout).
@@ -57,6 +57,46 @@ type Config struct {
 	// Version is this server's version, which a runner built from source
 	// must match; empty means version.Version.
 	Version string
+}
+
+// Settings are the parts of Chakshu's settings doctor checks.
+type Settings struct {
+	// DatabaseURL and DataDir locate the database (CHAKSHU_DATABASE_URL, or
+	// SQLite in CHAKSHU_DATA_DIR).
+	DatabaseURL, DataDir string
+	// DeadWorkerAfter is how recent a live worker's heartbeat is; 0 means
+	// the default.
+	DeadWorkerAfter time.Duration
+	// WebhookSecrets are the accepted webhook secrets, newest first.
+	WebhookSecrets []string
+	// Sandbox is true when no GitHub App is configured.
+	Sandbox bool
+	// PublicURL is where GitHub and runners reach Chakshu.
+	PublicURL string
+	// OIDCIssuer is the Actions token issuer.
+	OIDCIssuer string
+	// OAuthClientID and OAuthClientSecret are the portal's login.
+	OAuthClientID, OAuthClientSecret string
+	// AppID, AppSlug and PrivateKey are the GitHub App; GitHubURL and
+	// GitHubGraphQLURL its API.
+	AppID                       int64
+	AppSlug                     string
+	PrivateKey                  []byte
+	GitHubURL, GitHubGraphQLURL string
+	// ModelURL and ModelAPIKey are the model gateway's upstream, Providers
+	// the providers besides it, ModelCatalog the operator's catalogue file.
+	ModelURL, ModelAPIKey string
+	Providers             config.Providers
+	ModelCatalog          string
+}
+
+// SettingsFrom takes doctor's part of a process's configuration.
+func SettingsFrom(c *config.Config) Settings {
+	return Settings{DatabaseURL: c.DatabaseURL, DataDir: c.DataDir, DeadWorkerAfter: c.DeadWorkerAfter,
+		WebhookSecrets: c.WebhookSecrets, Sandbox: c.Sandbox, PublicURL: c.PublicURL, OIDCIssuer: c.OIDCIssuer,
+		OAuthClientID: c.OAuthClientID, OAuthClientSecret: c.OAuthClientSecret, AppID: c.AppID, AppSlug: c.AppSlug,
+		PrivateKey: c.PrivateKey, GitHubURL: c.GitHubURL, GitHubGraphQLURL: c.GitHubGraphQLURL,
+		ModelURL: c.ModelURL, ModelAPIKey: c.ModelAPIKey, Providers: c.Providers, ModelCatalog: c.ModelCatalog}
 }
 
 // Check is one line of the report.
@@ -115,7 +155,7 @@ func Write(w io.Writer, cs []Check) {
 
 type run struct {
 	cfg    Config
-	c      *config.Config
+	s      Settings
 	out    []Check
 	dbOK   bool
 	client *http.Client
@@ -143,14 +183,14 @@ func Run(ctx context.Context, cfg Config) []Check {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	r := &run{cfg: cfg, c: cfg.Config, client: cfg.HTTP}
+	r := &run{cfg: cfg, s: cfg.Settings, client: cfg.HTTP}
 	if r.client == nil {
 		r.client = &http.Client{Timeout: cfg.Timeout}
 	}
 	db := cfg.DB
 	if db == nil {
 		var err error
-		db, err = store.Open(ctx, store.Options{DatabaseURL: r.c.DatabaseURL, DataDir: r.c.DataDir})
+		db, err = store.Open(ctx, store.Options{DatabaseURL: r.s.DatabaseURL, DataDir: r.s.DataDir})
 		if err != nil {
 			r.add("database reachable", false, redact.Error(err), "check CHAKSHU_DATABASE_URL (or CHAKSHU_DATA_DIR for SQLite) and that the database server is up")
 			db = nil
@@ -205,20 +245,20 @@ func (r *run) database(ctx context.Context, db *store.DB) {
 
 func (r *run) webhookSecret() {
 	switch {
-	case len(r.c.WebhookSecrets) == 0:
+	case len(r.s.WebhookSecrets) == 0:
 		r.add("webhook secret set", false, "CHAKSHU_WEBHOOK_SECRET is empty", "set CHAKSHU_WEBHOOK_SECRET to the secret in the App's settings")
-	case !r.c.Sandbox && slices.Contains(r.c.WebhookSecrets, config.SandboxSecret):
+	case !r.s.Sandbox && slices.Contains(r.s.WebhookSecrets, config.SandboxSecret):
 		r.add("webhook secret set", false, "the sandbox's well-known secret is accepted", "set CHAKSHU_WEBHOOK_SECRET to a random secret (openssl rand -hex 32) here and in the App's settings")
-	case len(r.c.WebhookSecrets[0]) < 16 && !r.c.Sandbox:
+	case len(r.s.WebhookSecrets[0]) < 16 && !r.s.Sandbox:
 		r.add("webhook secret set", false, "shorter than 16 characters", "use a random secret (openssl rand -hex 32) here and in the App's settings")
 	default:
-		r.add("webhook secret set", true, fmt.Sprintf("%d accepted", len(r.c.WebhookSecrets)), "")
+		r.add("webhook secret set", true, fmt.Sprintf("%d accepted", len(r.s.WebhookSecrets)), "")
 	}
 }
 
 func (r *run) publicURL(ctx context.Context) {
-	u := strings.TrimRight(r.c.PublicURL, "/") + "/healthz"
-	fix := "make CHAKSHU_PUBLIC_URL (" + r.c.PublicURL + ") reach a running `chakshu web` (load balancer, DNS, TLS); GitHub and runners use it"
+	u := strings.TrimRight(r.s.PublicURL, "/") + "/healthz"
+	fix := "make CHAKSHU_PUBLIC_URL (" + r.s.PublicURL + ") reach a running `chakshu web` (load balancer, DNS, TLS); GitHub and runners use it"
 	resp, err := r.get(ctx, u, nil)
 	if err != nil {
 		r.add("public URL reachable", false, "GET "+u+": "+redact.Error(err), fix)
@@ -259,36 +299,36 @@ type cancelBody struct {
 func (b *cancelBody) Close() error { b.cancel(); return b.ReadCloser.Close() }
 
 func (r *run) model(ctx context.Context) {
-	u := strings.TrimRight(r.c.ModelURL, "/") + "/v1/models"
+	u := strings.TrimRight(r.s.ModelURL, "/") + "/v1/models"
 	hdr := http.Header{"Anthropic-Version": {"2023-06-01"}}
-	if r.c.ModelAPIKey != "" {
-		hdr.Set("X-Api-Key", r.c.ModelAPIKey)
+	if r.s.ModelAPIKey != "" {
+		hdr.Set("X-Api-Key", r.s.ModelAPIKey)
 	}
 	resp, err := r.get(ctx, u, hdr)
 	if err != nil {
-		r.add("model upstream answering", false, redact.Error(err), "check CHAKSHU_MODEL_URL ("+r.c.ModelURL+") and the network path to it")
+		r.add("model upstream answering", false, redact.Error(err), "check CHAKSHU_MODEL_URL ("+r.s.ModelURL+") and the network path to it")
 		return
 	}
 	resp.Body.Close()
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-		r.add("model upstream answering", false, fmt.Sprintf("%s refused the key (%d)", r.c.ModelURL, resp.StatusCode), "set CHAKSHU_MODEL_API_KEY to a valid key for CHAKSHU_MODEL_URL")
+		r.add("model upstream answering", false, fmt.Sprintf("%s refused the key (%d)", r.s.ModelURL, resp.StatusCode), "set CHAKSHU_MODEL_API_KEY to a valid key for CHAKSHU_MODEL_URL")
 	case resp.StatusCode >= 500:
-		r.add("model upstream answering", false, fmt.Sprintf("%s answered %d", r.c.ModelURL, resp.StatusCode), "the upstream is failing; check its status or CHAKSHU_MODEL_URL")
+		r.add("model upstream answering", false, fmt.Sprintf("%s answered %d", r.s.ModelURL, resp.StatusCode), "the upstream is failing; check its status or CHAKSHU_MODEL_URL")
 	default:
-		r.add("model upstream answering", true, r.c.ModelURL, "")
+		r.add("model upstream answering", true, r.s.ModelURL, "")
 	}
 }
 
 func (r *run) github(ctx context.Context, db *store.DB) {
-	if r.c.Sandbox {
+	if r.s.Sandbox {
 		r.add("GitHub App configured", false, "no CHAKSHU_APP_ID / CHAKSHU_PRIVATE_KEY: sandbox mode", "run `chakshu setup` (or open /setup) to create the App, then point CHAKSHU_CONFIG_FILE at the app.env it writes")
 		return
 	}
 	apps := r.cfg.GitHub
 	if apps == nil {
 		var err error
-		if apps, err = gh.New(gh.Config{AppID: r.c.AppID, PrivateKey: r.c.PrivateKey, BaseURL: r.c.GitHubURL, GraphQLURL: r.c.GitHubGraphQLURL,
+		if apps, err = gh.New(gh.Config{AppID: r.s.AppID, PrivateKey: r.s.PrivateKey, BaseURL: r.s.GitHubURL, GraphQLURL: r.s.GitHubGraphQLURL,
 			Retry: gh.RetryPolicy{Attempts: 1}}); err != nil {
 			r.add("App key valid", false, redact.Error(err), "check CHAKSHU_APP_ID and CHAKSHU_PRIVATE_KEY(_FILE)")
 			return
@@ -299,8 +339,8 @@ func (r *run) github(ctx context.Context, db *store.DB) {
 		r.add("App key valid", false, "GET /app: "+ghError(err), "CHAKSHU_APP_ID must be the App's id and CHAKSHU_PRIVATE_KEY(_FILE) one of its keys (App settings → Private keys → Generate); check the server clock")
 		return
 	}
-	if app.GetSlug() != r.c.AppSlug {
-		r.add("App key valid", false, fmt.Sprintf("the key is App %q but CHAKSHU_APP_SLUG is %q", app.GetSlug(), r.c.AppSlug), "set CHAKSHU_APP_SLUG="+app.GetSlug())
+	if app.GetSlug() != r.s.AppSlug {
+		r.add("App key valid", false, fmt.Sprintf("the key is App %q but CHAKSHU_APP_SLUG is %q", app.GetSlug(), r.s.AppSlug), "set CHAKSHU_APP_SLUG="+app.GetSlug())
 	} else {
 		r.add("App key valid", true, fmt.Sprintf("App %s (id %d)", app.GetSlug(), app.GetID()), "")
 	}
@@ -413,7 +453,7 @@ func (r *run) reviewersRepo(ctx context.Context, client *gh.Installation, db *st
 		return
 	}
 	if row == nil {
-		r.add(check, false, "the installation is not recorded in the database", "check webhook deliveries reach "+r.c.PublicURL+"/webhooks/github (App settings → Advanced) and that a worker runs")
+		r.add(check, false, "the installation is not recorded in the database", "check webhook deliveries reach "+r.s.PublicURL+"/webhooks/github (App settings → Advanced) and that a worker runs")
 		return
 	}
 	if row.LastSyncError != "" {

@@ -75,14 +75,14 @@ func TestDoctor(t *testing.T) {
 		model := httptest.NewServer(scriptedmodel.Handler())
 		t.Cleanup(model.Close)
 
-		healthy := func() *config.Config {
-			return &config.Config{AppID: appID, AppSlug: "chakshu", PrivateKey: key, WebhookSecrets: []string{"a-long-random-webhook-secret"},
+		healthy := func() Settings {
+			return Settings{AppID: appID, AppSlug: "chakshu", PrivateKey: key, WebhookSecrets: []string{"a-long-random-webhook-secret"},
 				GitHubURL: sim.URL(), GitHubGraphQLURL: sim.GraphQLURL(), PublicURL: web.URL, ModelURL: model.URL, ModelAPIKey: "k",
 				OIDCIssuer: sim.IssuerURL(), OAuthClientID: clientID, OAuthClientSecret: clientSecret, DeadWorkerAfter: 90 * time.Second}
 		}
-		check := func(t *testing.T, cfg *config.Config, want []string) []Check {
+		check := func(t *testing.T, cfg Settings, want []string) []Check {
 			t.Helper()
-			cs := Run(ctx, Config{Config: cfg, DB: db, Version: "1.4.0"})
+			cs := Run(ctx, Config{Settings: cfg, DB: db, Version: "1.4.0"})
 			if d := cmp.Diff(want, failed(cs)); d != "" {
 				var b bytes.Buffer
 				Write(&b, cs)
@@ -229,7 +229,7 @@ func TestDoctor(t *testing.T) {
 			db.Worker.Update().SetHeartbeatAt(beat).ExecX(ctx)
 			defer db.Worker.Update().SetHeartbeatAt(time.Now()).SetStopped(false).ExecX(ctx)
 			at := func(now time.Time) []Check {
-				cs := Run(ctx, Config{Config: healthy(), DB: db, Version: "1.4.0", Now: func() time.Time { return now }})
+				cs := Run(ctx, Config{Settings: healthy(), DB: db, Version: "1.4.0", Now: func() time.Time { return now }})
 				return cs
 			}
 			if f := failed(at(beat.Add(90 * time.Second))); len(f) != 0 {
@@ -318,7 +318,7 @@ func TestDoctorEnterpriseServer(t *testing.T) {
 		ok           bool
 	}{{"default issuer", issuer, true}, {"github.com issuer", config.DefaultOIDCIssuer, false}} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &run{c: &config.Config{GitHubURL: sim.URL(), OIDCIssuer: tc.issuer}}
+			r := &run{s: Settings{GitHubURL: sim.URL(), OIDCIssuer: tc.issuer}}
 			r.ghes(ctx, apps)
 			if len(r.out) != 1 || r.out[0].OK != tc.ok || !strings.Contains(r.out[0].Detail, "Enterprise Server 3.19.0: workflow dispatch without return_run_details") {
 				t.Fatalf("checks: %+v", r.out)
@@ -335,9 +335,9 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 func TestDoctorUnmigratedDatabase(t *testing.T) {
 	model := httptest.NewServer(scriptedmodel.Handler())
 	t.Cleanup(model.Close)
-	cfg := &config.Config{Sandbox: true, DataDir: t.TempDir(), WebhookSecrets: []string{config.SandboxSecret},
+	cfg := Settings{Sandbox: true, DataDir: t.TempDir(), WebhookSecrets: []string{config.SandboxSecret},
 		PublicURL: closedURL(t), ModelURL: model.URL}
-	cs := Run(context.Background(), Config{Config: cfg})
+	cs := Run(context.Background(), Config{Settings: cfg})
 	if d := cmp.Diff([]string{"database migrated", "public URL reachable", "GitHub App configured"}, failed(cs)); d != "" {
 		t.Fatalf("failed checks (-want +got):\n%s", d)
 	}

@@ -29,11 +29,11 @@ func (r *run) ghes(ctx context.Context, apps *gh.Apps) {
 		r.add("GitHub server", true, "github.com: workflow dispatch returns the run it started; Actions OIDC issuer "+config.DefaultOIDCIssuer, "")
 		return
 	}
-	want := config.DefaultOIDCIssuerFor(r.c.GitHubURL)
+	want := config.DefaultOIDCIssuerFor(r.s.GitHubURL)
 	detail := fmt.Sprintf("Enterprise Server %s: workflow dispatch without return_run_details (the run is found by its run-name); "+
 		"Actions OIDC issuer %s; webhook deliveries count as failed after 30 s and are recovered from the App's delivery log", meta.InstalledVersion, want)
-	if r.c.OIDCIssuer != want {
-		r.add("GitHub server", false, detail+"; CHAKSHU_OIDC_ISSUER is "+r.c.OIDCIssuer,
+	if r.s.OIDCIssuer != want {
+		r.add("GitHub server", false, detail+"; CHAKSHU_OIDC_ISSUER is "+r.s.OIDCIssuer,
 			"unset CHAKSHU_OIDC_ISSUER (it defaults to "+want+") or set it to this server's issuer")
 		return
 	}

@@ -27,7 +27,7 @@ func (r *run) workers(ctx context.Context, db *store.DB) {
 	if db == nil || !r.dbOK {
 		return
 	}
-	after := r.c.DeadWorkerAfter
+	after := r.s.DeadWorkerAfter
 	if after <= 0 {
 		after = config.DefaultDeadWorkerAfter
 	}
@@ -57,13 +57,13 @@ func (r *run) workers(ctx context.Context, db *store.DB) {
 // as the runner API does to verify a runner's token: the document names the
 // same issuer and its jwks_uri serves at least one key.
 func (r *run) oidcIssuer(ctx context.Context) {
-	if r.c.Sandbox || r.c.OIDCIssuer == "" {
+	if r.s.Sandbox || r.s.OIDCIssuer == "" {
 		return // the sandbox's issuer is its simulator, started with the process
 	}
-	name := "OIDC issuer " + r.c.OIDCIssuer
+	name := "OIDC issuer " + r.s.OIDCIssuer
 	fix := "CHAKSHU_OIDC_ISSUER must be the Actions token issuer of your GitHub (github.com: " +
 		"https://token.actions.githubusercontent.com; Enterprise Server: https://HOST/_services/token) and reachable from Chakshu"
-	u := strings.TrimRight(r.c.OIDCIssuer, "/") + "/.well-known/openid-configuration"
+	u := strings.TrimRight(r.s.OIDCIssuer, "/") + "/.well-known/openid-configuration"
 	var disc struct {
 		Issuer  string `json:"issuer"`
 		JWKSURI string `json:"jwks_uri"`
@@ -72,7 +72,7 @@ func (r *run) oidcIssuer(ctx context.Context) {
 		r.add(name, false, "GET "+u+": "+err.Error(), fix)
 		return
 	}
-	if strings.TrimRight(disc.Issuer, "/") != strings.TrimRight(r.c.OIDCIssuer, "/") || disc.JWKSURI == "" {
+	if strings.TrimRight(disc.Issuer, "/") != strings.TrimRight(r.s.OIDCIssuer, "/") || disc.JWKSURI == "" {
 		r.add(name, false, fmt.Sprintf("the discovery document names issuer %q and jwks_uri %q", disc.Issuer, disc.JWKSURI), fix)
 		return
 	}
@@ -111,17 +111,17 @@ func (r *run) getJSON(ctx context.Context, u string, v any) error {
 // incorrect_client_credentials when they are not, both with status 200
 // (docs "Troubleshooting OAuth app access token request errors").
 func (r *run) oauthClient(ctx context.Context) {
-	if r.c.Sandbox {
+	if r.s.Sandbox {
 		return // the sandbox signs in without GitHub
 	}
 	const name = "OAuth client (portal login)"
-	if r.c.OAuthClientID == "" {
+	if r.s.OAuthClientID == "" {
 		r.add(name, false, "CHAKSHU_OAUTH_CLIENT_ID is not set: nobody can sign in to the portal, and web refuses to start",
 			"set CHAKSHU_OAUTH_CLIENT_ID and CHAKSHU_OAUTH_CLIENT_SECRET to the App's client id and a client secret (App settings → General)")
 		return
 	}
-	u := auth.WebURL(r.c.GitHubURL) + "/login/oauth/access_token"
-	form := url.Values{"client_id": {r.c.OAuthClientID}, "client_secret": {r.c.OAuthClientSecret}, "code": {"chakshu-doctor-no-such-code"}}
+	u := auth.WebURL(r.s.GitHubURL) + "/login/oauth/access_token"
+	form := url.Values{"client_id": {r.s.OAuthClientID}, "client_secret": {r.s.OAuthClientSecret}, "code": {"chakshu-doctor-no-such-code"}}
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, strings.NewReader(form.Encode()))
@@ -147,9 +147,9 @@ func (r *run) oauthClient(ctx context.Context) {
 	}
 	switch ans.Error {
 	case "bad_verification_code":
-		r.add(name, true, "GitHub accepts client "+r.c.OAuthClientID, "")
+		r.add(name, true, "GitHub accepts client "+r.s.OAuthClientID, "")
 	case "incorrect_client_credentials":
-		r.add(name, false, "GitHub refuses client "+r.c.OAuthClientID+" with this secret",
+		r.add(name, false, "GitHub refuses client "+r.s.OAuthClientID+" with this secret",
 			"set CHAKSHU_OAUTH_CLIENT_ID to the App's client id and CHAKSHU_OAUTH_CLIENT_SECRET to one of its client secrets (App settings → General → Client secrets)")
 	default:
 		r.add(name, false, fmt.Sprintf("unexpected answer %q", redact.String(ans.Error)), "check CHAKSHU_OAUTH_CLIENT_ID and CHAKSHU_GITHUB_URL")

@@ -25,7 +25,7 @@ func (r *run) modelsInUse(ctx context.Context, db *store.DB) {
 	src := r.cfg.Models
 	if src == nil {
 		var err error
-		if src, err = models.NewSource(r.c.ModelCatalog); err != nil {
+		if src, err = models.NewSource(r.s.ModelCatalog); err != nil {
 			r.add("model catalogue", false, redact.Error(err), "fix the file named by "+models.Setting+" or unset it")
 			src = models.Static(models.Builtin())
 		}
@@ -75,10 +75,10 @@ func (r *run) modelsInUse(ctx context.Context, db *store.DB) {
 }
 
 func (r *run) upstreamModel(ctx context.Context, name, id, detail string) {
-	u := strings.TrimRight(r.c.ModelURL, "/") + "/v1/models/" + url.PathEscape(id)
+	u := strings.TrimRight(r.s.ModelURL, "/") + "/v1/models/" + url.PathEscape(id)
 	hdr := http.Header{"Anthropic-Version": {"2023-06-01"}}
-	if r.c.ModelAPIKey != "" {
-		hdr.Set("X-Api-Key", r.c.ModelAPIKey)
+	if r.s.ModelAPIKey != "" {
+		hdr.Set("X-Api-Key", r.s.ModelAPIKey)
 	}
 	resp, err := r.get(ctx, u, hdr)
 	if err != nil {
@@ -90,12 +90,12 @@ func (r *run) upstreamModel(ctx context.Context, name, id, detail string) {
 	case resp.StatusCode == http.StatusOK:
 		r.add(name, true, detail, "")
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-		r.add(name, false, fmt.Sprintf("%s refused the key (%d), so the model could not be checked", r.c.ModelURL, resp.StatusCode),
+		r.add(name, false, fmt.Sprintf("%s refused the key (%d), so the model could not be checked", r.s.ModelURL, resp.StatusCode),
 			"set CHAKSHU_MODEL_API_KEY to a valid key for CHAKSHU_MODEL_URL")
 	case resp.StatusCode == http.StatusNotFound:
-		r.add(name, false, fmt.Sprintf("%s does not serve %s (404): the model is unknown there or retired", r.c.ModelURL, id),
+		r.add(name, false, fmt.Sprintf("%s does not serve %s (404): the model is unknown there or retired", r.s.ModelURL, id),
 			"set model: in those reviewers' reviewer.yaml to a model the upstream serves, and correct the catalogue ("+models.Setting+")")
 	default:
-		r.add(name, false, fmt.Sprintf("%s answered %d for %s", r.c.ModelURL, resp.StatusCode, id), "the upstream is failing; check its status")
+		r.add(name, false, fmt.Sprintf("%s answered %d for %s", r.s.ModelURL, resp.StatusCode, id), "the upstream is failing; check its status")
 	}
 }

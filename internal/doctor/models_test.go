@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chakshu-dev/chakshu/internal/config"
 	"github.com/chakshu-dev/chakshu/internal/models"
 	"github.com/chakshu-dev/chakshu/internal/scriptedmodel"
 	"github.com/chakshu-dev/chakshu/internal/store"
@@ -29,7 +28,7 @@ func TestDoctorModelsInUse(t *testing.T) {
 			Catalog: without(t, models.Builtin(), "claude-haiku-4-5-20251001")}))
 		defer model.Close()
 		run := func(key string) map[string]Check {
-			cs := Run(ctx, Config{Config: &config.Config{ModelURL: model.URL, ModelAPIKey: key, PublicURL: model.URL}, DB: db, Now: clock})
+			cs := Run(ctx, Config{Settings: Settings{ModelURL: model.URL, ModelAPIKey: key, PublicURL: model.URL}, DB: db, Now: clock})
 			out := map[string]Check{}
 			for _, c := range cs {
 				if strings.HasPrefix(c.Name, "model ") {

@@ -31,7 +31,7 @@ var providerFix = map[string]string{
 // most three, the default model first) goes through the gateway's own
 // provider code and is answered. The request costs one output token.
 func (r *run) providers(ctx context.Context) {
-	p := r.c.Providers
+	p := r.s.Providers
 	configured := p.Configured()
 	if len(configured) == 0 {
 		return
@@ -50,7 +50,7 @@ func (r *run) providers(ctx context.Context) {
 	}
 	src := r.cfg.Models
 	if src == nil {
-		src, _ = models.NewSource(r.c.ModelCatalog) // its errors are reported by modelsInUse
+		src, _ = models.NewSource(r.s.ModelCatalog) // its errors are reported by modelsInUse
 	}
 	cat, _ := src.Catalog()
 	def := reviewerconfig.Defaults().Model

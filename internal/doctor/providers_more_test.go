@@ -36,7 +36,7 @@ func TestDoctorVertexAndFoundry(t *testing.T) {
 				}
 				check := func(p config.Providers) Check {
 					name := "provider " + provider + ": model claude-sonnet-5-5"
-					for _, c := range Run(ctx, Config{Config: &config.Config{ModelURL: srv.URL, PublicURL: srv.URL, Providers: p}, DB: db, Models: models.Static(cat)}) {
+					for _, c := range Run(ctx, Config{Settings: Settings{ModelURL: srv.URL, PublicURL: srv.URL, Providers: p}, DB: db, Models: models.Static(cat)}) {
 						if c.Name == name {
 							return c
 						}

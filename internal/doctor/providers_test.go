@@ -38,7 +38,7 @@ func TestDoctorProviders(t *testing.T) {
 			p := config.Providers{Platform: "bedrock", BedrockURL: brSrv.URL, BedrockRegion: providersim.BedrockRegion,
 				BedrockAccessKeyID: providersim.BedrockAccessKey, BedrockSecretAccessKey: secret,
 				OpenAIURL: oaSrv.URL + "/v1", OpenAIAPIKey: providersim.OpenAIKey}
-			cs := Run(ctx, Config{Config: &config.Config{ModelURL: oaSrv.URL, PublicURL: oaSrv.URL, Providers: p}, DB: db, Models: src})
+			cs := Run(ctx, Config{Settings: Settings{ModelURL: oaSrv.URL, PublicURL: oaSrv.URL, Providers: p}, DB: db, Models: src})
 			out := map[string]Check{}
 			for _, c := range cs {
 				if strings.HasPrefix(c.Name, "provider ") {
@@ -61,7 +61,7 @@ func TestDoctorProviders(t *testing.T) {
 			t.Errorf("bad credentials: %+v", c)
 		}
 		// A provider that cannot be built is one failed check naming its fix.
-		bad := Run(ctx, Config{Config: &config.Config{ModelURL: oaSrv.URL, PublicURL: oaSrv.URL, Providers: config.Providers{FoundryResource: "r"}},
+		bad := Run(ctx, Config{Settings: Settings{ModelURL: oaSrv.URL, PublicURL: oaSrv.URL, Providers: config.Providers{FoundryResource: "r"}},
 			DB: db, Models: src})
 		found := false
 		for _, c := range bad {

@@ -6,16 +6,21 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/providersim"
 )
 
-// ModelProvider points p at the simulated provider (`chakshu sandbox
-// --provider`): Anthropic's models go through it with the simulated
-// account's credentials. Anthropic (the default) changes nothing.
-func (sb *Sandbox) ModelProvider(p *config.Providers) {
+// Config is the configuration Chakshu runs with against this sandbox: base's,
+// with the simulated App, GitHub, Actions issuer and model (behind the
+// simulated provider of `chakshu sandbox --provider`, with its credentials)
+// in place of GitHub's and Anthropic's. base is left as it is.
+func (sb *Sandbox) Config(base config.Config) *config.Config {
+	c := base
+	c.AppID, c.PrivateKey = sb.AppID, sb.AppKey
+	c.GitHubURL, c.GitHubGraphQLURL = sb.Sim.URL(), sb.Sim.GraphQLURL()
+	c.OIDCIssuer, c.ModelURL = sb.Sim.IssuerURL(), sb.ModelURL
+	p := &c.Providers
 	switch sb.opts.Provider {
 	case models.ProviderBedrock:
 		p.Platform, p.BedrockURL, p.BedrockRegion = models.ProviderBedrock, sb.ModelURL, providersim.BedrockRegion
 		p.BedrockAccessKeyID, p.BedrockSecretAccessKey = providersim.BedrockAccessKey, providersim.BedrockSecretKey
 	case models.ProviderVertex:
-		sb.provider.Vertex.BaseURL = sb.ModelURL
 		p.Platform, p.VertexURL, p.VertexProject, p.VertexRegion = models.ProviderVertex, sb.ModelURL+"/", providersim.VertexProject, providersim.VertexRegion
 		p.VertexCredentialsJSON = sb.provider.Vertex.CredentialsJSON()
 	case models.ProviderOpenAI:
@@ -23,6 +28,7 @@ func (sb *Sandbox) ModelProvider(p *config.Providers) {
 	case models.ProviderFoundry:
 		p.Platform, p.FoundryResource, p.FoundryURL, p.FoundryAPIKey = models.ProviderFoundry, "", sb.ModelURL+"/anthropic/", providersim.FoundryKey
 	}
+	return &c
 }
 
 // Catalog is base with the simulated provider's ids of the seeded

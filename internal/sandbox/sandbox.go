@@ -150,9 +150,12 @@ func Start(o Options) (*Sandbox, error) {
 		return nil, err
 	}
 	sb.provider = psim
+	sb.ModelURL = "http://" + ln.Addr().String()
+	if psim.Vertex != nil { // its key file names the token endpoint
+		psim.Vertex.BaseURL = sb.ModelURL
+	}
 	sb.modelSrv = &http.Server{Handler: psim.Handler, ReadHeaderTimeout: 10 * time.Second}
 	go sb.modelSrv.Serve(ln) //nolint:errcheck
-	sb.ModelURL = "http://" + ln.Addr().String()
 	sim.OnDispatch(sb.runWorkflow)
 	return sb, nil
 }

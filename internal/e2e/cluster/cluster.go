@@ -156,7 +156,6 @@ func Start(t testing.TB, o Options) *Cluster {
 		"CHAKSHU_OAUTH_CLIENT_ID":     sb.ClientID, // web refuses an App without its OAuth client
 		"CHAKSHU_OAUTH_CLIENT_SECRET": sb.Secret,
 		"CHAKSHU_INTERNAL_ADDR":       "127.0.0.1:0", // several processes on one host
-		"CHAKSHU_POLL_INTERVAL":       "500ms",
 		"CHAKSHU_RUNNER_DIR":          runnerbintest.Dir(t),
 	}
 	for k, v := range o.Env {

@@ -247,7 +247,7 @@ func TestCrashSoak(t *testing.T) {
 	// write every 8 s): the settle gives them 45 minutes.
 	deliveries, prsN := size(300, 5000), size(10, 40)
 	c := startCluster(t, clusterOptions{webs: 2, workers: 3, env: map[string]string{
-		"CHAKSHU_HEARTBEAT_INTERVAL": "1s", "CHAKSHU_DEAD_WORKER_AFTER": "5s",
+		"CHAKSHU_DEAD_WORKER_AFTER": "5s", // workers beat every 2/9 of it
 	}})
 	sim := c.SB.Sim
 	rng := rand.New(rand.NewPCG(14, 14))
