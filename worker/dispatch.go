@@ -266,11 +266,6 @@ func (d *Dispatcher) checkModel(r *ent.Run, rv *ent.Reviewer) error {
 	return nil
 }
 
-// CheckName is the check run's name for a run.
-func CheckName(reviewer string, kind run.Kind) string {
-	return ghwrite.CheckName(reviewer, kind == run.KindReply)
-}
-
 func (d *Dispatcher) portalURL(id int) string {
 	return fmt.Sprintf("%s/runs/%d", strings.TrimRight(d.cfg.PublicURL, "/"), id)
 }

@@ -208,10 +208,6 @@ func asStored(t *testing.T, snap map[string]any) map[string]any {
 	return out
 }
 
-func snapshot(md string) map[string]any {
-	return reviewerconfig.Columns{ClaudeMD: md}.Snapshot()
-}
-
 // A change to a reviewer's rules is backtested end to end: one backtest for
 // the changed reviewer only, its check opened on the change's head, the old
 // side queued on the last 3 distinct reviewed PRs (newest first, at the head

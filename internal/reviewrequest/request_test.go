@@ -38,7 +38,7 @@ func TestRequest(t *testing.T) {
 		const contents = "GET /repos/{owner}/{repo}/contents/{path}"
 
 		_, err := ask("wanda", "security", "bogus")
-		if !fault.Is(err, fault.Invalid) || fault.Public(err, "") != "unknown reviewers: bogus" {
+		if fe, ok := fault.As(err); !ok || fe.Kind != fault.Invalid || fe.Public != "unknown reviewers: bogus" {
 			t.Errorf("unknown name: %v", err)
 		}
 		if c := db.Run.Query().CountX(ctx); c != 0 {

@@ -19,6 +19,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/logging"
 	"github.com/chakshu-dev/chakshu/internal/publish"
 	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
+	"github.com/chakshu-dev/chakshu/internal/textcut"
 	"github.com/chakshu-dev/chakshu/internal/wakeup"
 )
 
@@ -129,7 +130,7 @@ func (h *handler) queueReply(ctx context.Context, inst *ent.Installation, repo *
 		func(tx *ent.Tx) error {
 			r = nil
 			cr := tx.Run.Create().SetKind(run.KindReply).SetTrigger(run.TriggerReply).
-				SetRepositoryID(repo.ID).SetReviewerID(rv.ID).SetPrNumber(pr.Number).SetPrTitle(clip(pr.Title, 500)).
+				SetRepositoryID(repo.ID).SetReviewerID(rv.ID).SetPrNumber(pr.Number).SetPrTitle(textcut.Bytes(pr.Title, 500)).
 				SetPrURL(pr.HTMLURL).SetHeadSha(pr.Head.SHA).SetHeadRef(pr.Head.Ref).
 				SetBaseSha(pr.Base.SHA).SetBaseRef(pr.Base.Ref).
 				SetRequester(login).SetReplyToCommentID(commentID).SetThreadRootCommentID(rootID)
