@@ -486,12 +486,5 @@ func (r *run) reviewersRepo(ctx context.Context, client *gh.Installation, db *st
 		r.add(check, false, "synced, but it defines no reviewer", "add reviewers/<name>/reviewer.yaml to "+full)
 		return
 	}
-	r.add(check, true, fmt.Sprintf("%d reviewers synced at %s", n, short(row.LastSyncCommit)), "")
-}
-
-func short(s string) string {
-	if len(s) > 7 {
-		return s[:7]
-	}
-	return s
+	r.add(check, true, fmt.Sprintf("%d reviewers synced at %s", n, gh.ShortSHA(row.LastSyncCommit)), "")
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/internal/diffmap"
 	"github.com/chakshu-dev/chakshu/internal/findings"
+	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 )
 
@@ -321,13 +322,7 @@ func safeRef(s string) string {
 	return "`" + codeSafe(s) + "`"
 }
 
-func shortSHA(s string) string {
-	s = safeName(s)
-	if len(s) > 7 {
-		return s[:7]
-	}
-	return s
-}
+func shortSHA(s string) string { return gh.ShortSHA(safeName(s)) }
 
 // CheckInput is what a review run's check run shows.
 type CheckInput struct {

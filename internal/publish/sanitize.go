@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/chakshu-dev/chakshu/internal/textcut"
 )
 
 // Everything the agent wrote is data. Before it goes into a PR comment it is
@@ -42,14 +44,7 @@ func capBytes(s string, max int) string {
 		return s
 	}
 	const mark = " …(cut)"
-	cut := max - len(mark)
-	if cut < 0 {
-		cut = 0
-	}
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + mark
+	return textcut.Bytes(s, max-len(mark)) + mark
 }
 
 // neutralise breaks mentions, HTML comments and tags, comment closers and

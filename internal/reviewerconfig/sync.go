@@ -229,7 +229,7 @@ func (s *Syncer) fetch(ctx context.Context, inst *ent.Installation, full string)
 		return nil, false, fmt.Errorf("reviewers repository %s: tree at %s: %w", full, commit, err)
 	}
 	if tree.GetTruncated() {
-		return nil, false, fmt.Errorf("reviewers repository %s: too many files to list at %s", full, short(commit))
+		return nil, false, fmt.Errorf("reviewers repository %s: too many files to list at %s", full, gh.ShortSHA(commit))
 	}
 	f := &fetcher{rest: rest, owner: owner, repo: name, commit: commit, models: s.cfg.Models, now: s.cfg.Now()}
 	return f.snapshot(ctx, tree.Entries)
@@ -253,13 +253,6 @@ func (s *Syncer) modelsLapsed(ctx context.Context, installationID int) (bool, er
 		}
 	}
 	return false, nil
-}
-
-func short(sha string) string {
-	if len(sha) > 7 {
-		return sha[:7]
-	}
-	return sha
 }
 
 // fetcher reads files of the reviewers repository at one commit.
@@ -494,12 +487,12 @@ func (f *fetcher) read(ctx context.Context, p string, limit int) (string, error)
 	req.Header.Set("Accept", "application/vnd.github.raw")
 	resp, err := f.rest.BareDo(req)
 	if err != nil {
-		return "", fmt.Errorf("read %s at %s: %w", p, short(f.commit), err)
+		return "", fmt.Errorf("read %s at %s: %w", p, gh.ShortSHA(f.commit), err)
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, int64(limit)+1))
 	if err != nil {
-		return "", fmt.Errorf("read %s at %s: %w", p, short(f.commit), err)
+		return "", fmt.Errorf("read %s at %s: %w", p, gh.ShortSHA(f.commit), err)
 	}
 	if len(b) > limit {
 		return "", problem(p, "file is over the %d byte limit", limit)

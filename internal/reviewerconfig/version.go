@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-github/v88/github"
 
 	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/models"
 )
 
@@ -82,10 +83,10 @@ func LoadAt(ctx context.Context, rest *github.Client, full, commit string, names
 	}
 	tree, _, err := rest.Git.GetTree(ctx, owner, name, commit, true)
 	if err != nil {
-		return nil, fmt.Errorf("reviewers repository %s: tree at %s: %w", full, short(commit), err)
+		return nil, fmt.Errorf("reviewers repository %s: tree at %s: %w", full, gh.ShortSHA(commit), err)
 	}
 	if tree.GetTruncated() {
-		return nil, fmt.Errorf("reviewers repository %s: too many files to list at %s", full, short(commit))
+		return nil, fmt.Errorf("reviewers repository %s: too many files to list at %s", full, gh.ShortSHA(commit))
 	}
 	want := map[string]bool{}
 	for _, n := range names {
