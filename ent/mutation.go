@@ -30,6 +30,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/worker"
 	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/reviewerspec"
+	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 )
 
 const (
@@ -17237,8 +17238,8 @@ type ReviewerMutation struct {
 	claude_md           *string
 	config_yaml         *string
 	_config             **reviewerspec.Config
-	skills              *[]map[string]interface{}
-	appendskills        []map[string]interface{}
+	skills              *[]runnerproto.Skill
+	appendskills        []runnerproto.Skill
 	sync_error          *string
 	sync_error_at       *time.Time
 	sync_error_commit   *string
@@ -17738,13 +17739,13 @@ func (m *ReviewerMutation) ResetConfig() {
 }
 
 // SetSkills sets the "skills" field.
-func (m *ReviewerMutation) SetSkills(value []map[string]interface{}) {
-	m.skills = &value
+func (m *ReviewerMutation) SetSkills(r []runnerproto.Skill) {
+	m.skills = &r
 	m.appendskills = nil
 }
 
 // Skills returns the value of the "skills" field in the mutation.
-func (m *ReviewerMutation) Skills() (r []map[string]interface{}, exists bool) {
+func (m *ReviewerMutation) Skills() (r []runnerproto.Skill, exists bool) {
 	v := m.skills
 	if v == nil {
 		return
@@ -17755,7 +17756,7 @@ func (m *ReviewerMutation) Skills() (r []map[string]interface{}, exists bool) {
 // OldSkills returns the old "skills" field's value of the Reviewer entity.
 // If the Reviewer object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *ReviewerMutation) OldSkills(ctx context.Context) (v []map[string]interface{}, err error) {
+func (m *ReviewerMutation) OldSkills(ctx context.Context) (v []runnerproto.Skill, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldSkills is only allowed on UpdateOne operations")
 	}
@@ -17769,13 +17770,13 @@ func (m *ReviewerMutation) OldSkills(ctx context.Context) (v []map[string]interf
 	return oldValue.Skills, nil
 }
 
-// AppendSkills adds value to the "skills" field.
-func (m *ReviewerMutation) AppendSkills(value []map[string]interface{}) {
-	m.appendskills = append(m.appendskills, value...)
+// AppendSkills adds r to the "skills" field.
+func (m *ReviewerMutation) AppendSkills(r []runnerproto.Skill) {
+	m.appendskills = append(m.appendskills, r...)
 }
 
 // AppendedSkills returns the list of values that were appended to the "skills" field in this mutation.
-func (m *ReviewerMutation) AppendedSkills() ([]map[string]interface{}, bool) {
+func (m *ReviewerMutation) AppendedSkills() ([]runnerproto.Skill, bool) {
 	if len(m.appendskills) == 0 {
 		return nil, false
 	}
@@ -18246,7 +18247,7 @@ func (m *ReviewerMutation) SetField(name string, value ent.Value) error {
 		m.SetConfig(v)
 		return nil
 	case reviewer.FieldSkills:
-		v, ok := value.([]map[string]interface{})
+		v, ok := value.([]runnerproto.Skill)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}

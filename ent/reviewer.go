@@ -13,6 +13,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/reviewer"
 	"github.com/chakshu-dev/chakshu/internal/reviewerspec"
+	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 )
 
 // An AI reviewer defined in the installation's reviewers repository (reviewers/<name>/).
@@ -41,7 +42,7 @@ type Reviewer struct {
 	// parsed reviewer.yaml in force, keys it leaves out at their defaults
 	Config *reviewerspec.Config `json:"config,omitempty"`
 	// skills: name, description, content, files
-	Skills []map[string]interface{} `json:"skills,omitempty"`
+	Skills []runnerproto.Skill `json:"skills,omitempty"`
 	// last sync error; the last good version stays in force
 	SyncError string `json:"sync_error,omitempty"`
 	// when the last sync error happened; null when the last sync succeeded

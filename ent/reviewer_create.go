@@ -15,6 +15,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/reviewer"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/reviewerspec"
+	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 )
 
 // ReviewerCreate is the builder for creating a Reviewer entity.
@@ -150,7 +151,7 @@ func (_c *ReviewerCreate) SetConfig(v *reviewerspec.Config) *ReviewerCreate {
 }
 
 // SetSkills sets the "skills" field.
-func (_c *ReviewerCreate) SetSkills(v []map[string]interface{}) *ReviewerCreate {
+func (_c *ReviewerCreate) SetSkills(v []runnerproto.Skill) *ReviewerCreate {
 	_c.mutation.SetSkills(v)
 	return _c
 }
@@ -620,7 +621,7 @@ func (u *ReviewerUpsert) ClearConfig() *ReviewerUpsert {
 }
 
 // SetSkills sets the "skills" field.
-func (u *ReviewerUpsert) SetSkills(v []map[string]interface{}) *ReviewerUpsert {
+func (u *ReviewerUpsert) SetSkills(v []runnerproto.Skill) *ReviewerUpsert {
 	u.Set(reviewer.FieldSkills, v)
 	return u
 }
@@ -865,7 +866,7 @@ func (u *ReviewerUpsertOne) ClearConfig() *ReviewerUpsertOne {
 }
 
 // SetSkills sets the "skills" field.
-func (u *ReviewerUpsertOne) SetSkills(v []map[string]interface{}) *ReviewerUpsertOne {
+func (u *ReviewerUpsertOne) SetSkills(v []runnerproto.Skill) *ReviewerUpsertOne {
 	return u.Update(func(s *ReviewerUpsert) {
 		s.SetSkills(v)
 	})
@@ -1286,7 +1287,7 @@ func (u *ReviewerUpsertBulk) ClearConfig() *ReviewerUpsertBulk {
 }
 
 // SetSkills sets the "skills" field.
-func (u *ReviewerUpsertBulk) SetSkills(v []map[string]interface{}) *ReviewerUpsertBulk {
+func (u *ReviewerUpsertBulk) SetSkills(v []runnerproto.Skill) *ReviewerUpsertBulk {
 	return u.Update(func(s *ReviewerUpsert) {
 		s.SetSkills(v)
 	})

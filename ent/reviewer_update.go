@@ -17,6 +17,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/reviewer"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/reviewerspec"
+	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 )
 
 // ReviewerUpdate is the builder for updating Reviewer entities.
@@ -156,13 +157,13 @@ func (_u *ReviewerUpdate) ClearConfig() *ReviewerUpdate {
 }
 
 // SetSkills sets the "skills" field.
-func (_u *ReviewerUpdate) SetSkills(v []map[string]interface{}) *ReviewerUpdate {
+func (_u *ReviewerUpdate) SetSkills(v []runnerproto.Skill) *ReviewerUpdate {
 	_u.mutation.SetSkills(v)
 	return _u
 }
 
 // AppendSkills appends value to the "skills" field.
-func (_u *ReviewerUpdate) AppendSkills(v []map[string]interface{}) *ReviewerUpdate {
+func (_u *ReviewerUpdate) AppendSkills(v []runnerproto.Skill) *ReviewerUpdate {
 	_u.mutation.AppendSkills(v)
 	return _u
 }
@@ -616,13 +617,13 @@ func (_u *ReviewerUpdateOne) ClearConfig() *ReviewerUpdateOne {
 }
 
 // SetSkills sets the "skills" field.
-func (_u *ReviewerUpdateOne) SetSkills(v []map[string]interface{}) *ReviewerUpdateOne {
+func (_u *ReviewerUpdateOne) SetSkills(v []runnerproto.Skill) *ReviewerUpdateOne {
 	_u.mutation.SetSkills(v)
 	return _u
 }
 
 // AppendSkills appends value to the "skills" field.
-func (_u *ReviewerUpdateOne) AppendSkills(v []map[string]interface{}) *ReviewerUpdateOne {
+func (_u *ReviewerUpdateOne) AppendSkills(v []runnerproto.Skill) *ReviewerUpdateOne {
 	_u.mutation.AppendSkills(v)
 	return _u
 }

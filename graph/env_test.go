@@ -128,7 +128,7 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	e.repoB = db.Repository.Create().SetGithubID(s.RepoID("acme/secret")).SetOwner("acme").SetName("secret").
 		SetFullName("acme/secret").SetInstallation(e.inst).SaveX(ctx)
 	e.revSec = db.Reviewer.Create().SetName("security").SetDescription("Looks for holes").SetInstallation(e.inst).
-		SetSkills([]map[string]any{{"name": "authz", "description": "Access checks", "content": "SECRET SKILL BODY"}}).
+		SetSkills([]reviewerconfig.Skill{{Name: "authz", Description: "Access checks", Content: "SECRET SKILL BODY"}}).
 		SetConfig(&reviewerconfig.Config{Connectors: []string{"github"}, Model: "claude-x", MaxCostUSD: 1.5}).SaveX(ctx)
 	e.revPrf = db.Reviewer.Create().SetName("perf").SetInstallation(e.inst).SaveX(ctx)
 	return e

@@ -140,15 +140,9 @@ func (h *api) learningsApplied(ctx context.Context, r *ent.Run) ([]*ent.ReviewLe
 // reviewerSkills lists the synced skills' names and descriptions (never their content).
 func reviewerSkills(r *ent.Reviewer) []*model.ReviewerSkill {
 	out := []*model.ReviewerSkill{}
-	for _, s := range r.Skills {
-		name, _ := s["name"].(string)
-		if name == "" {
-			continue
-		}
-		desc, _ := s["description"].(string)
-		out = append(out, &model.ReviewerSkill{Name: name, Description: desc})
+	for _, s := range reviewerconfig.Skills(r) {
+		out = append(out, &model.ReviewerSkill{Name: s.Name, Description: s.Description})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 

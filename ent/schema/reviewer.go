@@ -8,6 +8,7 @@ import (
 	"entgo.io/ent/schema/index"
 
 	"github.com/chakshu-dev/chakshu/internal/reviewerspec"
+	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 )
 
 // Reviewer is one AI reviewer synced from the reviewers repository.
@@ -32,7 +33,7 @@ func (Reviewer) Fields() []ent.Field {
 		field.Text("config_yaml").Default("").Comment("reviewer.yaml as synced"),
 		field.JSON("config", &reviewerspec.Config{}).Optional().Annotations(gqlType("Map")).
 			Comment("parsed reviewer.yaml in force, keys it leaves out at their defaults"),
-		field.JSON("skills", []map[string]any{}).Optional().Annotations(gqlSkipAll()).Comment("skills: name, description, content, files"),
+		field.JSON("skills", []runnerproto.Skill{}).Optional().Annotations(gqlSkipAll()).Comment("skills: name, description, content, files"),
 		field.Text("sync_error").Default("").Comment("last sync error; the last good version stays in force"),
 		field.Time("sync_error_at").Optional().Nillable().
 			Comment("when the last sync error happened; null when the last sync succeeded"),

@@ -59,12 +59,8 @@ func TestEvalJobIsTheRunnerAPIsJob(t *testing.T) {
 		ins := db.Installation.Create().SetGithubID(instID).SetAccountLogin("acme").SaveX(ctx)
 		repo := db.Repository.Create().SetGithubID(sim.RepoID("acme/widget")).SetOwner("acme").SetName("widget").
 			SetFullName("acme/widget").SetDefaultBranch("main").SetInstallation(ins).SaveX(ctx)
-		stored := make([]map[string]any, len(skills))
-		for i, s := range skills {
-			stored[i] = map[string]any{"name": s.Name, "description": s.Description, "content": s.Content}
-		}
 		rv := db.Reviewer.Create().SetName(local.Name).SetInstallation(ins).SetClaudeMd(local.ClaudeMD).
-			SetConfig(&cfg).SetSkills(stored).SaveX(ctx)
+			SetConfig(&cfg).SetSkills(skills).SaveX(ctx)
 		rn := db.Run.Create().SetRepository(repo).SetReviewer(rv).SetKind(run.KindReview).SetTrigger(run.TriggerComment).
 			SetPrNumber(n).SetHeadSha(sim.PR("acme/widget", n).HeadSHA).SetStatus(run.StatusDispatched).SaveX(ctx)
 		rn = db.Run.Query().Where(run.ID(rn.ID)).WithReviewer().

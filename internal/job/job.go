@@ -12,10 +12,8 @@ package job
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -344,7 +342,7 @@ func (b *Builder) Build(ctx context.Context, rn *ent.Run, st Start) (*runnerprot
 	rc := loaded.RepoConfig
 
 	p := Parts{Kind: rn.Kind, RunID: rn.ID, Repository: f.repo.FullName, Model: rn.Model, MaxCostUSD: rn.MaxCostUsd,
-		Reviewer: Reviewer{Name: f.rv.Name, ClaudeMD: f.rv.ClaudeMd, Skills: skillsOf(f.rv), Config: f.cfg},
+		Reviewer: Reviewer{Name: f.rv.Name, ClaudeMD: f.rv.ClaudeMd, Skills: reviewerconfig.Skills(f.rv), Config: f.cfg},
 		PR: runnerproto.PR{Number: rn.PrNumber, Title: pr.GetTitle(), Body: pr.GetBody(), URL: pr.GetHTMLURL(),
 			Author: pr.GetUser().GetLogin(), HeadSHA: pr.GetHead().GetSHA(), BaseSHA: pr.GetBase().GetSHA(),
 			HeadRef: pr.GetHead().GetRef(), BaseRef: pr.GetBase().GetRef()},
@@ -485,21 +483,4 @@ func (b *Builder) cancelMoved(ctx context.Context, rn *ent.Run, pr *github.PullR
 		}
 	}
 	return fault.Newf(fault.Conflict, "%s", message).WithCode(code)
-}
-
-// skillsOf reads the reviewer's stored skills.
-func skillsOf(rv *ent.Reviewer) []runnerproto.Skill {
-	out := []runnerproto.Skill{}
-	for _, m := range rv.Skills {
-		b, err := json.Marshal(m)
-		if err != nil {
-			continue
-		}
-		var s runnerproto.Skill
-		if json.Unmarshal(b, &s) == nil && s.Name != "" {
-			out = append(out, s)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
 }

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/chakshu-dev/chakshu/internal/models"
-	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 )
 
 // Local is a reviewer read from a directory on disk (`chakshu eval`), parsed
@@ -22,7 +21,7 @@ type Local struct {
 	Name     string
 	Config   Config
 	ClaudeMD string
-	Skills   []runnerproto.Skill
+	Skills   []Skill
 }
 
 // LoadDir reads every reviewer folder of dir (a reviewers repository's
@@ -89,11 +88,7 @@ func LoadFS(fsys fs.FS, dir string, src *models.Source, now time.Time) ([]Local,
 		if pr.err != nil {
 			return nil, pr.err
 		}
-		l := Local{Name: name, Config: pr.config, ClaudeMD: pr.claudeMD, Skills: []runnerproto.Skill{}}
-		for _, s := range pr.skills {
-			l.Skills = append(l.Skills, runnerproto.Skill{Name: s.Name, Description: s.Description, Content: s.Content, Files: s.Files})
-		}
-		out = append(out, l)
+		out = append(out, Local{Name: name, Config: pr.config, ClaudeMD: pr.claudeMD, Skills: append([]Skill{}, pr.skills...)})
 	}
 	if len(out) == 0 {
 		return nil, errors.New("reviewers " + dir + ": no reviewer folders")

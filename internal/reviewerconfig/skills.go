@@ -1,8 +1,7 @@
 package reviewerconfig
 
 import (
-	"encoding/json"
-	"fmt"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -11,15 +10,10 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 )
 
-// Skill is one reviewer skill as stored on the reviewer row: SKILL.md's front
-// matter name and description, its whole text, and the files beside it by
-// path relative to the skill's folder.
-type Skill struct {
-	Name        string            `json:"name"`
-	Description string            `json:"description"`
-	Content     string            `json:"content"`
-	Files       map[string]string `json:"files,omitempty"`
-}
+// Skill is one reviewer skill as stored on the reviewer row and sent to the
+// runner: SKILL.md's front matter name and description, its whole text, and
+// the files beside it by path relative to the skill's folder.
+type Skill = runnerproto.Skill
 
 // maxSkillDescription caps a skill's description (Claude's own limit).
 const maxSkillDescription = 1024
@@ -88,52 +82,16 @@ func parseSkillFrontMatter(file string, b []byte) (name, description string, err
 	return name, description, c.err()
 }
 
-// skillsToJSON is the stored form of skills.
-func skillsToJSON(skills []Skill) []map[string]any {
-	out := make([]map[string]any, 0, len(skills))
-	for _, s := range skills {
-		b, _ := json.Marshal(s)
-		var m map[string]any
-		_ = json.Unmarshal(b, &m)
-		out = append(out, m)
+// Skills are the skills of r (the reviewer in force, or a shadow run's
+// through ForRun) sorted by name, nameless ones left out: the one reading of
+// the stored skills for the job and the API.
+func Skills(r *ent.Reviewer) []Skill {
+	out := make([]Skill, 0, len(r.Skills))
+	for _, s := range r.Skills {
+		if s.Name != "" {
+			out = append(out, s)
+		}
 	}
+	slices.SortFunc(out, func(a, b Skill) int { return strings.Compare(a.Name, b.Name) })
 	return out
-}
-
-// SkillsFromEnt returns the skills in force for a stored reviewer, in the
-// runner's wire form.
-func SkillsFromEnt(r *ent.Reviewer) ([]runnerproto.Skill, error) {
-	out, err := wireSkills(r.Skills, len(r.Skills))
-	if err != nil {
-		return nil, fmt.Errorf("reviewer %s: stored skills: %w", r.Name, err)
-	}
-	return out, nil
-}
-
-// SkillsOfSnapshot returns the skills a shadow run's reviewer_snapshot
-// carries, in the runner's wire form, as SkillsFromEnt does for the
-// reviewer in force.
-func SkillsOfSnapshot(snap map[string]any) ([]runnerproto.Skill, error) {
-	raw, _ := snap[SnapshotSkills].([]any)
-	out, err := wireSkills(raw, len(raw))
-	if err != nil {
-		return nil, fmt.Errorf("reviewer snapshot: skills: %w", err)
-	}
-	return out, nil
-}
-
-// wireSkills turns skills in their stored form (n of them) into the runner's.
-func wireSkills(stored any, n int) ([]runnerproto.Skill, error) {
-	if n == 0 {
-		return nil, nil
-	}
-	b, err := json.Marshal(stored)
-	if err != nil {
-		return nil, err
-	}
-	var out []runnerproto.Skill
-	if err := json.Unmarshal(b, &out); err != nil {
-		return nil, err
-	}
-	return out, nil
 }

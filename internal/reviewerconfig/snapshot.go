@@ -12,10 +12,10 @@ import (
 // Its fields have the shapes of the Reviewer row's claude_md, config_yaml,
 // config (parsed reviewer.yaml) and skills.
 type Snapshot struct {
-	ClaudeMD   string           `json:"claude_md"`
-	ConfigYAML string           `json:"config_yaml"`
-	Config     *Config          `json:"config"`
-	Skills     []map[string]any `json:"skills"`
+	ClaudeMD   string  `json:"claude_md"`
+	ConfigYAML string  `json:"config_yaml"`
+	Config     *Config `json:"config"`
+	Skills     []Skill `json:"skills"`
 }
 
 // Map is the snapshot as stored on the run.

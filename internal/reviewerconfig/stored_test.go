@@ -63,3 +63,44 @@ func TestStoredConfigAcrossReleases(t *testing.T) {
 		}
 	})
 }
+
+// The reviewer row's skills column holds the same JSON across releases: a
+// list schema 4 wrote as maps (out of order, one without files) reads as the
+// skills in force sorted by name, and what this release writes is the list
+// of objects schema 4 read back into its maps.
+func TestStoredSkillsAcrossReleases(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		inst := db.Installation.Create().SetGithubID(1).SetAccountLogin("acme").SaveX(ctx)
+		old := db.Reviewer.Create().SetName("old").SetInstallation(inst).SaveX(ctx)
+		const schema4 = `[{"content":"# sql\n","description":"SQL checks","files":{"ref.md":"x"},"name":"sql"},` +
+			`{"content":"# authz\n","description":"Access checks","name":"authz"}]`
+		if _, err := db.SQL.ExecContext(ctx, fmt.Sprintf(`UPDATE reviewers SET skills = '%s' WHERE id = %d`, schema4, old.ID)); err != nil {
+			t.Fatal(err)
+		}
+		want := []Skill{
+			{Name: "authz", Description: "Access checks", Content: "# authz\n"},
+			{Name: "sql", Description: "SQL checks", Content: "# sql\n", Files: map[string]string{"ref.md": "x"}},
+		}
+		if d := cmp.Diff(want, Skills(db.Reviewer.GetX(ctx, old.ID))); d != "" {
+			t.Errorf("a row schema 4 wrote (-want +got):\n%s", d)
+		}
+
+		db.Reviewer.Create().SetName("new").SetInstallation(inst).SetSkills(want).SaveX(ctx)
+		var stored string
+		if err := db.SQL.QueryRowContext(ctx, `SELECT skills FROM reviewers WHERE name = 'new'`).Scan(&stored); err != nil {
+			t.Fatal(err)
+		}
+		var read, was []map[string]any // schema 4's reading, and what it stored for want
+		if err := json.Unmarshal([]byte(stored), &read); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(`[{"content":"# authz\n","description":"Access checks","name":"authz"},`+
+			`{"content":"# sql\n","description":"SQL checks","files":{"ref.md":"x"},"name":"sql"}]`), &was); err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(was, read); d != "" {
+			t.Errorf("stored skills as schema 4 reads them (-schema 4's own +this release's):\n%s", d)
+		}
+	})
+}

@@ -129,10 +129,7 @@ func TestSyncReviewersRepo(t *testing.T) {
 		if d := cmp.Diff(wantCfg, cfg); d != "" {
 			t.Errorf("config in force (-want +got):\n%s", d)
 		}
-		skills, err := SkillsFromEnt(sec)
-		if err != nil {
-			t.Fatal(err)
-		}
+		skills := Skills(sec)
 		wantSkills := []runnerproto.Skill{
 			{Name: "authz", Description: "Authorization checks.", Content: "---\nname: authz\ndescription: Authorization checks.\n---\nCheck every handler.\n"},
 			{Name: "sql-injection", Description: "How to spot SQL injection in Go.", Content: sqlSkill,

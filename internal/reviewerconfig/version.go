@@ -20,14 +20,13 @@ type Columns struct {
 	ConfigYAML string
 	// Config is the parsed reviewer.yaml (nil: none, the defaults).
 	Config *Config
-	// Skills in their stored form.
-	Skills []map[string]any
+	Skills []Skill
 }
 
 // columns is the one place a parsed reviewer becomes stored values: the
 // sync writes them on the Reviewer row, a backtest in a shadow run's snapshot.
 func (pr *parsedReviewer) columns() Columns {
-	return Columns{ClaudeMD: pr.claudeMD, ConfigYAML: pr.configYAML, Config: new(pr.config), Skills: skillsToJSON(pr.skills)}
+	return Columns{ClaudeMD: pr.claudeMD, ConfigYAML: pr.configYAML, Config: new(pr.config), Skills: pr.skills}
 }
 
 // Snapshot keys of Run.reviewer_snapshot.
@@ -43,9 +42,9 @@ const (
 // [...] (Reviewer.skills' shape)}. The job fetch of a shadow run uses it
 // instead of the reviewer in force.
 func (c Columns) Snapshot() map[string]any {
-	skills := make([]any, 0, len(c.Skills))
-	for _, s := range c.Skills {
-		skills = append(skills, s)
+	skills := c.Skills
+	if skills == nil {
+		skills = []Skill{}
 	}
 	return map[string]any{SnapshotClaudeMD: c.ClaudeMD, SnapshotConfigYAML: c.ConfigYAML, SnapshotConfig: c.Config, SnapshotSkills: skills}
 }
