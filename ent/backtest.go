@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/chakshu-dev/chakshu/ent/backtest"
 	"github.com/chakshu-dev/chakshu/ent/installation"
+	"github.com/chakshu-dev/chakshu/internal/reviewerspec"
 )
 
 // A backtest of one reviewer change: shadow runs of the old and the new version over the pull requests that reviewer reviewed last, and their comparison.
@@ -56,9 +57,9 @@ type Backtest struct {
 	// when it completed, failed or was cancelled
 	FinishedAt *time.Time `json:"finished_at,omitempty"`
 	// the reviewer in force when the backtest started, as its old-side shadow runs carry it (Run.reviewer_snapshot)
-	OldSnapshot map[string]interface{} `json:"old_snapshot,omitempty"`
+	OldSnapshot *reviewerspec.Snapshot `json:"old_snapshot,omitempty"`
 	// the reviewer as the change's head makes it, as its new-side shadow runs carry it
-	NewSnapshot map[string]interface{} `json:"new_snapshot,omitempty"`
+	NewSnapshot *reviewerspec.Snapshot `json:"new_snapshot,omitempty"`
 	// the check run was completed on GitHub (a cancelled backtest completes it once)
 	CheckCompleted bool `json:"check_completed,omitempty"`
 	// the worker holding the backtest now; empty when none

@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"github.com/chakshu-dev/chakshu/ent/backtest"
 	"github.com/chakshu-dev/chakshu/ent/installation"
+	"github.com/chakshu-dev/chakshu/internal/reviewerspec"
 )
 
 // BacktestCreate is the builder for creating a Backtest entity.
@@ -236,13 +237,13 @@ func (_c *BacktestCreate) SetNillableFinishedAt(v *time.Time) *BacktestCreate {
 }
 
 // SetOldSnapshot sets the "old_snapshot" field.
-func (_c *BacktestCreate) SetOldSnapshot(v map[string]interface{}) *BacktestCreate {
+func (_c *BacktestCreate) SetOldSnapshot(v *reviewerspec.Snapshot) *BacktestCreate {
 	_c.mutation.SetOldSnapshot(v)
 	return _c
 }
 
 // SetNewSnapshot sets the "new_snapshot" field.
-func (_c *BacktestCreate) SetNewSnapshot(v map[string]interface{}) *BacktestCreate {
+func (_c *BacktestCreate) SetNewSnapshot(v *reviewerspec.Snapshot) *BacktestCreate {
 	_c.mutation.SetNewSnapshot(v)
 	return _c
 }
@@ -916,7 +917,7 @@ func (u *BacktestUpsert) ClearFinishedAt() *BacktestUpsert {
 }
 
 // SetOldSnapshot sets the "old_snapshot" field.
-func (u *BacktestUpsert) SetOldSnapshot(v map[string]interface{}) *BacktestUpsert {
+func (u *BacktestUpsert) SetOldSnapshot(v *reviewerspec.Snapshot) *BacktestUpsert {
 	u.Set(backtest.FieldOldSnapshot, v)
 	return u
 }
@@ -934,7 +935,7 @@ func (u *BacktestUpsert) ClearOldSnapshot() *BacktestUpsert {
 }
 
 // SetNewSnapshot sets the "new_snapshot" field.
-func (u *BacktestUpsert) SetNewSnapshot(v map[string]interface{}) *BacktestUpsert {
+func (u *BacktestUpsert) SetNewSnapshot(v *reviewerspec.Snapshot) *BacktestUpsert {
 	u.Set(backtest.FieldNewSnapshot, v)
 	return u
 }
@@ -1351,7 +1352,7 @@ func (u *BacktestUpsertOne) ClearFinishedAt() *BacktestUpsertOne {
 }
 
 // SetOldSnapshot sets the "old_snapshot" field.
-func (u *BacktestUpsertOne) SetOldSnapshot(v map[string]interface{}) *BacktestUpsertOne {
+func (u *BacktestUpsertOne) SetOldSnapshot(v *reviewerspec.Snapshot) *BacktestUpsertOne {
 	return u.Update(func(s *BacktestUpsert) {
 		s.SetOldSnapshot(v)
 	})
@@ -1372,7 +1373,7 @@ func (u *BacktestUpsertOne) ClearOldSnapshot() *BacktestUpsertOne {
 }
 
 // SetNewSnapshot sets the "new_snapshot" field.
-func (u *BacktestUpsertOne) SetNewSnapshot(v map[string]interface{}) *BacktestUpsertOne {
+func (u *BacktestUpsertOne) SetNewSnapshot(v *reviewerspec.Snapshot) *BacktestUpsertOne {
 	return u.Update(func(s *BacktestUpsert) {
 		s.SetNewSnapshot(v)
 	})
@@ -1968,7 +1969,7 @@ func (u *BacktestUpsertBulk) ClearFinishedAt() *BacktestUpsertBulk {
 }
 
 // SetOldSnapshot sets the "old_snapshot" field.
-func (u *BacktestUpsertBulk) SetOldSnapshot(v map[string]interface{}) *BacktestUpsertBulk {
+func (u *BacktestUpsertBulk) SetOldSnapshot(v *reviewerspec.Snapshot) *BacktestUpsertBulk {
 	return u.Update(func(s *BacktestUpsert) {
 		s.SetOldSnapshot(v)
 	})
@@ -1989,7 +1990,7 @@ func (u *BacktestUpsertBulk) ClearOldSnapshot() *BacktestUpsertBulk {
 }
 
 // SetNewSnapshot sets the "new_snapshot" field.
-func (u *BacktestUpsertBulk) SetNewSnapshot(v map[string]interface{}) *BacktestUpsertBulk {
+func (u *BacktestUpsertBulk) SetNewSnapshot(v *reviewerspec.Snapshot) *BacktestUpsertBulk {
 	return u.Update(func(s *BacktestUpsert) {
 		s.SetNewSnapshot(v)
 	})

@@ -14,6 +14,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/backtest"
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/predicate"
+	"github.com/chakshu-dev/chakshu/internal/reviewerspec"
 )
 
 // BacktestUpdate is the builder for updating Backtest entities.
@@ -307,7 +308,7 @@ func (_u *BacktestUpdate) ClearFinishedAt() *BacktestUpdate {
 }
 
 // SetOldSnapshot sets the "old_snapshot" field.
-func (_u *BacktestUpdate) SetOldSnapshot(v map[string]interface{}) *BacktestUpdate {
+func (_u *BacktestUpdate) SetOldSnapshot(v *reviewerspec.Snapshot) *BacktestUpdate {
 	_u.mutation.SetOldSnapshot(v)
 	return _u
 }
@@ -319,7 +320,7 @@ func (_u *BacktestUpdate) ClearOldSnapshot() *BacktestUpdate {
 }
 
 // SetNewSnapshot sets the "new_snapshot" field.
-func (_u *BacktestUpdate) SetNewSnapshot(v map[string]interface{}) *BacktestUpdate {
+func (_u *BacktestUpdate) SetNewSnapshot(v *reviewerspec.Snapshot) *BacktestUpdate {
 	_u.mutation.SetNewSnapshot(v)
 	return _u
 }
@@ -920,7 +921,7 @@ func (_u *BacktestUpdateOne) ClearFinishedAt() *BacktestUpdateOne {
 }
 
 // SetOldSnapshot sets the "old_snapshot" field.
-func (_u *BacktestUpdateOne) SetOldSnapshot(v map[string]interface{}) *BacktestUpdateOne {
+func (_u *BacktestUpdateOne) SetOldSnapshot(v *reviewerspec.Snapshot) *BacktestUpdateOne {
 	_u.mutation.SetOldSnapshot(v)
 	return _u
 }
@@ -932,7 +933,7 @@ func (_u *BacktestUpdateOne) ClearOldSnapshot() *BacktestUpdateOne {
 }
 
 // SetNewSnapshot sets the "new_snapshot" field.
-func (_u *BacktestUpdateOne) SetNewSnapshot(v map[string]interface{}) *BacktestUpdateOne {
+func (_u *BacktestUpdateOne) SetNewSnapshot(v *reviewerspec.Snapshot) *BacktestUpdateOne {
 	_u.mutation.SetNewSnapshot(v)
 	return _u
 }

@@ -1697,8 +1697,8 @@ type BacktestMutation struct {
 	summary             *map[string]interface{}
 	failure_reason      *string
 	finished_at         *time.Time
-	old_snapshot        *map[string]interface{}
-	new_snapshot        *map[string]interface{}
+	old_snapshot        **reviewerspec.Snapshot
+	new_snapshot        **reviewerspec.Snapshot
 	check_completed     *bool
 	lease_owner         *string
 	heartbeat_at        *time.Time
@@ -2604,12 +2604,12 @@ func (m *BacktestMutation) ResetFinishedAt() {
 }
 
 // SetOldSnapshot sets the "old_snapshot" field.
-func (m *BacktestMutation) SetOldSnapshot(value map[string]interface{}) {
-	m.old_snapshot = &value
+func (m *BacktestMutation) SetOldSnapshot(r *reviewerspec.Snapshot) {
+	m.old_snapshot = &r
 }
 
 // OldSnapshot returns the value of the "old_snapshot" field in the mutation.
-func (m *BacktestMutation) OldSnapshot() (r map[string]interface{}, exists bool) {
+func (m *BacktestMutation) OldSnapshot() (r *reviewerspec.Snapshot, exists bool) {
 	v := m.old_snapshot
 	if v == nil {
 		return
@@ -2620,7 +2620,7 @@ func (m *BacktestMutation) OldSnapshot() (r map[string]interface{}, exists bool)
 // OldOldSnapshot returns the old "old_snapshot" field's value of the Backtest entity.
 // If the Backtest object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *BacktestMutation) OldOldSnapshot(ctx context.Context) (v map[string]interface{}, err error) {
+func (m *BacktestMutation) OldOldSnapshot(ctx context.Context) (v *reviewerspec.Snapshot, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldOldSnapshot is only allowed on UpdateOne operations")
 	}
@@ -2653,12 +2653,12 @@ func (m *BacktestMutation) ResetOldSnapshot() {
 }
 
 // SetNewSnapshot sets the "new_snapshot" field.
-func (m *BacktestMutation) SetNewSnapshot(value map[string]interface{}) {
-	m.new_snapshot = &value
+func (m *BacktestMutation) SetNewSnapshot(r *reviewerspec.Snapshot) {
+	m.new_snapshot = &r
 }
 
 // NewSnapshot returns the value of the "new_snapshot" field in the mutation.
-func (m *BacktestMutation) NewSnapshot() (r map[string]interface{}, exists bool) {
+func (m *BacktestMutation) NewSnapshot() (r *reviewerspec.Snapshot, exists bool) {
 	v := m.new_snapshot
 	if v == nil {
 		return
@@ -2669,7 +2669,7 @@ func (m *BacktestMutation) NewSnapshot() (r map[string]interface{}, exists bool)
 // OldNewSnapshot returns the old "new_snapshot" field's value of the Backtest entity.
 // If the Backtest object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *BacktestMutation) OldNewSnapshot(ctx context.Context) (v map[string]interface{}, err error) {
+func (m *BacktestMutation) OldNewSnapshot(ctx context.Context) (v *reviewerspec.Snapshot, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldNewSnapshot is only allowed on UpdateOne operations")
 	}
@@ -3266,14 +3266,14 @@ func (m *BacktestMutation) SetField(name string, value ent.Value) error {
 		m.SetFinishedAt(v)
 		return nil
 	case backtest.FieldOldSnapshot:
-		v, ok := value.(map[string]interface{})
+		v, ok := value.(*reviewerspec.Snapshot)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetOldSnapshot(v)
 		return nil
 	case backtest.FieldNewSnapshot:
-		v, ok := value.(map[string]interface{})
+		v, ok := value.(*reviewerspec.Snapshot)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
@@ -18513,7 +18513,7 @@ type RunMutation struct {
 	backtest_side             *run.BacktestSide
 	backtest_id               *int
 	addbacktest_id            *int
-	reviewer_snapshot         *map[string]interface{}
+	reviewer_snapshot         **reviewerspec.Snapshot
 	pr_number                 *int
 	addpr_number              *int
 	pr_title                  *string
@@ -19034,12 +19034,12 @@ func (m *RunMutation) ResetBacktestID() {
 }
 
 // SetReviewerSnapshot sets the "reviewer_snapshot" field.
-func (m *RunMutation) SetReviewerSnapshot(value map[string]interface{}) {
-	m.reviewer_snapshot = &value
+func (m *RunMutation) SetReviewerSnapshot(r *reviewerspec.Snapshot) {
+	m.reviewer_snapshot = &r
 }
 
 // ReviewerSnapshot returns the value of the "reviewer_snapshot" field in the mutation.
-func (m *RunMutation) ReviewerSnapshot() (r map[string]interface{}, exists bool) {
+func (m *RunMutation) ReviewerSnapshot() (r *reviewerspec.Snapshot, exists bool) {
 	v := m.reviewer_snapshot
 	if v == nil {
 		return
@@ -19050,7 +19050,7 @@ func (m *RunMutation) ReviewerSnapshot() (r map[string]interface{}, exists bool)
 // OldReviewerSnapshot returns the old "reviewer_snapshot" field's value of the Run entity.
 // If the Run object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *RunMutation) OldReviewerSnapshot(ctx context.Context) (v map[string]interface{}, err error) {
+func (m *RunMutation) OldReviewerSnapshot(ctx context.Context) (v *reviewerspec.Snapshot, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldReviewerSnapshot is only allowed on UpdateOne operations")
 	}
@@ -23082,7 +23082,7 @@ func (m *RunMutation) SetField(name string, value ent.Value) error {
 		m.SetBacktestID(v)
 		return nil
 	case run.FieldReviewerSnapshot:
-		v, ok := value.(map[string]interface{})
+		v, ok := value.(*reviewerspec.Snapshot)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}

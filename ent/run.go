@@ -14,6 +14,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/reviewer"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/findings"
+	"github.com/chakshu-dev/chakshu/internal/reviewerspec"
 )
 
 // One reviewer reviewing (or replying on) one pull request at one head commit, with its cost and findings.
@@ -38,7 +39,7 @@ type Run struct {
 	// the backtest a shadow run belongs to; 0 for other runs (a plain column, not a foreign key: on SQLite adding a foreign key to runs copies the whole table)
 	BacktestID int `json:"backtest_id,omitempty"`
 	// a shadow run's reviewer (claude_md, config, skills) to use instead of the one in force
-	ReviewerSnapshot map[string]interface{} `json:"reviewer_snapshot,omitempty"`
+	ReviewerSnapshot *reviewerspec.Snapshot `json:"reviewer_snapshot,omitempty"`
 	// pull request number in the repository
 	PrNumber int `json:"pr_number,omitempty"`
 	// the pull request's title when the run was queued

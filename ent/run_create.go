@@ -17,6 +17,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/runevent"
 	"github.com/chakshu-dev/chakshu/internal/findings"
+	"github.com/chakshu-dev/chakshu/internal/reviewerspec"
 )
 
 // RunCreate is the builder for creating a Run entity.
@@ -132,7 +133,7 @@ func (_c *RunCreate) SetNillableBacktestID(v *int) *RunCreate {
 }
 
 // SetReviewerSnapshot sets the "reviewer_snapshot" field.
-func (_c *RunCreate) SetReviewerSnapshot(v map[string]interface{}) *RunCreate {
+func (_c *RunCreate) SetReviewerSnapshot(v *reviewerspec.Snapshot) *RunCreate {
 	_c.mutation.SetReviewerSnapshot(v)
 	return _c
 }
@@ -2074,7 +2075,7 @@ func (u *RunUpsert) AddBacktestID(v int) *RunUpsert {
 }
 
 // SetReviewerSnapshot sets the "reviewer_snapshot" field.
-func (u *RunUpsert) SetReviewerSnapshot(v map[string]interface{}) *RunUpsert {
+func (u *RunUpsert) SetReviewerSnapshot(v *reviewerspec.Snapshot) *RunUpsert {
 	u.Set(run.FieldReviewerSnapshot, v)
 	return u
 }
@@ -3292,7 +3293,7 @@ func (u *RunUpsertOne) UpdateBacktestID() *RunUpsertOne {
 }
 
 // SetReviewerSnapshot sets the "reviewer_snapshot" field.
-func (u *RunUpsertOne) SetReviewerSnapshot(v map[string]interface{}) *RunUpsertOne {
+func (u *RunUpsertOne) SetReviewerSnapshot(v *reviewerspec.Snapshot) *RunUpsertOne {
 	return u.Update(func(s *RunUpsert) {
 		s.SetReviewerSnapshot(v)
 	})
@@ -4854,7 +4855,7 @@ func (u *RunUpsertBulk) UpdateBacktestID() *RunUpsertBulk {
 }
 
 // SetReviewerSnapshot sets the "reviewer_snapshot" field.
-func (u *RunUpsertBulk) SetReviewerSnapshot(v map[string]interface{}) *RunUpsertBulk {
+func (u *RunUpsertBulk) SetReviewerSnapshot(v *reviewerspec.Snapshot) *RunUpsertBulk {
 	return u.Update(func(s *RunUpsert) {
 		s.SetReviewerSnapshot(v)
 	})

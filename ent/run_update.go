@@ -19,6 +19,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/ent/runevent"
 	"github.com/chakshu-dev/chakshu/internal/findings"
+	"github.com/chakshu-dev/chakshu/internal/reviewerspec"
 )
 
 // RunUpdate is the builder for updating Run entities.
@@ -133,7 +134,7 @@ func (_u *RunUpdate) AddBacktestID(v int) *RunUpdate {
 }
 
 // SetReviewerSnapshot sets the "reviewer_snapshot" field.
-func (_u *RunUpdate) SetReviewerSnapshot(v map[string]interface{}) *RunUpdate {
+func (_u *RunUpdate) SetReviewerSnapshot(v *reviewerspec.Snapshot) *RunUpdate {
 	_u.mutation.SetReviewerSnapshot(v)
 	return _u
 }
@@ -2166,7 +2167,7 @@ func (_u *RunUpdateOne) AddBacktestID(v int) *RunUpdateOne {
 }
 
 // SetReviewerSnapshot sets the "reviewer_snapshot" field.
-func (_u *RunUpdateOne) SetReviewerSnapshot(v map[string]interface{}) *RunUpdateOne {
+func (_u *RunUpdateOne) SetReviewerSnapshot(v *reviewerspec.Snapshot) *RunUpdateOne {
 	_u.mutation.SetReviewerSnapshot(v)
 	return _u
 }

@@ -254,11 +254,7 @@ func waitingText(cause error, until time.Time) string {
 func (d *Dispatcher) checkModel(r *ent.Run, rv *ent.Reviewer) error {
 	model := r.Model
 	if model == "" {
-		used, err := reviewerconfig.ForRun(r, rv)
-		if err != nil {
-			return fault.New(fault.Invalid, "The reviewer version this backtest replays cannot be read.", err)
-		}
-		model = reviewerconfig.FromEnt(used).Model
+		model = reviewerconfig.FromEnt(reviewerconfig.ForRun(r, rv)).Model
 	}
 	if err := reviewerconfig.CheckModel(d.cfg.Models, model, time.Now()); err != nil {
 		return fault.New(fault.Invalid, fmt.Sprintf("The reviewer %s cannot run: its %s. Set `model:` in reviewers/%s/reviewer.yaml of the reviewers repository to an active model and ask again.", rv.Name, err, rv.Name), err)

@@ -6,6 +6,8 @@ import (
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
+
+	"github.com/chakshu-dev/chakshu/internal/reviewerspec"
 )
 
 // Backtest replays one reviewer change (a pull request to the reviewers
@@ -51,9 +53,9 @@ func (Backtest) Fields() []ent.Field {
 		field.String("failure_reason").Default("").Comment("safe sentence, fit for public surfaces"),
 		field.Time("finished_at").Optional().Nillable().
 			Comment("when it completed, failed or was cancelled"),
-		field.JSON("old_snapshot", map[string]any{}).Optional().Annotations(gqlSkipAll()).
+		field.JSON("old_snapshot", &reviewerspec.Snapshot{}).Optional().Annotations(gqlSkipAll()).
 			Comment("the reviewer in force when the backtest started, as its old-side shadow runs carry it (Run.reviewer_snapshot)"),
-		field.JSON("new_snapshot", map[string]any{}).Optional().Annotations(gqlSkipAll()).
+		field.JSON("new_snapshot", &reviewerspec.Snapshot{}).Optional().Annotations(gqlSkipAll()).
 			Comment("the reviewer as the change's head makes it, as its new-side shadow runs carry it"),
 		field.Bool("check_completed").Default(false).Annotations(gqlSkipAll()).
 			Comment("the check run was completed on GitHub (a cancelled backtest completes it once)"),

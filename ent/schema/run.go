@@ -9,6 +9,7 @@ import (
 	"entgo.io/ent/schema/index"
 
 	"github.com/chakshu-dev/chakshu/internal/findings"
+	"github.com/chakshu-dev/chakshu/internal/reviewerspec"
 )
 
 // Run is one reviewer reviewing (or replying on) one pull request. The runs table is the job queue.
@@ -41,7 +42,7 @@ func (Run) Fields() []ent.Field {
 			Annotations(enumDoc{"none": "Not a backtest run.", "old": "The reviewer as in force (the change's base).", "new": "The reviewer as the change would make it."}),
 		field.Int("backtest_id").Default(0).
 			Comment("the backtest a shadow run belongs to; 0 for other runs (a plain column, not a foreign key: on SQLite adding a foreign key to runs copies the whole table)"),
-		field.JSON("reviewer_snapshot", map[string]any{}).Optional().Annotations(gqlSkipAll()).
+		field.JSON("reviewer_snapshot", &reviewerspec.Snapshot{}).Optional().Annotations(gqlSkipAll()).
 			Comment("a shadow run's reviewer (claude_md, config, skills) to use instead of the one in force"),
 		field.Int("pr_number").
 			Comment("pull request number in the repository"),

@@ -163,10 +163,7 @@ func (l *Loop) queue(ctx context.Context, bt *ent.Backtest, rv *ent.Reviewer, p 
 	if side == run.BacktestSideNew {
 		snap = bt.NewSnapshot
 	}
-	cfg, err := reviewerconfig.ConfigOfSnapshot(snap)
-	if err != nil {
-		return false, err
-	}
+	cfg := reviewerconfig.ConfigOfSnapshot(snap)
 	created, _, err := runstate.Enqueue(ctx, l.cfg.DB, l.cfg.Bus, runstate.Request{
 		RepositoryID: p.RepositoryID, ReviewerIDs: []int{rv.ID}, PRNumber: p.Number, PRTitle: p.Title, PRURL: p.URL,
 		HeadSHA: p.HeadSHA, HeadRef: p.HeadRef, BaseSHA: p.BaseSHA, BaseRef: p.BaseRef, Trigger: run.TriggerBacktest,

@@ -2,7 +2,6 @@ package backtest_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -194,20 +193,6 @@ func (w *world) checks(name string) []ghsim.CheckRun {
 	return out
 }
 
-// asStored is snap as a JSON column holds it and gives it back.
-func asStored(t *testing.T, snap map[string]any) map[string]any {
-	t.Helper()
-	b, err := json.Marshal(snap)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out map[string]any
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // A change to a reviewer's rules is backtested end to end: one backtest for
 // the changed reviewer only, its check opened on the change's head, the old
 // side queued on the last 3 distinct reviewed PRs (newest first, at the head
@@ -252,11 +237,11 @@ func TestBacktestOfAChangedReviewer(t *testing.T) {
 		var got []string
 		for _, r := range old {
 			got = append(got, fmt.Sprintf("%s#%d@%s %s shadow=%v", r.Edges.Repository.FullName, r.PrNumber, r.HeadSha, r.Trigger, r.Shadow))
-			if diff := cmp.Diff(asStored(t, reviewerconfig.SnapshotOf(w.sec)), r.ReviewerSnapshot); diff != "" {
+			if diff := cmp.Diff(reviewerconfig.SnapshotOf(w.sec), r.ReviewerSnapshot); diff != "" {
 				t.Fatalf("old snapshot (-want +got):\n%s", diff)
 			}
-			if r.ReviewerSnapshot[reviewerconfig.SnapshotClaudeMD] != oldMD {
-				t.Fatalf("old side's rules: %q", r.ReviewerSnapshot[reviewerconfig.SnapshotClaudeMD])
+			if r.ReviewerSnapshot.ClaudeMD != oldMD {
+				t.Fatalf("old side's rules: %q", r.ReviewerSnapshot.ClaudeMD)
 			}
 		}
 		want := []string{"acme/widget#1@head0001 backtest shadow=true", "acme/widget#2@head0002 backtest shadow=true", "acme/widget#3@head0003 backtest shadow=true"}
@@ -281,12 +266,11 @@ func TestBacktestOfAChangedReviewer(t *testing.T) {
 			if r.HeadSha != old[i].HeadSha || r.PrNumber != old[i].PrNumber || !r.Shadow {
 				t.Fatalf("new run %d at %d@%s", i, r.PrNumber, r.HeadSha)
 			}
-			if r.ReviewerSnapshot[reviewerconfig.SnapshotClaudeMD] != newMD {
-				t.Fatalf("new side's rules: %q", r.ReviewerSnapshot[reviewerconfig.SnapshotClaudeMD])
+			if r.ReviewerSnapshot.ClaudeMD != newMD {
+				t.Fatalf("new side's rules: %q", r.ReviewerSnapshot.ClaudeMD)
 			}
-			skills, _ := r.ReviewerSnapshot[reviewerconfig.SnapshotSkills].([]any)
-			if len(skills) != 1 || skills[0].(map[string]any)["name"] != "sql" {
-				t.Fatalf("new side's skills: %v", r.ReviewerSnapshot[reviewerconfig.SnapshotSkills])
+			if skills := r.ReviewerSnapshot.Skills; len(skills) != 1 || skills[0].Name != "sql" {
+				t.Fatalf("new side's skills: %+v", skills)
 			}
 		}
 		if w.checks("Chakshu backtest · security")[0].Status != "in_progress" {

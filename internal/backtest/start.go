@@ -133,7 +133,7 @@ func (l *Loop) start(ctx context.Context, bt *ent.Backtest) error {
 	ok, err := l.letGo(ctx, bt, &now, func(u *ent.BacktestUpdate) {
 		u.Where(backtest.StatusEQ(backtest.StatusQueued)).SetStatus(backtest.StatusRunning).
 			SetMaxPrs(limit).SetMaxCostUsd(v.Config.Backtest.MaxCostUSD).
-			SetOldSnapshot(reviewerconfig.SnapshotOf(old)).SetNewSnapshot(v.Columns.Snapshot()).
+			SetOldSnapshot(reviewerconfig.SnapshotOf(old)).SetNewSnapshot(&v.Columns).
 			SetSummary(map[string]any{summaryPlan: plan})
 	})
 	if err == nil && !ok {

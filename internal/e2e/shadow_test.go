@@ -73,7 +73,7 @@ func shadowRunEndToEnd(t *testing.T, c *chakshu, opts store.Options, seen func()
 
 	sim.ResetCalls()
 	rn := db.Run.Create().SetRepository(repo).SetReviewer(rv).SetKind(run.KindReview).SetTrigger(run.TriggerBacktest).
-		SetShadow(true).SetBacktestID(1).SetBacktestSide(run.BacktestSideNew).SetReviewerSnapshot(snap.Map()).
+		SetShadow(true).SetBacktestID(1).SetBacktestSide(run.BacktestSideNew).SetReviewerSnapshot(&snap).
 		SetPrNumber(pr.Number).SetHeadSha(head.HeadSHA).SetBaseSha(head.BaseSHA).SetPrTitle(pr.Title).SaveX(ctx)
 
 	var got *ent.Run

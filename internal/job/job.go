@@ -300,10 +300,7 @@ func (b *Builder) Build(ctx context.Context, rn *ent.Run, st Start) (*runnerprot
 	f.owner, f.name = f.repo.Owner, f.repo.Name
 	// A shadow run reviews with the reviewer version its backtest replays
 	// (rules, skills, reviewer.yaml), not the one in force.
-	var err error
-	if f.rv, err = reviewerconfig.ForRun(rn, f.rv); err != nil {
-		return nil, err
-	}
+	f.rv = reviewerconfig.ForRun(rn, f.rv)
 	f.cfg = reviewerconfig.FromEnt(f.rv)
 	if rn.Shadow && rn.Kind != run.KindReview {
 		return nil, fault.Newf(fault.Invalid, "a shadow run can only be a review")

@@ -26,11 +26,7 @@ func (p *Publisher) publishShadow(ctx context.Context, r *ent.Run) error {
 	if err != nil {
 		return err
 	}
-	used, err := reviewerconfig.ForRun(r, r.Edges.Reviewer)
-	if err != nil {
-		return resultError(err)
-	}
-	cfg := reviewerconfig.FromEnt(used)
+	cfg := reviewerconfig.FromEnt(reviewerconfig.ForRun(r, r.Edges.Reviewer))
 	plan := MakePlan(res.Findings, Rules{MinSeverity: cfg.MinSeverity, MaxFindings: cfg.MaxFindings}, nil, nil)
 	would := plan.Posted()
 	for _, it := range would {

@@ -1,29 +1,19 @@
 package reviewerconfig
 
 import (
-	"encoding/json"
-	"fmt"
-
 	"github.com/chakshu-dev/chakshu/ent"
+	"github.com/chakshu-dev/chakshu/internal/reviewerspec"
 )
 
-// Snapshot is a shadow run's reviewer (Run.reviewer_snapshot): the version
-// of a reviewer a backtest replays, which need not be the one in force.
-// Its fields have the shapes of the Reviewer row's claude_md, config_yaml,
-// config (parsed reviewer.yaml) and skills.
-type Snapshot struct {
-	ClaudeMD   string  `json:"claude_md"`
-	ConfigYAML string  `json:"config_yaml"`
-	Config     *Config `json:"config"`
-	Skills     []Skill `json:"skills"`
-}
+// Snapshot is one version of a reviewer's content: what a parsed reviewer
+// puts in its Reviewer row's content columns, and a shadow run's
+// reviewer_snapshot (the version a backtest replays, which need not be the
+// one in force).
+type Snapshot = reviewerspec.Snapshot
 
-// Map is the snapshot as stored on the run.
-func (s Snapshot) Map() map[string]any {
-	b, _ := json.Marshal(s)
-	var m map[string]any
-	json.Unmarshal(b, &m) //nolint:errcheck // a struct of JSON values always round-trips
-	return m
+// SnapshotOf is the snapshot of the version of r in force (its synced columns).
+func SnapshotOf(r *ent.Reviewer) *Snapshot {
+	return &Snapshot{ClaudeMD: r.ClaudeMd, ConfigYAML: r.ConfigYaml, Config: r.Config, Skills: r.Skills}
 }
 
 // ForRun is the reviewer run r reviews with: rv (the reviewer in force)
@@ -32,29 +22,21 @@ func (s Snapshot) Map() map[string]any {
 // is not changed; the copy only carries the snapshot to the job, the
 // dispatcher's model check and the publisher's rules, so the three cannot
 // disagree on which version ran.
-func ForRun(r *ent.Run, rv *ent.Reviewer) (*ent.Reviewer, error) {
-	if len(r.ReviewerSnapshot) == 0 {
-		return rv, nil
-	}
-	s, err := snapshotFrom(r.ReviewerSnapshot)
-	if err != nil {
-		return nil, fmt.Errorf("run %d: %w", r.ID, err)
+func ForRun(r *ent.Run, rv *ent.Reviewer) *ent.Reviewer {
+	s := r.ReviewerSnapshot
+	if s == nil {
+		return rv
 	}
 	cp := *rv
 	cp.ClaudeMd, cp.ConfigYaml, cp.Config, cp.Skills = s.ClaudeMD, s.ConfigYAML, s.Config, s.Skills
-	return &cp, nil
+	return &cp
 }
 
-// snapshotFrom reads a stored reviewer_snapshot (Columns.Snapshot), its
-// config over the defaults.
-func snapshotFrom(m map[string]any) (Snapshot, error) {
-	var s Snapshot
-	b, err := json.Marshal(m)
-	if err == nil {
-		err = json.Unmarshal(b, &s)
+// ConfigOfSnapshot is the reviewer.yaml s carries, over the defaults as a
+// stored reviewer's (FromEnt).
+func ConfigOfSnapshot(s *Snapshot) Config {
+	if s == nil || s.Config == nil {
+		return Defaults()
 	}
-	if err != nil {
-		return s, fmt.Errorf("reviewer snapshot: %w", err)
-	}
-	return s, nil
+	return *s.Config
 }

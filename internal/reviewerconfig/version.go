@@ -8,50 +8,14 @@ import (
 
 	"github.com/google/go-github/v88/github"
 
-	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/models"
 )
 
-// Columns are what a parsed reviewer puts in its Reviewer row's content
-// columns; a shadow run's reviewer_snapshot carries the same values.
-type Columns struct {
-	ClaudeMD   string
-	ConfigYAML string
-	// Config is the parsed reviewer.yaml (nil: none, the defaults).
-	Config *Config
-	Skills []Skill
-}
-
 // columns is the one place a parsed reviewer becomes stored values: the
 // sync writes them on the Reviewer row, a backtest in a shadow run's snapshot.
-func (pr *parsedReviewer) columns() Columns {
-	return Columns{ClaudeMD: pr.claudeMD, ConfigYAML: pr.configYAML, Config: new(pr.config), Skills: pr.skills}
-}
-
-// Snapshot keys of Run.reviewer_snapshot.
-const (
-	SnapshotClaudeMD   = "claude_md"
-	SnapshotConfigYAML = "config_yaml"
-	SnapshotConfig     = "config"
-	SnapshotSkills     = "skills"
-)
-
-// Snapshot is c as a shadow run's reviewer_snapshot: {"claude_md": string,
-// "config_yaml": string, "config": map (Reviewer.config's shape), "skills":
-// [...] (Reviewer.skills' shape)}. The job fetch of a shadow run uses it
-// instead of the reviewer in force.
-func (c Columns) Snapshot() map[string]any {
-	skills := c.Skills
-	if skills == nil {
-		skills = []Skill{}
-	}
-	return map[string]any{SnapshotClaudeMD: c.ClaudeMD, SnapshotConfigYAML: c.ConfigYAML, SnapshotConfig: c.Config, SnapshotSkills: skills}
-}
-
-// SnapshotOf is the snapshot of the version of r in force (its synced columns).
-func SnapshotOf(r *ent.Reviewer) map[string]any {
-	return Columns{ClaudeMD: r.ClaudeMd, ConfigYAML: r.ConfigYaml, Config: r.Config, Skills: r.Skills}.Snapshot()
+func (pr *parsedReviewer) columns() Snapshot {
+	return Snapshot{ClaudeMD: pr.claudeMD, ConfigYAML: pr.configYAML, Config: new(pr.config), Skills: pr.skills}
 }
 
 // Version is one reviewer as the reviewers repository holds it at a commit.
@@ -66,8 +30,8 @@ type Version struct {
 	Problem error
 	// Config is the parsed reviewer.yaml.
 	Config Config
-	// Columns are its stored values (Columns.Snapshot for a shadow run).
-	Columns Columns
+	// Columns are its stored values, a shadow run's snapshot as they are.
+	Columns Snapshot
 }
 
 // LoadAt reads the reviewers named (all of them when names is empty) from
@@ -124,14 +88,4 @@ func LoadAt(ctx context.Context, rest *github.Client, full, commit string, names
 		}
 	}
 	return out, nil
-}
-
-// ConfigOfSnapshot is the reviewer.yaml a reviewer_snapshot carries, over
-// the defaults as a stored reviewer's (FromEnt).
-func ConfigOfSnapshot(snap map[string]any) (Config, error) {
-	s, err := snapshotFrom(snap)
-	if err != nil || s.Config == nil {
-		return Defaults(), err
-	}
-	return *s.Config, nil
 }

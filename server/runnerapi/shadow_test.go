@@ -17,7 +17,7 @@ import (
 func (w *world) shadowRun(head, base string, snap reviewerconfig.Snapshot) *ent.Run {
 	w.t.Helper()
 	return w.startWorkflow(w.db.Run.Create().SetRepository(w.repo).SetReviewer(w.rv).SetKind(run.KindReview).SetTrigger(run.TriggerBacktest).
-		SetShadow(true).SetBacktestID(4).SetBacktestSide(run.BacktestSideNew).SetReviewerSnapshot(snap.Map()).
+		SetShadow(true).SetBacktestID(4).SetBacktestSide(run.BacktestSideNew).SetReviewerSnapshot(&snap).
 		SetPrNumber(w.pr).SetHeadSha(head).SetBaseSha(base).SetStatus(run.StatusDispatched).SaveX(context.Background()))
 }
 
