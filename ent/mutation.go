@@ -29,6 +29,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/webhookevent"
 	"github.com/chakshu-dev/chakshu/ent/worker"
 	"github.com/chakshu-dev/chakshu/internal/findings"
+	"github.com/chakshu-dev/chakshu/internal/reviewerspec"
 )
 
 const (
@@ -17235,7 +17236,7 @@ type ReviewerMutation struct {
 	synced_at           *time.Time
 	claude_md           *string
 	config_yaml         *string
-	_config             *map[string]interface{}
+	_config             **reviewerspec.Config
 	skills              *[]map[string]interface{}
 	appendskills        []map[string]interface{}
 	sync_error          *string
@@ -17688,12 +17689,12 @@ func (m *ReviewerMutation) ResetConfigYaml() {
 }
 
 // SetConfig sets the "config" field.
-func (m *ReviewerMutation) SetConfig(value map[string]interface{}) {
-	m._config = &value
+func (m *ReviewerMutation) SetConfig(r *reviewerspec.Config) {
+	m._config = &r
 }
 
 // Config returns the value of the "config" field in the mutation.
-func (m *ReviewerMutation) Config() (r map[string]interface{}, exists bool) {
+func (m *ReviewerMutation) Config() (r *reviewerspec.Config, exists bool) {
 	v := m._config
 	if v == nil {
 		return
@@ -17704,7 +17705,7 @@ func (m *ReviewerMutation) Config() (r map[string]interface{}, exists bool) {
 // OldConfig returns the old "config" field's value of the Reviewer entity.
 // If the Reviewer object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *ReviewerMutation) OldConfig(ctx context.Context) (v map[string]interface{}, err error) {
+func (m *ReviewerMutation) OldConfig(ctx context.Context) (v *reviewerspec.Config, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldConfig is only allowed on UpdateOne operations")
 	}
@@ -18238,7 +18239,7 @@ func (m *ReviewerMutation) SetField(name string, value ent.Value) error {
 		m.SetConfigYaml(v)
 		return nil
 	case reviewer.FieldConfig:
-		v, ok := value.(map[string]interface{})
+		v, ok := value.(*reviewerspec.Config)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}

@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/reviewer"
+	"github.com/chakshu-dev/chakshu/internal/reviewerspec"
 )
 
 // An AI reviewer defined in the installation's reviewers repository (reviewers/<name>/).
@@ -37,8 +38,8 @@ type Reviewer struct {
 	ClaudeMd string `json:"claude_md,omitempty"`
 	// reviewer.yaml as synced
 	ConfigYaml string `json:"config_yaml,omitempty"`
-	// parsed reviewer.yaml in force
-	Config map[string]interface{} `json:"config,omitempty"`
+	// parsed reviewer.yaml in force, keys it leaves out at their defaults
+	Config *reviewerspec.Config `json:"config,omitempty"`
 	// skills: name, description, content, files
 	Skills []map[string]interface{} `json:"skills,omitempty"`
 	// last sync error; the last good version stays in force

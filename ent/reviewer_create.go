@@ -14,6 +14,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/reviewer"
 	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/reviewerspec"
 )
 
 // ReviewerCreate is the builder for creating a Reviewer entity.
@@ -143,7 +144,7 @@ func (_c *ReviewerCreate) SetNillableConfigYaml(v *string) *ReviewerCreate {
 }
 
 // SetConfig sets the "config" field.
-func (_c *ReviewerCreate) SetConfig(v map[string]interface{}) *ReviewerCreate {
+func (_c *ReviewerCreate) SetConfig(v *reviewerspec.Config) *ReviewerCreate {
 	_c.mutation.SetConfig(v)
 	return _c
 }
@@ -601,7 +602,7 @@ func (u *ReviewerUpsert) UpdateConfigYaml() *ReviewerUpsert {
 }
 
 // SetConfig sets the "config" field.
-func (u *ReviewerUpsert) SetConfig(v map[string]interface{}) *ReviewerUpsert {
+func (u *ReviewerUpsert) SetConfig(v *reviewerspec.Config) *ReviewerUpsert {
 	u.Set(reviewer.FieldConfig, v)
 	return u
 }
@@ -843,7 +844,7 @@ func (u *ReviewerUpsertOne) UpdateConfigYaml() *ReviewerUpsertOne {
 }
 
 // SetConfig sets the "config" field.
-func (u *ReviewerUpsertOne) SetConfig(v map[string]interface{}) *ReviewerUpsertOne {
+func (u *ReviewerUpsertOne) SetConfig(v *reviewerspec.Config) *ReviewerUpsertOne {
 	return u.Update(func(s *ReviewerUpsert) {
 		s.SetConfig(v)
 	})
@@ -1264,7 +1265,7 @@ func (u *ReviewerUpsertBulk) UpdateConfigYaml() *ReviewerUpsertBulk {
 }
 
 // SetConfig sets the "config" field.
-func (u *ReviewerUpsertBulk) SetConfig(v map[string]interface{}) *ReviewerUpsertBulk {
+func (u *ReviewerUpsertBulk) SetConfig(v *reviewerspec.Config) *ReviewerUpsertBulk {
 	return u.Update(func(s *ReviewerUpsert) {
 		s.SetConfig(v)
 	})

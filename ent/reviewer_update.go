@@ -16,6 +16,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/predicate"
 	"github.com/chakshu-dev/chakshu/ent/reviewer"
 	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/reviewerspec"
 )
 
 // ReviewerUpdate is the builder for updating Reviewer entities.
@@ -143,7 +144,7 @@ func (_u *ReviewerUpdate) SetNillableConfigYaml(v *string) *ReviewerUpdate {
 }
 
 // SetConfig sets the "config" field.
-func (_u *ReviewerUpdate) SetConfig(v map[string]interface{}) *ReviewerUpdate {
+func (_u *ReviewerUpdate) SetConfig(v *reviewerspec.Config) *ReviewerUpdate {
 	_u.mutation.SetConfig(v)
 	return _u
 }
@@ -603,7 +604,7 @@ func (_u *ReviewerUpdateOne) SetNillableConfigYaml(v *string) *ReviewerUpdateOne
 }
 
 // SetConfig sets the "config" field.
-func (_u *ReviewerUpdateOne) SetConfig(v map[string]interface{}) *ReviewerUpdateOne {
+func (_u *ReviewerUpdateOne) SetConfig(v *reviewerspec.Config) *ReviewerUpdateOne {
 	_u.mutation.SetConfig(v)
 	return _u
 }

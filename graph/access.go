@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
 	"sync"
 
 	"entgo.io/ent/dialect/sql"
@@ -217,9 +216,6 @@ func (a *access) backtestP() predicate.Backtest {
 	return func(s *sql.Selector) { s.Where(inInts(s, backtest.InstallationColumn, ids)) }
 }
 
-// adminOver reports whether the viewer administers the installation with this id.
-func (a *access) adminOver(instID int) bool { return a.all || a.adminInst[instID] }
-
 // intercept filters every query of the GraphQL client by the viewer's access:
 // root connections, node(id:), edges and eager loads alike. No viewer, no rows.
 func (h *api) intercept(c *ent.Client) {
@@ -391,14 +387,4 @@ func requireAdmin(ctx context.Context) error {
 		return errAdminOnly
 	}
 	return nil
-}
-
-// equalFoldAny is a small helper for login comparisons.
-func equalFoldAny(s string, list ...string) bool {
-	for _, x := range list {
-		if strings.EqualFold(s, x) {
-			return true
-		}
-	}
-	return false
 }

@@ -170,8 +170,11 @@ func (r *runResolver) Cancellable(ctx context.Context, obj *ent.Run) (bool, erro
 }
 
 // Checked is the resolver for the checked field.
-func (r *runResolver) Checked(ctx context.Context, obj *ent.Run) (map[string]any, error) {
-	return runstate.Checked(obj), nil
+func (r *runResolver) Checked(ctx context.Context, obj *ent.Run) (any, error) {
+	if c := runstate.Checked(obj); c != nil {
+		return c, nil
+	}
+	return nil, nil
 }
 
 // RunUpdated is the resolver for the runUpdated field.

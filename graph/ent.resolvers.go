@@ -95,9 +95,9 @@ func (r *reviewerResolver) ConfigYaml(ctx context.Context, obj *ent.Reviewer) (s
 }
 
 // Config is the resolver for the config field.
-func (r *reviewerResolver) Config(ctx context.Context, obj *ent.Reviewer) (map[string]any, error) {
+func (r *reviewerResolver) Config(ctx context.Context, obj *ent.Reviewer) (any, error) {
 	ok, err := r.h.readsReviewerSources(ctx, obj)
-	if err != nil || !ok {
+	if err != nil || !ok || obj.Config == nil {
 		return nil, err
 	}
 	return obj.Config, nil

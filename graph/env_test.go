@@ -25,6 +25,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/gh/ghtest"
 	"github.com/chakshu-dev/chakshu/internal/ghsim"
 	"github.com/chakshu-dev/chakshu/internal/ghsim/ghsimtest"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/runstate"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/wakeup"
@@ -126,7 +127,7 @@ func newEnv(t *testing.T, db *store.DB) *env {
 		SetFullName("acme/secret").SetInstallation(e.inst).SaveX(ctx)
 	e.revSec = db.Reviewer.Create().SetName("security").SetDescription("Looks for holes").SetInstallation(e.inst).
 		SetSkills([]map[string]any{{"name": "authz", "description": "Access checks", "content": "SECRET SKILL BODY"}}).
-		SetConfig(map[string]any{"connectors": []any{"github"}, "model": "claude-x", "max_cost_usd": 1.5}).SaveX(ctx)
+		SetConfig(&reviewerconfig.Config{Connectors: []string{"github"}, Model: "claude-x", MaxCostUSD: 1.5}).SaveX(ctx)
 	e.revPrf = db.Reviewer.Create().SetName("perf").SetInstallation(e.inst).SaveX(ctx)
 	return e
 }

@@ -218,40 +218,23 @@ func pageCost(child int, first, last *int) int {
 
 type cursor = *entgql.Cursor[int]
 
+// connCost prices a connection of any order and filter by its page size.
+func connCost[Order, Where any](ch int, _ cursor, f *int, _ cursor, l *int, _ Order, _ Where) int {
+	return pageCost(ch, f, l)
+}
+
 // setComplexity prices connections by page size (gqlgen counts 1 per field otherwise).
 func setComplexity(c *exec.ComplexityRoot) {
-	c.Query.Runs = func(ch int, _ cursor, f *int, _ cursor, l *int, _ *ent.RunOrder, _ *ent.RunWhereInput) int {
-		return pageCost(ch, f, l)
-	}
-	c.Query.Findings = func(ch int, _ cursor, f *int, _ cursor, l *int, _ *ent.FindingOrder, _ *ent.FindingWhereInput) int {
-		return pageCost(ch, f, l)
-	}
-	c.Query.Reviewers = func(ch int, _ cursor, f *int, _ cursor, l *int, _ *ent.ReviewerOrder, _ *ent.ReviewerWhereInput) int {
-		return pageCost(ch, f, l)
-	}
-	c.Query.WebhookEvents = func(ch int, _ cursor, f *int, _ cursor, l *int, _ *ent.WebhookEventOrder, _ *ent.WebhookEventWhereInput) int {
-		return pageCost(ch, f, l)
-	}
-	c.Query.ReviewLearnings = func(ch int, _ cursor, f *int, _ cursor, l *int, _ *ent.ReviewLearningOrder, _ *ent.ReviewLearningWhereInput) int {
-		return pageCost(ch, f, l)
-	}
-	c.Query.APITokens = func(ch int, _ cursor, f *int, _ cursor, l *int, _ *ent.APITokenOrder, _ *ent.APITokenWhereInput) int {
-		return pageCost(ch, f, l)
-	}
-	c.Query.Repositories = func(ch int, _ cursor, f *int, _ cursor, l *int, _ *ent.RepositoryOrder, _ *ent.RepositoryWhereInput) int {
-		return pageCost(ch, f, l)
-	}
-	c.Query.Installations = func(ch int, _ cursor, f *int, _ cursor, l *int, _ *ent.InstallationOrder, _ *ent.InstallationWhereInput) int {
-		return pageCost(ch, f, l)
-	}
+	c.Query.Runs = connCost[*ent.RunOrder, *ent.RunWhereInput]
+	c.Query.Findings = connCost[*ent.FindingOrder, *ent.FindingWhereInput]
+	c.Query.Reviewers = connCost[*ent.ReviewerOrder, *ent.ReviewerWhereInput]
+	c.Query.WebhookEvents = connCost[*ent.WebhookEventOrder, *ent.WebhookEventWhereInput]
+	c.Query.ReviewLearnings = connCost[*ent.ReviewLearningOrder, *ent.ReviewLearningWhereInput]
+	c.Query.APITokens = connCost[*ent.APITokenOrder, *ent.APITokenWhereInput]
+	c.Query.Repositories = connCost[*ent.RepositoryOrder, *ent.RepositoryWhereInput]
+	c.Query.Installations = connCost[*ent.InstallationOrder, *ent.InstallationWhereInput]
 	c.Query.Nodes = func(ch int, ids []int) int { return 1 + max(len(ids), 1)*ch }
-	c.Repository.Runs = func(ch int, _ cursor, f *int, _ cursor, l *int, _ *ent.RunOrder, _ *ent.RunWhereInput) int {
-		return pageCost(ch, f, l)
-	}
-	c.Reviewer.Runs = func(ch int, _ cursor, f *int, _ cursor, l *int, _ *ent.RunOrder, _ *ent.RunWhereInput) int {
-		return pageCost(ch, f, l)
-	}
-	c.Run.Findings = func(ch int, _ cursor, f *int, _ cursor, l *int, _ *ent.FindingOrder, _ *ent.FindingWhereInput) int {
-		return pageCost(ch, f, l)
-	}
+	c.Repository.Runs = connCost[*ent.RunOrder, *ent.RunWhereInput]
+	c.Reviewer.Runs = connCost[*ent.RunOrder, *ent.RunWhereInput]
+	c.Run.Findings = connCost[*ent.FindingOrder, *ent.FindingWhereInput]
 }

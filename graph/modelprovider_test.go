@@ -6,6 +6,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/internal/models"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 )
 
 // Reviewer.modelStatus.provider is where the reviewer's runs go: with
@@ -25,7 +26,7 @@ func TestModelStatusProvider(t *testing.T) {
 		{"bedrock", "claude-opus-5-5", "anthropic", true},
 	} {
 		h := &api{cfg: Config{Models: models.Static(cat), Settings: Settings{Platform: tc.platform}}}
-		got := h.modelStatus(&ent.Reviewer{Config: map[string]any{"model": tc.model}})
+		got := h.modelStatus(&ent.Reviewer{Config: &reviewerconfig.Config{Model: tc.model}})
 		if got.Provider != tc.provider || (got.Warning != nil) != tc.warn {
 			t.Errorf("%s via %q: provider %q warning %v", tc.model, tc.platform, got.Provider, got.Warning)
 		}

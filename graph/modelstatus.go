@@ -11,9 +11,7 @@ import (
 // modelStatus is a reviewer's model as the catalogue sees it now.
 func (h *api) modelStatus(rv *ent.Reviewer) *model.ModelStatus {
 	id := reviewerconfig.Defaults().Model
-	if c, err := reviewerconfig.FromEnt(rv); err == nil {
-		id = c.Model
-	}
+	id = reviewerconfig.FromEnt(rv).Model
 	out := &model.ModelStatus{Model: id, State: "unknown"}
 	cat, _ := h.cfg.Models.Catalog()
 	e, err := cat.Lookup(id)

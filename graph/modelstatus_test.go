@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/chakshu-dev/chakshu/internal/models"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
@@ -23,8 +24,8 @@ func TestReviewerModelStatus(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db)
 		ctx := context.Background()
-		db.Reviewer.UpdateOne(e.revPrf).SetConfig(map[string]any{"model": "claude-opus-4-5"}).ExecX(ctx)
-		db.Reviewer.Create().SetName("old").SetInstallation(e.inst).SetConfig(map[string]any{"model": "claude-sonnet-4-5"}).SaveX(ctx)
+		db.Reviewer.UpdateOne(e.revPrf).SetConfig(&reviewerconfig.Config{Model: "claude-opus-4-5"}).ExecX(ctx)
+		db.Reviewer.Create().SetName("old").SetInstallation(e.inst).SetConfig(&reviewerconfig.Config{Model: "claude-sonnet-4-5"}).SaveX(ctx)
 		db.Reviewer.Create().SetName("plain").SetInstallation(e.inst).SaveX(ctx)
 		r := e.login("carol").do(`{ reviewers(first: 10, orderBy: {field: NAME, direction: ASC}) { edges { node { name
 			modelStatus { model provider state retiresOn replacement warning } } } } }`, nil)

@@ -184,8 +184,8 @@ func (h *api) readsReviewerSources(ctx context.Context, obj *ent.Reviewer) (bool
 
 // reviewerConnectors are the connectors of the reviewer's config in force.
 func reviewerConnectors(r *ent.Reviewer) []string {
-	c, err := reviewerconfig.FromEnt(r)
-	if err != nil || c.Connectors == nil {
+	c := reviewerconfig.FromEnt(r)
+	if c.Connectors == nil {
 		return []string{}
 	}
 	return c.Connectors

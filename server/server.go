@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -56,9 +57,6 @@ func (h *Health) Start() { h.started.Store(true) }
 
 // Drain turns readiness to 503 for good.
 func (h *Health) Drain() { h.draining.Store(true) }
-
-// Draining reports whether Drain was called.
-func (h *Health) Draining() bool { return h.draining.Load() }
 
 func (h *Health) routes(log *slog.Logger) []Route {
 	return []Route{
@@ -174,6 +172,18 @@ func ServeDrain(ctx context.Context, ln net.Listener, h http.Handler, log *slog.
 		return err
 	}
 	return nil
+}
+
+// AcceptsGzip reports whether the request takes a gzip-encoded body
+// (Accept-Encoding names gzip without q=0).
+func AcceptsGzip(r *http.Request) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if strings.EqualFold(strings.TrimSpace(name), "gzip") {
+			return strings.ReplaceAll(strings.TrimSpace(params), " ", "") != "q=0"
+		}
+	}
+	return false
 }
 
 // WriteJSON writes v as JSON with status.

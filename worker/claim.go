@@ -29,20 +29,6 @@ func HeartbeatLeases(db *store.DB) func(ctx context.Context, owner string, now t
 	}
 }
 
-// Wait blocks until a wake-up, the poll interval, or the end of ctx; false on the end.
-func Wait(ctx context.Context, wake <-chan struct{}, poll time.Duration) bool {
-	t := time.NewTimer(poll)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-wake:
-		return true
-	case <-t.C:
-		return true
-	}
-}
-
 // MaxShared caps the runs one workflow dispatch starts together: their ids
 // travel in the run_ids input (at most 10 ids, under 200 characters, far
 // inside GitHub's 25 inputs and 65,535 characters: internal/ghsim/API.md),

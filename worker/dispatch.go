@@ -258,21 +258,12 @@ func (d *Dispatcher) checkModel(r *ent.Run, rv *ent.Reviewer) error {
 		if err != nil {
 			return fault.New(fault.Invalid, "The reviewer version this backtest replays cannot be read.", err)
 		}
-		cfg, err := reviewerconfig.FromEnt(used)
-		if err != nil {
-			return nil // the job fetch reports a broken config
-		}
-		model = cfg.Model
+		model = reviewerconfig.FromEnt(used).Model
 	}
 	if err := reviewerconfig.CheckModel(d.cfg.Models, model, time.Now()); err != nil {
 		return fault.New(fault.Invalid, fmt.Sprintf("The reviewer %s cannot run: its %s. Set `model:` in reviewers/%s/reviewer.yaml of the reviewers repository to an active model and ask again.", rv.Name, err, rv.Name), err)
 	}
 	return nil
-}
-
-// CheckName is the check run's name for a run.
-func CheckName(reviewer string, kind run.Kind) string {
-	return ghwrite.CheckName(reviewer, kind == run.KindReply)
 }
 
 func (d *Dispatcher) portalURL(id int) string {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chakshu-dev/chakshu/internal/queue"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 
 	"github.com/chakshu-dev/chakshu/action"
 	"github.com/chakshu-dev/chakshu/ent"
@@ -229,10 +230,10 @@ func TestDispatchFailuresNameTheFix(t *testing.T) {
 		}, "after 3 attempts"},
 		// A model retired after the reviewer synced: no workflow starts, the check names the fix.
 		{"retired model", func(f *fixture) {
-			f.db.Reviewer.UpdateOne(f.reviewer).SetConfig(map[string]any{"model": "claude-sonnet-4-5"}).ExecX(context.Background())
+			f.db.Reviewer.UpdateOne(f.reviewer).SetConfig(&reviewerconfig.Config{Model: "claude-sonnet-4-5"}).ExecX(context.Background())
 		}, "Set `model:` in reviewers/security/reviewer.yaml"},
 		{"unknown model", func(f *fixture) {
-			f.db.Reviewer.UpdateOne(f.reviewer).SetConfig(map[string]any{"model": "claude-sonnet-9"}).ExecX(context.Background())
+			f.db.Reviewer.UpdateOne(f.reviewer).SetConfig(&reviewerconfig.Config{Model: "claude-sonnet-9"}).ExecX(context.Background())
 		}, "CHAKSHU_MODEL_CATALOG"},
 	}
 	for _, tc := range cases {

@@ -24,7 +24,7 @@ func (f *fixture) shadowRun(t *testing.T, head string) *ent.Run {
 	t.Helper()
 	return f.db.Run.Create().SetRepository(f.repo).SetReviewer(f.reviewer).SetKind(run.KindReview).
 		SetTrigger(run.TriggerBacktest).SetShadow(true).SetBacktestID(9).SetBacktestSide(run.BacktestSideNew).
-		SetReviewerSnapshot(reviewerconfig.Snapshot{ClaudeMD: "# new rules\n", Config: reviewerconfig.Defaults().ToMap()}.Map()).
+		SetReviewerSnapshot(reviewerconfig.Snapshot{ClaudeMD: "# new rules\n", Config: new(reviewerconfig.Defaults())}.Map()).
 		SetPrNumber(f.pr).SetHeadSha(head).SaveX(context.Background())
 }
 

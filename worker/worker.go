@@ -57,9 +57,6 @@ func New(cfg Config) (*Worker, error) {
 	return &Worker{cfg: cfg}, nil
 }
 
-// ID is the worker's lease-owner id.
-func (w *Worker) ID() string { return w.cfg.ID }
-
 // Run registers the worker and runs every loop until ctx ends.
 func (w *Worker) Run(ctx context.Context) error {
 	host, _ := os.Hostname()

@@ -23,6 +23,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/models"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
+	"github.com/chakshu-dev/chakshu/internal/textcut"
 )
 
 // Failure reasons: short safe sentences for the run, the check and the log.
@@ -576,11 +577,7 @@ func (r *run) logCall(name string, input json.RawMessage, res tools.Result) {
 func oneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > n {
-		cut := n
-		for cut > 0 && s[cut]&0xC0 == 0x80 {
-			cut--
-		}
-		s = s[:cut] + "…"
+		s = textcut.Bytes(s, n) + "…"
 	}
 	return ghlog.Escape(s)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/chakshu-dev/chakshu/action/internal/ghlog"
 	"github.com/chakshu-dev/chakshu/action/tools"
 	"github.com/chakshu-dev/chakshu/action/workspace"
+	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 )
 
@@ -45,13 +46,13 @@ type Reviewed struct {
 	// (`chakshu eval` prints it).
 	Dropped int
 	// Samples are the figures of a review in several passes (nil for one).
-	Samples *runnerproto.SampleStats
+	Samples *findings.Samples
 	// Evidence is the evidence check of a review's findings (nil for a
 	// reply): what was kept, moved to where its quote is, and dropped.
 	Evidence *runnerproto.EvidenceReport
 	// Verify is the verification step's figures (nil when the job did not
 	// ask for it); Dropped counts its refuted findings too.
-	Verify *runnerproto.VerifyStats
+	Verify *findings.Verification
 }
 
 // ReviewFailure is a review that produced no result, with the safe reason

@@ -24,6 +24,7 @@ import (
 	"github.com/chakshu-dev/chakshu/action/agent"
 	"github.com/chakshu-dev/chakshu/action/internal/ghlog"
 	"github.com/chakshu-dev/chakshu/action/tools"
+	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/version"
@@ -70,8 +71,8 @@ type Config struct {
 	WorkDir string
 	// Lookup reads the environment (os.LookupEnv in the action).
 	Lookup func(string) (string, bool)
-	// Unsetenv removes a variable (os.Unsetenv in the action; the sandbox
-	// passes its own so the process environment is left alone).
+	// Unsetenv removes a variable (os.Unsetenv in the action; tests pass
+	// their own so the process environment is left alone).
 	Unsetenv func(string) error
 	// Stdout is the Actions log.
 	Stdout io.Writer
@@ -222,9 +223,9 @@ type report struct {
 	set   *tools.Set
 	out   *agent.Outcome
 	// samples are the figures of a review in several passes (nil for one).
-	samples *runnerproto.SampleStats
+	samples *findings.Samples
 	// verify are the verification step's figures (nil without one).
-	verify *runnerproto.VerifyStats
+	verify *findings.Verification
 }
 
 func (r *report) stats() runnerproto.Stats {

@@ -46,7 +46,7 @@ const maxParallelPasses = 4
 // run's deadline. The outcome sums every pass's turns, tool calls, tokens
 // and cost; its result is the agreed findings. The stats are nil for a
 // single pass.
-func runReview(ctx context.Context, ac agent.Config) (*agent.Outcome, *runnerproto.SampleStats) {
+func runReview(ctx context.Context, ac agent.Config) (*agent.Outcome, *findings.Samples) {
 	job := ac.Job
 	if job == nil || job.Kind != "review" || job.Samples <= 1 {
 		return agent.Run(ctx, ac), nil
@@ -238,10 +238,10 @@ func worthAPass(left, even float64) bool { return left >= even*minPassShare }
 // Checked is the union of the passes'; the summary is the one of the pass
 // whose findings are closest to the kept ones, with a sentence on the
 // passes and the vote.
-func agreeOn(results []*findings.Result, passes, agree int) (*findings.Result, *runnerproto.SampleStats) {
+func agreeOn(results []*findings.Result, passes, agree int) (*findings.Result, *findings.Samples) {
 	asked := max(agree, 1)
 	agree = min(asked, len(results))
-	stats := &runnerproto.SampleStats{Passes: passes, Ran: len(results), Agree: agree}
+	stats := &findings.Samples{Passes: passes, Ran: len(results), Agree: agree}
 	if agree < asked {
 		stats.AgreeAsked = asked // said on the check run, not lowered quietly
 	}

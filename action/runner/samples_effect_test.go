@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -152,7 +153,7 @@ func samplesEffect(tb testing.TB) (one, three effect, lines []string) {
 				groups := findings.Group(res.Findings)
 				e := effect{findings: len(groups), costUSD: cost}
 				for _, g := range groups {
-					if findings.Match(&res.Findings[g[0]], truth.Findings) >= 0 {
+					if slices.ContainsFunc(truth.Findings, func(k findings.Finding) bool { return findings.Same(&res.Findings[g[0]], &k) }) {
 						e.truePos++
 					} else {
 						e.falsePos++

@@ -203,7 +203,7 @@ func TestSamplesKeepAgreedFindings(t *testing.T) {
 			if got := keySet(res.Findings); !cmp.Equal(got, wantChecked) {
 				t.Errorf("kept %v, want %v (votes %v, evidence %+v)", got, wantChecked, votes, rep.Evidence)
 			}
-			wantStats := &runnerproto.SampleStats{Passes: 3, Ran: 3, Agree: agree, PassFindings: perPass,
+			wantStats := &findings.Samples{Passes: 3, Ran: 3, Agree: agree, PassFindings: perPass,
 				Distinct: len(votes), Kept: len(want), Dropped: len(votes) - len(want)}
 			if d := cmp.Diff(wantStats, rep.Stats.Samples); d != "" {
 				t.Errorf("stats (-want +got):\n%s", d)
@@ -541,7 +541,7 @@ func TestRewordingPassesExactTitlesLoseTrueFindings(t *testing.T) {
 	trueKept := func(kept []findings.Finding) int {
 		n := 0
 		for _, g := range truth {
-			if findings.Match(&truthFs[g[0]], kept) >= 0 {
+			if slices.ContainsFunc(kept, func(k findings.Finding) bool { return findings.Same(&truthFs[g[0]], &k) }) {
 				n++
 			}
 		}

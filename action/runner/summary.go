@@ -81,7 +81,7 @@ func quote(s string) string {
 	return "> " + strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n> ")
 }
 
-func writeSummary(path string, job *runnerproto.Job, out *agent.Outcome, set *tools.Set, verify *runnerproto.VerifyStats, failure *string, took time.Duration) {
+func writeSummary(path string, job *runnerproto.Job, out *agent.Outcome, set *tools.Set, verify *findings.Verification, failure *string, took time.Duration) {
 	if path == "" {
 		return
 	}
@@ -102,7 +102,7 @@ func writeSummary(path string, job *runnerproto.Job, out *agent.Outcome, set *to
 
 // verifySummary is the job summary's line on the verification step, its
 // cost apart from the passes' ("" without one).
-func verifySummary(v *runnerproto.VerifyStats) string {
+func verifySummary(v *findings.Verification) string {
 	if v == nil {
 		return ""
 	}

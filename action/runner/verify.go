@@ -15,6 +15,7 @@ import (
 	"github.com/chakshu-dev/chakshu/action/tools"
 	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
+	"github.com/chakshu-dev/chakshu/internal/textcut"
 )
 
 // The verification step (issue 41 item 3): every finding that survives the
@@ -54,10 +55,10 @@ type verifyConfig struct {
 // refuted findings, and the step's figures. A conversation that fails (cost
 // cap, gateway) leaves its file's findings unverified and kept: the step
 // removes only what it refuted.
-func verifyFindings(ctx context.Context, vc verifyConfig) *runnerproto.VerifyStats {
+func verifyFindings(ctx context.Context, vc verifyConfig) *findings.Verification {
 	job := vc.Agent.Job
 	res := vc.Result
-	st := &runnerproto.VerifyStats{Candidates: len(res.Findings), MinConfidence: job.Verify.MinConfidence}
+	st := &findings.Verification{Candidates: len(res.Findings), MinConfidence: job.Verify.MinConfidence}
 	var paths []string
 	byPath := map[string][]int{}
 	for i, f := range res.Findings {
@@ -120,7 +121,7 @@ func verifyFindings(ctx context.Context, vc verifyConfig) *runnerproto.VerifySta
 				keep[i] = true
 				confirmed++
 				if f.Scenario == "" {
-					f.Scenario = cut(v.Scenario, findings.MaxScenarioBytes)
+					f.Scenario = textcut.Bytes(v.Scenario, findings.MaxScenarioBytes)
 				}
 			default:
 				refuted++
@@ -148,7 +149,7 @@ func verifyFindings(ctx context.Context, vc verifyConfig) *runnerproto.VerifySta
 	return st
 }
 
-func markUnverified(keep []bool, idx []int, st *runnerproto.VerifyStats) {
+func markUnverified(keep []bool, idx []int, st *findings.Verification) {
 	for _, i := range idx {
 		keep[i] = true
 	}
@@ -282,7 +283,7 @@ func fileDiff(diff, path string) string {
 	}
 	flush()
 	d := strings.TrimRight(strings.Join(out, "\n"), "\n")
-	return cut(d, maxVerifyDiff)
+	return textcut.Bytes(d, maxVerifyDiff)
 }
 
 // appendNote adds a sentence to a summary within its limit.
@@ -294,18 +295,7 @@ func appendNote(summary, note string) string {
 	return strings.TrimSpace(base + "\n\n" + note)
 }
 
-// cut is s cut to at most n bytes on a rune boundary.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n]
-}
-
 // oneLine is s on one line, cut to about n bytes.
 func oneLine(s string, n int) string {
-	return cut(strings.Join(strings.Fields(s), " "), n)
+	return textcut.Bytes(strings.Join(strings.Fields(s), " "), n)
 }

@@ -41,7 +41,7 @@ var verifyHead = map[string]string{
 	"b.go": "package b\n\nvar q = \"SELECT * FROM t WHERE id = \" + id\n",
 }
 
-func verifyRun(t *testing.T, fs []findings.Finding, spent float64) (*findings.Result, *runnerproto.VerifyStats, string) {
+func verifyRun(t *testing.T, fs []findings.Finding, spent float64) (*findings.Result, *findings.Verification, string) {
 	t.Helper()
 	srv := httptest.NewServer(scriptedmodel.Handler())
 	t.Cleanup(srv.Close)

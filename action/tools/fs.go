@@ -55,9 +55,6 @@ func (f *FS) Close() error {
 	return f.root.Close()
 }
 
-// Dir is the workspace root's real path.
-func (f *FS) Dir() string { return f.dir }
-
 // CleanRel checks a path the model gave and returns it cleaned, relative to
 // the root ("." for the root itself). It does not touch the file system.
 func CleanRel(p string) (string, error) {

@@ -25,11 +25,9 @@ const globSchema = `{"type":"object","properties":{
 "path":{"type":"string","description":"Directory to search in, relative to the repository root (default: the root)."}},
 "required":["pattern"],"additionalProperties":false}`
 
-// Glob lists files matching a doublestar pattern, sorted, capped. Symlinked
-// directories are not followed; symlinks to files inside are listed.
-func (f *FS) Glob(in GlobInput) (string, error) { return f.GlobContext(context.Background(), in) }
-
-// GlobContext is Glob, stopping with ctx's error when ctx is done.
+// GlobContext lists files matching a doublestar pattern, sorted, capped,
+// stopping with ctx's error when ctx is done. Symlinked directories are not
+// followed; symlinks to files inside are listed.
 func (f *FS) GlobContext(ctx context.Context, in GlobInput) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err

@@ -18,6 +18,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/chakshu-dev/chakshu/internal/textcut"
 )
 
 // Limits of the Grep tool.
@@ -86,9 +88,6 @@ type fileHit struct {
 	count int
 	text  string // content mode output for this file
 }
-
-// Grep searches the workspace.
-func (f *FS) Grep(in GrepInput) (string, error) { return f.GrepContext(context.Background(), in) }
 
 // GrepContext searches the workspace, stopping with ctx's error when ctx is
 // done (between files, and every few thousand lines within one).
@@ -518,7 +517,7 @@ func (s *searcher) match(rel string, buf []byte) (fileHit, bool) {
 func writeLine(b *strings.Builder, rel string, no int, sep byte, text []byte) {
 	t := strings.TrimRight(string(text), "\r")
 	if len(t) > GrepMaxLineBytes {
-		t = cutUTF8(t, GrepMaxLineBytes) + " … [line cut]"
+		t = textcut.Bytes(t, GrepMaxLineBytes) + " … [line cut]"
 	}
 	fmt.Fprintf(b, "%s%c%d%c%s\n", rel, sep, no, sep, t)
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/chakshu-dev/chakshu/internal/textcut"
 )
 
 // Limits of the Read tool.
@@ -100,7 +102,7 @@ func numbered(rel string, r io.Reader, size int64, in ReadInput) (string, error)
 			}
 			text := strings.TrimRight(string(line), "\r\n")
 			if len(text) > ReadMaxLineBytes {
-				text = cutUTF8(text, ReadMaxLineBytes) + " … [line cut]"
+				text = textcut.Bytes(text, ReadMaxLineBytes) + " … [line cut]"
 			}
 			entry := fmt.Sprintf("%6d\t%s\n", n, text)
 			if out.Len()+len(entry) > ReadMaxBytes {
@@ -138,14 +140,4 @@ func isBinary(head []byte) bool {
 		}
 	}
 	return true
-}
-
-func cutUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/strictjson"
+	"github.com/chakshu-dev/chakshu/internal/textcut"
 )
 
 // Names of the built-in tools.
@@ -198,12 +199,6 @@ func (s *Set) SkillsUsed() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.skillsUsed)
-}
-
-// ConnectorName returns the connector tool name behind an API tool name.
-func (s *Set) ConnectorName(api string) (string, bool) {
-	n, ok := s.connectors[api]
-	return n, ok
 }
 
 // Call runs one tool. Every failure, including malformed input and unknown
@@ -441,7 +436,7 @@ func (s *Set) connector(ctx context.Context, api, name string, input json.RawMes
 	}
 	out := string(tr.Output)
 	if len(out) > ConnectorMaxOutput {
-		out = cutUTF8(out, ConnectorMaxOutput)
+		out = textcut.Bytes(out, ConnectorMaxOutput)
 		tr.Truncated = true
 	}
 	if tr.Truncated {
@@ -454,7 +449,7 @@ func cut(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return cutUTF8(s, n) + "…"
+	return textcut.Bytes(s, n) + "…"
 }
 
 const resultSchema = `{"type":"object","properties":{

@@ -6,6 +6,8 @@ import (
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
+
+	"github.com/chakshu-dev/chakshu/internal/reviewerspec"
 )
 
 // Reviewer is one AI reviewer synced from the reviewers repository.
@@ -28,7 +30,8 @@ func (Reviewer) Fields() []ent.Field {
 		field.Text("claude_md").Default("").
 			Comment("the reviewer's instructions (reviewers/<name>/CLAUDE.md)"),
 		field.Text("config_yaml").Default("").Comment("reviewer.yaml as synced"),
-		field.JSON("config", map[string]any{}).Optional().Annotations(gqlType("Map")).Comment("parsed reviewer.yaml in force"),
+		field.JSON("config", &reviewerspec.Config{}).Optional().Annotations(gqlType("Map")).
+			Comment("parsed reviewer.yaml in force, keys it leaves out at their defaults"),
 		field.JSON("skills", []map[string]any{}).Optional().Annotations(gqlSkipAll()).Comment("skills: name, description, content, files"),
 		field.Text("sync_error").Default("").Comment("last sync error; the last good version stays in force"),
 		field.Time("sync_error_at").Optional().Nillable().

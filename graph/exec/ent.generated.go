@@ -55,7 +55,7 @@ type QueryResolver interface {
 type ReviewerResolver interface {
 	ClaudeMd(ctx context.Context, obj *ent.Reviewer) (string, error)
 	ConfigYaml(ctx context.Context, obj *ent.Reviewer) (string, error)
-	Config(ctx context.Context, obj *ent.Reviewer) (map[string]any, error)
+	Config(ctx context.Context, obj *ent.Reviewer) (any, error)
 
 	Skills(ctx context.Context, obj *ent.Reviewer) ([]*model.ReviewerSkill, error)
 	Connectors(ctx context.Context, obj *ent.Reviewer) ([]string, error)
@@ -69,7 +69,7 @@ type RunResolver interface {
 	FindingCounts(ctx context.Context, obj *ent.Run) (*model.SeverityCounts, error)
 	TotalTokens(ctx context.Context, obj *ent.Run) (int64, error)
 	Cancellable(ctx context.Context, obj *ent.Run) (bool, error)
-	Checked(ctx context.Context, obj *ent.Run) (map[string]any, error)
+	Checked(ctx context.Context, obj *ent.Run) (any, error)
 }
 type WebhookEventResolver interface {
 	Payload(ctx context.Context, obj *ent.WebhookEvent) (*string, error)
@@ -6042,8 +6042,8 @@ func (ec *executionContext) _Reviewer_config(ctx context.Context, field graphql.
 			return ec.Resolvers.Reviewer().Config(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v map[string]any) graphql.Marshaler {
-			return ec.marshalOMap2map(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
+			return ec.marshalOMap2interface(ctx, selections, v)
 		},
 		true,
 		false,
@@ -8246,8 +8246,8 @@ func (ec *executionContext) _Run_checked(ctx context.Context, field graphql.Coll
 			return ec.Resolvers.Run().Checked(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v map[string]any) graphql.Marshaler {
-			return ec.marshalOMap2map(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
+			return ec.marshalOMap2interface(ctx, selections, v)
 		},
 		true,
 		false,

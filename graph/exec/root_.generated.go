@@ -10667,7 +10667,7 @@ type Reviewer implements Node {
   """
   configYaml: String!
   """
-  parsed reviewer.yaml in force
+  parsed reviewer.yaml in force, keys it leaves out at their defaults
   """
   config: Map
   """

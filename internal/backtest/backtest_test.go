@@ -2,6 +2,7 @@ package backtest_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -193,8 +194,18 @@ func (w *world) checks(name string) []ghsim.CheckRun {
 	return out
 }
 
-func snapshot(md string) map[string]any {
-	return reviewerconfig.Columns{ClaudeMD: md}.Snapshot()
+// asStored is snap as a JSON column holds it and gives it back.
+func asStored(t *testing.T, snap map[string]any) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // A change to a reviewer's rules is backtested end to end: one backtest for
@@ -241,7 +252,7 @@ func TestBacktestOfAChangedReviewer(t *testing.T) {
 		var got []string
 		for _, r := range old {
 			got = append(got, fmt.Sprintf("%s#%d@%s %s shadow=%v", r.Edges.Repository.FullName, r.PrNumber, r.HeadSha, r.Trigger, r.Shadow))
-			if diff := cmp.Diff(reviewerconfig.SnapshotOf(w.sec), r.ReviewerSnapshot); diff != "" {
+			if diff := cmp.Diff(asStored(t, reviewerconfig.SnapshotOf(w.sec)), r.ReviewerSnapshot); diff != "" {
 				t.Fatalf("old snapshot (-want +got):\n%s", diff)
 			}
 			if r.ReviewerSnapshot[reviewerconfig.SnapshotClaudeMD] != oldMD {

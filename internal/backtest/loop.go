@@ -16,10 +16,12 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/config"
 	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
+	"github.com/chakshu-dev/chakshu/internal/logging"
 	"github.com/chakshu-dev/chakshu/internal/models"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/wakeup"
+	"github.com/chakshu-dev/chakshu/worker"
 )
 
 // Writer is what a backtest writes to GitHub, all through the write port.
@@ -116,19 +118,10 @@ func (l *Loop) Run(ctx context.Context) error {
 		defer cancel()
 		wake = ch
 	}
-	t := time.NewTicker(l.cfg.Poll)
-	defer t.Stop()
-	for {
-		if _, err := l.Drain(ctx); err != nil && ctx.Err() == nil {
-			l.cfg.Log.Warn("backtests", "err", redact.Error(err))
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-wake:
-		case <-t.C:
-		}
-	}
+	return worker.Repeat(logging.With(ctx, l.cfg.Log), "backtests", wake, l.cfg.Poll, func(ctx context.Context) error {
+		_, err := l.Drain(ctx)
+		return err
+	})
 }
 
 // maxPerDrain bounds the backtests one Drain works on.

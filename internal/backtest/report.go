@@ -14,6 +14,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/reviewer"
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/findings"
+	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/ghwrite"
 	"github.com/chakshu-dev/chakshu/internal/publish"
 	"github.com/chakshu-dev/chakshu/internal/runstate"
@@ -242,7 +243,7 @@ func (r Result) Markdown() string {
 	t := r.Totals()
 	fmt.Fprintf(&b, "### Chakshu backtest · %s\n\n", r.Reviewer)
 	fmt.Fprintf(&b, "The change at `%s` against the version in force, replayed on **%d of the last %d** pull requests %s reviewed",
-		short(r.HeadSHA), len(r.PRs), r.Picked, r.Reviewer)
+		gh.ShortSHA(r.HeadSHA), len(r.PRs), r.Picked, r.Reviewer)
 	fmt.Fprintf(&b, " (spent %s of a %s cap).\n\n", usd(r.SpentUSD), usd(r.MaxCostUSD))
 	if len(r.PRs) > 0 {
 		b.WriteString("| Severity | Kept | Added | Dropped |\n|---|---:|---:|---:|\n")

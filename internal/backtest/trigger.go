@@ -27,6 +27,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/backtest"
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/gh"
 	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/runstate"
 	"github.com/chakshu-dev/chakshu/internal/store"
@@ -53,10 +54,6 @@ type Requested struct {
 	// Cancelled counts earlier backtests of the pull request it cancelled.
 	Cancelled int
 }
-
-// maxFilePages bounds the listing of a change's files (GitHub lists at
-// most 3000 files of a pull request, 100 a page).
-const maxFilePages = 30
 
 // Request is the one use case behind a pull_request webhook on a reviewers
 // repository: a push (opened, synchronize, reopened) cancels the backtests
@@ -104,24 +101,17 @@ func Request(ctx context.Context, db *store.DB, bus wakeup.Bus, gc *github.Clien
 // repository full changes, sorted; a renamed file counts for both folders.
 func ChangedReviewers(ctx context.Context, gc *github.Client, full string, number int) ([]string, error) {
 	owner, name, _ := strings.Cut(full, "/")
+	files, err := gh.ListPRFiles(ctx, gc, owner, name, number)
+	if err != nil {
+		return nil, err
+	}
 	seen := map[string]bool{}
-	opts := &github.ListOptions{PerPage: 100}
-	for range maxFilePages {
-		files, resp, err := gc.PullRequests.ListFiles(ctx, owner, name, number, opts)
-		if err != nil {
-			return nil, fmt.Errorf("list files of %s#%d: %w", full, number, err)
-		}
-		for _, f := range files {
-			for _, p := range []string{f.GetFilename(), f.GetPreviousFilename()} {
-				if n, ok := reviewerOf(p); ok {
-					seen[n] = true
-				}
+	for _, f := range files {
+		for _, p := range []string{f.GetFilename(), f.GetPreviousFilename()} {
+			if n, ok := reviewerOf(p); ok {
+				seen[n] = true
 			}
 		}
-		if resp.NextPage == 0 {
-			break
-		}
-		opts.Page = resp.NextPage
 	}
 	out := make([]string, 0, len(seen))
 	for n := range seen {
@@ -155,7 +145,7 @@ func cancelOthers(ctx context.Context, db *store.DB, ch Change) (int, error) {
 	reason := "The pull request was closed, so this backtest was cancelled."
 	if !ch.Closed {
 		q.Where(backtest.HeadShaNEQ(ch.HeadSHA))
-		reason = fmt.Sprintf("The pull request moved to %s, so this backtest of an older commit was cancelled; the new commit gets its own.", short(ch.HeadSHA))
+		reason = fmt.Sprintf("The pull request moved to %s, so this backtest of an older commit was cancelled; the new commit gets its own.", gh.ShortSHA(ch.HeadSHA))
 	}
 	bts, err := q.All(ctx)
 	if err != nil {
@@ -209,13 +199,6 @@ func cancelRuns(ctx context.Context, db *store.DB, id int, why func(*ent.Run) st
 		}
 	}
 	return nil
-}
-
-func short(sha string) string {
-	if len(sha) > 7 {
-		return sha[:7]
-	}
-	return sha
 }
 
 // Rerun backtests again the change whose backtest check run checkRunID is

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/chakshu-dev/chakshu/internal/textcut"
 )
 
 // Verb is what a command asks for.
@@ -99,9 +101,9 @@ func Parse(body, slug string) (Command, bool) {
 				c.Directive += "\n" + note
 			}
 			c.Directive, c.Directory = scope(c.Directive)
-			c.Directive = truncate(c.Directive, MaxDirective)
+			c.Directive = textcut.Bytes(c.Directive, MaxDirective)
 		default:
-			c.Note = truncate(note, MaxNote)
+			c.Note = textcut.Bytes(note, MaxNote)
 		}
 		return c, true
 	}
@@ -167,7 +169,7 @@ func parseLine(rest string) Command {
 		_, after, _ := strings.Cut(rest, fields[0])
 		return Command{Verb: Remember, Directive: strings.TrimSpace(strings.TrimLeft(after, " \t:,"))}
 	default:
-		return Command{Verb: Unknown, Word: truncate(fields[0], 40)}
+		return Command{Verb: Unknown, Word: textcut.Bytes(fields[0], 40)}
 	}
 }
 
@@ -209,15 +211,4 @@ func closesFence(s, fence string) bool {
 		n++
 	}
 	return n >= len(fence) && strings.TrimSpace(s[n:]) == ""
-}
-
-// truncate cuts s to at most n bytes on a rune boundary.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }

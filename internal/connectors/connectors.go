@@ -15,7 +15,6 @@ import (
 	"net/http"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/internal/gh"
@@ -23,6 +22,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/strictjson"
+	"github.com/chakshu-dev/chakshu/internal/textcut"
 )
 
 // GitHub hands out installation clients; *gh.Apps satisfies it.
@@ -184,10 +184,10 @@ func (r *Registry) finish(v any) (runnerproto.ToolResponse, error) {
 		return runnerproto.ToolResponse{Output: b}, nil
 	}
 	// Too large: hand back the start of the JSON text as a string.
-	cut := truncateUTF8(string(b), r.cfg.MaxOutputBytes/2)
+	cut := textcut.Bytes(string(b), r.cfg.MaxOutputBytes/2)
 	s, _ := json.Marshal(cut)
 	for len(s) > r.cfg.MaxOutputBytes {
-		cut = truncateUTF8(cut, len(cut)*3/4)
+		cut = textcut.Bytes(cut, len(cut)*3/4)
 		s, _ = json.Marshal(cut)
 	}
 	return runnerproto.ToolResponse{Output: s, Truncated: true}, nil
@@ -211,23 +211,12 @@ func redactValue(v any) any {
 	return v
 }
 
-// truncateUTF8 cuts s to at most n bytes without splitting a rune.
-func truncateUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
 // capText truncates s to n bytes and says whether it did.
 func capText(s string, n int) (string, bool) {
 	if len(s) <= n {
 		return s, false
 	}
-	return truncateUTF8(s, n), true
+	return textcut.Bytes(s, n), true
 }
 
 // decodeInput strictly decodes a tool's input into v.

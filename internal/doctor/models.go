@@ -43,9 +43,8 @@ func (r *run) modelsInUse(ctx context.Context, db *store.DB) {
 		rvs, err := db.Reviewer.Query().Where(entreviewer.Enabled(true)).All(ctx)
 		if err == nil {
 			for _, rv := range rvs {
-				if c, err := reviewerconfig.FromEnt(rv); err == nil {
-					users[c.Model] = append(users[c.Model], rv.Name)
-				}
+				m := reviewerconfig.FromEnt(rv).Model
+				users[m] = append(users[m], rv.Name)
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chakshu-dev/chakshu/internal/models"
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/scriptedmodel"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
@@ -21,7 +22,7 @@ func TestDoctorModelsInUse(t *testing.T) {
 		clock := func() time.Time { return now }
 		inst := db.Installation.Create().SetGithubID(1).SetAccountLogin("acme").SaveX(ctx)
 		for name, model := range map[string]string{"old": "claude-opus-4-5", "gone": "claude-sonnet-4-5", "fast": "claude-haiku-4-5"} {
-			db.Reviewer.Create().SetName(name).SetInstallation(inst).SetConfig(map[string]any{"model": model}).SaveX(ctx)
+			db.Reviewer.Create().SetName(name).SetInstallation(inst).SetConfig(&reviewerconfig.Config{Model: model}).SaveX(ctx)
 		}
 		// The upstream serves every catalogue model except Haiku 4.5.
 		model := httptest.NewServer(scriptedmodel.New(scriptedmodel.Config{APIKey: "right", Now: clock,

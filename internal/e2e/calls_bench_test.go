@@ -194,6 +194,7 @@ func TestGitHubCallsPerReview(t *testing.T) {
 	}
 	oneReview(t, c, c.SB.PRs[0])
 	rc := oneReview(t, c, c.SB.PRs[1])
+	t.Logf("a review: %d calls, %d content writes: %s", rc.total(), rc.content(), rc)
 	if n := rc.total(); n > callsPerReview {
 		t.Errorf("a review made %d GitHub API calls, want at most %d: %s", n, callsPerReview, rc)
 	}

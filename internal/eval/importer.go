@@ -43,11 +43,6 @@ type ImportConfig struct {
 	Log io.Writer
 }
 
-// maxPullFiles is the most files GitHub lists for a pull request ("Responses
-// include a maximum of 3000 files": List pull requests files; internal/ghsim
-// API.md).
-const maxPullFiles = 3000
-
 // caseMeta is cases/<owner>/<repo>/<n>/pr.json: what the import read of the
 // pull request. Its presence marks the case as imported (it is written
 // last), so an import run again skips it.
@@ -160,28 +155,19 @@ func importPR(ctx context.Context, rest *github.Client, owner, repo string, n in
 	if meta.HeadRepo == "" {
 		meta.HeadRepo = meta.BaseRepo // the head fork is gone; its commits stay reachable from the base repository
 	}
-	opts := &github.ListOptions{PerPage: 100}
-	listed := 0
-	for {
-		fs, resp, err := rest.PullRequests.ListFiles(ctx, owner, repo, n, opts)
-		calls++
-		if err != nil {
-			return nil, calls, 0, fmt.Errorf("list the changed files: %w", err)
-		}
-		listed += len(fs)
-		for _, f := range fs {
-			meta.Files = append(meta.Files, f.GetFilename())
-			if f.GetPreviousFilename() != "" {
-				meta.Files = append(meta.Files, f.GetPreviousFilename())
-			}
-		}
-		if resp.NextPage == 0 {
-			break
-		}
-		opts.Page = resp.NextPage
+	fs, err := gh.ListPRFiles(ctx, rest, owner, repo, n)
+	calls += max(1, (len(fs)+99)/100) // GitHub's pages of 100
+	if err != nil {
+		return nil, calls, 0, fmt.Errorf("list the changed files: %w", err)
 	}
-	if !full && listed >= maxPullFiles {
-		return nil, calls, 0, fmt.Errorf("GitHub lists at most %d changed files of a pull request; import it with --full", maxPullFiles)
+	for _, f := range fs {
+		meta.Files = append(meta.Files, f.GetFilename())
+		if f.GetPreviousFilename() != "" {
+			meta.Files = append(meta.Files, f.GetPreviousFilename())
+		}
+	}
+	if !full && len(fs) >= gh.MaxPRFiles {
+		return nil, calls, 0, fmt.Errorf("GitHub lists at most %d changed files of a pull request; import it with --full", gh.MaxPRFiles)
 	}
 	dirs := map[string]bool{}
 	for _, f := range meta.Files {

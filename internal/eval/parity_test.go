@@ -64,7 +64,7 @@ func TestEvalJobIsTheRunnerAPIsJob(t *testing.T) {
 			stored[i] = map[string]any{"name": s.Name, "description": s.Description, "content": s.Content}
 		}
 		rv := db.Reviewer.Create().SetName(local.Name).SetInstallation(ins).SetClaudeMd(local.ClaudeMD).
-			SetConfig(cfg.ToMap()).SetSkills(stored).SaveX(ctx)
+			SetConfig(&cfg).SetSkills(stored).SaveX(ctx)
 		rn := db.Run.Create().SetRepository(repo).SetReviewer(rv).SetKind(run.KindReview).SetTrigger(run.TriggerComment).
 			SetPrNumber(n).SetHeadSha(sim.PR("acme/widget", n).HeadSHA).SetStatus(run.StatusDispatched).SaveX(ctx)
 		rn = db.Run.Query().Where(run.ID(rn.ID)).WithReviewer().

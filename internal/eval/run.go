@@ -341,10 +341,10 @@ func martianPairs(ev Evaluation, es []Expected, cands []string) []Pair {
 func ReviewerVersion(rv reviewerconfig.Local) string {
 	h := sha256.New()
 	b, _ := json.Marshal(struct {
-		Config   map[string]any
+		Config   reviewerconfig.Config
 		ClaudeMD string
 		Skills   []runnerproto.Skill
-	}{rv.Config.ToMap(), rv.ClaudeMD, rv.Skills})
+	}{rv.Config, rv.ClaudeMD, rv.Skills})
 	h.Write(b)
 	return hex.EncodeToString(h.Sum(nil))[:12]
 }
@@ -549,7 +549,7 @@ func (w *world) newRun(ctx context.Context, k *Case, rv reviewerconfig.Local, mo
 	}
 	rev := w.revs[rv.Name]
 	if rev == nil {
-		rev, err = w.db.Reviewer.Create().SetName(rv.Name).SetConfig(rv.Config.ToMap()).SetClaudeMd(rv.ClaudeMD).
+		rev, err = w.db.Reviewer.Create().SetName(rv.Name).SetConfig(&rv.Config).SetClaudeMd(rv.ClaudeMD).
 			SetInstallation(w.inst).Save(ctx)
 		if err != nil {
 			return nil, "", fmt.Errorf("eval database: %w", err)

@@ -101,14 +101,6 @@ func KindOf(err error) Kind {
 // Is reports whether err is of kind.
 func Is(err error, kind Kind) bool { return err != nil && KindOf(err) == kind }
 
-// Public is the safe sentence of err; fallback when err carries none.
-func Public(err error, fallback string) string {
-	if fe, ok := As(err); ok && fe.Public != "" {
-		return fe.Public
-	}
-	return fallback
-}
-
 // HTTPStatus maps a kind to its HTTP status, the one mapping every HTTP edge uses.
 func HTTPStatus(k Kind) int {
 	switch k {
@@ -128,6 +120,3 @@ func HTTPStatus(k Kind) int {
 		return http.StatusInternalServerError
 	}
 }
-
-// Retryable says whether trying again later may succeed.
-func Retryable(err error) bool { return KindOf(err) == Unavailable }

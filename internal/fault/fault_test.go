@@ -23,21 +23,18 @@ func TestHTTPStatusOfEveryKind(t *testing.T) {
 func TestSentenceAndDetail(t *testing.T) {
 	detail := errors.New("GET /repos/acme/api: 502 with token ghs_secret")
 	err := fmt.Errorf("dispatch: %w", New(Unavailable, "GitHub could not be reached; retry later", detail).WithCode("github_unavailable"))
-	if KindOf(err) != Unavailable || !Is(err, Unavailable) || Is(err, Invalid) || !Retryable(err) {
+	if KindOf(err) != Unavailable || !Is(err, Unavailable) || Is(err, Invalid) {
 		t.Errorf("kind lost through wrapping: %v", KindOf(err))
-	}
-	if got := Public(err, "internal error"); got != "GitHub could not be reached; retry later" {
-		t.Errorf("Public = %q", got)
 	}
 	if !errors.Is(err, detail) {
 		t.Error("the detail must stay in the chain for operators")
 	}
-	if fe, _ := As(err); fe.Code != "github_unavailable" || fe.Error() != "GitHub could not be reached; retry later: "+detail.Error() {
+	if fe, _ := As(err); fe.Code != "github_unavailable" || fe.Public != "GitHub could not be reached; retry later" || fe.Error() != "GitHub could not be reached; retry later: "+detail.Error() {
 		t.Errorf("fault = %+v (%q)", fe, fe.Error())
 	}
 	plain := errors.New("boom")
-	if KindOf(plain) != Internal || Public(plain, "internal error") != "internal error" || Is(nil, Internal) || Retryable(plain) {
-		t.Error("an unclassified error is internal, with the fallback sentence")
+	if _, ok := As(plain); ok || KindOf(plain) != Internal || Is(nil, Internal) {
+		t.Error("an unclassified error is internal, with no safe sentence")
 	}
 	if e := Newf(Invalid, "at most %d reviewers", 50); e.Error() != "at most 50 reviewers" || e.Unwrap() != nil {
 		t.Errorf("Newf = %q", e.Error())

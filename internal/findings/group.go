@@ -189,13 +189,3 @@ func Group(fs []Finding) [][]int {
 	}
 	return groups
 }
-
-// Match returns the index of the first of fs that is the Same as f, or -1.
-func Match(f *Finding, fs []Finding) int {
-	for i := range fs {
-		if Same(f, &fs[i]) {
-			return i
-		}
-	}
-	return -1
-}

@@ -150,3 +150,6 @@ func (a *Apps) Regrant(id int64) {
 		}
 	}
 }
+
+// ShortSHA is a commit's first seven characters, as GitHub shows it.
+func ShortSHA(sha string) string { return sha[:min(len(sha), 7)] }

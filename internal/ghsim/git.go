@@ -173,7 +173,6 @@ func lineDiff(a, b []string) []diffOp {
 // fileDiff is the diff of one file between two trees.
 type fileDiff struct {
 	path      string
-	prevPath  string
 	status    string // added, removed, modified, renamed
 	additions int
 	deletions int

@@ -106,9 +106,6 @@ func (s *Sim) CloseIssue(repoName string, n int, reason string) {
 	cv.i.updated = cv.i.closed
 }
 
-// issueJSON is GitHub's issue shape of a pull request.
-func (s *Sim) issueJSON(r *repo, p *pull) obj { return s.convJSON(r, conv{p: p}) }
-
 // convJSON is GitHub's issue shape of a pull request or a plain issue.
 func (s *Sim) convJSON(r *repo, cv conv) obj {
 	var (

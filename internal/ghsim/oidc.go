@@ -160,12 +160,3 @@ func (s *Sim) serveIDTokenRequest(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, obj{"count": len(tok), "value": tok})
 }
-
-func (s *Sim) appJWTForTest(appID int64) string {
-	s.mu.Lock()
-	a := s.apps[appID]
-	s.mu.Unlock()
-	now := time.Now().Unix()
-	tok, _ := s.sign(map[string]any{"iss": strconv.FormatInt(appID, 10), "iat": now - 30, "exp": now + 300}, TokenOptions{Key: a.key})
-	return tok
-}

@@ -25,7 +25,6 @@ import (
 	"time"
 
 	"github.com/google/go-github/v88/github"
-	"github.com/shurcooL/githubv4"
 
 	"github.com/chakshu-dev/chakshu/internal/gh"
 )
@@ -103,14 +102,6 @@ func (p *Port) rest(r Repo) (*github.Client, error) {
 		return nil, fmt.Errorf("github client for installation %d: %w", r.Installation, err)
 	}
 	return in.REST, nil
-}
-
-func (p *Port) graphql(r Repo) (*githubv4.Client, error) {
-	in, err := p.apps.Installation(r.Installation)
-	if err != nil {
-		return nil, fmt.Errorf("github client for installation %d: %w", r.Installation, err)
-	}
-	return in.GraphQL, nil
 }
 
 // StatusOf is the HTTP status of a go-github error, or 0.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
+	"github.com/chakshu-dev/chakshu/internal/reviewerspec"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 )
 
@@ -55,7 +56,7 @@ func TestAssembleLimits(t *testing.T) {
 			// A review carries the default lenses of several passes and the
 			// default verification; a reply neither.
 			review := c.samples > 0
-			if review != (len(j.Lenses) == len(reviewerconfig.DefaultLenses) && j.Verify != nil && j.Verify.MinConfidence == reviewerconfig.DefaultVerifyMinConfidence) ||
+			if review != (len(j.Lenses) == len(reviewerspec.DefaultLenses) && j.Verify != nil && j.Verify.MinConfidence == reviewerconfig.DefaultVerifyMinConfidence) ||
 				!review && (j.Lenses != nil || j.Verify != nil) {
 				t.Errorf("lenses %q verify %+v", j.Lenses, j.Verify)
 			}

@@ -85,7 +85,7 @@ func (b *Builder) diffFor(ctx context.Context, f *runFacts, pr *github.PullReque
 		cmp, resp, err := f.gh.Repositories.CompareCommits(ctx, f.owner, f.name, prev.HeadSha, head, &github.ListOptions{PerPage: 100})
 		switch {
 		case resp != nil && resp.StatusCode == http.StatusNotFound:
-			reason = fmt.Sprintf("the last reviewed commit %s is gone (force push)", short(prev.HeadSha))
+			reason = fmt.Sprintf("the last reviewed commit %s is gone (force push)", gh.ShortSHA(prev.HeadSha))
 		case err != nil:
 			return reviewDiff{}, fmt.Errorf("compare with last review: %w", err)
 		case cmp.GetStatus() == "ahead" && len(cmp.Files) < 300:
@@ -93,7 +93,7 @@ func (b *Builder) diffFor(ctx context.Context, f *runFacts, pr *github.PullReque
 		case cmp.GetStatus() == "ahead":
 			reason = "the changes since the last review touch too many files"
 		default:
-			reason = fmt.Sprintf("force push: the last reviewed commit %s is no longer an ancestor of the head", short(prev.HeadSha))
+			reason = fmt.Sprintf("force push: the last reviewed commit %s is no longer an ancestor of the head", gh.ShortSHA(prev.HeadSha))
 		}
 	}
 	// A complete files list already holds the whole diff's hunks: the

@@ -35,6 +35,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/reviewrequest"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 	"github.com/chakshu-dev/chakshu/internal/runstate"
+	"github.com/chakshu-dev/chakshu/internal/textcut"
 	"github.com/chakshu-dev/chakshu/internal/wakeup"
 )
 
@@ -208,7 +209,7 @@ func (b *Builder) Assemble(p Parts) (Assembled, error) {
 		}
 		j.Diff, j.IncrementalSince = filterDiff(c.Diff, j.FilteredFiles), c.Since
 		if len(j.Diff) > MaxDiff {
-			j.Diff = truncateUTF8(j.Diff, MaxDiff)
+			j.Diff = textcut.Bytes(j.Diff, MaxDiff)
 		}
 		pd.Files, pd.FilteredFiles, pd.Diff, pd.IncrementalSince, pd.FullReviewReason, pd.DiffNote = j.Files, j.FilteredFiles, j.Diff, c.Since, c.Reason, c.Note
 		pd.Note = p.Note
@@ -305,9 +306,7 @@ func (b *Builder) Build(ctx context.Context, rn *ent.Run, st Start) (*runnerprot
 	if f.rv, err = reviewerconfig.ForRun(rn, f.rv); err != nil {
 		return nil, err
 	}
-	if f.cfg, err = reviewerconfig.FromEnt(f.rv); err != nil {
-		return nil, err
-	}
+	f.cfg = reviewerconfig.FromEnt(f.rv)
 	if rn.Shadow && rn.Kind != run.KindReview {
 		return nil, fault.Newf(fault.Invalid, "a shadow run can only be a review")
 	}
@@ -444,7 +443,7 @@ func (b *Builder) Build(ctx context.Context, rn *ent.Run, st Start) (*runnerprot
 	}
 	msg := "The runner fetched the job; the review started."
 	if j.IncrementalSince != "" {
-		msg = fmt.Sprintf("The runner fetched the job; reviewing only the changes since %s.", short(j.IncrementalSince))
+		msg = fmt.Sprintf("The runner fetched the job; reviewing only the changes since %s.", gh.ShortSHA(j.IncrementalSince))
 	}
 	err = runstate.Transition(ctx, b.cfg.DB, rn.ID, runstate.Change{
 		From: []run.Status{run.StatusDispatched}, To: run.StatusRunning, Message: msg,
@@ -462,13 +461,6 @@ func (b *Builder) Build(ctx context.Context, rn *ent.Run, st Start) (*runnerprot
 		return nil, err
 	}
 	return j, nil
-}
-
-func short(sha string) string {
-	if len(sha) > 7 {
-		return sha[:7]
-	}
-	return sha
 }
 
 // cancelMoved cancels a run whose PR moved (or closed) before the review

@@ -8,6 +8,7 @@ import (
 	"text/template"
 
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
+	"github.com/chakshu-dev/chakshu/internal/textcut"
 )
 
 //go:embed prompts/*.tmpl
@@ -80,7 +81,7 @@ func renderPrompts(kind string, d promptData) (system, user string, err error) {
 		d.DiffLimit = maxPromptDiff
 	}
 	if len(d.Diff) > d.DiffLimit {
-		d.Diff = truncateUTF8(d.Diff, d.DiffLimit)
+		d.Diff = textcut.Bytes(d.Diff, d.DiffLimit)
 		d.DiffTruncated = true
 	}
 	var sys, usr strings.Builder
@@ -91,15 +92,4 @@ func renderPrompts(kind string, d promptData) (system, user string, err error) {
 		return "", "", fmt.Errorf("render %s prompt: %w", kind, err)
 	}
 	return sys.String(), usr.String(), nil
-}
-
-// truncateUTF8 cuts s to at most n bytes without splitting a rune.
-func truncateUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && (s[n]&0xC0) == 0x80 {
-		n--
-	}
-	return s[:n]
 }

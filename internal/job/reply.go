@@ -13,6 +13,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/finding"
 	"github.com/chakshu-dev/chakshu/ent/reviewlearning"
 	"github.com/chakshu-dev/chakshu/internal/runnerproto"
+	"github.com/chakshu-dev/chakshu/internal/textcut"
 )
 
 const (
@@ -139,5 +140,5 @@ func CapString(s string, n int) (string, bool) {
 	if len(s) <= n {
 		return s, false
 	}
-	return truncateUTF8(s, n) + " […]", true
+	return textcut.Bytes(s, n) + " […]", true
 }

@@ -17,7 +17,6 @@ import (
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/installation"
-	"github.com/chakshu-dev/chakshu/ent/predicate"
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/reviewlearning"
 	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
@@ -163,73 +162,6 @@ func Create(ctx context.Context, client *ent.Client, n New) (l *ent.ReviewLearni
 	return l, false, nil
 }
 
-// SetEnabled turns a learning of the installation on or off. It reports
-// ent.NotFoundError for an id outside the installation.
-func SetEnabled(ctx context.Context, client *ent.Client, installationID, id int, enabled bool) error {
-	n, err := client.ReviewLearning.Update().
-		Where(reviewlearning.ID(id), reviewlearning.HasInstallationWith(installation.ID(installationID))).
-		SetEnabled(enabled).Save(ctx)
-	if err != nil {
-		return fmt.Errorf("set learning %d enabled: %w", id, err)
-	}
-	if n == 0 {
-		return &ent.NotFoundError{}
-	}
-	return nil
-}
-
-// Disable turns a learning off; it stays listed with its history.
-func Disable(ctx context.Context, client *ent.Client, installationID, id int) error {
-	return SetEnabled(ctx, client, installationID, id, false)
-}
-
-// ListOptions filters List.
-type ListOptions struct {
-	InstallationID int
-	// RepositoryID, when set, lists that repository's learnings and the
-	// installation-wide ones (what applies to the repository).
-	RepositoryID    int
-	IncludeDisabled bool
-	// Status, when set, lists only learnings in that status (proposed
-	// ones are disabled until accepted: list them with IncludeDisabled).
-	Status reviewlearning.Status
-	// Limit caps the rows (default 100, at most 1000).
-	Limit int
-}
-
-// List returns learnings newest first.
-func List(ctx context.Context, client *ent.Client, o ListOptions) ([]*ent.ReviewLearning, error) {
-	if o.Limit <= 0 || o.Limit > 1000 {
-		o.Limit = 100
-	}
-	q := client.ReviewLearning.Query().Where(applies(o.InstallationID, o.RepositoryID)...)
-	if !o.IncludeDisabled {
-		q.Where(reviewlearning.Enabled(true))
-	}
-	if o.Status != "" {
-		q.Where(reviewlearning.StatusEQ(o.Status))
-	}
-	ls, err := q.Order(ent.Desc(reviewlearning.FieldCreatedAt), ent.Desc(reviewlearning.FieldID)).Limit(o.Limit).All(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list learnings: %w", err)
-	}
-	return ls, nil
-}
-
-// applies is the predicate for the learnings of an installation that apply to
-// a repository (its own and the installation-wide ones), or all of the
-// installation's when repoID is 0.
-func applies(installationID, repoID int) []predicate.ReviewLearning {
-	ps := []predicate.ReviewLearning{reviewlearning.HasInstallationWith(installation.ID(installationID))}
-	if repoID != 0 {
-		ps = append(ps, reviewlearning.Or(
-			reviewlearning.ScopeEQ(reviewlearning.ScopeInstallation),
-			reviewlearning.HasRepositoryWith(repository.ID(repoID)),
-		))
-	}
-	return ps
-}
-
 // Caps bound what Select returns.
 type Caps struct {
 	// MaxCount caps the learnings (default 20).
@@ -246,15 +178,6 @@ type Selection struct {
 	Learnings []runnerproto.Learning
 	// Omitted counts the matching learnings left out by the caps.
 	Omitted int
-}
-
-// IDs are the selected learnings' ids, to Bump after publishing.
-func (s Selection) IDs() []int {
-	ids := make([]int, len(s.Learnings))
-	for i, l := range s.Learnings {
-		ids[i] = l.ID
-	}
-	return ids
 }
 
 // Marker is the truncation marker to put after the learnings in the prompt,
@@ -334,18 +257,4 @@ func anyMatch(glob string, files []string) bool {
 		}
 	}
 	return false
-}
-
-// Bump records that the learnings were used in a published review:
-// use_count + 1 and last_used_at now.
-func Bump(ctx context.Context, client *ent.Client, ids []int) error {
-	if len(ids) == 0 {
-		return nil
-	}
-	_, err := client.ReviewLearning.Update().Where(reviewlearning.IDIn(ids...)).
-		AddUseCount(1).SetLastUsedAt(time.Now()).Save(ctx)
-	if err != nil {
-		return fmt.Errorf("bump learnings: %w", err)
-	}
-	return nil
 }

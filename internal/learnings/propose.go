@@ -8,13 +8,13 @@ import (
 	"path"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/reviewlearning"
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
+	"github.com/chakshu-dev/chakshu/internal/textcut"
 )
 
 // Proposal is a finding people dismissed, as a learning proposed from it
@@ -80,11 +80,7 @@ func clip(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}
-	cut := max - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	return textcut.Bytes(s, max-len("…")) + "…"
 }
 
 // ProposalGlob is the glob of a proposal: the finding's file, its glob

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/chakshu-dev/chakshu/ent/installation"
 	"github.com/chakshu-dev/chakshu/ent/reviewlearning"
 	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/store"
@@ -89,12 +90,12 @@ func TestProposeOncePerFinding(t *testing.T) {
 		if l, c, err := Propose(ctx, db.Client, p); err != nil || c || l.ID != ids[0] {
 			t.Errorf("re-proposed: %v %v %v", l, c, err)
 		}
-		ls, err := List(ctx, db.Client, ListOptions{InstallationID: f.inst.ID, IncludeDisabled: true, Status: reviewlearning.StatusProposed})
-		if err != nil || len(ls) != 1 {
-			t.Fatalf("proposed list = %v, %v", ls, err)
+		ofInst := reviewlearning.HasInstallationWith(installation.ID(f.inst.ID))
+		if n := db.ReviewLearning.Query().Where(ofInst, reviewlearning.StatusEQ(reviewlearning.StatusProposed)).CountX(ctx); n != 1 {
+			t.Fatalf("%d proposed learnings, want 1", n)
 		}
-		if ls, _ := List(ctx, db.Client, ListOptions{InstallationID: f.inst.ID}); len(ls) != 0 {
-			t.Errorf("a proposal is listed among the learnings in use: %v", ls)
+		if n := db.ReviewLearning.Query().Where(ofInst, reviewlearning.Enabled(true)).CountX(ctx); n != 0 {
+			t.Errorf("a proposal is enabled among the learnings in use (%d)", n)
 		}
 		if _, _, err := Propose(ctx, db.Client, Proposal{InstallationID: f.inst.ID, RepositoryID: f.api.ID, Title: "x", Path: "a"}); err == nil {
 			t.Error("a proposal without its finding was stored")

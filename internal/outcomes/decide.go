@@ -7,6 +7,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/finding"
 	"github.com/chakshu-dev/chakshu/internal/diffmap"
 	"github.com/chakshu-dev/chakshu/internal/findings"
+	"github.com/chakshu-dev/chakshu/internal/gh"
 )
 
 // Finding is an open posted finding as deciding needs it.
@@ -157,7 +158,7 @@ func decide(fd Finding, t *Thread, f Facts) (finding.Outcome, string, string) {
 func decideWhy(fd Finding, t *Thread, f Facts) (finding.Outcome, string) {
 	ch := linesChanged(fd, f.Compare)
 	if ch.known && ch.changed && ch.applied(fd.Suggestion) {
-		return finding.OutcomeFixed, "its suggestion was applied in " + short(f.Compare.Head)
+		return finding.OutcomeFixed, "its suggestion was applied in " + gh.ShortSHA(f.Compare.Head)
 	}
 	changed := ch.changed
 	if !ch.known && t != nil {
@@ -288,9 +289,9 @@ func (c change) reason(fd Finding, t *Thread) string {
 	case !c.known && t != nil:
 		return "its thread was outdated by later commits"
 	case c.deleted:
-		return fd.Path + " deleted in " + short(c.head)
+		return fd.Path + " deleted in " + gh.ShortSHA(c.head)
 	}
-	return c.what + " changed in " + short(c.head)
+	return c.what + " changed in " + gh.ShortSHA(c.head)
 }
 
 func rangeWords(fd Finding) string {
@@ -308,11 +309,4 @@ func at(login string) string {
 		return "someone"
 	}
 	return "@" + strings.TrimSuffix(login, "[bot]")
-}
-
-func short(sha string) string {
-	if len(sha) > 7 {
-		return sha[:7]
-	}
-	return sha
 }

@@ -305,7 +305,7 @@ func (r *Reader) compare(ctx context.Context, c *github.Client, repo *ent.Reposi
 		return nil, nil // force-pushed away
 	}
 	if err != nil {
-		return nil, fmt.Errorf("compare %s...%s: %w", short(base), short(head), err)
+		return nil, fmt.Errorf("compare %s...%s: %w", gh.ShortSHA(base), gh.ShortSHA(head), err)
 	}
 	if cmp.GetStatus() != "ahead" {
 		return nil, nil

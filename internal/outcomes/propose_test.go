@@ -86,7 +86,11 @@ func TestDismissalProposesALearning(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			return s.IDs()
+			var ids []int
+			for _, l := range s.Learnings {
+				ids = append(ids, l.ID)
+			}
+			return ids
 		}
 		if ids := sel(); len(ids) != 0 {
 			t.Fatalf("proposals selected before anyone accepted them: %v", ids)

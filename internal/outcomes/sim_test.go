@@ -85,8 +85,8 @@ func newEnv(t *testing.T, db *store.DB) *env {
 		SetFullName(repoName).SetInstallation(in).SaveX(ctx)
 	cfg := reviewerconfig.Defaults()
 	cfg.MinSeverity, cfg.MaxFindings = findings.Nit, 50
-	sec := db.Reviewer.Create().SetName("security").SetInstallation(in).SetConfig(cfg.ToMap()).SaveX(ctx)
-	sty := db.Reviewer.Create().SetName("style").SetInstallation(in).SetConfig(cfg.ToMap()).SaveX(ctx)
+	sec := db.Reviewer.Create().SetName("security").SetInstallation(in).SetConfig(&cfg).SaveX(ctx)
+	sty := db.Reviewer.Create().SetName("style").SetInstallation(in).SetConfig(&cfg).SaveX(ctx)
 	pub, err := publish.New(publish.Config{DB: db, GitHub: apps, AppSlug: "chakshu", PublicURL: "https://chakshu.example/"})
 	if err != nil {
 		t.Fatal(err)

@@ -132,7 +132,7 @@ type threadsQuery struct {
 					HasNextPage bool
 					EndCursor   githubv4.String
 				}
-			} `graphql:"reviewThreads(first: 100, after: $cursor)"`
+			} `graphql:"reviewThreads(first: $first, after: $cursor, last: $last)"`
 		} `graphql:"pullRequest(number: $number)"`
 	} `graphql:"repository(owner: $owner, name: $name)"`
 }
@@ -140,14 +140,28 @@ type threadsQuery struct {
 // ListThreads pages through the review threads of pull request number of
 // owner/name: one GraphQL call per 100 threads.
 func ListThreads(ctx context.Context, c *githubv4.Client, owner, name string, number int) ([]Thread, error) {
+	return readThreads(ctx, c, owner, name, number, githubv4.NewInt(threadsPerPage), nil, maxThreadPages)
+}
+
+// NewestThreads reads the newest n (1 to 100) review threads of pull
+// request number of owner/name, oldest first, in one GraphQL call.
+func NewestThreads(ctx context.Context, c *githubv4.Client, owner, name string, number, n int) ([]Thread, error) {
+	return readThreads(ctx, c, owner, name, number, nil, githubv4.NewInt(githubv4.Int(n)), 1)
+}
+
+// readThreads reads up to pages pages of the threads, the first or the
+// last of them.
+func readThreads(ctx context.Context, c *githubv4.Client, owner, name string, number int, first, last *githubv4.Int, pages int) ([]Thread, error) {
 	vars := map[string]any{
 		"owner":  githubv4.String(owner),
 		"name":   githubv4.String(name),
 		"number": githubv4.Int(number),
 		"cursor": (*githubv4.String)(nil),
+		"first":  first,
+		"last":   last,
 	}
 	var out []Thread
-	for page := 0; page < maxThreadPages; page++ {
+	for page := 0; page < pages; page++ {
 		var q threadsQuery
 		if err := c.Query(ctx, &q, vars); err != nil {
 			return nil, fmt.Errorf("list review threads: %w", err)

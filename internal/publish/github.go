@@ -116,7 +116,16 @@ type Thread struct {
 // listThreads pages through all review threads of the PR with the one
 // thread query outcomes also reads (outcomes.ListThreads).
 func listThreads(ctx context.Context, c *githubv4.Client, pr repoRef) ([]Thread, error) {
-	ts, err := outcomes.ListThreads(ctx, c, pr.owner, pr.name, pr.number)
+	return threadsOf(outcomes.ListThreads(ctx, c, pr.owner, pr.name, pr.number))
+}
+
+// newestThreads are the PR's newest n (1 to 100) review threads, in one
+// call (outcomes.NewestThreads).
+func newestThreads(ctx context.Context, c *githubv4.Client, pr repoRef, n int) ([]Thread, error) {
+	return threadsOf(outcomes.NewestThreads(ctx, c, pr.owner, pr.name, pr.number, n))
+}
+
+func threadsOf(ts []outcomes.Thread, err error) ([]Thread, error) {
 	if err != nil {
 		return nil, err
 	}

@@ -192,10 +192,7 @@ func (p *Publisher) publishReview(ctx context.Context, r *ent.Run) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := reviewerconfig.FromEnt(rv)
-	if err != nil {
-		log.Warn("reviewer config unreadable; using defaults", "err", err)
-	}
+	cfg := reviewerconfig.FromEnt(rv)
 	rules := Rules{MinSeverity: cfg.MinSeverity, MaxFindings: cfg.MaxFindings}
 	demoted, err := p.demotions(ctx, rv.ID, cfg)
 	if err != nil {
@@ -262,17 +259,20 @@ func (p *Publisher) publishReview(ctx context.Context, r *ent.Run) error {
 	}
 
 	// What actually went out: the review body's markers and the threads of
-	// this run's inline comments (fresh threads only when it posted some).
-	threads := st.threads
-	if st.ownReview != nil || len(plan.Inline()) > 0 {
-		if threads, err = listThreads(ctx, inst.GraphQL, pr); err != nil {
+	// this run's inline comments. The threads read before posting are the
+	// PR's list, for the tidy and the outcomes (and, on a retry, hold this
+	// run's threads); a review just posted with inline comments needs only
+	// the threads it opened.
+	opened := st.threads
+	if n := len(plan.Inline()); st.ownReview == nil && n > 0 {
+		if opened, err = p.openedThreads(ctx, inst, r, pr, n); err != nil {
 			return err
 		}
 	}
-	posted := p.reconcile(r, &plan, review, threads)
+	posted := p.reconcile(r, &plan, review, opened)
 
-	resolved := p.tidy(ctx, inst, r, reported, threads)
-	p.readOutcomes(ctx, inst, r, reported, res.Findings, threads)
+	resolved := p.tidy(ctx, inst, r, reported, st.threads)
+	p.readOutcomes(ctx, inst, r, reported, res.Findings, st.threads)
 
 	standing := standingItems(&plan)
 	conclusion := "success"
@@ -480,17 +480,42 @@ func (p *Publisher) createReview(ctx context.Context, r *ent.Run, pr repoRef, pl
 	}
 }
 
+// openedThreads are the n threads the run's review just opened, with ids
+// (GitHub's answer to the review names none): the PR's newest n threads, in
+// one call, or its whole list when a thread opened meanwhile pushed some of
+// them out.
+func (p *Publisher) openedThreads(ctx context.Context, inst *gh.Installation, r *ent.Run, pr repoRef, n int) ([]Thread, error) {
+	if n <= perPage {
+		ts, err := newestThreads(ctx, inst.GraphQL, pr, n)
+		if err != nil {
+			return nil, err
+		}
+		mine := 0
+		for _, t := range ts {
+			if p.ofRun(r, t) {
+				mine++
+			}
+		}
+		if mine == n {
+			return ts, nil
+		}
+	}
+	return listThreads(ctx, inst.GraphQL, pr)
+}
+
+// ofRun says whether Chakshu started thread t for run r.
+func (p *Publisher) ofRun(r *ent.Run, t Thread) bool {
+	return p.isChakshu(t.RootAuthor, t.RootAuthorBot) && ParseMarkers(t.RootBody).Run == r.ID
+}
+
 // reconcile sets each posted item's placement from what is on GitHub: the
 // threads whose first comment carries this run's marker, and the review
 // body's markers. It returns comment and thread ids by hidden ID.
 func (p *Publisher) reconcile(r *ent.Run, plan *Plan, review *github.PullRequestReview, threads []Thread) map[string]Thread {
 	inline := map[string]Thread{}
 	for _, t := range threads {
-		if !p.isChakshu(t.RootAuthor, t.RootAuthorBot) {
-			continue
-		}
-		if m := ParseMarkers(t.RootBody); m.Run == r.ID {
-			for _, id := range m.Findings {
+		if p.ofRun(r, t) {
+			for _, id := range ParseMarkers(t.RootBody).Findings {
 				inline[id] = t
 			}
 		}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/chakshu-dev/chakshu/ent"
-	"github.com/chakshu-dev/chakshu/internal/logging"
 	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 )
 
@@ -31,10 +30,7 @@ func (p *Publisher) publishShadow(ctx context.Context, r *ent.Run) error {
 	if err != nil {
 		return resultError(err)
 	}
-	cfg, err := reviewerconfig.FromEnt(used)
-	if err != nil {
-		logging.From(ctx).Warn("shadow run: reviewer config unreadable; using defaults", "err", err)
-	}
+	cfg := reviewerconfig.FromEnt(used)
 	plan := MakePlan(res.Findings, Rules{MinSeverity: cfg.MinSeverity, MaxFindings: cfg.MaxFindings}, nil, nil)
 	would := plan.Posted()
 	for _, it := range would {

@@ -31,7 +31,7 @@ func TestShadowRunPublishesNothing(t *testing.T) {
 		head := e.sim.PR(repoName, e.pr).HeadSHA
 		rn := e.db.Run.Create().SetRepository(e.repo).SetReviewer(e.reviewer).SetTrigger(run.TriggerBacktest).
 			SetShadow(true).SetBacktestID(3).SetBacktestSide(run.BacktestSideOld).
-			SetReviewerSnapshot(reviewerconfig.Snapshot{ClaudeMD: "# rules\n", Config: snapCfg.ToMap()}.Map()).
+			SetReviewerSnapshot(reviewerconfig.Snapshot{ClaudeMD: "# rules\n", Config: &snapCfg}.Map()).
 			SetRequestTarget("team:security").SetPrNumber(e.pr).SetHeadSha(head).SetStatus(run.StatusPublishing).
 			SetReportedAt(time.Now()).SetStartedAt(time.Now().Add(-time.Minute)).SetResult(res).
 			SetCostUsd(0.4).SetTurns(5).SaveX(e.ctx)

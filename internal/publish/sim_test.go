@@ -98,7 +98,7 @@ func newEnv(t testing.TB, db *store.DB, cfg reviewerconfig.Config, extra map[str
 	in := db.Installation.Create().SetGithubID(instID).SetAccountLogin("acme").SaveX(ctx)
 	repo := db.Repository.Create().SetGithubID(s.RepoID(repoName)).SetOwner("acme").SetName("widget").
 		SetFullName(repoName).SetInstallation(in).SaveX(ctx)
-	rv := db.Reviewer.Create().SetName("security").SetInstallation(in).SetConfig(cfg.ToMap()).SaveX(ctx)
+	rv := db.Reviewer.Create().SetName("security").SetInstallation(in).SetConfig(&cfg).SaveX(ctx)
 	pub, err := publish.New(publish.Config{DB: db, GitHub: apps, AppSlug: "chakshu", PublicURL: "https://chakshu.example/"})
 	if err != nil {
 		t.Fatal(err)
@@ -538,7 +538,7 @@ func TestCheckConclusions(t *testing.T) {
 		e := newEnv(t, db, rules(findings.Nit, 20, "blocker"), nil)
 		for i, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
-				e.db.Reviewer.UpdateOne(e.reviewer).SetConfig(rules(findings.Nit, 20, c.failOn).ToMap()).ExecX(e.ctx)
+				e.db.Reviewer.UpdateOne(e.reviewer).SetConfig(new(rules(findings.Nit, 20, c.failOn))).ExecX(e.ctx)
 				e.reviewer = e.db.Reviewer.GetX(e.ctx, e.reviewer.ID)
 				// A distinct finding each time, so none is "already on the PR".
 				fd := f(calc, 10, c.sev, fmt.Sprintf("finding %d", i))

@@ -1,6 +1,7 @@
 package reviewerconfig
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -156,12 +157,12 @@ http:
 				t.Errorf("config (-want +got):\n%s", d)
 			}
 			// The stored form round-trips.
-			back, err := configFromMap(got.ToMap())
+			back, err := stored(got)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if d := cmp.Diff(got, back); d != "" {
-				t.Errorf("ToMap/FromMap round trip (-want +got):\n%s", d)
+				t.Errorf("stored and read back (-want +got):\n%s", d)
 			}
 		})
 	}
@@ -395,7 +396,7 @@ func FuzzParseReviewerYAML(f *testing.F) {
 				t.Fatalf("invalid endpoint accepted: %+v", e)
 			}
 		}
-		if _, err := configFromMap(cfg.ToMap()); err != nil {
+		if _, err := stored(cfg); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -478,17 +479,16 @@ func FuzzParseSkillFrontMatter(f *testing.F) {
 // A reviewer stored before samples and agree existed (no such keys in its
 // JSON) runs one pass that keeps every finding.
 func TestStoredConfigWithoutSamples(t *testing.T) {
-	old := Defaults().ToMap()
-	delete(old, "samples")
-	delete(old, "agree")
-	got, err := configFromMap(old)
-	if err != nil {
+	var got Config
+	if err := json.Unmarshal([]byte(`{"model": "claude-haiku-5-5", "max_turns": 12}`), &got); err != nil {
 		t.Fatal(err)
 	}
-	if got.Samples != 1 || got.Agree != 1 {
-		t.Fatalf("samples %d, agree %d; want 1 and 1", got.Samples, got.Agree)
+	if got.Samples != 1 || got.Agree != 1 || got.MaxTurns != 12 || got.VerifyMinConfidence != DefaultVerifyMinConfidence {
+		t.Fatalf("samples %d, agree %d, max_turns %d, verify_min_confidence %d; want 1, 1, 12 and the default",
+			got.Samples, got.Agree, got.MaxTurns, got.VerifyMinConfidence)
 	}
-	got, err = configFromMap(map[string]any{"model": "claude-haiku-5-5", "samples": 3, "agree": 2})
+	got = Config{}
+	err := json.Unmarshal([]byte(`{"model": "claude-haiku-5-5", "samples": 3, "agree": 2}`), &got)
 	if err != nil || got.Samples != 3 || got.Agree != 2 {
 		t.Fatalf("stored samples lost: %+v, %v", got, err)
 	}
@@ -500,7 +500,7 @@ func TestDemoteBelowAcceptanceParses(t *testing.T) {
 		if err != nil || c.DemoteBelowAcceptance != want {
 			t.Errorf("%s: %v, %v; want %v", in, c.DemoteBelowAcceptance, err, want)
 		}
-		back, err := configFromMap(c.ToMap())
+		back, err := stored(c)
 		if err != nil || back.DemoteBelowAcceptance != want {
 			t.Errorf("%s: stored and read back as %v, %v", in, back.DemoteBelowAcceptance, err)
 		}
@@ -550,4 +550,14 @@ func TestDemotions(t *testing.T) {
 	if got := d.String(); got != "style: 20% of 5 decided findings accepted in 90 days; only minor and above posted" {
 		t.Errorf("String = %q", got)
 	}
+}
+
+// stored is c as a reviewer row stores it (JSON), read back.
+func stored(c Config) (Config, error) {
+	b, err := json.Marshal(c)
+	if err != nil {
+		return Config{}, err
+	}
+	var back Config
+	return back, json.Unmarshal(b, &back)
 }

@@ -277,15 +277,11 @@ func MatchGlob(glob, name string, base bool) bool {
 }
 
 // CandidatesFromEnt turns stored reviewers into Pick's input. A reviewer
-// whose stored config cannot be read is left out (it cannot run).
+// (a stored config that cannot be read fails the query that loads it).
 func CandidatesFromEnt(rs []*ent.Reviewer) []Candidate {
 	out := make([]Candidate, 0, len(rs))
 	for _, r := range rs {
-		cfg, err := FromEnt(r)
-		if err != nil {
-			continue
-		}
-		out = append(out, Candidate{ID: r.ID, Name: r.Name, Enabled: r.Enabled, Config: cfg})
+		out = append(out, Candidate{ID: r.ID, Name: r.Name, Enabled: r.Enabled, Config: FromEnt(r)})
 	}
 	return out
 }

@@ -14,7 +14,7 @@ import (
 type Snapshot struct {
 	ClaudeMD   string           `json:"claude_md"`
 	ConfigYAML string           `json:"config_yaml"`
-	Config     map[string]any   `json:"config"`
+	Config     *Config          `json:"config"`
 	Skills     []map[string]any `json:"skills"`
 }
 
@@ -36,15 +36,25 @@ func ForRun(r *ent.Run, rv *ent.Reviewer) (*ent.Reviewer, error) {
 	if len(r.ReviewerSnapshot) == 0 {
 		return rv, nil
 	}
-	b, err := json.Marshal(r.ReviewerSnapshot)
+	s, err := snapshotFrom(r.ReviewerSnapshot)
 	if err != nil {
-		return nil, fmt.Errorf("run %d: reviewer snapshot: %w", r.ID, err)
-	}
-	var s Snapshot
-	if err := json.Unmarshal(b, &s); err != nil {
-		return nil, fmt.Errorf("run %d: reviewer snapshot: %w", r.ID, err)
+		return nil, fmt.Errorf("run %d: %w", r.ID, err)
 	}
 	cp := *rv
 	cp.ClaudeMd, cp.ConfigYaml, cp.Config, cp.Skills = s.ClaudeMD, s.ConfigYAML, s.Config, s.Skills
 	return &cp, nil
+}
+
+// snapshotFrom reads a stored reviewer_snapshot (Columns.Snapshot), its
+// config over the defaults.
+func snapshotFrom(m map[string]any) (Snapshot, error) {
+	var s Snapshot
+	b, err := json.Marshal(m)
+	if err == nil {
+		err = json.Unmarshal(b, &s)
+	}
+	if err != nil {
+		return s, fmt.Errorf("reviewer snapshot: %w", err)
+	}
+	return s, nil
 }

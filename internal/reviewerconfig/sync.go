@@ -248,11 +248,7 @@ func (s *Syncer) modelsLapsed(ctx context.Context, installationID int) (bool, er
 	}
 	now := s.cfg.Now()
 	for _, r := range rs {
-		c, err := FromEnt(r)
-		if err != nil {
-			return true, nil // read again: the sync stores what the repository says
-		}
-		if CheckModel(s.cfg.Models, c.Model, now) != nil {
+		if CheckModel(s.cfg.Models, FromEnt(r).Model, now) != nil {
 			return true, nil
 		}
 	}

@@ -122,10 +122,7 @@ func TestSyncReviewersRepo(t *testing.T) {
 			sec.Description != "Security review" || sec.ConfigYaml != securityYAML || sec.ClaudeMd != "# Security rules\nFlag injection.\n" {
 			t.Errorf("security = %+v", sec)
 		}
-		cfg, err := FromEnt(sec)
-		if err != nil {
-			t.Fatal(err)
-		}
+		cfg := FromEnt(sec)
 		wantCfg := Defaults()
 		wantCfg.Description, wantCfg.Model, wantCfg.MinSeverity, wantCfg.RequestAs = "Security review", "claude-opus-4-6", findings.Minor, "team:security"
 		wantCfg.Auto = Auto{Events: []string{"opened"}, Paths: []string{"**/*.go"}}
@@ -144,7 +141,7 @@ func TestSyncReviewersRepo(t *testing.T) {
 		if d := cmp.Diff(wantSkills, skills); d != "" {
 			t.Errorf("skills (-want +got):\n%s", d)
 		}
-		if c, _ := FromEnt(f.reviewer(t, db, "perf")); c.MaxFindings != 5 {
+		if c := FromEnt(f.reviewer(t, db, "perf")); c.MaxFindings != 5 {
 			t.Errorf("perf max_findings = %d", c.MaxFindings)
 		}
 		inst := db.Installation.GetX(ctx, f.inst.ID)
@@ -194,7 +191,7 @@ func TestSyncReviewersRepo(t *testing.T) {
 		if sec.SyncError != wantRep.Failed["security"] || sec.SyncErrorAt == nil || sec.SyncErrorCommit != broken {
 			t.Errorf("security sync error = %q at %v commit %q", sec.SyncError, sec.SyncErrorAt, sec.SyncErrorCommit)
 		}
-		if cfg, _ := FromEnt(sec); cfg.MinSeverity != findings.Minor {
+		if cfg := FromEnt(sec); cfg.MinSeverity != findings.Minor {
 			t.Errorf("config in force changed: %+v", cfg)
 		}
 		if p := f.reviewer(t, db, "perf"); p.ClaudeMd != "Find N+1 queries and allocations.\n" || p.SyncedCommit != broken {
@@ -383,7 +380,7 @@ func TestSyncOlderSnapshotLoses(t *testing.T) {
 		if err != nil || !rep.Stale || rep.Synced != nil {
 			t.Fatalf("earlier sync: %+v, %v", rep, err)
 		}
-		if c, _ := FromEnt(f.reviewer(t, db, "perf")); c.MaxTurns != Defaults().MaxTurns {
+		if c := FromEnt(f.reviewer(t, db, "perf")); c.MaxTurns != Defaults().MaxTurns {
 			t.Errorf("a stale snapshot was written: max_turns %d", c.MaxTurns)
 		}
 	})

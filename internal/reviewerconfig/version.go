@@ -17,8 +17,8 @@ import (
 type Columns struct {
 	ClaudeMD   string
 	ConfigYAML string
-	// Config is the parsed reviewer.yaml in its stored form (Config.ToMap).
-	Config map[string]any
+	// Config is the parsed reviewer.yaml (nil: none, the defaults).
+	Config *Config
 	// Skills in their stored form.
 	Skills []map[string]any
 }
@@ -26,7 +26,7 @@ type Columns struct {
 // columns is the one place a parsed reviewer becomes stored values: the
 // sync writes them on the Reviewer row, a backtest in a shadow run's snapshot.
 func (pr *parsedReviewer) columns() Columns {
-	return Columns{ClaudeMD: pr.claudeMD, ConfigYAML: pr.configYAML, Config: pr.config.ToMap(), Skills: skillsToJSON(pr.skills)}
+	return Columns{ClaudeMD: pr.claudeMD, ConfigYAML: pr.configYAML, Config: new(pr.config), Skills: skillsToJSON(pr.skills)}
 }
 
 // Snapshot keys of Run.reviewer_snapshot.
@@ -46,11 +46,7 @@ func (c Columns) Snapshot() map[string]any {
 	for _, s := range c.Skills {
 		skills = append(skills, s)
 	}
-	cfg := c.Config
-	if cfg == nil {
-		cfg = map[string]any{}
-	}
-	return map[string]any{SnapshotClaudeMD: c.ClaudeMD, SnapshotConfigYAML: c.ConfigYAML, SnapshotConfig: cfg, SnapshotSkills: skills}
+	return map[string]any{SnapshotClaudeMD: c.ClaudeMD, SnapshotConfigYAML: c.ConfigYAML, SnapshotConfig: c.Config, SnapshotSkills: skills}
 }
 
 // SnapshotOf is the snapshot of the version of r in force (its synced columns).
@@ -133,29 +129,9 @@ func LoadAt(ctx context.Context, rest *github.Client, full, commit string, names
 // ConfigOfSnapshot is the reviewer.yaml a reviewer_snapshot carries, over
 // the defaults as a stored reviewer's (FromEnt).
 func ConfigOfSnapshot(snap map[string]any) (Config, error) {
-	m, _ := snap[SnapshotConfig].(map[string]any)
-	c, err := configFromMap(m)
-	if err != nil {
-		return c, fmt.Errorf("reviewer snapshot: config: %w", err)
+	s, err := snapshotFrom(snap)
+	if err != nil || s.Config == nil {
+		return Defaults(), err
 	}
-	return c, nil
-}
-
-// WithSnapshot is a copy of r whose content columns (claude_md,
-// config_yaml, config, skills) are those snap carries: what a shadow run's
-// job is built from instead of the version in force, so code that reads a
-// reviewer row (FromEnt, its skills) reads the snapshot unchanged.
-func WithSnapshot(r *ent.Reviewer, snap map[string]any) *ent.Reviewer {
-	c := *r
-	c.ClaudeMd, _ = snap[SnapshotClaudeMD].(string)
-	c.ConfigYaml, _ = snap[SnapshotConfigYAML].(string)
-	c.Config, _ = snap[SnapshotConfig].(map[string]any)
-	raw, _ := snap[SnapshotSkills].([]any)
-	c.Skills = make([]map[string]any, 0, len(raw))
-	for _, s := range raw {
-		if m, ok := s.(map[string]any); ok {
-			c.Skills = append(c.Skills, m)
-		}
-	}
-	return &c
+	return *s.Config, nil
 }

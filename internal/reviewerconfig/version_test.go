@@ -15,7 +15,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	cfg := Defaults()
 	cfg.Model, cfg.MaxCostUSD, cfg.Backtest.PRs = "claude-opus-4-8", 3.5, 4
 	skills := []Skill{{Name: "sql", Description: "SQL checks", Content: "---\nname: sql\n---\n", Files: map[string]string{"ref.md": "x"}}}
-	r := &ent.Reviewer{Name: "security", ClaudeMd: "# rules", ConfigYaml: "model: claude-opus-4-8\n", Config: cfg.ToMap(), Skills: skillsToJSON(skills)}
+	r := &ent.Reviewer{Name: "security", ClaudeMd: "# rules", ConfigYaml: "model: claude-opus-4-8\n", Config: &cfg, Skills: skillsToJSON(skills)}
 	snap := SnapshotOf(r)
 	if snap[SnapshotClaudeMD] != "# rules" || snap[SnapshotConfigYAML] != "model: claude-opus-4-8\n" {
 		t.Fatalf("snapshot texts: %v", snap)
@@ -42,12 +42,12 @@ func TestSnapshotRoundTrip(t *testing.T) {
 		t.Fatalf("skills (-want +got):\n%s", d)
 	}
 	// A reviewer row made from the snapshot reads as the original.
-	back := WithSnapshot(&ent.Reviewer{Name: "security", ClaudeMd: "in force"}, snap)
-	if back.ClaudeMd != r.ClaudeMd || back.ConfigYaml != r.ConfigYaml || !cmp.Equal(back.Config, r.Config) || !cmp.Equal(back.Skills, r.Skills) {
-		t.Fatalf("WithSnapshot: %+v", back)
+	back, err := ForRun(&ent.Run{ReviewerSnapshot: snap}, &ent.Reviewer{Name: "security", ClaudeMd: "in force"})
+	if err != nil || back.ClaudeMd != r.ClaudeMd || back.ConfigYaml != r.ConfigYaml || !cmp.Equal(back.Config, r.Config) || !cmp.Equal(back.Skills, r.Skills) {
+		t.Fatalf("ForRun: %+v %v", back, err)
 	}
-	if c, err := FromEnt(back); err != nil || !cmp.Equal(c, cfg) {
-		t.Fatalf("config of WithSnapshot: %+v %v", c, err)
+	if c := FromEnt(back); !cmp.Equal(c, cfg) {
+		t.Fatalf("config of ForRun: %+v", c)
 	}
 	// A snapshot without skills or config gives none and the defaults.
 	empty := Columns{}.Snapshot()

@@ -22,6 +22,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/runstate"
 	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/internal/textcut"
 	"github.com/chakshu-dev/chakshu/internal/wakeup"
 )
 
@@ -185,9 +186,7 @@ func Queue(ctx context.Context, db *store.DB, bus wakeup.Bus, a Ask) (Queued, er
 	ids := make([]int, len(a.Reviewers))
 	for i, r := range a.Reviewers {
 		ids[i], byID[r.ID] = r.ID, r
-		if c, err := reviewerconfig.FromEnt(r); err == nil {
-			cfgs[r.ID] = c
-		}
+		cfgs[r.ID] = reviewerconfig.FromEnt(r)
 	}
 	pr := a.PR
 	var inTx func(context.Context, *ent.Client, []*ent.Run, []int) error
@@ -197,7 +196,7 @@ func Queue(ctx context.Context, db *store.DB, bus wakeup.Bus, a Ask) (Queued, er
 		}
 	}
 	created, skipped, err := runstate.Enqueue(ctx, db, bus, runstate.Request{
-		RepositoryID: a.Repo.ID, ReviewerIDs: ids, PRNumber: pr.Number, PRTitle: clip(pr.Title, maxTitle),
+		RepositoryID: a.Repo.ID, ReviewerIDs: ids, PRNumber: pr.Number, PRTitle: textcut.Bytes(pr.Title, maxTitle),
 		PRURL: pr.HTMLURL, HeadSHA: pr.HeadSHA, HeadRef: pr.HeadRef, BaseSHA: pr.BaseSHA, BaseRef: pr.BaseRef,
 		Trigger: a.Trigger, Requester: a.Requester, Note: a.Note, RequestTarget: a.Target,
 		Configure: func(id int, c *ent.RunCreate) {
@@ -239,21 +238,7 @@ func auditRequest(ctx context.Context, c *ent.Client, a Ask, created []*ent.Run,
 		}
 	}
 	return audit.Record(ctx, c, audit.Entry{Actor: a.Requester, Action: audit.ReviewRequest, InstallationID: instID,
-		Target: fmt.Sprintf("%s#%d at %s", a.Repo.FullName, a.PR.Number, shortSHA(a.PR.HeadSHA)), Detail: "reviewers " + strings.Join(names, ", ")})
-}
-
-func shortSHA(sha string) string {
-	if len(sha) > 7 {
-		return sha[:7]
-	}
-	return sha
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n]
+		Target: fmt.Sprintf("%s#%d at %s", a.Repo.FullName, a.PR.Number, gh.ShortSHA(a.PR.HeadSHA)), Detail: "reviewers " + strings.Join(names, ", ")})
 }
 
 // Requests is the "request a review" use case. Webhook handling and the

@@ -38,7 +38,7 @@ func TestRequest(t *testing.T) {
 		const contents = "GET /repos/{owner}/{repo}/contents/{path}"
 
 		_, err := ask("wanda", "security", "bogus")
-		if !fault.Is(err, fault.Invalid) || fault.Public(err, "") != "unknown reviewers: bogus" {
+		if fe, ok := fault.As(err); !ok || fe.Kind != fault.Invalid || fe.Public != "unknown reviewers: bogus" {
 			t.Errorf("unknown name: %v", err)
 		}
 		if c := db.Run.Query().CountX(ctx); c != 0 {
@@ -195,7 +195,7 @@ func newRequestWorld(t *testing.T, db *store.DB, files map[string]string, review
 	repo := db.Repository.Create().SetGithubID(1).SetOwner("acme").SetName("widget").SetFullName("acme/widget").
 		SetDefaultBranch("main").SetInstallation(inst).SaveX(ctx)
 	for _, name := range reviewerNames {
-		db.Reviewer.Create().SetName(name).SetInstallation(inst).SetConfig(reviewerconfig.Defaults().ToMap()).SaveX(ctx)
+		db.Reviewer.Create().SetName(name).SetInstallation(inst).SetConfig(new(reviewerconfig.Defaults())).SaveX(ctx)
 	}
 	return requestWorld{sim: s, gh: in, inst: inst, repo: repo, pr: n}
 }

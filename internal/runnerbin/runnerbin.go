@@ -95,9 +95,6 @@ func New(dir, version string) *Store {
 // Dir is the folder the store reads.
 func (s *Store) Dir() string { return s.dir }
 
-// Version is the version the store serves.
-func (s *Store) Version() string { return s.version }
-
 // Get returns p's binary, hashing it the first time (and after it changed).
 func (s *Store) Get(p Platform) (*Binary, error) {
 	if !Supported(p) {
@@ -131,18 +128,6 @@ func (s *Store) Get(p Platform) (*Binary, error) {
 	}
 	s.cache[p] = b
 	return b, nil
-}
-
-// Check returns one problem per platform whose binary cannot be served
-// (for `chakshu doctor`); nil when all can.
-func (s *Store) Check() []error {
-	var errs []error
-	for _, p := range Platforms {
-		if _, err := s.Get(p); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return errs
 }
 
 // ChecksumLine is the .sha256 answer, in sha256sum's format, naming the file

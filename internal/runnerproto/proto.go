@@ -3,7 +3,11 @@
 // server/runnerapi/openapi.yaml describes the same shapes for people.
 package runnerproto
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/chakshu-dev/chakshu/internal/findings"
+)
 
 // Paths of the runner API. {id} is the run id.
 const (
@@ -244,10 +248,10 @@ type Stats struct {
 	// the field decode strictly. (A report with it that reaches a server
 	// before the field, in a rolling deploy, is refused as malformed: only
 	// a job from a server with the field asks for more than one pass.)
-	Samples *SampleStats `json:"samples,omitempty"`
+	Samples *findings.Samples `json:"samples,omitempty"`
 	// Verify is set only by a run that verified its findings (a job with
 	// Verify), with the same rolling-deploy caveat as Samples.
-	Verify *VerifyStats `json:"verify,omitempty"`
+	Verify *findings.Verification `json:"verify,omitempty"`
 }
 
 // VerifySpec configures the verification of a review's findings.
@@ -255,55 +259,6 @@ type VerifySpec struct {
 	// MinConfidence is the verifier's confidence (0-10) a finding needs to
 	// be kept (reviewer.yaml's verify_min_confidence).
 	MinConfidence int `json:"min_confidence"`
-}
-
-// VerifyStats are the figures of a review's verification step.
-type VerifyStats struct {
-	// Candidates is how many findings were put to the verifier; Confirmed
-	// were kept at or above MinConfidence; Refuted were dropped below it;
-	// Unverified were kept without a verdict (the verifier failed, ran out
-	// of its share of the cost cap, or gave no verdict on them).
-	Candidates    int `json:"candidates"`
-	Confirmed     int `json:"confirmed"`
-	Refuted       int `json:"refuted"`
-	Unverified    int `json:"unverified"`
-	MinConfidence int `json:"min_confidence"`
-	// Calls is how many verification conversations ran (one per file) and
-	// Turns their model calls; CostUSD is their estimated cost, part of the
-	// run's one cost cap and reported apart from the review passes'.
-	Calls   int     `json:"calls"`
-	Turns   int     `json:"turns"`
-	CostUSD float64 `json:"cost_usd"`
-}
-
-// SampleStats are the figures of a review run in several passes.
-type SampleStats struct {
-	// Passes is how many passes the job asked for; Ran how many returned a
-	// result (a pass that failed, or was not started because the cost cap
-	// or the wall time was spent, did not).
-	Passes int `json:"passes"`
-	Ran    int `json:"ran"`
-	// Agree is how many passes had to report a finding for it to be kept:
-	// the job's agree, or Ran when fewer passes than that returned a result;
-	// then AgreeAsked is the job's agree, which could not be met (the
-	// check run says so). Absent when agree was met.
-	Agree      int `json:"agree"`
-	AgreeAsked int `json:"agree_asked,omitempty"`
-	// PassFindings is how many findings each pass that ran reported, in
-	// order.
-	PassFindings []int `json:"pass_findings"`
-	// Lenses are the focuses the passes that ran took, in the order of
-	// PassFindings (the job's Lenses in turn); absent when the job has
-	// none. Like AgreeAsked, only sent when set: a server build before
-	// this field (one that already sends Lenses) refuses it under strict
-	// decoding.
-	Lenses []string `json:"lenses,omitempty"`
-	// Distinct is how many different findings (by findings.Same) the passes
-	// reported together; Kept how many reached Agree; Dropped = Distinct -
-	// Kept, the findings agreement removed.
-	Distinct int `json:"distinct"`
-	Kept     int `json:"kept"`
-	Dropped  int `json:"dropped"`
 }
 
 // ReportAck answers a report.

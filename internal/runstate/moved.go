@@ -8,6 +8,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent"
 	"github.com/chakshu-dev/chakshu/ent/repository"
 	"github.com/chakshu-dev/chakshu/ent/run"
+	"github.com/chakshu-dev/chakshu/internal/gh"
 )
 
 // CancelMoved cancels run id, in status from, because its pull request moved
@@ -31,14 +32,7 @@ func MovedReason(runHead, prHead string, closed bool, appSlug string) string {
 		return "The pull request was closed before the review started, so this review was cancelled."
 	}
 	return fmt.Sprintf("The pull request moved from %s to %s before the review started, so this review was cancelled. "+
-		"Comment `@%s review` on the pull request to review the new commit.", short(runHead), short(prHead), appSlug)
-}
-
-func short(sha string) string {
-	if len(sha) > 7 {
-		return sha[:7]
-	}
-	return sha
+		"Comment `@%s review` on the pull request to review the new commit.", gh.ShortSHA(runHead), gh.ShortSHA(prHead), appSlug)
 }
 
 // Superseded are the states CancelSuperseded cancels: a run not yet
@@ -87,5 +81,5 @@ func SupersededReason(runHead, prHead string, closed bool, appSlug string) strin
 		return "The pull request was closed, so this review was cancelled."
 	}
 	return fmt.Sprintf("The pull request moved from %s to %s while this review was waiting or in progress, so it was cancelled. "+
-		"The new commit gets its own review when automatic review is on; otherwise comment `@%s review` on the pull request.", short(runHead), short(prHead), appSlug)
+		"The new commit gets its own review when automatic review is on; otherwise comment `@%s review` on the pull request.", gh.ShortSHA(runHead), gh.ShortSHA(prHead), appSlug)
 }

@@ -21,13 +21,13 @@ func Result(r *ent.Run) (*findings.Stored, error) {
 	return r.Result, nil
 }
 
-// Checked is what run r looked at as GraphQL's Run.checked map (nil for
-// reply runs and runs without a result).
-func Checked(r *ent.Run) map[string]any {
+// Checked is what run r looked at, GraphQL's Run.checked (nil for reply
+// runs and runs without a result).
+func Checked(r *ent.Run) *findings.Coverage {
 	if r.Result == nil {
 		return nil
 	}
-	return r.Result.Checked.Map()
+	return r.Result.Checked
 }
 
 // Finding is a stored finding row as the finding it was (the rows of every

@@ -15,6 +15,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
+	"github.com/chakshu-dev/chakshu/internal/reviewerspec"
 	"github.com/chakshu-dev/chakshu/internal/store"
 )
 
@@ -152,7 +153,7 @@ func seedMethod(rng *rand.Rand, posted int, runCost float64) *findings.Coverage 
 			miss = rng.Intn(2)
 		}
 		s.PassFindings = append(s.PassFindings, candidates-miss+rng.Intn(s.Dropped+1))
-		s.Lenses = append(s.Lenses, reviewerconfig.DefaultLenses[p%len(reviewerconfig.DefaultLenses)])
+		s.Lenses = append(s.Lenses, reviewerspec.DefaultLenses[p%len(reviewerspec.DefaultLenses)])
 	}
 	if ran == 1 {
 		s.PassFindings[0] = candidates

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/chakshu-dev/chakshu/internal/textcut"
 )
 
 // How the scripted model thinks and stops, like a real model does:
@@ -101,10 +103,10 @@ func (m *model) stop(c *conversation, content []outItem) ([]outItem, string) {
 		// fit after its JSON frame (at least one byte goes).
 		switch it.Type {
 		case "thinking":
-			it.Thinking = cutBytes(it.Thinking, min(room-(len(b)-len(it.Thinking)), len(it.Thinking)-1))
+			it.Thinking = textcut.Bytes(it.Thinking, min(room-(len(b)-len(it.Thinking)), len(it.Thinking)-1))
 			it.Signature = signThinking(it.Thinking)
 		case "text":
-			it.Text = cutBytes(it.Text, min(room-(len(b)-len(it.Text)), len(it.Text)-1))
+			it.Text = textcut.Bytes(it.Text, min(room-(len(b)-len(it.Text)), len(it.Text)-1))
 		case "tool_use":
 			// Of a tool call's input cut in its first object, nothing
 			// complete parses: the block keeps an empty input.
@@ -114,17 +116,4 @@ func (m *model) stop(c *conversation, content []outItem) ([]outItem, string) {
 		break
 	}
 	return kept, "max_tokens"
-}
-
-func cutBytes(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	if n >= len(s) {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n]
 }

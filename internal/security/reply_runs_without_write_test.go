@@ -76,7 +76,7 @@ func newReplyWorld(t *testing.T, db *store.DB, mut func(*events.Config)) *replyW
 	w.drain()
 	ctx := context.Background()
 	inst := db.Installation.Query().Where(installation.GithubID(w.inst)).OnlyX(ctx)
-	db.Reviewer.Create().SetName("security").SetInstallation(inst).SetConfig(reviewerconfig.Defaults().ToMap()).SaveX(ctx)
+	db.Reviewer.Create().SetName("security").SetInstallation(inst).SetConfig(new(reviewerconfig.Defaults())).SaveX(ctx)
 	return w
 }
 

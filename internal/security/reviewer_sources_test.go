@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
 	"github.com/chakshu-dev/chakshu/internal/store"
 	"github.com/chakshu-dev/chakshu/internal/store/storetest"
 )
@@ -26,7 +27,7 @@ func TestReviewerSourcesFollowReviewersRepo(t *testing.T) {
 		db.Repository.Create().SetGithubID(s.RepoID("acme/chakshu-reviewers")).SetOwner("acme").SetName("chakshu-reviewers").
 			SetFullName("acme/chakshu-reviewers").SetInstallation(w.acme).SaveX(ctx)
 		db.Reviewer.UpdateOne(w.security).SetClaudeMd("# SECRETRULES\n").SetConfigYaml("model: SECRETMODEL\n").
-			SetConfig(map[string]any{"model": "SECRETMODEL"}).ExecX(ctx)
+			SetConfig(&reviewerconfig.Config{Model: "SECRETMODEL"}).ExecX(ctx)
 
 		for _, c := range []struct {
 			login string

@@ -119,8 +119,6 @@ func (e *Exceeded) Reason() string {
 		e.Period, e.Limit, e.What, e.Spent, when, e.ResetAt.UTC().Format("2006-01-02 15:04"))
 }
 
-func (e *Exceeded) Error() string { return e.Reason() }
-
 // Check returns the first budget of repo or its installation that is spent
 // at now (spend ≥ budget; a budget of 0 is none), or nil when the run may
 // start. The repository's budgets are checked first, then the installation's.

@@ -261,20 +261,3 @@ func (db *DB) RebuildRollup(ctx context.Context) error {
 	}
 	return tx.Commit()
 }
-
-func queryStrings(ctx context.Context, tx *sql.Tx, q string) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
-}

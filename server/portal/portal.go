@@ -202,22 +202,12 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, a *asset) {
 	hdr.Set("ETag", a.etag)
 	hdr.Add("Vary", "Accept-Encoding")
 	body := a.body
-	if a.gz != nil && acceptsGzip(r) {
+	if a.gz != nil && server.AcceptsGzip(r) {
 		hdr.Set("Content-Encoding", "gzip")
 		body = a.gz
 	}
 	// ServeContent answers If-None-Match (304) and Range requests.
 	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(body))
-}
-
-func acceptsGzip(r *http.Request) bool {
-	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
-		enc, q, _ := strings.Cut(strings.TrimSpace(part), ";")
-		if strings.EqualFold(strings.TrimSpace(enc), "gzip") && strings.ReplaceAll(q, " ", "") != "q=0" {
-			return true
-		}
-	}
-	return false
 }
 
 const notBuiltPage = `<!doctype html>

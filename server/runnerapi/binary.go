@@ -60,7 +60,7 @@ func (a *API) handleRunner(w http.ResponseWriter, r *http.Request) {
 	path := b.Path
 	h := w.Header()
 	h.Set("Vary", "Accept-Encoding")
-	if b.GzPath != "" && acceptsGzip(r) {
+	if b.GzPath != "" && server.AcceptsGzip(r) {
 		path = b.GzPath
 		h.Set("Content-Encoding", "gzip")
 	}
@@ -95,16 +95,6 @@ func (a *API) handleRunnerSHA256(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("X-Chakshu-Version", a.cfg.Version)
 	fmt.Fprint(w, runnerbin.ChecksumLine(b.SHA256))
-}
-
-func acceptsGzip(r *http.Request) bool {
-	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
-		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		if strings.EqualFold(strings.TrimSpace(name), "gzip") {
-			return strings.ReplaceAll(strings.TrimSpace(params), " ", "") != "q=0"
-		}
-	}
-	return false
 }
 
 // runnerCompatible reports whether the server hands a job to the runner of

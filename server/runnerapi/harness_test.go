@@ -96,7 +96,7 @@ func newWorld(t *testing.T, db *store.DB) *world {
 	cfg := reviewerconfig.Defaults()
 	cfg.Connectors = []string{"github"}
 	w.rv = db.Reviewer.Create().SetName("security").SetInstallation(w.ins).SetClaudeMd("# Security rules\nCheck auth.\n").
-		SetSyncedCommit("abc123").SetConfig(cfg.ToMap()).
+		SetSyncedCommit("abc123").SetConfig(&cfg).
 		SetSkills([]map[string]any{{"name": "authz", "description": "Authorization checks", "content": "# authz\n"}}).SaveX(ctx)
 
 	w.perf = db.Reviewer.Create().SetName("perf").SetInstallation(w.ins).SaveX(ctx)

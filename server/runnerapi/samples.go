@@ -3,11 +3,9 @@ package runnerapi
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/chakshu-dev/chakshu/internal/findings"
 	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
-	"github.com/chakshu-dev/chakshu/internal/runnerproto"
 )
 
 // maxSamplePasses bounds the figures a runner may report for a review of
@@ -17,7 +15,7 @@ const maxSamplePasses = 10
 // samplesRecord is the runner's figures of a review in several passes as
 // stored with the result (Coverage.Samples, GraphQL Run.checked.samples),
 // or nil when the run had one pass or the figures do not add up.
-func samplesRecord(s *runnerproto.SampleStats) *findings.Samples {
+func samplesRecord(s *findings.Samples) *findings.Samples {
 	if s == nil || s.Passes < 2 || s.Passes > maxSamplePasses || s.Ran < 1 || s.Ran > s.Passes ||
 		s.Agree < 1 || s.Agree > s.Ran || len(s.PassFindings) != s.Ran ||
 		s.Kept < 0 || s.Dropped < 0 || s.Kept+s.Dropped != s.Distinct ||
@@ -30,19 +28,16 @@ func samplesRecord(s *runnerproto.SampleStats) *findings.Samples {
 			return nil
 		}
 	}
-	per := make([]int, len(s.PassFindings))
-	for i, n := range s.PassFindings {
+	for _, n := range s.PassFindings {
 		if n < 0 {
 			return nil
 		}
-		per[i] = n
 	}
-	return &findings.Samples{Passes: s.Passes, Ran: s.Ran, Agree: s.Agree, AgreeAsked: s.AgreeAsked, PassFindings: per, Lenses: slices.Clone(s.Lenses),
-		Distinct: s.Distinct, Kept: s.Kept, Dropped: s.Dropped}
+	return s
 }
 
 // samplesMessage is the timeline entry of a result from several passes.
-func samplesMessage(s *runnerproto.SampleStats) string {
+func samplesMessage(s *findings.Samples) string {
 	if s.AgreeAsked > 0 {
 		return fmt.Sprintf("The runner reported its result: %d of %d passes ran, so agree %d could not be met; kept the findings at least %d of them reported (%d), dropped those fewer reported (%d).",
 			s.Ran, s.Passes, s.AgreeAsked, s.Agree, s.Kept, s.Dropped)
@@ -54,14 +49,13 @@ func samplesMessage(s *runnerproto.SampleStats) string {
 // verifyRecord is the runner's figures of its verification step as stored
 // with the result (Coverage.Verify, GraphQL Run.checked.verify), or nil
 // when there were none or they do not add up.
-func verifyRecord(v *runnerproto.VerifyStats) *findings.Verification {
+func verifyRecord(v *findings.Verification) *findings.Verification {
 	if v == nil || v.Candidates < 0 || v.Confirmed < 0 || v.Refuted < 0 || v.Unverified < 0 ||
 		v.Confirmed+v.Refuted+v.Unverified != v.Candidates || v.MinConfidence < 0 || v.MinConfidence > 10 ||
 		v.Calls < 0 || v.Turns < 0 || v.CostUSD < 0 || math.IsNaN(v.CostUSD) || math.IsInf(v.CostUSD, 0) {
 		return nil
 	}
-	return &findings.Verification{Candidates: v.Candidates, Confirmed: v.Confirmed, Refuted: v.Refuted, Unverified: v.Unverified,
-		MinConfidence: v.MinConfidence, Calls: v.Calls, Turns: v.Turns, CostUSD: v.CostUSD}
+	return v
 }
 
 // verifyMessage is the timeline's sentence on a verification step.

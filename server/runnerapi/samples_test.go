@@ -26,7 +26,7 @@ func TestJobCarriesSamples(t *testing.T) {
 		w := newWorld(t, db)
 		cfg := reviewerconfig.Defaults()
 		cfg.Connectors, cfg.Samples, cfg.Agree = []string{"github"}, 3, 2
-		w.rv = w.rv.Update().SetConfig(cfg.ToMap()).SaveX(ctx)
+		w.rv = w.rv.Update().SetConfig(&cfg).SaveX(ctx)
 
 		rn := w.dispatch(run.KindReview)
 		st, job, e := w.fetchJob(rn, w.token(rn))
@@ -65,7 +65,7 @@ func TestJobCarriesSamples(t *testing.T) {
 
 // Figures that do not add up are not stored (the result still is).
 func TestSamplesRecordRefusesNonsense(t *testing.T) {
-	good := runnerproto.SampleStats{Passes: 3, Ran: 2, Agree: 2, PassFindings: []int{1, 2}, Distinct: 2, Kept: 1, Dropped: 1}
+	good := findings.Samples{Passes: 3, Ran: 2, Agree: 2, PassFindings: []int{1, 2}, Distinct: 2, Kept: 1, Dropped: 1}
 	if samplesRecord(&good) == nil {
 		t.Fatal("good figures refused")
 	}
@@ -85,23 +85,23 @@ func TestSamplesRecordRefusesNonsense(t *testing.T) {
 	if got := samplesRecord(&withLenses); got == nil || !slices.Equal(got.Lenses, withLenses.Lenses) {
 		t.Fatalf("the passes' lenses: %+v", got)
 	}
-	for name, change := range map[string]func(*runnerproto.SampleStats){
-		"one pass":             func(s *runnerproto.SampleStats) { s.Passes, s.Ran, s.Agree, s.PassFindings = 1, 1, 1, []int{1} },
-		"passes past limit":    func(s *runnerproto.SampleStats) { s.Passes = maxSamplePasses + 1 },
-		"ran past passes":      func(s *runnerproto.SampleStats) { s.Ran, s.PassFindings = 4, []int{1, 1, 1, 1} },
-		"none ran":             func(s *runnerproto.SampleStats) { s.Ran, s.PassFindings = 0, nil },
-		"agree past ran":       func(s *runnerproto.SampleStats) { s.Agree = 3 },
-		"agree zero":           func(s *runnerproto.SampleStats) { s.Agree = 0 },
-		"per pass count wrong": func(s *runnerproto.SampleStats) { s.PassFindings = []int{1} },
-		"negative per pass":    func(s *runnerproto.SampleStats) { s.PassFindings = []int{1, -2} },
-		"sum wrong":            func(s *runnerproto.SampleStats) { s.Dropped = 2 },
-		"negative kept":        func(s *runnerproto.SampleStats) { s.Kept, s.Dropped = -1, 3 },
-		"asked agree was met":  func(s *runnerproto.SampleStats) { s.AgreeAsked = 2 },
-		"asked past passes":    func(s *runnerproto.SampleStats) { s.AgreeAsked = 4 },
-		"asked, agree not ran": func(s *runnerproto.SampleStats) { s.Ran, s.Agree, s.PassFindings, s.AgreeAsked = 2, 1, []int{1, 2}, 3 },
-		"lenses not per pass":  func(s *runnerproto.SampleStats) { s.Lenses = []string{"security"} },
-		"empty lens":           func(s *runnerproto.SampleStats) { s.Lenses = []string{"security", ""} },
-		"lens past limit": func(s *runnerproto.SampleStats) {
+	for name, change := range map[string]func(*findings.Samples){
+		"one pass":             func(s *findings.Samples) { s.Passes, s.Ran, s.Agree, s.PassFindings = 1, 1, 1, []int{1} },
+		"passes past limit":    func(s *findings.Samples) { s.Passes = maxSamplePasses + 1 },
+		"ran past passes":      func(s *findings.Samples) { s.Ran, s.PassFindings = 4, []int{1, 1, 1, 1} },
+		"none ran":             func(s *findings.Samples) { s.Ran, s.PassFindings = 0, nil },
+		"agree past ran":       func(s *findings.Samples) { s.Agree = 3 },
+		"agree zero":           func(s *findings.Samples) { s.Agree = 0 },
+		"per pass count wrong": func(s *findings.Samples) { s.PassFindings = []int{1} },
+		"negative per pass":    func(s *findings.Samples) { s.PassFindings = []int{1, -2} },
+		"sum wrong":            func(s *findings.Samples) { s.Dropped = 2 },
+		"negative kept":        func(s *findings.Samples) { s.Kept, s.Dropped = -1, 3 },
+		"asked agree was met":  func(s *findings.Samples) { s.AgreeAsked = 2 },
+		"asked past passes":    func(s *findings.Samples) { s.AgreeAsked = 4 },
+		"asked, agree not ran": func(s *findings.Samples) { s.Ran, s.Agree, s.PassFindings, s.AgreeAsked = 2, 1, []int{1, 2}, 3 },
+		"lenses not per pass":  func(s *findings.Samples) { s.Lenses = []string{"security"} },
+		"empty lens":           func(s *findings.Samples) { s.Lenses = []string{"security", ""} },
+		"lens past limit": func(s *findings.Samples) {
 			s.Lenses = []string{"security", strings.Repeat("x", reviewerconfig.MaxLensBytes+1)}
 		},
 	} {
@@ -153,15 +153,15 @@ func TestResultKeepsVerification(t *testing.T) {
 }
 
 func TestVerifyRecordRefusesNonsense(t *testing.T) {
-	good := runnerproto.VerifyStats{Candidates: 3, Confirmed: 1, Refuted: 1, Unverified: 1, MinConfidence: 8, Calls: 1, Turns: 2, CostUSD: 0.01}
+	good := findings.Verification{Candidates: 3, Confirmed: 1, Refuted: 1, Unverified: 1, MinConfidence: 8, Calls: 1, Turns: 2, CostUSD: 0.01}
 	if verifyRecord(&good) == nil {
 		t.Fatal("good figures refused")
 	}
-	for name, bad := range map[string]func(v *runnerproto.VerifyStats){
-		"counts do not add up": func(v *runnerproto.VerifyStats) { v.Refuted = 2 },
-		"negative":             func(v *runnerproto.VerifyStats) { v.Confirmed, v.Unverified = -1, 3 },
-		"confidence past 10":   func(v *runnerproto.VerifyStats) { v.MinConfidence = 11 },
-		"negative cost":        func(v *runnerproto.VerifyStats) { v.CostUSD = -1 },
+	for name, bad := range map[string]func(v *findings.Verification){
+		"counts do not add up": func(v *findings.Verification) { v.Refuted = 2 },
+		"negative":             func(v *findings.Verification) { v.Confirmed, v.Unverified = -1, 3 },
+		"confidence past 10":   func(v *findings.Verification) { v.MinConfidence = 11 },
+		"negative cost":        func(v *findings.Verification) { v.CostUSD = -1 },
 	} {
 		v := good
 		bad(&v)

@@ -35,7 +35,7 @@ func TestShadowRunJob(t *testing.T) {
 		cfg := reviewerconfig.Defaults()
 		cfg.Model, cfg.MaxCostUSD, cfg.MaxTurns = "claude-haiku-4-5", 0.25, 12
 		snap := reviewerconfig.Snapshot{ClaudeMD: "# Snapshot rules\nFlag == on secrets.\n", ConfigYAML: "model: claude-haiku-4-5\n",
-			Config: cfg.ToMap(), Skills: []map[string]any{{"name": "secrets", "description": "Secret handling", "content": "# secrets\n"}}}
+			Config: &cfg, Skills: []map[string]any{{"name": "secrets", "description": "Secret handling", "content": "# secrets\n"}}}
 		rn := w.shadowRun(old.HeadSHA, old.BaseSHA, snap)
 
 		st, job, e := w.fetchJob(rn, w.token(rn))

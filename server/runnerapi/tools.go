@@ -32,12 +32,7 @@ func (a *API) handleTool(w http.ResponseWriter, r *http.Request) {
 		server.WriteError(w, http.StatusBadRequest, codeBadRequest, "the body must be {\"input\": {…}}")
 		return
 	}
-	cfg, err := reviewerconfig.FromEnt(rn.Edges.Reviewer)
-	if err != nil {
-		log.Error("tool: reviewer config", "err", err)
-		server.WriteError(w, http.StatusInternalServerError, codeInternal, "internal error")
-		return
-	}
+	cfg := reviewerconfig.FromEnt(rn.Edges.Reviewer)
 	repo := rn.Edges.Repository
 	scope := connectors.Scope{InstallationID: repo.Edges.Installation.ID, GitHubInstallationID: repo.Edges.Installation.GithubID,
 		Repo: repo.FullName, Config: cfg}

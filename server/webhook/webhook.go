@@ -25,6 +25,7 @@ import (
 
 	"github.com/chakshu-dev/chakshu/internal/redact"
 	"github.com/chakshu-dev/chakshu/internal/store"
+	"github.com/chakshu-dev/chakshu/internal/textcut"
 	"github.com/chakshu-dev/chakshu/internal/wakeup"
 	"github.com/chakshu-dev/chakshu/server"
 )
@@ -375,9 +376,9 @@ func describe(e *Event) {
 	}
 	// PostgreSQL text cannot hold NUL ("\u0000" in the JSON): dropped, or
 	// the insert fails and GitHub redelivers the event forever.
-	e.Action = clip(strings.ReplaceAll(f.Action, "\x00", ""), 100)
+	e.Action = textcut.Bytes(strings.ReplaceAll(f.Action, "\x00", ""), 100)
 	e.InstallationID = f.InstallationID
-	e.Repository = clip(strings.ReplaceAll(f.Repository, "\x00", ""), 200)
+	e.Repository = textcut.Bytes(strings.ReplaceAll(f.Repository, "\x00", ""), 200)
 }
 
 func jsonProblem(err error) string {
@@ -389,7 +390,7 @@ func jsonProblem(err error) string {
 	case errors.As(err, &te):
 		return fmt.Sprintf("field %q has the wrong type", te.Field)
 	default:
-		return clip(err.Error(), 200)
+		return textcut.Bytes(err.Error(), 200)
 	}
 }
 
@@ -403,13 +404,6 @@ func safeHeader(s string) string {
 		if r < 0x20 || r > 0x7e {
 			return ""
 		}
-	}
-	return s
-}
-
-func clip(s string, n int) string {
-	if len(s) > n {
-		return s[:n]
 	}
 	return s
 }

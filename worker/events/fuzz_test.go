@@ -47,7 +47,7 @@ func FuzzHandlePayload(f *testing.F) {
 		f.Fatal(err)
 	}
 	inst := db.Installation.Create().SetGithubID(instID).SetAccountLogin("acme").SaveX(ctx)
-	db.Reviewer.Create().SetName("security").SetInstallation(inst).SetConfig(reviewerconfig.Defaults().ToMap()).SaveX(ctx)
+	db.Reviewer.Create().SetName("security").SetInstallation(inst).SetConfig(new(reviewerconfig.Defaults())).SaveX(ctx)
 
 	for _, ex := range webhooktest.Examples(f, webhooktest.Handled...) {
 		f.Add(ex.Event, ex.Payload)

@@ -121,7 +121,7 @@ func (e *env) reviewer(name string, mut func(c *reviewerconfig.Config)) *ent.Rev
 	if mut != nil {
 		mut(&c)
 	}
-	return e.db.Reviewer.Create().SetName(name).SetInstallation(e.inst).SetConfig(c.ToMap()).SaveX(context.Background())
+	return e.db.Reviewer.Create().SetName(name).SetInstallation(e.inst).SetConfig(&c).SaveX(context.Background())
 }
 
 // pr opens a PR from a new branch that changes path.

@@ -19,6 +19,7 @@ import (
 	"github.com/chakshu-dev/chakshu/internal/logging"
 	"github.com/chakshu-dev/chakshu/internal/publish"
 	"github.com/chakshu-dev/chakshu/internal/reviewerconfig"
+	"github.com/chakshu-dev/chakshu/internal/textcut"
 	"github.com/chakshu-dev/chakshu/internal/wakeup"
 )
 
@@ -129,13 +130,12 @@ func (h *handler) queueReply(ctx context.Context, inst *ent.Installation, repo *
 		func(tx *ent.Tx) error {
 			r = nil
 			cr := tx.Run.Create().SetKind(run.KindReply).SetTrigger(run.TriggerReply).
-				SetRepositoryID(repo.ID).SetReviewerID(rv.ID).SetPrNumber(pr.Number).SetPrTitle(clip(pr.Title, 500)).
+				SetRepositoryID(repo.ID).SetReviewerID(rv.ID).SetPrNumber(pr.Number).SetPrTitle(textcut.Bytes(pr.Title, 500)).
 				SetPrURL(pr.HTMLURL).SetHeadSha(pr.Head.SHA).SetHeadRef(pr.Head.Ref).
 				SetBaseSha(pr.Base.SHA).SetBaseRef(pr.Base.Ref).
 				SetRequester(login).SetReplyToCommentID(commentID).SetThreadRootCommentID(rootID)
-			if cfg, err := reviewerconfig.FromEnt(rv); err == nil {
-				cr.SetModel(cfg.Model).SetMaxCostUsd(min(cfg.MaxCostUSD, replyMaxCostUSD))
-			}
+			cfg := reviewerconfig.FromEnt(rv)
+			cr.SetModel(cfg.Model).SetMaxCostUsd(min(cfg.MaxCostUSD, replyMaxCostUSD))
 			created, err := cr.Save(ctx)
 			if err != nil {
 				return fmt.Errorf("queue reply run: %w", err)

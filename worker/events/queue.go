@@ -27,10 +27,3 @@ func names(rs []*ent.Reviewer) []string {
 	}
 	return out
 }
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n]
-}

@@ -14,6 +14,7 @@ import (
 	"github.com/chakshu-dev/chakshu/ent/run"
 	"github.com/chakshu-dev/chakshu/internal/logging"
 	"github.com/chakshu-dev/chakshu/internal/runstate"
+	"github.com/chakshu-dev/chakshu/internal/textcut"
 	"github.com/chakshu-dev/chakshu/internal/wakeup"
 )
 
@@ -89,7 +90,7 @@ func (h *handler) failEnded(ctx context.Context, r *ent.Run, wr *workflowRunPayl
 		From: []run.Status{run.StatusDispatched, run.StatusRunning}, To: run.StatusFailed,
 		Message: reason, Detail: fmt.Sprintf("workflow_run %d completed with conclusion %q", wr.ID, conclusion),
 		Set: func(u *ent.RunUpdate) {
-			u.SetFailureReason(reason).SetFailureDetail(fmt.Sprintf("Actions conclusion: %s", clip(conclusion, 50)))
+			u.SetFailureReason(reason).SetFailureDetail(fmt.Sprintf("Actions conclusion: %s", textcut.Bytes(conclusion, 50)))
 			if r.ActionsRunID == 0 {
 				u.SetActionsRunID(wr.ID).SetActionsRunURL(wr.HTMLURL)
 			}
@@ -155,6 +156,6 @@ func actionsEndReason(conclusion string) string {
 	case "":
 		return "The Actions run ended without sending a result."
 	default:
-		return fmt.Sprintf("The Actions run ended (%s) without sending a result.", clip(safeMarker(conclusion), 40))
+		return fmt.Sprintf("The Actions run ended (%s) without sending a result.", textcut.Bytes(safeMarker(conclusion), 40))
 	}
 }

@@ -7,7 +7,6 @@ package cluster
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
 	"database/sql"
 	"encoding/base64"
@@ -528,10 +527,3 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 var _ http.Handler = (*proxy)(nil)
-
-// CtxTimeout is a bounded context for one test step.
-func CtxTimeout(t testing.TB, d time.Duration) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	t.Cleanup(cancel)
-	return ctx
-}

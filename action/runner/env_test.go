@@ -5,9 +5,9 @@ import (
 	"sync"
 )
 
-// Env is an in-memory environment for running the runner in-process (the
-// sandbox's simulated Actions runner, tests): pass env.Lookup and
-// env.Unsetenv in Config, and the process environment is never touched.
+// Env is an in-memory environment for running the runner in a test: pass
+// env.Lookup and env.Unsetenv in Config, and the process environment is
+// never touched.
 type Env struct {
 	mu sync.Mutex
 	m  map[string]string
