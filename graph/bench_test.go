@@ -261,13 +261,16 @@ func shortName(s string) string {
 func benchHandler(b *testing.B, db *store.DB, drv dialect.Driver, users map[string]*ent.User) (http.Handler, map[string]string) {
 	key := make([]byte, 32)
 	rand.Read(key) //nolint:errcheck
-	cfg := &config.Config{PublicURL: "http://127.0.0.1:1", GitHubURL: "https://api.github.com/", SecretKey: key, Admins: []string{"admin"}}
+	cfg := &config.Config{
+		SharedPart: config.SharedPart{PublicURL: "http://127.0.0.1:1", GitHubURL: "https://api.github.com/", SecretKey: key},
+		WebPart:    config.WebPart{Admins: []string{"admin"}},
+	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	a, err := auth.New(auth.Config{DB: db, Log: log, Settings: auth.SettingsFrom(cfg)})
+	a, err := auth.New(auth.Config{DB: db, Log: log, Settings: auth.SettingsFrom(cfg.SharedPart, cfg.WebPart)})
 	if err != nil {
 		b.Fatal(err)
 	}
-	h, err := NewHandler(Config{DB: db, Log: log, Bus: wakeup.NewLocal(), Settings: SettingsFrom(cfg), Auth: a, Driver: drv})
+	h, err := NewHandler(Config{DB: db, Log: log, Bus: wakeup.NewLocal(), Settings: SettingsFrom(cfg.SharedPart, cfg.WebPart), Auth: a, Driver: drv})
 	if err != nil {
 		b.Fatal(err)
 	}

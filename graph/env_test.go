@@ -98,19 +98,17 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	t.Cleanup(e.srv.Close)
 	cfg := &config.Config{
-		PublicURL: e.srv.URL, GitHubURL: s.URL(), GitHubGraphQLURL: s.GraphQLURL(),
-		OAuthClientID: clientID, OAuthClientSecret: clientSecret, SecretKey: key,
-		Admins: []string{"carol"}, DeadWorkerAfter: 90 * time.Second,
-		GitHubWritesPerMinute: 80, GitHubWritesPerHour: 500, // the defaults
+		SharedPart: config.SharedPart{PublicURL: e.srv.URL, GitHubURL: s.URL(), GitHubGraphQLURL: s.GraphQLURL(), SecretKey: key, DeadWorkerAfter: 90 * time.Second, GitHubWritesPerMinute: 80, GitHubWritesPerHour: 500}, // writes paced at the defaults
+		WebPart:    config.WebPart{OAuthClientID: clientID, OAuthClientSecret: clientSecret, Admins: []string{"carol"}},
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	a, err := auth.New(auth.Config{DB: db, Log: log, Settings: auth.SettingsFrom(cfg)})
+	a, err := auth.New(auth.Config{DB: db, Log: log, Settings: auth.SettingsFrom(cfg.SharedPart, cfg.WebPart)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	apps := ghtest.Apps(t, s, appID, pem)
 	e.drv = &countingDriver{Driver: entsql.OpenDB(db.Dialect, db.SQL)}
-	gql, err := NewHandler(Config{DB: db, Log: log, Bus: e.bus, Settings: SettingsFrom(cfg), Auth: a, GitHub: apps,
+	gql, err := NewHandler(Config{DB: db, Log: log, Bus: e.bus, Settings: SettingsFrom(cfg.SharedPart, cfg.WebPart), Auth: a, GitHub: apps,
 		PollInterval: 200 * time.Millisecond, Driver: e.drv})
 	if err != nil {
 		t.Fatal(err)

@@ -100,10 +100,10 @@ type Settings struct {
 	GitHubWritesPerMinute, GitHubWritesPerHour int
 }
 
-// SettingsFrom takes the API's part of a process's configuration.
-func SettingsFrom(c *config.Config) Settings {
+// SettingsFrom takes the API's part of the web side's configuration.
+func SettingsFrom(c config.SharedPart, w config.WebPart) Settings {
 	return Settings{PublicURL: c.PublicURL, GitHubURL: c.GitHubURL, ReviewAllowList: c.ReviewAllowList,
-		Platform: c.Providers.Platform, SecretKey: c.SecretKey, SecretKeyPrevious: c.SecretKeyPrevious,
+		Platform: w.Providers.Platform, SecretKey: c.SecretKey, SecretKeyPrevious: c.SecretKeyPrevious,
 		DeadWorkerAfter: c.DeadWorkerAfter, GitHubWritesPerMinute: c.GitHubWritesPerMinute, GitHubWritesPerHour: c.GitHubWritesPerHour}
 }
 

@@ -92,12 +92,11 @@ func New(t testing.TB, db *store.DB, admins ...string) *Env {
 	t.Cleanup(srv.Close)
 	e.URL = srv.URL
 	cfg := &config.Config{
-		PublicURL: srv.URL, GitHubURL: e.Sim.URL(), GitHubGraphQLURL: e.Sim.GraphQLURL(),
-		OAuthClientID: clientID, OAuthClientSecret: clientSecret, SecretKey: key,
-		Admins: admins, DeadWorkerAfter: 90 * time.Second,
+		SharedPart: config.SharedPart{PublicURL: srv.URL, GitHubURL: e.Sim.URL(), GitHubGraphQLURL: e.Sim.GraphQLURL(), SecretKey: key, DeadWorkerAfter: 90 * time.Second},
+		WebPart:    config.WebPart{OAuthClientID: clientID, OAuthClientSecret: clientSecret, Admins: admins},
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	a, err := auth.New(auth.Config{DB: db, Log: log, Settings: auth.SettingsFrom(cfg), Now: e.Clock.Now})
+	a, err := auth.New(auth.Config{DB: db, Log: log, Settings: auth.SettingsFrom(cfg.SharedPart, cfg.WebPart), Now: e.Clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +105,7 @@ func New(t testing.TB, db *store.DB, admins ...string) *Env {
 		t.Fatal(err)
 	}
 	e.Stmts = &Statements{Driver: db.Driver()}
-	gql, err := graph.NewHandler(graph.Config{DB: db, Log: log, Bus: wakeup.NewLocal(), Settings: graph.SettingsFrom(cfg), Auth: a, GitHub: apps, Driver: e.Stmts,
+	gql, err := graph.NewHandler(graph.Config{DB: db, Log: log, Bus: wakeup.NewLocal(), Settings: graph.SettingsFrom(cfg.SharedPart, cfg.WebPart), Auth: a, GitHub: apps, Driver: e.Stmts,
 		Now: e.Clock.Now, PollInterval: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

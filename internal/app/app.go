@@ -204,7 +204,7 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	d := deps{cfg: cfg, db: db, bus: wakeup.New(ctx, db, log), log: log, github: apps, registry: reg, models: cat, setupGitHubURL: setupGitHub}
+	d := deps{db: db, bus: wakeup.New(ctx, db, log), log: log, github: apps, registry: reg, models: cat, setupGitHubURL: setupGitHub}
 	runstate.NotifyLiveUpdates(db.Client, d.bus) // every run status change wakes the portal's live updates
 	if sb != nil {
 		d.sandboxDev = auth.SandboxDev{Login: sandbox.Dev, Token: sb.Sim.UserToken}
@@ -215,7 +215,7 @@ func Run(ctx context.Context, o Options) error {
 	var wg sync.WaitGroup
 	errs := make(chan error, 2)
 	if o.Mode == ModeWeb || o.Mode == ModeAll {
-		routes, closeWeb, err := webRoutes(d)
+		routes, closeWeb, err := webRoutes(d, cfg.SharedPart, cfg.WebPart)
 		if err != nil {
 			return err
 		}
@@ -232,7 +232,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	if o.Mode == ModeWorker || o.Mode == ModeAll {
 		id := worker.NewID()
-		loops, beats, err := workerParts(ctx, d, id)
+		loops, beats, err := workerParts(ctx, d, cfg.SharedPart, cfg.WorkerPart, id)
 		if err != nil {
 			return err
 		}

@@ -103,7 +103,10 @@ func TestWebWithoutAppServesOnlySetup(t *testing.T) {
 // A production web process without an OAuth client refuses to start with
 // one line naming the setting.
 func TestWebRefusesAppWithoutOAuthClient(t *testing.T) {
-	cfg := &config.Config{AppID: 1, AppSlug: "x", PrivateKey: []byte("k"), WebhookSecrets: []string{"s"}}
+	cfg := &config.Config{
+		SharedPart: config.SharedPart{AppID: 1, AppSlug: "x", PrivateKey: []byte("k")},
+		WebPart:    config.WebPart{WebhookSecrets: []string{"s"}},
+	}
 	err := Run(context.Background(), Options{Mode: ModeWeb, Config: cfg, Stderr: io.Discard})
 	if err == nil || !strings.HasPrefix(err.Error(), "CHAKSHU_OAUTH_CLIENT_ID:") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("got %v", err)

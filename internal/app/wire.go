@@ -37,9 +37,10 @@ import (
 // came: a safety net under the wake-ups, which carry the work at once.
 const pollInterval = time.Second
 
-// deps are what every part is built from.
+// deps are what every part is built from. The configuration is not among
+// them: webRoutes is handed the shared and web parts, workerParts the shared
+// and worker parts, so neither side can read the other's settings.
 type deps struct {
-	cfg      *config.Config
 	db       *store.DB
 	bus      wakeup.Bus
 	log      *slog.Logger
@@ -73,32 +74,32 @@ func newGitHub(c gh.Config, reg prometheus.Registerer) (*gh.Apps, error) {
 }
 
 // webRoutes builds everything `chakshu web` serves, and what to close at shutdown.
-func webRoutes(d deps) ([]server.Route, func(), error) {
-	wh, err := webhook.New(webhook.Config{DB: d.db, Secrets: d.cfg.WebhookSecrets, Log: d.log, Bus: d.bus, Metrics: d.registry})
+func webRoutes(d deps, sh config.SharedPart, web config.WebPart) ([]server.Route, func(), error) {
+	wh, err := webhook.New(webhook.Config{DB: d.db, Secrets: web.WebhookSecrets, Log: d.log, Bus: d.bus, Metrics: d.registry})
 	if err != nil {
 		return nil, nil, err
 	}
-	ups, err := gateway.Upstreams(context.Background(), d.cfg.Providers, nil)
+	ups, err := gateway.Upstreams(context.Background(), web.Providers, nil)
 	if err != nil {
 		return nil, nil, err
 	}
 	api, err := runnerapi.New(runnerapi.Config{
-		ModelUpstreams: ups, ModelPlatform: d.cfg.Providers.Platform,
+		ModelUpstreams: ups, ModelPlatform: web.Providers.Platform,
 		DB: d.db, Log: d.log, Bus: d.bus, GitHub: d.github,
-		Issuer: d.cfg.OIDCIssuer, Audience: d.cfg.OIDCAudience, PublicURL: d.cfg.PublicURL, AppSlug: d.cfg.AppSlug,
-		SecretKey: d.cfg.SecretKey, SecretKeyPrevious: d.cfg.SecretKeyPrevious, ModelURL: d.cfg.ModelURL, ModelAPIKey: d.cfg.ModelAPIKey,
-		Models: d.models, ModelBetas: d.cfg.ModelBetas, ModelInferenceGeo: d.cfg.ModelInferenceGeo, ModelRetryHorizon: d.cfg.ModelRetryHorizon,
-		AllowPlainHTTPConnectors: d.cfg.Sandbox,
-		Version:                  version.Version, Runners: runnerbin.New(d.cfg.RunnerDir, version.Version),
+		Issuer: web.OIDCIssuer, Audience: web.OIDCAudience, PublicURL: sh.PublicURL, AppSlug: sh.AppSlug,
+		SecretKey: sh.SecretKey, SecretKeyPrevious: sh.SecretKeyPrevious, ModelURL: web.ModelURL, ModelAPIKey: web.ModelAPIKey,
+		Models: d.models, ModelBetas: web.ModelBetas, ModelInferenceGeo: web.ModelInferenceGeo, ModelRetryHorizon: web.ModelRetryHorizon,
+		AllowPlainHTTPConnectors: sh.Sandbox,
+		Version:                  version.Version, Runners: runnerbin.New(web.RunnerDir, version.Version),
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("runner API: %w", err)
 	}
-	au, err := auth.New(auth.Config{DB: d.db, Log: d.log, Settings: auth.SettingsFrom(d.cfg), SandboxDev: d.sandboxDev})
+	au, err := auth.New(auth.Config{DB: d.db, Log: d.log, Settings: auth.SettingsFrom(sh, web), SandboxDev: d.sandboxDev})
 	if err != nil {
 		return nil, nil, fmt.Errorf("auth: %w", err)
 	}
-	gql, err := graph.NewHandler(graph.Config{DB: d.db, Log: d.log, Bus: d.bus, Settings: graph.SettingsFrom(d.cfg), Auth: au, GitHub: d.github, Models: d.models,
+	gql, err := graph.NewHandler(graph.Config{DB: d.db, Log: d.log, Bus: d.bus, Settings: graph.SettingsFrom(sh, web), Auth: au, GitHub: d.github, Models: d.models,
 		GitHubWebURL: d.githubWebURL})
 	if err != nil {
 		return nil, nil, fmt.Errorf("graphql: %w", err)
@@ -132,8 +133,8 @@ func webRoutes(d deps) ([]server.Route, func(), error) {
 	// credentials into the data dir, so whoever completes it chooses the App
 	// this install trusts. (With no App at all, `chakshu web` runs setup
 	// mode instead, gated by a one-time token: setupmode.go.)
-	sp, err := setuppage.New(setuppage.Config{PublicURL: d.cfg.PublicURL, GitHubURL: setupGitHub, WebURL: auth.WebURL(setupGitHub),
-		DataDir: d.cfg.DataDir, Log: d.log, Allow: func(r *http.Request) bool {
+	sp, err := setuppage.New(setuppage.Config{PublicURL: sh.PublicURL, GitHubURL: setupGitHub, WebURL: auth.WebURL(setupGitHub),
+		DataDir: sh.DataDir, Log: d.log, Allow: func(r *http.Request) bool {
 			v := auth.FromContext(r.Context())
 			return v != nil && v.Admin
 		}})
@@ -148,7 +149,7 @@ func webRoutes(d deps) ([]server.Route, func(), error) {
 
 // workerParts builds every loop `chakshu worker` runs and the heartbeaters of
 // what those loops hold.
-func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, []func(context.Context, string, time.Time) error, error) {
+func workerParts(ctx context.Context, d deps, sh config.SharedPart, wk config.WorkerPart, workerID string) ([]worker.Loop, []func(context.Context, string, time.Time) error, error) {
 	syncer, err := reviewerconfig.NewSyncer(reviewerconfig.SyncerConfig{DB: d.db, Clients: d.github, Log: d.log, Models: d.models})
 	if err != nil {
 		return nil, nil, err
@@ -161,54 +162,54 @@ func workerParts(ctx context.Context, d deps, workerID string) ([]worker.Loop, [
 	// the web process gets none (webwrites_test.go).
 	// It paces content-creating writes per installation by a budget every
 	// worker process shares through the database.
-	write := ghwrite.New(d.github, d.cfg.AppSlug, ghwrite.WithBudget(ghwrite.NewDBBudget(d.db,
-		ghwrite.Windows(d.cfg.GitHubWritesPerMinute, d.cfg.GitHubWritesPerHour))))
+	write := ghwrite.New(d.github, sh.AppSlug, ghwrite.WithBudget(ghwrite.NewDBBudget(d.db,
+		ghwrite.Windows(sh.GitHubWritesPerMinute, sh.GitHubWritesPerHour))))
 	outcomes, err := metrics.NewWebhookOutcomes(d.registry) // chakshu_webhook_events_processed_total
 	if err != nil {
 		return nil, nil, fmt.Errorf("metrics: %w", err)
 	}
-	ev, err := events.New(events.Config{DB: d.db, Bus: d.bus, Log: d.log, GitHub: d.github, Write: write, AppSlug: d.cfg.AppSlug,
-		WorkerID: workerID, PollInterval: pollInterval, StaleAfter: d.cfg.DeadWorkerAfter, AllowList: d.cfg.ReviewAllowList,
-		ReplyLimitPerPR: d.cfg.ReplyLimitPerPR, ReplyLimitPerUser: d.cfg.ReplyLimitPerUser, Outcomes: outcomes})
+	ev, err := events.New(events.Config{DB: d.db, Bus: d.bus, Log: d.log, GitHub: d.github, Write: write, AppSlug: sh.AppSlug,
+		WorkerID: workerID, PollInterval: pollInterval, StaleAfter: sh.DeadWorkerAfter, AllowList: sh.ReviewAllowList,
+		ReplyLimitPerPR: wk.ReplyLimitPerPR, ReplyLimitPerUser: wk.ReplyLimitPerUser, Outcomes: outcomes})
 	if err != nil {
 		return nil, nil, err
 	}
 	disp, err := worker.NewDispatcher(worker.DispatchConfig{DB: d.db, Log: d.log, Bus: d.bus, GitHub: d.github, Write: write,
-		WorkerID: workerID, PublicURL: d.cfg.PublicURL, AppSlug: d.cfg.AppSlug, PollInterval: pollInterval, Models: d.models,
-		MaxConcurrentRuns: d.cfg.MaxConcurrentRuns})
+		WorkerID: workerID, PublicURL: sh.PublicURL, AppSlug: sh.AppSlug, PollInterval: pollInterval, Models: d.models,
+		MaxConcurrentRuns: wk.MaxConcurrentRuns})
 	if err != nil {
 		return nil, nil, err
 	}
 	sweep, err := worker.NewSweeper(worker.SweepConfig{DB: d.db, Log: d.log, Bus: d.bus,
-		DeadAfter: d.cfg.DeadWorkerAfter, ReportTimeout: d.cfg.RunReportTimeout})
+		DeadAfter: sh.DeadWorkerAfter, ReportTimeout: wk.RunReportTimeout})
 	if err != nil {
 		return nil, nil, err
 	}
 	fin, err := worker.NewFinisher(worker.FinishConfig{DB: d.db, Log: d.log, Bus: d.bus, GitHub: d.github, Write: write, PollInterval: pollInterval,
-		InfraFailureConclusion: d.cfg.InfraFailureConclusion})
+		InfraFailureConclusion: wk.InfraFailureConclusion})
 	if err != nil {
 		return nil, nil, err
 	}
-	pub, err := publish.New(publish.Config{DB: d.db, GitHub: d.github, Write: write, AppSlug: d.cfg.AppSlug, PublicURL: d.cfg.PublicURL, Log: d.log})
+	pub, err := publish.New(publish.Config{DB: d.db, GitHub: d.github, Write: write, AppSlug: sh.AppSlug, PublicURL: sh.PublicURL, Log: d.log})
 	if err != nil {
 		return nil, nil, err
 	}
 	pl, err := worker.NewPublishLoop(worker.PublisherConfig{DB: d.db, Bus: d.bus, Publisher: pub, Log: d.log, Check: write,
-		WorkerID: workerID, Poll: pollInterval, StaleAfter: d.cfg.DeadWorkerAfter})
+		WorkerID: workerID, Poll: pollInterval, StaleAfter: sh.DeadWorkerAfter})
 	if err != nil {
 		return nil, nil, err
 	}
-	rec, err := worker.NewRecoverer(worker.RecoverConfig{DB: d.db, Log: d.log, GitHub: ghwrite.Hooks(d.github), AppID: d.cfg.AppID})
+	rec, err := worker.NewRecoverer(worker.RecoverConfig{DB: d.db, Log: d.log, GitHub: ghwrite.Hooks(d.github), AppID: sh.AppID})
 	if err != nil {
 		return nil, nil, err
 	}
-	prune, err := worker.NewPruner(worker.PruneConfig{DB: d.db, Log: d.log, Retention: d.cfg.Retention,
-		Interval: d.cfg.PruneInterval, Target: d.cfg.PruneWriteTarget})
+	prune, err := worker.NewPruner(worker.PruneConfig{DB: d.db, Log: d.log, Retention: wk.Retention,
+		Interval: wk.PruneInterval, Target: wk.PruneWriteTarget})
 	if err != nil {
 		return nil, nil, err
 	}
 	bt, err := backtest.New(backtest.Config{DB: d.db, Bus: d.bus, Log: d.log, GitHub: d.github, Write: write, WorkerID: workerID,
-		Models: d.models, PublicURL: d.cfg.PublicURL, Poll: pollInterval, StaleAfter: d.cfg.DeadWorkerAfter})
+		Models: d.models, PublicURL: sh.PublicURL, Poll: pollInterval, StaleAfter: sh.DeadWorkerAfter})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -21,9 +21,18 @@ import (
 
 // Config is what a process's settings (Web, Worker or All) resolve to: the
 // values checked against each other, with what follows from them filled in.
-// Each field names its variable. The parts a process does not read hold
-// their defaults.
+// Each field names its variable. It is made of the parts settings.go reads
+// (Shared, WebOnly, WorkerOnly), so the wiring of each side can be handed
+// only its own part and the shared one. The parts a process does not read
+// hold their defaults.
 type Config struct {
+	SharedPart
+	WebPart
+	WorkerPart
+}
+
+// SharedPart is what every process reads (settings.go's Shared), resolved.
+type SharedPart struct {
 	// Addr is the listen address of web and all (CHAKSHU_ADDR).
 	Addr string
 	// PublicURL is where GitHub and runners reach Chakshu (CHAKSHU_PUBLIC_URL).
@@ -36,37 +45,76 @@ type Config struct {
 	DatabaseMaxConns int
 	// DatabaseURL selects PostgreSQL when set (CHAKSHU_DATABASE_URL).
 	DatabaseURL string
-	// RunnerDir holds the chakshu-action binaries the runner API serves
-	// (CHAKSHU_RUNNER_DIR); "" means runner/ beside the chakshu executable.
-	RunnerDir string
-
 	// AppID and AppSlug identify the GitHub App (CHAKSHU_APP_ID, CHAKSHU_APP_SLUG).
 	AppID   int64
 	AppSlug string
 	// PrivateKey is the App's PEM key (CHAKSHU_PRIVATE_KEY or CHAKSHU_PRIVATE_KEY_FILE).
 	PrivateKey []byte
-	// WebhookSecrets are accepted webhook secrets, newest first (CHAKSHU_WEBHOOK_SECRET, comma-separated).
-	WebhookSecrets []string
 	// GitHubURL and GitHubGraphQLURL are the API base URLs (CHAKSHU_GITHUB_URL, CHAKSHU_GITHUB_GRAPHQL_URL).
 	GitHubURL        string
 	GitHubGraphQLURL string
+	// SecretKey is 32 bytes for sessions and stored credentials (CHAKSHU_SECRET_KEY, base64).
+	SecretKey []byte
+	// SecretKeyPrevious are keys CHAKSHU_SECRET_KEY replaced, still accepted
+	// for opening during a rotation (CHAKSHU_SECRET_KEY_PREVIOUS; retention.go).
+	SecretKeyPrevious [][]byte
+	// ModelCatalog is an operator's model catalogue file merged over the
+	// built-in one and re-read when it changes (CHAKSHU_MODEL_CATALOG).
+	ModelCatalog string
+	// ReviewAllowList are GitHub logins who may ask for reviews without write
+	// access to the repository (CHAKSHU_REVIEW_ALLOWLIST, comma-separated).
+	ReviewAllowList []string
+	// LogLevel and LogFormat shape the logs (CHAKSHU_LOG_LEVEL, CHAKSHU_LOG_FORMAT).
+	LogLevel  string
+	LogFormat string
+	// PublicURLDefaulted is true when CHAKSHU_PUBLIC_URL was not set, so the
+	// public URL follows the address actually listened on.
+	PublicURLDefaulted bool
+	// Sandbox is true when no GitHub App is configured: the simulator and the
+	// scripted model stand in for GitHub and Anthropic.
+	Sandbox bool
+	// SandboxExplicit is CHAKSHU_SANDBOX=1: sandbox mode was asked for, so
+	// it may run on a non-loopback address or a CHAKSHU_DATABASE_URL
+	// (SandboxAllowed).
+	SandboxExplicit bool
+	// DeadWorkerAfter is how long a worker may stay silent before its work
+	// is taken back (CHAKSHU_DEAD_WORKER_AFTER).
+	DeadWorkerAfter time.Duration
+	// GitHubWritesPerMinute and GitHubWritesPerHour pace the
+	// content-creating writes to GitHub per installation, shared by every
+	// worker process (CHAKSHU_GITHUB_WRITES_PER_MINUTE, default 80, and
+	// CHAKSHU_GITHUB_WRITES_PER_HOUR, default 500: GitHub's secondary limits;
+	// set them to an Enterprise Server's own; 0 turns that window off).
+	GitHubWritesPerMinute int
+	GitHubWritesPerHour   int
+	// InternalAddr is the internal listener every process serves /metrics,
+	// /healthz and /readyz on (CHAKSHU_INTERNAL_ADDR), apart from the public
+	// listener so scrapes and probes need not be routed publicly.
+	InternalAddr string
+	// DrainTimeout bounds the drain after SIGTERM (CHAKSHU_DRAIN_TIMEOUT):
+	// readiness turns 503 at once, in-flight requests and relayed model
+	// streams get this long to finish, then the process stops.
+	DrainTimeout time.Duration
+}
+
+// WebPart is what only the HTTP side reads (settings.go's WebOnly),
+// resolved: webhook intake, portal login, the runner API and the model
+// gateway.
+type WebPart struct {
+	// RunnerDir holds the chakshu-action binaries the runner API serves
+	// (CHAKSHU_RUNNER_DIR); "" means runner/ beside the chakshu executable.
+	RunnerDir string
+	// WebhookSecrets are accepted webhook secrets, newest first (CHAKSHU_WEBHOOK_SECRET, comma-separated).
+	WebhookSecrets []string
 	// OAuthClientID and OAuthClientSecret are the portal login (CHAKSHU_OAUTH_CLIENT_ID, CHAKSHU_OAUTH_CLIENT_SECRET).
 	OAuthClientID     string
 	OAuthClientSecret string
 	// OIDCIssuer and OIDCAudience verify Actions tokens (CHAKSHU_OIDC_ISSUER, CHAKSHU_OIDC_AUDIENCE).
 	OIDCIssuer   string
 	OIDCAudience string
-	// SecretKey is 32 bytes for sessions and stored credentials (CHAKSHU_SECRET_KEY, base64).
-	SecretKey []byte
-	// SecretKeyPrevious are keys CHAKSHU_SECRET_KEY replaced, still accepted
-	// for opening during a rotation (CHAKSHU_SECRET_KEY_PREVIOUS; retention.go).
-	SecretKeyPrevious [][]byte
 	// ModelURL and ModelAPIKey are the model gateway's upstream (CHAKSHU_MODEL_URL, CHAKSHU_MODEL_API_KEY).
 	ModelURL    string
 	ModelAPIKey string
-	// ModelCatalog is an operator's model catalogue file merged over the
-	// built-in one and re-read when it changes (CHAKSHU_MODEL_CATALOG).
-	ModelCatalog string
 	// ModelBetas are the anthropic-beta values runners may send through the
 	// gateway (CHAKSHU_MODEL_BETAS, comma-separated; default none).
 	ModelBetas []string
@@ -85,9 +133,25 @@ type Config struct {
 	Providers Providers
 	// Admins are GitHub logins with admin rights (CHAKSHU_ADMINS, comma-separated).
 	Admins []string
-	// ReviewAllowList are GitHub logins who may ask for reviews without write
-	// access to the repository (CHAKSHU_REVIEW_ALLOWLIST, comma-separated).
-	ReviewAllowList []string
+	// AudienceDefaulted is true when CHAKSHU_OIDC_AUDIENCE was not set.
+	AudienceDefaulted bool
+	// APITokenRate is how many requests per minute one API token may make
+	// (CHAKSHU_API_TOKEN_RATE; 0: unlimited); APITokenBurst how many at once
+	// (CHAKSHU_API_TOKEN_BURST). Sessions are not limited.
+	APITokenRate  int
+	APITokenBurst int
+}
+
+// WorkerPart is what only the background side reads (settings.go's
+// WorkerOnly), resolved: its timings, the limits on what it queues and
+// dispatches, and retention.
+type WorkerPart struct {
+	// HeartbeatInterval follows CHAKSHU_DEAD_WORKER_AFTER, 2/9 of it (20 s
+	// at the default 90 s), so a live worker beats four times before it
+	// could count as dead. RunReportTimeout fails a dispatched run that
+	// never reported (CHAKSHU_RUN_REPORT_TIMEOUT).
+	HeartbeatInterval time.Duration
+	RunReportTimeout  time.Duration
 	// ReplyLimitPerPR and ReplyLimitPerUser cap the reply runs queued in any
 	// hour per pull request and per person (CHAKSHU_REPLY_LIMIT_PER_PR,
 	// CHAKSHU_REPLY_LIMIT_PER_USER; replylimits.go).
@@ -100,53 +164,6 @@ type Config struct {
 	// Chakshu itself rather than on a finding: failure (the default) or
 	// neutral (CHAKSHU_INFRA_FAILURE_CONCLUSION; blast.go).
 	InfraFailureConclusion string
-	// LogLevel and LogFormat shape the logs (CHAKSHU_LOG_LEVEL, CHAKSHU_LOG_FORMAT).
-	LogLevel  string
-	LogFormat string
-
-	// PublicURLDefaulted is true when CHAKSHU_PUBLIC_URL was not set, so the
-	// public URL follows the address actually listened on.
-	PublicURLDefaulted bool
-	// AudienceDefaulted is true when CHAKSHU_OIDC_AUDIENCE was not set.
-	AudienceDefaulted bool
-
-	// Sandbox is true when no GitHub App is configured: the simulator and the
-	// scripted model stand in for GitHub and Anthropic.
-	Sandbox bool
-	// SandboxExplicit is CHAKSHU_SANDBOX=1: sandbox mode was asked for, so
-	// it may run on a non-loopback address or a CHAKSHU_DATABASE_URL
-	// (SandboxAllowed).
-	SandboxExplicit bool
-
-	// DeadWorkerAfter is how long a worker may stay silent before its work
-	// is taken back (CHAKSHU_DEAD_WORKER_AFTER); HeartbeatInterval follows
-	// it, 2/9 of it (20 s at the default 90 s), so a live worker beats four
-	// times before it could count as dead. RunReportTimeout fails a
-	// dispatched run that never reported (CHAKSHU_RUN_REPORT_TIMEOUT).
-	DeadWorkerAfter   time.Duration
-	HeartbeatInterval time.Duration
-	RunReportTimeout  time.Duration
-
-	// APITokenRate is how many requests per minute one API token may make
-	// (CHAKSHU_API_TOKEN_RATE; 0: unlimited); APITokenBurst how many at once
-	// (CHAKSHU_API_TOKEN_BURST). Sessions are not limited.
-	APITokenRate  int
-	APITokenBurst int
-	// GitHubWritesPerMinute and GitHubWritesPerHour pace the
-	// content-creating writes to GitHub per installation, shared by every
-	// worker process (CHAKSHU_GITHUB_WRITES_PER_MINUTE, default 80, and
-	// CHAKSHU_GITHUB_WRITES_PER_HOUR, default 500: GitHub's secondary limits;
-	// set them to an Enterprise Server's own; 0 turns that window off).
-	GitHubWritesPerMinute int
-	GitHubWritesPerHour   int
-	// InternalAddr is the internal listener every process serves /metrics,
-	// /healthz and /readyz on (CHAKSHU_INTERNAL_ADDR), apart from the public
-	// listener so scrapes and probes need not be routed publicly.
-	InternalAddr string
-	// DrainTimeout bounds the drain after SIGTERM (CHAKSHU_DRAIN_TIMEOUT):
-	// readiness turns 503 at once, in-flight requests and relayed model
-	// streams get this long to finish, then the process stops.
-	DrainTimeout time.Duration
 	// Retention bounds what the database keeps (CHAKSHU_RETAIN_*,
 	// CHAKSHU_PRUNE_BATCH; retention.go).
 	Retention retention.Retention
@@ -294,18 +311,17 @@ func (s All) Config() (*Config, error) { return resolve(s, true, true) }
 // it never looked at.
 func resolve(s All, web, worker bool) (*Config, error) {
 	c := &Config{
-		Addr: s.Addr, InternalAddr: s.InternalAddr, DataDir: s.DataDir, DatabaseURL: s.DatabaseURL,
-		DatabaseMaxConns: s.DatabaseMaxConns, RunnerDir: s.RunnerDir,
-		AppID: s.AppID, AppSlug: s.AppSlug, GitHubURL: s.GitHubURL, GitHubGraphQLURL: s.GitHubGraphQLURL,
-		OAuthClientID: s.OAuthClientID, OAuthClientSecret: s.OAuthClientSecret, OIDCIssuer: s.OIDCIssuer,
-		ModelURL: s.ModelURL, ModelAPIKey: s.ModelAPIKey, ModelCatalog: s.ModelCatalog, ModelBetas: s.ModelBetas,
-		ModelRetryHorizon: s.ModelRetryHorizon, Admins: s.Admins, ReviewAllowList: s.ReviewAllowList,
-		ReplyLimitPerPR: s.ReplyLimitPerPR, ReplyLimitPerUser: s.ReplyLimitPerUser, MaxConcurrentRuns: s.MaxConcurrentRuns,
-		LogLevel: strings.ToLower(s.LogLevel), LogFormat: strings.ToLower(s.LogFormat),
-		DeadWorkerAfter: s.DeadWorkerAfter, HeartbeatInterval: s.DeadWorkerAfter * 2 / 9, RunReportTimeout: s.RunReportTimeout,
-		APITokenRate: s.APITokenRate, APITokenBurst: s.APITokenBurst,
-		GitHubWritesPerMinute: s.GitHubWritesPerMinute, GitHubWritesPerHour: s.GitHubWritesPerHour,
-		DrainTimeout: s.DrainTimeout,
+		SharedPart: SharedPart{Addr: s.Addr, InternalAddr: s.InternalAddr, DataDir: s.DataDir, DatabaseURL: s.DatabaseURL,
+			DatabaseMaxConns: s.DatabaseMaxConns, AppID: s.AppID, AppSlug: s.AppSlug,
+			GitHubURL: s.GitHubURL, GitHubGraphQLURL: s.GitHubGraphQLURL, ModelCatalog: s.ModelCatalog,
+			ReviewAllowList: s.ReviewAllowList, LogLevel: strings.ToLower(s.LogLevel), LogFormat: strings.ToLower(s.LogFormat),
+			DeadWorkerAfter: s.DeadWorkerAfter, GitHubWritesPerMinute: s.GitHubWritesPerMinute, GitHubWritesPerHour: s.GitHubWritesPerHour,
+			DrainTimeout: s.DrainTimeout},
+		WebPart: WebPart{RunnerDir: s.RunnerDir, OAuthClientID: s.OAuthClientID, OAuthClientSecret: s.OAuthClientSecret,
+			OIDCIssuer: s.OIDCIssuer, ModelURL: s.ModelURL, ModelAPIKey: s.ModelAPIKey, ModelBetas: s.ModelBetas,
+			ModelRetryHorizon: s.ModelRetryHorizon, Admins: s.Admins, APITokenRate: s.APITokenRate, APITokenBurst: s.APITokenBurst},
+		WorkerPart: WorkerPart{HeartbeatInterval: s.DeadWorkerAfter * 2 / 9, RunReportTimeout: s.RunReportTimeout,
+			ReplyLimitPerPR: s.ReplyLimitPerPR, ReplyLimitPerUser: s.ReplyLimitPerUser, MaxConcurrentRuns: s.MaxConcurrentRuns},
 	}
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		return nil, fmt.Errorf("CHAKSHU_ADDR: want host:port, got %q", c.Addr)

@@ -103,7 +103,7 @@ func TestSandboxExposed(t *testing.T) {
 }
 
 func TestSandboxAllowedAddresses(t *testing.T) {
-	c := &config.Config{Sandbox: true}
+	c := &config.Config{SharedPart: config.SharedPart{Sandbox: true}}
 	for addr, ok := range map[string]bool{
 		"127.0.0.1:8080": true, "localhost:8080": true, "[::1]:8080": true, "127.9.9.9:1": true,
 		":8080": false, "0.0.0.0:8080": false, "[::]:8080": false, "10.0.0.1:80": false,
@@ -113,7 +113,7 @@ func TestSandboxAllowedAddresses(t *testing.T) {
 			t.Errorf("SandboxAllowed(%q) = %v, want allowed=%v", addr, err, ok)
 		}
 	}
-	explicit := &config.Config{Sandbox: true, SandboxExplicit: true, DatabaseURL: "postgres://x"}
+	explicit := &config.Config{SharedPart: config.SharedPart{Sandbox: true, SandboxExplicit: true, DatabaseURL: "postgres://x"}}
 	if err := explicit.SandboxAllowed("0.0.0.0:80"); err != nil {
 		t.Errorf("explicit sandbox refused: %v", err)
 	}

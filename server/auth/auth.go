@@ -89,11 +89,11 @@ type Settings struct {
 	Sandbox bool
 }
 
-// SettingsFrom takes auth's part of a process's configuration.
-func SettingsFrom(c *config.Config) Settings {
-	return Settings{PublicURL: c.PublicURL, GitHubURL: c.GitHubURL, OAuthClientID: c.OAuthClientID,
-		OAuthClientSecret: c.OAuthClientSecret, SecretKey: c.SecretKey, SecretKeyPrevious: c.SecretKeyPrevious,
-		APITokenRate: c.APITokenRate, APITokenBurst: c.APITokenBurst, Admins: c.Admins, Sandbox: c.Sandbox}
+// SettingsFrom takes auth's part of the web side's configuration.
+func SettingsFrom(c config.SharedPart, w config.WebPart) Settings {
+	return Settings{PublicURL: c.PublicURL, GitHubURL: c.GitHubURL, OAuthClientID: w.OAuthClientID,
+		OAuthClientSecret: w.OAuthClientSecret, SecretKey: c.SecretKey, SecretKeyPrevious: c.SecretKeyPrevious,
+		APITokenRate: w.APITokenRate, APITokenBurst: w.APITokenBurst, Admins: w.Admins, Sandbox: c.Sandbox}
 }
 
 // Auth is the login, session, CSRF and API token machinery.

@@ -43,9 +43,11 @@ func TestOrgOwnersAreAdmins(t *testing.T) {
 		now.Store(time.Now().Unix())
 		key := make([]byte, 32)
 		rand.Read(key) //nolint:errcheck
-		cfg := &config.Config{GitHubURL: sim.URL(), OAuthClientID: clientID, OAuthClientSecret: secret,
-			SecretKey: key, Admins: []string{"carol"}}
-		srv := serveAuth(t, Config{DB: db, Settings: SettingsFrom(cfg), Now: func() time.Time { return time.Unix(now.Load(), 0) }})
+		cfg := &config.Config{
+			SharedPart: config.SharedPart{GitHubURL: sim.URL(), SecretKey: key},
+			WebPart:    config.WebPart{OAuthClientID: clientID, OAuthClientSecret: secret, Admins: []string{"carol"}},
+		}
+		srv := serveAuth(t, Config{DB: db, Settings: SettingsFrom(cfg.SharedPart, cfg.WebPart), Now: func() time.Time { return time.Unix(now.Load(), 0) }})
 
 		login := func(who string) *http.Client {
 			t.Helper()

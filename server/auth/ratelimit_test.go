@@ -52,9 +52,11 @@ func (e *limitEnv) web() http.Handler {
 	e.t.Helper()
 	key := make([]byte, 32)
 	rand.Read(key) //nolint:errcheck
-	cfg := &config.Config{PublicURL: "http://127.0.0.1:1", GitHubURL: "http://127.0.0.1:1/", SecretKey: key,
-		APITokenRate: e.rate[0], APITokenBurst: e.rate[1]}
-	a, err := New(Config{DB: e.db, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Settings: SettingsFrom(cfg),
+	cfg := &config.Config{
+		SharedPart: config.SharedPart{PublicURL: "http://127.0.0.1:1", GitHubURL: "http://127.0.0.1:1/", SecretKey: key},
+		WebPart:    config.WebPart{APITokenRate: e.rate[0], APITokenBurst: e.rate[1]},
+	}
+	a, err := New(Config{DB: e.db, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Settings: SettingsFrom(cfg.SharedPart, cfg.WebPart),
 		Now: func() time.Time { e.mu.Lock(); defer e.mu.Unlock(); return e.now }})
 	if err != nil {
 		e.t.Fatal(err)

@@ -17,9 +17,11 @@ import (
 // secret keys (sandbox login, so a session needs no GitHub).
 func rotationServer(t *testing.T, db *store.DB, key []byte, previous ...[]byte) *httptest.Server {
 	t.Helper()
-	cfg := &config.Config{GitHubURL: "https://api.github.com/", Sandbox: true, Admins: []string{config.SandboxUser},
-		SecretKey: key, SecretKeyPrevious: previous}
-	return serveAuth(t, Config{DB: db, Settings: SettingsFrom(cfg)})
+	cfg := &config.Config{
+		SharedPart: config.SharedPart{GitHubURL: "https://api.github.com/", Sandbox: true, SecretKey: key, SecretKeyPrevious: previous},
+		WebPart:    config.WebPart{Admins: []string{config.SandboxUser}},
+	}
+	return serveAuth(t, Config{DB: db, Settings: SettingsFrom(cfg.SharedPart, cfg.WebPart)})
 }
 
 // serveAuth serves the routes of the Auth c builds on a test server, once

@@ -26,7 +26,7 @@ func sandboxServer(t *testing.T, db *store.DB, cfg *config.Config, dev SandboxDe
 	key := make([]byte, 32)
 	rand.Read(key) //nolint:errcheck
 	cfg.SecretKey = key
-	return serveAuth(t, Config{DB: db, Settings: SettingsFrom(cfg), SandboxDev: dev})
+	return serveAuth(t, Config{DB: db, Settings: SettingsFrom(cfg.SharedPart, cfg.WebPart), SandboxDev: dev})
 }
 
 // browser is a cookie-keeping client of a sandboxServer.
@@ -75,7 +75,7 @@ func (b *browser) sandboxLogin(form url.Values, csrf string) int {
 func TestSandboxLogin(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		for _, sandbox := range []bool{true, false} {
-			cfg := &config.Config{GitHubURL: "https://api.github.com/", Sandbox: sandbox}
+			cfg := &config.Config{SharedPart: config.SharedPart{GitHubURL: "https://api.github.com/", Sandbox: sandbox}}
 			if sandbox {
 				cfg.Admins = []string{config.SandboxUser}
 			}
@@ -116,7 +116,10 @@ func TestSandboxDevLogin(t *testing.T) {
 		sim.CreateRepo("acme", "secret", map[string]string{"README.md": "y"})
 		sim.SetPermission("acme/open", "dev", "read")
 		openID, secretID := sim.RepoID("acme/open"), sim.RepoID("acme/secret")
-		cfg := &config.Config{GitHubURL: sim.URL(), Sandbox: true, Admins: []string{config.SandboxUser}}
+		cfg := &config.Config{
+			SharedPart: config.SharedPart{GitHubURL: sim.URL(), Sandbox: true},
+			WebPart:    config.WebPart{Admins: []string{config.SandboxUser}},
+		}
 		srv := sandboxServer(t, db, cfg, SandboxDev{Login: "dev", Token: sim.UserToken})
 
 		login := func(as string) (Me, int) {
